@@ -1,0 +1,186 @@
+import type { StoreKind } from "./config.js";
+import { Engine } from "./engine.js";
+import { GhostcommitError } from "./errors.js";
+import { runGit } from "./git/exec.js";
+import { MODE } from "./git/objects.js";
+import { displayPath, relFromBytes, resolveInside } from "./paths.js";
+import { diffTrees, restoreSnapshot } from "./restore/restore.js";
+import type { StoredExclusion } from "./store/metadata.js";
+import { isoFromMicros } from "./store/metadata.js";
+import type { StoredSnapshot } from "./store/store.js";
+import { splitNul } from "./git/exec.js";
+import { collectGarbage, type GcPolicy } from "./maintenance/gc.js";
+import { type DoctorCheck, runDoctor } from "./maintenance/doctor.js";
+import { protectedSnapshots } from "./session/retention.js";
+import type {
+  DoctorReport,
+  GcOptions,
+  GcReport,
+  DiffEntry,
+  Excluded,
+  OpenOptions,
+  RestoreOptions,
+  RestoreReport,
+  Snapshot,
+  SnapshotDetails,
+  SnapshotOptions,
+  SnapshotSummary,
+} from "./types.js";
+
+/** Checks other layers add to `doctor` (session journals, hook logs). */
+export const doctorChecks: DoctorCheck[] = [];
+
+export function toExcluded(entries: StoredExclusion[]): Excluded[] {
+  return entries.map((e) => ({ ...e, path: displayPath(e.path) }));
+}
+
+export function toSummary(s: StoredSnapshot): SnapshotSummary {
+  const summary: SnapshotSummary = {
+    id: s.id,
+    createdAt: isoFromMicros(s.meta.t),
+    message: s.meta.message,
+    kind: s.meta.kind,
+  };
+  if (s.meta.session !== undefined) summary.session = s.meta.session;
+  if (s.meta.turn !== undefined) summary.turn = s.meta.turn;
+  return summary;
+}
+
+export function toSnapshot(s: StoredSnapshot): Snapshot {
+  return {
+    ...toSummary(s),
+    parent: s.meta.parent,
+    fileCount: s.meta.fileCount,
+    excluded: toExcluded(s.meta.excluded),
+  };
+}
+
+/** A workspace and its store: the library's entry point. */
+export class Workspace {
+  constructor(
+    /** @internal */ readonly engine: Engine,
+    private readonly cwd: string,
+  ) {}
+
+  /** Real path of the workspace directory. */
+  get root(): string {
+    return this.engine.root;
+  }
+
+  /** "git" inside a work tree, "plain" otherwise. */
+  get kind(): "git" | "plain" {
+    return this.engine.location.kind;
+  }
+
+  get store(): StoreKind {
+    return this.engine.refs.kind;
+  }
+
+  /** Takes a snapshot of the whole workspace. Never touches the user's index or repository state. */
+  async snapshot(options: SnapshotOptions = {}): Promise<Snapshot> {
+    const includes = (options.include ?? []).map((p) => resolveInside(this.root, this.cwd, p));
+    const message = options.message?.trim() || "snapshot";
+    const stored = await this.engine.withReader((cat) => this.engine.snapshot(cat, includes, { message }));
+    return toSnapshot(stored);
+  }
+
+  /** Snapshots of this workspace, newest first. */
+  async list(): Promise<SnapshotSummary[]> {
+    return (await this.engine.refs.list()).map(toSummary);
+  }
+
+  /** One snapshot with its file list. */
+  async show(id: string): Promise<SnapshotDetails> {
+    const stored = await this.engine.refs.resolve(id);
+    const result = await runGit(["ls-tree", "-r", "-z", "--name-only", stored.tree], {
+      cwd: this.engine.paths.dir,
+      env: this.engine.readEnv,
+    });
+    return { ...toSnapshot(stored), files: splitNul(result.stdout).map((b) => displayPath(relFromBytes(b))) };
+  }
+
+  /** Changes from snapshot `id` to snapshot `id2`, or to the working tree when `id2` is omitted. */
+  async diff(id: string, id2?: string): Promise<DiffEntry[]> {
+    const [from, to] = await this.diffTrees(id, id2);
+    const changes = await diffTrees(this.engine, from, to);
+    return changes.map((c) => {
+      const status: DiffEntry["status"] =
+        c.status === "A" ? "added" : c.status === "D" ? "deleted" : c.status === "T" ? "type-changed" : "modified";
+      const entry: DiffEntry = { path: displayPath(c.path), status };
+      if (c.status !== "A") entry.oldMode = c.oldMode;
+      if (c.status !== "D") entry.newMode = c.newMode;
+      return entry;
+    });
+  }
+
+  /** The same diff as git prints it: "patch", "stat" or "name-status". */
+  async diffText(format: "patch" | "stat" | "name-status", id: string, id2?: string): Promise<string> {
+    const [from, to] = await this.diffTrees(id, id2);
+    const flag = format === "patch" ? "-p" : format === "stat" ? "--stat" : "--name-status";
+    const result = await runGit(["diff-tree", "-r", "--no-renames", "--no-color", flag, from, to], {
+      cwd: this.engine.paths.dir,
+      env: this.engine.readEnv,
+    });
+    return result.stdout.toString("utf8");
+  }
+
+  /** Resolves the two trees of a diff; the working tree is captured without a snapshot. */
+  private async diffTrees(id: string, id2?: string): Promise<[string, string]> {
+    const from = await this.engine.refs.resolve(id);
+    if (id2 !== undefined) return [from.tree, (await this.engine.refs.resolve(id2)).tree];
+    this.engine.assertEnabled();
+    const now = await this.engine.withReader((cat) => this.engine.capture(cat, from.meta.included));
+    return [from.tree, now.tree];
+  }
+
+  /** Makes the workspace's capture set equal to snapshot `id` (SPEC §4). */
+  async restore(id: string, options: RestoreOptions = {}): Promise<RestoreReport> {
+    this.engine.assertEnabled();
+    const target = await this.engine.refs.resolve(id);
+    const result = await this.engine.withReader((cat) => restoreSnapshot(this.engine, cat, target, !!options.dryRun));
+    const report: RestoreReport = {
+      written: result.written.map(displayPath),
+      deleted: result.deleted.map(displayPath),
+      skipped: result.skipped.map((s) => ({ path: displayPath(s.path), reason: s.reason })),
+      safety: result.safety,
+    };
+    if (options.dryRun) report.dryRun = true;
+    return report;
+  }
+
+  /** Expires snapshots by hand with the retention policy (protected ones are always kept) and packs the store. */
+  async gc(options: GcOptions = {}): Promise<GcReport> {
+    const policy: GcPolicy = {};
+    if (options.olderThanMs !== undefined) policy.olderThan = Date.now() - options.olderThanMs;
+    if (options.keep !== undefined) policy.keep = options.keep;
+    return collectGarbage(this.engine, policy, (snapshots) => protectedSnapshots(this.engine, snapshots));
+  }
+
+  /** Checks git, the store and leftovers of interrupted runs. */
+  async doctor(): Promise<DoctorReport> {
+    return runDoctor(this.engine, doctorChecks);
+  }
+
+  /** Forgets snapshots (their content is freed by the next gc). */
+  async drop(ids: string[]): Promise<{ dropped: string[] }> {
+    if (ids.length === 0) throw new GhostcommitError("usage", "drop needs at least one snapshot id");
+    const resolved: string[] = [];
+    for (const id of ids) resolved.push((await this.engine.refs.resolve(id)).id);
+    await this.engine.refs.remove([...new Set(resolved)]);
+    return { dropped: [...new Set(resolved)] };
+  }
+}
+
+export interface WorkspaceMaintenance {
+  gc(options?: GcOptions): Promise<GcReport>;
+  doctor(): Promise<DoctorReport>;
+}
+
+/** Opens the workspace at `cwd` (default: the current directory). */
+export async function openWorkspace(options: OpenOptions = {}): Promise<Workspace> {
+  const cwd = options.cwd ?? process.cwd();
+  const engine = await Engine.open(cwd, options.store ? { store: options.store } : {});
+  return new Workspace(engine, cwd);
+}
+
+export { MODE };

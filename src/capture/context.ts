@@ -1,0 +1,29 @@
+import type { Settings } from "../config.js";
+import type { CatFile } from "../git/cat-file.js";
+import type { LooseObjectWriter } from "../git/objects.js";
+import type { RelPath } from "../paths.js";
+import type { StorePaths } from "../store/layout.js";
+import type { StoredExclusion } from "../store/metadata.js";
+import type { WorkspaceLocation } from "../workspace.js";
+import type { HashCache } from "./hash-cache.js";
+
+/** Everything one capture needs: where the workspace and store are, and the open git helpers. */
+export interface CaptureContext {
+  location: WorkspaceLocation;
+  paths: StorePaths;
+  settings: Settings;
+  writer: LooseObjectWriter;
+  cat: CatFile;
+  cache: HashCache;
+  /** Environment for git commands that read objects through the store. */
+  readEnv: NodeJS.ProcessEnv;
+}
+
+/** The captured state of a workspace: a tree plus what was left out. */
+export interface Captured {
+  tree: string;
+  parent: string | null;
+  fileCount: number;
+  excluded: StoredExclusion[];
+  included: RelPath[];
+}

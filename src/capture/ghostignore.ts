@@ -1,0 +1,23 @@
+import { createHash } from "node:crypto";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import ignore, { type Ignore } from "ignore";
+
+export const GHOSTIGNORE = ".ghostignore";
+
+export interface Ghostignore {
+  matcher: Ignore;
+  /** Hash of the file's content, to key caches on. */
+  hash: string;
+}
+
+/** Loads `.ghostignore` (gitignore syntax) from the workspace root; null when there is none. */
+export async function loadGhostignore(root: string): Promise<Ghostignore | null> {
+  let text: string;
+  try {
+    text = await fs.readFile(path.join(root, GHOSTIGNORE), "utf8");
+  } catch {
+    return null;
+  }
+  return { matcher: ignore({ allowRelativePaths: true }).add(text), hash: createHash("sha1").update(text).digest("hex") };
+}

@@ -1,0 +1,220 @@
+import { randomBytes } from "node:crypto";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { runGit } from "../git/exec.js";
+import { MODE } from "../git/objects.js";
+import { parseStatusV2 } from "../git/status.js";
+import { isWithin, type RelPath, relBytes } from "../paths.js";
+import type { StoredExclusion } from "../store/metadata.js";
+import { readHead } from "../workspace.js";
+import { baseInfo } from "./base-info.js";
+import type { CaptureContext, Captured } from "./context.js";
+import { loadGhostignore } from "./ghostignore.js";
+import { expandIncludes } from "./includes.js";
+import { classifyUntracked, ghostignoreMatch, largeDirCandidates } from "./policy.js";
+import { captureWorktreePath } from "./read-worktree.js";
+import { commitTree, editTree, entryAt, type FileState, subtreeAt, type TreeChanges } from "./tree-edit.js";
+import { mapLimit } from "../util/pool.js";
+
+/** A path to read from the work tree; `limit` is the size bound (null for tracked files). */
+interface PendingRead {
+  path: RelPath;
+  limit: number | null;
+  untracked: boolean;
+}
+
+/**
+ * Captures a workspace inside a git work tree. One `git status` against the user's own index
+ * (read-only, stat-cached) says what differs from HEAD; only those paths are read, and the new
+ * tree is HEAD's tree edited along the changed paths. The user's index is never written.
+ */
+export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Promise<Captured> {
+  const { location, paths, settings } = ctx;
+  const worktreeRoot = location.worktreeRoot!;
+  const prefix = location.prefix;
+  const head = await readHead(location);
+  const [rootTree, ghostignore] = await Promise.all([
+    head ? commitTree(ctx.cat, head) : Promise.resolve(null),
+    loadGhostignore(location.root),
+    syncExcludes(location.commonDir!, paths.gitDir),
+  ]);
+  const baseTree = await subtreeAt(ctx.cat, rootTree, prefix);
+
+  const [statusOutput, base] = await Promise.all([
+    runStatus(ctx, head, worktreeRoot, prefix),
+    baseInfo(paths.dir, ctx.readEnv, baseTree, ghostignore),
+  ]);
+  const strip = prefix === "" ? (p: RelPath) => p : (p: RelPath) => p.slice(prefix.length + 1);
+
+  const changes: TreeChanges = new Map();
+  const inBase = new Map<RelPath, boolean>();
+  const reads: PendingRead[] = [];
+  const excluded: StoredExclusion[] = [];
+  const untracked: RelPath[] = [];
+  const stagedPaths: RelPath[] = [];
+  const matcher = ghostignore?.matcher ?? null;
+
+  for (const entry of parseStatusV2(statusOutput)) {
+    if (!isWithin(entry.path, prefix)) continue;
+    const rel = strip(entry.path);
+    if (entry.kind === "untracked") {
+      untracked.push(rel);
+      continue;
+    }
+    if (entry.kind === "ignored") continue;
+    if (ghostignoreMatch(rel, matcher)) {
+      changes.set(rel, null);
+      continue;
+    }
+    if (entry.kind === "unmerged") {
+      inBase.set(rel, true);
+      reads.push({ path: rel, limit: null, untracked: false });
+      continue;
+    }
+    inBase.set(rel, !/^0+$/.test(entry.headOid));
+    stagedPaths.push(rel);
+    if (entry.y !== ".") {
+      if (entry.y === "D") changes.set(rel, null);
+      else reads.push({ path: rel, limit: null, untracked: false });
+    } else if (entry.x === "D") {
+      changes.set(rel, null);
+    } else {
+      changes.set(rel, { mode: entry.indexMode, oid: entry.indexOid });
+    }
+  }
+
+  // Tracked files matched by .ghostignore are left out of every snapshot.
+  for (const match of base.ghostignored) {
+    excluded.push({ path: match, reason: "ignore-file", files: base.ghostignoredFiles[match] });
+    changes.set(match, null);
+  }
+
+  const trackedDirs = new Set<RelPath>();
+  for (const dir of largeDirCandidates(untracked.filter((p) => !p.endsWith("/")), settings.largeDirFiles)) {
+    if ((await subtreeAt(ctx.cat, baseTree, dir)) || stagedPaths.some((p) => p.startsWith(`${dir}/`))) {
+      trackedDirs.add(dir);
+    }
+  }
+  const policy = classifyUntracked({
+    untracked,
+    dependencyDirs: new Set(settings.dependencyDirs),
+    largeDirFiles: settings.largeDirFiles,
+    ghostignore: matcher,
+    isTrackedDir: (dir) => trackedDirs.has(dir),
+  });
+  excluded.push(...policy.excluded);
+  for (const rel of policy.capture) reads.push({ path: rel, limit: settings.largeFileBytes, untracked: true });
+
+  // Force-included and touched paths: captured even if ignored, still bounded by size.
+  const included: RelPath[] = [];
+  const alreadyRead = new Set(reads.map((r) => r.path));
+  for (const rel of await expandIncludes(location.root, includes)) {
+    if (alreadyRead.has(rel) || ghostignoreMatch(rel, matcher)) continue;
+    included.push(rel);
+    reads.push({ path: rel, limit: settings.largeFileBytes, untracked: true });
+  }
+
+  const results = await mapLimit(reads, 8, (read) =>
+    captureWorktreePath(location.root, read.path, ctx.writer, ctx.cache, read.limit),
+  );
+  const capturedIncludes = new Set<RelPath>();
+  reads.forEach((read, i) => {
+    const result = results[i];
+    switch (result.kind) {
+      case "file":
+        changes.set(read.path, result.state);
+        if (included.includes(read.path)) capturedIncludes.add(read.path);
+        break;
+      case "absent":
+      case "directory":
+        if (!read.untracked) changes.set(read.path, null);
+        break;
+      case "large":
+        excluded.push({ path: read.path, reason: "large-file", bytes: result.size, files: 1 });
+        if (!read.untracked) changes.set(read.path, null);
+        break;
+      case "unreadable":
+      case "special":
+        excluded.push({ path: read.path, reason: "unreadable" });
+        // A tracked file we cannot read keeps its last committed content rather than vanishing.
+        break;
+    }
+  });
+
+  // Included paths that are tracked and unchanged are already in the base.
+  for (const rel of capturedIncludes) {
+    if (!inBase.has(rel)) inBase.set(rel, (await entryInBase(ctx, baseTree, rel)) !== null);
+  }
+
+  const tree = await editTree(ctx.cat, ctx.writer, baseTree, changes);
+  let fileCount = base.fileCount;
+  for (const [rel, state] of changes) {
+    const wasThere = inBase.get(rel) ?? false;
+    if (state && !wasThere) fileCount++;
+    if (!state && wasThere) fileCount--;
+  }
+  for (const match of base.ghostignored) fileCount -= base.ghostignoredFiles[match];
+  return {
+    tree,
+    parent: head,
+    fileCount: Math.max(0, fileCount),
+    excluded: sortExclusions(excluded),
+    included: [...capturedIncludes].sort(),
+  };
+}
+
+async function entryInBase(ctx: CaptureContext, baseTree: string | null, rel: RelPath): Promise<FileState | null> {
+  const entry = await entryAt(ctx.cat, baseTree, rel);
+  return entry && entry.mode !== MODE.tree ? entry : null;
+}
+
+export function sortExclusions(list: StoredExclusion[]): StoredExclusion[] {
+  const seen = new Map<string, StoredExclusion>();
+  for (const entry of list) seen.set(`${entry.reason}\0${entry.path}`, entry);
+  return [...seen.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/**
+ * Runs status against the user's index from a throw-away git directory that shares the store's
+ * config and attributes (no conversions, no fsmonitor, no hooks) and whose HEAD is the user's.
+ */
+async function runStatus(ctx: CaptureContext, head: string | null, worktreeRoot: string, prefix: RelPath) {
+  const tempGitDir = path.join(ctx.paths.tmpDir, `gitdir-${process.pid}-${randomBytes(4).toString("hex")}`);
+  await fs.mkdir(tempGitDir, { recursive: true });
+  try {
+    await fs.writeFile(path.join(tempGitDir, "HEAD"), head ? `${head}\n` : "ref: refs/heads/ghostcommit-unborn\n");
+    await fs.writeFile(path.join(tempGitDir, "commondir"), `${ctx.paths.gitDir}\n`);
+    const args = [
+      "status",
+      "--porcelain=2",
+      "-z",
+      "--untracked-files=all",
+      "--no-renames",
+      "--ignore-submodules=all",
+    ];
+    if (prefix !== "") args.push("--", relBytes(prefix).toString("utf8"));
+    const result = await runGit(args, {
+      cwd: worktreeRoot,
+      env: {
+        GIT_DIR: tempGitDir,
+        GIT_WORK_TREE: worktreeRoot,
+        GIT_INDEX_FILE: path.join(ctx.location.gitDir!, "index"),
+        GIT_OPTIONAL_LOCKS: "0",
+      },
+    });
+    return result.stdout;
+  } finally {
+    await fs.rm(tempGitDir, { recursive: true, force: true });
+  }
+}
+
+/** Mirrors the user's `info/exclude` into the store so status ignores exactly what the user's git ignores. */
+async function syncExcludes(commonDir: string, storeGitDir: string): Promise<void> {
+  const source = await fs.readFile(path.join(commonDir, "info", "exclude")).catch(() => Buffer.alloc(0));
+  const target = path.join(storeGitDir, "info", "exclude");
+  const current = await fs.readFile(target).catch(() => null);
+  if (current && current.equals(source)) return;
+  const temp = `${target}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
+  await fs.writeFile(temp, source);
+  await fs.rename(temp, target);
+}

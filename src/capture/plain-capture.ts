@@ -1,0 +1,228 @@
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { runGit, splitNul } from "../git/exec.js";
+import { fsPath, type RelPath, relBytes, relFromBytes, touchesGitDir } from "../paths.js";
+import { writeFileAtomic } from "../store/layout.js";
+import type { StoredExclusion } from "../store/metadata.js";
+import { withLock } from "../util/lock.js";
+import type { CaptureContext, Captured } from "./context.js";
+import { sortExclusions } from "./git-capture.js";
+import { loadGhostignore } from "./ghostignore.js";
+import { expandIncludes } from "./includes.js";
+import { classifyUntracked, ghostignoreMatch } from "./policy.js";
+
+interface Candidate {
+  path: RelPath;
+  size: number;
+  mtimeMs: number;
+  forced: boolean;
+}
+
+/**
+ * Captures a directory that is not in any git repository. The store keeps its own index of the
+ * directory (stat cache included), so after the first snapshot only changed files are read.
+ * Every file counts, whatever `.gitignore` files say; dependency dirs are pruned from git's walk.
+ */
+export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Promise<Captured> {
+  const indexFile = path.join(ctx.paths.dir, "plain-index");
+  return withLock(path.join(ctx.paths.dir, "plain-index.ghostlock"), async () => {
+    await fs.rm(`${indexFile}.lock`, { force: true }); // left by a killed run; we hold the real lock
+    const excludeFile = path.join(ctx.paths.dir, "plain-exclude");
+    await fs.writeFile(excludeFile, ctx.settings.dependencyDirs.map((d) => `${d}/\n`).join(""));
+    const env = { ...ctx.readEnv, GIT_WORK_TREE: ctx.location.root, GIT_INDEX_FILE: indexFile };
+    const git = (args: string[], input?: Buffer) => runGit(args, { cwd: ctx.location.root, env, input });
+    const [diffOut, othersOut, depsOut, ghostignore, stateBefore] = await Promise.all([
+      git(["diff-files", "-z", "--name-status", "--no-renames"]),
+      git(["ls-files", "-z", "--others", `--exclude-from=${excludeFile}`]),
+      git(["ls-files", "-z", "--others", "--ignored", "--directory", `--exclude-from=${excludeFile}`]),
+      loadGhostignore(ctx.location.root),
+      readState(ctx.paths.dir),
+    ]);
+    const matcher = ghostignore?.matcher ?? null;
+    const excluded: StoredExclusion[] = [];
+    const depNames = new Set(ctx.settings.dependencyDirs);
+    for (const part of splitNul(depsOut.stdout)) {
+      const dir = relFromBytes(part).replace(/\/$/, "");
+      if (depNames.has(dir.slice(dir.lastIndexOf("/") + 1))) excluded.push({ path: dir, reason: "dependency-dir" });
+    }
+
+    const toRemove = new Set<RelPath>();
+    const toAdd: RelPath[] = [];
+    const diffParts = splitNul(diffOut.stdout);
+    for (let i = 0; i + 1 < diffParts.length; i += 2) {
+      const status = diffParts[i].toString("latin1");
+      const rel = relFromBytes(diffParts[i + 1]);
+      if (status === "D") toRemove.add(rel);
+      else toAdd.push(rel);
+    }
+    // .ghostignore changed: entries captured before may now be excluded.
+    if ((ghostignore?.hash ?? null) !== stateBefore.ghostignoreHash && matcher) {
+      const listed = await git(["ls-files", "-z"]);
+      for (const part of splitNul(listed.stdout)) {
+        const rel = relFromBytes(part);
+        if (ghostignoreMatch(rel, matcher)) toRemove.add(rel);
+      }
+    }
+    const policy = classifyUntracked({
+      untracked: splitNul(othersOut.stdout).map(relFromBytes),
+      dependencyDirs: depNames,
+      largeDirFiles: null,
+      ghostignore: matcher,
+      isTrackedDir: () => false,
+    });
+    excluded.push(...policy.excluded);
+
+    const forced = new Set(await expandIncludes(ctx.location.root, includes));
+    const candidates: Candidate[] = [];
+    const seen = new Set<RelPath>();
+    for (const rel of [...toAdd, ...policy.capture, ...forced]) {
+      if (seen.has(rel) || touchesGitDir(rel)) continue;
+      seen.add(rel);
+      if (ghostignoreMatch(rel, matcher)) {
+        toRemove.add(rel);
+        if (forced.has(rel)) excluded.push({ path: rel, reason: "ignore-file" });
+        continue;
+      }
+      let stat: import("node:fs").Stats;
+      try {
+        stat = await fs.lstat(fsPath(ctx.location.root, rel));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") toRemove.add(rel);
+        else excluded.push({ path: rel, reason: "unreadable" });
+        continue;
+      }
+      if (stat.isDirectory()) {
+        toRemove.add(rel);
+        continue;
+      }
+      if (!stat.isFile() && !stat.isSymbolicLink()) {
+        excluded.push({ path: rel, reason: "unreadable" });
+        toRemove.add(rel);
+        continue;
+      }
+      if (stat.isFile() && stat.size > ctx.settings.largeFileBytes) {
+        excluded.push({ path: rel, reason: "large-file", bytes: stat.size, files: 1 });
+        toRemove.add(rel);
+        continue;
+      }
+      candidates.push({ path: rel, size: stat.size, mtimeMs: stat.mtimeMs, forced: forced.has(rel) });
+    }
+
+    const existingFiles = (await indexEntryCount(indexFile)) - toRemove.size - toAdd.length;
+    const existing = { ...stateBefore, files: Math.max(0, existingFiles), bytes: 0 };
+    const kept = applyBudget(candidates, existing, ctx.settings.budgetFiles, ctx.settings.budgetBytes, excluded);
+    for (const rel of kept.dropped) toRemove.add(rel);
+    if (toRemove.size > 0) {
+      await git(["update-index", "-z", "--force-remove", "--stdin"], nulList([...toRemove]));
+    }
+    if (kept.add.length > 0) {
+      const result = await runGit(["update-index", "-z", "--add", "--remove", "--stdin"], {
+        cwd: ctx.location.root,
+        env,
+        input: nulList(kept.add.map((c) => c.path)),
+        okCodes: [0, 128],
+      });
+      if (result.code !== 0) await addOneByOne(git, kept.add, excluded);
+    }
+    const tree = (await git(["write-tree"])).stdout.toString("latin1").trim();
+    const fileCount = await indexEntryCount(indexFile);
+    await writeState(ctx.paths.dir, {
+      ghostignoreHash: ghostignore?.hash ?? null,
+      files: fileCount,
+      bytes: 0,
+    });
+    return {
+      tree,
+      parent: null,
+      fileCount,
+      excluded: sortExclusions(excluded),
+      included: [...forced].filter((rel) => kept.add.some((c) => c.path === rel)),
+    };
+  });
+}
+
+interface PlainState {
+  ghostignoreHash: string | null;
+  files: number;
+  bytes: number;
+}
+
+async function readState(dir: string): Promise<PlainState> {
+  try {
+    return JSON.parse(await fs.readFile(path.join(dir, "plain-state.json"), "utf8")) as PlainState;
+  } catch {
+    return { ghostignoreHash: null, files: 0, bytes: 0 };
+  }
+}
+
+async function writeState(dir: string, state: PlainState): Promise<void> {
+  await writeFileAtomic(path.join(dir, "plain-state.json"), JSON.stringify(state));
+}
+
+/**
+ * Keeps a plain directory within its budget: touched files always, then the most recently
+ * modified, so a home directory snapshot finishes and says what it left out.
+ */
+export function applyBudget(
+  candidates: Candidate[],
+  before: PlainState,
+  maxFiles: number,
+  maxBytes: number,
+  excluded: StoredExclusion[],
+): { add: Candidate[]; dropped: RelPath[] } {
+  if (before.files + candidates.length <= maxFiles && before.bytes + sum(candidates) <= maxBytes) {
+    return { add: candidates, dropped: [] };
+  }
+  const ordered = [...candidates].sort((a, b) => Number(b.forced) - Number(a.forced) || b.mtimeMs - a.mtimeMs);
+  const add: Candidate[] = [];
+  const dropped: RelPath[] = [];
+  let files = before.files;
+  let bytes = before.bytes;
+  for (const candidate of ordered) {
+    if (candidate.forced || (files + 1 <= maxFiles && bytes + candidate.size <= maxBytes)) {
+      add.push(candidate);
+      files++;
+      bytes += candidate.size;
+    } else {
+      dropped.push(candidate.path);
+      excluded.push({ path: candidate.path, reason: "budget", bytes: candidate.size, files: 1 });
+    }
+  }
+  return { add, dropped };
+}
+
+function sum(candidates: Candidate[]): number {
+  return candidates.reduce((total, c) => total + c.size, 0);
+}
+
+function nulList(paths: RelPath[]): Buffer {
+  return Buffer.concat(paths.flatMap((p) => [relBytes(p), Buffer.from([0])]));
+}
+
+/** When one file vanished or became unreadable mid-batch, add the rest one at a time. */
+async function addOneByOne(
+  git: (args: string[], input?: Buffer) => Promise<unknown>,
+  candidates: Candidate[],
+  excluded: StoredExclusion[],
+): Promise<void> {
+  for (const candidate of candidates) {
+    try {
+      await git(["update-index", "-z", "--add", "--remove", "--stdin"], nulList([candidate.path]));
+    } catch {
+      excluded.push({ path: candidate.path, reason: "unreadable" });
+    }
+  }
+}
+
+/** The entry count from an index file's header. */
+async function indexEntryCount(indexFile: string): Promise<number> {
+  const handle = await fs.open(indexFile, "r").catch(() => null);
+  if (!handle) return 0;
+  try {
+    const header = Buffer.alloc(12);
+    await handle.read(header, 0, 12, 0);
+    return header.readUInt32BE(8);
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,120 @@
+import type { CatFile } from "../git/cat-file.js";
+import { EMPTY_TREE, type LooseObjectWriter, MODE, parseTree, serializeTree, type TreeEntry } from "../git/objects.js";
+import type { RelPath } from "../paths.js";
+
+/** A file's state in a tree: mode and blob (or gitlink) id. */
+export interface FileState {
+  mode: string;
+  oid: string;
+}
+
+/** Path → new state, or null to remove it. */
+export type TreeChanges = Map<RelPath, FileState | null>;
+
+interface DirNode {
+  files: Map<string, FileState | null>;
+  dirs: Map<string, DirNode>;
+}
+
+function newNode(): DirNode {
+  return { files: new Map(), dirs: new Map() };
+}
+
+/**
+ * Builds a new tree from `base` plus `changes`, reading and writing only the directories on the
+ * changed paths: the cost follows the number of changes, not the size of the tree.
+ */
+export async function editTree(
+  cat: CatFile,
+  writer: LooseObjectWriter,
+  base: string | null,
+  changes: TreeChanges,
+): Promise<string> {
+  const root = newNode();
+  for (const [path, state] of changes) {
+    const parts = path.split("/");
+    let node = root;
+    for (const part of parts.slice(0, -1)) {
+      let child = node.dirs.get(part);
+      if (!child) {
+        child = newNode();
+        node.dirs.set(part, child);
+      }
+      node = child;
+    }
+    node.files.set(parts[parts.length - 1], state);
+  }
+  const result = await buildNode(cat, writer, base, root);
+  return result ?? (await writer.write("tree", serializeTree([])));
+}
+
+async function buildNode(
+  cat: CatFile,
+  writer: LooseObjectWriter,
+  base: string | null,
+  node: DirNode,
+): Promise<string | null> {
+  const entries = new Map<string, TreeEntry>();
+  if (base) {
+    for (const entry of parseTree(await cat.readExpect(base, "tree"))) entries.set(entry.name, entry);
+  }
+  let changed = false;
+  for (const [name, state] of node.files) {
+    const before = entries.get(name);
+    if (node.dirs.has(name)) continue; // the path became a directory; its contents decide
+    if (state === null) {
+      if (before) {
+        entries.delete(name);
+        changed = true;
+      }
+    } else if (!before || before.mode !== state.mode || before.oid !== state.oid) {
+      entries.set(name, { name, mode: state.mode, oid: state.oid });
+      changed = true;
+    }
+  }
+  for (const [name, child] of node.dirs) {
+    const before = entries.get(name);
+    const childBase = before && before.mode === MODE.tree ? before.oid : null;
+    const oid = await buildNode(cat, writer, childBase, child);
+    if (oid === null) {
+      if (before) {
+        entries.delete(name);
+        changed = true;
+      }
+    } else if (!before || before.oid !== oid || before.mode !== MODE.tree) {
+      entries.set(name, { name, mode: MODE.tree, oid });
+      changed = true;
+    }
+  }
+  if (entries.size === 0) return null;
+  if (!changed && base) return base;
+  return writer.write("tree", serializeTree([...entries.values()]));
+}
+
+/** The tree at `dir` inside `tree` (null if absent or not a directory). */
+export async function subtreeAt(cat: CatFile, tree: string | null, dir: RelPath): Promise<string | null> {
+  let current = tree;
+  if (dir === "") return current;
+  for (const part of dir.split("/")) {
+    if (!current) return null;
+    const entry = parseTree(await cat.readExpect(current, "tree")).find((e) => e.name === part);
+    current = entry && entry.mode === MODE.tree ? entry.oid : null;
+  }
+  return current;
+}
+
+/** The entry at `path` inside `tree`, or null. */
+export async function entryAt(cat: CatFile, tree: string | null, path: RelPath): Promise<TreeEntry | null> {
+  const slash = path.lastIndexOf("/");
+  const dirTree = await subtreeAt(cat, tree, slash === -1 ? "" : path.slice(0, slash));
+  if (!dirTree) return null;
+  const name = slash === -1 ? path : path.slice(slash + 1);
+  return parseTree(await cat.readExpect(dirTree, "tree")).find((e) => e.name === name) ?? null;
+}
+
+/** The root tree of a commit. */
+export async function commitTree(cat: CatFile, commit: string): Promise<string> {
+  const body = (await cat.readExpect(commit, "commit")).toString("latin1");
+  const match = /^tree ([0-9a-f]{40})/.exec(body);
+  return match ? match[1] : EMPTY_TREE;
+}

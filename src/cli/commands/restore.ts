@@ -1,0 +1,46 @@
+import type { Command } from "commander";
+import type { RestoreReport } from "../../types.js";
+import { globalsOf, open, withGlobals } from "../context.js";
+import { color, formatCount, progress, shortId } from "../output.js";
+import type { Action } from "../runner.js";
+
+export function register(program: Command, run: Action): void {
+  withGlobals(program.command("restore"))
+    .description("make the workspace's files equal to a snapshot (a safety snapshot is taken first)")
+    .argument("<id>", "snapshot id")
+    .option("--dry-run", "print the plan and change nothing")
+    .action(run(async (command) => {
+      const options = command.opts() as { dryRun?: boolean };
+      const ws = await open(globalsOf(command));
+      const done = progress("restoring");
+      const report = await ws.restore(command.args[0], { dryRun: options.dryRun }).finally(done);
+      return { json: report, human: () => describeRestore(report), exitCode: hardSkips(report) ? 1 : 0 };
+    }));
+}
+
+/** True when a path could not be written (exit status 1); excluded paths do not count. */
+export function hardSkips(report: { skipped: RestoreReport["skipped"] }): boolean {
+  return report.skipped.some((s) => s.reason !== "excluded");
+}
+
+export function describeRestore(report: {
+  written: string[];
+  deleted: string[];
+  skipped: RestoreReport["skipped"];
+  safety: string | null;
+  dryRun?: boolean;
+}): string {
+  const lines: string[] = [];
+  const verb = report.dryRun ? "would write" : "wrote";
+  const del = report.dryRun ? "would delete" : "deleted";
+  for (const path of report.written) lines.push(`  ${color.green(report.dryRun ? "write " : "wrote ")} ${path}`);
+  for (const path of report.deleted) lines.push(`  ${color.red(report.dryRun ? "delete" : "gone  ")} ${path}`);
+  for (const skip of report.skipped) {
+    lines.push(`  ${color.yellow("skip  ")} ${skip.path} (${skip.reason === "excluded" ? "not captured now or then" : skip.reason})`);
+  }
+  lines.push(`${verb} ${formatCount(report.written.length)} files, ${del} ${formatCount(report.deleted.length)}`);
+  if (report.safety) {
+    lines.push(color.dim(`undo with: ghostcommit restore ${shortId(report.safety)}`));
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,44 @@
+import type { Command } from "commander";
+import { openWorkspace, type Workspace } from "../api.js";
+import type { StoreKind } from "../config.js";
+import { GhostcommitError } from "../errors.js";
+
+/** Options every command accepts, before or after its name. */
+export interface GlobalOptions {
+  C?: string;
+  store?: StoreKind;
+  json?: boolean;
+}
+
+/** Declares the global options on a command (commander only sees a parent's options before the command name). */
+export function withGlobals(command: Command): Command {
+  return command
+    .option("-C <dir>", "workspace directory (default: current directory)")
+    .option("--store <kind>", "where snapshots live: shadow or repo")
+    .option("--json", "print one JSON document on stdout");
+}
+
+export function globalsOf(command: Command): GlobalOptions {
+  const options = command.optsWithGlobals() as GlobalOptions;
+  if (options.store !== undefined && options.store !== "shadow" && options.store !== "repo") {
+    throw new GhostcommitError("usage", `--store must be "shadow" or "repo", not "${options.store}"`);
+  }
+  return options;
+}
+
+export function open(options: GlobalOptions): Promise<Workspace> {
+  return openWorkspace({ cwd: options.C ?? process.cwd(), store: options.store });
+}
+
+/** Parses a duration such as 7d, 12h, 30m, 2w or 45s into milliseconds. */
+export function parseDuration(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(s|m|h|d|w)$/.exec(text.trim());
+  if (!match) throw new GhostcommitError("usage", `not a duration: ${text} (use e.g. 7d, 12h, 30m)`);
+  const unit = { s: 1, m: 60, h: 3600, d: 86400, w: 604800 }[match[2] as "s" | "m" | "h" | "d" | "w"];
+  return Number(match[1]) * unit * 1000;
+}
+
+export function parseCount(text: string, name: string): number {
+  if (!/^\d+$/.test(text)) throw new GhostcommitError("usage", `${name} must be a whole number, not "${text}"`);
+  return Number(text);
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+import { readFileSync } from "node:fs";
+import { Command, CommanderError } from "commander";
+import { GhostcommitError } from "../errors.js";
+import * as diff from "./commands/diff.js";
+import * as doctor from "./commands/doctor.js";
+import * as drop from "./commands/drop.js";
+import * as gc from "./commands/gc.js";
+import * as list from "./commands/list.js";
+import * as restore from "./commands/restore.js";
+import * as show from "./commands/show.js";
+import * as snapshot from "./commands/snapshot.js";
+import { emit, emitError } from "./output.js";
+import type { Action } from "./runner.js";
+import { extraCommands } from "./registry.js";
+
+const wantsJson = process.argv.includes("--json");
+
+const run: Action = (body) => async (...args) => {
+  const command = args[args.length - 1] as Command;
+  try {
+    const output = await body(command);
+    emit(output, Boolean(command.optsWithGlobals().json));
+  } catch (error) {
+    process.exitCode = emitError(error, Boolean(command.optsWithGlobals().json));
+  }
+};
+
+function version(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+    return pkg.version;
+  } catch {
+    return "unknown";
+  }
+}
+
+export function buildProgram(): Command {
+  const program = new Command("ghostcommit")
+    .description("a full-workspace undo buffer for coding agents")
+    .version(version())
+    .option("-C <dir>", "workspace directory (default: current directory)")
+    .option("--store <kind>", "where snapshots live: shadow or repo")
+    .option("--json", "print one JSON document on stdout")
+    .showHelpAfterError(false)
+    .exitOverride()
+    .configureOutput({ outputError: () => {} });
+  for (const module of [snapshot, list, show, diff, restore, drop, gc, doctor, ...extraCommands]) {
+    module.register(program, run);
+  }
+  for (const command of program.commands) command.exitOverride().configureOutput({ outputError: () => {} });
+  return program;
+}
+
+async function main(): Promise<void> {
+  const program = buildProgram();
+  if (process.argv.length <= 2) {
+    process.stderr.write(program.helpInformation());
+    process.exitCode = 2;
+    return;
+  }
+  try {
+    await program.parseAsync(process.argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.exitCode === 0) return; // --help, --version
+      const message = error.message.replace(/^error: /, "");
+      process.exitCode = emitError(new GhostcommitError("usage", message), wantsJson);
+      return;
+    }
+    process.exitCode = emitError(error, wantsJson);
+  }
+}
+
+await main();

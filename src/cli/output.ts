@@ -1,0 +1,110 @@
+import pc from "picocolors";
+import { exitStatusFor, GhostcommitError } from "../errors.js";
+import type { Excluded } from "../types.js";
+
+/** Colours only when stdout is a terminal and NO_COLOR is unset. */
+export const color = pc.createColors(Boolean(process.stdout.isTTY) && !process.env.NO_COLOR && process.env.TERM !== "dumb");
+
+export interface CommandOutput {
+  /** The one JSON document printed with --json. */
+  json: unknown;
+  /** Lines for people. */
+  human: () => string;
+  exitCode?: number;
+}
+
+/** Prints a command's result in the requested form and sets the exit status. */
+export function emit(output: CommandOutput, asJson: boolean): void {
+  if (asJson) process.stdout.write(`${JSON.stringify(output.json, null, 2)}\n`);
+  else {
+    const text = output.human();
+    if (text) process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+  }
+  if (output.exitCode) process.exitCode = output.exitCode;
+}
+
+/** Reports an error: `ghostcommit: message` on stderr, and with --json an error document on stdout. */
+export function emitError(error: unknown, asJson: boolean): number {
+  const status = exitStatusFor(error);
+  const known = error instanceof GhostcommitError;
+  const message = known ? error.message : error instanceof Error ? error.message : String(error);
+  const code = known ? error.code : "internal";
+  process.stderr.write(`ghostcommit: ${message}\n`);
+  if (asJson) {
+    const doc: Record<string, unknown> = { error: { code, message } };
+    if (known && Array.isArray(error.data.conflicts)) doc.conflicts = error.data.conflicts;
+    process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+  }
+  return status;
+}
+
+const REASON_TEXT: Record<Excluded["reason"], string> = {
+  "dependency-dir": "dependency dir",
+  "large-file": "large file",
+  "large-dir": "large directory",
+  "ignore-file": ".ghostignore",
+  "nested-repo": "nested repository",
+  budget: "over budget",
+  unreadable: "unreadable",
+};
+
+const DIR_REASONS = new Set<Excluded["reason"]>(["dependency-dir", "large-dir", "nested-repo"]);
+
+export function formatCount(n: number): string {
+  return n.toLocaleString("en-US");
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  let value = n / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
+/** "excluded node_modules/ (dependency dir, 5,000 files)". */
+export function formatExcluded(entries: Excluded[], limit = 20): string[] {
+  const lines = entries.slice(0, limit).map((e) => {
+    const isDir = DIR_REASONS.has(e.reason) || (e.files ?? 1) > 1 ? "/" : "";
+    const details = [REASON_TEXT[e.reason]];
+    if (e.files !== undefined && e.files !== 1) details.push(`${formatCount(e.files)} files`);
+    if (e.bytes !== undefined) details.push(formatBytes(e.bytes));
+    return `  ${color.yellow("excluded")} ${e.path}${isDir} (${details.join(", ")})`;
+  });
+  if (entries.length > limit) lines.push(`  … and ${formatCount(entries.length - limit)} more (see --json)`);
+  return lines;
+}
+
+export function shortId(id: string): string {
+  return id.slice(0, 12);
+}
+
+/** Relative age for people: "3 min ago". */
+export function age(iso: string, now = Date.now()): string {
+  const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (seconds < 60) return `${seconds}s ago`;
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min ago`;
+  if (seconds < 86400) return `${Math.round(seconds / 3600)} h ago`;
+  return `${Math.round(seconds / 86400)} d ago`;
+}
+
+/**
+ * Shows a note on stderr when work on a terminal takes over a second, so a person knows it is
+ * not stuck. Returns a function that clears it.
+ */
+export function progress(label: string): () => void {
+  if (!process.stderr.isTTY) return () => {};
+  let shown = false;
+  const timer = setTimeout(() => {
+    shown = true;
+    process.stderr.write(`${color.dim(`ghostcommit: ${label}…`)}`);
+  }, 1000);
+  return () => {
+    clearTimeout(timer);
+    if (shown) process.stderr.write("\r\x1b[K");
+  };
+}

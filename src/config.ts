@@ -1,0 +1,137 @@
+import { readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { GhostcommitError } from "./errors.js";
+
+/** Where snapshots go: a private git directory per workspace, or the user's own repository. */
+export type StoreKind = "shadow" | "repo";
+
+/** Every tunable, with the defaults of SPEC §2 and §3. */
+export interface Settings {
+  store: StoreKind;
+  /** `false` turns ghostcommit into a no-op for the workspace (hooks stay silent). */
+  enabled: boolean;
+  /** Untracked or touched files larger than this are excluded (`large-file`). */
+  largeFileBytes: number;
+  /** Untracked directories with more files than this are excluded (`large-dir`); git workspaces only. */
+  largeDirFiles: number;
+  /** Directory names whose untracked content is never captured (`dependency-dir`). */
+  dependencyDirs: string[];
+  /** Plain directories: at most this many files per snapshot (`budget`). */
+  budgetFiles: number;
+  /** Plain directories: at most this many bytes per snapshot (`budget`). */
+  budgetBytes: number;
+  /** Snapshots older than this many days expire. */
+  retentionDays: number;
+  /** Past this store size the oldest snapshots expire first. */
+  maxStoreBytes: number;
+}
+
+export const DEFAULT_SETTINGS: Settings = {
+  store: "shadow",
+  enabled: true,
+  largeFileBytes: 10 * 1024 * 1024,
+  largeDirFiles: 200,
+  dependencyDirs: [
+    "node_modules",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".tox",
+    "target",
+    "dist",
+    "build",
+    ".cache",
+  ],
+  budgetFiles: 50_000,
+  budgetBytes: 2 * 1024 * 1024 * 1024,
+  retentionDays: 30,
+  maxStoreBytes: 2 * 1024 * 1024 * 1024,
+};
+
+/** The per-workspace config file name. */
+export const WORKSPACE_CONFIG = ".ghostcommit.json";
+
+/** The user-wide config file: `$XDG_CONFIG_HOME/ghostcommit/config.json` (default `~/.config/...`). */
+export function userConfigPath(): string {
+  const base = process.env.XDG_CONFIG_HOME || path.join(os.homedir(), ".config");
+  return path.join(base, "ghostcommit", "config.json");
+}
+
+/** The data directory holding every store: `$GHOSTCOMMIT_HOME`, else the XDG data dir. */
+export function dataHome(): string {
+  if (process.env.GHOSTCOMMIT_HOME) return path.resolve(process.env.GHOSTCOMMIT_HOME);
+  const base = process.env.XDG_DATA_HOME || path.join(os.homedir(), ".local", "share");
+  return path.join(base, "ghostcommit");
+}
+
+function readConfigFile(file: string): Partial<Settings> {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return {};
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new GhostcommitError("bad-config", `${file} is not valid JSON`, { file }, error);
+  }
+  return validateSettings(parsed, file);
+}
+
+/** Checks a settings object key by key so a typo is reported instead of silently ignored. */
+export function validateSettings(value: unknown, source: string): Partial<Settings> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new GhostcommitError("bad-config", `${source}: settings must be a JSON object`);
+  }
+  const out: Partial<Settings> = {};
+  for (const [key, raw] of Object.entries(value as Record<string, unknown>)) {
+    const bad = (want: string) =>
+      new GhostcommitError("bad-config", `${source}: "${key}" must be ${want}`, { key, source });
+    switch (key) {
+      case "store":
+        if (raw !== "shadow" && raw !== "repo") throw bad('"shadow" or "repo"');
+        out.store = raw;
+        break;
+      case "enabled":
+        if (typeof raw !== "boolean") throw bad("true or false");
+        out.enabled = raw;
+        break;
+      case "dependencyDirs":
+        if (!Array.isArray(raw) || raw.some((d) => typeof d !== "string" || d.includes("/"))) {
+          throw bad("a list of directory names");
+        }
+        out.dependencyDirs = raw as string[];
+        break;
+      case "largeFileBytes":
+      case "largeDirFiles":
+      case "budgetFiles":
+      case "budgetBytes":
+      case "retentionDays":
+      case "maxStoreBytes":
+        if (typeof raw !== "number" || !Number.isFinite(raw) || raw < 0) throw bad("a non-negative number");
+        out[key] = raw;
+        break;
+      case "$schema":
+        break;
+      default:
+        throw new GhostcommitError("bad-config", `${source}: unknown setting "${key}"`, { key, source });
+    }
+  }
+  return out;
+}
+
+/** Settings for a workspace: defaults < user config < workspace config < explicit overrides. */
+export function loadSettings(workspaceRoot: string, overrides: Partial<Settings> = {}): Settings {
+  const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
+  return {
+    ...DEFAULT_SETTINGS,
+    ...readConfigFile(userConfigPath()),
+    ...readConfigFile(path.join(workspaceRoot, WORKSPACE_CONFIG)),
+    ...defined,
+  };
+}

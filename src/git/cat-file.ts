@@ -1,0 +1,109 @@
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { GhostcommitError } from "../errors.js";
+import { baseGitEnv } from "./exec.js";
+
+export interface StoredObject {
+  type: string;
+  content: Buffer;
+}
+
+interface Pending {
+  oid: string;
+  resolve: (value: StoredObject | null) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * One long-lived `git cat-file --batch` for any number of object reads. Requests are answered
+ * in order; a missing object resolves to null; git dying (a corrupt object) rejects everything
+ * outstanding.
+ */
+export class CatFile {
+  private child: ChildProcessWithoutNullStreams | undefined;
+  private buffer: Buffer = Buffer.alloc(0);
+  private queue: Pending[] = [];
+  private failed: Error | undefined;
+  private stderr = "";
+  private closing = false;
+
+  constructor(
+    private readonly cwd: string,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  private start(): ChildProcessWithoutNullStreams {
+    if (this.child) return this.child;
+    const child = spawn("git", ["cat-file", "--batch"], {
+      cwd: this.cwd,
+      env: { ...baseGitEnv(), ...this.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    child.stdout.on("data", (chunk: Buffer) => {
+      this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
+      this.drain();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      this.stderr += chunk.toString("utf8");
+    });
+    child.stdin.on("error", () => {});
+    child.on("error", (error) => this.fail(error));
+    child.on("close", () => {
+      if (!this.closing || this.queue.length > 0) this.fail(new Error(this.stderr.trim() || "git cat-file exited"));
+    });
+    this.child = child;
+    return child;
+  }
+
+  private fail(cause: Error): void {
+    this.failed ??= new GhostcommitError("store-damaged", `cannot read objects: ${cause.message}`, {}, cause);
+    for (const pending of this.queue.splice(0)) pending.reject(this.failed);
+  }
+
+  private drain(): void {
+    while (this.queue.length > 0) {
+      const newline = this.buffer.indexOf(0x0a);
+      if (newline === -1) return;
+      const header = this.buffer.toString("latin1", 0, newline);
+      const pending = this.queue[0];
+      if (header.endsWith(" missing") || header.endsWith(" ambiguous")) {
+        this.buffer = this.buffer.subarray(newline + 1);
+        this.queue.shift();
+        pending.resolve(null);
+        continue;
+      }
+      const [, type, sizeText] = header.split(" ");
+      const size = Number(sizeText);
+      if (this.buffer.length < newline + 1 + size + 1) return;
+      const content = Buffer.from(this.buffer.subarray(newline + 1, newline + 1 + size));
+      this.buffer = this.buffer.subarray(newline + 1 + size + 1);
+      this.queue.shift();
+      pending.resolve({ type, content });
+    }
+  }
+
+  /** Reads one object (null when it does not exist). */
+  read(oid: string): Promise<StoredObject | null> {
+    if (this.failed) return Promise.reject(this.failed);
+    const child = this.start();
+    return new Promise((resolve, reject) => {
+      this.queue.push({ oid, resolve, reject });
+      child.stdin.write(`${oid}\n`);
+    });
+  }
+
+  /** Reads an object that must exist with the given type. */
+  async readExpect(oid: string, type: string): Promise<Buffer> {
+    const object = await this.read(oid);
+    if (!object || object.type !== type) {
+      throw new GhostcommitError("store-damaged", `object ${oid} is missing or not a ${type}`, { oid });
+    }
+    return object.content;
+  }
+
+  close(): void {
+    if (!this.child) return;
+    this.closing = true;
+    this.child.stdin.end();
+    this.child = undefined;
+  }
+}

@@ -1,0 +1,105 @@
+import { spawn } from "node:child_process";
+import { GhostcommitError } from "../errors.js";
+
+/**
+ * The only place that starts git. Every call gets an argv array (no shell), a forced locale,
+ * literal pathspecs and no pager, and declares which exit codes count as success: failure is
+ * never inferred from stderr.
+ */
+
+/** Environment variables that would make git act on another repository or run user programs. */
+const DROPPED_ENV = /^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR|PREFIX|NAMESPACE|CONFIG|CONFIG_PARAMETERS|CONFIG_COUNT|CONFIG_KEY_\d+|CONFIG_VALUE_\d+|EXTERNAL_DIFF|DIFF_OPTS|EDITOR|SEQUENCE_EDITOR|PAGER|SSH|SSH_COMMAND|ASKPASS|QUARANTINE_PATH|REPLACE_REF_BASE|GRAFT_FILE|SHALLOW_FILE|NO_REPLACE_OBJECTS|ICASE_PATHSPECS|GLOB_PATHSPECS|NOGLOB_PATHSPECS|LITERAL_PATHSPECS|DEFAULT_HASH|AUTHOR_\w+|COMMITTER_\w+|REFLOG_ACTION|INTERNAL_\w+|ATTR_\w+)$/;
+
+let baseEnvCache: NodeJS.ProcessEnv | undefined;
+
+/** The environment every git process starts from: the user's, minus anything that redirects git. */
+export function baseGitEnv(): NodeJS.ProcessEnv {
+  if (baseEnvCache) return baseEnvCache;
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!DROPPED_ENV.test(key)) env[key] = value;
+  }
+  Object.assign(env, {
+    LC_ALL: "C",
+    LANGUAGE: "C",
+    GIT_PAGER: "cat",
+    PAGER: "cat",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_LITERAL_PATHSPECS: "1",
+    GIT_ADVICE: "0",
+    GIT_AUTHOR_NAME: "ghostcommit",
+    GIT_AUTHOR_EMAIL: "ghostcommit@localhost",
+    GIT_COMMITTER_NAME: "ghostcommit",
+    GIT_COMMITTER_EMAIL: "ghostcommit@localhost",
+  });
+  baseEnvCache = env;
+  return env;
+}
+
+export interface GitRunOptions {
+  cwd: string;
+  /** Added on top of the base environment. */
+  env?: NodeJS.ProcessEnv;
+  input?: Buffer | string;
+  /** Exit codes that mean success; default [0]. */
+  okCodes?: number[];
+}
+
+export interface GitResult {
+  stdout: Buffer;
+  stderr: string;
+  code: number;
+}
+
+/** Runs one git command to completion and returns its raw output. */
+export function runGit(args: string[], options: GitRunOptions): Promise<GitResult> {
+  const okCodes = options.okCodes ?? [0];
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", args, {
+      cwd: options.cwd,
+      env: { ...baseGitEnv(), ...options.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
+    child.on("error", (error) => reject(gitFailure(args, -1, String(error.message), error)));
+    child.stdin.on("error", () => {
+      // git may exit before reading all input; its exit code tells what happened.
+    });
+    child.on("close", (code, signal) => {
+      const stderr = Buffer.concat(err).toString("utf8");
+      const status = code ?? (signal ? 128 : 1);
+      if (!okCodes.includes(status)) {
+        reject(gitFailure(args, status, stderr));
+        return;
+      }
+      resolve({ stdout: Buffer.concat(out), stderr, code: status });
+    });
+    if (options.input !== undefined) child.stdin.end(options.input);
+    else child.stdin.end();
+  });
+}
+
+function gitFailure(args: string[], code: number, stderr: string, cause?: unknown): GhostcommitError {
+  const firstLine = stderr.trim().split("\n").filter(Boolean).pop() ?? "";
+  return new GhostcommitError(
+    "git-failed",
+    `git ${args.filter((a) => !a.startsWith("-c")).slice(0, 3).join(" ")} failed (exit ${code})${firstLine ? `: ${firstLine}` : ""}`,
+    { exitCode: code, stderr: stderr.slice(0, 4000) },
+    cause,
+  );
+}
+
+/** Splits NUL-terminated output into strings, keeping bytes that are not UTF-8 as latin1 round-trips. */
+export function splitNul(buffer: Buffer): Buffer[] {
+  const parts: Buffer[] = [];
+  let start = 0;
+  for (let i = buffer.indexOf(0, start); i !== -1; i = buffer.indexOf(0, start)) {
+    parts.push(buffer.subarray(start, i));
+    start = i + 1;
+  }
+  if (start < buffer.length) parts.push(buffer.subarray(start));
+  return parts;
+}

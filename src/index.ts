@@ -1,0 +1,4 @@
+export { openWorkspace, Workspace } from "./api.js";
+export { DEFAULT_SETTINGS, type Settings, type StoreKind } from "./config.js";
+export { type ErrorCode, GhostcommitError } from "./errors.js";
+export type * from "./types.js";

@@ -1,0 +1,25 @@
+import { promises as fs } from "node:fs";
+import path from "node:path";
+
+/**
+ * Bytes a directory occupies on its own: files hard-linked from the user's repository
+ * (borrowed objects, link count > 1) cost nothing extra and are not counted.
+ */
+export async function ownBytes(dir: string): Promise<number> {
+  let total = 0;
+  let entries: import("node:fs").Dirent[];
+  try {
+    entries = await fs.readdir(dir, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) total += await ownBytes(full);
+    else if (entry.isFile()) {
+      const stat = await fs.lstat(full).catch(() => null);
+      if (stat && stat.nlink <= 1) total += stat.size;
+    }
+  }
+  return total;
+}

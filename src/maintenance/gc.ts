@@ -1,0 +1,94 @@
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import type { Engine } from "../engine.js";
+import { runGit } from "../git/exec.js";
+import { readJson } from "../store/layout.js";
+import type { StoredSnapshot } from "../store/store.js";
+import { withLock } from "../util/lock.js";
+import { ownBytes } from "./disk.js";
+
+export interface GcPolicy {
+  /** Expire snapshots created before this time (ms since epoch). */
+  olderThan?: number;
+  /** Keep at most this many (newest first). */
+  keep?: number;
+  /** Expire oldest first while the store is larger than this. */
+  maxBytes?: number;
+}
+
+export interface GcOutcome {
+  dropped: string[];
+  kept: string[];
+  bytesBefore: number;
+  bytesAfter: number;
+}
+
+/** Snapshot ids that retention never expires (decided by the sessions layer). */
+export type ProtectedIds = (snapshots: StoredSnapshot[]) => Promise<Set<string>>;
+
+/**
+ * Expires snapshots by age, count and store size, oldest first, never the protected ones, then
+ * packs the store. Objects written in the last ten minutes are never pruned, so a snapshot being
+ * taken concurrently cannot lose its objects before its ref exists.
+ */
+export async function collectGarbage(engine: Engine, policy: GcPolicy, protectedIds: ProtectedIds): Promise<GcOutcome> {
+  return withLock(path.join(engine.paths.dir, "gc.ghostlock"), async () => {
+    const storeDir = engine.refs.kind === "shadow" ? engine.paths.gitDir : engine.paths.dir;
+    const bytesBefore = await ownBytes(storeDir);
+    const snapshots = await engine.refs.list(); // newest first
+    const keep = await protectedIds(snapshots);
+    const lastSafety = (await readJson<{ id?: string }>(path.join(engine.paths.dir, "last-safety.json"), {})).id;
+    if (lastSafety) keep.add(lastSafety);
+    const drop = new Set<string>();
+    snapshots.forEach((s, index) => {
+      if (keep.has(s.id)) return;
+      if (policy.olderThan !== undefined && s.meta.t / 1000 < policy.olderThan) drop.add(s.id);
+      if (policy.keep !== undefined && index >= policy.keep) drop.add(s.id);
+    });
+    await engine.refs.remove([...drop]);
+    if (engine.refs.kind === "shadow") await pack(engine);
+    if (policy.maxBytes !== undefined) {
+      // Over the cap: drop the oldest unprotected snapshots until under it (or none are left).
+      const oldestFirst = snapshots.filter((s) => !drop.has(s.id) && !keep.has(s.id)).reverse();
+      while ((await ownBytes(storeDir)) > policy.maxBytes && oldestFirst.length > 0) {
+        const batch = oldestFirst.splice(0, Math.max(1, Math.ceil(oldestFirst.length / 4)));
+        await engine.refs.remove(batch.map((s) => s.id));
+        for (const s of batch) drop.add(s.id);
+        if (engine.refs.kind === "shadow") await pack(engine);
+      }
+    }
+    const bytesAfter = await ownBytes(storeDir);
+    return {
+      dropped: snapshots.filter((s) => drop.has(s.id)).map((s) => s.id),
+      kept: snapshots.filter((s) => !drop.has(s.id)).map((s) => s.id),
+      bytesBefore,
+      bytesAfter,
+    };
+  });
+}
+
+async function pack(engine: Engine): Promise<void> {
+  const git = (args: string[]) => runGit(args, { cwd: engine.paths.dir, env: engine.readEnv });
+  await releaseOrphanedPacks(engine);
+  await git(["pack-refs", "--all", "--prune"]);
+  // -l: objects the user's repository holds stay borrowed; .keep packs (linked) are left alone.
+  await git(["repack", "-a", "-d", "-l", "-q", "--no-write-bitmap-index"]);
+  await git(["prune", "--expire=10.minutes.ago"]);
+  // Prune may have dropped links to borrowed loose objects; relink them on the next snapshot.
+  await fs.rm(path.join(engine.paths.dir, "borrowed.json"), { force: true });
+}
+
+/**
+ * A linked pack whose original the user's git has deleted is ours alone now: drop its .keep so
+ * repack keeps only what snapshots need from it and frees the rest.
+ */
+async function releaseOrphanedPacks(engine: Engine): Promise<void> {
+  if (!engine.location.commonDir) return;
+  const ours = path.join(engine.paths.objectsDir, "pack");
+  const theirs = new Set(await fs.readdir(path.join(engine.location.commonDir, "objects", "pack")).catch(() => []));
+  for (const name of await fs.readdir(ours).catch(() => [] as string[])) {
+    if (name.endsWith(".keep") && !theirs.has(name.replace(/\.keep$/, ".pack"))) {
+      await fs.rm(path.join(ours, name), { force: true });
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import path from "node:path";
+import { GhostcommitError } from "./errors.js";
+
+/**
+ * A workspace-relative path as git stores it: '/'-separated bytes, kept in a "binary string"
+ * (one char per byte, latin1). This round-trips names that are not UTF-8, sorts like git
+ * (bytewise) and works as a Map key. Convert only at the edges.
+ */
+export type RelPath = string;
+
+/** Bytes (from git or the file system) to a RelPath. */
+export function relFromBytes(bytes: Buffer): RelPath {
+  return bytes.toString("latin1");
+}
+
+/** A path typed by a person or read from JSON (UTF-8) to a RelPath. */
+export function relFromText(text: string): RelPath {
+  return Buffer.from(text, "utf8").toString("latin1");
+}
+
+/** The bytes of a RelPath. */
+export function relBytes(rel: RelPath): Buffer {
+  return Buffer.from(rel, "latin1");
+}
+
+/** A RelPath for people and JSON: UTF-8 decoded (names that are not UTF-8 show replacement chars). */
+export function displayPath(rel: RelPath): string {
+  return relBytes(rel).toString("utf8");
+}
+
+/** Absolute file-system path (as bytes, so any name works) of a RelPath under root. */
+export function fsPath(root: string, rel: RelPath): Buffer {
+  if (rel === "") return Buffer.from(root, "utf8");
+  return Buffer.concat([Buffer.from(root, "utf8"), Buffer.from("/"), relBytes(rel)]);
+}
+
+/** Parent directory of a RelPath ("" for top level). */
+export function parentOf(rel: RelPath): RelPath {
+  const slash = rel.lastIndexOf("/");
+  return slash === -1 ? "" : rel.slice(0, slash);
+}
+
+/** Every ancestor directory of rel, outermost first ("a", "a/b" for "a/b/c"). */
+export function ancestorsOf(rel: RelPath): RelPath[] {
+  const out: RelPath[] = [];
+  for (let i = rel.indexOf("/"); i !== -1; i = rel.indexOf("/", i + 1)) out.push(rel.slice(0, i));
+  return out;
+}
+
+/** True when rel equals dir or lies below it. */
+export function isWithin(rel: RelPath, dir: RelPath): boolean {
+  return dir === "" || rel === dir || rel.startsWith(`${dir}/`);
+}
+
+/** True if any component is `.git` (any case): such a path is never captured, written or deleted. */
+export function touchesGitDir(rel: RelPath): boolean {
+  return rel.split("/").some((part) => part.toLowerCase() === ".git");
+}
+
+/**
+ * Resolves a user-given path (absolute or relative to `base`) to a RelPath inside `root`.
+ * Refuses anything that lands outside the workspace, so nothing is written for it.
+ */
+export function resolveInside(root: string, base: string, given: string): RelPath {
+  const absolute = path.resolve(base, given);
+  const relative = path.relative(root, absolute);
+  if (relative === "") return "";
+  if (relative.startsWith("..") || path.isAbsolute(relative)) {
+    throw new GhostcommitError("outside-workspace", `path is outside the workspace: ${given}`, { path: given });
+  }
+  const rel = relFromText(relative.split(path.sep).join("/"));
+  if (touchesGitDir(rel)) {
+    throw new GhostcommitError("outside-workspace", `path is inside a .git directory: ${given}`, { path: given });
+  }
+  return rel;
+}

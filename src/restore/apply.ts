@@ -1,0 +1,136 @@
+import { randomBytes } from "node:crypto";
+import { promises as fs } from "node:fs";
+import { MODE } from "../git/objects.js";
+import { ancestorsOf, displayPath, fsPath, parentOf, type RelPath } from "../paths.js";
+import type { SkipReason } from "../types.js";
+import type { PlanStep } from "./plan.js";
+
+export interface ApplyOutcome {
+  written: RelPath[];
+  deleted: RelPath[];
+  skipped: { path: RelPath; reason: SkipReason }[];
+}
+
+function reasonOf(error: unknown): SkipReason {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === "EACCES" || code === "EPERM" || code === "EROFS" ? "permission" : "io";
+}
+
+/**
+ * Carries out a plan in the work tree. Every write goes to a temp file beside its target and is
+ * renamed over it; no write or delete ever goes through a symlinked or non-directory ancestor,
+ * so nothing outside the workspace is touched. A path that fails is reported; the rest go on.
+ */
+export async function applyPlan(
+  root: string,
+  steps: PlanStep[],
+  contentOf: (oid: string) => Buffer,
+): Promise<ApplyOutcome> {
+  const outcome: ApplyOutcome = { written: [], deleted: [], skipped: [] };
+  const emptiedDirs = new Set<RelPath>();
+  for (const step of steps) {
+    if (step.kind === "skip") {
+      outcome.skipped.push({ path: step.path, reason: step.reason });
+      continue;
+    }
+    try {
+      if (!(await ancestorsAreRealDirs(root, step.path, step.kind === "write"))) {
+        outcome.skipped.push({ path: step.path, reason: "io" });
+        continue;
+      }
+      if (step.kind === "delete") {
+        await deletePath(root, step.path);
+        outcome.deleted.push(step.path);
+        for (const dir of ancestorsOf(step.path)) emptiedDirs.add(dir);
+      } else {
+        await writePath(root, step.path, step.state.mode, contentOf(step.state.oid));
+        outcome.written.push(step.path);
+      }
+    } catch (error) {
+      outcome.skipped.push({ path: step.path, reason: reasonOf(error) });
+    }
+  }
+  await removeEmptyDirs(root, emptiedDirs);
+  return outcome;
+}
+
+/**
+ * Checks each ancestor is a real directory (not a symlink). With `create`, missing ones are made;
+ * an ancestor that is an empty directory's worth of nothing but a stale file blocks the path.
+ */
+async function ancestorsAreRealDirs(root: string, rel: RelPath, create: boolean): Promise<boolean> {
+  for (const dir of ancestorsOf(rel)) {
+    const target = fsPath(root, dir);
+    let stat: import("node:fs").Stats | null = null;
+    try {
+      stat = await fs.lstat(target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+    if (stat?.isDirectory()) continue;
+    if (stat) return false; // a symlink or file where a directory should be
+    if (!create) return true; // nothing below a missing directory exists to delete
+    await fs.mkdir(target);
+  }
+  return true;
+}
+
+async function deletePath(root: string, rel: RelPath): Promise<void> {
+  const target = fsPath(root, rel);
+  let stat: import("node:fs").Stats;
+  try {
+    stat = await fs.lstat(target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw error;
+  }
+  if (stat.isDirectory()) {
+    // A directory appeared where the snapshot had a file: only an empty one may go.
+    await fs.rmdir(target);
+    return;
+  }
+  await fs.unlink(target);
+}
+
+async function writePath(root: string, rel: RelPath, mode: string, content: Buffer): Promise<void> {
+  const target = fsPath(root, rel);
+  const slash = rel.lastIndexOf("/");
+  const name = slash === -1 ? rel : rel.slice(slash + 1);
+  const tempRel = `${parentOf(rel) ? `${parentOf(rel)}/` : ""}.${name.slice(0, 100)}.gc-${randomBytes(5).toString("hex")}~`;
+  const temp = fsPath(root, tempRel);
+  try {
+    if (mode === MODE.link) {
+      await fs.symlink(content, temp);
+    } else {
+      await fs.writeFile(temp, content, { mode: mode === MODE.exec ? 0o777 : 0o666, flag: "wx" });
+      // writeFile's mode applies only on creation and after umask; set the exec bit exactly.
+      const stat = await fs.stat(temp);
+      const wanted = mode === MODE.exec ? stat.mode | 0o111 & ~process.umask() : stat.mode & ~0o111;
+      if ((stat.mode & 0o777) !== (wanted & 0o777)) await fs.chmod(temp, wanted & 0o777);
+    }
+    const existing = await fs.lstat(target).catch(() => null);
+    if (existing?.isDirectory()) await fs.rmdir(target); // only succeeds when empty
+    await fs.rename(temp, target);
+  } catch (error) {
+    await fs.rm(temp, { force: true }).catch(() => {});
+    throw error;
+  }
+}
+
+/** Removes directories the restore emptied, deepest first; a non-empty one simply stays. */
+async function removeEmptyDirs(root: string, dirs: Set<RelPath>): Promise<void> {
+  const ordered = [...dirs].sort((a, b) => b.split("/").length - a.split("/").length);
+  for (const dir of ordered) {
+    try {
+      const stat = await fs.lstat(fsPath(root, dir));
+      if (stat.isDirectory()) await fs.rmdir(fsPath(root, dir));
+    } catch {
+      // not empty, or already gone
+    }
+    dirs.delete(dir);
+  }
+}
+
+export function describe(rel: RelPath): string {
+  return displayPath(rel);
+}

@@ -1,0 +1,153 @@
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import type { Captured } from "../capture/context.js";
+import { loadGhostignore } from "../capture/ghostignore.js";
+import { ghostignoreMatch } from "../capture/policy.js";
+import type { FileState } from "../capture/tree-edit.js";
+import type { Engine } from "../engine.js";
+import { GhostcommitError } from "../errors.js";
+import type { CatFile } from "../git/cat-file.js";
+import { runGit } from "../git/exec.js";
+import { isAbsentMode, parseRawDiff, type RawChange } from "../git/diff-tree.js";
+import { fsPath, type RelPath } from "../paths.js";
+import { writeFileAtomic } from "../store/layout.js";
+import type { StoredSnapshot } from "../store/store.js";
+import { type ApplyOutcome, applyPlan } from "./apply.js";
+import { ignoredAtTarget } from "./ignored-at-target.js";
+import { type PathChange, planRestore, proveAbsent } from "./plan.js";
+
+/** What the caller wants restored, computed once the current state (the safety tree) is known. */
+export interface RestoreTarget {
+  changes: PathChange[];
+  provenAbsent: Set<RelPath>;
+}
+
+export interface RestoreRun {
+  /** Paths to capture in the safety snapshot even if ignored (so the restore can be undone). */
+  includes: RelPath[];
+  dryRun: boolean;
+  safetyMessage: string;
+  guards?: string;
+  session?: string;
+  /** Computes the wanted changes from the current tree. */
+  target: (currentTree: string) => Promise<RestoreTarget>;
+}
+
+export interface RestoreResult extends ApplyOutcome {
+  safety: string | null;
+}
+
+/**
+ * The one restore procedure behind `restore`, `rewind` and `redo`: safety snapshot first, then a
+ * pure plan, then every needed object is read before the first file changes.
+ */
+export async function runRestore(engine: Engine, cat: CatFile, run: RestoreRun): Promise<RestoreResult> {
+  let currentTree: string;
+  let safety: string | null = null;
+  if (run.dryRun) {
+    currentTree = (await engine.capture(cat, run.includes)).tree;
+  } else {
+    const snap = await engine.snapshot(cat, run.includes, {
+      kind: "safety",
+      message: run.safetyMessage,
+      guards: run.guards,
+      session: run.session,
+    });
+    currentTree = snap.tree;
+    safety = snap.id;
+    await writeFileAtomic(path.join(engine.paths.dir, "last-safety.json"), JSON.stringify({ id: safety }));
+  }
+  const target = await run.target(currentTree);
+  const ghostignore = await loadGhostignore(engine.root);
+  const presentUncaptured = new Set<RelPath>();
+  for (const change of target.changes) {
+    if (change.current === null && change.target !== null) {
+      if (await fs.lstat(fsPath(engine.root, change.path)).catch(() => null)) presentUncaptured.add(change.path);
+    }
+  }
+  const steps = planRestore({
+    changes: target.changes,
+    provenAbsent: target.provenAbsent,
+    presentUncaptured,
+    untouchable: (p) => ghostignoreMatch(p, ghostignore?.matcher ?? null) !== null,
+  });
+  if (run.dryRun) {
+    return {
+      written: steps.filter((s) => s.kind === "write").map((s) => s.path),
+      deleted: steps.filter((s) => s.kind === "delete").map((s) => s.path),
+      skipped: steps.flatMap((s) => (s.kind === "skip" ? [{ path: s.path, reason: s.reason }] : [])),
+      safety: null,
+    };
+  }
+  // Read everything first: a damaged store fails here, before any file changes.
+  const contents = new Map<string, Buffer>();
+  for (const step of steps) {
+    if (step.kind !== "write" || contents.has(step.state.oid)) continue;
+    const object = await cat.read(step.state.oid);
+    if (!object || object.type !== "blob") {
+      throw new GhostcommitError("store-damaged", `the store is missing object ${step.state.oid}; nothing was changed`, {
+        oid: step.state.oid,
+      });
+    }
+    contents.set(step.state.oid, object.content);
+  }
+  const journal = path.join(engine.paths.tmpDir, `restore-${process.pid}.json`);
+  await writeFileAtomic(journal, JSON.stringify({ pid: process.pid, safety, startedAt: new Date().toISOString() }));
+  try {
+    const outcome = await applyPlan(engine.root, steps, (oid) => contents.get(oid)!);
+    return { ...outcome, safety };
+  } finally {
+    await fs.rm(journal, { force: true });
+  }
+}
+
+/** Raw diff between two trees (proportional to what changed). */
+export async function diffTrees(engine: Engine, from: string, to: string): Promise<RawChange[]> {
+  const result = await runGit(["diff-tree", "-r", "-z", "--raw", "--no-renames", "--abbrev=40", from, to], {
+    cwd: engine.paths.dir,
+    env: engine.readEnv,
+  });
+  return parseRawDiff(result.stdout);
+}
+
+function stateOf(mode: string, oid: string): FileState | null {
+  return isAbsentMode(mode) ? null : { mode, oid };
+}
+
+/** `restore ID`: make the capture set equal to the snapshot. */
+export async function restoreSnapshot(
+  engine: Engine,
+  cat: CatFile,
+  target: StoredSnapshot,
+  dryRun: boolean,
+): Promise<RestoreResult> {
+  return runRestore(engine, cat, {
+    includes: target.meta.included,
+    dryRun,
+    safetyMessage: `before restoring ${target.id.slice(0, 12)}`,
+    guards: target.id,
+    target: async (currentTree) => {
+      const raw = await diffTrees(engine, currentTree, target.tree);
+      const changes: PathChange[] = raw.map((c) => ({
+        path: c.path,
+        current: stateOf(c.oldMode, c.oldOid),
+        target: stateOf(c.newMode, c.newOid),
+      }));
+      const filesInTarget = new Set(changes.filter((c) => c.target).map((c) => c.path));
+      const candidates = changes.filter((c) => c.current && !c.target).map((c) => c.path);
+      const ignored =
+        engine.location.kind === "git"
+          ? await ignoredAtTarget(cat, target.tree, candidates, new Set(changes.map((c) => c.path)))
+          : new Set<RelPath>();
+      const provenAbsent = proveAbsent(
+        candidates,
+        filesInTarget,
+        target.meta.excluded.map((e) => e.path),
+        (p) => ignored.has(p),
+      );
+      return { changes, provenAbsent };
+    },
+  });
+}
+
+export type { Captured };

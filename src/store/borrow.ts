@@ -1,0 +1,99 @@
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { readJson, writeFileAtomic } from "./layout.js";
+
+interface BorrowState {
+  /** mtime (ms) of each loose-object fan-out directory when last linked. */
+  loose: Record<string, number>;
+  packs: string[];
+  crossDevice?: boolean;
+}
+
+/**
+ * Hard-links the user's object files (packs and loose objects, which git never modifies in place)
+ * into the store. Snapshots borrow the user's objects instead of copying them, and these links
+ * keep the borrowed content alive after the user's `git gc --prune=now`, history rewrites or
+ * branch deletion. A link costs no disk until the user's copy is deleted. Work per call is one
+ * stat per fan-out directory plus the objects that are new since last time.
+ */
+export async function linkBorrowedObjects(storeDir: string, storeObjects: string, userObjects: string): Promise<void> {
+  const stateFile = path.join(storeDir, "borrowed.json");
+  const state = await readJson<BorrowState>(stateFile, { loose: {}, packs: [] });
+  if (state.crossDevice) return;
+  let changed = false;
+  try {
+    changed = (await linkPacks(storeObjects, userObjects, state)) || changed;
+    changed = (await linkLoose(storeObjects, userObjects, state)) || changed;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
+    state.crossDevice = true;
+    changed = true;
+  }
+  if (changed) await writeFileAtomic(stateFile, JSON.stringify(state));
+}
+
+/** Whether borrowed objects are protected by links (false when the store is on another file system). */
+export async function borrowingProtected(storeDir: string): Promise<boolean> {
+  const state = await readJson<BorrowState>(path.join(storeDir, "borrowed.json"), { loose: {}, packs: [] });
+  return !state.crossDevice;
+}
+
+async function linkPacks(storeObjects: string, userObjects: string, state: BorrowState): Promise<boolean> {
+  const userPacks = path.join(userObjects, "pack");
+  const names = await fs.readdir(userPacks).catch(() => [] as string[]);
+  const known = new Set(state.packs);
+  let changed = false;
+  for (const name of names) {
+    if (!name.endsWith(".idx")) continue;
+    const base = name.slice(0, -4);
+    if (known.has(base)) continue;
+    const ourPacks = path.join(storeObjects, "pack");
+    await fs.mkdir(ourPacks, { recursive: true });
+    // .keep stops our own repack from rewriting (and so duplicating) a borrowed pack.
+    await fs.writeFile(path.join(ourPacks, `${base}.keep`), "borrowed from the workspace repository\n");
+    const linked = await linkIfMissing(path.join(userPacks, `${base}.pack`), path.join(ourPacks, `${base}.pack`));
+    if (linked) await linkIfMissing(path.join(userPacks, name), path.join(ourPacks, name));
+    else await fs.rm(path.join(ourPacks, `${base}.keep`), { force: true });
+    if (linked) {
+      state.packs.push(base);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+async function linkLoose(storeObjects: string, userObjects: string, state: BorrowState): Promise<boolean> {
+  let changed = false;
+  for (let i = 0; i < 256; i++) {
+    const fan = i.toString(16).padStart(2, "0");
+    const dir = path.join(userObjects, fan);
+    const stat = await fs.stat(dir).catch(() => null);
+    if (!stat || state.loose[fan] === stat.mtimeMs) continue;
+    const names = await fs.readdir(dir).catch(() => [] as string[]);
+    let created = false;
+    for (const name of names) {
+      if (name.length !== 38) continue; // temp files being written
+      if (!created) {
+        await fs.mkdir(path.join(storeObjects, fan), { recursive: true });
+        created = true;
+      }
+      await linkIfMissing(path.join(dir, name), path.join(storeObjects, fan, name));
+    }
+    state.loose[fan] = stat.mtimeMs;
+    changed = true;
+  }
+  return changed;
+}
+
+/** Links source to target; false when the source vanished. EXDEV propagates. */
+async function linkIfMissing(source: string, target: string): Promise<boolean> {
+  try {
+    await fs.link(source, target);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return true;
+    if (code === "ENOENT") return false;
+    throw error;
+  }
+}

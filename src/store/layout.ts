@@ -1,0 +1,168 @@
+import { randomBytes } from "node:crypto";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { dataHome } from "../config.js";
+import { runGit } from "../git/exec.js";
+import type { WorkspaceLocation } from "../workspace.js";
+
+/**
+ * The on-disk layout of one workspace's store under the data directory:
+ *
+ *   workspaces/<key>/git/       a private git directory (objects, refs, our config and attributes)
+ *   workspaces/<key>/tmp/       per-process scratch (temporary git dirs, restore journals)
+ *   workspaces/<key>/sessions/  session journals
+ *   workspaces/<key>/*.json     small state files, each replaced atomically
+ */
+export interface StorePaths {
+  dir: string;
+  gitDir: string;
+  objectsDir: string;
+  tmpDir: string;
+  sessionsDir: string;
+  logFile: string;
+}
+
+export function storePaths(location: WorkspaceLocation): StorePaths {
+  const dir = path.join(dataHome(), "workspaces", location.key);
+  const gitDir = path.join(dir, "git");
+  return {
+    dir,
+    gitDir,
+    objectsDir: path.join(gitDir, "objects"),
+    tmpDir: path.join(dir, "tmp"),
+    sessionsDir: path.join(dir, "sessions"),
+    logFile: path.join(dir, "ghostcommit.log"),
+  };
+}
+
+/**
+ * Config of the private git directory. It wins over the user's global config, so nothing the
+ * user set there (autocrlf, fsmonitor, file mode, renames, hooks, signing) changes a snapshot.
+ */
+const STORE_CONFIG = `[core]
+\trepositoryformatversion = 0
+\tbare = false
+\tfilemode = true
+\tsymlinks = true
+\tignorecase = false
+\tprecomposeunicode = false
+\tautocrlf = false
+\teol = lf
+\tsafecrlf = false
+\tfsmonitor = false
+\tuntrackedCache = false
+\tsplitIndex = false
+\tsparseCheckout = false
+\tquotepath = false
+\tlogAllRefUpdates = false
+\thooksPath = /nonexistent/ghostcommit-no-hooks
+\tcheckStat = default
+\ttrustctime = true
+[index]
+\tsparse = false
+[feature]
+\tmanyFiles = false
+[gc]
+\tauto = 0
+\tautoDetach = false
+\tpruneExpire = never
+[maintenance]
+\tauto = false
+[status]
+\tshowUntrackedFiles = all
+\trenames = false
+\tsubmoduleSummary = false
+\trelativePaths = false
+\tbranch = false
+\tshowStash = false
+\taheadBehind = false
+[diff]
+\trenames = false
+\tnoprefix = false
+\tmnemonicPrefix = false
+\trelative = false
+\tignoreSubmodules = all
+\texternal =
+[submodule]
+\trecurse = false
+[color]
+\tui = false
+[commit]
+\tgpgSign = false
+[pack]
+\twriteBitmaps = false
+[repack]
+\twriteBitmaps = false
+`;
+
+/** Attributes that switch off every content conversion, so hashes are of the raw bytes. */
+const STORE_ATTRIBUTES = "* -text -crlf -filter -ident -working-tree-encoding\n";
+
+/** Creates the store if missing. Safe when several processes race: each builds aside and renames in. */
+export async function ensureStore(paths: StorePaths, location: WorkspaceLocation): Promise<void> {
+  try {
+    await fs.access(path.join(paths.gitDir, "HEAD"));
+    return;
+  } catch {
+    // not there yet
+  }
+  await fs.mkdir(paths.dir, { recursive: true });
+  const staging = path.join(paths.dir, `git.init-${process.pid}-${randomBytes(4).toString("hex")}`);
+  try {
+    await runGit(["init", "--bare", "-q", "--template=", staging], { cwd: paths.dir });
+    await fs.writeFile(path.join(staging, "config"), STORE_CONFIG);
+    await fs.mkdir(path.join(staging, "info"), { recursive: true });
+    await fs.writeFile(path.join(staging, "info", "attributes"), STORE_ATTRIBUTES);
+    await fs.writeFile(path.join(staging, "info", "exclude"), "");
+    if (location.commonDir) {
+      await fs.mkdir(path.join(staging, "objects", "info"), { recursive: true });
+      await fs.writeFile(
+        path.join(staging, "objects", "info", "alternates"),
+        `${path.join(location.commonDir, "objects")}\n`,
+      );
+    }
+    await fs.writeFile(
+      path.join(paths.dir, "workspace.json"),
+      `${JSON.stringify({ root: location.root, kind: location.kind, gitDir: location.gitDir ?? null }, null, 2)}\n`,
+    );
+    await fs.rename(staging, paths.gitDir);
+  } catch (error) {
+    await fs.rm(staging, { recursive: true, force: true });
+    // Another process won the race: its store is as good as ours.
+    try {
+      await fs.access(path.join(paths.gitDir, "HEAD"));
+      return;
+    } catch {
+      throw error;
+    }
+  }
+  await fs.mkdir(paths.tmpDir, { recursive: true });
+  await fs.mkdir(paths.sessionsDir, { recursive: true });
+}
+
+/** Writes a file atomically: a reader sees the old content or the new, never a torn one. */
+export async function writeFileAtomic(file: string, content: string | Buffer): Promise<void> {
+  const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
+  const handle = await fs.open(temp, "w");
+  try {
+    await handle.writeFile(content);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await fs.rename(temp, file);
+  } catch (error) {
+    await fs.rm(temp, { force: true });
+    throw error;
+  }
+}
+
+/** Reads and parses a JSON state file; a missing or damaged file yields the fallback. */
+export async function readJson<T>(file: string, fallback: T): Promise<T> {
+  try {
+    return JSON.parse(await fs.readFile(file, "utf8")) as T;
+  } catch {
+    return fallback;
+  }
+}

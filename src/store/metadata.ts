@@ -1,0 +1,67 @@
+import { randomBytes } from "node:crypto";
+import type { RelPath } from "../paths.js";
+import type { ExclusionReason, SnapshotKind } from "../types.js";
+
+/** An exclusion as stored: the path stays a RelPath (binary string) so odd names survive. */
+export interface StoredExclusion {
+  path: RelPath;
+  reason: ExclusionReason;
+  bytes?: number;
+  files?: number;
+}
+
+/**
+ * Everything a snapshot knows besides its tree, kept in its commit message so the two can never
+ * disagree or be written half: one object, one ref.
+ */
+export interface SnapshotMeta {
+  v: 1;
+  /** Creation time in microseconds since the epoch: orders snapshots below a second. */
+  t: number;
+  kind: SnapshotKind;
+  message: string;
+  parent: string | null;
+  fileCount: number;
+  excluded: StoredExclusion[];
+  /** Ignored paths captured because they were force-included or touched. */
+  included: RelPath[];
+  session?: string;
+  turn?: string;
+  /** For safety snapshots: the snapshot being restored. */
+  guards?: string;
+  nonce: string;
+}
+
+const SUBJECT_PREFIX = "ghostcommit ";
+
+/** Microseconds since the epoch, from a clock that is monotonic within this process. */
+export function nowMicros(): number {
+  return Math.round((performance.timeOrigin + performance.now()) * 1000);
+}
+
+export function newNonce(): string {
+  return randomBytes(8).toString("hex");
+}
+
+export function encodeMessage(meta: SnapshotMeta): string {
+  const subject = meta.message.split("\n")[0].slice(0, 200);
+  return `${SUBJECT_PREFIX}${meta.kind}: ${subject}\n\n${JSON.stringify(meta)}\n`;
+}
+
+/** Parses a snapshot commit message; null when it is not one of ours. */
+export function decodeMessage(message: string): SnapshotMeta | null {
+  if (!message.startsWith(SUBJECT_PREFIX)) return null;
+  const body = message.slice(message.indexOf("\n\n") + 2).trim();
+  try {
+    const meta = JSON.parse(body) as SnapshotMeta;
+    return meta && meta.v === 1 && typeof meta.t === "number" ? meta : null;
+  } catch {
+    return null;
+  }
+}
+
+export function isoFromMicros(t: number): string {
+  const ms = Math.floor(t / 1000);
+  const micros = String(t % 1000).padStart(3, "0");
+  return new Date(ms).toISOString().replace("Z", `${micros}Z`);
+}

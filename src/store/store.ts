@@ -1,0 +1,108 @@
+import path from "node:path";
+import type { StoreKind } from "../config.js";
+import { GhostcommitError } from "../errors.js";
+import { runGit, splitNul } from "../git/exec.js";
+import type { WorkspaceLocation } from "../workspace.js";
+import { decodeMessage, type SnapshotMeta } from "./metadata.js";
+import type { StorePaths } from "./layout.js";
+
+/** A snapshot as found in the store: its commit id, tree and metadata. */
+export interface StoredSnapshot {
+  id: string;
+  tree: string;
+  meta: SnapshotMeta;
+}
+
+/** No hook, reflog or user config of the user's repository runs when we write a ref there. */
+const QUIET_REF_CONFIG = ["-c", "core.hooksPath=/nonexistent/ghostcommit-no-hooks", "-c", "core.logAllRefUpdates=false"];
+
+/**
+ * Where snapshot commits and their refs live. Objects are always readable through the private
+ * git directory (which borrows the user's objects); only where new objects and refs are written
+ * differs between the two kinds.
+ */
+export class SnapshotRefs {
+  readonly kind: StoreKind;
+  /** Directory new objects are written to. */
+  readonly objectsDir: string;
+  /** Git directory holding the refs. */
+  readonly refsGitDir: string;
+  readonly refPrefix: string;
+
+  constructor(
+    kind: StoreKind,
+    readonly paths: StorePaths,
+    location: WorkspaceLocation,
+  ) {
+    this.kind = kind;
+    if (kind === "repo") {
+      if (!location.commonDir) {
+        throw new GhostcommitError("usage", "the repo store needs a git repository; this workspace has none");
+      }
+      this.objectsDir = path.join(location.commonDir, "objects");
+      this.refsGitDir = location.commonDir;
+      this.refPrefix = `refs/ghostcommit/${location.key}/snapshots/`;
+    } else {
+      this.objectsDir = paths.objectsDir;
+      this.refsGitDir = paths.gitDir;
+      this.refPrefix = "refs/ghostcommit/snapshots/";
+    }
+  }
+
+  private git(args: string[], input?: Buffer | string) {
+    return runGit([...QUIET_REF_CONFIG, ...args], {
+      cwd: this.paths.dir,
+      env: { GIT_DIR: this.refsGitDir },
+      input,
+    });
+  }
+
+  /** Makes a snapshot reachable (and so safe from gc). Fails if the ref somehow exists already. */
+  async add(id: string): Promise<void> {
+    await this.git(["update-ref", "--stdin", "-z"], `create ${this.refPrefix}${id}\0${id}\0`);
+  }
+
+  /** Forgets snapshots in one all-or-nothing transaction. */
+  async remove(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const input = ids.map((id) => `delete ${this.refPrefix}${id}\0${id}\0`).join("");
+    await this.git(["update-ref", "--stdin", "-z"], input);
+  }
+
+  /** Every snapshot of this workspace, newest first. */
+  async list(): Promise<StoredSnapshot[]> {
+    const result = await this.git([
+      "for-each-ref",
+      "--format=%(objectname)%00%(tree)%00%(contents)%00",
+      this.refPrefix,
+    ]);
+    const parts = splitNul(result.stdout);
+    const snapshots: StoredSnapshot[] = [];
+    for (let i = 0; i + 2 < parts.length; i += 3) {
+      const id = parts[i].toString("latin1").replace(/^\n/, "");
+      const tree = parts[i + 1].toString("latin1");
+      const meta = decodeMessage(parts[i + 2].toString("utf8"));
+      if (meta && /^[0-9a-f]{40}$/.test(id)) snapshots.push({ id, tree, meta });
+    }
+    return snapshots.sort((a, b) => b.meta.t - a.meta.t || (a.id < b.id ? -1 : 1));
+  }
+
+  /** Finds a snapshot by full id or unique prefix of at least 7 hex digits. */
+  async resolve(given: string): Promise<StoredSnapshot> {
+    const wanted = given.trim().toLowerCase();
+    if (!/^[0-9a-f]{7,40}$/.test(wanted)) {
+      throw new GhostcommitError("bad-id", `not a snapshot id: ${given} (7 to 40 hex digits)`, { id: given });
+    }
+    const matches = (await this.list()).filter((s) => s.id.startsWith(wanted));
+    if (matches.length === 0) {
+      throw new GhostcommitError("not-found", `no snapshot ${given} in this workspace`, { id: given });
+    }
+    if (matches.length > 1) {
+      throw new GhostcommitError("ambiguous-id", `snapshot id ${given} is ambiguous`, {
+        id: given,
+        candidates: matches.map((m) => m.id),
+      });
+    }
+    return matches[0];
+  }
+}

@@ -1,0 +1,147 @@
+import type { StoreKind } from "./config.js";
+
+/** Why a path seen in the workspace was not captured (SPEC §2). */
+export type ExclusionReason =
+  | "dependency-dir"
+  | "large-file"
+  | "large-dir"
+  | "ignore-file"
+  | "nested-repo"
+  | "budget"
+  | "unreadable";
+
+/** A path left out of a snapshot, with totals for a directory. Paths are workspace-relative, '/'-separated. */
+export interface Excluded {
+  path: string;
+  reason: ExclusionReason;
+  bytes?: number;
+  files?: number;
+}
+
+/** What a snapshot is for; safety snapshots guard a restore, turn snapshots bracket an agent turn. */
+export type SnapshotKind = "snapshot" | "safety" | "turn-before" | "turn-after";
+
+/** A listed snapshot. */
+export interface SnapshotSummary {
+  id: string;
+  createdAt: string;
+  message: string;
+  kind: SnapshotKind;
+  session?: string;
+  turn?: string;
+}
+
+/** The result of taking a snapshot. */
+export interface Snapshot extends SnapshotSummary {
+  /** The HEAD commit when it was taken, or null (plain directory, unborn branch). */
+  parent: string | null;
+  fileCount: number;
+  excluded: Excluded[];
+}
+
+/** One snapshot in full. */
+export interface SnapshotDetails extends Snapshot {
+  files: string[];
+}
+
+export type DiffStatus = "added" | "modified" | "deleted" | "type-changed";
+
+export interface DiffEntry {
+  path: string;
+  status: DiffStatus;
+  oldMode?: string;
+  newMode?: string;
+}
+
+export type SkipReason = "permission" | "io" | "excluded";
+
+/** What a restore changed (or, with dryRun, would change). */
+export interface RestoreReport {
+  written: string[];
+  deleted: string[];
+  skipped: { path: string; reason: SkipReason }[];
+  /** The safety snapshot taken first (null for a dry run). */
+  safety: string | null;
+  dryRun?: boolean;
+}
+
+export interface SnapshotOptions {
+  message?: string;
+  /** Paths (relative to the workspace) to capture even if ignored; directories include their files. */
+  include?: string[];
+}
+
+export interface RestoreOptions {
+  dryRun?: boolean;
+}
+
+export interface GcOptions {
+  /** Expire snapshots older than this many milliseconds. */
+  olderThanMs?: number;
+  /** Keep at most this many snapshots (newest first). */
+  keep?: number;
+}
+
+export interface GcReport {
+  dropped: string[];
+  kept: string[];
+  bytesBefore: number;
+  bytesAfter: number;
+}
+
+export interface DoctorReport {
+  ok: boolean;
+  problems: { code: string; message: string; path?: string }[];
+  gitVersion?: string;
+  store?: string;
+}
+
+export interface OpenOptions {
+  /** The workspace directory (default: process.cwd()). */
+  cwd?: string;
+  store?: StoreKind;
+}
+
+/** A turn as the session journal knows it. */
+export interface TurnRecord {
+  turn: string;
+  prompt: string;
+  before: string;
+  after: string | null;
+  changed: string[];
+  state: "open" | "done" | "rewound";
+  startedAt: string;
+  endedAt?: string;
+}
+
+export interface SessionSummary {
+  session: string;
+  turns: number;
+  updatedAt: string;
+}
+
+export interface RewindOptions {
+  /** Rewind to the state before this turn (it and every later turn are undone). */
+  to: string;
+  dryRun?: boolean;
+  force?: boolean;
+}
+
+export interface RewindReport {
+  session: string;
+  to: string;
+  rewoundTurns: string[];
+  written: string[];
+  deleted: string[];
+  skipped: { path: string; reason: SkipReason }[];
+  safety: string | null;
+  dryRun?: boolean;
+}
+
+export interface RedoReport {
+  session: string;
+  restoredTurns: string[];
+  written: string[];
+  deleted: string[];
+  skipped: { path: string; reason: SkipReason }[];
+}

@@ -1,0 +1,32 @@
+import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+/**
+ * Hermetic environment for every git and ghostcommit process a test starts: no system or user
+ * git config, an explicit identity, and a private data directory.
+ */
+export function hermeticEnv(home: string): NodeJS.ProcessEnv {
+  const globalConfig = path.join(home, "gitconfig");
+  writeFileSync(globalConfig, "", { flag: "a" });
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of Object.keys(env)) if (key.startsWith("GIT_")) delete env[key];
+  return {
+    ...env,
+    GIT_CONFIG_GLOBAL: globalConfig,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_AUTHOR_NAME: "Test User",
+    GIT_AUTHOR_EMAIL: "test@example.com",
+    GIT_COMMITTER_NAME: "Test User",
+    GIT_COMMITTER_EMAIL: "test@example.com",
+    GHOSTCOMMIT_HOME: path.join(home, "data"),
+    XDG_CONFIG_HOME: path.join(home, "config"),
+    HOME: home,
+    NO_COLOR: "1",
+  };
+}
+
+/** A fresh temp directory (real path, so comparisons with the workspace root hold). */
+export function tempDir(prefix = "gc-test-"): string {
+  return realpathSync(mkdtempSync(path.join(os.tmpdir(), prefix)));
+}
