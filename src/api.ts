@@ -105,7 +105,13 @@ export class Workspace {
     const changes = await diffTrees(this.engine, from, to);
     return changes.map((c) => {
       const status: DiffEntry["status"] =
-        c.status === "A" ? "added" : c.status === "D" ? "deleted" : c.status === "T" ? "type-changed" : "modified";
+        c.status === "A"
+          ? "added"
+          : c.status === "D"
+            ? "deleted"
+            : c.status === "T"
+              ? "type-changed"
+              : "modified";
       const entry: DiffEntry = { path: displayPath(c.path), status };
       if (c.status !== "A") entry.oldMode = c.oldMode;
       if (c.status !== "D") entry.newMode = c.newMode;
@@ -137,7 +143,9 @@ export class Workspace {
   async restore(id: string, options: RestoreOptions = {}): Promise<RestoreReport> {
     this.engine.assertEnabled();
     const target = await this.engine.refs.resolve(id);
-    const result = await this.engine.withReader((cat) => restoreSnapshot(this.engine, cat, target, !!options.dryRun));
+    const result = await this.engine.withReader((cat) =>
+      restoreSnapshot(this.engine, cat, target, !!options.dryRun),
+    );
     const report: RestoreReport = {
       written: result.written.map(displayPath),
       deleted: result.deleted.map(displayPath),

@@ -83,7 +83,8 @@ export class Engine {
       cache,
       readEnv: this.readEnv,
     };
-    const captured = this.location.kind === "git" ? await captureGit(ctx, includes) : await capturePlain(ctx, includes);
+    const captured =
+      this.location.kind === "git" ? await captureGit(ctx, includes) : await capturePlain(ctx, includes);
     await cache.save().catch(() => {});
     return captured;
   }
@@ -109,10 +110,19 @@ export class Engine {
     if (extras.guards !== undefined) meta.guards = extras.guards;
     const writer = new LooseObjectWriter(this.refs.objectsDir);
     const parents = this.refs.kind === "repo" && captured.parent ? [captured.parent] : [];
-    const body = serializeCommit({ tree: captured.tree, parents, time: Math.floor(t / 1e6), message: encodeMessage(meta) });
+    const body = serializeCommit({
+      tree: captured.tree,
+      parents,
+      time: Math.floor(t / 1e6),
+      message: encodeMessage(meta),
+    });
     const id = await writer.write("commit", body);
     if (this.refs.kind === "shadow" && this.location.commonDir) {
-      await linkBorrowedObjects(this.paths.dir, this.paths.objectsDir, path.join(this.location.commonDir, "objects"));
+      await linkBorrowedObjects(
+        this.paths.dir,
+        this.paths.objectsDir,
+        path.join(this.location.commonDir, "objects"),
+      );
     }
     await this.refs.add(id);
     return { id, tree: captured.tree, meta };

@@ -66,11 +66,15 @@ export function resolveInside(root: string, base: string, given: string): RelPat
   const relative = path.relative(root, absolute);
   if (relative === "") return "";
   if (relative.startsWith("..") || path.isAbsolute(relative)) {
-    throw new GhostcommitError("outside-workspace", `path is outside the workspace: ${given}`, { path: given });
+    throw new GhostcommitError("outside-workspace", `path is outside the workspace: ${given}`, {
+      path: given,
+    });
   }
   const rel = relFromText(relative.split(path.sep).join("/"));
   if (touchesGitDir(rel)) {
-    throw new GhostcommitError("outside-workspace", `path is inside a .git directory: ${given}`, { path: given });
+    throw new GhostcommitError("outside-workspace", `path is inside a .git directory: ${given}`, {
+      path: given,
+    });
   }
   return rel;
 }

@@ -145,3 +145,37 @@ export interface RedoReport {
   deleted: string[];
   skipped: { path: string; reason: SkipReason }[];
 }
+
+/** The result of beginning a turn. */
+export interface TurnBegun {
+  session: string;
+  turn: string;
+  before: string;
+}
+
+/** The result of ending a turn. */
+export interface TurnEnded {
+  session: string;
+  turn: string;
+  after: string;
+  changed: string[];
+}
+
+/** One agent conversation in a workspace (SPEC §1, §4, §6). */
+export interface SessionHandle {
+  readonly id: string;
+  /** Snapshot before turn `turn`; ends a still-open turn of this session first. */
+  beginTurn(turn: string, options?: { prompt?: string }): Promise<TurnBegun>;
+  /** Snapshot after turn `turn` and record its changed paths. */
+  endTurn(turn: string): Promise<TurnEnded>;
+  /** Marks paths as agent-touched (captured even if ignored). Paths are relative to the workspace or absolute. */
+  touched(paths: string[]): Promise<{ touched: string[] }>;
+  /** Files back to the state before turn `to`. */
+  rewind(options: RewindOptions): Promise<RewindReport>;
+  /** Undoes the last rewind. */
+  redo(): Promise<RedoReport>;
+  /** Turns, oldest first. */
+  log(): Promise<TurnRecord[]>;
+  /** The id of the turn begun and not ended, or null. */
+  openTurn(): Promise<string | null>;
+}

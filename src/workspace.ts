@@ -34,7 +34,14 @@ export async function locateWorkspace(cwd: string): Promise<WorkspaceLocation> {
   let lines: string[];
   try {
     const result = await runGit(
-      ["rev-parse", "--is-inside-git-dir", "--show-toplevel", "--absolute-git-dir", "--git-common-dir", "--show-prefix"],
+      [
+        "rev-parse",
+        "--is-inside-git-dir",
+        "--show-toplevel",
+        "--absolute-git-dir",
+        "--git-common-dir",
+        "--show-prefix",
+      ],
       { cwd: root },
     );
     lines = result.stdout.toString("utf8").split("\n");

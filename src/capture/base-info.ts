@@ -26,13 +26,20 @@ export async function baseInfo(
   ghostignore: Ghostignore | null,
 ): Promise<BaseInfo> {
   const hash = ghostignore?.hash ?? null;
-  if (!tree) return { tree: "", fileCount: 0, ghostignoreHash: hash, ghostignored: [], ghostignoredFiles: {} };
+  if (!tree)
+    return { tree: "", fileCount: 0, ghostignoreHash: hash, ghostignored: [], ghostignoredFiles: {} };
   const cacheFile = path.join(storeDir, "base-info.json");
   const cached = await readJson<BaseInfo | null>(cacheFile, null);
   if (cached && cached.tree === tree && cached.ghostignoreHash === hash) return cached;
   const result = await runGit(["ls-tree", "-r", "-z", "--name-only", tree], { cwd: storeDir, env: gitEnv });
   const names = splitNul(result.stdout);
-  const info: BaseInfo = { tree, fileCount: names.length, ghostignoreHash: hash, ghostignored: [], ghostignoredFiles: {} };
+  const info: BaseInfo = {
+    tree,
+    fileCount: names.length,
+    ghostignoreHash: hash,
+    ghostignored: [],
+    ghostignoredFiles: {},
+  };
   if (ghostignore) {
     for (const name of names) {
       const rel = relFromBytes(name);

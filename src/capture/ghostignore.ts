@@ -19,5 +19,8 @@ export async function loadGhostignore(root: string): Promise<Ghostignore | null>
   } catch {
     return null;
   }
-  return { matcher: ignore({ allowRelativePaths: true }).add(text), hash: createHash("sha1").update(text).digest("hex") };
+  return {
+    matcher: ignore({ allowRelativePaths: true }).add(text),
+    hash: createHash("sha1").update(text).digest("hex"),
+  };
 }

@@ -90,7 +90,10 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   }
 
   const trackedDirs = new Set<RelPath>();
-  for (const dir of largeDirCandidates(untracked.filter((p) => !p.endsWith("/")), settings.largeDirFiles)) {
+  for (const dir of largeDirCandidates(
+    untracked.filter((p) => !p.endsWith("/")),
+    settings.largeDirFiles,
+  )) {
     if ((await subtreeAt(ctx.cat, baseTree, dir)) || stagedPaths.some((p) => p.startsWith(`${dir}/`))) {
       trackedDirs.add(dir);
     }
@@ -103,7 +106,8 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     isTrackedDir: (dir) => trackedDirs.has(dir),
   });
   excluded.push(...policy.excluded);
-  for (const rel of policy.capture) reads.push({ path: rel, limit: settings.largeFileBytes, untracked: true });
+  for (const rel of policy.capture)
+    reads.push({ path: rel, limit: settings.largeFileBytes, untracked: true });
 
   // Force-included and touched paths: captured even if ignored, still bounded by size.
   const included: RelPath[] = [];
@@ -163,7 +167,11 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   };
 }
 
-async function entryInBase(ctx: CaptureContext, baseTree: string | null, rel: RelPath): Promise<FileState | null> {
+async function entryInBase(
+  ctx: CaptureContext,
+  baseTree: string | null,
+  rel: RelPath,
+): Promise<FileState | null> {
   const entry = await entryAt(ctx.cat, baseTree, rel);
   return entry && entry.mode !== MODE.tree ? entry : null;
 }
@@ -182,7 +190,10 @@ async function runStatus(ctx: CaptureContext, head: string | null, worktreeRoot:
   const tempGitDir = path.join(ctx.paths.tmpDir, `gitdir-${process.pid}-${randomBytes(4).toString("hex")}`);
   await fs.mkdir(tempGitDir, { recursive: true });
   try {
-    await fs.writeFile(path.join(tempGitDir, "HEAD"), head ? `${head}\n` : "ref: refs/heads/ghostcommit-unborn\n");
+    await fs.writeFile(
+      path.join(tempGitDir, "HEAD"),
+      head ? `${head}\n` : "ref: refs/heads/ghostcommit-unborn\n",
+    );
     await fs.writeFile(path.join(tempGitDir, "commondir"), `${ctx.paths.gitDir}\n`);
     const args = [
       "status",

@@ -43,7 +43,8 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     const depNames = new Set(ctx.settings.dependencyDirs);
     for (const part of splitNul(depsOut.stdout)) {
       const dir = relFromBytes(part).replace(/\/$/, "");
-      if (depNames.has(dir.slice(dir.lastIndexOf("/") + 1))) excluded.push({ path: dir, reason: "dependency-dir" });
+      if (depNames.has(dir.slice(dir.lastIndexOf("/") + 1)))
+        excluded.push({ path: dir, reason: "dependency-dir" });
     }
 
     const toRemove = new Set<RelPath>();
@@ -110,7 +111,13 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
 
     const existingFiles = (await indexEntryCount(indexFile)) - toRemove.size - toAdd.length;
     const existing = { ...stateBefore, files: Math.max(0, existingFiles), bytes: 0 };
-    const kept = applyBudget(candidates, existing, ctx.settings.budgetFiles, ctx.settings.budgetBytes, excluded);
+    const kept = applyBudget(
+      candidates,
+      existing,
+      ctx.settings.budgetFiles,
+      ctx.settings.budgetBytes,
+      excluded,
+    );
     for (const rel of kept.dropped) toRemove.add(rel);
     if (toRemove.size > 0) {
       await git(["update-index", "-z", "--force-remove", "--stdin"], nulList([...toRemove]));
@@ -173,7 +180,9 @@ export function applyBudget(
   if (before.files + candidates.length <= maxFiles && before.bytes + sum(candidates) <= maxBytes) {
     return { add: candidates, dropped: [] };
   }
-  const ordered = [...candidates].sort((a, b) => Number(b.forced) - Number(a.forced) || b.mtimeMs - a.mtimeMs);
+  const ordered = [...candidates].sort(
+    (a, b) => Number(b.forced) - Number(a.forced) || b.mtimeMs - a.mtimeMs,
+  );
   const add: Candidate[] = [];
   const dropped: RelPath[] = [];
   let files = before.files;

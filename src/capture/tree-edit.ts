@@ -1,5 +1,12 @@
 import type { CatFile } from "../git/cat-file.js";
-import { EMPTY_TREE, type LooseObjectWriter, MODE, parseTree, serializeTree, type TreeEntry } from "../git/objects.js";
+import {
+  EMPTY_TREE,
+  type LooseObjectWriter,
+  MODE,
+  parseTree,
+  serializeTree,
+  type TreeEntry,
+} from "../git/objects.js";
 import type { RelPath } from "../paths.js";
 
 /** A file's state in a tree: mode and blob (or gitlink) id. */

@@ -39,6 +39,7 @@ export function parseDuration(text: string): number {
 }
 
 export function parseCount(text: string, name: string): number {
-  if (!/^\d+$/.test(text)) throw new GhostcommitError("usage", `${name} must be a whole number, not "${text}"`);
+  if (!/^\d+$/.test(text))
+    throw new GhostcommitError("usage", `${name} must be a whole number, not "${text}"`);
   return Number(text);
 }

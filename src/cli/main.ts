@@ -16,19 +16,23 @@ import { extraCommands } from "./registry.js";
 
 const wantsJson = process.argv.includes("--json");
 
-const run: Action = (body) => async (...args) => {
-  const command = args[args.length - 1] as Command;
-  try {
-    const output = await body(command);
-    emit(output, Boolean(command.optsWithGlobals().json));
-  } catch (error) {
-    process.exitCode = emitError(error, Boolean(command.optsWithGlobals().json));
-  }
-};
+const run: Action =
+  (body) =>
+  async (...args) => {
+    const command = args[args.length - 1] as Command;
+    try {
+      const output = await body(command);
+      emit(output, Boolean(command.optsWithGlobals().json));
+    } catch (error) {
+      process.exitCode = emitError(error, Boolean(command.optsWithGlobals().json));
+    }
+  };
 
 function version(): string {
   try {
-    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+      version: string;
+    };
     return pkg.version;
   } catch {
     return "unknown";

@@ -3,7 +3,9 @@ import { exitStatusFor, GhostcommitError } from "../errors.js";
 import type { Excluded } from "../types.js";
 
 /** Colours only when stdout is a terminal and NO_COLOR is unset. */
-export const color = pc.createColors(Boolean(process.stdout.isTTY) && !process.env.NO_COLOR && process.env.TERM !== "dumb");
+export const color = pc.createColors(
+  Boolean(process.stdout.isTTY) && !process.env.NO_COLOR && process.env.TERM !== "dumb",
+);
 
 export interface CommandOutput {
   /** The one JSON document printed with --json. */

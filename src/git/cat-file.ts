@@ -48,7 +48,8 @@ export class CatFile {
     child.stdin.on("error", () => {});
     child.on("error", (error) => this.fail(error));
     child.on("close", () => {
-      if (!this.closing || this.queue.length > 0) this.fail(new Error(this.stderr.trim() || "git cat-file exited"));
+      if (!this.closing || this.queue.length > 0)
+        this.fail(new Error(this.stderr.trim() || "git cat-file exited"));
     });
     this.child = child;
     return child;

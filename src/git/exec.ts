@@ -8,7 +8,8 @@ import { GhostcommitError } from "../errors.js";
  */
 
 /** Environment variables that would make git act on another repository or run user programs. */
-const DROPPED_ENV = /^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR|PREFIX|NAMESPACE|CONFIG|CONFIG_PARAMETERS|CONFIG_COUNT|CONFIG_KEY_\d+|CONFIG_VALUE_\d+|EXTERNAL_DIFF|DIFF_OPTS|EDITOR|SEQUENCE_EDITOR|PAGER|SSH|SSH_COMMAND|ASKPASS|QUARANTINE_PATH|REPLACE_REF_BASE|GRAFT_FILE|SHALLOW_FILE|NO_REPLACE_OBJECTS|ICASE_PATHSPECS|GLOB_PATHSPECS|NOGLOB_PATHSPECS|LITERAL_PATHSPECS|DEFAULT_HASH|AUTHOR_\w+|COMMITTER_\w+|REFLOG_ACTION|INTERNAL_\w+|ATTR_\w+)$/;
+const DROPPED_ENV =
+  /^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR|PREFIX|NAMESPACE|CONFIG|CONFIG_PARAMETERS|CONFIG_COUNT|CONFIG_KEY_\d+|CONFIG_VALUE_\d+|EXTERNAL_DIFF|DIFF_OPTS|EDITOR|SEQUENCE_EDITOR|PAGER|SSH|SSH_COMMAND|ASKPASS|QUARANTINE_PATH|REPLACE_REF_BASE|GRAFT_FILE|SHALLOW_FILE|NO_REPLACE_OBJECTS|ICASE_PATHSPECS|GLOB_PATHSPECS|NOGLOB_PATHSPECS|LITERAL_PATHSPECS|DEFAULT_HASH|AUTHOR_\w+|COMMITTER_\w+|REFLOG_ACTION|INTERNAL_\w+|ATTR_\w+)$/;
 
 let baseEnvCache: NodeJS.ProcessEnv | undefined;
 
@@ -86,7 +87,10 @@ function gitFailure(args: string[], code: number, stderr: string, cause?: unknow
   const firstLine = stderr.trim().split("\n").filter(Boolean).pop() ?? "";
   return new GhostcommitError(
     "git-failed",
-    `git ${args.filter((a) => !a.startsWith("-c")).slice(0, 3).join(" ")} failed (exit ${code})${firstLine ? `: ${firstLine}` : ""}`,
+    `git ${args
+      .filter((a) => !a.startsWith("-c"))
+      .slice(0, 3)
+      .join(" ")} failed (exit ${code})${firstLine ? `: ${firstLine}` : ""}`,
     { exitCode: code, stderr: stderr.slice(0, 4000) },
     cause,
   );

@@ -11,7 +11,13 @@ export type ObjectType = "blob" | "tree" | "commit";
 export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
 /** Entry modes git stores. */
-export const MODE = { file: "100644", exec: "100755", link: "120000", tree: "40000", gitlink: "160000" } as const;
+export const MODE = {
+  file: "100644",
+  exec: "100755",
+  link: "120000",
+  tree: "40000",
+  gitlink: "160000",
+} as const;
 
 export function objectId(type: ObjectType, content: Buffer): string {
   return createHash("sha1").update(`${type} ${content.length}\0`).update(content).digest("hex");
@@ -154,8 +160,18 @@ export function serializeTree(entries: TreeEntry[]): Buffer {
 }
 
 /** Builds a commit object body. Time is in seconds; identity is fixed so user config never leaks in. */
-export function serializeCommit(fields: { tree: string; parents: string[]; time: number; message: string }): Buffer {
+export function serializeCommit(fields: {
+  tree: string;
+  parents: string[];
+  time: number;
+  message: string;
+}): Buffer {
   const who = `ghostcommit <ghostcommit@localhost> ${fields.time} +0000`;
-  const lines = [`tree ${fields.tree}`, ...fields.parents.map((p) => `parent ${p}`), `author ${who}`, `committer ${who}`];
+  const lines = [
+    `tree ${fields.tree}`,
+    ...fields.parents.map((p) => `parent ${p}`),
+    `author ${who}`,
+    `committer ${who}`,
+  ];
   return Buffer.from(`${lines.join("\n")}\n\n${fields.message}`, "utf8");
 }

@@ -22,20 +22,32 @@ export function parseGitVersion(text: string): number[] | null {
 /** Checks git, the store's objects and refs, and leftovers of interrupted runs. */
 export async function runDoctor(engine: Engine, extraChecks: DoctorCheck[] = []): Promise<DoctorReport> {
   const problems: Problem[] = [];
-  const versionText = (await runGit(["--version"], { cwd: engine.paths.dir }).catch(() => null))?.stdout.toString() ?? "";
+  const versionText =
+    (await runGit(["--version"], { cwd: engine.paths.dir }).catch(() => null))?.stdout.toString() ?? "";
   const version = parseGitVersion(versionText);
   if (!version || version[0] < MIN_GIT[0] || (version[0] === MIN_GIT[0] && version[1] < MIN_GIT[1])) {
-    problems.push({ code: "git-too-old", message: `git ${MIN_GIT.join(".")} or newer is needed (found: ${versionText.trim() || "none"})` });
+    problems.push({
+      code: "git-too-old",
+      message: `git ${MIN_GIT.join(".")} or newer is needed (found: ${versionText.trim() || "none"})`,
+    });
   }
-  const storeExists = await fs.access(path.join(engine.paths.gitDir, "HEAD")).then(() => true, () => false);
+  const storeExists = await fs.access(path.join(engine.paths.gitDir, "HEAD")).then(
+    () => true,
+    () => false,
+  );
   if (!storeExists) {
     problems.push({ code: "no-store", message: `no store yet at ${engine.paths.dir}` });
   } else {
     problems.push(...(await checkSnapshots(engine)));
-    if (engine.refs.kind === "shadow" && engine.location.kind === "git" && !(await borrowingProtected(engine.paths.dir))) {
+    if (
+      engine.refs.kind === "shadow" &&
+      engine.location.kind === "git" &&
+      !(await borrowingProtected(engine.paths.dir))
+    ) {
       problems.push({
         code: "borrowed-unprotected",
-        message: "the store is on another file system than the repository: objects borrowed from it are not protected from its gc",
+        message:
+          "the store is on another file system than the repository: objects borrowed from it are not protected from its gc",
       });
     }
     problems.push(...(await checkLeftovers(engine)));
@@ -53,7 +65,11 @@ async function checkSnapshots(engine: Engine): Promise<Problem[]> {
   const problems: Problem[] = [];
   const git = (args: string[], okCodes = [0]) =>
     runGit(args, { cwd: engine.paths.dir, env: { GIT_DIR: engine.refs.refsGitDir }, okCodes });
-  const refs = await git(["for-each-ref", "--format=%(objectname) %(objecttype) %(refname)", engine.refs.refPrefix]);
+  const refs = await git([
+    "for-each-ref",
+    "--format=%(objectname) %(objecttype) %(refname)",
+    engine.refs.refPrefix,
+  ]);
   const ids: string[] = [];
   for (const line of refs.stdout.toString("latin1").split("\n").filter(Boolean)) {
     const [id, type, ref] = line.split(" ");
@@ -72,14 +88,26 @@ async function checkSnapshots(engine: Engine): Promise<Problem[]> {
     okCodes: [0, 128],
   });
   if (walk.code !== 0) {
-    problems.push({ code: "missing-objects", message: `the store cannot be walked: ${walk.stderr.trim().split("\n").pop()}` });
+    problems.push({
+      code: "missing-objects",
+      message: `the store cannot be walked: ${walk.stderr.trim().split("\n").pop()}`,
+    });
   } else {
-    const missing = walk.stdout.toString("latin1").split("\n").filter((l) => l.startsWith("?"));
+    const missing = walk.stdout
+      .toString("latin1")
+      .split("\n")
+      .filter((l) => l.startsWith("?"));
     for (const line of missing.slice(0, 20)) {
-      problems.push({ code: "missing-object", message: `object ${line.slice(1, 41)} needed by a snapshot is missing` });
+      problems.push({
+        code: "missing-object",
+        message: `object ${line.slice(1, 41)} needed by a snapshot is missing`,
+      });
     }
   }
-  const messages = await git(["for-each-ref", "--format=%(objectname)%00%(contents)%00", engine.refs.refPrefix], [0, 128]);
+  const messages = await git(
+    ["for-each-ref", "--format=%(objectname)%00%(contents)%00", engine.refs.refPrefix],
+    [0, 128],
+  );
   const parts = messages.stdout.toString("utf8").split("\0");
   for (let i = 0; i + 1 < parts.length; i += 2) {
     const id = parts[i].replace(/^\n/, "");

@@ -31,13 +31,18 @@ export type ProtectedIds = (snapshots: StoredSnapshot[]) => Promise<Set<string>>
  * packs the store. Objects written in the last ten minutes are never pruned, so a snapshot being
  * taken concurrently cannot lose its objects before its ref exists.
  */
-export async function collectGarbage(engine: Engine, policy: GcPolicy, protectedIds: ProtectedIds): Promise<GcOutcome> {
+export async function collectGarbage(
+  engine: Engine,
+  policy: GcPolicy,
+  protectedIds: ProtectedIds,
+): Promise<GcOutcome> {
   return withLock(path.join(engine.paths.dir, "gc.ghostlock"), async () => {
     const storeDir = engine.refs.kind === "shadow" ? engine.paths.gitDir : engine.paths.dir;
     const bytesBefore = await ownBytes(storeDir);
     const snapshots = await engine.refs.list(); // newest first
     const keep = await protectedIds(snapshots);
-    const lastSafety = (await readJson<{ id?: string }>(path.join(engine.paths.dir, "last-safety.json"), {})).id;
+    const lastSafety = (await readJson<{ id?: string }>(path.join(engine.paths.dir, "last-safety.json"), {}))
+      .id;
     if (lastSafety) keep.add(lastSafety);
     const drop = new Set<string>();
     snapshots.forEach((s, index) => {
@@ -85,7 +90,9 @@ async function pack(engine: Engine): Promise<void> {
 async function releaseOrphanedPacks(engine: Engine): Promise<void> {
   if (!engine.location.commonDir) return;
   const ours = path.join(engine.paths.objectsDir, "pack");
-  const theirs = new Set(await fs.readdir(path.join(engine.location.commonDir, "objects", "pack")).catch(() => []));
+  const theirs = new Set(
+    await fs.readdir(path.join(engine.location.commonDir, "objects", "pack")).catch(() => []),
+  );
   for (const name of await fs.readdir(ours).catch(() => [] as string[])) {
     if (name.endsWith(".keep") && !theirs.has(name.replace(/\.keep$/, ".pack"))) {
       await fs.rm(path.join(ours, name), { force: true });

@@ -105,7 +105,7 @@ async function writePath(root: string, rel: RelPath, mode: string, content: Buff
       await fs.writeFile(temp, content, { mode: mode === MODE.exec ? 0o777 : 0o666, flag: "wx" });
       // writeFile's mode applies only on creation and after umask; set the exec bit exactly.
       const stat = await fs.stat(temp);
-      const wanted = mode === MODE.exec ? stat.mode | 0o111 & ~process.umask() : stat.mode & ~0o111;
+      const wanted = mode === MODE.exec ? stat.mode | (0o111 & ~process.umask()) : stat.mode & ~0o111;
       if ((stat.mode & 0o777) !== (wanted & 0o777)) await fs.chmod(temp, wanted & 0o777);
     }
     const existing = await fs.lstat(target).catch(() => null);

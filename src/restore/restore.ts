@@ -62,7 +62,8 @@ export async function runRestore(engine: Engine, cat: CatFile, run: RestoreRun):
   const presentUncaptured = new Set<RelPath>();
   for (const change of target.changes) {
     if (change.current === null && change.target !== null) {
-      if (await fs.lstat(fsPath(engine.root, change.path)).catch(() => null)) presentUncaptured.add(change.path);
+      if (await fs.lstat(fsPath(engine.root, change.path)).catch(() => null))
+        presentUncaptured.add(change.path);
     }
   }
   const steps = planRestore({
@@ -85,14 +86,21 @@ export async function runRestore(engine: Engine, cat: CatFile, run: RestoreRun):
     if (step.kind !== "write" || contents.has(step.state.oid)) continue;
     const object = await cat.read(step.state.oid);
     if (!object || object.type !== "blob") {
-      throw new GhostcommitError("store-damaged", `the store is missing object ${step.state.oid}; nothing was changed`, {
-        oid: step.state.oid,
-      });
+      throw new GhostcommitError(
+        "store-damaged",
+        `the store is missing object ${step.state.oid}; nothing was changed`,
+        {
+          oid: step.state.oid,
+        },
+      );
     }
     contents.set(step.state.oid, object.content);
   }
   const journal = path.join(engine.paths.tmpDir, `restore-${process.pid}.json`);
-  await writeFileAtomic(journal, JSON.stringify({ pid: process.pid, safety, startedAt: new Date().toISOString() }));
+  await writeFileAtomic(
+    journal,
+    JSON.stringify({ pid: process.pid, safety, startedAt: new Date().toISOString() }),
+  );
   try {
     const outcome = await applyPlan(engine.root, steps, (oid) => contents.get(oid)!);
     return { ...outcome, safety };

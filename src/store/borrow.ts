@@ -16,7 +16,11 @@ interface BorrowState {
  * branch deletion. A link costs no disk until the user's copy is deleted. Work per call is one
  * stat per fan-out directory plus the objects that are new since last time.
  */
-export async function linkBorrowedObjects(storeDir: string, storeObjects: string, userObjects: string): Promise<void> {
+export async function linkBorrowedObjects(
+  storeDir: string,
+  storeObjects: string,
+  userObjects: string,
+): Promise<void> {
   const stateFile = path.join(storeDir, "borrowed.json");
   const state = await readJson<BorrowState>(stateFile, { loose: {}, packs: [] });
   if (state.crossDevice) return;
@@ -51,7 +55,10 @@ async function linkPacks(storeObjects: string, userObjects: string, state: Borro
     await fs.mkdir(ourPacks, { recursive: true });
     // .keep stops our own repack from rewriting (and so duplicating) a borrowed pack.
     await fs.writeFile(path.join(ourPacks, `${base}.keep`), "borrowed from the workspace repository\n");
-    const linked = await linkIfMissing(path.join(userPacks, `${base}.pack`), path.join(ourPacks, `${base}.pack`));
+    const linked = await linkIfMissing(
+      path.join(userPacks, `${base}.pack`),
+      path.join(ourPacks, `${base}.pack`),
+    );
     if (linked) await linkIfMissing(path.join(userPacks, name), path.join(ourPacks, name));
     else await fs.rm(path.join(ourPacks, `${base}.keep`), { force: true });
     if (linked) {

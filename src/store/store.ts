@@ -14,7 +14,12 @@ export interface StoredSnapshot {
 }
 
 /** No hook, reflog or user config of the user's repository runs when we write a ref there. */
-const QUIET_REF_CONFIG = ["-c", "core.hooksPath=/nonexistent/ghostcommit-no-hooks", "-c", "core.logAllRefUpdates=false"];
+const QUIET_REF_CONFIG = [
+  "-c",
+  "core.hooksPath=/nonexistent/ghostcommit-no-hooks",
+  "-c",
+  "core.logAllRefUpdates=false",
+];
 
 /**
  * Where snapshot commits and their refs live. Objects are always readable through the private

@@ -53,7 +53,12 @@ export class Sandbox {
   }
 
   git(cwd: string, ...args: string[]): string {
-    return execFileSync("git", args, { cwd, env: this.env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    return execFileSync("git", args, {
+      cwd,
+      env: this.env,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
   }
 
   /** Runs the CLI; `--json` output is parsed when present. */
@@ -80,7 +85,9 @@ export class Sandbox {
   ok(cwd: string, ...args: string[]): any {
     const result = this.cli(cwd, [...args, "--json"]);
     if (result.status !== 0) {
-      throw new Error(`ghostcommit ${args.join(" ")} exited ${result.status}: ${result.stderr}${result.stdout}`);
+      throw new Error(
+        `ghostcommit ${args.join(" ")} exited ${result.status}: ${result.stderr}${result.stdout}`,
+      );
     }
     return result.json;
   }

@@ -9,18 +9,20 @@ export function register(program: Command, run: Action): void {
     .description("expire old snapshots and pack the store (protected snapshots are always kept)")
     .option("--older-than <age>", "expire snapshots older than this (e.g. 7d, 12h)")
     .option("--keep <n>", "keep at most this many snapshots")
-    .action(run(async (command) => {
-      const options = command.opts() as { olderThan?: string; keep?: string };
-      const gcOptions: GcOptions = {};
-      if (options.olderThan !== undefined) gcOptions.olderThanMs = parseDuration(options.olderThan);
-      if (options.keep !== undefined) gcOptions.keep = parseCount(options.keep, "--keep");
-      const ws = await open(globalsOf(command));
-      const done = progress("collecting garbage");
-      const report = await ws.gc(gcOptions).finally(done);
-      return {
-        json: report,
-        human: () =>
-          `dropped ${formatCount(report.dropped.length)} snapshots, kept ${formatCount(report.kept.length)}; store ${formatBytes(report.bytesBefore)} → ${formatBytes(report.bytesAfter)}`,
-      };
-    }));
+    .action(
+      run(async (command) => {
+        const options = command.opts() as { olderThan?: string; keep?: string };
+        const gcOptions: GcOptions = {};
+        if (options.olderThan !== undefined) gcOptions.olderThanMs = parseDuration(options.olderThan);
+        if (options.keep !== undefined) gcOptions.keep = parseCount(options.keep, "--keep");
+        const ws = await open(globalsOf(command));
+        const done = progress("collecting garbage");
+        const report = await ws.gc(gcOptions).finally(done);
+        return {
+          json: report,
+          human: () =>
+            `dropped ${formatCount(report.dropped.length)} snapshots, kept ${formatCount(report.kept.length)}; store ${formatBytes(report.bytesBefore)} → ${formatBytes(report.bytesAfter)}`,
+        };
+      }),
+    );
 }

@@ -6,20 +6,22 @@ import type { Action } from "../runner.js";
 export function register(program: Command, run: Action): void {
   withGlobals(program.command("list"))
     .description("list this workspace's snapshots, newest first")
-    .action(run(async (command) => {
-      const list = await (await open(globalsOf(command))).list();
-      return {
-        json: list,
-        human: () => {
-          if (list.length === 0) return "no snapshots yet (take one with `ghostcommit snapshot`)";
-          return list
-            .map((s) => {
-              const where = s.session ? color.dim(` [${s.session}${s.turn ? ` turn ${s.turn}` : ""}]`) : "";
-              const kind = s.kind === "snapshot" ? "" : color.cyan(`${s.kind} `);
-              return `${color.bold(shortId(s.id))}  ${age(s.createdAt).padEnd(11)} ${kind}${s.message}${where}`;
-            })
-            .join("\n");
-        },
-      };
-    }));
+    .action(
+      run(async (command) => {
+        const list = await (await open(globalsOf(command))).list();
+        return {
+          json: list,
+          human: () => {
+            if (list.length === 0) return "no snapshots yet (take one with `ghostcommit snapshot`)";
+            return list
+              .map((s) => {
+                const where = s.session ? color.dim(` [${s.session}${s.turn ? ` turn ${s.turn}` : ""}]`) : "";
+                const kind = s.kind === "snapshot" ? "" : color.cyan(`${s.kind} `);
+                return `${color.bold(shortId(s.id))}  ${age(s.createdAt).padEnd(11)} ${kind}${s.message}${where}`;
+              })
+              .join("\n");
+          },
+        };
+      }),
+    );
 }

@@ -9,13 +9,15 @@ export function register(program: Command, run: Action): void {
     .description("make the workspace's files equal to a snapshot (a safety snapshot is taken first)")
     .argument("<id>", "snapshot id")
     .option("--dry-run", "print the plan and change nothing")
-    .action(run(async (command) => {
-      const options = command.opts() as { dryRun?: boolean };
-      const ws = await open(globalsOf(command));
-      const done = progress("restoring");
-      const report = await ws.restore(command.args[0], { dryRun: options.dryRun }).finally(done);
-      return { json: report, human: () => describeRestore(report), exitCode: hardSkips(report) ? 1 : 0 };
-    }));
+    .action(
+      run(async (command) => {
+        const options = command.opts() as { dryRun?: boolean };
+        const ws = await open(globalsOf(command));
+        const done = progress("restoring");
+        const report = await ws.restore(command.args[0], { dryRun: options.dryRun }).finally(done);
+        return { json: report, human: () => describeRestore(report), exitCode: hardSkips(report) ? 1 : 0 };
+      }),
+    );
 }
 
 /** True when a path could not be written (exit status 1); excluded paths do not count. */
@@ -33,12 +35,18 @@ export function describeRestore(report: {
   const lines: string[] = [];
   const verb = report.dryRun ? "would write" : "wrote";
   const del = report.dryRun ? "would delete" : "deleted";
-  for (const path of report.written) lines.push(`  ${color.green(report.dryRun ? "write " : "wrote ")} ${path}`);
-  for (const path of report.deleted) lines.push(`  ${color.red(report.dryRun ? "delete" : "gone  ")} ${path}`);
+  for (const path of report.written)
+    lines.push(`  ${color.green(report.dryRun ? "write " : "wrote ")} ${path}`);
+  for (const path of report.deleted)
+    lines.push(`  ${color.red(report.dryRun ? "delete" : "gone  ")} ${path}`);
   for (const skip of report.skipped) {
-    lines.push(`  ${color.yellow("skip  ")} ${skip.path} (${skip.reason === "excluded" ? "not captured now or then" : skip.reason})`);
+    lines.push(
+      `  ${color.yellow("skip  ")} ${skip.path} (${skip.reason === "excluded" ? "not captured now or then" : skip.reason})`,
+    );
   }
-  lines.push(`${verb} ${formatCount(report.written.length)} files, ${del} ${formatCount(report.deleted.length)}`);
+  lines.push(
+    `${verb} ${formatCount(report.written.length)} files, ${del} ${formatCount(report.deleted.length)}`,
+  );
   if (report.safety) {
     lines.push(color.dim(`undo with: ghostcommit restore ${shortId(report.safety)}`));
   }

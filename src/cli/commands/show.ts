@@ -7,22 +7,24 @@ export function register(program: Command, run: Action): void {
   withGlobals(program.command("show"))
     .description("show one snapshot with its file list")
     .argument("<id>", "snapshot id or unique prefix (7+ hex digits)")
-    .action(run(async (command) => {
-      const details = await (await open(globalsOf(command))).show(command.args[0]);
-      return {
-        json: details,
-        human: () =>
-          [
-            `${color.bold(details.id)}`,
-            `created  ${details.createdAt}`,
-            `message  ${details.message}`,
-            `parent   ${details.parent ?? "(none)"}`,
-            ...(details.session ? [`session  ${details.session} turn ${details.turn ?? "?"}`] : []),
-            `files    ${formatCount(details.fileCount)}`,
-            ...formatExcluded(details.excluded),
-            "",
-            ...details.files,
-          ].join("\n"),
-      };
-    }));
+    .action(
+      run(async (command) => {
+        const details = await (await open(globalsOf(command))).show(command.args[0]);
+        return {
+          json: details,
+          human: () =>
+            [
+              `${color.bold(details.id)}`,
+              `created  ${details.createdAt}`,
+              `message  ${details.message}`,
+              `parent   ${details.parent ?? "(none)"}`,
+              ...(details.session ? [`session  ${details.session} turn ${details.turn ?? "?"}`] : []),
+              `files    ${formatCount(details.fileCount)}`,
+              ...formatExcluded(details.excluded),
+              "",
+              ...details.files,
+            ].join("\n"),
+        };
+      }),
+    );
 }
