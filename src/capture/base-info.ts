@@ -5,6 +5,8 @@ import { readJson, writeFileAtomic } from "../store/layout.js";
 import type { Ghostignore } from "./ghostignore.js";
 import { ghostignoreMatch } from "./policy.js";
 
+const GITLINK = Buffer.from("160000");
+
 /** What ghostcommit needs to know about the whole base tree, computed once per base tree. */
 export interface BaseInfo {
   tree: string;
@@ -13,6 +15,10 @@ export interface BaseInfo {
   /** Tracked paths matched by .ghostignore (outermost matched directory, or the file). */
   ghostignored: RelPath[];
   ghostignoredFiles: Record<RelPath, number>;
+  /** Paths of `.gitattributes` files in the tree. */
+  attributeFiles: RelPath[];
+  /** Every file path (submodules aside), kept only when asked for (content conversion makes ghostcommit check each file). */
+  names?: RelPath[];
 }
 
 /**
@@ -24,22 +30,53 @@ export async function baseInfo(
   gitEnv: NodeJS.ProcessEnv,
   tree: string | null,
   ghostignore: Ghostignore | null,
+  wantNames = false,
 ): Promise<BaseInfo> {
   const hash = ghostignore?.hash ?? null;
-  if (!tree)
-    return { tree: "", fileCount: 0, ghostignoreHash: hash, ghostignored: [], ghostignoredFiles: {} };
+  if (!tree) {
+    const empty: BaseInfo = {
+      tree: "",
+      fileCount: 0,
+      ghostignoreHash: hash,
+      ghostignored: [],
+      ghostignoredFiles: {},
+      attributeFiles: [],
+    };
+    if (wantNames) empty.names = [];
+    return empty;
+  }
   const cacheFile = path.join(storeDir, "base-info.json");
   const cached = await readJson<BaseInfo | null>(cacheFile, null);
-  if (cached && cached.tree === tree && cached.ghostignoreHash === hash) return cached;
-  const result = await runGit(["ls-tree", "-r", "-z", "--name-only", tree], { cwd: storeDir, env: gitEnv });
-  const names = splitNul(result.stdout);
+  if (
+    cached &&
+    cached.tree === tree &&
+    cached.ghostignoreHash === hash &&
+    Array.isArray(cached.attributeFiles) &&
+    (!wantNames || Array.isArray(cached.names))
+  ) {
+    return cached;
+  }
+  const result = await runGit(["ls-tree", "-r", "-z", tree], { cwd: storeDir, env: gitEnv });
+  const records = splitNul(result.stdout);
+  const names: Buffer[] = [];
+  const fileNames: Buffer[] = []; // without submodules, which are never read from disk
+  for (const record of records) {
+    const tab = record.indexOf(0x09);
+    const name = record.subarray(tab + 1);
+    names.push(name);
+    if (!record.subarray(0, 6).equals(GITLINK)) fileNames.push(name);
+  }
   const info: BaseInfo = {
     tree,
     fileCount: names.length,
     ghostignoreHash: hash,
     ghostignored: [],
     ghostignoredFiles: {},
+    attributeFiles: [],
   };
+  const all = names.map(relFromBytes);
+  info.attributeFiles = all.filter((rel) => rel === ".gitattributes" || rel.endsWith("/.gitattributes"));
+  if (wantNames) info.names = fileNames.map(relFromBytes);
   if (ghostignore) {
     for (const name of names) {
       const rel = relFromBytes(name);

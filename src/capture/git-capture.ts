@@ -8,6 +8,7 @@ import { isWithin, type RelPath, relBytes } from "../paths.js";
 import type { StoredExclusion } from "../store/metadata.js";
 import { readHead } from "../workspace.js";
 import { baseInfo } from "./base-info.js";
+import { changedAttributesConvert, isAttributesFile, userGitConverts } from "./conversion.js";
 import type { CaptureContext, Captured } from "./context.js";
 import { loadGhostignore } from "./ghostignore.js";
 import { expandIncludes } from "./includes.js";
@@ -21,6 +22,8 @@ interface PendingRead {
   path: RelPath;
   limit: number | null;
   untracked: boolean;
+  /** Only a readable file changes anything (files git did not report; e.g. sparse ones are absent). */
+  verifyOnly?: boolean;
 }
 
 /**
@@ -40,9 +43,11 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   ]);
   const baseTree = await subtreeAt(ctx.cat, rootTree, prefix);
 
-  const [statusOutput, base] = await Promise.all([
+  const baseInfoPromise = baseInfo(paths.dir, ctx.readEnv, baseTree, ghostignore);
+  const [statusOutput, base, treeConverts] = await Promise.all([
     runStatus(ctx, head, worktreeRoot, prefix),
-    baseInfo(paths.dir, ctx.readEnv, baseTree, ghostignore),
+    baseInfoPromise,
+    baseInfoPromise.then((info) => userGitConverts(location, ctx.cat, rootTree, info.attributeFiles)),
   ]);
   const strip = prefix === "" ? (p: RelPath) => p : (p: RelPath) => p.slice(prefix.length + 1);
 
@@ -80,6 +85,19 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
       changes.set(rel, null);
     } else {
       changes.set(rel, { mode: entry.indexMode, oid: entry.indexOid });
+    }
+  }
+
+  // Where the user's git converts content, its "unchanged" does not mean "same bytes": read
+  // every tracked file (through ghostcommit's own stat cache) so the snapshot stays byte-exact.
+  const statusPaths = [...reads.map((r) => r.path), ...changes.keys(), ...untracked];
+  if (treeConverts || (await changedAttributesConvert(location.root, statusPaths.filter(isAttributesFile)))) {
+    const seen = new Set(statusPaths);
+    const everything = await baseInfo(paths.dir, ctx.readEnv, baseTree, ghostignore, true);
+    for (const rel of everything.names ?? []) {
+      if (seen.has(rel) || ghostignoreMatch(rel, matcher)) continue;
+      inBase.set(rel, true);
+      reads.push({ path: rel, limit: null, untracked: false, verifyOnly: true });
     }
   }
 
@@ -124,6 +142,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   const capturedIncludes = new Set<RelPath>();
   reads.forEach((read, i) => {
     const result = results[i];
+    if (read.verifyOnly && result.kind !== "file") return;
     switch (result.kind) {
       case "file":
         changes.set(read.path, result.state);

@@ -1,0 +1,88 @@
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { CatFile } from "../git/cat-file.js";
+import { runGit, splitNul } from "../git/exec.js";
+import { ancestorsOf, fsPath, type RelPath } from "../paths.js";
+import type { WorkspaceLocation } from "../workspace.js";
+import { entryAt } from "./tree-edit.js";
+
+/** An attribute that makes git change bytes between the work tree and the index (set, not unset). */
+const CONVERTING_ATTRIBUTE = /(^|\s)(text|eol|crlf|filter|ident|working-tree-encoding)(=|\s|$)/m;
+
+export function attributesConvert(text: string): boolean {
+  return text
+    .split("\n")
+    .filter((line) => !line.trimStart().startsWith("#"))
+    .some((line) => CONVERTING_ATTRIBUTE.test(line.replace(/^\S+/, "")));
+}
+
+/**
+ * Whether the user's git converts content (autocrlf, text/eol attributes, clean filters such as
+ * LFS). When it does, a file git calls unchanged can still differ byte for byte from the blob in
+ * the user's index, so its stat cache cannot be trusted and ghostcommit reads every tracked file
+ * itself (through its own stat cache).
+ */
+export async function userGitConverts(
+  location: WorkspaceLocation,
+  cat: CatFile,
+  rootTree: string | null,
+  treeAttributeFiles: RelPath[],
+): Promise<boolean> {
+  const config = await runGit(["config", "-z", "--get-regexp", "^(core\\.autocrlf|core\\.attributesfile)$"], {
+    cwd: location.root,
+    env: { GIT_LITERAL_PATHSPECS: "0" },
+    okCodes: [0, 1],
+  });
+  let attributesFile: string | null = null;
+  for (const record of splitNul(config.stdout)) {
+    const text = record.toString("utf8");
+    const newline = text.indexOf("\n");
+    const key = text.slice(0, newline).toLowerCase();
+    const value = text
+      .slice(newline + 1)
+      .trim()
+      .toLowerCase();
+    if (key === "core.autocrlf" && (value === "true" || value === "input")) return true;
+    if (key === "core.attributesfile")
+      attributesFile = text
+        .slice(newline + 1)
+        .trim()
+        .replace(/^~(?=\/)/, os.homedir());
+  }
+  const xdg = process.env.XDG_CONFIG_HOME || path.join(os.homedir(), ".config");
+  const outsideFiles = [
+    path.join(location.commonDir!, "info", "attributes"),
+    attributesFile ?? path.join(xdg, "git", "attributes"),
+  ];
+  for (const file of outsideFiles) {
+    const text = await fs.readFile(file, "utf8").catch(() => "");
+    if (attributesConvert(text)) return true;
+  }
+  // Committed .gitattributes: in the workspace, and in the directories above it.
+  const prefix = location.prefix;
+  const above = prefix === "" ? [] : ["", ...ancestorsOf(prefix)];
+  const inTree = [
+    ...above.map((dir) => (dir === "" ? ".gitattributes" : `${dir}/.gitattributes`)),
+    ...treeAttributeFiles.map((rel) => (prefix === "" ? rel : `${prefix}/${rel}`)),
+  ];
+  for (const rel of inTree) {
+    const entry = await entryAt(cat, rootTree, rel);
+    const blob = entry ? await cat.read(entry.oid) : null;
+    if (blob && attributesConvert(blob.content.toString("utf8"))) return true;
+  }
+  return false;
+}
+
+/** Whether `.gitattributes` files changed or added on disk (workspace-relative) convert content. */
+export async function changedAttributesConvert(root: string, files: RelPath[]): Promise<boolean> {
+  for (const rel of files) {
+    const text = await fs.readFile(fsPath(root, rel), "utf8").catch(() => "");
+    if (attributesConvert(text)) return true;
+  }
+  return false;
+}
+
+export function isAttributesFile(rel: RelPath): boolean {
+  return rel === ".gitattributes" || rel.endsWith("/.gitattributes");
+}
