@@ -59,7 +59,8 @@ export function toSnapshot(s: StoredSnapshot): Snapshot {
 export class Workspace {
   constructor(
     /** @internal */ readonly engine: Engine,
-    private readonly cwd: string,
+    /** The directory the workspace was opened from (as given). */
+    readonly cwd: string,
   ) {}
 
   /** Real path of the workspace directory. */
@@ -78,7 +79,7 @@ export class Workspace {
 
   /** Takes a snapshot of the whole workspace. Never touches the user's index or repository state. */
   async snapshot(options: SnapshotOptions = {}): Promise<Snapshot> {
-    const includes = (options.include ?? []).map((p) => resolveInside(this.root, this.cwd, p));
+    const includes = (options.include ?? []).map((p) => resolveInside(this.root, this.root, p));
     const message = options.message?.trim() || "snapshot";
     const stored = await this.engine.withReader((cat) => this.engine.snapshot(cat, includes, { message }));
     return toSnapshot(stored);

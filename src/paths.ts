@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import path from "node:path";
 import { GhostcommitError } from "./errors.js";
 
@@ -62,7 +63,7 @@ export function touchesGitDir(rel: RelPath): boolean {
  * Refuses anything that lands outside the workspace, so nothing is written for it.
  */
 export function resolveInside(root: string, base: string, given: string): RelPath {
-  const absolute = path.resolve(base, given);
+  const absolute = realpathOfExisting(path.resolve(base, given));
   const relative = path.relative(root, absolute);
   if (relative === "") return "";
   if (relative.startsWith("..") || path.isAbsolute(relative)) {
@@ -77,4 +78,19 @@ export function resolveInside(root: string, base: string, given: string): RelPat
     });
   }
   return rel;
+}
+
+/**
+ * Resolves symlinks in the longest existing ancestor of `absolute` (the path itself may not exist
+ * yet), so a path spelled through a symlinked directory still lands inside the workspace.
+ * The last component is never resolved: a symlink named by the user is itself the path.
+ */
+function realpathOfExisting(absolute: string): string {
+  const parent = path.dirname(absolute);
+  if (parent === absolute) return absolute;
+  try {
+    return path.join(realpathSync(parent), path.basename(absolute));
+  } catch {
+    return path.join(realpathOfExisting(parent), path.basename(absolute));
+  }
 }
