@@ -68,7 +68,7 @@ async function buildNode(
   let changed = false;
   for (const [name, state] of node.files) {
     const before = entries.get(name);
-    if (node.dirs.has(name)) continue; // the path became a directory; its contents decide
+    if (node.dirs.has(name)) continue; // decided below, with the directory of the same name
     if (state === null) {
       if (before) {
         entries.delete(name);
@@ -83,7 +83,15 @@ async function buildNode(
     const before = entries.get(name);
     const childBase = before && before.mode === MODE.tree ? before.oid : null;
     const oid = await buildNode(cat, writer, childBase, child);
-    if (oid === null) {
+    // A name is a file or a directory, never both: a directory left with nothing (its files
+    // deleted) gives way to a file of the same name, as when a directory was replaced by a file.
+    const file = node.files.get(name) ?? null;
+    if (oid === null && file) {
+      if (!before || before.mode !== file.mode || before.oid !== file.oid) {
+        entries.set(name, { name, mode: file.mode, oid: file.oid });
+        changed = true;
+      }
+    } else if (oid === null) {
       if (before) {
         entries.delete(name);
         changed = true;

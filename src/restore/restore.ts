@@ -62,8 +62,10 @@ export async function runRestore(engine: Engine, cat: CatFile, run: RestoreRun):
   const presentUncaptured = new Set<RelPath>();
   for (const change of target.changes) {
     if (change.current === null && change.target !== null) {
-      if (await fs.lstat(fsPath(engine.root, change.path)).catch(() => null))
-        presentUncaptured.add(change.path);
+      // A directory in the way is not content of its own: the write replaces it only once it is
+      // empty (its captured files are deleted first; anything uncaptured left in it blocks the write).
+      const stat = await fs.lstat(fsPath(engine.root, change.path)).catch(() => null);
+      if (stat && !stat.isDirectory()) presentUncaptured.add(change.path);
     }
   }
   const steps = planRestore({

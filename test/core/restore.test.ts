@@ -1,0 +1,207 @@
+import { existsSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { fileSandbox, filesOf, gitDirDigest, mtimeNs, workDigest } from "./support.js";
+
+const { sandbox, repo } = fileSandbox();
+
+describe("restore", () => {
+  it("undoes a move (rename) of a tracked file", () => {
+    const r = repo({ "old/name.txt": "content\n", "keep.txt": "k\n" });
+    const snap = r.ok("snapshot");
+    r.git("mv", "old/name.txt", "new-name.txt");
+    const report = r.ok("restore", snap.id);
+    expect(report.written).toEqual(["old/name.txt"]);
+    expect(report.deleted).toEqual(["new-name.txt"]);
+    expect(r.read("old/name.txt")).toBe("content\n");
+    expect(r.exists("new-name.txt")).toBe(false);
+  });
+
+  it("leaves staged changes staged: the user's index is byte-identical", () => {
+    const r = repo({ "a.txt": "a\n", "b.txt": "b\n" });
+    r.write({ "a.txt": "staged\n", "c.txt": "new staged\n" });
+    r.git("add", "a.txt", "c.txt");
+    r.write({ "a.txt": "staged then edited\n" });
+    const index = readFileSync(r.path(".git/index"));
+    const snap = r.ok("snapshot");
+    expect(readFileSync(r.path(".git/index")).equals(index)).toBe(true);
+    r.write({ "a.txt": "agent\n", "b.txt": "agent\n" });
+    r.remove("c.txt");
+    r.ok("restore", snap.id);
+    expect(readFileSync(r.path(".git/index")).equals(index)).toBe(true);
+    expect(r.read("a.txt")).toBe("staged then edited\n");
+    expect(r.read("c.txt")).toBe("new staged\n");
+    expect(r.git("diff", "--cached", "--name-only")).toBe("a.txt\nc.txt\n");
+  });
+
+  it("captures a staged deletion as absent and a staged-only change by its working-tree bytes", () => {
+    const r = repo({ "gone.txt": "g\n", "x.txt": "x\n" });
+    r.git("rm", "-q", "gone.txt");
+    r.write({ "x.txt": "y\n" });
+    r.git("add", "x.txt");
+    const snap = r.ok("snapshot");
+    expect(filesOf(r, snap.id)).toEqual(["x.txt"]);
+    r.write({ "gone.txt": "back\n" });
+    const report = r.ok("restore", snap.id);
+    expect(report.deleted).toEqual(["gone.txt"]);
+  });
+
+  it("never changes a byte under the user's .git (shadow store)", () => {
+    const r = repo({ "a.txt": "a\n", "dir/b.txt": "b\n" });
+    r.write({ "a.txt": "edited\n", "u.txt": "untracked\n" });
+    r.git("add", "a.txt");
+    r.write({ "dir/b.txt": "unstaged\n" });
+    r.git("status", "--porcelain"); // let the user's own git refresh its index first
+    const before = gitDirDigest(r);
+    const snap = r.ok("snapshot");
+    r.write({ "a.txt": "agent\n", "v.txt": "new\n" });
+    r.remove("dir");
+    r.ok("restore", snap.id);
+    r.ok("diff", snap.id);
+    r.ok("snapshot", "-m", "again");
+    expect(gitDirDigest(r)).toEqual(before);
+    expect(r.read("dir/b.txt")).toBe("unstaged\n");
+  });
+
+  it("writes only differing files: the others keep their mtime", () => {
+    const r = repo({ "same.txt": "s\n", "deep/same.txt": "d\n", "changed.txt": "c\n" });
+    r.write({ "u-same.txt": "u\n" });
+    const snap = r.ok("snapshot");
+    const mtimes = ["same.txt", "deep/same.txt", "u-same.txt"].map((f) => mtimeNs(r.path(f)));
+    r.write({ "changed.txt": "agent\n" });
+    const report = r.ok("restore", snap.id);
+    expect(report.written).toEqual(["changed.txt"]);
+    expect(["same.txt", "deep/same.txt", "u-same.txt"].map((f) => mtimeNs(r.path(f)))).toEqual(mtimes);
+  });
+
+  it("removes directories it emptied, but not ones that still hold other files", () => {
+    const r = repo({ "a.txt": "a\n" });
+    r.write({ "keep/mine.log": "ignored\n", ".gitignore": "*.log\n" });
+    const snap = r.ok("snapshot");
+    r.write({ "x/y/z/new.txt": "n", "keep/agent.txt": "a" });
+    const report = r.ok("restore", snap.id);
+    expect(report.deleted.sort()).toEqual(["keep/agent.txt", "x/y/z/new.txt"]);
+    expect(r.exists("x")).toBe(false);
+    expect(r.read("keep/mine.log")).toBe("ignored\n");
+  });
+
+  it("turns a file back into a directory and a directory back into a file", () => {
+    const r = repo({ "p/child.txt": "c\n", f: "file\n" });
+    const snap = r.ok("snapshot");
+    r.remove("p");
+    r.remove("f");
+    r.write({ p: "now a file\n", "f/inner.txt": "now a dir\n" });
+    r.ok("restore", snap.id);
+    expect(r.read("p/child.txt")).toBe("c\n");
+    expect(r.read("f")).toBe("file\n");
+  });
+
+  it("restores the executable bit, symlinks and empty files", () => {
+    const r = repo({ "run.sh": "#!/bin/sh\n", empty: "" });
+    r.chmod("run.sh", 0o755);
+    r.symlink("run.sh", "link");
+    const snap = r.ok("snapshot");
+    r.chmod("run.sh", 0o644);
+    r.remove("link");
+    r.write({ link: "not a link\n", empty: "filled" });
+    r.ok("restore", snap.id);
+    expect(statSync(r.path("run.sh")).mode & 0o111).not.toBe(0);
+    expect(r.read("empty")).toBe("");
+    expect(readFileSync(r.path("link"), "utf8")).toBe("#!/bin/sh\n");
+    expect(readlinkSync(r.path("link"))).toBe("run.sh");
+    expect(r.git("status", "--porcelain")).toBe(" M run.sh\n?? link\n"); // mode as the snapshot had it
+  });
+
+  it("removes a symlink the agent planted and never follows one outside the workspace", () => {
+    const r = repo({ "a.txt": "a\n", "dir/b.txt": "b\n" });
+    const outside = sandbox.dir(`outside-${path.basename(r.dir)}`);
+    writeFileSync(path.join(outside, "b.txt"), "outside b\n");
+    writeFileSync(path.join(outside, "victim.txt"), "victim\n");
+    const snap = r.ok("snapshot");
+    r.symlink(path.join(outside, "victim.txt"), "planted");
+    r.remove("dir");
+    symlinkSync(outside, r.path("dir")); // dir/b.txt would now resolve outside
+    const report = r.ok("restore", snap.id);
+    expect(report.deleted).toContain("planted");
+    expect(r.exists("planted")).toBe(false);
+    expect(readFileSync(path.join(outside, "victim.txt"), "utf8")).toBe("victim\n");
+    expect(readFileSync(path.join(outside, "b.txt"), "utf8")).toBe("outside b\n");
+    // The symlink standing in for a directory is not followed; the outside tree is untouched.
+    expect(workDigest(outside)).toEqual({
+      "b.txt": expect.any(String),
+      "victim.txt": expect.any(String),
+    });
+  });
+
+  it("takes a safety snapshot that is listed and undoes the restore", () => {
+    const r = repo({ "a.txt": "a\n" });
+    const snap = r.ok("snapshot");
+    r.write({ "a.txt": "agent work\n", "agent.txt": "new\n" });
+    const report = r.ok("restore", snap.id);
+    expect(report.safety).toMatch(/^[0-9a-f]{40}$/);
+    const listed = r.ok("list");
+    expect(listed.map((s: any) => s.id)).toEqual([report.safety, snap.id]);
+    expect(listed[0].kind).toBe("safety");
+    const undo = r.ok("restore", report.safety);
+    expect(undo.written.sort()).toEqual(["a.txt", "agent.txt"]);
+    expect(r.read("a.txt")).toBe("agent work\n");
+    expect(r.read("agent.txt")).toBe("new\n");
+  });
+
+  it("a dry run reports the plan and changes nothing", () => {
+    const r = repo({ "a.txt": "a\n" });
+    const snap = r.ok("snapshot");
+    r.write({ "a.txt": "agent\n", "new.txt": "n" });
+    const before = workDigest(r.dir);
+    const report = r.ok("restore", snap.id, "--dry-run");
+    expect(report).toEqual({
+      written: ["a.txt"],
+      deleted: ["new.txt"],
+      skipped: [],
+      safety: null,
+      dryRun: true,
+    });
+    expect(workDigest(r.dir)).toEqual(before);
+    expect(r.ok("list").map((s: any) => s.id)).toEqual([snap.id]);
+  });
+
+  it("snapshots and restores in the middle of a merge with unmerged entries", () => {
+    const r = repo({ "c.txt": "base\n", "other.txt": "o\n" });
+    r.git("checkout", "-q", "-b", "side");
+    r.write({ "c.txt": "side\n" });
+    r.git("commit", "-qam", "side");
+    r.git("checkout", "-q", "main");
+    r.write({ "c.txt": "main\n" });
+    r.git("commit", "-qam", "main");
+    const merge = sandbox.cli(r.dir, ["--version"]); // keep the CLI warm-up out of the merge timing
+    expect(merge.status).toBe(0);
+    try {
+      r.git("merge", "-q", "side");
+    } catch {
+      // conflict expected
+    }
+    const conflicted = r.read("c.txt");
+    expect(conflicted).toContain("<<<<<<<");
+    const index = readFileSync(r.path(".git/index"));
+    const snap = r.ok("snapshot");
+    expect(filesOf(r, snap.id).sort()).toEqual(
+      ["README.md", "c.txt", "other.txt"].filter((f) => r.exists(f)).sort(),
+    );
+    r.write({ "c.txt": "resolved by agent\n" });
+    r.ok("restore", snap.id);
+    expect(r.read("c.txt")).toBe(conflicted);
+    expect(readFileSync(r.path(".git/index")).equals(index)).toBe(true);
+    expect(r.git("ls-files", "-u")).toContain("c.txt");
+  });
+
+  it("restores a workspace whose untracked file was deleted and recreated as an empty directory", () => {
+    const r = repo({ "a.txt": "a\n" });
+    r.write({ "u.txt": "u\n" });
+    const snap = r.ok("snapshot");
+    r.remove("u.txt");
+    sandbox.dir(`${path.basename(r.dir)}/u.txt`);
+    r.ok("restore", snap.id);
+    expect(r.read("u.txt")).toBe("u\n");
+    expect(existsSync(r.path("u.txt"))).toBe(true);
+  });
+});

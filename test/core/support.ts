@@ -1,0 +1,59 @@
+import { createHash } from "node:crypto";
+import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import path from "node:path";
+import { afterAll } from "vitest";
+import { type Repo, Sandbox } from "../helpers/repo.js";
+
+/** One sandbox per test file (each test makes its own uniquely named repository in it). */
+export function fileSandbox(): { sandbox: Sandbox; repo: (files?: Record<string, string>) => Repo } {
+  const sandbox = new Sandbox();
+  afterAll(() => sandbox.cleanup());
+  let n = 0;
+  return {
+    sandbox,
+    repo: (files?: Record<string, string>) => sandbox.repo(`r${++n}`, files),
+  };
+}
+
+/** Every file under `dir` (recursively, symlinks as their target text) → sha1 of its content. */
+export function treeDigest(dir: string, skip: (rel: string) => boolean = () => false): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (rel: string) => {
+    for (const name of readdirSync(path.join(dir, rel))) {
+      const child = rel ? `${rel}/${name}` : name;
+      if (skip(child)) continue;
+      const full = path.join(dir, child);
+      const stat = lstatSync(full);
+      if (stat.isDirectory()) walk(child);
+      else if (stat.isSymbolicLink()) out.set(child, `link:${readlinkSync(full)}`);
+      else out.set(child, createHash("sha1").update(readFileSync(full)).digest("hex"));
+    }
+  };
+  walk("");
+  return out;
+}
+
+/** The user's `.git` contents as a comparable object. */
+export function gitDirDigest(repo: Repo): Record<string, string> {
+  return Object.fromEntries(treeDigest(repo.path(".git")));
+}
+
+/** The work tree (without `.git`) as a comparable object. */
+export function workDigest(dir: string): Record<string, string> {
+  return Object.fromEntries(treeDigest(dir, (rel) => rel === ".git"));
+}
+
+/** mtime in ns of a file (lstat). */
+export function mtimeNs(file: string): bigint {
+  return lstatSync(file, { bigint: true }).mtimeNs;
+}
+
+/** A snapshot's file list via `show --json`. */
+export function filesOf(repo: Repo | { dir: string; ok: Repo["ok"] }, id: string): string[] {
+  return repo.ok("show", id).files as string[];
+}
+
+/** Excluded entry for a path, or undefined. */
+export function excludedAt(snap: { excluded: { path: string }[] }, p: string): any {
+  return snap.excluded.find((e) => e.path === p);
+}
