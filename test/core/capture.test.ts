@@ -1,0 +1,255 @@
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { excludedAt, fileSandbox, filesOf } from "./support.js";
+
+const { sandbox, repo } = fileSandbox();
+
+describe("capture in a git repository", () => {
+  it("captures untracked files, and a restore removes ones created after the snapshot", () => {
+    const r = repo({ "a.txt": "a\n" });
+    r.write({ "new/untracked.txt": "u\n" });
+    const snap = r.ok("snapshot");
+    expect(filesOf(r, snap.id).sort()).toEqual(["a.txt", "new/untracked.txt"]);
+    expect(snap.fileCount).toBe(2);
+    r.write({ "later/file.txt": "later\n", "new/untracked.txt": "changed\n" });
+    const report = r.ok("restore", snap.id);
+    expect(report.deleted).toEqual(["later/file.txt"]);
+    expect(report.written).toEqual(["new/untracked.txt"]);
+    expect(r.read("new/untracked.txt")).toBe("u\n");
+    expect(r.exists("later")).toBe(false); // the emptied directory went too
+  });
+
+  it("keeps untracked files that existed before the snapshot through a restore", () => {
+    const r = repo({ "a.txt": "a\n" });
+    r.write({ "notes.txt": "mine\n" });
+    const snap = r.ok("snapshot");
+    r.write({ "a.txt": "agent\n" });
+    r.ok("restore", snap.id);
+    expect(r.read("notes.txt")).toBe("mine\n");
+    expect(r.read("a.txt")).toBe("a\n");
+  });
+
+  it("excludes and reports a large untracked file, and a restore leaves it alone", () => {
+    const r = repo();
+    const big = Buffer.alloc(10 * 1024 * 1024 + 1, 7);
+    writeFileSync(r.path("big.bin"), big);
+    const snap = r.ok("snapshot");
+    expect(excludedAt(snap, "big.bin")).toEqual({
+      path: "big.bin",
+      reason: "large-file",
+      bytes: big.length,
+      files: 1,
+    });
+    expect(filesOf(r, snap.id)).not.toContain("big.bin");
+    writeFileSync(r.path("big.bin"), "small now\n");
+    r.ok("restore", snap.id);
+    expect(r.read("big.bin")).toBe("small now\n");
+  });
+
+  it("excludes the outermost large untracked directory with its file count, also under a tracked parent", () => {
+    const r = repo({ "src/main.ts": "x\n" });
+    const gen: Record<string, string> = {};
+    for (let i = 0; i < 201; i++) gen[`src/gen/f${i}.ts`] = `${i}\n`;
+    const out: Record<string, string> = {};
+    for (let i = 0; i < 150; i++) {
+      out[`out/a/f${i}`] = "a";
+      out[`out/b/f${i}`] = "b";
+    }
+    r.write({ ...gen, ...out, "src/small/one.ts": "1\n" });
+    const snap = r.ok("snapshot");
+    expect(excludedAt(snap, "src/gen")).toMatchObject({ reason: "large-dir", files: 201 });
+    expect(excludedAt(snap, "out")).toMatchObject({ reason: "large-dir", files: 300 });
+    expect(excludedAt(snap, "out/a")).toBeUndefined();
+    expect(excludedAt(snap, "src")).toBeUndefined(); // the tracked parent is not an untracked directory
+    const files = filesOf(r, snap.id);
+    expect(files).toContain("src/small/one.ts");
+    expect(files.some((f) => f.startsWith("src/gen/") || f.startsWith("out/"))).toBe(false);
+    r.remove("src/small");
+    r.write({ "src/gen/f0.ts": "edited\n" });
+    const report = r.ok("restore", snap.id);
+    expect(report.deleted).toEqual([]);
+    expect(r.read("src/gen/f0.ts")).toBe("edited\n");
+    expect(readdirSync(r.path("out/a"))).toHaveLength(150);
+    expect(r.read("src/small/one.ts")).toBe("1\n");
+  });
+
+  it("never reports the workspace root as a large directory", () => {
+    const r = repo({});
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 205; i++) files[`f${i}`] = "x";
+    r.write(files);
+    const snap = r.ok("snapshot");
+    expect(snap.excluded).toEqual([]);
+    expect(snap.fileCount).toBe(205);
+  });
+
+  it("excludes dependency dirs with file counts, captures tracked files under them, preserves them on restore", () => {
+    const r = repo({ "build/keep.txt": "tracked\n", "app.js": "1\n" });
+    r.write({
+      "node_modules/pkg/index.js": "x",
+      "node_modules/pkg/lib/a.js": "y",
+      "web/node_modules/p/i.js": "z",
+      "build/out.o": "obj",
+      "py/__pycache__/m.pyc": "c",
+    });
+    const snap = r.ok("snapshot");
+    expect(excludedAt(snap, "node_modules")).toMatchObject({ reason: "dependency-dir", files: 2 });
+    expect(excludedAt(snap, "web/node_modules")).toMatchObject({ reason: "dependency-dir", files: 1 });
+    expect(excludedAt(snap, "build")).toMatchObject({ reason: "dependency-dir", files: 1 });
+    expect(excludedAt(snap, "py/__pycache__")).toMatchObject({ reason: "dependency-dir", files: 1 });
+    const files = filesOf(r, snap.id);
+    expect(files).toContain("build/keep.txt");
+    expect(files.filter((f) => f.includes("node_modules") || f === "build/out.o")).toEqual([]);
+    r.write({
+      "node_modules/pkg/index.js": "upgraded",
+      "node_modules/new/n.js": "n",
+      "build/keep.txt": "edit\n",
+    });
+    r.remove("node_modules/pkg/lib");
+    const report = r.ok("restore", snap.id);
+    expect(report.written).toEqual(["build/keep.txt"]);
+    expect(report.deleted).toEqual([]);
+    expect(r.read("node_modules/pkg/index.js")).toBe("upgraded");
+    expect(r.read("node_modules/new/n.js")).toBe("n");
+    expect(r.exists("node_modules/pkg/lib")).toBe(false);
+    expect(r.read("build/keep.txt")).toBe("tracked\n");
+  });
+
+  it("reports a nested repository and never enters it", () => {
+    const r = repo({ "a.txt": "a\n" });
+    const inner = sandbox.repo(`${path.basename(r.dir)}/vendor/lib`, { "lib.c": "int x;\n" });
+    const snap = r.ok("snapshot");
+    expect(excludedAt(snap, "vendor/lib")).toMatchObject({ reason: "nested-repo" });
+    expect(filesOf(r, snap.id)).toEqual(["a.txt"]);
+    inner.write({ "lib.c": "changed\n" });
+    r.ok("restore", snap.id);
+    expect(inner.read("lib.c")).toBe("changed\n");
+  });
+
+  it("records a null parent on an unborn branch and restores from it", () => {
+    const dir = sandbox.dir("unborn");
+    sandbox.git(dir, "init", "-q", "-b", "main");
+    writeFileSync(path.join(dir, "first.txt"), "1\n");
+    const snap = sandbox.ok(dir, "snapshot");
+    expect(snap.parent).toBeNull();
+    expect(snap.fileCount).toBe(1);
+    writeFileSync(path.join(dir, "first.txt"), "2\n");
+    writeFileSync(path.join(dir, "second.txt"), "2\n");
+    const report = sandbox.ok(dir, "restore", snap.id);
+    expect(report.deleted).toEqual(["second.txt"]);
+    expect(existsSync(path.join(dir, "second.txt"))).toBe(false);
+  });
+
+  it("records the HEAD commit as parent and a custom message", () => {
+    const r = repo();
+    const head = r.git("rev-parse", "HEAD").trim();
+    const snap = r.ok("snapshot", "-m", "before the refactor");
+    expect(snap.parent).toBe(head);
+    expect(snap.message).toBe("before the refactor");
+    expect(r.ok("list")[0]).toMatchObject({ id: snap.id, message: "before the refactor" });
+  });
+
+  it("captures a force-included ignored file and restores it", () => {
+    const r = repo({ ".gitignore": "*.env\nsecrets/\n" });
+    r.write({ "app.env": "KEY=1\n", "other.env": "no\n", "secrets/a": "A", "secrets/b/c": "C" });
+    const snap = r.ok("snapshot", "--include", "app.env", "--include", "secrets");
+    const files = filesOf(r, snap.id);
+    expect(files).toEqual(expect.arrayContaining(["app.env", "secrets/a", "secrets/b/c"]));
+    expect(files).not.toContain("other.env");
+    r.write({ "app.env": "KEY=2\n", "secrets/a": "changed" });
+    r.ok("restore", snap.id);
+    expect(r.read("app.env")).toBe("KEY=1\n");
+    expect(r.read("secrets/a")).toBe("A");
+  });
+
+  it("refuses an include outside the workspace with exit 1 and writes nothing", () => {
+    const r = repo();
+    sandbox.dir("outside");
+    writeFileSync(path.join(sandbox.home, "outside", "x"), "x");
+    for (const given of ["../outside/x", path.join(sandbox.home, "outside", "x"), "sub/../../outside/x"]) {
+      const result = r.cli(["snapshot", "--include", given, "--json"]);
+      expect(result.status).toBe(1);
+      expect(result.json.error.code).toBe("outside-workspace");
+      expect(result.stderr).toMatch(/^ghostcommit: /);
+    }
+    expect(r.ok("list")).toEqual([]);
+  });
+
+  it("keeps ignored files as they are: changed, new and deleted ones", () => {
+    const r = repo({ ".gitignore": "*.log\n", "a.txt": "a\n" });
+    r.write({ "kept.log": "old\n", "gone.log": "will go\n" });
+    const snap = r.ok("snapshot");
+    expect(filesOf(r, snap.id)).toEqual([".gitignore", "a.txt"]);
+    r.write({ "kept.log": "new content\n", "fresh.log": "fresh\n", "a.txt": "changed\n" });
+    r.remove("gone.log");
+    const report = r.ok("restore", snap.id);
+    expect(report.written).toEqual(["a.txt"]);
+    expect(report.deleted).toEqual([]);
+    expect(r.read("kept.log")).toBe("new content\n");
+    expect(r.read("fresh.log")).toBe("fresh\n");
+    expect(r.exists("gone.log")).toBe(false);
+  });
+
+  it("does not delete a file that was ignored when the snapshot was taken but is not now", () => {
+    const r = repo({ ".gitignore": "*.log\n", "a.txt": "a\n" });
+    r.write({ "debug.log": "log\n" });
+    const snap = r.ok("snapshot");
+    r.write({ ".gitignore": "" });
+    const report = r.ok("restore", snap.id);
+    expect(report.deleted).toEqual([]);
+    expect(r.read("debug.log")).toBe("log\n");
+    expect(r.read(".gitignore")).toBe("*.log\n");
+  });
+});
+
+describe("scope and settings", () => {
+  it("a subdirectory workspace captures and restores only below it", () => {
+    const r = repo({ "top.txt": "top\n", "sub/in.txt": "in\n" });
+    r.write({
+      "top.txt": "top edited\n",
+      "sub/in.txt": "in edited\n",
+      "sub/new.txt": "n\n",
+      "outside-new.txt": "o",
+    });
+    const sub = r.path("sub");
+    const snap = sandbox.ok(sub, "snapshot");
+    expect(sandbox.ok(sub, "show", snap.id).files.sort()).toEqual(["in.txt", "new.txt"]);
+    expect(snap.fileCount).toBe(2);
+    r.write({
+      "top.txt": "top again\n",
+      "sub/in.txt": "agent\n",
+      "sub/later.txt": "l",
+      "outside-later.txt": "o",
+    });
+    const report = sandbox.ok(sub, "restore", snap.id);
+    expect(report.written).toEqual(["in.txt"]);
+    expect(report.deleted).toEqual(["later.txt"]);
+    expect(r.read("sub/in.txt")).toBe("in edited\n");
+    expect(r.read("top.txt")).toBe("top again\n");
+    expect(r.read("outside-later.txt")).toBe("o");
+    expect(r.read("outside-new.txt")).toBe("o");
+    // -C names the same workspace from elsewhere, and the repository root is a different one.
+    expect(sandbox.ok(r.dir, "-C", "sub", "list").map((s: any) => s.id)).toEqual([report.safety, snap.id]);
+    expect(r.ok("list")).toEqual([]);
+  });
+
+  it("honours largeFileBytes from .ghostcommit.json", () => {
+    const r = repo({ ".ghostcommit.json": '{"largeFileBytes": 100}\n' });
+    r.write({ "medium.txt": "m".repeat(101), "small.txt": "s".repeat(100) });
+    const snap = r.ok("snapshot");
+    expect(excludedAt(snap, "medium.txt")).toMatchObject({ reason: "large-file", bytes: 101 });
+    expect(filesOf(r, snap.id)).toContain("small.txt");
+  });
+
+  it("does nothing when .ghostcommit.json says enabled: false", () => {
+    const r = repo({ ".ghostcommit.json": '{"enabled": false}\n' });
+    const result = r.cli(["snapshot", "--json"]);
+    expect(result.status).toBe(1);
+    expect(result.json.error.code).toBe("disabled");
+    const workspaces = path.join(sandbox.home, "data", "workspaces");
+    const before = existsSync(workspaces) ? readdirSync(workspaces).length : 0;
+    r.cli(["snapshot"]);
+    expect(existsSync(workspaces) ? readdirSync(workspaces).length : 0).toBe(before);
+  });
+});
