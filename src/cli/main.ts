@@ -28,15 +28,20 @@ const run: Action =
     }
   };
 
+/** The package version; package.json sits one level above the bundle, two above the compiled module. */
 function version(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-      version: string;
-    };
-    return pkg.version;
-  } catch {
-    return "unknown";
+  for (const relative of ["../package.json", "../../package.json"]) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(relative, import.meta.url), "utf8")) as {
+        name?: string;
+        version: string;
+      };
+      if (pkg.name === "ghostcommit") return pkg.version;
+    } catch {
+      // try the next location
+    }
   }
+  return "unknown";
 }
 
 export function buildProgram(): Command {

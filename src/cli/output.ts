@@ -52,8 +52,9 @@ const REASON_TEXT: Record<Excluded["reason"], string> = {
 
 const DIR_REASONS = new Set<Excluded["reason"]>(["dependency-dir", "large-dir", "nested-repo"]);
 
+/** 5000 → "5,000" (toLocaleString would load ICU data: ~15 ms of start-up). */
 export function formatCount(n: number): string {
-  return n.toLocaleString("en-US");
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 
 export function formatBytes(n: number): string {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { hermeticEnv, tempDir } from "./env.js";
 
-export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/cli/main.js");
+export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/ghostcommit.mjs");
 
 export interface CliResult {
   status: number;
