@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
-import path from "node:path";
 import { afterAll } from "vitest";
 import { type Repo, Sandbox } from "../helpers/repo.js";
 
@@ -15,18 +14,27 @@ export function fileSandbox(): { sandbox: Sandbox; repo: (files?: Record<string,
   };
 }
 
-/** Every file under `dir` (recursively, symlinks as their target text) → sha1 of its content. */
+/**
+ * Every file under `dir` (recursively; symlinks as their target) → sha1 of its content. Names are
+ * read as bytes and keyed as latin1 strings, so names that are not UTF-8 compare exactly.
+ */
 export function treeDigest(dir: string, skip: (rel: string) => boolean = () => false): Map<string, string> {
   const out = new Map<string, string>();
   const walk = (rel: string) => {
-    for (const name of readdirSync(path.join(dir, rel))) {
-      const child = rel ? `${rel}/${name}` : name;
+    const here = rel ? Buffer.concat([Buffer.from(`${dir}/`), Buffer.from(rel, "latin1")]) : Buffer.from(dir);
+    for (const name of readdirSync(here, { encoding: "buffer" })) {
+      const child = rel ? `${rel}/${name.toString("latin1")}` : name.toString("latin1");
       if (skip(child)) continue;
-      const full = path.join(dir, child);
+      const full = Buffer.concat([Buffer.from(`${dir}/`), Buffer.from(child, "latin1")]);
       const stat = lstatSync(full);
       if (stat.isDirectory()) walk(child);
-      else if (stat.isSymbolicLink()) out.set(child, `link:${readlinkSync(full)}`);
-      else out.set(child, createHash("sha1").update(readFileSync(full)).digest("hex"));
+      else if (stat.isSymbolicLink())
+        out.set(child, `link:${readlinkSync(full, { encoding: "buffer" }).toString("hex")}`);
+      else
+        out.set(
+          child,
+          `${stat.mode & 0o111 ? "x" : "-"}${createHash("sha1").update(readFileSync(full)).digest("hex")}`,
+        );
     }
   };
   walk("");
