@@ -1,5 +1,133 @@
+import { accessSync, constants } from "node:fs";
+import path from "node:path";
 import type { Command } from "commander";
+import { GhostcommitError } from "../../errors.js";
+import type { AgentName } from "../../integrations/event.js";
+import { AGENTS, readStdin, runHook } from "../../integrations/hook.js";
+import { install, uninstall } from "../../integrations/install.js";
+// For its effect: `doctor` shows hook failures.
+import "../../integrations/register.js";
+import { type Scope, SPECS } from "../../integrations/specs.js";
+import { type GlobalOptions, globalsOf, withGlobals } from "../context.js";
+import { color } from "../output.js";
 import type { Action } from "../runner.js";
 
 /** Integration commands: hook, install, uninstall, mcp. */
-export function register(_program: Command, _run: Action): void {}
+export function register(program: Command, run: Action): void {
+  withGlobals(program.command("hook"))
+    .description(`handle one agent hook event from stdin (${AGENTS.join(", ")}); always exits 0`)
+    .argument("[agent]", "the agent whose hook runs this")
+    // A hook must never fail on its command line: an exit status 2 would block the user's prompt.
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .action(async (agent: string | undefined, _options: unknown, command: Command) => {
+      await hookAction(agent, command);
+    });
+
+  for (const verb of ["install", "uninstall"] as const) {
+    withGlobals(program.command(verb))
+      .description(
+        verb === "install"
+          ? "add ghostcommit's hooks to an agent's settings (default: --user)"
+          : "remove exactly the hooks install added",
+      )
+      .argument("<agent>", AGENTS.join(" | "))
+      .option("--project", "the workspace's settings file (-C or the current directory)")
+      .option("--user", "your user settings file, for every project (default)")
+      .action(
+        run(async (command) => {
+          const globals = globalsOf(command);
+          const options = command.opts() as { project?: boolean; user?: boolean };
+          if (options.project && options.user)
+            throw new GhostcommitError("usage", "choose --project or --user");
+          const agent = agentOf(command.args[0]);
+          const scope: Scope = options.project ? "project" : "user";
+          const dir = path.resolve(globals.C ?? process.cwd());
+          const spec = SPECS[agent];
+          if (verb === "uninstall") {
+            const report = await uninstall(spec, scope, dir);
+            const what = report.deleted
+              ? `removed ${report.file} (install had created it)`
+              : report.changed
+                ? `removed ghostcommit's ${spec.label} hooks from ${report.file}`
+                : `no ghostcommit hooks in ${report.file}; nothing changed`;
+            return { json: report, human: () => what };
+          }
+          const report = await install(spec, scope, dir);
+          const warnings = onPath("ghostcommit")
+            ? []
+            : [
+                "`ghostcommit` is not on PATH: the hooks run `ghostcommit hook ...` and will fail until it is (npm i -g ghostcommit).",
+              ];
+          return {
+            json: { ...report, notes: spec.notes, warnings },
+            human: () =>
+              [
+                report.changed
+                  ? `${color.green("installed")} ${spec.label} hooks (${report.events.join(", ")}) in ${report.file}`
+                  : `${spec.label} hooks already installed in ${report.file}; nothing changed`,
+                ...spec.notes.map((n) => color.dim(n)),
+                ...warnings.map((w) => color.yellow(w)),
+              ].join("\n"),
+          };
+        }),
+      );
+  }
+
+  withGlobals(program.command("mcp"))
+    .description("serve the Model Context Protocol on stdio (tools: snapshot, list_snapshots, diff, restore)")
+    .action(async (_options: unknown, command: Command) => {
+      const globals = globalsOf(command);
+      // Loaded here so hooks never pay for the MCP SDK.
+      const { serveMcp } = await import("../../integrations/mcp.js");
+      await serveMcp({
+        dir: globals.C ?? process.cwd(),
+        store: globals.store,
+        version: program.version() ?? "0.0.0",
+      });
+    });
+}
+
+async function hookAction(agent: string | undefined, command: Command): Promise<void> {
+  // Whatever happens, the agent must see exit status 0.
+  process.on("uncaughtException", (error) => {
+    process.stderr.write(`ghostcommit hook: ${error.message}\n`);
+  });
+  process.on("exit", () => {
+    process.exitCode = 0;
+  });
+  let globals: GlobalOptions = {};
+  try {
+    globals = globalsOf(command);
+  } catch (error) {
+    process.stderr.write(`ghostcommit hook: ${(error as Error).message}; using the default store\n`);
+    globals = { C: (command.optsWithGlobals() as GlobalOptions).C };
+  }
+  try {
+    await runHook(agent, await readStdin(), { dir: globals.C, store: globals.store });
+  } catch (error) {
+    process.stderr.write(`ghostcommit hook: ${(error as Error).message}\n`);
+  }
+  process.exitCode = 0;
+}
+
+function agentOf(name: string): AgentName {
+  const agent = AGENTS.find((a) => a === name);
+  if (!agent)
+    throw new GhostcommitError("usage", `unknown agent "${name}" (use one of ${AGENTS.join(", ")})`);
+  return agent;
+}
+
+/** True when an executable named `name` is on PATH. */
+function onPath(name: string): boolean {
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    if (!dir) continue;
+    try {
+      accessSync(path.join(dir, name), constants.X_OK);
+      return true;
+    } catch {
+      // not here
+    }
+  }
+  return false;
+}

@@ -1,0 +1,58 @@
+import {
+  fromSubagent,
+  type HookAction,
+  type HookEvent,
+  type Payload,
+  promptPreview,
+  obj,
+  str,
+} from "../event.js";
+import { isCursorPayload, parseCursor } from "./cursor.js";
+
+/** Claude Code tools that edit files, and where each keeps the path. */
+const EDIT_TOOLS: Record<string, string> = {
+  Write: "file_path",
+  Edit: "file_path",
+  MultiEdit: "file_path",
+  NotebookEdit: "notebook_path",
+};
+
+/**
+ * Claude Code hook payloads (INTEGRATIONS.md §1). Cursor can run Claude Code hooks from
+ * `.claude/settings*.json`, so a payload with Cursor's fields is handed to the Cursor parser.
+ */
+export function parseClaude(payload: Payload): HookEvent {
+  if (isCursorPayload(payload)) return parseCursor(payload);
+  const name = str(payload, "hook_event_name") ?? "";
+  return {
+    agent: "claude-code",
+    name,
+    session: str(payload, "session_id"),
+    cwd: str(payload, "cwd"),
+    subagent: fromSubagent(payload),
+    action: claudeAction(name, payload),
+    // stdout of UserPromptSubmit and SessionStart reaches the model; elsewhere it is unused.
+    reply: "",
+  };
+}
+
+function claudeAction(name: string, payload: Payload): HookAction {
+  switch (name) {
+    case "UserPromptSubmit":
+      return { kind: "begin", prompt: promptPreview(str(payload, "prompt")) };
+    case "PreToolUse": {
+      const key = EDIT_TOOLS[str(payload, "tool_name") ?? ""];
+      const file = key
+        ? (str(obj(payload, "tool_input"), key) ?? str(obj(payload, "tool_input"), "file_path"))
+        : undefined;
+      return file ? { kind: "touch", paths: [file] } : { kind: "none" };
+    }
+    // StopFailure replaces Stop when the turn ends on an API error.
+    case "Stop":
+    case "StopFailure":
+      return { kind: "end" };
+    // SessionStart: the next prompt begins a turn; SessionEnd has a 1.5 s budget for every hook.
+    default:
+      return { kind: "none" };
+  }
+}

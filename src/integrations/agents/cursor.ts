@@ -1,0 +1,56 @@
+import { type HookAction, type HookEvent, type Payload, promptPreview, str } from "../event.js";
+
+/** Cursor sends `conversation_id`/`generation_id` where Claude Code and Codex send `session_id`. */
+export function isCursorPayload(payload: Payload): boolean {
+  return str(payload, "conversation_id") !== undefined && str(payload, "session_id") === undefined;
+}
+
+/** What Cursor expects on stdout: it must be told explicitly to let the prompt through. */
+export const CURSOR_CONTINUE = '{"continue":true}';
+
+/**
+ * Cursor hook payloads (INTEGRATIONS.md §3): session = `conversation_id`, turn = `generation_id`,
+ * workspace = `workspace_roots[0]`. Claude-style event names are accepted too, for Cursor running
+ * Claude Code hooks ("third-party configs").
+ */
+export function parseCursor(payload: Payload): HookEvent {
+  const name = str(payload, "hook_event_name") ?? "";
+  const roots = payload.workspace_roots;
+  const root = Array.isArray(roots) && typeof roots[0] === "string" && roots[0] ? roots[0] : undefined;
+  const action = cursorAction(name, payload);
+  return {
+    agent: "cursor",
+    name,
+    session: str(payload, "conversation_id"),
+    cwd: root ?? str(payload, "cwd"),
+    subagent: false,
+    action,
+    reply: cursorReply(name),
+  };
+}
+
+function cursorAction(name: string, payload: Payload): HookAction {
+  switch (name) {
+    case "beforeSubmitPrompt":
+    case "UserPromptSubmit":
+      return {
+        kind: "begin",
+        turn: str(payload, "generation_id"),
+        prompt: promptPreview(str(payload, "prompt")),
+      };
+    case "afterFileEdit": {
+      const file = str(payload, "file_path");
+      return file ? { kind: "touch", paths: [file] } : { kind: "none" };
+    }
+    case "stop":
+    case "Stop":
+      return { kind: "end" };
+    default:
+      return { kind: "none" };
+  }
+}
+
+/** `{"continue":true}` before a prompt (any other answer could block it), `{}` otherwise. */
+export function cursorReply(name: string): string {
+  return name === "beforeSubmitPrompt" || name === "UserPromptSubmit" || name === "" ? CURSOR_CONTINUE : "{}";
+}

@@ -1,0 +1,39 @@
+import { type HookAction, type HookEvent, type Payload, promptPreview, obj, str } from "../event.js";
+
+/** Gemini CLI tools that write files; both name the path `file_path`. */
+const EDIT_TOOLS = new Set(["write_file", "replace"]);
+
+/**
+ * Gemini CLI hook payloads (INTEGRATIONS.md §4). Turns are numbered by ghostcommit (1, 2, …).
+ * Gemini parses stdout as JSON and shows anything else to the user, so every answer is `{}`.
+ */
+export function parseGemini(payload: Payload): HookEvent {
+  const name = str(payload, "hook_event_name") ?? "";
+  return {
+    agent: "gemini",
+    name,
+    session: str(payload, "session_id"),
+    cwd: str(payload, "cwd"),
+    subagent: false,
+    action: geminiAction(name, payload),
+    reply: "{}",
+  };
+}
+
+function geminiAction(name: string, payload: Payload): HookAction {
+  switch (name) {
+    case "BeforeAgent":
+      return { kind: "begin", prompt: promptPreview(str(payload, "prompt")) };
+    case "BeforeTool": {
+      const input = obj(payload, "tool_input");
+      const file = EDIT_TOOLS.has(str(payload, "tool_name") ?? "")
+        ? (str(input, "file_path") ?? str(input, "absolute_path"))
+        : undefined;
+      return file ? { kind: "touch", paths: [file] } : { kind: "none" };
+    }
+    case "AfterAgent":
+      return { kind: "end" };
+    default:
+      return { kind: "none" };
+  }
+}

@@ -1,0 +1,213 @@
+import { realpathSync } from "node:fs";
+import path from "node:path";
+import { openWorkspace, type Workspace } from "../api.js";
+import type { StoreKind } from "../config.js";
+import type { SessionHandle } from "../types.js";
+import { parseClaude } from "./agents/claude.js";
+import { parseCodex } from "./agents/codex.js";
+import { CURSOR_CONTINUE, parseCursor } from "./agents/cursor.js";
+import { parseGemini } from "./agents/gemini.js";
+import type { AgentName, HookEvent, Payload } from "./event.js";
+import { appendHookLog, globalHookLog, type HookLogEntry } from "./log.js";
+
+export const AGENTS: AgentName[] = ["claude-code", "codex", "cursor", "gemini"];
+
+const PARSERS: Record<AgentName, (payload: Payload) => HookEvent> = {
+  "claude-code": parseClaude,
+  codex: parseCodex,
+  cursor: parseCursor,
+  gemini: parseGemini,
+};
+
+/** What to print when the input cannot be understood: whatever lets the agent go on. */
+const FALLBACK_REPLY: Record<AgentName, string> = {
+  "claude-code": "",
+  codex: "",
+  cursor: CURSOR_CONTINUE,
+  gemini: "{}",
+};
+
+/** Environment variables naming the project directory, per agent. */
+const PROJECT_ENV: Record<AgentName, string | undefined> = {
+  "claude-code": "CLAUDE_PROJECT_DIR",
+  codex: undefined,
+  cursor: "CURSOR_PROJECT_DIR",
+  gemini: "GEMINI_PROJECT_DIR",
+};
+
+/** How long to wait for the agent to close stdin. */
+const STDIN_TIMEOUT_MS = 5000;
+
+export interface HookOptions {
+  /** Workspace override (`-C`); otherwise the event's own. */
+  dir?: string;
+  store?: StoreKind;
+}
+
+/** Reads stdin to its end (or until the timeout): hooks get one JSON document. */
+export function readStdin(timeoutMs = STDIN_TIMEOUT_MS): Promise<string> {
+  if (process.stdin.isTTY) return Promise.resolve("");
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      process.stdin.destroy();
+      resolve(Buffer.concat(chunks).toString("utf8"));
+    };
+    const timer = setTimeout(finish, timeoutMs);
+    process.stdin.on("data", (chunk: Buffer) => chunks.push(chunk));
+    process.stdin.on("end", finish);
+    process.stdin.on("error", finish);
+  });
+}
+
+function parsePayload(text: string): Payload | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Payload)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Handles one hook event: prints exactly the reply the agent needs, then does at most one
+ * snapshot's work. Never throws; every failure goes to the hook log (`doctor` shows it).
+ */
+export async function runHook(
+  agentArg: string | undefined,
+  input: string,
+  options: HookOptions,
+): Promise<void> {
+  const agent = AGENTS.find((a) => a === agentArg);
+  if (!agent) {
+    await appendHookLog(globalHookLog(), {
+      level: "error",
+      agent: agentArg ?? "",
+      message: `unknown agent "${agentArg ?? ""}" (use one of ${AGENTS.join(", ")})`,
+    });
+    return;
+  }
+  const payload = parsePayload(input);
+  if (!payload) {
+    reply(FALLBACK_REPLY[agent]);
+    const dir = options.dir ?? envDir(agent) ?? process.cwd();
+    const excerpt = JSON.stringify(input.slice(0, 120));
+    await logFor(dir, options, { level: "error", agent, message: `not a JSON hook event: ${excerpt}` });
+    return;
+  }
+  const event = PARSERS[agent](payload);
+  reply(event.reply);
+  const action = event.action;
+  // Subagents share the parent's session: their turns are not the user's.
+  if (action.kind === "none" || (event.subagent && action.kind !== "touch")) return;
+  const dir = options.dir ?? event.cwd ?? envDir(event.agent) ?? process.cwd();
+  const base = { agent: event.agent, event: event.name, session: event.session };
+  let ws: Workspace;
+  try {
+    ws = await openWorkspace({ cwd: dir, store: options.store });
+  } catch (error) {
+    await appendHookLog(globalHookLog(), { ...base, level: "error", message: `${dir}: ${messageOf(error)}` });
+    return;
+  }
+  if (!ws.engine.settings.enabled) return;
+  const log = (level: HookLogEntry["level"], message: string) =>
+    appendHookLog(ws.engine.paths.logFile, { ...base, level, message });
+  if (!event.session) {
+    await log("error", "the event has no session id");
+    return;
+  }
+  try {
+    const session = sessionOf(ws, event.session);
+    if (action.kind === "begin") await begin(session, action.turn, action.prompt);
+    else if (action.kind === "end") {
+      const open = await session.openTurn();
+      if (open !== null) await session.endTurn(open);
+    } else {
+      const paths: string[] = [];
+      for (const given of action.paths) {
+        const rel = workspacePath(ws.root, dir, event.cwd ?? dir, given);
+        if (rel === null) await log("warn", `ignored a path outside the workspace: ${given}`);
+        else if (!paths.includes(rel)) paths.push(rel);
+      }
+      if (paths.length > 0) await session.touched(paths);
+    }
+  } catch (error) {
+    await log("error", messageOf(error));
+  }
+}
+
+/** Begins a turn; without an agent-given id, numbers continue after the highest so far (rewound ones too). */
+async function begin(session: SessionHandle, turn: string | undefined, prompt: string): Promise<void> {
+  // The same begin delivered twice (two installed copies, a retry) must not end and reopen the turn.
+  if (turn !== undefined && (await session.openTurn()) === turn) return;
+  const id = turn ?? String(nextTurnNumber((await session.log()).map((t) => t.turn)));
+  await session.beginTurn(id, { prompt });
+}
+
+/** 1 + the highest numeric turn id (1 for none). */
+export function nextTurnNumber(turns: string[]): number {
+  let max = 0;
+  for (const turn of turns) if (/^\d+$/.test(turn)) max = Math.max(max, Number(turn));
+  return max + 1;
+}
+
+/**
+ * A hook's path as a workspace-relative, '/'-separated path, or null when it is outside the
+ * workspace (or in `.git`). Agents send the workspace as they see it, which may be a symlinked
+ * path to the real root, so both spellings are tried.
+ */
+export function workspacePath(root: string, dir: string, base: string, given: string): string | null {
+  const absolute = path.resolve(base, given);
+  const candidates = [absolute];
+  try {
+    candidates.push(path.join(realpathSync(path.dirname(absolute)), path.basename(absolute)));
+  } catch {
+    // the parent does not exist yet (the edit creates it)
+  }
+  for (const candidate of candidates) {
+    for (const top of [root, path.resolve(dir)]) {
+      const rel = path.relative(top, candidate);
+      if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) continue;
+      const parts = rel.split(path.sep);
+      if (parts.some((p) => p.toLowerCase() === ".git")) return null;
+      return parts.join("/");
+    }
+  }
+  return null;
+}
+
+/** `ws.session(id)` (typed through the SessionHandle contract, which lands beside this code). */
+function sessionOf(ws: Workspace, id: string): SessionHandle {
+  const open = (ws as Workspace & { session?: (id: string) => SessionHandle }).session;
+  if (typeof open !== "function") throw new Error("this build of ghostcommit has no sessions");
+  return open.call(ws, id);
+}
+
+function envDir(agent: AgentName): string | undefined {
+  const name = PROJECT_ENV[agent];
+  return name ? process.env[name] || undefined : undefined;
+}
+
+function reply(text: string): void {
+  if (text) process.stdout.write(`${text}\n`);
+}
+
+/** Logs to the store of `dir` (silently nothing when ghostcommit is disabled there), else globally. */
+async function logFor(dir: string, options: HookOptions, entry: Omit<HookLogEntry, "t">): Promise<void> {
+  try {
+    const ws = await openWorkspace({ cwd: dir, store: options.store });
+    if (ws.engine.settings.enabled) await appendHookLog(ws.engine.paths.logFile, entry);
+  } catch {
+    await appendHookLog(globalHookLog(), entry);
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

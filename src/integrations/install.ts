@@ -1,0 +1,255 @@
+import { promises as fs, realpathSync } from "node:fs";
+import path from "node:path";
+import { dataHome } from "../config.js";
+import { GhostcommitError } from "../errors.js";
+import { readJson, writeFileAtomic } from "../store/layout.js";
+import type { InstallSpec, Scope } from "./specs.js";
+
+type Json = Record<string, unknown>;
+
+/** The result of `install <agent>`. */
+export interface InstallReport {
+  agent: string;
+  scope: Scope;
+  file: string;
+  /** False when every entry was already there (the file is not rewritten). */
+  changed: boolean;
+  /** True when install created the file. */
+  created: boolean;
+  /** Events that got an entry. */
+  events: string[];
+}
+
+/** The result of `uninstall <agent>`. */
+export interface UninstallReport {
+  agent: string;
+  scope: Scope;
+  file: string;
+  changed: boolean;
+  /** True when the file was removed (install had created it and nothing else is left). */
+  deleted: boolean;
+  /** Events an entry was removed from. */
+  events: string[];
+}
+
+/** What install did to a file beyond adding hooks, so uninstall can undo exactly that. */
+interface InstallRecord {
+  created?: boolean;
+  createdDirs?: string[];
+  addedKeys?: string[];
+}
+
+function recordsFile(): string {
+  return path.join(dataHome(), "installs.json");
+}
+
+async function updateRecord(file: string, record: InstallRecord | null): Promise<void> {
+  const records = await readJson<Record<string, InstallRecord>>(recordsFile(), {});
+  if (record) records[file] = record;
+  else delete records[file];
+  await fs.mkdir(path.dirname(recordsFile()), { recursive: true });
+  await writeFileAtomic(recordsFile(), `${JSON.stringify(records, null, 2)}\n`);
+}
+
+/** The file to write: a symlinked settings file (dotfile managers) is written through, not replaced. */
+function target(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
+}
+
+interface Loaded {
+  value: Json;
+  indent: string | number;
+}
+
+/** Reads a settings file; null when absent. Refuses anything that is not a JSON object. */
+async function load(file: string): Promise<Loaded | null> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new GhostcommitError("io", `cannot read ${file}: ${(error as Error).message}`, { file });
+  }
+  let value: unknown;
+  try {
+    value = text.trim() === "" ? {} : JSON.parse(text);
+  } catch {
+    throw new GhostcommitError("bad-config", `${file} is not valid JSON; fix it first, nothing was changed`, {
+      file,
+    });
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new GhostcommitError("bad-config", `${file} does not hold a JSON object; nothing was changed`, {
+      file,
+    });
+  }
+  return { value: value as Json, indent: /\n([ \t]+)\S/.exec(text)?.[1] ?? 2 };
+}
+
+function save(file: string, loaded: Loaded): Promise<void> {
+  return writeFileAtomic(file, `${JSON.stringify(loaded.value, null, loaded.indent)}\n`);
+}
+
+/** The `hooks` object and its event lists, refusing shapes the agent would not accept either. */
+function hooksOf(settings: Json, file: string, create: boolean): Json | undefined {
+  const hooks = settings.hooks;
+  if (hooks === undefined) {
+    if (!create) return undefined;
+    settings.hooks = {};
+    return settings.hooks as Json;
+  }
+  if (typeof hooks !== "object" || hooks === null || Array.isArray(hooks)) {
+    throw new GhostcommitError("bad-config", `${file}: "hooks" is not an object; nothing was changed`, {
+      file,
+    });
+  }
+  for (const [event, list] of Object.entries(hooks)) {
+    if (!Array.isArray(list)) {
+      throw new GhostcommitError("bad-config", `${file}: hooks.${event} is not a list; nothing was changed`, {
+        file,
+      });
+    }
+  }
+  return hooks as Json;
+}
+
+function isOurs(handler: unknown, spec: InstallSpec): boolean {
+  return typeof handler === "object" && handler !== null && (handler as Json).command === spec.command;
+}
+
+function handlersOf(entry: unknown): unknown[] | null {
+  const hooks = typeof entry === "object" && entry !== null ? (entry as Json).hooks : undefined;
+  return Array.isArray(hooks) ? hooks : null;
+}
+
+function hasOurs(list: unknown[], spec: InstallSpec): boolean {
+  if (spec.style === "flat") return list.some((h) => isOurs(h, spec));
+  return list.some((group) => handlersOf(group)?.some((h) => isOurs(h, spec)));
+}
+
+/** Removes our handlers from an event list; groups this leaves empty go too. Returns the count. */
+function removeOurs(list: unknown[], spec: InstallSpec): number {
+  let removed = 0;
+  for (let i = list.length - 1; i >= 0; i--) {
+    if (spec.style === "flat") {
+      if (isOurs(list[i], spec)) {
+        list.splice(i, 1);
+        removed++;
+      }
+      continue;
+    }
+    const handlers = handlersOf(list[i]);
+    if (!handlers) continue;
+    const kept = handlers.filter((h) => !isOurs(h, spec));
+    if (kept.length === handlers.length) continue;
+    removed += handlers.length - kept.length;
+    if (kept.length === 0) list.splice(i, 1);
+    else (list[i] as Json).hooks = kept;
+  }
+  return removed;
+}
+
+/** Directories mkdir -p would create for `dir`, outermost first. */
+async function missingDirs(dir: string): Promise<string[]> {
+  const missing: string[] = [];
+  for (let d = dir; ; d = path.dirname(d)) {
+    const exists = await fs.stat(d).then(
+      () => true,
+      () => false,
+    );
+    if (exists || path.dirname(d) === d) break;
+    missing.unshift(d);
+  }
+  return missing;
+}
+
+/** Merges the agent's hook entries into its settings file. Running it twice changes nothing. */
+export async function install(spec: InstallSpec, scope: Scope, projectDir: string): Promise<InstallReport> {
+  const file = target(spec.file(scope, projectDir));
+  const loaded = (await load(file)) ?? null;
+  const current: Loaded = loaded ?? { value: {}, indent: 2 };
+  const settings = current.value;
+  const hooks = hooksOf(settings, file, true) as Json;
+  const events: string[] = [];
+  for (const [event, entry] of Object.entries(spec.entries)) {
+    const list = (hooks[event] as unknown[] | undefined) ?? [];
+    if (hasOurs(list, spec)) continue;
+    list.push(structuredClone(entry));
+    hooks[event] = list;
+    events.push(event);
+  }
+  const report: InstallReport = { agent: spec.agent, scope, file, changed: false, created: false, events };
+  if (loaded && events.length === 0) return report;
+  const addedKeys = Object.keys(spec.base).filter((key) => !(key in settings));
+  // Base keys first, as the agents' own examples order them.
+  current.value = { ...Object.fromEntries(addedKeys.map((k) => [k, spec.base[k]])), ...settings };
+  const createdDirs = await missingDirs(path.dirname(file));
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await save(file, current);
+  if (!loaded || addedKeys.length > 0) {
+    const previous = await readJson<Record<string, InstallRecord>>(recordsFile(), {});
+    const record: InstallRecord = { ...previous[file] };
+    if (!loaded) Object.assign(record, { created: true, createdDirs });
+    if (addedKeys.length > 0) record.addedKeys = [...new Set([...(record.addedKeys ?? []), ...addedKeys])];
+    await updateRecord(file, record);
+  }
+  return { ...report, changed: true, created: !loaded };
+}
+
+/**
+ * Removes exactly the entries install adds (recognized by their command), drops lists and objects
+ * this leaves empty, and deletes the file (and the directories) install created once nothing is left.
+ */
+export async function uninstall(
+  spec: InstallSpec,
+  scope: Scope,
+  projectDir: string,
+): Promise<UninstallReport> {
+  const file = target(spec.file(scope, projectDir));
+  const report: UninstallReport = {
+    agent: spec.agent,
+    scope,
+    file,
+    changed: false,
+    deleted: false,
+    events: [],
+  };
+  const loaded = await load(file);
+  if (!loaded) return report;
+  const settings = loaded.value;
+  const hooks = hooksOf(settings, file, false);
+  if (hooks) {
+    for (const event of Object.keys(spec.entries)) {
+      const list = hooks[event] as unknown[] | undefined;
+      if (!list || removeOurs(list, spec) === 0) continue;
+      report.events.push(event);
+      if (list.length === 0) delete hooks[event];
+    }
+    if (report.events.length > 0 && Object.keys(hooks).length === 0) delete settings.hooks;
+  }
+  const record = (await readJson<Record<string, InstallRecord>>(recordsFile(), {}))[file];
+  let removedKeys = 0;
+  if (record?.addedKeys && settings.hooks === undefined) {
+    for (const key of record.addedKeys) {
+      if (key in settings && JSON.stringify(settings[key]) === JSON.stringify(spec.base[key])) {
+        delete settings[key];
+        removedKeys++;
+      }
+    }
+  }
+  report.changed = report.events.length > 0 || removedKeys > 0;
+  if (record?.created && Object.keys(settings).length === 0) {
+    await fs.rm(file, { force: true });
+    for (const dir of [...(record.createdDirs ?? [])].reverse()) await fs.rmdir(dir).catch(() => {});
+    await updateRecord(file, null);
+    return { ...report, changed: true, deleted: true };
+  }
+  if (!report.changed) return report;
+  await save(file, loaded);
+  if (record && settings.hooks === undefined) await updateRecord(file, null);
+  return report;
+}

@@ -1,0 +1,84 @@
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { dataHome } from "../config.js";
+import type { Engine } from "../engine.js";
+import type { DoctorCheck } from "../maintenance/doctor.js";
+
+/** One line of the hook log (JSON Lines). */
+export interface HookLogEntry {
+  t: string;
+  level: "error" | "warn";
+  agent: string;
+  event?: string;
+  session?: string;
+  message: string;
+}
+
+/** Past this size the log keeps only its newest part. */
+const MAX_LOG_BYTES = 512 * 1024;
+/** Doctor reports failures this recent. */
+const RECENT_MS = 7 * 24 * 3600 * 1000;
+
+/** Hook failures that belong to no workspace (the event named none that could be opened). */
+export function globalHookLog(): string {
+  return path.join(dataHome(), "hooks.log");
+}
+
+/**
+ * Appends an entry to a hook log. Never throws: a hook that cannot log must still exit 0.
+ * Concurrent hooks append whole lines (O_APPEND), so lines never interleave.
+ */
+export async function appendHookLog(file: string, entry: Omit<HookLogEntry, "t">): Promise<void> {
+  try {
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    const size = await fs.stat(file).then(
+      (s) => s.size,
+      () => 0,
+    );
+    if (size > MAX_LOG_BYTES) {
+      const text = await fs.readFile(file, "utf8");
+      const tail = text.slice(-MAX_LOG_BYTES / 2);
+      await fs.writeFile(file, tail.slice(tail.indexOf("\n") + 1));
+    }
+    await fs.appendFile(file, `${JSON.stringify({ t: new Date().toISOString(), ...entry })}\n`);
+  } catch {
+    // nowhere left to report to
+  }
+}
+
+/** Reads a hook log; damaged lines are skipped. */
+export async function readHookLog(file: string): Promise<HookLogEntry[]> {
+  const text = await fs.readFile(file, "utf8").catch(() => "");
+  const entries: HookLogEntry[] = [];
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    try {
+      const entry = JSON.parse(line) as HookLogEntry;
+      if (typeof entry.t === "string" && typeof entry.message === "string") entries.push(entry);
+    } catch {
+      // a torn or foreign line
+    }
+  }
+  return entries;
+}
+
+async function recentErrors(file: string, now: number): Promise<HookLogEntry[]> {
+  return (await readHookLog(file)).filter((e) => e.level === "error" && now - Date.parse(e.t) <= RECENT_MS);
+}
+
+/** Doctor check: hook failures of the last 7 days, in this workspace's log and in the global one. */
+export const checkHookLog: DoctorCheck = async (engine: Engine) => {
+  const problems = [];
+  const now = Date.now();
+  for (const file of [engine.paths.logFile, globalHookLog()]) {
+    const errors = await recentErrors(file, now);
+    if (errors.length === 0) continue;
+    const last = errors[errors.length - 1];
+    problems.push({
+      code: "hook-errors",
+      message: `${errors.length} hook failure${errors.length === 1 ? "" : "s"} in the last 7 days; latest (${last.t}, ${last.agent}${last.event ? ` ${last.event}` : ""}): ${last.message}. Details in the log; delete it to clear this.`,
+      path: file,
+    });
+  }
+  return problems;
+};

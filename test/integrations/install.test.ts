@@ -1,0 +1,177 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Sandbox } from "../helpers/repo.js";
+
+let sandbox: Sandbox;
+beforeEach(() => {
+  sandbox = new Sandbox();
+});
+afterEach(() => sandbox.cleanup());
+
+const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8"));
+
+function writeJson(file: string, value: unknown): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** A user's Claude Code settings with their own hooks on the same events. */
+const userClaudeSettings = {
+  model: "opus",
+  permissions: { allow: ["Bash(npm test)"] },
+  hooks: {
+    PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "lint-bash.sh" }] }],
+    Stop: [{ hooks: [{ type: "command", command: "notify-send done", timeout: 5 }] }],
+  },
+};
+
+describe("install claude-code", () => {
+  it("writes the three documented hook entries into ~/.claude/settings.json by default", () => {
+    const dir = sandbox.dir("project");
+    const result = sandbox.cli(dir, ["install", "claude-code", "--json"]);
+    expect(result.status).toBe(0);
+    const file = path.join(sandbox.home, ".claude", "settings.json");
+    expect(result.json).toMatchObject({
+      agent: "claude-code",
+      scope: "user",
+      file,
+      changed: true,
+      created: true,
+    });
+    const cmd = { type: "command", command: "ghostcommit hook claude-code" };
+    expect(readJson(file)).toEqual({
+      hooks: {
+        UserPromptSubmit: [{ hooks: [{ ...cmd, timeout: 30 }] }],
+        PreToolUse: [{ matcher: "Write|Edit|MultiEdit|NotebookEdit", hooks: [{ ...cmd, timeout: 30 }] }],
+        Stop: [{ hooks: [{ ...cmd, timeout: 60 }] }],
+      },
+    });
+  });
+
+  it("merges into existing settings and hooks without losing any, and a second run changes nothing", () => {
+    const dir = sandbox.dir("project");
+    const file = path.join(dir, ".claude", "settings.json");
+    writeJson(file, userClaudeSettings);
+    expect(sandbox.cli(dir, ["install", "claude-code", "--project", "--json"]).json.changed).toBe(true);
+    const merged = readJson(file);
+    expect(merged.model).toBe("opus");
+    expect(merged.permissions).toEqual(userClaudeSettings.permissions);
+    expect(merged.hooks.PreToolUse[0]).toEqual(userClaudeSettings.hooks.PreToolUse[0]);
+    expect(merged.hooks.PreToolUse).toHaveLength(2);
+    expect(merged.hooks.Stop[0]).toEqual(userClaudeSettings.hooks.Stop[0]);
+    const before = readFileSync(file, "utf8");
+    const again = sandbox.cli(dir, ["install", "claude-code", "--project", "--json"]);
+    expect(again.status).toBe(0);
+    expect(again.json).toMatchObject({ changed: false, events: [] });
+    expect(readFileSync(file, "utf8")).toBe(before);
+  });
+
+  it("uninstall removes exactly its entries and restores the user's settings", () => {
+    const dir = sandbox.dir("project");
+    const file = path.join(dir, ".claude", "settings.json");
+    writeJson(file, userClaudeSettings);
+    sandbox.ok(dir, "install", "claude-code", "--project");
+    const result = sandbox.ok(dir, "uninstall", "claude-code", "--project");
+    expect(result).toMatchObject({ changed: true, deleted: false });
+    expect(readJson(file)).toEqual(userClaudeSettings);
+  });
+
+  it("uninstall drops the lists it empties and deletes a settings file install created", () => {
+    const dir = sandbox.dir("project");
+    sandbox.ok(dir, "install", "claude-code", "--project");
+    const file = path.join(dir, ".claude", "settings.json");
+    expect(existsSync(file)).toBe(true);
+    expect(sandbox.ok(dir, "uninstall", "claude-code", "--project")).toMatchObject({ deleted: true });
+    expect(existsSync(file)).toBe(false);
+    expect(existsSync(path.join(dir, ".claude"))).toBe(false);
+  });
+
+  it("keeps a file it did not create even when uninstall leaves it empty", () => {
+    const dir = sandbox.dir("project");
+    const file = path.join(dir, ".claude", "settings.json");
+    writeJson(file, {});
+    sandbox.ok(dir, "install", "claude-code", "--project");
+    expect(sandbox.ok(dir, "uninstall", "claude-code", "--project")).toMatchObject({ deleted: false });
+    expect(readJson(file)).toEqual({});
+  });
+
+  it("refuses a settings file that is not valid JSON and leaves it alone", () => {
+    const dir = sandbox.dir("project");
+    const file = path.join(dir, ".claude", "settings.json");
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, '{ "model": "opus", }');
+    for (const verb of ["install", "uninstall"]) {
+      const result = sandbox.cli(dir, [verb, "claude-code", "--project", "--json"]);
+      expect(result.status).toBe(1);
+      expect(result.json.error.code).toBe("bad-config");
+      expect(result.stderr).toContain("not valid JSON");
+    }
+    expect(readFileSync(file, "utf8")).toBe('{ "model": "opus", }');
+  });
+
+  it("refuses an unknown agent and conflicting scopes as usage errors", () => {
+    const dir = sandbox.dir("project");
+    expect(sandbox.cli(dir, ["install", "vim"]).status).toBe(2);
+    expect(sandbox.cli(dir, ["install", "claude-code", "--user", "--project"]).status).toBe(2);
+  });
+});
+
+describe("install for other agents", () => {
+  it("codex: ~/.codex/hooks.json with UserPromptSubmit, PreToolUse ^apply_patch$ and Stop", () => {
+    const dir = sandbox.dir("project");
+    const result = sandbox.ok(dir, "install", "codex");
+    expect(result.file).toBe(path.join(sandbox.home, ".codex", "hooks.json"));
+    const cmd = { type: "command", command: "ghostcommit hook codex" };
+    expect(readJson(result.file)).toEqual({
+      hooks: {
+        UserPromptSubmit: [{ hooks: [{ ...cmd, timeout: 30 }] }],
+        PreToolUse: [{ matcher: "^apply_patch$", hooks: [cmd] }],
+        Stop: [{ hooks: [{ ...cmd, timeout: 60 }] }],
+      },
+    });
+  });
+
+  it("cursor: .cursor/hooks.json with version 1 and flat handlers; uninstall restores the user's file", () => {
+    const dir = sandbox.dir("project");
+    const file = path.join(dir, ".cursor", "hooks.json");
+    const mine = { hooks: { afterFileEdit: [{ command: "./format.sh" }] } };
+    writeJson(file, mine);
+    sandbox.ok(dir, "install", "cursor", "--project");
+    const cmd = { command: "ghostcommit hook cursor" };
+    expect(readJson(file)).toEqual({
+      version: 1,
+      hooks: { afterFileEdit: [{ command: "./format.sh" }, cmd], beforeSubmitPrompt: [cmd], stop: [cmd] },
+    });
+    sandbox.ok(dir, "uninstall", "cursor", "--project");
+    // version stays while the user's hooks need it
+    expect(readJson(file)).toEqual({ version: 1, ...mine });
+  });
+
+  it("cursor: a file install created is deleted by uninstall, version key and all", () => {
+    const dir = sandbox.dir("project");
+    const result = sandbox.ok(dir, "install", "cursor", "--project");
+    expect(readJson(result.file).version).toBe(1);
+    expect(sandbox.ok(dir, "uninstall", "cursor", "--project").deleted).toBe(true);
+    expect(existsSync(result.file)).toBe(false);
+  });
+
+  it("gemini: .gemini/settings.json with named hooks and millisecond timeouts, next to other settings", () => {
+    const dir = sandbox.dir("project");
+    const file = path.join(dir, ".gemini", "settings.json");
+    writeJson(file, { general: { checkpointing: { enabled: true } } });
+    sandbox.ok(dir, "install", "gemini", "--project");
+    const cmd = { type: "command", command: "ghostcommit hook gemini" };
+    expect(readJson(file)).toEqual({
+      general: { checkpointing: { enabled: true } },
+      hooks: {
+        BeforeAgent: [{ hooks: [{ name: "ghostcommit-begin", ...cmd, timeout: 30000 }] }],
+        BeforeTool: [{ matcher: "write_file|replace", hooks: [{ name: "ghostcommit-touch", ...cmd }] }],
+        AfterAgent: [{ hooks: [{ name: "ghostcommit-end", ...cmd, timeout: 60000 }] }],
+      },
+    });
+    expect(sandbox.ok(dir, "install", "gemini", "--project").changed).toBe(false);
+    sandbox.ok(dir, "uninstall", "gemini", "--project");
+    expect(readJson(file)).toEqual({ general: { checkpointing: { enabled: true } } });
+  });
+});
