@@ -1,0 +1,197 @@
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { EMPTY_TREE, LooseObjectWriter, objectId, serializeCommit } from "../../src/git/objects.js";
+import { encodeMessage, type SnapshotMeta } from "../../src/store/metadata.js";
+import { fileSandbox } from "./support.js";
+
+const { repo } = fileSandbox();
+
+describe("snapshot ids", () => {
+  it("accepts the full id and any unique prefix of 7+ hex digits, in any case", () => {
+    const r = repo();
+    const snap = r.ok("snapshot");
+    expect(r.ok("show", snap.id).id).toBe(snap.id);
+    expect(r.ok("show", snap.id.slice(0, 7)).id).toBe(snap.id);
+    expect(r.ok("show", snap.id.slice(0, 12).toUpperCase()).id).toBe(snap.id);
+  });
+
+  it("fails with status 1 and a JSON error for unknown, malformed and too-short ids", () => {
+    const r = repo();
+    const snap = r.ok("snapshot");
+    const unknown = snap.id.startsWith("0") ? "1".repeat(40) : "0".repeat(40);
+    const cases: [string[], string][] = [
+      [["show", unknown], "not-found"],
+      [["restore", unknown], "not-found"],
+      [["diff", snap.id, unknown], "not-found"],
+      [["show", "not-hex!"], "bad-id"],
+      [["show", snap.id.slice(0, 6)], "bad-id"],
+      [["show", `${snap.id}0`], "bad-id"],
+      [["restore", "--dry-run", "zzzzzzz"], "bad-id"],
+      [["drop", unknown], "not-found"],
+    ];
+    for (const [args, code] of cases) {
+      const result = r.cli([...args, "--json"]);
+      expect(result.status, args.join(" ")).toBe(1);
+      expect(result.json, args.join(" ")).toEqual({ error: { code, message: expect.any(String) } });
+      expect(result.stderr).toMatch(/^ghostcommit: \S/);
+      const human = r.cli(args);
+      expect(human.status).toBe(1);
+      expect(human.stdout).toBe("");
+      expect(human.stderr).toMatch(/^ghostcommit: \S/);
+    }
+  });
+
+  it("fails with status 1 on an ambiguous prefix", async () => {
+    const r = repo();
+    const store = r.ok("doctor").store as string;
+    // Two snapshot commits whose ids share 7 hex digits (a birthday search over nonces).
+    const seen = new Map<string, { id: string; body: Buffer }>();
+    let pair: { id: string; body: Buffer }[] | null = null;
+    for (let n = 0; !pair; n++) {
+      const meta: SnapshotMeta = {
+        v: 1,
+        t: 1_700_000_000_000_000 + n,
+        kind: "snapshot",
+        message: "twin",
+        parent: null,
+        fileCount: 0,
+        excluded: [],
+        included: [],
+        nonce: String(n),
+      };
+      const body = serializeCommit({
+        tree: EMPTY_TREE,
+        parents: [],
+        time: 1_700_000_000,
+        message: encodeMessage(meta),
+      });
+      const id = objectId("commit", body);
+      const other = seen.get(id.slice(0, 7));
+      if (other) pair = [other, { id, body }];
+      else seen.set(id.slice(0, 7), { id, body });
+    }
+    const writer = new LooseObjectWriter(path.join(store, "git", "objects"));
+    for (const { body } of pair) await writer.write("commit", body);
+    await writer.write("tree", Buffer.alloc(0));
+    for (const { id } of pair)
+      r.sandbox.git(store, "--git-dir=git", "update-ref", `refs/ghostcommit/snapshots/${id}`, id);
+    expect(
+      r
+        .ok("list")
+        .map((s: any) => s.id)
+        .sort(),
+    ).toEqual(pair.map((p) => p.id).sort());
+    const result = r.cli(["show", pair[0].id.slice(0, 7), "--json"]);
+    expect(result.status).toBe(1);
+    expect(result.json.error.code).toBe("ambiguous-id");
+    const longer = pair[0].id.slice(0, 8);
+    if (!pair[1].id.startsWith(longer)) expect(r.ok("show", longer).id).toBe(pair[0].id);
+  });
+});
+
+describe("usage errors", () => {
+  it("exit 2 for an unknown command or option, a missing argument, or a bad value", () => {
+    const r = repo();
+    for (const args of [
+      ["frobnicate"],
+      ["snapshot", "--frobnicate"],
+      ["show"],
+      ["gc", "--keep", "many"],
+      ["gc", "--older-than", "soon"],
+      ["--store", "cloud", "list"],
+      ["diff", "--stat", "--patch", "0000000"],
+    ]) {
+      const result = r.cli([...args, "--json"]);
+      expect(result.status, args.join(" ")).toBe(2);
+      expect(result.json?.error?.code, args.join(" ")).toBe("usage");
+      expect(result.stderr).toMatch(/^ghostcommit: /);
+    }
+    expect(r.cli([]).status).toBe(2);
+  });
+
+  it("global options work before and after the command", () => {
+    const r = repo();
+    const snap = r.ok("snapshot");
+    const before = r.sandbox.cli(r.sandbox.home, ["-C", r.dir, "--json", "list"]);
+    const after = r.sandbox.cli(r.sandbox.home, ["list", "-C", r.dir, "--json"]);
+    expect(before.status).toBe(0);
+    expect(JSON.parse(before.stdout)[0].id).toBe(snap.id);
+    expect(after.json[0].id).toBe(snap.id);
+  });
+});
+
+describe("show, diff and drop", () => {
+  it("show lists the snapshot's files and its metadata", () => {
+    const r = repo({ "a.txt": "a\n", "d/b.txt": "b\n" });
+    r.write({ "u.txt": "u\n", "node_modules/x/y.js": "y" });
+    const snap = r.ok("snapshot", "-m", "look");
+    const shown = r.ok("show", snap.id);
+    expect(shown).toMatchObject({
+      id: snap.id,
+      parent: snap.parent,
+      createdAt: snap.createdAt,
+      message: "look",
+      fileCount: 3,
+      excluded: [{ path: "node_modules", reason: "dependency-dir", files: 1 }],
+    });
+    expect(shown.files.sort()).toEqual(["a.txt", "d/b.txt", "u.txt"]);
+    expect(shown.files).toHaveLength(shown.fileCount);
+  });
+
+  it("diff reports added, modified, deleted and type-changed paths against the work tree and between snapshots", () => {
+    const r = repo({ "mod.txt": "1\n", "del.txt": "d\n", typ: "file\n", "same.txt": "s\n" });
+    const one = r.ok("snapshot");
+    r.write({ "mod.txt": "2\n", "add.txt": "a\n" });
+    r.remove("del.txt");
+    r.remove("typ");
+    r.symlink("same.txt", "typ");
+    const statuses = (list: any[]) => Object.fromEntries(list.map((e) => [e.path, e.status]));
+    const expected = { "add.txt": "added", "del.txt": "deleted", "mod.txt": "modified", typ: "type-changed" };
+    const live = r.ok("diff", one.id);
+    expect(statuses(live)).toEqual(expected);
+    expect(live.find((e: any) => e.path === "typ")).toMatchObject({ oldMode: "100644", newMode: "120000" });
+    expect(live.find((e: any) => e.path === "add.txt").oldMode).toBeUndefined();
+    expect(live.find((e: any) => e.path === "del.txt").newMode).toBeUndefined();
+    const two = r.ok("snapshot");
+    expect(statuses(r.ok("diff", one.id, two.id))).toEqual(expected);
+    expect(r.ok("diff", two.id)).toEqual([]);
+    expect(r.ok("list")).toHaveLength(2); // diff against the work tree takes no snapshot
+
+    const nameStatus = r.cli(["diff", "--name-status", one.id, two.id]);
+    expect(nameStatus.status).toBe(0);
+    expect(nameStatus.stdout.trim().split("\n").sort()).toEqual([
+      "A\tadd.txt",
+      "D\tdel.txt",
+      "M\tmod.txt",
+      "T\ttyp",
+    ]);
+    const stat = r.cli(["diff", "--stat", one.id, two.id]);
+    expect(stat.stdout).toMatch(/mod\.txt\s+\|\s+2 \+-/);
+    expect(stat.stdout).toMatch(/4 files changed/);
+    const patch = r.cli(["diff", "--patch", one.id]);
+    expect(patch.stdout).toContain("-1\n+2\n");
+    expect(patch.stdout).toContain("+++ b/add.txt");
+  });
+
+  it("drop forgets snapshots; the others still restore", () => {
+    const r = repo({ "a.txt": "a\n" });
+    const keep = r.ok("snapshot").id;
+    r.write({ "a.txt": "b\n" });
+    const gone = r.ok("snapshot").id;
+    expect(r.ok("drop", gone)).toEqual({ dropped: [gone] });
+    expect(r.ok("list").map((s: any) => s.id)).toEqual([keep]);
+    expect(r.cli(["show", gone, "--json"]).json.error.code).toBe("not-found");
+    r.ok("restore", keep);
+    expect(r.read("a.txt")).toBe("a\n");
+  });
+
+  it("two snapshots of an identical tree in the same second get distinct ids and exact order", () => {
+    const r = repo();
+    const a = r.ok("snapshot").id;
+    const b = r.ok("snapshot").id;
+    expect(a).not.toBe(b);
+    const listed = r.ok("list");
+    expect(listed.map((s: any) => s.id)).toEqual([b, a]);
+    expect(listed[0].createdAt > listed[1].createdAt).toBe(true);
+  });
+});

@@ -1,0 +1,221 @@
+import { existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import type { Repo } from "../helpers/repo.js";
+import { fileSandbox, filesOf, gitDirDigest, workDigest } from "./support.js";
+
+const { sandbox, repo } = fileSandbox();
+
+/** Makes the user's history forget everything after the first commit, as thoroughly as git allows. */
+function forgetHistory(r: Repo): void {
+  r.git("reset", "-q", "--hard", "HEAD~1");
+  r.git("branch", "-D", "topic");
+  r.git("reflog", "expire", "--expire=now", "--all");
+  r.git("gc", "-q", "--prune=now");
+}
+
+function objectGone(r: Repo, oid: string): boolean {
+  try {
+    r.git("cat-file", "-e", oid);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+describe("shadow store borrowing the user's objects", () => {
+  for (const packedFirst of [false, true]) {
+    it(`restores byte-exact after reset --hard, branch deletion, reflog expiry and gc --prune=now (${packedFirst ? "packed" : "loose"} objects)`, () => {
+      const r = repo({ "a.txt": "first\n" });
+      r.write({ "a.txt": "second\n", "feature.txt": `only in commit two ${packedFirst}\n` });
+      r.git("add", "-A");
+      r.git("commit", "-qm", "two");
+      r.git("checkout", "-q", "-b", "topic");
+      r.write({ "topic.txt": `only on topic ${packedFirst}\n` });
+      r.git("add", "-A");
+      r.git("commit", "-qm", "topic");
+      if (packedFirst) r.git("gc", "-q");
+      const onTopic = r.ok("snapshot", "-m", "on topic");
+      r.git("checkout", "-q", "main");
+      const onMain = r.ok("snapshot", "-m", "clean tree at commit two");
+      const expectedMain = workDigest(r.dir);
+      const featureBlob = r.git("rev-parse", "HEAD:feature.txt").trim();
+      const topicBlob = r.git("rev-parse", "topic:topic.txt").trim();
+
+      forgetHistory(r);
+      expect(objectGone(r, featureBlob)).toBe(true);
+      expect(objectGone(r, topicBlob)).toBe(true);
+
+      r.ok("restore", onMain.id);
+      expect(workDigest(r.dir)).toEqual(expectedMain);
+      r.ok("restore", onTopic.id);
+      expect(r.read("topic.txt")).toBe(`only on topic ${packedFirst}\n`);
+      expect(r.ok("doctor").ok).toBe(true);
+    });
+  }
+});
+
+describe("worktrees, sparse checkout and plain directories", () => {
+  it("keeps separate snapshots per git worktree", () => {
+    const r = repo({ "a.txt": "a\n" });
+    const wtDir = path.join(sandbox.home, `wt-${path.basename(r.dir)}`);
+    r.git("worktree", "add", "-q", "-b", "wt", wtDir);
+    writeFileSync(path.join(wtDir, "a.txt"), "in worktree\n");
+    const inWt = sandbox.ok(wtDir, "snapshot");
+    r.write({ "a.txt": "in main\n" });
+    const inMain = r.ok("snapshot");
+    expect(r.ok("list").map((s: any) => s.id)).toEqual([inMain.id]);
+    expect(sandbox.ok(wtDir, "list").map((s: any) => s.id)).toEqual([inWt.id]);
+    const foreign = r.cli(["restore", inWt.id, "--json"]);
+    expect(foreign.status).toBe(1);
+    expect(foreign.json.error.code).toBe("not-found");
+    writeFileSync(path.join(wtDir, "a.txt"), "agent\n");
+    sandbox.ok(wtDir, "restore", inWt.id);
+    expect(readFileSync(path.join(wtDir, "a.txt"), "utf8")).toBe("in worktree\n");
+    expect(r.read("a.txt")).toBe("in main\n");
+  });
+
+  it("sparse checkout: skip-worktree files are neither lost nor materialized", () => {
+    const r = repo({ "in/a.txt": "a\n", "out/b.txt": "b\n", "top.txt": "t\n" });
+    r.git("sparse-checkout", "set", "in");
+    expect(r.exists("out/b.txt")).toBe(false);
+    const index = readFileSync(r.path(".git/index"));
+    const snap = r.ok("snapshot");
+    expect(filesOf(r, snap.id).sort()).toEqual(["in/a.txt", "out/b.txt", "top.txt"]);
+    r.write({ "in/a.txt": "agent\n", "in/new.txt": "n" });
+    const report = r.ok("restore", snap.id);
+    expect(report.written).toEqual(["in/a.txt"]);
+    expect(report.deleted).toEqual(["in/new.txt"]);
+    expect(r.exists("out")).toBe(false);
+    expect(readFileSync(r.path(".git/index")).equals(index)).toBe(true);
+  });
+
+  it("plain directory: every file counts (a .gitignore there excludes nothing) and no .git appears", () => {
+    const dir = sandbox.dir("plain-dir");
+    const write = (rel: string, content: string) => {
+      const file = path.join(dir, rel);
+      sandbox.dir(path.relative(sandbox.home, path.dirname(file)));
+      writeFileSync(file, content);
+    };
+    write(".gitignore", "*.log\nsecret/\n");
+    write("app.log", "log\n");
+    write("secret/key", "k\n");
+    write("src/main.py", "print(1)\n");
+    write("node_modules/dep/i.js", "x");
+    const snap = sandbox.ok(dir, "snapshot");
+    expect(snap.parent).toBeNull();
+    expect(sandbox.ok(dir, "show", snap.id).files.sort()).toEqual([
+      ".gitignore",
+      "app.log",
+      "secret/key",
+      "src/main.py",
+    ]);
+    expect(snap.excluded.map((e: any) => [e.path, e.reason])).toEqual([["node_modules", "dependency-dir"]]);
+    expect(existsSync(path.join(dir, ".git"))).toBe(false);
+    write("app.log", "changed\n");
+    write("src/new.py", "n\n");
+    write("node_modules/dep/j.js", "y");
+    const report = sandbox.ok(dir, "restore", snap.id);
+    expect(report.written).toEqual(["app.log"]);
+    expect(report.deleted).toEqual(["src/new.py"]);
+    expect(readFileSync(path.join(dir, "node_modules/dep/j.js"), "utf8")).toBe("y");
+    expect(readdirSync(dir).sort()).toEqual([".gitignore", "app.log", "node_modules", "secret", "src"]);
+  });
+});
+
+describe("repo store", () => {
+  it("keeps snapshots under refs/ghostcommit/, invisible to git branch, status and log", () => {
+    const r = repo({ "a.txt": "a\n" });
+    r.write({ "u.txt": "untracked\n", "a.txt": "edited\n" });
+    const branches = r.git("branch", "-a");
+    const status = r.status();
+    const log = r.git("log", "--oneline");
+    const index = readFileSync(r.path(".git/index"));
+    const snap = r.ok("--store", "repo", "snapshot");
+    const refs = r.git("for-each-ref", "--format=%(refname) %(objectname)").trim().split("\n");
+    const ours = refs.filter((line) => line.startsWith("refs/ghostcommit/"));
+    expect(ours).toHaveLength(1);
+    expect(ours[0].endsWith(` ${snap.id}`)).toBe(true);
+    expect(r.git("cat-file", "-t", snap.id).trim()).toBe("commit");
+    expect(r.git("branch", "-a")).toBe(branches);
+    expect(r.status()).toBe(status);
+    expect(r.git("log", "--oneline")).toBe(log);
+    expect(readFileSync(r.path(".git/index")).equals(index)).toBe(true);
+    expect(r.ok("list")).toEqual([]); // the shadow store is a different store
+    r.write({ "a.txt": "agent\n" });
+    r.remove("u.txt");
+    r.ok("--store", "repo", "restore", snap.id);
+    expect(r.read("a.txt")).toBe("edited\n");
+    expect(r.read("u.txt")).toBe("untracked\n");
+    expect(r.ok("list", "--store", "repo").map((s: any) => s.kind)).toEqual(["safety", "snapshot"]);
+  });
+});
+
+describe("doctor and gc", () => {
+  it("doctor is ok on a healthy store and exits 1 when a snapshot's object is missing", () => {
+    const r = repo({ "a.txt": "a\n" });
+    r.write({ "unique.txt": `content only the store has ${r.dir}\n` });
+    const snap = r.ok("snapshot");
+    const healthy = r.cli(["doctor", "--json"]);
+    expect(healthy.status).toBe(0);
+    expect(healthy.json.ok).toBe(true);
+    const blob = r.git("hash-object", "unique.txt").trim();
+    const objectFile = path.join(healthy.json.store, "git", "objects", blob.slice(0, 2), blob.slice(2));
+    expect(existsSync(objectFile)).toBe(true);
+    unlinkSync(objectFile);
+    const damaged = r.cli(["doctor", "--json"]);
+    expect(damaged.status).toBe(1);
+    expect(damaged.json.ok).toBe(false);
+    expect(damaged.json.problems.length).toBeGreaterThan(0);
+    expect(r.cli(["doctor"]).status).toBe(1);
+    // The damaged snapshot is not restored half-way.
+    r.write({ "unique.txt": "now\n", "a.txt": "changed\n" });
+    const restore = r.cli(["restore", snap.id, "--json"]);
+    expect(restore.status).toBe(1);
+    expect(r.read("a.txt")).toBe("changed\n");
+  });
+
+  it("gc --keep N keeps the newest N, --older-than expires by age, both report bytes", () => {
+    const r = repo({ "a.txt": "a\n" });
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      r.write({ "a.txt": `${i}\n` });
+      ids.push(r.ok("snapshot", "-m", `s${i}`).id);
+    }
+    const kept = r.ok("gc", "--keep", "2");
+    expect(kept.dropped.sort()).toEqual([ids[0], ids[1]].sort());
+    expect(kept.kept).toEqual([ids[3], ids[2]]);
+    expect(typeof kept.bytesBefore).toBe("number");
+    expect(typeof kept.bytesAfter).toBe("number");
+    expect(r.ok("list").map((s: any) => s.id)).toEqual([ids[3], ids[2]]);
+    expect(r.ok("gc", "--older-than", "1h").dropped).toEqual([]);
+    const all = r.ok("gc", "--older-than", "0s");
+    expect(all.dropped.sort()).toEqual([ids[2], ids[3]].sort());
+    expect(r.ok("list")).toEqual([]);
+    expect(r.ok("doctor").ok).toBe(true);
+  });
+
+  it("gc never expires the safety snapshot of the latest restore, and the store stays consistent", () => {
+    const r = repo({ "a.txt": "a\n" });
+    const first = r.ok("snapshot").id;
+    r.write({ "a.txt": "b\n" });
+    const report = r.ok("restore", first);
+    const gc = r.ok("gc", "--keep", "0");
+    expect(gc.kept).toEqual([report.safety]);
+    r.ok("restore", report.safety);
+    expect(r.read("a.txt")).toBe("b\n");
+  });
+
+  it("the shadow store leaves the user's .git byte-identical through gc and drop", () => {
+    const r = repo({ "a.txt": "a\n" });
+    const before = gitDirDigest(r);
+    r.write({ "u.txt": "one\n" });
+    const one = r.ok("snapshot").id;
+    r.write({ "u.txt": "two\n" });
+    r.ok("snapshot");
+    expect(r.ok("drop", one.slice(0, 7)).dropped).toEqual([one]);
+    r.ok("gc");
+    expect(r.ok("list")).toHaveLength(1);
+    expect(gitDirDigest(r)).toEqual(before);
+  });
+});
