@@ -1,0 +1,80 @@
+import { existsSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type Repo, Sandbox } from "../helpers/repo.js";
+import { claudeEvents, cursor, gemini } from "./events.js";
+import { expectQuiet, hook, hookLogs } from "./hook-helpers.js";
+
+let sandbox: Sandbox;
+let repo: Repo;
+beforeEach(() => {
+  sandbox = new Sandbox();
+  repo = sandbox.repo();
+});
+afterEach(() => sandbox.cleanup());
+
+describe("hook robustness", () => {
+  it("logs garbage input instead of failing, and doctor shows it", () => {
+    for (const garbage of ["", "not json", "[1,2]", '{"hook_event_name":']) {
+      expectQuiet(hook(sandbox, "claude-code", garbage, repo.dir));
+    }
+    const errors = hookLogs(sandbox).filter((e) => e.level === "error");
+    expect(errors).toHaveLength(4);
+    expect(errors[0].message).toContain("not a JSON hook event");
+    const doctor = repo.cli(["doctor", "--json"]);
+    expect(doctor.status).toBe(1);
+    expect(doctor.json.problems).toContainEqual(
+      expect.objectContaining({ code: "hook-errors", message: expect.stringContaining("4 hook failures") }),
+    );
+  });
+
+  it("answers agents that need JSON even when the input is garbage", () => {
+    expect(JSON.parse(hook(sandbox, "cursor", "oops", repo.dir).stdout)).toEqual({ continue: true });
+    expect(JSON.parse(hook(sandbox, "gemini", "oops", repo.dir).stdout)).toEqual({});
+    expectQuiet(hook(sandbox, "codex", "oops", repo.dir));
+  });
+
+  it("exits 0 with nothing on stdout for an unknown agent, a missing agent or unknown options", () => {
+    const event = claudeEvents.prompt(repo.dir, "s", "hi");
+    expectQuiet(hook(sandbox, "vim", event, repo.dir));
+    expectQuiet(sandbox.cli(repo.dir, ["hook"], JSON.stringify(event)));
+    expectQuiet(
+      hook(sandbox, "claude-code", claudeEvents.stop(repo.dir, "s"), repo.dir, [
+        "--bogus",
+        "--store",
+        "nope",
+      ]),
+    );
+  });
+
+  it("does no work on SessionEnd (1.5 s budget) or SessionStart: no store is even created", () => {
+    expectQuiet(hook(sandbox, "claude-code", claudeEvents.sessionStart(repo.dir, "s"), repo.dir));
+    expectQuiet(hook(sandbox, "claude-code", claudeEvents.sessionEnd(repo.dir, "s"), repo.dir));
+    expectQuiet(hook(sandbox, "claude-code", claudeEvents.bash(repo.dir, "s", "ls"), repo.dir));
+    expect(existsSync(path.join(sandbox.home, "data", "workspaces"))).toBe(false);
+  });
+
+  it("is a silent no-op where ghostcommit is disabled, still giving Cursor its answer", () => {
+    writeFileSync(repo.path(".ghostcommit.json"), '{ "enabled": false }\n');
+    expectQuiet(hook(sandbox, "claude-code", claudeEvents.prompt(repo.dir, "s", "hi"), repo.dir));
+    expectQuiet(hook(sandbox, "claude-code", claudeEvents.write(repo.dir, "s", repo.path("a")), repo.dir));
+    expectQuiet(hook(sandbox, "claude-code", claudeEvents.stop(repo.dir, "s"), repo.dir));
+    expectQuiet(hook(sandbox, "claude-code", "garbage", repo.dir));
+    const before = hook(
+      sandbox,
+      "cursor",
+      cursor(repo.dir, "c", "beforeSubmitPrompt", { prompt: "p" }),
+      repo.dir,
+    );
+    expect(JSON.parse(before.stdout)).toEqual({ continue: true });
+    expectQuiet(hook(sandbox, "gemini", gemini(repo.dir, "g", "AfterAgent"), repo.dir), "{}");
+    expect(hookLogs(sandbox)).toEqual([]);
+    expect(existsSync(path.join(sandbox.home, "data", "workspaces"))).toBe(false);
+  });
+
+  it("logs an event whose workspace does not exist in the global hook log", () => {
+    const gone = path.join(sandbox.home, "gone");
+    expectQuiet(hook(sandbox, "claude-code", claudeEvents.prompt(gone, "s", "hi"), repo.dir));
+    expect(existsSync(path.join(sandbox.home, "data", "hooks.log"))).toBe(true);
+  });
+});

@@ -1,0 +1,138 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CLI, type Repo, Sandbox } from "../helpers/repo.js";
+
+const MAIN_JS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/cli/main.js");
+
+let sandbox: Sandbox;
+let repo: Repo;
+let client: Client;
+let stderr: string;
+
+/** Starts `ghostcommit mcp` for the repo through the SDK's own client and stdio transport. */
+async function connect(cli: string, args: string[] = []): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cli, "mcp", ...args],
+    cwd: repo.dir,
+    env: sandbox.env as Record<string, string>,
+    stderr: "pipe",
+  });
+  stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const c = new Client({ name: "ghostcommit-test", version: "1.0.0" });
+  await c.connect(transport);
+  return c;
+}
+
+async function call(name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+/** The JSON document in a tool result's text content. */
+function textJson(result: CallToolResult): any {
+  const first = result.content[0];
+  expect(first.type).toBe("text");
+  return JSON.parse((first as { text: string }).text);
+}
+
+beforeEach(async () => {
+  sandbox = new Sandbox();
+  repo = sandbox.repo("repo", { "README.md": "hello\n", "src/app.js": "v1\n" });
+  client = await connect(CLI);
+});
+afterEach(async () => {
+  await client.close();
+  sandbox.cleanup();
+});
+
+describe("ghostcommit mcp", () => {
+  it("lists the four tools with their input schemas", async () => {
+    const { tools } = await client.listTools();
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    expect(Object.keys(byName).sort()).toEqual(["diff", "list_snapshots", "restore", "snapshot"]);
+    expect(Object.keys(byName.snapshot.inputSchema.properties ?? {}).sort()).toEqual(["include", "message"]);
+    expect(byName.diff.inputSchema.required).toEqual(["id"]);
+    expect(byName.restore.inputSchema.required).toEqual(["id"]);
+  });
+
+  it("snapshot, list, diff and restore return the CLI's --json documents", async () => {
+    const snap = await call("snapshot", { message: "before the refactor" });
+    expect(snap.isError).toBeFalsy();
+    const taken = textJson(snap);
+    expect(taken).toMatchObject({ message: "before the refactor", fileCount: 2 });
+    expect(taken.id).toMatch(/^[0-9a-f]{40}$/);
+    expect(snap.structuredContent).toEqual(taken);
+
+    const listed = await call("list_snapshots");
+    expect(textJson(listed)).toEqual(repo.ok("list"));
+    expect(listed.structuredContent).toEqual({ items: textJson(listed) });
+
+    repo.write({ "src/app.js": "v2\n", "new.txt": "n\n" });
+    const diff = textJson(await call("diff", { id: taken.id.slice(0, 7) }));
+    expect(diff).toEqual(repo.ok("diff", taken.id));
+    expect(diff.map((d: { path: string; status: string }) => `${d.status} ${d.path}`).sort()).toEqual([
+      "added new.txt",
+      "modified src/app.js",
+    ]);
+
+    const plan = textJson(await call("restore", { id: taken.id, dryRun: true }));
+    expect(plan).toMatchObject({ dryRun: true, safety: null, deleted: ["new.txt"], written: ["src/app.js"] });
+    expect(repo.read("src/app.js")).toBe("v2\n");
+
+    const restored = textJson(await call("restore", { id: taken.id }));
+    expect(restored.safety).toMatch(/^[0-9a-f]{40}$/);
+    expect(repo.read("src/app.js")).toBe("v1\n");
+    expect(repo.exists("new.txt")).toBe(false);
+
+    // diff between two snapshots
+    const between = textJson(await call("diff", { id: taken.id, id2: restored.safety }));
+    expect(between).toHaveLength(2);
+  });
+
+  it("snapshot include captures an ignored path", async () => {
+    repo.write({ ".gitignore": "secret.env\n", "secret.env": "KEY=1\n" });
+    const taken = textJson(await call("snapshot", { include: ["secret.env"] }));
+    expect(repo.ok("show", taken.id).files).toContain("secret.env");
+  });
+
+  it("unknown ids and paths outside the workspace are tool errors with the CLI's error document", async () => {
+    const unknown = await call("restore", { id: "deadbeefdeadbeef" });
+    expect(unknown.isError).toBe(true);
+    expect(textJson(unknown).error.code).toBe("not-found");
+    const outside = await call("snapshot", { include: ["../elsewhere"] });
+    expect(outside.isError).toBe(true);
+    expect(textJson(outside).error.code).toBe("outside-workspace");
+    const malformed = await call("diff", { id: "xyz" });
+    expect(malformed.isError).toBe(true);
+    // the server is still serving
+    expect((await call("list_snapshots")).isError).toBeFalsy();
+  });
+
+  it("bad arguments are tool errors, not crashes", async () => {
+    const missing = await call("diff", {});
+    expect(missing.isError).toBe(true);
+    const wrongType = await call("restore", { id: 42, dryRun: "yes" });
+    expect(wrongType.isError).toBe(true);
+    const snap = await call("snapshot", { include: "not-a-list" });
+    expect(snap.isError).toBe(true);
+    expect((await call("list_snapshots")).isError).toBeFalsy();
+  });
+
+  it("works from the unbundled CLI too, with -C naming the workspace and logs only on stderr", async () => {
+    await client.close();
+    const other = sandbox.repo("other", { "x.txt": "x\n" });
+    client = await connect(MAIN_JS, ["-C", other.dir]);
+    const taken = textJson(await call("snapshot"));
+    expect(other.ok("list").map((s: { id: string }) => s.id)).toContain(taken.id);
+    expect(repo.ok("list")).toEqual([]);
+    await call("restore", { id: "0000000" });
+    expect(stderr).toContain("ghostcommit mcp:");
+  });
+});
