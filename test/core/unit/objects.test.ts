@@ -1,0 +1,80 @@
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  EMPTY_TREE,
+  LooseObjectWriter,
+  MODE,
+  objectId,
+  parseTree,
+  serializeTree,
+  type TreeEntry,
+} from "../../../src/git/objects.js";
+import { Sandbox } from "../../helpers/repo.js";
+
+const sandbox = new Sandbox();
+afterAll(() => sandbox.cleanup());
+const dir = sandbox.dir("objects");
+sandbox.git(dir, "init", "-q", "--bare");
+const git = (args: string[], input?: Buffer | string) =>
+  execFileSync("git", args, { cwd: dir, env: sandbox.env, input }) as Buffer;
+
+const oid = (n: number) => n.toString(16).padStart(40, "0");
+
+describe("git objects written by ghostcommit", () => {
+  it("serializes tree entries in git's order (a directory sorts as if named with a trailing /)", () => {
+    const entries: TreeEntry[] = [
+      { mode: MODE.tree, name: "a", oid: oid(1) },
+      { mode: MODE.file, name: "a-b", oid: oid(2) },
+      { mode: MODE.file, name: "a.b", oid: oid(3) },
+      { mode: MODE.exec, name: "a0", oid: oid(4) },
+      { mode: MODE.link, name: "B", oid: oid(5) },
+      { mode: MODE.tree, name: "a.b.dir", oid: oid(6) },
+      { mode: MODE.gitlink, name: "sub", oid: oid(7) },
+      { mode: MODE.file, name: Buffer.from([0xc3, 0xa9]).toString("latin1"), oid: oid(8) },
+      { mode: MODE.file, name: "new\nline", oid: oid(9) },
+    ];
+    const body = serializeTree([...entries].reverse());
+    const mktreeInput = Buffer.concat(
+      entries.map((e) =>
+        Buffer.concat([
+          Buffer.from(
+            `${e.mode === MODE.tree ? "040000" : e.mode} ${e.mode === MODE.tree ? "tree" : e.mode === MODE.gitlink ? "commit" : "blob"} ${e.oid}\t`,
+          ),
+          Buffer.from(e.name, "latin1"),
+          Buffer.from([0]),
+        ]),
+      ),
+    );
+    const expected = git(["mktree", "-z", "--missing"], mktreeInput).toString().trim();
+    expect(objectId("tree", body)).toBe(expected);
+    expect(git(["cat-file", "tree", expected]).equals(body)).toBe(true);
+    expect(parseTree(body).map((e) => e.name)).toEqual(
+      parseTree(git(["cat-file", "tree", expected])).map((e) => e.name),
+    );
+    expect(objectId("tree", serializeTree([]))).toBe(EMPTY_TREE);
+  });
+
+  it("computes blob ids like git hash-object and writes loose objects git can read", async () => {
+    const writer = new LooseObjectWriter(path.join(dir, "objects"));
+    const content = Buffer.from("line\r\nbinary\0bytes\xff", "latin1");
+    const id = await writer.write("blob", content);
+    expect(id).toBe(git(["hash-object", "--stdin", "--no-filters"], content).toString().trim());
+    expect(git(["cat-file", "blob", id]).equals(content)).toBe(true);
+    expect(await writer.write("blob", content)).toBe(id); // idempotent
+  });
+
+  it("streams a large file into a blob with the same id git computes", async () => {
+    const writer = new LooseObjectWriter(path.join(dir, "objects"));
+    const file = path.join(sandbox.home, "large.bin");
+    const big = Buffer.alloc(9 * 1024 * 1024);
+    for (let i = 0; i < big.length; i += 4096) big[i] = i % 251;
+    writeFileSync(file, big);
+    const id = await writer.writeFileBlob(file, big.length);
+    expect(id).toBe(git(["hash-object", "--no-filters", file]).toString().trim());
+    expect(git(["cat-file", "-s", id!]).toString().trim()).toBe(String(big.length));
+    expect(await writer.writeFileBlob(file, big.length + 1)).toBeNull(); // changed size: caller rescans
+    expect(readFileSync(file).length).toBe(big.length);
+  });
+});
