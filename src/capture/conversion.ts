@@ -17,6 +17,36 @@ export function attributesConvert(text: string): boolean {
     .some((line) => CONVERTING_ATTRIBUTE.test(line.replace(/^\S+/, "")));
 }
 
+/** The settings of the user's git (all levels) that change what a snapshot must hold. */
+export interface UserGitConfig {
+  /** core.autocrlf is true or input somewhere. */
+  autocrlf: boolean;
+  attributesFile: string | null;
+  /** core.excludesFile as written (git expands `~` itself); null when unset. */
+  excludesFile: string | null;
+}
+
+/** Reads the user's autocrlf, attributesFile and excludesFile in one git process. */
+export async function readUserGitConfig(location: WorkspaceLocation): Promise<UserGitConfig> {
+  const config = await runGit(
+    ["config", "-z", "--get-regexp", "^(core\\.autocrlf|core\\.attributesfile|core\\.excludesfile)$"],
+    { cwd: location.root, env: { GIT_LITERAL_PATHSPECS: "0" }, okCodes: [0, 1] },
+  );
+  const out: UserGitConfig = { autocrlf: false, attributesFile: null, excludesFile: null };
+  for (const record of splitNul(config.stdout)) {
+    const text = record.toString("utf8");
+    const newline = text.indexOf("\n");
+    const key = text.slice(0, newline).toLowerCase();
+    const raw = newline === -1 ? "" : text.slice(newline + 1).trim();
+    if (key === "core.autocrlf" && (raw.toLowerCase() === "true" || raw.toLowerCase() === "input")) {
+      out.autocrlf = true;
+    }
+    if (key === "core.attributesfile") out.attributesFile = raw.replace(/^~(?=\/)/, os.homedir());
+    if (key === "core.excludesfile") out.excludesFile = raw === "" ? null : raw;
+  }
+  return out;
+}
+
 /**
  * Whether the user's git converts content (autocrlf, text/eol attributes, clean filters such as
  * LFS). When it does, a file git calls unchanged can still differ byte for byte from the blob in
@@ -28,28 +58,10 @@ export async function userGitConverts(
   cat: CatFile,
   rootTree: string | null,
   treeAttributeFiles: RelPath[],
+  config: UserGitConfig,
 ): Promise<boolean> {
-  const config = await runGit(["config", "-z", "--get-regexp", "^(core\\.autocrlf|core\\.attributesfile)$"], {
-    cwd: location.root,
-    env: { GIT_LITERAL_PATHSPECS: "0" },
-    okCodes: [0, 1],
-  });
-  let attributesFile: string | null = null;
-  for (const record of splitNul(config.stdout)) {
-    const text = record.toString("utf8");
-    const newline = text.indexOf("\n");
-    const key = text.slice(0, newline).toLowerCase();
-    const value = text
-      .slice(newline + 1)
-      .trim()
-      .toLowerCase();
-    if (key === "core.autocrlf" && (value === "true" || value === "input")) return true;
-    if (key === "core.attributesfile")
-      attributesFile = text
-        .slice(newline + 1)
-        .trim()
-        .replace(/^~(?=\/)/, os.homedir());
-  }
+  if (config.autocrlf) return true;
+  const attributesFile = config.attributesFile;
   const xdg = process.env.XDG_CONFIG_HOME || path.join(os.homedir(), ".config");
   const outsideFiles = [
     path.join(location.commonDir!, "info", "attributes"),

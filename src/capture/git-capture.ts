@@ -8,7 +8,12 @@ import { isWithin, type RelPath, relBytes } from "../paths.js";
 import type { StoredExclusion } from "../store/metadata.js";
 import { readHead } from "../workspace.js";
 import { baseInfo } from "./base-info.js";
-import { changedAttributesConvert, isAttributesFile, userGitConverts } from "./conversion.js";
+import {
+  changedAttributesConvert,
+  isAttributesFile,
+  readUserGitConfig,
+  userGitConverts,
+} from "./conversion.js";
 import type { CaptureContext, Captured } from "./context.js";
 import { loadGhostignore } from "./ghostignore.js";
 import { expandIncludes } from "./includes.js";
@@ -35,7 +40,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   const { location, paths, settings } = ctx;
   const worktreeRoot = location.worktreeRoot!;
   const prefix = location.prefix;
-  const head = await readHead(location);
+  const [head, userConfig] = await Promise.all([readHead(location), readUserGitConfig(location)]);
   const [rootTree, ghostignore] = await Promise.all([
     head ? commitTree(ctx.cat, head) : Promise.resolve(null),
     loadGhostignore(location.root),
@@ -45,9 +50,11 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
 
   const baseInfoPromise = baseInfo(paths.dir, ctx.readEnv, baseTree, ghostignore);
   const [statusOutput, base, treeConverts] = await Promise.all([
-    runStatus(ctx, head, worktreeRoot, prefix),
+    runStatus(ctx, head, worktreeRoot, prefix, userConfig.excludesFile),
     baseInfoPromise,
-    baseInfoPromise.then((info) => userGitConverts(location, ctx.cat, rootTree, info.attributeFiles)),
+    baseInfoPromise.then((info) =>
+      userGitConverts(location, ctx.cat, rootTree, info.attributeFiles, userConfig),
+    ),
   ]);
   const strip = prefix === "" ? (p: RelPath) => p : (p: RelPath) => p.slice(prefix.length + 1);
 
@@ -204,8 +211,16 @@ export function sortExclusions(list: StoredExclusion[]): StoredExclusion[] {
 /**
  * Runs status against the user's index from a throw-away git directory that shares the store's
  * config and attributes (no conversions, no fsmonitor, no hooks) and whose HEAD is the user's.
+ * The user's `core.excludesFile` is passed on (the store's config would hide a repository-level
+ * one), so status ignores exactly what the user's git ignores.
  */
-async function runStatus(ctx: CaptureContext, head: string | null, worktreeRoot: string, prefix: RelPath) {
+async function runStatus(
+  ctx: CaptureContext,
+  head: string | null,
+  worktreeRoot: string,
+  prefix: RelPath,
+  excludesFile: string | null,
+) {
   const tempGitDir = path.join(ctx.paths.tmpDir, `gitdir-${process.pid}-${randomBytes(4).toString("hex")}`);
   await fs.mkdir(tempGitDir, { recursive: true });
   try {
@@ -215,6 +230,7 @@ async function runStatus(ctx: CaptureContext, head: string | null, worktreeRoot:
     );
     await fs.writeFile(path.join(tempGitDir, "commondir"), `${ctx.paths.gitDir}\n`);
     const args = [
+      ...(excludesFile === null ? [] : ["-c", `core.excludesFile=${excludesFile}`]),
       "status",
       "--porcelain=2",
       "-z",

@@ -191,6 +191,21 @@ describe("capture in a git repository", () => {
     expect(r.exists("gone.log")).toBe(false);
   });
 
+  it("honours the user's core.excludesFile set in the repository config", () => {
+    const r = repo({ "a.txt": "a\n" });
+    const excludes = path.join(sandbox.home, `excludes-${path.basename(r.dir)}`);
+    writeFileSync(excludes, "*.secret\n");
+    r.git("config", "core.excludesFile", excludes);
+    r.write({ "old.secret": "s\n", "u.txt": "u\n" });
+    const snap = r.ok("snapshot");
+    expect(filesOf(r, snap.id).sort()).toEqual(["a.txt", "u.txt"]);
+    r.write({ "new.secret": "n\n", "old.secret": "changed\n" });
+    const report = r.ok("restore", snap.id);
+    expect(report.deleted).toEqual([]);
+    expect(r.read("new.secret")).toBe("n\n");
+    expect(r.read("old.secret")).toBe("changed\n");
+  });
+
   it("does not delete a file that was ignored when the snapshot was taken but is not now", () => {
     const r = repo({ ".gitignore": "*.log\n", "a.txt": "a\n" });
     r.write({ "debug.log": "log\n" });
