@@ -11,7 +11,8 @@ import type { StoredSnapshot } from "./store/store.js";
 import { splitNul } from "./git/exec.js";
 import { collectGarbage, type GcPolicy } from "./maintenance/gc.js";
 import { type DoctorCheck, runDoctor } from "./maintenance/doctor.js";
-import { protectedSnapshots } from "./session/retention.js";
+import { protectedSnapshots, retentionPolicy } from "./session/retention.js";
+import { latestSessionId, listSessions, Session } from "./session/handle.js";
 import type {
   DoctorReport,
   GcOptions,
@@ -25,6 +26,8 @@ import type {
   SnapshotDetails,
   SnapshotOptions,
   SnapshotSummary,
+  SessionHandle,
+  SessionSummary,
 } from "./types.js";
 
 /** Checks other layers add to `doctor` (session journals, hook logs). */
@@ -159,7 +162,7 @@ export class Workspace {
 
   /** Expires snapshots by hand with the retention policy (protected ones are always kept) and packs the store. */
   async gc(options: GcOptions = {}): Promise<GcReport> {
-    const policy: GcPolicy = {};
+    const policy: GcPolicy = retentionPolicy(this.engine.settings);
     if (options.olderThanMs !== undefined) policy.olderThan = Date.now() - options.olderThanMs;
     if (options.keep !== undefined) policy.keep = options.keep;
     return collectGarbage(this.engine, policy, (snapshots) => protectedSnapshots(this.engine, snapshots));
@@ -168,6 +171,22 @@ export class Workspace {
   /** Checks git, the store and leftovers of interrupted runs. */
   async doctor(): Promise<DoctorReport> {
     return runDoctor(this.engine, doctorChecks);
+  }
+
+  /** The session `id` of this workspace (created by its first turn or touch). */
+  session(id: string): SessionHandle {
+    return new Session(this.engine, this.cwd, id);
+  }
+
+  /** Sessions of this workspace, most recently active first. */
+  async sessions(): Promise<SessionSummary[]> {
+    return listSessions(this.engine);
+  }
+
+  /** The most recently active session, or null when there is none. */
+  async latestSession(): Promise<SessionHandle | null> {
+    const id = await latestSessionId(this.engine);
+    return id === null ? null : this.session(id);
   }
 
   /** Forgets snapshots (their content is freed by the next gc). */

@@ -144,6 +144,9 @@ export interface RedoReport {
   written: string[];
   deleted: string[];
   skipped: { path: string; reason: SkipReason }[];
+  /** The safety snapshot redo took first (null for a dry run). */
+  safety?: string | null;
+  dryRun?: boolean;
 }
 
 /** The result of beginning a turn. */
@@ -172,10 +175,16 @@ export interface SessionHandle {
   touched(paths: string[]): Promise<{ touched: string[] }>;
   /** Files back to the state before turn `to`. */
   rewind(options: RewindOptions): Promise<RewindReport>;
-  /** Undoes the last rewind. */
-  redo(): Promise<RedoReport>;
+  /** Undoes the last rewind (again: the one before it; a new turn discards them). */
+  redo(options?: RedoOptions): Promise<RedoReport>;
   /** Turns, oldest first. */
   log(): Promise<TurnRecord[]>;
   /** The id of the turn begun and not ended, or null. */
   openTurn(): Promise<string | null>;
+}
+
+export interface RedoOptions {
+  dryRun?: boolean;
+  /** Overwrite paths changed since the rewind. */
+  force?: boolean;
 }

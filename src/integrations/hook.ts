@@ -135,7 +135,8 @@ export async function runHook(
         if (rel === null) await log("warn", `ignored a path outside the workspace: ${given}`);
         else if (!paths.includes(rel)) paths.push(rel);
       }
-      if (paths.length > 0) await session.touched(paths);
+      // Absolute under the real root: the handle resolves relative paths against the cwd it was opened with.
+      if (paths.length > 0) await session.touched(paths.map((p) => path.join(ws.root, p)));
     }
   } catch (error) {
     await log("error", messageOf(error));

@@ -1,13 +1,23 @@
+import { spawn } from "node:child_process";
+import { existsSync, openSync, closeSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Settings } from "../config.js";
 import type { Engine } from "../engine.js";
+import { collectGarbage, type GcOutcome, type GcPolicy } from "../maintenance/gc.js";
+import { readJson, writeFileAtomic } from "../store/layout.js";
 import type { StoredSnapshot } from "../store/store.js";
+
+const DAY_MS = 24 * 3600 * 1000;
+const STAMP = "retention.json";
 
 /**
  * Snapshots retention must keep whatever the policy says: the newest turn snapshots of every
- * session active in the last day.
+ * session active in the last day. (The latest restore's safety snapshot is kept by gc itself.)
  */
 export async function protectedSnapshots(_engine: Engine, snapshots: StoredSnapshot[]): Promise<Set<string>> {
   const keep = new Set<string>();
-  const dayAgoMicros = (Date.now() - 24 * 3600 * 1000) * 1000;
+  const dayAgoMicros = (Date.now() - DAY_MS) * 1000;
   const newestPerSession = new Map<string, StoredSnapshot[]>();
   for (const snapshot of snapshots) {
     const session = snapshot.meta.session;
@@ -23,4 +33,58 @@ export async function protectedSnapshots(_engine: Engine, snapshots: StoredSnaps
     for (const s of list) if (s.meta.turn === newestTurn) keep.add(s.id);
   }
   return keep;
+}
+
+/** The retention policy of SPEC §3 from the workspace's settings: expire by age, then by store size. */
+export function retentionPolicy(settings: Settings, now = Date.now()): GcPolicy {
+  return { olderThan: now - settings.retentionDays * DAY_MS, maxBytes: settings.maxStoreBytes };
+}
+
+/** Runs the retention policy now (what `gc` without flags does). */
+export function runRetention(engine: Engine): Promise<GcOutcome> {
+  return collectGarbage(engine, retentionPolicy(engine.settings), (s) => protectedSnapshots(engine, s));
+}
+
+/**
+ * Retention that runs by itself, after a turn ends: at most once a day per store, tracked by a
+ * timestamp file, so the common path costs one small read. The run itself (it may repack) goes
+ * to a detached `ghostcommit gc` process so the agent never waits for it; its errors go to the
+ * store's log. Returns what it did.
+ */
+export async function maybeRunRetention(
+  engine: Engine,
+  now = Date.now(),
+): Promise<"skipped" | "started" | "ran"> {
+  try {
+    const file = path.join(engine.paths.dir, STAMP);
+    const stamp = await readJson<{ lastRun?: number }>(file, {});
+    const due = typeof stamp.lastRun === "number" && now - stamp.lastRun >= DAY_MS;
+    if (typeof stamp.lastRun === "number" && !due) return "skipped";
+    // Claim the run first so concurrent processes do not all start one; a new store starts the clock.
+    await writeFileAtomic(file, JSON.stringify({ lastRun: now }));
+    if (!due) return "skipped";
+    if (startDetachedGc(engine)) return "started";
+    await runRetention(engine);
+    return "ran";
+  } catch {
+    return "skipped"; // retention must never fail the turn it follows
+  }
+}
+
+function startDetachedGc(engine: Engine): boolean {
+  const cli = fileURLToPath(new URL("../cli/main.js", import.meta.url));
+  if (!existsSync(cli)) return false;
+  const log = openSync(engine.paths.logFile, "a");
+  try {
+    const child = spawn(process.execPath, [cli, "gc", "-C", engine.root, "--store", engine.refs.kind], {
+      cwd: engine.root,
+      detached: true,
+      stdio: ["ignore", "ignore", log],
+    });
+    child.on("error", () => {});
+    child.unref();
+    return true;
+  } finally {
+    closeSync(log);
+  }
 }

@@ -1,5 +1,116 @@
 import type { Command } from "commander";
+import type { TurnRecord } from "../../types.js";
+import { globalsOf, open, withGlobals } from "../context.js";
+import { age, color, formatCount, shortId } from "../output.js";
 import type { Action } from "../runner.js";
+import * as rewind from "./rewind.js";
+import { resolveSession } from "./session-args.js";
 
 /** Session commands: turn, touch, sessions, log, rewind, redo. */
-export function register(_program: Command, _run: Action): void {}
+export function register(program: Command, run: Action): void {
+  const turn = program
+    .command("turn")
+    .description("mark the start or end of an agent turn (snapshots before and after)");
+  withGlobals(turn.command("begin"))
+    .description("snapshot before a turn")
+    .requiredOption("--session <id>", "the session (agent conversation)")
+    .requiredOption("--turn <id>", "the turn")
+    .option("--prompt <text>", "the user's prompt (a preview is kept)")
+    .action(
+      run(async (command) => {
+        const options = command.opts() as { session: string; turn: string; prompt?: string };
+        const ws = await open(globalsOf(command));
+        const begun = await ws.session(options.session).beginTurn(options.turn, { prompt: options.prompt });
+        return {
+          json: begun,
+          human: () => `turn ${color.bold(begun.turn)} began · before ${shortId(begun.before)}`,
+        };
+      }),
+    );
+  withGlobals(turn.command("end"))
+    .description("snapshot after a turn and record the paths it changed")
+    .option("--session <id>", "the session (default: the most recently active)")
+    .option("--turn <id>", "the turn (default: the open one)")
+    .action(
+      run(async (command) => {
+        const options = command.opts() as { session?: string; turn?: string };
+        const ws = await open(globalsOf(command));
+        const session = await resolveSession(ws, options.session);
+        const ended = await session.endTurn(options.turn as string);
+        return {
+          json: ended,
+          human: () =>
+            [
+              `turn ${color.bold(ended.turn)} ended · after ${shortId(ended.after)} · ${formatCount(ended.changed.length)} files changed`,
+              ...listPaths(ended.changed),
+            ].join("\n"),
+        };
+      }),
+    );
+  for (const sub of turn.commands) sub.exitOverride().configureOutput({ outputError: () => {} });
+
+  withGlobals(program.command("touch"))
+    .description("mark paths as touched by the agent: captured even if ignored, attributed to the open turn")
+    .option("--session <id>", "the session (default: the most recently active)")
+    .argument("<paths...>", "files or directories")
+    .action(
+      run(async (command) => {
+        const options = command.opts() as { session?: string };
+        const ws = await open(globalsOf(command));
+        const session = await resolveSession(ws, options.session);
+        const result = await session.touched(command.args);
+        return { json: result, human: () => `touched ${formatCount(result.touched.length)} paths` };
+      }),
+    );
+
+  withGlobals(program.command("sessions"))
+    .description("list this workspace's sessions, most recently active first")
+    .action(
+      run(async (command) => {
+        const list = await (await open(globalsOf(command))).sessions();
+        return {
+          json: list,
+          human: () =>
+            list.length === 0
+              ? "no sessions yet (start one with `ghostcommit turn begin --session S --turn T`)"
+              : list
+                  .map((s) => `${color.bold(s.session)}  ${formatCount(s.turns)} turns  ${age(s.updatedAt)}`)
+                  .join("\n"),
+        };
+      }),
+    );
+
+  withGlobals(program.command("log"))
+    .description("a session's turns with prompt preview and changed paths")
+    .option("--session <id>", "the session (default: the most recently active)")
+    .action(
+      run(async (command) => {
+        const options = command.opts() as { session?: string };
+        const ws = await open(globalsOf(command));
+        const session = await resolveSession(ws, options.session);
+        const turns = await session.log();
+        return { json: turns, human: () => describeLog(session.id, turns) };
+      }),
+    );
+
+  rewind.register(program, run);
+}
+
+const STATE_COLOR = { open: color.cyan, done: color.green, rewound: color.dim };
+
+function describeLog(session: string, turns: TurnRecord[]): string {
+  if (turns.length === 0) return `session ${session} has no turns yet`;
+  const lines = [`session ${color.bold(session)}`];
+  for (const t of turns) {
+    const state = STATE_COLOR[t.state](t.state.padEnd(7));
+    const files = `${formatCount(t.changed.length)} files`.padEnd(10);
+    lines.push(`  ${color.bold(t.turn)}  ${state} ${files} ${age(t.startedAt).padEnd(11)} ${t.prompt}`);
+  }
+  return lines.join("\n");
+}
+
+function listPaths(paths: string[], limit = 20): string[] {
+  const lines = paths.slice(0, limit).map((p) => `  ${p}`);
+  if (paths.length > limit) lines.push(`  … and ${formatCount(paths.length - limit)} more (see --json)`);
+  return lines;
+}

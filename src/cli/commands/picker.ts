@@ -1,0 +1,116 @@
+import { cancel, confirm, intro, isCancel, note, outro, select } from "@clack/prompts";
+import { GhostcommitError } from "../../errors.js";
+import type { RewindReport, SessionHandle, TurnRecord } from "../../types.js";
+import { age, type CommandOutput, color, formatCount } from "../output.js";
+
+/** One line of the turn picker. */
+export interface TurnChoice {
+  value: string;
+  label: string;
+  hint: string;
+}
+
+/**
+ * The turns a rewind can go back to (not already rewound), newest first, each with its prompt
+ * preview, when it began and how many files it changed. Pure.
+ */
+export function turnChoices(turns: TurnRecord[], now = Date.now()): TurnChoice[] {
+  return turns
+    .filter((t) => t.state !== "rewound")
+    .reverse()
+    .map((t) => {
+      const prompt = t.prompt.length > 60 ? `${t.prompt.slice(0, 59)}…` : t.prompt;
+      const files = t.state === "open" ? "open" : `${formatCount(t.changed.length)} files`;
+      return {
+        value: t.turn,
+        label: `${t.turn}${prompt ? ` · ${prompt}` : ""}`,
+        hint: `${age(t.startedAt, now)} · ${files}`,
+      };
+    });
+}
+
+/** What a dry run says the rewind will do, for people. Pure. */
+export function previewText(report: RewindReport, limit = 15): string {
+  const lines = [`turns ${report.rewoundTurns.join(", ")} are undone`];
+  const rows = [
+    ...report.written.map((p) => `${color.green("write ")} ${p}`),
+    ...report.deleted.map((p) => `${color.red("delete")} ${p}`),
+    ...report.skipped.map((s) => `${color.yellow("skip  ")} ${s.path}`),
+  ];
+  lines.push(...rows.slice(0, limit));
+  if (rows.length > limit) lines.push(`… and ${formatCount(rows.length - limit)} more`);
+  if (rows.length === 0) lines.push("no file changes (the files already match)");
+  return lines.join("\n");
+}
+
+/**
+ * The interactive rewind: pick a turn, see what will be written and deleted, confirm. A
+ * refusal (open turn, later edits) is explained and can be overridden on the spot.
+ */
+export async function pickAndRewind(
+  session: SessionHandle,
+  options: { force?: boolean; dryRun?: boolean },
+): Promise<CommandOutput> {
+  const nothing = (): CommandOutput => ({ json: null, human: () => "" });
+  intro(`rewind session ${session.id}`);
+  const choices = turnChoices(await session.log());
+  if (choices.length === 0) {
+    cancel("no turn to rewind");
+    return nothing();
+  }
+  const to = await select({
+    message: "Put the files back as they were before which turn?",
+    options: choices,
+  });
+  if (isCancel(to)) {
+    cancel("nothing was changed");
+    return nothing();
+  }
+  let force = Boolean(options.force);
+  let plan: RewindReport | undefined;
+  while (!plan) {
+    try {
+      plan = await session.rewind({ to, dryRun: true, force });
+    } catch (error) {
+      if (force || !(error instanceof GhostcommitError) || !refusal(error)) throw error;
+      note(refusalText(error), color.yellow("refused"));
+      const override = await confirm({ message: "Rewind anyway (overwrite)?", initialValue: false });
+      if (isCancel(override) || !override) {
+        cancel("nothing was changed");
+        return nothing();
+      }
+      force = true;
+    }
+  }
+  note(previewText(plan), "preview");
+  if (options.dryRun) {
+    outro("dry run: nothing was changed");
+    return { json: plan, human: () => "" };
+  }
+  const go = await confirm({ message: `Rewind ${plan.rewoundTurns.length} turn(s)?`, initialValue: true });
+  if (isCancel(go) || !go) {
+    cancel("nothing was changed");
+    return nothing();
+  }
+  const report = await session.rewind({ to, force });
+  outro(
+    `rewound turns ${report.rewoundTurns.join(", ")}: wrote ${report.written.length}, deleted ${report.deleted.length} · undo with: ghostcommit redo --session ${session.id}`,
+  );
+  return {
+    json: report,
+    human: () => "",
+    exitCode: report.skipped.some((s) => s.reason !== "excluded") ? 1 : 0,
+  };
+}
+
+function refusal(error: GhostcommitError): boolean {
+  return error.code === "conflict" || error.code === "open-turn";
+}
+
+function refusalText(error: GhostcommitError): string {
+  const conflicts = Array.isArray(error.data.conflicts) ? (error.data.conflicts as string[]) : [];
+  if (conflicts.length === 0) return error.message;
+  const shown = conflicts.slice(0, 15).map((p) => `changed since: ${p}`);
+  if (conflicts.length > 15) shown.push(`… and ${conflicts.length - 15} more`);
+  return shown.join("\n");
+}

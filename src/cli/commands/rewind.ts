@@ -1,0 +1,76 @@
+import type { Command } from "commander";
+import { GhostcommitError } from "../../errors.js";
+import type { RedoReport, RewindReport } from "../../types.js";
+import { globalsOf, open, withGlobals } from "../context.js";
+import { color, progress } from "../output.js";
+import type { Action } from "../runner.js";
+import { pickAndRewind } from "./picker.js";
+import { describeRestore, hardSkips } from "./restore.js";
+import { resolveSession } from "./session-args.js";
+
+export function register(program: Command, run: Action): void {
+  withGlobals(program.command("rewind"))
+    .description("put back the files a session's turns changed, as they were before a turn")
+    .option("--session <id>", "the session (default: the most recently active)")
+    .option("--to <turn>", "rewind this turn and every later one (default: pick on a terminal)")
+    .option("--dry-run", "print the plan and change nothing")
+    .option("--force", "rewind even over later edits or an open turn")
+    .action(
+      run(async (command) => {
+        const options = command.opts() as {
+          session?: string;
+          to?: string;
+          dryRun?: boolean;
+          force?: boolean;
+        };
+        const globals = globalsOf(command);
+        if (options.to === undefined && (globals.json || !process.stdin.isTTY || !process.stdout.isTTY)) {
+          throw new GhostcommitError(
+            "usage",
+            "rewind needs --to TURN when it cannot ask (not a terminal, or --json)",
+          );
+        }
+        const session = await resolveSession(await open(globals), options.session);
+        if (options.to === undefined)
+          return pickAndRewind(session, { force: options.force, dryRun: options.dryRun });
+        const done = progress("rewinding");
+        const report = await session
+          .rewind({ to: options.to, dryRun: options.dryRun, force: options.force })
+          .finally(done);
+        return { json: report, human: () => describeRewind(report), exitCode: hardSkips(report) ? 1 : 0 };
+      }),
+    );
+
+  withGlobals(program.command("redo"))
+    .description("undo a session's last rewind")
+    .option("--session <id>", "the session (default: the most recently active)")
+    .option("--dry-run", "print the plan and change nothing")
+    .option("--force", "redo even over edits made since the rewind")
+    .action(
+      run(async (command) => {
+        const options = command.opts() as { session?: string; dryRun?: boolean; force?: boolean };
+        const session = await resolveSession(await open(globalsOf(command)), options.session);
+        const done = progress("redoing");
+        const report = await session.redo({ dryRun: options.dryRun, force: options.force }).finally(done);
+        return { json: report, human: () => describeRedo(report), exitCode: hardSkips(report) ? 1 : 0 };
+      }),
+    );
+}
+
+export function describeRewind(report: RewindReport): string {
+  const turns = report.rewoundTurns.join(", ");
+  const head = report.dryRun
+    ? `would rewind turns ${turns} of session ${report.session}`
+    : `rewound turns ${color.bold(turns)} of session ${report.session} (files as before turn ${report.to})`;
+  const lines = [head, describeRestore({ ...report, safety: null })];
+  if (!report.dryRun) lines.push(color.dim(`undo with: ghostcommit redo --session ${report.session}`));
+  return lines.join("\n");
+}
+
+export function describeRedo(report: RedoReport): string {
+  const turns = report.restoredTurns.join(", ");
+  const head = report.dryRun
+    ? `would restore turns ${turns} of session ${report.session}`
+    : `restored turns ${color.bold(turns)} of session ${report.session}`;
+  return [head, describeRestore({ ...report, safety: null })].join("\n");
+}

@@ -1,0 +1,11 @@
+import type { Workspace } from "../../api.js";
+import { GhostcommitError } from "../../errors.js";
+import type { SessionHandle } from "../../types.js";
+
+/** `--session S`, else the most recently active session of the workspace. */
+export async function resolveSession(ws: Workspace, given: string | undefined): Promise<SessionHandle> {
+  if (given !== undefined) return ws.session(given);
+  const latest = await ws.latestSession();
+  if (!latest) throw new GhostcommitError("no-session", "this workspace has no session yet (use --session)");
+  return latest;
+}

@@ -1,0 +1,39 @@
+import type { RelPath } from "../paths.js";
+import type { SessionState } from "./model.js";
+
+/**
+ * Which paths a turn changed (SPEC §4): those that differ between its before and after
+ * snapshots plus those it touched. A path that an overlapping turn of another session touched,
+ * and this turn did not, is that session's alone. Pure.
+ *
+ * Limit: an edit no hook reported (a shell command, a person) during overlapping turns of two
+ * sessions is attributed to every such turn whose before/after diff sees it.
+ */
+export function attributeTurn(
+  diffPaths: Iterable<RelPath>,
+  ownTouched: ReadonlySet<RelPath>,
+  othersTouched: ReadonlySet<RelPath>,
+): RelPath[] {
+  const changed = new Set<RelPath>(ownTouched);
+  for (const path of diffPaths) {
+    if (othersTouched.has(path) && !ownTouched.has(path)) continue;
+    changed.add(path);
+  }
+  return [...changed].sort();
+}
+
+/**
+ * Files touched by other sessions' turns that overlap [startedAt, endedAt] (microseconds): begun
+ * before it ended, and still open or ended after it began.
+ */
+export function overlappingTouches(others: SessionState[], startedAt: number, endedAt: number): Set<RelPath> {
+  const out = new Set<RelPath>();
+  for (const session of others) {
+    for (const turn of session.turns) {
+      if (turn.startedAt > endedAt) continue;
+      if (turn.endedAt !== undefined && turn.endedAt < startedAt) continue;
+      for (const path of turn.touched) out.add(path);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,52 @@
+import type { Engine } from "../engine.js";
+import { GhostcommitError } from "../errors.js";
+import { Journal } from "./journal.js";
+import type { SessionState, TurnState } from "./model.js";
+
+/** What every session operation needs: the engine, the session's journal, and the base for relative paths. */
+export interface SessionContext {
+  engine: Engine;
+  journal: Journal;
+  /** Relative paths given to `touch` resolve against this directory (`-C`, else cwd). */
+  cwd: string;
+}
+
+export function sessionContext(engine: Engine, cwd: string, session: string): SessionContext {
+  if (typeof session !== "string" || session.trim() === "") {
+    throw new GhostcommitError("usage", "a session id must be a non-empty string");
+  }
+  return { engine, journal: new Journal(engine.paths.sessionsDir, session), cwd };
+}
+
+export function checkTurnId(turn: unknown): string {
+  if (typeof turn !== "string" || turn.trim() === "") {
+    throw new GhostcommitError("usage", "a turn id must be a non-empty string");
+  }
+  return turn;
+}
+
+/** The latest turn with this id, or a not-found error. */
+export function requireTurn(state: SessionState, turn: string): TurnState {
+  for (let i = state.turns.length - 1; i >= 0; i--) if (state.turns[i].turn === turn) return state.turns[i];
+  throw new GhostcommitError("not-found", `session ${state.session} has no turn ${turn}`, {
+    session: state.session,
+    turn,
+  });
+}
+
+/** Microseconds to the ISO form used in every report. */
+export { isoFromMicros as isoTime } from "../store/metadata.js";
+
+/** The refusal of SPEC §4: someone changed these paths since the session last did; nothing was changed. */
+export function conflictError(
+  action: "rewind" | "redo",
+  session: string,
+  conflicts: string[],
+): GhostcommitError {
+  const shown = conflicts.slice(0, 10).join(", ") + (conflicts.length > 10 ? ", …" : "");
+  return new GhostcommitError(
+    "conflict",
+    `${action} refused: ${conflicts.length} ${conflicts.length === 1 ? "file was" : "files were"} changed since session ${session} last changed ${conflicts.length === 1 ? "it" : "them"} (${shown}); nothing was changed, --force overwrites`,
+    { session, conflicts },
+  );
+}

@@ -1,0 +1,66 @@
+import type { Engine } from "../engine.js";
+import type { CatFile } from "../git/cat-file.js";
+import { MODE } from "../git/objects.js";
+import { ancestorsOf, type RelPath } from "../paths.js";
+import { ignoredAtTarget } from "../restore/ignored-at-target.js";
+import { proveAbsent } from "../restore/plan.js";
+import type { StoredSnapshot } from "../store/store.js";
+import { sameState, type TreeLookup } from "./tree-lookup.js";
+
+/** Where a deletion candidate's wanted absence comes from. */
+export interface AbsenceSource {
+  snapshot: StoredSnapshot;
+  /** Paths a touch proved absent in that before-state although the snapshot did not look at them. */
+  absent: ReadonlySet<RelPath>;
+}
+
+/**
+ * Deletion needs proof (SPEC §4): a path absent from the turn's before snapshot is deleted only
+ * when that snapshot would have captured it had it existed (not excluded, not ignored then), or
+ * when a touch recorded it as absent. Candidates are grouped by the snapshot that decides them.
+ */
+export async function proveDeletions(
+  engine: Engine,
+  cat: CatFile,
+  lookup: TreeLookup,
+  currentTree: string,
+  candidates: RelPath[],
+  sourceOf: (path: RelPath) => AbsenceSource,
+): Promise<Set<RelPath>> {
+  const proven = new Set<RelPath>();
+  const groups = new Map<StoredSnapshot, RelPath[]>();
+  for (const p of candidates) {
+    const source = sourceOf(p);
+    if (source.absent.has(p)) {
+      proven.add(p);
+      continue;
+    }
+    const list = groups.get(source.snapshot) ?? [];
+    list.push(p);
+    groups.set(source.snapshot, list);
+  }
+  for (const [snapshot, paths] of groups) {
+    const fileInTarget = new Set<RelPath>();
+    const changedIgnores = new Set<RelPath>();
+    for (const p of paths) {
+      for (const dir of ancestorsOf(p)) {
+        const entry = await lookup.entry(snapshot.tree, dir);
+        if (entry && entry.mode !== MODE.tree) fileInTarget.add(dir);
+      }
+      if (engine.location.kind !== "git") continue;
+      for (const dir of ["", ...ancestorsOf(p)]) {
+        const rules = dir === "" ? ".gitignore" : `${dir}/.gitignore`;
+        if (changedIgnores.has(rules)) continue;
+        const then = await lookup.file(snapshot.tree, rules);
+        if (!sameState(then, await lookup.file(currentTree, rules))) changedIgnores.add(rules);
+      }
+    }
+    const ignored =
+      changedIgnores.size > 0
+        ? await ignoredAtTarget(cat, snapshot.tree, paths, changedIgnores)
+        : new Set<RelPath>();
+    const excluded = snapshot.meta.excluded.map((e) => e.path);
+    for (const p of proveAbsent(paths, fileInTarget, excluded, (q) => ignored.has(q))) proven.add(p);
+  }
+  return proven;
+}

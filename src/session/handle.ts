@@ -1,0 +1,97 @@
+import type { Engine } from "../engine.js";
+import { displayPath } from "../paths.js";
+import { isoFromMicros } from "../store/metadata.js";
+import type {
+  RedoOptions,
+  RedoReport,
+  RewindOptions,
+  RewindReport,
+  SessionHandle,
+  SessionSummary,
+  TurnBegun,
+  TurnEnded,
+  TurnRecord,
+} from "../types.js";
+import { type SessionContext, sessionContext } from "./context.js";
+import { readAllJournals } from "./journal.js";
+import { openTurnOf, type SessionState, type TurnState } from "./model.js";
+import { redoSession } from "./redo.js";
+import { rewindSession } from "./rewind.js";
+import { touchPaths } from "./touch.js";
+import { beginTurn, endTurn } from "./turns.js";
+
+/** One agent conversation in a workspace: the library face of the session layer. */
+export class Session implements SessionHandle {
+  private readonly ctx: SessionContext;
+
+  constructor(
+    engine: Engine,
+    cwd: string,
+    readonly id: string,
+  ) {
+    this.ctx = sessionContext(engine, cwd, id);
+  }
+
+  beginTurn(turn: string, options: { prompt?: string } = {}): Promise<TurnBegun> {
+    return beginTurn(this.ctx, turn, options.prompt ?? "");
+  }
+
+  /** Ends `turn` (default: the open turn). */
+  endTurn(turn?: string): Promise<TurnEnded> {
+    return endTurn(this.ctx, turn);
+  }
+
+  touched(paths: string[]): Promise<{ touched: string[] }> {
+    return touchPaths(this.ctx, paths);
+  }
+
+  rewind(options: RewindOptions): Promise<RewindReport> {
+    return rewindSession(this.ctx, options);
+  }
+
+  redo(options: RedoOptions = {}): Promise<RedoReport> {
+    return redoSession(this.ctx, options);
+  }
+
+  async log(): Promise<TurnRecord[]> {
+    return (await this.ctx.journal.load()).turns.map(toTurnRecord);
+  }
+
+  async openTurn(): Promise<string | null> {
+    return openTurnOf(await this.ctx.journal.load())?.turn ?? null;
+  }
+
+  /** How many turns, and when the session was last active; null before its first record. */
+  async summary(): Promise<SessionSummary | null> {
+    const state = await this.ctx.journal.load();
+    return state.updatedAt === 0 ? null : toSummary(state);
+  }
+}
+
+export function toTurnRecord(turn: TurnState): TurnRecord {
+  const record: TurnRecord = {
+    turn: turn.turn,
+    prompt: turn.prompt,
+    before: turn.before,
+    after: turn.after,
+    changed: turn.changed.map(displayPath),
+    state: turn.state,
+    startedAt: isoFromMicros(turn.startedAt),
+  };
+  if (turn.endedAt !== undefined) record.endedAt = isoFromMicros(turn.endedAt);
+  return record;
+}
+
+export function toSummary(state: SessionState): SessionSummary {
+  return { session: state.session, turns: state.turns.length, updatedAt: isoFromMicros(state.updatedAt) };
+}
+
+/** The workspace's sessions, most recently active first. */
+export async function listSessions(engine: Engine): Promise<SessionSummary[]> {
+  return (await readAllJournals(engine.paths.sessionsDir)).map(toSummary);
+}
+
+/** The most recently active session's id, or null when there is none. */
+export async function latestSessionId(engine: Engine): Promise<string | null> {
+  return (await readAllJournals(engine.paths.sessionsDir))[0]?.session ?? null;
+}

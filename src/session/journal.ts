@@ -1,0 +1,107 @@
+import { createHash } from "node:crypto";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { GhostcommitError } from "../errors.js";
+import { nowMicros } from "../store/metadata.js";
+import { withLock } from "../util/lock.js";
+import { foldJournal, type JournalRecord, parseJournal, type SessionState } from "./model.js";
+
+/** Journal records are written without `t`; the journal stamps them. */
+export type NewRecord = WithoutTime<JournalRecord>;
+type WithoutTime<T> = T extends unknown ? Omit<T, "t"> : never;
+
+/**
+ * One session's journal file, `sessions/<hash>.jsonl`, append-only. A record is one `write` of
+ * one line, so a killed writer leaves at most a torn last line, which loading skips and the next
+ * append fences off with a newline. Mutations run under the session's lock file.
+ */
+export class Journal {
+  readonly file: string;
+  private readonly lockFile: string;
+
+  constructor(
+    readonly dir: string,
+    readonly session: string,
+  ) {
+    const name = createHash("sha256").update(session, "utf8").digest("hex").slice(0, 32);
+    this.file = path.join(dir, `${name}.jsonl`);
+    this.lockFile = path.join(dir, `${name}.ghostlock`);
+  }
+
+  /** Runs `work` holding this session's lock (stale locks of killed processes are taken over). */
+  async locked<T>(work: () => Promise<T>): Promise<T> {
+    await fs.mkdir(this.dir, { recursive: true });
+    return withLock(this.lockFile, work);
+  }
+
+  /** The session's state; an absent journal is an empty session. */
+  async load(): Promise<SessionState> {
+    return (await readJournal(this.file, this.session))?.state ?? foldJournal(this.session, []);
+  }
+
+  /** Appends records (stamped with the time) as one write; returns them as stored. */
+  async append(records: NewRecord[]): Promise<JournalRecord[]> {
+    await fs.mkdir(this.dir, { recursive: true });
+    const existing = await fs.readFile(this.file, "utf8").catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return "";
+      throw new GhostcommitError("io", `cannot read session journal ${this.file}: ${error.message}`);
+    });
+    const parsed = parseJournal(existing);
+    const stamped: JournalRecord[] = [];
+    if (!parsed.records.some((r) => r.e === "session" && r.session === this.session)) {
+      stamped.push({ e: "session", session: this.session, t: nowMicros() });
+    }
+    for (const record of records) stamped.push({ ...record, t: nowMicros() } as JournalRecord);
+    const fence = parsed.torn ? "\n" : "";
+    const text = `${fence}${stamped.map((r) => JSON.stringify(r)).join("\n")}\n`;
+    await fs.appendFile(this.file, text, "utf8");
+    return stamped;
+  }
+}
+
+/** Reads one journal file; null when it is missing or names no session. */
+export async function readJournal(
+  file: string,
+  expected?: string,
+): Promise<{ state: SessionState; mtimeMs: number } | null> {
+  let text: string;
+  let mtimeMs: number;
+  try {
+    text = await fs.readFile(file, "utf8");
+    mtimeMs = (await fs.stat(file)).mtimeMs;
+  } catch {
+    return null;
+  }
+  const { records } = parseJournal(text);
+  const header = records.find((r) => r.e === "session");
+  const session = expected ?? (header?.e === "session" ? header.session : undefined);
+  if (session === undefined) return null;
+  return { state: foldJournal(session, records), mtimeMs };
+}
+
+/** Every session journal in the store, most recently active first. */
+export async function readAllJournals(dir: string): Promise<SessionState[]> {
+  const names = await fs.readdir(dir).catch(() => [] as string[]);
+  const loaded = await Promise.all(
+    names.filter((n) => n.endsWith(".jsonl")).map((n) => readJournal(path.join(dir, n))),
+  );
+  return loaded
+    .filter((j): j is { state: SessionState; mtimeMs: number } => j !== null)
+    .sort((a, b) => b.state.updatedAt - a.state.updatedAt || b.mtimeMs - a.mtimeMs)
+    .map((j) => j.state);
+}
+
+/** Journals modified at or after `sinceMs` (cheap: one stat per journal), excluding `except`. */
+export async function recentJournals(dir: string, sinceMs: number, except: string): Promise<SessionState[]> {
+  const names = await fs.readdir(dir).catch(() => [] as string[]);
+  const out: SessionState[] = [];
+  for (const name of names) {
+    if (!name.endsWith(".jsonl") || name === except) continue;
+    const file = path.join(dir, name);
+    const stat = await fs.stat(file).catch(() => null);
+    if (!stat || stat.mtimeMs < sinceMs) continue;
+    const journal = await readJournal(file);
+    if (journal) out.push(journal.state);
+  }
+  return out;
+}

@@ -1,0 +1,213 @@
+import type { RelPath } from "../paths.js";
+
+/**
+ * The session journal: one JSON record per line, appended. Records are facts ("turn 3 began
+ * with before-snapshot X"); the session's state is their fold, so a record that never made it
+ * to disk (a killed process) simply did not happen. Paths are RelPaths (binary strings), which
+ * JSON round-trips exactly.
+ */
+export type JournalRecord =
+  | { e: "session"; session: string; t: number }
+  | { e: "begin"; turn: string; prompt: string; before: string; t: number }
+  | {
+      e: "touch";
+      /** The open turn the touch happened in, or null between turns. */
+      turn: string | null;
+      /** The paths as given (resolved), kept for every later snapshot of the session. */
+      paths: RelPath[];
+      /** The files they named when touched (directories expanded): attributed to `turn`. */
+      files: RelPath[];
+      /** A replacement before-snapshot holding touched paths the original did not look at. */
+      before?: string;
+      /** Touched paths the turn's before-state now proves absent. */
+      absent?: RelPath[];
+      t: number;
+    }
+  | { e: "end"; turn: string; after: string; changed: RelPath[]; t: number }
+  | {
+      e: "rewind";
+      id: string;
+      to: string;
+      turns: string[];
+      safety: string;
+      /** What the rewind wrote: path, mode, blob (so redo can tell whether someone changed it since). */
+      written: [RelPath, string, string][];
+      deleted: RelPath[];
+      /** An open turn the rewind (forced) closed: its after is the safety snapshot. */
+      closed?: { turn: string; changed: RelPath[] };
+      t: number;
+    }
+  | { e: "redo"; rewind: string; safety: string; t: number };
+
+export type TurnStatus = "open" | "done" | "rewound";
+
+/** A turn as the journal's fold knows it. */
+export interface TurnState {
+  turn: string;
+  prompt: string;
+  before: string;
+  after: string | null;
+  changed: RelPath[];
+  /** Files touched during the turn (attributed to it alone). */
+  touched: Set<RelPath>;
+  /** Touched paths the before-state proves absent although the before snapshot did not look at them. */
+  beforeAbsent: Set<RelPath>;
+  state: TurnStatus;
+  startedAt: number;
+  endedAt?: number;
+}
+
+/** A rewind that redo can still undo. */
+export interface RewindState {
+  id: string;
+  to: string;
+  turns: string[];
+  safety: string;
+  written: [RelPath, string, string][];
+  deleted: RelPath[];
+  t: number;
+}
+
+export interface SessionState {
+  session: string;
+  createdAt: number;
+  updatedAt: number;
+  /** In the order they began; a rewound turn whose id is begun again is replaced. */
+  turns: TurnState[];
+  /** Every path the session ever touched: captured by each of its snapshots, even if ignored. */
+  touched: Set<RelPath>;
+  /** Rewinds redo can undo, oldest first; a new turn empties it. */
+  redoStack: RewindState[];
+}
+
+export function emptySession(session: string): SessionState {
+  return { session, createdAt: 0, updatedAt: 0, turns: [], touched: new Set(), redoStack: [] };
+}
+
+function findTurn(state: SessionState, turn: string): TurnState | undefined {
+  for (let i = state.turns.length - 1; i >= 0; i--) if (state.turns[i].turn === turn) return state.turns[i];
+  return undefined;
+}
+
+/** Applies one record. Pure apart from mutating `state`; unknown or inapplicable records are ignored. */
+export function applyRecord(state: SessionState, record: JournalRecord): void {
+  if (typeof record.t === "number") {
+    if (state.createdAt === 0) state.createdAt = record.t;
+    state.updatedAt = Math.max(state.updatedAt, record.t);
+  }
+  switch (record.e) {
+    case "session":
+      break;
+    case "begin": {
+      state.turns = state.turns.filter((t) => !(t.turn === record.turn && t.state === "rewound"));
+      state.turns.push({
+        turn: record.turn,
+        prompt: record.prompt,
+        before: record.before,
+        after: null,
+        changed: [],
+        touched: new Set(),
+        beforeAbsent: new Set(),
+        state: "open",
+        startedAt: record.t,
+      });
+      state.redoStack = []; // a new turn after a rewind makes the rewound future unreachable
+      break;
+    }
+    case "touch": {
+      for (const p of record.paths) state.touched.add(p);
+      const turn = record.turn === null ? undefined : findTurn(state, record.turn);
+      if (turn?.state !== "open") break;
+      for (const p of record.files) turn.touched.add(p);
+      for (const p of record.absent ?? []) turn.beforeAbsent.add(p);
+      if (record.before) turn.before = record.before;
+      break;
+    }
+    case "end": {
+      const turn = findTurn(state, record.turn);
+      if (turn?.state !== "open") break;
+      turn.after = record.after;
+      turn.changed = record.changed;
+      turn.endedAt = record.t;
+      turn.state = "done";
+      break;
+    }
+    case "rewind": {
+      if (record.closed) {
+        const open = findTurn(state, record.closed.turn);
+        if (open && open.state === "open") {
+          open.after = record.safety;
+          open.changed = record.closed.changed;
+          open.endedAt = record.t;
+        }
+      }
+      for (const id of record.turns) {
+        const turn = findTurn(state, id);
+        if (turn) turn.state = "rewound";
+      }
+      state.redoStack.push({
+        id: record.id,
+        to: record.to,
+        turns: record.turns,
+        safety: record.safety,
+        written: record.written,
+        deleted: record.deleted,
+        t: record.t,
+      });
+      break;
+    }
+    case "redo": {
+      const index = state.redoStack.findIndex((r) => r.id === record.rewind);
+      if (index === -1) break;
+      const [undone] = state.redoStack.splice(index);
+      for (const id of undone.turns) {
+        const turn = findTurn(state, id);
+        if (turn && turn.state === "rewound") turn.state = "done";
+      }
+      break;
+    }
+  }
+}
+
+/**
+ * Parses a journal. A line that is not a whole JSON record (the torn tail of a killed writer,
+ * or damage) is skipped, never fatal. Returns the records and whether the text ends mid-line.
+ */
+export function parseJournal(text: string): { records: JournalRecord[]; torn: boolean } {
+  const records: JournalRecord[] = [];
+  const lines = text.split("\n");
+  const torn = lines[lines.length - 1] !== "";
+  for (const line of lines) {
+    if (line.trim() === "") continue;
+    try {
+      const record = JSON.parse(line) as JournalRecord;
+      if (record && typeof record === "object" && typeof record.e === "string") records.push(record);
+    } catch {
+      // torn or damaged: the fact it would have recorded did not happen
+    }
+  }
+  return { records, torn };
+}
+
+/** Folds records into a session's state. */
+export function foldJournal(session: string, records: JournalRecord[]): SessionState {
+  const state = emptySession(session);
+  for (const record of records) applyRecord(state, record);
+  return state;
+}
+
+/** The turn begun and not ended, if any (at most one: beginning a turn ends the open one). */
+export function openTurnOf(state: SessionState): TurnState | undefined {
+  return state.turns.find((t) => t.state === "open");
+}
+
+/** Turns not rewound, in order. */
+export function liveTurns(state: SessionState): TurnState[] {
+  return state.turns.filter((t) => t.state !== "rewound");
+}
+
+/** A one-line prompt preview (whitespace collapsed, at most `max` characters). */
+export function promptPreview(prompt: string, max = 200): string {
+  const flat = prompt.replace(/\s+/g, " ").trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}

@@ -1,0 +1,98 @@
+import type { FileState } from "../capture/tree-edit.js";
+import { GhostcommitError } from "../errors.js";
+import { displayPath, type RelPath } from "../paths.js";
+import { runRestore } from "../restore/restore.js";
+import type { RedoOptions, RedoReport } from "../types.js";
+import { conflictError, type SessionContext } from "./context.js";
+import type { RewindState } from "./model.js";
+import { changesOf, conflictsOf, type PathStates } from "./rewind-plan.js";
+import { requireSnapshot } from "./snapshots.js";
+import { sameState, TreeLookup } from "./tree-lookup.js";
+import { worktreeStates } from "./worktree-state.js";
+
+/**
+ * `redo`: undoes the session's last rewind that is still undoable. Only the paths that rewind
+ * wrote or deleted change, each back to its state in the rewind's safety snapshot; the rewound
+ * turns are `done` again. Refuses (unless forced) when someone changed such a path since the
+ * rewind. Repeated redo walks back through earlier rewinds; a new turn discards them all.
+ */
+export async function redoSession(ctx: SessionContext, options: RedoOptions = {}): Promise<RedoReport> {
+  const { engine, journal } = ctx;
+  const session = journal.session;
+  const force = Boolean(options.force);
+  const dryRun = Boolean(options.dryRun);
+  engine.assertEnabled();
+  return journal.locked(async () => {
+    const state = await journal.load();
+    const rewind = state.redoStack[state.redoStack.length - 1];
+    if (!rewind) {
+      throw new GhostcommitError("nothing-to-redo", `session ${session} has no rewind to redo`, { session });
+    }
+    const left = leftByRewind(rewind);
+    const paths = [...left.keys()];
+    return engine.withReader(async (cat) => {
+      const safety = await requireSnapshot(
+        cat,
+        rewind.safety,
+        `taken before the rewind to turn ${rewind.to}`,
+      );
+      if (!force && !dryRun) {
+        const now = await worktreeStates(engine, paths);
+        const conflicts = paths.filter(
+          (p) => now.get(p) !== undefined && !sameState(now.get(p)!, left.get(p)!),
+        );
+        if (conflicts.length > 0) throw conflictError("redo", session, conflicts.sort().map(displayPath));
+      }
+      const lookup = new TreeLookup(cat);
+      const result = await runRestore(engine, cat, {
+        includes: paths,
+        dryRun,
+        safetyMessage: `before redoing turns ${rewind.turns.join(", ")} of session ${session}`,
+        guards: rewind.safety,
+        session,
+        target: async (currentTree) => {
+          const states: PathStates[] = [];
+          for (const p of paths) {
+            states.push({
+              path: p,
+              current: await lookup.file(currentTree, p),
+              target: await lookup.file(safety.tree, p),
+              expected: left.get(p),
+            });
+          }
+          const conflicts = conflictsOf(states);
+          if (!force && conflicts.length > 0)
+            throw conflictError("redo", session, conflicts.map(displayPath));
+          const changes = changesOf(states);
+          // The rewind's safety snapshot captured each of these paths, so its absence there is proof.
+          return {
+            changes,
+            provenAbsent: new Set(changes.filter((c) => c.target === null).map((c) => c.path)),
+          };
+        },
+      });
+      const report: RedoReport = {
+        session,
+        restoredTurns: rewind.turns,
+        written: result.written.map(displayPath),
+        deleted: result.deleted.map(displayPath),
+        skipped: result.skipped.map((s) => ({ path: displayPath(s.path), reason: s.reason })),
+        safety: result.safety,
+      };
+      if (dryRun) {
+        report.dryRun = true;
+        return report;
+      }
+      await journal.append([{ e: "redo", rewind: rewind.id, safety: result.safety! }]);
+      return report;
+    });
+  });
+}
+
+/** The state the rewind left each path in: what it wrote, or absent where it deleted. */
+function leftByRewind(rewind: RewindState): Map<RelPath, FileState | null> {
+  const left = new Map<RelPath, FileState | null>();
+  for (const [p, mode, oid] of rewind.written) left.set(p, { mode, oid });
+  for (const p of rewind.deleted) left.set(p, null);
+  return left;
+}

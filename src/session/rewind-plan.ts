@@ -1,0 +1,63 @@
+import type { FileState } from "../capture/tree-edit.js";
+import type { RelPath } from "../paths.js";
+import { sameState } from "./tree-lookup.js";
+
+/**
+ * Pure rules of SPEC §4 for rewind and redo: which turn decides each attributed path, which
+ * paths were changed by someone else since, and which restore changes follow.
+ */
+
+/** For each path the rewound turns changed: the first and the last of them (indexes) that did. */
+export function attributePaths(
+  turns: { changed: Iterable<RelPath> }[],
+): Map<RelPath, { first: number; last: number }> {
+  const out = new Map<RelPath, { first: number; last: number }>();
+  turns.forEach((turn, index) => {
+    for (const path of turn.changed) {
+      const seen = out.get(path);
+      if (seen) seen.last = index;
+      else out.set(path, { first: index, last: index });
+    }
+  });
+  return out;
+}
+
+/** One attributed path with its states now, wanted, and as the session last left it. */
+export interface PathStates {
+  path: RelPath;
+  current: FileState | null;
+  target: FileState | null;
+  /** State after the last rewound turn that changed it; undefined when unknown (an open turn). */
+  expected: FileState | null | undefined;
+}
+
+/** Paths someone changed after the session last did (current differs from what the session left), sorted. */
+export function conflictsOf(paths: PathStates[]): RelPath[] {
+  return paths
+    .filter((p) => p.expected !== undefined && !sameState(p.current, p.expected))
+    .map((p) => p.path)
+    .sort();
+}
+
+/** Only paths whose state must change become restore changes. */
+export function changesOf(
+  paths: PathStates[],
+): { path: RelPath; current: FileState | null; target: FileState | null }[] {
+  return paths
+    .filter((p) => !sameState(p.current, p.target))
+    .map(({ path, current, target }) => ({ path, current, target }));
+}
+
+/** The paths a rewind turned into what: written with their new state, deleted. For redo's check. */
+export function rewindOutcome(
+  written: RelPath[],
+  deleted: RelPath[],
+  targets: ReadonlyMap<RelPath, FileState | null>,
+): { written: [RelPath, string, string][]; deleted: RelPath[] } {
+  const rows: [RelPath, string, string][] = [];
+  for (const path of written) {
+    const state = targets.get(path);
+    if (state) rows.push([path, state.mode, state.oid]);
+  }
+  return { written: rows, deleted: [...deleted] };
+}

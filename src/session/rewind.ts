@@ -1,0 +1,181 @@
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import type { FileState } from "../capture/tree-edit.js";
+import { GhostcommitError } from "../errors.js";
+import { displayPath, type RelPath } from "../paths.js";
+import { diffTrees, runRestore } from "../restore/restore.js";
+import { nowMicros } from "../store/metadata.js";
+import type { StoredSnapshot } from "../store/store.js";
+import type { RewindOptions, RewindReport } from "../types.js";
+import { attributeTurn, overlappingTouches } from "./attribution.js";
+import { checkTurnId, conflictError, requireTurn, type SessionContext } from "./context.js";
+import { proveDeletions } from "./deletions.js";
+import { recentJournals } from "./journal.js";
+import { liveTurns, openTurnOf, type TurnState } from "./model.js";
+import { attributePaths, changesOf, conflictsOf, type PathStates, rewindOutcome } from "./rewind-plan.js";
+import { requireSnapshot } from "./snapshots.js";
+import { sameState, TreeLookup } from "./tree-lookup.js";
+import { worktreeStates } from "./worktree-state.js";
+
+/**
+ * `rewind --to T`: every path that turns T and later (of this session, not yet rewound)
+ * changed goes back to its state before the first of them that changed it; nothing else is
+ * touched. Refuses when an open turn may still be writing, or when someone changed such a path
+ * after the session's last turn that did (SPEC §4), unless forced.
+ */
+export async function rewindSession(ctx: SessionContext, options: RewindOptions): Promise<RewindReport> {
+  const { engine, journal } = ctx;
+  const to = checkTurnId(options?.to);
+  const force = Boolean(options.force);
+  const dryRun = Boolean(options.dryRun);
+  const session = journal.session;
+  engine.assertEnabled();
+  return journal.locked(async () => {
+    const state = await journal.load();
+    const target = requireTurn(state, to);
+    if (target.state === "rewound") {
+      throw new GhostcommitError(
+        "bad-input",
+        `turn ${to} of session ${session} is already rewound (redo brings it back)`,
+        {
+          session,
+          turn: to,
+        },
+      );
+    }
+    const live = liveTurns(state);
+    const turns = live.slice(live.indexOf(target));
+    const open = openTurnOf(state);
+    if (open && !force) {
+      throw new GhostcommitError(
+        "open-turn",
+        `session ${session} has an open turn ${open.turn}: the agent may still be writing (end the turn, or use --force)`,
+        { session, turn: open.turn },
+      );
+    }
+    return engine.withReader(async (cat) => {
+      const lookup = new TreeLookup(cat);
+      const befores = await Promise.all(
+        turns.map((t) => requireSnapshot(cat, t.before, `before turn ${t.turn}`)),
+      );
+      const afters = await Promise.all(
+        turns.map((t) => (t.after ? requireSnapshot(cat, t.after, `after turn ${t.turn}`) : null)),
+      );
+      if (!force && !dryRun) await precheck(ctx, lookup, turns, afters);
+      const targets = new Map<RelPath, FileState | null>();
+      let closed: { turn: string; changed: RelPath[] } | undefined;
+      const includes = new Set<RelPath>([
+        ...state.touched,
+        ...turns.flatMap((t) => [...t.changed, ...t.touched]),
+      ]);
+      const result = await runRestore(engine, cat, {
+        includes: [...includes],
+        dryRun,
+        safetyMessage: `before rewinding session ${session} to turn ${to}`,
+        guards: target.before,
+        session,
+        target: async (currentTree) => {
+          const changedLists = turns.map((t) => t.changed);
+          if (open) {
+            const index = turns.indexOf(open);
+            const changed = await openTurnChanges(ctx, open, befores[index].tree, currentTree);
+            changedLists[index] = changed;
+            closed = { turn: open.turn, changed };
+          }
+          const states: PathStates[] = [];
+          const firstOf = new Map<RelPath, number>();
+          for (const [p, { first, last }] of attributePaths(changedLists.map((changed) => ({ changed })))) {
+            const after = afters[last];
+            states.push({
+              path: p,
+              current: await lookup.file(currentTree, p),
+              target: await lookup.file(befores[first].tree, p),
+              expected: after ? await lookup.file(after.tree, p) : undefined,
+            });
+            firstOf.set(p, first);
+          }
+          const conflicts = conflictsOf(states);
+          if (!force && conflicts.length > 0)
+            throw conflictError("rewind", session, conflicts.map(displayPath));
+          const changes = changesOf(states);
+          for (const c of changes) targets.set(c.path, c.target);
+          const deletions = changes.filter((c) => c.target === null).map((c) => c.path);
+          const provenAbsent = await proveDeletions(engine, cat, lookup, currentTree, deletions, (p) => {
+            const index = firstOf.get(p)!;
+            return { snapshot: befores[index], absent: turns[index].beforeAbsent };
+          });
+          return { changes, provenAbsent };
+        },
+      });
+      const report: RewindReport = {
+        session,
+        to,
+        rewoundTurns: turns.map((t) => t.turn),
+        written: result.written.map(displayPath),
+        deleted: result.deleted.map(displayPath),
+        skipped: result.skipped.map((s) => ({ path: displayPath(s.path), reason: s.reason })),
+        safety: result.safety,
+      };
+      if (dryRun) {
+        report.dryRun = true;
+        return report;
+      }
+      const outcome = rewindOutcome(result.written, result.deleted, targets);
+      await journal.append([
+        {
+          e: "rewind",
+          id: randomBytes(8).toString("hex"),
+          to,
+          turns: report.rewoundTurns,
+          safety: result.safety!,
+          ...outcome,
+          ...(closed ? { closed } : {}),
+        },
+      ]);
+      return report;
+    });
+  });
+}
+
+/**
+ * Refuses before the safety snapshot when the work tree already shows a conflict, so a refused
+ * rewind leaves the store as it was. Paths it cannot judge cheaply are left to the final check.
+ */
+async function precheck(
+  ctx: SessionContext,
+  lookup: TreeLookup,
+  turns: TurnState[],
+  afters: (StoredSnapshot | null)[],
+): Promise<void> {
+  const attributed = attributePaths(turns);
+  const now = await worktreeStates(ctx.engine, [...attributed.keys()]);
+  const conflicts: RelPath[] = [];
+  for (const [p, { last }] of attributed) {
+    const after = afters[last];
+    const current = now.get(p);
+    if (!after || current === undefined) continue;
+    if (!sameState(current, await lookup.file(after.tree, p))) conflicts.push(p);
+  }
+  if (conflicts.length > 0)
+    throw conflictError("rewind", ctx.journal.session, conflicts.sort().map(displayPath));
+}
+
+/** A forced rewind closes the open turn: its changes are what differs from its before-state now. */
+async function openTurnChanges(
+  ctx: SessionContext,
+  open: TurnState,
+  beforeTree: string,
+  currentTree: string,
+): Promise<RelPath[]> {
+  const diff = await diffTrees(ctx.engine, beforeTree, currentTree);
+  const others = await recentJournals(
+    ctx.engine.paths.sessionsDir,
+    open.startedAt / 1000 - 1000,
+    path.basename(ctx.journal.file),
+  );
+  return attributeTurn(
+    diff.map((c) => c.path),
+    open.touched,
+    overlappingTouches(others, open.startedAt, nowMicros()),
+  );
+}

@@ -1,0 +1,135 @@
+import { HashCache } from "../capture/hash-cache.js";
+import { expandIncludes } from "../capture/includes.js";
+import { captureWorktreePath } from "../capture/read-worktree.js";
+import { editTree, type TreeChanges } from "../capture/tree-edit.js";
+import type { Engine } from "../engine.js";
+import { GhostcommitError } from "../errors.js";
+import type { CatFile } from "../git/cat-file.js";
+import { runGit, splitNul } from "../git/exec.js";
+import { LooseObjectWriter, MODE } from "../git/objects.js";
+import {
+  ancestorsOf,
+  displayPath,
+  isWithin,
+  type RelPath,
+  relBytes,
+  relFromBytes,
+  resolveInside,
+} from "../paths.js";
+import { newNonce } from "../store/metadata.js";
+import type { SessionContext } from "./context.js";
+import { openTurnOf, type TurnState } from "./model.js";
+import { readSnapshot, writeSnapshot } from "./snapshots.js";
+import { TreeLookup } from "./tree-lookup.js";
+
+/**
+ * `touch`: marks paths as agent-touched. Every later snapshot of the session captures them even
+ * if ignored (still bounded by the size limit). During an open turn they are attributed to it,
+ * and a path its before snapshot did not look at (ignored or excluded then) has its current
+ * content captured into the turn's before-state; a path the before snapshot captured, or proved
+ * absent, keeps that state (SPEC §5). All paths are checked before anything is recorded.
+ */
+export async function touchPaths(ctx: SessionContext, given: string[]): Promise<{ touched: string[] }> {
+  const { engine, journal } = ctx;
+  if (given.length === 0) throw new GhostcommitError("usage", "touch needs at least one path");
+  const rels = [...new Set(given.map((g) => resolveInside(engine.root, ctx.cwd, g)))];
+  if (rels.includes("")) {
+    throw new GhostcommitError(
+      "usage",
+      "touch names files or directories below the workspace, not the workspace itself",
+    );
+  }
+  engine.assertEnabled();
+  await journal.locked(async () => {
+    const state = await journal.load();
+    const open = openTurnOf(state);
+    const files = await expandIncludes(engine.root, rels);
+    if (!open) {
+      await journal.append([{ e: "touch", turn: null, paths: rels, files }]);
+      return;
+    }
+    const fresh = files.filter((f) => !open.touched.has(f) && !open.beforeAbsent.has(f));
+    const amended = fresh.length > 0 ? await captureIntoBefore(engine, open, fresh) : { absent: [] };
+    await journal.append([{ e: "touch", turn: open.turn, paths: rels, files, ...amended }]);
+    // The replaced before-snapshot is now unreferenced by the journal: forget it.
+    if (amended.before) await engine.refs.remove([open.before]).catch(() => {});
+  });
+  return { touched: rels.map(displayPath) };
+}
+
+/** Captures into a new before-snapshot the paths the turn's before snapshot did not look at. */
+async function captureIntoBefore(
+  engine: Engine,
+  open: TurnState,
+  paths: RelPath[],
+): Promise<{ before?: string; absent: RelPath[] }> {
+  return engine.withReader(async (cat) => {
+    const before = await readSnapshot(cat, open.before);
+    if (!before) return { absent: [] }; // expired: nothing to amend
+    const unseen = await unseenBy(engine, cat, before.tree, before.meta, paths);
+    const writer = new LooseObjectWriter(engine.refs.objectsDir);
+    const cache = new HashCache(engine.paths.dir);
+    await cache.load();
+    const changes: TreeChanges = new Map();
+    const absent: RelPath[] = [];
+    for (const rel of unseen) {
+      const read = await captureWorktreePath(engine.root, rel, writer, cache, engine.settings.largeFileBytes);
+      if (read.kind === "file") changes.set(rel, read.state);
+      else if (read.kind === "absent") absent.push(rel);
+      // large, unreadable or special: still not captured, so a rewind leaves it alone
+    }
+    if (changes.size === 0) return { absent };
+    const tree = await editTree(cat, writer, before.tree, changes);
+    const id = await writeSnapshot(engine, tree, {
+      ...before.meta,
+      excluded: before.meta.excluded.filter((e) => !changes.has(e.path)),
+      included: [...new Set([...before.meta.included, ...changes.keys()])].sort(),
+      nonce: newNonce(),
+    });
+    return { before: id, absent };
+  });
+}
+
+/** Of `paths`, those the snapshot neither captured nor proved absent: excluded or ignored then. */
+async function unseenBy(
+  engine: Engine,
+  cat: CatFile,
+  tree: string,
+  meta: { excluded: { path: RelPath }[]; included: RelPath[] },
+  paths: RelPath[],
+): Promise<RelPath[]> {
+  const lookup = new TreeLookup(cat);
+  const unseen: RelPath[] = [];
+  const maybeIgnored: RelPath[] = [];
+  for (const rel of paths) {
+    if (meta.included.includes(rel) || (await lookup.entry(tree, rel))) continue;
+    let underFile = false;
+    for (const dir of ancestorsOf(rel)) {
+      const entry = await lookup.entry(tree, dir);
+      if (entry && entry.mode !== MODE.tree) underFile = true;
+    }
+    if (underFile) continue; // a file where its directory would be proves it absent
+    if (meta.excluded.some((e) => isWithin(rel, e.path))) unseen.push(rel);
+    else maybeIgnored.push(rel);
+  }
+  if (engine.location.kind === "git" && maybeIgnored.length > 0) {
+    unseen.push(...(await ignoredNow(engine.root, maybeIgnored)));
+  }
+  return unseen;
+}
+
+/**
+ * Paths git ignores now (read-only `check-ignore` in the user's repository). Used as the
+ * answer for the moment the turn began: a pre-edit hook runs before the agent can change rules.
+ */
+async function ignoredNow(root: string, paths: RelPath[]): Promise<RelPath[]> {
+  // check-ignore rejects literal pathspecs; "./" keeps a name starting with ":" from being magic.
+  const input = Buffer.concat(paths.flatMap((p) => [Buffer.from("./"), relBytes(p), Buffer.from([0])]));
+  const result = await runGit(["check-ignore", "-z", "--stdin", "--no-index"], {
+    cwd: root,
+    env: { GIT_LITERAL_PATHSPECS: "0" },
+    input,
+    okCodes: [0, 1],
+  });
+  return splitNul(result.stdout).map((b) => relFromBytes(b).replace(/^\.\//, ""));
+}

@@ -1,0 +1,49 @@
+import type { FileState } from "../capture/tree-edit.js";
+import type { CatFile } from "../git/cat-file.js";
+import { MODE, parseTree, type TreeEntry } from "../git/objects.js";
+import type { RelPath } from "../paths.js";
+
+/**
+ * Looks paths up in snapshot trees, reading each directory object once: snapshots of one
+ * workspace share most subtrees, so many paths across many turns cost few reads.
+ */
+export class TreeLookup {
+  private readonly dirs = new Map<string, Map<string, TreeEntry>>();
+
+  constructor(private readonly cat: CatFile) {}
+
+  private async dir(oid: string): Promise<Map<string, TreeEntry>> {
+    let entries = this.dirs.get(oid);
+    if (!entries) {
+      entries = new Map(parseTree(await this.cat.readExpect(oid, "tree")).map((e) => [e.name, e]));
+      this.dirs.set(oid, entries);
+    }
+    return entries;
+  }
+
+  /** The entry at `path` in `tree` (file, link, gitlink or directory), or null. */
+  async entry(tree: string, path: RelPath): Promise<TreeEntry | null> {
+    let current = tree;
+    const parts = path.split("/");
+    for (let i = 0; i < parts.length; i++) {
+      const entry = (await this.dir(current)).get(parts[i]);
+      if (!entry) return null;
+      if (i === parts.length - 1) return entry;
+      if (entry.mode !== MODE.tree) return null;
+      current = entry.oid;
+    }
+    return null;
+  }
+
+  /** The file state at `path` (null when absent or a directory). */
+  async file(tree: string, path: RelPath): Promise<FileState | null> {
+    const entry = await this.entry(tree, path);
+    return entry && entry.mode !== MODE.tree ? { mode: entry.mode, oid: entry.oid } : null;
+  }
+}
+
+/** True when two file states are the same content and mode (both absent counts as equal). */
+export function sameState(a: FileState | null, b: FileState | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.mode === b.mode && a.oid === b.oid;
+}

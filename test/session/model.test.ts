@@ -1,0 +1,120 @@
+import { describe, expect, it } from "vitest";
+import { attributeTurn, overlappingTouches } from "../../src/session/attribution.js";
+import { foldJournal, type JournalRecord, liveTurns, parseJournal, promptPreview } from "../../src/session/model.js";
+import { attributePaths, changesOf, conflictsOf } from "../../src/session/rewind-plan.js";
+
+const A = { mode: "100644", oid: "a".repeat(40) };
+const B = { mode: "100644", oid: "b".repeat(40) };
+
+function turnRecords(id: string, t: number, changed: string[]): JournalRecord[] {
+  return [
+    { e: "begin", turn: id, prompt: `p${id}`, before: `b${id}`, t },
+    { e: "end", turn: id, after: `a${id}`, changed, t: t + 1 },
+  ];
+}
+
+function rewind(id: string, turns: string[], t: number): JournalRecord {
+  return { e: "rewind", id, to: turns[0], turns, safety: `s${id}`, written: [], deleted: [], t };
+}
+
+describe("the session journal", () => {
+  it("skips a torn last line and a damaged middle line instead of failing", () => {
+    const good = JSON.stringify({ e: "begin", turn: "1", prompt: "", before: "x", t: 1 });
+    const { records, torn } = parseJournal(`${good}\n{"e":"end","tu\n${good}\n{"e":"end","turn":"1","af`);
+    expect(records).toHaveLength(2);
+    expect(torn).toBe(true);
+    expect(parseJournal(`${good}\n`).torn).toBe(false);
+  });
+
+  it("folds turns into open, done and rewound, and redo marks them done again", () => {
+    const records = [...turnRecords("1", 10, ["a"]), ...turnRecords("2", 20, ["b"]), rewind("r1", ["2"], 30)];
+    let state = foldJournal("s", records);
+    expect(state.turns.map((t) => t.state)).toEqual(["done", "rewound"]);
+    expect(state.redoStack.map((r) => r.id)).toEqual(["r1"]);
+    state = foldJournal("s", [...records, { e: "redo", rewind: "r1", safety: "x", t: 40 }]);
+    expect(state.turns.map((t) => t.state)).toEqual(["done", "done"]);
+    expect(state.redoStack).toEqual([]);
+  });
+
+  it("keeps a stack of rewinds so repeated redo walks back through them", () => {
+    const records = [
+      ...turnRecords("1", 10, []),
+      ...turnRecords("2", 20, []),
+      ...turnRecords("3", 30, []),
+      rewind("r1", ["3"], 40),
+      rewind("r2", ["2"], 50),
+      { e: "redo", rewind: "r2", safety: "x", t: 60 } as JournalRecord,
+    ];
+    const state = foldJournal("s", records);
+    expect(state.turns.map((t) => t.state)).toEqual(["done", "done", "rewound"]);
+    expect(state.redoStack.map((r) => r.id)).toEqual(["r1"]);
+    expect(liveTurns(state).map((t) => t.turn)).toEqual(["1", "2"]);
+  });
+
+  it("discards the redo stack when a new turn begins after a rewind, and lets it reuse a rewound id", () => {
+    const records = [...turnRecords("1", 10, []), ...turnRecords("2", 20, []), rewind("r1", ["2"], 30)];
+    const state = foldJournal("s", [...records, { e: "begin", turn: "2", prompt: "again", before: "b", t: 40 }]);
+    expect(state.redoStack).toEqual([]);
+    expect(state.turns.map((t) => [t.turn, t.state, t.prompt])).toEqual([
+      ["1", "done", "p1"],
+      ["2", "open", "again"],
+    ]);
+  });
+
+  it("attributes touches to the open turn and replaces its before-state when a touch captured one", () => {
+    const state = foldJournal("s", [
+      { e: "begin", turn: "1", prompt: "", before: "old", t: 1 },
+      { e: "touch", turn: "1", paths: [".env"], files: [".env"], before: "new", absent: ["gone"], t: 2 },
+      { e: "touch", turn: null, paths: ["x"], files: ["x"], t: 3 },
+    ]);
+    expect(state.turns[0].before).toBe("new");
+    expect([...state.turns[0].touched]).toEqual([".env"]);
+    expect([...state.turns[0].beforeAbsent]).toEqual(["gone"]);
+    expect([...state.touched]).toEqual([".env", "x"]);
+  });
+
+  it("keeps prompt previews to one short line", () => {
+    expect(promptPreview("fix\n  the   bug")).toBe("fix the bug");
+    expect(promptPreview("x".repeat(300))).toHaveLength(200);
+  });
+});
+
+describe("attribution", () => {
+  it("counts a turn's diff and its touches, but not paths only an overlapping session touched", () => {
+    expect(attributeTurn(["a", "b", "c"], new Set(["d", "c"]), new Set(["b", "c"]))).toEqual(["a", "c", "d"]);
+  });
+
+  it("sees touches of other sessions' turns that overlap in time only", () => {
+    const other = foldJournal("o", [
+      { e: "begin", turn: "early", prompt: "", before: "x", t: 1 },
+      { e: "touch", turn: "early", paths: ["e"], files: ["e"], t: 2 },
+      { e: "end", turn: "early", after: "y", changed: ["e"], t: 3 },
+      { e: "begin", turn: "during", prompt: "", before: "x", t: 15 },
+      { e: "touch", turn: "during", paths: ["d"], files: ["d"], t: 16 },
+    ]);
+    expect([...overlappingTouches([other], 10, 20)]).toEqual(["d"]);
+  });
+});
+
+describe("rewind planning", () => {
+  it("takes each path's target from the first rewound turn that changed it and its check from the last", () => {
+    const spans = attributePaths([{ changed: ["a", "b"] }, { changed: [] }, { changed: ["b", "c"] }]);
+    expect(Object.fromEntries(spans)).toEqual({
+      a: { first: 0, last: 0 },
+      b: { first: 0, last: 2 },
+      c: { first: 2, last: 2 },
+    });
+  });
+
+  it("flags a path whose current state is not what the session left, unless that is unknown", () => {
+    const states = [
+      { path: "same", current: A, target: null, expected: A },
+      { path: "edited", current: B, target: null, expected: A },
+      { path: "deleted", current: null, target: A, expected: B },
+      { path: "open-turn", current: B, target: A, expected: undefined },
+    ];
+    expect(conflictsOf(states)).toEqual(["deleted", "edited"]);
+    expect(changesOf(states).map((c) => c.path)).toEqual(["same", "edited", "deleted", "open-turn"]);
+    expect(changesOf([{ path: "x", current: A, target: A, expected: A }])).toEqual([]);
+  });
+});

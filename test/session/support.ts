@@ -1,0 +1,29 @@
+import { afterAll } from "vitest";
+import { Repo, Sandbox } from "../helpers/repo.js";
+
+/** One sandbox per test file; each test makes its own uniquely named repository or directory in it. */
+export function sessionSandbox(): {
+  sandbox: Sandbox;
+  repo: (files?: Record<string, string>) => Repo;
+  plain: (files?: Record<string, string>) => Repo;
+} {
+  const sandbox = new Sandbox();
+  afterAll(() => sandbox.cleanup());
+  let n = 0;
+  return {
+    sandbox,
+    repo: (files = { "README.md": "hello\n" }) => sandbox.repo(`r${++n}`, files),
+    plain: (files = {}) => {
+      const dir = new Repo(sandbox, sandbox.dir(`plain${++n}`));
+      dir.write(files);
+      return dir;
+    },
+  };
+}
+
+/** Runs one turn through the CLI: begin, the agent's edits, end. Returns `turn end`'s JSON. */
+export function turn(repo: Repo, session: string, id: string, edits: () => void, prompt = `prompt ${id}`): any {
+  repo.ok("turn", "begin", "--session", session, "--turn", id, "--prompt", prompt);
+  edits();
+  return repo.ok("turn", "end", "--session", session, "--turn", id);
+}
