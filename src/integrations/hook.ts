@@ -143,10 +143,11 @@ export async function runHook(
   }
 }
 
-/** Begins a turn; without an agent-given id, numbers continue after the highest so far (rewound ones too). */
+/**
+ * Begins a turn (ending a still-open one first; beginning the open turn again is a no-op). Without
+ * an agent-given id, numbers continue after the highest so far, rewound turns included.
+ */
 async function begin(session: SessionHandle, turn: string | undefined, prompt: string): Promise<void> {
-  // The same begin delivered twice (two installed copies, a retry) must not end and reopen the turn.
-  if (turn !== undefined && (await session.openTurn()) === turn) return;
   const id = turn ?? String(nextTurnNumber((await session.log()).map((t) => t.turn)));
   await session.beginTurn(id, { prompt });
 }
