@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { attributeTurn, overlappingTouches } from "../../src/session/attribution.js";
-import { foldJournal, type JournalRecord, liveTurns, parseJournal, promptPreview } from "../../src/session/model.js";
+import {
+  foldJournal,
+  type JournalRecord,
+  liveTurns,
+  parseJournal,
+  promptPreview,
+} from "../../src/session/model.js";
 import { attributePaths, changesOf, conflictsOf } from "../../src/session/rewind-plan.js";
 
 const A = { mode: "100644", oid: "a".repeat(40) };
@@ -53,7 +59,10 @@ describe("the session journal", () => {
 
   it("discards the redo stack when a new turn begins after a rewind, and lets it reuse a rewound id", () => {
     const records = [...turnRecords("1", 10, []), ...turnRecords("2", 20, []), rewind("r1", ["2"], 30)];
-    const state = foldJournal("s", [...records, { e: "begin", turn: "2", prompt: "again", before: "b", t: 40 }]);
+    const state = foldJournal("s", [
+      ...records,
+      { e: "begin", turn: "2", prompt: "again", before: "b", t: 40 },
+    ]);
     expect(state.redoStack).toEqual([]);
     expect(state.turns.map((t) => [t.turn, t.state, t.prompt])).toEqual([
       ["1", "done", "p1"],

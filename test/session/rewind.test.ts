@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { sessionSandbox, turn } from "./support.js";
+
+const { repo } = sessionSandbox();
+
+describe("rewind and redo through the CLI", () => {
+  it("rewinds to the middle of three turns exactly, names the rewound turns, and redo brings them back", () => {
+    const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
+    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    turn(r, "s", "2", () => r.write({ "a.txt": "a2\n", "new.txt": "n2\n" }));
+    const third = turn(r, "s", "3", () => {
+      r.write({ "b.txt": "b3\n" });
+      r.remove("new.txt");
+    });
+    expect(third.changed).toEqual(["b.txt", "new.txt"]);
+
+    const report = r.ok("rewind", "--session", "s", "--to", "2");
+    expect(report).toMatchObject({ session: "s", to: "2", rewoundTurns: ["2", "3"], deleted: [] });
+    expect(report.written.sort()).toEqual(["a.txt", "b.txt"]);
+    expect(report.safety).toMatch(/^[0-9a-f]{40}$/);
+    expect([r.read("a.txt"), r.read("b.txt"), r.exists("new.txt")]).toEqual(["a1\n", "b0\n", false]);
+    expect(r.ok("log", "--session", "s").map((t: any) => [t.turn, t.state])).toEqual([
+      ["1", "done"],
+      ["2", "rewound"],
+      ["3", "rewound"],
+    ]);
+
+    const redo = r.ok("redo", "--session", "s");
+    expect(redo.restoredTurns).toEqual(["2", "3"]);
+    expect(redo.written.sort()).toEqual(["a.txt", "b.txt"]);
+    expect([r.read("a.txt"), r.read("b.txt"), r.exists("new.txt")]).toEqual(["a2\n", "b3\n", false]);
+    expect(r.ok("log").map((t: any) => t.state)).toEqual(["done", "done", "done"]);
+    expect(r.cli(["redo", "--json"]).json.error.code).toBe("nothing-to-redo");
+  });
+
+  it("refuses with status 3, naming the files, when a person edited a file the agent changed; --force proceeds", () => {
+    const r = repo({ "a.txt": "0\n", "b.txt": "0\n" });
+    turn(r, "s", "1", () => r.write({ "a.txt": "agent\n", "b.txt": "agent\n" }));
+    r.write({ "a.txt": "person\n" });
+    const before = r.ok("list").length;
+    const refused = r.cli(["rewind", "--to", "1", "--json"]);
+    expect(refused.status).toBe(3);
+    expect(refused.json.error.code).toBe("conflict");
+    expect(refused.json.conflicts).toEqual(["a.txt"]);
+    expect(refused.stderr).toMatch(/^ghostcommit: /);
+    expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["person\n", "agent\n"]);
+    expect(r.ok("list").length).toBe(before); // no safety snapshot either: nothing changed
+    expect(r.cli(["rewind", "--to", "1", "--dry-run", "--json"]).status).toBe(3);
+
+    const forced = r.ok("rewind", "--to", "1", "--force");
+    expect(forced.written.sort()).toEqual(["a.txt", "b.txt"]);
+    expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["0\n", "0\n"]);
+    r.ok("redo"); // the person's edit is in the safety snapshot: redo brings it back
+    expect(r.read("a.txt")).toBe("person\n");
+  });
+
+  it("refuses to rewind a session whose turn is still open (open-turn, status 3) unless forced", () => {
+    const r = repo({ "f.txt": "0\n" });
+    r.ok("turn", "begin", "--session", "s", "--turn", "1");
+    r.write({ "f.txt": "writing\n", "half.txt": "h" });
+    const refused = r.cli(["rewind", "--to", "1", "--json"]);
+    expect([refused.status, refused.json.error.code]).toEqual([3, "open-turn"]);
+    expect(r.read("f.txt")).toBe("writing\n");
+    const forced = r.ok("rewind", "--to", "1", "--force");
+    expect(forced.deleted).toEqual(["half.txt"]);
+    expect(r.read("f.txt")).toBe("0\n");
+    const log = r.ok("log");
+    expect(log[0]).toMatchObject({ turn: "1", state: "rewound", changed: ["f.txt", "half.txt"] });
+  });
+
+  it("shows the plan on --dry-run, and needs --to when it cannot ask", () => {
+    const r = repo({ "f.txt": "0\n" });
+    turn(r, "s", "1", () => r.write({ "f.txt": "1\n" }));
+    const plan = r.ok("rewind", "--to", "1", "--dry-run");
+    expect(plan).toMatchObject({ written: ["f.txt"], deleted: [], safety: null, dryRun: true });
+    expect(r.read("f.txt")).toBe("1\n");
+    const usage = r.cli(["rewind"]);
+    expect(usage.status).toBe(2);
+    expect(usage.stderr).toMatch(/--to/);
+    expect(r.cli(["rewind", "--to", "nope", "--json"]).json.error.code).toBe("not-found");
+  });
+});

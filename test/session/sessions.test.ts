@@ -1,0 +1,131 @@
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { GhostcommitError } from "../../src/errors.js";
+import { libTurn, openIn, sessionSandbox } from "./support.js";
+
+const { sandbox, repo } = sessionSandbox();
+
+describe("sessions side by side", () => {
+  it("rewinding one of two interleaved sessions keeps the other's work", async () => {
+    const r = repo({ "a.txt": "0\n", "b.txt": "0\n" });
+    const ws = await openIn(sandbox, r.dir);
+    await libTurn(ws, "A", "1", () => r.write({ "a.txt": "A1\n" }));
+    await libTurn(ws, "B", "1", () => r.write({ "b.txt": "B1\n" }));
+    await libTurn(ws, "A", "2", () => r.write({ "a2.txt": "A2\n" }));
+    await libTurn(ws, "B", "2", () => r.write({ "b.txt": "B2\n", "b2.txt": "B2\n" }));
+    const report = await ws.session("A").rewind({ to: "1" });
+    expect([report.written, report.deleted]).toEqual([["a.txt"], ["a2.txt"]]);
+    expect([r.read("a.txt"), r.exists("a2.txt"), r.read("b.txt"), r.read("b2.txt")]).toEqual([
+      "0\n",
+      false,
+      "B2\n",
+      "B2\n",
+    ]);
+    expect((await ws.session("B").log()).map((t) => t.state)).toEqual(["done", "done"]);
+  });
+
+  it("attributes a path touched by an overlapping turn of another session to that session alone", async () => {
+    const r = repo({ "a.txt": "0\n", "b.txt": "0\n" });
+    const ws = await openIn(sandbox, r.dir);
+    const [a, b] = [ws.session("A"), ws.session("B")];
+    await a.beginTurn("1");
+    await b.beginTurn("1");
+    await b.touched(["b.txt"]); // each agent's pre-edit hook reports its edit
+    await a.touched(["a.txt"]);
+    r.write({ "b.txt": "B\n", "a.txt": "A\n" });
+    expect((await b.endTurn("1")).changed).toEqual(["b.txt"]);
+    expect((await a.endTurn("1")).changed).toEqual(["a.txt"]);
+    await a.rewind({ to: "1" });
+    expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["0\n", "B\n"]);
+  });
+
+  it("lists sessions, most recently active first, and defaults to the latest", async () => {
+    const r = repo();
+    const ws = await openIn(sandbox, r.dir);
+    expect(await ws.latestSession()).toBeNull();
+    await libTurn(ws, "old", "1", () => {});
+    await libTurn(ws, "new", "x", () => {});
+    await ws.session("new").beginTurn("y");
+    const list = await ws.sessions();
+    expect(list.map((s) => [s.session, s.turns])).toEqual([
+      ["new", 2],
+      ["old", 1],
+    ]);
+    expect(Date.parse(list[0].updatedAt)).toBeGreaterThanOrEqual(Date.parse(list[1].updatedAt));
+    expect((await ws.latestSession())?.id).toBe("new");
+    expect(await ws.session("new").openTurn()).toBe("y");
+    const cli = sandbox.cli(r.dir, ["log", "--json"]);
+    expect(cli.json.map((t: any) => [t.turn, t.state])).toEqual([
+      ["x", "done"],
+      ["y", "open"],
+    ]);
+    expect(Object.keys(cli.json[0]).sort()).toEqual(
+      ["after", "before", "changed", "endedAt", "prompt", "startedAt", "state", "turn"].sort(),
+    );
+  });
+
+  it("ends a still-open turn when the next begins, and treats a repeated begin or end as a retry", async () => {
+    const r = repo();
+    const ws = await openIn(sandbox, r.dir);
+    const s = ws.session("s");
+    const first = await s.beginTurn("1");
+    expect((await s.beginTurn("1")).before).toBe(first.before);
+    r.write({ "one.txt": "1" });
+    await s.beginTurn("2"); // the Stop of turn 1 never came
+    const log = await s.log();
+    expect(log.map((t) => [t.turn, t.state, t.changed])).toEqual([
+      ["1", "done", ["one.txt"]],
+      ["2", "open", []],
+    ]);
+    const ended = await s.endTurn("2");
+    expect(await s.endTurn("2")).toEqual(ended);
+    await expect(s.beginTurn("1")).rejects.toMatchObject({ code: "bad-input" });
+  });
+});
+
+describe("touch", () => {
+  it("makes an ignored file the agent edits rewindable, and deletes an ignored file it created", async () => {
+    const r = repo({ ".gitignore": ".env\n*.local\n" });
+    r.write({ ".env": "SECRET=1\n" });
+    const ws = await openIn(sandbox, r.dir);
+    const s = ws.session("s");
+    await s.beginTurn("1");
+    expect(await s.touched([".env", path.join(r.dir, "new.local")])).toEqual({
+      touched: [".env", "new.local"],
+    });
+    r.write({ ".env": "SECRET=2\n", "new.local": "x" });
+    expect((await s.endTurn("1")).changed).toEqual([".env", "new.local"]);
+    await libTurn(ws, "s", "2", () => r.write({ ".env": "SECRET=3\n" })); // no touch: still captured
+    expect((await s.log())[1].changed).toEqual([".env"]);
+    const report = await s.rewind({ to: "1" });
+    expect([report.written, report.deleted]).toEqual([[".env"], ["new.local"]]);
+    expect([r.read(".env"), r.exists("new.local")]).toEqual(["SECRET=1\n", false]);
+  });
+
+  it("keeps the before-state a snapshot captured when the touch comes after the edit", async () => {
+    const r = repo({ "a.txt": "original\n" });
+    const ws = await openIn(sandbox, r.dir);
+    const s = ws.session("s");
+    const begun = await s.beginTurn("1");
+    r.write({ "a.txt": "edited\n" });
+    await s.touched(["a.txt"]); // a post-edit hook
+    expect((await s.log())[0].before).toBe(begun.before);
+    await s.endTurn("1");
+    await s.rewind({ to: "1" });
+    expect(r.read("a.txt")).toBe("original\n");
+  });
+
+  it("refuses a path outside the workspace and records nothing", async () => {
+    const r = repo();
+    const ws = await openIn(sandbox, r.dir);
+    const error = await ws
+      .session("t")
+      .touched(["ok.txt", "../elsewhere.txt"])
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(GhostcommitError);
+    expect(error.code).toBe("outside-workspace");
+    expect(await ws.sessions()).toEqual([]);
+    const cli = sandbox.cli(r.dir, ["touch", "--session", "t", "/etc/passwd", "--json"]);
+    expect([cli.status, cli.json.error.code]).toEqual([1, "outside-workspace"]);
+  });
+});
