@@ -123,7 +123,7 @@ export async function runHook(
     return;
   }
   try {
-    const session = sessionOf(ws, event.session);
+    const session = ws.session(event.session);
     if (action.kind === "begin") await begin(session, action.turn, action.prompt);
     else if (action.kind === "end") {
       const open = await session.openTurn();
@@ -182,13 +182,6 @@ export function workspacePath(root: string, dir: string, base: string, given: st
     }
   }
   return null;
-}
-
-/** `ws.session(id)` (typed through the SessionHandle contract, which lands beside this code). */
-function sessionOf(ws: Workspace, id: string): SessionHandle {
-  const open = (ws as Workspace & { session?: (id: string) => SessionHandle }).session;
-  if (typeof open !== "function") throw new Error("this build of ghostcommit has no sessions");
-  return open.call(ws, id);
 }
 
 function envDir(agent: AgentName): string | undefined {

@@ -1,0 +1,128 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type Repo, Sandbox } from "../helpers/repo.js";
+import { codex, cursor, gemini, PATCH } from "./events.js";
+import { expectQuiet, hook } from "./hook-helpers.js";
+
+let sandbox: Sandbox;
+let repo: Repo;
+beforeEach(() => {
+  sandbox = new Sandbox();
+  repo = sandbox.repo("repo", { ".gitignore": "docs/\n", "src/app.js": "v1\n", "old.txt": "old\n" });
+});
+afterEach(() => sandbox.cleanup());
+
+const log = (session: string): any[] => repo.ok("log", "--session", session);
+
+describe("Codex hook adapter", () => {
+  it("begins turn_id, touches apply_patch paths relative to cwd, ends on Stop, printing nothing", () => {
+    const s = "codex-1";
+    const send = (event: unknown) => expectQuiet(hook(sandbox, "codex", event, repo.dir));
+    send(codex(repo.dir, s, "SessionStart", { source: "startup" }));
+    send(codex(repo.dir, s, "UserPromptSubmit", { turn_id: "t-a", prompt: "apply the patch" }));
+    send(
+      codex(repo.dir, s, "PreToolUse", {
+        turn_id: "t-a",
+        tool_name: "apply_patch",
+        tool_use_id: "call_1",
+        tool_input: { command: PATCH },
+      }),
+    );
+    // what apply_patch then does: docs/new.md is gitignored, captured because it was touched
+    repo.write({ "docs/new.md": "# New\n", "src/main.js": "v2\n" });
+    repo.remove("src/app.js");
+    repo.remove("old.txt");
+    send(
+      codex(repo.dir, s, "Stop", { turn_id: "t-a", stop_hook_active: false, last_assistant_message: "done" }),
+    );
+    const [turn] = log(s);
+    expect(turn).toMatchObject({ turn: "t-a", state: "done", prompt: "apply the patch" });
+    expect(turn.changed.sort()).toEqual(["docs/new.md", "old.txt", "src/app.js", "src/main.js"]);
+    repo.ok("rewind", "--session", s, "--to", "t-a");
+    expect(repo.read("src/app.js")).toBe("v1\n");
+    expect(repo.read("old.txt")).toBe("old\n");
+    expect(repo.exists("src/main.js")).toBe(false);
+    expect(repo.exists("docs/new.md")).toBe(false);
+  });
+});
+
+describe("Cursor hook adapter", () => {
+  it("uses conversation_id, generation_id and workspace_roots[0], answering with Cursor's JSON", () => {
+    const c = "conv-1";
+    const elsewhere = sandbox.dir("elsewhere");
+    const send = (event: unknown) => hook(sandbox, "cursor", event, elsewhere);
+    const begin = send(
+      cursor(repo.dir, c, "beforeSubmitPrompt", { generation_id: "gen-1", prompt: "p1", attachments: [] }),
+    );
+    expect(begin.status).toBe(0);
+    expect(JSON.parse(begin.stdout)).toEqual({ continue: true });
+    repo.write({ "src/app.js": "v2\n" });
+    const edit = send(
+      cursor(repo.dir, c, "afterFileEdit", {
+        generation_id: "gen-1",
+        file_path: repo.path("src/app.js"),
+        edits: [{ old_string: "v1", new_string: "v2" }],
+      }),
+    );
+    expect(JSON.parse(edit.stdout)).toEqual({});
+    const stop = send(
+      cursor(repo.dir, c, "stop", { generation_id: "gen-1", status: "completed", loop_count: 0 }),
+    );
+    expect(JSON.parse(stop.stdout)).toEqual({});
+    const [turn] = log(c);
+    // the after-edit touch must not overwrite the true before-state
+    expect(turn).toMatchObject({ turn: "gen-1", state: "done", changed: ["src/app.js"] });
+    repo.ok("rewind", "--session", c, "--to", "gen-1");
+    expect(repo.read("src/app.js")).toBe("v1\n");
+  });
+
+  it("recognizes Cursor payloads arriving at the Claude Code adapter (third-party hooks)", () => {
+    const c = "conv-2";
+    const begin = hook(
+      sandbox,
+      "claude-code",
+      cursor(repo.dir, c, "beforeSubmitPrompt", { generation_id: "g7", prompt: "x" }),
+      repo.dir,
+    );
+    expect(JSON.parse(begin.stdout)).toEqual({ continue: true });
+    repo.write({ "src/app.js": "v3\n" });
+    hook(
+      sandbox,
+      "claude-code",
+      cursor(repo.dir, c, "stop", { generation_id: "g7", status: "completed" }),
+      repo.dir,
+    );
+    expect(log(c)).toMatchObject([{ turn: "g7", state: "done", changed: ["src/app.js"] }]);
+  });
+});
+
+describe("Gemini CLI hook adapter", () => {
+  it("numbers its own turns 1, 2 and touches write_file/replace paths, answering {}", () => {
+    const s = "gem-1";
+    const send = (event: unknown) => expectQuiet(hook(sandbox, "gemini", event, repo.dir), "{}");
+    for (const n of [1, 2]) {
+      send(gemini(repo.dir, s, "BeforeAgent", { prompt: `prompt ${n}` }));
+      const tool = n === 1 ? "write_file" : "replace";
+      const input =
+        n === 1
+          ? { file_path: repo.path("docs/g.md"), content: "g" }
+          : { file_path: repo.path("src/app.js"), old_string: "v1", new_string: "v2" };
+      send(gemini(repo.dir, s, "BeforeTool", { tool_name: tool, tool_input: input }));
+      if (n === 1) repo.write({ "docs/g.md": "g\n" });
+      else repo.write({ "src/app.js": "v2\n" });
+      send(
+        gemini(repo.dir, s, "AfterAgent", {
+          prompt: `prompt ${n}`,
+          prompt_response: "ok",
+          stop_hook_active: false,
+        }),
+      );
+    }
+    expect(log(s).map((t) => [t.turn, t.state, t.changed])).toEqual([
+      ["1", "done", ["docs/g.md"]],
+      ["2", "done", ["src/app.js"]],
+    ]);
+    repo.ok("rewind", "--session", s, "--to", "1");
+    expect(repo.exists("docs/g.md")).toBe(false);
+    expect(repo.read("src/app.js")).toBe("v1\n");
+  });
+});
