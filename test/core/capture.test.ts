@@ -218,6 +218,25 @@ describe("capture in a git repository", () => {
   });
 });
 
+describe(".ghostignore", () => {
+  it("keeps matching paths, tracked or not, out of snapshots and out of every restore", () => {
+    const r = repo({ ".ghostignore": "secret/\n*.key\n", "config.key": "tracked key\n", "a.txt": "a\n" });
+    r.write({ "secret/token": "t\n", "secret/deep/x": "x\n" });
+    const snap = r.ok("snapshot");
+    expect(filesOf(r, snap.id).sort()).toEqual([".ghostignore", "a.txt"]);
+    expect(excludedAt(snap, "config.key")).toMatchObject({ reason: "ignore-file" });
+    expect(excludedAt(snap, "secret")).toMatchObject({ reason: "ignore-file", files: 2 });
+    r.write({ "config.key": "changed\n", "new.key": "n\n", "a.txt": "agent\n" });
+    r.remove("secret/token");
+    const report = r.ok("restore", snap.id);
+    expect(report.written).toEqual(["a.txt"]);
+    expect(report.deleted).toEqual([]);
+    expect(r.read("config.key")).toBe("changed\n");
+    expect(r.read("new.key")).toBe("n\n");
+    expect(r.exists("secret/token")).toBe(false);
+  });
+});
+
 describe("scope and settings", () => {
   it("a subdirectory workspace captures and restores only below it", () => {
     const r = repo({ "top.txt": "top\n", "sub/in.txt": "in\n" });

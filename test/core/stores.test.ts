@@ -90,6 +90,22 @@ describe("worktrees, sparse checkout and plain directories", () => {
     expect(readFileSync(r.path(".git/index")).equals(index)).toBe(true);
   });
 
+  it("never enters a submodule: its gitlink is kept and its files are left alone", () => {
+    const lib = repo({ "lib.c": "int lib;\n" });
+    const r = repo({ "a.txt": "a\n" });
+    r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "lib");
+    r.git("commit", "-qm", "submodule");
+    r.write({ "lib/lib.c": "changed inside\n", "lib/new.c": "new inside\n" });
+    const snap = r.ok("snapshot");
+    expect(filesOf(r, snap.id).sort()).toEqual([".gitmodules", "a.txt", "lib"]);
+    r.write({ "lib/lib.c": "changed again\n", "a.txt": "agent\n" });
+    r.remove("lib/new.c");
+    const report = r.ok("restore", snap.id);
+    expect(report.written).toEqual(["a.txt"]);
+    expect(r.read("lib/lib.c")).toBe("changed again\n");
+    expect(r.exists("lib/new.c")).toBe(false);
+  });
+
   it("plain directory: every file counts (a .gitignore there excludes nothing) and no .git appears", () => {
     const dir = sandbox.dir("plain-dir");
     const write = (rel: string, content: string) => {
