@@ -4,7 +4,6 @@ import type { RedoReport, RewindReport } from "../../types.js";
 import { globalsOf, open, withGlobals } from "../context.js";
 import { color, progress } from "../output.js";
 import type { Action } from "../runner.js";
-import { pickAndRewind } from "./picker.js";
 import { describeRestore, hardSkips } from "./restore.js";
 import { resolveSession } from "./session-args.js";
 
@@ -32,6 +31,8 @@ export function register(program: Command, run: Action): void {
         }
         const session = await resolveSession(await open(globals), options.session);
         if (options.to === undefined)
+          // Loaded on demand: the picker's terminal UI costs start-up time every other command would pay.
+          const { pickAndRewind } = await import("./picker.js");
           return pickAndRewind(session, { force: options.force, dryRun: options.dryRun });
         const done = progress("rewinding");
         const report = await session
