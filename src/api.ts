@@ -169,8 +169,8 @@ export class Workspace {
   }
 
   /** Checks git, the store and leftovers of interrupted runs. */
-  async doctor(): Promise<DoctorReport> {
-    return runDoctor(this.engine, doctorChecks);
+  async doctor(options: { repair?: boolean } = {}): Promise<DoctorReport> {
+    return runDoctor(this.engine, doctorChecks, options);
   }
 
   /** The session `id` of this workspace (created by its first turn or touch). */
@@ -201,7 +201,7 @@ export class Workspace {
 
 export interface WorkspaceMaintenance {
   gc(options?: GcOptions): Promise<GcReport>;
-  doctor(): Promise<DoctorReport>;
+  doctor(options?: { repair?: boolean }): Promise<DoctorReport>;
 }
 
 /** Opens the workspace at `cwd` (default: the current directory). */

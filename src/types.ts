@@ -92,6 +92,8 @@ export interface GcReport {
 export interface DoctorReport {
   ok: boolean;
   problems: { code: string; message: string; path?: string }[];
+  /** With `repair`: what was fixed, one entry per action. */
+  repaired?: { code: string; message: string; path?: string }[];
   gitVersion?: string;
   store?: string;
 }

@@ -21,6 +21,21 @@ export interface BaseInfo {
   names?: RelPath[];
 }
 
+/** A cached BaseInfo of the right shape (a damaged cache file is recomputed, never trusted). */
+export function isBaseInfoFile(value: unknown): boolean {
+  const v = value as BaseInfo | null;
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    typeof v.tree === "string" &&
+    Number.isInteger(v.fileCount) &&
+    v.fileCount >= 0 &&
+    (v.ghostignoreHash === null || typeof v.ghostignoreHash === "string") &&
+    Array.isArray(v.ghostignored) &&
+    v.ghostignored.every((p) => typeof p === "string" && Number.isInteger(v.ghostignoredFiles?.[p]))
+  );
+}
+
 /**
  * Counts the files of a base tree and finds its .ghostignore matches. Listing a 100k-file tree
  * costs about as much as a status, so the answer is cached by tree id in the store.
@@ -46,7 +61,7 @@ export async function baseInfo(
     return empty;
   }
   const cacheFile = path.join(storeDir, "base-info.json");
-  const cached = await readJson<BaseInfo | null>(cacheFile, null);
+  const cached = await readJson<BaseInfo | null>(cacheFile, null, isBaseInfoFile);
   if (
     cached &&
     cached.tree === tree &&

@@ -5,6 +5,16 @@ import { readJson, writeFileAtomic } from "../store/layout.js";
 
 type CacheRow = [size: string, mtimeNs: string, ctimeNs: string, ino: string, oid: string];
 
+/** A cache row of the right shape: stat fields and a blob id. */
+export function isCacheRow(value: unknown): value is CacheRow {
+  return (
+    Array.isArray(value) &&
+    value.length === 5 &&
+    value.every((v) => typeof v === "string") &&
+    /^[0-9a-f]{40}$/.test(value[4])
+  );
+}
+
 /**
  * Remembers the blob id of files ghostcommit hashed itself (changed and untracked files, which
  * git's index does not cover), keyed by their stat data, so an unchanged file is read once.
@@ -19,8 +29,11 @@ export class HashCache {
   }
 
   async load(): Promise<void> {
-    const data = await readJson<Record<string, CacheRow>>(this.file, {});
-    this.rows = new Map(Object.entries(data));
+    const data = await readJson<Record<string, unknown>>(this.file, {});
+    // Rows of the wrong shape (a damaged file) are dropped: the file is simply hashed again.
+    this.rows = new Map(
+      Object.entries(data).filter((entry): entry is [RelPath, CacheRow] => isCacheRow(entry[1])),
+    );
   }
 
   private static key(stat: BigIntStats): [string, string, string, string] {

@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { runGit, splitNul } from "../git/exec.js";
 import { fsPath, type RelPath, relBytes, relFromBytes, touchesGitDir } from "../paths.js";
-import { writeFileAtomic } from "../store/layout.js";
+import { readJson, writeFileAtomic } from "../store/layout.js";
 import type { StoredExclusion } from "../store/metadata.js";
 import { withLock } from "../util/lock.js";
 import type { CaptureContext, Captured } from "./context.js";
@@ -155,11 +155,18 @@ interface PlainState {
 }
 
 async function readState(dir: string): Promise<PlainState> {
-  try {
-    return JSON.parse(await fs.readFile(path.join(dir, "plain-state.json"), "utf8")) as PlainState;
-  } catch {
-    return { ghostignoreHash: null, files: 0, bytes: 0 };
-  }
+  const fallback: PlainState = { ghostignoreHash: null, files: 0, bytes: 0 };
+  // A damaged state file (wrong types) must not push every file over the budget.
+  return readJson<PlainState>(path.join(dir, "plain-state.json"), fallback, (value) => {
+    const v = value as PlainState | null;
+    return (
+      typeof v === "object" &&
+      v !== null &&
+      (v.ghostignoreHash === null || typeof v.ghostignoreHash === "string") &&
+      Number.isFinite(v.files) &&
+      Number.isFinite(v.bytes)
+    );
+  });
 }
 
 async function writeState(dir: string, state: PlainState): Promise<void> {

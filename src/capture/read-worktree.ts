@@ -50,7 +50,10 @@ export async function captureWorktreePath(
       if (largeLimit !== null && size > largeLimit) return { kind: "large", size };
       const mode = modeOf(stat);
       const cached = cache.lookup(rel, stat);
-      if (cached) return { kind: "file", state: { mode, oid: cached }, size };
+      // Trust a cached id only while its object is there (a gc may have pruned it); freshening
+      // it also keeps a concurrent prune from taking it before this snapshot's ref exists.
+      if (cached && (await writer.freshen(cached)))
+        return { kind: "file", state: { mode, oid: cached }, size };
       const oid = await writer.writeFileBlob(file, size);
       if (oid === null) continue; // changed while being read: look again
       cache.remember(rel, stat, oid);
@@ -58,7 +61,15 @@ export async function captureWorktreePath(
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOENT") return { kind: "absent" };
-      if (code === "EACCES" || code === "EPERM" || code === "EISDIR" || code === "ELOOP") {
+      if (
+        code === "EACCES" ||
+        code === "EPERM" ||
+        code === "EISDIR" ||
+        code === "ELOOP" ||
+        code === "ENAMETOOLONG" ||
+        code === "EIO" ||
+        code === "ENXIO"
+      ) {
         return { kind: "unreadable" };
       }
       throw error;

@@ -32,7 +32,7 @@ export class LooseObjectWriter {
   }
 
   /** True if the object is already stored loose here; refreshes its mtime so a concurrent prune keeps it. */
-  private async freshen(oid: string): Promise<boolean> {
+  async freshen(oid: string): Promise<boolean> {
     const now = new Date();
     try {
       await fs.utimes(this.objectPath(oid), now, now);

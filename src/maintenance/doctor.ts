@@ -3,15 +3,26 @@ import path from "node:path";
 import type { Engine } from "../engine.js";
 import { runGit } from "../git/exec.js";
 import { borrowingProtected } from "../store/borrow.js";
-import { decodeMessage } from "../store/metadata.js";
 import type { DoctorReport } from "../types.js";
-
-type Problem = DoctorReport["problems"][number];
+import { alive, cleanLeftovers, interruptedRestores } from "./leftovers.js";
+import {
+  damagedStateFiles,
+  deadLocks,
+  type Problem,
+  plainIndexProblem,
+  snapshotsMissingObjects,
+  staleGitLocks,
+} from "./store-check.js";
 
 /** Extra checks contributed by other layers (session journals, hook logs). */
 export type DoctorCheck = (engine: Engine) => Promise<Problem[]>;
 
 export const MIN_GIT = [2, 25] as const;
+
+export interface DoctorOptions {
+  /** Fix what can be fixed (see `repairStore`) and report what was done. */
+  repair?: boolean;
+}
 
 /** Parses "git version 2.39.5" (or a vendor suffix) into numbers. */
 export function parseGitVersion(text: string): number[] | null {
@@ -19,8 +30,17 @@ export function parseGitVersion(text: string): number[] | null {
   return match ? [Number(match[1]), Number(match[2]), Number(match[3] ?? 0)] : null;
 }
 
-/** Checks git, the store's objects and refs, and leftovers of interrupted runs. */
-export async function runDoctor(engine: Engine, extraChecks: DoctorCheck[] = []): Promise<DoctorReport> {
+/**
+ * Checks git, the store's objects and refs, its state files, and leftovers of interrupted runs.
+ * With `repair`, first fixes what can be fixed, then checks again: `problems` is what is left,
+ * `repaired` what was done.
+ */
+export async function runDoctor(
+  engine: Engine,
+  extraChecks: DoctorCheck[] = [],
+  options: DoctorOptions = {},
+): Promise<DoctorReport> {
+  const repaired = options.repair ? await repairStore(engine) : undefined;
   const problems: Problem[] = [];
   const versionText =
     (await runGit(["--version"], { cwd: engine.paths.dir }).catch(() => null))?.stdout.toString() ?? "";
@@ -50,95 +70,151 @@ export async function runDoctor(engine: Engine, extraChecks: DoctorCheck[] = [])
           "the store is on another file system than the repository: objects borrowed from it are not protected from its gc",
       });
     }
-    problems.push(...(await checkLeftovers(engine)));
+    problems.push(...(await checkFiles(engine)));
     for (const check of extraChecks) problems.push(...(await check(engine)));
   }
-  return {
+  const report: DoctorReport = {
     ok: problems.length === 0,
     problems,
     gitVersion: version?.join("."),
     store: engine.paths.dir,
   };
+  if (repaired) report.repaired = repaired;
+  return report;
 }
 
 async function checkSnapshots(engine: Engine): Promise<Problem[]> {
   const problems: Problem[] = [];
-  const git = (args: string[], okCodes = [0]) =>
-    runGit(args, { cwd: engine.paths.dir, env: { GIT_DIR: engine.refs.refsGitDir }, okCodes });
-  const refs = await git([
-    "for-each-ref",
-    "--format=%(objectname) %(objecttype) %(refname)",
-    engine.refs.refPrefix,
-  ]);
-  const ids: string[] = [];
-  for (const line of refs.stdout.toString("latin1").split("\n").filter(Boolean)) {
-    const [id, type, ref] = line.split(" ");
-    if (type !== "commit") {
-      problems.push({ code: "bad-ref", message: `${ref} does not point at a commit` });
-      continue;
-    }
-    ids.push(id);
+  const ids = await engine.refs.refIds();
+  const { snapshots, unreadable } = await engine.refs.readCommits(ids);
+  for (const id of unreadable) {
+    problems.push({
+      code: "bad-snapshot",
+      message: `snapshot ${id} cannot be read (its commit is missing or is not a snapshot)`,
+    });
   }
-  if (ids.length === 0) return problems;
-  // Walk every object every snapshot needs, borrowed ones included.
-  const walk = await runGit(["rev-list", "--objects", "--no-walk", "--missing=print", "--stdin"], {
-    cwd: engine.paths.dir,
-    env: engine.readEnv,
-    input: `${ids.join("\n")}\n`,
-    okCodes: [0, 128],
-  });
-  if (walk.code !== 0) {
+  const missing = await snapshotsMissingObjects(
+    engine,
+    snapshots.map((s) => s.id),
+  );
+  for (const [id, oids] of missing) {
     problems.push({
       code: "missing-objects",
-      message: `the store cannot be walked: ${walk.stderr.trim().split("\n").pop()}`,
+      message: `snapshot ${id} cannot be restored: ${oids.length} object(s) it needs are missing (first: ${oids[0]})`,
     });
-  } else {
-    const missing = walk.stdout
-      .toString("latin1")
-      .split("\n")
-      .filter((l) => l.startsWith("?"));
-    for (const line of missing.slice(0, 20)) {
-      problems.push({
-        code: "missing-object",
-        message: `object ${line.slice(1, 41)} needed by a snapshot is missing`,
-      });
-    }
-  }
-  const messages = await git(
-    ["for-each-ref", "--format=%(objectname)%00%(contents)%00", engine.refs.refPrefix],
-    [0, 128],
-  );
-  const parts = messages.stdout.toString("utf8").split("\0");
-  for (let i = 0; i + 1 < parts.length; i += 2) {
-    const id = parts[i].replace(/^\n/, "");
-    if (id && !decodeMessage(parts[i + 1])) {
-      problems.push({ code: "bad-metadata", message: `snapshot ${id} has unreadable metadata` });
-    }
   }
   return problems;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-async function checkLeftovers(engine: Engine): Promise<Problem[]> {
+async function checkFiles(engine: Engine): Promise<Problem[]> {
   const problems: Problem[] = [];
+  for (const name of await damagedStateFiles(engine)) {
+    problems.push({
+      code: "damaged-state-file",
+      message: `${name} is damaged (ignored; \`doctor --repair\` resets it)`,
+      path: path.join(engine.paths.dir, name),
+    });
+  }
+  const indexProblem = await plainIndexProblem(engine);
+  if (indexProblem) {
+    problems.push({
+      code: "damaged-plain-index",
+      message: `the store's index of this directory is unusable: ${indexProblem} (\`doctor --repair\` rebuilds it)`,
+      path: path.join(engine.paths.dir, "plain-index"),
+    });
+  }
   for (const name of await fs.readdir(engine.paths.tmpDir).catch(() => [] as string[])) {
     const match = /^restore-(\d+)\.json$/.exec(name);
     if (!match || alive(Number(match[1]))) continue;
     const file = path.join(engine.paths.tmpDir, name);
     const journal = JSON.parse(await fs.readFile(file, "utf8").catch(() => "{}")) as { safety?: string };
+    problems.push(interruptedProblem(journal.safety ?? null, file));
+  }
+  for (const record of await interruptedRestores(engine.paths)) {
+    problems.push(interruptedProblem(record.safety, record.file));
+  }
+  for (const file of [...(await deadLocks(engine, alive)), ...(await staleGitLocks(engine))]) {
     problems.push({
-      code: "interrupted-restore",
-      message: `a restore was interrupted; \`ghostcommit restore ${journal.safety ?? "<safety id>"}\` brings back the state before it`,
+      code: "stale-lock",
+      message: `${path.basename(file)} was left by a process that died`,
       path: file,
     });
   }
   return problems;
+}
+
+function interruptedProblem(safety: string | null, file: string): Problem {
+  return {
+    code: "interrupted-restore",
+    message: `a restore was interrupted; \`ghostcommit restore ${safety ?? "<safety id>"}\` brings back the state before it`,
+    path: file,
+  };
+}
+
+/**
+ * Fixes what can be fixed, each step reported: drops refs of snapshots that cannot be restored
+ * (commit or objects gone), resets damaged state files and an unusable plain-directory index,
+ * removes leftovers of dead processes (temp files, temp git dirs, stale locks) and acknowledges
+ * interrupted restores (their safety snapshots stay listed).
+ */
+export async function repairStore(engine: Engine): Promise<Problem[]> {
+  const done: Problem[] = [];
+  const storeExists = await fs.access(path.join(engine.paths.gitDir, "HEAD")).then(
+    () => true,
+    () => false,
+  );
+  if (!storeExists) return done;
+  const leftovers = await cleanLeftovers(engine.paths, engine.root);
+  for (const file of leftovers.removed) {
+    done.push({ code: "removed-leftover", message: `removed ${file}`, path: file });
+  }
+  for (const file of [...(await deadLocks(engine, alive)), ...(await staleGitLocks(engine))]) {
+    await fs.rm(file, { force: true });
+    done.push({ code: "removed-stale-lock", message: `removed ${file}`, path: file });
+  }
+  for (const record of await interruptedRestores(engine.paths)) {
+    await fs.rm(record.file, { force: true });
+    done.push({
+      code: "acknowledged-interrupted-restore",
+      message: `noted an interrupted restore${record.startedAt ? ` (${record.startedAt})` : ""}; its safety snapshot ${record.safety ?? "?"} stays listed`,
+      path: record.file,
+    });
+  }
+  const ids = await engine.refs.refIds();
+  const { snapshots, unreadable } = await engine.refs.readCommits(ids);
+  const missing = await snapshotsMissingObjects(
+    engine,
+    snapshots.map((s) => s.id),
+  );
+  const drop = [...unreadable, ...missing.keys()];
+  if (drop.length > 0) {
+    await engine.refs.remove(drop);
+    for (const id of drop) {
+      done.push({
+        code: "dropped-damaged-snapshot",
+        message: `dropped snapshot ${id}: ${unreadable.includes(id) ? "its commit cannot be read" : "objects it needs are missing"}`,
+      });
+    }
+  }
+  for (const name of await damagedStateFiles(engine)) {
+    await fs.rm(path.join(engine.paths.dir, name), { force: true });
+    done.push({
+      code: "reset-state-file",
+      message: `reset ${name}`,
+      path: path.join(engine.paths.dir, name),
+    });
+  }
+  if (await plainIndexProblem(engine)) {
+    await fs.rm(path.join(engine.paths.dir, "plain-index"), { force: true });
+    await fs.rm(path.join(engine.paths.dir, "plain-state.json"), { force: true });
+    done.push({
+      code: "reset-plain-index",
+      message: "reset the store's index of this directory (the next snapshot reads every file again)",
+    });
+  }
+  if (drop.length > 0 || done.length > 0) {
+    // Cached blob ids may name objects that are gone: never trust them after a repair.
+    await fs.rm(path.join(engine.paths.dir, "hash-cache.json"), { force: true });
+  }
+  return done;
 }

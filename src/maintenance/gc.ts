@@ -41,9 +41,9 @@ export async function collectGarbage(
     const bytesBefore = await ownBytes(storeDir);
     const snapshots = await engine.refs.list(); // newest first
     const keep = await protectedIds(snapshots);
-    const lastSafety = (await readJson<{ id?: string }>(path.join(engine.paths.dir, "last-safety.json"), {}))
+    const lastSafety = (await readJson<{ id?: unknown }>(path.join(engine.paths.dir, "last-safety.json"), {}))
       .id;
-    if (lastSafety) keep.add(lastSafety);
+    if (typeof lastSafety === "string") keep.add(lastSafety);
     const drop = new Set<string>();
     snapshots.forEach((s, index) => {
       if (keep.has(s.id)) return;
@@ -73,7 +73,11 @@ export async function collectGarbage(
 }
 
 async function pack(engine: Engine): Promise<void> {
-  const git = (args: string[]) => runGit(args, { cwd: engine.paths.dir, env: engine.readEnv });
+  // The plain-directory index names blobs the next snapshot reuses without rewriting them:
+  // repack and prune count what it names as reachable (GIT_INDEX_FILE), so gc never leaves
+  // it pointing at pruned objects (which would fail every later snapshot).
+  const env = { ...engine.readEnv, GIT_INDEX_FILE: path.join(engine.paths.dir, "plain-index") };
+  const git = (args: string[]) => runGit(args, { cwd: engine.paths.dir, env });
   await releaseOrphanedPacks(engine);
   await git(["pack-refs", "--all", "--prune"]);
   // -l: objects the user's repository holds stay borrowed; .keep packs (linked) are left alone.
@@ -81,6 +85,9 @@ async function pack(engine: Engine): Promise<void> {
   await git(["prune", "--expire=10.minutes.ago"]);
   // Prune may have dropped links to borrowed loose objects; relink them on the next snapshot.
   await fs.rm(path.join(engine.paths.dir, "borrowed.json"), { force: true });
+  // The hash cache maps files to blob ids without rewriting the blob: after a prune its ids may
+  // name objects that are gone, and a snapshot trusting them would be unrestorable.
+  await fs.rm(path.join(engine.paths.dir, "hash-cache.json"), { force: true });
 }
 
 /**

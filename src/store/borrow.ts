@@ -9,6 +9,21 @@ interface BorrowState {
   crossDevice?: boolean;
 }
 
+/** A state file of the right shape; a damaged one is ignored (everything is relinked, which is harmless). */
+export function isBorrowState(value: unknown): boolean {
+  const v = value as BorrowState | null;
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    typeof v.loose === "object" &&
+    v.loose !== null &&
+    !Array.isArray(v.loose) &&
+    Object.values(v.loose).every((t) => typeof t === "number") &&
+    Array.isArray(v.packs) &&
+    v.packs.every((p) => typeof p === "string")
+  );
+}
+
 /**
  * Hard-links the user's object files (packs and loose objects, which git never modifies in place)
  * into the store. Snapshots borrow the user's objects instead of copying them, and these links
@@ -22,7 +37,7 @@ export async function linkBorrowedObjects(
   userObjects: string,
 ): Promise<void> {
   const stateFile = path.join(storeDir, "borrowed.json");
-  const state = await readJson<BorrowState>(stateFile, { loose: {}, packs: [] });
+  const state = await readJson<BorrowState>(stateFile, { loose: {}, packs: [] }, isBorrowState);
   if (state.crossDevice) return;
   let changed = false;
   try {
@@ -38,7 +53,11 @@ export async function linkBorrowedObjects(
 
 /** Whether borrowed objects are protected by links (false when the store is on another file system). */
 export async function borrowingProtected(storeDir: string): Promise<boolean> {
-  const state = await readJson<BorrowState>(path.join(storeDir, "borrowed.json"), { loose: {}, packs: [] });
+  const state = await readJson<BorrowState>(
+    path.join(storeDir, "borrowed.json"),
+    { loose: {}, packs: [] },
+    isBorrowState,
+  );
   return !state.crossDevice;
 }
 

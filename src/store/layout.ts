@@ -100,11 +100,14 @@ const STORE_ATTRIBUTES = "* -text -crlf -filter -ident -working-tree-encoding\n"
 
 /** Creates the store if missing. Safe when several processes race: each builds aside and renames in. */
 export async function ensureStore(paths: StorePaths, location: WorkspaceLocation): Promise<void> {
-  try {
-    await fs.access(path.join(paths.gitDir, "HEAD"));
+  const exists = await fs.access(path.join(paths.gitDir, "HEAD")).then(
+    () => true,
+    () => false,
+  );
+  if (exists) {
+    // A process killed between creating the git dir and its scratch dir left no tmp/.
+    await ensureTmpDir(paths);
     return;
-  } catch {
-    // not there yet
   }
   await fs.mkdir(paths.dir, { recursive: true });
   const staging = path.join(paths.dir, `git.init-${process.pid}-${randomBytes(4).toString("hex")}`);
@@ -121,7 +124,7 @@ export async function ensureStore(paths: StorePaths, location: WorkspaceLocation
         `${path.join(location.commonDir, "objects")}\n`,
       );
     }
-    await fs.writeFile(
+    await writeFileAtomic(
       path.join(paths.dir, "workspace.json"),
       `${JSON.stringify({ root: location.root, kind: location.kind, gitDir: location.gitDir ?? null }, null, 2)}\n`,
     );
@@ -131,10 +134,11 @@ export async function ensureStore(paths: StorePaths, location: WorkspaceLocation
     // Another process won the race: its store is as good as ours.
     try {
       await fs.access(path.join(paths.gitDir, "HEAD"));
-      return;
     } catch {
       throw error;
     }
+    await ensureTmpDir(paths);
+    return;
   }
   await fs.mkdir(paths.tmpDir, { recursive: true });
   await fs.mkdir(paths.sessionsDir, { recursive: true });
@@ -158,11 +162,30 @@ export async function writeFileAtomic(file: string, content: string | Buffer): P
   }
 }
 
-/** Reads and parses a JSON state file; a missing or damaged file yields the fallback. */
-export async function readJson<T>(file: string, fallback: T): Promise<T> {
+/**
+ * Reads and parses a JSON state file; a missing or damaged file, or one whose content `valid`
+ * rejects (valid JSON of the wrong shape, e.g. `null`), yields the fallback. State files are
+ * caches: a bad one must cost speed, never a snapshot.
+ */
+export async function readJson<T>(
+  file: string,
+  fallback: T,
+  valid: (value: unknown) => boolean = isPlainObject,
+): Promise<T> {
   try {
-    return JSON.parse(await fs.readFile(file, "utf8")) as T;
+    const value: unknown = JSON.parse(await fs.readFile(file, "utf8"));
+    return valid(value) ? (value as T) : fallback;
   } catch {
     return fallback;
   }
+}
+
+/** A JSON object (not null, not an array). */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Ensures the store's scratch directory exists (a killed store creation may have skipped it). */
+export async function ensureTmpDir(paths: StorePaths): Promise<void> {
+  await fs.mkdir(paths.tmpDir, { recursive: true });
 }

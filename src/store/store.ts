@@ -76,11 +76,18 @@ export class SnapshotRefs {
 
   /** Every snapshot of this workspace, newest first. */
   async list(): Promise<StoredSnapshot[]> {
-    const result = await this.git([
-      "for-each-ref",
-      "--format=%(objectname)%00%(tree)%00%(contents)%00",
-      this.refPrefix,
-    ]);
+    const result = await runGit(
+      [
+        ...QUIET_REF_CONFIG,
+        "for-each-ref",
+        "--format=%(objectname)%00%(tree)%00%(contents)%00",
+        this.refPrefix,
+      ],
+      { cwd: this.paths.dir, env: { GIT_DIR: this.refsGitDir }, okCodes: [0, 128] },
+    );
+    // A ref whose commit is gone (a damaged store) makes for-each-ref fail as a whole: read the
+    // commits one by one instead, so the other snapshots stay usable.
+    if (result.code !== 0) return (await this.readCommits(await this.refIds())).snapshots;
     const parts = splitNul(result.stdout);
     const snapshots: StoredSnapshot[] = [];
     for (let i = 0; i + 2 < parts.length; i += 3) {
@@ -90,6 +97,56 @@ export class SnapshotRefs {
       if (meta && /^[0-9a-f]{40}$/.test(id)) snapshots.push({ id, tree, meta });
     }
     return snapshots.sort((a, b) => b.meta.t - a.meta.t || (a.id < b.id ? -1 : 1));
+  }
+
+  /** The ids every snapshot ref points at, without reading any object. */
+  async refIds(): Promise<string[]> {
+    const result = await this.git(["for-each-ref", "--format=%(objectname)", this.refPrefix]);
+    return result.stdout
+      .toString("latin1")
+      .split("\n")
+      .filter((line) => /^[0-9a-f]{40}$/.test(line));
+  }
+
+  /**
+   * Reads snapshot commits through one `cat-file --batch`: the readable snapshots (newest
+   * first) and the ids whose commit is missing or not a snapshot.
+   */
+  async readCommits(ids: string[]): Promise<{ snapshots: StoredSnapshot[]; unreadable: string[] }> {
+    const snapshots: StoredSnapshot[] = [];
+    const unreadable: string[] = [];
+    if (ids.length === 0) return { snapshots, unreadable };
+    const result = await runGit(["cat-file", "--batch"], {
+      cwd: this.paths.dir,
+      env: { GIT_DIR: this.paths.gitDir },
+      input: `${ids.join("\n")}\n`,
+      okCodes: [0, 128],
+    });
+    const out = result.stdout;
+    let at = 0;
+    for (const id of ids) {
+      const newline = out.indexOf(0x0a, at);
+      if (newline === -1) {
+        unreadable.push(id); // cat-file died (a corrupt object): the rest are unknown
+        continue;
+      }
+      const [, type, sizeText] = out.toString("latin1", at, newline).split(" ");
+      if (type === undefined || sizeText === undefined) {
+        unreadable.push(id);
+        at = newline + 1;
+        continue;
+      }
+      const body = out.subarray(newline + 1, newline + 1 + Number(sizeText));
+      at = newline + 1 + Number(sizeText) + 1;
+      const text = body.toString("utf8");
+      const tree = /^tree ([0-9a-f]{40})/.exec(text)?.[1];
+      const split = text.indexOf("\n\n");
+      const meta = type === "commit" && split !== -1 ? decodeMessage(text.slice(split + 2)) : null;
+      if (tree && meta) snapshots.push({ id, tree, meta });
+      else unreadable.push(id);
+    }
+    snapshots.sort((a, b) => b.meta.t - a.meta.t || (a.id < b.id ? -1 : 1));
+    return { snapshots, unreadable };
   }
 
   /** Finds a snapshot by full id or unique prefix of at least 7 hex digits. */

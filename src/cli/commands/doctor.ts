@@ -6,15 +6,22 @@ import type { Action } from "../runner.js";
 export function register(program: Command, run: Action): void {
   withGlobals(program.command("doctor"))
     .description("check git, the store and leftovers of interrupted runs")
+    .option(
+      "--repair",
+      "fix what can be fixed: drop snapshots whose objects are gone, reset damaged caches, remove leftovers and stale locks",
+    )
     .action(
       run(async (command) => {
-        const report = await (await open(globalsOf(command))).doctor();
+        const { repair } = command.opts() as { repair?: boolean };
+        const report = await (await open(globalsOf(command))).doctor({ repair: Boolean(repair) });
         return {
           json: report,
           exitCode: report.ok ? 0 : 1,
           human: () =>
             [
               `git ${report.gitVersion ?? "?"} · store ${report.store}`,
+              ...(report.repaired ?? []).map((r) => `${color.green("repaired")} ${r.message}`),
+              ...(report.repaired && report.repaired.length === 0 ? ["nothing to repair"] : []),
               ...(report.ok
                 ? [color.green("no problems found")]
                 : report.problems.map((p) => `${color.red("problem")} ${p.message}`)),

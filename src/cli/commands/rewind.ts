@@ -30,10 +30,11 @@ export function register(program: Command, run: Action): void {
           );
         }
         const session = await resolveSession(await open(globals), options.session);
-        if (options.to === undefined)
+        if (options.to === undefined) {
           // Loaded on demand: the picker's terminal UI costs start-up time every other command would pay.
           const { pickAndRewind } = await import("./picker.js");
           return pickAndRewind(session, { force: options.force, dryRun: options.dryRun });
+        }
         const done = progress("rewinding");
         const report = await session
           .rewind({ to: options.to, dryRun: options.dryRun, force: options.force })

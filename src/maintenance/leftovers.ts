@@ -1,0 +1,199 @@
+import { randomBytes } from "node:crypto";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { fsPath, parentOf, type RelPath } from "../paths.js";
+import { isPlainObject, readJson, type StorePaths, writeFileAtomic } from "../store/layout.js";
+
+/**
+ * Leftovers of processes that died (kill -9, power loss): restore temp files in the workspace,
+ * temporary git dirs, half-written state files. Each carries its owner's pid in its name or
+ * content, so only those of dead processes are touched; a live process's work is never disturbed.
+ */
+
+/** The journal a restore keeps while it changes files: what to clean if it dies half-way. */
+export interface RestoreJournal {
+  pid: number;
+  safety: string | null;
+  startedAt: string;
+  /** Part of every temp file name this restore creates (`.<name>.gc-<token>-<n>~`). */
+  token: string;
+  /** Directories (workspace-relative RelPaths) where it may have left temp files. */
+  dirs: RelPath[];
+}
+
+/** A restore that died half-way, kept (after its temp files were removed) until `doctor --repair`. */
+export interface InterruptedRestore {
+  pid: number;
+  safety: string | null;
+  startedAt: string;
+  journal: string;
+}
+
+/** The directories a plan's writes put temp files in (each write's parent). */
+export function tempDirsOf(paths: RelPath[]): RelPath[] {
+  return [...new Set(paths.map(parentOf))].sort();
+}
+
+export function journalFile(paths: StorePaths, pid = process.pid): string {
+  return path.join(paths.tmpDir, `restore-${pid}.json`);
+}
+
+export function interruptedDir(paths: StorePaths): string {
+  return path.join(paths.dir, "interrupted");
+}
+
+/** Whether a process with this pid runs on this machine. */
+export function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** The temp file name a restore writes beside `name` before renaming it into place. */
+export function restoreTempName(name: RelPath, token: string, n: number): RelPath {
+  return `.${name.slice(0, 100)}.gc-${token}-${n}~`;
+}
+
+function isJournal(value: unknown): boolean {
+  const v = value as RestoreJournal;
+  return (
+    isPlainObject(value) &&
+    typeof v.token === "string" &&
+    /^[0-9a-f]{8,}$/.test(v.token) &&
+    Array.isArray(v.dirs) &&
+    v.dirs.every((d) => typeof d === "string")
+  );
+}
+
+/** What one cleanup pass found and did. */
+export interface LeftoverReport {
+  /** Journals of restores that died, now recorded under `interrupted/`. */
+  interrupted: InterruptedRestore[];
+  /** Files and directories removed (absolute paths, for `doctor --repair`'s report). */
+  removed: string[];
+}
+
+/**
+ * Removes what dead processes left behind. Runs at the start of every capture, so a restore's
+ * temp files never end up in the next snapshot, and by `doctor --repair`. Cheap: two readdirs
+ * when there is nothing to do.
+ */
+export async function cleanLeftovers(paths: StorePaths, root: string): Promise<LeftoverReport> {
+  const report: LeftoverReport = { interrupted: [], removed: [] };
+  for (const name of await fs.readdir(paths.tmpDir).catch(() => [] as string[])) {
+    const full = path.join(paths.tmpDir, name);
+    const journal = /^restore-(\d+)\.json$/.exec(name);
+    if (journal) {
+      if (alive(Number(journal[1]))) continue;
+      const record = await settleJournal(paths, root, full, report);
+      if (record) report.interrupted.push(record);
+      continue;
+    }
+    const owner = /^gitdir-(\d+)-|\.tmp-(\d+)-[0-9a-f]+$/.exec(name);
+    if (owner && !alive(Number(owner[1] ?? owner[2]))) await remove(full, report);
+  }
+  for (const name of await fs.readdir(paths.dir).catch(() => [] as string[])) {
+    const owner = /^git\.init-(\d+)-|\.tmp-(\d+)-[0-9a-f]+$/.exec(name);
+    if (owner && !alive(Number(owner[1] ?? owner[2]))) await remove(path.join(paths.dir, name), report);
+    else if (/\.ghostlock\.(stale|new)-[0-9a-f]+$/.test(name))
+      await removeIfOld(path.join(paths.dir, name), report);
+  }
+  return report;
+}
+
+async function remove(full: string, report: LeftoverReport): Promise<void> {
+  await fs.rm(full, { recursive: true, force: true });
+  report.removed.push(full);
+}
+
+async function removeIfOld(full: string, report: LeftoverReport, ageMs = 60_000): Promise<void> {
+  const stat = await fs.lstat(full).catch(() => null);
+  if (stat && Date.now() - stat.mtimeMs > ageMs) await remove(full, report);
+}
+
+/**
+ * Removes the temp files of a dead restore (never following a symlink: each listed directory
+ * must still be a real directory below the workspace root) and moves its journal to
+ * `interrupted/`, where `doctor` reports it.
+ */
+async function settleJournal(
+  paths: StorePaths,
+  root: string,
+  file: string,
+  report: LeftoverReport,
+): Promise<InterruptedRestore | null> {
+  const journal = await readJson<RestoreJournal | null>(file, null, isJournal);
+  const raw = await readJson<Partial<RestoreJournal>>(file, {});
+  if (journal) {
+    const pattern = new RegExp(`^\\..*\\.gc-${journal.token}-\\d+~$`, "s");
+    for (const dir of journal.dirs) {
+      if (!(await isRealDirBelow(root, dir))) continue;
+      const entries = await fs.readdir(fsPath(root, dir), { encoding: "buffer" }).catch(() => [] as Buffer[]);
+      for (const entry of entries) {
+        const name = entry.toString("latin1");
+        if (!pattern.test(name)) continue;
+        const full = fsPath(root, dir === "" ? name : `${dir}/${name}`);
+        const stat = await fs.lstat(full).catch(() => null);
+        if (!stat || stat.isDirectory()) continue;
+        await fs.unlink(full).catch(() => {});
+        report.removed.push(full.toString("utf8"));
+      }
+    }
+  }
+  const record: InterruptedRestore = {
+    pid: typeof raw.pid === "number" ? raw.pid : 0,
+    safety: typeof raw.safety === "string" ? raw.safety : null,
+    startedAt: typeof raw.startedAt === "string" ? raw.startedAt : "",
+    journal: path.basename(file),
+  };
+  const target = path.join(
+    interruptedDir(paths),
+    `restore-${record.pid}-${randomBytes(4).toString("hex")}.json`,
+  );
+  try {
+    await fs.mkdir(interruptedDir(paths), { recursive: true });
+    await writeFileAtomic(target, JSON.stringify(record));
+    await fs.rm(file); // another process may have settled it at the same time
+  } catch {
+    await fs.rm(target, { force: true });
+    return null;
+  }
+  return record;
+}
+
+/** True when every component of `dir` below root is a real directory (no symlink on the way). */
+async function isRealDirBelow(root: string, dir: RelPath): Promise<boolean> {
+  if (dir.split("/").some((part) => part === ".." || part === "." || part === "")) return dir === "";
+  let current = "";
+  for (const part of dir.split("/")) {
+    current = current === "" ? part : `${current}/${part}`;
+    const stat = await fs.lstat(fsPath(root, current)).catch(() => null);
+    if (!stat?.isDirectory()) return false;
+  }
+  return true;
+}
+
+/** Restores that died half-way and were not yet acknowledged by `doctor --repair`. */
+export async function interruptedRestores(
+  paths: StorePaths,
+): Promise<(InterruptedRestore & { file: string })[]> {
+  const out: (InterruptedRestore & { file: string })[] = [];
+  const dir = interruptedDir(paths);
+  for (const name of (await fs.readdir(dir).catch(() => [] as string[])).sort()) {
+    if (!name.endsWith(".json")) continue;
+    const file = path.join(dir, name);
+    const record = await readJson<Partial<InterruptedRestore>>(file, {});
+    out.push({
+      pid: typeof record.pid === "number" ? record.pid : 0,
+      safety: typeof record.safety === "string" ? record.safety : null,
+      startedAt: typeof record.startedAt === "string" ? record.startedAt : "",
+      journal: typeof record.journal === "string" ? record.journal : name,
+      file,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,135 @@
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { isBaseInfoFile } from "../capture/base-info.js";
+import { isCacheRow } from "../capture/hash-cache.js";
+import type { Engine } from "../engine.js";
+import { runGit } from "../git/exec.js";
+import { isBorrowState } from "../store/borrow.js";
+import { isPlainObject } from "../store/layout.js";
+import type { DoctorReport } from "../types.js";
+
+export type Problem = DoctorReport["problems"][number];
+
+/**
+ * The store's small state files: each is a cache or a note, so a damaged one is ignored by every
+ * operation and reset by `doctor --repair`.
+ */
+export const STATE_FILES: Record<string, (value: unknown) => boolean> = {
+  "hash-cache.json": (v) => isPlainObject(v) && Object.values(v).every(isCacheRow),
+  "base-info.json": isBaseInfoFile,
+  "borrowed.json": isBorrowState,
+  "last-safety.json": (v) => isPlainObject(v) && typeof v.id === "string" && /^[0-9a-f]{40}$/.test(v.id),
+  "plain-state.json": (v) => isPlainObject(v) && Number.isFinite(v.files) && Number.isFinite(v.bytes),
+};
+
+/** State files that exist but are not valid JSON of their shape. */
+export async function damagedStateFiles(engine: Engine): Promise<string[]> {
+  const damaged: string[] = [];
+  for (const [name, valid] of Object.entries(STATE_FILES)) {
+    let text: string;
+    try {
+      text = await fs.readFile(path.join(engine.paths.dir, name), "utf8");
+    } catch {
+      continue; // absent is fine
+    }
+    let ok = false;
+    try {
+      ok = valid(JSON.parse(text));
+    } catch {
+      ok = false;
+    }
+    if (!ok) damaged.push(name);
+  }
+  return damaged;
+}
+
+/** Per snapshot: the objects it needs that cannot be read (empty map when all are there). */
+export async function snapshotsMissingObjects(engine: Engine, ids: string[]): Promise<Map<string, string[]>> {
+  const missing = new Map<string, string[]>();
+  if (ids.length === 0) return missing;
+  const walk = (input: string[]) =>
+    runGit(["rev-list", "--objects", "--no-walk", "--missing=print", "--stdin"], {
+      cwd: engine.paths.dir,
+      env: engine.readEnv,
+      input: `${input.join("\n")}\n`,
+      okCodes: [0, 128],
+    });
+  const all = await walk(ids);
+  if (all.code === 0 && !all.stdout.toString("latin1").includes("\n?")) {
+    if (!all.stdout.toString("latin1").startsWith("?")) return missing;
+  }
+  // Something is missing: find out which snapshots need it, one walk per snapshot.
+  for (const id of ids) {
+    const one = await walk([id]);
+    const lines = one.stdout.toString("latin1").split("\n");
+    const gone = lines.filter((l) => l.startsWith("?")).map((l) => l.slice(1, 41));
+    if (one.code !== 0 && gone.length === 0) gone.push(id);
+    if (gone.length > 0) missing.set(id, gone);
+  }
+  return missing;
+}
+
+/**
+ * The plain-directory index (the store's stat cache of a directory without git) must name only
+ * objects the store has: a snapshot writes its tree from it. Returns why it is unusable, or null.
+ */
+export async function plainIndexProblem(engine: Engine): Promise<string | null> {
+  const indexFile = path.join(engine.paths.dir, "plain-index");
+  if (!(await fs.stat(indexFile).catch(() => null))) return null;
+  const env = { ...engine.readEnv, GIT_INDEX_FILE: indexFile };
+  const listed = await runGit(["ls-files", "-s", "-z"], { cwd: engine.paths.dir, env, okCodes: [0, 128] });
+  if (listed.code !== 0) return "it cannot be read";
+  const oids = new Set<string>();
+  for (const record of listed.stdout.toString("latin1").split("\0")) {
+    const match = /^\d+ ([0-9a-f]{40}) /.exec(record);
+    if (match) oids.add(match[1]);
+  }
+  if (oids.size === 0) return null;
+  const check = await runGit(["cat-file", "--batch-check=%(objectname)"], {
+    cwd: engine.paths.dir,
+    env: engine.readEnv,
+    input: `${[...oids].join("\n")}\n`,
+    okCodes: [0, 128],
+  });
+  const gone = check.stdout
+    .toString("latin1")
+    .split("\n")
+    .filter((l) => l.endsWith(" missing"));
+  return gone.length > 0 ? `it names ${gone.length} missing object(s)` : null;
+}
+
+/** Git lock files in the store's git dir left by a git process that died (older than a minute). */
+export async function staleGitLocks(engine: Engine, ageMs = 60_000): Promise<string[]> {
+  const found: string[] = [];
+  const visit = async (dir: string, depth: number): Promise<void> => {
+    const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory() && depth < 6 && entry.name !== "objects") await visit(full, depth + 1);
+      else if (entry.name.endsWith(".lock")) {
+        const stat = await fs.lstat(full).catch(() => null);
+        if (stat && Date.now() - stat.mtimeMs > ageMs) found.push(full);
+      }
+    }
+  };
+  if (engine.refs.kind === "shadow") await visit(engine.paths.gitDir, 0);
+  return found;
+}
+
+/** `.ghostlock` files whose owner process is dead (taken over anyway by the next run). */
+export async function deadLocks(engine: Engine, alive: (pid: number) => boolean): Promise<string[]> {
+  const found: string[] = [];
+  for (const name of await fs.readdir(engine.paths.dir).catch(() => [] as string[])) {
+    if (!/\.ghostlock(\.break)?$/.test(name)) continue;
+    const file = path.join(engine.paths.dir, name);
+    let pid = Number.NaN;
+    try {
+      pid = Number((JSON.parse(await fs.readFile(file, "utf8")) as { pid?: unknown }).pid);
+    } catch {
+      // unreadable: dead if old
+    }
+    const stat = await fs.stat(file).catch(() => null);
+    if (Number.isInteger(pid) ? !alive(pid) : stat && Date.now() - stat.mtimeMs > 10_000) found.push(file);
+  }
+  return found;
+}

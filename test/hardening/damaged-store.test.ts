@@ -1,0 +1,152 @@
+import { readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Sandbox } from "../helpers/repo.js";
+import { storeDir } from "./helpers.js";
+
+let sb: Sandbox;
+beforeEach(() => {
+  sb = new Sandbox();
+});
+afterEach(() => sb.cleanup());
+
+function objectFile(id: string): string {
+  return path.join(storeDir(sb), "git", "objects", id.slice(0, 2), id.slice(2));
+}
+
+/** The blob id of `rel` in snapshot `id`, read from the store. */
+function blobOf(id: string, rel: string): string {
+  return sb.git(sb.home, `--git-dir=${path.join(storeDir(sb), "git")}`, "rev-parse", `${id}:${rel}`).trim();
+}
+
+describe("a damaged store", () => {
+  it("restore refuses before changing any file when a blob is missing, and other snapshots keep working", () => {
+    const repo = sb.repo("ws", { "a.txt": "one\n" });
+    repo.write({ "new.txt": "only in the snapshot\n" });
+    const damaged = repo.ok("snapshot").id;
+    repo.remove("new.txt");
+    repo.write({ "b.txt": "b\n" });
+    const healthy = repo.ok("snapshot").id;
+    rmSync(objectFile(blobOf(damaged, "new.txt")));
+    repo.write({ "a.txt": "edited\n" });
+
+    const failed = repo.cli(["restore", damaged, "--json"]);
+    expect(failed.status).toBe(1);
+    expect(failed.json.error.code).toBe("store-damaged");
+    expect(repo.read("a.txt")).toBe("edited\n"); // nothing changed
+    expect(repo.exists("new.txt")).toBe(false);
+
+    const doctor = repo.cli(["doctor", "--json"]);
+    expect(doctor.status).toBe(1);
+    expect(doctor.json.problems.map((p: any) => p.code)).toContain("missing-objects");
+    expect(JSON.stringify(doctor.json.problems)).toContain(damaged);
+
+    // other snapshots still list and restore
+    expect(repo.ok("list").map((s: any) => s.id)).toContain(healthy);
+    repo.ok("restore", healthy);
+    expect(repo.read("a.txt")).toBe("one\n");
+
+    const repair = repo.ok("doctor", "--repair");
+    expect(repair.ok).toBe(true);
+    expect(repair.repaired.map((r: any) => r.code)).toContain("dropped-damaged-snapshot");
+    expect(repo.ok("list").map((s: any) => s.id)).not.toContain(damaged);
+    expect(repo.ok("list").map((s: any) => s.id)).toContain(healthy);
+  });
+
+  it("a missing snapshot commit breaks neither list nor the other snapshots; repair drops its ref", () => {
+    const repo = sb.repo("ws", { "a.txt": "one\n" });
+    const gone = repo.ok("snapshot").id;
+    repo.write({ "a.txt": "two\n" });
+    const kept = repo.ok("snapshot").id;
+    rmSync(objectFile(gone));
+    expect(repo.ok("list").map((s: any) => s.id)).toEqual([kept]);
+    const doctor = repo.cli(["doctor", "--json"]);
+    expect(doctor.status).toBe(1);
+    expect(doctor.json.problems).toContainEqual(expect.objectContaining({ code: "bad-snapshot" }));
+    repo.write({ "a.txt": "three\n" });
+    repo.ok("restore", kept);
+    expect(repo.read("a.txt")).toBe("two\n");
+    expect(repo.ok("doctor", "--repair").ok).toBe(true);
+    expect(repo.ok("doctor").ok).toBe(true);
+  });
+
+  it.each([
+    ["hash-cache.json", "null"],
+    ["hash-cache.json", '{"a.txt": 5, "b": ["1","2","3","4","zz"]}'],
+    ["base-info.json", '{"tree": "x", "ghostignored": 5}'],
+    ["borrowed.json", '{"loose": 5, "packs": "x"}'],
+    ["last-safety.json", "\u0000\u0001garbage"],
+  ])(
+    "garbage in %s (%s) never breaks a snapshot, restore or gc; doctor reports it, repair resets it",
+    (name, garbage) => {
+      const repo = sb.repo("ws", { "a.txt": "one\n" });
+      repo.write({ "u.txt": "untracked\n" });
+      const first = repo.ok("snapshot").id;
+      const file = path.join(storeDir(sb), name);
+      writeFileSync(file, garbage);
+      const doctor = repo.cli(["doctor", "--json"]);
+      expect(doctor.status).toBe(1);
+      expect(doctor.json.problems).toContainEqual(
+        expect.objectContaining({ code: "damaged-state-file", path: file }),
+      );
+      repo.write({ "a.txt": "two\n" });
+      writeFileSync(file, garbage);
+      const second = repo.ok("snapshot");
+      expect(second.fileCount).toBe(2);
+      writeFileSync(file, garbage);
+      repo.ok("restore", first);
+      expect(repo.read("a.txt")).toBe("one\n");
+      writeFileSync(file, garbage);
+      repo.ok("gc");
+      writeFileSync(file, garbage);
+      const repair = repo.ok("doctor", "--repair");
+      expect(repair.ok).toBe(true);
+      expect(repair.repaired).toContainEqual(
+        expect.objectContaining({ code: "reset-state-file", path: file }),
+      );
+      expect(repo.ok("doctor").ok).toBe(true);
+    },
+  );
+
+  it("garbage in plain-state.json does not push new files over the budget", () => {
+    const dir = sb.dir("plain");
+    writeFileSync(path.join(dir, "a.txt"), "a\n");
+    sb.ok(dir, "snapshot");
+    writeFileSync(path.join(storeDir(sb), "plain-state.json"), '{"files": "many", "bytes": null}');
+    writeFileSync(path.join(dir, "b.txt"), "b\n");
+    const snap = sb.ok(dir, "snapshot");
+    expect(snap.fileCount).toBe(2);
+    expect(snap.excluded).toEqual([]);
+  });
+
+  it("after gc expired everything, the next snapshots are complete and restorable (hash cache, plain index)", () => {
+    // git workspace: an untracked file whose blob id the hash cache remembers
+    const repo = sb.repo("ws", { "a.txt": "one\n" });
+    repo.write({ "u.txt": "untracked\n" });
+    const old = new Date(Date.now() - 3600_000);
+    utimesSync(repo.path("u.txt"), old, old);
+    repo.ok("snapshot");
+    repo.ok("gc");
+    repo.ok("snapshot");
+    repo.ok("drop", ...repo.ok("list").map((s: any) => s.id));
+    repo.ok("gc");
+    const snap = repo.ok("snapshot").id;
+    repo.remove("u.txt");
+    repo.ok("restore", snap);
+    expect(repo.read("u.txt")).toBe("untracked\n");
+    expect(repo.ok("doctor").ok).toBe(true);
+
+    // plain directory: the store's own index names blobs gc must keep
+    const dir = sb.dir("plain");
+    writeFileSync(path.join(dir, "x.txt"), "x\n");
+    sb.ok(dir, "snapshot");
+    sb.ok(dir, "gc");
+    sb.ok(dir, "drop", ...sb.ok(dir, "list").map((s: any) => s.id));
+    sb.ok(dir, "gc");
+    const plainSnap = sb.ok(dir, "snapshot").id;
+    rmSync(path.join(dir, "x.txt"));
+    sb.ok(dir, "restore", plainSnap);
+    expect(readFileSync(path.join(dir, "x.txt"), "utf8")).toBe("x\n");
+    expect(sb.ok(dir, "doctor").ok).toBe(true);
+  });
+});
