@@ -7,6 +7,7 @@ import { loadSettings, type Settings, type StoreKind } from "./config.js";
 import { GhostcommitError } from "./errors.js";
 import { CatFile } from "./git/cat-file.js";
 import { LooseObjectWriter, serializeCommit } from "./git/objects.js";
+import { cleanLeftovers } from "./maintenance/leftovers.js";
 import type { RelPath } from "./paths.js";
 import { linkBorrowedObjects } from "./store/borrow.js";
 import { ensureStore, type StorePaths, storePaths } from "./store/layout.js";
@@ -72,6 +73,9 @@ export class Engine {
 
   /** Captures the workspace as a tree (no commit, no ref). */
   async capture(cat: CatFile, includes: RelPath[]): Promise<Captured> {
+    // A restore killed half-way may have left temp files in the workspace: remove them before
+    // they could be captured (only those of dead processes; cheap when there are none).
+    await cleanLeftovers(this.paths, this.root);
     const cache = new HashCache(this.paths.dir);
     await cache.load();
     const ctx: CaptureContext = {

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import { MODE } from "../git/objects.js";
+import { restoreTempName } from "../maintenance/leftovers.js";
 import { ancestorsOf, displayPath, fsPath, parentOf, type RelPath } from "../paths.js";
 import type { SkipReason } from "../types.js";
 import type { PlanStep } from "./plan.js";
@@ -25,8 +26,11 @@ export async function applyPlan(
   root: string,
   steps: PlanStep[],
   contentOf: (oid: string) => Buffer,
+  /** Part of every temp file name (the restore journal lists it, so a killed run's temp files are found). */
+  tempToken: string = randomBytes(5).toString("hex"),
 ): Promise<ApplyOutcome> {
   const outcome: ApplyOutcome = { written: [], deleted: [], skipped: [] };
+  let writes = 0;
   const emptiedDirs = new Set<RelPath>();
   for (const step of steps) {
     if (step.kind === "skip") {
@@ -43,7 +47,8 @@ export async function applyPlan(
         outcome.deleted.push(step.path);
         for (const dir of ancestorsOf(step.path)) emptiedDirs.add(dir);
       } else {
-        await writePath(root, step.path, step.state.mode, contentOf(step.state.oid));
+        const tempName = restoreTempName(baseName(step.path), tempToken, writes++);
+        await writePath(root, step.path, step.state.mode, contentOf(step.state.oid), tempName);
         outcome.written.push(step.path);
       }
     } catch (error) {
@@ -92,11 +97,19 @@ async function deletePath(root: string, rel: RelPath): Promise<void> {
   await fs.unlink(target);
 }
 
-async function writePath(root: string, rel: RelPath, mode: string, content: Buffer): Promise<void> {
+function baseName(rel: RelPath): RelPath {
+  return rel.slice(rel.lastIndexOf("/") + 1);
+}
+
+async function writePath(
+  root: string,
+  rel: RelPath,
+  mode: string,
+  content: Buffer,
+  tempName: RelPath,
+): Promise<void> {
   const target = fsPath(root, rel);
-  const slash = rel.lastIndexOf("/");
-  const name = slash === -1 ? rel : rel.slice(slash + 1);
-  const tempRel = `${parentOf(rel) ? `${parentOf(rel)}/` : ""}.${name.slice(0, 100)}.gc-${randomBytes(5).toString("hex")}~`;
+  const tempRel = `${parentOf(rel) ? `${parentOf(rel)}/` : ""}${tempName}`;
   const temp = fsPath(root, tempRel);
   try {
     if (mode === MODE.link) {

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { Captured } from "../capture/context.js";
@@ -10,7 +11,9 @@ import type { CatFile } from "../git/cat-file.js";
 import { runGit } from "../git/exec.js";
 import { isAbsentMode, parseRawDiff, type RawChange } from "../git/diff-tree.js";
 import { fsPath, type RelPath } from "../paths.js";
+import { journalFile, type RestoreJournal, tempDirsOf } from "../maintenance/leftovers.js";
 import { writeFileAtomic } from "../store/layout.js";
+import { withLock } from "../util/lock.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { type ApplyOutcome, applyPlan } from "./apply.js";
 import { ignoredAtTarget } from "./ignored-at-target.js";
@@ -42,6 +45,12 @@ export interface RestoreResult extends ApplyOutcome {
  * pure plan, then every needed object is read before the first file changes.
  */
 export async function runRestore(engine: Engine, cat: CatFile, run: RestoreRun): Promise<RestoreResult> {
+  if (run.dryRun) return restoreLocked(engine, cat, run);
+  // One restore at a time per workspace: a second waits, then its safety snapshot holds the first's result.
+  return withLock(path.join(engine.paths.dir, "restore.ghostlock"), () => restoreLocked(engine, cat, run));
+}
+
+async function restoreLocked(engine: Engine, cat: CatFile, run: RestoreRun): Promise<RestoreResult> {
   let currentTree: string;
   let safety: string | null = null;
   if (run.dryRun) {
@@ -83,28 +92,33 @@ export async function runRestore(engine: Engine, cat: CatFile, run: RestoreRun):
     };
   }
   // Read everything first: a damaged store fails here, before any file changes.
+  // All requests go to cat-file at once (it answers in order): one round trip per blob would
+  // make a large restore wait on the pipe, and widen the window in which it can be interrupted.
   const contents = new Map<string, Buffer>();
-  for (const step of steps) {
-    if (step.kind !== "write" || contents.has(step.state.oid)) continue;
-    const object = await cat.read(step.state.oid);
-    if (!object || object.type !== "blob") {
-      throw new GhostcommitError(
-        "store-damaged",
-        `the store is missing object ${step.state.oid}; nothing was changed`,
-        {
-          oid: step.state.oid,
-        },
-      );
+  const oids = [...new Set(steps.flatMap((s) => (s.kind === "write" ? [s.state.oid] : [])))];
+  const objects = await Promise.all(oids.map((oid) => cat.read(oid)));
+  oids.forEach((oid, i) => {
+    const object = objects[i];
+    if (object?.type !== "blob") {
+      throw new GhostcommitError("store-damaged", `the store is missing object ${oid}; nothing was changed`, {
+        oid,
+      });
     }
-    contents.set(step.state.oid, object.content);
-  }
-  const journal = path.join(engine.paths.tmpDir, `restore-${process.pid}.json`);
-  await writeFileAtomic(
-    journal,
-    JSON.stringify({ pid: process.pid, safety, startedAt: new Date().toISOString() }),
-  );
+    contents.set(oid, object.content);
+  });
+  // The journal names the temp files this run may leave (token + directories), so the next run
+  // removes them if this process dies half-way (and `doctor` reports the interrupted restore).
+  const journal = journalFile(engine.paths);
+  const record: RestoreJournal = {
+    pid: process.pid,
+    safety,
+    startedAt: new Date().toISOString(),
+    token: randomBytes(5).toString("hex"),
+    dirs: tempDirsOf(steps.flatMap((s) => (s.kind === "write" ? [s.path] : []))),
+  };
+  await writeFileAtomic(journal, JSON.stringify(record));
   try {
-    const outcome = await applyPlan(engine.root, steps, (oid) => contents.get(oid)!);
+    const outcome = await applyPlan(engine.root, steps, (oid) => contents.get(oid)!, record.token);
     return { ...outcome, safety };
   } finally {
     await fs.rm(journal, { force: true });

@@ -10,12 +10,45 @@ interface LockOwner {
   since: number;
 }
 
+/** A lock file older than this whose content cannot be read was left by a writer that died. */
+const UNREADABLE_STALE_MS = 10_000;
+/** The short-lived "break" lock, held only while a stale lock is removed. */
+const BREAK_STALE_MS = 5_000;
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Creates `file` holding `content`, atomically: the content is written to a private temp file
+ * and hard-linked into place, so no other process ever sees an empty or half-written lock.
+ * False when the lock is held.
+ */
+async function createExclusive(file: string, content: string): Promise<boolean> {
+  const temp = `${file}.new-${randomBytes(4).toString("hex")}`;
+  await fs.writeFile(temp, content, { flag: "wx" });
+  try {
+    await fs.link(temp, file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw error;
+  } finally {
+    await fs.rm(temp, { force: true });
+  }
+}
+
+async function readOwner(file: string): Promise<LockOwner | null | "absent"> {
+  try {
+    const owner = JSON.parse(await fs.readFile(file, "utf8")) as LockOwner;
+    return owner && typeof owner.pid === "number" && typeof owner.token === "string" ? owner : null;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? "absent" : null;
   }
 }
 
@@ -29,60 +62,63 @@ export async function withLock<T>(file: string, work: () => Promise<T>, timeoutM
   const deadline = Date.now() + timeoutMs;
   let delay = 5;
   for (;;) {
-    try {
-      await fs.writeFile(file, JSON.stringify(owner), { flag: "wx" });
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    }
+    if (await createExclusive(file, JSON.stringify(owner))) break;
     if (await takeOverIfStale(file)) continue;
     if (Date.now() > deadline) {
       throw new GhostcommitError("locked", `another ghostcommit process holds ${file}`, { file });
     }
-    await new Promise((r) => setTimeout(r, delay));
+    await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
     delay = Math.min(delay * 2, 100);
   }
   try {
     return await work();
   } finally {
-    try {
-      const current = JSON.parse(await fs.readFile(file, "utf8")) as LockOwner;
-      if (current.token === token) await fs.rm(file, { force: true });
-    } catch {
-      // already gone
-    }
+    const current = await readOwner(file);
+    if (current && current !== "absent" && current.token === token) await fs.rm(file, { force: true });
   }
 }
 
-async function takeOverIfStale(file: string): Promise<boolean> {
-  let owner: LockOwner;
-  try {
-    owner = JSON.parse(await fs.readFile(file, "utf8")) as LockOwner;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return true;
-    // Unreadable or half-written: stale only if it is old (its writer died mid-write).
+/** Whether the lock's owner is gone (a dead process on this host, or an unreadable, old file). */
+async function isStale(file: string): Promise<"absent" | LockOwner | "unreadable" | false> {
+  const owner = await readOwner(file);
+  if (owner === "absent") return "absent";
+  if (owner === null) {
     const stat = await fs.stat(file).catch(() => null);
-    if (stat && Date.now() - stat.mtimeMs > 10_000) {
-      await fs.rm(file, { force: true });
-      return true;
-    }
+    return stat && Date.now() - stat.mtimeMs > UNREADABLE_STALE_MS ? "unreadable" : false;
+  }
+  return owner.host === os.hostname() && !alive(owner.pid) ? owner : false;
+}
+
+/**
+ * Removes a lock whose owner died. Two processes may both see the dead owner; removal happens
+ * under a short "break" lock and only after re-reading that the same dead owner still holds it,
+ * so a fresh lock taken meanwhile by a live process is never removed.
+ */
+async function takeOverIfStale(file: string): Promise<boolean> {
+  const first = await isStale(file);
+  if (first === "absent") return true;
+  if (first === false) return false;
+  const breakFile = `${file}.break`;
+  const breaker = JSON.stringify({
+    pid: process.pid,
+    host: os.hostname(),
+    token: randomBytes(8).toString("hex"),
+  });
+  if (!(await createExclusive(breakFile, breaker))) {
+    // Someone else is breaking it; a break lock left by a killed breaker is itself stale when old.
+    const stat = await fs.stat(breakFile).catch(() => null);
+    if (stat && Date.now() - stat.mtimeMs > BREAK_STALE_MS) await fs.rm(breakFile, { force: true });
     return false;
   }
-  if (owner.host === os.hostname() && !alive(owner.pid)) {
-    // Rename first so two processes that both see the dead owner do not both delete a new lock.
-    const aside = `${file}.stale-${randomBytes(4).toString("hex")}`;
-    try {
-      await fs.rename(file, aside);
-      const moved = JSON.parse(await fs.readFile(aside, "utf8")) as LockOwner;
-      if (moved.token !== owner.token) {
-        // We moved a fresh lock by mistake: put it back if the slot is still free.
-        await fs.link(aside, file).catch(() => {});
-      }
-      await fs.rm(aside, { force: true });
-    } catch {
-      // someone else handled it
-    }
+  try {
+    const again = await isStale(file);
+    if (again === "absent") return true;
+    if (again === false) return false;
+    const sameOwner =
+      again === "unreadable" ? first === "unreadable" : first !== "unreadable" && again.token === first.token;
+    if (sameOwner) await fs.rm(file, { force: true });
     return true;
+  } finally {
+    await fs.rm(breakFile, { force: true });
   }
-  return false;
 }

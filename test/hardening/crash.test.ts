@@ -1,0 +1,157 @@
+import { createHash } from "node:crypto";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  writeFileSync,
+} from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Sandbox } from "../helpers/repo.js";
+import { cliAsync, fsckStore, seeded, storeDir } from "./helpers.js";
+
+/** Every file below dir (not .git): path → type, mode and content hash. */
+function fingerprint(dir: string, rel = "", out = new Map<string, string>()): Map<string, string> {
+  for (const name of readdirSync(path.join(dir, rel))) {
+    if (rel === "" && name === ".git") continue;
+    const child = rel ? `${rel}/${name}` : name;
+    const full = path.join(dir, child);
+    const stat = lstatSync(full);
+    if (stat.isDirectory()) fingerprint(dir, child, out);
+    else if (stat.isSymbolicLink()) out.set(child, `link:${readlinkSync(full)}`);
+    else
+      out.set(
+        child,
+        `${stat.mode & 0o111 ? "x" : "-"}:${createHash("sha1").update(readFileSync(full)).digest("hex")}`,
+      );
+  }
+  return out;
+}
+
+function tempFiles(print: Map<string, string>): string[] {
+  return [...print.keys()].filter((p) => /\.gc-[0-9a-f-]+~$/.test(p));
+}
+
+describe("kill -9 at random points", () => {
+  const sb = new Sandbox();
+  let dir = "";
+  let target = "";
+  let before = new Map<string, string>();
+  const canary = path.join(sb.home, "canary.txt");
+
+  beforeAll(() => {
+    const repo = sb.repo("ws", {});
+    dir = repo.dir;
+    writeFileSync(canary, "outside\n");
+    for (let d = 0; d < 10; d++) {
+      mkdirSync(path.join(dir, `d${d}`));
+      for (let f = 0; f < 60; f++) writeFileSync(path.join(dir, `d${d}`, `f${f}.txt`), `v1 ${d}/${f}\n`);
+    }
+    repo.git("add", "-A");
+    repo.git("commit", "-q", "-m", "base");
+    target = repo.ok("snapshot", "-m", "target").id;
+    // The state a restore will be killed in: every file edited, as many new ones.
+    for (let d = 0; d < 10; d++) {
+      for (let f = 0; f < 60; f++) {
+        writeFileSync(path.join(dir, `d${d}`, `f${f}.txt`), `v2 ${d}/${f}\n`);
+        writeFileSync(path.join(dir, `d${d}`, `new${f}.txt`), `new ${d}/${f}\n`);
+      }
+    }
+    before = fingerprint(dir);
+  });
+  afterAll(() => sb.cleanup());
+
+  it("a killed restore leaves the workspace untouched or restorable exactly from its safety snapshot; the store stays usable", async () => {
+    // How long an uninterrupted restore takes here, to spread the kills over all of it.
+    const started = Date.now();
+    const full = await cliAsync(sb, dir, ["restore", target, "--json"]);
+    const duration = Math.max(300, Date.now() - started);
+    expect(full.status).toBe(0);
+    const undo = JSON.parse(full.stdout).safety;
+    expect((await cliAsync(sb, dir, ["restore", undo])).status).toBe(0);
+    expect(fingerprint(dir)).toEqual(before);
+
+    const random = seeded(42);
+    let interrupted = 0;
+    let changedByKill = 0;
+    for (let round = 0; round < 14; round++) {
+      const delay = Math.floor(random() * duration);
+      const killed = await cliAsync(sb, dir, ["restore", target, "--json"], delay);
+      expect(readFileSync(canary, "utf8")).toBe("outside\n");
+      if (killed.signal !== "SIGKILL") {
+        expect(killed.status).toBe(0); // finished before the kill
+      } else {
+        interrupted++;
+      }
+      const now = fingerprint(dir);
+      const untouched =
+        tempFiles(now).length === 0 && JSON.stringify([...now]) === JSON.stringify([...before]);
+      if (!untouched) {
+        if (killed.signal === "SIGKILL") changedByKill++;
+        // The way back: the newest safety snapshot restores the state before the restore exactly.
+        const list = JSON.parse((await cliAsync(sb, dir, ["list", "--json"])).stdout);
+        const safety = list.find((s: { kind: string }) => s.kind === "safety");
+        const back = await cliAsync(sb, dir, ["restore", safety.id, "--json"]);
+        expect(back.status, back.stderr).toBe(0);
+      }
+      expect(fingerprint(dir)).toEqual(before);
+    }
+    expect(interrupted).toBeGreaterThan(0);
+
+    // Kill snapshots and gc too: nothing they leave may break the store.
+    for (let round = 0; round < 6; round++) {
+      const args = round % 3 === 2 ? ["gc", "--keep", "50"] : ["snapshot"];
+      await cliAsync(sb, dir, args, Math.floor(random() * 400));
+    }
+    const next = await cliAsync(sb, dir, ["snapshot", "--json"]);
+    expect(next.status, next.stderr).toBe(0);
+    expect((await cliAsync(sb, dir, ["restore", JSON.parse(next.stdout).id])).status).toBe(0);
+    expect(fingerprint(dir)).toEqual(before);
+
+    const doctor = await cliAsync(sb, dir, ["doctor", "--json"]);
+    const codes = JSON.parse(doctor.stdout).problems.map((p: { code: string }) => p.code);
+    if (changedByKill > 0) expect(codes).toContain("interrupted-restore");
+    const repair = await cliAsync(sb, dir, ["doctor", "--repair", "--json"]);
+    expect(JSON.parse(repair.stdout).ok, repair.stdout).toBe(true);
+    expect(fsckStore(sb)).toEqual({ status: 0, problems: [] });
+    expect(readdirSync(path.join(storeDir(sb), "tmp"))).toEqual([]);
+  }, 120_000);
+
+  it("the next run removes a dead restore's temp files before capturing, and doctor reports the interrupted restore", () => {
+    const store = storeDir(sb);
+    const deadPid = 2 ** 22 + 12345; // above pid_max's default: never a live process
+    writeFileSync(path.join(dir, "d0", ".f1.txt.gc-abcdef0123-0~"), "half-written");
+    writeFileSync(path.join(dir, ".top.gc-abcdef0123-7~"), "half-written");
+    writeFileSync(path.join(dir, "d1", ".keep.gc-ffffffffff-0~"), "another run's name: not ours to remove");
+    mkdirSync(path.join(store, "tmp", `gitdir-${deadPid}-0a0b0c0d`), { recursive: true });
+    writeFileSync(
+      path.join(store, "tmp", `restore-${deadPid}.json`),
+      JSON.stringify({
+        pid: deadPid,
+        safety: "1".repeat(40),
+        startedAt: "x",
+        token: "abcdef0123",
+        dirs: ["", "d0"],
+      }),
+    );
+    const snap = sb.ok(dir, "snapshot");
+    const files: string[] = sb.ok(dir, "show", snap.id).files;
+    expect(files.filter((f) => f.includes(".gc-abcdef0123-"))).toEqual([]);
+    expect(existsSync(path.join(dir, "d0", ".f1.txt.gc-abcdef0123-0~"))).toBe(false);
+    expect(existsSync(path.join(dir, ".top.gc-abcdef0123-7~"))).toBe(false);
+    expect(existsSync(path.join(dir, "d1", ".keep.gc-ffffffffff-0~"))).toBe(true);
+    expect(existsSync(path.join(store, "tmp", `gitdir-${deadPid}-0a0b0c0d`))).toBe(false);
+    const doctor = sb.cli(dir, ["doctor", "--json"]);
+    expect(doctor.status).toBe(1);
+    expect(doctor.json.problems).toContainEqual(
+      expect.objectContaining({
+        code: "interrupted-restore",
+        message: expect.stringContaining("1".repeat(40)),
+      }),
+    );
+    expect(sb.ok(dir, "doctor", "--repair").ok).toBe(true);
+  });
+});
