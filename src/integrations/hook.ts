@@ -1,4 +1,5 @@
 import { realpathSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { openWorkspace, type Workspace } from "../api.js";
 import type { StoreKind } from "../config.js";
@@ -108,6 +109,12 @@ export async function runHook(
   if (action.kind === "none" || (event.subagent && action.kind !== "touch")) return;
   const dir = options.dir ?? event.cwd ?? envDir(event.agent) ?? process.cwd();
   const base = { agent: event.agent, event: event.name, session: event.session };
+  // An agent started in ~ or / would snapshot everything the user owns on every prompt.
+  if (!options.dir && isTooBroad(dir)) {
+    const message = `not snapshotting ${dir} (home or root directory); start the agent in a project or pass -C`;
+    await appendHookLog(globalHookLog(), { ...base, level: "warn", message });
+    return;
+  }
   let ws: Workspace;
   try {
     ws = await openWorkspace({ cwd: dir, store: options.store });
@@ -182,6 +189,15 @@ export function workspacePath(root: string, dir: string, base: string, given: st
     }
   }
   return null;
+}
+
+function isTooBroad(dir: string): boolean {
+  try {
+    const real = realpathSync(dir);
+    return real === path.parse(real).root || real === realpathSync(os.homedir());
+  } catch {
+    return false;
+  }
 }
 
 function envDir(agent: AgentName): string | undefined {

@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Repo, Sandbox } from "../helpers/repo.js";
@@ -76,5 +76,12 @@ describe("hook robustness", () => {
     const gone = path.join(sandbox.home, "gone");
     expectQuiet(hook(sandbox, "claude-code", claudeEvents.prompt(gone, "s", "hi"), repo.dir));
     expect(existsSync(path.join(sandbox.home, "data", "hooks.log"))).toBe(true);
+  });
+
+  it("never snapshots the home directory an agent was started in (unless -C says so)", () => {
+    expectQuiet(hook(sandbox, "claude-code", claudeEvents.prompt(sandbox.home, "s", "hi"), sandbox.home));
+    expect(existsSync(path.join(sandbox.home, "data", "workspaces"))).toBe(false);
+    const warning = readFileSync(path.join(sandbox.home, "data", "hooks.log"), "utf8");
+    expect(warning).toContain("home or root directory");
   });
 });
