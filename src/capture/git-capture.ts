@@ -64,6 +64,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   const excluded: StoredExclusion[] = [];
   const untracked: RelPath[] = [];
   const stagedPaths: RelPath[] = [];
+  const unmerged: RelPath[] = [];
   const matcher = ghostignore?.matcher ?? null;
 
   for (const entry of parseStatusV2(statusOutput)) {
@@ -79,7 +80,8 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
       continue;
     }
     if (entry.kind === "unmerged") {
-      inBase.set(rel, true);
+      // Whether HEAD holds it (not for "deleted by us") is looked up below, for the file count.
+      unmerged.push(rel);
       reads.push({ path: rel, limit: null, untracked: false });
       continue;
     }
@@ -172,7 +174,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   });
 
   // Included paths that are tracked and unchanged are already in the base.
-  for (const rel of capturedIncludes) {
+  for (const rel of [...capturedIncludes, ...unmerged]) {
     if (!inBase.has(rel)) inBase.set(rel, (await entryInBase(ctx, baseTree, rel)) !== null);
   }
 

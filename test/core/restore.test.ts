@@ -166,30 +166,29 @@ describe("restore", () => {
   });
 
   it("snapshots and restores in the middle of a merge with unmerged entries", () => {
-    const r = repo({ "c.txt": "base\n", "other.txt": "o\n" });
+    const r = repo({ "c.txt": "base\n", "ours-deleted.txt": "o\n", "theirs-deleted.txt": "t\n" });
     r.git("checkout", "-q", "-b", "side");
-    r.write({ "c.txt": "side\n" });
+    r.write({ "c.txt": "side\n", "ours-deleted.txt": "side edit\n" });
+    r.git("rm", "-q", "theirs-deleted.txt");
     r.git("commit", "-qam", "side");
     r.git("checkout", "-q", "main");
-    r.write({ "c.txt": "main\n" });
+    r.write({ "c.txt": "main\n", "theirs-deleted.txt": "main edit\n" });
+    r.git("rm", "-q", "ours-deleted.txt");
     r.git("commit", "-qam", "main");
-    const merge = sandbox.cli(r.dir, ["--version"]); // keep the CLI warm-up out of the merge timing
-    expect(merge.status).toBe(0);
-    try {
-      r.git("merge", "-q", "side");
-    } catch {
-      // conflict expected
-    }
+    expect(() => r.git("merge", "-q", "side")).toThrow(); // conflicts
+    expect(r.git("ls-files", "-u", "-z").split("\0").filter(Boolean).length).toBeGreaterThanOrEqual(6);
     const conflicted = r.read("c.txt");
     expect(conflicted).toContain("<<<<<<<");
     const index = readFileSync(r.path(".git/index"));
     const snap = r.ok("snapshot");
-    expect(filesOf(r, snap.id).sort()).toEqual(
-      ["README.md", "c.txt", "other.txt"].filter((f) => r.exists(f)).sort(),
-    );
+    const files = filesOf(r, snap.id).sort();
+    expect(files).toEqual(["c.txt", "ours-deleted.txt", "theirs-deleted.txt"]);
+    expect(snap.fileCount).toBe(files.length); // "deleted by us" is not in HEAD, but on disk
     r.write({ "c.txt": "resolved by agent\n" });
+    r.remove("ours-deleted.txt");
     r.ok("restore", snap.id);
     expect(r.read("c.txt")).toBe(conflicted);
+    expect(r.read("ours-deleted.txt")).toBe("side edit\n");
     expect(readFileSync(r.path(".git/index")).equals(index)).toBe(true);
     expect(r.git("ls-files", "-u")).toContain("c.txt");
   });
