@@ -1,0 +1,184 @@
+// The measured cases of one tree: the floor, ghostcommit's commands and the anchors.
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { codexV1, codexV2, openCode } from "./anchors.mjs";
+import { compressedSize } from "./context.mjs";
+import { ownBytes } from "./disk.mjs";
+import { git } from "./env.mjs";
+import { ghostcommit } from "./ghostcommit.mjs";
+
+const STATUS = ["--no-optional-locks", "status", "--porcelain=2", "-z", "--untracked-files=all"];
+
+function gc(ctx, home, args, ok) {
+  return ghostcommit(ctx.root, home, args, { env: ctx.env, scratch: ctx.scratch, ok });
+}
+
+/** A snapshot in a store that already has one: the 20 edited files changed since. */
+function laterSnapshotCase(ctx, id, label) {
+  const home = ctx.tempDir("home-later-");
+  gc(ctx, home, ["snapshot"]);
+  let before = 0;
+  let changed = 0;
+  return {
+    id,
+    label,
+    setup() {
+      before = ownBytes(home).bytes;
+      changed = compressedSize(ctx.mutate());
+    },
+    run() {
+      const r = gc(ctx, home, ["snapshot"]);
+      return {
+        ms: r.ms,
+        peakRssKiB: r.rssKiB,
+        growthBytes: ownBytes(home).bytes - before,
+        changedBytes: changed,
+      };
+    },
+  };
+}
+
+/** A snapshot into a new data dir; `changed` is false where everything is new (plain dirs). */
+function firstSnapshotCase(ctx, id, label, changed = true) {
+  let home;
+  let changedBytes;
+  return {
+    id,
+    label,
+    setup() {
+      home = ctx.tempDir("home-first-");
+      if (changed) changedBytes = compressedSize(ctx.changedContent());
+    },
+    run() {
+      const r = gc(ctx, home, ["snapshot"]);
+      const disk = ownBytes(home);
+      return {
+        ms: r.ms,
+        peakRssKiB: r.rssKiB,
+        growthBytes: disk.bytes,
+        allocatedBytes: disk.allocated,
+        changedBytes,
+      };
+    },
+    teardown() {
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Cases for a git repository (status floor, ghostcommit, anchors). */
+export function gitCases(ctx) {
+  const { root, env } = ctx;
+  const restoreHome = ctx.tempDir("home-restore-");
+  const target = gc(ctx, restoreHome, ["snapshot"]).json.id; // taken in the canonical working state
+  const turnHome = ctx.tempDir("home-turn-");
+  const openCodeDir = path.join(ctx.tempDir("opencode-later-"), "git");
+  openCode(root, env, openCodeDir);
+  let ocBefore = 0;
+  return [
+    {
+      id: "status",
+      label: "git status --porcelain=2 -z -uall",
+      run: () => ({ ms: git(STATUS, { cwd: root, env }).ms }),
+    },
+    firstSnapshotCase(ctx, "snapshot_first", "ghostcommit snapshot (first, new store)"),
+    laterSnapshotCase(ctx, "snapshot_later", "ghostcommit snapshot (later)"),
+    {
+      id: "restore",
+      label: `ghostcommit restore (${ctx.editedPaths.length} changed paths)`,
+      setup: () => ctx.mutate(),
+      run() {
+        const r = gc(ctx, restoreHome, ["restore", target], [0, 1]);
+        if (!r.json) throw new Error(`restore exited ${r.status} without JSON`);
+        const expected = new Set(ctx.editedPaths);
+        const wrong = r.json.written.filter((p) => !expected.has(p)).length + r.json.deleted.length;
+        return { ms: r.ms, peakRssKiB: r.rssKiB, written: r.json.written.length, maxWrongWrites: wrong };
+      },
+    },
+    {
+      id: "turn",
+      label: "ghostcommit turn begin + turn end",
+      run(round) {
+        const ids = ["--session", "bench", "--turn", `t${round}`];
+        const begin = gc(ctx, turnHome, ["turn", "begin", ...ids]);
+        ctx.mutate(); // the agent's edits, untimed
+        const end = gc(ctx, turnHome, ["turn", "end", ...ids]);
+        return {
+          ms: begin.ms + end.ms,
+          beginMs: begin.ms,
+          endMs: end.ms,
+          peakRssKiB: Math.max(begin.rssKiB, end.rssKiB),
+        };
+      },
+    },
+    {
+      id: "codex_v1",
+      label: "Codex v1 / T3: read-tree HEAD, add -A, write-tree, commit-tree",
+      run: () => codexV1(root, env, ctx.scratch),
+    },
+    {
+      id: "codex_v2",
+      label: "Codex v2: read-tree HEAD, add status paths (batches of 100)",
+      run: () => codexV2(root, env, ctx.scratch),
+    },
+    {
+      id: "opencode_first",
+      label: "OpenCode: separate git dir, add ., write-tree (first)",
+      run() {
+        const dir = path.join(ctx.tempDir("opencode-first-"), "git");
+        try {
+          const r = openCode(root, env, dir);
+          return { ...r, storeBytes: ownBytes(dir).bytes };
+        } finally {
+          rmSync(path.dirname(dir), { recursive: true, force: true });
+        }
+      },
+    },
+    {
+      id: "opencode_later",
+      label: "OpenCode (later, persistent index)",
+      setup() {
+        ocBefore = ownBytes(openCodeDir).bytes;
+        ctx.mutate();
+      },
+      run() {
+        const r = openCode(root, env, openCodeDir);
+        return { ...r, growthBytes: ownBytes(openCodeDir).bytes - ocBefore };
+      },
+    },
+  ];
+}
+
+/** Cases for a plain directory: `git add -A` into a fresh repo, status of a repo of it, ghostcommit. */
+export function plainCases(ctx) {
+  const { root, env } = ctx;
+  const refDir = path.join(ctx.tempDir("plain-ref-"), "git");
+  const refEnv = { GIT_DIR: refDir, GIT_WORK_TREE: root };
+  git(["init", "-q", "--bare", refDir], { cwd: root, env });
+  git(["config", "core.bare", "false"], { cwd: root, env, extra: refEnv });
+  git(["add", "-A"], { cwd: root, env, extra: refEnv });
+  git(["commit", "-q", "--no-verify", "-m", "ref"], { cwd: root, env, extra: refEnv });
+  let fresh;
+  return [
+    {
+      id: "status",
+      label: "git status -uall of a repo of the dir (the store's floor)",
+      run: () => ({ ms: git(STATUS, { cwd: root, env, extra: refEnv }).ms }),
+    },
+    {
+      id: "add_all_fresh",
+      label: "git add -A into a fresh repo",
+      setup() {
+        fresh = path.join(ctx.tempDir("plain-fresh-"), "git");
+        git(["init", "-q", "--bare", fresh], { cwd: root, env });
+        git(["config", "core.bare", "false"], { cwd: root, env, extra: { GIT_DIR: fresh } });
+      },
+      run: () => ({
+        ms: git(["add", "-A"], { cwd: root, env, extra: { GIT_DIR: fresh, GIT_WORK_TREE: root } }).ms,
+      }),
+      teardown: () => rmSync(path.dirname(fresh), { recursive: true, force: true }),
+    },
+    firstSnapshotCase(ctx, "snapshot_first", "ghostcommit snapshot (first, new store)", false),
+    laterSnapshotCase(ctx, "snapshot_later", "ghostcommit snapshot (later)"),
+  ];
+}

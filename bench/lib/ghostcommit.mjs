@@ -1,0 +1,55 @@
+// Invokes the built ghostcommit CLI as a user would, one process per command.
+import { cpSync, existsSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { run } from "./env.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const BUILT = path.resolve(here, "../../dist");
+const WRAPPER = path.join(here, "cli-wrapper.mjs");
+export let MAIN = path.join(BUILT, "cli/main.js");
+
+/**
+ * Runs the bench against a private copy of dist/ (inside bench/.trees, so node_modules still
+ * resolves): a rebuild by someone else mid-run cannot change or break what is measured.
+ * Returns the copy's directory, for removal.
+ */
+export function pinBuild() {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build first`);
+  const dir = path.resolve(here, `../.trees/build-${process.pid}`);
+  cpSync(BUILT, path.join(dir, "dist"), { recursive: true });
+  cpSync(path.resolve(here, "../../package.json"), path.join(dir, "package.json"));
+  MAIN = path.join(dir, "dist/cli/main.js");
+  return dir;
+}
+
+/**
+ * Runs `ghostcommit -C root <args> --json` with its data dir at `home`. Returns wall time, the
+ * parsed JSON and the node process's peak RSS in KiB (via the in-process wrapper).
+ */
+export function ghostcommit(root, home, args, { env, scratch, extra = {}, ok = [0] }) {
+  const rssFile = path.join(scratch, `rss-${process.pid}`);
+  rmSync(rssFile, { force: true });
+  const result = run(process.execPath, [WRAPPER, MAIN, "-C", root, ...args, "--json"], {
+    env: { ...env, ...extra, GHOSTCOMMIT_HOME: home, BENCH_RSS_FILE: rssFile },
+    ok,
+  });
+  let json = null;
+  try {
+    json = JSON.parse(result.stdout.toString());
+  } catch {
+    // not every command prints JSON on failure
+  }
+  let rssKiB = null;
+  try {
+    rssKiB = Number(readFileSync(rssFile, "utf8"));
+  } catch {
+    // the process died before its exit hook
+  }
+  return { ms: result.ms, json, rssKiB, status: result.status };
+}
+
+/** The store directory of the single workspace under a data dir. */
+export function storeDirOf(home) {
+  return path.join(home, "workspaces");
+}

@@ -1,0 +1,154 @@
+// Ratios, the SPEC §7 bars and the printed tables.
+
+const byId = (tree, id) => tree.cases.find((c) => c.id === id);
+const ok = (c) => c && !c.skipped;
+
+/** Ratio of two cases' medians, or null if either is missing. */
+export function ratio(tree, a, b) {
+  const x = byId(tree, a);
+  const y = byId(tree, b);
+  return ok(x) && ok(y) ? Math.round((x.median_ms / y.median_ms) * 100) / 100 : null;
+}
+
+/** Ratios of every case to the floor, and of ghostcommit's snapshots to each anchor. */
+export function ratios(tree) {
+  const out = {};
+  for (const c of tree.cases) if (c.id !== "status") out[`${c.id}/status`] = ratio(tree, c.id, "status");
+  const pairs = [
+    ["snapshot_first", "codex_v1"],
+    ["snapshot_later", "codex_v1"],
+    ["snapshot_first", "codex_v2"],
+    ["snapshot_later", "codex_v2"],
+    ["snapshot_first", "opencode_first"],
+    ["snapshot_later", "opencode_later"],
+    ["snapshot_first", "add_all_fresh"],
+  ];
+  for (const [a, b] of pairs) if (byId(tree, b)) out[`${a}/${b}`] = ratio(tree, a, b);
+  return out;
+}
+
+function bar(id, label, value, limit, extra = {}) {
+  const { pass: also = true, ...facts } = extra;
+  const pass = value === null ? null : value <= limit && also;
+  return { id, label, value, limit, ...facts, pass };
+}
+
+/** The bars of SPEC §7, judged on the big git tree and the plain tree. */
+export function bars(gitTree, plainTree) {
+  const out = [];
+  if (gitTree) {
+    const r = gitTree.ratios;
+    out.push(
+      bar("snapshot_first", "snapshot, first in a new store ≤ 1.5× status", r["snapshot_first/status"], 1.5),
+    );
+    out.push(bar("snapshot_later", "snapshot, later ≤ 1.3× status", r["snapshot_later/status"], 1.3));
+    const restore = byId(gitTree, "restore");
+    const exact = ok(restore) && restore.written === 20 && restore.maxWrongWrites === 0;
+    out.push(
+      bar("restore", "restore of 20 paths ≤ 1.5× status, only those 20 written", r["restore/status"], 1.5, {
+        pass: exact,
+        written: restore?.written ?? null,
+      }),
+    );
+    const turn = byId(gitTree, "turn");
+    out.push(
+      bar(
+        "turn",
+        "turn begin + turn end ≤ 2.5× status",
+        r["turn/status"],
+        2.5,
+        turn?.skipped ? { skipped: turn.skipped } : {},
+      ),
+    );
+    const later = byId(gitTree, "snapshot_later");
+    const disk = ok(later) ? Math.round((later.growthBytes / later.changedBytes) * 100) / 100 : null;
+    out.push(bar("disk", "disk growth per snapshot ≤ 2× compressed changed content", disk, 2));
+  }
+  if (plainTree) {
+    out.push(
+      bar(
+        "plain_first",
+        "plain dir, first ≤ 1.5× git add -A into a fresh repo",
+        ratio(plainTree, "snapshot_first", "add_all_fresh"),
+        1.5,
+      ),
+    );
+    out.push(
+      bar(
+        "plain_later",
+        "plain dir, later ≤ 1.5× status of the store",
+        ratio(plainTree, "snapshot_later", "status"),
+        1.5,
+      ),
+    );
+  }
+  return out;
+}
+
+const ms = (v) => (v === undefined ? "" : v >= 1000 ? `${(v / 1000).toFixed(2)} s` : `${v.toFixed(0)} ms`);
+const bytes = (v) => (v >= 1 << 20 ? `${(v / (1 << 20)).toFixed(1)} MiB` : `${(v / 1024).toFixed(1)} KiB`);
+
+function notes(c) {
+  const parts = [];
+  if (c.written !== undefined) parts.push(`wrote ${c.written}`);
+  if (c.growthBytes !== undefined) parts.push(`+${bytes(c.growthBytes)} disk`);
+  if (c.changedBytes !== undefined) parts.push(`changed ${bytes(c.changedBytes)} zlib`);
+  if (c.storeBytes !== undefined) parts.push(`store ${bytes(c.storeBytes)}`);
+  if (c.objectBytes !== undefined) parts.push(`objects ${bytes(c.objectBytes)}`);
+  if (c.peakRssKiB !== undefined) parts.push(`RSS ${(c.peakRssKiB / 1024).toFixed(0)} MiB`);
+  return parts.join(", ");
+}
+
+/** The printed report, one table per tree, then the bars and the profile. */
+export function format(result) {
+  const lines = [];
+  for (const tree of result.trees) {
+    lines.push("", `${tree.name}: ${tree.description}`);
+    lines.push(
+      `${"case".padEnd(64)} ${"median".padStart(9)} ${"min".padStart(9)} ${"max".padStart(9)} ${"×status".padStart(8)}  notes`,
+    );
+    for (const c of tree.cases) {
+      if (c.skipped) {
+        lines.push(`${c.label.padEnd(64)} skipped: ${c.skipped}`);
+        continue;
+      }
+      const r = c.id === "status" ? 1 : tree.ratios[`${c.id}/status`];
+      lines.push(
+        `${c.label.padEnd(64)} ${ms(c.median_ms).padStart(9)} ${ms(c.min_ms).padStart(9)} ${ms(c.max_ms).padStart(9)} ${`${r.toFixed(2)}×`.padStart(8)}  ${notes(c)}`,
+      );
+    }
+    const anchors = Object.entries(tree.ratios).filter(([k, v]) => !k.endsWith("/status") && v !== null);
+    if (anchors.length)
+      lines.push(`  ghostcommit / anchors: ${anchors.map(([k, v]) => `${k} ${v}×`).join(", ")}`);
+  }
+  lines.push("", "bars (SPEC §7):");
+  for (const b of result.bars) {
+    const verdict = b.pass === null ? "n/a " : b.pass ? "PASS" : "FAIL";
+    const why = b.skipped
+      ? ` (skipped: ${b.skipped})`
+      : b.written !== undefined
+        ? ` (wrote ${b.written})`
+        : "";
+    lines.push(`  ${verdict}  ${b.label}: ${b.value ?? "-"}${b.value === null ? "" : "×"}${why}`);
+  }
+  if (result.profile) lines.push("", ...formatProfile(result.profile));
+  return lines.join("\n");
+}
+
+function formatProfile(profile) {
+  const lines = [`profile of one snapshot (${profile.tree}):`];
+  lines.push(
+    `  node -e 0: ${ms(profile.nodeStartMs)}; node dist/cli/main.js --version (start-up + CLI import): ${ms(profile.cliImportMs)}`,
+  );
+  for (const p of profile.snapshots) {
+    lines.push(
+      `  ${p.kind}: total ${ms(p.totalMs)}; ${p.gitProcesses} git processes, ${ms(p.gitSumMs)} summed, ${ms(p.gitBusyMs)} wall with git running; node alone ${ms(p.nodeOnlyMs)}`,
+    );
+    for (const c of p.processes) {
+      lines.push(
+        `    ${"  ".repeat(c.depth - 1)}+${ms(c.startMs).padStart(8)} ${ms(c.ms).padStart(8)}  git ${c.command}`,
+      );
+    }
+  }
+  return lines;
+}

@@ -1,0 +1,125 @@
+// npm run bench [-- --quick] [--runs N] [--warmup N] [--out FILE] [--trees DIR] [--only a,b]
+// Builds deterministic trees (cached under bench/.trees), measures ghostcommit against
+// `git status` and the anchors' algorithms side by side, prints a table, writes JSON.
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { gitCases, plainCases } from "./lib/cases.mjs";
+import { makeContext } from "./lib/context.mjs";
+import { git, hermeticEnv } from "./lib/env.mjs";
+import { ensureTree, fileCount } from "./lib/generate.mjs";
+import { pinBuild } from "./lib/ghostcommit.mjs";
+import { alternate } from "./lib/measure.mjs";
+import { nodeBaseline, profileSnapshot } from "./lib/profile.mjs";
+import { bars, format, ratios } from "./lib/report.mjs";
+import { FULL, QUICK } from "./trees.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+function parseArgs(argv) {
+  const args = { quick: false, runs: null, warmup: null, out: null, trees: null, only: null };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split("=", 2);
+    const value = () => inline ?? argv[++i];
+    if (flag === "--quick") args.quick = true;
+    else if (flag === "--runs") args.runs = Number(value());
+    else if (flag === "--warmup") args.warmup = Number(value());
+    else if (flag === "--out") args.out = path.resolve(value());
+    else if (flag === "--trees") args.trees = path.resolve(value());
+    else if (flag === "--only") args.only = value().split(",");
+    else throw new Error(`unknown argument: ${argv[i]}`);
+  }
+  return args;
+}
+
+const log = (line) => process.stderr.write(`${line}\n`);
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const build = pinBuild();
+  const specs = (args.quick ? QUICK : FULL).filter((s) => !args.only || args.only.includes(s.name));
+  const runs = args.runs ?? (args.quick ? 1 : 5);
+  const warmup = args.warmup ?? (args.quick ? 0 : 1);
+  const treesDir = args.trees ?? path.join(here, ".trees");
+  const out = args.out ?? path.join(here, "results", "latest.json");
+  // Scratch sits beside the trees: same file system, so the store can hard-link the user's packs.
+  const scratch = path.join(treesDir, `scratch-${process.pid}`);
+  mkdirSync(scratch, { recursive: true });
+  const env = hermeticEnv(scratch);
+  const result = {
+    schema: 1,
+    mode: args.quick ? "quick" : "full",
+    date: new Date().toISOString(),
+    machine: {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? "unknown",
+      memGiB: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+      git: git(["--version"], { env }).stdout.toString().trim(),
+      platform: `${os.platform()} ${os.release()}`,
+    },
+    runs,
+    warmup,
+    methods: {
+      time: "wall clock of each process (spawnSync), cases alternated round by round; median, min, max of counted runs",
+      rss: "peak RSS of the ghostcommit node process alone (process.resourceUsage().maxRSS in an in-process wrapper that imports dist/cli/main.js); git children not included",
+      disk: "apparent bytes of the data dir's files with nlink = 1 (hard-linked packs shared with the user's repo left out), after minus before",
+      changed: "zlib size of the changed files as loose blobs",
+      anchors: "objects written to a throw-away object dir with the repo's objects as an alternate",
+    },
+    trees: [],
+    bars: [],
+    profile: null,
+  };
+  try {
+    for (const spec of specs) {
+      const root = await ensureTree(spec, treesDir, env, log);
+      log(`measuring ${spec.name}: ${warmup} warm-up + ${runs} counted rounds`);
+      const ctx = makeContext(spec, root, env, scratch);
+      const cases = spec.kind === "git" ? gitCases(ctx) : plainCases(ctx);
+      const tree = {
+        name: spec.name,
+        kind: spec.kind,
+        description: describe(spec),
+        spec,
+        cases: alternate(cases, { warmup, runs, log }),
+      };
+      tree.ratios = ratios(tree);
+      result.trees.push(tree);
+      if (spec.profile) {
+        log(`profiling one snapshot of ${spec.name}`);
+        result.profile = {
+          tree: spec.name,
+          ...nodeBaseline(env),
+          snapshots: [profileSnapshot(ctx, true), profileSnapshot(ctx, false)],
+        };
+      }
+    }
+    const pick = (kind) => result.trees.find((t) => t.spec.bars && t.kind === kind);
+    result.bars = bars(pick("git"), pick("plain"));
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+    rmSync(build, { recursive: true, force: true });
+  }
+  process.stdout.write(`${format(result)}\n`);
+  mkdirSync(path.dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+  log(`wrote ${path.relative(process.cwd(), out)}`);
+}
+
+function describe(spec) {
+  const dirs = spec.top + spec.top * spec.mid + spec.top * spec.mid * spec.leaf;
+  const parts = [`${fileCount(spec).toLocaleString("en")} files in ${dirs.toLocaleString("en")} dirs`];
+  if (spec.kind === "git") parts.push("one commit");
+  parts.push(`${spec.modified} edited`);
+  if (spec.added) parts.push(`${spec.added} new`);
+  if (spec.nodeModules) parts.push(`node_modules of ${spec.nodeModules.toLocaleString("en")} (not ignored)`);
+  if (spec.bigBytes) parts.push(`one ${(spec.bigBytes / 2 ** 20).toFixed(0)} MiB untracked file`);
+  return parts.join(", ");
+}
+
+main().catch((error) => {
+  log(error.stack ?? String(error));
+  process.exitCode = 1;
+});

@@ -1,0 +1,73 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+
+// Runs the benchmark in --quick mode so it cannot rot. Checks that it completes and what it
+// reports, never how fast anything was.
+const run = promisify(execFile);
+const root = path.resolve(import.meta.dirname, "../..");
+const temp = mkdtempSync(path.join(os.tmpdir(), "ghostcommit-bench-"));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+interface CaseResult {
+  id: string;
+  label: string;
+  median_ms?: number;
+  min_ms?: number;
+  max_ms?: number;
+  skipped?: string;
+}
+
+describe("npm run bench -- --quick", () => {
+  it("completes and writes the JSON report", { timeout: 90_000 }, async () => {
+    const out = path.join(temp, "quick.json");
+    const { stdout } = await run(
+      process.execPath,
+      ["bench/run.mjs", "--quick", "--out", out, "--trees", path.join(temp, "trees")],
+      { cwd: root, maxBuffer: 64 << 20 },
+    );
+    expect(stdout).toContain("bars (SPEC §7)");
+    const report = JSON.parse(readFileSync(out, "utf8"));
+    expect(report).toMatchObject({ schema: 1, mode: "quick", runs: 1, warmup: 0 });
+    expect(report.trees.map((t: { kind: string }) => t.kind)).toEqual(["git", "plain"]);
+    const [repo, plain] = report.trees as { cases: CaseResult[]; ratios: Record<string, number | null> }[];
+    const ids = (cases: CaseResult[]) => cases.map((c) => c.id);
+    expect(ids(repo.cases)).toEqual([
+      "status",
+      "snapshot_first",
+      "snapshot_later",
+      "restore",
+      "turn",
+      "codex_v1",
+      "codex_v2",
+      "opencode_first",
+      "opencode_later",
+    ]);
+    expect(ids(plain.cases)).toEqual(["status", "add_all_fresh", "snapshot_first", "snapshot_later"]);
+    for (const c of [...repo.cases, ...plain.cases]) {
+      // Only the session commands may be missing (skipped with a reason); everything else ran.
+      if (c.id === "turn" && c.skipped) continue;
+      expect(c.skipped, `${c.id}: ${c.skipped}`).toBeUndefined();
+      expect(c.median_ms).toBeGreaterThan(0);
+      expect(c.min_ms).toBeLessThanOrEqual(c.max_ms!);
+    }
+    const restore = repo.cases.find((c) => c.id === "restore") as CaseResult & { written: number };
+    expect(restore.written).toBe(20);
+    expect(typeof repo.ratios["snapshot_later/status"]).toBe("number");
+    expect(report.bars.map((b: { id: string }) => b.id)).toEqual([
+      "snapshot_first",
+      "snapshot_later",
+      "restore",
+      "turn",
+      "disk",
+      "plain_first",
+      "plain_later",
+    ]);
+    for (const bar of report.bars) expect(typeof bar.limit).toBe("number");
+    expect(report.profile.snapshots.map((s: { kind: string }) => s.kind)).toEqual(["first", "later"]);
+    expect(report.profile.snapshots[0].processes.length).toBeGreaterThan(0);
+  });
+});
