@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Repo } from "../helpers/repo.js";
@@ -164,6 +164,22 @@ describe("repo store", () => {
     expect(r.read("a.txt")).toBe("edited\n");
     expect(r.read("u.txt")).toBe("untracked\n");
     expect(r.ok("list", "--store", "repo").map((s: any) => s.kind)).toEqual(["safety", "snapshot"]);
+  });
+  it("stays whole when the user's gc prunes a dropped snapshot's objects, and beside the shadow store", () => {
+    const r = repo({ "a.txt": "a\n" });
+    r.write({ "u.txt": `untracked ${r.dir}\n` });
+    const hourAgo = new Date(Date.now() - 3600_000);
+    utimesSync(r.path("u.txt"), hourAgo, hourAgo); // old enough for ghostcommit's stat cache
+    r.ok("snapshot"); // shadow store: the blob lands there, and in the cache
+    const first = r.ok("--store", "repo", "snapshot").id;
+    r.git("fsck", "--connectivity-only", "--no-dangling"); // the repo-store commit's blob is in the user's repo
+    r.ok("--store", "repo", "drop", first);
+    r.git("gc", "-q", "--prune=now");
+    const second = r.ok("--store", "repo", "snapshot").id;
+    r.git("fsck", "--connectivity-only", "--no-dangling");
+    r.write({ "u.txt": "changed\n" });
+    r.ok("--store", "repo", "restore", second);
+    expect(r.read("u.txt")).toBe(`untracked ${r.dir}\n`);
   });
 });
 
