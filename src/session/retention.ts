@@ -72,8 +72,11 @@ export async function maybeRunRetention(
 }
 
 function startDetachedGc(engine: Engine): boolean {
-  const cli = fileURLToPath(new URL("../cli/main.js", import.meta.url));
-  if (!existsSync(cli)) return false;
+  // dist/session/retention.js, or the bundled dist/ghostcommit.mjs beside dist/cli/.
+  const cli = ["../cli/main.js", "./cli/main.js"]
+    .map((rel) => fileURLToPath(new URL(rel, import.meta.url)))
+    .find((file) => existsSync(file));
+  if (!cli) return false;
   const log = openSync(engine.paths.logFile, "a");
   try {
     const child = spawn(process.execPath, [cli, "gc", "-C", engine.root, "--store", engine.refs.kind], {

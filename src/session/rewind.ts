@@ -55,11 +55,12 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
     }
     return engine.withReader(async (cat) => {
       const lookup = new TreeLookup(cat);
+      const listed = new Set((await engine.refs.list()).map((s) => s.id));
       const befores = await Promise.all(
-        turns.map((t) => requireSnapshot(cat, t.before, `before turn ${t.turn}`)),
+        turns.map((t) => requireSnapshot(cat, t.before, `before turn ${t.turn}`, listed)),
       );
       const afters = await Promise.all(
-        turns.map((t) => (t.after ? requireSnapshot(cat, t.after, `after turn ${t.turn}`) : null)),
+        turns.map((t) => (t.after ? requireSnapshot(cat, t.after, `after turn ${t.turn}`, listed) : null)),
       );
       if (!force && !dryRun) await precheck(ctx, lookup, turns, afters);
       const targets = new Map<RelPath, FileState | null>();

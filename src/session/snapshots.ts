@@ -19,16 +19,23 @@ export async function readSnapshot(cat: CatFile, id: string): Promise<StoredSnap
   return tree && meta ? { id, tree, meta } : null;
 }
 
-/** Like readSnapshot, but a missing snapshot is an error naming what needed it. */
-export async function requireSnapshot(cat: CatFile, id: string, what: string): Promise<StoredSnapshot> {
-  const snapshot = await readSnapshot(cat, id);
+/**
+ * Like readSnapshot, but a missing snapshot is an error naming what needed it. With `listed`
+ * (the ids the store lists), a snapshot that was dropped or expired counts as missing even while
+ * its objects wait to be pruned.
+ */
+export async function requireSnapshot(
+  cat: CatFile,
+  id: string,
+  what: string,
+  listed?: ReadonlySet<string>,
+): Promise<StoredSnapshot> {
+  const snapshot = listed && !listed.has(id) ? null : await readSnapshot(cat, id);
   if (!snapshot) {
     throw new GhostcommitError(
       "not-found",
       `the snapshot ${what} (${id.slice(0, 12)}) is gone (expired or dropped)`,
-      {
-        id,
-      },
+      { id },
     );
   }
   return snapshot;
