@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Captured } from "../capture/context.js";
 import { loadGhostignore } from "../capture/ghostignore.js";
 import { ghostignoreMatch } from "../capture/policy.js";
+import { hasUnsafeAncestor } from "../capture/read-worktree.js";
 import type { FileState } from "../capture/tree-edit.js";
 import type { Engine } from "../engine.js";
 import { GhostcommitError } from "../errors.js";
@@ -73,6 +74,8 @@ async function restoreLocked(engine: Engine, cat: CatFile, run: RestoreRun): Pro
     if (change.current === null && change.target !== null) {
       // A directory in the way is not content of its own: the write replaces it only once it is
       // empty (its captured files are deleted first; anything uncaptured left in it blocks the write).
+      // A path below a symlink is not in the workspace (lstat would follow the link outside).
+      if (await hasUnsafeAncestor(engine.root, change.path)) continue;
       const stat = await fs.lstat(fsPath(engine.root, change.path)).catch(() => null);
       if (stat && !stat.isDirectory()) presentUncaptured.add(change.path);
     }

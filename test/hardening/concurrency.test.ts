@@ -1,0 +1,76 @@
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Sandbox } from "../helpers/repo.js";
+import { cliAsync, fsckStore, hasTurnCommand } from "./helpers.js";
+
+let sb: Sandbox;
+beforeEach(() => {
+  sb = new Sandbox();
+});
+afterEach(() => sb.cleanup());
+
+describe("many processes on one workspace and store", () => {
+  it("64 concurrent operations each succeed or fail with a clear message, and the store stays sound", async () => {
+    const repo = sb.repo("ws", { "a.txt": "one\n", "src/b.txt": "b\n" });
+    repo.write({ "untracked.txt": "u\n", "a.txt": "edited\n" });
+    const target = repo.ok("snapshot").id;
+    const turns = hasTurnCommand(sb, repo.dir);
+    const jobs: Promise<{ args: string[]; status: number | null; stderr: string }>[] = [];
+    for (let i = 0; i < 64; i++) {
+      let args: string[];
+      if (i === 20 || i === 40) args = ["restore", target];
+      else if (turns && i % 4 === 1) args = ["turn", "begin", "--session", `s${i % 8}`, "--turn", `t${i}`];
+      else if (turns && i % 4 === 3)
+        args = ["turn", "end", "--session", `s${(i - 2) % 8}`, "--turn", `t${i - 2}`];
+      else args = ["snapshot", "-m", `p${i}`];
+      jobs.push(cliAsync(sb, repo.dir, args).then((r) => ({ args, status: r.status, stderr: r.stderr })));
+    }
+    const results = await Promise.all(jobs);
+    for (const r of results) {
+      if (r.status === 0) continue;
+      // A refusal is fine (e.g. a turn ended before it began); it must say why, in one line.
+      expect([1, 3], `${r.args.join(" ")}: ${r.stderr}`).toContain(r.status);
+      expect(r.stderr).toMatch(/^ghostcommit: \S.*\n$/);
+      expect(r.args[0], r.stderr).toBe("turn");
+    }
+    const snapshots = results.filter((r) => r.args[0] === "snapshot");
+    expect(snapshots.every((r) => r.status === 0)).toBe(true);
+    const ids: string[] = repo.ok("list").map((s: { id: string }) => s.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.length).toBeGreaterThanOrEqual(1 + snapshots.length);
+    expect(repo.ok("doctor").ok).toBe(true);
+    expect(fsckStore(sb)).toEqual({ status: 0, problems: [] });
+    expect(repo.read("a.txt")).toBe("edited\n");
+  }, 120_000);
+
+  it("the user's index.lock never blocks us, and we never touch it", () => {
+    const repo = sb.repo("ws", { "a.txt": "one\n" });
+    const lock = repo.path(".git/index.lock");
+    writeFileSync(lock, "held by the user's git\n");
+    const mtime = statSync(lock).mtimeMs;
+    repo.write({ "a.txt": "two\n", "new.txt": "n\n" });
+    const snap = repo.ok("snapshot").id;
+    repo.write({ "a.txt": "three\n" });
+    const restored = repo.ok("restore", snap);
+    expect(restored.written).toEqual(["a.txt"]);
+    expect(repo.read("a.txt")).toBe("two\n");
+    expect(readFileSync(lock, "utf8")).toBe("held by the user's git\n");
+    expect(statSync(lock).mtimeMs).toBe(mtime);
+  });
+
+  it("the user's git add, commit and gc keep working while snapshots run", async () => {
+    const repo = sb.repo("ws", { "a.txt": "one\n" });
+    const running: Promise<unknown>[] = [];
+    for (let i = 0; i < 6; i++) running.push(cliAsync(sb, repo.dir, ["snapshot"]));
+    for (let i = 0; i < 5; i++) {
+      repo.write({ [`f${i}.txt`]: `${i}\n` });
+      repo.git("add", `f${i}.txt`);
+      repo.git("commit", "-q", "-m", `c${i}`);
+    }
+    repo.git("gc", "-q", "--prune=now");
+    await Promise.all(running);
+    expect(existsSync(repo.path(".git/index.lock"))).toBe(false);
+    expect(repo.git("log", "--format=%s").split("\n").filter(Boolean)).toHaveLength(6);
+    expect(repo.ok("doctor").ok).toBe(true);
+  }, 60_000);
+});

@@ -1,0 +1,138 @@
+import { spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CLI, Sandbox } from "../helpers/repo.js";
+
+let sb: Sandbox;
+beforeEach(() => {
+  sb = new Sandbox();
+});
+afterEach(() => sb.cleanup());
+
+describe("hostile trees", () => {
+  it("symlinks to /, to a parent and in loops, FIFOs and sockets: captured as links or skipped; nothing outside is touched", async () => {
+    const repo = sb.repo("ws", { "a.txt": "one\n" });
+    const canary = path.join(sb.home, "canary.txt");
+    writeFileSync(canary, "outside\n");
+    repo.symlink("/", "to-root");
+    repo.symlink("..", "to-parent");
+    repo.symlink(canary, "to-canary");
+    repo.symlink("loop-b", "loop-a");
+    repo.symlink("loop-a", "loop-b");
+    spawnSync("mkfifo", [repo.path("fifo")]);
+    const server = net.createServer().listen(repo.path("sock"));
+    await new Promise((r) => server.once("listening", r));
+    try {
+      const snap = repo.ok("snapshot");
+      const files: string[] = repo.ok("show", snap.id).files;
+      expect(files).toEqual(
+        expect.arrayContaining(["to-root", "to-parent", "to-canary", "loop-a", "loop-b"]),
+      );
+      expect(files).not.toContain("fifo");
+      expect(files).not.toContain("sock");
+      // Replace the links by directories holding files, then restore: the links come back,
+      // the canary (and / and the parent) are never written through.
+      for (const link of ["to-root", "to-parent", "to-canary"]) {
+        rmSync(repo.path(link));
+        repo.write({ [`${link}/planted.txt`]: "agent wrote this\n" });
+      }
+      const restored = repo.cli(["restore", snap.id, "--json"]);
+      expect(restored.status, restored.stderr).toBe(0);
+      expect(readlinkSync(repo.path("to-root"))).toBe("/");
+      expect(readlinkSync(repo.path("to-canary"))).toBe(canary);
+      expect(readFileSync(canary, "utf8")).toBe("outside\n");
+      expect(lstatSync(repo.path("fifo")).isFIFO()).toBe(true);
+      // A link pointing at a directory outside, with a snapshot that holds files "below" it: the
+      // restore must not write through the link.
+      rmSync(repo.path("to-parent"));
+      mkdirSync(repo.path("to-parent"));
+      repo.write({ "to-parent/canary.txt": "captured inside\n" });
+      const inside = repo.ok("snapshot").id;
+      rmSync(repo.path("to-parent"), { recursive: true });
+      symlinkSync(sb.home, repo.path("to-parent"));
+      const through = repo.cli(["restore", inside, "--json"]);
+      // The link is replaced (unlinked, never followed) by the directory the snapshot holds.
+      expect(through.status, through.stdout).toBe(0);
+      expect(lstatSync(repo.path("to-parent")).isDirectory()).toBe(true);
+      expect(readFileSync(repo.path("to-parent/canary.txt"), "utf8")).toBe("captured inside\n");
+      expect(readFileSync(canary, "utf8")).toBe("outside\n");
+    } finally {
+      server.close();
+    }
+  });
+
+  it("255-byte names, paths past PATH_MAX, 100 levels of nesting, a file replaced by a directory and back", () => {
+    const repo = sb.repo("ws", { "a.txt": "one\n" });
+    const long = "n".repeat(255);
+    repo.write({ [long]: "long name\n" });
+    const deep = Array.from({ length: 100 }, (_, i) => `d${i}`).join("/");
+    repo.write({ [`${deep}/leaf.txt`]: "deep\n" });
+    // 16 levels of 250-byte names: over 4,000 bytes relative, over PATH_MAX absolute.
+    const huge = Array.from({ length: 16 }, (_, i) => `${i}`.padEnd(250, "x")).join("/");
+    spawnSync("bash", [
+      "-c",
+      `cd ${JSON.stringify(repo.dir)} && for p in $(echo ${JSON.stringify(huge)} | tr / ' '); do mkdir $p && cd $p; done && echo far > f`,
+    ]);
+    repo.write({ swap: "file first\n" });
+    const first = repo.cli(["snapshot", "--json"]);
+    expect(first.status, first.stderr).toBe(0);
+    const files: string[] = repo.ok("show", first.json.id).files;
+    expect(files).toEqual(expect.arrayContaining([long, `${deep}/leaf.txt`, "swap"]));
+    rmSync(repo.path("swap"));
+    repo.write({ "swap/inner.txt": "now a directory\n" });
+    const second = repo.ok("snapshot").id;
+    expect(repo.ok("restore", first.json.id).written).toContain("swap");
+    expect(readFileSync(repo.path("swap"), "utf8")).toBe("file first\n");
+    repo.ok("restore", second);
+    expect(readFileSync(repo.path("swap/inner.txt"), "utf8")).toBe("now a directory\n");
+    rmSync(repo.path(long));
+    rmSync(repo.path("d0"), { recursive: true });
+    const back = repo.cli(["restore", first.json.id, "--json"]);
+    expect([0, 1]).toContain(back.status); // a path past PATH_MAX may be skipped (reported), never fatal
+    expect(readFileSync(repo.path(long), "utf8")).toBe("long name\n");
+    expect(readFileSync(repo.path(`${deep}/leaf.txt`), "utf8")).toBe("deep\n");
+  });
+
+  it("an unreadable file is excluded as unreadable and left alone (run as an unprivileged user)", () => {
+    if (process.getuid?.() !== 0) return; // needs root to switch to another user
+    const dir = sb.dir("plain");
+    writeFileSync(path.join(dir, "ok.txt"), "fine\n");
+    writeFileSync(path.join(dir, "secret.txt"), "root only\n");
+    spawnSync("chown", ["-R", "65534:65534", sb.home]);
+    chownSync(path.join(dir, "secret.txt"), 0, 0);
+    chmodSync(path.join(dir, "secret.txt"), 0o600);
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, [CLI, ...args, "--json"], {
+        cwd: dir,
+        env: sb.env,
+        uid: 65534,
+        gid: 65534,
+        encoding: "utf8",
+      });
+    const snap = run(["snapshot"]);
+    expect(snap.status, snap.stderr).toBe(0);
+    const json = JSON.parse(snap.stdout);
+    expect(json.excluded).toContainEqual(
+      expect.objectContaining({ path: "secret.txt", reason: "unreadable" }),
+    );
+    writeFileSync(path.join(dir, "ok.txt"), "changed\n");
+    const restored = run(["restore", json.id]);
+    expect(restored.status, restored.stderr).toBe(0);
+    expect(readFileSync(path.join(dir, "ok.txt"), "utf8")).toBe("fine\n");
+    expect(readFileSync(path.join(dir, "secret.txt"), "utf8")).toBe("root only\n");
+    expect(existsSync(path.join(dir, "secret.txt"))).toBe(true);
+  });
+});
