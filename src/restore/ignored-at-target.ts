@@ -33,26 +33,33 @@ export async function ignoredAtTarget(
     matchers.set(dir, matcher);
     return matcher;
   };
-  for (const path of candidates) {
-    const levels = ["", ...ancestorsOf(path)];
-    if (!levels.some((dir) => changedIgnoreDirs.has(dir))) continue;
+  /** Git's verdict from the rules of levels[0..upto]: the last matching pattern wins. */
+  const lastMatch = async (levels: RelPath[], upto: number, target: RelPath, isDir: boolean) => {
     let verdict = false;
-    for (const dir of levels) {
+    for (let i = 0; i <= upto; i++) {
+      const dir = levels[i];
       const matcher = await matcherFor(dir);
       if (!matcher) continue;
-      const relative = dir === "" ? path : path.slice(dir.length + 1);
+      const relative = dir === "" ? target : target.slice(dir.length + 1);
       try {
-        const result = matcher.test(relative);
+        const result = matcher.test(isDir ? `${relative}/` : relative);
         if (result.ignored) verdict = true;
         else if (result.unignored) verdict = false;
-        // A directory pattern ("build/") matches the files below it.
-        for (const sub of ancestorsOf(relative)) {
-          if (matcher.ignores(`${sub}/`)) verdict = true;
-        }
       } catch {
         // unmatchable name: no verdict from this level
       }
     }
+    return verdict;
+  };
+  for (const path of candidates) {
+    const dirs = ancestorsOf(path);
+    const levels = ["", ...dirs];
+    if (!levels.some((dir) => changedIgnoreDirs.has(dir))) continue;
+    // As git walks: an ignored directory is never entered, so nothing below it (not even a
+    // deeper "!" rule) can bring a path back; dirs[k] is judged by the levels above it.
+    let verdict = false;
+    for (let k = 0; k < dirs.length && !verdict; k++) verdict = await lastMatch(levels, k, dirs[k], true);
+    if (!verdict) verdict = await lastMatch(levels, levels.length - 1, path, false);
     if (verdict) ignored.add(path);
   }
   return ignored;

@@ -191,6 +191,19 @@ describe("capture in a git repository", () => {
     expect(r.exists("gone.log")).toBe(false);
   });
 
+  it("does not delete a file below a directory that was ignored at the snapshot, whatever a deeper .gitignore said", () => {
+    const r = repo({ ".gitignore": "tmp/\n", "a.txt": "a\n" });
+    r.write({ "tmp/.gitignore": "!keep.txt\n", "tmp/keep.txt": "ignored with its directory\n" });
+    r.git("add", "-f", "tmp/.gitignore");
+    r.git("commit", "-qm", "tracked .gitignore inside an ignored directory");
+    const snap = r.ok("snapshot");
+    expect(filesOf(r, snap.id).sort()).toEqual([".gitignore", "a.txt", "tmp/.gitignore"]);
+    r.write({ ".gitignore": "" }); // now tmp/keep.txt is captured
+    const report = r.ok("restore", snap.id);
+    expect(report.deleted).toEqual([]);
+    expect(r.read("tmp/keep.txt")).toBe("ignored with its directory\n");
+  });
+
   it("honours the user's core.excludesFile set in the repository config", () => {
     const r = repo({ "a.txt": "a\n" });
     const excludes = path.join(sandbox.home, `excludes-${path.basename(r.dir)}`);
