@@ -43,7 +43,7 @@ export async function runDoctor(
   const repaired = options.repair ? await repairStore(engine) : undefined;
   const problems: Problem[] = [];
   const versionText =
-    (await runGit(["--version"], { cwd: engine.paths.dir }).catch(() => null))?.stdout.toString() ?? "";
+    (await runGit(["--version"], { cwd: engine.root }).catch(() => null))?.stdout.toString() ?? "";
   const version = parseGitVersion(versionText);
   if (!version || version[0] < MIN_GIT[0] || (version[0] === MIN_GIT[0] && version[1] < MIN_GIT[1])) {
     problems.push({
@@ -55,9 +55,8 @@ export async function runDoctor(
     () => true,
     () => false,
   );
-  if (!storeExists) {
-    problems.push({ code: "no-store", message: `no store yet at ${engine.paths.dir}` });
-  } else {
+  // No store yet is not a problem: nothing has been snapshotted (or the workspace is disabled).
+  if (storeExists) {
     problems.push(...(await checkSnapshots(engine)));
     if (
       engine.refs.kind === "shadow" &&
@@ -71,8 +70,8 @@ export async function runDoctor(
       });
     }
     problems.push(...(await checkFiles(engine)));
-    for (const check of extraChecks) problems.push(...(await check(engine)));
   }
+  for (const check of extraChecks) problems.push(...(await check(engine)));
   const report: DoctorReport = {
     ok: problems.length === 0,
     problems,

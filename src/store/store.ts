@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import type { StoreKind } from "../config.js";
 import { GhostcommitError } from "../errors.js";
@@ -76,6 +77,8 @@ export class SnapshotRefs {
 
   /** Every snapshot of this workspace, newest first. */
   async list(): Promise<StoredSnapshot[]> {
+    // No store yet (nothing snapshotted, or the workspace is disabled): nothing to list.
+    if (!existsSync(path.join(this.refsGitDir, "HEAD"))) return [];
     const result = await runGit(
       [
         ...QUIET_REF_CONFIG,
