@@ -49,10 +49,13 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
 
     const toRemove = new Set<RelPath>();
     const toAdd: RelPath[] = [];
+    /** Paths known to be in the store's index (removals of others do not shrink it). */
+    const indexed = new Set<RelPath>();
     const diffParts = splitNul(diffOut.stdout);
     for (let i = 0; i + 1 < diffParts.length; i += 2) {
       const status = diffParts[i].toString("latin1");
       const rel = relFromBytes(diffParts[i + 1]);
+      indexed.add(rel);
       if (status === "D") toRemove.add(rel);
       else toAdd.push(rel);
     }
@@ -61,6 +64,7 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
       const listed = await git(["ls-files", "-z"]);
       for (const part of splitNul(listed.stdout)) {
         const rel = relFromBytes(part);
+        indexed.add(rel);
         if (ghostignoreMatch(rel, matcher)) toRemove.add(rel);
       }
     }
@@ -109,7 +113,12 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
       candidates.push({ path: rel, size: stat.size, mtimeMs: stat.mtimeMs, forced: forced.has(rel) });
     }
 
-    const existingFiles = (await indexEntryCount(indexFile)) - toRemove.size - toAdd.length;
+    // Files the index keeps untouched: only removals of indexed paths shrink it, and changed
+    // indexed files are counted again as candidates (was: every removal counted, so an excluded
+    // untracked file let one more file past the budget).
+    const removedIndexed = [...toRemove].filter((rel) => indexed.has(rel)).length;
+    const readded = toAdd.filter((rel) => !toRemove.has(rel)).length;
+    const existingFiles = (await indexEntryCount(indexFile)) - removedIndexed - readded;
     const existing = { ...stateBefore, files: Math.max(0, existingFiles), bytes: 0 };
     const kept = applyBudget(
       candidates,
