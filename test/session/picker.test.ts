@@ -1,0 +1,95 @@
+import { spawn, spawnSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { previewText, turnChoices } from "../../src/cli/commands/picker.js";
+import type { TurnRecord } from "../../src/types.js";
+import { CLI } from "../helpers/repo.js";
+import { sessionSandbox, turn } from "./support.js";
+
+const { sandbox, repo } = sessionSandbox();
+const hasScript = spawnSync("script", ["--version"]).status === 0;
+
+function record(turnId: string, state: TurnRecord["state"], changed: string[], prompt = ""): TurnRecord {
+  return {
+    turn: turnId,
+    prompt,
+    before: "b",
+    after: "a",
+    changed,
+    state,
+    startedAt: new Date(0).toISOString(),
+  };
+}
+
+describe("the rewind picker's content", () => {
+  it("offers the turns not yet rewound, newest first, with prompt, age and files changed", () => {
+    const choices = turnChoices(
+      [
+        record("1", "done", ["a"], "fix the bug"),
+        record("2", "rewound", []),
+        record("3", "open", [], "x".repeat(80)),
+      ],
+      60_000,
+    );
+    expect(choices.map((c) => c.value)).toEqual(["3", "1"]);
+    expect(choices[1]).toEqual({ value: "1", label: "1 · fix the bug", hint: "1 min ago · 1 files" });
+    expect(choices[0].label).toHaveLength(4 + 60);
+    expect(choices[0].hint).toMatch(/open$/);
+  });
+
+  it("previews what will be written and deleted", () => {
+    const text = previewText({
+      session: "s",
+      to: "2",
+      rewoundTurns: ["2", "3"],
+      written: ["a.txt"],
+      deleted: ["b.txt"],
+      skipped: [],
+      safety: null,
+      dryRun: true,
+    });
+    expect(text.split("\n")).toEqual(["turns 2, 3 are undone", "write  a.txt", "delete b.txt"]);
+  });
+});
+
+/** Runs the CLI in a pseudo-terminal (util-linux `script`), answering prompts as they appear. */
+async function drive(cwd: string, args: string, steps: [RegExp, string][]): Promise<string> {
+  const command = `stty cols 120 rows 40; exec ${process.execPath} ${CLI} ${args}`;
+  const child = spawn("script", ["-qfec", command, "/dev/null"], {
+    cwd,
+    env: { ...sandbox.env, TERM: "xterm" },
+  });
+  let out = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    out += chunk.toString("utf8");
+  });
+  const plain = () => out.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
+  for (const [wanted, keys] of steps) {
+    const deadline = Date.now() + 20_000;
+    while (!wanted.test(plain())) {
+      if (Date.now() > deadline) throw new Error(`no ${wanted} in:\n${plain()}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    child.stdin.write(keys);
+  }
+  const status = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  expect(status).toBe(0);
+  return plain();
+}
+
+describe.runIf(hasScript)("the rewind picker on a terminal", () => {
+  it("lists the turns, previews the change, and rewinds after confirmation", async () => {
+    const r = repo({ "f.txt": "0\n" });
+    turn(r, "s", "1", () => r.write({ "f.txt": "1\n" }), "first prompt");
+    turn(r, "s", "2", () => r.write({ "f.txt": "2\n", "new.txt": "n" }), "second prompt");
+    const screen = await drive(r.dir, "rewind", [
+      [/before which turn/, "\x1b[B"], // down: from turn 2 (newest) to turn 1
+      [/● 1 · first prompt/, "\r"],
+      [/Rewind 2 turn/, "\r"],
+    ]);
+    expect(screen).toMatch(/2 · second prompt/);
+    expect(screen).toMatch(/write\s+f\.txt/);
+    expect(screen).toMatch(/delete new\.txt/);
+    expect([r.read("f.txt"), r.exists("new.txt")]).toEqual(["0\n", false]);
+    expect(r.ok("log").map((t: any) => t.state)).toEqual(["rewound", "rewound"]);
+  });
+});
