@@ -1,0 +1,132 @@
+import { spawn } from "node:child_process";
+import { appendFileSync, readdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { Engine } from "../../src/engine.js";
+import { maybeRunRetention, protectedSnapshots } from "../../src/session/retention.js";
+import type { StoredSnapshot } from "../../src/store/store.js";
+import { CLI } from "../helpers/repo.js";
+import { openIn, sessionSandbox, turn } from "./support.js";
+
+const { sandbox, repo } = sessionSandbox();
+
+function journals(): string[] {
+  const root = path.join(sandbox.env.GHOSTCOMMIT_HOME!, "workspaces");
+  return readdirSync(root).flatMap((ws) =>
+    readdirSync(path.join(root, ws, "sessions"))
+      .filter((f) => f.endsWith(".jsonl"))
+      .map((f) => path.join(root, ws, "sessions", f)),
+  );
+}
+
+function killAfter(cwd: string, args: string[], ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: sandbox.env, stdio: "ignore" });
+    const timer = setTimeout(() => child.kill("SIGKILL"), ms);
+    child.on("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+describe("the journal survives crashes", () => {
+  it("still loads after a killed turn end and a torn last record, and the session carries on", async () => {
+    const r = repo({ "f.txt": "0\n" });
+    turn(r, "s", "1", () => r.write({ "f.txt": "1\n" }));
+    r.ok("turn", "begin", "--session", "s", "--turn", "2");
+    r.write({ "f.txt": "2\n" });
+    await killAfter(r.dir, ["turn", "end", "--session", "s", "--turn", "2"], 150);
+    const [file] = journals();
+    appendFileSync(file, '{"e":"end","turn":"2","after":"dead'); // a writer killed mid-record
+    const log = r.ok("log", "--session", "s");
+    expect(log.map((t: any) => t.turn)).toEqual(["1", "2"]);
+    expect(r.ok("turn", "end", "--session", "s", "--turn", "2").changed).toEqual(["f.txt"]);
+    turn(r, "s", "3", () => r.write({ "f.txt": "3\n" }));
+    expect(r.ok("log").map((t: any) => t.state)).toEqual(["done", "done", "done"]);
+    expect(r.ok("rewind", "--to", "2").written).toEqual(["f.txt"]);
+    expect(r.read("f.txt")).toBe("1\n");
+  });
+});
+
+describe("retention", () => {
+  it("expires old snapshots by hand but keeps the newest turn of an active session and the latest safety", () => {
+    const r = repo({ "f.txt": "0\n", ".ghostcommit.json": '{"retentionDays": 0}\n' });
+    turn(r, "s", "1", () => r.write({ "f.txt": "1\n" }));
+    turn(r, "s", "2", () => r.write({ "f.txt": "2\n" }));
+    const safety = r.ok("rewind", "--to", "2").safety;
+    const byTurn = (n: string) =>
+      r
+        .ok("list")
+        .filter((s: any) => s.turn === n)
+        .map((s: any) => s.id);
+    const [turn1, turn2] = [byTurn("1"), byTurn("2")];
+    const report = r.ok("gc");
+    expect(report.dropped.sort()).toEqual(turn1.sort());
+    expect(report.kept.sort()).toEqual([...turn2, safety].sort());
+    expect(report.bytesBefore).toBeGreaterThan(0);
+    expect(r.cli(["rewind", "--to", "1", "--force", "--json"]).json.error.code).toBe("not-found");
+    expect(r.ok("redo").restoredTurns).toEqual(["2"]); // the latest safety snapshot survived
+  });
+
+  it("expires the oldest unprotected snapshots past the size cap", () => {
+    const r = repo({ "f.txt": "0\n", ".ghostcommit.json": '{"maxStoreBytes": 1}\n' });
+    const plain = r.ok("snapshot", "-m", "by hand").id;
+    turn(r, "s", "1", () => r.write({ "f.txt": "1\n" }));
+    const report = r.ok("gc");
+    expect(report.dropped).toEqual([plain]);
+    expect(report.kept).toHaveLength(2);
+  });
+
+  it("runs by itself at most once a day, after a turn ends, without making the agent wait", async () => {
+    const r = repo({ "f.txt": "0\n", ".ghostcommit.json": '{"retentionDays": 0}\n' });
+    const old = r.ok("snapshot", "-m", "old").id;
+    sandbox.applyToProcess();
+    const engine = await Engine.open(r.dir);
+    expect(await maybeRunRetention(engine)).toBe("skipped"); // a new store starts the clock
+    expect(await maybeRunRetention(engine)).toBe("skipped");
+    writeFileSync(
+      path.join(engine.paths.dir, "retention.json"),
+      JSON.stringify({ lastRun: Date.now() - 2 * 864e5 }),
+    );
+    turn(r, "s", "1", () => r.write({ "f.txt": "1\n" }));
+    let ids: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      ids = r.ok("list").map((s: any) => s.id);
+      if (!ids.includes(old)) break;
+      await new Promise((done) => setTimeout(done, 200));
+    }
+    expect(ids).not.toContain(old);
+    expect(ids).toHaveLength(2); // the newest turn's before and after
+    expect(await maybeRunRetention(engine)).toBe("skipped");
+  });
+
+  it("protects only the newest turn of sessions active in the last day", async () => {
+    const r = repo();
+    const engine = await openIn(sandbox, r.dir).then((ws) => ws.engine);
+    const now = Date.now() * 1000;
+    const snap = (id: string, session: string, turnId: string, ageDays: number): StoredSnapshot => ({
+      id,
+      tree: "",
+      meta: {
+        v: 1,
+        t: now - ageDays * 864e8,
+        kind: "turn-after",
+        message: "",
+        parent: null,
+        fileCount: 0,
+        excluded: [],
+        included: [],
+        nonce: "",
+        session,
+        turn: turnId,
+      },
+    });
+    const kept = await protectedSnapshots(engine, [
+      snap("a2", "active", "2", 0.1),
+      snap("a1", "active", "1", 0.2),
+      snap("i9", "idle", "9", 3),
+    ]);
+    expect([...kept]).toEqual(["a2"]);
+  });
+});
