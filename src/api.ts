@@ -11,7 +11,7 @@ import type { StoredSnapshot } from "./store/store.js";
 import { splitNul } from "./git/exec.js";
 import { collectGarbage, type GcPolicy } from "./maintenance/gc.js";
 import { type DoctorCheck, runDoctor } from "./maintenance/doctor.js";
-import { protectedSnapshots, retentionPolicy } from "./session/retention.js";
+import { maybeRunRetention, protectedSnapshots, retentionPolicy } from "./session/retention.js";
 import { latestSessionId, listSessions, Session } from "./session/handle.js";
 import type {
   DoctorReport,
@@ -85,6 +85,7 @@ export class Workspace {
     const includes = (options.include ?? []).map((p) => resolveInside(this.root, this.root, p));
     const message = options.message?.trim() || "snapshot";
     const stored = await this.engine.withReader((cat) => this.engine.snapshot(cat, includes, { message }));
+    await maybeRunRetention(this.engine); // at most once a day; the store stays bounded unattended
     return toSnapshot(stored);
   }
 

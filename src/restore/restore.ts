@@ -65,9 +65,12 @@ async function restoreLocked(engine: Engine, cat: CatFile, run: RestoreRun): Pro
     });
     currentTree = snap.tree;
     safety = snap.id;
-    await writeFileAtomic(path.join(engine.paths.dir, "last-safety.json"), JSON.stringify({ id: safety }));
   }
   const target = await run.target(currentTree);
+  // Protected from retention from now on; a restore its target refused does not displace the last one.
+  if (safety) {
+    await writeFileAtomic(path.join(engine.paths.dir, "last-safety.json"), JSON.stringify({ id: safety }));
+  }
   const ghostignore = await loadGhostignore(engine.root);
   const presentUncaptured = new Set<RelPath>();
   for (const change of target.changes) {
@@ -77,7 +80,11 @@ async function restoreLocked(engine: Engine, cat: CatFile, run: RestoreRun): Pro
       // A path below a symlink is not in the workspace (lstat would follow the link outside).
       if (await hasUnsafeAncestor(engine.root, change.path)) continue;
       const stat = await fs.lstat(fsPath(engine.root, change.path)).catch(() => null);
-      if (stat && !stat.isDirectory()) presentUncaptured.add(change.path);
+      if (
+        stat &&
+        (!stat.isDirectory() || (await dirHoldsUncaptured(engine.root, change.path, target.changes)))
+      )
+        presentUncaptured.add(change.path);
     }
   }
   const steps = planRestore({
@@ -126,6 +133,17 @@ async function restoreLocked(engine: Engine, cat: CatFile, run: RestoreRun): Pro
   } finally {
     await fs.rm(journal, { force: true });
   }
+}
+
+/**
+ * Whether a directory standing where a file is to be written holds content the safety snapshot
+ * lacks: it is not empty and no captured file below it is being deleted (so it is all ignored or
+ * excluded content). Such a directory is left alone; an empty one is simply replaced.
+ */
+async function dirHoldsUncaptured(root: string, dir: RelPath, changes: PathChange[]): Promise<boolean> {
+  if (changes.some((c) => c.current !== null && c.path.startsWith(`${dir}/`))) return false;
+  const entries = await fs.readdir(fsPath(root, dir)).catch(() => [] as string[]);
+  return entries.length > 0;
 }
 
 /** Raw diff between two trees (proportional to what changed). */
