@@ -96,6 +96,17 @@ describe("restore", () => {
     expect(r.read("f")).toBe("file\n");
   });
 
+  it("leaves a directory of ignored files standing where the snapshot had a file (excluded, status 0)", () => {
+    const r = repo({ ".gitignore": "*.log\n", out: "a file\n" });
+    const snap = r.ok("snapshot");
+    r.remove("out");
+    r.write({ "out/run.log": "ignored\n" });
+    const result = r.cli(["restore", snap.id, "--json"]);
+    expect(result.status).toBe(0);
+    expect(result.json.skipped).toEqual([{ path: "out", reason: "excluded" }]);
+    expect(r.read("out/run.log")).toBe("ignored\n");
+  });
+
   it("restores the executable bit, symlinks and empty files", () => {
     const r = repo({ "run.sh": "#!/bin/sh\n", empty: "" });
     r.chmod("run.sh", 0o755);
