@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import type { StoreKind } from "./config.js";
 import { Engine } from "./engine.js";
 import { GhostcommitError } from "./errors.js";
@@ -163,6 +164,8 @@ export class Workspace {
 
   /** Expires snapshots by hand with the retention policy (protected ones are always kept) and packs the store. */
   async gc(options: GcOptions = {}): Promise<GcReport> {
+    // No store (never enabled, or nothing ever taken while enabled): nothing to collect, nothing to create.
+    if (!existsSync(this.engine.paths.dir)) return { dropped: [], kept: [], bytesBefore: 0, bytesAfter: 0 };
     const policy: GcPolicy = retentionPolicy(this.engine.settings);
     if (options.olderThanMs !== undefined) policy.olderThan = Date.now() - options.olderThanMs;
     if (options.keep !== undefined) policy.keep = options.keep;

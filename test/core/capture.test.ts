@@ -297,6 +297,8 @@ describe("scope and settings", () => {
     const workspaces = path.join(sandbox.home, "data", "workspaces");
     const before = existsSync(workspaces) ? readdirSync(workspaces).length : 0;
     r.cli(["snapshot"]);
+    expect(r.ok("list")).toEqual([]);
+    expect(r.ok("gc")).toEqual({ dropped: [], kept: [], bytesBefore: 0, bytesAfter: 0 });
     expect(existsSync(workspaces) ? readdirSync(workspaces).length : 0).toBe(before);
   });
 });
