@@ -1,7 +1,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { runGit, splitNul } from "../git/exec.js";
-import { fsPath, type RelPath, relBytes, relFromBytes, touchesGitDir } from "../paths.js";
+import { ancestorsOf, fsPath, type RelPath, relBytes, relFromBytes, touchesGitDir } from "../paths.js";
 import { readJson, writeFileAtomic } from "../store/layout.js";
 import type { StoredExclusion } from "../store/metadata.js";
 import { withLock } from "../util/lock.js";
@@ -120,14 +120,18 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     const readded = toAdd.filter((rel) => !toRemove.has(rel)).length;
     const existingFiles = (await indexEntryCount(indexFile)) - removedIndexed - readded;
     const existing = { ...stateBefore, files: Math.max(0, existingFiles), bytes: 0 };
-    const kept = applyBudget(
-      candidates,
-      existing,
-      ctx.settings.budgetFiles,
-      ctx.settings.budgetBytes,
-      excluded,
-    );
-    for (const rel of kept.dropped) toRemove.add(rel);
+    const kept = applyBudget(candidates, existing, ctx.settings.budgetFiles, ctx.settings.budgetBytes);
+    if (kept.dropped.length > 0) {
+      // Files that stay captured: kept candidates and index entries this run does not remove.
+      const dropped = new Set(kept.dropped.map((c) => c.path));
+      const indexed = splitNul((await git(["ls-files", "-z"])).stdout).map(relFromBytes);
+      const staying = [
+        ...kept.add.map((c) => c.path),
+        ...indexed.filter((rel) => !toRemove.has(rel) && !dropped.has(rel)),
+      ];
+      excluded.push(...groupBudgetExclusions(kept.dropped, staying));
+    }
+    for (const candidate of kept.dropped) toRemove.add(candidate.path);
     if (toRemove.size > 0) {
       await git(["update-index", "-z", "--force-remove", "--stdin"], nulList([...toRemove]));
     }
@@ -191,8 +195,7 @@ export function applyBudget(
   before: PlainState,
   maxFiles: number,
   maxBytes: number,
-  excluded: StoredExclusion[],
-): { add: Candidate[]; dropped: RelPath[] } {
+): { add: Candidate[]; dropped: Candidate[] } {
   if (before.files + candidates.length <= maxFiles && before.bytes + sum(candidates) <= maxBytes) {
     return { add: candidates, dropped: [] };
   }
@@ -200,7 +203,7 @@ export function applyBudget(
     (a, b) => Number(b.forced) - Number(a.forced) || b.mtimeMs - a.mtimeMs,
   );
   const add: Candidate[] = [];
-  const dropped: RelPath[] = [];
+  const dropped: Candidate[] = [];
   let files = before.files;
   let bytes = before.bytes;
   for (const candidate of ordered) {
@@ -209,11 +212,29 @@ export function applyBudget(
       files++;
       bytes += candidate.size;
     } else {
-      dropped.push(candidate.path);
-      excluded.push({ path: candidate.path, reason: "budget", bytes: candidate.size, files: 1 });
+      dropped.push(candidate);
     }
   }
   return { add, dropped };
+}
+
+/**
+ * Reports files left out by the budget as few entries as possible: the outermost directory holding
+ * nothing but left-out files, else the file itself. A home directory's 150,000 cache files become
+ * one line, and a restore's deletion proof checks a handful of entries instead of every file.
+ */
+export function groupBudgetExclusions(dropped: Candidate[], staying: RelPath[]): StoredExclusion[] {
+  const holdsCaptured = new Set<RelPath>([""]);
+  for (const rel of staying) for (const dir of ancestorsOf(rel)) holdsCaptured.add(dir);
+  const groups = new Map<RelPath, StoredExclusion>();
+  for (const candidate of dropped) {
+    const outer = ancestorsOf(candidate.path).find((dir) => !holdsCaptured.has(dir)) ?? candidate.path;
+    const group = groups.get(outer) ?? { path: outer, reason: "budget", bytes: 0, files: 0 };
+    group.bytes = (group.bytes ?? 0) + candidate.size;
+    group.files = (group.files ?? 0) + 1;
+    groups.set(outer, group);
+  }
+  return [...groups.values()];
 }
 
 function sum(candidates: Candidate[]): number {
