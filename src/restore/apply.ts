@@ -38,6 +38,9 @@ export async function applyPlan(
       continue;
     }
     try {
+      // Deletions come first (see planRestore): directories they emptied go before any write
+      // (which may create directories again), so a file can take the place of a directory tree.
+      if (step.kind === "write" && emptiedDirs.size > 0) await removeEmptyDirs(root, emptiedDirs);
       if (!(await ancestorsAreRealDirs(root, step.path, step.kind === "write"))) {
         outcome.skipped.push({ path: step.path, reason: "io" });
         continue;

@@ -90,7 +90,7 @@ describe("restore", () => {
     const snap = r.ok("snapshot");
     r.remove("p");
     r.remove("f");
-    r.write({ p: "now a file\n", "f/inner.txt": "now a dir\n" });
+    r.write({ p: "now a file\n", "f/deep/er/inner.txt": "now a dir tree\n" });
     r.ok("restore", snap.id);
     expect(r.read("p/child.txt")).toBe("c\n");
     expect(r.read("f")).toBe("file\n");
