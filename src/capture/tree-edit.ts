@@ -81,17 +81,20 @@ async function buildNode(
   }
   for (const [name, child] of node.dirs) {
     const before = entries.get(name);
-    const childBase = before && before.mode === MODE.tree ? before.oid : null;
-    const oid = await buildNode(cat, writer, childBase, child);
-    // A name is a file or a directory, never both: a directory left with nothing (its files
-    // deleted) gives way to a file of the same name, as when a directory was replaced by a file.
+    // A name is a file or a directory, never both. A file state for it means a non-directory
+    // stands there (as when a directory was replaced by a file or a symlink), so nothing below it
+    // can exist, whatever index entries git could not check say (e.g. below a symlink loop).
     const file = node.files.get(name) ?? null;
-    if (oid === null && file) {
+    if (file) {
       if (!before || before.mode !== file.mode || before.oid !== file.oid) {
         entries.set(name, { name, mode: file.mode, oid: file.oid });
         changed = true;
       }
-    } else if (oid === null) {
+      continue;
+    }
+    const childBase = before && before.mode === MODE.tree ? before.oid : null;
+    const oid = await buildNode(cat, writer, childBase, child);
+    if (oid === null) {
       if (before) {
         entries.delete(name);
         changed = true;
