@@ -14,6 +14,9 @@ export interface ApplyOutcome {
 
 function reasonOf(error: unknown): SkipReason {
   const code = (error as NodeJS.ErrnoException).code;
+  // A directory in the way that still holds files after the restore's own deletions holds only
+  // content no snapshot captured (ignored, excluded): it stays, like any excluded path.
+  if (code === "ENOTEMPTY") return "excluded";
   return code === "EACCES" || code === "EPERM" || code === "EROFS" ? "permission" : "io";
 }
 

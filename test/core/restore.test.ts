@@ -107,6 +107,18 @@ describe("restore", () => {
     expect(r.read("out/run.log")).toBe("ignored\n");
   });
 
+  it("a directory holding captured and ignored files where the snapshot had a file: the captured go, the rest stays", () => {
+    const r = repo({ ".gitignore": "*.log\n", out: "a file\n" });
+    const snap = r.ok("snapshot");
+    r.remove("out");
+    r.write({ "out/deep/run.log": "ignored\n", "out/deep/new.txt": "captured\n" });
+    const result = r.cli(["restore", snap.id, "--json"]);
+    expect(result.status).toBe(0);
+    expect(result.json.deleted).toEqual(["out/deep/new.txt"]);
+    expect(result.json.skipped).toEqual([{ path: "out", reason: "excluded" }]);
+    expect(r.read("out/deep/run.log")).toBe("ignored\n");
+  });
+
   it("restores the executable bit, symlinks and empty files", () => {
     const r = repo({ "run.sh": "#!/bin/sh\n", empty: "" });
     r.chmod("run.sh", 0o755);

@@ -18,7 +18,7 @@ function prng(seed: number): () => number {
   };
 }
 
-const NAMES = ["a", "b", "c d", "-e", "f.txt", "g\nh"];
+const NAMES = ["a", "b", "c d", "-e", "f.txt", "g\nh", "x.log"];
 
 /** Random edits: new, changed, deleted files; exec bits; symlinks; a file becoming a directory and back. */
 function mutate(root: string, rand: () => number, steps: number): void {
@@ -88,6 +88,49 @@ describe("random round trips", () => {
       const undo = await ws.restore(report.safety!);
       expect(undo.skipped, `seed ${seed}`).toEqual([]);
       expect(workDigest(r.dir), `seed ${seed} (undo)`).toEqual(mutated);
+    }
+  });
+
+  it("in a subdirectory workspace with ignored files: only the captured set inside it changes", async () => {
+    const seeds = Number(process.env.GC_SEEDS ?? 6);
+    const captured = (digest: Record<string, string>) =>
+      Object.fromEntries(
+        Object.entries(digest).filter(([p]) => !p.split("/").some((part) => part.endsWith(".log"))),
+      );
+    for (let seed = 101; seed <= 100 + seeds; seed++) {
+      const rand = prng(seed);
+      const r = repo({ ".gitignore": "*.log\n", "outside.txt": "o\n" });
+      const sub = r.path("w");
+      mkdirSync(sub);
+      mutate(sub, rand, 12);
+      r.git("add", "-A");
+      r.git("commit", "-q", "--allow-empty", "-m", "base");
+      mutate(sub, rand, 8);
+      const ws = await openWorkspace({ cwd: sub });
+      const wanted = workDigest(sub);
+      const snap = await ws.snapshot();
+      mutate(sub, rand, 10);
+      writeFileSync(r.path("outside.txt"), `changed ${seed}\n`);
+      const mutated = workDigest(sub);
+      const report = await ws.restore(snap.id);
+      expect(
+        report.skipped.filter((s) => s.reason !== "excluded"),
+        `seed ${seed}`,
+      ).toEqual([]);
+      const after = workDigest(sub);
+      // A path skipped as excluded (ignored content stands in its way) is left as it is.
+      const skipped = report.skipped.map((s) => s.path);
+      const comparable = (digest: Record<string, string>) =>
+        Object.fromEntries(
+          Object.entries(captured(digest)).filter(
+            ([p]) => !skipped.some((s) => p === s || p.startsWith(`${s}/`)),
+          ),
+        );
+      expect(comparable(after), `seed ${seed}`).toEqual(comparable(wanted));
+      for (const [p, digest] of Object.entries(mutated)) {
+        if (p.endsWith(".log") && after[p] !== undefined) expect(after[p], `seed ${seed} ${p}`).toBe(digest);
+      }
+      expect(r.read("outside.txt")).toBe(`changed ${seed}\n`);
     }
   });
 });
