@@ -136,7 +136,9 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
       await git(["update-index", "-z", "--force-remove", "--stdin"], nulList([...toRemove]));
     }
     if (kept.add.length > 0) {
-      const result = await runGit(["update-index", "-z", "--add", "--remove", "--stdin"], {
+      // --replace: a file that took the place of a directory (or the reverse) replaces the old
+      // entries even when git could not see them go (a symlink loop hides what was below it).
+      const result = await runGit(["update-index", "-z", "--add", "--remove", "--replace", "--stdin"], {
         cwd: ctx.location.root,
         env,
         input: nulList(kept.add.map((c) => c.path)),
@@ -253,7 +255,10 @@ async function addOneByOne(
 ): Promise<void> {
   for (const candidate of candidates) {
     try {
-      await git(["update-index", "-z", "--add", "--remove", "--stdin"], nulList([candidate.path]));
+      await git(
+        ["update-index", "-z", "--add", "--remove", "--replace", "--stdin"],
+        nulList([candidate.path]),
+      );
     } catch {
       excluded.push({ path: candidate.path, reason: "unreadable" });
     }
