@@ -44,8 +44,9 @@ export async function applyPlan(
       // Deletions come first (see planRestore): directories they emptied go before any write
       // (which may create directories again), so a file can take the place of a directory tree.
       if (step.kind === "write" && emptiedDirs.size > 0) await removeEmptyDirs(root, emptiedDirs);
-      if (!(await ancestorsAreRealDirs(root, step.path, step.kind === "write"))) {
-        outcome.skipped.push({ path: step.path, reason: "io" });
+      const way = await ancestorsAreRealDirs(root, step.path, step.kind === "write");
+      if (way !== "ok") {
+        outcome.skipped.push({ path: step.path, reason: way === "nested-repo" ? "excluded" : "io" });
         continue;
       }
       if (step.kind === "delete") {
@@ -69,7 +70,11 @@ export async function applyPlan(
  * Checks each ancestor is a real directory (not a symlink). With `create`, missing ones are made;
  * an ancestor that is an empty directory's worth of nothing but a stale file blocks the path.
  */
-async function ancestorsAreRealDirs(root: string, rel: RelPath, create: boolean): Promise<boolean> {
+async function ancestorsAreRealDirs(
+  root: string,
+  rel: RelPath,
+  create: boolean,
+): Promise<"ok" | "unsafe" | "nested-repo"> {
   for (const dir of ancestorsOf(rel)) {
     const target = fsPath(root, dir);
     let stat: import("node:fs").Stats | null = null;
@@ -78,12 +83,22 @@ async function ancestorsAreRealDirs(root: string, rel: RelPath, create: boolean)
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     }
-    if (stat?.isDirectory()) continue;
-    if (stat) return false; // a symlink or file where a directory should be
-    if (!create) return true; // nothing below a missing directory exists to delete
+    if (stat?.isDirectory()) {
+      // Another repository's work tree (a nested repo or submodule) is never written into.
+      if (
+        await fs.lstat(fsPath(root, `${dir}/.git`)).then(
+          () => true,
+          () => false,
+        )
+      )
+        return "nested-repo";
+      continue;
+    }
+    if (stat) return "unsafe"; // a symlink or file where a directory should be
+    if (!create) return "ok"; // nothing below a missing directory exists to delete
     await fs.mkdir(target);
   }
-  return true;
+  return "ok";
 }
 
 async function deletePath(root: string, rel: RelPath): Promise<void> {
