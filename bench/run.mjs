@@ -1,7 +1,7 @@
 // npm run bench [-- --quick] [--runs N] [--warmup N] [--out FILE] [--trees DIR] [--only a,b]
 // Builds deterministic trees (cached under bench/.trees), measures ghostcommit against
 // `git status` and the anchors' algorithms side by side, prints a table, writes JSON.
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -74,7 +74,7 @@ async function main() {
   };
   try {
     for (const spec of specs) {
-      const root = await ensureTree(spec, treesDir, env, log);
+      const root = await ensureTree(spec, treesFor(spec, treesDir), env, log);
       log(`measuring ${spec.name}: ${warmup} warm-up + ${runs} counted rounds`);
       const ctx = makeContext(spec, root, env, scratch);
       const cases = spec.kind === "git" ? gitCases(ctx) : plainCases(ctx);
@@ -106,6 +106,19 @@ async function main() {
   mkdirSync(path.dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
   log(`wrote ${path.relative(process.cwd(), out)}`);
+}
+
+/**
+ * A plain directory must not lie inside any git work tree (ghostcommit would treat it as part of
+ * that repository), so when the trees dir is inside one (bench/.trees is, in this checkout),
+ * plain trees are cached in the system temp dir instead.
+ */
+function treesFor(spec, treesDir) {
+  if (spec.kind !== "plain") return treesDir;
+  for (let dir = treesDir; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, ".git"))) return path.join(os.tmpdir(), "ghostcommit-bench-trees");
+    if (path.dirname(dir) === dir) return treesDir;
+  }
 }
 
 function describe(spec) {
