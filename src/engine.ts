@@ -13,6 +13,7 @@ import { linkBorrowedObjects } from "./store/borrow.js";
 import { ensureStore, type StorePaths, storePaths } from "./store/layout.js";
 import { encodeMessage, newNonce, nowMicros, type SnapshotMeta } from "./store/metadata.js";
 import { type StoredSnapshot, SnapshotRefs } from "./store/store.js";
+import { trace } from "./util/trace.js";
 import { locateWorkspace, type WorkspaceLocation } from "./workspace.js";
 
 /** Extra facts recorded with a snapshot. */
@@ -121,6 +122,7 @@ export class Engine {
       message: encodeMessage(meta),
     });
     const id = await writer.write("commit", body);
+    trace("snapshot: commit written");
     if (this.refs.kind === "shadow" && this.location.commonDir) {
       await linkBorrowedObjects(
         this.paths.dir,
@@ -128,7 +130,9 @@ export class Engine {
         path.join(this.location.commonDir, "objects"),
       );
     }
+    trace("snapshot: borrowed objects linked");
     await this.refs.add(id);
+    trace("snapshot: ref created");
     return { id, tree: captured.tree, meta };
   }
 }

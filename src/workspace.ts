@@ -83,12 +83,44 @@ function keyOf(root: string, gitDir: string): string {
 /** The commit HEAD points at, or null for an unborn branch. */
 export async function readHead(location: WorkspaceLocation): Promise<string | null> {
   if (location.kind !== "git") return null;
+  const fromFiles = await readHeadFromFiles(location.gitDir!, location.commonDir!);
+  if (fromFiles !== undefined) return fromFiles;
   const result = await runGit(["rev-parse", "-q", "--verify", "HEAD^{commit}"], {
     cwd: location.root,
     okCodes: [0, 1, 128],
   });
   const oid = result.stdout.toString("latin1").trim();
   return result.code === 0 && /^[0-9a-f]{40}$/.test(oid) ? oid : null;
+}
+
+const OID = /^[0-9a-f]{40}$/;
+
+/**
+ * Resolves HEAD by reading the ref files as git lays them out (HEAD, loose refs, packed-refs),
+ * saving a git process per snapshot. Returns null for an unborn branch and undefined for anything
+ * unusual, which the caller leaves to git.
+ */
+async function readHeadFromFiles(gitDir: string, commonDir: string): Promise<string | null | undefined> {
+  let content = (await readOptional(path.join(gitDir, "HEAD")))?.toString("utf8").trim();
+  for (let depth = 0; depth < 5 && content !== undefined; depth++) {
+    if (OID.test(content)) return content;
+    const match = /^ref: (refs\/[^\s]+)$/.exec(content);
+    if (!match || match[1].includes("..")) return undefined;
+    const ref = match[1];
+    // Per-worktree refs live in the worktree's git dir, the rest in the common dir.
+    const perWorktree = ref.startsWith("refs/worktree/") || ref.startsWith("refs/bisect/");
+    const loose = await readOptional(path.join(perWorktree ? gitDir : commonDir, ref));
+    if (loose) {
+      content = loose.toString("utf8").trim();
+      continue;
+    }
+    const packed = (await readOptional(path.join(commonDir, "packed-refs")))?.toString("utf8") ?? "";
+    for (const line of packed.split("\n")) {
+      if (line.endsWith(` ${ref}`) && OID.test(line.slice(0, 40))) return line.slice(0, 40);
+    }
+    return null; // a branch with no commit yet
+  }
+  return undefined;
 }
 
 /** Reads a small file, or null when it is absent. */

@@ -138,7 +138,7 @@ export function format(result) {
 function formatProfile(profile) {
   const lines = [`profile of one snapshot (${profile.tree}):`];
   lines.push(
-    `  node -e 0: ${ms(profile.nodeStartMs)}; node dist/cli/main.js --version (start-up + CLI import): ${ms(profile.cliImportMs)}`,
+    `  node -e 0: ${ms(profile.nodeStartMs)}; node dist/ghostcommit.mjs --version (start-up + CLI import): ${ms(profile.cliImportMs)}`,
   );
   for (const p of profile.snapshots) {
     lines.push(

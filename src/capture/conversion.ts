@@ -1,9 +1,10 @@
-import { promises as fs } from "node:fs";
+import { promises as fs, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { CatFile } from "../git/cat-file.js";
 import { runGit, splitNul } from "../git/exec.js";
 import { ancestorsOf, fsPath, type RelPath } from "../paths.js";
+import { readJson, writeFileAtomic } from "../store/layout.js";
 import type { WorkspaceLocation } from "../workspace.js";
 import { entryAt } from "./tree-edit.js";
 
@@ -26,8 +27,49 @@ export interface UserGitConfig {
   excludesFile: string | null;
 }
 
-/** Reads the user's autocrlf, attributesFile and excludesFile in one git process. */
-export async function readUserGitConfig(location: WorkspaceLocation): Promise<UserGitConfig> {
+/** The config files git reads here; a change to any of them (mtime, size) invalidates the cache. */
+function configSources(location: WorkspaceLocation): string[] {
+  const home = os.homedir();
+  const xdg = process.env.XDG_CONFIG_HOME || path.join(home, ".config");
+  const sources = [
+    path.join(location.commonDir!, "config"),
+    path.join(location.gitDir!, "config.worktree"),
+    process.env.GIT_CONFIG_GLOBAL ?? path.join(home, ".gitconfig"),
+    path.join(xdg, "git", "config"),
+  ];
+  if (!process.env.GIT_CONFIG_NOSYSTEM) sources.push(process.env.GIT_CONFIG_SYSTEM ?? "/etc/gitconfig");
+  return sources;
+}
+
+function configStamp(location: WorkspaceLocation): string {
+  return JSON.stringify(
+    configSources(location).map((file) => {
+      try {
+        const stat = statSync(file);
+        return [file, stat.mtimeMs, stat.size, stat.ino];
+      } catch {
+        return [file, null];
+      }
+    }),
+  );
+}
+
+/**
+ * Reads the user's autocrlf, attributesFile and excludesFile in one git process, or from a cache
+ * in the store while no config file changed (saving a process per snapshot). Files pulled in with
+ * `[include]` are not watched: change a top-level file (or run `doctor --repair`) after editing one.
+ */
+export async function readUserGitConfig(
+  location: WorkspaceLocation,
+  storeDir?: string,
+): Promise<UserGitConfig> {
+  const cacheFile = storeDir ? path.join(storeDir, "git-config.json") : null;
+  const stamp = configStamp(location);
+  if (cacheFile) {
+    const cached = await readJson<{ stamp?: string; config?: UserGitConfig } | null>(cacheFile, null);
+    if (cached?.stamp === stamp && cached.config && typeof cached.config.autocrlf === "boolean")
+      return cached.config;
+  }
   const config = await runGit(
     ["config", "-z", "--get-regexp", "^(core\\.autocrlf|core\\.attributesfile|core\\.excludesfile)$"],
     { cwd: location.root, env: { GIT_LITERAL_PATHSPECS: "0" }, okCodes: [0, 1] },
@@ -44,6 +86,7 @@ export async function readUserGitConfig(location: WorkspaceLocation): Promise<Us
     if (key === "core.attributesfile") out.attributesFile = raw.replace(/^~(?=\/)/, os.homedir());
     if (key === "core.excludesfile") out.excludesFile = raw === "" ? null : raw;
   }
+  if (cacheFile) await writeFileAtomic(cacheFile, JSON.stringify({ stamp, config: out })).catch(() => {});
   return out;
 }
 

@@ -17,10 +17,11 @@ import {
 import type { CaptureContext, Captured } from "./context.js";
 import { loadGhostignore } from "./ghostignore.js";
 import { expandIncludes } from "./includes.js";
-import { classifyUntracked, ghostignoreMatch, largeDirCandidates } from "./policy.js";
+import { classifyUntracked, dependencyDirOf, ghostignoreMatch, largeDirCandidates } from "./policy.js";
 import { captureWorktreePath } from "./read-worktree.js";
 import { commitTree, editTree, entryAt, type FileState, subtreeAt, type TreeChanges } from "./tree-edit.js";
 import { mapLimit } from "../util/pool.js";
+import { trace } from "../util/trace.js";
 
 /** A path to read from the work tree; `limit` is the size bound (null for tracked files). */
 interface PendingRead {
@@ -40,7 +41,9 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   const { location, paths, settings } = ctx;
   const worktreeRoot = location.worktreeRoot!;
   const prefix = location.prefix;
-  const [head, userConfig] = await Promise.all([readHead(location), readUserGitConfig(location)]);
+  trace("capture: start");
+  const [head, userConfig] = await Promise.all([readHead(location), readUserGitConfig(location, paths.dir)]);
+  trace("capture: head and config read");
   const [rootTree, ghostignore] = await Promise.all([
     head ? commitTree(ctx.cat, head) : Promise.resolve(null),
     loadGhostignore(location.root),
@@ -117,17 +120,17 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   }
 
   const trackedDirs = new Set<RelPath>();
-  for (const dir of largeDirCandidates(
-    untracked.filter((p) => !p.endsWith("/")),
-    settings.largeDirFiles,
-  )) {
+  const dependencyDirs = new Set(settings.dependencyDirs);
+  // Only files no structural rule excludes count toward a large directory (and cost time here).
+  const countable = untracked.filter((p) => !p.endsWith("/") && dependencyDirOf(p, dependencyDirs) === null);
+  for (const dir of largeDirCandidates(countable, settings.largeDirFiles)) {
     if ((await subtreeAt(ctx.cat, baseTree, dir)) || stagedPaths.some((p) => p.startsWith(`${dir}/`))) {
       trackedDirs.add(dir);
     }
   }
   const policy = classifyUntracked({
     untracked,
-    dependencyDirs: new Set(settings.dependencyDirs),
+    dependencyDirs,
     largeDirFiles: settings.largeDirFiles,
     ghostignore: matcher,
     isTrackedDir: (dir) => trackedDirs.has(dir),
@@ -145,6 +148,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     reads.push({ path: rel, limit: settings.largeFileBytes, untracked: true });
   }
 
+  trace(`capture: status parsed, ${reads.length} files to read`);
   const results = await mapLimit(reads, 8, (read) =>
     captureWorktreePath(location.root, read.path, ctx.writer, ctx.cache, read.limit),
   );
@@ -178,7 +182,9 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     if (!inBase.has(rel)) inBase.set(rel, (await entryInBase(ctx, baseTree, rel)) !== null);
   }
 
+  trace("capture: files read");
   const tree = await editTree(ctx.cat, ctx.writer, baseTree, changes);
+  trace("capture: tree built");
   let fileCount = base.fileCount;
   for (const [rel, state] of changes) {
     const wasThere = inBase.get(rel) ?? false;

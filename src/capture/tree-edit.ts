@@ -79,11 +79,21 @@ async function buildNode(
       changed = true;
     }
   }
-  for (const [name, child] of node.dirs) {
+  // Subdirectories are built concurrently: their tree reads are pipelined through one cat-file,
+  // so the wait grows with the depth of the changes, not their number.
+  const built = await Promise.all(
+    [...node.dirs].map(async ([name, child]) => {
+      const before = entries.get(name);
+      // A name is a file or a directory, never both. A file state for it means a non-directory
+      // stands there (as when a directory was replaced by a file or a symlink), so nothing below
+      // it can exist, whatever index entries git could not check say (e.g. below a symlink loop).
+      if (node.files.get(name)) return { name, oid: undefined };
+      const childBase = before && before.mode === MODE.tree ? before.oid : null;
+      return { name, oid: await buildNode(cat, writer, childBase, child) };
+    }),
+  );
+  for (const { name, oid } of built) {
     const before = entries.get(name);
-    // A name is a file or a directory, never both. A file state for it means a non-directory
-    // stands there (as when a directory was replaced by a file or a symlink), so nothing below it
-    // can exist, whatever index entries git could not check say (e.g. below a symlink loop).
     const file = node.files.get(name) ?? null;
     if (file) {
       if (!before || before.mode !== file.mode || before.oid !== file.oid) {
@@ -92,9 +102,7 @@ async function buildNode(
       }
       continue;
     }
-    const childBase = before && before.mode === MODE.tree ? before.oid : null;
-    const oid = await buildNode(cat, writer, childBase, child);
-    if (oid === null) {
+    if (oid === null || oid === undefined) {
       if (before) {
         entries.delete(name);
         changed = true;

@@ -12,6 +12,7 @@ import * as show from "./commands/show.js";
 import * as snapshot from "./commands/snapshot.js";
 import { emit, emitError } from "./output.js";
 import type { Action } from "./runner.js";
+import { trace } from "../util/trace.js";
 import { extraCommands } from "./registry.js";
 
 const wantsJson = process.argv.includes("--json");
@@ -62,6 +63,7 @@ export function buildProgram(): Command {
 }
 
 async function main(): Promise<void> {
+  trace("cli: loaded");
   const program = buildProgram();
   if (process.argv.length <= 2) {
     process.stderr.write(program.helpInformation());

@@ -1,5 +1,13 @@
 import { createHash, randomBytes } from "node:crypto";
-import { createReadStream, promises as fs } from "node:fs";
+import {
+  createReadStream,
+  promises as fs,
+  mkdirSync,
+  renameSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { createDeflate, deflateSync } from "node:zlib";
@@ -42,14 +50,19 @@ export class LooseObjectWriter {
     }
   }
 
+  /** Fan-out directories known to exist, so each object costs one mkdir at most once. */
+  private readonly knownDirs = new Set<string>();
+
   private async place(oid: string, write: (tempPath: string) => Promise<void>): Promise<void> {
     if (await this.freshen(oid)) return;
     const dir = path.join(this.objectsDir, oid.slice(0, 2));
-    await fs.mkdir(dir, { recursive: true });
+    if (!this.knownDirs.has(dir)) {
+      await fs.mkdir(dir, { recursive: true });
+      this.knownDirs.add(dir);
+    }
     const temp = path.join(dir, `tmp_obj_gc_${randomBytes(6).toString("hex")}`);
     try {
       await write(temp);
-      await fs.chmod(temp, 0o444);
       await fs.rename(temp, this.objectPath(oid));
     } catch (error) {
       await fs.rm(temp, { force: true });
@@ -57,12 +70,38 @@ export class LooseObjectWriter {
     }
   }
 
-  /** Stores an object held in memory; returns its id. */
+  /**
+   * Stores an object held in memory; returns its id. Small objects (trees, commits, most edited
+   * files) use synchronous calls: a thread-pool round trip per syscall cost more than the I/O.
+   */
   async write(type: ObjectType, content: Buffer): Promise<string> {
     const oid = objectId(type, content);
-    await this.place(oid, (temp) =>
-      fs.writeFile(temp, deflateSync(Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]))),
-    );
+    const body = deflateSync(Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]));
+    if (body.length > 256 * 1024) {
+      await this.place(oid, (temp) => fs.writeFile(temp, body, { mode: 0o444, flag: "wx" }));
+      return oid;
+    }
+    const target = this.objectPath(oid);
+    const now = new Date();
+    try {
+      utimesSync(target, now, now); // present: refresh it so a concurrent prune keeps it
+      return oid;
+    } catch {
+      // not stored loose yet
+    }
+    const dir = path.dirname(target);
+    if (!this.knownDirs.has(dir)) {
+      mkdirSync(dir, { recursive: true });
+      this.knownDirs.add(dir);
+    }
+    const temp = path.join(dir, `tmp_obj_gc_${randomBytes(6).toString("hex")}`);
+    try {
+      writeFileSync(temp, body, { mode: 0o444, flag: "wx" });
+      renameSync(temp, target);
+    } catch (error) {
+      rmSync(temp, { force: true });
+      throw error;
+    }
     return oid;
   }
 

@@ -1,4 +1,4 @@
-import { promises as fs } from "node:fs";
+import { promises as fs, linkSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { readJson, writeFileAtomic } from "./layout.js";
 
@@ -88,27 +88,45 @@ async function linkPacks(storeObjects: string, userObjects: string, state: Borro
   return changed;
 }
 
+/**
+ * Synchronous on purpose: 256 stats (and, when the user's git wrote objects, the new links) are
+ * tiny calls for which a thread-pool round trip each would cost more than the work.
+ */
 async function linkLoose(storeObjects: string, userObjects: string, state: BorrowState): Promise<boolean> {
   let changed = false;
   for (let i = 0; i < 256; i++) {
     const fan = i.toString(16).padStart(2, "0");
     const dir = path.join(userObjects, fan);
-    const stat = await fs.stat(dir).catch(() => null);
+    const stat = statSync(dir, { throwIfNoEntry: false });
     if (!stat || state.loose[fan] === stat.mtimeMs) continue;
-    const names = await fs.readdir(dir).catch(() => [] as string[]);
+    let names: string[] = [];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      // vanished (the user's gc): nothing to link
+    }
     let created = false;
     for (const name of names) {
       if (name.length !== 38) continue; // temp files being written
       if (!created) {
-        await fs.mkdir(path.join(storeObjects, fan), { recursive: true });
+        mkdirSync(path.join(storeObjects, fan), { recursive: true });
         created = true;
       }
-      await linkIfMissing(path.join(dir, name), path.join(storeObjects, fan, name));
+      linkIfMissingSync(path.join(dir, name), path.join(storeObjects, fan, name));
     }
     state.loose[fan] = stat.mtimeMs;
     changed = true;
   }
   return changed;
+}
+
+function linkIfMissingSync(source: string, target: string): void {
+  try {
+    linkSync(source, target);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EEXIST" && code !== "ENOENT") throw error;
+  }
 }
 
 /** Links source to target; false when the source vanished. EXDEV propagates. */

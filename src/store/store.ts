@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import type { StoreKind } from "../config.js";
 import { GhostcommitError } from "../errors.js";
@@ -65,7 +65,29 @@ export class SnapshotRefs {
 
   /** Makes a snapshot reachable (and so safe from gc). Fails if the ref somehow exists already. */
   async add(id: string): Promise<void> {
+    if (this.kind === "shadow") {
+      await this.addLooseRef(id);
+      return;
+    }
     await this.git(["update-ref", "--stdin", "-z"], `create ${this.refPrefix}${id}\0${id}\0`);
+  }
+
+  /**
+   * The store's own refs are written as git writes a loose ref (a `.lock` file created exclusively,
+   * then renamed), which saves a git process per snapshot. Each snapshot has its own ref name, so
+   * there is never an old value to compare; pack-refs only prunes refs it packed itself.
+   */
+  private async addLooseRef(id: string): Promise<void> {
+    const file = path.join(this.refsGitDir, ...`${this.refPrefix}${id}`.split("/"));
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    const lock = `${file}.lock`;
+    await fs.writeFile(lock, `${id}\n`, { flag: "wx" });
+    try {
+      await fs.rename(lock, file);
+    } catch (error) {
+      await fs.rm(lock, { force: true });
+      throw error;
+    }
   }
 
   /** Forgets snapshots in one all-or-nothing transaction. */
