@@ -5,7 +5,7 @@ import { GhostcommitError } from "./errors.js";
 import { runGit } from "./git/exec.js";
 import { MODE } from "./git/objects.js";
 import { displayPath, relFromBytes, resolveInside } from "./paths.js";
-import { diffTrees, restoreSnapshot } from "./restore/restore.js";
+import { diffTrees, displayOutcome, restoreSnapshot } from "./restore/restore.js";
 import type { StoredExclusion } from "./store/metadata.js";
 import { isoFromMicros } from "./store/metadata.js";
 import type { StoredSnapshot } from "./store/store.js";
@@ -153,10 +153,7 @@ export class Workspace {
       restoreSnapshot(this.engine, cat, target, !!options.dryRun),
     );
     const report: RestoreReport = {
-      written: result.written.map(displayPath),
-      deleted: result.deleted.map(displayPath),
-      skipped: result.skipped.map((s) => ({ path: displayPath(s.path), reason: s.reason })),
-      safety: result.safety,
+      ...displayOutcome(result),
     };
     if (options.dryRun) report.dryRun = true;
     return report;

@@ -5,7 +5,7 @@ import { codexV1, codexV2, openCode } from "./anchors.mjs";
 import { compressedSize } from "./context.mjs";
 import { ownBytes } from "./disk.mjs";
 import { git } from "./env.mjs";
-import { ghostcommit } from "./ghostcommit.mjs";
+import { ghostcommit, ghostcommitInProcess } from "./ghostcommit.mjs";
 
 const STATUS = ["--no-optional-locks", "status", "--porcelain=2", "-z", "--untracked-files=all"];
 
@@ -35,6 +35,18 @@ function laterSnapshotCase(ctx, id, label) {
         changedBytes: changed,
       };
     },
+  };
+}
+
+/** A later snapshot timed inside the library call: no Node start-up, no module loading. */
+function libraryLaterSnapshotCase(ctx) {
+  const home = ctx.tempDir("home-library-");
+  gc(ctx, home, ["snapshot"]);
+  return {
+    id: "snapshot_later_library",
+    label: "ghostcommit snapshot (later, library call in-process)",
+    setup: () => ctx.mutate(),
+    run: () => ({ ms: ghostcommitInProcess(ctx.root, home, "snapshot", { env: ctx.env }) }),
   };
 }
 
@@ -83,6 +95,7 @@ export function gitCases(ctx) {
     },
     firstSnapshotCase(ctx, "snapshot_first", "ghostcommit snapshot (first, new store)"),
     laterSnapshotCase(ctx, "snapshot_later", "ghostcommit snapshot (later)"),
+    libraryLaterSnapshotCase(ctx),
     {
       id: "restore",
       label: `ghostcommit restore (${ctx.editedPaths.length} changed paths)`,
@@ -180,5 +193,6 @@ export function plainCases(ctx) {
     },
     firstSnapshotCase(ctx, "snapshot_first", "ghostcommit snapshot (first, new store)", false),
     laterSnapshotCase(ctx, "snapshot_later", "ghostcommit snapshot (later)"),
+    libraryLaterSnapshotCase(ctx),
   ];
 }

@@ -53,3 +53,13 @@ export function ghostcommit(root, home, args, { env, scratch, extra = {}, ok = [
 export function storeDirOf(home) {
   return path.join(home, "workspaces");
 }
+
+/** Runs one library call in a fresh process and returns the call's own time (see in-process.mjs). */
+export function ghostcommitInProcess(root, home, op, { env }) {
+  const script = path.join(here, "in-process.mjs");
+  const index = path.join(path.dirname(MAIN), "index.js");
+  const result = run(process.execPath, [script, index, root, op], {
+    env: { ...env, GHOSTCOMMIT_HOME: home },
+  });
+  return JSON.parse(result.stdout.toString()).ms;
+}

@@ -42,6 +42,14 @@ export function bars(gitTree, plainTree) {
       bar("snapshot_first", "snapshot, first in a new store ≤ 1.5× status", r["snapshot_first/status"], 1.5),
     );
     out.push(bar("snapshot_later", "snapshot, later ≤ 1.3× status", r["snapshot_later/status"], 1.3));
+    out.push(
+      bar(
+        "snapshot_later_library",
+        "(same, as a library call in a running process) ≤ 1.3× status",
+        r["snapshot_later_library/status"],
+        1.3,
+      ),
+    );
     const restore = byId(gitTree, "restore");
     const exact = ok(restore) && restore.written === 20 && restore.maxWrongWrites === 0;
     out.push(

@@ -44,16 +44,19 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   trace("capture: start");
   const [head, userConfig] = await Promise.all([readHead(location), readUserGitConfig(location, paths.dir)]);
   trace("capture: head and config read");
+  // Status (the long pole) starts as soon as HEAD is known; the base tree is read meanwhile.
+  const statusPromise = syncExcludes(location.commonDir!, paths.gitDir).then(() =>
+    runStatus(ctx, head, worktreeRoot, prefix, userConfig.excludesFile),
+  );
   const [rootTree, ghostignore] = await Promise.all([
     head ? commitTree(ctx.cat, head) : Promise.resolve(null),
     loadGhostignore(location.root),
-    syncExcludes(location.commonDir!, paths.gitDir),
   ]);
   const baseTree = await subtreeAt(ctx.cat, rootTree, prefix);
 
   const baseInfoPromise = baseInfo(paths.dir, ctx.readEnv, baseTree, ghostignore);
   const [statusOutput, base, treeConverts] = await Promise.all([
-    runStatus(ctx, head, worktreeRoot, prefix, userConfig.excludesFile),
+    statusPromise,
     baseInfoPromise,
     baseInfoPromise.then((info) =>
       userGitConverts(location, ctx.cat, rootTree, info.attributeFiles, userConfig),

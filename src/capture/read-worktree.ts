@@ -1,4 +1,4 @@
-import { type BigIntStats, promises as fs } from "node:fs";
+import { lstatSync, type BigIntStats, promises as fs } from "node:fs";
 import { type LooseObjectWriter, MODE } from "../git/objects.js";
 import { fsPath, type RelPath } from "../paths.js";
 import type { HashCache } from "./hash-cache.js";
@@ -34,7 +34,7 @@ export async function captureWorktreePath(
   for (let attempt = 0; attempt < 3; attempt++) {
     let stat: BigIntStats;
     try {
-      stat = await fs.lstat(file, { bigint: true });
+      stat = lstatSync(file, { bigint: true }); // sync: cheaper than a thread-pool trip per file
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       return code === "ENOENT" || code === "ENOTDIR" ? { kind: "absent" } : { kind: "unreadable" };

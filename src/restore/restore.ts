@@ -11,7 +11,8 @@ import { GhostcommitError } from "../errors.js";
 import type { CatFile } from "../git/cat-file.js";
 import { runGit } from "../git/exec.js";
 import { isAbsentMode, parseRawDiff, type RawChange } from "../git/diff-tree.js";
-import { fsPath, type RelPath } from "../paths.js";
+import { displayPath, fsPath, type RelPath } from "../paths.js";
+import type { RestoreReport } from "../types.js";
 import { journalFile, type RestoreJournal, tempDirsOf } from "../maintenance/leftovers.js";
 import { writeFileAtomic } from "../store/layout.js";
 import { withLock } from "../util/lock.js";
@@ -144,6 +145,16 @@ async function dirHoldsUncaptured(root: string, dir: RelPath, changes: PathChang
   if (changes.some((c) => c.current !== null && c.path.startsWith(`${dir}/`))) return false;
   const entries = await fs.readdir(fsPath(root, dir)).catch(() => [] as string[]);
   return entries.length > 0;
+}
+
+/** A restore's outcome as people and JSON see it: display paths instead of raw bytes. */
+export function displayOutcome(result: RestoreResult): RestoreReport {
+  return {
+    written: result.written.map(displayPath),
+    deleted: result.deleted.map(displayPath),
+    skipped: result.skipped.map((s) => ({ path: displayPath(s.path), reason: s.reason })),
+    safety: result.safety,
+  };
 }
 
 /** Raw diff between two trees (proportional to what changed). */

@@ -1,7 +1,7 @@
 import type { FileState } from "../capture/tree-edit.js";
 import { GhostcommitError } from "../errors.js";
 import { displayPath, type RelPath } from "../paths.js";
-import { runRestore } from "../restore/restore.js";
+import { displayOutcome, runRestore } from "../restore/restore.js";
 import type { RedoOptions, RedoReport } from "../types.js";
 import { conflictError, type SessionContext } from "./context.js";
 import type { RewindState } from "./model.js";
@@ -74,10 +74,7 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
       const report: RedoReport = {
         session,
         restoredTurns: rewind.turns,
-        written: result.written.map(displayPath),
-        deleted: result.deleted.map(displayPath),
-        skipped: result.skipped.map((s) => ({ path: displayPath(s.path), reason: s.reason })),
-        safety: result.safety,
+        ...displayOutcome(result),
       };
       if (dryRun) {
         report.dryRun = true;

@@ -3,7 +3,7 @@ import path from "node:path";
 import type { FileState } from "../capture/tree-edit.js";
 import { GhostcommitError } from "../errors.js";
 import { displayPath, type RelPath } from "../paths.js";
-import { diffTrees, runRestore } from "../restore/restore.js";
+import { diffTrees, displayOutcome, runRestore } from "../restore/restore.js";
 import { nowMicros } from "../store/metadata.js";
 import type { StoredSnapshot } from "../store/store.js";
 import type { RewindOptions, RewindReport } from "../types.js";
@@ -112,10 +112,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         session,
         to,
         rewoundTurns: turns.map((t) => t.turn),
-        written: result.written.map(displayPath),
-        deleted: result.deleted.map(displayPath),
-        skipped: result.skipped.map((s) => ({ path: displayPath(s.path), reason: s.reason })),
-        safety: result.safety,
+        ...displayOutcome(result),
       };
       if (dryRun) {
         report.dryRun = true;
