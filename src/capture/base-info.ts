@@ -1,11 +1,19 @@
 import path from "node:path";
-import { runGit, splitNul } from "../git/exec.js";
-import { type RelPath, relFromBytes } from "../paths.js";
+import { runGit } from "../git/exec.js";
+import type { RelPath } from "../paths.js";
 import { readJson, writeFileAtomic } from "../store/layout.js";
 import type { Ghostignore } from "./ghostignore.js";
 import { ghostignoreMatch } from "./policy.js";
 
 const GITLINK = Buffer.from("160000");
+const ATTRIBUTES = Buffer.from(".gitattributes");
+
+/** Whether bytes [start, end) name a `.gitattributes` file (at the top or in a directory). */
+function endsWithAttributes(buffer: Buffer, start: number, end: number): boolean {
+  const from = end - ATTRIBUTES.length;
+  if (from < start || buffer.compare(ATTRIBUTES, 0, ATTRIBUTES.length, from, end) !== 0) return false;
+  return from === start || buffer[from - 1] === 0x2f;
+}
 
 /** What ghostcommit needs to know about the whole base tree, computed once per base tree. */
 export interface BaseInfo {
@@ -71,39 +79,42 @@ export async function baseInfo(
   ) {
     return cached;
   }
-  const result = await runGit(["ls-tree", "-r", "-z", tree], { cwd: storeDir, env: gitEnv });
-  const records = splitNul(result.stdout);
-  const names: Buffer[] = [];
-  const fileNames: Buffer[] = []; // without submodules, which are never read from disk
-  for (const record of records) {
-    const tab = record.indexOf(0x09);
-    const name = record.subarray(tab + 1);
-    names.push(name);
-    if (!record.subarray(0, 6).equals(GITLINK)) fileNames.push(name);
-  }
+  // `--name-only` unless modes are needed: the listing of a 100k-file tree is the biggest thing a
+  // snapshot ever reads, so it is scanned in place and names become strings only when kept.
+  const args = wantNames ? ["ls-tree", "-r", "-z", tree] : ["ls-tree", "-r", "-z", "--name-only", tree];
+  const output = (await runGit(args, { cwd: storeDir, env: gitEnv })).stdout;
   const info: BaseInfo = {
     tree,
-    fileCount: names.length,
+    fileCount: 0,
     ghostignoreHash: hash,
     ghostignored: [],
     ghostignoredFiles: {},
     attributeFiles: [],
   };
-  const all = names.map(relFromBytes);
-  info.attributeFiles = all.filter((rel) => rel === ".gitattributes" || rel.endsWith("/.gitattributes"));
-  if (wantNames) info.names = fileNames.map(relFromBytes);
-  if (ghostignore) {
-    for (const name of names) {
-      const rel = relFromBytes(name);
-      const match = ghostignoreMatch(rel, ghostignore.matcher);
-      if (!match) continue;
-      if (!(match in info.ghostignoredFiles)) {
-        info.ghostignored.push(match);
-        info.ghostignoredFiles[match] = 0;
-      }
-      info.ghostignoredFiles[match]++;
+  const fileNames: RelPath[] = []; // without submodules, which are never read from disk
+  for (let start = 0; start < output.length; ) {
+    let end = output.indexOf(0, start);
+    if (end === -1) end = output.length;
+    const nameStart = wantNames ? output.indexOf(0x09, start) + 1 : start;
+    info.fileCount++;
+    if (endsWithAttributes(output, nameStart, end))
+      info.attributeFiles.push(output.toString("latin1", nameStart, end));
+    if (wantNames && !output.subarray(start, start + 6).equals(GITLINK)) {
+      fileNames.push(output.toString("latin1", nameStart, end));
     }
+    if (ghostignore) {
+      const match = ghostignoreMatch(output.toString("latin1", nameStart, end), ghostignore.matcher);
+      if (match) {
+        if (!(match in info.ghostignoredFiles)) {
+          info.ghostignored.push(match);
+          info.ghostignoredFiles[match] = 0;
+        }
+        info.ghostignoredFiles[match]++;
+      }
+    }
+    start = end + 1;
   }
+  if (wantNames) info.names = fileNames;
   await writeFileAtomic(cacheFile, JSON.stringify(info)).catch(() => {});
   return info;
 }

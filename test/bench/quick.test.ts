@@ -39,6 +39,7 @@ describe("npm run bench -- --quick", () => {
       "status",
       "snapshot_first",
       "snapshot_later",
+      "snapshot_later_library",
       "restore",
       "turn",
       "codex_v1",
@@ -46,7 +47,13 @@ describe("npm run bench -- --quick", () => {
       "opencode_first",
       "opencode_later",
     ]);
-    expect(ids(plain.cases)).toEqual(["status", "add_all_fresh", "snapshot_first", "snapshot_later"]);
+    expect(ids(plain.cases)).toEqual([
+      "status",
+      "add_all_fresh",
+      "snapshot_first",
+      "snapshot_later",
+      "snapshot_later_library",
+    ]);
     for (const c of [...repo.cases, ...plain.cases]) {
       // Only the session commands may be missing (skipped with a reason); everything else ran.
       if (c.id === "turn" && c.skipped) continue;
@@ -60,6 +67,7 @@ describe("npm run bench -- --quick", () => {
     expect(report.bars.map((b: { id: string }) => b.id)).toEqual([
       "snapshot_first",
       "snapshot_later",
+      "snapshot_later_library",
       "restore",
       "turn",
       "disk",
