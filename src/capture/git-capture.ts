@@ -270,7 +270,7 @@ async function syncExcludes(commonDir: string, storeGitDir: string): Promise<voi
   const source = await fs.readFile(path.join(commonDir, "info", "exclude")).catch(() => Buffer.alloc(0));
   const target = path.join(storeGitDir, "info", "exclude");
   const current = await fs.readFile(target).catch(() => null);
-  if (current && current.equals(source)) return;
+  if (current?.equals(source)) return;
   const temp = `${target}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
   await fs.writeFile(temp, source);
   await fs.rename(temp, target);
