@@ -52,6 +52,11 @@ const REASON_TEXT: Record<Excluded["reason"], string> = {
 
 const DIR_REASONS = new Set<Excluded["reason"]>(["dependency-dir", "large-dir", "nested-repo"]);
 
+/** "1 file", "5,000 files". */
+export function nFiles(n: number): string {
+  return `${formatCount(n)} ${n === 1 ? "file" : "files"}`;
+}
+
 /** 5000 → "5,000" (toLocaleString would load ICU data: ~15 ms of start-up). */
 export function formatCount(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");

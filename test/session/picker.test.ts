@@ -31,7 +31,7 @@ describe("the rewind picker's content", () => {
       60_000,
     );
     expect(choices.map((c) => c.value)).toEqual(["3", "1"]);
-    expect(choices[1]).toEqual({ value: "1", label: "1 · fix the bug", hint: "1 min ago · 1 files" });
+    expect(choices[1]).toEqual({ value: "1", label: "1 · fix the bug", hint: "1 min ago · 1 file" });
     expect(choices[0].label).toHaveLength(4 + 60);
     expect(choices[0].hint).toMatch(/open$/);
   });

@@ -1,7 +1,7 @@
 import { cancel, confirm, intro, isCancel, note, outro, select } from "@clack/prompts";
 import { GhostcommitError } from "../../errors.js";
 import type { RewindReport, SessionHandle, TurnRecord } from "../../types.js";
-import { age, type CommandOutput, color, formatCount } from "../output.js";
+import { age, color, nFiles, formatCount, type CommandOutput } from "../output.js";
 
 /** One line of the turn picker. */
 export interface TurnChoice {
@@ -20,7 +20,7 @@ export function turnChoices(turns: TurnRecord[], now = Date.now()): TurnChoice[]
     .reverse()
     .map((t) => {
       const prompt = t.prompt.length > 60 ? `${t.prompt.slice(0, 59)}…` : t.prompt;
-      const files = t.state === "open" ? "open" : `${formatCount(t.changed.length)} files`;
+      const files = t.state === "open" ? "open" : nFiles(t.changed.length);
       return {
         value: t.turn,
         label: `${t.turn}${prompt ? ` · ${prompt}` : ""}`,

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { RestoreReport } from "../../types.js";
 import { globalsOf, open, withGlobals } from "../context.js";
-import { color, formatCount, progress, shortId } from "../output.js";
+import { color, nFiles, formatCount, progress, shortId } from "../output.js";
 import type { Action } from "../runner.js";
 
 export function register(program: Command, run: Action): void {
@@ -44,9 +44,7 @@ export function describeRestore(report: {
       `  ${color.yellow("skip  ")} ${skip.path} (${skip.reason === "excluded" ? "not captured now or then" : skip.reason})`,
     );
   }
-  lines.push(
-    `${verb} ${formatCount(report.written.length)} files, ${del} ${formatCount(report.deleted.length)}`,
-  );
+  lines.push(`${verb} ${nFiles(report.written.length)}, ${del} ${formatCount(report.deleted.length)}`);
   if (report.safety) {
     lines.push(color.dim(`undo with: ghostcommit restore ${shortId(report.safety)}`));
   }

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { TurnRecord } from "../../types.js";
 import { globalsOf, open, withGlobals } from "../context.js";
-import { age, color, formatCount, shortId } from "../output.js";
+import { age, color, nFiles, formatCount, shortId } from "../output.js";
 import type { Action } from "../runner.js";
 import * as rewind from "./rewind.js";
 import { resolveSession } from "./session-args.js";
@@ -41,7 +41,7 @@ export function register(program: Command, run: Action): void {
           json: ended,
           human: () =>
             [
-              `turn ${color.bold(ended.turn)} ended · after ${shortId(ended.after)} · ${formatCount(ended.changed.length)} files changed`,
+              `turn ${color.bold(ended.turn)} ended · after ${shortId(ended.after)} · ${nFiles(ended.changed.length)} changed`,
               ...listPaths(ended.changed),
             ].join("\n"),
         };
@@ -103,7 +103,7 @@ function describeLog(session: string, turns: TurnRecord[]): string {
   const lines = [`session ${color.bold(session)}`];
   for (const t of turns) {
     const state = STATE_COLOR[t.state](t.state.padEnd(7));
-    const files = `${formatCount(t.changed.length)} files`.padEnd(10);
+    const files = nFiles(t.changed.length).padEnd(10);
     lines.push(`  ${color.bold(t.turn)}  ${state} ${files} ${age(t.startedAt).padEnd(11)} ${t.prompt}`);
   }
   return lines.join("\n");

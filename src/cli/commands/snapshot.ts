@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { globalsOf, open, withGlobals } from "../context.js";
-import { color, formatCount, formatExcluded, progress, shortId } from "../output.js";
+import { color, formatExcluded, nFiles, progress, shortId } from "../output.js";
 import type { Action } from "../runner.js";
 
 export function register(program: Command, run: Action): void {
@@ -18,7 +18,7 @@ export function register(program: Command, run: Action): void {
           json: snap,
           human: () =>
             [
-              `${color.green("snapshot")} ${color.bold(shortId(snap.id))} ${formatCount(snap.fileCount)} files${snap.message !== "snapshot" ? ` · ${snap.message}` : ""}`,
+              `${color.green("snapshot")} ${color.bold(shortId(snap.id))} ${nFiles(snap.fileCount)}${snap.message !== "snapshot" ? ` · ${snap.message}` : ""}`,
               ...formatExcluded(snap.excluded),
             ].join("\n"),
         };
