@@ -250,6 +250,7 @@ async function runStatus(
       "--ignore-submodules=all",
     ];
     if (prefix !== "") args.push("--", relBytes(prefix).toString("utf8"));
+    trace("capture: status started");
     const result = await runGit(args, {
       cwd: worktreeRoot,
       env: {
@@ -259,6 +260,7 @@ async function runStatus(
         GIT_OPTIONAL_LOCKS: "0",
       },
     });
+    trace("capture: status done");
     return result.stdout;
   } finally {
     await fs.rm(tempGitDir, { recursive: true, force: true });

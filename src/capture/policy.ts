@@ -25,11 +25,22 @@ export interface UntrackedPolicyResult {
 
 /** The outermost ancestor directory named like a dependency dir, or null. */
 export function dependencyDirOf(rel: RelPath, names: ReadonlySet<string>): RelPath | null {
-  const parts = rel.split("/");
-  for (let i = 0; i < parts.length - 1; i++) {
-    if (names.has(parts[i])) return parts.slice(0, i + 1).join("/");
+  // One regular expression per name set: thousands of untracked paths (a node_modules) pass here.
+  const match = dependencyPattern(names).exec(rel);
+  return match ? rel.slice(0, match.index + match[0].length - 1) : null;
+}
+
+const patterns = new WeakMap<ReadonlySet<string>, RegExp>();
+
+/** Matches the first path component (followed by more path) that is one of the names. */
+function dependencyPattern(names: ReadonlySet<string>): RegExp {
+  let pattern = patterns.get(names);
+  if (!pattern) {
+    const alternatives = [...names].map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
+    pattern = new RegExp(`^(?:[^/]*/)*?(?:${alternatives || "(?!)"})/`);
+    patterns.set(names, pattern);
   }
-  return null;
+  return pattern;
 }
 
 /** The outermost ancestor directory matched by .ghostignore, else the path itself if matched, else null. */
