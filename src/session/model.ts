@@ -57,16 +57,8 @@ export interface TurnState {
   endedAt?: number;
 }
 
-/** A rewind that redo can still undo. */
-export interface RewindState {
-  id: string;
-  to: string;
-  turns: string[];
-  safety: string;
-  written: [RelPath, string, string][];
-  deleted: RelPath[];
-  t: number;
-}
+/** A rewind that redo can still undo: its journal record, less what only the fold needs. */
+export type RewindState = Omit<Extract<JournalRecord, { e: "rewind" }>, "e" | "closed">;
 
 export interface SessionState {
   session: string;
@@ -145,15 +137,8 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
         const turn = findTurn(state, id);
         if (turn) turn.state = "rewound";
       }
-      state.redoStack.push({
-        id: record.id,
-        to: record.to,
-        turns: record.turns,
-        safety: record.safety,
-        written: record.written,
-        deleted: record.deleted,
-        t: record.t,
-      });
+      const { e: _kind, closed: _closed, ...rewind } = record;
+      state.redoStack.push(rewind);
       break;
     }
     case "redo": {
