@@ -12,11 +12,18 @@ import type { StoredSnapshot } from "./store/store.js";
 import { splitNul } from "./git/exec.js";
 import { collectGarbage, type GcPolicy } from "./maintenance/gc.js";
 import { type DoctorCheck, runDoctor } from "./maintenance/doctor.js";
+import { checkBackgroundPush } from "./maintenance/push-check.js";
+import { fetchWorkspace } from "./session/fetch.js";
+import { pushWorkspace } from "./session/push.js";
 import { maybeRunRetention, protectedSnapshots, retentionPolicy } from "./session/retention.js";
 import { latestSessionId, listSessions, Session } from "./session/handle.js";
 import type {
   DoctorReport,
+  FetchOptions,
+  FetchReport,
   GcOptions,
+  PushOptions,
+  PushReport,
   GcReport,
   DiffEntry,
   Excluded,
@@ -32,7 +39,7 @@ import type {
 } from "./types.js";
 
 /** Checks other layers add to `doctor` (session journals, hook logs). */
-export const doctorChecks: DoctorCheck[] = [];
+export const doctorChecks: DoctorCheck[] = [checkBackgroundPush];
 
 export function toExcluded(entries: StoredExclusion[]): Excluded[] {
   return entries.map((e) => ({ ...e, path: displayPath(e.path) }));
@@ -188,6 +195,16 @@ export class Workspace {
   async latestSession(): Promise<SessionHandle | null> {
     const id = await latestSessionId(this.engine);
     return id === null ? null : this.session(id);
+  }
+
+  /** Sends sessions (and with `snapshots`, plain snapshots) to a git remote under refs/ghostcommit/. */
+  async push(options: PushOptions = {}): Promise<PushReport> {
+    return pushWorkspace(this.engine, this.cwd, options);
+  }
+
+  /** Brings a git remote's sessions and snapshots into this workspace's store. */
+  async fetch(options: FetchOptions = {}): Promise<FetchReport> {
+    return fetchWorkspace(this.engine, this.cwd, options);
   }
 
   /** Forgets snapshots (their content is freed by the next gc). */

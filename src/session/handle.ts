@@ -15,7 +15,9 @@ import type {
 import { type SessionContext, sessionContext } from "./context.js";
 import { readAllJournals } from "./journal.js";
 import { openTurnOf, type SessionState, type TurnState } from "./model.js";
+import { startPushAfterTurn } from "./auto-push.js";
 import { redoSession } from "./redo.js";
+import { readOrigins } from "./remote-sessions.js";
 import { rewindSession } from "./rewind.js";
 import { touchPaths } from "./touch.js";
 import { beginTurn, endTurn } from "./turns.js";
@@ -37,8 +39,10 @@ export class Session implements SessionHandle {
   }
 
   /** Ends `turn` (default: the open turn). */
-  endTurn(turn?: string): Promise<TurnEnded> {
-    return endTurn(this.ctx, turn);
+  async endTurn(turn?: string): Promise<TurnEnded> {
+    const ended = await endTurn(this.ctx, turn);
+    startPushAfterTurn(this.ctx.engine);
+    return ended;
   }
 
   touched(paths: string[]): Promise<{ touched: string[] }> {
@@ -88,7 +92,13 @@ export function toSummary(state: SessionState): SessionSummary {
 
 /** The workspace's sessions, most recently active first. */
 export async function listSessions(engine: Engine): Promise<SessionSummary[]> {
-  return (await readAllJournals(engine.paths.sessionsDir)).map(toSummary);
+  const [journals, origins] = await Promise.all([readAllJournals(engine.paths.sessionsDir), readOrigins(engine)]);
+  return journals.map((state) => {
+    const summary = toSummary(state);
+    const origin = origins.get(state.session);
+    if (origin) summary.origin = origin;
+    return summary;
+  });
 }
 
 /** The most recently active session's id, or null when there is none. */

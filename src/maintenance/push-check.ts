@@ -1,0 +1,16 @@
+import type { Engine } from "../engine.js";
+import { backgroundPushLog, backgroundPushStatus } from "../session/auto-push.js";
+import type { DoctorCheck } from "./doctor.js";
+
+/** Doctor check: the latest background push (after a turn) failed; the next success clears it. */
+export const checkBackgroundPush: DoctorCheck = async (engine: Engine) => {
+  const status = await backgroundPushStatus(engine);
+  if (!status || status.ok) return [];
+  return [
+    {
+      code: "push-failed",
+      message: `the background push to ${status.remote} after a turn failed (${status.t}): ${status.message ?? "unknown error"}. Run \`ghostcommit push ${status.remote}\` to retry; details in the log`,
+      path: backgroundPushLog(engine),
+    },
+  ];
+};
