@@ -1,9 +1,14 @@
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Repo } from "../helpers/repo.js";
 import { cliTurn, cloneOf, ghostRefs, gitDaemon, hook, machines, originRepo } from "./remote-support.js";
 
 const { a, b, bare } = machines();
+
+/** Waits for something a detached process does (no timing is asserted; the test's timeout bounds it). */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((r) => setTimeout(r, 100));
+}
 
 /** Records a two-turn session on machine A, with a commit A never pushed (its blobs are borrowed). */
 function recordOnA(name: string, url: string): { repo: Repo; turns: any[] } {
@@ -155,6 +160,36 @@ describe("push and fetch through a local bare repository", () => {
     const pushed = repo.ok("push");
     expect(ghostRefs(a, remote)).toHaveLength(pushed.refs);
     a.git(remote, "fsck", "--connectivity-only", "--no-dangling");
+  });
+});
+
+describe("push after each turn", () => {
+  it("pushes in the background without holding up the turn, and doctor shows a failed push", async () => {
+    const remote = bare("auto.git");
+    const repo = originRepo(a, "auto", remote, { "f.txt": "0\n" });
+    repo.write({ ".ghostcommit.json": JSON.stringify({ push: { remote: "origin", after: "turn" } }) });
+    // The remote holds the push until told to go on: the turn must end regardless.
+    const gate = `${remote}/go`;
+    hook(remote, "pre-receive", `while [ ! -f '${gate}' ]; do sleep 0.05; done`);
+    try {
+      cliTurn(repo, "bg", "1", () => repo.write({ "f.txt": "1\n" }));
+      expect(ghostRefs(a, remote)).toEqual([]);
+    } finally {
+      writeFileSync(gate, "");
+    }
+    await until(() => ghostRefs(a, remote).some((ref) => ref.includes("/sessions/")));
+    expect(repo.ok("doctor").problems).toEqual([]);
+
+    repo.write({ ".ghostcommit.json": JSON.stringify({ push: { remote: "nowhere", after: "turn" } }) });
+    cliTurn(repo, "bg", "2", () => repo.write({ "f.txt": "2\n" }));
+    let problems: any[] = [];
+    await until(() => {
+      problems = repo.cli(["doctor", "--json"]).json?.problems ?? [];
+      return problems.length > 0;
+    });
+    expect(problems).toEqual([
+      expect.objectContaining({ code: "push-failed", message: expect.stringMatching(/nowhere/) }),
+    ]);
   });
 });
 
