@@ -2,8 +2,12 @@ import type { Engine } from "../engine.js";
 import { backgroundPushLog, backgroundPushStatus } from "../session/auto-push.js";
 import type { DoctorCheck } from "./doctor.js";
 
-/** Doctor check: the latest background push (after a turn) failed; the next success clears it. */
+/**
+ * Doctor check: the latest background push (after a turn) failed. The next success clears it, and
+ * so does switching the background push off.
+ */
 export const checkBackgroundPush: DoctorCheck = async (engine: Engine) => {
+  if (engine.settings.push?.after !== "turn") return [];
   const status = await backgroundPushStatus(engine);
   if (!status || status.ok) return [];
   return [

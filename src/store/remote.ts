@@ -84,7 +84,9 @@ export async function resolveRemote(
   throw new GhostcommitError(
     "usage",
     given === undefined
-      ? "no remote given and the repository has no remote named origin"
+      ? location.kind === "git"
+        ? "no remote given and the repository has no remote named origin"
+        : "no remote given: this workspace is not in a git repository, give a URL or a path"
       : `no remote ${name}: not a remote of the repository, a URL or an existing path`,
     { remote: name },
   );

@@ -11,7 +11,7 @@ async function until(done: () => boolean): Promise<void> {
 }
 
 /** Records a two-turn session on machine A, with a commit A never pushed (its blobs are borrowed). */
-function recordOnA(name: string, url: string): { repo: Repo; turns: any[] } {
+function recordOnA(name: string, url: string, twoTurns = true): { repo: Repo; turns: any[] } {
   const repo = originRepo(a, name, url, {
     "README.md": "hi\n",
     "src/app.ts": "one\n",
@@ -24,7 +24,8 @@ function recordOnA(name: string, url: string): { repo: Repo; turns: any[] } {
     repo.write({ "README.md": "changed by the agent\n", "src/new.ts": "new\n" });
     repo.remove("src/app.ts");
   });
-  cliTurn(repo, "s1", "t2", () => repo.write({ "src/new.ts": "newer\n", "local.txt": "edited\n" }));
+  if (twoTurns)
+    cliTurn(repo, "s1", "t2", () => repo.write({ "src/new.ts": "newer\n", "local.txt": "edited\n" }));
   return { repo, turns: repo.ok("log", "--session", "s1") };
 }
 
@@ -52,7 +53,6 @@ describe("push and fetch through a local bare repository", () => {
     // An ordinary clone sees none of it.
     const plain = cloneOf(a, remote, "plain");
     expect(ghostRefs(a, plain.dir)).toEqual([]);
-    expect(a.cli(plain.dir, ["show", "--json", turns[0].after]).status).not.toBe(0);
     expect(() => plain.git("cat-file", "-e", turns[0].after)).toThrow();
 
     const onB = cloneOf(b, remote, "b1");
@@ -66,9 +66,13 @@ describe("push and fetch through a local bare repository", () => {
     expect(listed).toMatchObject({ session: "s1", turns: 2, origin: { remote: `file://${remote}` } });
     expect(typeof listed.origin.host).toBe("string");
     expect(onB.ok("log", "--session", "s1")).toEqual(turns);
-    expect(onB.ok("diff", turns[0].before, turns[1].after)).toEqual(
-      onA.ok("diff", turns[0].before, turns[1].after),
-    );
+    const diff = onB.ok("diff", turns[0].before, turns[1].after);
+    expect(diff.map((e: any) => `${e.status} ${e.path}`).sort()).toEqual([
+      "added src/new.ts",
+      "deleted src/app.ts",
+      "modified README.md",
+      "modified local.txt",
+    ]);
     expect(onB.ok("show", turns[1].after).files).toContain("local.txt");
 
     // Rewind applies the usual conflict rules against B's files, which do not hold the agent's work.
@@ -144,7 +148,7 @@ describe("push and fetch through a local bare repository", () => {
 
   it("leaves the remote as it was when a push is cut off or partly refused", () => {
     const remote = bare("cut.git");
-    const { repo } = recordOnA("cut", remote);
+    const { repo } = recordOnA("cut", remote, false);
     // The server dies after receiving the objects, before any ref moves.
     const killer = hook(remote, "pre-receive", "kill -9 $PPID");
     const cut = repo.cli(["push", "--json"]);
@@ -198,14 +202,14 @@ describe("push and fetch over git daemon on 127.0.0.1", () => {
     const remote = bare("net.git");
     const daemon = await gitDaemon(a, remote.replace(/\/net\.git$/, ""));
     const url = `${daemon.url}/net.git`;
-    const { repo: onA, turns } = recordOnA("n1", url);
+    const { repo: onA, turns } = recordOnA("n1", url, false);
     expect(onA.ok("push", url).refs).toBeGreaterThan(1);
     const plain = cloneOf(b, url, "nplain");
     expect(ghostRefs(b, plain.dir)).toEqual([]);
     const onB = cloneOf(b, url, "n2");
     expect(onB.ok("fetch", "origin").sessions.map((s: any) => s.session)).toEqual(["s1"]);
     expect(onB.ok("log", "--session", "s1")).toEqual(turns);
-    onB.ok("restore", turns[1].after);
+    onB.ok("restore", turns[0].after);
     onB.ok("rewind", "--session", "s1", "--to", "t1");
     expect(onB.read("README.md")).toBe("hi\n");
     daemon.stop();
