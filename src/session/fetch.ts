@@ -42,7 +42,7 @@ export async function fetchWorkspace(
   return withSyncLock(engine, async () => {
     const ns = remoteNamespace(engine.location);
     const before = new Set(await engine.refs.refIds());
-    report.bytes = await fetchRefs(engine.refs.refsGitDir, remote.url, [
+    report.bytes = await fetchRefs(engine.refs.refsGitDir, remote, [
       `${ns}snapshots/*:${engine.refs.refPrefix}*`,
       `+${ns}sessions/*:${trackingPrefix(engine)}*`,
     ]);

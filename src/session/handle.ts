@@ -92,7 +92,10 @@ export function toSummary(state: SessionState): SessionSummary {
 
 /** The workspace's sessions, most recently active first. */
 export async function listSessions(engine: Engine): Promise<SessionSummary[]> {
-  const [journals, origins] = await Promise.all([readAllJournals(engine.paths.sessionsDir), readOrigins(engine)]);
+  const [journals, origins] = await Promise.all([
+    readAllJournals(engine.paths.sessionsDir),
+    readOrigins(engine),
+  ]);
   return journals.map((state) => {
     const summary = toSummary(state);
     const origin = origins.get(state.session);

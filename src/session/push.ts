@@ -54,7 +54,7 @@ export async function pushWorkspace(
   if (!existsSync(engine.paths.gitDir)) return report; // nothing was ever recorded here
   return withSyncLock(engine, async () => {
     const gitDir = engine.paths.gitDir;
-    const remoteRefs = await listRemoteRefs(gitDir, remote.url);
+    const remoteRefs = await listRemoteRefs(gitDir, remote);
     const snapshots = await engine.refs.list();
     const sessionIds =
       options.sessions ?? (await readAllJournals(engine.paths.sessionsDir)).map((s) => s.session);
@@ -64,7 +64,7 @@ export async function pushWorkspace(
       const oid = remoteRefs.get(remoteSessionRef(engine, journalName(engine, session)));
       return oid !== undefined && !present.has(oid);
     });
-    if (missingSessionCommit) await fetchSessionCommits(engine, remote.url);
+    if (missingSessionCommit) await fetchSessionCommits(engine, remote);
 
     const updates: SessionUpdate[] = [];
     const conflicts: { session: string; host: string }[] = [];
@@ -105,7 +105,7 @@ export async function pushWorkspace(
     ];
     const tips = refUpdates.map(([oid]) => oid);
     report.bytes = await bytesToSend(engine.paths.dir, engine.readEnv, tips, [...present]);
-    await pushRefs(gitDir, remote.url, refUpdates);
+    await pushRefs(gitDir, remote, refUpdates);
     await trackPushed(engine, updates);
     report.sessions = updates.map(({ session, turns, status }) => ({ session, turns, status }));
     report.snapshots = toSend.map((s) => s.id);

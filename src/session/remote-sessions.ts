@@ -4,7 +4,7 @@ import type { Engine } from "../engine.js";
 import { runGit } from "../git/exec.js";
 import { LooseObjectWriter, MODE, serializeCommit, serializeTree } from "../git/objects.js";
 import { isPlainObject, readJson, writeFileAtomic } from "../store/layout.js";
-import { fetchRefs, remoteNamespace } from "../store/remote.js";
+import { fetchRefs, type ResolvedRemote, remoteNamespace } from "../store/remote.js";
 import type { StoredSnapshot } from "../store/store.js";
 import type { SessionOrigin } from "../types.js";
 import { withLock } from "../util/lock.js";
@@ -92,9 +92,9 @@ export async function readSessionCommit(
 }
 
 /** Fetches the remote's session commits into the tracking refs (journals are tiny). */
-export function fetchSessionCommits(engine: Engine, url: string): Promise<number> {
+export function fetchSessionCommits(engine: Engine, remote: ResolvedRemote): Promise<number> {
   const ns = remoteNamespace(engine.location);
-  return fetchRefs(engine.refs.refsGitDir, url, [`+${ns}sessions/*:${trackingPrefix(engine)}*`]);
+  return fetchRefs(engine.refs.refsGitDir, remote, [`+${ns}sessions/*:${trackingPrefix(engine)}*`]);
 }
 
 /** Records where a fetched session came from, so `sessions` can say so. */

@@ -34,12 +34,37 @@ const TRANSFER_CONFIG = [
   "push.gpgSign=false",
 ];
 
-/** Transport settings of the user's environment that git needs to reach the remote. */
-function transportEnv(): NodeJS.ProcessEnv {
+/** Transport settings of the user's repository config, e.g. the auth header a CI checkout sets there. */
+const TRANSPORT_KEYS =
+  /^(http\..+|https?\..+|credential\..+|url\..+\.(insteadof|pushinsteadof)|core\.sshcommand|core\.askpass)$/;
+
+/**
+ * What git needs to reach the remote as the user's own git would: their SSH and askpass
+ * variables, and the transport settings of the repository's own config, handed over through the
+ * environment (not the command line, where other users could read a token).
+ */
+async function transportEnv(location: WorkspaceLocation): Promise<NodeJS.ProcessEnv> {
   const env: NodeJS.ProcessEnv = {};
   for (const key of ["GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS"]) {
     if (process.env[key] !== undefined) env[key] = process.env[key];
   }
+  if (location.kind !== "git") return env;
+  const listed = await runGit(["config", "--local", "-z", "--list"], {
+    cwd: location.root,
+    okCodes: [0, 1, 128],
+  });
+  const pairs: [string, string][] = [];
+  for (const entry of listed.stdout.toString("utf8").split("\0")) {
+    const newline = entry.indexOf("\n");
+    const key = newline === -1 ? entry : entry.slice(0, newline);
+    if (TRANSPORT_KEYS.test(key.toLowerCase()))
+      pairs.push([key, newline === -1 ? "true" : entry.slice(newline + 1)]);
+  }
+  env.GIT_CONFIG_COUNT = String(pairs.length);
+  pairs.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
   return env;
 }
 
@@ -52,10 +77,11 @@ export function remoteNamespace(location: WorkspaceLocation): string {
   return `refs/ghostcommit/${scope}/`;
 }
 
-/** The remote as given and the URL git uses for it. */
+/** The remote as given, the URL git uses for it and the environment that reaches it. */
 export interface ResolvedRemote {
   name: string;
   url: string;
+  env: NodeJS.ProcessEnv;
 }
 
 /**
@@ -69,6 +95,7 @@ export async function resolveRemote(
   cwd: string,
 ): Promise<ResolvedRemote> {
   const name = given ?? "origin";
+  const env = await transportEnv(location);
   if (name.trim() === "" || name.startsWith("-")) {
     throw new GhostcommitError("usage", `not a remote: ${JSON.stringify(name)}`);
   }
@@ -76,11 +103,11 @@ export async function resolveRemote(
     const args = ["remote", "get-url", ...(direction === "push" ? ["--push"] : []), name];
     const result = await runGit(args, { cwd: location.root, okCodes: [0, 2, 128] });
     const url = result.stdout.toString("utf8").trim();
-    if (result.code === 0 && url) return { name, url: absoluteIfPath(url, location.root) };
+    if (result.code === 0 && url) return { name, url: absoluteIfPath(url, location.root), env };
   }
-  if (looksLikeUrl(name)) return { name, url: name };
+  if (looksLikeUrl(name)) return { name, url: name, env };
   const local = path.resolve(cwd, name);
-  if (await fs.stat(local).catch(() => null)) return { name, url: local };
+  if (await fs.stat(local).catch(() => null)) return { name, url: local, env };
   throw new GhostcommitError(
     "usage",
     given === undefined
@@ -102,12 +129,12 @@ function absoluteIfPath(url: string, root: string): string {
 }
 
 /** Every ref of the remote (name to oid). */
-export async function listRemoteRefs(gitDir: string, url: string): Promise<Map<string, string>> {
-  const result = await runGit([...TRANSFER_CONFIG, "ls-remote", "--", url], {
+export async function listRemoteRefs(gitDir: string, remote: ResolvedRemote): Promise<Map<string, string>> {
+  const result = await runGit([...TRANSFER_CONFIG, "ls-remote", "--", remote.url], {
     cwd: path.dirname(gitDir),
-    env: { GIT_DIR: gitDir, ...transportEnv() },
+    env: { GIT_DIR: gitDir, ...remote.env },
   }).catch((error: GhostcommitError) => {
-    throw transferError("reach", url, error);
+    throw transferError("reach", remote.url, error);
   });
   const refs = new Map<string, string>();
   for (const line of result.stdout.toString("utf8").split("\n")) {
@@ -122,7 +149,11 @@ export async function listRemoteRefs(gitDir: string, url: string): Promise<Map<s
  * none, so an interrupted or refused push leaves it as it was. Destinations must not exist yet
  * or be ancestors of the new value (never forced).
  */
-export async function pushRefs(gitDir: string, url: string, updates: [string, string][]): Promise<void> {
+export async function pushRefs(
+  gitDir: string,
+  remote: ResolvedRemote,
+  updates: [string, string][],
+): Promise<void> {
   if (updates.length === 0) return;
   const refspecs = updates.map(([source, destination]) => `${source}:${destination}`);
   await runGit(
@@ -134,12 +165,12 @@ export async function pushRefs(gitDir: string, url: string, updates: [string, st
       "--no-verify",
       "--no-signed",
       "--",
-      url,
+      remote.url,
       ...refspecs,
     ],
-    { cwd: path.dirname(gitDir), env: { GIT_DIR: gitDir, ...transportEnv() } },
+    { cwd: path.dirname(gitDir), env: { GIT_DIR: gitDir, ...remote.env } },
   ).catch((error: GhostcommitError) => {
-    throw transferError("push to", url, error);
+    throw transferError("push to", remote.url, error);
   });
 }
 
@@ -147,7 +178,7 @@ export async function pushRefs(gitDir: string, url: string, updates: [string, st
  * Fetches refspecs into `gitDir`, never pruning, never touching FETCH_HEAD, tags or submodules.
  * Returns the bytes received (the size of the packs the fetch added).
  */
-export async function fetchRefs(gitDir: string, url: string, refspecs: string[]): Promise<number> {
+export async function fetchRefs(gitDir: string, remote: ResolvedRemote, refspecs: string[]): Promise<number> {
   if (refspecs.length === 0) return 0;
   const packDir = path.join(gitDir, "objects", "pack");
   const before = new Set(await fs.readdir(packDir).catch(() => [] as string[]));
@@ -161,12 +192,12 @@ export async function fetchRefs(gitDir: string, url: string, refspecs: string[])
       "--no-recurse-submodules",
       "--quiet",
       "--",
-      url,
+      remote.url,
       ...refspecs,
     ],
-    { cwd: path.dirname(gitDir), env: { GIT_DIR: gitDir, ...transportEnv() } },
+    { cwd: path.dirname(gitDir), env: { GIT_DIR: gitDir, ...remote.env } },
   ).catch((error: GhostcommitError) => {
-    throw transferError("fetch from", url, error);
+    throw transferError("fetch from", remote.url, error);
   });
   let bytes = 0;
   for (const name of await fs.readdir(packDir).catch(() => [] as string[])) {

@@ -167,6 +167,21 @@ describe("push and fetch through a local bare repository", () => {
   });
 });
 
+describe("reaching the remote", () => {
+  it("uses the transport settings of the repository's own config (as a CI checkout leaves them)", () => {
+    const remote = bare("ssh.git");
+    const repo = a.repo("viassh", { "f.txt": "0\n" });
+    // A stand-in for ssh that runs the remote command locally; only the repository's config names it.
+    const ssh = `${a.home}/fake-ssh`;
+    writeFileSync(ssh, '#!/bin/sh\nfor last; do :; done\nexec sh -c "$last"\n', { mode: 0o755 });
+    repo.git("config", "--local", "core.sshCommand", ssh);
+    repo.git("remote", "add", "origin", `ssh://example.invalid${remote}`);
+    cliTurn(repo, "s", "1", () => repo.write({ "f.txt": "1\n" }));
+    expect(repo.ok("push").sessions).toEqual([{ session: "s", turns: 1, status: "created" }]);
+    expect(ghostRefs(a, remote).some((ref) => ref.includes("/sessions/"))).toBe(true);
+  });
+});
+
 describe("push after each turn", () => {
   it("pushes in the background without holding up the turn, and doctor shows a failed push", async () => {
     const remote = bare("auto.git");
