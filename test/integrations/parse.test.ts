@@ -3,7 +3,7 @@ import { parseClaude } from "../../src/integrations/agents/claude.js";
 import { parseCodex, patchPaths } from "../../src/integrations/agents/codex.js";
 import { parseCursor } from "../../src/integrations/agents/cursor.js";
 import { parseGemini } from "../../src/integrations/agents/gemini.js";
-import { promptPreview } from "../../src/integrations/event.js";
+import { promptPreview } from "../../src/session/model.js";
 import { nextTurnNumber, workspacePath } from "../../src/integrations/hook.js";
 import { claudeEvents, codex, cursor, gemini, PATCH, subagent } from "./events.js";
 
@@ -133,6 +133,6 @@ describe("helpers", () => {
 
   it("keeps prompt previews short", () => {
     expect(promptPreview("x".repeat(500))).toHaveLength(200);
-    expect(promptPreview(undefined)).toBe("");
+    expect(promptPreview(" \n ")).toBe("");
   });
 });
