@@ -10,10 +10,10 @@ import { claudeEvents, codex, cursor, gemini, PATCH, subagent } from "./events.j
 const ws = "/w/proj";
 
 describe("Claude Code events", () => {
-  it("UserPromptSubmit begins a turn with a prompt preview and prints nothing", () => {
+  it("UserPromptSubmit begins a turn with the prompt as sent (the session stores its preview) and prints nothing", () => {
     const e = parseClaude(claudeEvents.prompt(ws, "s1", "fix   the\nbug"));
     expect(e).toMatchObject({ agent: "claude-code", session: "s1", cwd: ws, subagent: false, reply: "" });
-    expect(e.action).toEqual({ kind: "begin", prompt: "fix the bug" });
+    expect(e.action).toEqual({ kind: "begin", prompt: "fix   the\nbug" });
   });
 
   it("PreToolUse touches file_path for Write/Edit and notebook_path for NotebookEdit, nothing for Bash", () => {
