@@ -1,4 +1,4 @@
-import type { Engine } from "../engine.js";
+import type { StoreContext } from "../store/context.js";
 import { backgroundPushLog, backgroundPushStatus } from "../session/auto-push.js";
 import type { DoctorCheck } from "./doctor.js";
 
@@ -6,7 +6,7 @@ import type { DoctorCheck } from "./doctor.js";
  * Doctor check: the latest background push (after a turn) failed. The next success clears it, and
  * so does switching the background push off.
  */
-export const checkBackgroundPush: DoctorCheck = async (engine: Engine) => {
+export const checkBackgroundPush: DoctorCheck = async (engine: StoreContext) => {
   if (engine.settings.push?.after !== "turn") return [];
   const status = await backgroundPushStatus(engine);
   if (!status || status.ok) return [];

@@ -1,6 +1,6 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import type { Engine } from "../engine.js";
+import type { StoreContext } from "../store/context.js";
 import { runGit } from "../git/exec.js";
 import { isoFromMicros, nowMicros } from "../store/metadata.js";
 import { linkBorrowedObjects } from "../store/borrow.js";
@@ -24,7 +24,7 @@ import {
  * history under the same session id is kept as it is here and reported.
  */
 export async function fetchWorkspace(
-  engine: Engine,
+  engine: StoreContext,
   cwd: string,
   options: FetchOptions = {},
 ): Promise<FetchReport> {
@@ -39,54 +39,61 @@ export async function fetchWorkspace(
     snapshots: [],
     bytes: 0,
   };
-  return withSyncLock(engine, async () => {
-    const ns = remoteNamespace(engine.location);
-    const before = new Set(await engine.refs.refIds());
-    report.bytes = await fetchRefs(engine.refs.refsGitDir, remote, [
-      `${ns}snapshots/*:${engine.refs.refPrefix}*`,
-      `+${ns}sessions/*:${trackingPrefix(engine)}*`,
-    ]);
-    report.snapshots = (await engine.refs.refIds()).filter((id) => !before.has(id));
-    if (engine.refs.kind === "shadow" && engine.location.commonDir) {
-      // Fetched snapshots may need objects only the repository has: protect them from its gc.
-      await linkBorrowedObjects(
-        engine.paths.dir,
-        engine.paths.objectsDir,
-        path.join(engine.location.commonDir, "objects"),
-      );
-    }
-    const origins: Record<string, SessionOrigin> = {};
-    for (const commit of await trackedSessionCommits(engine)) {
-      const theirs = await readSessionCommit(engine, commit);
-      const { records } = parseJournal(theirs.journal.toString("utf8"));
-      const header = records.find((r) => r.e === "session");
-      if (header?.e !== "session") continue; // not a journal: nothing to bring in
-      const session = header.session;
-      const journal = new Journal(engine.paths.sessionsDir, session);
-      const outcome = await journal.locked(async () => {
-        const ours = await fs.readFile(journal.file).catch(() => null);
-        if (ours !== null && extendsJournal(ours, theirs.journal)) return "unchanged";
-        if (ours !== null && !extendsJournal(theirs.journal, ours)) return "conflict";
-        await writeFileAtomic(journal.file, theirs.journal);
-        return ours === null ? "created" : "updated";
-      });
-      if (outcome === "unchanged") report.unchanged.push(session);
-      else if (outcome === "conflict") {
-        report.conflicts.push({
-          session,
-          reason: `this workspace has a different history under session id ${session}; the one on ${remote.url} (pushed from ${theirs.host}) was not fetched`,
-        });
-      } else {
-        report.sessions.push({ session, turns: foldJournal(session, records).turns.length, status: outcome });
-        origins[session] = { remote: remote.url, host: theirs.host, fetchedAt: isoFromMicros(nowMicros()) };
+  // Under the store's write lock: gc must not prune fetched objects before their refs exist.
+  return engine.writing(() =>
+    withSyncLock(engine, async () => {
+      const ns = remoteNamespace(engine.location);
+      const before = new Set(await engine.refs.refIds());
+      report.bytes = await fetchRefs(engine.refs.refsGitDir, remote, [
+        `${ns}snapshots/*:${engine.refs.refPrefix}*`,
+        `+${ns}sessions/*:${trackingPrefix(engine)}*`,
+      ]);
+      report.snapshots = (await engine.refs.refIds()).filter((id) => !before.has(id));
+      if (engine.refs.kind === "shadow" && engine.location.commonDir) {
+        // Fetched snapshots may need objects only the repository has: protect them from its gc.
+        await linkBorrowedObjects(
+          engine.paths.dir,
+          engine.paths.objectsDir,
+          path.join(engine.location.commonDir, "objects"),
+        );
       }
-    }
-    await recordOrigins(engine, origins);
-    return report;
-  });
+      const origins: Record<string, SessionOrigin> = {};
+      for (const commit of await trackedSessionCommits(engine)) {
+        const theirs = await readSessionCommit(engine, commit);
+        const { records } = parseJournal(theirs.journal.toString("utf8"));
+        const header = records.find((r) => r.e === "session");
+        if (header?.e !== "session") continue; // not a journal: nothing to bring in
+        const session = header.session;
+        const journal = new Journal(engine.paths.sessionsDir, session);
+        const outcome = await journal.locked(async () => {
+          const ours = await fs.readFile(journal.file).catch(() => null);
+          if (ours !== null && extendsJournal(ours, theirs.journal)) return "unchanged";
+          if (ours !== null && !extendsJournal(theirs.journal, ours)) return "conflict";
+          await writeFileAtomic(journal.file, theirs.journal);
+          return ours === null ? "created" : "updated";
+        });
+        if (outcome === "unchanged") report.unchanged.push(session);
+        else if (outcome === "conflict") {
+          report.conflicts.push({
+            session,
+            reason: `this workspace has a different history under session id ${session}; the one on ${remote.url} (pushed from ${theirs.host}) was not fetched`,
+          });
+        } else {
+          report.sessions.push({
+            session,
+            turns: foldJournal(session, records).turns.length,
+            status: outcome,
+          });
+          origins[session] = { remote: remote.url, host: theirs.host, fetchedAt: isoFromMicros(nowMicros()) };
+        }
+      }
+      await recordOrigins(engine, origins);
+      return report;
+    }),
+  );
 }
 
-async function trackedSessionCommits(engine: Engine): Promise<string[]> {
+async function trackedSessionCommits(engine: StoreContext): Promise<string[]> {
   const result = await runGit(["for-each-ref", "--format=%(objectname)", trackingPrefix(engine)], {
     cwd: engine.paths.dir,
     env: { GIT_DIR: engine.refs.refsGitDir },

@@ -1,5 +1,5 @@
 import { existsSync, promises as fs } from "node:fs";
-import type { Engine } from "../engine.js";
+import type { StoreContext } from "../store/context.js";
 import { GhostcommitError } from "../errors.js";
 import { runGit, splitNul } from "../git/exec.js";
 import { displayPath, relFromBytes } from "../paths.js";
@@ -37,7 +37,7 @@ interface SessionUpdate {
  * machine's history under one of the session ids.
  */
 export async function pushWorkspace(
-  engine: Engine,
+  engine: StoreContext,
   cwd: string,
   options: PushOptions = {},
 ): Promise<PushReport> {
@@ -52,66 +52,71 @@ export async function pushWorkspace(
     bytes: 0,
   };
   if (!existsSync(engine.paths.gitDir)) return report; // nothing was ever recorded here
-  return withSyncLock(engine, async () => {
-    const gitDir = engine.paths.gitDir;
-    const remoteRefs = await listRemoteRefs(gitDir, remote);
-    const snapshots = await engine.refs.list();
-    const sessionIds =
-      options.sessions ?? (await readAllJournals(engine.paths.sessionsDir)).map((s) => s.session);
+  // Under the store's write lock: gc must not prune the session commits before they are sent.
+  return engine.writing(() =>
+    withSyncLock(engine, async () => {
+      const gitDir = engine.paths.gitDir;
+      const remoteRefs = await listRemoteRefs(gitDir, remote);
+      const snapshots = await engine.refs.list();
+      const sessionIds =
+        options.sessions ?? (await readAllJournals(engine.paths.sessionsDir)).map((s) => s.session);
 
-    const present = await presentObjects(engine.paths.dir, engine.readEnv, [...new Set(remoteRefs.values())]);
-    const missingSessionCommit = sessionIds.some((session) => {
-      const oid = remoteRefs.get(remoteSessionRef(engine, journalName(engine, session)));
-      return oid !== undefined && !present.has(oid);
-    });
-    if (missingSessionCommit) await fetchSessionCommits(engine, remote);
+      const present = await presentObjects(engine.paths.dir, engine.readEnv, [
+        ...new Set(remoteRefs.values()),
+      ]);
+      const missingSessionCommit = sessionIds.some((session) => {
+        const oid = remoteRefs.get(remoteSessionRef(engine, journalName(engine, session)));
+        return oid !== undefined && !present.has(oid);
+      });
+      if (missingSessionCommit) await fetchSessionCommits(engine, remote);
 
-    const updates: SessionUpdate[] = [];
-    const conflicts: { session: string; host: string }[] = [];
-    const wanted = new Set<string>();
-    for (const session of sessionIds) {
-      const journal = await completeJournal(new Journal(engine.paths.sessionsDir, session).file, session);
-      const { records } = parseJournal(journal.toString("utf8"));
-      const state = foldJournal(session, records);
-      for (const id of sessionSnapshotIds(state, records, snapshots)) wanted.add(id);
-      const name = journalName(engine, session);
-      const remoteCommit = remoteRefs.get(remoteSessionRef(engine, name)) ?? null;
-      if (remoteCommit !== null) {
-        const theirs = await readSessionCommit(engine, remoteCommit);
-        if (theirs.journal.equals(journal)) {
-          report.unchanged.push(session);
-          continue;
+      const updates: SessionUpdate[] = [];
+      const conflicts: { session: string; host: string }[] = [];
+      const wanted = new Set<string>();
+      for (const session of sessionIds) {
+        const journal = await completeJournal(new Journal(engine.paths.sessionsDir, session).file, session);
+        const { records } = parseJournal(journal.toString("utf8"));
+        const state = foldJournal(session, records);
+        for (const id of sessionSnapshotIds(state, records, snapshots)) wanted.add(id);
+        const name = journalName(engine, session);
+        const remoteCommit = remoteRefs.get(remoteSessionRef(engine, name)) ?? null;
+        if (remoteCommit !== null) {
+          const theirs = await readSessionCommit(engine, remoteCommit);
+          if (theirs.journal.equals(journal)) {
+            report.unchanged.push(session);
+            continue;
+          }
+          if (!extendsJournal(journal, theirs.journal)) {
+            conflicts.push({ session, host: theirs.host });
+            continue;
+          }
         }
-        if (!extendsJournal(journal, theirs.journal)) {
-          conflicts.push({ session, host: theirs.host });
-          continue;
-        }
+        const commit = await writeSessionCommit(engine, journal, remoteCommit);
+        const status = remoteCommit === null ? "created" : "updated";
+        updates.push({ session, name, turns: state.turns.length, commit, status });
       }
-      const commit = await writeSessionCommit(engine, journal, remoteCommit);
-      const status = remoteCommit === null ? "created" : "updated";
-      updates.push({ session, name, turns: state.turns.length, commit, status });
-    }
-    if (conflicts.length > 0) throw sessionConflict(conflicts, remote.url);
+      if (conflicts.length > 0) throw sessionConflict(conflicts, remote.url);
 
-    if (options.snapshots) for (const s of snapshots) if (s.meta.session === undefined) wanted.add(s.id);
-    const toSend = snapshots.filter(
-      (s) => wanted.has(s.id) && !remoteRefs.has(remoteSnapshotRef(engine, s.id)),
-    );
-    if (!options.includeIgnored) await refuseIgnoredContent(engine, toSend);
+      if (options.snapshots) for (const s of snapshots) if (s.meta.session === undefined) wanted.add(s.id);
+      const toSend = snapshots.filter(
+        (s) => wanted.has(s.id) && !remoteRefs.has(remoteSnapshotRef(engine, s.id)),
+      );
+      if (!options.includeIgnored) await refuseIgnoredContent(engine, toSend);
 
-    const refUpdates: [string, string][] = [
-      ...updates.map((u): [string, string] => [u.commit, remoteSessionRef(engine, u.name)]),
-      ...toSend.map((s): [string, string] => [s.id, remoteSnapshotRef(engine, s.id)]),
-    ];
-    const tips = refUpdates.map(([oid]) => oid);
-    report.bytes = await bytesToSend(engine.paths.dir, engine.readEnv, tips, [...present]);
-    await pushRefs(gitDir, remote, refUpdates);
-    await trackPushed(engine, updates);
-    report.sessions = updates.map(({ session, turns, status }) => ({ session, turns, status }));
-    report.snapshots = toSend.map((s) => s.id);
-    report.refs = refUpdates.length;
-    return report;
-  });
+      const refUpdates: [string, string][] = [
+        ...updates.map((u): [string, string] => [u.commit, remoteSessionRef(engine, u.name)]),
+        ...toSend.map((s): [string, string] => [s.id, remoteSnapshotRef(engine, s.id)]),
+      ];
+      const tips = refUpdates.map(([oid]) => oid);
+      report.bytes = await bytesToSend(engine.paths.dir, engine.readEnv, tips, [...present]);
+      await pushRefs(gitDir, remote, refUpdates);
+      await trackPushed(engine, updates);
+      report.sessions = updates.map(({ session, turns, status }) => ({ session, turns, status }));
+      report.snapshots = toSend.map((s) => s.id);
+      report.refs = refUpdates.length;
+      return report;
+    }),
+  );
 }
 
 /** The journal up to its last whole record: a line being appended right now is left for next time. */
@@ -138,7 +143,7 @@ function sessionConflict(conflicts: { session: string; host: string }[], url: st
  * Secrets stay home by default: a snapshot may hold files the repository ignores (a touched or
  * force-included `.env`). Lists every such path across the snapshots about to be sent.
  */
-async function refuseIgnoredContent(engine: Engine, snapshots: StoredSnapshot[]): Promise<void> {
+async function refuseIgnoredContent(engine: StoreContext, snapshots: StoredSnapshot[]): Promise<void> {
   if (engine.location.kind !== "git") return;
   const offending = new Map<string, string[]>();
   for (const snapshot of snapshots) {
@@ -172,7 +177,7 @@ async function refuseIgnoredContent(engine: Engine, snapshots: StoredSnapshot[])
 }
 
 /** Remembers the commits just pushed, so the next push builds on them without a fetch. */
-async function trackPushed(engine: Engine, updates: SessionUpdate[]): Promise<void> {
+async function trackPushed(engine: StoreContext, updates: SessionUpdate[]): Promise<void> {
   if (updates.length === 0) return;
   const prefix = trackingPrefix(engine);
   const input = updates.map((u) => `update ${prefix}${u.name}\0${u.commit}\0\0`).join("");

@@ -1,9 +1,9 @@
 import os from "node:os";
 import path from "node:path";
-import type { Engine } from "../engine.js";
+import type { StoreContext } from "../store/context.js";
 import { runGit } from "../git/exec.js";
 import { LooseObjectWriter, MODE, serializeCommit, serializeTree } from "../git/objects.js";
-import { isPlainObject, readJson, writeFileAtomic } from "../store/layout.js";
+import { isPlainObject, readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import { fetchRefs, type ResolvedRemote, remoteNamespace } from "../store/remote.js";
 import type { StoredSnapshot } from "../store/store.js";
 import type { SessionOrigin } from "../types.js";
@@ -19,34 +19,32 @@ import type { SessionState } from "./model.js";
  * a journal that does not extend the remote one is another machine's session under the same id.
  */
 
-const ORIGINS_FILE = "remote-sessions.json";
-
 /** The journal file's base name for a session (also its ref name on remotes). */
-export function journalName(engine: Engine, session: string): string {
+export function journalName(engine: StoreContext, session: string): string {
   return path.basename(new Journal(engine.paths.sessionsDir, session).file, ".jsonl");
 }
 
-export function remoteSessionRef(engine: Engine, name: string): string {
+export function remoteSessionRef(engine: StoreContext, name: string): string {
   return `${remoteNamespace(engine.location)}sessions/${name}`;
 }
 
-export function remoteSnapshotRef(engine: Engine, id: string): string {
+export function remoteSnapshotRef(engine: StoreContext, id: string): string {
   return `${remoteNamespace(engine.location)}snapshots/${id}`;
 }
 
 /** Where the session commits last pushed or fetched are kept, beside the snapshot refs. */
-export function trackingPrefix(engine: Engine): string {
+export function trackingPrefix(engine: StoreContext): string {
   return engine.refs.refPrefix.replace(/snapshots\/$/, "remote-sessions/");
 }
 
 /** Serializes transfers of one store: a background push and a manual one never race. */
-export function withSyncLock<T>(engine: Engine, work: () => Promise<T>): Promise<T> {
-  return withLock(path.join(engine.paths.dir, "sync.ghostlock"), work);
+export function withSyncLock<T>(engine: StoreContext, work: () => Promise<T>): Promise<T> {
+  return withLock(path.join(engine.paths.dir, STORE_FILES.syncLock), work);
 }
 
 /** Writes a session commit (journal + pushing host) whose parent is the remote's previous one. */
 export async function writeSessionCommit(
-  engine: Engine,
+  engine: StoreContext,
   journal: Buffer,
   parent: string | null,
 ): Promise<string> {
@@ -71,7 +69,7 @@ export async function writeSessionCommit(
 
 /** The journal and pushing host a session commit holds. */
 export async function readSessionCommit(
-  engine: Engine,
+  engine: StoreContext,
   oid: string,
 ): Promise<{ journal: Buffer; host: string }> {
   const read = (file: string) =>
@@ -92,24 +90,28 @@ export async function readSessionCommit(
 }
 
 /** Fetches the remote's session commits into the tracking refs (journals are tiny). */
-export function fetchSessionCommits(engine: Engine, remote: ResolvedRemote): Promise<number> {
+export function fetchSessionCommits(engine: StoreContext, remote: ResolvedRemote): Promise<number> {
   const ns = remoteNamespace(engine.location);
   return fetchRefs(engine.refs.refsGitDir, remote, [`+${ns}sessions/*:${trackingPrefix(engine)}*`]);
 }
 
-/** Records where a fetched session came from, so `sessions` can say so. */
-export async function recordOrigins(engine: Engine, origins: Record<string, SessionOrigin>): Promise<void> {
+/** Records where a fetched session came from, so `sessions` can say so (called under the sync lock). */
+export async function recordOrigins(
+  engine: StoreContext,
+  origins: Record<string, SessionOrigin>,
+): Promise<void> {
   if (Object.keys(origins).length === 0) return;
-  const file = path.join(engine.paths.dir, ORIGINS_FILE);
-  await withLock(`${file}.ghostlock`, async () => {
-    const known = await readJson<Record<string, SessionOrigin>>(file, {});
-    await writeFileAtomic(file, `${JSON.stringify({ ...known, ...origins }, null, 2)}\n`);
-  });
+  const file = path.join(engine.paths.dir, STORE_FILES.remoteSessions);
+  const known = await readJson<Record<string, SessionOrigin>>(file, {});
+  await writeFileAtomic(file, `${JSON.stringify({ ...known, ...origins }, null, 2)}\n`);
 }
 
 /** Origins of fetched sessions, by session id. */
-export async function readOrigins(engine: Engine): Promise<Map<string, SessionOrigin>> {
-  const known = await readJson<Record<string, unknown>>(path.join(engine.paths.dir, ORIGINS_FILE), {});
+export async function readOrigins(engine: StoreContext): Promise<Map<string, SessionOrigin>> {
+  const known = await readJson<Record<string, unknown>>(
+    path.join(engine.paths.dir, STORE_FILES.remoteSessions),
+    {},
+  );
   const out = new Map<string, SessionOrigin>();
   for (const [session, value] of Object.entries(known)) {
     const origin = value as SessionOrigin;

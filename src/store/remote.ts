@@ -3,7 +3,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { GhostcommitError } from "../errors.js";
 import { runGit } from "../git/exec.js";
-import type { WorkspaceLocation } from "../workspace.js";
+import type { WorkspaceLocation } from "../git/repository.js";
 
 /**
  * Git transport for snapshot history: git's own push and fetch with explicit refspecs, so any
@@ -242,7 +242,9 @@ export async function bytesToSend(
 }
 
 function transferError(verb: string, url: string, error: GhostcommitError): GhostcommitError {
-  const stderr = String(error.data?.stderr ?? error.message);
+  const stderr = GhostcommitError.is(error, "git-failed")
+    ? (error.data.stderr ?? error.message)
+    : error.message;
   const reason =
     stderr
       .split("\n")

@@ -1,5 +1,4 @@
-import { type Command, Option } from "commander";
-import { runBackgroundPush } from "../../session/auto-push.js";
+import type { Command } from "commander";
 import type { FetchReport, PushReport } from "../../types.js";
 import { globalsOf, open, withGlobals } from "../context.js";
 import { color, formatBytes, formatCount, progress } from "../output.js";
@@ -18,27 +17,24 @@ export function register(program: Command, run: Action): void {
     ])
     .option("--snapshots", "also send snapshots that belong to no session")
     .option("--include-ignored", "send snapshots even when they hold files the repository ignores")
-    .addOption(new Option("--background", "record the outcome for doctor (pushes after a turn)").hideHelp())
     .action(
       run(async (command) => {
         const options = command.opts() as {
           session?: string[];
           snapshots?: boolean;
           includeIgnored?: boolean;
-          background?: boolean;
         };
         const remote = command.args[0] as string | undefined;
         const ws = await open(globalsOf(command));
         const done = progress("pushing");
-        const report = await (options.background
-          ? runBackgroundPush(ws.engine, ws.cwd, remote ?? "origin")
-          : ws.push({
-              remote,
-              sessions: options.session,
-              snapshots: options.snapshots,
-              includeIgnored: options.includeIgnored,
-            })
-        ).finally(done);
+        const report = await ws
+          .push({
+            remote,
+            sessions: options.session,
+            snapshots: options.snapshots,
+            includeIgnored: options.includeIgnored,
+          })
+          .finally(done);
         return { json: report, human: () => describePush(report) };
       }),
     );
