@@ -4,7 +4,8 @@ import { Engine } from "./engine.js";
 import { GhostcommitError } from "./errors.js";
 import { runGit } from "./git/exec.js";
 import { MODE } from "./git/objects.js";
-import { displayPath, relFromBytes, resolveInside } from "./paths.js";
+import { displayPath, relBytes, relFromBytes, resolveInside } from "./paths.js";
+import { isNamed, resolveNamedPaths } from "./restore/path-filter.js";
 import { diffTrees, displayOutcome, restoreSnapshot } from "./restore/restore.js";
 import type { StoredExclusion } from "./store/metadata.js";
 import { isoFromMicros } from "./store/metadata.js";
@@ -19,6 +20,7 @@ import type {
   GcOptions,
   GcReport,
   DiffEntry,
+  DiffOptions,
   Excluded,
   OpenOptions,
   RestoreOptions,
@@ -105,10 +107,14 @@ export class Workspace {
     return { ...toSnapshot(stored), files: splitNul(result.stdout).map((b) => displayPath(relFromBytes(b))) };
   }
 
-  /** Changes from snapshot `id` to snapshot `id2`, or to the working tree when `id2` is omitted. */
-  async diff(id: string, id2?: string): Promise<DiffEntry[]> {
+  /**
+   * Changes from snapshot `id` to snapshot `id2`, or to the working tree when `id2` is omitted;
+   * `paths` (relative to the workspace) limits it to those paths and everything below them.
+   */
+  async diff(id: string, id2?: string, options: DiffOptions = {}): Promise<DiffEntry[]> {
+    const named = resolveNamedPaths(this.root, options.paths);
     const [from, to] = await this.diffTrees(id, id2);
-    const changes = await diffTrees(this.engine, from, to);
+    const changes = (await diffTrees(this.engine, from, to)).filter((c) => isNamed(c.path, named));
     return changes.map((c) => {
       const status: DiffEntry["status"] =
         c.status === "A"
@@ -126,12 +132,19 @@ export class Workspace {
   }
 
   /** The same diff as git prints it: "patch", "stat" or "name-status". */
-  async diffText(format: "patch" | "stat" | "name-status", id: string, id2?: string): Promise<string> {
+  async diffText(
+    format: "patch" | "stat" | "name-status",
+    id: string,
+    id2?: string,
+    options: DiffOptions = {},
+  ): Promise<string> {
+    const named = resolveNamedPaths(this.root, options.paths);
     const [from, to] = await this.diffTrees(id, id2);
     const flag = format === "patch" ? "-p" : format === "stat" ? "--stat" : "--name-status";
-    const result = await runGit(["diff-tree", "-r", "--no-renames", "--no-color", flag, from, to], {
+    const pathspecs = named ? ["--", ...named.map((p) => relBytes(p).toString("utf8"))] : [];
+    const result = await runGit(["diff-tree", "-r", "--no-renames", "--no-color", flag, from, to, ...pathspecs], {
       cwd: this.engine.paths.dir,
-      env: this.engine.readEnv,
+      env: { ...this.engine.readEnv, GIT_LITERAL_PATHSPECS: "1" },
     });
     return result.stdout.toString("utf8");
   }
@@ -147,10 +160,11 @@ export class Workspace {
 
   /** Makes the workspace's capture set equal to snapshot `id` (SPEC §4). */
   async restore(id: string, options: RestoreOptions = {}): Promise<RestoreReport> {
+    const named = resolveNamedPaths(this.root, options.paths);
     this.engine.assertEnabled();
     const target = await this.engine.refs.resolve(id);
     const result = await this.engine.withReader((cat) =>
-      restoreSnapshot(this.engine, cat, target, !!options.dryRun),
+      restoreSnapshot(this.engine, cat, target, !!options.dryRun, named),
     );
     const report: RestoreReport = {
       ...displayOutcome(result),

@@ -19,6 +19,7 @@ import { withLock } from "../util/lock.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { type ApplyOutcome, applyPlan } from "./apply.js";
 import { ignoredAtTarget } from "./ignored-at-target.js";
+import { selectNamed } from "./path-filter.js";
 import { type PathChange, planRestore, proveAbsent } from "./plan.js";
 
 /** What the caller wants restored, computed once the current state (the safety tree) is known. */
@@ -176,6 +177,7 @@ export async function restoreSnapshot(
   cat: CatFile,
   target: StoredSnapshot,
   dryRun: boolean,
+  named?: RelPath[],
 ): Promise<RestoreResult> {
   return runRestore(engine, cat, {
     includes: target.meta.included,
@@ -184,16 +186,17 @@ export async function restoreSnapshot(
     guards: target.id,
     target: async (currentTree) => {
       const raw = await diffTrees(engine, currentTree, target.tree);
-      const changes: PathChange[] = raw.map((c) => ({
+      const all: PathChange[] = raw.map((c) => ({
         path: c.path,
         current: stateOf(c.oldMode, c.oldOid),
         target: stateOf(c.newMode, c.newOid),
       }));
+      const changes = selectNamed(all, named);
       const filesInTarget = new Set(changes.filter((c) => c.target).map((c) => c.path));
       const candidates = changes.filter((c) => c.current && !c.target).map((c) => c.path);
       const ignored =
         engine.location.kind === "git"
-          ? await ignoredAtTarget(cat, target.tree, candidates, new Set(changes.map((c) => c.path)))
+          ? await ignoredAtTarget(cat, target.tree, candidates, new Set(all.map((c) => c.path)))
           : new Set<RelPath>();
       const provenAbsent = proveAbsent(
         candidates,
