@@ -1,4 +1,4 @@
-import { isWithin, type RelPath } from "../paths.js";
+import type { RelPath } from "../paths.js";
 
 /**
  * The session journal: one JSON record per line, appended. Records are facts ("turn 3 began
@@ -145,8 +145,9 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
           turn.state = "rewound";
           continue;
         }
-        const named = record.paths;
-        const rewound = turn.changed.filter((p) => named.some((dir) => isWithin(p, dir)));
+        // What this rewind put back of the turn's changes (a path it had to skip was not rewound).
+        const putBack = new Set([...record.written.map(([p]) => p), ...record.deleted]);
+        const rewound = turn.changed.filter((p) => putBack.has(p));
         if (rewound.length > 0) turn.rewoundPaths.set(record.id, rewound);
       }
       const { e: _kind, closed: _closed, ...rewind } = record;
