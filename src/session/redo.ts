@@ -1,5 +1,5 @@
 import { GhostcommitError } from "../errors.js";
-import { displayPath, type RelPath } from "../paths.js";
+import { displayPath } from "../paths.js";
 import { displayOutcome, runRestore } from "../restore/restore.js";
 import type { RedoOptions, RedoReport } from "../types.js";
 import { conflictError, type SessionContext } from "./context.js";
