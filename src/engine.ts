@@ -110,6 +110,7 @@ export class Engine {
       included: captured.included,
       nonce: newNonce(),
     };
+    if (captured.nested) meta.nested = captured.nested;
     if (extras.session !== undefined) meta.session = extras.session;
     if (extras.turn !== undefined) meta.turn = extras.turn;
     if (extras.guards !== undefined) meta.guards = extras.guards;

@@ -10,6 +10,7 @@ import type { Engine } from "../engine.js";
 import { GhostcommitError } from "../errors.js";
 import type { CatFile } from "../git/cat-file.js";
 import { runGit } from "../git/exec.js";
+import { MODE } from "../git/objects.js";
 import { isAbsentMode, parseRawDiff, type RawChange } from "../git/diff-tree.js";
 import { displayPath, fsPath, type RelPath } from "../paths.js";
 import type { RestoreReport } from "../types.js";
@@ -18,7 +19,7 @@ import { writeFileAtomic } from "../store/layout.js";
 import { withLock } from "../util/lock.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { type ApplyOutcome, applyPlan } from "./apply.js";
-import { ignoredAtTarget } from "./ignored-at-target.js";
+import { ignoredAtTarget, ignoreScope } from "./ignored-at-target.js";
 import { selectNamed } from "./path-filter.js";
 import { type PathChange, planRestore, proveAbsent } from "./plan.js";
 
@@ -56,8 +57,11 @@ export async function runRestore(engine: Engine, cat: CatFile, run: RestoreRun):
 async function restoreLocked(engine: Engine, cat: CatFile, run: RestoreRun): Promise<RestoreResult> {
   let currentTree: string;
   let safety: string | null = null;
+  let capturedRepos: RelPath[] = [];
   if (run.dryRun) {
-    currentTree = (await engine.capture(cat, run.includes)).tree;
+    const captured = await engine.capture(cat, run.includes);
+    currentTree = captured.tree;
+    capturedRepos = captured.nested ?? [];
   } else {
     const snap = await engine.snapshot(cat, run.includes, {
       kind: "safety",
@@ -67,6 +71,7 @@ async function restoreLocked(engine: Engine, cat: CatFile, run: RestoreRun): Pro
     });
     currentTree = snap.tree;
     safety = snap.id;
+    capturedRepos = snap.meta.nested ?? [];
   }
   const target = await run.target(currentTree);
   // Protected from retention from now on; a restore its target refused does not displace the last one.
@@ -130,7 +135,13 @@ async function restoreLocked(engine: Engine, cat: CatFile, run: RestoreRun): Pro
   };
   await writeFileAtomic(journal, JSON.stringify(record));
   try {
-    const outcome = await applyPlan(engine.root, steps, (oid) => contents.get(oid)!, record.token);
+    const outcome = await applyPlan(
+      engine.root,
+      steps,
+      (oid) => contents.get(oid)!,
+      record.token,
+      new Set(capturedRepos),
+    );
     return { ...outcome, safety };
   } finally {
     await fs.rm(journal, { force: true });
@@ -192,12 +203,18 @@ export async function restoreSnapshot(
         target: stateOf(c.newMode, c.newOid),
       }));
       const changes = selectNamed(all, named);
-      const filesInTarget = new Set(changes.filter((c) => c.target).map((c) => c.path));
+      // A gitlink (a repository nested there) is no file: it proves nothing about paths below it.
+      const filesInTarget = new Set(
+        changes.filter((c) => c.target && c.target.mode !== MODE.gitlink).map((c) => c.path),
+      );
       const candidates = changes.filter((c) => c.current && !c.target).map((c) => c.path);
-      const ignored =
-        engine.location.kind === "git"
-          ? await ignoredAtTarget(cat, target.tree, candidates, new Set(all.map((c) => c.path)))
-          : new Set<RelPath>();
+      const ignored = await ignoredAtTarget(
+        cat,
+        target.tree,
+        candidates,
+        new Set(all.map((c) => c.path)),
+        ignoreScope(engine.location.kind, target.meta.nested),
+      );
       const provenAbsent = proveAbsent(
         candidates,
         filesInTarget,

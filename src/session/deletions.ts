@@ -2,7 +2,7 @@ import type { Engine } from "../engine.js";
 import type { CatFile } from "../git/cat-file.js";
 import { MODE } from "../git/objects.js";
 import { ancestorsOf, type RelPath } from "../paths.js";
-import { ignoredAtTarget } from "../restore/ignored-at-target.js";
+import { ignoredAtTarget, ignoreScope } from "../restore/ignored-at-target.js";
 import { proveAbsent } from "../restore/plan.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { sameState, type TreeLookup } from "./tree-lookup.js";
@@ -40,14 +40,16 @@ export async function proveDeletions(
     groups.set(source.snapshot, list);
   }
   for (const [snapshot, paths] of groups) {
+    const scopeOf = ignoreScope(engine.location.kind, snapshot.meta.nested);
     const fileInTarget = new Set<RelPath>();
     const changedIgnores = new Set<RelPath>();
     for (const p of paths) {
       for (const dir of ancestorsOf(p)) {
         const entry = await lookup.entry(snapshot.tree, dir);
-        if (entry && entry.mode !== MODE.tree) fileInTarget.add(dir);
+        // A gitlink (a repository nested there) is no file: it proves nothing about paths below it.
+        if (entry && entry.mode !== MODE.tree && entry.mode !== MODE.gitlink) fileInTarget.add(dir);
       }
-      if (engine.location.kind !== "git") continue;
+      if (scopeOf(p) === null) continue;
       for (const dir of ["", ...ancestorsOf(p)]) {
         const rules = dir === "" ? ".gitignore" : `${dir}/.gitignore`;
         if (changedIgnores.has(rules)) continue;
@@ -57,7 +59,7 @@ export async function proveDeletions(
     }
     const ignored =
       changedIgnores.size > 0
-        ? await ignoredAtTarget(cat, snapshot.tree, paths, changedIgnores)
+        ? await ignoredAtTarget(cat, snapshot.tree, paths, changedIgnores, scopeOf)
         : new Set<RelPath>();
     const excluded = snapshot.meta.excluded.map((e) => e.path);
     for (const p of proveAbsent(paths, fileInTarget, excluded, (q) => ignored.has(q))) proven.add(p);
