@@ -2,7 +2,7 @@ import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import type { Ignore } from "ignore";
 import { runGit, splitNul } from "../git/exec.js";
-import { ancestorsOf, fsPath, type RelPath, relFromBytes } from "../paths.js";
+import { ancestorsOf, fsPath, isWithin, type RelPath, relFromBytes, relFromText, touchesGitDir } from "../paths.js";
 import type { StoredExclusion } from "../store/metadata.js";
 import { mapLimit } from "../util/pool.js";
 import type { CaptureContext } from "./context.js";
@@ -152,4 +152,23 @@ export async function nestedRoots(
     }
   }
   return roots;
+}
+
+/**
+ * The repositories nested in a git workspace to capture by their own rules: none unless the
+ * config says `"nestedRepos": "capture"`; then the untracked ones git reported (`nested-repo`) and
+ * the initialized submodules `.gitmodules` lists below the workspace.
+ */
+export async function nestedReposToCapture(ctx: CaptureContext, reported: StoredExclusion[]): Promise<RelPath[]> {
+  if (ctx.settings.nestedRepos !== "capture") return [];
+  const roots = new Set(reported.filter((e) => e.reason === "nested-repo").map((e) => e.path));
+  const { worktreeRoot, prefix, root } = ctx.location;
+  const modules = await fs.readFile(path.join(worktreeRoot!, ".gitmodules"), "utf8").catch(() => "");
+  for (const match of modules.matchAll(/^\s*path\s*=\s*(.+?)\s*$/gm)) {
+    const full = relFromText(match[1]);
+    if (!isWithin(full, prefix) || full === prefix) continue;
+    const rel = prefix === "" ? full : full.slice(prefix.length + 1);
+    if (!touchesGitDir(rel) && (await isRepository(root, rel))) roots.add(rel);
+  }
+  return [...roots].sort();
 }

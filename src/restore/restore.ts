@@ -215,10 +215,12 @@ export async function restoreSnapshot(
         new Set(all.map((c) => c.path)),
         ignoreScope(engine.location.kind, target.meta.nested),
       );
+      // Nor was a repository there looked into (a submodule or nested repository not captured then).
+      const reposInTarget = changes.filter((c) => c.target?.mode === MODE.gitlink).map((c) => c.path);
       const provenAbsent = proveAbsent(
         candidates,
         filesInTarget,
-        target.meta.excluded.map((e) => e.path),
+        [...target.meta.excluded.map((e) => e.path), ...reposInTarget],
         (p) => ignored.has(p),
       );
       return { changes, provenAbsent };

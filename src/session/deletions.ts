@@ -42,12 +42,14 @@ export async function proveDeletions(
   for (const [snapshot, paths] of groups) {
     const scopeOf = ignoreScope(engine.location.kind, snapshot.meta.nested);
     const fileInTarget = new Set<RelPath>();
+    const reposInTarget: RelPath[] = []; // not looked into then: proves nothing below
     const changedIgnores = new Set<RelPath>();
     for (const p of paths) {
       for (const dir of ancestorsOf(p)) {
         const entry = await lookup.entry(snapshot.tree, dir);
         // A gitlink (a repository nested there) is no file: it proves nothing about paths below it.
-        if (entry && entry.mode !== MODE.tree && entry.mode !== MODE.gitlink) fileInTarget.add(dir);
+        if (entry?.mode === MODE.gitlink) reposInTarget.push(dir);
+        else if (entry && entry.mode !== MODE.tree) fileInTarget.add(dir);
       }
       if (scopeOf(p) === null) continue;
       for (const dir of ["", ...ancestorsOf(p)]) {
@@ -61,7 +63,7 @@ export async function proveDeletions(
       changedIgnores.size > 0
         ? await ignoredAtTarget(cat, snapshot.tree, paths, changedIgnores, scopeOf)
         : new Set<RelPath>();
-    const excluded = snapshot.meta.excluded.map((e) => e.path);
+    const excluded = [...snapshot.meta.excluded.map((e) => e.path), ...reposInTarget];
     for (const p of proveAbsent(paths, fileInTarget, excluded, (q) => ignored.has(q))) proven.add(p);
   }
   return proven;
