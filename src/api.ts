@@ -142,10 +142,13 @@ export class Workspace {
     const [from, to] = await this.diffTrees(id, id2);
     const flag = format === "patch" ? "-p" : format === "stat" ? "--stat" : "--name-status";
     const pathspecs = named ? ["--", ...named.map((p) => relBytes(p).toString("utf8"))] : [];
-    const result = await runGit(["diff-tree", "-r", "--no-renames", "--no-color", flag, from, to, ...pathspecs], {
-      cwd: this.engine.paths.dir,
-      env: { ...this.engine.readEnv, GIT_LITERAL_PATHSPECS: "1" },
-    });
+    const result = await runGit(
+      ["diff-tree", "-r", "--no-renames", "--no-color", flag, from, to, ...pathspecs],
+      {
+        cwd: this.engine.paths.dir,
+        env: { ...this.engine.readEnv, GIT_LITERAL_PATHSPECS: "1" },
+      },
+    );
     return result.stdout.toString("utf8");
   }
 

@@ -2,7 +2,15 @@ import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import type { Ignore } from "ignore";
 import { runGit, splitNul } from "../git/exec.js";
-import { ancestorsOf, fsPath, isWithin, type RelPath, relFromBytes, relFromText, touchesGitDir } from "../paths.js";
+import {
+  ancestorsOf,
+  fsPath,
+  isWithin,
+  type RelPath,
+  relFromBytes,
+  relFromText,
+  touchesGitDir,
+} from "../paths.js";
 import type { StoredExclusion } from "../store/metadata.js";
 import { mapLimit } from "../util/pool.js";
 import type { CaptureContext } from "./context.js";
@@ -159,7 +167,10 @@ export async function nestedRoots(
  * config says `"nestedRepos": "capture"`; then the untracked ones git reported (`nested-repo`) and
  * the initialized submodules `.gitmodules` lists below the workspace.
  */
-export async function nestedReposToCapture(ctx: CaptureContext, reported: StoredExclusion[]): Promise<RelPath[]> {
+export async function nestedReposToCapture(
+  ctx: CaptureContext,
+  reported: StoredExclusion[],
+): Promise<RelPath[]> {
   if (ctx.settings.nestedRepos !== "capture") return [];
   const roots = new Set(reported.filter((e) => e.reason === "nested-repo").map((e) => e.path));
   const { worktreeRoot, prefix, root } = ctx.location;

@@ -80,7 +80,8 @@ export function ignoreScope(
   return (path) => {
     let scope: RelPath | null = kind === "git" ? "" : null;
     for (const root of nested ?? []) {
-      if (path !== root && isWithin(path, root) && (scope === null || root.length > scope.length)) scope = root;
+      if (path !== root && isWithin(path, root) && (scope === null || root.length > scope.length))
+        scope = root;
     }
     return scope;
   };

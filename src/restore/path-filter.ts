@@ -18,9 +18,13 @@ export function resolveNamedPaths(root: string, given: unknown): RelPath[] | und
       resolved.push(resolveInside(root, root, path));
     } catch (error) {
       if (error instanceof GhostcommitError && error.code === "outside-workspace") {
-        throw new GhostcommitError("usage", `${error.message} (paths are relative to the workspace ${root})`, {
-          path,
-        });
+        throw new GhostcommitError(
+          "usage",
+          `${error.message} (paths are relative to the workspace ${root})`,
+          {
+            path,
+          },
+        );
       }
       throw error;
     }

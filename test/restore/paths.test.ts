@@ -22,7 +22,12 @@ describe("restore and diff of chosen paths", () => {
 
     const plan = r.cli(["restore", snap.id, "--dry-run", "--json", "--", "d", "a.txt"]);
     expect(plan.status).toBe(0);
-    expect(plan.json).toMatchObject({ written: ["a.txt", "d/b.txt"], deleted: ["d/new.txt"], safety: null, dryRun: true });
+    expect(plan.json).toMatchObject({
+      written: ["a.txt", "d/b.txt"],
+      deleted: ["d/new.txt"],
+      safety: null,
+      dryRun: true,
+    });
     expect(r.read("a.txt")).toBe("a1\n");
 
     const report = r.ok("restore", snap.id, "d", "a.txt");
@@ -33,7 +38,11 @@ describe("restore and diff of chosen paths", () => {
     });
     expect(report.safety).toMatch(/^[0-9a-f]{40}$/);
     // Outside the named paths nothing changed; the log inside them, ignored then, was not proven absent.
-    expect([r.read("e/c.txt"), r.read("e/new.txt"), r.read("d/run.log")]).toEqual(["c1\n", "keep\n", "log\n"]);
+    expect([r.read("e/c.txt"), r.read("e/new.txt"), r.read("d/run.log")]).toEqual([
+      "c1\n",
+      "keep\n",
+      "log\n",
+    ]);
     expect(gitDirDigest(r)).toEqual(index);
 
     // The safety snapshot undoes it.
@@ -64,8 +73,12 @@ describe("restore and diff of chosen paths", () => {
     const second = r.ok("snapshot");
     const byPath = (entries: any[]) => entries.map((e) => `${e.status} ${e.path}`);
     expect(byPath(r.ok("diff", first.id, "d"))).toEqual(["modified d/b.txt", "added d/c.txt"]);
-    expect(byPath(r.cli(["diff", "--json", first.id, second.id, "--", "a.txt"]).json)).toEqual(["modified a.txt"]);
-    expect(byPath(r.ok("diff", first.id.slice(0, 12), second.id.slice(0, 12), "d/c.txt"))).toEqual(["added d/c.txt"]);
+    expect(byPath(r.cli(["diff", "--json", first.id, second.id, "--", "a.txt"]).json)).toEqual([
+      "modified a.txt",
+    ]);
+    expect(byPath(r.ok("diff", first.id.slice(0, 12), second.id.slice(0, 12), "d/c.txt"))).toEqual([
+      "added d/c.txt",
+    ]);
     const names = r.cli(["diff", "--name-status", first.id, second.id, "--", "d"]);
     expect(names.stdout.trim().split("\n")).toEqual(["M\td/b.txt", "A\td/c.txt"]);
   });

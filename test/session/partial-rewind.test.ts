@@ -13,12 +13,21 @@ describe("rewind of chosen paths", () => {
     turn(r, "s", "2", () => r.write({ "d/b.txt": "b2\n" }));
 
     const plan = r.cli(["rewind", "--to", "1", "--dry-run", "--json", "--", "d"]);
-    expect(plan.json).toMatchObject({ rewoundTurns: ["1", "2"], paths: ["d"], written: ["d/b.txt"], dryRun: true });
+    expect(plan.json).toMatchObject({
+      rewoundTurns: ["1", "2"],
+      paths: ["d"],
+      written: ["d/b.txt"],
+      dryRun: true,
+    });
 
     const report = r.ok("rewind", "--to", "1", "d");
     expect(report).toMatchObject({ written: ["d/b.txt"], deleted: ["d/new.txt"], paths: ["d"] });
     // d/old.log was ignored before turn 1: its absence then proves nothing, so it stays.
-    expect([r.read("d/b.txt"), r.exists("d/new.txt"), r.read("d/old.log")]).toEqual(["b0\n", false, "ignored then\n"]);
+    expect([r.read("d/b.txt"), r.exists("d/new.txt"), r.read("d/old.log")]).toEqual([
+      "b0\n",
+      false,
+      "ignored then\n",
+    ]);
     expect([r.read("a.txt"), r.read(".gitignore")]).toEqual(["a1\n", "# none\n"]);
     const log = r.ok("log");
     expect(log.map((t: any) => [t.turn, t.state, t.rewoundPaths])).toEqual([

@@ -17,7 +17,10 @@ export function register(program: Command, run: Action): void {
     .description("compare a snapshot with the working tree, or with another snapshot")
     .argument("<id>", "snapshot id")
     .argument("[id2]", "second snapshot id (default: the working tree)")
-    .argument("[paths...]", "only these paths, after -- or after the ids (a directory names everything below it)")
+    .argument(
+      "[paths...]",
+      "only these paths, after -- or after the ids (a directory names everything below it)",
+    )
     .option("--stat", "diffstat")
     .option("--name-status", "one line per path with its status letter")
     .option("--patch", "full patch")
