@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { sessionSandbox, turn } from "./support.js";
+import { GhostcommitError } from "../../src/errors.js";
+import { libTurn, openIn, sessionSandbox, turn } from "./support.js";
 
-const { repo } = sessionSandbox();
+const { sandbox, repo } = sessionSandbox();
 
 describe("rewind of chosen paths", () => {
   it("puts back only the named paths, keeps the turn done, shows them in log; redo and a later full rewind work", () => {
@@ -61,5 +62,24 @@ describe("rewind of chosen paths", () => {
     expect([r.read("d/x.txt"), r.exists("d/y.txt"), r.read("other.txt")]).toEqual(["x\n", false, "o1\n"]);
     r.ok("redo");
     expect([r.read("d"), r.read("other.txt")]).toEqual(["a file now\n", "o1\n"]);
+  });
+
+  it("takes `paths` in the library's restore, diff and rewind options, relative to the workspace", async () => {
+    const r = repo({ "a.txt": "a0\n", "d/b.txt": "b0\n" });
+    const ws = await openIn(sandbox, r.dir);
+    const snap = await ws.snapshot();
+    await libTurn(ws, "lib", "1", () => r.write({ "a.txt": "a1\n", "d/b.txt": "b1\n", "d/c.txt": "c1\n" }));
+    expect((await ws.diff(snap.id, undefined, { paths: ["d"] })).map((e) => e.path)).toEqual([
+      "d/b.txt",
+      "d/c.txt",
+    ]);
+    const plan = await ws.restore(snap.id, { paths: ["d/c.txt"], dryRun: true });
+    expect([plan.written, plan.deleted]).toEqual([[], ["d/c.txt"]]);
+    const rewound = await ws.session("lib").rewind({ to: "1", paths: ["a.txt"] });
+    expect([rewound.paths, rewound.written, rewound.deleted]).toEqual([["a.txt"], ["a.txt"], []]);
+    expect([r.read("a.txt"), r.read("d/b.txt")]).toEqual(["a0\n", "b1\n"]);
+    const outside = await ws.restore(snap.id, { paths: ["../elsewhere"] }).catch((error) => error);
+    expect(outside).toBeInstanceOf(GhostcommitError);
+    expect(outside.code).toBe("usage");
   });
 });
