@@ -146,7 +146,7 @@ export class Workspace {
       ["diff-tree", "-r", "--no-renames", "--no-color", flag, from, to, ...pathspecs],
       {
         cwd: this.engine.paths.dir,
-        env: { ...this.engine.readEnv, GIT_LITERAL_PATHSPECS: "1" },
+        env: this.engine.readEnv,
       },
     );
     return result.stdout.toString("utf8");

@@ -100,7 +100,7 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     for (const rel of [...toAdd, ...policy.capture, ...forced]) {
       if (seen.has(rel) || touchesGitDir(rel)) continue;
       seen.add(rel);
-      if (inRepo(rel)) continue;
+      if (inRepo(rel) && !forced.has(rel)) continue; // the repository's own rules decide, touched files aside
       if (ghostignoreMatch(rel, matcher)) {
         toRemove.add(rel);
         if (forced.has(rel)) excluded.push({ path: rel, reason: "ignore-file" });
