@@ -145,6 +145,7 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
           turn.state = "rewound";
           continue;
         }
+        if (turn.state === "open") turn.state = "done"; // closed by this (forced) rewind
         // What this rewind put back of the turn's changes (a path it had to skip was not rewound).
         const putBack = new Set([...record.written.map(([p]) => p), ...record.deleted]);
         const rewound = turn.changed.filter((p) => putBack.has(p));
