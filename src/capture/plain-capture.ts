@@ -83,12 +83,8 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     const inRepo = (rel: RelPath) => ancestorsOf(rel).some((dir) => roots.has(dir));
     if ([...roots].some((root) => !policy.excluded.some((e) => e.path === root))) {
       // A directory that became a repository after its files were captured plainly.
-      const listed = await git([
-        "ls-files",
-        "-z",
-        "--",
-        ...[...roots].map((r) => relBytes(r).toString("utf8")),
-      ]);
+      const specs = [...roots].map((r) => relBytes(r).toString("utf8"));
+      const listed = await git(["ls-files", "-z", "--", ...specs]);
       for (const part of splitNul(listed.stdout)) toRemove.add(relFromBytes(part));
     }
     const nested = await captureNestedRepos(ctx, [...roots].sort(), matcher);
