@@ -16,7 +16,7 @@ import { mapLimit } from "../util/pool.js";
 import type { CaptureContext } from "./context.js";
 import { classifyUntracked, ghostignoreMatch } from "./policy.js";
 import { captureWorktreePath } from "./read-worktree.js";
-import type { TreeChanges } from "./tree-edit.js";
+import type { TreeChanges } from "../git/trees.js";
 
 /** What the repositories nested in a workspace contribute to its snapshot. */
 export interface NestedCapture {

@@ -1,6 +1,6 @@
 import { realpathSync } from "node:fs";
 import type { Command } from "commander";
-import { openWorkspace, type Workspace } from "../api.js";
+import { openWorkspace, type Workspace } from "../workspace.js";
 import type { StoreKind } from "../config.js";
 import { GhostcommitError } from "../errors.js";
 import { resolveNamedPaths } from "../restore/path-filter.js";

@@ -4,9 +4,9 @@ import { displayOutcome, runRestore } from "../restore/restore.js";
 import type { RedoOptions, RedoReport } from "../types.js";
 import { conflictError, type SessionContext } from "./context.js";
 import { changesOf, conflictsOf, leftByRewinds, type PathStates } from "./rewind-plan.js";
-import { requireSnapshot } from "./snapshots.js";
-import { sameState, TreeLookup } from "./tree-lookup.js";
-import { worktreeStates } from "./worktree-state.js";
+import { requireSnapshot } from "../store/snapshots.js";
+import { sameState, TreeLookup } from "../git/tree-lookup.js";
+import { worktreeStates } from "../capture/worktree-state.js";
 
 /**
  * `redo`: undoes the session's last rewind that is still undoable. Only the paths that rewind

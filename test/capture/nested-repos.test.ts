@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Repo } from "../helpers/repo.js";
-import { fileSandbox, filesOf, gitDirDigest } from "../core/support.js";
+import { fileSandbox, filesOf, gitDirDigest } from "../helpers/support.js";
 
 const { sandbox, repo } = fileSandbox();
 let folders = 0;

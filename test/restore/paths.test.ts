@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { fileSandbox, gitDirDigest } from "../core/support.js";
+import { fileSandbox, gitDirDigest } from "../helpers/support.js";
 
 const { sandbox, repo } = fileSandbox();
 
