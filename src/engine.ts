@@ -13,6 +13,7 @@ import { linkBorrowedObjects } from "./store/borrow.js";
 import { ensureStore, type StorePaths, storePaths } from "./store/layout.js";
 import { encodeMessage, newNonce, nowMicros, type SnapshotMeta } from "./store/metadata.js";
 import { type StoredSnapshot, SnapshotRefs } from "./store/store.js";
+import { syncFileSystems } from "./util/durable.js";
 import { trace } from "./util/trace.js";
 import { locateWorkspace, type WorkspaceLocation } from "./workspace.js";
 
@@ -94,8 +95,17 @@ export class Engine {
     return captured;
   }
 
-  /** Takes a snapshot: capture, commit, protect borrowed objects, then make it reachable. */
-  async snapshot(cat: CatFile, includes: RelPath[], extras: SnapshotExtras = {}): Promise<StoredSnapshot> {
+  /**
+   * Takes a snapshot: capture, commit, protect borrowed objects, then make it reachable.
+   * `durable`: it survives a machine crash once this returns, and its ref is never on disk
+   * without its objects (a restore's way back, a turn's record).
+   */
+  async snapshot(
+    cat: CatFile,
+    includes: RelPath[],
+    extras: SnapshotExtras = {},
+    durable = false,
+  ): Promise<StoredSnapshot> {
     this.assertEnabled();
     const captured = await this.capture(cat, includes);
     const t = nowMicros();
@@ -131,7 +141,14 @@ export class Engine {
       );
     }
     trace("snapshot: borrowed objects linked");
-    await this.refs.add(id);
+    if (durable) {
+      // Everything the snapshot needs, wherever it was written: the store, the objects directory
+      // written to, and the user's objects it borrows (a recent commit's may not be on disk yet).
+      const userObjects = this.location.commonDir ? [path.join(this.location.commonDir, "objects")] : [];
+      await syncFileSystems([this.paths.dir, this.refs.objectsDir, ...userObjects]);
+      trace("snapshot: flushed to disk");
+    }
+    await this.refs.add(id, durable);
     trace("snapshot: ref created");
     return { id, tree: captured.tree, meta };
   }

@@ -15,6 +15,7 @@ import { displayPath, fsPath, type RelPath } from "../paths.js";
 import type { RestoreReport } from "../types.js";
 import { journalFile, type RestoreJournal, tempDirsOf } from "../maintenance/leftovers.js";
 import { writeFileAtomic } from "../store/layout.js";
+import { syncDirs } from "../util/durable.js";
 import { withLock } from "../util/lock.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { type ApplyOutcome, applyPlan } from "./apply.js";
@@ -58,12 +59,13 @@ async function restoreLocked(engine: Engine, cat: CatFile, run: RestoreRun): Pro
   if (run.dryRun) {
     currentTree = (await engine.capture(cat, run.includes)).tree;
   } else {
-    const snap = await engine.snapshot(cat, run.includes, {
-      kind: "safety",
-      message: run.safetyMessage,
-      guards: run.guards,
-      session: run.session,
-    });
+    // Durable: after a power cut mid-restore, the way back must still be on disk.
+    const snap = await engine.snapshot(
+      cat,
+      run.includes,
+      { kind: "safety", message: run.safetyMessage, guards: run.guards, session: run.session },
+      true,
+    );
     currentTree = snap.tree;
     safety = snap.id;
   }
@@ -128,6 +130,9 @@ async function restoreLocked(engine: Engine, cat: CatFile, run: RestoreRun): Pro
     dirs: tempDirsOf(steps.flatMap((s) => (s.kind === "write" ? [s.path] : []))),
   };
   await writeFileAtomic(journal, JSON.stringify(record));
+  // The journal and last-safety.json are fsynced; their directory entries must be too before the
+  // first file changes, so `doctor` can name the way back after a crash.
+  await syncDirs([engine.paths.dir, path.dirname(journal)]);
   try {
     const outcome = await applyPlan(engine.root, steps, (oid) => contents.get(oid)!, record.token);
     return { ...outcome, safety };
