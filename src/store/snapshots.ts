@@ -1,0 +1,90 @@
+import path from "node:path";
+import { linkBorrowedObjects } from "./borrow.js";
+import type { StoreContext } from "./context.js";
+import { syncFileSystems } from "../util/durable.js";
+import { trace } from "../util/trace.js";
+import { GhostcommitError } from "../errors.js";
+import type { CatFile } from "../git/cat-file.js";
+import { LooseObjectWriter, serializeCommit, treeOfCommit } from "../git/objects.js";
+import { decodeMessage, encodeMessage, type SnapshotMeta } from "./metadata.js";
+import type { StoredSnapshot } from "./store.js";
+
+/**
+ * Reads one snapshot straight from its commit object: no ref listing, so the cost does not grow
+ * with the number of snapshots in the store. Null when the object is gone (expired by gc).
+ */
+export async function readSnapshot(cat: CatFile, id: string): Promise<StoredSnapshot | null> {
+  const object = await cat.read(id);
+  if (object?.type !== "commit") return null;
+  const body = object.content.toString("utf8");
+  const tree = treeOfCommit(body);
+  const split = body.indexOf("\n\n");
+  const meta = split === -1 ? null : decodeMessage(body.slice(split + 2));
+  return tree && meta ? { id, tree, meta } : null;
+}
+
+/**
+ * Like readSnapshot, but a missing snapshot is an error naming what needed it. With `listed`
+ * (the ids the store lists), a snapshot that was dropped or expired counts as missing even while
+ * its objects wait to be pruned.
+ */
+export async function requireSnapshot(
+  cat: CatFile,
+  id: string,
+  what: string,
+  listed?: ReadonlySet<string>,
+): Promise<StoredSnapshot> {
+  const snapshot = listed && !listed.has(id) ? null : await readSnapshot(cat, id);
+  if (!snapshot) {
+    throw new GhostcommitError(
+      "not-found",
+      `the snapshot ${what} (${id.slice(0, 12)}) is gone (expired or dropped)`,
+      { id },
+    );
+  }
+  return snapshot;
+}
+
+/**
+ * Commits a tree with the given metadata and makes it reachable: the one place a snapshot commit
+ * is written. With `linkBorrowed`, objects borrowed from the user's repository are hard-linked
+ * into the shadow store first, so the snapshot survives the user's gc (needed after a capture,
+ * which may reference user objects the store has never seen). With `durable`, everything the
+ * snapshot needs is flushed to disk before its ref is written, and the ref after: a machine crash
+ * can then neither lose it nor leave its ref without its objects.
+ */
+export async function writeSnapshot(
+  store: StoreContext,
+  tree: string,
+  meta: SnapshotMeta,
+  options: { linkBorrowed?: boolean; durable?: boolean } = {},
+): Promise<string> {
+  const writer = new LooseObjectWriter(store.refs.objectsDir);
+  const parents = store.refs.kind === "repo" && meta.parent ? [meta.parent] : [];
+  const body = serializeCommit({
+    tree,
+    parents,
+    time: Math.floor(meta.t / 1e6),
+    message: encodeMessage(meta),
+  });
+  const id = await writer.write("commit", body);
+  trace("snapshot: commit written");
+  if (options.linkBorrowed && store.refs.kind === "shadow" && store.location.commonDir) {
+    await linkBorrowedObjects(
+      store.paths.dir,
+      store.paths.objectsDir,
+      path.join(store.location.commonDir, "objects"),
+    );
+    trace("snapshot: borrowed objects linked");
+  }
+  if (options.durable) {
+    // Wherever it was written: the store, the objects directory written to, and the user's
+    // objects it borrows (a recent commit's may not be on disk yet).
+    const userObjects = store.location.commonDir ? [path.join(store.location.commonDir, "objects")] : [];
+    await syncFileSystems([store.paths.dir, store.refs.objectsDir, ...userObjects]);
+    trace("snapshot: flushed to disk");
+  }
+  await store.refs.add(id, options.durable);
+  trace("snapshot: ref created");
+  return id;
+}
