@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { promises as fs, statSync } from "node:fs";
+import { constants, promises as fs, statSync } from "node:fs";
 import { GhostcommitError } from "../errors.js";
 
 /**
@@ -24,6 +24,8 @@ export async function writeFileSynced(
   }
 }
 
+const UNFLUSHABLE = new Set(["ENOENT", "ENOTDIR", "ELOOP", "EACCES", "EPERM"]);
+
 /**
  * Fsyncs directories whose entries changed, all at once (the kernel batches concurrent flushes
  * into one journal commit).
@@ -35,11 +37,12 @@ export async function syncDirs(dirs: Iterable<string | Buffer>): Promise<void> {
     [...unique.values()].map(async (dir) => {
       let handle: fs.FileHandle;
       try {
-        handle = await fs.open(dir, "r");
+        // Never through a symlink: one may stand where a restored directory was.
+        handle = await fs.open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
       } catch (error) {
-        // Removed since (a file may stand in its place): nothing of it is left to persist.
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === "ENOENT" || code === "ENOTDIR") return;
+        // Gone or replaced since (by a file or a symlink): nothing of it is left to persist. One
+        // that may not be read cannot be opened to flush; the system writes it back in time.
+        if (UNFLUSHABLE.has((error as NodeJS.ErrnoException).code ?? "")) return;
         throw error;
       }
       try {
