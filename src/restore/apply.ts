@@ -52,14 +52,7 @@ export async function applyPlan(
   for (const step of steps) {
     if (step.kind !== "delete") continue;
     try {
-<<<<<<< HEAD
-      const way = await ancestorsAreRealDirs(root, step.path, false, changedDirs);
-=======
-      // Deletions come first (see planRestore): directories they emptied go before any write
-      // (which may create directories again), so a file can take the place of a directory tree.
-      if (step.kind === "write" && emptiedDirs.size > 0) await removeEmptyDirs(root, emptiedDirs);
-      const way = await ancestorsAreRealDirs(root, step.path, step.kind === "write", capturedRepos);
->>>>>>> main
+      const way = await ancestorsAreRealDirs(root, step.path, false, changedDirs, capturedRepos);
       if (way !== "ok") {
         outcome.skipped.push({ path: step.path, reason: way === "nested-repo" ? "excluded" : "io" });
         continue;
@@ -80,7 +73,7 @@ export async function applyPlan(
   const flushEach = writes.length <= MANY_FILES;
   const prepared = await mapLimit(writes, 16, async ({ step, n }): Promise<Prepared> => {
     try {
-      const way = await ancestorsAreRealDirs(root, step.path, true, changedDirs);
+      const way = await ancestorsAreRealDirs(root, step.path, true, changedDirs, capturedRepos);
       if (way !== "ok") return { path: step.path, skip: way === "nested-repo" ? "excluded" : "io" };
       const temp = tempPathOf(step.path, restoreTempName(baseName(step.path), tempToken, n));
       await writeTemp(fsPath(root, temp), step.state.mode, contentOf(step.state.oid), flushEach);
@@ -119,11 +112,8 @@ async function ancestorsAreRealDirs(
   root: string,
   rel: RelPath,
   create: boolean,
-<<<<<<< HEAD
   changedDirs: Set<RelPath>,
-=======
   capturedRepos: ReadonlySet<RelPath>,
->>>>>>> main
 ): Promise<"ok" | "unsafe" | "nested-repo"> {
   for (const dir of ancestorsOf(rel)) {
     const target = fsPath(root, dir);
