@@ -42,12 +42,16 @@ export async function captureTree(store: StoreContext, cat: CatFile, includes: R
   return captured;
 }
 
-/** Takes a snapshot: capture, then commit it and make it reachable. */
+/**
+ * Takes a snapshot: capture, then commit it and make it reachable. `durable`: it survives a
+ * machine crash once this returns (a restore's way back, a turn's record).
+ */
 export async function takeSnapshot(
   store: StoreContext,
   cat: CatFile,
   includes: RelPath[],
   extras: SnapshotExtras = {},
+  durable = false,
 ): Promise<StoredSnapshot> {
   store.assertEnabled();
   const captured = await captureTree(store, cat, includes);
@@ -66,6 +70,6 @@ export async function takeSnapshot(
   if (extras.session !== undefined) meta.session = extras.session;
   if (extras.turn !== undefined) meta.turn = extras.turn;
   if (extras.guards !== undefined) meta.guards = extras.guards;
-  const id = await writeSnapshot(store, captured.tree, meta, { linkBorrowed: true });
+  const id = await writeSnapshot(store, captured.tree, meta, { linkBorrowed: true, durable });
   return { id, tree: captured.tree, meta };
 }

@@ -17,6 +17,7 @@ import { displayPath, fsPath, type RelPath } from "../paths.js";
 import type { RestoreReport } from "../types.js";
 import { journalFile, type RestoreJournal, tempDirsOf } from "../store/restore-journal.js";
 import { STORE_FILES, writeFileAtomic } from "../store/layout.js";
+import { syncDirs } from "../util/durable.js";
 import { withLock } from "../util/lock.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { type ApplyOutcome, applyPlan } from "./apply.js";
@@ -70,12 +71,14 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
     currentTree = captured.tree;
     capturedRepos = captured.nested ?? [];
   } else {
-    const snap = await takeSnapshot(engine, cat, run.includes, {
-      kind: "safety",
-      message: run.safetyMessage,
-      guards: run.guards,
-      session: run.session,
-    });
+    // Durable: after a power cut mid-restore, the way back must still be on disk.
+    const snap = await takeSnapshot(
+      engine,
+      cat,
+      run.includes,
+      { kind: "safety", message: run.safetyMessage, guards: run.guards, session: run.session },
+      true,
+    );
     currentTree = snap.tree;
     safety = snap.id;
     capturedRepos = snap.meta.nested ?? [];
@@ -144,6 +147,9 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
     dirs: tempDirsOf(steps.flatMap((s) => (s.kind === "write" ? [s.path] : []))),
   };
   await writeFileAtomic(journal, JSON.stringify(record));
+  // The journal and last-safety.json are fsynced; their directory entries must be too before the
+  // first file changes, so `doctor` can name the way back after a crash.
+  await syncDirs([engine.paths.dir, path.dirname(journal)]);
   try {
     const outcome = await applyPlan(
       engine.root,

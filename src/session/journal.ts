@@ -3,6 +3,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { fsError } from "../errors.js";
 import { nowMicros } from "../store/metadata.js";
+import { syncDirs } from "../util/durable.js";
 import { withLock } from "../util/lock.js";
 import { foldJournal, type JournalRecord, parseJournal, type SessionState } from "./model.js";
 
@@ -39,8 +40,11 @@ export class Journal {
     return (await readJournal(this.file, this.session))?.state ?? foldJournal(this.session, []);
   }
 
-  /** Appends records (stamped with the time) as one write; returns them as stored. */
-  async append(records: NewRecord[]): Promise<JournalRecord[]> {
+  /**
+   * Appends records (stamped with the time) as one write; returns them as stored. `durable`: the
+   * records survive a machine crash once this returns (a turn's end, a rewind, a redo).
+   */
+  async append(records: NewRecord[], durable = false): Promise<JournalRecord[]> {
     await fs.mkdir(this.dir, { recursive: true });
     const existing = await fs.readFile(this.file, "utf8").catch((error: NodeJS.ErrnoException) => {
       if (error.code === "ENOENT") return "";
@@ -54,7 +58,15 @@ export class Journal {
     for (const record of records) stamped.push({ ...record, t: nowMicros() } as JournalRecord);
     const fence = parsed.torn ? "\n" : "";
     const text = `${fence}${stamped.map((r) => JSON.stringify(r)).join("\n")}\n`;
-    await fs.appendFile(this.file, text, "utf8");
+    const handle = await fs.open(this.file, "a");
+    try {
+      await handle.writeFile(text, "utf8");
+      if (durable) await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    // A journal just created is a new directory entry.
+    if (durable && existing === "") await syncDirs([this.dir]);
     return stamped;
   }
 }

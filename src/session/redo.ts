@@ -78,7 +78,7 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
         report.dryRun = true;
         return report;
       }
-      await journal.append([{ e: "redo", rewind: rewind.id, safety: result.safety! }]);
+      await journal.append([{ e: "redo", rewind: rewind.id, safety: result.safety! }], true);
       return report;
     });
   });

@@ -133,18 +133,21 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         return report;
       }
       const outcome = rewindOutcome(result.written, result.deleted, targets);
-      await journal.append([
-        {
-          e: "rewind",
-          id: randomBytes(8).toString("hex"),
-          to,
-          turns: report.rewoundTurns,
-          safety: result.safety!,
-          ...outcome,
-          ...(named ? { paths: named } : {}),
-          ...(closed ? { closed } : {}),
-        },
-      ]);
+      await journal.append(
+        [
+          {
+            e: "rewind",
+            id: randomBytes(8).toString("hex"),
+            to,
+            turns: report.rewoundTurns,
+            safety: result.safety!,
+            ...outcome,
+            ...(named ? { paths: named } : {}),
+            ...(closed ? { closed } : {}),
+          },
+        ],
+        true,
+      );
       return report;
     });
   });

@@ -84,12 +84,15 @@ async function endLocked(ctx: SessionContext, state: SessionState, open: TurnSta
   const session = journal.session;
   const { after, diff } = await engine.withReader(async (cat) => {
     const beforeTree = await commitTree(cat, open.before);
-    const snap = await takeSnapshot(engine, cat, [...state.touched], {
-      kind: "turn-after",
-      message: `after turn ${open.turn}`,
-      session,
-      turn: open.turn,
-    });
+    // Durable before the hook returns: a lost after-snapshot would lose the turn's record. Its
+    // flush also writes out the before-snapshot and the journal's earlier records.
+    const snap = await takeSnapshot(
+      engine,
+      cat,
+      [...state.touched],
+      { kind: "turn-after", message: `after turn ${open.turn}`, session, turn: open.turn },
+      true,
+    );
     return { after: snap, diff: await diffTrees(engine, beforeTree, snap.tree) };
   });
   const now = nowMicros();
@@ -103,7 +106,10 @@ async function endLocked(ctx: SessionContext, state: SessionState, open: TurnSta
     open.touched,
     overlappingTouches(others, open.startedAt, now),
   );
-  for (const record of await journal.append([{ e: "end", turn: open.turn, after: after.id, changed }])) {
+  for (const record of await journal.append(
+    [{ e: "end", turn: open.turn, after: after.id, changed }],
+    true,
+  )) {
     applyRecord(state, record);
   }
   return { session, turn: open.turn, after: after.id, changed: changed.map(displayPath) };

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { linkBorrowedObjects } from "./borrow.js";
 import type { StoreContext } from "./context.js";
+import { syncFileSystems } from "../util/durable.js";
 import { trace } from "../util/trace.js";
 import { GhostcommitError } from "../errors.js";
 import type { CatFile } from "../git/cat-file.js";
@@ -48,13 +49,15 @@ export async function requireSnapshot(
  * Commits a tree with the given metadata and makes it reachable: the one place a snapshot commit
  * is written. With `linkBorrowed`, objects borrowed from the user's repository are hard-linked
  * into the shadow store first, so the snapshot survives the user's gc (needed after a capture,
- * which may reference user objects the store has never seen).
+ * which may reference user objects the store has never seen). With `durable`, everything the
+ * snapshot needs is flushed to disk before its ref is written, and the ref after: a machine crash
+ * can then neither lose it nor leave its ref without its objects.
  */
 export async function writeSnapshot(
   store: StoreContext,
   tree: string,
   meta: SnapshotMeta,
-  options: { linkBorrowed?: boolean } = {},
+  options: { linkBorrowed?: boolean; durable?: boolean } = {},
 ): Promise<string> {
   const writer = new LooseObjectWriter(store.refs.objectsDir);
   const parents = store.refs.kind === "repo" && meta.parent ? [meta.parent] : [];
@@ -74,7 +77,14 @@ export async function writeSnapshot(
     );
     trace("snapshot: borrowed objects linked");
   }
-  await store.refs.add(id);
+  if (options.durable) {
+    // Wherever it was written: the store, the objects directory written to, and the user's
+    // objects it borrows (a recent commit's may not be on disk yet).
+    const userObjects = store.location.commonDir ? [path.join(store.location.commonDir, "objects")] : [];
+    await syncFileSystems([store.paths.dir, store.refs.objectsDir, ...userObjects]);
+    trace("snapshot: flushed to disk");
+  }
+  await store.refs.add(id, options.durable);
   trace("snapshot: ref created");
   return id;
 }

@@ -4,6 +4,7 @@ import type { StoreKind } from "../config.js";
 import { GhostcommitError } from "../errors.js";
 import { runGit, splitNul } from "../git/exec.js";
 import type { WorkspaceLocation } from "../git/repository.js";
+import { syncDirs, writeFileSynced } from "../util/durable.js";
 import { decodeMessage, type SnapshotMeta } from "./metadata.js";
 import type { StorePaths } from "./layout.js";
 import { treeOfCommit } from "../git/objects.js";
@@ -64,13 +65,25 @@ export class SnapshotRefs {
     });
   }
 
-  /** Makes a snapshot reachable (and so safe from gc). Fails if the ref somehow exists already. */
-  async add(id: string): Promise<void> {
+  /**
+   * Makes a snapshot reachable (and so safe from gc). Fails if the ref somehow exists already.
+   * `durable`: the ref survives a machine crash once this returns (its objects must already be
+   * on disk): its content is fsynced before the rename, its directories after.
+   */
+  async add(id: string, durable = false): Promise<void> {
+    const file = path.join(this.refsGitDir, ...`${this.refPrefix}${id}`.split("/"));
+    // The highest directory whose entries may have changed: the parent of the first one
+    // created here, or, for the repo store (git creates them), `refs/`.
+    let top: string | undefined = path.join(this.refsGitDir, "refs");
     if (this.kind === "shadow") {
-      await this.addLooseRef(id);
-      return;
+      const created = await this.addLooseRef(file, id, durable);
+      top = created ? path.dirname(created) : undefined;
+    } else {
+      // core.fsync=reference: git fsyncs the ref before renaming it into place (git 2.36+).
+      const sync = durable ? ["-c", "core.fsync=reference", "-c", "core.fsyncMethod=fsync"] : [];
+      await this.git([...sync, "update-ref", "--stdin", "-z"], `create ${this.refPrefix}${id}\0${id}\0`);
     }
-    await this.git(["update-ref", "--stdin", "-z"], `create ${this.refPrefix}${id}\0${id}\0`);
+    if (durable) await syncDirs(dirsUpTo(path.dirname(file), top));
   }
 
   /**
@@ -78,17 +91,18 @@ export class SnapshotRefs {
    * then renamed), which saves a git process per snapshot. Each snapshot has its own ref name, so
    * there is never an old value to compare; pack-refs only prunes refs it packed itself.
    */
-  private async addLooseRef(id: string): Promise<void> {
-    const file = path.join(this.refsGitDir, ...`${this.refPrefix}${id}`.split("/"));
-    await fs.mkdir(path.dirname(file), { recursive: true });
+  private async addLooseRef(file: string, id: string, durable: boolean): Promise<string | undefined> {
+    const created = await fs.mkdir(path.dirname(file), { recursive: true });
     const lock = `${file}.lock`;
-    await fs.writeFile(lock, `${id}\n`, { flag: "wx" });
+    if (durable) await writeFileSynced(lock, `${id}\n`);
+    else await fs.writeFile(lock, `${id}\n`, { flag: "wx" });
     try {
       await fs.rename(lock, file);
     } catch (error) {
       await fs.rm(lock, { force: true });
       throw error;
     }
+    return created;
   }
 
   /** Forgets snapshots in one all-or-nothing transaction. */
@@ -193,4 +207,15 @@ export class SnapshotRefs {
     }
     return matches[0];
   }
+}
+
+/** `dir` and its ancestors up to and including `top` (only `dir` without one). */
+function dirsUpTo(dir: string, top: string | undefined): string[] {
+  const dirs = [dir];
+  if (top === undefined) return dirs;
+  for (let at = dir; at !== top && at.startsWith(top); ) {
+    at = path.dirname(at);
+    dirs.push(at);
+  }
+  return dirs;
 }

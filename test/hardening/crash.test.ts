@@ -1,35 +1,8 @@
-import { createHash } from "node:crypto";
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Sandbox } from "../helpers/repo.js";
-import { cliAsync, fsckStore, seeded, storeDir } from "./helpers.js";
-
-/** Every file below dir (not .git): path → type, mode and content hash. */
-function fingerprint(dir: string, rel = "", out = new Map<string, string>()): Map<string, string> {
-  for (const name of readdirSync(path.join(dir, rel))) {
-    if (rel === "" && name === ".git") continue;
-    const child = rel ? `${rel}/${name}` : name;
-    const full = path.join(dir, child);
-    const stat = lstatSync(full);
-    if (stat.isDirectory()) fingerprint(dir, child, out);
-    else if (stat.isSymbolicLink()) out.set(child, `link:${readlinkSync(full)}`);
-    else
-      out.set(
-        child,
-        `${stat.mode & 0o111 ? "x" : "-"}:${createHash("sha1").update(readFileSync(full)).digest("hex")}`,
-      );
-  }
-  return out;
-}
+import { cliAsync, fingerprint, fsckStore, seeded, storeDir } from "./helpers.js";
 
 function tempFiles(print: Map<string, string>): string[] {
   return [...print.keys()].filter((p) => /\.gc-[0-9a-f-]+~$/.test(p));

@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { CLI, type Sandbox } from "../helpers/repo.js";
 
@@ -36,12 +37,19 @@ export function cliAsync(
   });
 }
 
-/** The one store directory of the sandbox (`$GHOSTCOMMIT_HOME/workspaces/<key>`). */
-export function storeDir(sandbox: Sandbox): string {
-  const root = path.join(sandbox.env.GHOSTCOMMIT_HOME as string, "workspaces");
-  const keys = readdirSync(root);
+/**
+ * The store directory (`$GHOSTCOMMIT_HOME/workspaces/<key>`) of the workspace at `root`, or the
+ * sandbox's one store when no root is given.
+ */
+export function storeDir(sandbox: Sandbox, root?: string): string {
+  const base = path.join(sandbox.env.GHOSTCOMMIT_HOME as string, "workspaces");
+  const keys = readdirSync(base).filter(
+    (key) =>
+      root === undefined ||
+      JSON.parse(readFileSync(path.join(base, key, "workspace.json"), "utf8")).root === root,
+  );
   if (keys.length !== 1) throw new Error(`expected one store, found ${keys.length}`);
-  return path.join(root, keys[0]);
+  return path.join(base, keys[0]);
 }
 
 /** `git fsck` of the store's git dir: exit status and the lines that are real problems. */
@@ -69,4 +77,22 @@ export function seeded(seed: number): () => number {
     s = (s * 1664525 + 1013904223) >>> 0;
     return s / 2 ** 32;
   };
+}
+
+/** Every file below dir (not .git): path → type, mode and content hash. */
+export function fingerprint(dir: string, rel = "", out = new Map<string, string>()): Map<string, string> {
+  for (const name of readdirSync(path.join(dir, rel))) {
+    if (rel === "" && name === ".git") continue;
+    const child = rel ? `${rel}/${name}` : name;
+    const full = path.join(dir, child);
+    const stat = lstatSync(full);
+    if (stat.isDirectory()) fingerprint(dir, child, out);
+    else if (stat.isSymbolicLink()) out.set(child, `link:${readlinkSync(full)}`);
+    else
+      out.set(
+        child,
+        `${stat.mode & 0o111 ? "x" : "-"}:${createHash("sha1").update(readFileSync(full)).digest("hex")}`,
+      );
+  }
+  return out;
 }

@@ -1,0 +1,103 @@
+import { execFile } from "node:child_process";
+import { constants, promises as fs, statSync } from "node:fs";
+import { GhostcommitError } from "../errors.js";
+
+/**
+ * Durability against a machine crash (power cut, VM killed, kernel panic), not only a killed
+ * process: the page cache survives `kill -9` but not these. The rules used throughout:
+ * a file's bytes are fsynced before the rename that gives it its final name, and the directory
+ * whose entries a rename, link, unlink or mkdir changed is fsynced afterwards.
+ */
+
+/** Writes a new file (fails if it exists) and flushes it before returning. */
+export async function writeFileSynced(
+  file: string | Buffer,
+  content: string | Buffer,
+  mode = 0o666,
+): Promise<void> {
+  const handle = await fs.open(file, "wx", mode);
+  try {
+    await handle.writeFile(content);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+const UNFLUSHABLE = new Set(["ENOENT", "ENOTDIR", "ELOOP", "EACCES", "EPERM"]);
+
+/**
+ * Fsyncs directories whose entries changed, all at once (the kernel batches concurrent flushes
+ * into one journal commit).
+ */
+export async function syncDirs(dirs: Iterable<string | Buffer>): Promise<void> {
+  const unique = new Map<string, string | Buffer>();
+  for (const dir of dirs) unique.set(Buffer.isBuffer(dir) ? dir.toString("latin1") : dir, dir);
+  await Promise.all(
+    [...unique.values()].map(async (dir) => {
+      let handle: fs.FileHandle;
+      try {
+        // Never through a symlink: one may stand where a restored directory was.
+        handle = await fs.open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+      } catch (error) {
+        // Gone or replaced since (by a file or a symlink): nothing of it is left to persist. One
+        // that may not be read cannot be opened to flush; the system writes it back in time.
+        if (UNFLUSHABLE.has((error as NodeJS.ErrnoException).code ?? "")) return;
+        throw error;
+      }
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    }),
+  );
+}
+
+/**
+ * Past this many files, one `syncfs` of their file system costs less than an fsync each: measured
+ * here, 20 files cost 20 ms by parallel fsyncs against ~40 ms for `sync -f`, 92 files 55 against
+ * 76 ms, and 600 restored files seconds of fsyncs on a busy disk.
+ */
+export const MANY_FILES = 100;
+
+/**
+ * Flushes everything written to the file systems holding `paths`: one `syncfs` each (coreutils
+ * `sync -f`; Node has no binding). Chosen over fsyncing each new object and its fan-out directory
+ * because it is the only way to also cover what a snapshot needs but did not just write: objects
+ * an earlier snapshot wrote (a later one only refreshes their mtime), objects git itself writes
+ * (plain directories' `update-index`/`write-tree`), the user's own recent loose objects a
+ * snapshot borrows, and the store's own skeleton. Measured on ext4 (virtio disk, 2 shared cores),
+ * for the ~90 objects of a 20-file snapshot: fsync of each file plus its directory, all in
+ * parallel, 55 ms median; `sync -f`, spawn included, 76 ms median (30 files: 25 vs 38 ms); close
+ * enough that completeness decides. Its cost grows with other programs' unwritten data on the
+ * same file system. Where `sync -f` is missing (not coreutils), a plain `sync` flushes everything.
+ */
+export async function syncFileSystems(paths: string[]): Promise<void> {
+  const byDevice = new Map<number, string>();
+  for (const p of paths) {
+    const stat = statSync(p, { throwIfNoEntry: false });
+    if (stat && !byDevice.has(stat.dev)) byDevice.set(stat.dev, p);
+  }
+  if (byDevice.size === 0) return;
+  try {
+    await run("sync", ["-f", ...byDevice.values()]);
+  } catch {
+    try {
+      await run("sync", []);
+    } catch (error) {
+      throw new GhostcommitError(
+        "io",
+        `cannot flush ${[...byDevice.values()].join(", ")} to disk (sync failed): ${(error as Error).message}`,
+      );
+    }
+  }
+}
+
+function run(command: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C" } }, (error) =>
+      error ? reject(error) : resolve(),
+    );
+  });
+}

@@ -1,0 +1,241 @@
+import { spawnSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { fingerprint, storeDir } from "../hardening/helpers.js";
+import { CLI, type Repo, Sandbox } from "../helpers/repo.js";
+import { type Call, orderProblems, parseTrace, traceCli } from "./strace.js";
+
+/**
+ * A power cut cannot be simulated in a test, so the order of the system calls is checked
+ * instead (what is flushed before what is renamed or deleted), under `strace -f -y`; and the
+ * restoring process is killed after each of its renames and deletions in turn, each time
+ * undone byte for byte by `restore <safety>`.
+ */
+
+const sb = new Sandbox();
+afterAll(() => sb.cleanup());
+
+const BASE: Record<string, string> = { "top.txt": "top v1\n" };
+for (const d of ["a", "b", "c"]) for (let f = 0; f < 4; f++) BASE[`${d}/f${f}.txt`] = `${d}/${f} v1\n`;
+
+/**
+ * A repository at BASE, a snapshot of it, then edits, new files in a new directory, a deleted
+ * file and directory, and a mode change.
+ */
+function edited(name: string, store: string[] = []): { repo: Repo; target: string } {
+  const repo = sb.repo(name, BASE);
+  const target = repo.ok("snapshot", ...store).id;
+  repo.write({ "top.txt": "top v2\n", "a/f0.txt": "a/0 v2\n", "extra/one.txt": "1\n" });
+  repo.remove("b/f3.txt");
+  repo.write({ "b/f1.txt": "b/1 v2\n", "a/new.txt": "new\n", "extra/deep/two.txt": "2\n" });
+  repo.remove("c");
+  repo.chmod("a/f2.txt", 0o755);
+  return { repo, target };
+}
+
+function checkOrder(calls: Call[], repo: Repo, safety: string, objectsDir: string, refFile: string) {
+  const store = storeDir(sb, repo.dir);
+  const { problems, counts } = orderProblems(calls, {
+    workspace: repo.dir,
+    objectsDir,
+    refFile,
+    journalDir: path.join(store, "tmp"),
+  });
+  expect(problems).toEqual([]);
+  expect(counts.syncfs).toBeGreaterThan(0);
+  return { counts, safety };
+}
+
+describe("crash-consistent restore (order of flushes under strace)", () => {
+  it("shadow store: the way back is on disk before the first workspace change; each file is fsynced before its rename", () => {
+    const { repo, target } = edited("shadow");
+    const wanted = fingerprint(repo.dir);
+    const traced = traceCli(
+      repo.dir,
+      ["restore", target, "--json"],
+      sb.env,
+      path.join(sb.home, "shadow.strace"),
+    );
+    expect(traced.status, traced.stderr).toBe(0);
+    const report = JSON.parse(traced.stdout);
+    const git = path.join(storeDir(sb, repo.dir), "git");
+    const ref = path.join(git, "refs/ghostcommit/snapshots", report.safety);
+    const { counts } = checkOrder(traced.calls, repo, report.safety, path.join(git, "objects"), ref);
+    // Not vacuous: the restore rewrote and deleted files, all seen in the trace.
+    expect(report.written.length).toBeGreaterThanOrEqual(8);
+    expect(report.deleted.length).toBe(3);
+    expect(counts.workspaceRenames).toBe(report.written.length);
+    expect(counts.workspaceRemovals).toBeGreaterThanOrEqual(report.deleted.length + 2); // + extra/, extra/deep/
+    expect(fingerprint(repo.dir)).not.toEqual(wanted);
+    repo.ok("restore", report.safety);
+    expect(fingerprint(repo.dir)).toEqual(wanted);
+  });
+
+  it("repo store: the ghost commit's objects are flushed before git writes its ref (fsynced), and the ref's directory after", () => {
+    const { repo, target } = edited("repostore", ["--store", "repo"]);
+    const traced = traceCli(
+      repo.dir,
+      ["restore", target, "--store", "repo", "--json"],
+      sb.env,
+      path.join(sb.home, "repo.strace"),
+    );
+    expect(traced.status, traced.stderr).toBe(0);
+    const report = JSON.parse(traced.stdout);
+    const refsRoot = path.join(repo.dir, ".git/refs/ghostcommit");
+    const [key] = readdirSync(refsRoot);
+    const ref = path.join(refsRoot, key, "snapshots", report.safety);
+    const { counts } = checkOrder(
+      traced.calls,
+      repo,
+      report.safety,
+      path.join(repo.dir, ".git/objects"),
+      ref,
+    );
+    expect(counts.workspaceRenames).toBe(report.written.length);
+  });
+
+  it("rewind and redo: the same order, and the journal records are fsynced", () => {
+    const repo = sb.repo("session", BASE);
+    repo.ok("turn", "begin", "--session", "s", "--turn", "1");
+    repo.write({ "a/f0.txt": "turn\n", "a/made.txt": "made\n" });
+    repo.remove("b/f1.txt");
+    repo.ok("turn", "end", "--session", "s", "--turn", "1");
+    const git = path.join(storeDir(sb, repo.dir), "git");
+    for (const args of [
+      ["rewind", "--session", "s", "--to", "1", "--json"],
+      ["redo", "--session", "s", "--json"],
+    ]) {
+      const traced = traceCli(repo.dir, args, sb.env, path.join(sb.home, `${args[0]}.strace`));
+      expect(traced.status, traced.stderr).toBe(0);
+      const report = JSON.parse(traced.stdout);
+      const ref = path.join(git, "refs/ghostcommit/snapshots", report.safety);
+      const { counts } = checkOrder(traced.calls, repo, report.safety, path.join(git, "objects"), ref);
+      expect(counts.workspaceRenames + counts.workspaceRemovals).toBeGreaterThanOrEqual(3);
+      const journal = path.join(storeDir(sb, repo.dir), "sessions");
+      const journalSync = traced.calls.filter((c) => c.name === "fsync" && c.paths[0]?.startsWith(journal));
+      expect(journalSync.length, `${args[0]}: journal fsync`).toBeGreaterThan(0);
+    }
+    expect(repo.read("a/f0.txt")).toBe("turn\n");
+  });
+
+  it("turn end: the after snapshot is flushed before its ref, and the journal record is fsynced", () => {
+    const repo = sb.repo("turnend", BASE);
+    repo.ok("turn", "begin", "--session", "t", "--turn", "1");
+    repo.write({ "a/f1.txt": "changed\n" });
+    const traced = traceCli(
+      repo.dir,
+      ["turn", "end", "--session", "t", "--turn", "1", "--json"],
+      sb.env,
+      path.join(sb.home, "turn.strace"),
+    );
+    expect(traced.status, traced.stderr).toBe(0);
+    const after = JSON.parse(traced.stdout).after;
+    const store = storeDir(sb, repo.dir);
+    const ref = path.join(store, "git/refs/ghostcommit/snapshots", after);
+    const refRename = traced.calls.find((c) => c.name === "rename" && c.paths[1] === ref)!;
+    expect(refRename).toBeDefined();
+    const flush = traced.calls.find((c) => c.name === "syncfs" && c.ok);
+    expect(flush && flush.end < refRename.start).toBe(true);
+    const journal = traced.calls.find(
+      (c) => c.name === "fsync" && c.paths[0]?.startsWith(path.join(store, "sessions")),
+    );
+    expect(journal && journal.end > refRename.end).toBe(true);
+  });
+});
+
+describe("the checker itself", () => {
+  it("reports a rename from an unflushed temp file and a directory never fsynced", () => {
+    const ws = "/w";
+    const trace = [
+      '1 rename("/s/objects/ab/cdef0123456789abcdef0123456789abcdef01", "/s/objects/ab/cdef0123456789abcdef0123456789abcdef01") = 0',
+      "1 syncfs(3</s>) = 0",
+      "1 fsync(4</s/refs/x.lock>) = 0",
+      '1 rename("/s/refs/x.lock", "/s/refs/x") = 0',
+      "1 fsync(4</s/refs>) = 0",
+      "1 fsync(5</s/tmp>) = 0",
+      '1 rename("/w/d/.f.gc-0a1b2c3d4e-0~", "/w/d/f") = 0',
+    ].join("\n");
+    const { problems } = orderProblems(parseTrace(trace), {
+      workspace: ws,
+      objectsDir: "/s/objects",
+      refFile: "/s/refs/x",
+      journalDir: "/s/tmp",
+    });
+    expect(problems).toEqual([
+      "temp file /w/d/.f.gc-0a1b2c3d4e-0~ was not fsynced before its rename to /w/d/f",
+      "directory /w/d was not fsynced after its entries changed",
+    ]);
+  });
+});
+
+/** The most calls of `name` one thread made (strace counts injections per thread and per call). */
+function mostPerThread(calls: Call[], name: string): number {
+  const counts = new Map<number, number>();
+  for (const c of calls) if (c.name === name) counts.set(c.pid, (counts.get(c.pid) ?? 0) + 1);
+  return Math.max(0, ...counts.values());
+}
+
+describe("killed at each of its renames and deletions", () => {
+  it("a restore killed at any of them is undone byte for byte by restore <safety>", () => {
+    // The target has many changes; the state restored from is the commit itself, so the safety
+    // snapshot writes almost no objects and the n-th rename is the n-th in the workspace or store.
+    const repo = sb.repo("killed", BASE);
+    repo.write({
+      "top.txt": "top v2\n",
+      "a/f0.txt": "a/0 v2\n",
+      "b/f1.txt": "b/1 v2\n",
+      "extra/one.txt": "1\n",
+    });
+    repo.write({ "extra/deep/two.txt": "2\n", "a/new.txt": "new\n" });
+    repo.remove("c");
+    const target = repo.ok("snapshot").id;
+    repo.git("checkout", "-q", "--", ".");
+    repo.remove("extra");
+    repo.remove("a/new.txt");
+    const before = fingerprint(repo.dir);
+    // One libuv worker thread: the order of the calls, and so the n-th of each, is the same every run.
+    const env = { ...sb.env, UV_THREADPOOL_SIZE: "1" };
+    const full = traceCli(repo.dir, ["restore", target, "--json"], env, path.join(sb.home, "full.strace"));
+    expect(full.status, full.stderr).toBe(0);
+    const wanted = fingerprint(repo.dir);
+    repo.ok("restore", JSON.parse(full.stdout).safety);
+    let killedUntouched = 0;
+    let killedMidway = 0;
+    for (const call of ["rename", "unlink", "rmdir"]) {
+      for (let n = 1; n <= mostPerThread(full.calls, call); n++) {
+        const run = spawnSync(
+          "strace",
+          [
+            "-f",
+            "-qq",
+            "-o",
+            "/dev/null",
+            "-e",
+            `trace=${call}`,
+            "-e",
+            `inject=${call}:signal=SIGKILL:when=${n}`,
+          ].concat([process.execPath, CLI, "restore", target, "--json"]),
+          { cwd: repo.dir, env, encoding: "utf8", timeout: 60_000 },
+        );
+        const now = fingerprint(repo.dir);
+        if (run.signal !== "SIGKILL") {
+          expect(run.status, run.stderr).toBe(0);
+          expect(now).toEqual(wanted);
+          repo.ok("restore", JSON.parse(run.stdout).safety);
+        } else if (JSON.stringify([...now]) === JSON.stringify([...before])) {
+          killedUntouched++;
+        } else {
+          killedMidway++;
+          const safety = repo.ok("list").find((s: { kind: string }) => s.kind === "safety");
+          repo.ok("restore", safety.id);
+        }
+        expect(fingerprint(repo.dir), `killed at ${call} ${n}`).toEqual(before);
+      }
+    }
+    expect(killedUntouched).toBeGreaterThan(0);
+    expect(killedMidway).toBeGreaterThanOrEqual(5);
+    const doctor = repo.cli(["doctor", "--repair", "--json"]);
+    expect(doctor.json?.ok, doctor.stdout).toBe(true);
+  }, 120_000);
+});
