@@ -5,6 +5,7 @@ import { GhostcommitError } from "./errors.js";
 import { runGit } from "./git/exec.js";
 import { MODE } from "./git/objects.js";
 import { displayPath, relFromBytes, resolveInside } from "./paths.js";
+import { refuseChosenPaths } from "./restore/paths-option.js";
 import { diffTrees, displayOutcome, restoreSnapshot } from "./restore/restore.js";
 import type { StoredExclusion } from "./store/metadata.js";
 import { isoFromMicros } from "./store/metadata.js";
@@ -19,6 +20,7 @@ import type {
   GcOptions,
   GcReport,
   DiffEntry,
+  DiffOptions,
   Excluded,
   OpenOptions,
   RestoreOptions,
@@ -106,7 +108,8 @@ export class Workspace {
   }
 
   /** Changes from snapshot `id` to snapshot `id2`, or to the working tree when `id2` is omitted. */
-  async diff(id: string, id2?: string): Promise<DiffEntry[]> {
+  async diff(id: string, id2?: string, options: DiffOptions = {}): Promise<DiffEntry[]> {
+    refuseChosenPaths(options.paths);
     const [from, to] = await this.diffTrees(id, id2);
     const changes = await diffTrees(this.engine, from, to);
     return changes.map((c) => {
@@ -147,6 +150,7 @@ export class Workspace {
 
   /** Makes the workspace's capture set equal to snapshot `id` (SPEC §4). */
   async restore(id: string, options: RestoreOptions = {}): Promise<RestoreReport> {
+    refuseChosenPaths(options.paths);
     this.engine.assertEnabled();
     const target = await this.engine.refs.resolve(id);
     const result = await this.engine.withReader((cat) =>

@@ -73,6 +73,13 @@ export interface SnapshotOptions {
 
 export interface RestoreOptions {
   dryRun?: boolean;
+  /** Workspace-relative paths to act on (a directory names everything below it); default: all. */
+  paths?: string[];
+}
+
+export interface DiffOptions {
+  /** Workspace-relative paths to compare (a directory names everything below it); default: all. */
+  paths?: string[];
 }
 
 export interface GcOptions {
@@ -127,6 +134,14 @@ export interface RewindOptions {
   to: string;
   dryRun?: boolean;
   force?: boolean;
+  /** Workspace-relative paths to rewind (a directory names everything below it); default: all. */
+  paths?: string[];
+  /**
+   * The caller is the agent working in the session's open turn (it was asked to undo): rewind the
+   * turns before the open one and leave it open; paths it already changed count as conflicts.
+   * Without it, an open turn refuses the rewind (`open-turn`) unless forced.
+   */
+  keepOpenTurn?: boolean;
 }
 
 export interface RewindReport {

@@ -1,0 +1,52 @@
+import { promises as fs } from "node:fs";
+import type { Engine } from "../engine.js";
+import { displayPath } from "../paths.js";
+import { Journal } from "./journal.js";
+import { type JournalRecord, parseJournal } from "./model.js";
+
+/** A rewind or redo, as the model should hear of it. */
+export interface UndoEvent {
+  kind: "rewind" | "redo";
+  /** The turns that went back (rewind) or came back (redo). */
+  turns: string[];
+  /** Every file it changed, workspace-relative, sorted. */
+  files: string[];
+  /** Those of them it deleted (known for a rewind; a redo's are in `files` only). */
+  deleted: string[];
+}
+
+/**
+ * The session's rewinds and redos since its last turn began, oldest first. The next prompt tells
+ * the model about them; the turn it begins makes them old news, so each is told once.
+ */
+export async function undoneSinceLastBegin(engine: Engine, session: string): Promise<UndoEvent[]> {
+  const journal = new Journal(engine.paths.sessionsDir, session);
+  const text = await fs.readFile(journal.file, "utf8").catch(() => "");
+  const { records } = parseJournal(text);
+  let start = 0;
+  for (let i = records.length - 1; i >= 0; i--) {
+    if (records[i].e === "begin") {
+      start = i + 1;
+      break;
+    }
+  }
+  const rewinds = new Map<string, Extract<JournalRecord, { e: "rewind" }>>();
+  const events: UndoEvent[] = [];
+  records.forEach((record, index) => {
+    if (record.e === "rewind") {
+      rewinds.set(record.id, record);
+      if (index >= start) events.push(undoEvent("rewind", record));
+    } else if (record.e === "redo" && index >= start) {
+      const undone = rewinds.get(record.rewind);
+      if (undone) events.push(undoEvent("redo", undone));
+    }
+  });
+  return events;
+}
+
+/** A redo changes exactly the paths its rewind wrote or deleted, each back to its state before it. */
+function undoEvent(kind: UndoEvent["kind"], rewind: Extract<JournalRecord, { e: "rewind" }>): UndoEvent {
+  const files = [...rewind.written.map(([p]) => p), ...rewind.deleted].map(displayPath).sort();
+  const deleted = kind === "rewind" ? rewind.deleted.map(displayPath).sort() : [];
+  return { kind, turns: rewind.turns, files, deleted };
+}
