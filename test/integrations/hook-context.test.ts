@@ -62,7 +62,7 @@ describe("the model is told what went back", () => {
       send("codex", codex(repo.dir, cx, "UserPromptSubmit", { turn_id: "t2", prompt: "p2" })),
     );
     expect(told.hookSpecificOutput.hookEventName).toBe("UserPromptSubmit");
-    expect(told.hookSpecificOutput.additionalContext).toMatch(/Rewound turn t1[^]*- src\/app\.js/);
+    expect(told.hookSpecificOutput.additionalContext).toMatch(/Rewound turn t1[\s\S]*- src\/app\.js/);
     send("codex", codex(repo.dir, cx, "Stop", { turn_id: "t2", stop_hook_active: false }));
     expect(send("codex", codex(repo.dir, cx, "UserPromptSubmit", { turn_id: "t3", prompt: "p3" }))).toBe("");
 

@@ -64,9 +64,9 @@ describe("undo from inside the agent (MCP)", () => {
     expect(terminal.status).toBe(3);
     expect(terminal.json.error.code).toBe("open-turn");
 
-    const log = await call("log", {});
-    expect(log.structuredContent?.session).toBe(s);
-    const turns = (log.structuredContent?.items as { turn: string; state: string }[]).map((t) => [
+    const log = (await call("log", {})).structuredContent as { session: string; items: any[] };
+    expect(log.session).toBe(s);
+    const turns = log.items.map((t: { turn: string; state: string }) => [
       t.turn,
       t.state,
     ]);
@@ -75,7 +75,8 @@ describe("undo from inside the agent (MCP)", () => {
       ["2", "done"],
       ["3", "open"],
     ]);
-    expect((await call("log", { limit: 1 })).structuredContent?.items).toHaveLength(1);
+    const last = (await call("log", { limit: 1 })).structuredContent as { items: { turn: string }[] };
+    expect(last.items.map((t) => t.turn)).toEqual(["3"]);
 
     // The open turn itself is not rewound from inside it.
     const self = await call("rewind", { to: "3" });
