@@ -144,8 +144,7 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
     if (action.kind === "begin") {
       answer.send(await undoNotice(ws, event).catch(() => null));
       await begin(session, action.turn, action.prompt);
-    }
-    else if (action.kind === "end") {
+    } else if (action.kind === "end") {
       const open = await session.openTurn();
       if (open !== null) await session.endTurn(open);
     } else {

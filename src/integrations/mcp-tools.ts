@@ -9,7 +9,8 @@ import * as out from "./mcp-schemas.js";
 export function result(json: unknown, structured?: Record<string, unknown>, isError = false): CallToolResult {
   const out: CallToolResult = {
     content: [{ type: "text", text: JSON.stringify(json, null, 2) }],
-    structuredContent: structured ?? (Array.isArray(json) ? { items: json } : (json as Record<string, unknown>)),
+    structuredContent:
+      structured ?? (Array.isArray(json) ? { items: json } : (json as Record<string, unknown>)),
   };
   if (isError) out.isError = true;
   return out;

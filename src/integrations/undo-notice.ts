@@ -43,7 +43,9 @@ export function noticeText(events: UndoEvent[]): string {
         : `Redo restored ${turns}: these files are back as they were before the rewind:`,
     );
     const deleted = new Set(e.deleted);
-    const shown = e.files.slice(0, MAX_FILES_PER_EVENT).map((f) => `- ${f}${deleted.has(f) ? " (deleted)" : ""}`);
+    const shown = e.files
+      .slice(0, MAX_FILES_PER_EVENT)
+      .map((f) => `- ${f}${deleted.has(f) ? " (deleted)" : ""}`);
     if (e.files.length > shown.length) shown.push(`- … and ${e.files.length - shown.length} more`);
     lines.push(...shown);
   }

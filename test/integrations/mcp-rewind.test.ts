@@ -66,10 +66,7 @@ describe("undo from inside the agent (MCP)", () => {
 
     const log = (await call("log", {})).structuredContent as { session: string; items: any[] };
     expect(log.session).toBe(s);
-    const turns = log.items.map((t: { turn: string; state: string }) => [
-      t.turn,
-      t.state,
-    ]);
+    const turns = log.items.map((t: { turn: string; state: string }) => [t.turn, t.state]);
     expect(turns).toEqual([
       ["1", "done"],
       ["2", "done"],

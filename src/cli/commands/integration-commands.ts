@@ -85,7 +85,9 @@ export function register(program: Command, run: Action): void {
   }
 
   withGlobals(program.command("mcp"))
-    .description("serve the Model Context Protocol on stdio (tools: snapshot, list_snapshots, diff, restore, sessions, log, rewind, redo)")
+    .description(
+      "serve the Model Context Protocol on stdio (tools: snapshot, list_snapshots, diff, restore, sessions, log, rewind, redo)",
+    )
     .action(async (_options: unknown, command: Command) => {
       const globals = globalsOf(command);
       // Loaded here so hooks never pay for the MCP SDK.

@@ -14,7 +14,10 @@ export function register(program: Command, run: Action): void {
     .option("--to <turn>", "rewind this turn and every later one (default: pick on a terminal)")
     .option("--dry-run", "print the plan and change nothing")
     .option("--force", "rewind even over later edits or an open turn")
-    .option("--keep-open-turn", "for an agent undoing from inside its own open turn: rewind the turns before it, leave it open")
+    .option(
+      "--keep-open-turn",
+      "for an agent undoing from inside its own open turn: rewind the turns before it, leave it open",
+    )
     .action(
       run(async (command) => {
         const options = command.opts() as {
