@@ -1,7 +1,7 @@
 import { realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { openWorkspace, type Workspace } from "../api.js";
+import { openWorkspace, type Workspace } from "../workspace.js";
 import type { StoreKind } from "../config.js";
 import type { SessionHandle } from "../types.js";
 import { parseClaude } from "./agents/claude.js";
@@ -9,7 +9,7 @@ import { parseCodex } from "./agents/codex.js";
 import { CURSOR_CONTINUE, parseCursor } from "./agents/cursor.js";
 import { parseGemini } from "./agents/gemini.js";
 import type { AgentName, HookEvent, Payload } from "./event.js";
-import { appendHookLog, globalHookLog, type HookLogEntry } from "./log.js";
+import { appendHookLog, globalHookLog, type HookLogEntry } from "../maintenance/hook-log.js";
 import { canTellModel, undoNotice } from "./undo-notice.js";
 
 export const AGENTS: AgentName[] = ["claude-code", "codex", "cursor", "gemini"];

@@ -1,6 +1,6 @@
 import type { CallToolResult, McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import type { Workspace } from "../api.js";
+import type { Workspace } from "../workspace.js";
 import { GhostcommitError } from "../errors.js";
 import type { SessionHandle } from "../types.js";
 import * as out from "./mcp-schemas.js";

@@ -1,6 +1,6 @@
 import { type CallToolResult, McpServer } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
-import { openWorkspace } from "../api.js";
+import { openWorkspace } from "../workspace.js";
 import type { StoreKind } from "../config.js";
 import { GhostcommitError } from "../errors.js";
 import { isTooBroad } from "./hook.js";

@@ -1,4 +1,4 @@
-import type { Workspace } from "../api.js";
+import type { Workspace } from "../workspace.js";
 import { type UndoEvent, undoneSinceLastBegin } from "../session/undo-events.js";
 import type { HookEvent } from "./event.js";
 

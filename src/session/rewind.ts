@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import type { FileState } from "../capture/tree-edit.js";
+import type { FileState } from "../git/trees.js";
 import { GhostcommitError } from "../errors.js";
 import { displayPath, type RelPath } from "../paths.js";
 import { refuseChosenPaths } from "../restore/paths-option.js";
@@ -14,9 +14,9 @@ import { proveDeletions } from "./deletions.js";
 import { recentJournals } from "./journal.js";
 import { liveTurns, openTurnOf, type TurnState } from "./model.js";
 import { attributePaths, changesOf, conflictsOf, type PathStates, rewindOutcome } from "./rewind-plan.js";
-import { requireSnapshot } from "./snapshots.js";
-import { sameState, TreeLookup } from "./tree-lookup.js";
-import { worktreeStates } from "./worktree-state.js";
+import { requireSnapshot } from "../store/snapshots.js";
+import { sameState, TreeLookup } from "../git/tree-lookup.js";
+import { worktreeStates } from "../capture/worktree-state.js";
 
 /**
  * `rewind --to T`: every path that turns T and later (of this session, not yet rewound)

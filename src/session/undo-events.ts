@@ -1,5 +1,5 @@
 import { promises as fs } from "node:fs";
-import type { Engine } from "../engine.js";
+import type { StoreContext } from "../store/context.js";
 import { displayPath } from "../paths.js";
 import { Journal } from "./journal.js";
 import { type JournalRecord, parseJournal } from "./model.js";
@@ -19,7 +19,7 @@ export interface UndoEvent {
  * The session's rewinds and redos since its last turn began, oldest first. The next prompt tells
  * the model about them; the turn it begins makes them old news, so each is told once.
  */
-export async function undoneSinceLastBegin(engine: Engine, session: string): Promise<UndoEvent[]> {
+export async function undoneSinceLastBegin(engine: StoreContext, session: string): Promise<UndoEvent[]> {
   const journal = new Journal(engine.paths.sessionsDir, session);
   const text = await fs.readFile(journal.file, "utf8").catch(() => "");
   const { records } = parseJournal(text);

@@ -5,7 +5,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CLI, type Repo, Sandbox } from "../helpers/repo.js";
 
-const MAIN_JS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/cli/main.js");
+const MAIN_JS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/cli/bin.js");
 
 let sandbox: Sandbox;
 let repo: Repo;

@@ -7,7 +7,6 @@ import { AGENTS, readStdin, runHook } from "../../integrations/hook.js";
 import { cliOf, installCommands, uninstallCommands } from "../../integrations/claude-commands.js";
 import { install, uninstall } from "../../integrations/install.js";
 // For its effect: `doctor` shows hook failures.
-import "../../integrations/register.js";
 import { type Scope, SPECS } from "../../integrations/specs.js";
 import { type GlobalOptions, globalsOf, withGlobals } from "../context.js";
 import { color } from "../output.js";
