@@ -82,6 +82,16 @@ export class Workspace {
     return this.engine.refs.kind;
   }
 
+  /** False when the workspace's config says `"enabled": false`: nothing is captured or written. */
+  get enabled(): boolean {
+    return this.engine.settings.enabled;
+  }
+
+  /** The workspace's log (hook failures and background runs), inside its store. */
+  get logFile(): string {
+    return this.engine.paths.logFile;
+  }
+
   /** Takes a snapshot of the whole workspace. Never touches the user's index or repository state. */
   async snapshot(options: SnapshotOptions = {}): Promise<Snapshot> {
     const includes = (options.include ?? []).map((p) => resolveInside(this.root, this.root, p));

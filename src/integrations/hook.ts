@@ -132,9 +132,9 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
     await appendHookLog(globalHookLog(), { ...base, level: "error", message: `${dir}: ${messageOf(error)}` });
     return;
   }
-  if (!ws.engine.settings.enabled) return;
+  if (!ws.enabled) return;
   const log = (level: HookLogEntry["level"], message: string) =>
-    appendHookLog(ws.engine.paths.logFile, { ...base, level, message });
+    appendHookLog(ws.logFile, { ...base, level, message });
   if (!event.session) {
     await log("error", "the event has no session id");
     return;
@@ -245,7 +245,7 @@ function reply(text: string): void {
 async function logFor(dir: string, options: HookOptions, entry: Omit<HookLogEntry, "t">): Promise<void> {
   try {
     const ws = await openWorkspace({ cwd: dir, store: options.store });
-    if (ws.engine.settings.enabled) await appendHookLog(ws.engine.paths.logFile, entry);
+    if (ws.enabled) await appendHookLog(ws.logFile, entry);
   } catch {
     await appendHookLog(globalHookLog(), entry);
   }
