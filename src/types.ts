@@ -238,3 +238,14 @@ export interface RedoOptions {
   /** Overwrite paths changed since the rewind. */
   force?: boolean;
 }
+
+/** A rewind or redo, as the model should hear of it. */
+export interface UndoEvent {
+  kind: "rewind" | "redo";
+  /** The turns that went back (rewind) or came back (redo). */
+  turns: string[];
+  /** Every file it changed, workspace-relative, sorted. */
+  files: string[];
+  /** Those of them it deleted (known for a rewind; a redo's are in `files` only). */
+  deleted: string[];
+}

@@ -1,5 +1,5 @@
 import type { Workspace } from "../workspace.js";
-import { type UndoEvent, undoneSinceLastBegin } from "../session/undo-events.js";
+import type { UndoEvent } from "../types.js";
 import type { HookEvent } from "./event.js";
 
 /** Agents whose prompt event takes context for the model, and the event name their answer carries. */
@@ -26,7 +26,7 @@ export function canTellModel(event: HookEvent): boolean {
 export async function undoNotice(ws: Workspace, event: HookEvent): Promise<string | null> {
   const hookEventName = CONTEXT_EVENT[event.agent];
   if (!hookEventName || !event.session) return null;
-  const events = await undoneSinceLastBegin(ws.engine, event.session);
+  const events = await ws.undoneSinceLastTurn(event.session);
   if (events.length === 0) return null;
   const additionalContext = noticeText(events);
   return JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext } });

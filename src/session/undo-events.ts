@@ -2,18 +2,8 @@ import { promises as fs } from "node:fs";
 import type { StoreContext } from "../store/context.js";
 import { displayPath } from "../paths.js";
 import { Journal } from "./journal.js";
+import type { UndoEvent } from "../types.js";
 import { type JournalRecord, parseJournal } from "./model.js";
-
-/** A rewind or redo, as the model should hear of it. */
-export interface UndoEvent {
-  kind: "rewind" | "redo";
-  /** The turns that went back (rewind) or came back (redo). */
-  turns: string[];
-  /** Every file it changed, workspace-relative, sorted. */
-  files: string[];
-  /** Those of them it deleted (known for a rewind; a redo's are in `files` only). */
-  deleted: string[];
-}
 
 /**
  * The session's rewinds and redos since its last turn began, oldest first. The next prompt tells
