@@ -25,6 +25,18 @@ export interface Settings {
   retentionDays: number;
   /** Past this store size the oldest snapshots expire first. */
   maxStoreBytes: number;
+  /**
+   * Git workspaces: "capture" captures nested repositories and submodules by their own rules;
+   * "exclude" reports them as `nested-repo`. (Plain directories always capture them.)
+   */
+  nestedRepos: "exclude" | "capture";
+  /** Push sessions to a git remote in the background after each turn ends. */
+  push?: PushSettings;
+}
+
+export interface PushSettings {
+  remote: string;
+  after: "turn" | "never";
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -49,6 +61,7 @@ export const DEFAULT_SETTINGS: Settings = {
   budgetBytes: 2 * 1024 * 1024 * 1024,
   retentionDays: 30,
   maxStoreBytes: 2 * 1024 * 1024 * 1024,
+  nestedRepos: "exclude",
 };
 
 /** The per-workspace config file name. */
@@ -116,6 +129,13 @@ export function validateSettings(value: unknown, source: string): Partial<Settin
         if (typeof raw !== "number" || !Number.isFinite(raw) || raw < 0) throw bad("a non-negative number");
         out[key] = raw;
         break;
+      case "nestedRepos":
+        if (raw !== "exclude" && raw !== "capture") throw bad('"exclude" or "capture"');
+        out.nestedRepos = raw;
+        break;
+      case "push":
+        out.push = validatePush(raw, bad);
+        break;
       case "$schema":
         break;
       default:
@@ -123,6 +143,15 @@ export function validateSettings(value: unknown, source: string): Partial<Settin
     }
   }
   return out;
+}
+
+function validatePush(raw: unknown, bad: (want: string) => GhostcommitError): PushSettings {
+  const want = 'an object like {"remote": "origin", "after": "turn"}';
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw bad(want);
+  const { remote = "origin", after = "turn", ...rest } = raw as Record<string, unknown>;
+  if (typeof remote !== "string" || remote.trim() === "" || remote.startsWith("-")) throw bad(want);
+  if ((after !== "turn" && after !== "never") || Object.keys(rest).length > 0) throw bad(want);
+  return { remote, after };
 }
 
 /** Settings for a workspace: defaults < user config < workspace config < explicit overrides. */

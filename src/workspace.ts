@@ -5,8 +5,8 @@ import { StoreContext } from "./store/context.js";
 import { GhostcommitError } from "./errors.js";
 import { runGit } from "./git/exec.js";
 import { MODE } from "./git/objects.js";
-import { displayPath, relFromBytes, resolveInside } from "./paths.js";
-import { refuseChosenPaths } from "./restore/paths-option.js";
+import { displayPath, relBytes, relFromBytes, resolveInside } from "./paths.js";
+import { isNamed, resolveNamedPaths } from "./restore/path-filter.js";
 import { diffTrees, displayOutcome, restoreSnapshot } from "./restore/restore.js";
 import type { StoredExclusion } from "./store/metadata.js";
 import { isoFromMicros } from "./store/metadata.js";
@@ -15,12 +15,20 @@ import { splitNul } from "./git/exec.js";
 import { collectGarbage, type GcPolicy } from "./maintenance/gc.js";
 import { runDoctor } from "./maintenance/doctor.js";
 import { checkHookLog } from "./maintenance/hook-log.js";
+import { checkBackgroundPush } from "./maintenance/push-check.js";
+import { startPushAfterTurn } from "./session/auto-push.js";
+import { fetchWorkspace } from "./session/fetch.js";
+import { pushWorkspace } from "./session/push.js";
 import { maybeRunRetention, protectedSnapshots, retentionPolicy } from "./maintenance/retention.js";
 import { latestSessionId, listSessions, Session } from "./session/handle.js";
 import { undoneSinceLastBegin } from "./session/undo-events.js";
 import type {
   DoctorReport,
+  FetchOptions,
+  FetchReport,
   GcOptions,
+  PushOptions,
+  PushReport,
   GcReport,
   DiffEntry,
   DiffOptions,
@@ -125,31 +133,43 @@ export class Workspace {
     return { ...toSnapshot(stored), files: splitNul(result.stdout).map((b) => displayPath(relFromBytes(b))) };
   }
 
-  /** Changes from snapshot `id` to snapshot `id2`, or to the working tree when `id2` is omitted. */
+  /**
+   * Changes from snapshot `id` to snapshot `id2`, or to the working tree when `id2` is omitted;
+   * `paths` (relative to the workspace) limits it to those paths and everything below them.
+   */
   async diff(id: string, id2?: string, options: DiffOptions = {}): Promise<DiffEntry[]> {
-    refuseChosenPaths(options.paths);
-    const changes = await this.withTrees(id, id2, (from, to) => diffTrees(this.engine, from, to));
-    return changes.map((c) => {
-      const status: DiffEntry["status"] =
-        c.status === "A"
-          ? "added"
-          : c.status === "D"
-            ? "deleted"
-            : c.status === "T"
-              ? "type-changed"
-              : "modified";
-      const entry: DiffEntry = { path: displayPath(c.path), status };
-      if (c.status !== "A") entry.oldMode = c.oldMode;
-      if (c.status !== "D") entry.newMode = c.newMode;
-      return entry;
-    });
+    const named = resolveNamedPaths(this.root, options.paths);
+    const all = await this.withTrees(id, id2, (from, to) => diffTrees(this.engine, from, to));
+    return all
+      .filter((c) => isNamed(c.path, named))
+      .map((c) => {
+        const status: DiffEntry["status"] =
+          c.status === "A"
+            ? "added"
+            : c.status === "D"
+              ? "deleted"
+              : c.status === "T"
+                ? "type-changed"
+                : "modified";
+        const entry: DiffEntry = { path: displayPath(c.path), status };
+        if (c.status !== "A") entry.oldMode = c.oldMode;
+        if (c.status !== "D") entry.newMode = c.newMode;
+        return entry;
+      });
   }
 
   /** The same diff as git prints it: "patch", "stat" or "name-status". */
-  async diffText(format: "patch" | "stat" | "name-status", id: string, id2?: string): Promise<string> {
+  async diffText(
+    format: "patch" | "stat" | "name-status",
+    id: string,
+    id2?: string,
+    options: DiffOptions = {},
+  ): Promise<string> {
+    const named = resolveNamedPaths(this.root, options.paths);
     const flag = format === "patch" ? "-p" : format === "stat" ? "--stat" : "--name-status";
+    const pathspecs = named ? ["--", ...named.map((p) => relBytes(p).toString("utf8"))] : [];
     const result = await this.withTrees(id, id2, (from, to) =>
-      runGit(["diff-tree", "-r", "--no-renames", "--no-color", flag, from, to], {
+      runGit(["diff-tree", "-r", "--no-renames", "--no-color", flag, from, to, ...pathspecs], {
         cwd: this.engine.paths.dir,
         env: this.engine.readEnv,
       }),
@@ -177,11 +197,11 @@ export class Workspace {
 
   /** Makes the workspace's capture set equal to snapshot `id`: a safety snapshot first, proven deletions only. */
   async restore(id: string, options: RestoreOptions = {}): Promise<RestoreReport> {
-    refuseChosenPaths(options.paths);
+    const named = resolveNamedPaths(this.root, options.paths);
     this.engine.assertEnabled();
     const target = await this.engine.refs.resolve(id);
     const result = await this.engine.writing(() =>
-      this.engine.withReader((cat) => restoreSnapshot(this.engine, cat, target, !!options.dryRun)),
+      this.engine.withReader((cat) => restoreSnapshot(this.engine, cat, target, !!options.dryRun, named)),
     );
     const report: RestoreReport = {
       ...displayOutcome(result),
@@ -202,13 +222,17 @@ export class Workspace {
 
   /** Checks git, the store and leftovers of interrupted runs. */
   async doctor(options: { repair?: boolean } = {}): Promise<DoctorReport> {
-    return runDoctor(this.engine, [checkHookLog], options);
+    return runDoctor(this.engine, [checkHookLog, checkBackgroundPush], options);
   }
 
   /** The session `id` of this workspace (created by its first turn or touch). */
   session(id: string): SessionHandle {
-    // at most once a day after a turn ends: the store stays bounded unattended
-    return new Session(this.engine, this.cwd, id, () => maybeRunRetention(this.engine));
+    // After a turn ends: the configured background push (never waited for), and at most once a
+    // day retention, so the store stays bounded unattended.
+    return new Session(this.engine, this.cwd, id, () => {
+      startPushAfterTurn(this.engine);
+      return maybeRunRetention(this.engine);
+    });
   }
 
   /** Sessions of this workspace, most recently active first. */
@@ -220,6 +244,16 @@ export class Workspace {
   async latestSession(): Promise<SessionHandle | null> {
     const id = await latestSessionId(this.engine);
     return id === null ? null : this.session(id);
+  }
+
+  /** Sends sessions (and with `snapshots`, plain snapshots) to a git remote under refs/ghostcommit/. */
+  async push(options: PushOptions = {}): Promise<PushReport> {
+    return pushWorkspace(this.engine, this.cwd, options);
+  }
+
+  /** Brings a git remote's sessions and snapshots into this workspace's store. */
+  async fetch(options: FetchOptions = {}): Promise<FetchReport> {
+    return fetchWorkspace(this.engine, this.cwd, options);
   }
 
   /** Forgets snapshots (their content is freed by the next gc). */

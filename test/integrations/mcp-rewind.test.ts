@@ -91,9 +91,10 @@ describe("undo from inside the agent (MCP)", () => {
     expect(repo.read("b.txt")).toBe("b\n");
     repo.write({ "src/app.js": "v2\n" });
 
-    // Chosen paths are declared but not supported yet: refused, never silently widened.
-    const partial = await call("rewind", { to: "2", paths: ["b.txt"] });
-    expect(partial.structuredContent).toMatchObject({ error: { code: "usage" } });
+    // Chosen paths are forwarded to the library: a dry run of b.txt alone.
+    const partial = await call("rewind", { to: "2", paths: ["b.txt"], dryRun: true });
+    expect(partial.structuredContent).toMatchObject({ dryRun: true, written: [], deleted: ["b.txt"] });
+    expect(repo.read("b.txt")).toBe("b\n");
 
     const rewound = await call("rewind", { to: "2" });
     expect(rewound.isError).toBeFalsy();

@@ -74,7 +74,10 @@ export function register(program: Command, run: Action): void {
             list.length === 0
               ? "no sessions yet (start one with `ghostcommit turn begin --session S --turn T`)"
               : list
-                  .map((s) => `${color.bold(s.session)}  ${formatCount(s.turns)} turns  ${age(s.updatedAt)}`)
+                  .map(
+                    (s) =>
+                      `${color.bold(s.session)}  ${formatCount(s.turns)} turns  ${age(s.updatedAt)}${s.origin ? color.dim(`  fetched from ${s.origin.host} via ${s.origin.remote}`) : ""}`,
+                  )
                   .join("\n"),
         };
       }),
@@ -105,6 +108,10 @@ function describeLog(session: string, turns: TurnRecord[]): string {
     const state = STATE_COLOR[t.state](t.state.padEnd(7));
     const files = nFiles(t.changed.length).padEnd(10);
     lines.push(`  ${color.bold(t.turn)}  ${state} ${files} ${age(t.startedAt).padEnd(11)} ${t.prompt}`);
+    if (t.rewoundPaths) {
+      const shown = t.rewoundPaths.slice(0, 5).join(", ") + (t.rewoundPaths.length > 5 ? ", …" : "");
+      lines.push(color.dim(`        rewound only: ${shown}`));
+    }
   }
   return lines.join("\n");
 }
