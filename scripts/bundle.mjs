@@ -29,7 +29,7 @@ await build({
   platform: "node",
   format: "esm",
   target: "node20",
-  external: ["@modelcontextprotocol/sdk", "@modelcontextprotocol/sdk/*", "zod", "@clack/prompts"],
+  external: ["@modelcontextprotocol/server", "@modelcontextprotocol/server/*", "zod", "@clack/prompts"],
   plugins: [keepDynamicImportsLazy],
   banner: {
     js: "import { createRequire as __ghostcommitRequire } from 'node:module';\nconst require = __ghostcommitRequire(import.meta.url);",

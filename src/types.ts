@@ -225,6 +225,12 @@ export interface RewindOptions {
   force?: boolean;
   /** Only these paths (relative to the workspace; a directory names everything below it). */
   paths?: string[];
+  /**
+   * The caller is the agent working in the session's open turn (it was asked to undo): rewind the
+   * turns before the open one and leave it open; paths it already changed count as conflicts.
+   * Without it, an open turn refuses the rewind (`open-turn`) unless forced.
+   */
+  keepOpenTurn?: boolean;
 }
 
 export interface RewindReport {
@@ -289,4 +295,15 @@ export interface RedoOptions {
   dryRun?: boolean;
   /** Overwrite paths changed since the rewind. */
   force?: boolean;
+}
+
+/** A rewind or redo, as the model should hear of it. */
+export interface UndoEvent {
+  kind: "rewind" | "redo";
+  /** The turns that went back (rewind) or came back (redo). */
+  turns: string[];
+  /** Every file it changed, workspace-relative, sorted. */
+  files: string[];
+  /** Those of them it deleted (known for a rewind; a redo's are in `files` only). */
+  deleted: string[];
 }

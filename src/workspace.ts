@@ -21,6 +21,7 @@ import { fetchWorkspace } from "./session/fetch.js";
 import { pushWorkspace } from "./session/push.js";
 import { maybeRunRetention, protectedSnapshots, retentionPolicy } from "./maintenance/retention.js";
 import { latestSessionId, listSessions, Session } from "./session/handle.js";
+import { undoneSinceLastBegin } from "./session/undo-events.js";
 import type {
   DoctorReport,
   FetchOptions,
@@ -41,6 +42,7 @@ import type {
   SnapshotSummary,
   SessionHandle,
   SessionSummary,
+  UndoEvent,
 } from "./types.js";
 
 export function toExcluded(entries: StoredExclusion[]): Excluded[] {
@@ -98,6 +100,11 @@ export class Workspace {
   /** The workspace's log (hook failures and background runs), inside its store. */
   get logFile(): string {
     return this.engine.paths.logFile;
+  }
+
+  /** Session `session`'s rewinds and redos since its last turn began, oldest first: what its model has not been told. */
+  undoneSinceLastTurn(session: string): Promise<UndoEvent[]> {
+    return undoneSinceLastBegin(this.engine, session);
   }
 
   /** Takes a snapshot of the whole workspace. Never touches the user's index or repository state. */

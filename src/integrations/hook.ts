@@ -10,6 +10,7 @@ import { CURSOR_CONTINUE, parseCursor } from "./agents/cursor.js";
 import { parseGemini } from "./agents/gemini.js";
 import type { AgentName, HookEvent, Payload } from "./event.js";
 import { appendHookLog, globalHookLog, type HookLogEntry } from "../maintenance/hook-log.js";
+import { canTellModel, undoNotice } from "./undo-notice.js";
 
 export const AGENTS: AgentName[] = ["claude-code", "codex", "cursor", "gemini"];
 
@@ -103,7 +104,16 @@ export async function runHook(
     return;
   }
   const event = PARSERS[agent](payload);
-  reply(event.reply);
+  const answer = new PromptAnswer(event);
+  try {
+    await act(event, options, answer);
+  } finally {
+    answer.send(null);
+  }
+}
+
+/** Does the event's snapshot work; `answer` is sent before any of it. */
+async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer): Promise<void> {
   const action = event.action;
   // Subagents share the parent's session: their turns are not the user's.
   if (action.kind === "none" || (event.subagent && action.kind !== "touch")) return;
@@ -131,8 +141,10 @@ export async function runHook(
   }
   try {
     const session = ws.session(event.session);
-    if (action.kind === "begin") await begin(session, action.turn, action.prompt);
-    else if (action.kind === "end") {
+    if (action.kind === "begin") {
+      answer.send(await undoNotice(ws, event).catch(() => null));
+      await begin(session, action.turn, action.prompt);
+    } else if (action.kind === "end") {
       const open = await session.openTurn();
       if (open !== null) await session.endTurn(open);
     } else {
@@ -191,7 +203,8 @@ export function workspacePath(root: string, dir: string, base: string, given: st
   return null;
 }
 
-function isTooBroad(dir: string): boolean {
+/** `$HOME` or `/`: never a workspace (a snapshot there would hold everything the user owns). */
+export function isTooBroad(dir: string): boolean {
   try {
     const real = realpathSync(dir);
     return real === path.parse(real).root || real === realpathSync(os.homedir());
@@ -203,6 +216,25 @@ function isTooBroad(dir: string): boolean {
 function envDir(agent: AgentName): string | undefined {
   const name = PROJECT_ENV[agent];
   return name ? process.env[name] || undefined : undefined;
+}
+
+/**
+ * The event's stdout answer, sent once. A prompt event whose agent takes context for the model
+ * waits until the session is read (a rewind since the last prompt is told); every other event
+ * gets its fixed reply at once.
+ */
+class PromptAnswer {
+  private sent = false;
+
+  constructor(private readonly event: HookEvent) {
+    if (!canTellModel(event)) this.send(null);
+  }
+
+  send(notice: string | null): void {
+    if (this.sent) return;
+    this.sent = true;
+    reply(notice ?? this.event.reply);
+  }
 }
 
 function reply(text: string): void {

@@ -1,10 +1,10 @@
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
-import { openWorkspace, type Workspace } from "../workspace.js";
+import { type CallToolResult, McpServer } from "@modelcontextprotocol/server";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { openWorkspace } from "../workspace.js";
 import type { StoreKind } from "../config.js";
 import { GhostcommitError } from "../errors.js";
+import { isTooBroad } from "./hook.js";
+import { registerTools, result, type WithWorkspace } from "./mcp-tools.js";
 
 export interface McpOptions {
   /** The workspace (`-C`, else the server's cwd). */
@@ -13,117 +13,61 @@ export interface McpOptions {
   version: string;
 }
 
-/** A tool result carrying the CLI's `--json` document as text, and as structured content. */
-function result(json: unknown, isError = false): CallToolResult {
-  // structuredContent must be an object: lists are wrapped, the text stays the CLI's document.
-  const structured = Array.isArray(json) ? { items: json } : (json as Record<string, unknown>);
-  const out: CallToolResult = {
-    content: [{ type: "text", text: JSON.stringify(json, null, 2) }],
-    structuredContent: structured,
-  };
-  if (isError) out.isError = true;
-  return out;
-}
+/** What the model reads once, at connection: when to reach for these tools. */
+export const INSTRUCTIONS = [
+  "ghostcommit snapshots this workspace's files before and after each of your turns.",
+  "When the user asks to undo your work: call `log`, then `rewind {to}` with the first turn to undo",
+  "(it and every later turn go back; your current turn stays open), then re-read the files it names",
+  "before editing them again. `redo` puts back the last rewind of this turn; in a later turn, rewind",
+  "to the turn that did the undo instead. A refusal lists conflicts (files changed since): ask the",
+  "user before retrying with `force`. `snapshot` before risky work; `diff`/`restore` take snapshot ids.",
+].join(" ");
 
 /** The CLI's `--json` error document, as a tool error (never a protocol error or a crash). */
 function failure(error: unknown): CallToolResult {
   const known = error instanceof GhostcommitError;
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`ghostcommit mcp: ${message}\n`);
-  return result({ error: { code: known ? error.code : "internal", message } }, true);
+  const doc: Record<string, unknown> = { error: { code: known ? error.code : "internal", message } };
+  if (known && Array.isArray(error.data.conflicts)) doc.conflicts = error.data.conflicts;
+  return result(doc, doc, true);
 }
 
-/** Builds the server with its four tools; each call opens the workspace afresh (config edits apply). */
+/** Why `dir` is refused as a workspace (`$HOME`, `/`), or null. */
+function refusedWorkspace(dir: string): string | null {
+  return isTooBroad(dir)
+    ? `not serving ${dir} (home or root directory): start the agent in a project directory or pass -C`
+    : null;
+}
+
+/** Builds the server with its tools. */
 export function createMcpServer(options: McpOptions): McpServer {
-  const server = new McpServer({ name: "ghostcommit", version: options.version });
-  const withWorkspace =
-    <A>(work: (ws: Workspace, args: A) => Promise<CallToolResult>) =>
-    async (args: A): Promise<CallToolResult> => {
-      try {
-        return await work(await openWorkspace({ cwd: options.dir, store: options.store }), args);
-      } catch (error) {
-        return failure(error);
-      }
-    };
-
-  server.registerTool(
-    "snapshot",
-    {
-      title: "Take a snapshot",
-      description:
-        "Snapshot every file of the workspace (tracked, untracked, and `include` paths even if ignored) without touching git's index. Returns {id, parent, createdAt, fileCount, excluded}.",
-      inputSchema: {
-        message: z.string().optional().describe("what this snapshot is for"),
-        include: z
-          .array(z.string())
-          .optional()
-          .describe("workspace-relative paths to capture even if gitignored"),
-      },
-    },
-    withWorkspace(async (ws, args: { message?: string; include?: string[] }) =>
-      result(await ws.snapshot({ message: args.message, include: args.include })),
-    ),
+  const server = new McpServer(
+    { name: "ghostcommit", version: options.version },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
-
-  server.registerTool(
-    "list_snapshots",
-    {
-      title: "List snapshots",
-      description:
-        "This workspace's snapshots, newest first: [{id, createdAt, message, kind, session?, turn?}].",
-      inputSchema: {},
-      annotations: { readOnlyHint: true },
-    },
-    withWorkspace(async (ws) => result(await ws.list())),
-  );
-
-  server.registerTool(
-    "diff",
-    {
-      title: "Diff a snapshot",
-      description:
-        "Changes from snapshot `id` to the working tree, or to snapshot `id2`: [{path, status, oldMode?, newMode?}]. Ids may be unique prefixes of 7+ hex digits.",
-      inputSchema: {
-        id: z.string().describe("snapshot id or unique prefix"),
-        id2: z.string().optional().describe("second snapshot (default: the working tree)"),
-      },
-      annotations: { readOnlyHint: true },
-    },
-    withWorkspace(async (ws, args: { id: string; id2?: string }) => result(await ws.diff(args.id, args.id2))),
-  );
-
-  server.registerTool(
-    "restore",
-    {
-      title: "Restore a snapshot",
-      description:
-        "Make the workspace's files equal to snapshot `id`, after taking a safety snapshot (restore it to undo). With dryRun, only report the plan. Returns {written, deleted, skipped, safety}.",
-      inputSchema: {
-        id: z.string().describe("snapshot id or unique prefix"),
-        dryRun: z.boolean().optional().describe("report what would change, change nothing"),
-      },
-      annotations: { destructiveHint: true },
-    },
-    withWorkspace(async (ws, args: { id: string; dryRun?: boolean }) => {
-      const report = await ws.restore(args.id, { dryRun: args.dryRun });
-      // Like the CLI's exit status 1: some path could not be written.
-      return result(
-        report,
-        report.skipped.some((s) => s.reason !== "excluded"),
-      );
-    }),
-  );
+  const refusal = refusedWorkspace(options.dir);
+  const withWorkspace: WithWorkspace = (work) => async (args) => {
+    try {
+      if (refusal) throw new GhostcommitError("not-a-workspace", refusal, { path: options.dir });
+      return await work(await openWorkspace({ cwd: options.dir, store: options.store }), args);
+    } catch (error) {
+      return failure(error);
+    }
+  };
+  registerTools(server, withWorkspace);
   return server;
 }
 
 /** Serves MCP on stdin/stdout until the client closes stdin. Diagnostics go to stderr only. */
 export async function serveMcp(options: McpOptions): Promise<void> {
-  const server = createMcpServer(options);
-  const transport = new StdioServerTransport();
-  const closed = new Promise<void>((resolve) => {
-    transport.onclose = () => resolve();
-    process.stdin.on("end", () => void server.close().finally(resolve));
+  const refusal = refusedWorkspace(options.dir);
+  if (refusal) process.stderr.write(`ghostcommit mcp: ${refusal}\n`);
+  await new Promise<void>((resolve) => {
+    serveStdio(() => createMcpServer(options), {
+      onerror: (error) => process.stderr.write(`ghostcommit mcp: ${error.message}\n`),
+    });
+    process.stdin.on("end", () => resolve());
+    process.stdin.on("close", () => resolve());
   });
-  await server.connect(transport);
-  await closed;
 }

@@ -28,8 +28,9 @@ import { worktreeStates } from "../capture/worktree-state.js";
 /**
  * `rewind --to T`: every path that turns T and later (of this session, not yet rewound)
  * changed goes back to its state before the first of them that changed it; nothing else is
- * touched. Refuses when an open turn may still be writing, or when someone changed such a path
- * after the session's last turn that did, unless forced.
+ * touched. Refuses when an open turn may still be writing (unless the caller is that turn's own
+ * agent, `keepOpenTurn`), or when someone changed such a path after the session's last turn that
+ * did, unless forced.
  */
 export async function rewindSession(ctx: SessionContext, options: RewindOptions): Promise<RewindReport> {
   const { engine, journal } = ctx;
@@ -53,8 +54,19 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       );
     }
     const live = liveTurns(state);
-    const turns = live.slice(live.indexOf(target));
-    const open = openTurnOf(state);
+    const openNow = openTurnOf(state);
+    // The agent undoing from inside its turn: that turn is not undone and stays open; its edits so
+    // far differ from the earlier turns' after-states, so the conflict check below catches them.
+    const keepOpen = Boolean(options.keepOpenTurn) && openNow !== undefined;
+    if (keepOpen && target === openNow) {
+      throw new GhostcommitError(
+        "bad-input",
+        `turn ${to} of session ${session} is the open turn: only earlier turns can be rewound from inside it`,
+        { session, turn: to },
+      );
+    }
+    const turns = live.slice(live.indexOf(target)).filter((t) => !(keepOpen && t === openNow));
+    const open = keepOpen ? undefined : openNow;
     if (open && !force) {
       throw new GhostcommitError(
         "open-turn",

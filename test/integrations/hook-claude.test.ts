@@ -75,7 +75,10 @@ describe("Claude Code hook adapter", () => {
     }
     repo.ok("rewind", "--session", s, "--to", "2");
     expect(repo.read("src/app.js")).toBe("v1\n");
-    send(ev.prompt(repo.dir, s, "after the rewind"));
+    // The first prompt after a rewind tells the model (see hook-context.test.ts).
+    const told = hook(sandbox, "claude-code", ev.prompt(repo.dir, s, "after the rewind"), sandbox.home);
+    expect(told.status).toBe(0);
+    expect(JSON.parse(told.stdout).hookSpecificOutput.hookEventName).toBe("UserPromptSubmit");
     repo.write({ "src/app.js": "v4\n" });
     send(ev.stop(repo.dir, s));
     const turns = log(s);

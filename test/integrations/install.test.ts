@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Sandbox } from "../helpers/repo.js";
@@ -85,6 +85,31 @@ describe("install claude-code", () => {
     expect(sandbox.ok(dir, "uninstall", "claude-code", "--project")).toMatchObject({ deleted: true });
     expect(existsSync(file)).toBe(false);
     expect(existsSync(path.join(dir, ".claude"))).toBe(false);
+  });
+
+  it("adds /ghostcommit-log, /ghostcommit-rewind and /ghostcommit-redo as Claude Code commands, and removes only its own", () => {
+    const dir = sandbox.dir("project");
+    const commands = path.join(dir, ".claude", "commands");
+    mkdirSync(commands, { recursive: true });
+    writeFileSync(path.join(commands, "ghostcommit-redo.md"), "my own redo\n");
+    writeFileSync(path.join(commands, "review.md"), "review this\n");
+    const report = sandbox.ok(dir, "install", "claude-code", "--project");
+    expect(report.commands.map((f: string) => path.basename(f)).sort()).toEqual([
+      "ghostcommit-log.md",
+      "ghostcommit-rewind.md",
+    ]);
+    const rewind = readFileSync(path.join(commands, "ghostcommit-rewind.md"), "utf8");
+    // Front matter as Claude Code reads it; the `!` line runs the CLI before the prompt reaches the model.
+    expect(rewind).toMatch(
+      /^---\n[\s\S]*\nargument-hint: <turn>\nallowed-tools: Bash\(ghostcommit rewind:\*\)\n---\n/,
+    );
+    expect(rewind).toContain("!`ghostcommit rewind --keep-open-turn --to $ARGUMENTS`");
+    expect(readFileSync(path.join(commands, "ghostcommit-log.md"), "utf8")).toContain("!`ghostcommit log`");
+    expect(readFileSync(path.join(commands, "ghostcommit-redo.md"), "utf8")).toBe("my own redo\n");
+
+    const removed = sandbox.ok(dir, "uninstall", "claude-code", "--project");
+    expect(removed.commands).toHaveLength(2);
+    expect(readdirSync(commands).sort()).toEqual(["ghostcommit-redo.md", "review.md"]);
   });
 
   it("keeps a file it did not create even when uninstall leaves it empty", () => {

@@ -1,8 +1,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CLI, type Repo, Sandbox } from "../helpers/repo.js";
 
@@ -53,13 +52,40 @@ afterEach(async () => {
 });
 
 describe("ghostcommit mcp", () => {
-  it("lists the four tools with their input schemas", async () => {
+  it("lists its tools with annotations, input and output schemas, and gives instructions", async () => {
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    expect(Object.keys(byName).sort()).toEqual(["diff", "list_snapshots", "restore", "snapshot"]);
+    const readers = ["diff", "list_snapshots", "log", "sessions"];
+    const writers = ["redo", "restore", "rewind", "snapshot"];
+    expect(Object.keys(byName).sort()).toEqual([...readers, ...writers].sort());
+    for (const name of readers) {
+      expect(byName[name].annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
+    }
+    for (const name of writers) {
+      expect(byName[name].annotations).toMatchObject({ readOnlyHint: false, openWorldHint: false });
+    }
+    expect(byName.restore.annotations?.destructiveHint).toBe(true);
+    expect(byName.rewind.annotations?.destructiveHint).toBe(true);
+    expect(byName.redo.annotations?.destructiveHint).toBe(false);
+    expect(byName.snapshot.annotations?.destructiveHint).toBe(false);
+    for (const tool of tools) expect(tool.outputSchema?.type, tool.name).toBe("object");
+    expect(Object.keys(byName.log.outputSchema?.properties ?? {}).sort()).toEqual(["items", "session"]);
+    expect(Object.keys(byName.rewind.outputSchema?.properties ?? {})).toEqual(
+      expect.arrayContaining(["rewoundTurns", "written", "deleted", "safety"]),
+    );
     expect(Object.keys(byName.snapshot.inputSchema.properties ?? {}).sort()).toEqual(["include", "message"]);
+    expect(Object.keys(byName.rewind.inputSchema.properties ?? {}).sort()).toEqual([
+      "dryRun",
+      "force",
+      "paths",
+      "session",
+      "to",
+    ]);
+    expect(Object.keys(byName.redo.inputSchema.properties ?? {}).sort()).toEqual(["force", "session"]);
     expect(byName.diff.inputSchema.required).toEqual(["id"]);
     expect(byName.restore.inputSchema.required).toEqual(["id"]);
+    expect(byName.rewind.inputSchema.required).toEqual(["to"]);
+    expect(client.getInstructions()).toMatch(/rewind/);
   });
 
   it("snapshot, list, diff and restore return the CLI's --json documents", async () => {

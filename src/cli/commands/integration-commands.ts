@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import { GhostcommitError } from "../../errors.js";
 import type { AgentName } from "../../integrations/event.js";
 import { AGENTS, readStdin, runHook } from "../../integrations/hook.js";
+import { cliOf, installCommands, uninstallCommands } from "../../integrations/claude-commands.js";
 import { install, uninstall } from "../../integrations/install.js";
 // For its effect: `doctor` shows hook failures.
 import { type Scope, SPECS } from "../../integrations/specs.js";
@@ -44,7 +45,10 @@ export function register(program: Command, run: Action): void {
           const dir = path.resolve(globals.C ?? process.cwd());
           const spec = SPECS[agent];
           if (verb === "uninstall") {
-            const report = await uninstall(spec, scope, dir);
+            // Command files first: removing the settings may remove the directory they are in.
+            const commands = agent === "claude-code" ? await uninstallCommands(scope, dir) : [];
+            const removed = await uninstall(spec, scope, dir);
+            const report = { ...removed, changed: removed.changed || commands.length > 0, commands };
             const what = report.deleted
               ? `removed ${report.file} (install had created it)`
               : report.changed
@@ -52,7 +56,10 @@ export function register(program: Command, run: Action): void {
                 : `no ghostcommit hooks in ${report.file}; nothing changed`;
             return { json: report, human: () => what };
           }
-          const report = await install(spec, scope, dir);
+          const installed = await install(spec, scope, dir);
+          const commands =
+            agent === "claude-code" ? await installCommands(scope, dir, cliOf(spec.command)) : [];
+          const report = { ...installed, commands };
           const warnings = onPath("ghostcommit")
             ? []
             : [
@@ -65,6 +72,9 @@ export function register(program: Command, run: Action): void {
                 report.changed
                   ? `${color.green("installed")} ${spec.label} hooks (${report.events.join(", ")}) in ${report.file}`
                   : `${spec.label} hooks already installed in ${report.file}; nothing changed`,
+                ...(commands.length > 0
+                  ? [`slash commands: ${commands.map((f) => `/${path.basename(f, ".md")}`).join(", ")}`]
+                  : []),
                 ...spec.notes.map((n) => color.dim(n)),
                 ...warnings.map((w) => color.yellow(w)),
               ].join("\n"),
@@ -74,7 +84,9 @@ export function register(program: Command, run: Action): void {
   }
 
   withGlobals(program.command("mcp"))
-    .description("serve the Model Context Protocol on stdio (tools: snapshot, list_snapshots, diff, restore)")
+    .description(
+      "serve the Model Context Protocol on stdio (tools: snapshot, list_snapshots, diff, restore, sessions, log, rewind, redo)",
+    )
     .action(async (_options: unknown, command: Command) => {
       const globals = globalsOf(command);
       // Loaded here so hooks never pay for the MCP SDK.

@@ -15,6 +15,10 @@ export function register(program: Command, run: Action): void {
     .argument("[paths...]", "only these paths (a directory names everything below it)")
     .option("--dry-run", "print the plan and change nothing")
     .option("--force", "rewind even over later edits or an open turn")
+    .option(
+      "--keep-open-turn",
+      "for an agent undoing from inside its own open turn: rewind the turns before it, leave it open",
+    )
     .action(
       run(async (command) => {
         const options = command.opts() as {
@@ -22,6 +26,7 @@ export function register(program: Command, run: Action): void {
           to?: string;
           dryRun?: boolean;
           force?: boolean;
+          keepOpenTurn?: boolean;
         };
         const globals = globalsOf(command);
         if (options.to === undefined && (globals.json || !process.stdin.isTTY || !process.stdout.isTTY)) {
@@ -39,7 +44,13 @@ export function register(program: Command, run: Action): void {
         }
         const done = progress("rewinding");
         const report = await session
-          .rewind({ to: options.to, dryRun: options.dryRun, force: options.force, paths })
+          .rewind({
+            to: options.to,
+            dryRun: options.dryRun,
+            force: options.force,
+            paths,
+            keepOpenTurn: options.keepOpenTurn,
+          })
           .finally(done);
         return { json: report, human: () => describeRewind(report), exitCode: hardSkips(report) ? 1 : 0 };
       }),

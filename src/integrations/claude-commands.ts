@@ -1,0 +1,92 @@
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { writeFileAtomic } from "../store/layout.js";
+import type { Scope } from "./specs.js";
+
+/** A line in the front matter of every command file ghostcommit writes: uninstall removes only files that carry it. */
+const MARK = "# written by `ghostcommit install claude-code`; `ghostcommit uninstall claude-code` removes it";
+
+/**
+ * Claude Code custom slash commands: `/ghostcommit-log`, `/ghostcommit-rewind <turn>`,
+ * `/ghostcommit-redo`. Each runs the CLI (`!` lines run before the prompt reaches the model) and
+ * asks the model to report the result and re-read what went back. The command's own prompt may
+ * already have opened a turn, so rewind keeps that turn open instead of refusing.
+ */
+function commandFiles(cli: string): Record<string, string> {
+  const file = (description: string, hint: string | null, run: string, ask: string) =>
+    [
+      "---",
+      MARK,
+      `description: ${description}`,
+      ...(hint ? [`argument-hint: ${hint}`] : []),
+      `allowed-tools: Bash(${run.split(" --")[0]}:*)`,
+      "---",
+      "",
+      `!\`${run}\``,
+      "",
+      ask,
+      "",
+    ].join("\n");
+  return {
+    "ghostcommit-log.md": file(
+      "List this session's turns (ghostcommit): pick one for /ghostcommit-rewind",
+      null,
+      `${cli} log`,
+      "Above is ghostcommit's list of this session's turns. Show it to the user briefly (turn, prompt, files changed) and change no file.",
+    ),
+    "ghostcommit-rewind.md": file(
+      "Put files back as they were before turn N of this session (ghostcommit rewind)",
+      "<turn>",
+      `${cli} rewind --keep-open-turn --to $ARGUMENTS`,
+      "Above is ghostcommit's report of the rewind. Tell the user in a sentence or two which turns and files went back, or why it refused (a refusal changed nothing). Re-read those files before editing them again, and do not redo the undone work unless asked. /ghostcommit-redo undoes the rewind.",
+    ),
+    "ghostcommit-redo.md": file(
+      "Undo the last ghostcommit rewind of this session",
+      null,
+      `${cli} redo`,
+      "Above is ghostcommit's report of the redo. Tell the user in a sentence which turns and files came back, or why it refused. Re-read those files before editing them again.",
+    ),
+  };
+}
+
+function commandsDir(scope: Scope, projectDir: string): string {
+  return scope === "user"
+    ? path.join(os.homedir(), ".claude", "commands")
+    : path.join(projectDir, ".claude", "commands");
+}
+
+/** The CLI as the installed hook command runs it: the hook command without its `hook <agent>` tail. */
+export function cliOf(hookCommand: string): string {
+  return hookCommand.replace(/ hook claude-code$/, "");
+}
+
+/** Writes the command files (rewriting ours, never a file of the user's). Returns their paths. */
+export async function installCommands(scope: Scope, projectDir: string, cli: string): Promise<string[]> {
+  const dir = commandsDir(scope, projectDir);
+  await fs.mkdir(dir, { recursive: true });
+  const written: string[] = [];
+  for (const [name, text] of Object.entries(commandFiles(cli))) {
+    const file = path.join(dir, name);
+    const existing = await fs.readFile(file, "utf8").catch(() => null);
+    if (existing !== null && !existing.includes(MARK)) continue; // the user's own command of that name
+    if (existing !== text) await writeFileAtomic(file, text);
+    written.push(file);
+  }
+  return written;
+}
+
+/** Removes the command files install wrote (and the commands directory if that leaves it empty). */
+export async function uninstallCommands(scope: Scope, projectDir: string): Promise<string[]> {
+  const dir = commandsDir(scope, projectDir);
+  const removed: string[] = [];
+  for (const name of Object.keys(commandFiles(""))) {
+    const file = path.join(dir, name);
+    const existing = await fs.readFile(file, "utf8").catch(() => null);
+    if (existing === null || !existing.includes(MARK)) continue;
+    await fs.rm(file, { force: true });
+    removed.push(file);
+  }
+  if (removed.length > 0) await fs.rmdir(dir).catch(() => {}); // fails, as it should, when not empty
+  return removed;
+}

@@ -1,0 +1,200 @@
+import type { CallToolResult, McpServer } from "@modelcontextprotocol/server";
+import { z } from "zod";
+import type { Workspace } from "../workspace.js";
+import { GhostcommitError } from "../errors.js";
+import type { SessionHandle } from "../types.js";
+import * as out from "./mcp-schemas.js";
+
+/** A tool result: the CLI's `--json` document as text, and as structured content (lists as `{items}`). */
+export function result(json: unknown, structured?: Record<string, unknown>, isError = false): CallToolResult {
+  const out: CallToolResult = {
+    content: [{ type: "text", text: JSON.stringify(json, null, 2) }],
+    structuredContent:
+      structured ?? (Array.isArray(json) ? { items: json } : (json as Record<string, unknown>)),
+  };
+  if (isError) out.isError = true;
+  return out;
+}
+
+/** Runs a tool's work on a freshly opened workspace (config edits apply); errors become tool errors. */
+export type WithWorkspace = <A>(
+  work: (ws: Workspace, args: A) => Promise<CallToolResult>,
+) => (args: A) => Promise<CallToolResult>;
+
+const snapshotId = z.string().describe("snapshot id or a unique prefix of 7+ hex digits");
+const paths = z
+  .array(z.string())
+  .optional()
+  .describe("workspace-relative paths to act on (a directory names everything below it); default: all");
+const session = z.string().optional().describe("session id (default: the most recently active)");
+const limit = z.number().int().positive().optional();
+
+/** The workspace's tools act on its own files only: no tool reaches beyond the machine. */
+const local = { openWorldHint: false } as const;
+const reader = { ...local, readOnlyHint: true, idempotentHint: true } as const;
+
+/** The session named, else the most recently active one. */
+async function sessionOf(ws: Workspace, id: string | undefined): Promise<SessionHandle> {
+  if (id !== undefined) return ws.session(id);
+  const latest = await ws.latestSession();
+  if (!latest) throw new GhostcommitError("no-session", "this workspace has no session yet");
+  return latest;
+}
+
+/** A restore-shaped report is a tool error when some path could not be written (the CLI's exit 1). */
+function reported(report: { skipped: { reason: string }[] }): ReturnType<typeof result> {
+  const failed = report.skipped.some((s) => s.reason !== "excluded");
+  return result(report, undefined, failed);
+}
+
+export function registerTools(server: McpServer, withWorkspace: WithWorkspace): void {
+  server.registerTool(
+    "snapshot",
+    {
+      title: "Take a snapshot",
+      description:
+        "Snapshot every file of the workspace (tracked, untracked, and `include` paths even if ignored) without touching git's index.",
+      inputSchema: z.object({
+        message: z.string().optional().describe("what this snapshot is for"),
+        include: z
+          .array(z.string())
+          .optional()
+          .describe("workspace-relative paths to capture even if gitignored"),
+      }),
+      outputSchema: out.snapshotOutput,
+      annotations: { ...local, readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    },
+    withWorkspace(async (ws, args: { message?: string; include?: string[] }) =>
+      result(await ws.snapshot({ message: args.message, include: args.include })),
+    ),
+  );
+
+  server.registerTool(
+    "list_snapshots",
+    {
+      title: "List snapshots",
+      description: "This workspace's snapshots, newest first.",
+      inputSchema: z.object({ limit: limit.describe("at most this many (the newest)") }),
+      outputSchema: out.listOutput,
+      annotations: reader,
+    },
+    withWorkspace(async (ws, args: { limit?: number }) => {
+      const all = await ws.list();
+      return result(args.limit === undefined ? all : all.slice(0, args.limit));
+    }),
+  );
+
+  server.registerTool(
+    "diff",
+    {
+      title: "Diff a snapshot",
+      description: "Changes from snapshot `id` to the working tree, or to snapshot `id2`.",
+      inputSchema: z.object({
+        id: snapshotId,
+        id2: snapshotId.optional().describe("second snapshot (default: the working tree)"),
+        paths,
+      }),
+      outputSchema: out.diffOutput,
+      annotations: reader,
+    },
+    withWorkspace(async (ws, args: { id: string; id2?: string; paths?: string[] }) =>
+      result(await ws.diff(args.id, args.id2, { paths: args.paths })),
+    ),
+  );
+
+  server.registerTool(
+    "restore",
+    {
+      title: "Restore a snapshot",
+      description:
+        "Make the workspace's files equal to snapshot `id`, after taking a safety snapshot (restore it to undo). With dryRun, only report the plan.",
+      inputSchema: z.object({
+        id: snapshotId,
+        paths,
+        dryRun: z.boolean().optional().describe("report what would change, change nothing"),
+      }),
+      outputSchema: out.restoreOutput,
+      annotations: { ...local, readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+    },
+    withWorkspace(async (ws, args: { id: string; paths?: string[]; dryRun?: boolean }) =>
+      reported(await ws.restore(args.id, { dryRun: args.dryRun, paths: args.paths })),
+    ),
+  );
+
+  server.registerTool(
+    "sessions",
+    {
+      title: "List sessions",
+      description: "Agent conversations recorded in this workspace, most recently active first.",
+      inputSchema: z.object({}),
+      outputSchema: out.sessionsOutput,
+      annotations: reader,
+    },
+    withWorkspace(async (ws) => result(await ws.sessions())),
+  );
+
+  server.registerTool(
+    "log",
+    {
+      title: "List a session's turns",
+      description:
+        "A session's turns, oldest first: prompt preview, changed paths, state (open = in progress, done, rewound).",
+      inputSchema: z.object({ session, limit: limit.describe("only the last this many turns") }),
+      outputSchema: out.logOutput,
+      annotations: reader,
+    },
+    withWorkspace(async (ws, args: { session?: string; limit?: number }) => {
+      const handle = await sessionOf(ws, args.session);
+      const turns = await handle.log();
+      const shown = args.limit === undefined ? turns : turns.slice(-args.limit);
+      return result(shown, { session: handle.id, items: shown });
+    }),
+  );
+
+  server.registerTool(
+    "rewind",
+    {
+      title: "Rewind turns",
+      description:
+        "Put back the files that turn `to` and every later turn of the session changed, as they were before `to`. Called during your own turn, it rewinds the turns before it and leaves yours open. Refuses (conflicts) when a file was changed since; `force` overwrites. Undo with `redo`.",
+      inputSchema: z.object({
+        to: z.string().describe("the first turn to undo (see `log`)"),
+        session,
+        paths,
+        dryRun: z.boolean().optional().describe("report what would change, change nothing"),
+        force: z.boolean().optional().describe("overwrite files changed since (ask the user first)"),
+      }),
+      outputSchema: out.rewindOutput,
+      annotations: { ...local, readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+    },
+    withWorkspace(
+      async (
+        ws,
+        args: { to: string; session?: string; paths?: string[]; dryRun?: boolean; force?: boolean },
+      ) => {
+        const handle = await sessionOf(ws, args.session);
+        const { to, paths: chosen, dryRun, force } = args;
+        // The caller is the agent, inside its own turn when one is open.
+        return reported(await handle.rewind({ to, paths: chosen, dryRun, force, keepOpenTurn: true }));
+      },
+    ),
+  );
+
+  server.registerTool(
+    "redo",
+    {
+      title: "Redo",
+      description:
+        "Undo the session's last rewind: its files come back as they were before it. Refuses (conflicts) when a file was changed since; `force` overwrites.",
+      inputSchema: z.object({
+        session,
+        force: z.boolean().optional().describe("overwrite files changed since (ask the user first)"),
+      }),
+      outputSchema: out.redoOutput,
+      annotations: { ...local, readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    },
+    withWorkspace(async (ws, args: { session?: string; force?: boolean }) =>
+      reported(await (await sessionOf(ws, args.session)).redo({ force: args.force })),
+    ),
+  );
+}

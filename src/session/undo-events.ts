@@ -1,0 +1,42 @@
+import { promises as fs } from "node:fs";
+import type { StoreContext } from "../store/context.js";
+import { displayPath } from "../paths.js";
+import { Journal } from "./journal.js";
+import type { UndoEvent } from "../types.js";
+import { type JournalRecord, parseJournal } from "./model.js";
+
+/**
+ * The session's rewinds and redos since its last turn began, oldest first. The next prompt tells
+ * the model about them; the turn it begins makes them old news, so each is told once.
+ */
+export async function undoneSinceLastBegin(engine: StoreContext, session: string): Promise<UndoEvent[]> {
+  const journal = new Journal(engine.paths.sessionsDir, session);
+  const text = await fs.readFile(journal.file, "utf8").catch(() => "");
+  const { records } = parseJournal(text);
+  let start = 0;
+  for (let i = records.length - 1; i >= 0; i--) {
+    if (records[i].e === "begin") {
+      start = i + 1;
+      break;
+    }
+  }
+  const rewinds = new Map<string, Extract<JournalRecord, { e: "rewind" }>>();
+  const events: UndoEvent[] = [];
+  records.forEach((record, index) => {
+    if (record.e === "rewind") {
+      rewinds.set(record.id, record);
+      if (index >= start) events.push(undoEvent("rewind", record));
+    } else if (record.e === "redo" && index >= start) {
+      const undone = rewinds.get(record.rewind);
+      if (undone) events.push(undoEvent("redo", undone));
+    }
+  });
+  return events;
+}
+
+/** A redo changes exactly the paths its rewind wrote or deleted, each back to its state before it. */
+function undoEvent(kind: UndoEvent["kind"], rewind: Extract<JournalRecord, { e: "rewind" }>): UndoEvent {
+  const files = [...rewind.written.map(([p]) => p), ...rewind.deleted].map(displayPath).sort();
+  const deleted = kind === "rewind" ? rewind.deleted.map(displayPath).sort() : [];
+  return { kind, turns: rewind.turns, files, deleted };
+}

@@ -1,0 +1,106 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type Repo, Sandbox } from "../helpers/repo.js";
+import { codex, cursor, gemini } from "./events.js";
+import { hook } from "./hook-helpers.js";
+
+/**
+ * After a rewind or redo, the session's next prompt event answers with the agent's documented
+ * context field, once:
+ * - Codex UserPromptSubmit: `{"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
+ *   "additionalContext": "…"}}` (developers.openai.com/codex/hooks), as Claude Code's;
+ * - Gemini CLI BeforeAgent: `hookSpecificOutput.additionalContext`, "appends text directly to the
+ *   agent's context" (geminicli.com/docs/hooks/reference);
+ * - Cursor's beforeSubmitPrompt has no such field: its answer stays `{"continue": true}`.
+ */
+
+let sandbox: Sandbox;
+let repo: Repo;
+beforeEach(() => {
+  sandbox = new Sandbox();
+  repo = sandbox.repo("repo", { "src/app.js": "v0\n" });
+});
+afterEach(() => sandbox.cleanup());
+
+/** Runs the agent's hook command with one event; returns its stdout (exit status must be 0). */
+function send(agent: string, event: unknown): string {
+  const result = hook(sandbox, agent, event, repo.dir);
+  expect(result.status).toBe(0);
+  return result.stdout.trim();
+}
+
+/** A turn that edits src/app.js, then its rewind from a terminal. */
+function turnAndRewind(
+  agent: string,
+  session: string,
+  prompt: (n: number) => unknown,
+  stop: (n: number) => unknown,
+) {
+  for (const n of [1]) {
+    send(agent, prompt(n));
+    repo.write({ "src/app.js": `${session} v${n}\n` });
+    send(agent, stop(n));
+  }
+  const turn = repo.ok("log", "--session", session)[0].turn;
+  repo.ok("rewind", "--session", session, "--to", turn);
+}
+
+describe("the model is told what went back", () => {
+  it("Codex and Gemini CLI get their context field once; Cursor's answer stays unchanged", () => {
+    const cx = "codex-s";
+    turnAndRewind(
+      "codex",
+      cx,
+      (n) => codex(repo.dir, cx, "UserPromptSubmit", { turn_id: `t${n}`, prompt: `p${n}` }),
+      (n) =>
+        codex(repo.dir, cx, "Stop", {
+          turn_id: `t${n}`,
+          stop_hook_active: false,
+          last_assistant_message: "ok",
+        }),
+    );
+    const told = JSON.parse(
+      send("codex", codex(repo.dir, cx, "UserPromptSubmit", { turn_id: "t2", prompt: "p2" })),
+    );
+    expect(told.hookSpecificOutput.hookEventName).toBe("UserPromptSubmit");
+    expect(told.hookSpecificOutput.additionalContext).toMatch(/Rewound turn t1[\s\S]*- src\/app\.js/);
+    send("codex", codex(repo.dir, cx, "Stop", { turn_id: "t2", stop_hook_active: false }));
+    expect(send("codex", codex(repo.dir, cx, "UserPromptSubmit", { turn_id: "t3", prompt: "p3" }))).toBe("");
+
+    const gm = "gemini-s";
+    turnAndRewind(
+      "gemini",
+      gm,
+      (n) => gemini(repo.dir, gm, "BeforeAgent", { prompt: `p${n}` }),
+      (n) =>
+        gemini(repo.dir, gm, "AfterAgent", {
+          prompt: `p${n}`,
+          prompt_response: "ok",
+          stop_hook_active: false,
+        }),
+    );
+    const gTold = JSON.parse(send("gemini", gemini(repo.dir, gm, "BeforeAgent", { prompt: "p3" })));
+    expect(gTold.hookSpecificOutput.hookEventName).toBe("BeforeAgent");
+    expect(gTold.hookSpecificOutput.additionalContext).toContain("- src/app.js");
+    expect(gTold.hookSpecificOutput.additionalContext).not.toMatch(/[<>]/);
+    expect(send("gemini", gemini(repo.dir, gm, "AfterAgent", { prompt: "p3", prompt_response: "ok" }))).toBe(
+      "{}",
+    );
+    expect(send("gemini", gemini(repo.dir, gm, "BeforeAgent", { prompt: "p4" }))).toBe("{}");
+
+    const cu = "cursor-s";
+    turnAndRewind(
+      "cursor",
+      cu,
+      (n) =>
+        cursor(repo.dir, cu, "beforeSubmitPrompt", {
+          generation_id: `g${n}`,
+          prompt: `p${n}`,
+          attachments: [],
+        }),
+      (n) => cursor(repo.dir, cu, "stop", { generation_id: `g${n}`, status: "completed", loop_count: 0 }),
+    );
+    expect(
+      send("cursor", cursor(repo.dir, cu, "beforeSubmitPrompt", { generation_id: "g3", prompt: "p3" })),
+    ).toBe('{"continue":true}');
+  });
+});

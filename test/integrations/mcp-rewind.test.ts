@@ -1,0 +1,157 @@
+import { type CallToolResult, Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CLI, type Repo, Sandbox } from "../helpers/repo.js";
+import { claudeEvents as ev } from "./events.js";
+import { expectQuiet, hook } from "./hook-helpers.js";
+
+let sandbox: Sandbox;
+let repo: Repo;
+let client: Client;
+
+/** `ghostcommit mcp` in the repo, driven by the SDK's own client over stdio. */
+async function connect(dir: string): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, "mcp"],
+    cwd: dir,
+    env: sandbox.env as Record<string, string>,
+    stderr: "ignore",
+  });
+  const c = new Client({ name: "ghostcommit-test", version: "1.0.0" });
+  await c.connect(transport);
+  return c;
+}
+
+async function call(name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+/** Claude Code's hook command, as the agent runs it for each event of session "chat". */
+function claude(event: unknown): string {
+  const result = hook(sandbox, "claude-code", event, repo.dir);
+  expect(result.status).toBe(0);
+  return result.stdout;
+}
+
+beforeEach(async () => {
+  sandbox = new Sandbox();
+  repo = sandbox.repo("repo", { "src/app.js": "v0\n" });
+  client = await connect(repo.dir);
+});
+afterEach(async () => {
+  await client.close();
+  sandbox.cleanup();
+});
+
+describe("undo from inside the agent (MCP)", () => {
+  it("rewinds and redoes earlier turns during the agent's open turn, which stays open", async () => {
+    const s = "chat";
+    const cwd = repo.dir;
+    claude(ev.prompt(cwd, s, "add a"));
+    repo.write({ "src/app.js": "v1\n", "a.txt": "a\n" });
+    claude(ev.stop(cwd, s));
+    claude(ev.prompt(cwd, s, "add b"));
+    claude(ev.write(cwd, s, repo.path("b.txt")));
+    repo.write({ "src/app.js": "v2\n", "b.txt": "b\n" });
+    claude(ev.stop(cwd, s));
+    // The user types "undo that": the prompt hook opens turn 3 before the model acts.
+    expectQuiet(hook(sandbox, "claude-code", ev.prompt(cwd, s, "undo that"), cwd));
+    repo.write({ "notes.md": "working on it\n" });
+
+    // A terminal's rewind still refuses: the open turn's agent may be writing.
+    const terminal = repo.cli(["rewind", "--to", "2", "--json"]);
+    expect(terminal.status).toBe(3);
+    expect(terminal.json.error.code).toBe("open-turn");
+
+    const log = (await call("log", {})).structuredContent as { session: string; items: any[] };
+    expect(log.session).toBe(s);
+    const turns = log.items.map((t: { turn: string; state: string }) => [t.turn, t.state]);
+    expect(turns).toEqual([
+      ["1", "done"],
+      ["2", "done"],
+      ["3", "open"],
+    ]);
+    const last = (await call("log", { limit: 1 })).structuredContent as { items: { turn: string }[] };
+    expect(last.items.map((t) => t.turn)).toEqual(["3"]);
+
+    // The open turn itself is not rewound from inside it.
+    const self = await call("rewind", { to: "3" });
+    expect(self.isError).toBe(true);
+    expect(self.structuredContent).toMatchObject({ error: { code: "bad-input" } });
+
+    // A path the open turn already changed is a conflict: nothing changes.
+    repo.write({ "src/app.js": "edited in turn 3\n" });
+    const refused = await call("rewind", { to: "2" });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toMatchObject({
+      error: { code: "conflict" },
+      conflicts: ["src/app.js"],
+    });
+    expect(repo.read("b.txt")).toBe("b\n");
+    repo.write({ "src/app.js": "v2\n" });
+
+    // Chosen paths are forwarded to the library: a dry run of b.txt alone.
+    const partial = await call("rewind", { to: "2", paths: ["b.txt"], dryRun: true });
+    expect(partial.structuredContent).toMatchObject({ dryRun: true, written: [], deleted: ["b.txt"] });
+    expect(repo.read("b.txt")).toBe("b\n");
+
+    const rewound = await call("rewind", { to: "2" });
+    expect(rewound.isError).toBeFalsy();
+    const report = JSON.parse((rewound.content[0] as { text: string }).text);
+    expect(rewound.structuredContent).toEqual(report);
+    expect(report).toMatchObject({ session: s, to: "2", rewoundTurns: ["2"], deleted: ["b.txt"] });
+    expect(report.written).toEqual(["src/app.js"]);
+    expect(repo.read("src/app.js")).toBe("v1\n");
+    expect(repo.exists("b.txt")).toBe(false);
+    expect(repo.read("notes.md")).toBe("working on it\n");
+    expect(repo.ok("log", "--session", s).map((t: { state: string }) => t.state)).toEqual([
+      "done",
+      "rewound",
+      "open",
+    ]);
+
+    const redone = await call("redo", {});
+    expect(redone.isError).toBeFalsy();
+    expect(redone.structuredContent).toMatchObject({ session: s, restoredTurns: ["2"] });
+    expect(repo.read("src/app.js")).toBe("v2\n");
+    expect(repo.read("b.txt")).toBe("b\n");
+    expect(repo.ok("log", "--session", s).map((t: { state: string }) => t.state)).toEqual([
+      "done",
+      "done",
+      "open",
+    ]);
+
+    // The model undoes again, the turn ends; the next prompt tells it what went back, once.
+    expect((await call("rewind", { to: "2" })).isError).toBeFalsy();
+    claude(ev.stop(cwd, s));
+    const told = JSON.parse(claude(ev.prompt(cwd, s, "thanks, now add c")));
+    const context: string = told.hookSpecificOutput.additionalContext;
+    expect(told.hookSpecificOutput.hookEventName).toBe("UserPromptSubmit");
+    expect(context).toContain("Rewound turn 2");
+    expect(context).toContain("Redo restored turn 2");
+    expect(context).toContain("- b.txt (deleted)");
+    expect(context).toContain("- src/app.js");
+    claude(ev.stop(cwd, s));
+    expect(claude(ev.prompt(cwd, s, "and d"))).toBe("");
+
+    // A later turn has no redo left (a new turn discards it), but turn 3 recorded the undo as its
+    // own change: rewinding turn 3 brings turn 2's files back.
+    expect((await call("redo", {})).structuredContent).toMatchObject({ error: { code: "nothing-to-redo" } });
+    const back = await call("rewind", { to: "3" });
+    expect(back.structuredContent).toMatchObject({ rewoundTurns: ["3", "4"] });
+    expect(repo.read("src/app.js")).toBe("v2\n");
+    expect(repo.read("b.txt")).toBe("b\n");
+  });
+
+  it("refuses the home directory as a workspace", async () => {
+    await client.close();
+    client = await connect(sandbox.home);
+    const refused = await call("snapshot", {});
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toMatchObject({ error: { code: "not-a-workspace" } });
+    expect((refused.structuredContent as { error: { message: string } }).error.message).toMatch(
+      /home or root/,
+    );
+  });
+});
