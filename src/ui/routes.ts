@@ -14,6 +14,16 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
+/**
+ * The library's typed error, recognised by name: the bundled command line carries its own copy of
+ * the class, so `instanceof` would miss the errors of the workspace it hands to this server.
+ */
+function asTypedError(error: unknown): GhostcommitError | null {
+  return error instanceof Error && error.name === "GhostcommitError" && "code" in error
+    ? (error as GhostcommitError)
+    : null;
+}
+
 /** HTTP status for a library error: refusals (conflict, open turn) are 409, bad input 400. */
 function statusFor(error: GhostcommitError): number {
   switch (error.code) {
@@ -38,10 +48,11 @@ function statusFor(error: GhostcommitError): number {
 }
 
 export function sendError(res: ServerResponse, error: unknown): void {
-  if (error instanceof GhostcommitError) {
-    const body: Record<string, unknown> = { error: { code: error.code, message: error.message } };
-    if (Array.isArray(error.data.conflicts)) body.conflicts = error.data.conflicts;
-    sendJson(res, statusFor(error), body);
+  const typed = asTypedError(error);
+  if (typed) {
+    const body: Record<string, unknown> = { error: { code: typed.code, message: typed.message } };
+    if (Array.isArray(typed.data?.conflicts)) body.conflicts = typed.data.conflicts;
+    sendJson(res, statusFor(typed), body);
     return;
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { GhostcommitError, type Workspace } from "../index.js";
+import type { Workspace } from "../index.js";
 import { Routes, sendJson } from "./routes.js";
 
 /** The header the page sends its token in (a cross-site form cannot set it). */
@@ -61,7 +61,7 @@ function sameToken(given: string | null, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** Serves the workspace's timeline on 127.0.0.1 (`port` 0: any free port). */
+/** Serves the workspace's timeline on 127.0.0.1 (`port` 0: any free port); rejects with listen's error. */
 export async function startUi(ws: Workspace, options: { port?: number } = {}): Promise<UiServer> {
   const token = randomBytes(24).toString("hex");
   const files = loadStatic();
@@ -113,10 +113,7 @@ export async function startUi(ws: Workspace, options: { port?: number } = {}): P
     });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once("error", (error: NodeJS.ErrnoException) => {
-      const reason = error.code === "EADDRINUSE" ? "is in use" : `cannot be used (${error.code ?? error.message})`;
-      reject(new GhostcommitError("io", `port ${options.port ?? 0} on 127.0.0.1 ${reason}`, {}, error));
-    });
+    server.once("error", reject);
     server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
   });
   port = (server.address() as AddressInfo).port;

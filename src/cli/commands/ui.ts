@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { globalsOf, open, parseCount, withGlobals } from "../context.js";
-import type { Action } from "../runner.js";
 import { GhostcommitError } from "../../errors.js";
+import type { Action } from "../runner.js";
 
 export function register(program: Command, run: Action): void {
   withGlobals(program.command("ui"))
@@ -16,7 +16,10 @@ export function register(program: Command, run: Action): void {
         const ws = await open(globalsOf(command));
         // Loaded on demand: the server and its page are no cost to every other command.
         const { startUi } = await import("../../ui/server.js");
-        const server = await startUi(ws, { port });
+        const server = await startUi(ws, { port }).catch((error: NodeJS.ErrnoException) => {
+          const reason = error.code === "EADDRINUSE" ? "is in use" : `cannot be used (${error.code ?? error.message})`;
+          throw new GhostcommitError("io", `port ${port} on 127.0.0.1 ${reason}`, {}, error);
+        });
         for (const signal of ["SIGINT", "SIGTERM"] as const) {
           process.once(signal, () => {
             server.close().then(() => process.exit(0));

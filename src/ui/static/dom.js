@@ -10,7 +10,7 @@ export function h(tag, attrs = {}, ...children) {
     else if (name === "class") el.className = value;
     else el.setAttribute(name, value === true ? "" : String(value));
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Number.POSITIVE_INFINITY)) {
     if (child === null || child === undefined || child === false) continue;
     el.append(typeof child === "string" || typeof child === "number" ? String(child) : child);
   }
