@@ -9,6 +9,9 @@ const { sandbox, repo } = sessionSandbox();
 const HOSTILE_PATH = "<img src=x onerror=window.pwned=1>.txt";
 const HOSTILE_PROMPT = "<script>window.pwned=2</script><b>bold?</b> make the parser faster";
 
+/** Waits for what the page shows; the page updates on its own (line counts, polling). */
+const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 20_000 });
+
 let browser: Browser;
 const servers: RunningUi[] = [];
 
@@ -60,7 +63,7 @@ describe("the web timeline in a real browser", () => {
     const newer = page.locator('[data-session="newer-session"] .item');
     expect(await newer.locator(".id").allTextContents()).toEqual(["#2", "#1"]);
     expect(await newer.nth(1).locator(".prompt").textContent()).toBe("tune the parser constants");
-    await expect.poll(() => newer.nth(1).locator(".counts").textContent()).toBe("+2 −1");
+    await poll(() => newer.nth(1).locator(".counts").textContent()).toBe("+2 −1");
     expect(await newer.nth(1).locator(".line2").textContent()).toMatch(/s ago\s*done\s*1 file/);
     expect(await page.locator(".snapshots .prompt").allTextContents()).toEqual(["by hand, before the refactor"]);
     // Everything the page loads comes from the server itself: no CDN, fonts or scripts elsewhere.
@@ -114,9 +117,9 @@ describe("the web timeline in a real browser", () => {
     await page.waitForSelector(".files li");
     expect(await page.locator(".item.selected .id").textContent()).toBe("#2");
     await page.keyboard.press("j");
-    await expect.poll(() => page.locator(".item.selected .id").textContent()).toBe("#1");
+    await poll(() => page.locator(".item.selected .id").textContent()).toBe("#1");
     await page.keyboard.press("k");
-    await expect.poll(() => page.locator(".item.selected .id").textContent()).toBe("#2");
+    await poll(() => page.locator(".item.selected .id").textContent()).toBe("#2");
     await page.waitForSelector(".files li");
     await page.keyboard.press("n");
     await page.keyboard.press("n");
@@ -136,7 +139,7 @@ describe("the web timeline in a real browser", () => {
     await page.waitForSelector("text=drop b and c again");
     await turnItem(page, "newer-session", "1").click();
     await page.waitForSelector("section.file");
-    await expect.poll(() => turnItem(page, "newer-session", "3").locator(".counts").textContent()).toBe("+0 −2");
+    await poll(() => turnItem(page, "newer-session", "3").locator(".counts").textContent()).toBe("+0 −2");
     const shot = path.join(sandbox.home, "timeline.png");
     await page.screenshot({ path: shot });
     expect(readFileSync(shot).subarray(1, 4).toString()).toBe("PNG");
@@ -184,7 +187,7 @@ describe("rewind and redo from the page", () => {
     expect(await turnItem(page, "s", "2").locator(".state").textContent()).toBe("rewound");
 
     await page.locator('[data-session="s"] header').getByRole("button", { name: "Redo" }).click();
-    await expect.poll(() => turnItem(page, "s", "2").locator(".state").textContent()).toBe("done");
+    await poll(() => turnItem(page, "s", "2").locator(".state").textContent()).toBe("done");
     expect(disk()).toEqual(["a1\n", "b2\n", true]);
     expect(await page.locator('[data-session="s"] header button').count()).toBe(0);
     await page.close();

@@ -193,4 +193,5 @@ setInterval(() => {
   for (const el of document.querySelectorAll("[data-time]")) el.textContent = age(el.dataset.time);
 }, 30000);
 await refresh();
+performance.mark("timeline-rendered");
 document.body.dataset.ready = "true";

@@ -3,6 +3,9 @@ const { h, counts } = await import(`./dom.js${new URL(import.meta.url).search}`)
 
 const STATUS = { added: "A", modified: "M", deleted: "D", "type-changed": "T" };
 
+/** Column widths for the fixed table layout (its first row is a hunk header spanning them all). */
+const columns = (kinds) => h("colgroup", {}, kinds.map((kind) => h("col", { class: kind })));
+
 function unified(file) {
   const rows = [];
   for (const hunk of file.hunks) {
@@ -21,7 +24,7 @@ function unified(file) {
       );
     }
   }
-  return h("table", { class: "diff unified" }, h("tbody", {}, rows));
+  return h("table", { class: "diff unified" }, columns(["ln", "ln", "mark", "code"]), h("tbody", {}, rows));
 }
 
 /** Side by side: a run of removed lines is paired with the run of added lines after it. */
@@ -49,7 +52,7 @@ function split(file) {
       }
     }
   }
-  return h("table", { class: "diff split" }, h("tbody", {}, rows));
+  return h("table", { class: "diff split" }, columns(["ln", "code", "ln", "code"]), h("tbody", {}, rows));
 }
 
 function body(file, view) {
