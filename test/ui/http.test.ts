@@ -67,7 +67,7 @@ describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
     const body = JSON.stringify({ session: "s", to: "1" });
     const json = { Host: host, "Content-Type": "application/json" };
     // A link or a form from another page: GET, token in the query, or a form's content type.
-    const attempts = [
+    const attempts: Parameters<typeof rawRequest>[1][] = [
       { method: "GET", path: `/api/rewind?token=${ui.token}`, headers: { Host: host } },
       { method: "POST", path: `/api/rewind?token=${ui.token}`, headers: json, body },
       {
