@@ -1,8 +1,9 @@
 // The timeline page: sessions and their turns, plain snapshots, a diff pane, rewind and redo.
 const query = new URL(import.meta.url).search;
-const { h, api, age, counts, plural, setStatus } = await import(`./dom.js${query}`);
-const { renderDiff } = await import(`./diff.js${query}`);
-const { showRewind, redo } = await import(`./actions.js${query}`);
+// Loaded in parallel; each URL carries the token, as every request must.
+const [{ h, api, age, counts, plural, setStatus }, { renderDiff }, { showRewind, redo }] = await Promise.all(
+  ["dom", "diff", "actions"].map((name) => import(`./${name}.js${query}`)),
+);
 
 const state = { timeline: null, etag: null, selected: null, counts: new Map(), file: -1, diffSeq: 0 };
 const timelineEl = document.getElementById("timeline");
