@@ -51,7 +51,8 @@ export function sendError(res: ServerResponse, error: unknown): void {
   const typed = asTypedError(error);
   if (typed) {
     const body: Record<string, unknown> = { error: { code: typed.code, message: typed.message } };
-    if (Array.isArray(typed.data?.conflicts)) body.conflicts = typed.data.conflicts;
+    const conflicts = (typed.data as { conflicts?: unknown } | undefined)?.conflicts;
+    if (Array.isArray(conflicts)) body.conflicts = conflicts;
     sendJson(res, statusFor(typed), body);
     return;
   }
@@ -65,7 +66,7 @@ function snapshotParam(url: URL, name: string, required: boolean): string | null
     if (required) throw new GhostcommitError("usage", `missing parameter ${name}`);
     return null;
   }
-  if (!SNAPSHOT_ID.test(value)) throw new GhostcommitError("bad-id", `not a snapshot id: ${value}`);
+  if (!SNAPSHOT_ID.test(value)) throw new GhostcommitError("bad-id", `not a snapshot id: ${value}`, { id: value });
   return value;
 }
 
@@ -175,7 +176,7 @@ export class Routes {
     const parsed = pairs.map((pair) => {
       const [from, to] = pair.split("..");
       if (!SNAPSHOT_ID.test(from ?? "") || !SNAPSHOT_ID.test(to ?? "")) {
-        throw new GhostcommitError("bad-id", `not a pair of snapshot ids: ${pair}`);
+        throw new GhostcommitError("bad-id", `not a pair of snapshot ids: ${pair}`, { id: pair });
       }
       return [from, to] as const;
     });
