@@ -83,6 +83,8 @@ export function toTurnRecord(turn: TurnState): TurnRecord {
     startedAt: isoFromMicros(turn.startedAt),
   };
   if (turn.endedAt !== undefined) record.endedAt = isoFromMicros(turn.endedAt);
+  const rewound = new Set([...turn.rewoundPaths.values()].flat());
+  if (rewound.size > 0) record.rewoundPaths = [...rewound].sort().map(displayPath);
   return record;
 }
 

@@ -29,14 +29,33 @@ export interface PathStates {
   target: FileState | null;
   /** State after the last rewound turn that changed it; undefined when unknown (an open turn). */
   expected: FileState | null | undefined;
+  /** State an earlier rewind of some paths (still redoable) left it in: the session's doing too. */
+  leftByRewind?: FileState | null;
 }
 
 /** Paths someone changed after the session last did (current differs from what the session left), sorted. */
 export function conflictsOf(paths: PathStates[]): RelPath[] {
   return paths
-    .filter((p) => p.expected !== undefined && !sameState(p.current, p.expected))
+    .filter(
+      (p) =>
+        p.expected !== undefined &&
+        !sameState(p.current, p.expected) &&
+        !(p.leftByRewind !== undefined && sameState(p.current, p.leftByRewind)),
+    )
     .map((p) => p.path)
     .sort();
+}
+
+/** The state rewinds left each path in (what they wrote, or absent where they deleted); later ones win. */
+export function leftByRewinds(
+  rewinds: { written: [RelPath, string, string][]; deleted: RelPath[] }[],
+): Map<RelPath, FileState | null> {
+  const left = new Map<RelPath, FileState | null>();
+  for (const rewind of rewinds) {
+    for (const [p, mode, oid] of rewind.written) left.set(p, { mode, oid });
+    for (const p of rewind.deleted) left.set(p, null);
+  }
+  return left;
 }
 
 /** Only paths whose state must change become restore changes. */

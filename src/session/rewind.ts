@@ -12,7 +12,15 @@ import { checkTurnId, conflictError, requireTurn, type SessionContext } from "./
 import { proveDeletions } from "./deletions.js";
 import { recentJournals } from "./journal.js";
 import { liveTurns, openTurnOf, type TurnState } from "./model.js";
-import { attributePaths, changesOf, conflictsOf, type PathStates, rewindOutcome } from "./rewind-plan.js";
+import { isNamed, resolveNamedPaths, selectNamed } from "../restore/path-filter.js";
+import {
+  attributePaths,
+  changesOf,
+  conflictsOf,
+  leftByRewinds,
+  type PathStates,
+  rewindOutcome,
+} from "./rewind-plan.js";
 import { requireSnapshot } from "../store/snapshots.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
 import { worktreeStates } from "../capture/worktree-state.js";
@@ -29,6 +37,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
   const force = Boolean(options.force);
   const dryRun = Boolean(options.dryRun);
   const session = journal.session;
+  const named = resolveNamedPaths(engine.root, options.paths);
   engine.assertEnabled();
   return journal.locked(async () => {
     const state = await journal.load();
@@ -62,7 +71,9 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       const afters = await Promise.all(
         turns.map((t) => (t.after ? requireSnapshot(cat, t.after, `after turn ${t.turn}`, listed) : null)),
       );
-      if (!force && !dryRun) await precheck(ctx, lookup, turns, afters);
+      // Paths an earlier rewind of some paths put back are the session's doing, not someone else's.
+      const partial = leftByRewinds(state.redoStack.filter((r) => r.paths !== undefined));
+      if (!force && !dryRun) await precheck(ctx, lookup, turns, afters, named, partial);
       const targets = new Map<RelPath, FileState | null>();
       let closed: { turn: string; changed: RelPath[] } | undefined;
       const includes = new Set<RelPath>([
@@ -83,18 +94,20 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
             changedLists[index] = changed;
             closed = { turn: open.turn, changed };
           }
-          const states: PathStates[] = [];
+          const all: PathStates[] = [];
           const firstOf = new Map<RelPath, number>();
           for (const [p, { first, last }] of attributePaths(changedLists.map((changed) => ({ changed })))) {
             const after = afters[last];
-            states.push({
+            all.push({
               path: p,
               current: await lookup.file(currentTree, p),
               target: await lookup.file(befores[first].tree, p),
               expected: after ? await lookup.file(after.tree, p) : undefined,
+              leftByRewind: partial.get(p),
             });
             firstOf.set(p, first);
           }
+          const states = selectNamed(all, named);
           const conflicts = conflictsOf(states);
           if (!force && conflicts.length > 0)
             throw conflictError("rewind", session, conflicts.map(displayPath));
@@ -114,6 +127,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         rewoundTurns: turns.map((t) => t.turn),
         ...displayOutcome(result),
       };
+      if (named) report.paths = named.map(displayPath);
       if (dryRun) {
         report.dryRun = true;
         return report;
@@ -127,6 +141,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
           turns: report.rewoundTurns,
           safety: result.safety!,
           ...outcome,
+          ...(named ? { paths: named } : {}),
           ...(closed ? { closed } : {}),
         },
       ]);
@@ -144,14 +159,17 @@ async function precheck(
   lookup: TreeLookup,
   turns: TurnState[],
   afters: (StoredSnapshot | null)[],
+  named: RelPath[] | undefined,
+  partial: ReadonlyMap<RelPath, FileState | null>,
 ): Promise<void> {
-  const attributed = attributePaths(turns);
+  const attributed = new Map([...attributePaths(turns)].filter(([p]) => isNamed(p, named)));
   const now = await worktreeStates(ctx.engine, [...attributed.keys()]);
   const conflicts: RelPath[] = [];
   for (const [p, { last }] of attributed) {
     const after = afters[last];
     const current = now.get(p);
     if (!after || current === undefined) continue;
+    if (partial.has(p) && sameState(current, partial.get(p)!)) continue;
     if (!sameState(current, await lookup.file(after.tree, p))) conflicts.push(p);
   }
   if (conflicts.length > 0)
