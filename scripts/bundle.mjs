@@ -1,6 +1,6 @@
 // Bundles the command-line tool into one file: Node 20 spends ~80 ms resolving and compiling
 // dozens of ES modules, more than a snapshot's own work. The library (dist/index.js) stays unbundled.
-import { chmodSync } from "node:fs";
+import { chmodSync, cpSync } from "node:fs";
 import path from "node:path";
 import { build } from "esbuild";
 
@@ -37,3 +37,6 @@ await build({
   logLevel: "warning",
 });
 chmodSync("dist/ghostcommit.mjs", 0o755);
+
+// The web timeline's page is served from files next to its server module.
+cpSync("src/ui/static", "dist/ui/static", { recursive: true });

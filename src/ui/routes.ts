@@ -1,0 +1,186 @@
+import { createHash } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { GhostcommitError, type Workspace } from "../index.js";
+import { mapLimit } from "../util/pool.js";
+import { DiffCache, readTimeline } from "./timeline.js";
+
+/** The largest request body an action accepts; actions carry a session and a turn id. */
+const MAX_BODY = 64 * 1024;
+const SNAPSHOT_ID = /^[0-9a-f]{7,64}$/;
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", ...headers });
+  res.end(text);
+}
+
+/**
+ * The library's typed error, recognised by name: the bundled command line carries its own copy of
+ * the class, so `instanceof` would miss the errors of the workspace it hands to this server.
+ */
+function asTypedError(error: unknown): GhostcommitError | null {
+  return error instanceof Error && error.name === "GhostcommitError" && "code" in error
+    ? (error as GhostcommitError)
+    : null;
+}
+
+/** HTTP status for a library error: refusals (conflict, open turn) are 409, bad input 400. */
+function statusFor(error: GhostcommitError): number {
+  switch (error.code) {
+    case "conflict":
+    case "open-turn":
+    case "nothing-to-redo":
+      return 409;
+    case "not-found":
+    case "no-session":
+      return 404;
+    case "usage":
+    case "bad-id":
+    case "bad-input":
+    case "ambiguous-id":
+    case "outside-workspace":
+      return 400;
+    case "locked":
+      return 423;
+    default:
+      return 500;
+  }
+}
+
+export function sendError(res: ServerResponse, error: unknown): void {
+  const typed = asTypedError(error);
+  if (typed) {
+    const body: Record<string, unknown> = { error: { code: typed.code, message: typed.message } };
+    const conflicts = (typed.data as { conflicts?: unknown } | undefined)?.conflicts;
+    if (Array.isArray(conflicts)) body.conflicts = conflicts;
+    sendJson(res, statusFor(typed), body);
+    return;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  sendJson(res, 500, { error: { code: "internal", message } });
+}
+
+function snapshotParam(url: URL, name: string, required: boolean): string | null {
+  const value = url.searchParams.get(name);
+  if (value === null || value === "") {
+    if (required) throw new GhostcommitError("usage", `missing parameter ${name}`);
+    return null;
+  }
+  if (!SNAPSHOT_ID.test(value)) throw new GhostcommitError("bad-id", `not a snapshot id: ${value}`, { id: value });
+  return value;
+}
+
+async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  if (!(req.headers["content-type"] ?? "").startsWith("application/json")) {
+    throw new GhostcommitError("usage", "actions take a JSON body (Content-Type: application/json)");
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY) throw new GhostcommitError("usage", "request body too large");
+    chunks.push(chunk);
+  }
+  try {
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    if (body && typeof body === "object" && !Array.isArray(body)) return body;
+  } catch {
+    // reported below
+  }
+  throw new GhostcommitError("usage", "the request body is not a JSON object");
+}
+
+function stringField(body: Record<string, unknown>, name: string): string {
+  const value = body[name];
+  if (typeof value !== "string" || value === "") {
+    throw new GhostcommitError("usage", `${name} must be a non-empty string`);
+  }
+  return value;
+}
+
+/** The API the page calls; every action goes through the library's public session API. */
+export class Routes {
+  private readonly diffs: DiffCache;
+
+  constructor(private readonly ws: Workspace) {
+    this.diffs = new DiffCache(ws);
+  }
+
+  /** Handles /api/… requests; returns false for any other path. */
+  async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+    const route = `${req.method} ${url.pathname}`;
+    try {
+      switch (route) {
+        case "GET /api/timeline":
+          await this.timeline(req, res);
+          return true;
+        case "GET /api/diff": {
+          const from = snapshotParam(url, "from", true) as string;
+          sendJson(res, 200, await this.diffs.view(from, snapshotParam(url, "to", false)));
+          return true;
+        }
+        case "GET /api/counts":
+          sendJson(res, 200, await this.counts(url));
+          return true;
+        case "POST /api/rewind": {
+          const body = await readBody(req);
+          const report = await this.ws.session(stringField(body, "session")).rewind({
+            to: stringField(body, "to"),
+            dryRun: body.dryRun === true,
+            force: body.force === true,
+          });
+          sendJson(res, 200, report);
+          return true;
+        }
+        case "POST /api/redo": {
+          const body = await readBody(req);
+          const report = await this.ws.session(stringField(body, "session")).redo({ force: body.force === true });
+          sendJson(res, 200, report);
+          return true;
+        }
+      }
+    } catch (error) {
+      sendError(res, error);
+      return true;
+    }
+    if (url.pathname.startsWith("/api/")) {
+      const known = ["/api/timeline", "/api/diff", "/api/counts", "/api/rewind", "/api/redo"];
+      if (known.includes(url.pathname)) sendJson(res, 405, { error: { code: "usage", message: "method not allowed" } });
+      else sendJson(res, 404, { error: { code: "not-found", message: "no such route" } });
+      return true;
+    }
+    return false;
+  }
+
+  /** The whole timeline; an unchanged one answers 304 so the page can poll cheaply. */
+  private async timeline(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const text = JSON.stringify(await readTimeline(this.ws));
+      const etag = `"${createHash("sha1").update(text).digest("hex")}"`;
+      if (req.headers["if-none-match"] === etag) {
+        res.writeHead(304, { ETag: etag });
+        res.end();
+        return;
+      }
+      res.writeHead(200, { "Content-Type": "application/json; charset=utf-8", ETag: etag });
+      res.end(text);
+    } catch (error) {
+      sendError(res, error);
+    }
+  }
+
+  /** Added and removed line counts of turns: `pairs=BEFORE..AFTER,…`. */
+  private async counts(url: URL): Promise<Record<string, { added: number; removed: number }>> {
+    const pairs = (url.searchParams.get("pairs") ?? "").split(",").filter(Boolean);
+    if (pairs.length > 1000) throw new GhostcommitError("usage", "at most 1000 pairs per request");
+    const parsed = pairs.map((pair) => {
+      const [from, to] = pair.split("..");
+      if (!SNAPSHOT_ID.test(from ?? "") || !SNAPSHOT_ID.test(to ?? "")) {
+        throw new GhostcommitError("bad-id", `not a pair of snapshot ids: ${pair}`, { id: pair });
+      }
+      return [from, to] as const;
+    });
+    const counts = await mapLimit(parsed, 4, ([from, to]) => this.diffs.lineCounts(from, to));
+    return Object.fromEntries(pairs.map((pair, i) => [pair, counts[i]]));
+  }
+}

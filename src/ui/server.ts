@@ -1,0 +1,130 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Workspace } from "../index.js";
+import { Routes, sendJson } from "./routes.js";
+
+/** The header the page sends its token in (a cross-site form cannot set it). */
+export const TOKEN_HEADER = "x-ghostcommit-token";
+
+/**
+ * Only this page's own files, no inline script or style, no other origin: a path or prompt that
+ * slipped through as markup still could not run or load anything.
+ */
+const SECURITY_HEADERS = {
+  "Content-Security-Policy":
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  "X-Content-Type-Options": "nosniff",
+  "X-Frame-Options": "DENY",
+  // The token is in the page's URL: never send it along as a referrer.
+  "Referrer-Policy": "no-referrer",
+  "Cache-Control": "no-store",
+};
+
+const STATIC_FILES: Record<string, string> = {
+  "/": "index.html",
+  "/app.js": "app.js",
+  "/app.css": "app.css",
+  "/dom.js": "dom.js",
+  "/diff.js": "diff.js",
+  "/actions.js": "actions.js",
+};
+
+const CONTENT_TYPES: Record<string, string> = {
+  html: "text/html; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  css: "text/css; charset=utf-8",
+};
+
+/** The page's files, shipped next to this module (dist/ui/static) and read once. */
+function loadStatic(): Map<string, Buffer> {
+  const files = new Map<string, Buffer>();
+  for (const name of new Set(Object.values(STATIC_FILES))) {
+    files.set(name, readFileSync(new URL(`./static/${name}`, import.meta.url)));
+  }
+  return files;
+}
+
+export interface UiServer {
+  url: string;
+  port: number;
+  token: string;
+  close(): Promise<void>;
+}
+
+function sameToken(given: string | null, token: string): boolean {
+  if (given === null) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Serves the workspace's timeline on 127.0.0.1 (`port` 0: any free port); rejects with listen's error. */
+export async function startUi(ws: Workspace, options: { port?: number } = {}): Promise<UiServer> {
+  const token = randomBytes(24).toString("hex");
+  const files = loadStatic();
+  const routes = new Routes(ws);
+  let port = 0;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+    // A page on another site whose name resolves to 127.0.0.1 (DNS rebinding) sends its own Host.
+    const host = (req.headers.host ?? "").toLowerCase();
+    if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
+      sendJson(res, 403, { error: { code: "bad-host", message: "this server only answers to its own address" } });
+      return;
+    }
+    const url = new URL(req.url ?? "/", `http://${host}`);
+    const headerToken = req.headers[TOKEN_HEADER];
+    // State changes take the token only in the header: a form or link from elsewhere cannot set it.
+    const given =
+      typeof headerToken === "string" ? headerToken : req.method === "GET" ? url.searchParams.get("token") : null;
+    if (given === null) {
+      sendJson(res, 401, { error: { code: "no-token", message: "the token from the URL ghostcommit printed is needed" } });
+      return;
+    }
+    if (!sameToken(given, token)) {
+      sendJson(res, 403, { error: { code: "bad-token", message: "wrong token" } });
+      return;
+    }
+    if (await routes.handle(req, res, url)) return;
+    const name = STATIC_FILES[url.pathname];
+    if (!name) {
+      sendJson(res, 404, { error: { code: "not-found", message: "no such page" } });
+      return;
+    }
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      sendJson(res, 405, { error: { code: "usage", message: "method not allowed" } });
+      return;
+    }
+    let body = files.get(name) as Buffer;
+    // Asset URLs carry the token too; it is hex, so it needs no escaping in HTML.
+    if (name === "index.html") body = Buffer.from(body.toString("utf8").replaceAll("{{token}}", token));
+    res.writeHead(200, { "Content-Type": CONTENT_TYPES[name.split(".").pop() as string] });
+    res.end(req.method === "HEAD" ? undefined : body);
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      if (!res.headersSent) sendJson(res, 500, { error: { code: "internal", message: String(error) } });
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+  });
+  port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/?token=${token}`,
+    port,
+    token,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,94 @@
+// Rewind (dry run first, then confirm; a refusal is shown with its paths) and redo.
+const { h, api, plural, setStatus } = await import(`./dom.js${new URL(import.meta.url).search}`);
+
+const pathList = (label, paths, kind) =>
+  paths.length === 0 ? null : [h("p", {}, label), h("ul", { class: kind }, paths.map((p) => h("li", {}, p)))];
+
+/** A refusal (conflict or open turn): its message and paths, and an explicit way past it. */
+function refusal(el, body, anywayLabel, anyway, plan = null) {
+  el.replaceChildren(
+    h(
+      "div",
+      { class: "panel conflict", "data-code": body.error.code },
+      h("strong", {}, "Refused: "),
+      body.error.message,
+      pathList("Changed since the session last changed them:", body.conflicts ?? [], "conflicts"),
+      plan ? planLists(plan, "Rewinding anyway would") : null,
+      h(
+        "div",
+        { class: "actions" },
+        h("button", { class: "danger anyway", onclick: anyway }, anywayLabel),
+        h("button", { onclick: () => el.replaceChildren() }, "Cancel"),
+      ),
+    ),
+  );
+}
+
+function failed(el, body, status) {
+  el.replaceChildren(h("div", { class: "panel conflict" }, body?.error?.message ?? `request failed (${status})`));
+}
+
+async function rewind(el, session, turn, refresh, force) {
+  const { status, body } = await api("/api/rewind", { method: "POST", body: { session, to: turn, force } });
+  if (status === 409) return refusal(el, body, "Rewind anyway", () => rewind(el, session, turn, refresh, true));
+  if (status !== 200) return failed(el, body, status);
+  el.replaceChildren(
+    h(
+      "div",
+      { class: "panel done" },
+      `Rewound turns ${body.rewoundTurns.join(", ")}: wrote ${plural(body.written.length, "file")}, deleted ${body.deleted.length}. `,
+      "Redo brings them back.",
+    ),
+  );
+  setStatus(`rewound session ${session} to before turn ${turn}`);
+  await refresh();
+}
+
+function planLists(plan, verb) {
+  return [
+    pathList(`${verb} write ${plural(plan.written.length, "file")}:`, plan.written, "written"),
+    pathList(`${verb} delete ${plural(plan.deleted.length, "file")}:`, plan.deleted, "deleted"),
+  ];
+}
+
+/** Shows what a rewind to before `turn` would write and delete, with "Confirm rewind". */
+export async function showRewind(el, session, turn, refresh) {
+  el.replaceChildren(h("p", { class: "muted" }, "working out what a rewind would change…"));
+  const dryRun = (force) => api("/api/rewind", { method: "POST", body: { session, to: turn, dryRun: true, force } });
+  const { status, body } = await dryRun(false);
+  if (status === 409) {
+    // Refused: show why, and what forcing it would write and delete.
+    const forced = await dryRun(true);
+    const anyway = () => rewind(el, session, turn, refresh, true);
+    return refusal(el, body, "Rewind anyway", anyway, forced.status === 200 ? forced.body : null);
+  }
+  if (status !== 200) return failed(el, body, status);
+  const nothing = body.written.length === 0 && body.deleted.length === 0;
+  el.replaceChildren(
+    h(
+      "div",
+      { class: "panel preview" },
+      h("strong", {}, `Rewind turns ${body.rewoundTurns.join(", ")}`),
+      nothing ? h("p", {}, "No file would change.") : null,
+      planLists(body, "Will"),
+      h(
+        "div",
+        { class: "actions" },
+        h("button", { class: "primary confirm", onclick: () => rewind(el, session, turn, refresh, false) }, "Confirm rewind"),
+        h("button", { onclick: () => el.replaceChildren() }, "Cancel"),
+      ),
+    ),
+  );
+}
+
+/** Undoes the session's last rewind; a refusal offers "Redo anyway". */
+export async function redo(session, refresh, force = false) {
+  const { status, body } = await api("/api/redo", { method: "POST", body: { session, force } });
+  if (status === 409 && body.error.code === "conflict") {
+    const el = document.querySelector(".plan") ?? document.getElementById("detail");
+    return refusal(el, body, "Redo anyway", () => redo(session, refresh, true));
+  }
+  if (status !== 200) return setStatus(body?.error?.message ?? `redo failed (${status})`);
+  setStatus(`redo: turns ${body.restoredTurns.join(", ")} of session ${session} are back`);
+  await refresh();
+}

@@ -1,0 +1,198 @@
+// The timeline page: sessions and their turns, plain snapshots, a diff pane, rewind and redo.
+const query = new URL(import.meta.url).search;
+// Loaded in parallel; each URL carries the token, as every request must.
+const [{ h, api, age, counts, plural, setStatus }, { renderDiff }, { showRewind, redo }] = await Promise.all(
+  ["dom", "diff", "actions"].map((name) => import(`./${name}.js${query}`)),
+);
+
+const state = { timeline: null, etag: null, selected: null, counts: new Map(), file: -1, diffSeq: 0 };
+const timelineEl = document.getElementById("timeline");
+const detailEl = document.getElementById("detail");
+const viewEl = document.getElementById("view");
+viewEl.value = localStorage.getItem("ghostcommit.view") ?? "unified";
+
+const pairOf = (turn) => (turn.after ? `${turn.before}..${turn.after}` : null);
+
+function turnItem(session, turn) {
+  const pair = pairOf(turn);
+  const known = pair && state.counts.get(pair);
+  return h(
+    "li",
+    { class: `item turn ${turn.state}`, tabindex: 0, "data-key": `turn:${JSON.stringify([session.session, turn.turn])}` },
+    h("div", { class: "line1" }, h("span", { class: "id" }, `#${turn.turn}`), h("span", { class: "prompt", title: turn.prompt }, turn.prompt || "(no prompt)")),
+    h(
+      "div",
+      { class: "line2" },
+      h("span", { "data-time": turn.startedAt }, age(turn.startedAt)),
+      h("span", { class: `state state-${turn.state}` }, turn.state),
+      h("span", {}, plural(turn.changed.length, "file")),
+      h("span", { class: "counts", "data-pair": pair ?? "" }, known ? counts(known.added, known.removed) : ""),
+    ),
+  );
+}
+
+function snapshotItem(snapshot) {
+  return h(
+    "li",
+    { class: "item snapshot", tabindex: 0, "data-key": `snap:${snapshot.id}` },
+    h("div", { class: "line1" }, h("span", { class: "id" }, snapshot.id.slice(0, 8)), h("span", { class: "prompt" }, snapshot.message)),
+    h("div", { class: "line2" }, h("span", { "data-time": snapshot.createdAt }, age(snapshot.createdAt)), h("span", { class: "state" }, snapshot.kind)),
+  );
+}
+
+function renderTimeline() {
+  const { sessions, snapshots, root } = state.timeline;
+  document.getElementById("root").textContent = root;
+  const parts = sessions.map((session) =>
+    h(
+      "section",
+      { class: "session", "data-session": session.session },
+      h(
+        "header",
+        {},
+        h("h2", { title: session.session }, session.session),
+        h("span", { class: "muted" }, `${plural(session.turns.length, "turn")} · ${age(session.updatedAt)}`),
+        session.redoable ? h("button", { class: "redo", onclick: () => redo(session.session, refresh) }, "Redo") : null,
+      ),
+      h("ol", { class: "items" }, session.turns.map((turn) => turnItem(session, turn))),
+    ),
+  );
+  if (snapshots.length > 0) {
+    parts.push(h("section", { class: "snapshots" }, h("h2", {}, "Snapshots"), h("ol", { class: "items" }, snapshots.map(snapshotItem))));
+  }
+  if (parts.length === 0) parts.push(h("p", { class: "muted", style: null }, "No sessions or snapshots yet."));
+  timelineEl.replaceChildren(...parts);
+  markSelected();
+  fetchCounts();
+}
+
+/** Line counts come after the first render: the list shows at once, numbers fill in. */
+async function fetchCounts() {
+  const missing = state.timeline.sessions.flatMap((s) => s.turns.map(pairOf)).filter((p) => p && !state.counts.has(p));
+  for (let i = 0; i < missing.length; i += 100) {
+    const { status, body } = await api(`/api/counts?pairs=${missing.slice(i, i + 100).join(",")}`);
+    if (status !== 200) return;
+    for (const [pair, c] of Object.entries(body)) {
+      state.counts.set(pair, c);
+      for (const el of timelineEl.querySelectorAll(`[data-pair="${pair}"]`)) el.replaceChildren(...counts(c.added, c.removed));
+    }
+  }
+}
+
+function findSelected() {
+  const key = state.selected;
+  if (!key || !state.timeline) return null;
+  const kind = key.slice(0, key.indexOf(":"));
+  const rest = key.slice(kind.length + 1);
+  if (kind === "snap") {
+    const i = state.timeline.snapshots.findIndex((s) => s.id === rest);
+    return i < 0 ? null : { kind, snapshot: state.timeline.snapshots[i], older: state.timeline.snapshots[i + 1] ?? null };
+  }
+  const [sessionId, turnId] = JSON.parse(rest);
+  const session = state.timeline.sessions.find((s) => s.session === sessionId);
+  const turn = session?.turns.find((t) => t.turn === turnId);
+  return turn ? { kind, session, turn } : null;
+}
+
+function markSelected() {
+  for (const el of timelineEl.querySelectorAll(".item")) el.classList.toggle("selected", el.dataset.key === state.selected);
+}
+
+async function select(key, focus = true) {
+  state.selected = key;
+  state.file = -1;
+  markSelected();
+  const item = timelineEl.querySelector(`.item.selected`);
+  if (focus && item) item.focus();
+  const picked = findSelected();
+  if (!picked) return;
+  let head;
+  let from;
+  let to;
+  if (picked.kind === "turn") {
+    const { session, turn } = picked;
+    from = turn.before;
+    to = turn.after;
+    head = [
+      h("h2", {}, `Turn ${turn.turn} · ${turn.state}`),
+      h("p", { class: "muted" }, `session ${session.session} · started ${age(turn.startedAt)}${turn.after ? "" : " · still open: diff against the files now"}`),
+      h("div", { class: "full-prompt" }, turn.prompt || "(no prompt)"),
+      h(
+        "div",
+        { class: "actions" },
+        turn.state === "rewound"
+          ? session.redoable && h("button", { class: "redo", onclick: () => redo(session.session, refresh) }, "Redo")
+          : h("button", { class: "rewind", onclick: () => showRewind(plan, session.session, turn.turn, refresh) }, "Rewind to before this turn"),
+      ),
+    ];
+  } else {
+    const { snapshot, older } = picked;
+    from = older ? older.id : snapshot.id;
+    to = older ? snapshot.id : null;
+    head = [
+      h("h2", {}, snapshot.message),
+      h("p", { class: "muted" }, `${snapshot.kind} ${snapshot.id} · ${age(snapshot.createdAt)} · ${older ? "changes since the snapshot before it" : "the files now, against this snapshot"}`),
+    ];
+  }
+  const plan = h("div", { class: "plan" });
+  const diffEl = h("div", { class: "diff-pane" }, h("p", { class: "muted" }, "loading diff…"));
+  detailEl.replaceChildren(...head, plan, diffEl);
+  const seq = ++state.diffSeq;
+  const { status, body } = await api(`/api/diff?from=${from}${to ? `&to=${to}` : ""}`);
+  if (seq !== state.diffSeq) return;
+  if (status !== 200) diffEl.replaceChildren(h("p", { class: "panel conflict" }, body?.error?.message ?? "diff failed"));
+  else diffEl.replaceChildren(...renderDiff(body, viewEl.value, pickFile));
+}
+
+function pickFile(i) {
+  const files = detailEl.querySelectorAll("section.file");
+  if (files.length === 0) return;
+  state.file = Math.max(0, Math.min(files.length - 1, i));
+  for (const el of detailEl.querySelectorAll("[data-file]")) el.classList.toggle("current", Number(el.dataset.file) === state.file);
+  files[state.file].scrollIntoView({ block: "start" });
+}
+
+async function refresh() {
+  const { status, body, etag } = await api("/api/timeline", { etag: state.etag });
+  if (status === 304) return;
+  if (status !== 200) return setStatus(body?.error?.message ?? `timeline failed (${status})`);
+  state.timeline = body;
+  state.etag = etag;
+  renderTimeline();
+  if (state.selected && !findSelected()) state.selected = null;
+}
+
+timelineEl.addEventListener("click", (event) => {
+  const item = event.target.closest(".item");
+  if (item) select(item.dataset.key);
+});
+
+document.addEventListener("keydown", (event) => {
+  if (event.target.closest?.("select, input, textarea") || event.ctrlKey || event.metaKey || event.altKey) return;
+  const items = [...timelineEl.querySelectorAll(".item")];
+  const at = items.findIndex((el) => el.dataset.key === state.selected);
+  const move = { j: 1, ArrowDown: 1, k: -1, ArrowUp: -1 }[event.key];
+  if (move && items.length > 0) {
+    event.preventDefault();
+    const next = items[at < 0 ? 0 : Math.max(0, Math.min(items.length - 1, at + move))];
+    select(next.dataset.key);
+  } else if (event.key === "n" || event.key === "p") {
+    pickFile(state.file + (event.key === "n" ? 1 : -1));
+  } else if (event.key === "Enter" && event.target.classList?.contains("item")) {
+    select(event.target.dataset.key);
+  }
+});
+
+viewEl.addEventListener("change", () => {
+  localStorage.setItem("ghostcommit.view", viewEl.value);
+  if (state.selected) select(state.selected, false);
+});
+
+// A hook adding a turn shows up within two seconds; an unchanged timeline costs a 304.
+setInterval(() => document.hidden || refresh(), 2000);
+setInterval(() => {
+  for (const el of document.querySelectorAll("[data-time]")) el.textContent = age(el.dataset.time);
+}, 30000);
+await refresh();
+performance.mark("timeline-rendered");
+document.body.dataset.ready = "true";

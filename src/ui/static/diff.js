@@ -1,0 +1,90 @@
+// Renders one diff: the file list, then each file unified or side by side.
+const { h, counts } = await import(`./dom.js${new URL(import.meta.url).search}`);
+
+const STATUS = { added: "A", modified: "M", deleted: "D", "type-changed": "T" };
+
+/** Column widths for the fixed table layout (its first row is a hunk header spanning them all). */
+const columns = (kinds) => h("colgroup", {}, kinds.map((kind) => h("col", { class: kind })));
+
+function unified(file) {
+  const rows = [];
+  for (const hunk of file.hunks) {
+    rows.push(h("tr", { class: "hunk" }, h("td", { colspan: 4 }, hunk.header)));
+    for (const [kind, oldNo, newNo, text] of hunk.lines) {
+      const cls = kind === "+" ? "add" : kind === "-" ? "del" : kind === "\\" ? "note" : "ctx";
+      rows.push(
+        h(
+          "tr",
+          { class: cls },
+          h("td", { class: "ln" }, oldNo ?? ""),
+          h("td", { class: "ln" }, newNo ?? ""),
+          h("td", { class: "mark" }, kind === " " ? "" : kind),
+          h("td", {}, text),
+        ),
+      );
+    }
+  }
+  return h("table", { class: "diff unified" }, columns(["ln", "ln", "mark", "code"]), h("tbody", {}, rows));
+}
+
+/** Side by side: a run of removed lines is paired with the run of added lines after it. */
+function split(file) {
+  const rows = [];
+  const cell = (line, side) =>
+    line
+      ? [h("td", { class: "ln" }, side === "old" ? line[1] : line[2]), h("td", { class: line[0] === "+" ? "add" : line[0] === "-" ? "del" : "" }, line[3])]
+      : [h("td", { class: "ln empty" }), h("td", { class: "empty" })];
+  for (const hunk of file.hunks) {
+    rows.push(h("tr", { class: "hunk" }, h("td", { colspan: 4 }, hunk.header)));
+    const lines = hunk.lines.filter((l) => l[0] !== "\\");
+    for (let i = 0; i < lines.length; ) {
+      if (lines[i][0] === " ") {
+        rows.push(h("tr", {}, cell(lines[i], "old"), cell(lines[i], "new")));
+        i++;
+        continue;
+      }
+      const removed = [];
+      const added = [];
+      while (i < lines.length && lines[i][0] === "-") removed.push(lines[i++]);
+      while (i < lines.length && lines[i][0] === "+") added.push(lines[i++]);
+      for (let k = 0; k < Math.max(removed.length, added.length); k++) {
+        rows.push(h("tr", {}, cell(removed[k], "old"), cell(added[k], "new")));
+      }
+    }
+  }
+  return h("table", { class: "diff split" }, columns(["ln", "code", "ln", "code"]), h("tbody", {}, rows));
+}
+
+function body(file, view) {
+  if (file.binary) return h("p", {}, "Binary file, not shown.");
+  if (file.large) return h("p", {}, `Large diff (+${file.added} −${file.removed} lines), not shown.`);
+  if (file.hunks.length === 0) return h("p", {}, "No change to the content (mode or kind only).");
+  return view === "split" ? split(file) : unified(file);
+}
+
+/** The diff's elements; `onPick(i)` is called when file i of the list is clicked. */
+export function renderDiff(diff, view, onPick) {
+  if (diff.files.length === 0) return [h("p", { class: "muted" }, "No files changed.")];
+  const list = h(
+    "ul",
+    { class: "files", "aria-label": "files changed" },
+    diff.files.map((file, i) =>
+      h(
+        "li",
+        { "data-file": i, onclick: () => onPick(i) },
+        h("span", { class: "badge", title: file.status }, STATUS[file.status] ?? "?"),
+        h("span", { class: "path" }, file.path),
+        file.binary ? h("span", { class: "badge" }, "binary") : counts(file.added, file.removed),
+      ),
+    ),
+  );
+  const blocks = diff.files.map((file, i) =>
+    h(
+      "section",
+      { class: "file", "data-file": i },
+      h("h3", {}, h("span", { class: "path" }, file.path), h("span", { class: "badge" }, file.status), file.binary ? null : counts(file.added, file.removed)),
+      body(file, view),
+    ),
+  );
+  return [list, ...blocks];
+}

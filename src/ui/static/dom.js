@@ -1,0 +1,57 @@
+// Builds the page with text nodes only: a path or prompt holding markup stays text.
+export const token = new URLSearchParams(location.search).get("token") ?? "";
+
+/** An element with attributes and children; strings become text nodes, never HTML. */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith("on")) el.addEventListener(name.slice(2), value);
+    else if (name === "class") el.className = value;
+    else el.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children.flat(Number.POSITIVE_INFINITY)) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(typeof child === "string" || typeof child === "number" ? String(child) : child);
+  }
+  return el;
+}
+
+/** Calls the server's API with the token in its header; resolves to {status, body}. */
+export async function api(path, { method = "GET", body, etag } = {}) {
+  const headers = { "X-Ghostcommit-Token": token };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (etag) headers["If-None-Match"] = etag;
+  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (res.status === 304) return { status: 304, body: null, etag };
+  const text = await res.text();
+  let parsed = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = { error: { code: "internal", message: text } };
+  }
+  return { status: res.status, body: parsed, etag: res.headers.get("ETag") };
+}
+
+/** "3 min ago" */
+export function age(iso) {
+  const seconds = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
+  if (seconds < 60) return `${seconds}s ago`;
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min ago`;
+  if (seconds < 86400) return `${Math.round(seconds / 3600)} h ago`;
+  return `${Math.round(seconds / 86400)} d ago`;
+}
+
+export function counts(added, removed) {
+  return [h("span", { class: "plus" }, `+${added}`), " ", h("span", { class: "minus" }, `−${removed}`)];
+}
+
+export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+export function setStatus(text) {
+  const el = document.getElementById("status");
+  el.textContent = text;
+  clearTimeout(setStatus.timer);
+  if (text) setStatus.timer = setTimeout(() => (el.textContent = ""), 6000);
+}

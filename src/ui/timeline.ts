@@ -1,0 +1,84 @@
+import type { SnapshotSummary, TurnRecord, Workspace } from "../index.js";
+import { countLines, type FilePatch, parsePatch } from "./patch.js";
+
+export interface TimelineSession {
+  session: string;
+  updatedAt: string;
+  /** The session's last turn is rewound, so `redo` has something to bring back. */
+  redoable: boolean;
+  /** Newest first. */
+  turns: TurnRecord[];
+}
+
+export interface Timeline {
+  root: string;
+  /** Newest first. */
+  sessions: TimelineSession[];
+  /** Snapshots that belong to no turn (by hand, or safety snapshots of a restore), newest first. */
+  snapshots: SnapshotSummary[];
+}
+
+export async function readTimeline(ws: Workspace): Promise<Timeline> {
+  const summaries = await ws.sessions();
+  const sessions = await Promise.all(
+    summaries.map(async (summary): Promise<TimelineSession> => {
+      const turns = await ws.session(summary.session).log();
+      return {
+        session: summary.session,
+        updatedAt: summary.updatedAt,
+        redoable: turns[turns.length - 1]?.state === "rewound",
+        turns: turns.reverse(),
+      };
+    }),
+  );
+  const snapshots = (await ws.list()).filter((s) => s.kind === "snapshot" || s.kind === "safety");
+  return { root: ws.root, sessions, snapshots };
+}
+
+export interface DiffView {
+  from: string;
+  /** null: the working tree now. */
+  to: string | null;
+  files: FilePatch[];
+}
+
+/**
+ * Diffs and line counts between snapshots. Snapshots never change, so results between two
+ * snapshots are cached; a diff against the working tree is computed each time.
+ */
+export class DiffCache {
+  private readonly counts = new Map<string, { added: number; removed: number }>();
+  private readonly views = new Map<string, DiffView>();
+
+  constructor(
+    private readonly ws: Workspace,
+    private readonly maxViews = 16,
+  ) {}
+
+  async view(from: string, to: string | null): Promise<DiffView> {
+    const key = `${from}..${to ?? ""}`;
+    const cached = this.views.get(key);
+    if (cached) return cached;
+    const id2 = to ?? undefined;
+    const [entries, patch] = await Promise.all([
+      this.ws.diff(from, id2),
+      this.ws.diffText("patch", from, id2),
+    ]);
+    const view: DiffView = { from, to, files: parsePatch(entries, patch) };
+    if (to !== null) {
+      this.views.set(key, view);
+      if (this.views.size > this.maxViews) this.views.delete(this.views.keys().next().value as string);
+    }
+    return view;
+  }
+
+  async lineCounts(from: string, to: string): Promise<{ added: number; removed: number }> {
+    const key = `${from}..${to}`;
+    let counts = this.counts.get(key);
+    if (!counts) {
+      counts = countLines(await this.ws.diffText("patch", from, to));
+      this.counts.set(key, counts);
+    }
+    return counts;
+  }
+}

@@ -1,0 +1,133 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, symlinkSync } from "node:fs";
+import { createServer } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sessionSandbox, turn } from "../session/support.js";
+import { rawRequest, type RunningUi, startUi } from "./support.js";
+
+const { sandbox, repo } = sessionSandbox();
+
+describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
+  const r = repo({ "a.txt": "a0\n" });
+  let ui: RunningUi;
+
+  beforeAll(async () => {
+    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    ui = await startUi(r);
+  });
+  afterAll(async () => {
+    await ui?.stop();
+  });
+
+  it("prints http://127.0.0.1:PORT/?token=… first and stops cleanly on SIGTERM", async () => {
+    expect(ui.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{48}$/);
+    expect(ui.port).toBeGreaterThan(0);
+    const other = await startUi(r);
+    expect(other.token).not.toBe(ui.token);
+    expect(await other.stop()).toBe(0);
+  });
+
+  it("refuses a request without the token (401) or with a wrong one (403), for the page, its files and the API", async () => {
+    const host = { Host: `127.0.0.1:${ui.port}` };
+    for (const target of ["/", "/app.js", "/app.css", "/api/timeline", "/api/diff?from=abcdef0"]) {
+      expect((await rawRequest(ui.port, { path: target, headers: host })).status).toBe(401);
+      const wrong = `${target}${target.includes("?") ? "&" : "?"}token=${"0".repeat(48)}`;
+      expect((await rawRequest(ui.port, { path: wrong, headers: host })).status).toBe(403);
+      expect(
+        (await rawRequest(ui.port, { path: target, headers: { ...host, "X-Ghostcommit-Token": "nope" } })).status,
+      ).toBe(403);
+    }
+    const page = await rawRequest(ui.port, { path: `/?token=${ui.token}`, headers: host });
+    expect(page.status).toBe(200);
+    expect(page.headers["content-security-policy"]).toContain("default-src 'none'");
+    expect(page.headers["referrer-policy"]).toBe("no-referrer");
+    const timeline = await rawRequest(ui.port, {
+      path: "/api/timeline",
+      headers: { ...host, "X-Ghostcommit-Token": ui.token },
+    });
+    expect(JSON.parse(timeline.body).sessions[0].turns[0].prompt).toBe("prompt 1");
+  });
+
+  it("refuses a Host that is not its own address (DNS rebinding), even with the token", async () => {
+    const withToken = { "X-Ghostcommit-Token": ui.token };
+    for (const host of [`evil.example:${ui.port}`, `127.0.0.1:${ui.port + 1}`, "127.0.0.1", `localhost.evil.example:${ui.port}`]) {
+      const res = await rawRequest(ui.port, { path: "/api/timeline", headers: { ...withToken, Host: host } });
+      expect([host, res.status]).toEqual([host, 403]);
+    }
+    for (const host of [`127.0.0.1:${ui.port}`, `localhost:${ui.port}`]) {
+      const res = await rawRequest(ui.port, { path: "/api/timeline", headers: { ...withToken, Host: host } });
+      expect([host, res.status]).toEqual([host, 200]);
+    }
+  });
+
+  it("changes files only on a POST with the token in its header and a JSON body", async () => {
+    const host = `127.0.0.1:${ui.port}`;
+    const body = JSON.stringify({ session: "s", to: "1" });
+    const json = { Host: host, "Content-Type": "application/json" };
+    // A link or a form from another page: GET, token in the query, or a form's content type.
+    const attempts: Parameters<typeof rawRequest>[1][] = [
+      { method: "GET", path: `/api/rewind?token=${ui.token}`, headers: { Host: host } },
+      { method: "POST", path: `/api/rewind?token=${ui.token}`, headers: json, body },
+      {
+        method: "POST",
+        path: "/api/rewind",
+        headers: { Host: host, "X-Ghostcommit-Token": ui.token, "Content-Type": "text/plain" },
+        body,
+      },
+    ];
+    const statuses = [];
+    for (const attempt of attempts) statuses.push((await rawRequest(ui.port, attempt)).status);
+    expect(statuses).toEqual([405, 401, 400]);
+    expect(r.read("a.txt")).toBe("a1\n");
+    const done = await rawRequest(ui.port, {
+      method: "POST",
+      path: "/api/rewind",
+      headers: { ...json, "X-Ghostcommit-Token": ui.token },
+      body: JSON.stringify({ session: "s", to: "1", dryRun: true }),
+    });
+    expect(JSON.parse(done.body)).toMatchObject({ rewoundTurns: ["1"], written: ["a.txt"], safety: null });
+    expect(r.read("a.txt")).toBe("a1\n");
+  });
+
+  it("listens on loopback only", async () => {
+    const outside = Object.values(os.networkInterfaces())
+      .flat()
+      .find((a) => a && a.family === "IPv4" && !a.internal);
+    if (!outside) return; // no other address on this machine: nothing else could reach it
+    const refused = await new Promise<boolean>((resolve) => {
+      const probe = createServer();
+      probe.once("error", () => resolve(false));
+      // Binding the same port on the outside address succeeds only if the server does not hold it there.
+      probe.listen(ui.port, outside.address, () => probe.close(() => resolve(true)));
+    });
+    expect(refused).toBe(true);
+  });
+});
+
+describe("ghostcommit ui: starting", () => {
+  it("serves without --no-open when the machine has no browser opener", async () => {
+    const r = repo();
+    const bin = path.join(sandbox.home, "bin-git-only");
+    mkdirSync(bin, { recursive: true });
+    // git alone on PATH: no xdg-open, open or start to find.
+    symlinkSync(execFileSync("/bin/sh", ["-c", "command -v git"], { encoding: "utf8" }).trim(), path.join(bin, "git"));
+    const ui = await startUi(r, [], { PATH: bin });
+    const res = await rawRequest(ui.port, { path: `/?token=${ui.token}`, headers: { Host: `127.0.0.1:${ui.port}` } });
+    expect(res.status).toBe(200);
+    expect(await ui.stop()).toBe(0);
+  });
+
+  it("fails with a clear message on a bad or busy port", async () => {
+    const r = repo();
+    const bad = r.cli(["ui", "--no-open", "--port", "http"]);
+    expect([bad.status, bad.stderr]).toEqual([2, 'ghostcommit: --port must be a whole number, not "http"\n']);
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", () => resolve()));
+    const port = (busy.address() as { port: number }).port;
+    const taken = r.cli(["ui", "--no-open", "--port", String(port)]);
+    busy.close();
+    expect([taken.status, taken.stderr]).toEqual([1, `ghostcommit: port ${port} on 127.0.0.1 is in use\n`]);
+  });
+});

@@ -1,0 +1,94 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { request } from "node:http";
+import { createInterface } from "node:readline";
+import { type Browser, chromium } from "playwright-core";
+import { CLI, type Repo } from "../helpers/repo.js";
+
+/** Debian's chromium; CI installs it. A missing browser fails the tests: they never skip. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`no chromium at ${CHROMIUM}: the web timeline tests need it (apt-get install chromium)`);
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    // Root in a container has no user namespaces for chromium's sandbox; nothing here may reach the network.
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
+
+export interface RunningUi {
+  url: string;
+  port: number;
+  token: string;
+  process: ChildProcess;
+  /** Sends SIGTERM and resolves to the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Runs `ghostcommit ui` as a subprocess in `repo` and waits for the URL on its first line. */
+export async function startUi(repo: Repo, args = ["--no-open"], env: NodeJS.ProcessEnv = {}): Promise<RunningUi> {
+  const child = spawn(process.execPath, [CLI, "ui", "--port", "0", ...args], {
+    cwd: repo.dir,
+    env: { ...repo.sandbox.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const firstLine = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.once("line", resolve);
+    exited.then((code) => reject(new Error(`ghostcommit ui exited ${code} before printing its URL: ${stderr}`)));
+  });
+  const url = new URL(firstLine);
+  return {
+    url: firstLine,
+    port: Number(url.port),
+    token: url.searchParams.get("token") ?? "",
+    process: child,
+    stop: () => {
+      child.kill("SIGTERM");
+      return exited;
+    },
+  };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** A plain HTTP request with exactly these headers (fetch would not let a test set Host). */
+export function rawRequest(
+  port: number,
+  options: { method?: string; path: string; headers?: Record<string, string>; body?: string },
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: "127.0.0.1", port, method: options.method ?? "GET", path: options.path, headers: options.headers },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => {
+          body += chunk;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on("error", reject);
+    req.end(options.body);
+  });
+}

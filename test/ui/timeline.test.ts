@@ -1,0 +1,213 @@
+import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sessionSandbox, turn } from "../session/support.js";
+import { launchChromium, type RunningUi, startUi } from "./support.js";
+
+const { sandbox, repo } = sessionSandbox();
+const HOSTILE_PATH = "<img src=x onerror=window.pwned=1>.txt";
+const HOSTILE_PROMPT = "<script>window.pwned=2</script><b>bold?</b> make the parser faster";
+
+/** Waits for what the page shows; the page updates on its own (line counts, polling). */
+const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 20_000 });
+
+let browser: Browser;
+const servers: RunningUi[] = [];
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  for (const ui of servers) expect(await ui.stop()).toBe(0);
+  await browser?.close();
+});
+
+/** Opens the page of a running server and remembers every URL it asks for and every dialog. */
+async function openPage(ui: RunningUi): Promise<{ page: Page; requests: string[]; dialogs: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 680 } });
+  const requests: string[] = [];
+  const dialogs: string[] = [];
+  page.on("request", (request) => requests.push(request.url()));
+  page.on("dialog", (dialog) => {
+    dialogs.push(dialog.message());
+    dialog.dismiss();
+  });
+  await page.goto(ui.url);
+  await page.waitForSelector("body[data-ready]");
+  return { page, requests, dialogs };
+}
+
+const turnItem = (page: Page, session: string, id: string) =>
+  page.locator(`[data-session="${session}"] .item`, { has: page.locator(".id", { hasText: new RegExp(`^#${id}$`) }) });
+
+describe("the web timeline in a real browser", () => {
+  const review = repo({ "src/parser.ts": "export const a = 1;\nexport const b = 2;\n", "logo.bin": "x" });
+  let ui: RunningUi;
+
+  beforeAll(async () => {
+    turn(review, "older-session", "1", () => review.write({ "notes.md": "first\n" }), "write some notes");
+    review.ok("snapshot", "-m", "by hand, before the refactor");
+    turn(review, "newer-session", "1", () => review.write({ "src/parser.ts": "export const a = 10;\nexport const b = 2;\nexport const c = 3;\n" }), "tune the parser constants");
+    turn(review, "newer-session", "2", () => {
+      review.write({ [HOSTILE_PATH]: "hello\n", "logo.bin": Buffer.from([0, 1, 2, 0, 255]) });
+      review.write({ "big.txt": Array.from({ length: 2500 }, (_, i) => `line ${i}`).join("\n") });
+    }, HOSTILE_PROMPT);
+    ui = await startUi(review);
+    servers.push(ui);
+  });
+
+  it("lists sessions newest first with their turns (prompt, age, state, files, +/−) and plain snapshots", async () => {
+    const { page, requests } = await openPage(ui);
+    expect(await page.locator(".session h2").allTextContents()).toEqual(["newer-session", "older-session"]);
+    const newer = page.locator('[data-session="newer-session"] .item');
+    expect(await newer.locator(".id").allTextContents()).toEqual(["#2", "#1"]);
+    expect(await newer.nth(1).locator(".prompt").textContent()).toBe("tune the parser constants");
+    await poll(() => newer.nth(1).locator(".counts").textContent()).toBe("+2 −1");
+    expect(await newer.nth(1).locator(".line2").textContent()).toMatch(/s ago\s*done\s*1 file/);
+    expect(await page.locator(".snapshots .prompt").allTextContents()).toEqual(["by hand, before the refactor"]);
+    // Everything the page loads comes from the server itself: no CDN, fonts or scripts elsewhere.
+    const origin = `http://127.0.0.1:${ui.port}/`;
+    expect(requests.filter((url) => !url.startsWith(origin) && !url.startsWith("data:"))).toEqual([]);
+    await page.close();
+  });
+
+  it("keeps a prompt and a file name holding HTML as text", async () => {
+    const { page, dialogs } = await openPage(ui);
+    const hostile = turnItem(page, "newer-session", "2");
+    expect(await hostile.locator(".prompt").textContent()).toBe(HOSTILE_PROMPT);
+    await hostile.click();
+    await page.waitForSelector(".files li");
+    expect(await page.locator(".full-prompt").textContent()).toBe(HOSTILE_PROMPT);
+    expect(await page.locator(".files .path").allTextContents()).toContain(HOSTILE_PATH);
+    expect(await page.locator("section.file h3 .path").allTextContents()).toContain(HOSTILE_PATH);
+    expect(await page.evaluate(() => [document.querySelectorAll("img, b, script:not([src])").length, (window as any).pwned])).toEqual([0, undefined]);
+    expect(dialogs).toEqual([]);
+    await page.close();
+  });
+
+  it("opens a turn's diff: its files, then lines marked added and removed; binary and large files named only", async () => {
+    const { page } = await openPage(ui);
+    await turnItem(page, "newer-session", "1").click();
+    await page.waitForSelector("section.file");
+    expect(await page.locator(".files .path").allTextContents()).toEqual(["src/parser.ts"]);
+    expect(await page.locator("table.unified tr.del td:last-child").allTextContents()).toEqual(["export const a = 1;"]);
+    expect(await page.locator("table.unified tr.add td:last-child").allTextContents()).toEqual([
+      "export const a = 10;",
+      "export const c = 3;",
+    ]);
+    await page.selectOption("#view", "split");
+    await page.waitForSelector("table.split");
+    expect(await page.locator("table.split td.del").allTextContents()).toEqual(["export const a = 1;"]);
+    expect(await page.locator("table.split td.add").allTextContents()).toEqual(["export const a = 10;", "export const c = 3;"]);
+    await page.selectOption("#view", "unified");
+
+    await turnItem(page, "newer-session", "2").click();
+    await page.waitForSelector("text=Binary file, not shown.");
+    const block = (name: string) => page.locator("section.file", { has: page.locator("h3 .path", { hasText: name }) });
+    expect(await block("logo.bin").locator("p").textContent()).toBe("Binary file, not shown.");
+    expect(await block("big.txt").locator("p").textContent()).toBe("Large diff (+2500 −0 lines), not shown.");
+    expect(await block("big.txt").locator("tr").count()).toBe(0);
+    await page.close();
+  });
+
+  it("moves between turns with j/k and between files with n/p; a snapshot opens its diff too", async () => {
+    const { page } = await openPage(ui);
+    await page.keyboard.press("j");
+    await page.waitForSelector(".files li");
+    expect(await page.locator(".item.selected .id").textContent()).toBe("#2");
+    await page.keyboard.press("j");
+    await poll(() => page.locator(".item.selected .id").textContent()).toBe("#1");
+    await page.keyboard.press("k");
+    await poll(() => page.locator(".item.selected .id").textContent()).toBe("#2");
+    await page.waitForSelector(".files li");
+    await page.keyboard.press("n");
+    await page.keyboard.press("n");
+    expect(await page.locator(".files li.current .path").textContent()).toBe(
+      (await page.locator(".files .path").allTextContents())[1],
+    );
+    await page.locator(".snapshots .item").click();
+    await page.waitForSelector("text=the files now, against this snapshot");
+    await page.waitForSelector(".files li");
+    expect(await page.locator(".files .path").allTextContents()).toContain("src/parser.ts");
+    await page.close();
+  });
+
+  it("shows a turn a hook adds while the page is open, and takes the README's screenshot", async () => {
+    const { page } = await openPage(ui);
+    turn(review, "newer-session", "3", () => review.write({ "src/parser.ts": "export const a = 10;\n" }), "drop b and c again");
+    await page.waitForSelector("text=drop b and c again");
+    await turnItem(page, "newer-session", "1").click();
+    await page.waitForSelector("section.file");
+    await poll(() => turnItem(page, "newer-session", "3").locator(".counts").textContent()).toBe("+0 −2");
+    const shot = path.join(sandbox.home, "timeline.png");
+    await page.screenshot({ path: shot });
+    expect(readFileSync(shot).subarray(1, 4).toString()).toBe("PNG");
+    // UPDATE_SCREENSHOT=1 refreshes the picture the README shows.
+    if (process.env.UPDATE_SCREENSHOT === "1") {
+      mkdirSync(path.resolve("docs"), { recursive: true });
+      copyFileSync(shot, path.resolve("docs/timeline.png"));
+    }
+    await page.close();
+  });
+});
+
+describe("rewind and redo from the page", () => {
+  const work = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
+  let ui: RunningUi;
+
+  beforeAll(async () => {
+    turn(work, "s", "1", () => work.write({ "a.txt": "a1\n" }));
+    turn(work, "s", "2", () => work.write({ "b.txt": "b2\n", "c.txt": "c2\n" }));
+    ui = await startUi(work);
+    servers.push(ui);
+  });
+
+  const disk = () => [work.read("a.txt"), work.read("b.txt"), work.exists("c.txt")];
+
+  async function previewRewindOfTurn2(page: Page): Promise<void> {
+    await turnItem(page, "s", "2").click();
+    await page.getByRole("button", { name: "Rewind to before this turn" }).click();
+    await page.waitForSelector(".panel.preview");
+  }
+
+  it("previews what a rewind writes and deletes, changes files only on Confirm rewind, and Redo brings them back", async () => {
+    const { page } = await openPage(ui);
+    await previewRewindOfTurn2(page);
+    const preview = page.locator(".panel.preview");
+    expect(await preview.locator("p").allTextContents()).toEqual(["Will write 1 file:", "Will delete 1 file:"]);
+    expect(await preview.locator("ul.written li").allTextContents()).toEqual(["b.txt"]);
+    expect(await preview.locator("ul.deleted li").allTextContents()).toEqual(["c.txt"]);
+    expect(disk()).toEqual(["a1\n", "b2\n", true]);
+
+    await page.getByRole("button", { name: "Confirm rewind" }).click();
+    await page.waitForSelector(".panel.done");
+    expect(disk()).toEqual(["a1\n", "b0\n", false]);
+    await page.waitForSelector('[data-session="s"] .item.rewound');
+    expect(await turnItem(page, "s", "2").locator(".state").textContent()).toBe("rewound");
+
+    await page.locator('[data-session="s"] header').getByRole("button", { name: "Redo" }).click();
+    await poll(() => turnItem(page, "s", "2").locator(".state").textContent()).toBe("done");
+    expect(disk()).toEqual(["a1\n", "b2\n", true]);
+    expect(await page.locator('[data-session="s"] header button').count()).toBe(0);
+    await page.close();
+  });
+
+  it("shows a conflict with its paths and what forcing would do, and changes nothing until Rewind anyway", async () => {
+    work.write({ "b.txt": "a person's edit\n" });
+    const { page } = await openPage(ui);
+    await turnItem(page, "s", "2").click();
+    await page.getByRole("button", { name: "Rewind to before this turn" }).click();
+    const refusal = page.locator('.panel.conflict[data-code="conflict"]');
+    await refusal.waitFor();
+    expect(await refusal.locator("ul.conflicts li").allTextContents()).toEqual(["b.txt"]);
+    expect(await refusal.locator("ul.written li").allTextContents()).toEqual(["b.txt"]);
+    expect(await refusal.locator("ul.deleted li").allTextContents()).toEqual(["c.txt"]);
+    expect(disk()).toEqual(["a1\n", "a person's edit\n", true]);
+
+    await page.getByRole("button", { name: "Rewind anyway" }).click();
+    await page.waitForSelector(".panel.done");
+    expect(disk()).toEqual(["a1\n", "b0\n", false]);
+    await page.close();
+  });
+});
