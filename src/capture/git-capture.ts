@@ -19,6 +19,7 @@ import { loadGhostignore } from "./ghostignore.js";
 import { expandIncludes } from "./includes.js";
 import { classifyUntracked, dependencyDirOf, ghostignoreMatch, largeDirCandidates } from "./policy.js";
 import { captureWorktreePath } from "./read-worktree.js";
+import { unprovenCleanFiles } from "./clean-proof.js";
 import { commitTree, editTree, entryAt, type FileState, subtreeAt, type TreeChanges } from "./tree-edit.js";
 import { mapLimit } from "../util/pool.js";
 import { trace } from "../util/trace.js";
@@ -55,7 +56,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   const baseTree = await subtreeAt(ctx.cat, rootTree, prefix);
 
   const baseInfoPromise = baseInfo(paths.dir, ctx.readEnv, baseTree, ghostignore);
-  const [statusOutput, base, treeConverts] = await Promise.all([
+  const [statusOutput, base, treeConversion] = await Promise.all([
     statusPromise,
     baseInfoPromise,
     baseInfoPromise.then((info) =>
@@ -103,13 +104,29 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     }
   }
 
-  // Where the user's git converts content, its "unchanged" does not mean "same bytes": read
-  // every tracked file (through ghostcommit's own stat cache) so the snapshot stays byte-exact.
+  // Where the user's git converts content, its "unchanged" does not always mean "same bytes":
+  // the files that cannot be proven identical cheaply are read (through ghostcommit's stat cache).
   const statusPaths = [...reads.map((r) => r.path), ...changes.keys(), ...untracked];
-  if (treeConverts || (await changedAttributesConvert(location.root, statusPaths.filter(isAttributesFile)))) {
+  const conversion = await changedAttributesConvert(
+    location.root,
+    statusPaths.filter(isAttributesFile),
+    treeConversion,
+  );
+  if (conversion) {
     const seen = new Set(statusPaths);
-    const everything = await baseInfo(paths.dir, ctx.readEnv, baseTree, ghostignore, true);
-    for (const rel of everything.names ?? []) {
+    const unproven = await unprovenCleanFiles({
+      indexFile: path.join(location.gitDir!, "index"),
+      storeDir: paths.dir,
+      readEnv: ctx.readEnv,
+      worktreeRoot,
+      conversion,
+    });
+    const toVerify =
+      unproven === null
+        ? ((await baseInfo(paths.dir, ctx.readEnv, baseTree, ghostignore, true)).names ?? [])
+        : unproven.filter((p) => isWithin(p, prefix)).map(strip);
+    trace(`capture: ${toVerify.length} tracked files to verify for content conversion`);
+    for (const rel of toVerify) {
       if (seen.has(rel) || ghostignoreMatch(rel, matcher)) continue;
       inBase.set(rel, true);
       reads.push({ path: rel, limit: null, untracked: false, verifyOnly: true });
