@@ -96,8 +96,8 @@ async function main() {
         };
       }
     }
-    const pick = (kind) => result.trees.find((t) => t.spec.bars && t.kind === kind);
-    result.bars = bars(pick("git"), pick("plain"));
+    const barTrees = (kind) => result.trees.filter((t) => t.spec.bars && t.kind === kind);
+    result.bars = bars(barTrees("git"), barTrees("plain")[0]);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
     rmSync(build, { recursive: true, force: true });

@@ -10,8 +10,6 @@ import type { Conversion } from "./conversion.js";
 interface ProofCache {
   checksum: string;
   unproven: RelPath[];
-  /** Blob sizes by id: a blob's size never changes. */
-  sizes: Record<string, number>;
 }
 
 function isProofCache(value: unknown): value is ProofCache {
@@ -21,10 +19,13 @@ function isProofCache(value: unknown): value is ProofCache {
     v !== null &&
     typeof v.checksum === "string" &&
     Array.isArray(v.unproven) &&
-    v.unproven.every((p) => typeof p === "string") &&
-    typeof v.sizes === "object" &&
-    v.sizes !== null
+    v.unproven.every((p) => typeof p === "string")
   );
+}
+
+/** Blob sizes by id (a blob's size never changes), read only when the index changed. */
+function isSizes(value: unknown): value is Record<string, number> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 const SIZE_WRAP = 2 ** 32;
@@ -68,6 +69,7 @@ async function mismatchedSizes(
   readEnv: NodeJS.ProcessEnv,
 ): Promise<RelPath[] | null> {
   const cacheFile = path.join(storeDir, "clean-proof.json");
+  const sizesFile = path.join(storeDir, "blob-sizes.json");
   const checksum = await indexChecksum(indexFile);
   if (checksum === null) return [];
   const cached = await readJson<ProofCache | null>(cacheFile, null, isProofCache);
@@ -76,7 +78,7 @@ async function mismatchedSizes(
   const data = await fs.readFile(indexFile).catch(() => null);
   const entries = data ? parseIndex(data) : null;
   if (entries === null) return null;
-  const known = cached?.sizes ?? {};
+  const known = await readJson<Record<string, number>>(sizesFile, {}, isSizes);
   const sizes: Record<string, number> = {};
   const missing: string[] = [];
   for (const entry of entries) {
@@ -103,6 +105,7 @@ async function mismatchedSizes(
     .filter((e) => sizes[e.oid] < 0 || sizes[e.oid] % SIZE_WRAP !== e.statSize || sizes[e.oid] >= SIZE_WRAP)
     .map((e) => e.path);
   for (const oid of Object.keys(sizes)) if (sizes[oid] < 0) delete sizes[oid];
-  await writeFileAtomic(cacheFile, JSON.stringify({ checksum, unproven, sizes })).catch(() => {});
+  await writeFileAtomic(sizesFile, JSON.stringify(sizes)).catch(() => {});
+  await writeFileAtomic(cacheFile, JSON.stringify({ checksum, unproven })).catch(() => {});
   return unproven;
 }

@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { runGit } from "../git/exec.js";
 import { MODE } from "../git/objects.js";
 import { parseStatusV2 } from "../git/status.js";
-import { isWithin, type RelPath, relBytes } from "../paths.js";
+import { isWithin, type RelPath } from "../paths.js";
 import type { StoredExclusion } from "../store/metadata.js";
 import { readHead } from "../workspace.js";
 import { baseInfo } from "./base-info.js";
@@ -19,6 +18,7 @@ import { loadGhostignore } from "./ghostignore.js";
 import { expandIncludes } from "./includes.js";
 import { classifyUntracked, dependencyDirOf, ghostignoreMatch, largeDirCandidates } from "./policy.js";
 import { captureWorktreePath } from "./read-worktree.js";
+import { runStatus } from "./status-run.js";
 import { unprovenCleanFiles } from "./clean-proof.js";
 import { commitTree, editTree, entryAt, type FileState, subtreeAt, type TreeChanges } from "./tree-edit.js";
 import { mapLimit } from "../util/pool.js";
@@ -56,7 +56,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   const baseTree = await subtreeAt(ctx.cat, rootTree, prefix);
 
   const baseInfoPromise = baseInfo(paths.dir, ctx.readEnv, baseTree, ghostignore);
-  const [statusOutput, base, treeConversion] = await Promise.all([
+  const [status, base, treeConversion] = await Promise.all([
     statusPromise,
     baseInfoPromise,
     baseInfoPromise.then((info) =>
@@ -74,11 +74,11 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   const unmerged: RelPath[] = [];
   const matcher = ghostignore?.matcher ?? null;
 
-  for (const entry of parseStatusV2(statusOutput)) {
+  for (const entry of parseStatusV2(status.stdout)) {
     if (!isWithin(entry.path, prefix)) continue;
     const rel = strip(entry.path);
     if (entry.kind === "untracked") {
-      untracked.push(rel);
+      if (!status.collapsed.has(entry.path)) untracked.push(rel); // collapsed ones: listed below
       continue;
     }
     if (entry.kind === "ignored") continue;
@@ -104,6 +104,10 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     }
   }
 
+  for (const listed of status.collapsed.values()) {
+    for (const file of listed) if (isWithin(file, prefix)) untracked.push(strip(file));
+  }
+
   // Where the user's git converts content, its "unchanged" does not always mean "same bytes":
   // the files that cannot be proven identical cheaply are read (through ghostcommit's stat cache).
   const statusPaths = [...reads.map((r) => r.path), ...changes.keys(), ...untracked];
@@ -115,7 +119,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   if (conversion) {
     const seen = new Set(statusPaths);
     const unproven = await unprovenCleanFiles({
-      indexFile: path.join(location.gitDir!, "index"),
+      indexFile: status.indexFile,
       storeDir: paths.dir,
       readEnv: ctx.readEnv,
       worktreeRoot,
@@ -234,54 +238,6 @@ export function sortExclusions(list: StoredExclusion[]): StoredExclusion[] {
   const seen = new Map<string, StoredExclusion>();
   for (const entry of list) seen.set(`${entry.reason}\0${entry.path}`, entry);
   return [...seen.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-
-/**
- * Runs status against the user's index from a throw-away git directory that shares the store's
- * config and attributes (no conversions, no fsmonitor, no hooks) and whose HEAD is the user's.
- * The user's `core.excludesFile` is passed on (the store's config would hide a repository-level
- * one), so status ignores exactly what the user's git ignores.
- */
-async function runStatus(
-  ctx: CaptureContext,
-  head: string | null,
-  worktreeRoot: string,
-  prefix: RelPath,
-  excludesFile: string | null,
-) {
-  const tempGitDir = path.join(ctx.paths.tmpDir, `gitdir-${process.pid}-${randomBytes(4).toString("hex")}`);
-  await fs.mkdir(tempGitDir, { recursive: true });
-  try {
-    await fs.writeFile(
-      path.join(tempGitDir, "HEAD"),
-      head ? `${head}\n` : "ref: refs/heads/ghostcommit-unborn\n",
-    );
-    await fs.writeFile(path.join(tempGitDir, "commondir"), `${ctx.paths.gitDir}\n`);
-    const args = [
-      ...(excludesFile === null ? [] : ["-c", `core.excludesFile=${excludesFile}`]),
-      "status",
-      "--porcelain=2",
-      "-z",
-      "--untracked-files=all",
-      "--no-renames",
-      "--ignore-submodules=all",
-    ];
-    if (prefix !== "") args.push("--", relBytes(prefix).toString("utf8"));
-    trace("capture: status started");
-    const result = await runGit(args, {
-      cwd: worktreeRoot,
-      env: {
-        GIT_DIR: tempGitDir,
-        GIT_WORK_TREE: worktreeRoot,
-        GIT_INDEX_FILE: path.join(ctx.location.gitDir!, "index"),
-        GIT_OPTIONAL_LOCKS: "0",
-      },
-    });
-    trace("capture: status done");
-    return result.stdout;
-  } finally {
-    await fs.rm(tempGitDir, { recursive: true, force: true });
-  }
 }
 
 /** Mirrors the user's `info/exclude` into the store so status ignores exactly what the user's git ignores. */
