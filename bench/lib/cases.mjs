@@ -80,7 +80,7 @@ function firstSnapshotCase(ctx, id, label, changed = true) {
 
 /**
  * Cases for a git repository (status floor, ghostcommit, anchors). A tree of the scale curve
- * (`spec.scale`) runs only the floor, the snapshots and restore.
+ * (`spec.scale`), or any tree with `--no-anchors`, runs only the floor, the snapshots and restore.
  */
 export function gitCases(ctx) {
   const { root, env } = ctx;
@@ -110,11 +110,7 @@ export function gitCases(ctx) {
   ];
   if (ctx.spec.scale) return core;
   const turnHome = ctx.tempDir("home-turn-");
-  const openCodeDir = path.join(ctx.tempDir("opencode-later-"), "git");
-  openCode(root, env, openCodeDir);
-  let ocBefore = 0;
-  return [
-    ...core,
+  core.push(
     {
       id: "turn",
       label: "ghostcommit turn begin + turn end",
@@ -131,6 +127,13 @@ export function gitCases(ctx) {
         };
       },
     },
+  );
+  if (ctx.noAnchors) return core;
+  const openCodeDir = path.join(ctx.tempDir("opencode-later-"), "git");
+  openCode(root, env, openCodeDir);
+  let ocBefore = 0;
+  return [
+    ...core,
     {
       id: "codex_v1",
       label: "Codex v1 / T3: read-tree HEAD, add -A, write-tree, commit-tree",

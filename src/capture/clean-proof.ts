@@ -12,7 +12,7 @@ interface ProofCache {
   unproven: RelPath[];
 }
 
-function isProofCache(value: unknown): value is ProofCache {
+export function isProofCache(value: unknown): value is ProofCache {
   const v = value as ProofCache | null;
   return (
     typeof v === "object" &&

@@ -66,15 +66,19 @@ export async function runStatus(
     ];
     if (prefix !== "") args.push("--", relBytes(prefix).toString("utf8"));
     trace("capture: status started");
-    const { stdout } = await runGit(args, { cwd: worktreeRoot, env });
+    let stdout: Buffer;
+    try {
+      stdout = (await runGit(args, { cwd: worktreeRoot, env })).stdout;
+    } catch (error) {
+      if (!copy) throw error;
+      // A damaged private copy is dropped (made again next time); this status reads the user's.
+      await fs.rm(copy, { force: true });
+      return runStatusReadOnly(args, env, worktreeRoot, userIndex);
+    }
     trace("capture: status done");
     const dirs = [...collapsedDirs(stdout), ...(await deletedNowDirectories(stdout, worktreeRoot))];
     // A name that is not UTF-8 cannot be passed on as a pathspec: list everything instead.
-    if (dirs.some((dir) => dir.includes("\ufffd"))) {
-      const all = args.map((arg) => (arg === "--untracked-files=normal" ? "--untracked-files=all" : arg));
-      const full = await runGit(all, { cwd: worktreeRoot, env: { ...env, GIT_OPTIONAL_LOCKS: "0" } });
-      return { stdout: full.stdout, collapsed: new Map(), indexFile };
-    }
+    if (dirs.some((dir) => dir.includes("\ufffd"))) return runStatusReadOnly(args, env, worktreeRoot, indexFile);
     const listings = await mapLimit(dirs, 4, async (dir) => {
       const listed = await runGit([...config, "ls-files", "-o", "--exclude-standard", "-z", "--", `${dir}`], {
         cwd: worktreeRoot,
@@ -89,6 +93,19 @@ export async function runStatus(
   } finally {
     await fs.rm(tempGitDir, { recursive: true, force: true });
   }
+}
+
+/** Status of every untracked file against `indexFile`, which git does not write. */
+async function runStatusReadOnly(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  worktreeRoot: string,
+  indexFile: string,
+): Promise<StatusResult> {
+  const all = args.map((arg) => (arg === "--untracked-files=normal" ? "--untracked-files=all" : arg));
+  const readOnly = { ...env, GIT_INDEX_FILE: indexFile, GIT_OPTIONAL_LOCKS: "0" };
+  const { stdout } = await runGit(all, { cwd: worktreeRoot, env: readOnly });
+  return { stdout, collapsed: new Map(), indexFile };
 }
 
 /**

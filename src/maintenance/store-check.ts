@@ -1,6 +1,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { isBaseInfoFile } from "../capture/base-info.js";
+import { isProofCache } from "../capture/clean-proof.js";
 import { isCacheRow } from "../capture/hash-cache.js";
 import type { Engine } from "../engine.js";
 import { runGit } from "../git/exec.js";
@@ -20,6 +21,8 @@ export const STATE_FILES: Record<string, (value: unknown) => boolean> = {
   "borrowed.json": isBorrowState,
   "last-safety.json": (v) => isPlainObject(v) && typeof v.id === "string" && /^[0-9a-f]{40}$/.test(v.id),
   "plain-state.json": (v) => isPlainObject(v) && Number.isFinite(v.files) && Number.isFinite(v.bytes),
+  "clean-proof.json": isProofCache,
+  "status-index.json": isPlainObject,
 };
 
 /** State files that exist but are not valid JSON of their shape. */

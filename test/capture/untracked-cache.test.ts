@@ -1,4 +1,6 @@
 import { execFileSync } from "node:child_process";
+import { readdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { excludedAt, fileSandbox, filesOf, gitDirDigest } from "../core/support.js";
 
@@ -70,5 +72,28 @@ describe("untracked directories between snapshots (untracked cache)", () => {
     expect(excludedAt(snap, "tool/node_modules")).toMatchObject({ reason: "dependency-dir", files: 2 });
     expect(excludedAt(snap, "tool/nested")).toMatchObject({ reason: "nested-repo" });
     expect(excludedAt(snap, "gen")).toMatchObject({ reason: "large-dir", files: 201 });
+  });
+
+  it("a damaged private index is dropped and made again; the snapshot is still right", () => {
+    const r = repo({ "a.txt": "a\n" });
+    r.write({ "new/b.txt": "b\n" });
+    r.ok("snapshot");
+    const workspaces = path.join(r.sandbox.env.GHOSTCOMMIT_HOME!, "workspaces");
+    const copies = readdirSync(workspaces)
+      .map((key) => path.join(workspaces, key, "status-index"))
+      .filter((file) => {
+        try {
+          return readdirSync(path.dirname(file)).includes("status-index");
+        } catch {
+          return false;
+        }
+      });
+    expect(copies.length).toBeGreaterThan(0);
+    for (const file of copies) writeFileSync(file, "DIRC damaged");
+    r.write({ "new/c.txt": "c\n", "a.txt": "edited\n" });
+    const snap = r.ok("snapshot");
+    expect(filesOf(r, snap.id)).toEqual(["a.txt", "new/b.txt", "new/c.txt"]);
+    r.write({ "new/d.txt": "d\n" });
+    expect(filesOf(r, r.ok("snapshot").id)).toContain("new/d.txt");
   });
 });
