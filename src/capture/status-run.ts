@@ -154,7 +154,12 @@ async function privateIndex(storeDir: string, userGitDir: string): Promise<strin
   const temp = `${target}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
   if (checksum === null) await fs.rm(target, { force: true });
   else {
+    // The copy keeps (just under) the original's mtime: git treats entries modified at or after
+    // its index's mtime as "racily clean" and compares their content, and a fresh mtime would
+    // make it trust a same-size edit made within the file system's timestamp granularity.
+    const { mtimeMs, atime } = await fs.stat(userIndex);
     await fs.copyFile(userIndex, temp);
+    await fs.utimes(temp, atime, new Date(Math.floor(mtimeMs) - 1));
     await fs.rename(temp, target);
   }
   await writeFileAtomic(stampFile, JSON.stringify({ source: checksum }));
