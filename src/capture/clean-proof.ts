@@ -3,7 +3,7 @@ import { promises as fs } from "node:fs";
 import { runGit, splitNul } from "../git/exec.js";
 import { indexChecksum, parseIndex } from "../git/index-file.js";
 import type { RelPath } from "../paths.js";
-import { readJson, writeFileAtomic } from "../store/layout.js";
+import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import type { Conversion } from "./conversion.js";
 
 /** What one index proved, kept until the user's git writes another index. */
@@ -68,8 +68,8 @@ async function mismatchedSizes(
   storeDir: string,
   readEnv: NodeJS.ProcessEnv,
 ): Promise<RelPath[] | null> {
-  const cacheFile = path.join(storeDir, "clean-proof.json");
-  const sizesFile = path.join(storeDir, "blob-sizes.json");
+  const cacheFile = path.join(storeDir, STORE_FILES.cleanProof);
+  const sizesFile = path.join(storeDir, STORE_FILES.blobSizes);
   const checksum = await indexChecksum(indexFile);
   if (checksum === null) return [];
   const cached = await readJson<ProofCache | null>(cacheFile, null, isProofCache);

@@ -5,7 +5,7 @@ import { MODE } from "../git/objects.js";
 import { parseStatusV2 } from "../git/status.js";
 import { isWithin, type RelPath } from "../paths.js";
 import type { StoredExclusion } from "../store/metadata.js";
-import { readHead } from "../workspace.js";
+import { readHead } from "../git/repository.js";
 import { baseInfo } from "./base-info.js";
 import {
   changedAttributesConvert,
@@ -20,7 +20,7 @@ import { classifyUntracked, dependencyDirOf, ghostignoreMatch, largeDirCandidate
 import { captureWorktreePath } from "./read-worktree.js";
 import { runStatus } from "./status-run.js";
 import { unprovenCleanFiles } from "./clean-proof.js";
-import { commitTree, editTree, entryAt, type FileState, subtreeAt, type TreeChanges } from "./tree-edit.js";
+import { commitTree, editTree, entryAt, type FileState, subtreeAt, type TreeChanges } from "../git/trees.js";
 import { mapLimit } from "../util/pool.js";
 import { trace } from "../util/trace.js";
 

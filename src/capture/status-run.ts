@@ -5,7 +5,7 @@ import { runGit, splitNul } from "../git/exec.js";
 import { indexChecksum } from "../git/index-file.js";
 import { parseStatusV2 } from "../git/status.js";
 import { fsPath, type RelPath, relBytes, relFromBytes } from "../paths.js";
-import { readJson, writeFileAtomic } from "../store/layout.js";
+import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import { mapLimit } from "../util/pool.js";
 import { trace } from "../util/trace.js";
 import type { CaptureContext } from "./context.js";
@@ -142,8 +142,8 @@ async function privateIndex(storeDir: string, userGitDir: string): Promise<strin
   const names = await fs.readdir(userGitDir).catch(() => [] as string[]);
   if (names.some((name) => name.startsWith("sharedindex."))) return null;
   const userIndex = path.join(userGitDir, "index");
-  const target = path.join(storeDir, "status-index");
-  const stampFile = path.join(storeDir, "status-index.json");
+  const target = path.join(storeDir, STORE_FILES.statusIndex);
+  const stampFile = path.join(storeDir, STORE_FILES.statusIndexSource);
   const checksum = await indexChecksum(userIndex);
   const stamp = await readJson<{ source?: string | null } | null>(stampFile, null);
   const present = await fs

@@ -51,9 +51,3 @@ export function obj(payload: Payload | undefined, key: string): Payload | undefi
 export function fromSubagent(payload: Payload): boolean {
   return str(payload, "agent_id") !== undefined;
 }
-
-/** A prompt preview for the session log: first line-ish, bounded, whitespace collapsed. */
-export function promptPreview(prompt: string | undefined, max = 200): string {
-  const text = (prompt ?? "").replace(/\s+/g, " ").trim();
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}

@@ -72,7 +72,7 @@ async function load(file: string): Promise<Loaded | null> {
     text = await fs.readFile(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new GhostcommitError("io", `cannot read ${file}: ${(error as Error).message}`, { file });
+    throw new GhostcommitError("io", `cannot read ${file}: ${(error as Error).message}`, { path: file });
   }
   let value: unknown;
   try {

@@ -1,8 +1,8 @@
 import { HashCache } from "../capture/hash-cache.js";
 import { expandIncludes } from "../capture/includes.js";
 import { captureWorktreePath } from "../capture/read-worktree.js";
-import { editTree, type TreeChanges } from "../capture/tree-edit.js";
-import type { Engine } from "../engine.js";
+import { editTree, type TreeChanges } from "../git/trees.js";
+import type { StoreContext } from "../store/context.js";
 import { GhostcommitError } from "../errors.js";
 import type { CatFile } from "../git/cat-file.js";
 import { runGit, splitNul } from "../git/exec.js";
@@ -19,15 +19,15 @@ import {
 import { newNonce } from "../store/metadata.js";
 import type { SessionContext } from "./context.js";
 import { openTurnOf, type TurnState } from "./model.js";
-import { readSnapshot, writeSnapshot } from "./snapshots.js";
-import { TreeLookup } from "./tree-lookup.js";
+import { readSnapshot, writeSnapshot } from "../store/snapshots.js";
+import { TreeLookup } from "../git/tree-lookup.js";
 
 /**
  * `touch`: marks paths as agent-touched. Every later snapshot of the session captures them even
  * if ignored (still bounded by the size limit). During an open turn they are attributed to it,
  * and a path its before snapshot did not look at (ignored or excluded then) has its current
  * content captured into the turn's before-state; a path the before snapshot captured, or proved
- * absent, keeps that state (SPEC §5). All paths are checked before anything is recorded.
+ * absent, keeps that state, so a post-edit hook never overwrites the true before-state. All paths are checked before anything is recorded.
  */
 export async function touchPaths(ctx: SessionContext, given: string[]): Promise<{ touched: string[] }> {
   const { engine, journal } = ctx;
@@ -59,7 +59,7 @@ export async function touchPaths(ctx: SessionContext, given: string[]): Promise<
 
 /** Captures into a new before-snapshot the paths the turn's before snapshot did not look at. */
 async function captureIntoBefore(
-  engine: Engine,
+  engine: StoreContext,
   open: TurnState,
   paths: RelPath[],
 ): Promise<{ before?: string; absent: RelPath[] }> {
@@ -92,7 +92,7 @@ async function captureIntoBefore(
 
 /** Of `paths`, those the snapshot neither captured nor proved absent: excluded or ignored then. */
 async function unseenBy(
-  engine: Engine,
+  engine: StoreContext,
   cat: CatFile,
   tree: string,
   meta: { excluded: { path: RelPath }[]; included: RelPath[] },

@@ -1,5 +1,6 @@
+import { takeSnapshot } from "../capture/snapshot.js";
 import path from "node:path";
-import { commitTree } from "../capture/tree-edit.js";
+import { commitTree } from "../git/trees.js";
 import { GhostcommitError } from "../errors.js";
 import { displayPath } from "../paths.js";
 import { diffTrees } from "../restore/restore.js";
@@ -9,7 +10,6 @@ import { attributeTurn, overlappingTouches } from "./attribution.js";
 import { checkTurnId, requireTurn, type SessionContext } from "./context.js";
 import { recentJournals } from "./journal.js";
 import { applyRecord, openTurnOf, promptPreview, type SessionState, type TurnState } from "./model.js";
-import { maybeRunRetention } from "./retention.js";
 
 /**
  * `turn begin`: snapshot before the turn. A still-open turn of the session is ended first
@@ -38,7 +38,7 @@ export async function beginTurn(ctx: SessionContext, turn: string, prompt = ""):
     if (open) await endLocked(ctx, state, open);
     const preview = promptPreview(prompt);
     const snap = await engine.withReader((cat) =>
-      engine.snapshot(cat, [...state.touched], {
+      takeSnapshot(engine, cat, [...state.touched], {
         kind: "turn-before",
         message: `before turn ${turn}${preview ? `: ${preview}` : ""}`,
         session,
@@ -75,7 +75,6 @@ export async function endTurn(ctx: SessionContext, turn?: string): Promise<TurnE
     }
     return endLocked(ctx, state, record);
   });
-  await maybeRunRetention(engine);
   return ended;
 }
 
@@ -85,7 +84,7 @@ async function endLocked(ctx: SessionContext, state: SessionState, open: TurnSta
   const session = journal.session;
   const { after, diff } = await engine.withReader(async (cat) => {
     const beforeTree = await commitTree(cat, open.before);
-    const snap = await engine.snapshot(cat, [...state.touched], {
+    const snap = await takeSnapshot(engine, cat, [...state.touched], {
       kind: "turn-after",
       message: `after turn ${open.turn}`,
       session,

@@ -1,7 +1,7 @@
 import { readFileSync, utimesSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Repo } from "../helpers/repo.js";
-import { fileSandbox, workDigest } from "../core/support.js";
+import { fileSandbox, workDigest } from "../helpers/support.js";
 
 const { repo } = fileSandbox();
 

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { excludedAt, fileSandbox, filesOf, gitDirDigest } from "../core/support.js";
+import { excludedAt, fileSandbox, filesOf, gitDirDigest } from "../helpers/support.js";
 
 const { repo } = fileSandbox();
 

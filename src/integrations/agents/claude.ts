@@ -1,12 +1,4 @@
-import {
-  fromSubagent,
-  type HookAction,
-  type HookEvent,
-  type Payload,
-  promptPreview,
-  obj,
-  str,
-} from "../event.js";
+import { fromSubagent, type HookAction, type HookEvent, type Payload, obj, str } from "../event.js";
 import { isCursorPayload, parseCursor } from "./cursor.js";
 
 /** Claude Code tools that edit files, and where each keeps the path. */
@@ -18,7 +10,7 @@ const EDIT_TOOLS: Record<string, string> = {
 };
 
 /**
- * Claude Code hook payloads (INTEGRATIONS.md §1). Cursor can run Claude Code hooks from
+ * Claude Code hook payloads (Claude Code's hooks reference). Cursor can run Claude Code hooks from
  * `.claude/settings*.json`, so a payload with Cursor's fields is handed to the Cursor parser.
  */
 export function parseClaude(payload: Payload): HookEvent {
@@ -39,7 +31,7 @@ export function parseClaude(payload: Payload): HookEvent {
 function claudeAction(name: string, payload: Payload): HookAction {
   switch (name) {
     case "UserPromptSubmit":
-      return { kind: "begin", prompt: promptPreview(str(payload, "prompt")) };
+      return { kind: "begin", prompt: str(payload, "prompt") ?? "" };
     case "PreToolUse": {
       const key = EDIT_TOOLS[str(payload, "tool_name") ?? ""];
       const file = key

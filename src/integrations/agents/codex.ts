@@ -1,12 +1,4 @@
-import {
-  fromSubagent,
-  type HookAction,
-  type HookEvent,
-  type Payload,
-  promptPreview,
-  obj,
-  str,
-} from "../event.js";
+import { fromSubagent, type HookAction, type HookEvent, type Payload, obj, str } from "../event.js";
 
 const PATCH_LINE = /^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)\s*$/;
 
@@ -31,7 +23,7 @@ function patchText(input: Payload | undefined): string {
 }
 
 /**
- * Codex hook payloads (INTEGRATIONS.md §2): session = `session_id`, turn = `turn_id`.
+ * Codex hook payloads (Codex's hooks documentation): session = `session_id`, turn = `turn_id`.
  * Nothing is printed: plain stdout becomes model context on UserPromptSubmit and is an error on Stop.
  */
 export function parseCodex(payload: Payload): HookEvent {
@@ -50,7 +42,7 @@ export function parseCodex(payload: Payload): HookEvent {
 function codexAction(name: string, payload: Payload): HookAction {
   switch (name) {
     case "UserPromptSubmit":
-      return { kind: "begin", turn: str(payload, "turn_id"), prompt: promptPreview(str(payload, "prompt")) };
+      return { kind: "begin", turn: str(payload, "turn_id"), prompt: str(payload, "prompt") ?? "" };
     case "PreToolUse": {
       const input = obj(payload, "tool_input");
       const file = str(input, "file_path");

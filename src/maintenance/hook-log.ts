@@ -1,8 +1,9 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { dataHome } from "../config.js";
-import type { Engine } from "../engine.js";
-import type { DoctorCheck } from "../maintenance/doctor.js";
+import type { StoreContext } from "../store/context.js";
+import type { DoctorProblem } from "../types.js";
+import type { DoctorCheck } from "./doctor.js";
 
 /** One line of the hook log (JSON Lines). */
 export interface HookLogEntry {
@@ -67,8 +68,8 @@ async function recentErrors(file: string, now: number): Promise<HookLogEntry[]> 
 }
 
 /** Doctor check: hook failures of the last 7 days, in this workspace's log and in the global one. */
-export const checkHookLog: DoctorCheck = async (engine: Engine) => {
-  const problems = [];
+export const checkHookLog: DoctorCheck = async (engine: StoreContext) => {
+  const problems: DoctorProblem[] = [];
   const now = Date.now();
   for (const file of [engine.paths.logFile, globalHookLog()]) {
     const errors = await recentErrors(file, now);

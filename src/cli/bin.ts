@@ -1,0 +1,4 @@
+#!/usr/bin/env node
+import { runCli } from "./program.js";
+
+process.exitCode = await runCli(process.argv);
