@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--runs N] [--warmup N] [--out FILE] [--trees DIR] [--only a,b]
+// npm run bench [-- --quick] [--runs N] [--warmup N] [--out FILE] [--trees DIR] [--only a,b] [--no-anchors]
 // Builds deterministic trees (cached under bench/.trees), measures ghostcommit against
 // `git status` and the anchors' algorithms side by side, prints a table, writes JSON.
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -18,7 +18,7 @@ import { FULL, QUICK } from "./trees.mjs";
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 function parseArgs(argv) {
-  const args = { quick: false, runs: null, warmup: null, out: null, trees: null, only: null };
+  const args = { quick: false, runs: null, warmup: null, out: null, trees: null, only: null, noAnchors: false };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split("=", 2);
     const value = () => inline ?? argv[++i];
@@ -28,6 +28,7 @@ function parseArgs(argv) {
     else if (flag === "--out") args.out = path.resolve(value());
     else if (flag === "--trees") args.trees = path.resolve(value());
     else if (flag === "--only") args.only = value().split(",");
+    else if (flag === "--no-anchors") args.noAnchors = true;
     else throw new Error(`unknown argument: ${argv[i]}`);
   }
   return args;
@@ -76,7 +77,7 @@ async function main() {
     for (const spec of specs) {
       const root = await ensureTree(spec, treesFor(spec, treesDir), env, log);
       log(`measuring ${spec.name}: ${warmup} warm-up + ${runs} counted rounds`);
-      const ctx = makeContext(spec, root, env, scratch);
+      const ctx = { ...makeContext(spec, root, env, scratch), noAnchors: args.noAnchors };
       const cases = spec.kind === "git" ? gitCases(ctx) : plainCases(ctx);
       const tree = {
         name: spec.name,
@@ -96,8 +97,8 @@ async function main() {
         };
       }
     }
-    const pick = (kind) => result.trees.find((t) => t.spec.bars && t.kind === kind);
-    result.bars = bars(pick("git"), pick("plain"));
+    const barTrees = (kind) => result.trees.filter((t) => t.spec.bars && t.kind === kind);
+    result.bars = bars(barTrees("git"), barTrees("plain")[0]);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
     rmSync(build, { recursive: true, force: true });

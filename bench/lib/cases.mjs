@@ -78,16 +78,15 @@ function firstSnapshotCase(ctx, id, label, changed = true) {
   };
 }
 
-/** Cases for a git repository (status floor, ghostcommit, anchors). */
+/**
+ * Cases for a git repository (status floor, ghostcommit, anchors). A tree of the scale curve
+ * (`spec.scale`), or any tree with `--no-anchors`, runs only the floor, the snapshots and restore.
+ */
 export function gitCases(ctx) {
   const { root, env } = ctx;
   const restoreHome = ctx.tempDir("home-restore-");
   const target = gc(ctx, restoreHome, ["snapshot"]).json.id; // taken in the canonical working state
-  const turnHome = ctx.tempDir("home-turn-");
-  const openCodeDir = path.join(ctx.tempDir("opencode-later-"), "git");
-  openCode(root, env, openCodeDir);
-  let ocBefore = 0;
-  return [
+  const core = [
     {
       id: "status",
       label: "git status --porcelain=2 -z -uall",
@@ -108,6 +107,10 @@ export function gitCases(ctx) {
         return { ms: r.ms, peakRssKiB: r.rssKiB, written: r.json.written.length, maxWrongWrites: wrong };
       },
     },
+  ];
+  if (ctx.spec.scale) return core;
+  const turnHome = ctx.tempDir("home-turn-");
+  core.push(
     {
       id: "turn",
       label: "ghostcommit turn begin + turn end",
@@ -124,6 +127,13 @@ export function gitCases(ctx) {
         };
       },
     },
+  );
+  if (ctx.noAnchors) return core;
+  const openCodeDir = path.join(ctx.tempDir("opencode-later-"), "git");
+  openCode(root, env, openCodeDir);
+  let ocBefore = 0;
+  return [
+    ...core,
     {
       id: "codex_v1",
       label: "Codex v1 / T3: read-tree HEAD, add -A, write-tree, commit-tree",

@@ -136,6 +136,14 @@ async function writeBase(spec, root, env) {
     `commit refs/heads/main\nauthor Bench <bench@example.com> 1700000000 +0000\n` +
       `committer Bench <bench@example.com> 1700000000 +0000\ndata ${message.length}\n${message}`,
   );
+  // A root .gitattributes (e.g. `* text=auto eol=lf`, as many JS repositories have) is committed too.
+  const extra = spec.attributes ? [[".gitattributes", Buffer.from(spec.attributes)]] : [];
+  for (const [rel, content] of extra) {
+    writeFile(root, rel, content);
+    await send(`M 100644 inline ${rel}\ndata ${content.length}\n`);
+    await send(content);
+    await send("\n");
+  }
   for (let i = 0; i < n; i++) {
     const rel = filePath(spec, i);
     const content = fileContent(spec, i);

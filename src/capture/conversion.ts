@@ -10,12 +10,44 @@ import { entryAt } from "../git/trees.js";
 
 /** An attribute that makes git change bytes between the work tree and the index (set, not unset). */
 const CONVERTING_ATTRIBUTE = /(^|\s)(text|eol|crlf|filter|ident|working-tree-encoding)(=|\s|$)/m;
+/** Attributes whose clean step may rewrite bytes freely (a program, a re-encoding). */
+const FREE_ATTRIBUTE = /^(filter|working-tree-encoding)(=(.*))?$/;
 
-export function attributesConvert(text: string): boolean {
+/** Attribute lines without comments, each without its pattern (macro definitions included). */
+function attributeSettings(text: string): string[] {
   return text
     .split("\n")
     .filter((line) => !line.trimStart().startsWith("#"))
-    .some((line) => CONVERTING_ATTRIBUTE.test(line.replace(/^\S+/, "")));
+    .map((line) => line.trim().replace(/^\S+/, ""));
+}
+
+export function attributesConvert(text: string): boolean {
+  return attributeSettings(text).some((rest) => CONVERTING_ATTRIBUTE.test(rest));
+}
+
+/**
+ * How the user's git converts content, or null where it does not. The text, eol, crlf and ident
+ * conversions only ever remove bytes when cleaning (CR before LF, an expanded `$Id$`), so a file
+ * git calls clean is proven byte-identical to its blob when their sizes match. Filters and
+ * working-tree encodings can rewrite anything: `perFile` names those files as attribute pathspecs
+ * (to be checked one by one), or is null where they cannot be named that way.
+ */
+export interface Conversion {
+  perFile: string[] | null;
+}
+
+function addConversion(into: Conversion | null, text: string): Conversion | null {
+  if (!attributesConvert(text)) return into;
+  const out: Conversion = into ?? { perFile: [] };
+  for (const rest of attributeSettings(text)) {
+    for (const token of rest.split(/\s+/)) {
+      const match = FREE_ATTRIBUTE.exec(token);
+      if (!match || out.perFile === null) continue;
+      if (match[3] !== undefined && !/^[\w.+-]+$/.test(match[3])) out.perFile = null;
+      else if (!out.perFile.includes(`:(attr:${token})`)) out.perFile.push(`:(attr:${token})`);
+    }
+  }
+  return out;
 }
 
 /** The settings of the user's git (all levels) that change what a snapshot must hold. */
@@ -91,10 +123,9 @@ export async function readUserGitConfig(
 }
 
 /**
- * Whether the user's git converts content (autocrlf, text/eol attributes, clean filters such as
- * LFS). When it does, a file git calls unchanged can still differ byte for byte from the blob in
- * the user's index, so its stat cache cannot be trusted and ghostcommit reads every tracked file
- * itself (through its own stat cache).
+ * How the user's git converts content (autocrlf, text/eol attributes, clean filters such as
+ * LFS), or null. Where it does, a file git calls unchanged can still differ byte for byte from the
+ * blob in the user's index, so its stat cache alone cannot be trusted (see clean-proof.ts).
  */
 export async function userGitConverts(
   location: WorkspaceLocation,
@@ -102,8 +133,8 @@ export async function userGitConverts(
   rootTree: string | null,
   treeAttributeFiles: RelPath[],
   config: UserGitConfig,
-): Promise<boolean> {
-  if (config.autocrlf) return true;
+): Promise<Conversion | null> {
+  let conversion: Conversion | null = config.autocrlf ? { perFile: [] } : null;
   const attributesFile = config.attributesFile;
   const xdg = process.env.XDG_CONFIG_HOME || path.join(os.homedir(), ".config");
   const outsideFiles = [
@@ -111,8 +142,7 @@ export async function userGitConverts(
     attributesFile ?? path.join(xdg, "git", "attributes"),
   ];
   for (const file of outsideFiles) {
-    const text = await fs.readFile(file, "utf8").catch(() => "");
-    if (attributesConvert(text)) return true;
+    conversion = addConversion(conversion, await fs.readFile(file, "utf8").catch(() => ""));
   }
   // Committed .gitattributes: in the workspace, and in the directories above it.
   const prefix = location.prefix;
@@ -124,18 +154,21 @@ export async function userGitConverts(
   for (const rel of inTree) {
     const entry = await entryAt(cat, rootTree, rel);
     const blob = entry ? await cat.read(entry.oid) : null;
-    if (blob && attributesConvert(blob.content.toString("utf8"))) return true;
+    if (blob) conversion = addConversion(conversion, blob.content.toString("utf8"));
   }
-  return false;
+  return conversion;
 }
 
 /** Whether `.gitattributes` files changed or added on disk (workspace-relative) convert content. */
-export async function changedAttributesConvert(root: string, files: RelPath[]): Promise<boolean> {
+export async function changedAttributesConvert(
+  root: string,
+  files: RelPath[],
+  conversion: Conversion | null,
+): Promise<Conversion | null> {
   for (const rel of files) {
-    const text = await fs.readFile(fsPath(root, rel), "utf8").catch(() => "");
-    if (attributesConvert(text)) return true;
+    conversion = addConversion(conversion, await fs.readFile(fsPath(root, rel), "utf8").catch(() => ""));
   }
-  return false;
+  return conversion;
 }
 
 export function isAttributesFile(rel: RelPath): boolean {

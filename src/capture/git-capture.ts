@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { runGit } from "../git/exec.js";
 import { MODE } from "../git/objects.js";
 import { parseStatusV2 } from "../git/status.js";
-import { isWithin, type RelPath, relBytes } from "../paths.js";
+import { isWithin, type RelPath } from "../paths.js";
 import type { StoredExclusion } from "../store/metadata.js";
 import { readHead } from "../git/repository.js";
 import { baseInfo } from "./base-info.js";
@@ -20,6 +19,8 @@ import { captureNestedRepos, nestedReposToCapture } from "./nested-repos.js";
 import { expandIncludes } from "./includes.js";
 import { classifyUntracked, dependencyDirOf, ghostignoreMatch, largeDirCandidates } from "./policy.js";
 import { captureWorktreePath } from "./read-worktree.js";
+import { runStatus } from "./status-run.js";
+import { unprovenCleanFiles } from "./clean-proof.js";
 import { commitTree, editTree, entryAt, type FileState, subtreeAt, type TreeChanges } from "../git/trees.js";
 import { mapLimit } from "../util/pool.js";
 import { trace } from "../util/trace.js";
@@ -56,7 +57,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   const baseTree = await subtreeAt(ctx.cat, rootTree, prefix);
 
   const baseInfoPromise = baseInfo(paths.dir, ctx.readEnv, baseTree, ghostignore);
-  const [statusOutput, base, treeConverts] = await Promise.all([
+  const [status, base, treeConversion] = await Promise.all([
     statusPromise,
     baseInfoPromise,
     baseInfoPromise.then((info) =>
@@ -74,11 +75,11 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   const unmerged: RelPath[] = [];
   const matcher = ghostignore?.matcher ?? null;
 
-  for (const entry of parseStatusV2(statusOutput)) {
+  for (const entry of parseStatusV2(status.stdout)) {
     if (!isWithin(entry.path, prefix)) continue;
     const rel = strip(entry.path);
     if (entry.kind === "untracked") {
-      untracked.push(rel);
+      if (!status.collapsed.has(entry.path)) untracked.push(rel); // collapsed ones: listed below
       continue;
     }
     if (entry.kind === "ignored") continue;
@@ -104,13 +105,33 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     }
   }
 
-  // Where the user's git converts content, its "unchanged" does not mean "same bytes": read
-  // every tracked file (through ghostcommit's own stat cache) so the snapshot stays byte-exact.
+  for (const listed of status.collapsed.values()) {
+    for (const file of listed) if (isWithin(file, prefix)) untracked.push(strip(file));
+  }
+
+  // Where the user's git converts content, its "unchanged" does not always mean "same bytes":
+  // the files that cannot be proven identical cheaply are read (through ghostcommit's stat cache).
   const statusPaths = [...reads.map((r) => r.path), ...changes.keys(), ...untracked];
-  if (treeConverts || (await changedAttributesConvert(location.root, statusPaths.filter(isAttributesFile)))) {
+  const conversion = await changedAttributesConvert(
+    location.root,
+    statusPaths.filter(isAttributesFile),
+    treeConversion,
+  );
+  if (conversion) {
     const seen = new Set(statusPaths);
-    const everything = await baseInfo(paths.dir, ctx.readEnv, baseTree, ghostignore, true);
-    for (const rel of everything.names ?? []) {
+    const unproven = await unprovenCleanFiles({
+      indexFile: status.indexFile,
+      storeDir: paths.dir,
+      readEnv: ctx.readEnv,
+      worktreeRoot,
+      conversion,
+    });
+    const toVerify =
+      unproven === null
+        ? ((await baseInfo(paths.dir, ctx.readEnv, baseTree, ghostignore, true)).names ?? [])
+        : unproven.filter((p) => isWithin(p, prefix)).map(strip);
+    trace(`capture: ${toVerify.length} tracked files to verify for content conversion`);
+    for (const rel of toVerify) {
       if (seen.has(rel) || ghostignoreMatch(rel, matcher)) continue;
       inBase.set(rel, true);
       reads.push({ path: rel, limit: null, untracked: false, verifyOnly: true });
@@ -228,54 +249,6 @@ export function sortExclusions(list: StoredExclusion[]): StoredExclusion[] {
   const seen = new Map<string, StoredExclusion>();
   for (const entry of list) seen.set(`${entry.reason}\0${entry.path}`, entry);
   return [...seen.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-
-/**
- * Runs status against the user's index from a throw-away git directory that shares the store's
- * config and attributes (no conversions, no fsmonitor, no hooks) and whose HEAD is the user's.
- * The user's `core.excludesFile` is passed on (the store's config would hide a repository-level
- * one), so status ignores exactly what the user's git ignores.
- */
-async function runStatus(
-  ctx: CaptureContext,
-  head: string | null,
-  worktreeRoot: string,
-  prefix: RelPath,
-  excludesFile: string | null,
-) {
-  const tempGitDir = path.join(ctx.paths.tmpDir, `gitdir-${process.pid}-${randomBytes(4).toString("hex")}`);
-  await fs.mkdir(tempGitDir, { recursive: true });
-  try {
-    await fs.writeFile(
-      path.join(tempGitDir, "HEAD"),
-      head ? `${head}\n` : "ref: refs/heads/ghostcommit-unborn\n",
-    );
-    await fs.writeFile(path.join(tempGitDir, "commondir"), `${ctx.paths.gitDir}\n`);
-    const args = [
-      ...(excludesFile === null ? [] : ["-c", `core.excludesFile=${excludesFile}`]),
-      "status",
-      "--porcelain=2",
-      "-z",
-      "--untracked-files=all",
-      "--no-renames",
-      "--ignore-submodules=all",
-    ];
-    if (prefix !== "") args.push("--", relBytes(prefix).toString("utf8"));
-    trace("capture: status started");
-    const result = await runGit(args, {
-      cwd: worktreeRoot,
-      env: {
-        GIT_DIR: tempGitDir,
-        GIT_WORK_TREE: worktreeRoot,
-        GIT_INDEX_FILE: path.join(ctx.location.gitDir!, "index"),
-        GIT_OPTIONAL_LOCKS: "0",
-      },
-    });
-    trace("capture: status done");
-    return result.stdout;
-  } finally {
-    await fs.rm(tempGitDir, { recursive: true, force: true });
-  }
 }
 
 /** Mirrors the user's `info/exclude` into the store so status ignores exactly what the user's git ignores. */

@@ -1,6 +1,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { isBaseInfoFile } from "../capture/base-info.js";
+import { isProofCache } from "../capture/clean-proof.js";
 import { isCacheRow } from "../capture/hash-cache.js";
 import type { StoreContext } from "../store/context.js";
 import { runGit } from "../git/exec.js";
@@ -21,6 +22,8 @@ export const STATE_FILES: Record<string, (value: unknown) => boolean> = {
   [STORE_FILES.lastSafety]: (v) =>
     isPlainObject(v) && typeof v.id === "string" && /^[0-9a-f]{40}$/.test(v.id),
   [STORE_FILES.plainState]: (v) => isPlainObject(v) && Number.isFinite(v.files),
+  [STORE_FILES.cleanProof]: isProofCache,
+  [STORE_FILES.statusIndexSource]: isPlainObject,
 };
 
 /** State files that exist but are not valid JSON of their shape. */

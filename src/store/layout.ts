@@ -43,6 +43,14 @@ export const STORE_FILES = {
   retention: "retention.json",
   /** The user's git config values that decide conversions (capture). */
   gitConfig: "git-config.json",
+  /** Tracked files a converting repository's index cannot prove clean, by index checksum (capture). */
+  cleanProof: "clean-proof.json",
+  /** Blob sizes by id, for that proof (capture). */
+  blobSizes: "blob-sizes.json",
+  /** A private copy of the user's index carrying git's untracked cache (capture). */
+  statusIndex: "status-index",
+  /** Which user index that copy was made from (capture). */
+  statusIndexSource: "status-index.json",
   /** Held by gc; object writers wait while it is held (maintenance). */
   gcLock: "gc.ghostlock",
   /** One file per process writing objects, the shared side of the gc lock. */

@@ -1,0 +1,109 @@
+import { promises as fs } from "node:fs";
+
+/** One stage-0 entry of a git index: what `git status` compares a work-tree file against. */
+export interface IndexEntry {
+  path: string;
+  /** The blob id, hex. */
+  oid: string;
+  mode: number;
+  /** The work-tree file's size when the entry was written, modulo 2^32 (git's `sd_size`). */
+  statSize: number;
+}
+
+const HEADER = 12;
+const SHA1_BYTES = 20;
+const FLAG_EXTENDED = 0x4000;
+const EXT_SKIP_WORKTREE = 0x4000;
+const EXT_INTENT_TO_ADD = 0x2000;
+const MODE_DIRECTORY = 0o040000;
+const MODE_GITLINK = 0o160000;
+
+/** The index's trailing checksum (hex), or null when the file is missing or too short. */
+export async function indexChecksum(file: string): Promise<string | null> {
+  const handle = await fs.open(file, "r").catch(() => null);
+  if (!handle) return null;
+  try {
+    const { size } = await handle.stat();
+    if (size < HEADER + SHA1_BYTES) return null;
+    const tail = Buffer.alloc(SHA1_BYTES);
+    await handle.read(tail, 0, SHA1_BYTES, size - SHA1_BYTES);
+    return tail.toString("hex");
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Reads the checked-out, stage-0 file entries of a SHA-1 index (versions 2 to 4), leaving out
+ * submodules, sparse directories, skip-worktree and intent-to-add entries. Returns null for
+ * anything it does not fully understand (a split index, another hash, damage), so the caller
+ * falls back to the slow path instead of trusting a guess.
+ */
+export function parseIndex(data: Buffer): IndexEntry[] | null {
+  if (data.length < HEADER + SHA1_BYTES || data.toString("latin1", 0, 4) !== "DIRC") return null;
+  const version = data.readUInt32BE(4);
+  if (version < 2 || version > 4) return null;
+  const count = data.readUInt32BE(8);
+  const end = data.length - SHA1_BYTES;
+  const entries: IndexEntry[] = [];
+  let offset = HEADER;
+  let previous: Buffer = Buffer.alloc(0);
+  for (let i = 0; i < count; i++) {
+    if (offset + 62 > end) return null;
+    const mode = data.readUInt32BE(offset + 24);
+    const statSize = data.readUInt32BE(offset + 36);
+    const oidStart = offset + 40;
+    const flags = data.readUInt16BE(offset + 60);
+    let cursor = offset + 62;
+    let extended = 0;
+    if (flags & FLAG_EXTENDED) {
+      if (version < 3) return null;
+      extended = data.readUInt16BE(cursor);
+      cursor += 2;
+    }
+    let name: Buffer;
+    if (version === 4) {
+      // The name is the previous one minus `strip` trailing bytes, plus a NUL-terminated suffix.
+      let byte = data[cursor++];
+      let strip = byte & 0x7f;
+      while (byte & 0x80) {
+        byte = data[cursor++];
+        strip = ((strip + 1) << 7) | (byte & 0x7f);
+      }
+      const nul = data.indexOf(0, cursor);
+      if (nul === -1 || nul >= end || strip > previous.length) return null;
+      name = Buffer.concat([previous.subarray(0, previous.length - strip), data.subarray(cursor, nul)]);
+      offset = nul + 1;
+    } else {
+      const nul = data.indexOf(0, cursor);
+      if (nul === -1 || nul >= end) return null;
+      name = data.subarray(cursor, nul);
+      // Entries are NUL-padded to a multiple of 8 bytes.
+      offset += (cursor - offset + name.length + 8) & ~7;
+    }
+    previous = name;
+    const stage = (flags >> 12) & 3;
+    const kind = mode & 0o170000;
+    if (
+      stage !== 0 ||
+      kind === MODE_DIRECTORY ||
+      kind === MODE_GITLINK ||
+      extended & (EXT_SKIP_WORKTREE | EXT_INTENT_TO_ADD)
+    ) {
+      continue;
+    }
+    entries.push({
+      path: name.toString("latin1"),
+      oid: data.toString("hex", oidStart, oidStart + SHA1_BYTES),
+      mode,
+      statSize,
+    });
+  }
+  // A split index keeps most entries in a shared file: not understood here.
+  for (let at = offset; at + 8 <= end; ) {
+    const signature = data.toString("latin1", at, at + 4);
+    if (signature === "link") return null;
+    at += 8 + data.readUInt32BE(at + 4);
+  }
+  return entries;
+}

@@ -1,0 +1,117 @@
+import { readFileSync, utimesSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import type { Repo } from "../helpers/repo.js";
+import { fileSandbox, workDigest } from "../helpers/support.js";
+
+const { repo } = fileSandbox();
+
+/** Backdates files so git's index entries for them are not "racily clean" (re-hashed by status). */
+function backdate(r: Repo, ...rels: string[]): void {
+  const past = new Date(Date.now() - 60_000);
+  for (const rel of rels) utimesSync(r.path(rel), past, past);
+}
+
+/** Snapshots with tracing on; returns the snapshot and how many clean files had to be read. */
+function tracedSnapshot(r: Repo): { id: string; verified: number } {
+  const result = r.sandbox.cli(r.dir, ["snapshot", "--json"], undefined, { GHOSTCOMMIT_TRACE: "1" });
+  expect(result.status, result.stderr).toBe(0);
+  const line = /capture: (\d+) tracked files to verify/.exec(result.stderr);
+  return { id: result.json.id, verified: line ? Number(line[1]) : -1 };
+}
+
+const CONVERSIONS: [string, (r: Repo) => void][] = [
+  ["* text=auto eol=lf", (r) => r.write({ ".gitattributes": "* text=auto eol=lf\n" })],
+  ["* text eol=lf", (r) => r.write({ ".gitattributes": "* text eol=lf\n" })],
+  ["core.autocrlf=input", (r) => r.git("config", "core.autocrlf", "input")],
+];
+const INDEXES: [string, (r: Repo) => void][] = [
+  ["index v2/v3", () => {}],
+  ["index v4", (r) => r.git("update-index", "--index-version", "4")],
+  ["split index", (r) => r.git("config", "core.splitIndex", "true")],
+];
+/** Every conversion with the usual index, and the other index formats with one conversion. */
+const VARIANTS = [
+  ...CONVERSIONS.map((c) => [c, INDEXES[0]] as const),
+  ...INDEXES.slice(1).map((i) => [CONVERSIONS[0], i] as const),
+];
+
+describe("content conversion: only files git's clean step may have changed are read", () => {
+  for (const [[conversion, setUp], [index, setIndex]] of VARIANTS) {
+    it(`${conversion}, ${index}: a CRLF file git calls clean is captured byte for byte`, () => {
+      const r = repo({});
+      setUp(r);
+      r.write({ "a.txt": "one\ntwo\n", "b.txt": "b\n", "dir/c.txt": "c\n" });
+      r.git("add", "-A");
+      r.git("commit", "-qm", "base");
+      setIndex(r);
+      r.write({ "pending.txt": "intent to add\n" });
+      r.git("add", "-N", "pending.txt"); // an extended-flag entry (index v3)
+      backdate(r, "a.txt", "b.txt", "dir/c.txt");
+      r.git("update-index", "-q", "--refresh");
+      if (index === "split index") r.git("update-index", "--split-index");
+      const first = tracedSnapshot(r);
+      // Sizes prove every clean file (a split index cannot be read: then every file is).
+      expect(first.verified).toBe(index === "split index" ? 4 : 0);
+      if (index === "split index") expect(readFileSync(r.path(".git/index")).includes("link")).toBe(true);
+
+      // CRLF on disk, LF in the index: git's clean conversion makes them equal, so git says clean.
+      r.write({ "a.txt": "one\r\ntwo\r\n" });
+      backdate(r, "a.txt");
+      r.git("add", "a.txt");
+      expect(r.git("status", "--porcelain=v1", "--", "a.txt")).toBe("");
+      const second = tracedSnapshot(r);
+      if (index !== "split index") expect(second.verified).toBe(1);
+      const before = workDigest(r.dir);
+      r.write({ "a.txt": "agent\n", "b.txt": "agent\n" });
+      r.ok("restore", second.id);
+      expect(workDigest(r.dir)).toEqual(before);
+      expect(readFileSync(r.path("a.txt"), "latin1")).toBe("one\r\ntwo\r\n");
+      r.ok("restore", first.id);
+      expect(readFileSync(r.path("a.txt"), "latin1")).toBe("one\ntwo\n");
+    });
+  }
+
+  it("a CRLF checkout and an expanded $Id$ are read; files whose sizes prove them are not", () => {
+    const r = repo({});
+    r.write({
+      ".gitattributes": "*.txt text eol=crlf\n*.id ident\n",
+      "c.txt": "l1\nl2\n",
+      "v.id": "version $Id$\n",
+      "same.md": "no conversion here\n",
+    });
+    r.git("add", "-A");
+    r.git("commit", "-qm", "base");
+    r.remove("c.txt");
+    r.remove("v.id");
+    r.git("checkout", "--", "c.txt", "v.id");
+    expect(readFileSync(r.path("c.txt"), "latin1")).toBe("l1\r\nl2\r\n");
+    expect(r.read("v.id")).toMatch(/^version \$Id: [0-9a-f]{40} \$\n$/);
+    backdate(r, "c.txt", "v.id", "same.md", ".gitattributes");
+    r.git("update-index", "-q", "--refresh");
+    expect(r.status()).toBe("");
+    const before = workDigest(r.dir);
+    const snap = tracedSnapshot(r);
+    expect(snap.verified).toBe(2);
+    r.write({ "c.txt": "x", "v.id": "y", "same.md": "z" });
+    r.ok("restore", snap.id);
+    expect(workDigest(r.dir)).toEqual(before);
+  });
+
+  it("a filter that keeps sizes (rot13) is checked file by file, without running it", () => {
+    const r = repo({});
+    r.write({ ".gitattributes": "*.rot filter=rot\n", "data.rot": "hello\n", "plain.txt": "p\n" });
+    r.git("config", "filter.rot.clean", "tr a-z n-za-m");
+    r.git("config", "filter.rot.smudge", "tr a-z n-za-m");
+    r.git("add", "-A");
+    r.git("commit", "-qm", "base");
+    r.git("config", "filter.rot.clean", "false");
+    r.git("config", "filter.rot.smudge", "false");
+    backdate(r, "data.rot", "plain.txt", ".gitattributes");
+    r.git("update-index", "-q", "--refresh");
+    const snap = tracedSnapshot(r);
+    expect(snap.verified).toBe(1);
+    r.write({ "data.rot": "other\n" });
+    r.ok("restore", snap.id);
+    expect(r.read("data.rot")).toBe("hello\n");
+  });
+});

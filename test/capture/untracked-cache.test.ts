@@ -1,0 +1,99 @@
+import { execFileSync } from "node:child_process";
+import { readdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { excludedAt, fileSandbox, filesOf, gitDirDigest } from "../helpers/support.js";
+
+const { repo } = fileSandbox();
+
+// Status runs in git's normal untracked mode against a private index carrying the untracked
+// cache: new directories come back collapsed and are listed by ghostcommit. Each step below
+// changes the tree under a directory the cache already holds.
+describe("untracked directories between snapshots (untracked cache)", () => {
+  it("sees files and directories appearing inside cached ones, and kinds changing", () => {
+    const r = repo({ "src/main.ts": "main\n" });
+    r.write({ "new/a.txt": "a\n", "thing/inside.txt": "i\n", "flat": "f\n", "src/extra.ts": "e\n" });
+    const gitBefore = gitDirDigest(r);
+    const first = r.ok("snapshot");
+    expect(filesOf(r, first.id)).toEqual(
+      ["flat", "new/a.txt", "src/extra.ts", "src/main.ts", "thing/inside.txt"].sort(),
+    );
+
+    r.write({ "new/sub/b.txt": "b\n", "new/sub/deep/c.txt": "c\n", "src/later/d.ts": "d\n" });
+    r.remove("thing");
+    r.write({ thing: "now a file\n" }); // a directory turned into a file
+    r.remove("flat");
+    r.write({ "flat/x.txt": "now a dir\n" }); // a file turned into a directory
+    const second = r.ok("snapshot");
+    expect(filesOf(r, second.id)).toEqual(
+      [
+        "flat/x.txt",
+        "new/a.txt",
+        "new/sub/b.txt",
+        "new/sub/deep/c.txt",
+        "src/extra.ts",
+        "src/later/d.ts",
+        "src/main.ts",
+        "thing",
+      ].sort(),
+    );
+
+    r.remove("new/sub/deep");
+    r.write({ ".gitignore": "*.log\n", "new/sub/skip.log": "ignored\n" });
+    const third = r.ok("snapshot");
+    expect(filesOf(r, third.id)).not.toContain("new/sub/deep/c.txt");
+    expect(filesOf(r, third.id)).not.toContain("new/sub/skip.log");
+    expect(filesOf(r, third.id)).toContain("new/sub/b.txt");
+
+    r.ok("restore", first.id);
+    expect(r.read("flat")).toBe("f\n");
+    expect(r.read("thing/inside.txt")).toBe("i\n");
+    expect(r.exists("new/sub/b.txt")).toBe(false);
+    expect(gitDirDigest(r)).toEqual(gitBefore); // the user's index is never written
+  });
+
+  it("applies ignore rules, dependency dirs, nested repositories and large dirs inside a new directory", () => {
+    const r = repo({ "README.md": "r\n" });
+    const files: Record<string, string> = {
+      ".gitignore": "*.tmp\n",
+      "tool/keep.js": "k\n",
+      "tool/cache.tmp": "ignored\n",
+      "tool/node_modules/dep/index.js": "d\n",
+      "tool/node_modules/dep/lib.js": "l\n",
+      "tool/nested/inner.txt": "n\n",
+    };
+    for (let i = 0; i < 201; i++) files[`gen/out/f${i}.txt`] = "g\n";
+    r.write(files);
+    execFileSync("git", ["init", "-q", r.path("tool/nested")], { env: r.sandbox.env });
+    r.ok("snapshot");
+    r.write({ "tool/more.js": "m\n" });
+    const snap = r.ok("snapshot");
+    expect(filesOf(r, snap.id)).toEqual([".gitignore", "README.md", "tool/keep.js", "tool/more.js"]);
+    expect(excludedAt(snap, "tool/node_modules")).toMatchObject({ reason: "dependency-dir", files: 2 });
+    expect(excludedAt(snap, "tool/nested")).toMatchObject({ reason: "nested-repo" });
+    expect(excludedAt(snap, "gen")).toMatchObject({ reason: "large-dir", files: 201 });
+  });
+
+  it("a damaged private index is dropped and made again; the snapshot is still right", () => {
+    const r = repo({ "a.txt": "a\n" });
+    r.write({ "new/b.txt": "b\n" });
+    r.ok("snapshot");
+    const workspaces = path.join(r.sandbox.env.GHOSTCOMMIT_HOME!, "workspaces");
+    const copies = readdirSync(workspaces)
+      .map((key) => path.join(workspaces, key, "status-index"))
+      .filter((file) => {
+        try {
+          return readdirSync(path.dirname(file)).includes("status-index");
+        } catch {
+          return false;
+        }
+      });
+    expect(copies.length).toBeGreaterThan(0);
+    for (const file of copies) writeFileSync(file, "DIRC damaged");
+    r.write({ "new/c.txt": "c\n", "a.txt": "edited\n" });
+    const snap = r.ok("snapshot");
+    expect(filesOf(r, snap.id)).toEqual(["a.txt", "new/b.txt", "new/c.txt"]);
+    r.write({ "new/d.txt": "d\n" });
+    expect(filesOf(r, r.ok("snapshot").id)).toContain("new/d.txt");
+  });
+});
