@@ -53,7 +53,8 @@ export interface DiffEntry {
   newMode?: string;
 }
 
-export type SkipReason = "permission" | "io" | "excluded";
+/** `not-captured`: a rewind cannot know the path's earlier state (the agent reported the edit after it). */
+export type SkipReason = "permission" | "io" | "excluded" | "not-captured";
 
 /** What a restore changed (or, with dryRun, would change). */
 export interface RestoreReport {

@@ -233,13 +233,14 @@ async function runStatus(
   excludesFile: string | null,
 ) {
   const tempGitDir = path.join(ctx.paths.tmpDir, `gitdir-${process.pid}-${randomBytes(4).toString("hex")}`);
-  await fs.mkdir(tempGitDir, { recursive: true });
+  await fs.mkdir(tempGitDir, { recursive: true, mode: 0o700 });
   try {
     await fs.writeFile(
       path.join(tempGitDir, "HEAD"),
       head ? `${head}\n` : "ref: refs/heads/ghostcommit-unborn\n",
+      { mode: 0o600 },
     );
-    await fs.writeFile(path.join(tempGitDir, "commondir"), `${ctx.paths.gitDir}\n`);
+    await fs.writeFile(path.join(tempGitDir, "commondir"), `${ctx.paths.gitDir}\n`, { mode: 0o600 });
     const args = [
       ...(excludesFile === null ? [] : ["-c", `core.excludesFile=${excludesFile}`]),
       "status",
@@ -274,6 +275,6 @@ async function syncExcludes(commonDir: string, storeGitDir: string): Promise<voi
   const current = await fs.readFile(target).catch(() => null);
   if (current?.equals(source)) return;
   const temp = `${target}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-  await fs.writeFile(temp, source);
+  await fs.writeFile(temp, source, { mode: 0o600 });
   await fs.rename(temp, target);
 }

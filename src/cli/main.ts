@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import "./epipe.js";
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { GhostcommitError } from "../errors.js";

@@ -3,6 +3,10 @@ import os from "node:os";
 import path from "node:path";
 import { openWorkspace, type Workspace } from "../api.js";
 import type { StoreKind } from "../config.js";
+import { sessionContext } from "../session/context.js";
+import { markProgress } from "../session/progress.js";
+import { touchPaths } from "../session/touch.js";
+import { extendTurn } from "../session/turns.js";
 import type { SessionHandle } from "../types.js";
 import { parseClaude } from "./agents/claude.js";
 import { parseCodex } from "./agents/codex.js";
@@ -10,6 +14,7 @@ import { CURSOR_CONTINUE, parseCursor } from "./agents/cursor.js";
 import { parseGemini } from "./agents/gemini.js";
 import type { AgentName, HookEvent, Payload } from "./event.js";
 import { appendHookLog, globalHookLog, type HookLogEntry } from "./log.js";
+import { rememberWorkspace, sessionWorkspace } from "./session-dirs.js";
 
 export const AGENTS: AgentName[] = ["claude-code", "codex", "cursor", "gemini"];
 
@@ -106,9 +111,12 @@ export async function runHook(
   reply(event.reply);
   const action = event.action;
   // Subagents share the parent's session: their turns are not the user's.
-  if (action.kind === "none" || (event.subagent && action.kind !== "touch")) return;
-  const dir = options.dir ?? event.cwd ?? envDir(event.agent) ?? process.cwd();
-  const base = { agent: event.agent, event: event.name, session: event.session };
+  if (action.kind === "none" || (event.subagent && (action.kind === "begin" || action.kind === "end"))) return;
+  // One session, one workspace: fixed by its first event, whatever directory the agent `cd`s into.
+  const fixed = event.session && !options.dir ? await sessionWorkspace(event.agent, event.session) : undefined;
+  const dir =
+    options.dir ?? fixed ?? event.projectDir ?? envDir(event.agent) ?? event.cwd ?? process.cwd();
+  const base = { agent: event.agent, event: event.name, session: event.session, dir };
   // An agent started in ~ or / would snapshot everything the user owns on every prompt.
   if (!options.dir && isTooBroad(dir)) {
     const message = `not snapshotting ${dir} (home or root directory); start the agent in a project or pass -C`;
@@ -129,21 +137,34 @@ export async function runHook(
     await log("error", "the event has no session id");
     return;
   }
+  if (!fixed && !options.dir) await rememberWorkspace(event.agent, event.session, ws.root);
   try {
     const session = ws.session(event.session);
+    const ctx = sessionContext(ws.engine, ws.root, event.session);
     if (action.kind === "begin") await begin(session, action.turn, action.prompt);
     else if (action.kind === "end") {
-      const open = await session.openTurn();
-      if (open !== null) await session.endTurn(open);
+      if (action.extend) await extendTurn(ctx);
+      else {
+        const open = await session.openTurn();
+        if (open !== null) await session.endTurn(open);
+      }
     } else {
+      // Relative paths are the agent's: against the directory it is in now.
       const paths: string[] = [];
-      for (const given of action.paths) {
+      for (const given of action.paths ?? []) {
         const rel = workspacePath(ws.root, dir, event.cwd ?? dir, given);
-        if (rel === null) await log("warn", `ignored a path outside the workspace: ${given}`);
+        if (rel === null) await log("error", `a path outside the workspace ${ws.root} was not recorded: ${given}`);
         else if (!paths.includes(rel)) paths.push(rel);
       }
       // Absolute under the real root: the handle resolves relative paths against the cwd it was opened with.
-      if (paths.length > 0) await session.touched(paths.map((p) => path.join(ws.root, p)));
+      const absolute = paths.map((p) => path.join(ws.root, p));
+      if (action.kind === "progress") {
+        if (action.paths === undefined) await markProgress(ctx);
+        else if (absolute.length > 0) await markProgress(ctx, absolute);
+      } else if (absolute.length > 0) {
+        await touchPaths(ctx, absolute, { edited: action.edited });
+        if (action.edited) await markProgress(ctx, absolute);
+      }
     }
   } catch (error) {
     await log("error", messageOf(error));
@@ -209,13 +230,20 @@ function reply(text: string): void {
   if (text) process.stdout.write(`${text}\n`);
 }
 
-/** Logs to the store of `dir` (silently nothing when ghostcommit is disabled there), else globally. */
+/**
+ * Logs to the store of `dir` (silently nothing when ghostcommit is disabled there), else globally;
+ * never creates a store in the home or root directory.
+ */
 async function logFor(dir: string, options: HookOptions, entry: Omit<HookLogEntry, "t">): Promise<void> {
+  if (!options.dir && isTooBroad(dir)) {
+    await appendHookLog(globalHookLog(), { ...entry, dir });
+    return;
+  }
   try {
     const ws = await openWorkspace({ cwd: dir, store: options.store });
     if (ws.engine.settings.enabled) await appendHookLog(ws.engine.paths.logFile, entry);
   } catch {
-    await appendHookLog(globalHookLog(), entry);
+    await appendHookLog(globalHookLog(), { ...entry, dir });
   }
 }
 

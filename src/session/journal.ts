@@ -30,7 +30,7 @@ export class Journal {
 
   /** Runs `work` holding this session's lock (stale locks of killed processes are taken over). */
   async locked<T>(work: () => Promise<T>): Promise<T> {
-    await fs.mkdir(this.dir, { recursive: true });
+    await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
     return withLock(this.lockFile, work);
   }
 
@@ -41,7 +41,7 @@ export class Journal {
 
   /** Appends records (stamped with the time) as one write; returns them as stored. */
   async append(records: NewRecord[]): Promise<JournalRecord[]> {
-    await fs.mkdir(this.dir, { recursive: true });
+    await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const existing = await fs.readFile(this.file, "utf8").catch((error: NodeJS.ErrnoException) => {
       if (error.code === "ENOENT") return "";
       throw new GhostcommitError("io", `cannot read session journal ${this.file}: ${error.message}`);
@@ -54,7 +54,7 @@ export class Journal {
     for (const record of records) stamped.push({ ...record, t: nowMicros() } as JournalRecord);
     const fence = parsed.torn ? "\n" : "";
     const text = `${fence}${stamped.map((r) => JSON.stringify(r)).join("\n")}\n`;
-    await fs.appendFile(this.file, text, "utf8");
+    await fs.appendFile(this.file, text, { encoding: "utf8", mode: 0o600 });
     return stamped;
   }
 }

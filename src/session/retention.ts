@@ -77,7 +77,7 @@ function startDetachedGc(engine: Engine): boolean {
     .map((rel) => fileURLToPath(new URL(rel, import.meta.url)))
     .find((file) => existsSync(file));
   if (!cli) return false;
-  const log = openSync(engine.paths.logFile, "a");
+  const log = openSync(engine.paths.logFile, "a", 0o600);
   try {
     const child = spawn(process.execPath, [cli, "gc", "-C", engine.root, "--store", engine.refs.kind], {
       cwd: engine.root,

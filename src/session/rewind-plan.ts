@@ -29,12 +29,17 @@ export interface PathStates {
   target: FileState | null;
   /** State after the last rewound turn that changed it; undefined when unknown (an open turn). */
   expected: FileState | null | undefined;
+  /** A rewound turn's attribution of the path is uncertain (it may be a person's or another agent's). */
+  uncertain?: boolean;
 }
 
-/** Paths someone changed after the session last did (current differs from what the session left), sorted. */
+/**
+ * Paths someone changed after the session last did (current differs from what the session left),
+ * or that the session may not have changed at all, sorted.
+ */
 export function conflictsOf(paths: PathStates[]): RelPath[] {
   return paths
-    .filter((p) => p.expected !== undefined && !sameState(p.current, p.expected))
+    .filter((p) => p.uncertain || (p.expected !== undefined && !sameState(p.current, p.expected)))
     .map((p) => p.path)
     .sort();
 }
@@ -60,4 +65,13 @@ export function rewindOutcome(
     if (state) rows.push([path, state.mode, state.oid]);
   }
   return { written: rows, deleted: [...deleted] };
+}
+
+/** True when a turn in `turns[first..last]` that changed `path` is unsure it did. */
+export function isUncertain(
+  turns: { uncertain: ReadonlySet<RelPath> }[],
+  path: RelPath,
+  span: { first: number; last: number },
+): boolean {
+  return turns.slice(span.first, span.last + 1).some((t) => t.uncertain.has(path));
 }

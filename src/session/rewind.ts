@@ -12,7 +12,14 @@ import { checkTurnId, conflictError, requireTurn, type SessionContext } from "./
 import { proveDeletions } from "./deletions.js";
 import { recentJournals } from "./journal.js";
 import { liveTurns, openTurnOf, type TurnState } from "./model.js";
-import { attributePaths, changesOf, conflictsOf, type PathStates, rewindOutcome } from "./rewind-plan.js";
+import {
+  attributePaths,
+  changesOf,
+  conflictsOf,
+  isUncertain,
+  type PathStates,
+  rewindOutcome,
+} from "./rewind-plan.js";
 import { requireSnapshot } from "./snapshots.js";
 import { sameState, TreeLookup } from "./tree-lookup.js";
 import { worktreeStates } from "./worktree-state.js";
@@ -65,6 +72,8 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       if (!force && !dryRun) await precheck(ctx, lookup, turns, afters);
       const targets = new Map<RelPath, FileState | null>();
       let closed: { turn: string; changed: RelPath[] } | undefined;
+      // Paths whose state before the turn was never captured: reported, never written.
+      const notCaptured: RelPath[] = [];
       const includes = new Set<RelPath>([
         ...state.touched,
         ...turns.flatMap((t) => [...t.changed, ...t.touched]),
@@ -85,13 +94,19 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
           }
           const states: PathStates[] = [];
           const firstOf = new Map<RelPath, number>();
-          for (const [p, { first, last }] of attributePaths(changedLists.map((changed) => ({ changed })))) {
+          for (const [p, span] of attributePaths(changedLists.map((changed) => ({ changed })))) {
+            const { first, last } = span;
+            if (turns[first].beforeUnknown.has(p)) {
+              notCaptured.push(p);
+              continue;
+            }
             const after = afters[last];
             states.push({
               path: p,
               current: await lookup.file(currentTree, p),
               target: await lookup.file(befores[first].tree, p),
               expected: after ? await lookup.file(after.tree, p) : undefined,
+              uncertain: isUncertain(turns, p, span),
             });
             firstOf.set(p, first);
           }
@@ -114,6 +129,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         rewoundTurns: turns.map((t) => t.turn),
         ...displayOutcome(result),
       };
+      for (const p of notCaptured.sort()) report.skipped.push({ path: displayPath(p), reason: "not-captured" });
       if (dryRun) {
         report.dryRun = true;
         return report;
@@ -148,8 +164,13 @@ async function precheck(
   const attributed = attributePaths(turns);
   const now = await worktreeStates(ctx.engine, [...attributed.keys()]);
   const conflicts: RelPath[] = [];
-  for (const [p, { last }] of attributed) {
-    const after = afters[last];
+  for (const [p, span] of attributed) {
+    if (turns[span.first].beforeUnknown.has(p)) continue;
+    if (isUncertain(turns, p, span)) {
+      conflicts.push(p);
+      continue;
+    }
+    const after = afters[span.last];
     const current = now.get(p);
     if (!after || current === undefined) continue;
     if (!sameState(current, await lookup.file(after.tree, p))) conflicts.push(p);

@@ -79,9 +79,11 @@ export class SnapshotRefs {
    */
   private async addLooseRef(id: string): Promise<void> {
     const file = path.join(this.refsGitDir, ...`${this.refPrefix}${id}`.split("/"));
-    await fs.mkdir(path.dirname(file), { recursive: true });
+    // Private in the shadow store; in the user's repository, what git itself would create.
+    const shadow = this.kind === "shadow";
+    await fs.mkdir(path.dirname(file), { recursive: true, mode: shadow ? 0o700 : 0o777 });
     const lock = `${file}.lock`;
-    await fs.writeFile(lock, `${id}\n`, { flag: "wx" });
+    await fs.writeFile(lock, `${id}\n`, { flag: "wx", mode: shadow ? 0o600 : 0o666 });
     try {
       await fs.rename(lock, file);
     } catch (error) {

@@ -31,7 +31,7 @@ function alive(pid: number): boolean {
  */
 async function createExclusive(file: string, content: string): Promise<boolean> {
   const temp = `${file}.new-${randomBytes(4).toString("hex")}`;
-  await fs.writeFile(temp, content, { flag: "wx" });
+  await fs.writeFile(temp, content, { flag: "wx", mode: 0o600 });
   try {
     await fs.link(temp, file);
     return true;

@@ -1,4 +1,4 @@
-import { accessSync, constants } from "node:fs";
+import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { GhostcommitError } from "../../errors.js";
@@ -7,7 +7,7 @@ import { AGENTS, readStdin, runHook } from "../../integrations/hook.js";
 import { install, uninstall } from "../../integrations/install.js";
 // For its effect: `doctor` shows hook failures.
 import "../../integrations/register.js";
-import { type Scope, SPECS } from "../../integrations/specs.js";
+import { hookCommand, type Scope, SPECS } from "../../integrations/specs.js";
 import { type GlobalOptions, globalsOf, withGlobals } from "../context.js";
 import { color } from "../output.js";
 import type { Action } from "../runner.js";
@@ -53,12 +53,13 @@ export function register(program: Command, run: Action): void {
                 : `no ghostcommit hooks in ${report.file}; nothing changed`;
             return { json: report, human: () => what };
           }
-          const report = await install(spec, scope, dir);
-          const warnings = onPath("ghostcommit")
-            ? []
-            : [
-                "`ghostcommit` is not on PATH: the hooks run `ghostcommit hook ...` and will fail until it is (npm i -g ghostcommit).",
-              ];
+          const entry = realpathSync(process.argv[1]);
+          const report = await install(spec, scope, dir, hookCommand(agent, process.execPath, entry));
+          const warnings = entry.split(path.sep).includes("_npx")
+            ? [
+                `the hooks run ${entry} from npx's cache, which npm may clear: install ghostcommit (npm i -g ghostcommit) and run install again.`,
+              ]
+            : [];
           return {
             json: { ...report, notes: spec.notes, warnings },
             human: () =>
@@ -116,18 +117,4 @@ function agentOf(name: string): AgentName {
   if (!agent)
     throw new GhostcommitError("usage", `unknown agent "${name}" (use one of ${AGENTS.join(", ")})`);
   return agent;
-}
-
-/** True when an executable named `name` is on PATH. */
-function onPath(name: string): boolean {
-  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
-    if (!dir) continue;
-    try {
-      accessSync(path.join(dir, name), constants.X_OK);
-      return true;
-    } catch {
-      // not here
-    }
-  }
-  return false;
 }

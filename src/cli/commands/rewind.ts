@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { GhostcommitError } from "../../errors.js";
 import type { RedoReport, RewindReport } from "../../types.js";
 import { globalsOf, open, withGlobals } from "../context.js";
-import { color, progress } from "../output.js";
+import { color, progress, turnList } from "../output.js";
 import type { Action } from "../runner.js";
 import { describeRestore, hardSkips } from "./restore.js";
 import { resolveSession } from "./session-args.js";
@@ -60,19 +60,19 @@ export function register(program: Command, run: Action): void {
 }
 
 export function describeRewind(report: RewindReport): string {
-  const turns = report.rewoundTurns.join(", ");
+  const turns = turnList(report.rewoundTurns);
   const head = report.dryRun
-    ? `would rewind turns ${turns} of session ${report.session}`
-    : `rewound turns ${color.bold(turns)} of session ${report.session} (files as before turn ${report.to})`;
+    ? `would rewind ${turns} of session ${report.session}`
+    : `rewound ${color.bold(turns)} of session ${report.session} (files as before turn ${report.to})`;
   const lines = [head, describeRestore({ ...report, safety: null })];
   if (!report.dryRun) lines.push(color.dim(`undo with: ghostcommit redo --session ${report.session}`));
   return lines.join("\n");
 }
 
 export function describeRedo(report: RedoReport): string {
-  const turns = report.restoredTurns.join(", ");
+  const turns = turnList(report.restoredTurns);
   const head = report.dryRun
-    ? `would restore turns ${turns} of session ${report.session}`
-    : `restored turns ${color.bold(turns)} of session ${report.session}`;
+    ? `would restore ${turns} of session ${report.session}`
+    : `restored ${color.bold(turns)} of session ${report.session}`;
   return [head, describeRestore({ ...report, safety: null })].join("\n");
 }
