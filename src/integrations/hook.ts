@@ -153,7 +153,9 @@ export async function runHook(
       const paths: string[] = [];
       for (const given of action.paths ?? []) {
         const rel = workspacePath(ws.root, dir, event.cwd ?? dir, given);
-        if (rel === null) await log("error", `a path outside the workspace ${ws.root} was not recorded: ${given}`);
+        if (rel === ".git") await log("warn", `ignored a path in .git: ${given}`);
+        // An edit nothing can undo: doctor shows it.
+        else if (rel === null) await log("error", `not recorded: a path outside the workspace ${ws.root}: ${given}`);
         else if (!paths.includes(rel)) paths.push(rel);
       }
       // Absolute under the real root: the handle resolves relative paths against the cwd it was opened with.
@@ -188,8 +190,8 @@ export function nextTurnNumber(turns: string[]): number {
 }
 
 /**
- * A hook's path as a workspace-relative, '/'-separated path, or null when it is outside the
- * workspace (or in `.git`). Agents send the workspace as they see it, which may be a symlinked
+ * A hook's path as a workspace-relative, '/'-separated path, null when it is outside the
+ * workspace, or ".git" for a path in a `.git` directory (never recorded). Agents send the workspace as they see it, which may be a symlinked
  * path to the real root, so both spellings are tried.
  */
 export function workspacePath(root: string, dir: string, base: string, given: string): string | null {
@@ -205,7 +207,7 @@ export function workspacePath(root: string, dir: string, base: string, given: st
       const rel = path.relative(top, candidate);
       if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) continue;
       const parts = rel.split(path.sep);
-      if (parts.some((p) => p.toLowerCase() === ".git")) return null;
+      if (parts.some((p) => p.toLowerCase() === ".git")) return ".git";
       return parts.join("/");
     }
   }
