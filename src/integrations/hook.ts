@@ -111,11 +111,12 @@ export async function runHook(
   reply(event.reply);
   const action = event.action;
   // Subagents share the parent's session: their turns are not the user's.
-  if (action.kind === "none" || (event.subagent && (action.kind === "begin" || action.kind === "end"))) return;
+  if (action.kind === "none" || (event.subagent && (action.kind === "begin" || action.kind === "end")))
+    return;
   // One session, one workspace: fixed by its first event, whatever directory the agent `cd`s into.
-  const fixed = event.session && !options.dir ? await sessionWorkspace(event.agent, event.session) : undefined;
-  const dir =
-    options.dir ?? fixed ?? event.projectDir ?? envDir(event.agent) ?? event.cwd ?? process.cwd();
+  const fixed =
+    event.session && !options.dir ? await sessionWorkspace(event.agent, event.session) : undefined;
+  const dir = options.dir ?? fixed ?? event.projectDir ?? envDir(event.agent) ?? event.cwd ?? process.cwd();
   const base = { agent: event.agent, event: event.name, session: event.session, dir };
   // An agent started in ~ or / would snapshot everything the user owns on every prompt.
   if (!options.dir && isTooBroad(dir)) {
@@ -155,7 +156,8 @@ export async function runHook(
         const rel = workspacePath(ws.root, dir, event.cwd ?? dir, given);
         if (rel === ".git") await log("warn", `ignored a path in .git: ${given}`);
         // An edit nothing can undo: doctor shows it.
-        else if (rel === null) await log("error", `not recorded: a path outside the workspace ${ws.root}: ${given}`);
+        else if (rel === null)
+          await log("error", `not recorded: a path outside the workspace ${ws.root}: ${given}`);
         else if (!paths.includes(rel)) paths.push(rel);
       }
       // Absolute under the real root: the handle resolves relative paths against the cwd it was opened with.

@@ -136,7 +136,9 @@ function hooksOf(settings: Json, file: string, create: boolean): Json | undefine
 }
 
 function isOurs(handler: unknown, spec: InstallSpec): boolean {
-  return typeof handler === "object" && handler !== null && isHookCommand((handler as Json).command, spec.agent);
+  return (
+    typeof handler === "object" && handler !== null && isHookCommand((handler as Json).command, spec.agent)
+  );
 }
 
 function handlersOf(entry: unknown): unknown[] | null {
@@ -148,7 +150,9 @@ function handlersOf(entry: unknown): unknown[] | null {
 function hasCurrent(list: unknown[], spec: InstallSpec, entry: unknown): boolean {
   const wanted = JSON.stringify(entry);
   if (spec.style === "flat") return list.some((h) => isOurs(h, spec) && JSON.stringify(h) === wanted);
-  return list.some((group) => handlersOf(group)?.some((h) => isOurs(h, spec)) && JSON.stringify(group) === wanted);
+  return list.some(
+    (group) => handlersOf(group)?.some((h) => isOurs(h, spec)) && JSON.stringify(group) === wanted,
+  );
 }
 
 /** Removes our handlers from an event list; groups this leaves empty go too. Returns the count. */

@@ -65,9 +65,15 @@ export const SPECS: Record<AgentName, InstallSpec> = {
     style: "nested",
     entries: (command) => ({
       UserPromptSubmit: { hooks: [handler(command, { timeout: 30 })] },
-      PreToolUse: { matcher: "Write|Edit|MultiEdit|NotebookEdit", hooks: [handler(command, { timeout: 30 })] },
+      PreToolUse: {
+        matcher: "Write|Edit|MultiEdit|NotebookEdit",
+        hooks: [handler(command, { timeout: 30 })],
+      },
       // A progress mark after each tool call: what an interrupted turn did.
-      PostToolUse: { matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash", hooks: [handler(command, { timeout: 60 })] },
+      PostToolUse: {
+        matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash",
+        hooks: [handler(command, { timeout: 60 })],
+      },
       Stop: { hooks: [handler(command, { timeout: 60 })] },
       // Fired instead of Stop when the turn ends on an API error.
       StopFailure: { hooks: [handler(command, { timeout: 60 })] },
@@ -121,7 +127,10 @@ export const SPECS: Record<AgentName, InstallSpec> = {
     style: "nested",
     entries: (command) => ({
       BeforeAgent: { hooks: [{ name: "ghostcommit-begin", ...handler(command), timeout: 30000 }] },
-      BeforeTool: { matcher: "write_file|replace", hooks: [{ name: "ghostcommit-touch", ...handler(command) }] },
+      BeforeTool: {
+        matcher: "write_file|replace",
+        hooks: [{ name: "ghostcommit-touch", ...handler(command) }],
+      },
       AfterTool: {
         matcher: "write_file|replace|run_shell_command",
         hooks: [{ name: "ghostcommit-progress", ...handler(command), timeout: 60000 }],

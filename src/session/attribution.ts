@@ -41,6 +41,8 @@ export function overlappingTouches(others: SessionState[], startedAt: number, en
 /** True when a turn of another session overlaps [startedAt, endedAt] (microseconds). */
 export function overlappingTurns(others: SessionState[], startedAt: number, endedAt: number): boolean {
   return others.some((session) =>
-    session.turns.some((turn) => turn.startedAt <= endedAt && (turn.endedAt === undefined || turn.endedAt >= startedAt)),
+    session.turns.some(
+      (turn) => turn.startedAt <= endedAt && (turn.endedAt === undefined || turn.endedAt >= startedAt),
+    ),
   );
 }

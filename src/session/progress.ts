@@ -18,7 +18,8 @@ import { sameState, TreeLookup } from "./tree-lookup.js";
 export async function markProgress(ctx: SessionContext, given?: string[]): Promise<void> {
   const { engine, journal } = ctx;
   engine.assertEnabled();
-  const rels = given && [...new Set(given.map((g) => resolveInside(engine.root, ctx.cwd, g)))].filter(Boolean);
+  const rels =
+    given && [...new Set(given.map((g) => resolveInside(engine.root, ctx.cwd, g)))].filter(Boolean);
   await journal.locked(async () => {
     const state = await journal.load();
     const open = openTurnOf(state);

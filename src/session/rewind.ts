@@ -129,7 +129,8 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         rewoundTurns: turns.map((t) => t.turn),
         ...displayOutcome(result),
       };
-      for (const p of notCaptured.sort()) report.skipped.push({ path: displayPath(p), reason: "not-captured" });
+      for (const p of notCaptured.sort())
+        report.skipped.push({ path: displayPath(p), reason: "not-captured" });
       if (dryRun) {
         report.dryRun = true;
         return report;

@@ -124,7 +124,13 @@ async function endLocked(
     });
     const diff = await diffTrees(engine, beforeTree, snap.tree);
     const sinceProgress = how.interrupted
-      ? await changedSinceProgress(cat, turn, beforeTree, snap.tree, diff.map((c) => c.path))
+      ? await changedSinceProgress(
+          cat,
+          turn,
+          beforeTree,
+          snap.tree,
+          diff.map((c) => c.path),
+        )
       : [];
     return { after: snap, diff, sinceProgress };
   });

@@ -47,7 +47,9 @@ describe("install claude-code", () => {
       hooks: {
         UserPromptSubmit: [{ hooks: [{ ...cmd, timeout: 30 }] }],
         PreToolUse: [{ matcher: "Write|Edit|MultiEdit|NotebookEdit", hooks: [{ ...cmd, timeout: 30 }] }],
-        PostToolUse: [{ matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash", hooks: [{ ...cmd, timeout: 60 }] }],
+        PostToolUse: [
+          { matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash", hooks: [{ ...cmd, timeout: 60 }] },
+        ],
         Stop: [{ hooks: [{ ...cmd, timeout: 60 }] }],
         StopFailure: [{ hooks: [{ ...cmd, timeout: 60 }] }],
       },

@@ -31,7 +31,9 @@ export function turnChoices(turns: TurnRecord[], now = Date.now()): TurnChoice[]
 
 /** What a dry run says the rewind will do, for people. Pure. */
 export function previewText(report: RewindReport, limit = 15): string {
-  const lines = [`${turnList(report.rewoundTurns)} ${report.rewoundTurns.length === 1 ? "is" : "are"} undone`];
+  const lines = [
+    `${turnList(report.rewoundTurns)} ${report.rewoundTurns.length === 1 ? "is" : "are"} undone`,
+  ];
   const rows = [
     ...report.written.map((p) => `${color.green("write ")} ${p}`),
     ...report.deleted.map((p) => `${color.red("delete")} ${p}`),
@@ -87,7 +89,10 @@ export async function pickAndRewind(
     outro("dry run: nothing was changed");
     return { json: plan, human: () => "" };
   }
-  const go = await confirm({ message: `Rewind ${counted(plan.rewoundTurns.length, "turn")}?`, initialValue: true });
+  const go = await confirm({
+    message: `Rewind ${counted(plan.rewoundTurns.length, "turn")}?`,
+    initialValue: true,
+  });
   if (isCancel(go) || !go) {
     cancel("nothing was changed");
     return nothing();

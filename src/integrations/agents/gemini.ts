@@ -1,4 +1,12 @@
-import { endAction, type HookAction, type HookEvent, type Payload, promptPreview, obj, str } from "../event.js";
+import {
+  endAction,
+  type HookAction,
+  type HookEvent,
+  type Payload,
+  promptPreview,
+  obj,
+  str,
+} from "../event.js";
 
 /** Gemini CLI tools that write files; both name the path `file_path`. */
 const EDIT_TOOLS = new Set(["write_file", "replace"]);
@@ -34,7 +42,9 @@ function geminiAction(name: string, payload: Payload): HookAction {
     case "AfterTool": {
       const tool = str(payload, "tool_name") ?? "";
       const input = obj(payload, "tool_input");
-      const file = EDIT_TOOLS.has(tool) ? (str(input, "file_path") ?? str(input, "absolute_path")) : undefined;
+      const file = EDIT_TOOLS.has(tool)
+        ? (str(input, "file_path") ?? str(input, "absolute_path"))
+        : undefined;
       if (file) return { kind: "progress", paths: [file] };
       return tool === "run_shell_command" ? { kind: "progress" } : { kind: "none" };
     }
