@@ -1,7 +1,7 @@
 // The trees the bench builds. A tree's bytes follow from its spec (see lib/generate.mjs).
 const MiB = 2 ** 20;
 
-/** Full run: the SPEC §7 trees. `bars`: judged against SPEC §7; `profile`: per-process breakdown. */
+/** Full run: the trees of the performance bars. `bars`: judged against them; `profile`: per-process breakdown. */
 export const FULL = [
   // 10 × 20 × 25 = 5,000 leaf dirs of 20 files (5,210 dirs in all), ~350 MB of text.
   {

@@ -23,7 +23,7 @@ const keepDynamicImportsLazy = {
 };
 
 await build({
-  entryPoints: ["dist/cli/main.js"],
+  entryPoints: ["dist/cli/bin.js"],
   outfile: "dist/ghostcommit.mjs",
   bundle: true,
   platform: "node",

@@ -6,7 +6,7 @@ import { GhostcommitError } from "./errors.js";
 /** Where snapshots go: a private git directory per workspace, or the user's own repository. */
 export type StoreKind = "shadow" | "repo";
 
-/** Every tunable, with the defaults of SPEC §2 and §3. */
+/** Every tunable, with its default: capture thresholds, the plain-directory budget, retention and the size cap. */
 export interface Settings {
   store: StoreKind;
   /** `false` turns ghostcommit into a no-op for the workspace (hooks stay silent). */

@@ -1,40 +1,61 @@
+/**
+ * What each error code carries besides its message. The CLI's JSON output spreads it into the
+ * error object, so every field here is part of the contract of that code.
+ */
+export interface ErrorData {
+  usage: Record<never, never>;
+  "not-found": { id?: string; session?: string; turn?: string };
+  "ambiguous-id": { id: string; candidates?: string[] };
+  "bad-id": { id: string };
+  "outside-workspace": { path: string };
+  "not-a-workspace": { path: string };
+  "git-failed": { args?: string[]; exitCode?: number | null; stderr?: string };
+  "git-too-old": { version?: string };
+  "store-damaged": { oid?: string; file?: string };
+  /** A refusal: these paths changed since the session last did (or would be sent, for push). */
+  conflict: { session?: string; conflicts: string[] };
+  "open-turn": { session: string; turn: string };
+  disabled: Record<never, never>;
+  locked: { file: string };
+  /** A file-system failure, with the path and the system's error code (ENOSPC, EACCES…). */
+  io: { path?: string; errno?: string };
+  "bad-config": { file?: string; key?: string; source?: string };
+  "bad-input": { session?: string; turn?: string; file?: string };
+  "no-session": Record<never, never>;
+  "nothing-to-redo": { session?: string };
+}
+
 /** Stable error codes. The CLI maps them to exit statuses; JSON output carries them verbatim. */
-export type ErrorCode =
-  | "usage"
-  | "not-found"
-  | "ambiguous-id"
-  | "bad-id"
-  | "outside-workspace"
-  | "not-a-workspace"
-  | "git-failed"
-  | "git-too-old"
-  | "store-damaged"
-  | "conflict"
-  | "open-turn"
-  | "disabled"
-  | "locked"
-  | "io"
-  | "bad-config"
-  | "bad-input"
-  | "no-session"
-  | "nothing-to-redo";
+export type ErrorCode = keyof ErrorData;
 
 /** Every failure ghostcommit reports is one of these; `code` is stable, `message` is for people. */
-export class GhostcommitError extends Error {
-  readonly code: ErrorCode;
-  readonly data: Record<string, unknown>;
+export class GhostcommitError<C extends ErrorCode = ErrorCode> extends Error {
+  readonly code: C;
+  readonly data: ErrorData[C];
 
-  constructor(code: ErrorCode, message: string, data: Record<string, unknown> = {}, cause?: unknown) {
+  constructor(code: C, message: string, ...rest: DataArgs<C>) {
+    const [data, cause] = rest as [ErrorData[C] | undefined, unknown];
     super(message, cause === undefined ? undefined : { cause });
     this.name = "GhostcommitError";
     this.code = code;
-    this.data = data;
+    this.data = data ?? ({} as ErrorData[C]);
   }
 
-  toJSON(): { code: ErrorCode; message: string } & Record<string, unknown> {
+  /** Narrows to one code, so its data is typed: `if (GhostcommitError.is(e, "conflict")) e.data.conflicts`. */
+  static is<K extends ErrorCode>(error: unknown, code: K): error is GhostcommitError<K> {
+    return error instanceof GhostcommitError && error.code === code;
+  }
+
+  toJSON(): { code: C; message: string } & ErrorData[C] {
     return { code: this.code, message: this.message, ...this.data };
   }
 }
+
+/** Codes whose data has a required field must be given it; the others may omit it. */
+type DataArgs<C extends ErrorCode> =
+  Partial<ErrorData[C]> extends ErrorData[C]
+    ? [data?: ErrorData[C], cause?: unknown]
+    : [data: ErrorData[C], cause?: unknown];
 
 /** Exit status for an error, per the CLI contract: 2 usage, 3 refused, 1 anything else. */
 export function exitStatusFor(error: unknown): number {
@@ -43,4 +64,15 @@ export function exitStatusFor(error: unknown): number {
     if (error.code === "conflict" || error.code === "open-turn") return 3;
   }
   return 1;
+}
+
+/**
+ * Maps a file-system failure to a typed error at the boundary where it happens, naming the path;
+ * anything else (already typed, or a bug) passes through unchanged.
+ */
+export function fsError(error: unknown, action: string, path: string): unknown {
+  if (error instanceof GhostcommitError) return error;
+  const errno = (error as NodeJS.ErrnoException | null)?.code;
+  if (typeof errno !== "string") return error;
+  return new GhostcommitError("io", `cannot ${action} ${path}: ${errno}`, { path, errno }, error);
 }

@@ -1,6 +1,4 @@
-export { openWorkspace, Workspace } from "./api.js";
+export { openWorkspace, Workspace } from "./workspace.js";
 export { DEFAULT_SETTINGS, type Settings, type StoreKind } from "./config.js";
 export { type ErrorCode, GhostcommitError } from "./errors.js";
-// For its effect: the library's `doctor` reports hook failures too, as the CLI's does.
-import "./integrations/register.js";
 export type * from "./types.js";

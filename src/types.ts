@@ -1,6 +1,6 @@
 import type { StoreKind } from "./config.js";
 
-/** Why a path seen in the workspace was not captured (SPEC §2). */
+/** Why a path seen in the workspace was not captured. */
 export type ExclusionReason =
   | "dependency-dir"
   | "large-file"
@@ -90,11 +90,45 @@ export interface GcReport {
   bytesAfter: number;
 }
 
+/** What `doctor` can find wrong. */
+export type DoctorProblemCode =
+  | "git-too-old"
+  | "borrowed-unprotected"
+  | "bad-snapshot"
+  | "missing-objects"
+  | "damaged-state-file"
+  | "damaged-plain-index"
+  | "stale-lock"
+  | "interrupted-restore"
+  | "hook-errors"
+  | "hook-command-broken";
+
+/** What `doctor --repair` can do about it. */
+export type DoctorRepairCode =
+  | "removed-leftover"
+  | "removed-stale-lock"
+  | "acknowledged-interrupted-restore"
+  | "dropped-damaged-snapshot"
+  | "reset-state-file"
+  | "reset-plain-index";
+
+export interface DoctorProblem {
+  code: DoctorProblemCode;
+  message: string;
+  path?: string;
+}
+
+export interface DoctorRepair {
+  code: DoctorRepairCode;
+  message: string;
+  path?: string;
+}
+
 export interface DoctorReport {
   ok: boolean;
-  problems: { code: string; message: string; path?: string }[];
+  problems: DoctorProblem[];
   /** With `repair`: what was fixed, one entry per action. */
-  repaired?: { code: string; message: string; path?: string }[];
+  repaired?: DoctorRepair[];
   gitVersion?: string;
   store?: string;
 }
@@ -167,7 +201,7 @@ export interface TurnEnded {
   changed: string[];
 }
 
-/** One agent conversation in a workspace (SPEC §1, §4, §6). */
+/** One agent conversation in a workspace: its turns, rewind and redo. */
 export interface SessionHandle {
   readonly id: string;
   /** Snapshot before turn `turn`; ends a still-open turn of this session first. */

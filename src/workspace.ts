@@ -1,133 +1,231 @@
-import { createHash } from "node:crypto";
-import { existsSync, promises as fs, realpathSync, statSync } from "node:fs";
-import path from "node:path";
+import { captureTree, takeSnapshot } from "./capture/snapshot.js";
+import { existsSync } from "node:fs";
+import type { StoreKind } from "./config.js";
+import { StoreContext } from "./store/context.js";
 import { GhostcommitError } from "./errors.js";
 import { runGit } from "./git/exec.js";
-import { type RelPath, relFromText } from "./paths.js";
+import { MODE } from "./git/objects.js";
+import { displayPath, relFromBytes, resolveInside } from "./paths.js";
+import { diffTrees, displayOutcome, restoreSnapshot } from "./restore/restore.js";
+import type { StoredExclusion } from "./store/metadata.js";
+import { isoFromMicros } from "./store/metadata.js";
+import type { StoredSnapshot } from "./store/store.js";
+import { splitNul } from "./git/exec.js";
+import { collectGarbage, type GcPolicy } from "./maintenance/gc.js";
+import { type DoctorCheck, runDoctor } from "./maintenance/doctor.js";
+import { checkHookLog } from "./maintenance/hook-log.js";
+import { maybeRunRetention, protectedSnapshots, retentionPolicy } from "./maintenance/retention.js";
+import { latestSessionId, listSessions, Session } from "./session/handle.js";
+import type {
+  DoctorReport,
+  GcOptions,
+  GcReport,
+  DiffEntry,
+  Excluded,
+  OpenOptions,
+  RestoreOptions,
+  RestoreReport,
+  Snapshot,
+  SnapshotDetails,
+  SnapshotOptions,
+  SnapshotSummary,
+  SessionHandle,
+  SessionSummary,
+} from "./types.js";
 
-/** Where a workspace is and what kind it is. Resolved once per process. */
-export interface WorkspaceLocation {
+export function toExcluded(entries: StoredExclusion[]): Excluded[] {
+  return entries.map((e) => ({ ...e, path: displayPath(e.path) }));
+}
+
+export function toSummary(s: StoredSnapshot): SnapshotSummary {
+  const summary: SnapshotSummary = {
+    id: s.id,
+    createdAt: isoFromMicros(s.meta.t),
+    message: s.meta.message,
+    kind: s.meta.kind,
+  };
+  if (s.meta.session !== undefined) summary.session = s.meta.session;
+  if (s.meta.turn !== undefined) summary.turn = s.meta.turn;
+  return summary;
+}
+
+export function toSnapshot(s: StoredSnapshot): Snapshot {
+  return {
+    ...toSummary(s),
+    parent: s.meta.parent,
+    fileCount: s.meta.fileCount,
+    excluded: toExcluded(s.meta.excluded),
+  };
+}
+
+/** A workspace and its store: the library's entry point. */
+export class Workspace {
+  constructor(
+    /** @internal */ readonly engine: StoreContext,
+    /** The directory the workspace was opened from (as given). */
+    readonly cwd: string,
+  ) {}
+
   /** Real path of the workspace directory. */
-  root: string;
-  kind: "git" | "plain";
-  /** Git workspaces: the work tree root (real path). */
-  worktreeRoot?: string;
-  /** Git workspaces: the workspace's path below the work tree root ("" at the root), '/'-separated, no trailing '/'. */
-  prefix: RelPath;
-  /** Git workspaces: the (per-worktree) git directory. */
-  gitDir?: string;
-  /** Git workspaces: the common git directory (objects, refs, config). */
-  commonDir?: string;
-  /** Stable identity: the workspace's real path and its worktree. */
-  key: string;
-}
-
-/** Finds the repository (if any) around `cwd`. */
-export async function locateWorkspace(cwd: string): Promise<WorkspaceLocation> {
-  let root: string;
-  try {
-    root = realpathSync(cwd);
-    if (!statSync(root).isDirectory()) throw new Error("not a directory");
-  } catch (error) {
-    throw new GhostcommitError("not-a-workspace", `not a directory: ${cwd}`, { path: cwd }, error);
+  get root(): string {
+    return this.engine.root;
   }
-  let lines: string[];
-  try {
-    const result = await runGit(
-      [
-        "rev-parse",
-        "--is-inside-git-dir",
-        "--show-toplevel",
-        "--absolute-git-dir",
-        "--git-common-dir",
-        "--show-prefix",
-      ],
-      { cwd: root },
+
+  /** "git" inside a work tree, "plain" otherwise. */
+  get kind(): "git" | "plain" {
+    return this.engine.location.kind;
+  }
+
+  get store(): StoreKind {
+    return this.engine.refs.kind;
+  }
+
+  /** False when the workspace's config says `"enabled": false`: nothing is captured or written. */
+  get enabled(): boolean {
+    return this.engine.settings.enabled;
+  }
+
+  /** The workspace's log (hook failures and background runs), inside its store. */
+  get logFile(): string {
+    return this.engine.paths.logFile;
+  }
+
+  /** Takes a snapshot of the whole workspace. Never touches the user's index or repository state. */
+  async snapshot(options: SnapshotOptions = {}): Promise<Snapshot> {
+    const includes = (options.include ?? []).map((p) => resolveInside(this.root, this.root, p));
+    const message = options.message?.trim() || "snapshot";
+    const stored = await this.engine.writing(() =>
+      this.engine.withReader((cat) => takeSnapshot(this.engine, cat, includes, { message })),
     );
-    lines = result.stdout.toString("utf8").split("\n");
-  } catch (error) {
-    if (findGitAbove(root)) {
-      throw new GhostcommitError(
-        "not-a-workspace",
-        `git cannot read the repository around ${root}: ${(error as GhostcommitError).message}`,
-        { path: root },
-        error,
-      );
-    }
-    return { root, kind: "plain", prefix: "", key: keyOf(root, "") };
+    await maybeRunRetention(this.engine); // at most once a day; the store stays bounded unattended
+    return toSnapshot(stored);
   }
-  if (lines[0] === "true") {
-    throw new GhostcommitError("not-a-workspace", `${root} is inside a .git directory`, { path: root });
+
+  /** Snapshots of this workspace, newest first. */
+  async list(): Promise<SnapshotSummary[]> {
+    return (await this.engine.refs.list()).map(toSummary);
   }
-  const worktreeRoot = lines[1];
-  if (!worktreeRoot) {
-    throw new GhostcommitError("not-a-workspace", `${root} is in a bare repository`, { path: root });
+
+  /** One snapshot with its file list. */
+  async show(id: string): Promise<SnapshotDetails> {
+    const stored = await this.engine.refs.resolve(id);
+    const result = await runGit(["ls-tree", "-r", "-z", "--name-only", stored.tree], {
+      cwd: this.engine.paths.dir,
+      env: this.engine.readEnv,
+    });
+    return { ...toSnapshot(stored), files: splitNul(result.stdout).map((b) => displayPath(relFromBytes(b))) };
   }
-  const gitDir = lines[2];
-  const commonDir = path.resolve(root, lines[3]);
-  const prefix = relFromText(lines[4].replace(/\/$/, ""));
-  return { root, kind: "git", worktreeRoot, prefix, gitDir, commonDir, key: keyOf(root, gitDir) };
+
+  /** Changes from snapshot `id` to snapshot `id2`, or to the working tree when `id2` is omitted. */
+  async diff(id: string, id2?: string): Promise<DiffEntry[]> {
+    const changes = await this.withTrees(id, id2, (from, to) => diffTrees(this.engine, from, to));
+    return changes.map((c) => {
+      const status: DiffEntry["status"] =
+        c.status === "A"
+          ? "added"
+          : c.status === "D"
+            ? "deleted"
+            : c.status === "T"
+              ? "type-changed"
+              : "modified";
+      const entry: DiffEntry = { path: displayPath(c.path), status };
+      if (c.status !== "A") entry.oldMode = c.oldMode;
+      if (c.status !== "D") entry.newMode = c.newMode;
+      return entry;
+    });
+  }
+
+  /** The same diff as git prints it: "patch", "stat" or "name-status". */
+  async diffText(format: "patch" | "stat" | "name-status", id: string, id2?: string): Promise<string> {
+    const flag = format === "patch" ? "-p" : format === "stat" ? "--stat" : "--name-status";
+    const result = await this.withTrees(id, id2, (from, to) =>
+      runGit(["diff-tree", "-r", "--no-renames", "--no-color", flag, from, to], {
+        cwd: this.engine.paths.dir,
+        env: this.engine.readEnv,
+      }),
+    );
+    return result.stdout.toString("utf8");
+  }
+
+  /**
+   * Runs `work` on the two trees of a diff. The working tree is captured without a snapshot: its
+   * objects are unreachable, so the work runs under the store's write lock, where gc cannot
+   * prune them.
+   */
+  private async withTrees<T>(
+    id: string,
+    id2: string | undefined,
+    work: (from: string, to: string) => Promise<T>,
+  ) {
+    const from = await this.engine.refs.resolve(id);
+    if (id2 !== undefined) return work(from.tree, (await this.engine.refs.resolve(id2)).tree);
+    return this.engine.writing(async () => {
+      const now = await this.engine.withReader((cat) => captureTree(this.engine, cat, from.meta.included));
+      return work(from.tree, now.tree);
+    });
+  }
+
+  /** Makes the workspace's capture set equal to snapshot `id`: a safety snapshot first, proven deletions only. */
+  async restore(id: string, options: RestoreOptions = {}): Promise<RestoreReport> {
+    this.engine.assertEnabled();
+    const target = await this.engine.refs.resolve(id);
+    const result = await this.engine.writing(() =>
+      this.engine.withReader((cat) => restoreSnapshot(this.engine, cat, target, !!options.dryRun)),
+    );
+    const report: RestoreReport = {
+      ...displayOutcome(result),
+    };
+    if (options.dryRun) report.dryRun = true;
+    return report;
+  }
+
+  /** Expires snapshots by hand with the retention policy (protected ones are always kept) and packs the store. */
+  async gc(options: GcOptions = {}): Promise<GcReport> {
+    // No store (never enabled, or nothing ever taken while enabled): nothing to collect, nothing to create.
+    if (!existsSync(this.engine.paths.dir)) return { dropped: [], kept: [], bytesBefore: 0, bytesAfter: 0 };
+    const policy: GcPolicy = retentionPolicy(this.engine.settings);
+    if (options.olderThanMs !== undefined) policy.olderThan = Date.now() - options.olderThanMs;
+    if (options.keep !== undefined) policy.keep = options.keep;
+    return collectGarbage(this.engine, policy, (snapshots) => protectedSnapshots(this.engine, snapshots));
+  }
+
+  /** Checks git, the store and leftovers of interrupted runs (plus `checks` of the layers above). */
+  async doctor(options: { repair?: boolean; checks?: DoctorCheck[] } = {}): Promise<DoctorReport> {
+    return runDoctor(this.engine, [checkHookLog, ...(options.checks ?? [])], options);
+  }
+
+  /** The session `id` of this workspace (created by its first turn or touch). */
+  session(id: string): SessionHandle {
+    // at most once a day after a turn ends: the store stays bounded unattended
+    return new Session(this.engine, this.cwd, id, () => maybeRunRetention(this.engine));
+  }
+
+  /** Sessions of this workspace, most recently active first. */
+  async sessions(): Promise<SessionSummary[]> {
+    return listSessions(this.engine);
+  }
+
+  /** The most recently active session, or null when there is none. */
+  async latestSession(): Promise<SessionHandle | null> {
+    const id = await latestSessionId(this.engine);
+    return id === null ? null : this.session(id);
+  }
+
+  /** Forgets snapshots (their content is freed by the next gc). */
+  async drop(ids: string[]): Promise<{ dropped: string[] }> {
+    if (ids.length === 0) throw new GhostcommitError("usage", "drop needs at least one snapshot id");
+    const resolved: string[] = [];
+    for (const id of ids) resolved.push((await this.engine.refs.resolve(id)).id);
+    await this.engine.refs.remove([...new Set(resolved)]);
+    return { dropped: [...new Set(resolved)] };
+  }
 }
 
-function findGitAbove(dir: string): boolean {
-  for (let current = dir; ; current = path.dirname(current)) {
-    if (existsSync(path.join(current, ".git"))) return true;
-    if (path.dirname(current) === current) return false;
-  }
+/** Opens the workspace at `cwd` (default: the current directory). */
+export async function openWorkspace(options: OpenOptions = {}): Promise<Workspace> {
+  const cwd = options.cwd ?? process.cwd();
+  const engine = await StoreContext.open(cwd, options.store ? { store: options.store } : {});
+  return new Workspace(engine, cwd);
 }
 
-function keyOf(root: string, gitDir: string): string {
-  return createHash("sha256").update(`${root}\0${gitDir}`).digest("hex").slice(0, 20);
-}
-
-/** The commit HEAD points at, or null for an unborn branch. */
-export async function readHead(location: WorkspaceLocation): Promise<string | null> {
-  if (location.kind !== "git") return null;
-  const fromFiles = await readHeadFromFiles(location.gitDir!, location.commonDir!);
-  if (fromFiles !== undefined) return fromFiles;
-  const result = await runGit(["rev-parse", "-q", "--verify", "HEAD^{commit}"], {
-    cwd: location.root,
-    okCodes: [0, 1, 128],
-  });
-  const oid = result.stdout.toString("latin1").trim();
-  return result.code === 0 && /^[0-9a-f]{40}$/.test(oid) ? oid : null;
-}
-
-const OID = /^[0-9a-f]{40}$/;
-
-/**
- * Resolves HEAD by reading the ref files as git lays them out (HEAD, loose refs, packed-refs),
- * saving a git process per snapshot. Returns null for an unborn branch and undefined for anything
- * unusual, which the caller leaves to git.
- */
-async function readHeadFromFiles(gitDir: string, commonDir: string): Promise<string | null | undefined> {
-  let content = (await readOptional(path.join(gitDir, "HEAD")))?.toString("utf8").trim();
-  for (let depth = 0; depth < 5 && content !== undefined; depth++) {
-    if (OID.test(content)) return content;
-    const match = /^ref: (refs\/[^\s]+)$/.exec(content);
-    if (!match || match[1].includes("..")) return undefined;
-    const ref = match[1];
-    // Per-worktree refs live in the worktree's git dir, the rest in the common dir.
-    const perWorktree = ref.startsWith("refs/worktree/") || ref.startsWith("refs/bisect/");
-    const loose = await readOptional(path.join(perWorktree ? gitDir : commonDir, ref));
-    if (loose) {
-      content = loose.toString("utf8").trim();
-      continue;
-    }
-    const packed = (await readOptional(path.join(commonDir, "packed-refs")))?.toString("utf8") ?? "";
-    for (const line of packed.split("\n")) {
-      if (line.endsWith(` ${ref}`) && OID.test(line.slice(0, 40))) return line.slice(0, 40);
-    }
-    return null; // a branch with no commit yet
-  }
-  return undefined;
-}
-
-/** Reads a small file, or null when it is absent. */
-export async function readOptional(file: string): Promise<Buffer | null> {
-  try {
-    return await fs.readFile(file);
-  } catch {
-    return null;
-  }
-}
+export { MODE };

@@ -1,4 +1,4 @@
-// Ratios, the SPEC §7 bars and the printed tables.
+// Ratios, the performance bars and the printed tables.
 
 const byId = (tree, id) => tree.cases.find((c) => c.id === id);
 const ok = (c) => c && !c.skipped;
@@ -33,7 +33,7 @@ function bar(id, label, value, limit, extra = {}) {
   return { id, label, value, limit, ...facts, pass };
 }
 
-/** The bars of SPEC §7, judged on the big git tree and the plain tree. */
+/** The performance bars, judged on the big git tree and the plain tree. */
 export function bars(gitTree, plainTree) {
   const out = [];
   if (gitTree) {
@@ -129,7 +129,7 @@ export function format(result) {
     if (anchors.length)
       lines.push(`  ghostcommit / anchors: ${anchors.map(([k, v]) => `${k} ${v}×`).join(", ")}`);
   }
-  lines.push("", "bars (SPEC §7):");
+  lines.push("", "bars:");
   for (const b of result.bars) {
     const verdict = b.pass === null ? "n/a " : b.pass ? "PASS" : "FAIL";
     const why = b.skipped

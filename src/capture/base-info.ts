@@ -1,7 +1,7 @@
 import path from "node:path";
 import { runGit } from "../git/exec.js";
 import type { RelPath } from "../paths.js";
-import { readJson, writeFileAtomic } from "../store/layout.js";
+import { STORE_FILES, readJson, writeFileAtomic } from "../store/layout.js";
 import type { Ghostignore } from "./ghostignore.js";
 import { ghostignoreMatch } from "./policy.js";
 
@@ -68,7 +68,7 @@ export async function baseInfo(
     if (wantNames) empty.names = [];
     return empty;
   }
-  const cacheFile = path.join(storeDir, "base-info.json");
+  const cacheFile = path.join(storeDir, STORE_FILES.baseInfo);
   const cached = await readJson<BaseInfo | null>(cacheFile, null, isBaseInfoFile);
   if (
     cached &&

@@ -4,7 +4,7 @@ import type { LooseObjectWriter } from "../git/objects.js";
 import type { RelPath } from "../paths.js";
 import type { StorePaths } from "../store/layout.js";
 import type { StoredExclusion } from "../store/metadata.js";
-import type { WorkspaceLocation } from "../workspace.js";
+import type { WorkspaceLocation } from "../git/repository.js";
 import type { HashCache } from "./hash-cache.js";
 
 /** Everything one capture needs: where the workspace and store are, and the open git helpers. */

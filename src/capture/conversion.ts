@@ -4,9 +4,9 @@ import path from "node:path";
 import type { CatFile } from "../git/cat-file.js";
 import { runGit, splitNul } from "../git/exec.js";
 import { ancestorsOf, fsPath, type RelPath } from "../paths.js";
-import { readJson, writeFileAtomic } from "../store/layout.js";
-import type { WorkspaceLocation } from "../workspace.js";
-import { entryAt } from "./tree-edit.js";
+import { STORE_FILES, readJson, writeFileAtomic } from "../store/layout.js";
+import type { WorkspaceLocation } from "../git/repository.js";
+import { entryAt } from "../git/trees.js";
 
 /** An attribute that makes git change bytes between the work tree and the index (set, not unset). */
 const CONVERTING_ATTRIBUTE = /(^|\s)(text|eol|crlf|filter|ident|working-tree-encoding)(=|\s|$)/m;
@@ -63,7 +63,7 @@ export async function readUserGitConfig(
   location: WorkspaceLocation,
   storeDir?: string,
 ): Promise<UserGitConfig> {
-  const cacheFile = storeDir ? path.join(storeDir, "git-config.json") : null;
+  const cacheFile = storeDir ? path.join(storeDir, STORE_FILES.gitConfig) : null;
   const stamp = configStamp(location);
   if (cacheFile) {
     const cached = await readJson<{ stamp?: string; config?: UserGitConfig } | null>(cacheFile, null);

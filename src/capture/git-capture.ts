@@ -6,7 +6,7 @@ import { MODE } from "../git/objects.js";
 import { parseStatusV2 } from "../git/status.js";
 import { isWithin, type RelPath, relBytes } from "../paths.js";
 import type { StoredExclusion } from "../store/metadata.js";
-import { readHead } from "../workspace.js";
+import { readHead } from "../git/repository.js";
 import { baseInfo } from "./base-info.js";
 import {
   changedAttributesConvert,
@@ -19,7 +19,7 @@ import { loadGhostignore } from "./ghostignore.js";
 import { expandIncludes } from "./includes.js";
 import { classifyUntracked, dependencyDirOf, ghostignoreMatch, largeDirCandidates } from "./policy.js";
 import { captureWorktreePath } from "./read-worktree.js";
-import { commitTree, editTree, entryAt, type FileState, subtreeAt, type TreeChanges } from "./tree-edit.js";
+import { commitTree, editTree, entryAt, type FileState, subtreeAt, type TreeChanges } from "../git/trees.js";
 import { mapLimit } from "../util/pool.js";
 import { trace } from "../util/trace.js";
 

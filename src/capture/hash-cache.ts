@@ -1,7 +1,7 @@
 import type { BigIntStats } from "node:fs";
 import path from "node:path";
 import type { RelPath } from "../paths.js";
-import { readJson, writeFileAtomic } from "../store/layout.js";
+import { STORE_FILES, readJson, writeFileAtomic } from "../store/layout.js";
 
 type CacheRow = [size: string, mtimeNs: string, ctimeNs: string, ino: string, oid: string];
 
@@ -24,7 +24,7 @@ export class HashCache {
   private used = new Map<RelPath, CacheRow>();
   private readonly file: string;
 
-  constructor(storeDir: string, name = "hash-cache.json") {
+  constructor(storeDir: string, name: string = STORE_FILES.hashCache) {
     this.file = path.join(storeDir, name);
   }
 

@@ -2,7 +2,7 @@ import { promises as fs, lstatSync } from "node:fs";
 import path from "node:path";
 import { runGit, splitNul } from "../git/exec.js";
 import { ancestorsOf, fsPath, type RelPath, relBytes, relFromBytes, touchesGitDir } from "../paths.js";
-import { readJson, writeFileAtomic } from "../store/layout.js";
+import { STORE_FILES, readJson, writeFileAtomic } from "../store/layout.js";
 import type { StoredExclusion } from "../store/metadata.js";
 import { withLock } from "../util/lock.js";
 import type { CaptureContext, Captured } from "./context.js";
@@ -24,8 +24,8 @@ interface Candidate {
  * Every file counts, whatever `.gitignore` files say; dependency dirs are pruned from git's walk.
  */
 export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Promise<Captured> {
-  const indexFile = path.join(ctx.paths.dir, "plain-index");
-  return withLock(path.join(ctx.paths.dir, "plain-index.ghostlock"), async () => {
+  const indexFile = path.join(ctx.paths.dir, STORE_FILES.plainIndex);
+  return withLock(path.join(ctx.paths.dir, STORE_FILES.plainIndexLock), async () => {
     await fs.rm(`${indexFile}.lock`, { force: true }); // left by a killed run; we hold the real lock
     const excludeFile = path.join(ctx.paths.dir, "plain-exclude");
     await fs.writeFile(excludeFile, ctx.settings.dependencyDirs.map((d) => `${d}/\n`).join(""), {
@@ -122,7 +122,8 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     const removedIndexed = [...toRemove].filter((rel) => indexed.has(rel)).length;
     const readded = toAdd.filter((rel) => !toRemove.has(rel)).length;
     const existingFiles = (await indexEntryCount(indexFile)) - removedIndexed - readded;
-    const existing = { ...stateBefore, files: Math.max(0, existingFiles), bytes: 0 };
+    // Bytes of files already captured are not tracked: the byte budget bounds what one run adds.
+    const existing = { files: Math.max(0, existingFiles), bytes: 0 };
     const kept = applyBudget(candidates, existing, ctx.settings.budgetFiles, ctx.settings.budgetBytes);
     if (kept.dropped.length > 0) {
       // Files that stay captured: kept candidates and index entries this run does not remove.
@@ -154,7 +155,6 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     await writeState(ctx.paths.dir, {
       ghostignoreHash: ghostignore?.hash ?? null,
       files: fileCount,
-      bytes: 0,
     });
     return {
       tree,
@@ -169,26 +169,24 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
 interface PlainState {
   ghostignoreHash: string | null;
   files: number;
-  bytes: number;
 }
 
 async function readState(dir: string): Promise<PlainState> {
-  const fallback: PlainState = { ghostignoreHash: null, files: 0, bytes: 0 };
+  const fallback: PlainState = { ghostignoreHash: null, files: 0 };
   // A damaged state file (wrong types) must not push every file over the budget.
-  return readJson<PlainState>(path.join(dir, "plain-state.json"), fallback, (value) => {
+  return readJson<PlainState>(path.join(dir, STORE_FILES.plainState), fallback, (value) => {
     const v = value as PlainState | null;
     return (
       typeof v === "object" &&
       v !== null &&
       (v.ghostignoreHash === null || typeof v.ghostignoreHash === "string") &&
-      Number.isFinite(v.files) &&
-      Number.isFinite(v.bytes)
+      Number.isFinite(v.files)
     );
   });
 }
 
 async function writeState(dir: string, state: PlainState): Promise<void> {
-  await writeFileAtomic(path.join(dir, "plain-state.json"), JSON.stringify(state));
+  await writeFileAtomic(path.join(dir, STORE_FILES.plainState), JSON.stringify(state));
 }
 
 /**
@@ -197,7 +195,7 @@ async function writeState(dir: string, state: PlainState): Promise<void> {
  */
 export function applyBudget(
   candidates: Candidate[],
-  before: PlainState,
+  before: { files: number; bytes: number },
   maxFiles: number,
   maxBytes: number,
 ): { add: Candidate[]; dropped: Candidate[] } {

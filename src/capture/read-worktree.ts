@@ -2,7 +2,7 @@ import { lstatSync, type BigIntStats, promises as fs } from "node:fs";
 import { type LooseObjectWriter, MODE } from "../git/objects.js";
 import { fsPath, type RelPath } from "../paths.js";
 import type { HashCache } from "./hash-cache.js";
-import type { FileState } from "./tree-edit.js";
+import type { FileState } from "../git/trees.js";
 
 /** What a path in the work tree turned out to be when ghostcommit went to capture it. */
 export type WorktreeRead =

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { openWorkspace, type Workspace } from "../api.js";
+import { openWorkspace, type Workspace } from "../workspace.js";
 import type { StoreKind } from "../config.js";
 import { GhostcommitError } from "../errors.js";
 

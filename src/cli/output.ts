@@ -34,7 +34,7 @@ export function emitError(error: unknown, asJson: boolean): number {
   process.stderr.write(`ghostcommit: ${message}\n`);
   if (asJson) {
     const doc: Record<string, unknown> = { error: { code, message } };
-    if (known && Array.isArray(error.data.conflicts)) doc.conflicts = error.data.conflicts;
+    if (GhostcommitError.is(error, "conflict")) doc.conflicts = error.data.conflicts;
     process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
   }
   return status;

@@ -231,3 +231,9 @@ export function serializeCommit(fields: {
   ];
   return Buffer.from(`${lines.join("\n")}\n\n${fields.message}`, "utf8");
 }
+
+/** The root tree named by a commit object's body; null when the body names none. */
+export function treeOfCommit(body: Buffer | string): string | null {
+  const text = typeof body === "string" ? body : body.subarray(0, 46).toString("latin1");
+  return /^tree ([0-9a-f]{40})/.exec(text)?.[1] ?? null;
+}

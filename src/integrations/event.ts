@@ -66,9 +66,3 @@ export function fromSubagent(payload: Payload): boolean {
 export function endAction(payload: Payload): HookAction {
   return payload.stop_hook_active === true ? { kind: "end", extend: true } : { kind: "end" };
 }
-
-/** A prompt preview for the session log: first line-ish, bounded, whitespace collapsed. */
-export function promptPreview(prompt: string | undefined, max = 200): string {
-  const text = (prompt ?? "").replace(/\s+/g, " ").trim();
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}

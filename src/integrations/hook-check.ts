@@ -1,7 +1,8 @@
 import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import type { Engine } from "../engine.js";
 import type { DoctorCheck } from "../maintenance/doctor.js";
+import type { StoreContext } from "../store/context.js";
+import type { DoctorProblem } from "../types.js";
 import type { AgentName } from "./event.js";
 import { isHookCommand, type Scope, SPECS } from "./specs.js";
 
@@ -85,8 +86,8 @@ function handlerCommands(settings: unknown, agent: AgentName): string[] {
 }
 
 /** Doctor check: every installed ghostcommit hook (user settings, and this workspace's) still runs. */
-export const checkInstalledHooks: DoctorCheck = async (engine: Engine) => {
-  const problems = [];
+export const checkInstalledHooks: DoctorCheck = async (engine: StoreContext) => {
+  const problems: DoctorProblem[] = [];
   for (const spec of Object.values(SPECS)) {
     for (const scope of ["user", "project"] as Scope[]) {
       const file = spec.file(scope, engine.root);

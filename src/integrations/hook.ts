@@ -1,7 +1,7 @@
 import { realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { openWorkspace, type Workspace } from "../api.js";
+import { openWorkspace, type Workspace } from "../workspace.js";
 import type { StoreKind } from "../config.js";
 import { sessionContext } from "../session/context.js";
 import { markProgress } from "../session/progress.js";
@@ -13,7 +13,7 @@ import { parseCodex } from "./agents/codex.js";
 import { CURSOR_CONTINUE, parseCursor } from "./agents/cursor.js";
 import { parseGemini } from "./agents/gemini.js";
 import type { AgentName, HookEvent, Payload } from "./event.js";
-import { appendHookLog, globalHookLog, type HookLogEntry } from "./log.js";
+import { appendHookLog, globalHookLog, type HookLogEntry } from "../maintenance/hook-log.js";
 import { rememberWorkspace, sessionWorkspace } from "./session-dirs.js";
 
 export const AGENTS: AgentName[] = ["claude-code", "codex", "cursor", "gemini"];
@@ -131,9 +131,9 @@ export async function runHook(
     await appendHookLog(globalHookLog(), { ...base, level: "error", message: `${dir}: ${messageOf(error)}` });
     return;
   }
-  if (!ws.engine.settings.enabled) return;
+  if (!ws.enabled) return;
   const log = (level: HookLogEntry["level"], message: string) =>
-    appendHookLog(ws.engine.paths.logFile, { ...base, level, message });
+    appendHookLog(ws.logFile, { ...base, level, message });
   if (!event.session) {
     await log("error", "the event has no session id");
     return;
@@ -245,7 +245,7 @@ async function logFor(dir: string, options: HookOptions, entry: Omit<HookLogEntr
   }
   try {
     const ws = await openWorkspace({ cwd: dir, store: options.store });
-    if (ws.engine.settings.enabled) await appendHookLog(ws.engine.paths.logFile, entry);
+    if (ws.enabled) await appendHookLog(ws.logFile, entry);
   } catch {
     await appendHookLog(globalHookLog(), { ...entry, dir });
   }

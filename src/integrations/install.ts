@@ -74,7 +74,7 @@ async function load(file: string): Promise<Loaded | null> {
     text = await fs.readFile(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new GhostcommitError("io", `cannot read ${file}: ${(error as Error).message}`, { file });
+    throw new GhostcommitError("io", `cannot read ${file}: ${(error as Error).message}`, { path: file });
   }
   let value: unknown;
   try {
@@ -107,7 +107,7 @@ async function save(file: string, loaded: Loaded): Promise<void> {
   const now = await fs.stat(file);
   if (now.uid !== found.uid || now.gid !== found.gid) {
     await fs.chown(file, found.uid, found.gid).catch((error: Error) => {
-      throw new GhostcommitError("io", `cannot keep the owner of ${file}: ${error.message}`, { file });
+      throw new GhostcommitError("io", `cannot keep the owner of ${file}: ${error.message}`, { path: file });
     });
   }
 }

@@ -2,7 +2,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { openWorkspace, type Workspace } from "../api.js";
+import { openWorkspace, type Workspace } from "../workspace.js";
 import type { StoreKind } from "../config.js";
 import { GhostcommitError } from "../errors.js";
 

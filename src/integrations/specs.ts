@@ -4,7 +4,7 @@ import type { AgentName } from "./event.js";
 
 export type Scope = "user" | "project";
 
-/** What `install <agent>` writes and where (one section per agent in the agents' hook docs). */
+/** What `install <agent>` writes and where (each agent's documented hook file and format). */
 export interface InstallSpec {
   agent: AgentName;
   label: string;

@@ -1,10 +1,11 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import type { Engine } from "../engine.js";
+import type { StoreContext } from "../store/context.js";
 import { runGit } from "../git/exec.js";
 import { borrowingProtected } from "../store/borrow.js";
-import type { DoctorReport } from "../types.js";
-import { alive, cleanLeftovers, interruptedRestores } from "./leftovers.js";
+import type { DoctorRepair, DoctorReport } from "../types.js";
+import { cleanLeftovers, interruptedRestores } from "../store/restore-journal.js";
+import { alive } from "../util/process.js";
 import {
   damagedStateFiles,
   deadLocks,
@@ -13,9 +14,10 @@ import {
   snapshotsMissingObjects,
   staleGitLocks,
 } from "./store-check.js";
+import { STORE_FILES } from "../store/layout.js";
 
 /** Extra checks contributed by other layers (session journals, hook logs). */
-export type DoctorCheck = (engine: Engine) => Promise<Problem[]>;
+export type DoctorCheck = (engine: StoreContext) => Promise<Problem[]>;
 
 export const MIN_GIT = [2, 25] as const;
 
@@ -36,7 +38,7 @@ export function parseGitVersion(text: string): number[] | null {
  * `repaired` what was done.
  */
 export async function runDoctor(
-  engine: Engine,
+  engine: StoreContext,
   extraChecks: DoctorCheck[] = [],
   options: DoctorOptions = {},
 ): Promise<DoctorReport> {
@@ -82,7 +84,7 @@ export async function runDoctor(
   return report;
 }
 
-async function checkSnapshots(engine: Engine): Promise<Problem[]> {
+async function checkSnapshots(engine: StoreContext): Promise<Problem[]> {
   const problems: Problem[] = [];
   const ids = await engine.refs.refIds();
   const { snapshots, unreadable } = await engine.refs.readCommits(ids);
@@ -105,7 +107,7 @@ async function checkSnapshots(engine: Engine): Promise<Problem[]> {
   return problems;
 }
 
-async function checkFiles(engine: Engine): Promise<Problem[]> {
+async function checkFiles(engine: StoreContext): Promise<Problem[]> {
   const problems: Problem[] = [];
   for (const name of await damagedStateFiles(engine)) {
     problems.push({
@@ -119,15 +121,14 @@ async function checkFiles(engine: Engine): Promise<Problem[]> {
     problems.push({
       code: "damaged-plain-index",
       message: `the store's index of this directory is unusable: ${indexProblem} (\`doctor --repair\` rebuilds it)`,
-      path: path.join(engine.paths.dir, "plain-index"),
+      path: path.join(engine.paths.dir, STORE_FILES.plainIndex),
     });
   }
   for (const name of await fs.readdir(engine.paths.tmpDir).catch(() => [] as string[])) {
     const match = /^restore-(\d+)\.json$/.exec(name);
     if (!match || alive(Number(match[1]))) continue;
     const file = path.join(engine.paths.tmpDir, name);
-    const journal = JSON.parse(await fs.readFile(file, "utf8").catch(() => "{}")) as { safety?: string };
-    problems.push(interruptedProblem(journal.safety ?? null, file));
+    problems.push(interruptedProblem(await safetyNamedIn(file), file));
   }
   for (const record of await interruptedRestores(engine.paths)) {
     problems.push(interruptedProblem(record.safety, record.file));
@@ -140,6 +141,17 @@ async function checkFiles(engine: Engine): Promise<Problem[]> {
     });
   }
   return problems;
+}
+
+/** The safety snapshot a restore's state file names; null when the file is torn or unreadable. */
+async function safetyNamedIn(file: string): Promise<string | null> {
+  try {
+    const value: unknown = JSON.parse(await fs.readFile(file, "utf8"));
+    const safety = (value as { safety?: unknown } | null)?.safety;
+    return typeof safety === "string" ? safety : null;
+  } catch {
+    return null;
+  }
 }
 
 function interruptedProblem(safety: string | null, file: string): Problem {
@@ -156,8 +168,8 @@ function interruptedProblem(safety: string | null, file: string): Problem {
  * removes leftovers of dead processes (temp files, temp git dirs, stale locks) and acknowledges
  * interrupted restores (their safety snapshots stay listed).
  */
-export async function repairStore(engine: Engine): Promise<Problem[]> {
-  const done: Problem[] = [];
+export async function repairStore(engine: StoreContext): Promise<DoctorRepair[]> {
+  const done: DoctorRepair[] = [];
   const storeExists = await fs.access(path.join(engine.paths.gitDir, "HEAD")).then(
     () => true,
     () => false,
@@ -204,8 +216,8 @@ export async function repairStore(engine: Engine): Promise<Problem[]> {
     });
   }
   if (await plainIndexProblem(engine)) {
-    await fs.rm(path.join(engine.paths.dir, "plain-index"), { force: true });
-    await fs.rm(path.join(engine.paths.dir, "plain-state.json"), { force: true });
+    await fs.rm(path.join(engine.paths.dir, STORE_FILES.plainIndex), { force: true });
+    await fs.rm(path.join(engine.paths.dir, STORE_FILES.plainState), { force: true });
     done.push({
       code: "reset-plain-index",
       message: "reset the store's index of this directory (the next snapshot reads every file again)",
@@ -213,7 +225,7 @@ export async function repairStore(engine: Engine): Promise<Problem[]> {
   }
   if (drop.length > 0 || done.length > 0) {
     // Cached blob ids may name objects that are gone: never trust them after a repair.
-    await fs.rm(path.join(engine.paths.dir, "hash-cache.json"), { force: true });
+    await fs.rm(path.join(engine.paths.dir, STORE_FILES.hashCache), { force: true });
   }
   return done;
 }

@@ -1,10 +1,10 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import type { Engine } from "../engine.js";
+import type { StoreContext } from "../store/context.js";
 import { runGit } from "../git/exec.js";
-import { readJson } from "../store/layout.js";
+import { STORE_FILES, readJson } from "../store/layout.js";
 import type { StoredSnapshot } from "../store/store.js";
-import { withLock } from "../util/lock.js";
+import { waitForSharedHolders, withLock } from "../util/lock.js";
 import { ownBytes } from "./disk.js";
 
 export interface GcPolicy {
@@ -28,21 +28,23 @@ export type ProtectedIds = (snapshots: StoredSnapshot[]) => Promise<Set<string>>
 
 /**
  * Expires snapshots by age, count and store size, oldest first, never the protected ones, then
- * packs the store. Objects written in the last ten minutes are never pruned, so a snapshot being
- * taken concurrently cannot lose its objects before its ref exists.
+ * packs the store. Unreachable objects are pruned at once: object writers hold the shared side
+ * of the gc lock (StoreContext.writing), and gc prunes only once none is left. Should one not
+ * finish in time, objects of the last ten minutes are spared instead.
  */
 export async function collectGarbage(
-  engine: Engine,
+  engine: StoreContext,
   policy: GcPolicy,
   protectedIds: ProtectedIds,
 ): Promise<GcOutcome> {
-  return withLock(path.join(engine.paths.dir, "gc.ghostlock"), async () => {
+  return withLock(path.join(engine.paths.dir, STORE_FILES.gcLock), async () => {
     const storeDir = engine.refs.kind === "shadow" ? engine.paths.gitDir : engine.paths.dir;
     const bytesBefore = await ownBytes(storeDir);
     const snapshots = await engine.refs.list(); // newest first
     const keep = await protectedIds(snapshots);
-    const lastSafety = (await readJson<{ id?: unknown }>(path.join(engine.paths.dir, "last-safety.json"), {}))
-      .id;
+    const lastSafety = (
+      await readJson<{ id?: unknown }>(path.join(engine.paths.dir, STORE_FILES.lastSafety), {})
+    ).id;
     if (typeof lastSafety === "string") keep.add(lastSafety);
     const drop = new Set<string>();
     snapshots.forEach((s, index) => {
@@ -72,29 +74,31 @@ export async function collectGarbage(
   });
 }
 
-async function pack(engine: Engine): Promise<void> {
+async function pack(engine: StoreContext): Promise<void> {
   // The plain-directory index names blobs the next snapshot reuses without rewriting them:
   // repack and prune count what it names as reachable (GIT_INDEX_FILE), so gc never leaves
   // it pointing at pruned objects (which would fail every later snapshot).
-  const env = { ...engine.readEnv, GIT_INDEX_FILE: path.join(engine.paths.dir, "plain-index") };
+  const env = { ...engine.readEnv, GIT_INDEX_FILE: path.join(engine.paths.dir, STORE_FILES.plainIndex) };
   const git = (args: string[]) => runGit(args, { cwd: engine.paths.dir, env });
+  // Writers that began before gc took its lock finish first: repack and prune see their refs.
+  const quiet = await waitForSharedHolders(path.join(engine.paths.dir, STORE_FILES.writersDir));
   await releaseOrphanedPacks(engine);
   await git(["pack-refs", "--all", "--prune"]);
   // -l: objects the user's repository holds stay borrowed; .keep packs (linked) are left alone.
   await git(["repack", "-a", "-d", "-l", "-q", "--no-write-bitmap-index"]);
-  await git(["prune", "--expire=10.minutes.ago"]);
+  await git(["prune", quiet ? "--expire=now" : "--expire=10.minutes.ago"]);
   // Prune may have dropped links to borrowed loose objects; relink them on the next snapshot.
-  await fs.rm(path.join(engine.paths.dir, "borrowed.json"), { force: true });
+  await fs.rm(path.join(engine.paths.dir, STORE_FILES.borrowed), { force: true });
   // The hash cache maps files to blob ids without rewriting the blob: after a prune its ids may
   // name objects that are gone, and a snapshot trusting them would be unrestorable.
-  await fs.rm(path.join(engine.paths.dir, "hash-cache.json"), { force: true });
+  await fs.rm(path.join(engine.paths.dir, STORE_FILES.hashCache), { force: true });
 }
 
 /**
  * A linked pack whose original the user's git has deleted is ours alone now: drop its .keep so
  * repack keeps only what snapshots need from it and frees the rest.
  */
-async function releaseOrphanedPacks(engine: Engine): Promise<void> {
+async function releaseOrphanedPacks(engine: StoreContext): Promise<void> {
   if (!engine.location.commonDir) return;
   const ours = path.join(engine.paths.objectsDir, "pack");
   const theirs = new Set(

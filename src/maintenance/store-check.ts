@@ -2,10 +2,10 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { isBaseInfoFile } from "../capture/base-info.js";
 import { isCacheRow } from "../capture/hash-cache.js";
-import type { Engine } from "../engine.js";
+import type { StoreContext } from "../store/context.js";
 import { runGit } from "../git/exec.js";
 import { isBorrowState } from "../store/borrow.js";
-import { isPlainObject } from "../store/layout.js";
+import { STORE_FILES, isPlainObject } from "../store/layout.js";
 import type { DoctorReport } from "../types.js";
 
 export type Problem = DoctorReport["problems"][number];
@@ -15,15 +15,16 @@ export type Problem = DoctorReport["problems"][number];
  * operation and reset by `doctor --repair`.
  */
 export const STATE_FILES: Record<string, (value: unknown) => boolean> = {
-  "hash-cache.json": (v) => isPlainObject(v) && Object.values(v).every(isCacheRow),
-  "base-info.json": isBaseInfoFile,
-  "borrowed.json": isBorrowState,
-  "last-safety.json": (v) => isPlainObject(v) && typeof v.id === "string" && /^[0-9a-f]{40}$/.test(v.id),
-  "plain-state.json": (v) => isPlainObject(v) && Number.isFinite(v.files) && Number.isFinite(v.bytes),
+  [STORE_FILES.hashCache]: (v) => isPlainObject(v) && Object.values(v).every(isCacheRow),
+  [STORE_FILES.baseInfo]: isBaseInfoFile,
+  [STORE_FILES.borrowed]: isBorrowState,
+  [STORE_FILES.lastSafety]: (v) =>
+    isPlainObject(v) && typeof v.id === "string" && /^[0-9a-f]{40}$/.test(v.id),
+  [STORE_FILES.plainState]: (v) => isPlainObject(v) && Number.isFinite(v.files),
 };
 
 /** State files that exist but are not valid JSON of their shape. */
-export async function damagedStateFiles(engine: Engine): Promise<string[]> {
+export async function damagedStateFiles(engine: StoreContext): Promise<string[]> {
   const damaged: string[] = [];
   for (const [name, valid] of Object.entries(STATE_FILES)) {
     let text: string;
@@ -44,7 +45,10 @@ export async function damagedStateFiles(engine: Engine): Promise<string[]> {
 }
 
 /** Per snapshot: the objects it needs that cannot be read (empty map when all are there). */
-export async function snapshotsMissingObjects(engine: Engine, ids: string[]): Promise<Map<string, string[]>> {
+export async function snapshotsMissingObjects(
+  engine: StoreContext,
+  ids: string[],
+): Promise<Map<string, string[]>> {
   const missing = new Map<string, string[]>();
   if (ids.length === 0) return missing;
   const walk = (input: string[]) =>
@@ -73,8 +77,8 @@ export async function snapshotsMissingObjects(engine: Engine, ids: string[]): Pr
  * The plain-directory index (the store's stat cache of a directory without git) must name only
  * objects the store has: a snapshot writes its tree from it. Returns why it is unusable, or null.
  */
-export async function plainIndexProblem(engine: Engine): Promise<string | null> {
-  const indexFile = path.join(engine.paths.dir, "plain-index");
+export async function plainIndexProblem(engine: StoreContext): Promise<string | null> {
+  const indexFile = path.join(engine.paths.dir, STORE_FILES.plainIndex);
   if (!(await fs.stat(indexFile).catch(() => null))) return null;
   const env = { ...engine.readEnv, GIT_INDEX_FILE: indexFile };
   const listed = await runGit(["ls-files", "-s", "-z"], { cwd: engine.paths.dir, env, okCodes: [0, 128] });
@@ -99,7 +103,7 @@ export async function plainIndexProblem(engine: Engine): Promise<string | null> 
 }
 
 /** Git lock files in the store's git dir left by a git process that died (older than a minute). */
-export async function staleGitLocks(engine: Engine, ageMs = 60_000): Promise<string[]> {
+export async function staleGitLocks(engine: StoreContext, ageMs = 60_000): Promise<string[]> {
   const found: string[] = [];
   const visit = async (dir: string, depth: number): Promise<void> => {
     const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
@@ -117,7 +121,7 @@ export async function staleGitLocks(engine: Engine, ageMs = 60_000): Promise<str
 }
 
 /** `.ghostlock` files whose owner process is dead (taken over anyway by the next run). */
-export async function deadLocks(engine: Engine, alive: (pid: number) => boolean): Promise<string[]> {
+export async function deadLocks(engine: StoreContext, alive: (pid: number) => boolean): Promise<string[]> {
   const found: string[] = [];
   for (const name of await fs.readdir(engine.paths.dir).catch(() => [] as string[])) {
     if (!/\.ghostlock(\.break)?$/.test(name)) continue;

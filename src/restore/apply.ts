@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import { MODE } from "../git/objects.js";
-import { restoreTempName } from "../maintenance/leftovers.js";
-import { ancestorsOf, displayPath, fsPath, parentOf, type RelPath } from "../paths.js";
+import { restoreTempName } from "../store/restore-journal.js";
+import { ancestorsOf, fsPath, parentOf, type RelPath } from "../paths.js";
 import type { SkipReason } from "../types.js";
 import type { PlanStep } from "./plan.js";
 
@@ -163,8 +163,4 @@ async function removeEmptyDirs(root: string, dirs: Set<RelPath>): Promise<void> 
     }
     dirs.delete(dir);
   }
-}
-
-export function describe(rel: RelPath): string {
-  return displayPath(rel);
 }

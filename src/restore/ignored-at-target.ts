@@ -1,5 +1,5 @@
 import ignore, { type Ignore } from "ignore";
-import { entryAt } from "../capture/tree-edit.js";
+import { entryAt } from "../git/trees.js";
 import type { CatFile } from "../git/cat-file.js";
 import { ancestorsOf, type RelPath } from "../paths.js";
 

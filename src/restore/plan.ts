@@ -1,4 +1,4 @@
-import type { FileState } from "../capture/tree-edit.js";
+import type { FileState } from "../git/trees.js";
 import { MODE } from "../git/objects.js";
 import { ancestorsOf, isWithin, type RelPath, touchesGitDir } from "../paths.js";
 import type { SkipReason } from "../types.js";
@@ -14,7 +14,7 @@ export interface PathChange {
 
 export interface PlanInput {
   changes: PathChange[];
-  /** Paths the wanted state proves absent (deletion needs proof, SPEC §4). */
+  /** Paths the wanted state proves absent (deletion needs proof). */
   provenAbsent: ReadonlySet<RelPath>;
   /** Paths that exist on disk although the safety snapshot does not hold them (ignored or excluded now). */
   presentUncaptured: ReadonlySet<RelPath>;
@@ -28,7 +28,7 @@ export type PlanStep =
   | { kind: "skip"; path: RelPath; reason: SkipReason };
 
 /**
- * Decides, per path, what a restore does. Pure: the rules of SPEC §4 in one place. Deletions
+ * Decides, per path, what a restore does. Pure: the rules of restore in one place. Deletions
  * come first, deepest first, so a directory can replace a file (and the reverse); then writes.
  */
 export function planRestore(input: PlanInput): PlanStep[] {

@@ -1,3 +1,4 @@
+import { captureTree, takeSnapshot } from "../capture/snapshot.js";
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -5,16 +6,16 @@ import type { Captured } from "../capture/context.js";
 import { loadGhostignore } from "../capture/ghostignore.js";
 import { ghostignoreMatch } from "../capture/policy.js";
 import { hasUnsafeAncestor } from "../capture/read-worktree.js";
-import type { FileState } from "../capture/tree-edit.js";
-import type { Engine } from "../engine.js";
+import type { FileState } from "../git/trees.js";
+import type { StoreContext } from "../store/context.js";
 import { GhostcommitError } from "../errors.js";
 import type { CatFile } from "../git/cat-file.js";
 import { runGit } from "../git/exec.js";
 import { isAbsentMode, parseRawDiff, type RawChange } from "../git/diff-tree.js";
 import { displayPath, fsPath, type RelPath } from "../paths.js";
 import type { RestoreReport } from "../types.js";
-import { journalFile, type RestoreJournal, tempDirsOf } from "../maintenance/leftovers.js";
-import { writeFileAtomic } from "../store/layout.js";
+import { journalFile, type RestoreJournal, tempDirsOf } from "../store/restore-journal.js";
+import { STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import { withLock } from "../util/lock.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { type ApplyOutcome, applyPlan } from "./apply.js";
@@ -46,19 +47,25 @@ export interface RestoreResult extends ApplyOutcome {
  * The one restore procedure behind `restore`, `rewind` and `redo`: safety snapshot first, then a
  * pure plan, then every needed object is read before the first file changes.
  */
-export async function runRestore(engine: Engine, cat: CatFile, run: RestoreRun): Promise<RestoreResult> {
+export async function runRestore(
+  engine: StoreContext,
+  cat: CatFile,
+  run: RestoreRun,
+): Promise<RestoreResult> {
   if (run.dryRun) return restoreLocked(engine, cat, run);
   // One restore at a time per workspace: a second waits, then its safety snapshot holds the first's result.
-  return withLock(path.join(engine.paths.dir, "restore.ghostlock"), () => restoreLocked(engine, cat, run));
+  return withLock(path.join(engine.paths.dir, STORE_FILES.restoreLock), () =>
+    restoreLocked(engine, cat, run),
+  );
 }
 
-async function restoreLocked(engine: Engine, cat: CatFile, run: RestoreRun): Promise<RestoreResult> {
+async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun): Promise<RestoreResult> {
   let currentTree: string;
   let safety: string | null = null;
   if (run.dryRun) {
-    currentTree = (await engine.capture(cat, run.includes)).tree;
+    currentTree = (await captureTree(engine, cat, run.includes)).tree;
   } else {
-    const snap = await engine.snapshot(cat, run.includes, {
+    const snap = await takeSnapshot(engine, cat, run.includes, {
       kind: "safety",
       message: run.safetyMessage,
       guards: run.guards,
@@ -70,7 +77,10 @@ async function restoreLocked(engine: Engine, cat: CatFile, run: RestoreRun): Pro
   const target = await run.target(currentTree);
   // Protected from retention from now on; a restore its target refused does not displace the last one.
   if (safety) {
-    await writeFileAtomic(path.join(engine.paths.dir, "last-safety.json"), JSON.stringify({ id: safety }));
+    await writeFileAtomic(
+      path.join(engine.paths.dir, STORE_FILES.lastSafety),
+      JSON.stringify({ id: safety }),
+    );
   }
   const ghostignore = await loadGhostignore(engine.root);
   const presentUncaptured = new Set<RelPath>();
@@ -158,7 +168,7 @@ export function displayOutcome(result: RestoreResult): RestoreReport {
 }
 
 /** Raw diff between two trees (proportional to what changed). */
-export async function diffTrees(engine: Engine, from: string, to: string): Promise<RawChange[]> {
+export async function diffTrees(engine: StoreContext, from: string, to: string): Promise<RawChange[]> {
   const result = await runGit(["diff-tree", "-r", "-z", "--raw", "--no-renames", "--abbrev=40", from, to], {
     cwd: engine.paths.dir,
     env: engine.readEnv,
@@ -172,7 +182,7 @@ function stateOf(mode: string, oid: string): FileState | null {
 
 /** `restore ID`: make the capture set equal to the snapshot. */
 export async function restoreSnapshot(
-  engine: Engine,
+  engine: StoreContext,
   cat: CatFile,
   target: StoredSnapshot,
   dryRun: boolean,

@@ -2,7 +2,7 @@ import type { RelPath } from "../paths.js";
 import type { SessionState } from "./model.js";
 
 /**
- * Which paths a turn changed (SPEC §4): those that differ between its before and after
+ * Which paths a turn changed: those that differ between its before and after
  * snapshots plus those it touched. A path that an overlapping turn of another session touched,
  * and this turn did not, is that session's alone. Pure.
  *

@@ -1,17 +1,17 @@
-import type { Engine } from "../engine.js";
+import type { StoreContext } from "../store/context.js";
 import { GhostcommitError } from "../errors.js";
 import { Journal } from "./journal.js";
 import type { SessionState, TurnState } from "./model.js";
 
 /** What every session operation needs: the engine, the session's journal, and the base for relative paths. */
 export interface SessionContext {
-  engine: Engine;
+  engine: StoreContext;
   journal: Journal;
   /** Relative paths given to `touch` resolve against this directory (`-C`, else cwd). */
   cwd: string;
 }
 
-export function sessionContext(engine: Engine, cwd: string, session: string): SessionContext {
+export function sessionContext(engine: StoreContext, cwd: string, session: string): SessionContext {
   if (typeof session !== "string" || session.trim() === "") {
     throw new GhostcommitError("usage", "a session id must be a non-empty string");
   }
@@ -37,7 +37,7 @@ export function requireTurn(state: SessionState, turn: string): TurnState {
 /** Microseconds to the ISO form used in every report. */
 export { isoFromMicros as isoTime } from "../store/metadata.js";
 
-/** The refusal of SPEC §4: someone changed these paths since the session last did; nothing was changed. */
+/** The refusal of a rewind or redo: someone changed these paths since the session last did; nothing was changed. */
 export function conflictError(
   action: "rewind" | "redo",
   session: string,

@@ -1,11 +1,11 @@
-import type { Engine } from "../engine.js";
+import type { StoreContext } from "../store/context.js";
 import type { CatFile } from "../git/cat-file.js";
 import { MODE } from "../git/objects.js";
 import { ancestorsOf, type RelPath } from "../paths.js";
 import { ignoredAtTarget } from "../restore/ignored-at-target.js";
 import { proveAbsent } from "../restore/plan.js";
 import type { StoredSnapshot } from "../store/store.js";
-import { sameState, type TreeLookup } from "./tree-lookup.js";
+import { sameState, type TreeLookup } from "../git/tree-lookup.js";
 
 /** Where a deletion candidate's wanted absence comes from. */
 export interface AbsenceSource {
@@ -15,12 +15,12 @@ export interface AbsenceSource {
 }
 
 /**
- * Deletion needs proof (SPEC §4): a path absent from the turn's before snapshot is deleted only
+ * Deletion needs proof: a path absent from the turn's before snapshot is deleted only
  * when that snapshot would have captured it had it existed (not excluded, not ignored then), or
  * when a touch recorded it as absent. Candidates are grouped by the snapshot that decides them.
  */
 export async function proveDeletions(
-  engine: Engine,
+  engine: StoreContext,
   cat: CatFile,
   lookup: TreeLookup,
   currentTree: string,

@@ -1,4 +1,4 @@
-import type { Engine } from "../engine.js";
+import type { StoreContext } from "../store/context.js";
 import { displayPath } from "../paths.js";
 import { isoFromMicros } from "../store/metadata.js";
 import type {
@@ -25,32 +25,36 @@ export class Session implements SessionHandle {
   private readonly ctx: SessionContext;
 
   constructor(
-    engine: Engine,
+    engine: StoreContext,
     cwd: string,
     readonly id: string,
+    /** Runs after a turn ends, outside the store's write lock (the workspace's daily retention). */
+    private readonly afterTurnEnd: () => Promise<unknown> = async () => {},
   ) {
     this.ctx = sessionContext(engine, cwd, id);
   }
 
   beginTurn(turn: string, options: { prompt?: string } = {}): Promise<TurnBegun> {
-    return beginTurn(this.ctx, turn, options.prompt ?? "");
+    return this.ctx.engine.writing(() => beginTurn(this.ctx, turn, options.prompt ?? ""));
   }
 
   /** Ends `turn` (default: the open turn). */
-  endTurn(turn?: string): Promise<TurnEnded> {
-    return endTurn(this.ctx, turn);
+  async endTurn(turn?: string): Promise<TurnEnded> {
+    const ended = await this.ctx.engine.writing(() => endTurn(this.ctx, turn));
+    await this.afterTurnEnd();
+    return ended;
   }
 
   touched(paths: string[]): Promise<{ touched: string[] }> {
-    return touchPaths(this.ctx, paths);
+    return this.ctx.engine.writing(() => touchPaths(this.ctx, paths));
   }
 
   rewind(options: RewindOptions): Promise<RewindReport> {
-    return rewindSession(this.ctx, options);
+    return this.ctx.engine.writing(() => rewindSession(this.ctx, options));
   }
 
   redo(options: RedoOptions = {}): Promise<RedoReport> {
-    return redoSession(this.ctx, options);
+    return this.ctx.engine.writing(() => redoSession(this.ctx, options));
   }
 
   async log(): Promise<TurnRecord[]> {
@@ -87,11 +91,11 @@ export function toSummary(state: SessionState): SessionSummary {
 }
 
 /** The workspace's sessions, most recently active first. */
-export async function listSessions(engine: Engine): Promise<SessionSummary[]> {
+export async function listSessions(engine: StoreContext): Promise<SessionSummary[]> {
   return (await readAllJournals(engine.paths.sessionsDir)).map(toSummary);
 }
 
 /** The most recently active session's id, or null when there is none. */
-export async function latestSessionId(engine: Engine): Promise<string | null> {
+export async function latestSessionId(engine: StoreContext): Promise<string | null> {
   return (await readAllJournals(engine.paths.sessionsDir))[0]?.session ?? null;
 }

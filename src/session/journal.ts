@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { GhostcommitError } from "../errors.js";
+import { fsError } from "../errors.js";
 import { nowMicros } from "../store/metadata.js";
 import { withLock } from "../util/lock.js";
 import { foldJournal, type JournalRecord, parseJournal, type SessionState } from "./model.js";
@@ -44,7 +44,7 @@ export class Journal {
     await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const existing = await fs.readFile(this.file, "utf8").catch((error: NodeJS.ErrnoException) => {
       if (error.code === "ENOENT") return "";
-      throw new GhostcommitError("io", `cannot read session journal ${this.file}: ${error.message}`);
+      throw fsError(error, "read session journal", this.file);
     });
     const parsed = parseJournal(existing);
     const stamped: JournalRecord[] = [];
@@ -69,8 +69,10 @@ export async function readJournal(
   try {
     text = await fs.readFile(file, "utf8");
     mtimeMs = (await fs.stat(file)).mtimeMs;
-  } catch {
-    return null;
+  } catch (error) {
+    // Absent is an empty session; unreadable (permissions, I/O) must not pass for one.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw fsError(error, "read session journal", file);
   }
   const { records } = parseJournal(text);
   const header = records.find((r) => r.e === "session");

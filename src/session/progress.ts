@@ -1,14 +1,15 @@
 import { HashCache } from "../capture/hash-cache.js";
 import { expandIncludes } from "../capture/includes.js";
 import { captureWorktreePath } from "../capture/read-worktree.js";
-import { commitTree, editTree, type TreeChanges } from "../capture/tree-edit.js";
-import type { Engine } from "../engine.js";
+import { captureTree } from "../capture/snapshot.js";
+import { commitTree, editTree, type TreeChanges } from "../git/trees.js";
+import type { StoreContext } from "../store/context.js";
 import type { CatFile } from "../git/cat-file.js";
 import { LooseObjectWriter } from "../git/objects.js";
 import { type RelPath, resolveInside } from "../paths.js";
 import type { SessionContext } from "./context.js";
 import { openTurnOf, type TurnState } from "./model.js";
-import { sameState, TreeLookup } from "./tree-lookup.js";
+import { sameState, TreeLookup } from "../git/tree-lookup.js";
 
 /**
  * A progress mark after a tool call of the open turn: a tree of what the agent had done by then.
@@ -25,7 +26,7 @@ export async function markProgress(ctx: SessionContext, given?: string[]): Promi
     const open = openTurnOf(state);
     if (!open) return;
     const tree = await engine.withReader(async (cat) => {
-      const full = async () => (await engine.capture(cat, [...state.touched])).tree;
+      const full = async () => (await captureTree(engine, cat, [...state.touched])).tree;
       if (!rels) return full();
       // A mark whose objects a gc pruned cannot be edited: start again from the whole workspace.
       return (await editedMark(engine, cat, open, rels).catch(() => null)) ?? full();
@@ -35,7 +36,12 @@ export async function markProgress(ctx: SessionContext, given?: string[]): Promi
 }
 
 /** The previous mark (or the before-state) with `rels` read from the work tree. */
-async function editedMark(engine: Engine, cat: CatFile, open: TurnState, rels: RelPath[]): Promise<string> {
+async function editedMark(
+  engine: StoreContext,
+  cat: CatFile,
+  open: TurnState,
+  rels: RelPath[],
+): Promise<string> {
   const base = open.progress ?? (await commitTree(cat, open.before));
   const writer = new LooseObjectWriter(engine.refs.objectsDir);
   const cache = new HashCache(engine.paths.dir);

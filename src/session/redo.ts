@@ -1,4 +1,4 @@
-import type { FileState } from "../capture/tree-edit.js";
+import type { FileState } from "../git/trees.js";
 import { GhostcommitError } from "../errors.js";
 import { displayPath, type RelPath } from "../paths.js";
 import { displayOutcome, runRestore } from "../restore/restore.js";
@@ -6,9 +6,9 @@ import type { RedoOptions, RedoReport } from "../types.js";
 import { conflictError, type SessionContext } from "./context.js";
 import type { RewindState } from "./model.js";
 import { changesOf, conflictsOf, type PathStates } from "./rewind-plan.js";
-import { requireSnapshot } from "./snapshots.js";
-import { sameState, TreeLookup } from "./tree-lookup.js";
-import { worktreeStates } from "./worktree-state.js";
+import { requireSnapshot } from "../store/snapshots.js";
+import { sameState, TreeLookup } from "../git/tree-lookup.js";
+import { worktreeStates } from "../capture/worktree-state.js";
 
 /**
  * `redo`: undoes the session's last rewind that is still undoable. Only the paths that rewind

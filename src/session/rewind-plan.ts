@@ -1,9 +1,9 @@
-import type { FileState } from "../capture/tree-edit.js";
+import type { FileState } from "../git/trees.js";
 import type { RelPath } from "../paths.js";
-import { sameState } from "./tree-lookup.js";
+import { sameState } from "../git/tree-lookup.js";
 
 /**
- * Pure rules of SPEC §4 for rewind and redo: which turn decides each attributed path, which
+ * Pure rules for rewind and redo: which turn decides each attributed path, which
  * paths were changed by someone else since, and which restore changes follow.
  */
 

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import type { FileState } from "../capture/tree-edit.js";
+import type { FileState } from "../git/trees.js";
 import { GhostcommitError } from "../errors.js";
 import { displayPath, type RelPath } from "../paths.js";
 import { diffTrees, displayOutcome, runRestore } from "../restore/restore.js";
@@ -20,15 +20,15 @@ import {
   type PathStates,
   rewindOutcome,
 } from "./rewind-plan.js";
-import { requireSnapshot } from "./snapshots.js";
-import { sameState, TreeLookup } from "./tree-lookup.js";
-import { worktreeStates } from "./worktree-state.js";
+import { requireSnapshot } from "../store/snapshots.js";
+import { sameState, TreeLookup } from "../git/tree-lookup.js";
+import { worktreeStates } from "../capture/worktree-state.js";
 
 /**
  * `rewind --to T`: every path that turns T and later (of this session, not yet rewound)
  * changed goes back to its state before the first of them that changed it; nothing else is
  * touched. Refuses when an open turn may still be writing, or when someone changed such a path
- * after the session's last turn that did (SPEC §4), unless forced.
+ * after the session's last turn that did, unless forced.
  */
 export async function rewindSession(ctx: SessionContext, options: RewindOptions): Promise<RewindReport> {
   const { engine, journal } = ctx;

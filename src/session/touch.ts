@@ -1,8 +1,8 @@
 import { HashCache } from "../capture/hash-cache.js";
 import { expandIncludes } from "../capture/includes.js";
 import { captureWorktreePath } from "../capture/read-worktree.js";
-import { editTree, type TreeChanges } from "../capture/tree-edit.js";
-import type { Engine } from "../engine.js";
+import { editTree, type TreeChanges } from "../git/trees.js";
+import type { StoreContext } from "../store/context.js";
 import { GhostcommitError } from "../errors.js";
 import type { CatFile } from "../git/cat-file.js";
 import { runGit, splitNul } from "../git/exec.js";
@@ -19,8 +19,8 @@ import {
 import { newNonce } from "../store/metadata.js";
 import type { SessionContext } from "./context.js";
 import { openTurnOf, type TurnState } from "./model.js";
-import { readSnapshot, writeSnapshot } from "./snapshots.js";
-import { TreeLookup } from "./tree-lookup.js";
+import { readSnapshot, writeSnapshot } from "../store/snapshots.js";
+import { TreeLookup } from "../git/tree-lookup.js";
 
 /**
  * `touch`: marks paths as agent-touched. Every later snapshot of the session captures them even
@@ -72,7 +72,7 @@ export async function touchPaths(
 }
 
 /** Of `paths`, those the turn's before snapshot did not look at. */
-async function unseenBefore(engine: Engine, open: TurnState, paths: RelPath[]): Promise<RelPath[]> {
+async function unseenBefore(engine: StoreContext, open: TurnState, paths: RelPath[]): Promise<RelPath[]> {
   return engine.withReader(async (cat) => {
     const before = await readSnapshot(cat, open.before);
     return before ? unseenBy(engine, cat, before.tree, before.meta, paths) : paths;
@@ -81,7 +81,7 @@ async function unseenBefore(engine: Engine, open: TurnState, paths: RelPath[]): 
 
 /** Captures into a new before-snapshot the paths the turn's before snapshot did not look at. */
 async function captureIntoBefore(
-  engine: Engine,
+  engine: StoreContext,
   open: TurnState,
   paths: RelPath[],
 ): Promise<{ before?: string; absent: RelPath[] }> {
@@ -114,7 +114,7 @@ async function captureIntoBefore(
 
 /** Of `paths`, those the snapshot neither captured nor proved absent: excluded or ignored then. */
 async function unseenBy(
-  engine: Engine,
+  engine: StoreContext,
   cat: CatFile,
   tree: string,
   meta: { excluded: { path: RelPath }[]; included: RelPath[] },

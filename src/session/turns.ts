@@ -1,5 +1,6 @@
+import { takeSnapshot } from "../capture/snapshot.js";
 import path from "node:path";
-import { commitTree } from "../capture/tree-edit.js";
+import { commitTree } from "../git/trees.js";
 import { GhostcommitError } from "../errors.js";
 import { displayPath, type RelPath } from "../paths.js";
 import { diffTrees } from "../restore/restore.js";
@@ -10,7 +11,6 @@ import { checkTurnId, requireTurn, type SessionContext } from "./context.js";
 import { type NewRecord, recentJournals } from "./journal.js";
 import { changedSinceProgress } from "./progress.js";
 import { applyRecord, openTurnOf, promptPreview, type SessionState, type TurnState } from "./model.js";
-import { maybeRunRetention } from "./retention.js";
 
 /**
  * `turn begin`: snapshot before the turn. A still-open turn of the session is ended first
@@ -40,7 +40,7 @@ export async function beginTurn(ctx: SessionContext, turn: string, prompt = ""):
     if (open) await endLocked(ctx, state, open, { interrupted: true });
     const preview = promptPreview(prompt);
     const snap = await engine.withReader((cat) =>
-      engine.snapshot(cat, [...state.touched], {
+      takeSnapshot(engine, cat, [...state.touched], {
         kind: "turn-before",
         message: `before turn ${turn}${preview ? `: ${preview}` : ""}`,
         session,
@@ -77,7 +77,6 @@ export async function endTurn(ctx: SessionContext, turn?: string): Promise<TurnE
     }
     return endLocked(ctx, state, record);
   });
-  await maybeRunRetention(engine);
   return ended;
 }
 
@@ -97,7 +96,6 @@ export async function extendTurn(ctx: SessionContext): Promise<TurnEnded | null>
     if (last?.state !== "done") return null;
     return endLocked(ctx, state, last, { extend: true });
   });
-  await maybeRunRetention(engine);
   return ended;
 }
 
@@ -116,7 +114,7 @@ async function endLocked(
   const session = journal.session;
   const { after, diff, sinceProgress } = await engine.withReader(async (cat) => {
     const beforeTree = await commitTree(cat, turn.before);
-    const snap = await engine.snapshot(cat, [...state.touched], {
+    const snap = await takeSnapshot(engine, cat, [...state.touched], {
       kind: "turn-after",
       message: `after turn ${turn.turn}`,
       session,

@@ -1,6 +1,6 @@
 import { promises as fs, linkSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { readJson, writeFileAtomic } from "./layout.js";
+import { STORE_FILES, readJson, writeFileAtomic } from "./layout.js";
 
 interface BorrowState {
   /** mtime (ms) of each loose-object fan-out directory when last linked. */
@@ -36,7 +36,7 @@ export async function linkBorrowedObjects(
   storeObjects: string,
   userObjects: string,
 ): Promise<void> {
-  const stateFile = path.join(storeDir, "borrowed.json");
+  const stateFile = path.join(storeDir, STORE_FILES.borrowed);
   const state = await readJson<BorrowState>(stateFile, { loose: {}, packs: [] }, isBorrowState);
   if (state.crossDevice) return;
   let changed = false;
@@ -54,7 +54,7 @@ export async function linkBorrowedObjects(
 /** Whether borrowed objects are protected by links (false when the store is on another file system). */
 export async function borrowingProtected(storeDir: string): Promise<boolean> {
   const state = await readJson<BorrowState>(
-    path.join(storeDir, "borrowed.json"),
+    path.join(storeDir, STORE_FILES.borrowed),
     { loose: {}, packs: [] },
     isBorrowState,
   );

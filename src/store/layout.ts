@@ -3,7 +3,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { dataHome } from "../config.js";
 import { runGit } from "../git/exec.js";
-import type { WorkspaceLocation } from "../workspace.js";
+import type { WorkspaceLocation } from "../git/repository.js";
 
 /**
  * The on-disk layout of one workspace's store under the data directory:
@@ -21,6 +21,37 @@ export interface StorePaths {
   sessionsDir: string;
   logFile: string;
 }
+
+/**
+ * Names of the files in a store's directory (`workspaces/<key>/`), each owned by one module.
+ * Every state file is a cache or a record that the next run can rebuild or do without.
+ */
+export const STORE_FILES = {
+  /** Blob ids of unchanged files by stat data (capture). */
+  hashCache: "hash-cache.json",
+  /** Facts about HEAD's tree reused across snapshots (capture). */
+  baseInfo: "base-info.json",
+  /** Which of the user's object files are hard-linked into the store (borrow). */
+  borrowed: "borrowed.json",
+  /** The safety snapshot of the latest restore, which gc never expires (restore). */
+  lastSafety: "last-safety.json",
+  /** Counts of the plain-directory capture, for its budget (capture). */
+  plainState: "plain-state.json",
+  /** The stat-cached index of a plain directory (capture); gc counts what it names as reachable. */
+  plainIndex: "plain-index",
+  /** When retention last ran (maintenance). */
+  retention: "retention.json",
+  /** The user's git config values that decide conversions (capture). */
+  gitConfig: "git-config.json",
+  /** Held by gc; object writers wait while it is held (maintenance). */
+  gcLock: "gc.ghostlock",
+  /** One file per process writing objects, the shared side of the gc lock. */
+  writersDir: "writers",
+  /** One restore at a time per workspace (restore). */
+  restoreLock: "restore.ghostlock",
+  /** One plain-directory capture at a time (capture). */
+  plainIndexLock: "plain-index.ghostlock",
+} as const;
 
 export function storePaths(location: WorkspaceLocation): StorePaths {
   const dir = path.join(dataHome(), "workspaces", location.key);

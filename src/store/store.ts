@@ -3,9 +3,10 @@ import path from "node:path";
 import type { StoreKind } from "../config.js";
 import { GhostcommitError } from "../errors.js";
 import { runGit, splitNul } from "../git/exec.js";
-import type { WorkspaceLocation } from "../workspace.js";
+import type { WorkspaceLocation } from "../git/repository.js";
 import { decodeMessage, type SnapshotMeta } from "./metadata.js";
 import type { StorePaths } from "./layout.js";
+import { treeOfCommit } from "../git/objects.js";
 
 /** A snapshot as found in the store: its commit id, tree and metadata. */
 export interface StoredSnapshot {
@@ -166,7 +167,7 @@ export class SnapshotRefs {
       const body = out.subarray(newline + 1, newline + 1 + Number(sizeText));
       at = newline + 1 + Number(sizeText) + 1;
       const text = body.toString("utf8");
-      const tree = /^tree ([0-9a-f]{40})/.exec(text)?.[1];
+      const tree = treeOfCommit(text);
       const split = text.indexOf("\n\n");
       const meta = type === "commit" && split !== -1 ? decodeMessage(text.slice(split + 2)) : null;
       if (tree && meta) snapshots.push({ id, tree, meta });

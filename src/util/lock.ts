@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import { GhostcommitError } from "../errors.js";
+import { alive } from "./process.js";
 
 interface LockOwner {
   pid: number;
@@ -14,15 +16,6 @@ interface LockOwner {
 const UNREADABLE_STALE_MS = 10_000;
 /** The short-lived "break" lock, held only while a stale lock is removed. */
 const BREAK_STALE_MS = 5_000;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /**
  * Creates `file` holding `content`, atomically: the content is written to a private temp file
@@ -120,5 +113,66 @@ async function takeOverIfStale(file: string): Promise<boolean> {
     return true;
   } finally {
     await fs.rm(breakFile, { force: true });
+  }
+}
+
+/**
+ * The shared side of a readers-writer lock whose exclusive side is the lock file `exclusiveFile`
+ * (taken with withLock): any number of processes hold it at once, none while the exclusive side
+ * is held. A holder announces itself with a file in `dir` first and only then checks the
+ * exclusive lock, while the exclusive holder takes its lock first and then waits for the
+ * announcements to go (waitForSharedHolders): one of the two always sees the other.
+ */
+export async function withSharedLock<T>(
+  dir: string,
+  exclusiveFile: string,
+  work: () => Promise<T>,
+  timeoutMs = 120_000,
+): Promise<T> {
+  const token = randomBytes(8).toString("hex");
+  const owner: LockOwner = { pid: process.pid, host: os.hostname(), token, since: Date.now() };
+  const file = path.join(dir, `${process.pid}-${token}.lock`);
+  const deadline = Date.now() + timeoutMs;
+  let delay = 5;
+  await fs.mkdir(dir, { recursive: true });
+  for (;;) {
+    await fs.writeFile(file, JSON.stringify(owner));
+    if ((await isStale(exclusiveFile)) === "absent" || (await takeOverIfStale(exclusiveFile))) break;
+    await fs.rm(file, { force: true }); // step back so the exclusive holder can go on
+    if (Date.now() > deadline) {
+      throw new GhostcommitError("locked", `another ghostcommit process holds ${exclusiveFile}`, {
+        file: exclusiveFile,
+      });
+    }
+    await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
+    delay = Math.min(delay * 2, 100);
+  }
+  try {
+    return await work();
+  } finally {
+    await fs.rm(file, { force: true });
+  }
+}
+
+/**
+ * Waits, while holding the exclusive side, until no live process holds the shared side;
+ * announcements of dead processes are removed. False when live holders remain at the deadline.
+ */
+export async function waitForSharedHolders(dir: string, timeoutMs = 60_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  let delay = 5;
+  for (;;) {
+    let live = 0;
+    for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
+      const file = path.join(dir, name);
+      const stale = await isStale(file);
+      if (stale === "absent") continue;
+      if (stale === false) live++;
+      else await fs.rm(file, { force: true });
+    }
+    if (live === 0) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, delay));
+    delay = Math.min(delay * 2, 100);
   }
 }

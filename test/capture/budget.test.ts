@@ -7,7 +7,7 @@ describe("plain-directory budget", () => {
   test("keeps touched files first, then the most recently modified, within the file budget", () => {
     const result = applyBudget(
       [file("old", 1), file("new", 3), file("touched", 0, 10, true), file("mid", 2)],
-      { ghostignoreHash: null, files: 0, bytes: 0 },
+      { files: 0, bytes: 0 },
       2,
       1_000,
     );

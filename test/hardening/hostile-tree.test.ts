@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import {
+  copyFileSync,
   chmodSync,
   chownSync,
   existsSync,
@@ -106,33 +107,43 @@ describe("hostile trees", () => {
     expect(readFileSync(repo.path(`${deep}/leaf.txt`), "utf8")).toBe("deep\n");
   });
 
-  it("an unreadable file is excluded as unreadable and left alone (run as an unprivileged user)", () => {
-    if (process.getuid?.() !== 0) return; // needs root to switch to another user
-    const dir = sb.dir("plain");
-    writeFileSync(path.join(dir, "ok.txt"), "fine\n");
-    writeFileSync(path.join(dir, "secret.txt"), "root only\n");
-    spawnSync("chown", ["-R", "65534:65534", sb.home]);
-    chownSync(path.join(dir, "secret.txt"), 0, 0);
-    chmodSync(path.join(dir, "secret.txt"), 0o600);
-    const run = (args: string[]) =>
-      spawnSync(process.execPath, [CLI, ...args, "--json"], {
-        cwd: dir,
-        env: sb.env,
-        uid: 65534,
-        gid: 65534,
-        encoding: "utf8",
-      });
-    const snap = run(["snapshot"]);
-    expect(snap.status, snap.stderr).toBe(0);
-    const json = JSON.parse(snap.stdout);
-    expect(json.excluded).toContainEqual(
-      expect.objectContaining({ path: "secret.txt", reason: "unreadable" }),
-    );
-    writeFileSync(path.join(dir, "ok.txt"), "changed\n");
-    const restored = run(["restore", json.id]);
-    expect(restored.status, restored.stderr).toBe(0);
-    expect(readFileSync(path.join(dir, "ok.txt"), "utf8")).toBe("fine\n");
-    expect(readFileSync(path.join(dir, "secret.txt"), "utf8")).toBe("root only\n");
-    expect(existsSync(path.join(dir, "secret.txt"))).toBe(true);
-  });
+  // Needs root to switch to another user (uid 65534).
+  it.skipIf(process.getuid?.() !== 0)(
+    "an unreadable file is excluded as unreadable and left alone (run as an unprivileged user)",
+    (ctx) => {
+      // The other user runs a copy of the bundled CLI inside the sandbox: the checkout itself may
+      // sit in a directory only root can enter. Node must be reachable for that user too.
+      if (spawnSync(process.execPath, ["-e", "0"], { uid: 65534, gid: 65534 }).status !== 0) {
+        ctx.skip(`${process.execPath} cannot be run by uid 65534`);
+      }
+      const cli = path.join(sb.dir("cli"), "ghostcommit.mjs");
+      copyFileSync(CLI, cli);
+      const dir = sb.dir("plain");
+      writeFileSync(path.join(dir, "ok.txt"), "fine\n");
+      writeFileSync(path.join(dir, "secret.txt"), "root only\n");
+      spawnSync("chown", ["-R", "65534:65534", sb.home]);
+      chownSync(path.join(dir, "secret.txt"), 0, 0);
+      chmodSync(path.join(dir, "secret.txt"), 0o600);
+      const run = (args: string[]) =>
+        spawnSync(process.execPath, [cli, ...args, "--json"], {
+          cwd: dir,
+          env: sb.env,
+          uid: 65534,
+          gid: 65534,
+          encoding: "utf8",
+        });
+      const snap = run(["snapshot"]);
+      expect(snap.status, snap.stderr).toBe(0);
+      const json = JSON.parse(snap.stdout);
+      expect(json.excluded).toContainEqual(
+        expect.objectContaining({ path: "secret.txt", reason: "unreadable" }),
+      );
+      writeFileSync(path.join(dir, "ok.txt"), "changed\n");
+      const restored = run(["restore", json.id]);
+      expect(restored.status, restored.stderr).toBe(0);
+      expect(readFileSync(path.join(dir, "ok.txt"), "utf8")).toBe("fine\n");
+      expect(readFileSync(path.join(dir, "secret.txt"), "utf8")).toBe("root only\n");
+      expect(existsSync(path.join(dir, "secret.txt"))).toBe(true);
+    },
+  );
 });

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { classifyUntracked, ghostignoreMatch } from "../../src/capture/policy.js";
-import type { FileState } from "../../src/capture/tree-edit.js";
+import type { FileState } from "../../src/git/trees.js";
 import { isWithin } from "../../src/paths.js";
 import { type PathChange, planRestore, proveAbsent } from "../../src/restore/plan.js";
 

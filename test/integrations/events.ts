@@ -1,5 +1,5 @@
 /**
- * Hook payloads in the shapes the agents document (INTEGRATIONS.md), with every common field
+ * Hook payloads in the shapes the agents document (their hooks references), with every common field
  * they send, so the adapters are tested against what arrives and not against what they read.
  */
 

@@ -6,7 +6,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CLI, type Repo, Sandbox } from "../helpers/repo.js";
 
-const MAIN_JS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/cli/main.js");
+const MAIN_JS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/cli/bin.js");
 
 let sandbox: Sandbox;
 let repo: Repo;

@@ -3,17 +3,17 @@ import { parseClaude } from "../../src/integrations/agents/claude.js";
 import { parseCodex, patchPaths } from "../../src/integrations/agents/codex.js";
 import { parseCursor } from "../../src/integrations/agents/cursor.js";
 import { parseGemini } from "../../src/integrations/agents/gemini.js";
-import { promptPreview } from "../../src/integrations/event.js";
+import { promptPreview } from "../../src/session/model.js";
 import { nextTurnNumber, workspacePath } from "../../src/integrations/hook.js";
 import { claudeEvents, codex, cursor, gemini, PATCH, subagent } from "./events.js";
 
 const ws = "/w/proj";
 
 describe("Claude Code events", () => {
-  it("UserPromptSubmit begins a turn with a prompt preview and prints nothing", () => {
+  it("UserPromptSubmit begins a turn with the prompt as sent (the session stores its preview) and prints nothing", () => {
     const e = parseClaude(claudeEvents.prompt(ws, "s1", "fix   the\nbug"));
     expect(e).toMatchObject({ agent: "claude-code", session: "s1", cwd: ws, subagent: false, reply: "" });
-    expect(e.action).toEqual({ kind: "begin", prompt: "fix the bug" });
+    expect(e.action).toEqual({ kind: "begin", prompt: "fix   the\nbug" });
   });
 
   it("PreToolUse touches file_path for Write/Edit and notebook_path for NotebookEdit, nothing for Bash", () => {
@@ -133,6 +133,6 @@ describe("helpers", () => {
 
   it("keeps prompt previews short", () => {
     expect(promptPreview("x".repeat(500))).toHaveLength(200);
-    expect(promptPreview(undefined)).toBe("");
+    expect(promptPreview(" \n ")).toBe("");
   });
 });

@@ -2,8 +2,8 @@ import { spawn } from "node:child_process";
 import { appendFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { Engine } from "../../src/engine.js";
-import { maybeRunRetention, protectedSnapshots } from "../../src/session/retention.js";
+import { StoreContext } from "../../src/store/context.js";
+import { maybeRunRetention, protectedSnapshots } from "../../src/maintenance/retention.js";
 import type { StoredSnapshot } from "../../src/store/store.js";
 import { CLI } from "../helpers/repo.js";
 import { openIn, sessionSandbox, turn } from "./support.js";
@@ -82,7 +82,7 @@ describe("retention", () => {
     const r = repo({ "f.txt": "0\n", ".ghostcommit.json": '{"retentionDays": 0}\n' });
     const old = r.ok("snapshot", "-m", "old").id;
     sandbox.applyToProcess();
-    const engine = await Engine.open(r.dir);
+    const engine = await StoreContext.open(r.dir);
     expect(await maybeRunRetention(engine)).toBe("skipped"); // a new store starts the clock
     expect(await maybeRunRetention(engine)).toBe("skipped");
     writeFileSync(

@@ -1,5 +1,5 @@
 import { afterAll } from "vitest";
-import { openWorkspace, type Workspace } from "../../src/api.js";
+import { openWorkspace, type Workspace } from "../../src/workspace.js";
 import type { TurnEnded } from "../../src/types.js";
 import { Repo, Sandbox } from "../helpers/repo.js";
 

@@ -6,7 +6,6 @@ import type { AgentName } from "../../integrations/event.js";
 import { AGENTS, readStdin, runHook } from "../../integrations/hook.js";
 import { install, uninstall } from "../../integrations/install.js";
 // For its effect: `doctor` shows hook failures.
-import "../../integrations/register.js";
 import { hookCommand, type Scope, SPECS } from "../../integrations/specs.js";
 import { type GlobalOptions, globalsOf, withGlobals } from "../context.js";
 import { color } from "../output.js";

@@ -2,6 +2,7 @@ import { cancel, confirm, intro, isCancel, note, outro, select } from "@clack/pr
 import { GhostcommitError } from "../../errors.js";
 import type { RewindReport, SessionHandle, TurnRecord } from "../../types.js";
 import { age, type CommandOutput, color, counted, formatCount, nFiles, turnList } from "../output.js";
+import { hardSkips } from "./restore.js";
 
 /** One line of the turn picker. */
 export interface TurnChoice {
@@ -104,7 +105,7 @@ export async function pickAndRewind(
   return {
     json: report,
     human: () => "",
-    exitCode: report.skipped.some((s) => s.reason !== "excluded") ? 1 : 0,
+    exitCode: hardSkips(report) ? 1 : 0,
   };
 }
 
@@ -113,7 +114,7 @@ function refusal(error: GhostcommitError): boolean {
 }
 
 function refusalText(error: GhostcommitError): string {
-  const conflicts = Array.isArray(error.data.conflicts) ? (error.data.conflicts as string[]) : [];
+  const conflicts = GhostcommitError.is(error, "conflict") ? error.data.conflicts : [];
   if (conflicts.length === 0) return error.message;
   const shown = conflicts.slice(0, 15).map((p) => `changed since: ${p}`);
   if (conflicts.length > 15) shown.push(`… and ${conflicts.length - 15} more`);

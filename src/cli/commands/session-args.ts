@@ -1,4 +1,4 @@
-import type { Workspace } from "../../api.js";
+import type { Workspace } from "../../workspace.js";
 import { GhostcommitError } from "../../errors.js";
 import type { SessionHandle } from "../../types.js";
 

@@ -4,7 +4,6 @@ import {
   type HookAction,
   type HookEvent,
   type Payload,
-  promptPreview,
   obj,
   str,
 } from "../event.js";
@@ -19,7 +18,7 @@ const EDIT_TOOLS: Record<string, string> = {
 };
 
 /**
- * Claude Code hook payloads (INTEGRATIONS.md §1). Cursor can run Claude Code hooks from
+ * Claude Code hook payloads (Claude Code's hooks reference). Cursor can run Claude Code hooks from
  * `.claude/settings*.json`, so a payload with Cursor's fields is handed to the Cursor parser.
  */
 export function parseClaude(payload: Payload): HookEvent {
@@ -40,7 +39,7 @@ export function parseClaude(payload: Payload): HookEvent {
 function claudeAction(name: string, payload: Payload): HookAction {
   switch (name) {
     case "UserPromptSubmit":
-      return { kind: "begin", prompt: promptPreview(str(payload, "prompt")) };
+      return { kind: "begin", prompt: str(payload, "prompt") ?? "" };
     case "PreToolUse": {
       const key = EDIT_TOOLS[str(payload, "tool_name") ?? ""];
       const file = key

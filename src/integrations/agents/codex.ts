@@ -4,7 +4,6 @@ import {
   type HookAction,
   type HookEvent,
   type Payload,
-  promptPreview,
   obj,
   str,
 } from "../event.js";
@@ -32,7 +31,7 @@ function patchText(input: Payload | undefined): string {
 }
 
 /**
- * Codex hook payloads (INTEGRATIONS.md §2): session = `session_id`, turn = `turn_id`.
+ * Codex hook payloads (Codex's hooks documentation): session = `session_id`, turn = `turn_id`.
  * Nothing is printed: plain stdout becomes model context on UserPromptSubmit and is an error on Stop.
  */
 export function parseCodex(payload: Payload): HookEvent {
@@ -67,7 +66,7 @@ function editedPaths(payload: Payload): string[] | null {
 function codexAction(name: string, payload: Payload): HookAction {
   switch (name) {
     case "UserPromptSubmit":
-      return { kind: "begin", turn: str(payload, "turn_id"), prompt: promptPreview(str(payload, "prompt")) };
+      return { kind: "begin", turn: str(payload, "turn_id"), prompt: str(payload, "prompt") ?? "" };
     case "PreToolUse": {
       const paths = editedPaths(payload) ?? [];
       return paths.length > 0 ? { kind: "touch", paths } : { kind: "none" };

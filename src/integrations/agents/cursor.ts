@@ -1,4 +1,4 @@
-import { type HookAction, type HookEvent, type Payload, promptPreview, str } from "../event.js";
+import { type HookAction, type HookEvent, type Payload, str } from "../event.js";
 
 /** Cursor sends `conversation_id`/`generation_id` where Claude Code and Codex send `session_id`. */
 export function isCursorPayload(payload: Payload): boolean {
@@ -9,7 +9,7 @@ export function isCursorPayload(payload: Payload): boolean {
 export const CURSOR_CONTINUE = '{"continue":true}';
 
 /**
- * Cursor hook payloads (INTEGRATIONS.md §3): session = `conversation_id`, turn = `generation_id`,
+ * Cursor hook payloads (Cursor's hooks documentation): session = `conversation_id`, turn = `generation_id`,
  * workspace = `workspace_roots[0]`. Claude-style event names are accepted too, for Cursor running
  * Claude Code hooks ("third-party configs").
  */
@@ -37,7 +37,7 @@ function cursorAction(name: string, payload: Payload): HookAction {
       return {
         kind: "begin",
         turn: str(payload, "generation_id"),
-        prompt: promptPreview(str(payload, "prompt")),
+        prompt: str(payload, "prompt") ?? "",
       };
     case "afterFileEdit": {
       const file = str(payload, "file_path");

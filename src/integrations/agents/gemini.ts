@@ -1,18 +1,10 @@
-import {
-  endAction,
-  type HookAction,
-  type HookEvent,
-  type Payload,
-  promptPreview,
-  obj,
-  str,
-} from "../event.js";
+import { endAction, type HookAction, type HookEvent, type Payload, obj, str } from "../event.js";
 
 /** Gemini CLI tools that write files; both name the path `file_path`. */
 const EDIT_TOOLS = new Set(["write_file", "replace"]);
 
 /**
- * Gemini CLI hook payloads (INTEGRATIONS.md §4). Turns are numbered by ghostcommit (1, 2, …).
+ * Gemini CLI hook payloads (Gemini CLI's hooks documentation). Turns are numbered by ghostcommit (1, 2, …).
  * Gemini parses stdout as JSON and shows anything else to the user, so every answer is `{}`.
  */
 export function parseGemini(payload: Payload): HookEvent {
@@ -31,7 +23,7 @@ export function parseGemini(payload: Payload): HookEvent {
 function geminiAction(name: string, payload: Payload): HookAction {
   switch (name) {
     case "BeforeAgent":
-      return { kind: "begin", prompt: promptPreview(str(payload, "prompt")) };
+      return { kind: "begin", prompt: str(payload, "prompt") ?? "" };
     case "BeforeTool": {
       const input = obj(payload, "tool_input");
       const file = EDIT_TOOLS.has(str(payload, "tool_name") ?? "")

@@ -3,19 +3,21 @@ import { existsSync, openSync, closeSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Settings } from "../config.js";
-import type { Engine } from "../engine.js";
-import { collectGarbage, type GcOutcome, type GcPolicy } from "../maintenance/gc.js";
-import { readJson, writeFileAtomic } from "../store/layout.js";
+import type { StoreContext } from "../store/context.js";
+import { collectGarbage, type GcOutcome, type GcPolicy } from "./gc.js";
+import { STORE_FILES, readJson, writeFileAtomic } from "../store/layout.js";
 import type { StoredSnapshot } from "../store/store.js";
 
 const DAY_MS = 24 * 3600 * 1000;
-const STAMP = "retention.json";
 
 /**
  * Snapshots retention must keep whatever the policy says: the newest turn snapshots of every
  * session active in the last day. (The latest restore's safety snapshot is kept by gc itself.)
  */
-export async function protectedSnapshots(_engine: Engine, snapshots: StoredSnapshot[]): Promise<Set<string>> {
+export async function protectedSnapshots(
+  _engine: StoreContext,
+  snapshots: StoredSnapshot[],
+): Promise<Set<string>> {
   const keep = new Set<string>();
   const dayAgoMicros = (Date.now() - DAY_MS) * 1000;
   const newestPerSession = new Map<string, StoredSnapshot[]>();
@@ -35,28 +37,28 @@ export async function protectedSnapshots(_engine: Engine, snapshots: StoredSnaps
   return keep;
 }
 
-/** The retention policy of SPEC §3 from the workspace's settings: expire by age, then by store size. */
+/** The retention policy from the workspace's settings: expire by age, then by store size. */
 export function retentionPolicy(settings: Settings, now = Date.now()): GcPolicy {
   return { olderThan: now - settings.retentionDays * DAY_MS, maxBytes: settings.maxStoreBytes };
 }
 
 /** Runs the retention policy now (what `gc` without flags does). */
-export function runRetention(engine: Engine): Promise<GcOutcome> {
+export function runRetention(engine: StoreContext): Promise<GcOutcome> {
   return collectGarbage(engine, retentionPolicy(engine.settings), (s) => protectedSnapshots(engine, s));
 }
 
 /**
  * Retention that runs by itself, after a turn ends: at most once a day per store, tracked by a
  * timestamp file, so the common path costs one small read. The run itself (it may repack) goes
- * to a detached `ghostcommit gc` process so the agent never waits for it; its errors go to the
+ * to a detached worker process so the agent never waits for it; its errors go to the
  * store's log. Returns what it did.
  */
 export async function maybeRunRetention(
-  engine: Engine,
+  engine: StoreContext,
   now = Date.now(),
 ): Promise<"skipped" | "started" | "ran"> {
   try {
-    const file = path.join(engine.paths.dir, STAMP);
+    const file = path.join(engine.paths.dir, STORE_FILES.retention);
     const stamp = await readJson<{ lastRun?: number }>(file, {});
     const due = typeof stamp.lastRun === "number" && now - stamp.lastRun >= DAY_MS;
     if (typeof stamp.lastRun === "number" && !due) return "skipped";
@@ -71,15 +73,15 @@ export async function maybeRunRetention(
   }
 }
 
-function startDetachedGc(engine: Engine): boolean {
-  // dist/session/retention.js, or the bundled dist/ghostcommit.mjs beside dist/cli/.
-  const cli = ["../cli/main.js", "./cli/main.js"]
+function startDetachedGc(engine: StoreContext): boolean {
+  // dist/maintenance/retention.js, or the bundled CLI dist/ghostcommit.mjs beside dist/maintenance/.
+  const worker = ["./gc-worker.js", "./maintenance/gc-worker.js"]
     .map((rel) => fileURLToPath(new URL(rel, import.meta.url)))
     .find((file) => existsSync(file));
-  if (!cli) return false;
+  if (!worker) return false;
   const log = openSync(engine.paths.logFile, "a", 0o600);
   try {
-    const child = spawn(process.execPath, [cli, "gc", "-C", engine.root, "--store", engine.refs.kind], {
+    const child = spawn(process.execPath, [worker, engine.root, engine.refs.kind], {
       cwd: engine.root,
       detached: true,
       stdio: ["ignore", "ignore", log],

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { afterAll } from "vitest";
-import { type Repo, Sandbox } from "../helpers/repo.js";
+import { type Repo, Sandbox } from "./repo.js";
 
 /** One sandbox per test file (each test makes its own uniquely named repository in it). */
 export function fileSandbox(): { sandbox: Sandbox; repo: (files?: Record<string, string>) => Repo } {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { fileSandbox, filesOf, gitDirDigest, mtimeNs, workDigest } from "./support.js";
+import { fileSandbox, filesOf, gitDirDigest, mtimeNs, workDigest } from "../helpers/support.js";
 
 const { sandbox, repo } = fileSandbox();
 

@@ -2,7 +2,7 @@ import { chmodSync, lstatSync, mkdirSync, rmSync, symlinkSync, writeFileSync } f
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openWorkspace } from "../../src/index.js";
-import { fileSandbox, workDigest } from "./support.js";
+import { fileSandbox, workDigest } from "../helpers/support.js";
 
 const { sandbox, repo } = fileSandbox();
 sandbox.applyToProcess();

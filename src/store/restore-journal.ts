@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { fsPath, parentOf, type RelPath } from "../paths.js";
-import { isPlainObject, readJson, type StorePaths, writeFileAtomic } from "../store/layout.js";
+import { isPlainObject, readJson, type StorePaths, writeFileAtomic } from "./layout.js";
+import { alive } from "../util/process.js";
 
 /**
  * Leftovers of processes that died (kill -9, power loss): restore temp files in the workspace,
@@ -40,17 +41,6 @@ export function journalFile(paths: StorePaths, pid = process.pid): string {
 
 export function interruptedDir(paths: StorePaths): string {
   return path.join(paths.dir, "interrupted");
-}
-
-/** Whether a process with this pid runs on this machine. */
-export function alive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 /** The temp file name a restore writes beside `name` before renaming it into place. */

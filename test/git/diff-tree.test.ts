@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isAbsentMode, parseRawDiff } from "../../../src/git/diff-tree.js";
+import { isAbsentMode, parseRawDiff } from "../../src/git/diff-tree.js";
 
 const A = "a".repeat(40);
 const B = "b".repeat(40);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseStatusV2 } from "../../../src/git/status.js";
+import { parseStatusV2 } from "../../src/git/status.js";
 
 const H = "a".repeat(40);
 const I = "b".repeat(40);

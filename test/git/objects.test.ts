@@ -10,8 +10,8 @@ import {
   parseTree,
   serializeTree,
   type TreeEntry,
-} from "../../../src/git/objects.js";
-import { Sandbox } from "../../helpers/repo.js";
+} from "../../src/git/objects.js";
+import { Sandbox } from "../helpers/repo.js";
 
 const sandbox = new Sandbox();
 afterAll(() => sandbox.cleanup());

@@ -1,4 +1,4 @@
-import type { CatFile } from "../git/cat-file.js";
+import type { CatFile } from "./cat-file.js";
 import {
   EMPTY_TREE,
   type LooseObjectWriter,
@@ -6,7 +6,8 @@ import {
   parseTree,
   serializeTree,
   type TreeEntry,
-} from "../git/objects.js";
+  treeOfCommit,
+} from "./objects.js";
 import type { RelPath } from "../paths.js";
 
 /** A file's state in a tree: mode and blob (or gitlink) id. */
@@ -140,7 +141,5 @@ export async function entryAt(cat: CatFile, tree: string | null, path: RelPath):
 
 /** The root tree of a commit. */
 export async function commitTree(cat: CatFile, commit: string): Promise<string> {
-  const body = (await cat.readExpect(commit, "commit")).toString("latin1");
-  const match = /^tree ([0-9a-f]{40})/.exec(body);
-  return match ? match[1] : EMPTY_TREE;
+  return treeOfCommit(await cat.readExpect(commit, "commit")) ?? EMPTY_TREE;
 }

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, unlinkSync, utimesSync, writeFil
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Repo } from "../helpers/repo.js";
-import { fileSandbox, filesOf, gitDirDigest, workDigest } from "./support.js";
+import { fileSandbox, filesOf, gitDirDigest, workDigest } from "../helpers/support.js";
 
 const { sandbox, repo } = fileSandbox();
 

@@ -1,8 +1,8 @@
 import { type BigIntStats, promises as fs } from "node:fs";
-import { HashCache } from "../capture/hash-cache.js";
-import { hasUnsafeAncestor, modeOf } from "../capture/read-worktree.js";
-import type { FileState } from "../capture/tree-edit.js";
-import type { Engine } from "../engine.js";
+import { HashCache } from "./hash-cache.js";
+import { hasUnsafeAncestor, modeOf } from "./read-worktree.js";
+import type { FileState } from "../git/trees.js";
+import type { StoreContext } from "../store/context.js";
 import { objectId } from "../git/objects.js";
 import { fsPath, type RelPath } from "../paths.js";
 
@@ -13,7 +13,7 @@ import { fsPath, type RelPath } from "../paths.js";
  * the authoritative check against the safety snapshot decides those.
  */
 export async function worktreeStates(
-  engine: Engine,
+  engine: StoreContext,
   paths: RelPath[],
 ): Promise<Map<RelPath, FileState | null | undefined>> {
   const cache = new HashCache(engine.paths.dir);
@@ -24,7 +24,7 @@ export async function worktreeStates(
 }
 
 async function stateOf(
-  engine: Engine,
+  engine: StoreContext,
   cache: HashCache,
   rel: RelPath,
 ): Promise<FileState | null | undefined> {

@@ -1,6 +1,6 @@
-import type { FileState } from "../capture/tree-edit.js";
-import type { CatFile } from "../git/cat-file.js";
-import { MODE, parseTree, type TreeEntry } from "../git/objects.js";
+import type { FileState } from "./trees.js";
+import type { CatFile } from "./cat-file.js";
+import { MODE, parseTree, type TreeEntry } from "./objects.js";
 import type { RelPath } from "../paths.js";
 
 /**

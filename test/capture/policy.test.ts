@@ -6,8 +6,8 @@ import {
   ghostignoreMatch,
   largeDirCandidates,
   type UntrackedPolicyInput,
-} from "../../../src/capture/policy.js";
-import { DEFAULT_SETTINGS } from "../../../src/config.js";
+} from "../../src/capture/policy.js";
+import { DEFAULT_SETTINGS } from "../../src/config.js";
 
 const deps = new Set(DEFAULT_SETTINGS.dependencyDirs);
 const many = (dir: string, n: number) => Array.from({ length: n }, (_, i) => `${dir}/f${i}`);

@@ -1,5 +1,3 @@
-#!/usr/bin/env node
-import "./epipe.js";
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { GhostcommitError } from "../errors.js";
@@ -15,8 +13,6 @@ import { emit, emitError } from "./output.js";
 import type { Action } from "./runner.js";
 import { trace } from "../util/trace.js";
 import { extraCommands } from "./registry.js";
-
-const wantsJson = process.argv.includes("--json");
 
 const run: Action =
   (body) =>
@@ -63,25 +59,28 @@ export function buildProgram(): Command {
   return program;
 }
 
-async function main(): Promise<void> {
+/**
+ * Runs one command line (`argv` as in process.argv: node, script, then arguments) and returns
+ * the exit status. Output goes to process.stdout and process.stderr.
+ */
+export async function runCli(argv: string[]): Promise<number> {
   trace("cli: loaded");
+  const wantsJson = argv.includes("--json");
   const program = buildProgram();
-  if (process.argv.length <= 2) {
+  if (argv.length <= 2) {
     process.stderr.write(program.helpInformation());
-    process.exitCode = 2;
-    return;
+    return 2;
   }
+  process.exitCode = undefined;
   try {
-    await program.parseAsync(process.argv);
+    await program.parseAsync(argv);
+    return Number(process.exitCode ?? 0);
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.exitCode === 0) return; // --help, --version
+      if (error.exitCode === 0) return 0; // --help, --version
       const message = error.message.replace(/^error: /, "");
-      process.exitCode = emitError(new GhostcommitError("usage", message), wantsJson);
-      return;
+      return emitError(new GhostcommitError("usage", message), wantsJson);
     }
-    process.exitCode = emitError(error, wantsJson);
+    return emitError(error, wantsJson);
   }
 }
-
-await main();

@@ -1,8 +1,9 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { dataHome } from "../config.js";
-import type { Engine } from "../engine.js";
-import type { DoctorCheck } from "../maintenance/doctor.js";
+import type { StoreContext } from "../store/context.js";
+import type { DoctorProblem } from "../types.js";
+import type { DoctorCheck } from "./doctor.js";
 
 /** One line of the hook log (JSON Lines). */
 export interface HookLogEntry {
@@ -84,8 +85,8 @@ function concerns(entry: HookLogEntry, root: string): boolean {
  * those that concern this workspace or are from the last hour, so one bad event elsewhere does not
  * fail every workspace's doctor for a week.
  */
-export const checkHookLog: DoctorCheck = async (engine: Engine) => {
-  const problems = [];
+export const checkHookLog: DoctorCheck = async (engine: StoreContext) => {
+  const problems: DoctorProblem[] = [];
   const now = Date.now();
   for (const file of [engine.paths.logFile, globalHookLog()]) {
     let errors = await recentErrors(file, now);

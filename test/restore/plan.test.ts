@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MODE } from "../../../src/git/objects.js";
-import { type PathChange, type PlanInput, planRestore, proveAbsent } from "../../../src/restore/plan.js";
+import { MODE } from "../../src/git/objects.js";
+import { type PathChange, type PlanInput, planRestore, proveAbsent } from "../../src/restore/plan.js";
 
 const f = (oid: string, mode: string = MODE.file) => ({ mode, oid: oid.padEnd(40, "0") });
 

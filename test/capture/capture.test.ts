@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { excludedAt, fileSandbox, filesOf } from "./support.js";
+import { excludedAt, fileSandbox, filesOf } from "../helpers/support.js";
 
 const { sandbox, repo } = fileSandbox();
 

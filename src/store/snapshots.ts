@@ -1,9 +1,12 @@
-import type { Engine } from "../engine.js";
+import path from "node:path";
+import { linkBorrowedObjects } from "./borrow.js";
+import type { StoreContext } from "./context.js";
+import { trace } from "../util/trace.js";
 import { GhostcommitError } from "../errors.js";
 import type { CatFile } from "../git/cat-file.js";
-import { LooseObjectWriter, serializeCommit } from "../git/objects.js";
-import { decodeMessage, encodeMessage, type SnapshotMeta } from "../store/metadata.js";
-import type { StoredSnapshot } from "../store/store.js";
+import { LooseObjectWriter, serializeCommit, treeOfCommit } from "../git/objects.js";
+import { decodeMessage, encodeMessage, type SnapshotMeta } from "./metadata.js";
+import type { StoredSnapshot } from "./store.js";
 
 /**
  * Reads one snapshot straight from its commit object: no ref listing, so the cost does not grow
@@ -13,7 +16,7 @@ export async function readSnapshot(cat: CatFile, id: string): Promise<StoredSnap
   const object = await cat.read(id);
   if (object?.type !== "commit") return null;
   const body = object.content.toString("utf8");
-  const tree = /^tree ([0-9a-f]{40})/.exec(body)?.[1];
+  const tree = treeOfCommit(body);
   const split = body.indexOf("\n\n");
   const meta = split === -1 ? null : decodeMessage(body.slice(split + 2));
   return tree && meta ? { id, tree, meta } : null;
@@ -41,10 +44,20 @@ export async function requireSnapshot(
   return snapshot;
 }
 
-/** Commits a tree with the given metadata and makes it reachable, like Engine.snapshot does. */
-export async function writeSnapshot(engine: Engine, tree: string, meta: SnapshotMeta): Promise<string> {
-  const writer = new LooseObjectWriter(engine.refs.objectsDir);
-  const parents = engine.refs.kind === "repo" && meta.parent ? [meta.parent] : [];
+/**
+ * Commits a tree with the given metadata and makes it reachable: the one place a snapshot commit
+ * is written. With `linkBorrowed`, objects borrowed from the user's repository are hard-linked
+ * into the shadow store first, so the snapshot survives the user's gc (needed after a capture,
+ * which may reference user objects the store has never seen).
+ */
+export async function writeSnapshot(
+  store: StoreContext,
+  tree: string,
+  meta: SnapshotMeta,
+  options: { linkBorrowed?: boolean } = {},
+): Promise<string> {
+  const writer = new LooseObjectWriter(store.refs.objectsDir);
+  const parents = store.refs.kind === "repo" && meta.parent ? [meta.parent] : [];
   const body = serializeCommit({
     tree,
     parents,
@@ -52,6 +65,16 @@ export async function writeSnapshot(engine: Engine, tree: string, meta: Snapshot
     message: encodeMessage(meta),
   });
   const id = await writer.write("commit", body);
-  await engine.refs.add(id);
+  trace("snapshot: commit written");
+  if (options.linkBorrowed && store.refs.kind === "shadow" && store.location.commonDir) {
+    await linkBorrowedObjects(
+      store.paths.dir,
+      store.paths.objectsDir,
+      path.join(store.location.commonDir, "objects"),
+    );
+    trace("snapshot: borrowed objects linked");
+  }
+  await store.refs.add(id);
+  trace("snapshot: ref created");
   return id;
 }

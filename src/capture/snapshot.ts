@@ -1,0 +1,70 @@
+import type { CatFile } from "../git/cat-file.js";
+import { LooseObjectWriter } from "../git/objects.js";
+import type { RelPath } from "../paths.js";
+import type { StoreContext } from "../store/context.js";
+import { newNonce, nowMicros, type SnapshotMeta } from "../store/metadata.js";
+import { cleanLeftovers } from "../store/restore-journal.js";
+import type { StoredSnapshot } from "../store/store.js";
+import { writeSnapshot } from "../store/snapshots.js";
+import type { CaptureContext, Captured } from "./context.js";
+import { captureGit } from "./git-capture.js";
+import { HashCache } from "./hash-cache.js";
+import { capturePlain } from "./plain-capture.js";
+
+/** Extra facts recorded with a snapshot. */
+export interface SnapshotExtras {
+  kind?: SnapshotMeta["kind"];
+  message?: string;
+  session?: string;
+  turn?: string;
+  guards?: string;
+}
+
+/** Captures the workspace as a tree (no commit, no ref). */
+export async function captureTree(store: StoreContext, cat: CatFile, includes: RelPath[]): Promise<Captured> {
+  // A restore killed half-way may have left temp files in the workspace: remove them before
+  // they could be captured (only those of dead processes; cheap when there are none).
+  await cleanLeftovers(store.paths, store.root);
+  const cache = new HashCache(store.paths.dir);
+  await cache.load();
+  const ctx: CaptureContext = {
+    location: store.location,
+    paths: store.paths,
+    settings: store.settings,
+    writer: new LooseObjectWriter(store.refs.objectsDir),
+    cat,
+    cache,
+    readEnv: store.readEnv,
+  };
+  const captured =
+    store.location.kind === "git" ? await captureGit(ctx, includes) : await capturePlain(ctx, includes);
+  await cache.save().catch(() => {});
+  return captured;
+}
+
+/** Takes a snapshot: capture, then commit it and make it reachable. */
+export async function takeSnapshot(
+  store: StoreContext,
+  cat: CatFile,
+  includes: RelPath[],
+  extras: SnapshotExtras = {},
+): Promise<StoredSnapshot> {
+  store.assertEnabled();
+  const captured = await captureTree(store, cat, includes);
+  const meta: SnapshotMeta = {
+    v: 1,
+    t: nowMicros(),
+    kind: extras.kind ?? "snapshot",
+    message: extras.message ?? "snapshot",
+    parent: captured.parent,
+    fileCount: captured.fileCount,
+    excluded: captured.excluded,
+    included: captured.included,
+    nonce: newNonce(),
+  };
+  if (extras.session !== undefined) meta.session = extras.session;
+  if (extras.turn !== undefined) meta.turn = extras.turn;
+  if (extras.guards !== undefined) meta.guards = extras.guards;
+  const id = await writeSnapshot(store, captured.tree, meta, { linkBorrowed: true });
+  return { id, tree: captured.tree, meta };
+}

@@ -1,0 +1,72 @@
+import { loadSettings, type Settings, type StoreKind } from "../config.js";
+import { GhostcommitError } from "../errors.js";
+import { CatFile } from "../git/cat-file.js";
+import { locateWorkspace, type WorkspaceLocation } from "../git/repository.js";
+import path from "node:path";
+import { withSharedLock } from "../util/lock.js";
+import { ensureStore, STORE_FILES, type StorePaths, storePaths } from "./layout.js";
+import { SnapshotRefs } from "./store.js";
+
+/**
+ * One workspace opened with its settings and its store: what every operation above the store
+ * layer works with. Opening reads only; the store is created by the first write. Operations open git helpers for their own duration and close them.
+ */
+export class StoreContext {
+  private constructor(
+    readonly location: WorkspaceLocation,
+    readonly settings: Settings,
+    readonly paths: StorePaths,
+    readonly refs: SnapshotRefs,
+  ) {}
+
+  static async open(cwd: string, overrides: Partial<Settings> = {}): Promise<StoreContext> {
+    const location = await locateWorkspace(cwd);
+    const settings = loadSettings(location.root, overrides);
+    const kind: StoreKind = location.kind === "plain" && !overrides.store ? "shadow" : settings.store;
+    const paths = storePaths(location);
+    const refs = new SnapshotRefs(kind, paths, location);
+    return new StoreContext(location, settings, paths, refs);
+  }
+
+  get root(): string {
+    return this.location.root;
+  }
+
+  /** Environment for git commands that read objects (the store's git dir sees the user's objects). */
+  get readEnv(): NodeJS.ProcessEnv {
+    return { GIT_DIR: this.paths.gitDir };
+  }
+
+  assertEnabled(): void {
+    if (!this.settings.enabled) {
+      throw new GhostcommitError("disabled", `ghostcommit is disabled for ${this.root} (enabled: false)`);
+    }
+  }
+
+  /**
+   * Runs work that writes objects or refs. gc waits for such work to finish before it prunes,
+   * and such work waits while gc runs, so gc can prune unreachable objects at once without
+   * taking an object a snapshot being written still needs.
+   */
+  async writing<T>(work: () => Promise<T>): Promise<T> {
+    // The store is created by the first write, so a command refused for its arguments, or one
+    // that only reads, never leaves a store behind.
+    this.assertEnabled();
+    await ensureStore(this.paths, this.location);
+    return withSharedLock(
+      path.join(this.paths.dir, STORE_FILES.writersDir),
+      path.join(this.paths.dir, STORE_FILES.gcLock),
+      work,
+    );
+  }
+
+  /** Runs work with an object reader that is closed afterwards. */
+  async withReader<T>(work: (cat: CatFile) => Promise<T>): Promise<T> {
+    const cat = new CatFile(this.paths.dir, this.readEnv);
+    try {
+      return await work(cat);
+    } finally {
+      cat.close();
+    }
+  }
+}

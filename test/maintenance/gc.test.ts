@@ -1,0 +1,44 @@
+import { execFileSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { Sandbox } from "../helpers/repo.js";
+
+/** Loose and packed bytes of the shadow store, as git counts them. */
+function storeBytes(sandbox: Sandbox, gitDir: string): number {
+  const text = execFileSync("git", ["count-objects", "-v"], {
+    env: { ...sandbox.env, GIT_DIR: gitDir },
+  }).toString();
+  const kib = (key: string) => Number(new RegExp(`^${key}: (\\d+)`, "m").exec(text)?.[1] ?? 0);
+  return (kib("size") + kib("size-pack")) * 1024;
+}
+
+describe("gc", () => {
+  it("frees the content of expired snapshots at once, not ten minutes later", () => {
+    const sandbox = new Sandbox();
+    const repo = sandbox.repo();
+    // 30 snapshots of 200 KB of fresh, incompressible untracked content each
+    for (let i = 0; i < 30; i++) {
+      repo.write({ "data.bin": execFileSync("head", ["-c", "200000", "/dev/urandom"]).toString("base64") });
+      repo.ok("snapshot");
+    }
+    const report = repo.ok("gc", "--keep", "1");
+    expect(report.dropped).toHaveLength(29);
+    expect(report.kept).toHaveLength(1);
+    // what is left is about one snapshot's content, not thirty
+    expect(report.bytesAfter).toBeLessThan(report.bytesBefore / 5);
+    const gitDir = execFileSync("find", [
+      sandbox.env.GHOSTCOMMIT_HOME!,
+      "-maxdepth",
+      "3",
+      "-name",
+      "git",
+      "-type",
+      "d",
+    ])
+      .toString()
+      .trim();
+    expect(storeBytes(sandbox, gitDir)).toBeLessThan(2 * 280_000);
+    // the kept snapshot is whole
+    const restore = repo.ok("restore", report.kept[0], "--dry-run");
+    expect(restore.dryRun).toBe(true);
+  });
+});
