@@ -149,6 +149,8 @@ export interface TurnRecord {
   state: "open" | "done" | "rewound";
   startedAt: string;
   endedAt?: string;
+  /** Changed paths the turn may not have changed itself (an interrupt, an overlapping session): rewinding them needs force. */
+  uncertain?: string[];
 }
 
 export interface SessionSummary {

@@ -83,6 +83,7 @@ export function toTurnRecord(turn: TurnState): TurnRecord {
     startedAt: isoFromMicros(turn.startedAt),
   };
   if (turn.endedAt !== undefined) record.endedAt = isoFromMicros(turn.endedAt);
+  if (turn.uncertain.size > 0) record.uncertain = [...turn.uncertain].map(displayPath);
   return record;
 }
 

@@ -134,9 +134,9 @@ export async function withSharedLock<T>(
   const file = path.join(dir, `${process.pid}-${token}.lock`);
   const deadline = Date.now() + timeoutMs;
   let delay = 5;
-  await fs.mkdir(dir, { recursive: true });
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
   for (;;) {
-    await fs.writeFile(file, JSON.stringify(owner));
+    await fs.writeFile(file, JSON.stringify(owner), { mode: 0o600 });
     if ((await isStale(exclusiveFile)) === "absent" || (await takeOverIfStale(exclusiveFile))) break;
     await fs.rm(file, { force: true }); // step back so the exclusive holder can go on
     if (Date.now() > deadline) {

@@ -89,6 +89,7 @@ describe.each(SCRIPTS)("$agent hooks in a real session", (script) => {
       [script.turnId(3), "done"],
     ]);
     expect(turns[0].changed).toEqual(["README.md", "packages/x/.env", ...(blocked ? ["src/new.js"] : [])]);
+    expect(turns[1].uncertain).toEqual(["notes.md"]);
     const uncertain = repo.cli(["rewind", "--session", s, "--to", script.turnId(2), "--json"]);
     expect(uncertain.status).toBe(3);
     expect(uncertain.json.conflicts).toEqual(["notes.md"]);
