@@ -25,6 +25,11 @@ export interface Settings {
   retentionDays: number;
   /** Past this store size the oldest snapshots expire first. */
   maxStoreBytes: number;
+  /**
+   * Git workspaces: "capture" captures nested repositories and submodules by their own rules;
+   * "exclude" reports them as `nested-repo`. (Plain directories always capture them.)
+   */
+  nestedRepos: "exclude" | "capture";
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -49,6 +54,7 @@ export const DEFAULT_SETTINGS: Settings = {
   budgetBytes: 2 * 1024 * 1024 * 1024,
   retentionDays: 30,
   maxStoreBytes: 2 * 1024 * 1024 * 1024,
+  nestedRepos: "exclude",
 };
 
 /** The per-workspace config file name. */
@@ -115,6 +121,10 @@ export function validateSettings(value: unknown, source: string): Partial<Settin
       case "maxStoreBytes":
         if (typeof raw !== "number" || !Number.isFinite(raw) || raw < 0) throw bad("a non-negative number");
         out[key] = raw;
+        break;
+      case "nestedRepos":
+        if (raw !== "exclude" && raw !== "capture") throw bad('"exclude" or "capture"');
+        out.nestedRepos = raw;
         break;
       case "$schema":
         break;

@@ -74,6 +74,13 @@ export interface SnapshotOptions {
 
 export interface RestoreOptions {
   dryRun?: boolean;
+  /** Only these paths (relative to the workspace; a directory names everything below it). */
+  paths?: string[];
+}
+
+export interface DiffOptions {
+  /** Only these paths (relative to the workspace; a directory names everything below it). */
+  paths?: string[];
 }
 
 export interface GcOptions {
@@ -147,6 +154,8 @@ export interface TurnRecord {
   after: string | null;
   changed: string[];
   state: "open" | "done" | "rewound";
+  /** Paths of a `done` turn put back by a rewind limited to some paths (not redone since). */
+  rewoundPaths?: string[];
   startedAt: string;
   endedAt?: string;
   /** Changed paths the turn may not have changed itself (an interrupt, an overlapping session): rewinding them needs force. */
@@ -164,12 +173,16 @@ export interface RewindOptions {
   to: string;
   dryRun?: boolean;
   force?: boolean;
+  /** Only these paths (relative to the workspace; a directory names everything below it). */
+  paths?: string[];
 }
 
 export interface RewindReport {
   session: string;
   to: string;
   rewoundTurns: string[];
+  /** Set when the rewind was limited to these paths (its turns stay `done`). */
+  paths?: string[];
   written: string[];
   deleted: string[];
   skipped: { path: string; reason: SkipReason }[];

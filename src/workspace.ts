@@ -5,7 +5,8 @@ import { StoreContext } from "./store/context.js";
 import { GhostcommitError } from "./errors.js";
 import { runGit } from "./git/exec.js";
 import { MODE } from "./git/objects.js";
-import { displayPath, relFromBytes, resolveInside } from "./paths.js";
+import { displayPath, relBytes, relFromBytes, resolveInside } from "./paths.js";
+import { isNamed, resolveNamedPaths } from "./restore/path-filter.js";
 import { diffTrees, displayOutcome, restoreSnapshot } from "./restore/restore.js";
 import type { StoredExclusion } from "./store/metadata.js";
 import { isoFromMicros } from "./store/metadata.js";
@@ -21,6 +22,7 @@ import type {
   GcOptions,
   GcReport,
   DiffEntry,
+  DiffOptions,
   Excluded,
   OpenOptions,
   RestoreOptions,
@@ -116,30 +118,43 @@ export class Workspace {
     return { ...toSnapshot(stored), files: splitNul(result.stdout).map((b) => displayPath(relFromBytes(b))) };
   }
 
-  /** Changes from snapshot `id` to snapshot `id2`, or to the working tree when `id2` is omitted. */
-  async diff(id: string, id2?: string): Promise<DiffEntry[]> {
-    const changes = await this.withTrees(id, id2, (from, to) => diffTrees(this.engine, from, to));
-    return changes.map((c) => {
-      const status: DiffEntry["status"] =
-        c.status === "A"
-          ? "added"
-          : c.status === "D"
-            ? "deleted"
-            : c.status === "T"
-              ? "type-changed"
-              : "modified";
-      const entry: DiffEntry = { path: displayPath(c.path), status };
-      if (c.status !== "A") entry.oldMode = c.oldMode;
-      if (c.status !== "D") entry.newMode = c.newMode;
-      return entry;
-    });
+  /**
+   * Changes from snapshot `id` to snapshot `id2`, or to the working tree when `id2` is omitted;
+   * `paths` (relative to the workspace) limits it to those paths and everything below them.
+   */
+  async diff(id: string, id2?: string, options: DiffOptions = {}): Promise<DiffEntry[]> {
+    const named = resolveNamedPaths(this.root, options.paths);
+    const all = await this.withTrees(id, id2, (from, to) => diffTrees(this.engine, from, to));
+    return all
+      .filter((c) => isNamed(c.path, named))
+      .map((c) => {
+        const status: DiffEntry["status"] =
+          c.status === "A"
+            ? "added"
+            : c.status === "D"
+              ? "deleted"
+              : c.status === "T"
+                ? "type-changed"
+                : "modified";
+        const entry: DiffEntry = { path: displayPath(c.path), status };
+        if (c.status !== "A") entry.oldMode = c.oldMode;
+        if (c.status !== "D") entry.newMode = c.newMode;
+        return entry;
+      });
   }
 
   /** The same diff as git prints it: "patch", "stat" or "name-status". */
-  async diffText(format: "patch" | "stat" | "name-status", id: string, id2?: string): Promise<string> {
+  async diffText(
+    format: "patch" | "stat" | "name-status",
+    id: string,
+    id2?: string,
+    options: DiffOptions = {},
+  ): Promise<string> {
+    const named = resolveNamedPaths(this.root, options.paths);
     const flag = format === "patch" ? "-p" : format === "stat" ? "--stat" : "--name-status";
+    const pathspecs = named ? ["--", ...named.map((p) => relBytes(p).toString("utf8"))] : [];
     const result = await this.withTrees(id, id2, (from, to) =>
-      runGit(["diff-tree", "-r", "--no-renames", "--no-color", flag, from, to], {
+      runGit(["diff-tree", "-r", "--no-renames", "--no-color", flag, from, to, ...pathspecs], {
         cwd: this.engine.paths.dir,
         env: this.engine.readEnv,
       }),
@@ -167,10 +182,11 @@ export class Workspace {
 
   /** Makes the workspace's capture set equal to snapshot `id`: a safety snapshot first, proven deletions only. */
   async restore(id: string, options: RestoreOptions = {}): Promise<RestoreReport> {
+    const named = resolveNamedPaths(this.root, options.paths);
     this.engine.assertEnabled();
     const target = await this.engine.refs.resolve(id);
     const result = await this.engine.writing(() =>
-      this.engine.withReader((cat) => restoreSnapshot(this.engine, cat, target, !!options.dryRun)),
+      this.engine.withReader((cat) => restoreSnapshot(this.engine, cat, target, !!options.dryRun, named)),
     );
     const report: RestoreReport = {
       ...displayOutcome(result),

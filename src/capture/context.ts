@@ -26,4 +26,6 @@ export interface Captured {
   fileCount: number;
   excluded: StoredExclusion[];
   included: RelPath[];
+  /** Git repositories nested in the workspace whose files were captured by their own rules. */
+  nested?: RelPath[];
 }

@@ -16,6 +16,7 @@ import {
 } from "./conversion.js";
 import type { CaptureContext, Captured } from "./context.js";
 import { loadGhostignore } from "./ghostignore.js";
+import { captureNestedRepos, nestedReposToCapture } from "./nested-repos.js";
 import { expandIncludes } from "./includes.js";
 import { classifyUntracked, dependencyDirOf, ghostignoreMatch, largeDirCandidates } from "./policy.js";
 import { captureWorktreePath } from "./read-worktree.js";
@@ -138,7 +139,16 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     ghostignore: matcher,
     isTrackedDir: (dir) => trackedDirs.has(dir),
   });
-  excluded.push(...policy.excluded);
+  // Nested repositories and submodules, when the config opts in: each by its own rules.
+  const nestedRoots = await nestedReposToCapture(ctx, policy.excluded);
+  const nested = await captureNestedRepos(ctx, nestedRoots, matcher);
+  excluded.push(...policy.excluded.filter((e) => !nestedRoots.includes(e.path)), ...nested.excluded);
+  for (const root of nested.roots) {
+    if (inBase.has(root)) continue;
+    inBase.set(root, (await entryInBase(ctx, baseTree, root)) !== null); // a submodule's gitlink
+    changes.set(root, null);
+  }
+  for (const [rel, state] of nested.files) changes.set(rel, state);
   for (const rel of policy.capture)
     reads.push({ path: rel, limit: settings.largeFileBytes, untracked: true });
 
@@ -201,6 +211,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     fileCount: Math.max(0, fileCount),
     excluded: sortExclusions(excluded),
     included: [...capturedIncludes].sort(),
+    ...(nested.roots.length > 0 ? { nested: nested.roots } : {}),
   };
 }
 

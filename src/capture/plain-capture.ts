@@ -9,7 +9,9 @@ import type { CaptureContext, Captured } from "./context.js";
 import { sortExclusions } from "./git-capture.js";
 import { loadGhostignore } from "./ghostignore.js";
 import { expandIncludes } from "./includes.js";
+import { captureNestedRepos, nestedRoots } from "./nested-repos.js";
 import { classifyUntracked, ghostignoreMatch } from "./policy.js";
+import { editTree } from "../git/trees.js";
 
 interface Candidate {
   path: RelPath;
@@ -77,7 +79,18 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
       ghostignore: matcher,
       isTrackedDir: () => false,
     });
-    excluded.push(...policy.excluded);
+    // Git repositories in the folder (a `fe/` and a `be/`) are captured each by its own rules.
+    const roots = await nestedRoots(ctx.location.root, policy.excluded, [...toAdd, ...policy.capture]);
+    excluded.push(...policy.excluded.filter((e) => !(e.reason === "nested-repo" && roots.has(e.path))));
+    const inRepo = (rel: RelPath) => ancestorsOf(rel).some((dir) => roots.has(dir));
+    if ([...roots].some((root) => !policy.excluded.some((e) => e.path === root))) {
+      // A directory that became a repository after its files were captured plainly.
+      const specs = [...roots].map((r) => relBytes(r).toString("utf8"));
+      const listed = await git(["ls-files", "-z", "--", ...specs]);
+      for (const part of splitNul(listed.stdout)) toRemove.add(relFromBytes(part));
+    }
+    const nested = await captureNestedRepos(ctx, [...roots].sort(), matcher);
+    excluded.push(...nested.excluded);
 
     const forced = new Set(await expandIncludes(ctx.location.root, includes));
     const candidates: Candidate[] = [];
@@ -85,6 +98,7 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     for (const rel of [...toAdd, ...policy.capture, ...forced]) {
       if (seen.has(rel) || touchesGitDir(rel)) continue;
       seen.add(rel);
+      if (inRepo(rel) && !forced.has(rel)) continue; // the repository's own rules decide, touched files aside
       if (ghostignoreMatch(rel, matcher)) {
         toRemove.add(rel);
         if (forced.has(rel)) excluded.push({ path: rel, reason: "ignore-file" });
@@ -150,7 +164,9 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
       });
       if (result.code !== 0) await addOneByOne(git, kept.add, excluded);
     }
-    const tree = (await git(["write-tree"])).stdout.toString("latin1").trim();
+    const plainTree = (await git(["write-tree"])).stdout.toString("latin1").trim();
+    const tree =
+      nested.files.size > 0 ? await editTree(ctx.cat, ctx.writer, plainTree, nested.files) : plainTree;
     const fileCount = await indexEntryCount(indexFile);
     await writeState(ctx.paths.dir, {
       ghostignoreHash: ghostignore?.hash ?? null,
@@ -159,9 +175,10 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     return {
       tree,
       parent: null,
-      fileCount,
+      fileCount: fileCount + nested.files.size,
       excluded: sortExclusions(excluded),
       included: [...forced].filter((rel) => kept.add.some((c) => c.path === rel)),
+      ...(nested.roots.length > 0 ? { nested: nested.roots } : {}),
     };
   });
 }

@@ -62,6 +62,7 @@ export async function takeSnapshot(
     included: captured.included,
     nonce: newNonce(),
   };
+  if (captured.nested) meta.nested = captured.nested;
   if (extras.session !== undefined) meta.session = extras.session;
   if (extras.turn !== undefined) meta.turn = extras.turn;
   if (extras.guards !== undefined) meta.guards = extras.guards;

@@ -1,7 +1,9 @@
+import { realpathSync } from "node:fs";
 import type { Command } from "commander";
 import { openWorkspace, type Workspace } from "../workspace.js";
 import type { StoreKind } from "../config.js";
 import { GhostcommitError } from "../errors.js";
+import { resolveNamedPaths } from "../restore/path-filter.js";
 
 /** Options every command accepts, before or after its name. */
 export interface GlobalOptions {
@@ -24,6 +26,22 @@ export function globalsOf(command: Command): GlobalOptions {
     throw new GhostcommitError("usage", `--store must be "shadow" or "repo", not "${options.store}"`);
   }
   return options;
+}
+
+/**
+ * Checks the paths a command is limited to before the workspace is opened, so a path outside it
+ * fails as a usage error having written nothing (not even a new store). Returns them as given.
+ */
+export function checkNamedPaths(options: GlobalOptions, paths: string[]): string[] | undefined {
+  if (paths.length === 0) return undefined;
+  let root: string;
+  try {
+    root = realpathSync(options.C ?? process.cwd());
+  } catch {
+    return paths; // opening the workspace reports the bad directory
+  }
+  resolveNamedPaths(root, paths);
+  return paths;
 }
 
 export function open(options: GlobalOptions): Promise<Workspace> {

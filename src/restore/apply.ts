@@ -31,6 +31,8 @@ export async function applyPlan(
   contentOf: (oid: string) => Buffer,
   /** Part of every temp file name (the restore journal lists it, so a killed run's temp files are found). */
   tempToken: string = randomBytes(5).toString("hex"),
+  /** Nested repositories the current state captured by their own rules: written into, their `.git` never. */
+  capturedRepos: ReadonlySet<RelPath> = new Set(),
 ): Promise<ApplyOutcome> {
   const outcome: ApplyOutcome = { written: [], deleted: [], skipped: [] };
   let writes = 0;
@@ -44,7 +46,7 @@ export async function applyPlan(
       // Deletions come first (see planRestore): directories they emptied go before any write
       // (which may create directories again), so a file can take the place of a directory tree.
       if (step.kind === "write" && emptiedDirs.size > 0) await removeEmptyDirs(root, emptiedDirs);
-      const way = await ancestorsAreRealDirs(root, step.path, step.kind === "write");
+      const way = await ancestorsAreRealDirs(root, step.path, step.kind === "write", capturedRepos);
       if (way !== "ok") {
         outcome.skipped.push({ path: step.path, reason: way === "nested-repo" ? "excluded" : "io" });
         continue;
@@ -74,6 +76,7 @@ async function ancestorsAreRealDirs(
   root: string,
   rel: RelPath,
   create: boolean,
+  capturedRepos: ReadonlySet<RelPath>,
 ): Promise<"ok" | "unsafe" | "nested-repo"> {
   for (const dir of ancestorsOf(rel)) {
     const target = fsPath(root, dir);
@@ -84,12 +87,14 @@ async function ancestorsAreRealDirs(
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     }
     if (stat?.isDirectory()) {
-      // Another repository's work tree (a nested repo or submodule) is never written into.
+      // Another repository's work tree (a nested repo or submodule) is never written into,
+      // unless it is captured by its own rules (then the safety snapshot holds what changes).
       if (
-        await fs.lstat(fsPath(root, `${dir}/.git`)).then(
+        !capturedRepos.has(dir) &&
+        (await fs.lstat(fsPath(root, `${dir}/.git`)).then(
           () => true,
           () => false,
-        )
+        ))
       )
         return "nested-repo";
       continue;

@@ -1,7 +1,7 @@
 import ignore, { type Ignore } from "ignore";
 import { entryAt } from "../git/trees.js";
 import type { CatFile } from "../git/cat-file.js";
-import { ancestorsOf, type RelPath } from "../paths.js";
+import { ancestorsOf, isWithin, type RelPath } from "../paths.js";
 
 /**
  * Answers "was this path ignored when the target snapshot was taken?" for deletion candidates.
@@ -13,6 +13,7 @@ export async function ignoredAtTarget(
   targetTree: string,
   candidates: RelPath[],
   changedPaths: ReadonlySet<RelPath>,
+  scopeOf: (path: RelPath) => RelPath | null = () => "",
 ): Promise<Set<RelPath>> {
   const changedIgnoreDirs = new Set<RelPath>();
   for (const path of changedPaths) {
@@ -52,8 +53,10 @@ export async function ignoredAtTarget(
     return verdict;
   };
   for (const path of candidates) {
-    const dirs = ancestorsOf(path);
-    const levels = ["", ...dirs];
+    const scope = scopeOf(path);
+    if (scope === null) continue;
+    const dirs = ancestorsOf(path).filter((dir) => scope === "" || dir.startsWith(`${scope}/`));
+    const levels = [scope, ...dirs];
     if (!levels.some((dir) => changedIgnoreDirs.has(dir))) continue;
     // As git walks: an ignored directory is never entered, so nothing below it (not even a
     // deeper "!" rule) can bring a path back; dirs[k] is judged by the levels above it.
@@ -63,4 +66,23 @@ export async function ignoredAtTarget(
     if (verdict) ignored.add(path);
   }
   return ignored;
+}
+
+/**
+ * Where the `.gitignore` rules that judged a path start: the innermost nested repository holding
+ * it (a repository's rules stop at a nested one), else the workspace root in a git workspace;
+ * null in a plain directory, where no ignore rule applies.
+ */
+export function ignoreScope(
+  kind: "git" | "plain",
+  nested: readonly RelPath[] | undefined,
+): (path: RelPath) => RelPath | null {
+  return (path) => {
+    let scope: RelPath | null = kind === "git" ? "" : null;
+    for (const root of nested ?? []) {
+      if (path !== root && isWithin(path, root) && (scope === null || root.length > scope.length))
+        scope = root;
+    }
+    return scope;
+  };
 }

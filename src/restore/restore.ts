@@ -11,6 +11,7 @@ import type { StoreContext } from "../store/context.js";
 import { GhostcommitError } from "../errors.js";
 import type { CatFile } from "../git/cat-file.js";
 import { runGit } from "../git/exec.js";
+import { MODE } from "../git/objects.js";
 import { isAbsentMode, parseRawDiff, type RawChange } from "../git/diff-tree.js";
 import { displayPath, fsPath, type RelPath } from "../paths.js";
 import type { RestoreReport } from "../types.js";
@@ -19,7 +20,8 @@ import { STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import { withLock } from "../util/lock.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { type ApplyOutcome, applyPlan } from "./apply.js";
-import { ignoredAtTarget } from "./ignored-at-target.js";
+import { ignoredAtTarget, ignoreScope } from "./ignored-at-target.js";
+import { selectNamed } from "./path-filter.js";
 import { type PathChange, planRestore, proveAbsent } from "./plan.js";
 
 /** What the caller wants restored, computed once the current state (the safety tree) is known. */
@@ -62,8 +64,11 @@ export async function runRestore(
 async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun): Promise<RestoreResult> {
   let currentTree: string;
   let safety: string | null = null;
+  let capturedRepos: RelPath[] = [];
   if (run.dryRun) {
-    currentTree = (await captureTree(engine, cat, run.includes)).tree;
+    const captured = await captureTree(engine, cat, run.includes);
+    currentTree = captured.tree;
+    capturedRepos = captured.nested ?? [];
   } else {
     const snap = await takeSnapshot(engine, cat, run.includes, {
       kind: "safety",
@@ -73,6 +78,7 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
     });
     currentTree = snap.tree;
     safety = snap.id;
+    capturedRepos = snap.meta.nested ?? [];
   }
   const target = await run.target(currentTree);
   // Protected from retention from now on; a restore its target refused does not displace the last one.
@@ -139,7 +145,13 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
   };
   await writeFileAtomic(journal, JSON.stringify(record));
   try {
-    const outcome = await applyPlan(engine.root, steps, (oid) => contents.get(oid)!, record.token);
+    const outcome = await applyPlan(
+      engine.root,
+      steps,
+      (oid) => contents.get(oid)!,
+      record.token,
+      new Set(capturedRepos),
+    );
     return { ...outcome, safety };
   } finally {
     await fs.rm(journal, { force: true });
@@ -186,6 +198,7 @@ export async function restoreSnapshot(
   cat: CatFile,
   target: StoredSnapshot,
   dryRun: boolean,
+  named?: RelPath[],
 ): Promise<RestoreResult> {
   return runRestore(engine, cat, {
     includes: target.meta.included,
@@ -194,21 +207,30 @@ export async function restoreSnapshot(
     guards: target.id,
     target: async (currentTree) => {
       const raw = await diffTrees(engine, currentTree, target.tree);
-      const changes: PathChange[] = raw.map((c) => ({
+      const all: PathChange[] = raw.map((c) => ({
         path: c.path,
         current: stateOf(c.oldMode, c.oldOid),
         target: stateOf(c.newMode, c.newOid),
       }));
-      const filesInTarget = new Set(changes.filter((c) => c.target).map((c) => c.path));
+      const changes = selectNamed(all, named);
+      // A gitlink (a repository nested there) is no file: it proves nothing about paths below it.
+      const filesInTarget = new Set(
+        changes.filter((c) => c.target && c.target.mode !== MODE.gitlink).map((c) => c.path),
+      );
       const candidates = changes.filter((c) => c.current && !c.target).map((c) => c.path);
-      const ignored =
-        engine.location.kind === "git"
-          ? await ignoredAtTarget(cat, target.tree, candidates, new Set(changes.map((c) => c.path)))
-          : new Set<RelPath>();
+      const ignored = await ignoredAtTarget(
+        cat,
+        target.tree,
+        candidates,
+        new Set(all.map((c) => c.path)),
+        ignoreScope(engine.location.kind, target.meta.nested),
+      );
+      // Nor was a repository there looked into (a submodule or nested repository not captured then).
+      const reposInTarget = changes.filter((c) => c.target?.mode === MODE.gitlink).map((c) => c.path);
       const provenAbsent = proveAbsent(
         candidates,
         filesInTarget,
-        target.meta.excluded.map((e) => e.path),
+        [...target.meta.excluded.map((e) => e.path), ...reposInTarget],
         (p) => ignored.has(p),
       );
       return { changes, provenAbsent };

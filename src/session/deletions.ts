@@ -2,7 +2,7 @@ import type { StoreContext } from "../store/context.js";
 import type { CatFile } from "../git/cat-file.js";
 import { MODE } from "../git/objects.js";
 import { ancestorsOf, type RelPath } from "../paths.js";
-import { ignoredAtTarget } from "../restore/ignored-at-target.js";
+import { ignoredAtTarget, ignoreScope } from "../restore/ignored-at-target.js";
 import { proveAbsent } from "../restore/plan.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { sameState, type TreeLookup } from "../git/tree-lookup.js";
@@ -40,14 +40,18 @@ export async function proveDeletions(
     groups.set(source.snapshot, list);
   }
   for (const [snapshot, paths] of groups) {
+    const scopeOf = ignoreScope(engine.location.kind, snapshot.meta.nested);
     const fileInTarget = new Set<RelPath>();
+    const reposInTarget: RelPath[] = []; // not looked into then: proves nothing below
     const changedIgnores = new Set<RelPath>();
     for (const p of paths) {
       for (const dir of ancestorsOf(p)) {
         const entry = await lookup.entry(snapshot.tree, dir);
-        if (entry && entry.mode !== MODE.tree) fileInTarget.add(dir);
+        // A gitlink (a repository nested there) is no file: it proves nothing about paths below it.
+        if (entry?.mode === MODE.gitlink) reposInTarget.push(dir);
+        else if (entry && entry.mode !== MODE.tree) fileInTarget.add(dir);
       }
-      if (engine.location.kind !== "git") continue;
+      if (scopeOf(p) === null) continue;
       for (const dir of ["", ...ancestorsOf(p)]) {
         const rules = dir === "" ? ".gitignore" : `${dir}/.gitignore`;
         if (changedIgnores.has(rules)) continue;
@@ -57,9 +61,9 @@ export async function proveDeletions(
     }
     const ignored =
       changedIgnores.size > 0
-        ? await ignoredAtTarget(cat, snapshot.tree, paths, changedIgnores)
+        ? await ignoredAtTarget(cat, snapshot.tree, paths, changedIgnores, scopeOf)
         : new Set<RelPath>();
-    const excluded = snapshot.meta.excluded.map((e) => e.path);
+    const excluded = [...snapshot.meta.excluded.map((e) => e.path), ...reposInTarget];
     for (const p of proveAbsent(paths, fileInTarget, excluded, (q) => ignored.has(q))) proven.add(p);
   }
   return proven;

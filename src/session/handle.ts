@@ -84,6 +84,8 @@ export function toTurnRecord(turn: TurnState): TurnRecord {
   };
   if (turn.endedAt !== undefined) record.endedAt = isoFromMicros(turn.endedAt);
   if (turn.uncertain.size > 0) record.uncertain = [...turn.uncertain].map(displayPath);
+  const rewound = new Set([...turn.rewoundPaths.values()].flat());
+  if (rewound.size > 0) record.rewoundPaths = [...rewound].sort().map(displayPath);
   return record;
 }
 

@@ -47,6 +47,8 @@ export type JournalRecord =
       /** What the rewind wrote: path, mode, blob (so redo can tell whether someone changed it since). */
       written: [RelPath, string, string][];
       deleted: RelPath[];
+      /** Set when the rewind was limited to these paths: its turns stay `done`. */
+      paths?: RelPath[];
       /** An open turn the rewind (forced) closed: its after is the safety snapshot. */
       closed?: { turn: string; changed: RelPath[] };
       t: number;
@@ -73,6 +75,8 @@ export interface TurnState {
   /** Changed paths whose attribution to this turn is uncertain: rewinding them needs --force. */
   uncertain: Set<RelPath>;
   state: TurnStatus;
+  /** Rewinds limited to some paths that put back paths this turn changed: rewind id -> those paths. */
+  rewoundPaths: Map<string, RelPath[]>;
   startedAt: number;
   endedAt?: number;
 }
@@ -123,6 +127,7 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
         beforeUnknown: new Set(),
         uncertain: new Set(),
         state: "open",
+        rewoundPaths: new Map(),
         startedAt: record.t,
       });
       state.redoStack = []; // a new turn after a rewind makes the rewound future unreachable
@@ -165,7 +170,16 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       }
       for (const id of record.turns) {
         const turn = findTurn(state, id);
-        if (turn) turn.state = "rewound";
+        if (!turn) continue;
+        if (record.paths === undefined) {
+          turn.state = "rewound";
+          continue;
+        }
+        if (turn.state === "open") turn.state = "done"; // closed by this (forced) rewind
+        // What this rewind put back of the turn's changes (a path it had to skip was not rewound).
+        const putBack = new Set([...record.written.map(([p]) => p), ...record.deleted]);
+        const rewound = turn.changed.filter((p) => putBack.has(p));
+        if (rewound.length > 0) turn.rewoundPaths.set(record.id, rewound);
       }
       const { e: _kind, closed: _closed, ...rewind } = record;
       state.redoStack.push(rewind);
@@ -177,6 +191,7 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       const [undone] = state.redoStack.splice(index);
       for (const id of undone.turns) {
         const turn = findTurn(state, id);
+        turn?.rewoundPaths.delete(undone.id);
         if (turn && turn.state === "rewound") turn.state = "done";
       }
       break;

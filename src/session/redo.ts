@@ -1,11 +1,9 @@
-import type { FileState } from "../git/trees.js";
 import { GhostcommitError } from "../errors.js";
-import { displayPath, type RelPath } from "../paths.js";
+import { displayPath } from "../paths.js";
 import { displayOutcome, runRestore } from "../restore/restore.js";
 import type { RedoOptions, RedoReport } from "../types.js";
 import { conflictError, type SessionContext } from "./context.js";
-import type { RewindState } from "./model.js";
-import { changesOf, conflictsOf, type PathStates } from "./rewind-plan.js";
+import { changesOf, conflictsOf, leftByRewinds, type PathStates } from "./rewind-plan.js";
 import { requireSnapshot } from "../store/snapshots.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
 import { worktreeStates } from "../capture/worktree-state.js";
@@ -28,7 +26,7 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
     if (!rewind) {
       throw new GhostcommitError("nothing-to-redo", `session ${session} has no rewind to redo`, { session });
     }
-    const left = leftByRewind(rewind);
+    const left = leftByRewinds([rewind]);
     const paths = [...left.keys()];
     return engine.withReader(async (cat) => {
       const safety = await requireSnapshot(
@@ -84,12 +82,4 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
       return report;
     });
   });
-}
-
-/** The state the rewind left each path in: what it wrote, or absent where it deleted. */
-function leftByRewind(rewind: RewindState): Map<RelPath, FileState | null> {
-  const left = new Map<RelPath, FileState | null>();
-  for (const [p, mode, oid] of rewind.written) left.set(p, { mode, oid });
-  for (const p of rewind.deleted) left.set(p, null);
-  return left;
 }

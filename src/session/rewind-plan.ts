@@ -31,6 +31,8 @@ export interface PathStates {
   expected: FileState | null | undefined;
   /** A rewound turn's attribution of the path is uncertain (it may be a person's or another agent's). */
   uncertain?: boolean;
+  /** State an earlier rewind of some paths (still redoable) left it in: the session's doing too. */
+  leftByRewind?: FileState | null;
 }
 
 /**
@@ -39,9 +41,27 @@ export interface PathStates {
  */
 export function conflictsOf(paths: PathStates[]): RelPath[] {
   return paths
-    .filter((p) => p.uncertain || (p.expected !== undefined && !sameState(p.current, p.expected)))
+    .filter(
+      (p) =>
+        p.uncertain ||
+        (p.expected !== undefined &&
+          !sameState(p.current, p.expected) &&
+          !(p.leftByRewind !== undefined && sameState(p.current, p.leftByRewind))),
+    )
     .map((p) => p.path)
     .sort();
+}
+
+/** The state rewinds left each path in (what they wrote, or absent where they deleted); later ones win. */
+export function leftByRewinds(
+  rewinds: { written: [RelPath, string, string][]; deleted: RelPath[] }[],
+): Map<RelPath, FileState | null> {
+  const left = new Map<RelPath, FileState | null>();
+  for (const rewind of rewinds) {
+    for (const [p, mode, oid] of rewind.written) left.set(p, { mode, oid });
+    for (const p of rewind.deleted) left.set(p, null);
+  }
+  return left;
 }
 
 /** Only paths whose state must change become restore changes. */

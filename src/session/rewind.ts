@@ -12,11 +12,13 @@ import { checkTurnId, conflictError, requireTurn, type SessionContext } from "./
 import { proveDeletions } from "./deletions.js";
 import { recentJournals } from "./journal.js";
 import { liveTurns, openTurnOf, type TurnState } from "./model.js";
+import { isNamed, resolveNamedPaths, selectNamed } from "../restore/path-filter.js";
 import {
   attributePaths,
   changesOf,
   conflictsOf,
   isUncertain,
+  leftByRewinds,
   type PathStates,
   rewindOutcome,
 } from "./rewind-plan.js";
@@ -36,6 +38,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
   const force = Boolean(options.force);
   const dryRun = Boolean(options.dryRun);
   const session = journal.session;
+  const named = resolveNamedPaths(engine.root, options.paths);
   engine.assertEnabled();
   return journal.locked(async () => {
     const state = await journal.load();
@@ -69,7 +72,9 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       const afters = await Promise.all(
         turns.map((t) => (t.after ? requireSnapshot(cat, t.after, `after turn ${t.turn}`, listed) : null)),
       );
-      if (!force && !dryRun) await precheck(ctx, lookup, turns, afters);
+      // Paths an earlier rewind of some paths put back are the session's doing, not someone else's.
+      const partial = leftByRewinds(state.redoStack.filter((r) => r.paths !== undefined));
+      if (!force && !dryRun) await precheck(ctx, lookup, turns, afters, named, partial);
       const targets = new Map<RelPath, FileState | null>();
       let closed: { turn: string; changed: RelPath[] } | undefined;
       // Paths whose state before the turn was never captured: reported, never written.
@@ -92,7 +97,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
             changedLists[index] = changed;
             closed = { turn: open.turn, changed };
           }
-          const states: PathStates[] = [];
+          const all: PathStates[] = [];
           const firstOf = new Map<RelPath, number>();
           for (const [p, span] of attributePaths(changedLists.map((changed) => ({ changed })))) {
             const { first, last } = span;
@@ -101,15 +106,17 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
               continue;
             }
             const after = afters[last];
-            states.push({
+            all.push({
               path: p,
               current: await lookup.file(currentTree, p),
               target: await lookup.file(befores[first].tree, p),
               expected: after ? await lookup.file(after.tree, p) : undefined,
               uncertain: isUncertain(turns, p, span),
+              leftByRewind: partial.get(p),
             });
             firstOf.set(p, first);
           }
+          const states = selectNamed(all, named);
           const conflicts = conflictsOf(states);
           if (!force && conflicts.length > 0)
             throw conflictError("rewind", session, conflicts.map(displayPath));
@@ -131,6 +138,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       };
       for (const p of notCaptured.sort())
         report.skipped.push({ path: displayPath(p), reason: "not-captured" });
+      if (named) report.paths = named.map(displayPath);
       if (dryRun) {
         report.dryRun = true;
         return report;
@@ -144,6 +152,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
           turns: report.rewoundTurns,
           safety: result.safety!,
           ...outcome,
+          ...(named ? { paths: named } : {}),
           ...(closed ? { closed } : {}),
         },
       ]);
@@ -161,8 +170,10 @@ async function precheck(
   lookup: TreeLookup,
   turns: TurnState[],
   afters: (StoredSnapshot | null)[],
+  named: RelPath[] | undefined,
+  partial: ReadonlyMap<RelPath, FileState | null>,
 ): Promise<void> {
-  const attributed = attributePaths(turns);
+  const attributed = new Map([...attributePaths(turns)].filter(([p]) => isNamed(p, named)));
   const now = await worktreeStates(ctx.engine, [...attributed.keys()]);
   const conflicts: RelPath[] = [];
   for (const [p, span] of attributed) {
@@ -174,6 +185,7 @@ async function precheck(
     const after = afters[span.last];
     const current = now.get(p);
     if (!after || current === undefined) continue;
+    if (partial.has(p) && sameState(current, partial.get(p)!)) continue;
     if (!sameState(current, await lookup.file(after.tree, p))) conflicts.push(p);
   }
   if (conflicts.length > 0)

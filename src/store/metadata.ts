@@ -25,6 +25,8 @@ export interface SnapshotMeta {
   excluded: StoredExclusion[];
   /** Ignored paths captured because they were force-included or touched. */
   included: RelPath[];
+  /** Nested git repositories captured by their own rules: their ignore rules decide deletion proofs. */
+  nested?: RelPath[];
   session?: string;
   turn?: string;
   /** For safety snapshots: the snapshot being restored. */

@@ -24,6 +24,47 @@ function rewind(id: string, turns: string[], t: number): JournalRecord {
 }
 
 describe("the session journal", () => {
+  it("keeps the turns of a rewind of some paths done, records what it put back, and redo forgets it", () => {
+    const partial: JournalRecord = {
+      e: "rewind",
+      id: "p1",
+      to: "1",
+      turns: ["1", "2"],
+      safety: "sp1",
+      written: [["d/x", A.mode, A.oid]],
+      deleted: ["d/y"],
+      paths: ["d"],
+      t: 30,
+    };
+    const records = [
+      ...turnRecords("1", 10, ["a", "d/x", "d/y"]),
+      ...turnRecords("2", 20, ["d/x", "e"]),
+      partial,
+    ];
+    let state = foldJournal("s", records);
+    expect(state.turns.map((t) => [t.state, [...t.rewoundPaths.values()]])).toEqual([
+      ["done", [["d/x", "d/y"]]],
+      ["done", [["d/x"]]],
+    ]);
+    expect(liveTurns(state)).toHaveLength(2);
+    state = foldJournal("s", [...records, { e: "redo", rewind: "p1", safety: "x", t: 40 }]);
+    expect(state.turns.map((t) => [t.state, t.rewoundPaths.size])).toEqual([
+      ["done", 0],
+      ["done", 0],
+    ]);
+    // A forced rewind of some paths closes the open turn: it ends up done, not open.
+    const open: JournalRecord[] = [{ e: "begin", turn: "3", prompt: "", before: "b3", t: 50 }];
+    const closing: JournalRecord = {
+      ...partial,
+      id: "p2",
+      turns: ["3"],
+      closed: { turn: "3", changed: ["d/x"] },
+      t: 60,
+    };
+    state = foldJournal("s", [...records, ...open, closing]);
+    expect(state.turns.map((t) => t.state)).toEqual(["done", "done", "done"]);
+  });
+
   it("skips a torn last line and a damaged middle line instead of failing", () => {
     const good = JSON.stringify({ e: "begin", turn: "1", prompt: "", before: "x", t: 1 });
     const { records, torn } = parseJournal(`${good}\n{"e":"end","tu\n${good}\n{"e":"end","turn":"1","af`);

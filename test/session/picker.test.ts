@@ -84,6 +84,7 @@ describe.runIf(hasScript)("the rewind picker on a terminal", () => {
     const screen = await drive(r.dir, "rewind", [
       [/before which turn/, "\x1b[B"], // down: from turn 2 (newest) to turn 1
       [/● 1 · first prompt/, "\r"],
+      [/Which files\?/, "\r"], // all files
       [/Rewind 2 turn/, "\r"],
     ]);
     expect(screen).toMatch(/2 · second prompt/);
@@ -91,5 +92,21 @@ describe.runIf(hasScript)("the rewind picker on a terminal", () => {
     expect(screen).toMatch(/delete new\.txt/);
     expect([r.read("f.txt"), r.exists("new.txt")]).toEqual(["0\n", false]);
     expect(r.ok("log").map((t: any) => t.state)).toEqual(["rewound", "rewound"]);
+  });
+
+  it("offers only some files after the turn is chosen, and rewinds just those", async () => {
+    const r = repo({ "f.txt": "0\n" });
+    turn(r, "s", "1", () => r.write({ "f.txt": "1\n", "new.txt": "n" }), "first prompt");
+    await drive(r.dir, "rewind", [
+      [/before which turn/, "\r"],
+      [/Which files\?/, "\x1b[B"], // down: "only some files"
+      [/● only some files/, "\r"],
+      [/Put back which files/, "\x1b[B"], // down to new.txt
+      [/new\.txt/, " "],
+      [/◼ new\.txt/, "\r"],
+      [/Rewind 1 turn/, "\r"],
+    ]);
+    expect([r.read("f.txt"), r.exists("new.txt")]).toEqual(["1\n", false]);
+    expect(r.ok("log")[0]).toMatchObject({ state: "done", rewoundPaths: ["new.txt"] });
   });
 });

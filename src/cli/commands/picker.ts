@@ -1,4 +1,4 @@
-import { cancel, confirm, intro, isCancel, note, outro, select } from "@clack/prompts";
+import { cancel, confirm, intro, isCancel, multiselect, note, outro, select } from "@clack/prompts";
 import { GhostcommitError } from "../../errors.js";
 import type { RewindReport, SessionHandle, TurnRecord } from "../../types.js";
 import { age, type CommandOutput, color, counted, formatCount, nFiles, turnList } from "../output.js";
@@ -52,7 +52,7 @@ export function previewText(report: RewindReport, limit = 15): string {
  */
 export async function pickAndRewind(
   session: SessionHandle,
-  options: { force?: boolean; dryRun?: boolean },
+  options: { force?: boolean; dryRun?: boolean; paths?: string[] },
 ): Promise<CommandOutput> {
   const nothing = (): CommandOutput => ({ json: null, human: () => "" });
   intro(`rewind session ${session.id}`);
@@ -70,10 +70,11 @@ export async function pickAndRewind(
     return nothing();
   }
   let force = Boolean(options.force);
+  let paths = options.paths;
   let plan: RewindReport | undefined;
   while (!plan) {
     try {
-      plan = await session.rewind({ to, dryRun: true, force });
+      plan = await session.rewind({ to, dryRun: true, force, paths });
     } catch (error) {
       if (force || !(error instanceof GhostcommitError) || !refusal(error)) throw error;
       note(refusalText(error), color.yellow("refused"));
@@ -83,6 +84,17 @@ export async function pickAndRewind(
         return nothing();
       }
       force = true;
+    }
+  }
+  if (paths === undefined && planPaths(plan).length > 1) {
+    const chosen = await chooseSomeFiles(plan);
+    if (chosen === null) {
+      cancel("nothing was changed");
+      return nothing();
+    }
+    if (chosen !== undefined) {
+      paths = chosen;
+      plan = await session.rewind({ to, dryRun: true, force, paths });
     }
   }
   note(previewText(plan), "preview");
@@ -98,7 +110,7 @@ export async function pickAndRewind(
     cancel("nothing was changed");
     return nothing();
   }
-  const report = await session.rewind({ to, force });
+  const report = await session.rewind({ to, force, paths });
   outro(
     `rewound ${turnList(report.rewoundTurns)}: wrote ${nFiles(report.written.length)}, deleted ${nFiles(report.deleted.length)} · undo with: ghostcommit redo --session ${session.id}`,
   );
@@ -119,4 +131,28 @@ function refusalText(error: GhostcommitError): string {
   const shown = conflicts.slice(0, 15).map((p) => `changed since: ${p}`);
   if (conflicts.length > 15) shown.push(`… and ${conflicts.length - 15} more`);
   return shown.join("\n");
+}
+
+/** Every path a planned rewind would write, delete or skip, sorted. Pure. */
+export function planPaths(plan: RewindReport): string[] {
+  return [...new Set([...plan.written, ...plan.deleted, ...plan.skipped.map((s) => s.path)])].sort();
+}
+
+/** "All files" (undefined), the files picked, or null when the person cancelled. */
+async function chooseSomeFiles(plan: RewindReport): Promise<string[] | undefined | null> {
+  const scope = await select({
+    message: "Which files?",
+    options: [
+      { value: "all", label: "all files these turns changed" },
+      { value: "some", label: "only some files…" },
+    ],
+  });
+  if (isCancel(scope)) return null;
+  if (scope === "all") return undefined;
+  const picked = await multiselect({
+    message: "Put back which files? (space selects, enter confirms)",
+    options: planPaths(plan).map((p) => ({ value: p, label: p })),
+    required: true,
+  });
+  return isCancel(picked) ? null : (picked as string[]);
 }

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { RestoreReport } from "../../types.js";
-import { globalsOf, open, withGlobals } from "../context.js";
+import { checkNamedPaths, globalsOf, open, withGlobals } from "../context.js";
 import { color, nFiles, formatCount, progress, shortId } from "../output.js";
 import type { Action } from "../runner.js";
 
@@ -8,13 +8,17 @@ export function register(program: Command, run: Action): void {
   withGlobals(program.command("restore"))
     .description("make the workspace's files equal to a snapshot (a safety snapshot is taken first)")
     .argument("<id>", "snapshot id")
+    .argument("[paths...]", "only these paths (a directory names everything below it)")
     .option("--dry-run", "print the plan and change nothing")
     .action(
       run(async (command) => {
         const options = command.opts() as { dryRun?: boolean };
-        const ws = await open(globalsOf(command));
+        const globals = globalsOf(command);
+        const [id, ...given] = command.args;
+        const paths = checkNamedPaths(globals, given);
+        const ws = await open(globals);
         const done = progress("restoring");
-        const report = await ws.restore(command.args[0], { dryRun: options.dryRun }).finally(done);
+        const report = await ws.restore(id, { dryRun: options.dryRun, paths }).finally(done);
         return { json: report, human: () => describeRestore(report), exitCode: hardSkips(report) ? 1 : 0 };
       }),
     );

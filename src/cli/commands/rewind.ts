@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { GhostcommitError } from "../../errors.js";
 import type { RedoReport, RewindReport } from "../../types.js";
-import { globalsOf, open, withGlobals } from "../context.js";
+import { checkNamedPaths, globalsOf, open, withGlobals } from "../context.js";
 import { color, progress, turnList } from "../output.js";
 import type { Action } from "../runner.js";
 import { describeRestore, hardSkips } from "./restore.js";
@@ -12,6 +12,7 @@ export function register(program: Command, run: Action): void {
     .description("put back the files a session's turns changed, as they were before a turn")
     .option("--session <id>", "the session (default: the most recently active)")
     .option("--to <turn>", "rewind this turn and every later one (default: pick on a terminal)")
+    .argument("[paths...]", "only these paths (a directory names everything below it)")
     .option("--dry-run", "print the plan and change nothing")
     .option("--force", "rewind even over later edits or an open turn")
     .action(
@@ -29,15 +30,16 @@ export function register(program: Command, run: Action): void {
             "rewind needs --to TURN when it cannot ask (not a terminal, or --json)",
           );
         }
+        const paths = checkNamedPaths(globals, command.args);
         const session = await resolveSession(await open(globals), options.session);
         if (options.to === undefined) {
           // Loaded on demand: the picker's terminal UI costs start-up time every other command would pay.
           const { pickAndRewind } = await import("./picker.js");
-          return pickAndRewind(session, { force: options.force, dryRun: options.dryRun });
+          return pickAndRewind(session, { force: options.force, dryRun: options.dryRun, paths });
         }
         const done = progress("rewinding");
         const report = await session
-          .rewind({ to: options.to, dryRun: options.dryRun, force: options.force })
+          .rewind({ to: options.to, dryRun: options.dryRun, force: options.force, paths })
           .finally(done);
         return { json: report, human: () => describeRewind(report), exitCode: hardSkips(report) ? 1 : 0 };
       }),
@@ -64,7 +66,9 @@ export function describeRewind(report: RewindReport): string {
   const head = report.dryRun
     ? `would rewind ${turns} of session ${report.session}`
     : `rewound ${color.bold(turns)} of session ${report.session} (files as before turn ${report.to})`;
-  const lines = [head, describeRestore({ ...report, safety: null })];
+  const lines = [head];
+  if (report.paths) lines.push(`only: ${report.paths.join(", ")}`);
+  lines.push(describeRestore({ ...report, safety: null }));
   if (!report.dryRun) lines.push(color.dim(`undo with: ghostcommit redo --session ${report.session}`));
   return lines.join("\n");
 }

@@ -105,6 +105,10 @@ function describeLog(session: string, turns: TurnRecord[]): string {
     const state = STATE_COLOR[t.state](t.state.padEnd(7));
     const files = nFiles(t.changed.length).padEnd(10);
     lines.push(`  ${color.bold(t.turn)}  ${state} ${files} ${age(t.startedAt).padEnd(11)} ${t.prompt}`);
+    if (t.rewoundPaths) {
+      const shown = t.rewoundPaths.slice(0, 5).join(", ") + (t.rewoundPaths.length > 5 ? ", …" : "");
+      lines.push(color.dim(`        rewound only: ${shown}`));
+    }
   }
   return lines.join("\n");
 }

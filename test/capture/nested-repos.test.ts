@@ -1,0 +1,136 @@
+import { describe, expect, it } from "vitest";
+import { Repo } from "../helpers/repo.js";
+import { fileSandbox, filesOf, gitDirDigest } from "../helpers/support.js";
+
+const { sandbox, repo } = fileSandbox();
+let folders = 0;
+
+/** A plain folder (no git) holding a repository per name, each with tracked, untracked and ignored files. */
+function folderOfRepos(names: string[]): { folder: Repo; repos: Repo[] } {
+  const name = `folder${++folders}`;
+  const folder = new Repo(sandbox, sandbox.dir(name));
+  const repos = names.map((sub) => {
+    const inner = sandbox.repo(`${name}/${sub}`, {
+      ".gitignore": "*.log\n",
+      "a.txt": `${sub} a\n`,
+      "src/m.js": `${sub} m\n`,
+    });
+    inner.write({ "untracked.txt": `${sub} u\n`, "debug.log": `${sub} ignored\n` });
+    return inner;
+  });
+  return { folder, repos };
+}
+
+describe("a folder holding several repositories", () => {
+  it("captures each repository by its own rules and restores into it, its .git and index untouched", () => {
+    const { folder, repos } = folderOfRepos(["fe", "be"]);
+    const [fe, be] = repos;
+    folder.write({ "notes.md": "top\n" });
+    const snap = folder.ok("snapshot");
+    expect(snap.excluded).toEqual([]);
+    expect(filesOf(folder, snap.id).sort()).toEqual([
+      "be/.gitignore",
+      "be/a.txt",
+      "be/src/m.js",
+      "be/untracked.txt",
+      "fe/.gitignore",
+      "fe/a.txt",
+      "fe/src/m.js",
+      "fe/untracked.txt",
+      "notes.md",
+    ]);
+    const statuses = [fe.status(), be.status()]; // (git status may refresh the index: before the digest)
+    const gitDirs = [gitDirDigest(fe), gitDirDigest(be)];
+
+    fe.write({ "a.txt": "edited\n", "src/new.js": "new\n", "debug.log": "ignored, edited\n" });
+    fe.remove("untracked.txt");
+    be.remove("src/m.js");
+    be.write({ "new.txt": "new\n", ".gitignore": "# nothing ignored now\n" }); // be/debug.log is captured now
+    const report = folder.ok("restore", snap.id);
+    expect(report.written.sort()).toEqual(["be/.gitignore", "be/src/m.js", "fe/a.txt", "fe/untracked.txt"]);
+    expect(report.deleted.sort()).toEqual(["be/new.txt", "fe/src/new.js"]);
+    // be/debug.log was ignored by be's own rules when the snapshot was taken: not proven absent.
+    expect(report.skipped).toEqual([{ path: "be/debug.log", reason: "excluded" }]);
+    expect([fe.read("a.txt"), fe.read("untracked.txt"), be.read("src/m.js")]).toEqual([
+      "fe a\n",
+      "fe u\n",
+      "be m\n",
+    ]);
+    expect([fe.exists("src/new.js"), be.exists("new.txt")]).toEqual([false, false]);
+    expect([fe.read("debug.log"), be.read("debug.log")]).toEqual(["ignored, edited\n", "be ignored\n"]);
+    expect([gitDirDigest(fe), gitDirDigest(be)]).toEqual(gitDirs);
+
+    // A rewind writes into them by the same rules.
+    folder.ok("turn", "begin", "--session", "s", "--turn", "1");
+    fe.write({ "src/m.js": "agent\n" });
+    be.write({ "added.txt": "agent\n" });
+    folder.ok("turn", "end", "--session", "s", "--turn", "1");
+    const rewind = folder.ok("rewind", "--to", "1");
+    expect([rewind.written, rewind.deleted]).toEqual([["fe/src/m.js"], ["be/added.txt"]]);
+    expect([gitDirDigest(fe), gitDirDigest(be)]).toEqual(gitDirs);
+    expect([fe.status(), be.status()]).toEqual(statuses);
+  });
+
+  it("reports a repository over the plain-directory budget instead of walking it", () => {
+    const { folder } = folderOfRepos(["big", "small"]);
+    folder.write({ ".ghostcommit.json": JSON.stringify({ budgetFiles: 2 }) });
+    sandbox.git(folder.path("small"), "rm", "-q", "src/m.js");
+    sandbox.git(folder.path("small"), "commit", "-qm", "smaller");
+    const snap = folder.ok("snapshot");
+    expect(snap.excluded).toEqual([{ path: "big", reason: "budget", files: 3 }]);
+    expect(filesOf(folder, snap.id).filter((f) => f.startsWith("small/"))).toEqual([
+      "small/.gitignore",
+      "small/a.txt",
+      "small/untracked.txt",
+    ]);
+  });
+});
+
+describe("repositories nested in a git workspace", () => {
+  it("stay excluded by default and are captured by their own rules with nestedRepos: capture", () => {
+    const lib = repo({ "lib.c": "int lib;\n" });
+    const r = repo({ "a.txt": "a\n" });
+    r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "lib");
+    r.git("commit", "-qm", "submodule");
+    sandbox.git(r.dir, "init", "-q", "tools");
+    r.write({ "tools/.gitignore": "out/\n", "tools/run.sh": "run\n", "tools/out/cache": "c\n" });
+
+    const before = r.ok("snapshot");
+    expect(before.excluded).toEqual([{ path: "tools", reason: "nested-repo" }]);
+    expect(filesOf(r, before.id).sort()).toEqual([".gitmodules", "a.txt", "lib"]);
+
+    r.write({ ".ghostcommit.json": JSON.stringify({ nestedRepos: "capture" }) });
+    const snap = r.ok("snapshot");
+    expect(snap.excluded).toEqual([]);
+    expect(filesOf(r, snap.id).sort()).toEqual([
+      ".ghostcommit.json",
+      ".gitmodules",
+      "a.txt",
+      "lib/lib.c",
+      "tools/.gitignore",
+      "tools/run.sh",
+    ]);
+    const gitDirs = [gitDirDigest(r), gitDirDigest(new Repo(sandbox, r.path("tools")))];
+    r.write({
+      "lib/lib.c": "agent\n",
+      "lib/new.c": "new\n",
+      "tools/run.sh": "agent\n",
+      "tools/out/cache": "c2\n",
+    });
+    const report = r.ok("restore", snap.id);
+    expect(report.written.sort()).toEqual(["lib/lib.c", "tools/run.sh"]);
+    expect(report.deleted).toEqual(["lib/new.c"]);
+    expect([r.read("lib/lib.c"), r.read("tools/run.sh"), r.read("tools/out/cache")]).toEqual([
+      "int lib;\n",
+      "run\n",
+      "c2\n",
+    ]);
+    expect([gitDirDigest(r), gitDirDigest(new Repo(sandbox, r.path("tools")))]).toEqual(gitDirs);
+
+    // Back to the snapshot that did not look into them: nothing inside them is proven absent.
+    r.write({ "lib/new.c": "new again\n" });
+    const old = r.ok("restore", before.id);
+    expect(old.deleted).toEqual([".ghostcommit.json"]);
+    expect([r.read("lib/new.c"), r.read("tools/run.sh")]).toEqual(["new again\n", "run\n"]);
+  });
+});

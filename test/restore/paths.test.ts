@@ -1,0 +1,105 @@
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { fileSandbox, gitDirDigest } from "../helpers/support.js";
+
+const { sandbox, repo } = fileSandbox();
+
+/** Every entry under the data directory, so a test can tell that nothing (not even a store) was created. */
+function dataListing(): string[] {
+  const home = sandbox.env.GHOSTCOMMIT_HOME!;
+  return readdirSync(home, { recursive: true }).map(String).sort();
+}
+
+describe("restore and diff of chosen paths", () => {
+  it("restores only the named file and directory, proving deletions inside the named directory", () => {
+    const r = repo({ ".gitignore": "*.log\n", "a.txt": "a0\n", "d/b.txt": "b0\n", "e/c.txt": "c0\n" });
+    r.write({ "d/run.log": "log\n" }); // ignored when the snapshot is taken: not proven absent
+    const snap = r.ok("snapshot");
+    r.write({ "a.txt": "a1\n", "d/b.txt": "b1\n", "d/new.txt": "n\n", "e/c.txt": "c1\n" });
+    r.write({ "e/new.txt": "keep\n", ".gitignore": "# nothing ignored now\n" });
+    const index = gitDirDigest(r);
+
+    const plan = r.cli(["restore", snap.id, "--dry-run", "--json", "--", "d", "a.txt"]);
+    expect(plan.status).toBe(0);
+    expect(plan.json).toMatchObject({
+      written: ["a.txt", "d/b.txt"],
+      deleted: ["d/new.txt"],
+      safety: null,
+      dryRun: true,
+    });
+    expect(r.read("a.txt")).toBe("a1\n");
+
+    const report = r.ok("restore", snap.id, "d", "a.txt");
+    expect(report).toMatchObject({
+      written: ["a.txt", "d/b.txt"],
+      deleted: ["d/new.txt"],
+      skipped: [{ path: "d/run.log", reason: "excluded" }],
+    });
+    expect(report.safety).toMatch(/^[0-9a-f]{40}$/);
+    // Outside the named paths nothing changed; the log inside them, ignored then, was not proven absent.
+    expect([r.read("e/c.txt"), r.read("e/new.txt"), r.read("d/run.log")]).toEqual([
+      "c1\n",
+      "keep\n",
+      "log\n",
+    ]);
+    expect(gitDirDigest(r)).toEqual(index);
+
+    // The safety snapshot undoes it.
+    r.ok("restore", report.safety);
+    expect([r.read("a.txt"), r.read("d/b.txt"), r.read("d/new.txt")]).toEqual(["a1\n", "b1\n", "n\n"]);
+  });
+
+  it("puts back a directory where a file now stands, naming the directory or a file below it", () => {
+    const r = repo({ "keep.txt": "k\n", "d/x.txt": "x\n", "d/y.txt": "y\n" });
+    const snap = r.ok("snapshot");
+    r.remove("d");
+    r.write({ d: "now a file\n", "keep.txt": "k2\n" });
+    const some = r.ok("restore", snap.id, "d/x.txt");
+    expect(some).toMatchObject({ written: ["d/x.txt"], deleted: ["d"] });
+    expect([r.read("d/x.txt"), r.exists("d/y.txt"), r.read("keep.txt")]).toEqual(["x\n", false, "k2\n"]);
+
+    r.remove("d");
+    r.write({ d: "a file again\n" });
+    const all = r.ok("restore", snap.id, "d");
+    expect(all).toMatchObject({ written: ["d/x.txt", "d/y.txt"], deleted: ["d"] });
+    expect(r.read("keep.txt")).toBe("k2\n");
+  });
+
+  it("diffs only the named paths, after -- or after the ids", () => {
+    const r = repo({ "a.txt": "a\n", "d/b.txt": "b\n" });
+    const first = r.ok("snapshot");
+    r.write({ "a.txt": "a2\n", "d/b.txt": "b2\n", "d/c.txt": "c\n" });
+    const second = r.ok("snapshot");
+    const byPath = (entries: any[]) => entries.map((e) => `${e.status} ${e.path}`);
+    expect(byPath(r.ok("diff", first.id, "d"))).toEqual(["modified d/b.txt", "added d/c.txt"]);
+    expect(byPath(r.cli(["diff", "--json", first.id, second.id, "--", "a.txt"]).json)).toEqual([
+      "modified a.txt",
+    ]);
+    expect(byPath(r.ok("diff", first.id.slice(0, 12), second.id.slice(0, 12), "d/c.txt"))).toEqual([
+      "added d/c.txt",
+    ]);
+    const names = r.cli(["diff", "--name-status", first.id, second.id, "--", "d"]);
+    expect(names.stdout.trim().split("\n")).toEqual(["M\td/b.txt", "A\td/c.txt"]);
+  });
+
+  it("refuses a path outside the workspace as a usage error that writes nothing, not even a store", () => {
+    const r = repo({ "a.txt": "a\n" });
+    const sub = path.join(r.dir, "sub");
+    r.write({ "sub/f.txt": "f\n" });
+    const before = dataListing();
+    for (const args of [
+      ["restore", "0123456789abc", "../outside.txt"],
+      ["restore", "0123456789abc", "--", "/etc/passwd"],
+      ["diff", "0123456789abc", "--", "../a.txt"],
+      ["rewind", "--to", "1", "../a.txt"],
+    ]) {
+      const result = sandbox.cli(sub, ["--json", ...args]);
+      expect(result.status, args.join(" ")).toBe(2);
+      expect(result.json.error.code).toBe("usage");
+      expect(result.stderr).toMatch(/^ghostcommit: path is outside the workspace/);
+    }
+    expect(dataListing()).toEqual(before);
+    expect(r.read("a.txt")).toBe("a\n");
+  });
+});

@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { GhostcommitError } from "../../src/errors.js";
+import { libTurn, openIn, sessionSandbox, turn } from "./support.js";
+
+const { sandbox, repo } = sessionSandbox();
+
+describe("rewind of chosen paths", () => {
+  it("puts back only the named paths, keeps the turn done, shows them in log; redo and a later full rewind work", () => {
+    const r = repo({ ".gitignore": "*.log\n", "a.txt": "a0\n", "d/b.txt": "b0\n" });
+    r.write({ "d/old.log": "ignored then\n" });
+    turn(r, "s", "1", () => {
+      r.write({ "a.txt": "a1\n", "d/b.txt": "b1\n", "d/new.txt": "n1\n", ".gitignore": "# none\n" });
+    });
+    turn(r, "s", "2", () => r.write({ "d/b.txt": "b2\n" }));
+
+    const plan = r.cli(["rewind", "--to", "1", "--dry-run", "--json", "--", "d"]);
+    expect(plan.json).toMatchObject({
+      rewoundTurns: ["1", "2"],
+      paths: ["d"],
+      written: ["d/b.txt"],
+      dryRun: true,
+    });
+
+    const report = r.ok("rewind", "--to", "1", "d");
+    expect(report).toMatchObject({ written: ["d/b.txt"], deleted: ["d/new.txt"], paths: ["d"] });
+    // d/old.log was ignored before turn 1: its absence then proves nothing, so it stays.
+    expect([r.read("d/b.txt"), r.exists("d/new.txt"), r.read("d/old.log")]).toEqual([
+      "b0\n",
+      false,
+      "ignored then\n",
+    ]);
+    expect([r.read("a.txt"), r.read(".gitignore")]).toEqual(["a1\n", "# none\n"]);
+    const log = r.ok("log");
+    expect(log.map((t: any) => [t.turn, t.state, t.rewoundPaths])).toEqual([
+      ["1", "done", ["d/b.txt", "d/new.txt"]],
+      ["2", "done", ["d/b.txt"]],
+    ]);
+    expect(r.cli(["log"]).stdout).toMatch(/rewound only: d\/b\.txt, d\/new\.txt/);
+
+    const redo = r.ok("redo");
+    expect(redo).toMatchObject({ restoredTurns: ["1", "2"], written: ["d/b.txt", "d/new.txt"] });
+    expect([r.read("d/b.txt"), r.read("d/new.txt")]).toEqual(["b2\n", "n1\n"]);
+    expect(r.ok("log").map((t: any) => t.rewoundPaths)).toEqual([undefined, undefined]);
+
+    // Partial again, then the whole turns: the paths the partial rewind put back are no conflict.
+    r.ok("rewind", "--to", "2", "d/b.txt");
+    const full = r.ok("rewind", "--to", "1");
+    expect(full.written.sort()).toEqual([".gitignore", "a.txt", "d/b.txt"]); // b1 (left by the partial rewind) to b0
+    expect(full.deleted).toEqual(["d/new.txt"]);
+    expect([r.read("a.txt"), r.read("d/b.txt"), r.exists("d/new.txt")]).toEqual(["a0\n", "b0\n", false]);
+    expect(r.ok("log").map((t: any) => t.state)).toEqual(["rewound", "rewound"]);
+  });
+
+  it("puts back a directory that the turn replaced by a file, naming a file below it", () => {
+    const r = repo({ "d/x.txt": "x\n", "d/y.txt": "y\n", "other.txt": "o\n" });
+    turn(r, "s", "1", () => {
+      r.remove("d");
+      r.write({ d: "a file now\n", "other.txt": "o1\n" });
+    });
+    const report = r.ok("rewind", "--to", "1", "d/x.txt");
+    expect(report).toMatchObject({ written: ["d/x.txt"], deleted: ["d"] });
+    expect([r.read("d/x.txt"), r.exists("d/y.txt"), r.read("other.txt")]).toEqual(["x\n", false, "o1\n"]);
+    r.ok("redo");
+    expect([r.read("d"), r.read("other.txt")]).toEqual(["a file now\n", "o1\n"]);
+  });
+
+  it("takes `paths` in the library's restore, diff and rewind options, relative to the workspace", async () => {
+    const r = repo({ "a.txt": "a0\n", "d/b.txt": "b0\n" });
+    const ws = await openIn(sandbox, r.dir);
+    const snap = await ws.snapshot();
+    await libTurn(ws, "lib", "1", () => r.write({ "a.txt": "a1\n", "d/b.txt": "b1\n", "d/c.txt": "c1\n" }));
+    expect((await ws.diff(snap.id, undefined, { paths: ["d"] })).map((e) => e.path)).toEqual([
+      "d/b.txt",
+      "d/c.txt",
+    ]);
+    const plan = await ws.restore(snap.id, { paths: ["d/c.txt"], dryRun: true });
+    expect([plan.written, plan.deleted]).toEqual([[], ["d/c.txt"]]);
+    const rewound = await ws.session("lib").rewind({ to: "1", paths: ["a.txt"] });
+    expect([rewound.paths, rewound.written, rewound.deleted]).toEqual([["a.txt"], ["a.txt"], []]);
+    expect([r.read("a.txt"), r.read("d/b.txt")]).toEqual(["a0\n", "b1\n"]);
+    const outside = await ws.restore(snap.id, { paths: ["../elsewhere"] }).catch((error) => error);
+    expect(outside).toBeInstanceOf(GhostcommitError);
+    expect(outside.code).toBe("usage");
+  });
+});
