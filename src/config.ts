@@ -30,6 +30,13 @@ export interface Settings {
    * "exclude" reports them as `nested-repo`. (Plain directories always capture them.)
    */
   nestedRepos: "exclude" | "capture";
+  /** Push sessions to a git remote in the background after each turn ends. */
+  push?: PushSettings;
+}
+
+export interface PushSettings {
+  remote: string;
+  after: "turn" | "never";
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -126,6 +133,9 @@ export function validateSettings(value: unknown, source: string): Partial<Settin
         if (raw !== "exclude" && raw !== "capture") throw bad('"exclude" or "capture"');
         out.nestedRepos = raw;
         break;
+      case "push":
+        out.push = validatePush(raw, bad);
+        break;
       case "$schema":
         break;
       default:
@@ -133,6 +143,15 @@ export function validateSettings(value: unknown, source: string): Partial<Settin
     }
   }
   return out;
+}
+
+function validatePush(raw: unknown, bad: (want: string) => GhostcommitError): PushSettings {
+  const want = 'an object like {"remote": "origin", "after": "turn"}';
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw bad(want);
+  const { remote = "origin", after = "turn", ...rest } = raw as Record<string, unknown>;
+  if (typeof remote !== "string" || remote.trim() === "" || remote.startsWith("-")) throw bad(want);
+  if ((after !== "turn" && after !== "never") || Object.keys(rest).length > 0) throw bad(want);
+  return { remote, after };
 }
 
 /** Settings for a workspace: defaults < user config < workspace config < explicit overrides. */

@@ -9,11 +9,17 @@ export interface ErrorData {
   "bad-id": { id: string };
   "outside-workspace": { path: string };
   "not-a-workspace": { path: string };
-  "git-failed": { args?: string[]; exitCode?: number | null; stderr?: string };
+  "git-failed": { args?: string[]; exitCode?: number | null; stderr?: string; url?: string };
   "git-too-old": { version?: string };
   "store-damaged": { oid?: string; file?: string };
   /** A refusal: these paths changed since the session last did (or would be sent, for push). */
-  conflict: { session?: string; conflicts: string[] };
+  conflict: {
+    session?: string;
+    conflicts: string[];
+    /** push: the snapshots holding the ignored files, or the machines that pushed the conflicting sessions. */
+    snapshots?: string[];
+    pushedFrom?: string[];
+  };
   "open-turn": { session: string; turn: string };
   disabled: Record<never, never>;
   locked: { file: string };

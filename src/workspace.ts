@@ -15,11 +15,19 @@ import { splitNul } from "./git/exec.js";
 import { collectGarbage, type GcPolicy } from "./maintenance/gc.js";
 import { type DoctorCheck, runDoctor } from "./maintenance/doctor.js";
 import { checkHookLog } from "./maintenance/hook-log.js";
+import { checkBackgroundPush } from "./maintenance/push-check.js";
+import { startPushAfterTurn } from "./session/auto-push.js";
+import { fetchWorkspace } from "./session/fetch.js";
+import { pushWorkspace } from "./session/push.js";
 import { maybeRunRetention, protectedSnapshots, retentionPolicy } from "./maintenance/retention.js";
 import { latestSessionId, listSessions, Session } from "./session/handle.js";
 import type {
   DoctorReport,
+  FetchOptions,
+  FetchReport,
   GcOptions,
+  PushOptions,
+  PushReport,
   GcReport,
   DiffEntry,
   DiffOptions,
@@ -207,13 +215,17 @@ export class Workspace {
 
   /** Checks git, the store and leftovers of interrupted runs (plus `checks` of the layers above). */
   async doctor(options: { repair?: boolean; checks?: DoctorCheck[] } = {}): Promise<DoctorReport> {
-    return runDoctor(this.engine, [checkHookLog, ...(options.checks ?? [])], options);
+    return runDoctor(this.engine, [checkHookLog, checkBackgroundPush, ...(options.checks ?? [])], options);
   }
 
   /** The session `id` of this workspace (created by its first turn or touch). */
   session(id: string): SessionHandle {
-    // at most once a day after a turn ends: the store stays bounded unattended
-    return new Session(this.engine, this.cwd, id, () => maybeRunRetention(this.engine));
+    // After a turn ends: the configured background push (never waited for), and at most once a
+    // day retention, so the store stays bounded unattended.
+    return new Session(this.engine, this.cwd, id, () => {
+      startPushAfterTurn(this.engine);
+      return maybeRunRetention(this.engine);
+    });
   }
 
   /** Sessions of this workspace, most recently active first. */
@@ -225,6 +237,16 @@ export class Workspace {
   async latestSession(): Promise<SessionHandle | null> {
     const id = await latestSessionId(this.engine);
     return id === null ? null : this.session(id);
+  }
+
+  /** Sends sessions (and with `snapshots`, plain snapshots) to a git remote under refs/ghostcommit/. */
+  async push(options: PushOptions = {}): Promise<PushReport> {
+    return pushWorkspace(this.engine, this.cwd, options);
+  }
+
+  /** Brings a git remote's sessions and snapshots into this workspace's store. */
+  async fetch(options: FetchOptions = {}): Promise<FetchReport> {
+    return fetchWorkspace(this.engine, this.cwd, options);
   }
 
   /** Forgets snapshots (their content is freed by the next gc). */

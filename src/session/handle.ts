@@ -16,6 +16,7 @@ import { type SessionContext, sessionContext } from "./context.js";
 import { readAllJournals } from "./journal.js";
 import { openTurnOf, type SessionState, type TurnState } from "./model.js";
 import { redoSession } from "./redo.js";
+import { readOrigins } from "./remote-sessions.js";
 import { rewindSession } from "./rewind.js";
 import { touchPaths } from "./touch.js";
 import { beginTurn, endTurn } from "./turns.js";
@@ -95,7 +96,16 @@ export function toSummary(state: SessionState): SessionSummary {
 
 /** The workspace's sessions, most recently active first. */
 export async function listSessions(engine: StoreContext): Promise<SessionSummary[]> {
-  return (await readAllJournals(engine.paths.sessionsDir)).map(toSummary);
+  const [journals, origins] = await Promise.all([
+    readAllJournals(engine.paths.sessionsDir),
+    readOrigins(engine),
+  ]);
+  return journals.map((state) => {
+    const summary = toSummary(state);
+    const origin = origins.get(state.session); // a session brought in by fetch
+    if (origin) summary.origin = origin;
+    return summary;
+  });
 }
 
 /** The most recently active session's id, or null when there is none. */

@@ -51,6 +51,14 @@ export const STORE_FILES = {
   restoreLock: "restore.ghostlock",
   /** One plain-directory capture at a time (capture). */
   plainIndexLock: "plain-index.ghostlock",
+  /** One push or fetch at a time per store (session). */
+  syncLock: "sync.ghostlock",
+  /** Where each fetched session came from (session). */
+  remoteSessions: "remote-sessions.json",
+  /** The outcome of the latest background push, for doctor (session). */
+  pushStatus: "push-status.json",
+  /** Failures of background pushes (session). */
+  pushLog: "push.log",
 } as const;
 
 export function storePaths(location: WorkspaceLocation): StorePaths {

@@ -43,6 +43,7 @@ describe("snapshot ids", () => {
 
   it("fails with status 1 on an ambiguous prefix", async () => {
     const r = repo();
+    r.ok("drop", r.ok("snapshot").id); // the store is created by the first write
     const store = r.ok("doctor").store as string;
     // Two snapshot commits whose ids share 7 hex digits (a birthday search over nonces).
     const seen = new Map<string, { id: string; body: Buffer }>();

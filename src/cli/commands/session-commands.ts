@@ -74,7 +74,10 @@ export function register(program: Command, run: Action): void {
             list.length === 0
               ? "no sessions yet (start one with `ghostcommit turn begin --session S --turn T`)"
               : list
-                  .map((s) => `${color.bold(s.session)}  ${counted(s.turns, "turn")}  ${age(s.updatedAt)}`)
+                  .map(
+                    (s) =>
+                      `${color.bold(s.session)}  ${counted(s.turns, "turn")}  ${age(s.updatedAt)}${s.origin ? color.dim(`  fetched from ${s.origin.host} via ${s.origin.remote}`) : ""}`,
+                  )
                   .join("\n"),
         };
       }),

@@ -1,0 +1,74 @@
+import type { Command } from "commander";
+import type { FetchReport, PushReport } from "../../types.js";
+import { globalsOf, open, withGlobals } from "../context.js";
+import { color, formatBytes, formatCount, progress } from "../output.js";
+import type { Action } from "../runner.js";
+
+/** push and fetch: snapshot history through git remotes. */
+export function register(program: Command, run: Action): void {
+  withGlobals(program.command("push"))
+    .description(
+      "send sessions (and with --snapshots, plain snapshots) to a git remote under refs/ghostcommit/",
+    )
+    .argument("[remote]", "a remote name of the repository, a URL or a path", undefined)
+    .option("--session <id>", "only this session (repeatable)", (value: string, previous: string[] = []) => [
+      ...previous,
+      value,
+    ])
+    .option("--snapshots", "also send snapshots that belong to no session")
+    .option("--include-ignored", "send snapshots even when they hold files the repository ignores")
+    .action(
+      run(async (command) => {
+        const options = command.opts() as {
+          session?: string[];
+          snapshots?: boolean;
+          includeIgnored?: boolean;
+        };
+        const remote = command.args[0] as string | undefined;
+        const ws = await open(globalsOf(command));
+        const done = progress("pushing");
+        const report = await ws
+          .push({
+            remote,
+            sessions: options.session,
+            snapshots: options.snapshots,
+            includeIgnored: options.includeIgnored,
+          })
+          .finally(done);
+        return { json: report, human: () => describePush(report) };
+      }),
+    );
+
+  withGlobals(program.command("fetch"))
+    .description("bring a git remote's sessions and snapshots into this workspace's store")
+    .argument("[remote]", "a remote name of the repository, a URL or a path", undefined)
+    .action(
+      run(async (command) => {
+        const remote = command.args[0] as string | undefined;
+        const ws = await open(globalsOf(command));
+        const done = progress("fetching");
+        const report = await ws.fetch({ remote }).finally(done);
+        return { json: report, human: () => describeFetch(report) };
+      }),
+    );
+}
+
+function describePush(report: PushReport): string {
+  if (report.refs === 0) return `${report.url} is up to date`;
+  const lines = [
+    `pushed to ${report.url}: ${formatCount(report.sessions.length)} sessions, ${formatCount(report.snapshots.length)} snapshots (${formatBytes(report.bytes)})`,
+  ];
+  for (const s of report.sessions)
+    lines.push(`  ${color.bold(s.session)}  ${s.status}, ${formatCount(s.turns)} turns`);
+  return lines.join("\n");
+}
+
+function describeFetch(report: FetchReport): string {
+  const lines = [
+    `fetched from ${report.url}: ${formatCount(report.sessions.length)} sessions, ${formatCount(report.snapshots.length)} new snapshots (${formatBytes(report.bytes)})`,
+  ];
+  for (const s of report.sessions)
+    lines.push(`  ${color.bold(s.session)}  ${s.status}, ${formatCount(s.turns)} turns`);
+  for (const c of report.conflicts) lines.push(`  ${color.yellow(c.session)}  not fetched: ${c.reason}`);
+  return lines.join("\n");
+}

@@ -1,0 +1,20 @@
+import type { StoreContext } from "../store/context.js";
+import { backgroundPushLog, backgroundPushStatus } from "../session/auto-push.js";
+import type { DoctorCheck } from "./doctor.js";
+
+/**
+ * Doctor check: the latest background push (after a turn) failed. The next success clears it, and
+ * so does switching the background push off.
+ */
+export const checkBackgroundPush: DoctorCheck = async (engine: StoreContext) => {
+  if (engine.settings.push?.after !== "turn") return [];
+  const status = await backgroundPushStatus(engine);
+  if (!status || status.ok) return [];
+  return [
+    {
+      code: "push-failed",
+      message: `the background push to ${status.remote} after a turn failed (${status.t}): ${status.message ?? "unknown error"}. Run \`ghostcommit push ${status.remote}\` to retry; details in the log`,
+      path: backgroundPushLog(engine),
+    },
+  ];
+};

@@ -1,0 +1,82 @@
+import { spawn } from "node:child_process";
+import { closeSync, existsSync, openSync, promises as fs } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { StoreContext } from "../store/context.js";
+import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
+import type { PushReport } from "../types.js";
+import { pushWorkspace } from "./push.js";
+
+/** The outcome of the latest background push, kept for `doctor`. */
+export interface BackgroundPushStatus {
+  t: string;
+  ok: boolean;
+  remote: string;
+  message?: string;
+}
+
+const STATUS_FILE = STORE_FILES.pushStatus;
+const LOG_FILE = STORE_FILES.pushLog;
+
+/**
+ * With `"push": {"after": "turn"}`, starts a detached push once a turn has ended. The turn (and
+ * the agent's hook) never waits for it: the child is unreferenced and its output goes to a file.
+ * Never throws.
+ */
+export function startPushAfterTurn(engine: StoreContext): boolean {
+  const push = engine.settings.push;
+  if (push?.after !== "turn") return false;
+  try {
+    // dist/session/auto-push.js, or the bundled CLI dist/ghostcommit.mjs beside dist/session/.
+    const worker = ["./push-worker.js", "./session/push-worker.js"]
+      .map((rel) => fileURLToPath(new URL(rel, import.meta.url)))
+      .find((file) => existsSync(file));
+    if (!worker) return false;
+    const log = openSync(path.join(engine.paths.dir, LOG_FILE), "a");
+    try {
+      const child = spawn(process.execPath, [worker, engine.root, engine.refs.kind, push.remote], {
+        cwd: engine.root,
+        detached: true,
+        stdio: ["ignore", "ignore", log],
+      });
+      child.on("error", () => {});
+      child.unref();
+      return true;
+    } finally {
+      closeSync(log);
+    }
+  } catch {
+    return false; // a push that cannot start is a missed push, never a failed turn
+  }
+}
+
+/** Runs a push on behalf of a turn and records how it went (the next one retries anything missed). */
+export async function runBackgroundPush(
+  engine: StoreContext,
+  cwd: string,
+  remote: string,
+): Promise<PushReport> {
+  const status: BackgroundPushStatus = { t: new Date().toISOString(), ok: true, remote };
+  try {
+    return await pushWorkspace(engine, cwd, { remote });
+  } catch (error) {
+    status.ok = false;
+    status.message = error instanceof Error ? error.message : String(error);
+    await fs.appendFile(path.join(engine.paths.dir, LOG_FILE), `${JSON.stringify(status)}\n`).catch(() => {});
+    throw error;
+  } finally {
+    await writeFileAtomic(path.join(engine.paths.dir, STATUS_FILE), `${JSON.stringify(status)}\n`).catch(
+      () => {},
+    );
+  }
+}
+
+/** The latest background push's outcome, or null when none ran. */
+export async function backgroundPushStatus(engine: StoreContext): Promise<BackgroundPushStatus | null> {
+  const status = await readJson<BackgroundPushStatus | null>(path.join(engine.paths.dir, STATUS_FILE), null);
+  return status && typeof status.ok === "boolean" && typeof status.t === "string" ? status : null;
+}
+
+export function backgroundPushLog(engine: StoreContext): string {
+  return path.join(engine.paths.dir, LOG_FILE);
+}

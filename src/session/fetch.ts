@@ -1,0 +1,105 @@
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import type { StoreContext } from "../store/context.js";
+import { runGit } from "../git/exec.js";
+import { isoFromMicros, nowMicros } from "../store/metadata.js";
+import { linkBorrowedObjects } from "../store/borrow.js";
+import { writeFileAtomic } from "../store/layout.js";
+import { fetchRefs, remoteNamespace, resolveRemote } from "../store/remote.js";
+import type { FetchOptions, FetchReport, SessionOrigin } from "../types.js";
+import { Journal } from "./journal.js";
+import { foldJournal, parseJournal } from "./model.js";
+import {
+  extendsJournal,
+  readSessionCommit,
+  recordOrigins,
+  trackingPrefix,
+  withSyncLock,
+} from "./remote-sessions.js";
+
+/**
+ * Brings a remote's sessions and snapshots into this store: snapshots become ordinary snapshot
+ * refs (their ids are content hashes, the same on every machine), journals are written to the
+ * sessions directory. A local journal is only ever replaced by one that extends it; a different
+ * history under the same session id is kept as it is here and reported.
+ */
+export async function fetchWorkspace(
+  engine: StoreContext,
+  cwd: string,
+  options: FetchOptions = {},
+): Promise<FetchReport> {
+  engine.assertEnabled();
+  const remote = await resolveRemote(engine.location, options.remote, "fetch", cwd);
+  const report: FetchReport = {
+    remote: remote.name,
+    url: remote.url,
+    sessions: [],
+    unchanged: [],
+    conflicts: [],
+    snapshots: [],
+    bytes: 0,
+  };
+  // Under the store's write lock: gc must not prune fetched objects before their refs exist.
+  return engine.writing(() =>
+    withSyncLock(engine, async () => {
+      const ns = remoteNamespace(engine.location);
+      const before = new Set(await engine.refs.refIds());
+      report.bytes = await fetchRefs(engine.refs.refsGitDir, remote, [
+        `${ns}snapshots/*:${engine.refs.refPrefix}*`,
+        `+${ns}sessions/*:${trackingPrefix(engine)}*`,
+      ]);
+      report.snapshots = (await engine.refs.refIds()).filter((id) => !before.has(id));
+      if (engine.refs.kind === "shadow" && engine.location.commonDir) {
+        // Fetched snapshots may need objects only the repository has: protect them from its gc.
+        await linkBorrowedObjects(
+          engine.paths.dir,
+          engine.paths.objectsDir,
+          path.join(engine.location.commonDir, "objects"),
+        );
+      }
+      const origins: Record<string, SessionOrigin> = {};
+      for (const commit of await trackedSessionCommits(engine)) {
+        const theirs = await readSessionCommit(engine, commit);
+        const { records } = parseJournal(theirs.journal.toString("utf8"));
+        const header = records.find((r) => r.e === "session");
+        if (header?.e !== "session") continue; // not a journal: nothing to bring in
+        const session = header.session;
+        const journal = new Journal(engine.paths.sessionsDir, session);
+        const outcome = await journal.locked(async () => {
+          const ours = await fs.readFile(journal.file).catch(() => null);
+          if (ours !== null && extendsJournal(ours, theirs.journal)) return "unchanged";
+          if (ours !== null && !extendsJournal(theirs.journal, ours)) return "conflict";
+          await writeFileAtomic(journal.file, theirs.journal);
+          return ours === null ? "created" : "updated";
+        });
+        if (outcome === "unchanged") report.unchanged.push(session);
+        else if (outcome === "conflict") {
+          report.conflicts.push({
+            session,
+            reason: `this workspace has a different history under session id ${session}; the one on ${remote.url} (pushed from ${theirs.host}) was not fetched`,
+          });
+        } else {
+          report.sessions.push({
+            session,
+            turns: foldJournal(session, records).turns.length,
+            status: outcome,
+          });
+          origins[session] = { remote: remote.url, host: theirs.host, fetchedAt: isoFromMicros(nowMicros()) };
+        }
+      }
+      await recordOrigins(engine, origins);
+      return report;
+    }),
+  );
+}
+
+async function trackedSessionCommits(engine: StoreContext): Promise<string[]> {
+  const result = await runGit(["for-each-ref", "--format=%(objectname)", trackingPrefix(engine)], {
+    cwd: engine.paths.dir,
+    env: { GIT_DIR: engine.refs.refsGitDir },
+  });
+  return result.stdout
+    .toString("latin1")
+    .split("\n")
+    .filter((line) => /^[0-9a-f]{40}$/.test(line));
+}

@@ -1,0 +1,13 @@
+// Entry point of the background push after a turn: `node push-worker.js ROOT STORE REMOTE`. Its
+// stderr is the store's push log; the outcome is recorded for `doctor`, never shown to the agent.
+import type { StoreKind } from "../config.js";
+import { StoreContext } from "../store/context.js";
+import { runBackgroundPush } from "./auto-push.js";
+
+const [root, store, remote] = process.argv.slice(2);
+try {
+  const context = await StoreContext.open(root, { store: store as StoreKind });
+  await runBackgroundPush(context, root, remote);
+} catch {
+  process.exitCode = 1; // already recorded by runBackgroundPush
+}

@@ -1,0 +1,196 @@
+import { existsSync, promises as fs } from "node:fs";
+import type { StoreContext } from "../store/context.js";
+import { GhostcommitError } from "../errors.js";
+import { runGit, splitNul } from "../git/exec.js";
+import { displayPath, relFromBytes } from "../paths.js";
+import { bytesToSend, listRemoteRefs, presentObjects, pushRefs, resolveRemote } from "../store/remote.js";
+import type { StoredSnapshot } from "../store/store.js";
+import type { PushOptions, PushReport } from "../types.js";
+import { Journal } from "./journal.js";
+import { foldJournal, parseJournal } from "./model.js";
+import {
+  extendsJournal,
+  fetchSessionCommits,
+  journalName,
+  readSessionCommit,
+  remoteSessionRef,
+  remoteSnapshotRef,
+  sessionSnapshotIds,
+  trackingPrefix,
+  withSyncLock,
+  writeSessionCommit,
+} from "./remote-sessions.js";
+import { readAllJournals } from "./journal.js";
+
+interface SessionUpdate {
+  session: string;
+  name: string;
+  turns: number;
+  commit: string;
+  status: "created" | "updated";
+}
+
+/**
+ * Sends sessions (journal and snapshots) and, on request, plain snapshots to a remote, in one
+ * atomic push. Nothing already on the remote is sent again. Refused, with nothing sent, when a
+ * snapshot holds files the repository ignores (unless allowed) or when the remote has another
+ * machine's history under one of the session ids.
+ */
+export async function pushWorkspace(
+  engine: StoreContext,
+  cwd: string,
+  options: PushOptions = {},
+): Promise<PushReport> {
+  const remote = await resolveRemote(engine.location, options.remote, "push", cwd);
+  const report: PushReport = {
+    remote: remote.name,
+    url: remote.url,
+    sessions: [],
+    unchanged: [],
+    snapshots: [],
+    refs: 0,
+    bytes: 0,
+  };
+  if (!existsSync(engine.paths.gitDir)) return report; // nothing was ever recorded here
+  // Under the store's write lock: gc must not prune the session commits before they are sent.
+  return engine.writing(() =>
+    withSyncLock(engine, async () => {
+      const gitDir = engine.paths.gitDir;
+      const remoteRefs = await listRemoteRefs(gitDir, remote);
+      const snapshots = await engine.refs.list();
+      const sessionIds =
+        options.sessions ?? (await readAllJournals(engine.paths.sessionsDir)).map((s) => s.session);
+
+      const present = await presentObjects(engine.paths.dir, engine.readEnv, [
+        ...new Set(remoteRefs.values()),
+      ]);
+      const missingSessionCommit = sessionIds.some((session) => {
+        const oid = remoteRefs.get(remoteSessionRef(engine, journalName(engine, session)));
+        return oid !== undefined && !present.has(oid);
+      });
+      if (missingSessionCommit) await fetchSessionCommits(engine, remote);
+
+      const updates: SessionUpdate[] = [];
+      const conflicts: { session: string; host: string }[] = [];
+      const wanted = new Set<string>();
+      for (const session of sessionIds) {
+        const journal = await completeJournal(new Journal(engine.paths.sessionsDir, session).file, session);
+        const { records } = parseJournal(journal.toString("utf8"));
+        const state = foldJournal(session, records);
+        for (const id of sessionSnapshotIds(state, records, snapshots)) wanted.add(id);
+        const name = journalName(engine, session);
+        const remoteCommit = remoteRefs.get(remoteSessionRef(engine, name)) ?? null;
+        if (remoteCommit !== null) {
+          const theirs = await readSessionCommit(engine, remoteCommit);
+          if (theirs.journal.equals(journal)) {
+            report.unchanged.push(session);
+            continue;
+          }
+          if (!extendsJournal(journal, theirs.journal)) {
+            conflicts.push({ session, host: theirs.host });
+            continue;
+          }
+        }
+        const commit = await writeSessionCommit(engine, journal, remoteCommit);
+        const status = remoteCommit === null ? "created" : "updated";
+        updates.push({ session, name, turns: state.turns.length, commit, status });
+      }
+      if (conflicts.length > 0) throw sessionConflict(conflicts, remote.url);
+
+      if (options.snapshots) for (const s of snapshots) if (s.meta.session === undefined) wanted.add(s.id);
+      const toSend = snapshots.filter(
+        (s) => wanted.has(s.id) && !remoteRefs.has(remoteSnapshotRef(engine, s.id)),
+      );
+      if (!options.includeIgnored) await refuseIgnoredContent(engine, toSend);
+
+      const refUpdates: [string, string][] = [
+        ...updates.map((u): [string, string] => [u.commit, remoteSessionRef(engine, u.name)]),
+        ...toSend.map((s): [string, string] => [s.id, remoteSnapshotRef(engine, s.id)]),
+      ];
+      const tips = refUpdates.map(([oid]) => oid);
+      report.bytes = await bytesToSend(engine.paths.dir, engine.readEnv, tips, [...present]);
+      await pushRefs(gitDir, remote, refUpdates);
+      await trackPushed(engine, updates);
+      report.sessions = updates.map(({ session, turns, status }) => ({ session, turns, status }));
+      report.snapshots = toSend.map((s) => s.id);
+      report.refs = refUpdates.length;
+      return report;
+    }),
+  );
+}
+
+/** The journal up to its last whole record: a line being appended right now is left for next time. */
+async function completeJournal(file: string, session: string): Promise<Buffer> {
+  const text = await fs.readFile(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") {
+      throw new GhostcommitError("not-found", `no session ${session} in this workspace`, { session });
+    }
+    throw new GhostcommitError("io", `cannot read session journal ${file}: ${error.message}`);
+  });
+  return text.subarray(0, text.lastIndexOf(0x0a) + 1);
+}
+
+function sessionConflict(conflicts: { session: string; host: string }[], url: string): GhostcommitError {
+  const shown = conflicts.map((c) => `${c.session} (pushed from ${c.host})`).join(", ");
+  return new GhostcommitError(
+    "conflict",
+    `push refused: ${url} holds a different history under the same session id: ${shown}; nothing was sent. Push the other sessions with --session, or continue under a new session id`,
+    { conflicts: conflicts.map((c) => c.session), pushedFrom: conflicts.map((c) => c.host) },
+  );
+}
+
+/**
+ * Secrets stay home by default: a snapshot may hold files the repository ignores (a touched or
+ * force-included `.env`). Lists every such path across the snapshots about to be sent.
+ */
+async function refuseIgnoredContent(engine: StoreContext, snapshots: StoredSnapshot[]): Promise<void> {
+  if (engine.location.kind !== "git") return;
+  const offending = new Map<string, string[]>();
+  for (const snapshot of snapshots) {
+    if (snapshot.meta.included.length === 0) continue;
+    const listed = await runGit(
+      ["ls-tree", "-r", "-z", "--name-only", snapshot.tree, "--", ...snapshot.meta.included],
+      { cwd: engine.paths.dir, env: engine.readEnv },
+    );
+    const files = splitNul(listed.stdout);
+    if (files.length === 0) continue;
+    const ignored = await runGit(["check-ignore", "-z", "--stdin"], {
+      cwd: engine.root,
+      // check-ignore takes plain path names and rejects the literal-pathspec switch.
+      env: { GIT_LITERAL_PATHSPECS: "0" },
+      input: Buffer.concat(files.flatMap((f) => [f, Buffer.from([0])])),
+      okCodes: [0, 1],
+    });
+    for (const file of splitNul(ignored.stdout)) {
+      const shown = displayPath(relFromBytes(file));
+      offending.set(shown, [...(offending.get(shown) ?? []), snapshot.id]);
+    }
+  }
+  if (offending.size === 0) return;
+  const paths = [...offending.keys()].sort();
+  const shown = paths.slice(0, 10).join(", ") + (paths.length > 10 ? ", …" : "");
+  throw new GhostcommitError(
+    "conflict",
+    `push refused: snapshots hold ${paths.length} ${paths.length === 1 ? "file" : "files"} the repository ignores (${shown}); nothing was sent, --include-ignored sends them`,
+    { conflicts: paths, snapshots: [...new Set([...offending.values()].flat())] },
+  );
+}
+
+/** Remembers the commits just pushed, so the next push builds on them without a fetch. */
+async function trackPushed(engine: StoreContext, updates: SessionUpdate[]): Promise<void> {
+  if (updates.length === 0) return;
+  const prefix = trackingPrefix(engine);
+  const input = updates.map((u) => `update ${prefix}${u.name}\0${u.commit}\0\0`).join("");
+  await runGit(
+    [
+      "-c",
+      "core.hooksPath=/nonexistent/ghostcommit-no-hooks",
+      "-c",
+      "core.logAllRefUpdates=false",
+      "update-ref",
+      "--stdin",
+      "-z",
+    ],
+    { cwd: engine.paths.dir, env: { GIT_DIR: engine.refs.refsGitDir }, input },
+  );
+}

@@ -1,0 +1,150 @@
+import os from "node:os";
+import path from "node:path";
+import type { StoreContext } from "../store/context.js";
+import { runGit } from "../git/exec.js";
+import { LooseObjectWriter, MODE, serializeCommit, serializeTree } from "../git/objects.js";
+import { isPlainObject, readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
+import { fetchRefs, type ResolvedRemote, remoteNamespace } from "../store/remote.js";
+import type { StoredSnapshot } from "../store/store.js";
+import type { SessionOrigin } from "../types.js";
+import { withLock } from "../util/lock.js";
+import { Journal } from "./journal.js";
+import type { SessionState } from "./model.js";
+
+/**
+ * How sessions travel: each session is one ref on the remote, `<namespace>sessions/<name>`
+ * (`name` is the journal's file name, a hash of the session id), pointing at a commit whose tree
+ * holds the journal as it was pushed and the pushing machine's name. A later push of the same
+ * session is a child commit (the journal is append-only, so the old one is a prefix of the new):
+ * a journal that does not extend the remote one is another machine's session under the same id.
+ */
+
+/** The journal file's base name for a session (also its ref name on remotes). */
+export function journalName(engine: StoreContext, session: string): string {
+  return path.basename(new Journal(engine.paths.sessionsDir, session).file, ".jsonl");
+}
+
+export function remoteSessionRef(engine: StoreContext, name: string): string {
+  return `${remoteNamespace(engine.location)}sessions/${name}`;
+}
+
+export function remoteSnapshotRef(engine: StoreContext, id: string): string {
+  return `${remoteNamespace(engine.location)}snapshots/${id}`;
+}
+
+/** Where the session commits last pushed or fetched are kept, beside the snapshot refs. */
+export function trackingPrefix(engine: StoreContext): string {
+  return engine.refs.refPrefix.replace(/snapshots\/$/, "remote-sessions/");
+}
+
+/** Serializes transfers of one store: a background push and a manual one never race. */
+export function withSyncLock<T>(engine: StoreContext, work: () => Promise<T>): Promise<T> {
+  return withLock(path.join(engine.paths.dir, STORE_FILES.syncLock), work);
+}
+
+/** Writes a session commit (journal + pushing host) whose parent is the remote's previous one. */
+export async function writeSessionCommit(
+  engine: StoreContext,
+  journal: Buffer,
+  parent: string | null,
+): Promise<string> {
+  const writer = new LooseObjectWriter(engine.refs.objectsDir);
+  const journalBlob = await writer.write("blob", journal);
+  const originBlob = await writer.write("blob", Buffer.from(`${JSON.stringify({ host: os.hostname() })}\n`));
+  const tree = await writer.write(
+    "tree",
+    serializeTree([
+      { mode: MODE.file, name: "journal.jsonl", oid: journalBlob },
+      { mode: MODE.file, name: "origin.json", oid: originBlob },
+    ]),
+  );
+  const body = serializeCommit({
+    tree,
+    parents: parent ? [parent] : [],
+    time: Math.floor(Date.now() / 1000),
+    message: "ghostcommit session journal\n",
+  });
+  return writer.write("commit", body);
+}
+
+/** The journal and pushing host a session commit holds. */
+export async function readSessionCommit(
+  engine: StoreContext,
+  oid: string,
+): Promise<{ journal: Buffer; host: string }> {
+  const read = (file: string) =>
+    runGit(["cat-file", "blob", `${oid}:${file}`], {
+      cwd: engine.paths.dir,
+      env: engine.readEnv,
+      okCodes: [0, 128],
+    });
+  const [journal, origin] = await Promise.all([read("journal.jsonl"), read("origin.json")]);
+  let host = "unknown";
+  try {
+    const parsed = JSON.parse(origin.stdout.toString("utf8")) as { host?: unknown };
+    if (typeof parsed.host === "string") host = parsed.host;
+  } catch {
+    // an origin note is informative only
+  }
+  return { journal: journal.code === 0 ? journal.stdout : Buffer.alloc(0), host };
+}
+
+/** Fetches the remote's session commits into the tracking refs (journals are tiny). */
+export function fetchSessionCommits(engine: StoreContext, remote: ResolvedRemote): Promise<number> {
+  const ns = remoteNamespace(engine.location);
+  return fetchRefs(engine.refs.refsGitDir, remote, [`+${ns}sessions/*:${trackingPrefix(engine)}*`]);
+}
+
+/** Records where a fetched session came from, so `sessions` can say so (called under the sync lock). */
+export async function recordOrigins(
+  engine: StoreContext,
+  origins: Record<string, SessionOrigin>,
+): Promise<void> {
+  if (Object.keys(origins).length === 0) return;
+  const file = path.join(engine.paths.dir, STORE_FILES.remoteSessions);
+  const known = await readJson<Record<string, SessionOrigin>>(file, {});
+  await writeFileAtomic(file, `${JSON.stringify({ ...known, ...origins }, null, 2)}\n`);
+}
+
+/** Origins of fetched sessions, by session id. */
+export async function readOrigins(engine: StoreContext): Promise<Map<string, SessionOrigin>> {
+  const known = await readJson<Record<string, unknown>>(
+    path.join(engine.paths.dir, STORE_FILES.remoteSessions),
+    {},
+  );
+  const out = new Map<string, SessionOrigin>();
+  for (const [session, value] of Object.entries(known)) {
+    const origin = value as SessionOrigin;
+    if (isPlainObject(value) && typeof origin.remote === "string" && typeof origin.host === "string") {
+      out.set(session, origin);
+    }
+  }
+  return out;
+}
+
+/** Every snapshot a session's journal names, and every snapshot stamped with the session. */
+export function sessionSnapshotIds(
+  state: SessionState,
+  records: unknown[],
+  snapshots: StoredSnapshot[],
+): string[] {
+  const ids = new Set<string>();
+  for (const turn of state.turns) {
+    ids.add(turn.before);
+    if (turn.after) ids.add(turn.after);
+  }
+  for (const record of records as Record<string, unknown>[]) {
+    for (const key of ["before", "after", "to", "safety"]) {
+      const value = record[key];
+      if (typeof value === "string" && /^[0-9a-f]{40}$/.test(value)) ids.add(value);
+    }
+  }
+  for (const s of snapshots) if (s.meta.session === state.session) ids.add(s.id);
+  const listed = new Set(snapshots.map((s) => s.id));
+  return [...ids].filter((id) => listed.has(id));
+}
+
+/** Whether `prefix` is a byte prefix of `whole`. */
+export function extendsJournal(whole: Buffer, prefix: Buffer): boolean {
+  return whole.length >= prefix.length && whole.subarray(0, prefix.length).equals(prefix);
+}

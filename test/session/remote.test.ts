@@ -1,0 +1,232 @@
+import { rmSync, writeFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import type { Repo } from "../helpers/repo.js";
+import { cliTurn, cloneOf, ghostRefs, gitDaemon, hook, machines, originRepo } from "./remote-support.js";
+
+const { a, b, bare } = machines();
+
+/** Waits for something a detached process does (no timing is asserted; the test's timeout bounds it). */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((r) => setTimeout(r, 100));
+}
+
+/** Records a two-turn session on machine A, with a commit A never pushed (its blobs are borrowed). */
+function recordOnA(name: string, url: string, twoTurns = true): { repo: Repo; turns: any[] } {
+  const repo = originRepo(a, name, url, {
+    "README.md": "hi\n",
+    "src/app.ts": "one\n",
+    ".gitignore": ".env\n",
+  });
+  repo.write({ "local.txt": "only on machine A\n" });
+  repo.git("add", "local.txt");
+  repo.git("commit", "-q", "-m", "not pushed");
+  cliTurn(repo, "s1", "t1", () => {
+    repo.write({ "README.md": "changed by the agent\n", "src/new.ts": "new\n" });
+    repo.remove("src/app.ts");
+  });
+  if (twoTurns)
+    cliTurn(repo, "s1", "t2", () => repo.write({ "src/new.ts": "newer\n", "local.txt": "edited\n" }));
+  return { repo, turns: repo.ok("log", "--session", "s1") };
+}
+
+describe("push and fetch through a local bare repository", () => {
+  it("carries a session to another machine, where it is listed, diffed, rewound and redone", () => {
+    const remote = bare();
+    const { repo: onA, turns } = recordOnA("a1", remote);
+    const pushed = onA.ok("push");
+    expect(pushed.sessions).toEqual([{ session: "s1", turns: 2, status: "created" }]);
+    expect(pushed.snapshots.length).toBeGreaterThanOrEqual(3);
+    expect(pushed.refs).toBe(pushed.snapshots.length + 1);
+    expect(pushed.bytes).toBeGreaterThan(0);
+    // The pushed commits are complete on the remote, borrowed blobs (the unpushed commit's) included.
+    a.git(remote, "fsck", "--connectivity-only", "--no-dangling");
+    expect(a.git(remote, "cat-file", "-p", `${turns[1].before}:local.txt`)).toBe("only on machine A\n");
+    // Incremental and idempotent: nothing is sent twice.
+    expect(onA.ok("push")).toMatchObject({
+      sessions: [],
+      unchanged: ["s1"],
+      snapshots: [],
+      refs: 0,
+      bytes: 0,
+    });
+
+    // An ordinary clone sees none of it.
+    const plain = cloneOf(a, remote, "plain");
+    expect(ghostRefs(a, plain.dir)).toEqual([]);
+    expect(() => plain.git("cat-file", "-e", turns[0].after)).toThrow();
+
+    const onB = cloneOf(b, remote, "b1");
+    const fetched = onB.ok("fetch");
+    expect(fetched.sessions).toEqual([{ session: "s1", turns: 2, status: "created" }]);
+    expect([...fetched.snapshots].sort()).toEqual([...pushed.snapshots].sort());
+    expect(fetched.bytes).toBeGreaterThan(0);
+    expect(ghostRefs(b, onB.dir)).toEqual([]); // the shadow store got them, not the clone
+
+    const [listed] = onB.ok("sessions");
+    expect(listed).toMatchObject({ session: "s1", turns: 2, origin: { remote: `file://${remote}` } });
+    expect(typeof listed.origin.host).toBe("string");
+    expect(onB.ok("log", "--session", "s1")).toEqual(turns);
+    const diff = onB.ok("diff", turns[0].before, turns[1].after);
+    expect(diff.map((e: any) => `${e.status} ${e.path}`).sort()).toEqual([
+      "added src/new.ts",
+      "deleted src/app.ts",
+      "modified README.md",
+      "modified local.txt",
+    ]);
+    expect(onB.ok("show", turns[1].after).files).toContain("local.txt");
+
+    // Rewind applies the usual conflict rules against B's files, which do not hold the agent's work.
+    const refused = onB.cli(["rewind", "--session", "s1", "--to", "t2", "--json"]);
+    expect(refused.status).toBe(3);
+    expect(refused.json.conflicts).toContain("src/new.ts");
+    onB.ok("restore", turns[1].after);
+    expect(onB.read("local.txt")).toBe("edited\n");
+    onB.ok("rewind", "--session", "s1", "--to", "t2");
+    expect([onB.read("src/new.ts"), onB.read("local.txt")]).toEqual(["new\n", "only on machine A\n"]);
+    onB.ok("redo", "--session", "s1");
+    expect(onB.read("src/new.ts")).toBe("newer\n");
+    onB.ok("rewind", "--session", "s1", "--to", "t1");
+    expect([onB.read("README.md"), onB.read("src/app.ts"), onB.exists("src/new.ts")]).toEqual([
+      "hi\n",
+      "one\n",
+      false,
+    ]);
+
+    // B's continuation extends A's journal: it goes back, and A sees the rewind.
+    expect(onB.ok("push").sessions).toEqual([{ session: "s1", turns: 2, status: "updated" }]);
+    expect(onA.ok("fetch").sessions).toEqual([{ session: "s1", turns: 2, status: "updated" }]);
+    expect(onA.ok("log", "--session", "s1").map((t: any) => t.state)).toEqual(["rewound", "rewound"]);
+  });
+
+  it("refuses to send files the repository ignores unless --include-ignored", () => {
+    const remote = bare("secrets.git");
+    const repo = originRepo(a, "secrets", remote, { ".gitignore": ".env\n", "app.ts": "1\n" });
+    repo.ok("turn", "begin", "--session", "s", "--turn", "1");
+    repo.write({ ".env": "TOKEN=hunter2\n", "app.ts": "2\n" });
+    repo.ok("touch", "--session", "s", ".env");
+    repo.ok("turn", "end", "--session", "s");
+    const refused = repo.cli(["push", "--json"]);
+    expect(refused.status).toBe(3);
+    expect(refused.json.error.code).toBe("conflict");
+    expect(refused.json.conflicts).toEqual([".env"]);
+    expect(refused.stderr).toMatch(/ignores \(\.env\).*--include-ignored/);
+    expect(ghostRefs(a, remote)).toEqual([]);
+    const pushed = repo.ok("push", "--include-ignored");
+    const after = repo.ok("log", "--session", "s")[0].after;
+    expect(pushed.snapshots).toContain(after);
+    expect(a.git(remote, "cat-file", "-p", `${after}:.env`)).toBe("TOKEN=hunter2\n");
+  });
+
+  it("never lets two machines' sessions with one id overwrite each other", async () => {
+    const remote = bare("collide.git");
+    const onA = originRepo(a, "ca", remote, { "f.txt": "0\n" });
+    const onB = cloneOf(b, remote, "cb");
+    cliTurn(onA, "same", "1", () => onA.write({ "f.txt": "A\n" }));
+    cliTurn(onB, "same", "1", () => onB.write({ "f.txt": "B\n" }));
+    cliTurn(onB, "other", "1", () => onB.write({ "g.txt": "B\n" }));
+    onA.ok("push");
+    const before = ghostRefs(a, remote).map((ref) => `${ref} ${a.git(remote, "rev-parse", ref).trim()}`);
+
+    const refused = onB.cli(["push", "--json"]);
+    expect(refused.status).toBe(3);
+    expect(refused.json.conflicts).toEqual(["same"]);
+    expect(refused.stderr).toMatch(
+      /different history under the same session id: same \(pushed from .+\); nothing was sent/,
+    );
+    expect(ghostRefs(a, remote).map((ref) => `${ref} ${a.git(remote, "rev-parse", ref).trim()}`)).toEqual(
+      before,
+    );
+    expect(onB.ok("push", "--session", "other").sessions.map((s: any) => s.session)).toEqual(["other"]);
+
+    // Fetching keeps B's own session and says which one it did not take.
+    const bLog = onB.ok("log", "--session", "same");
+    const fetched = onB.ok("fetch");
+    expect(fetched.conflicts.map((c: any) => c.session)).toEqual(["same"]);
+    expect(fetched.conflicts[0].reason).toMatch(/different history under session id same/);
+    expect(onB.ok("log", "--session", "same")).toEqual(bLog);
+  });
+
+  it("leaves the remote as it was when a push is cut off or partly refused", () => {
+    const remote = bare("cut.git");
+    const { repo } = recordOnA("cut", remote, false);
+    // The server dies after receiving the objects, before any ref moves.
+    const killer = hook(remote, "pre-receive", "kill -9 $PPID");
+    const cut = repo.cli(["push", "--json"]);
+    expect(cut.status).toBe(1);
+    expect(cut.json.error.code).toBe("git-failed");
+    expect(ghostRefs(a, remote)).toEqual([]);
+    // One ref refused: the atomic push takes none of the others either.
+    hook(remote, "update", 'case "$1" in */sessions/*) exit 1;; esac');
+    rmSync(killer);
+    expect(repo.cli(["push", "--json"]).status).toBe(1);
+    expect(ghostRefs(a, remote)).toEqual([]);
+    rmSync(`${remote}/hooks/update`);
+    const pushed = repo.ok("push");
+    expect(ghostRefs(a, remote)).toHaveLength(pushed.refs);
+    a.git(remote, "fsck", "--connectivity-only", "--no-dangling");
+  });
+});
+
+describe("reaching the remote", () => {
+  it("uses the transport settings of the repository's own config (as a CI checkout leaves them)", () => {
+    const remote = bare("ssh.git");
+    const repo = a.repo("viassh", { "f.txt": "0\n" });
+    // A stand-in for ssh that runs the remote command locally; only the repository's config names it.
+    const ssh = `${a.home}/fake-ssh`;
+    writeFileSync(ssh, '#!/bin/sh\nfor last; do :; done\nexec sh -c "$last"\n', { mode: 0o755 });
+    repo.git("config", "--local", "core.sshCommand", ssh);
+    repo.git("remote", "add", "origin", `ssh://example.invalid${remote}`);
+    cliTurn(repo, "s", "1", () => repo.write({ "f.txt": "1\n" }));
+    expect(repo.ok("push").sessions).toEqual([{ session: "s", turns: 1, status: "created" }]);
+    expect(ghostRefs(a, remote).some((ref) => ref.includes("/sessions/"))).toBe(true);
+  });
+});
+
+describe("push after each turn", () => {
+  it("pushes in the background without holding up the turn, and doctor shows a failed push", async () => {
+    const remote = bare("auto.git");
+    const repo = originRepo(a, "auto", remote, { "f.txt": "0\n" });
+    repo.write({ ".ghostcommit.json": JSON.stringify({ push: { remote: "origin", after: "turn" } }) });
+    // The remote holds the push until told to go on: the turn must end regardless.
+    const gate = `${remote}/go`;
+    hook(remote, "pre-receive", `while [ ! -f '${gate}' ]; do sleep 0.05; done`);
+    try {
+      cliTurn(repo, "bg", "1", () => repo.write({ "f.txt": "1\n" }));
+      expect(ghostRefs(a, remote)).toEqual([]);
+    } finally {
+      writeFileSync(gate, "");
+    }
+    await until(() => ghostRefs(a, remote).some((ref) => ref.includes("/sessions/")));
+    expect(repo.ok("doctor").problems).toEqual([]);
+
+    repo.write({ ".ghostcommit.json": JSON.stringify({ push: { remote: "nowhere", after: "turn" } }) });
+    cliTurn(repo, "bg", "2", () => repo.write({ "f.txt": "2\n" }));
+    let problems: any[] = [];
+    await until(() => {
+      problems = repo.cli(["doctor", "--json"]).json?.problems ?? [];
+      return problems.length > 0;
+    });
+    expect(problems).toEqual([
+      expect.objectContaining({ code: "push-failed", message: expect.stringMatching(/nowhere/) }),
+    ]);
+  });
+});
+
+describe("push and fetch over git daemon on 127.0.0.1", () => {
+  it("carries a session through the git:// network transport", async () => {
+    const remote = bare("net.git");
+    const daemon = await gitDaemon(a, remote.replace(/\/net\.git$/, ""));
+    const url = `${daemon.url}/net.git`;
+    const { repo: onA, turns } = recordOnA("n1", url, false);
+    expect(onA.ok("push", url).refs).toBeGreaterThan(1);
+    const plain = cloneOf(b, url, "nplain");
+    expect(ghostRefs(b, plain.dir)).toEqual([]);
+    const onB = cloneOf(b, url, "n2");
+    expect(onB.ok("fetch", "origin").sessions.map((s: any) => s.session)).toEqual(["s1"]);
+    expect(onB.ok("log", "--session", "s1")).toEqual(turns);
+    onB.ok("restore", turns[0].after);
+    onB.ok("rewind", "--session", "s1", "--to", "t1");
+    expect(onB.read("README.md")).toBe("hi\n");
+    daemon.stop();
+  });
+});
