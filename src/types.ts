@@ -53,7 +53,8 @@ export interface DiffEntry {
   newMode?: string;
 }
 
-export type SkipReason = "permission" | "io" | "excluded";
+/** `not-captured`: a rewind cannot know the path's earlier state (the agent reported the edit after it). */
+export type SkipReason = "permission" | "io" | "excluded" | "not-captured";
 
 /** What a restore changed (or, with dryRun, would change). */
 export interface RestoreReport {
@@ -107,6 +108,7 @@ export type DoctorProblemCode =
   | "stale-lock"
   | "interrupted-restore"
   | "hook-errors"
+  | "hook-command-broken"
   | "push-failed";
 
 /** What `doctor --repair` can do about it. */
@@ -157,6 +159,8 @@ export interface TurnRecord {
   rewoundPaths?: string[];
   startedAt: string;
   endedAt?: string;
+  /** Changed paths the turn may not have changed itself (an interrupt, an overlapping session): rewinding them needs force. */
+  uncertain?: string[];
 }
 
 export interface SessionSummary {
@@ -280,7 +284,14 @@ export interface SessionHandle {
   /** Snapshot after turn `turn` and record its changed paths. */
   endTurn(turn: string): Promise<TurnEnded>;
   /** Marks paths as agent-touched (captured even if ignored). Paths are relative to the workspace or absolute. */
-  touched(paths: string[]): Promise<{ touched: string[] }>;
+  touched(paths: string[], options?: { edited?: boolean }): Promise<{ touched: string[] }>;
+  /**
+   * A progress mark: records what the open turn changed so far (only `paths` when given), so
+   * changes made after the agent stopped (an interrupt) are not taken for the turn's.
+   */
+  progress(paths?: string[]): Promise<void>;
+  /** A stop after a blocked stop: the latest turn's end moves here. Null with no turn to end. */
+  extendTurn(): Promise<TurnEnded | null>;
   /** Files back to the state before turn `to`. */
   rewind(options: RewindOptions): Promise<RewindReport>;
   /** Undoes the last rewind (again: the one before it; a new turn discards them). */

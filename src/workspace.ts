@@ -13,7 +13,7 @@ import { isoFromMicros } from "./store/metadata.js";
 import type { StoredSnapshot } from "./store/store.js";
 import { splitNul } from "./git/exec.js";
 import { collectGarbage, type GcPolicy } from "./maintenance/gc.js";
-import { runDoctor } from "./maintenance/doctor.js";
+import { type DoctorCheck, runDoctor } from "./maintenance/doctor.js";
 import { checkHookLog } from "./maintenance/hook-log.js";
 import { checkBackgroundPush } from "./maintenance/push-check.js";
 import { startPushAfterTurn } from "./session/auto-push.js";
@@ -220,9 +220,9 @@ export class Workspace {
     return collectGarbage(this.engine, policy, (snapshots) => protectedSnapshots(this.engine, snapshots));
   }
 
-  /** Checks git, the store and leftovers of interrupted runs. */
-  async doctor(options: { repair?: boolean } = {}): Promise<DoctorReport> {
-    return runDoctor(this.engine, [checkHookLog, checkBackgroundPush], options);
+  /** Checks git, the store and leftovers of interrupted runs (plus `checks` of the layers above). */
+  async doctor(options: { repair?: boolean; checks?: DoctorCheck[] } = {}): Promise<DoctorReport> {
+    return runDoctor(this.engine, [checkHookLog, checkBackgroundPush, ...(options.checks ?? [])], options);
   }
 
   /** The session `id` of this workspace (created by its first turn or touch). */

@@ -258,6 +258,6 @@ async function syncExcludes(commonDir: string, storeGitDir: string): Promise<voi
   const current = await fs.readFile(target).catch(() => null);
   if (current?.equals(source)) return;
   const temp = `${target}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-  await fs.writeFile(temp, source);
+  await fs.writeFile(temp, source, { mode: 0o600 });
   await fs.rename(temp, target);
 }

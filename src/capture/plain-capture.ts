@@ -30,7 +30,9 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
   return withLock(path.join(ctx.paths.dir, STORE_FILES.plainIndexLock), async () => {
     await fs.rm(`${indexFile}.lock`, { force: true }); // left by a killed run; we hold the real lock
     const excludeFile = path.join(ctx.paths.dir, "plain-exclude");
-    await fs.writeFile(excludeFile, ctx.settings.dependencyDirs.map((d) => `${d}/\n`).join(""));
+    await fs.writeFile(excludeFile, ctx.settings.dependencyDirs.map((d) => `${d}/\n`).join(""), {
+      mode: 0o600,
+    });
     const env = { ...ctx.readEnv, GIT_WORK_TREE: ctx.location.root, GIT_INDEX_FILE: indexFile };
     const git = (args: string[], input?: Buffer) => runGit(args, { cwd: ctx.location.root, env, input });
     const [diffOut, othersOut, depsOut, ghostignore, stateBefore] = await Promise.all([

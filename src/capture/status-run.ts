@@ -38,13 +38,14 @@ export async function runStatus(
   const userIndex = path.join(ctx.location.gitDir!, "index");
   const copy = await privateIndex(ctx.paths.dir, ctx.location.gitDir!);
   const indexFile = copy ?? userIndex;
-  await fs.mkdir(tempGitDir, { recursive: true });
+  await fs.mkdir(tempGitDir, { recursive: true, mode: 0o700 });
   try {
     await fs.writeFile(
       path.join(tempGitDir, "HEAD"),
       head ? `${head}\n` : "ref: refs/heads/ghostcommit-unborn\n",
+      { mode: 0o600 },
     );
-    await fs.writeFile(path.join(tempGitDir, "commondir"), `${ctx.paths.gitDir}\n`);
+    await fs.writeFile(path.join(tempGitDir, "commondir"), `${ctx.paths.gitDir}\n`, { mode: 0o600 });
     const config = excludesFile === null ? [] : ["-c", `core.excludesFile=${excludesFile}`];
     const env = {
       GIT_DIR: tempGitDir,
@@ -159,6 +160,7 @@ async function privateIndex(storeDir: string, userGitDir: string): Promise<strin
     // make it trust a same-size edit made within the file system's timestamp granularity.
     const { mtimeMs, atime } = await fs.stat(userIndex);
     await fs.copyFile(userIndex, temp);
+    await fs.chmod(temp, 0o600); // private, as everything under the data home
     await fs.utimes(temp, atime, new Date(Math.floor(mtimeMs) - 1));
     await fs.rename(temp, target);
   }

@@ -54,7 +54,17 @@ const DIR_REASONS = new Set<Excluded["reason"]>(["dependency-dir", "large-dir", 
 
 /** "1 file", "5,000 files". */
 export function nFiles(n: number): string {
-  return `${formatCount(n)} ${n === 1 ? "file" : "files"}`;
+  return counted(n, "file");
+}
+
+/** "1 turn", "3 turns": a count with its noun in the right number. */
+export function counted(n: number, noun: string): string {
+  return `${formatCount(n)} ${n === 1 ? noun : `${noun}s`}`;
+}
+
+/** "turn 2", "turns 2, 3": a list of turn ids after its noun in the right number. */
+export function turnList(turns: string[]): string {
+  return `${turns.length === 1 ? "turn" : "turns"} ${turns.join(", ")}`;
 }
 
 /** 5000 → "5,000" (toLocaleString would load ICU data: ~15 ms of start-up). */

@@ -5,6 +5,7 @@ import {
   mkdirSync,
   renameSync,
   rmSync,
+  statSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
@@ -31,9 +32,25 @@ export function objectId(type: ObjectType, content: Buffer): string {
   return createHash("sha1").update(`${type} ${content.length}\0`).update(content).digest("hex");
 }
 
-/** Writes loose objects into one objects directory, atomically (temp file + rename). */
+/**
+ * Writes loose objects into one objects directory, atomically (temp file + rename). Objects are
+ * as private as their directory: owner-only in a private store (they hold file contents), the
+ * usual read-only-for-all in a repository that is not.
+ */
 export class LooseObjectWriter {
-  constructor(readonly objectsDir: string) {}
+  private readonly fileMode: number;
+  private readonly dirMode: number;
+
+  constructor(readonly objectsDir: string) {
+    let open = false;
+    try {
+      open = (statSync(objectsDir).mode & 0o077) !== 0;
+    } catch {
+      // not there yet: private
+    }
+    this.fileMode = open ? 0o444 : 0o400;
+    this.dirMode = open ? 0o777 : 0o700;
+  }
 
   private objectPath(oid: string): string {
     return path.join(this.objectsDir, oid.slice(0, 2), oid.slice(2));
@@ -57,7 +74,7 @@ export class LooseObjectWriter {
     if (await this.freshen(oid)) return;
     const dir = path.join(this.objectsDir, oid.slice(0, 2));
     if (!this.knownDirs.has(dir)) {
-      await fs.mkdir(dir, { recursive: true });
+      await fs.mkdir(dir, { recursive: true, mode: this.dirMode });
       this.knownDirs.add(dir);
     }
     const temp = path.join(dir, `tmp_obj_gc_${randomBytes(6).toString("hex")}`);
@@ -78,7 +95,7 @@ export class LooseObjectWriter {
     const oid = objectId(type, content);
     const body = deflateSync(Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]));
     if (body.length > 256 * 1024) {
-      await this.place(oid, (temp) => fs.writeFile(temp, body, { mode: 0o444, flag: "wx" }));
+      await this.place(oid, (temp) => fs.writeFile(temp, body, { mode: this.fileMode, flag: "wx" }));
       return oid;
     }
     const target = this.objectPath(oid);
@@ -91,12 +108,12 @@ export class LooseObjectWriter {
     }
     const dir = path.dirname(target);
     if (!this.knownDirs.has(dir)) {
-      mkdirSync(dir, { recursive: true });
+      mkdirSync(dir, { recursive: true, mode: this.dirMode });
       this.knownDirs.add(dir);
     }
     const temp = path.join(dir, `tmp_obj_gc_${randomBytes(6).toString("hex")}`);
     try {
-      writeFileSync(temp, body, { mode: 0o444, flag: "wx" });
+      writeFileSync(temp, body, { mode: this.fileMode, flag: "wx" });
       renameSync(temp, target);
     } catch (error) {
       rmSync(temp, { force: true });
@@ -116,7 +133,7 @@ export class LooseObjectWriter {
       return this.write("blob", content);
     }
     const dir = path.join(this.objectsDir, "incoming");
-    await fs.mkdir(dir, { recursive: true });
+    await fs.mkdir(dir, { recursive: true, mode: this.dirMode });
     const temp = path.join(dir, `tmp_obj_gc_${randomBytes(6).toString("hex")}`);
     const hash = createHash("sha1");
     const header = Buffer.from(`blob ${size}\0`);
@@ -124,7 +141,7 @@ export class LooseObjectWriter {
     let seen = 0;
     const deflate = createDeflate();
     deflate.write(header);
-    const handle = await fs.open(temp, "wx", 0o444);
+    const handle = await fs.open(temp, "wx", this.fileMode);
     try {
       const source = createReadStream(filePath);
       source.on("data", (chunk) => {
@@ -143,7 +160,7 @@ export class LooseObjectWriter {
         await fs.rm(temp, { force: true });
         return oid;
       }
-      await fs.mkdir(path.join(this.objectsDir, oid.slice(0, 2)), { recursive: true });
+      await fs.mkdir(path.join(this.objectsDir, oid.slice(0, 2)), { recursive: true, mode: this.dirMode });
       await fs.rename(temp, this.objectPath(oid));
       return oid;
     } catch (error) {

@@ -5,10 +5,18 @@ export type AgentName = "claude-code" | "codex" | "cursor" | "gemini";
 export type HookAction =
   /** A user prompt: snapshot before a new turn (`turn` when the agent names its turns). */
   | { kind: "begin"; turn?: string; prompt: string }
-  /** The agent is about to edit (or just edited) these paths: absolute, or relative to `cwd`. */
-  | { kind: "touch"; paths: string[] }
-  /** The agent finished its answer: snapshot after the open turn. */
-  | { kind: "end" }
+  /**
+   * The agent is about to edit these paths (absolute, or relative to `cwd`); `edited`: it already
+   * did, so their before-state can no longer be read (and this is a progress mark too).
+   */
+  | { kind: "touch"; paths: string[]; edited?: boolean }
+  /** A tool call finished: a progress mark of the named paths, or of everything (a shell tool). */
+  | { kind: "progress"; paths?: string[] }
+  /**
+   * The agent finished its answer: snapshot after the open turn. `extend`: the agent went on after
+   * another hook blocked its stop, and this later stop moves the end of that same turn.
+   */
+  | { kind: "end"; extend?: boolean }
   /** Nothing to do (unknown events, session start/end, tools that edit nothing). */
   | { kind: "none" };
 
@@ -19,8 +27,10 @@ export interface HookEvent {
   /** `hook_event_name` as sent. */
   name: string;
   session?: string;
-  /** The workspace the payload names (`cwd`, Cursor's `workspace_roots[0]`). */
+  /** The directory the agent is in (it follows the agent's `cd`). */
   cwd?: string;
+  /** The project directory the payload names (Cursor's `workspace_roots[0]`). */
+  projectDir?: string;
   /** Sent from a subagent: it may touch paths but never begins or ends turns. */
   subagent: boolean;
   action: HookAction;
@@ -50,4 +60,9 @@ export function obj(payload: Payload | undefined, key: string): Payload | undefi
  */
 export function fromSubagent(payload: Payload): boolean {
   return str(payload, "agent_id") !== undefined;
+}
+
+/** The turn-end action: a stop that follows a blocked stop (`stop_hook_active`) extends the turn. */
+export function endAction(payload: Payload): HookAction {
+  return payload.stop_hook_active === true ? { kind: "end", extend: true } : { kind: "end" };
 }

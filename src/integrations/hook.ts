@@ -11,6 +11,7 @@ import { parseGemini } from "./agents/gemini.js";
 import type { AgentName, HookEvent, Payload } from "./event.js";
 import { appendHookLog, globalHookLog, type HookLogEntry } from "../maintenance/hook-log.js";
 import { canTellModel, undoNotice } from "./undo-notice.js";
+import { rememberWorkspace, sessionWorkspace } from "./session-dirs.js";
 
 export const AGENTS: AgentName[] = ["claude-code", "codex", "cursor", "gemini"];
 
@@ -116,9 +117,13 @@ export async function runHook(
 async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer): Promise<void> {
   const action = event.action;
   // Subagents share the parent's session: their turns are not the user's.
-  if (action.kind === "none" || (event.subagent && action.kind !== "touch")) return;
-  const dir = options.dir ?? event.cwd ?? envDir(event.agent) ?? process.cwd();
-  const base = { agent: event.agent, event: event.name, session: event.session };
+  if (action.kind === "none" || (event.subagent && (action.kind === "begin" || action.kind === "end")))
+    return;
+  // One session, one workspace: fixed by its first event, whatever directory the agent `cd`s into.
+  const fixed =
+    event.session && !options.dir ? await sessionWorkspace(event.agent, event.session) : undefined;
+  const dir = options.dir ?? fixed ?? event.projectDir ?? envDir(event.agent) ?? event.cwd ?? process.cwd();
+  const base = { agent: event.agent, event: event.name, session: event.session, dir };
   // An agent started in ~ or / would snapshot everything the user owns on every prompt.
   if (!options.dir && isTooBroad(dir)) {
     const message = `not snapshotting ${dir} (home or root directory); start the agent in a project or pass -C`;
@@ -139,23 +144,38 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
     await log("error", "the event has no session id");
     return;
   }
+  if (!fixed && !options.dir) await rememberWorkspace(event.agent, event.session, ws.root);
   try {
     const session = ws.session(event.session);
     if (action.kind === "begin") {
       answer.send(await undoNotice(ws, event).catch(() => null));
       await begin(session, action.turn, action.prompt);
     } else if (action.kind === "end") {
-      const open = await session.openTurn();
-      if (open !== null) await session.endTurn(open);
+      if (action.extend) await session.extendTurn();
+      else {
+        const open = await session.openTurn();
+        if (open !== null) await session.endTurn(open);
+      }
     } else {
+      // Relative paths are the agent's: against the directory it is in now.
       const paths: string[] = [];
-      for (const given of action.paths) {
+      for (const given of action.paths ?? []) {
         const rel = workspacePath(ws.root, dir, event.cwd ?? dir, given);
-        if (rel === null) await log("warn", `ignored a path outside the workspace: ${given}`);
+        if (rel === ".git") await log("warn", `ignored a path in .git: ${given}`);
+        // An edit nothing can undo: doctor shows it.
+        else if (rel === null)
+          await log("error", `not recorded: a path outside the workspace ${ws.root}: ${given}`);
         else if (!paths.includes(rel)) paths.push(rel);
       }
       // Absolute under the real root: the handle resolves relative paths against the cwd it was opened with.
-      if (paths.length > 0) await session.touched(paths.map((p) => path.join(ws.root, p)));
+      const absolute = paths.map((p) => path.join(ws.root, p));
+      if (action.kind === "progress") {
+        if (action.paths === undefined) await session.progress();
+        else if (absolute.length > 0) await session.progress(absolute);
+      } else if (absolute.length > 0) {
+        await session.touched(absolute, { edited: action.edited });
+        if (action.edited) await session.progress(absolute);
+      }
     }
   } catch (error) {
     await log("error", messageOf(error));
@@ -179,8 +199,8 @@ export function nextTurnNumber(turns: string[]): number {
 }
 
 /**
- * A hook's path as a workspace-relative, '/'-separated path, or null when it is outside the
- * workspace (or in `.git`). Agents send the workspace as they see it, which may be a symlinked
+ * A hook's path as a workspace-relative, '/'-separated path, null when it is outside the
+ * workspace, or ".git" for a path in a `.git` directory (never recorded). Agents send the workspace as they see it, which may be a symlinked
  * path to the real root, so both spellings are tried.
  */
 export function workspacePath(root: string, dir: string, base: string, given: string): string | null {
@@ -196,7 +216,7 @@ export function workspacePath(root: string, dir: string, base: string, given: st
       const rel = path.relative(top, candidate);
       if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) continue;
       const parts = rel.split(path.sep);
-      if (parts.some((p) => p.toLowerCase() === ".git")) return null;
+      if (parts.some((p) => p.toLowerCase() === ".git")) return ".git";
       return parts.join("/");
     }
   }
@@ -241,13 +261,20 @@ function reply(text: string): void {
   if (text) process.stdout.write(`${text}\n`);
 }
 
-/** Logs to the store of `dir` (silently nothing when ghostcommit is disabled there), else globally. */
+/**
+ * Logs to the store of `dir` (silently nothing when ghostcommit is disabled there), else globally;
+ * never creates a store in the home or root directory.
+ */
 async function logFor(dir: string, options: HookOptions, entry: Omit<HookLogEntry, "t">): Promise<void> {
+  if (!options.dir && isTooBroad(dir)) {
+    await appendHookLog(globalHookLog(), { ...entry, dir });
+    return;
+  }
   try {
     const ws = await openWorkspace({ cwd: dir, store: options.store });
     if (ws.enabled) await appendHookLog(ws.logFile, entry);
   } catch {
-    await appendHookLog(globalHookLog(), entry);
+    await appendHookLog(globalHookLog(), { ...entry, dir });
   }
 }
 

@@ -3,7 +3,7 @@ import path from "node:path";
 import { dataHome } from "../config.js";
 import { GhostcommitError } from "../errors.js";
 import { readJson, writeFileAtomic } from "../store/layout.js";
-import type { InstallSpec, Scope } from "./specs.js";
+import { type InstallSpec, isHookCommand, type Scope } from "./specs.js";
 
 type Json = Record<string, unknown>;
 
@@ -47,7 +47,7 @@ async function updateRecord(file: string, record: InstallRecord | null): Promise
   const records = await readJson<Record<string, InstallRecord>>(recordsFile(), {});
   if (record) records[file] = record;
   else delete records[file];
-  await fs.mkdir(path.dirname(recordsFile()), { recursive: true });
+  await fs.mkdir(path.dirname(recordsFile()), { recursive: true, mode: 0o700 });
   await writeFileAtomic(recordsFile(), `${JSON.stringify(records, null, 2)}\n`);
 }
 
@@ -63,6 +63,8 @@ function target(file: string): string {
 interface Loaded {
   value: Json;
   indent: string | number;
+  /** Mode and owner of the file as found, kept when it is rewritten (it may hold API keys). */
+  stat?: { mode: number; uid: number; gid: number };
 }
 
 /** Reads a settings file; null when absent. Refuses anything that is not a JSON object. */
@@ -87,11 +89,27 @@ async function load(file: string): Promise<Loaded | null> {
       file,
     });
   }
-  return { value: value as Json, indent: /\n([ \t]+)\S/.exec(text)?.[1] ?? 2 };
+  const stat = await fs.stat(file).catch(() => undefined);
+  return {
+    value: value as Json,
+    indent: /\n([ \t]+)\S/.exec(text)?.[1] ?? 2,
+    stat: stat && { mode: stat.mode & 0o7777, uid: stat.uid, gid: stat.gid },
+  };
 }
 
-function save(file: string, loaded: Loaded): Promise<void> {
-  return writeFileAtomic(file, `${JSON.stringify(loaded.value, null, loaded.indent)}\n`);
+async function save(file: string, loaded: Loaded): Promise<void> {
+  const text = `${JSON.stringify(loaded.value, null, loaded.indent)}\n`;
+  const found = loaded.stat;
+  // A new file gets the usual mode (umask applies); a rewritten one keeps its mode and owner.
+  await writeFileAtomic(file, text, found ? found.mode : 0o666);
+  if (!found) return;
+  await fs.chmod(file, found.mode);
+  const now = await fs.stat(file);
+  if (now.uid !== found.uid || now.gid !== found.gid) {
+    await fs.chown(file, found.uid, found.gid).catch((error: Error) => {
+      throw new GhostcommitError("io", `cannot keep the owner of ${file}: ${error.message}`, { path: file });
+    });
+  }
 }
 
 /** The `hooks` object and its event lists, refusing shapes the agent would not accept either. */
@@ -118,7 +136,9 @@ function hooksOf(settings: Json, file: string, create: boolean): Json | undefine
 }
 
 function isOurs(handler: unknown, spec: InstallSpec): boolean {
-  return typeof handler === "object" && handler !== null && (handler as Json).command === spec.command;
+  return (
+    typeof handler === "object" && handler !== null && isHookCommand((handler as Json).command, spec.agent)
+  );
 }
 
 function handlersOf(entry: unknown): unknown[] | null {
@@ -126,9 +146,13 @@ function handlersOf(entry: unknown): unknown[] | null {
   return Array.isArray(hooks) ? hooks : null;
 }
 
-function hasOurs(list: unknown[], spec: InstallSpec): boolean {
-  if (spec.style === "flat") return list.some((h) => isOurs(h, spec));
-  return list.some((group) => handlersOf(group)?.some((h) => isOurs(h, spec)));
+/** True when the list holds exactly `entry` as ours (an older or moved command does not count). */
+function hasCurrent(list: unknown[], spec: InstallSpec, entry: unknown): boolean {
+  const wanted = JSON.stringify(entry);
+  if (spec.style === "flat") return list.some((h) => isOurs(h, spec) && JSON.stringify(h) === wanted);
+  return list.some(
+    (group) => handlersOf(group)?.some((h) => isOurs(h, spec)) && JSON.stringify(group) === wanted,
+  );
 }
 
 /** Removes our handlers from an event list; groups this leaves empty go too. Returns the count. */
@@ -167,17 +191,26 @@ async function missingDirs(dir: string): Promise<string[]> {
   return missing;
 }
 
-/** Merges the agent's hook entries into its settings file. Running it twice changes nothing. */
-export async function install(spec: InstallSpec, scope: Scope, projectDir: string): Promise<InstallReport> {
+/**
+ * Merges the agent's hook entries running `command` into its settings file; entries of ours that
+ * differ (an older release's, or a moved Node's) are replaced. Running it twice changes nothing.
+ */
+export async function install(
+  spec: InstallSpec,
+  scope: Scope,
+  projectDir: string,
+  command: string,
+): Promise<InstallReport> {
   const file = target(spec.file(scope, projectDir));
   const loaded = (await load(file)) ?? null;
   const current: Loaded = loaded ?? { value: {}, indent: 2 };
   const settings = current.value;
   const hooks = hooksOf(settings, file, true) as Json;
   const events: string[] = [];
-  for (const [event, entry] of Object.entries(spec.entries)) {
+  for (const [event, entry] of Object.entries(spec.entries(command))) {
     const list = (hooks[event] as unknown[] | undefined) ?? [];
-    if (hasOurs(list, spec)) continue;
+    if (hasCurrent(list, spec, entry)) continue;
+    removeOurs(list, spec);
     list.push(structuredClone(entry));
     hooks[event] = list;
     events.push(event);
@@ -189,7 +222,7 @@ export async function install(spec: InstallSpec, scope: Scope, projectDir: strin
   current.value = { ...Object.fromEntries(addedKeys.map((k) => [k, spec.base[k]])), ...settings };
   const createdDirs = await missingDirs(path.dirname(file));
   await fs.mkdir(path.dirname(file), { recursive: true });
-  await save(file, current);
+  await save(file, loaded ? { ...current, stat: loaded.stat } : current);
   if (!loaded || addedKeys.length > 0) {
     const previous = await readJson<Record<string, InstallRecord>>(recordsFile(), {});
     const record: InstallRecord = { ...previous[file] };
@@ -223,7 +256,7 @@ export async function uninstall(
   const settings = loaded.value;
   const hooks = hooksOf(settings, file, false);
   if (hooks) {
-    for (const event of Object.keys(spec.entries)) {
+    for (const event of Object.keys(hooks)) {
       const list = hooks[event] as unknown[] | undefined;
       if (!list || removeOurs(list, spec) === 0) continue;
       report.events.push(event);

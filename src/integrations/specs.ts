@@ -8,65 +8,95 @@ export type Scope = "user" | "project";
 export interface InstallSpec {
   agent: AgentName;
   label: string;
-  /** The hook command; install and uninstall recognize their entries by it, so it never changes. */
-  command: string;
   file(scope: Scope, projectDir: string): string;
   /** Top-level keys the file needs besides `hooks` (Cursor's `version`). */
   base: Record<string, unknown>;
   /** "nested": event → [{matcher?, hooks: [handler]}]; "flat": event → [handler]. */
   style: "nested" | "flat";
-  /** Per event: the group (nested) or handler (flat) to add. */
-  entries: Record<string, Record<string, unknown>>;
+  /** Per event: the group (nested) or handler (flat) to add, running `command`. */
+  entries(command: string): Record<string, Record<string, unknown>>;
   /** Things the user still has to do, shown after install. */
   notes: string[];
 }
 
 const home = () => os.homedir();
 
-function command(agent: AgentName): string {
-  return `ghostcommit hook ${agent}`;
+/** Quotes a word for /bin/sh: inside single quotes nothing is special but the quote itself. */
+export function shellQuote(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-function handler(agent: AgentName, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { type: "command", command: command(agent), ...extra };
+/**
+ * The hook command: absolute paths to Node and to the CLI entry, quoted, so it runs from an
+ * agent's `/bin/sh -c` whose PATH lacks the user's Node version manager.
+ */
+export function hookCommand(agent: AgentName, node: string, entry: string): string {
+  return `${shellQuote(node)} ${shellQuote(entry)} hook ${agent}`;
 }
+
+/**
+ * True for a handler command this adapter installed, in any version: the bare `ghostcommit hook
+ * <agent>` of older releases, or Node plus a ghostcommit entry file.
+ */
+export function isHookCommand(command: unknown, agent: AgentName): boolean {
+  if (typeof command !== "string") return false;
+  const tail = ` hook ${agent}`;
+  if (!command.endsWith(tail)) return false;
+  const head = command.slice(0, -tail.length);
+  return head === "ghostcommit" || /ghostcommit[^/]*'$/.test(head) || /\/ghostcommit(\.mjs)?$/.test(head);
+}
+
+function handler(command: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { type: "command", command, ...extra };
+}
+
+/** Codex tools that edit files; `Bash` for builds that route `apply_patch` through the shell. */
+const CODEX_TOOLS = "^(apply_patch|Edit|Write|Bash)$";
 
 export const SPECS: Record<AgentName, InstallSpec> = {
   "claude-code": {
     agent: "claude-code",
     label: "Claude Code",
-    command: command("claude-code"),
     file: (scope, dir) =>
       scope === "user"
         ? path.join(home(), ".claude", "settings.json")
         : path.join(dir, ".claude", "settings.json"),
     base: {},
     style: "nested",
-    entries: {
-      UserPromptSubmit: { hooks: [handler("claude-code", { timeout: 30 })] },
+    entries: (command) => ({
+      UserPromptSubmit: { hooks: [handler(command, { timeout: 30 })] },
       PreToolUse: {
         matcher: "Write|Edit|MultiEdit|NotebookEdit",
-        hooks: [handler("claude-code", { timeout: 30 })],
+        hooks: [handler(command, { timeout: 30 })],
       },
-      Stop: { hooks: [handler("claude-code", { timeout: 60 })] },
-    },
+      // A progress mark after each tool call: what an interrupted turn did.
+      PostToolUse: {
+        matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash",
+        hooks: [handler(command, { timeout: 60 })],
+      },
+      Stop: { hooks: [handler(command, { timeout: 60 })] },
+      // Fired instead of Stop when the turn ends on an API error.
+      StopFailure: { hooks: [handler(command, { timeout: 60 })] },
+    }),
     notes: ["Claude Code picks up settings changes live (older versions: review them in /hooks)."],
   },
   codex: {
     agent: "codex",
     label: "Codex",
-    command: command("codex"),
     file: (scope, dir) =>
       scope === "user"
         ? path.join(process.env.CODEX_HOME || path.join(home(), ".codex"), "hooks.json")
         : path.join(dir, ".codex", "hooks.json"),
     base: {},
     style: "nested",
-    entries: {
-      UserPromptSubmit: { hooks: [handler("codex", { timeout: 30 })] },
-      PreToolUse: { matcher: "^apply_patch$", hooks: [handler("codex")] },
-      Stop: { hooks: [handler("codex", { timeout: 60 })] },
-    },
+    entries: (command) => ({
+      UserPromptSubmit: { hooks: [handler(command, { timeout: 30 })] },
+      PreToolUse: { matcher: CODEX_TOOLS, hooks: [handler(command)] },
+      PostToolUse: { matcher: CODEX_TOOLS, hooks: [handler(command, { timeout: 60 })] },
+      Stop: { hooks: [handler(command, { timeout: 60 })] },
+      // The user interrupted the turn: no Stop follows.
+      Interrupt: { hooks: [handler(command, { timeout: 60 })] },
+    }),
     notes: [
       "Codex runs a hook only after you review and trust it: open /hooks in Codex.",
       "Older Codex builds also need `[features]\\ncodex_hooks = true` in ~/.codex/config.toml.",
@@ -75,36 +105,38 @@ export const SPECS: Record<AgentName, InstallSpec> = {
   cursor: {
     agent: "cursor",
     label: "Cursor",
-    command: command("cursor"),
     file: (scope, dir) =>
       scope === "user" ? path.join(home(), ".cursor", "hooks.json") : path.join(dir, ".cursor", "hooks.json"),
     base: { version: 1 },
     style: "flat",
-    entries: {
-      beforeSubmitPrompt: { command: command("cursor") },
-      afterFileEdit: { command: command("cursor") },
-      stop: { command: command("cursor") },
-    },
+    entries: (command) => ({
+      beforeSubmitPrompt: { command },
+      afterFileEdit: { command },
+      stop: { command },
+    }),
     notes: ["Restart Cursor to load the hooks (project hooks run in trusted workspaces only)."],
   },
   gemini: {
     agent: "gemini",
     label: "Gemini CLI",
-    command: command("gemini"),
     file: (scope, dir) =>
       scope === "user"
         ? path.join(home(), ".gemini", "settings.json")
         : path.join(dir, ".gemini", "settings.json"),
     base: {},
     style: "nested",
-    entries: {
-      BeforeAgent: { hooks: [{ name: "ghostcommit-begin", ...handler("gemini"), timeout: 30000 }] },
+    entries: (command) => ({
+      BeforeAgent: { hooks: [{ name: "ghostcommit-begin", ...handler(command), timeout: 30000 }] },
       BeforeTool: {
         matcher: "write_file|replace",
-        hooks: [{ name: "ghostcommit-touch", ...handler("gemini") }],
+        hooks: [{ name: "ghostcommit-touch", ...handler(command) }],
       },
-      AfterAgent: { hooks: [{ name: "ghostcommit-end", ...handler("gemini"), timeout: 60000 }] },
-    },
+      AfterTool: {
+        matcher: "write_file|replace|run_shell_command",
+        hooks: [{ name: "ghostcommit-progress", ...handler(command), timeout: 60000 }],
+      },
+      AfterAgent: { hooks: [{ name: "ghostcommit-end", ...handler(command), timeout: 60000 }] },
+    }),
     notes: [
       "Project settings load only in trusted folders; older Gemini CLI builds need `tools.enableHooks: true`.",
     ],

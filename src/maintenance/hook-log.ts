@@ -12,6 +12,8 @@ export interface HookLogEntry {
   agent: string;
   event?: string;
   session?: string;
+  /** The directory the event was for (global log: which workspace it concerns). */
+  dir?: string;
   message: string;
 }
 
@@ -19,6 +21,8 @@ export interface HookLogEntry {
 const MAX_LOG_BYTES = 512 * 1024;
 /** Doctor reports failures this recent. */
 const RECENT_MS = 7 * 24 * 3600 * 1000;
+/** A global failure that names no workspace of this doctor's is reported only this soon after. */
+const GLOBAL_RECENT_MS = 3600 * 1000;
 
 /** Hook failures that belong to no workspace (the event named none that could be opened). */
 export function globalHookLog(): string {
@@ -31,7 +35,7 @@ export function globalHookLog(): string {
  */
 export async function appendHookLog(file: string, entry: Omit<HookLogEntry, "t">): Promise<void> {
   try {
-    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
     const size = await fs.stat(file).then(
       (s) => s.size,
       () => 0,
@@ -39,9 +43,11 @@ export async function appendHookLog(file: string, entry: Omit<HookLogEntry, "t">
     if (size > MAX_LOG_BYTES) {
       const text = await fs.readFile(file, "utf8");
       const tail = text.slice(-MAX_LOG_BYTES / 2);
-      await fs.writeFile(file, tail.slice(tail.indexOf("\n") + 1));
+      await fs.writeFile(file, tail.slice(tail.indexOf("\n") + 1), { mode: 0o600 });
     }
-    await fs.appendFile(file, `${JSON.stringify({ t: new Date().toISOString(), ...entry })}\n`);
+    await fs.appendFile(file, `${JSON.stringify({ t: new Date().toISOString(), ...entry })}\n`, {
+      mode: 0o600,
+    });
   } catch {
     // nowhere left to report to
   }
@@ -67,17 +73,31 @@ async function recentErrors(file: string, now: number): Promise<HookLogEntry[]> 
   return (await readHookLog(file)).filter((e) => e.level === "error" && now - Date.parse(e.t) <= RECENT_MS);
 }
 
-/** Doctor check: hook failures of the last 7 days, in this workspace's log and in the global one. */
+/** True when a global log entry concerns the workspace at `root`: its directory is in it. */
+function concerns(entry: HookLogEntry, root: string): boolean {
+  if (!entry.dir) return false;
+  const rel = path.relative(root, path.resolve(entry.dir));
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+/**
+ * Doctor check: hook failures of the last 7 days in this workspace's log; of the global log, only
+ * those that concern this workspace or are from the last hour, so one bad event elsewhere does not
+ * fail every workspace's doctor for a week.
+ */
 export const checkHookLog: DoctorCheck = async (engine: StoreContext) => {
   const problems: DoctorProblem[] = [];
   const now = Date.now();
   for (const file of [engine.paths.logFile, globalHookLog()]) {
-    const errors = await recentErrors(file, now);
+    let errors = await recentErrors(file, now);
+    if (file !== engine.paths.logFile) {
+      errors = errors.filter((e) => concerns(e, engine.root) || now - Date.parse(e.t) <= GLOBAL_RECENT_MS);
+    }
     if (errors.length === 0) continue;
     const last = errors[errors.length - 1];
     problems.push({
       code: "hook-errors",
-      message: `${errors.length} hook failure${errors.length === 1 ? "" : "s"} in the last 7 days; latest (${last.t}, ${last.agent}${last.event ? ` ${last.event}` : ""}): ${last.message}. Details in the log; delete it to clear this.`,
+      message: `${errors.length} hook failure${errors.length === 1 ? "" : "s"} in the last 7 days; latest (${last.t}, ${last.agent}${last.event ? ` ${last.event}` : ""}): ${last.message}. Details in ${file}; delete it to clear this.`,
       path: file,
     });
   }

@@ -79,7 +79,7 @@ function startDetachedGc(engine: StoreContext): boolean {
     .map((rel) => fileURLToPath(new URL(rel, import.meta.url)))
     .find((file) => existsSync(file));
   if (!worker) return false;
-  const log = openSync(engine.paths.logFile, "a");
+  const log = openSync(engine.paths.logFile, "a", 0o600);
   try {
     const child = spawn(process.execPath, [worker, engine.root, engine.refs.kind], {
       cwd: engine.root,

@@ -6,8 +6,8 @@ import type { SessionState } from "./model.js";
  * snapshots plus those it touched. A path that an overlapping turn of another session touched,
  * and this turn did not, is that session's alone. Pure.
  *
- * Limit: an edit no hook reported (a shell command, a person) during overlapping turns of two
- * sessions is attributed to every such turn whose before/after diff sees it.
+ * An edit no hook reported (a shell command, a person) during overlapping turns of two sessions
+ * is attributed to every such turn whose before/after diff sees it, and marked uncertain there.
  */
 export function attributeTurn(
   diffPaths: Iterable<RelPath>,
@@ -36,4 +36,13 @@ export function overlappingTouches(others: SessionState[], startedAt: number, en
     }
   }
   return out;
+}
+
+/** True when a turn of another session overlaps [startedAt, endedAt] (microseconds). */
+export function overlappingTurns(others: SessionState[], startedAt: number, endedAt: number): boolean {
+  return others.some((session) =>
+    session.turns.some(
+      (turn) => turn.startedAt <= endedAt && (turn.endedAt === undefined || turn.endedAt >= startedAt),
+    ),
+  );
 }

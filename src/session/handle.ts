@@ -19,7 +19,8 @@ import { redoSession } from "./redo.js";
 import { readOrigins } from "./remote-sessions.js";
 import { rewindSession } from "./rewind.js";
 import { touchPaths } from "./touch.js";
-import { beginTurn, endTurn } from "./turns.js";
+import { markProgress } from "./progress.js";
+import { beginTurn, endTurn, extendTurn } from "./turns.js";
 
 /** One agent conversation in a workspace: the library face of the session layer. */
 export class Session implements SessionHandle {
@@ -46,8 +47,20 @@ export class Session implements SessionHandle {
     return ended;
   }
 
-  touched(paths: string[]): Promise<{ touched: string[] }> {
-    return this.ctx.engine.writing(() => touchPaths(this.ctx, paths));
+  touched(paths: string[], options: { edited?: boolean } = {}): Promise<{ touched: string[] }> {
+    return this.ctx.engine.writing(() => touchPaths(this.ctx, paths, options));
+  }
+
+  /** Records what the open turn changed so far (all of it, or only `paths`): a progress mark. */
+  progress(paths?: string[]): Promise<void> {
+    return this.ctx.engine.writing(() => markProgress(this.ctx, paths));
+  }
+
+  /** A later stop of a turn whose stop was blocked: the latest turn's end moves here. */
+  async extendTurn(): Promise<TurnEnded | null> {
+    const ended = await this.ctx.engine.writing(() => extendTurn(this.ctx));
+    await this.afterTurnEnd();
+    return ended;
   }
 
   rewind(options: RewindOptions): Promise<RewindReport> {
@@ -84,6 +97,7 @@ export function toTurnRecord(turn: TurnState): TurnRecord {
     startedAt: isoFromMicros(turn.startedAt),
   };
   if (turn.endedAt !== undefined) record.endedAt = isoFromMicros(turn.endedAt);
+  if (turn.uncertain.size > 0) record.uncertain = [...turn.uncertain].map(displayPath);
   const rewound = new Set([...turn.rewoundPaths.values()].flat());
   if (rewound.size > 0) record.rewoundPaths = [...rewound].sort().map(displayPath);
   return record;

@@ -31,7 +31,7 @@ export class Journal {
 
   /** Runs `work` holding this session's lock (stale locks of killed processes are taken over). */
   async locked<T>(work: () => Promise<T>): Promise<T> {
-    await fs.mkdir(this.dir, { recursive: true });
+    await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
     return withLock(this.lockFile, work);
   }
 
@@ -45,7 +45,7 @@ export class Journal {
    * records survive a machine crash once this returns (a turn's end, a rewind, a redo).
    */
   async append(records: NewRecord[], durable = false): Promise<JournalRecord[]> {
-    await fs.mkdir(this.dir, { recursive: true });
+    await fs.mkdir(this.dir, { recursive: true, mode: 0o700 });
     const existing = await fs.readFile(this.file, "utf8").catch((error: NodeJS.ErrnoException) => {
       if (error.code === "ENOENT") return "";
       throw fsError(error, "read session journal", this.file);
@@ -58,7 +58,8 @@ export class Journal {
     for (const record of records) stamped.push({ ...record, t: nowMicros() } as JournalRecord);
     const fence = parsed.torn ? "\n" : "";
     const text = `${fence}${stamped.map((r) => JSON.stringify(r)).join("\n")}\n`;
-    const handle = await fs.open(this.file, "a");
+    // Private: a journal names the files a session changed.
+    const handle = await fs.open(this.file, "a", 0o600);
     try {
       await handle.writeFile(text, "utf8");
       if (durable) await handle.sync();

@@ -21,9 +21,23 @@ export type JournalRecord =
       before?: string;
       /** Touched paths the turn's before-state now proves absent. */
       absent?: RelPath[];
+      /** Paths reported only after the edit that the before snapshot did not hold: their before-state is lost. */
+      unknown?: RelPath[];
       t: number;
     }
-  | { e: "end"; turn: string; after: string; changed: RelPath[]; t: number }
+  /** A progress mark after a tool call: the tree of what the agent had done by then. */
+  | { e: "mark"; turn: string; tree: string; t: number }
+  | {
+      e: "end";
+      turn: string;
+      after: string;
+      changed: RelPath[];
+      /** Changed paths the agent may not have changed (an interrupted turn, an overlapping session). */
+      uncertain?: RelPath[];
+      /** A later stop of a done turn (its stop was blocked by another hook): moves its end. */
+      extend?: boolean;
+      t: number;
+    }
   | {
       e: "rewind";
       id: string;
@@ -54,6 +68,12 @@ export interface TurnState {
   touched: Set<RelPath>;
   /** Touched paths the before-state proves absent although the before snapshot did not look at them. */
   beforeAbsent: Set<RelPath>;
+  /** Touched paths whose before-state was never captured (reported after the edit). */
+  beforeUnknown: Set<RelPath>;
+  /** The tree of the latest progress mark, if any. */
+  progress?: string;
+  /** Changed paths whose attribution to this turn is uncertain: rewinding them needs --force. */
+  uncertain: Set<RelPath>;
   state: TurnStatus;
   /** Rewinds limited to some paths that put back paths this turn changed: rewind id -> those paths. */
   rewoundPaths: Map<string, RelPath[]>;
@@ -104,6 +124,8 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
         changed: [],
         touched: new Set(),
         beforeAbsent: new Set(),
+        beforeUnknown: new Set(),
+        uncertain: new Set(),
         state: "open",
         rewoundPaths: new Map(),
         startedAt: record.t,
@@ -117,14 +139,22 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       if (turn?.state !== "open") break;
       for (const p of record.files) turn.touched.add(p);
       for (const p of record.absent ?? []) turn.beforeAbsent.add(p);
+      for (const p of record.unknown ?? []) turn.beforeUnknown.add(p);
       if (record.before) turn.before = record.before;
+      break;
+    }
+    case "mark": {
+      const turn = findTurn(state, record.turn);
+      if (turn?.state === "open") turn.progress = record.tree;
       break;
     }
     case "end": {
       const turn = findTurn(state, record.turn);
-      if (turn?.state !== "open") break;
+      const extends_ = record.extend === true && turn?.state === "done" && state.turns.at(-1) === turn;
+      if (!turn || (turn.state !== "open" && !extends_)) break;
       turn.after = record.after;
       turn.changed = record.changed;
+      turn.uncertain = new Set(record.uncertain ?? []);
       turn.endedAt = record.t;
       turn.state = "done";
       break;

@@ -29,18 +29,24 @@ export interface PathStates {
   target: FileState | null;
   /** State after the last rewound turn that changed it; undefined when unknown (an open turn). */
   expected: FileState | null | undefined;
+  /** A rewound turn's attribution of the path is uncertain (it may be a person's or another agent's). */
+  uncertain?: boolean;
   /** State an earlier rewind of some paths (still redoable) left it in: the session's doing too. */
   leftByRewind?: FileState | null;
 }
 
-/** Paths someone changed after the session last did (current differs from what the session left), sorted. */
+/**
+ * Paths someone changed after the session last did (current differs from what the session left),
+ * or that the session may not have changed at all, sorted.
+ */
 export function conflictsOf(paths: PathStates[]): RelPath[] {
   return paths
     .filter(
       (p) =>
-        p.expected !== undefined &&
-        !sameState(p.current, p.expected) &&
-        !(p.leftByRewind !== undefined && sameState(p.current, p.leftByRewind)),
+        p.uncertain ||
+        (p.expected !== undefined &&
+          !sameState(p.current, p.expected) &&
+          !(p.leftByRewind !== undefined && sameState(p.current, p.leftByRewind))),
     )
     .map((p) => p.path)
     .sort();
@@ -79,4 +85,13 @@ export function rewindOutcome(
     if (state) rows.push([path, state.mode, state.oid]);
   }
   return { written: rows, deleted: [...deleted] };
+}
+
+/** True when a turn in `turns[first..last]` that changed `path` is unsure it did. */
+export function isUncertain(
+  turns: { uncertain: ReadonlySet<RelPath> }[],
+  path: RelPath,
+  span: { first: number; last: number },
+): boolean {
+  return turns.slice(span.first, span.last + 1).some((t) => t.uncertain.has(path));
 }

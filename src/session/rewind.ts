@@ -17,6 +17,7 @@ import {
   attributePaths,
   changesOf,
   conflictsOf,
+  isUncertain,
   leftByRewinds,
   type PathStates,
   rewindOutcome,
@@ -88,6 +89,8 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       if (!force && !dryRun) await precheck(ctx, lookup, turns, afters, named, partial);
       const targets = new Map<RelPath, FileState | null>();
       let closed: { turn: string; changed: RelPath[] } | undefined;
+      // Paths whose state before the turn was never captured: reported, never written.
+      const notCaptured: RelPath[] = [];
       const includes = new Set<RelPath>([
         ...state.touched,
         ...turns.flatMap((t) => [...t.changed, ...t.touched]),
@@ -108,13 +111,19 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
           }
           const all: PathStates[] = [];
           const firstOf = new Map<RelPath, number>();
-          for (const [p, { first, last }] of attributePaths(changedLists.map((changed) => ({ changed })))) {
+          for (const [p, span] of attributePaths(changedLists.map((changed) => ({ changed })))) {
+            const { first, last } = span;
+            if (turns[first].beforeUnknown.has(p)) {
+              notCaptured.push(p);
+              continue;
+            }
             const after = afters[last];
             all.push({
               path: p,
               current: await lookup.file(currentTree, p),
               target: await lookup.file(befores[first].tree, p),
               expected: after ? await lookup.file(after.tree, p) : undefined,
+              uncertain: isUncertain(turns, p, span),
               leftByRewind: partial.get(p),
             });
             firstOf.set(p, first);
@@ -139,6 +148,8 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         rewoundTurns: turns.map((t) => t.turn),
         ...displayOutcome(result),
       };
+      for (const p of notCaptured.sort())
+        report.skipped.push({ path: displayPath(p), reason: "not-captured" });
       if (named) report.paths = named.map(displayPath);
       if (dryRun) {
         report.dryRun = true;
@@ -180,8 +191,13 @@ async function precheck(
   const attributed = new Map([...attributePaths(turns)].filter(([p]) => isNamed(p, named)));
   const now = await worktreeStates(ctx.engine, [...attributed.keys()]);
   const conflicts: RelPath[] = [];
-  for (const [p, { last }] of attributed) {
-    const after = afters[last];
+  for (const [p, span] of attributed) {
+    if (turns[span.first].beforeUnknown.has(p)) continue;
+    if (isUncertain(turns, p, span)) {
+      conflicts.push(p);
+      continue;
+    }
+    const after = afters[span.last];
     const current = now.get(p);
     if (!after || current === undefined) continue;
     if (partial.has(p) && sameState(current, partial.get(p)!)) continue;

@@ -27,9 +27,16 @@ import { TreeLookup } from "../git/tree-lookup.js";
  * if ignored (still bounded by the size limit). During an open turn they are attributed to it,
  * and a path its before snapshot did not look at (ignored or excluded then) has its current
  * content captured into the turn's before-state; a path the before snapshot captured, or proved
- * absent, keeps that state, so a post-edit hook never overwrites the true before-state. All paths are checked before anything is recorded.
+ * absent, keeps that state. With `edited` (reported after the edit, as Cursor does) the current
+ * content is not the before-state: such paths are recorded as never captured instead, so a rewind
+ * reports them as skipped rather than writing the edit back. All paths are checked before anything
+ * is recorded.
  */
-export async function touchPaths(ctx: SessionContext, given: string[]): Promise<{ touched: string[] }> {
+export async function touchPaths(
+  ctx: SessionContext,
+  given: string[],
+  options: { edited?: boolean } = {},
+): Promise<{ touched: string[] }> {
   const { engine, journal } = ctx;
   if (given.length === 0) throw new GhostcommitError("usage", "touch needs at least one path");
   const rels = [...new Set(given.map((g) => resolveInside(engine.root, ctx.cwd, g)))];
@@ -48,13 +55,28 @@ export async function touchPaths(ctx: SessionContext, given: string[]): Promise<
       await journal.append([{ e: "touch", turn: null, paths: rels, files }]);
       return;
     }
-    const fresh = files.filter((f) => !open.touched.has(f) && !open.beforeAbsent.has(f));
-    const amended = fresh.length > 0 ? await captureIntoBefore(engine, open, fresh) : { absent: [] };
+    const fresh = files.filter(
+      (f) => !open.touched.has(f) && !open.beforeAbsent.has(f) && !open.beforeUnknown.has(f),
+    );
+    const amended: { before?: string; absent?: RelPath[]; unknown?: RelPath[] } =
+      fresh.length === 0
+        ? { absent: [] }
+        : options.edited
+          ? { unknown: await unseenBefore(engine, open, fresh) }
+          : await captureIntoBefore(engine, open, fresh);
     await journal.append([{ e: "touch", turn: open.turn, paths: rels, files, ...amended }]);
     // The replaced before-snapshot is now unreferenced by the journal: forget it.
     if (amended.before) await engine.refs.remove([open.before]).catch(() => {});
   });
   return { touched: rels.map(displayPath) };
+}
+
+/** Of `paths`, those the turn's before snapshot did not look at. */
+async function unseenBefore(engine: StoreContext, open: TurnState, paths: RelPath[]): Promise<RelPath[]> {
+  return engine.withReader(async (cat) => {
+    const before = await readSnapshot(cat, open.before);
+    return before ? unseenBy(engine, cat, before.tree, before.meta, paths) : paths;
+  });
 }
 
 /** Captures into a new before-snapshot the paths the turn's before snapshot did not look at. */

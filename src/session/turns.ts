@@ -2,13 +2,14 @@ import { takeSnapshot } from "../capture/snapshot.js";
 import path from "node:path";
 import { commitTree } from "../git/trees.js";
 import { GhostcommitError } from "../errors.js";
-import { displayPath } from "../paths.js";
+import { displayPath, type RelPath } from "../paths.js";
 import { diffTrees } from "../restore/restore.js";
 import { nowMicros } from "../store/metadata.js";
 import type { TurnBegun, TurnEnded } from "../types.js";
-import { attributeTurn, overlappingTouches } from "./attribution.js";
+import { attributeTurn, overlappingTouches, overlappingTurns } from "./attribution.js";
 import { checkTurnId, requireTurn, type SessionContext } from "./context.js";
-import { recentJournals } from "./journal.js";
+import { type NewRecord, recentJournals } from "./journal.js";
+import { changedSinceProgress } from "./progress.js";
 import { applyRecord, openTurnOf, promptPreview, type SessionState, type TurnState } from "./model.js";
 
 /**
@@ -35,7 +36,8 @@ export async function beginTurn(ctx: SessionContext, turn: string, prompt = ""):
       );
     }
     const open = openTurnOf(state);
-    if (open) await endLocked(ctx, state, open);
+    // Its stop never came (an interrupt): what changed after its last progress mark may be the user's.
+    if (open) await endLocked(ctx, state, open, { interrupted: true });
     const preview = promptPreview(prompt);
     const snap = await engine.withReader((cat) =>
       takeSnapshot(engine, cat, [...state.touched], {
@@ -78,39 +80,81 @@ export async function endTurn(ctx: SessionContext, turn?: string): Promise<TurnE
   return ended;
 }
 
-/** Ends an open turn; the caller holds the session lock. Updates `state` in place. */
-async function endLocked(ctx: SessionContext, state: SessionState, open: TurnState): Promise<TurnEnded> {
+/**
+ * A stop that follows a blocked stop (`stop_hook_active`): the agent went on working after the
+ * latest turn ended, so that turn's end moves here and rewinding it undoes all its work. With an
+ * open turn (the first stop was lost), that turn simply ends. Null when there is no turn to end.
+ */
+export async function extendTurn(ctx: SessionContext): Promise<TurnEnded | null> {
+  const { engine, journal } = ctx;
+  engine.assertEnabled();
+  const ended = await journal.locked(async () => {
+    const state = await journal.load();
+    const open = openTurnOf(state);
+    if (open) return endLocked(ctx, state, open);
+    const last = state.turns.at(-1);
+    if (last?.state !== "done") return null;
+    return endLocked(ctx, state, last, { extend: true });
+  });
+  return ended;
+}
+
+/**
+ * Ends a turn; the caller holds the session lock. Updates `state` in place. `interrupted`: no
+ * stop event came, so a change made after the turn's last progress mark is uncertain. `extend`:
+ * the turn already ended and its end moves (its earlier changes stay its own).
+ */
+async function endLocked(
+  ctx: SessionContext,
+  state: SessionState,
+  turn: TurnState,
+  how: { interrupted?: boolean; extend?: boolean } = {},
+): Promise<TurnEnded> {
   const { engine, journal } = ctx;
   const session = journal.session;
-  const { after, diff } = await engine.withReader(async (cat) => {
-    const beforeTree = await commitTree(cat, open.before);
+  const { after, diff, sinceProgress } = await engine.withReader(async (cat) => {
+    const beforeTree = await commitTree(cat, turn.before);
     // Durable before the hook returns: a lost after-snapshot would lose the turn's record. Its
     // flush also writes out the before-snapshot and the journal's earlier records.
     const snap = await takeSnapshot(
       engine,
       cat,
       [...state.touched],
-      { kind: "turn-after", message: `after turn ${open.turn}`, session, turn: open.turn },
+      { kind: "turn-after", message: `after turn ${turn.turn}`, session, turn: turn.turn },
       true,
     );
-    return { after: snap, diff: await diffTrees(engine, beforeTree, snap.tree) };
+    const diff = await diffTrees(engine, beforeTree, snap.tree);
+    const sinceProgress = how.interrupted
+      ? await changedSinceProgress(
+          cat,
+          turn,
+          beforeTree,
+          snap.tree,
+          diff.map((c) => c.path),
+        )
+      : [];
+    return { after: snap, diff, sinceProgress };
   });
   const now = nowMicros();
   const others = await recentJournals(
     engine.paths.sessionsDir,
-    open.startedAt / 1000 - 1000,
+    turn.startedAt / 1000 - 1000,
     path.basename(journal.file),
   );
-  const changed = attributeTurn(
+  const attributed = attributeTurn(
     diff.map((c) => c.path),
-    open.touched,
-    overlappingTouches(others, open.startedAt, now),
+    turn.touched,
+    overlappingTouches(others, turn.startedAt, now),
   );
-  for (const record of await journal.append(
-    [{ e: "end", turn: open.turn, after: after.id, changed }],
-    true,
-  )) {
-    applyRecord(state, record);
+  const changed = how.extend ? [...new Set([...turn.changed, ...attributed])].sort() : attributed;
+  const uncertain = new Set<RelPath>([...(how.extend ? turn.uncertain : []), ...sinceProgress]);
+  // While another session's turn ran too, an edit neither reported may be the other agent's.
+  if (overlappingTurns(others, turn.startedAt, now)) {
+    for (const p of attributed) if (!turn.touched.has(p)) uncertain.add(p);
   }
-  return { session, turn: open.turn, after: after.id, changed: changed.map(displayPath) };
+  const record: Extract<NewRecord, { e: "end" }> = { e: "end", turn: turn.turn, after: after.id, changed };
+  if (uncertain.size > 0) record.uncertain = [...uncertain].filter((p) => changed.includes(p)).sort();
+  if (how.extend) record.extend = true;
+  for (const applied of await journal.append([record], true)) applyRecord(state, applied);
+  return { session, turn: turn.turn, after: after.id, changed: changed.map(displayPath) };
 }

@@ -71,9 +71,11 @@ async function linkPacks(storeObjects: string, userObjects: string, state: Borro
     const base = name.slice(0, -4);
     if (known.has(base)) continue;
     const ourPacks = path.join(storeObjects, "pack");
-    await fs.mkdir(ourPacks, { recursive: true });
+    await fs.mkdir(ourPacks, { recursive: true, mode: 0o700 });
     // .keep stops our own repack from rewriting (and so duplicating) a borrowed pack.
-    await fs.writeFile(path.join(ourPacks, `${base}.keep`), "borrowed from the workspace repository\n");
+    await fs.writeFile(path.join(ourPacks, `${base}.keep`), "borrowed from the workspace repository\n", {
+      mode: 0o600,
+    });
     const linked = await linkIfMissing(
       path.join(userPacks, `${base}.pack`),
       path.join(ourPacks, `${base}.pack`),
@@ -109,7 +111,7 @@ async function linkLoose(storeObjects: string, userObjects: string, state: Borro
     for (const name of names) {
       if (name.length !== 38) continue; // temp files being written
       if (!created) {
-        mkdirSync(path.join(storeObjects, fan), { recursive: true });
+        mkdirSync(path.join(storeObjects, fan), { recursive: true, mode: 0o700 });
         created = true;
       }
       linkIfMissingSync(path.join(dir, name), path.join(storeObjects, fan, name));

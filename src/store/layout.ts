@@ -99,6 +99,7 @@ const STORE_CONFIG = `[core]
 \tfsmonitor = false
 \tuntrackedCache = false
 \tsplitIndex = false
+\tsharedRepository = 0600
 \tsparseCheckout = false
 \tquotepath = false
 \tlogAllRefUpdates = false
@@ -156,19 +157,22 @@ export async function ensureStore(paths: StorePaths, location: WorkspaceLocation
     await ensureTmpDir(paths);
     return;
   }
-  await fs.mkdir(paths.dir, { recursive: true });
+  // Private: the store holds file contents (a touched .env included).
+  await fs.mkdir(paths.dir, { recursive: true, mode: 0o700 });
   const staging = path.join(paths.dir, `git.init-${process.pid}-${randomBytes(4).toString("hex")}`);
   try {
-    await runGit(["init", "--bare", "-q", "--template=", staging], { cwd: paths.dir });
-    await fs.writeFile(path.join(staging, "config"), STORE_CONFIG);
-    await fs.mkdir(path.join(staging, "info"), { recursive: true });
-    await fs.writeFile(path.join(staging, "info", "attributes"), STORE_ATTRIBUTES);
-    await fs.writeFile(path.join(staging, "info", "exclude"), "");
+    await runGit(["init", "--bare", "-q", "--shared=0600", "--template=", staging], { cwd: paths.dir });
+    const priv = { mode: 0o600 };
+    await fs.writeFile(path.join(staging, "config"), STORE_CONFIG, priv);
+    await fs.mkdir(path.join(staging, "info"), { recursive: true, mode: 0o700 });
+    await fs.writeFile(path.join(staging, "info", "attributes"), STORE_ATTRIBUTES, priv);
+    await fs.writeFile(path.join(staging, "info", "exclude"), "", priv);
     if (location.commonDir) {
-      await fs.mkdir(path.join(staging, "objects", "info"), { recursive: true });
+      await fs.mkdir(path.join(staging, "objects", "info"), { recursive: true, mode: 0o700 });
       await fs.writeFile(
         path.join(staging, "objects", "info", "alternates"),
         `${path.join(location.commonDir, "objects")}\n`,
+        priv,
       );
     }
     await writeFileAtomic(
@@ -187,14 +191,17 @@ export async function ensureStore(paths: StorePaths, location: WorkspaceLocation
     await ensureTmpDir(paths);
     return;
   }
-  await fs.mkdir(paths.tmpDir, { recursive: true });
-  await fs.mkdir(paths.sessionsDir, { recursive: true });
+  await fs.mkdir(paths.tmpDir, { recursive: true, mode: 0o700 });
+  await fs.mkdir(paths.sessionsDir, { recursive: true, mode: 0o700 });
 }
 
-/** Writes a file atomically: a reader sees the old content or the new, never a torn one. */
-export async function writeFileAtomic(file: string, content: string | Buffer): Promise<void> {
+/**
+ * Writes a file atomically: a reader sees the old content or the new, never a torn one. Private
+ * (0600) unless told otherwise: the store's files describe the user's files.
+ */
+export async function writeFileAtomic(file: string, content: string | Buffer, mode = 0o600): Promise<void> {
   const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-  const handle = await fs.open(temp, "w");
+  const handle = await fs.open(temp, "w", mode);
   try {
     await handle.writeFile(content);
     await handle.sync();
@@ -234,5 +241,5 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 /** Ensures the store's scratch directory exists (a killed store creation may have skipped it). */
 export async function ensureTmpDir(paths: StorePaths): Promise<void> {
-  await fs.mkdir(paths.tmpDir, { recursive: true });
+  await fs.mkdir(paths.tmpDir, { recursive: true, mode: 0o700 });
 }

@@ -145,7 +145,7 @@ async function settleJournal(
     `restore-${record.pid}-${randomBytes(4).toString("hex")}.json`,
   );
   try {
-    await fs.mkdir(interruptedDir(paths), { recursive: true });
+    await fs.mkdir(interruptedDir(paths), { recursive: true, mode: 0o700 });
     await writeFileAtomic(target, JSON.stringify(record));
     await fs.rm(file); // another process may have settled it at the same time
   } catch {

@@ -92,10 +92,11 @@ export class SnapshotRefs {
    * there is never an old value to compare; pack-refs only prunes refs it packed itself.
    */
   private async addLooseRef(file: string, id: string, durable: boolean): Promise<string | undefined> {
-    const created = await fs.mkdir(path.dirname(file), { recursive: true });
+    // Only the shadow store writes loose refs itself: private, as everything under the data home.
+    const created = await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
     const lock = `${file}.lock`;
-    if (durable) await writeFileSynced(lock, `${id}\n`);
-    else await fs.writeFile(lock, `${id}\n`, { flag: "wx" });
+    if (durable) await writeFileSynced(lock, `${id}\n`, 0o600);
+    else await fs.writeFile(lock, `${id}\n`, { flag: "wx", mode: 0o600 });
     try {
       await fs.rename(lock, file);
     } catch (error) {

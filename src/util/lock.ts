@@ -24,7 +24,7 @@ const BREAK_STALE_MS = 5_000;
  */
 async function createExclusive(file: string, content: string): Promise<boolean> {
   const temp = `${file}.new-${randomBytes(4).toString("hex")}`;
-  await fs.writeFile(temp, content, { flag: "wx" });
+  await fs.writeFile(temp, content, { flag: "wx", mode: 0o600 });
   try {
     await fs.link(temp, file);
     return true;
@@ -134,9 +134,9 @@ export async function withSharedLock<T>(
   const file = path.join(dir, `${process.pid}-${token}.lock`);
   const deadline = Date.now() + timeoutMs;
   let delay = 5;
-  await fs.mkdir(dir, { recursive: true });
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
   for (;;) {
-    await fs.writeFile(file, JSON.stringify(owner));
+    await fs.writeFile(file, JSON.stringify(owner), { mode: 0o600 });
     if ((await isStale(exclusiveFile)) === "absent" || (await takeOverIfStale(exclusiveFile))) break;
     await fs.rm(file, { force: true }); // step back so the exclusive holder can go on
     if (Date.now() > deadline) {

@@ -108,20 +108,22 @@ describe("Claude Code hook adapter", () => {
     expect(repo.read(".env")).toBe("KEY=old\n");
   });
 
-  it("logs and ignores paths outside the workspace without failing the turn", () => {
+  it("ignores paths outside the workspace without failing the turn, and doctor reports them", () => {
     const s = "sess-5";
     send(ev.prompt(repo.dir, s, "edit outside"));
     send(ev.write(repo.dir, s, "/etc/hosts"));
     send(ev.edit(repo.dir, s, repo.path(".git/config")));
     send(ev.stop(repo.dir, s));
     expect(log(s)[0].state).toBe("done");
-    const warnings = hookLogs(sandbox).filter((e) => e.level === "warn");
-    expect(warnings.map((w) => w.message)).toEqual([
-      "ignored a path outside the workspace: /etc/hosts",
-      `ignored a path outside the workspace: ${repo.path(".git/config")}`,
-    ]);
-    expect(hookLogs(sandbox).filter((e) => e.level === "error")).toEqual([]);
-    expect(repo.ok("doctor").ok).toBe(true);
+    const messages = (level: string) =>
+      hookLogs(sandbox)
+        .filter((e) => e.level === level)
+        .map((e) => e.message);
+    expect(messages("warn")).toEqual([`ignored a path in .git: ${repo.path(".git/config")}`]);
+    expect(messages("error")).toEqual([`not recorded: a path outside the workspace ${repo.dir}: /etc/hosts`]);
+    const doctor = repo.cli(["doctor"]);
+    expect(doctor.status).toBe(1);
+    expect(doctor.stdout).toContain("/etc/hosts");
   });
 
   it("uses -C over the event's cwd, and accepts a symlinked spelling of the workspace", () => {

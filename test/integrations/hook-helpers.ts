@@ -1,6 +1,7 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import type { CliResult, Sandbox } from "../helpers/repo.js";
+import { CLI, type CliResult, type Sandbox } from "../helpers/repo.js";
 
 /** Feeds one event to `ghostcommit hook <agent>` as the agent would: JSON on stdin, from `cwd`. */
 export function hook(
@@ -34,4 +35,47 @@ export function expectQuiet(result: CliResult, expected = ""): void {
       `hook exited ${result.status} with stdout ${JSON.stringify(result.stdout)}: ${result.stderr}`,
     );
   }
+}
+
+/** The command `install` writes: Node and the CLI entry by absolute, quoted paths. */
+export function installedCommand(agent: string, entry = CLI): string {
+  return `'${process.execPath.replace(/'/g, `'\\''`)}' '${entry.replace(/'/g, `'\\''`)}' hook ${agent}`;
+}
+
+/**
+ * Runs a hook command the way agents do: `/bin/sh -c` with a bare PATH and only the variables the
+ * agent passes on (its HOME, and here the sandbox's data dir and git config), from `cwd`.
+ */
+export function shellHook(
+  sandbox: Sandbox,
+  command: string,
+  event: unknown,
+  cwd: string,
+  env: Record<string, string> = {},
+): CliResult {
+  const vars = {
+    PATH: "/usr/bin:/bin",
+    HOME: sandbox.home,
+    GHOSTCOMMIT_HOME: sandbox.env.GHOSTCOMMIT_HOME!,
+    GIT_CONFIG_GLOBAL: sandbox.env.GIT_CONFIG_GLOBAL!,
+    GIT_CONFIG_NOSYSTEM: "1",
+    ...env,
+  };
+  const result = spawnSync(
+    "/usr/bin/env",
+    ["-i", ...Object.entries(vars).map(([k, v]) => `${k}=${v}`), "/bin/sh", "-c", command],
+    {
+      cwd,
+      input: typeof event === "string" ? event : JSON.stringify(event),
+      encoding: "utf8",
+      timeout: 60_000,
+    },
+  );
+  return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr, json: undefined };
+}
+
+/** The workspace stores in the sandbox's data dir. */
+export function storeCount(sandbox: Sandbox): number {
+  const root = path.join(sandbox.home, "data", "workspaces");
+  return existsSync(root) ? readdirSync(root).length : 0;
 }

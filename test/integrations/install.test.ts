@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Sandbox } from "../helpers/repo.js";
+import { CLI, Sandbox } from "../helpers/repo.js";
 
 let sandbox: Sandbox;
 beforeEach(() => {
@@ -10,6 +10,9 @@ beforeEach(() => {
 afterEach(() => sandbox.cleanup());
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8"));
+
+/** The command install writes: Node and the CLI entry by absolute, quoted paths. */
+const command = (agent: string) => `'${process.execPath}' '${CLI}' hook ${agent}`;
 
 function writeJson(file: string, value: unknown): void {
   mkdirSync(path.dirname(file), { recursive: true });
@@ -27,7 +30,7 @@ const userClaudeSettings = {
 };
 
 describe("install claude-code", () => {
-  it("writes the three documented hook entries into ~/.claude/settings.json by default", () => {
+  it("writes the documented hook entries (every end-of-turn event too) into ~/.claude/settings.json by default", () => {
     const dir = sandbox.dir("project");
     const result = sandbox.cli(dir, ["install", "claude-code", "--json"]);
     expect(result.status).toBe(0);
@@ -39,12 +42,16 @@ describe("install claude-code", () => {
       changed: true,
       created: true,
     });
-    const cmd = { type: "command", command: "ghostcommit hook claude-code" };
+    const cmd = { type: "command", command: command("claude-code") };
     expect(readJson(file)).toEqual({
       hooks: {
         UserPromptSubmit: [{ hooks: [{ ...cmd, timeout: 30 }] }],
         PreToolUse: [{ matcher: "Write|Edit|MultiEdit|NotebookEdit", hooks: [{ ...cmd, timeout: 30 }] }],
+        PostToolUse: [
+          { matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash", hooks: [{ ...cmd, timeout: 60 }] },
+        ],
         Stop: [{ hooks: [{ ...cmd, timeout: 60 }] }],
+        StopFailure: [{ hooks: [{ ...cmd, timeout: 60 }] }],
       },
     });
   });
@@ -143,16 +150,20 @@ describe("install claude-code", () => {
 });
 
 describe("install for other agents", () => {
-  it("codex: ~/.codex/hooks.json with UserPromptSubmit, PreToolUse ^apply_patch$ and Stop", () => {
+  it("codex: ~/.codex/hooks.json with tool hooks matching Bash too, Stop and Interrupt", () => {
     const dir = sandbox.dir("project");
     const result = sandbox.ok(dir, "install", "codex");
     expect(result.file).toBe(path.join(sandbox.home, ".codex", "hooks.json"));
-    const cmd = { type: "command", command: "ghostcommit hook codex" };
+    const cmd = { type: "command", command: command("codex") };
+    // Codex builds before openai/codex#16732 report apply_patch as a Bash call.
+    const matcher = "^(apply_patch|Edit|Write|Bash)$";
     expect(readJson(result.file)).toEqual({
       hooks: {
         UserPromptSubmit: [{ hooks: [{ ...cmd, timeout: 30 }] }],
-        PreToolUse: [{ matcher: "^apply_patch$", hooks: [cmd] }],
+        PreToolUse: [{ matcher, hooks: [cmd] }],
+        PostToolUse: [{ matcher, hooks: [{ ...cmd, timeout: 60 }] }],
         Stop: [{ hooks: [{ ...cmd, timeout: 60 }] }],
+        Interrupt: [{ hooks: [{ ...cmd, timeout: 60 }] }],
       },
     });
   });
@@ -163,7 +174,7 @@ describe("install for other agents", () => {
     const mine = { hooks: { afterFileEdit: [{ command: "./format.sh" }] } };
     writeJson(file, mine);
     sandbox.ok(dir, "install", "cursor", "--project");
-    const cmd = { command: "ghostcommit hook cursor" };
+    const cmd = { command: command("cursor") };
     expect(readJson(file)).toEqual({
       version: 1,
       hooks: { afterFileEdit: [{ command: "./format.sh" }, cmd], beforeSubmitPrompt: [cmd], stop: [cmd] },
@@ -186,12 +197,18 @@ describe("install for other agents", () => {
     const file = path.join(dir, ".gemini", "settings.json");
     writeJson(file, { general: { checkpointing: { enabled: true } } });
     sandbox.ok(dir, "install", "gemini", "--project");
-    const cmd = { type: "command", command: "ghostcommit hook gemini" };
+    const cmd = { type: "command", command: command("gemini") };
     expect(readJson(file)).toEqual({
       general: { checkpointing: { enabled: true } },
       hooks: {
         BeforeAgent: [{ hooks: [{ name: "ghostcommit-begin", ...cmd, timeout: 30000 }] }],
         BeforeTool: [{ matcher: "write_file|replace", hooks: [{ name: "ghostcommit-touch", ...cmd }] }],
+        AfterTool: [
+          {
+            matcher: "write_file|replace|run_shell_command",
+            hooks: [{ name: "ghostcommit-progress", ...cmd, timeout: 60000 }],
+          },
+        ],
         AfterAgent: [{ hooks: [{ name: "ghostcommit-end", ...cmd, timeout: 60000 }] }],
       },
     });

@@ -127,7 +127,7 @@ describe("helpers", () => {
     expect(workspacePath("/w/proj", "/w/proj", "/w/proj/sub", "b.ts")).toBe("sub/b.ts");
     expect(workspacePath("/real/proj", "/w/proj", "/w/proj", "/w/proj/c.ts")).toBe("c.ts");
     expect(workspacePath("/w/proj", "/w/proj", "/w/proj", "/etc/passwd")).toBeNull();
-    expect(workspacePath("/w/proj", "/w/proj", "/w/proj", "/w/proj/.git/config")).toBeNull();
+    expect(workspacePath("/w/proj", "/w/proj", "/w/proj", "/w/proj/.git/config")).toBe(".git");
     expect(workspacePath("/w/proj", "/w/proj", "/w/proj", "/w/proj")).toBeNull();
   });
 

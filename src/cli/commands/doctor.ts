@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { checkInstalledHooks } from "../../integrations/hook-check.js";
 import { globalsOf, open, withGlobals } from "../context.js";
 import { color } from "../output.js";
 import type { Action } from "../runner.js";
@@ -13,7 +14,11 @@ export function register(program: Command, run: Action): void {
     .action(
       run(async (command) => {
         const { repair } = command.opts() as { repair?: boolean };
-        const report = await (await open(globalsOf(command))).doctor({ repair: Boolean(repair) });
+        const report = await (await open(globalsOf(command))).doctor({
+          repair: Boolean(repair),
+          // Installed hooks whose command no longer runs (moved Node, removed package).
+          checks: [checkInstalledHooks],
+        });
         return {
           json: report,
           exitCode: report.ok ? 0 : 1,

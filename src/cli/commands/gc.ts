@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { GcOptions } from "../../types.js";
 import { globalsOf, open, parseCount, parseDuration, withGlobals } from "../context.js";
-import { formatBytes, formatCount, progress } from "../output.js";
+import { counted, formatBytes, formatCount, progress } from "../output.js";
 import type { Action } from "../runner.js";
 
 export function register(program: Command, run: Action): void {
@@ -21,7 +21,7 @@ export function register(program: Command, run: Action): void {
         return {
           json: report,
           human: () =>
-            `dropped ${formatCount(report.dropped.length)} snapshots, kept ${formatCount(report.kept.length)}; store ${formatBytes(report.bytesBefore)} → ${formatBytes(report.bytesAfter)}`,
+            `dropped ${counted(report.dropped.length, "snapshot")}, kept ${formatCount(report.kept.length)}; store ${formatBytes(report.bytesBefore)} → ${formatBytes(report.bytesAfter)}`,
         };
       }),
     );

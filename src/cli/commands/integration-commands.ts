@@ -1,4 +1,4 @@
-import { accessSync, constants } from "node:fs";
+import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { GhostcommitError } from "../../errors.js";
@@ -6,8 +6,7 @@ import type { AgentName } from "../../integrations/event.js";
 import { AGENTS, readStdin, runHook } from "../../integrations/hook.js";
 import { cliOf, installCommands, uninstallCommands } from "../../integrations/claude-commands.js";
 import { install, uninstall } from "../../integrations/install.js";
-// For its effect: `doctor` shows hook failures.
-import { type Scope, SPECS } from "../../integrations/specs.js";
+import { hookCommand, type Scope, SPECS } from "../../integrations/specs.js";
 import { type GlobalOptions, globalsOf, withGlobals } from "../context.js";
 import { color } from "../output.js";
 import type { Action } from "../runner.js";
@@ -56,15 +55,16 @@ export function register(program: Command, run: Action): void {
                 : `no ghostcommit hooks in ${report.file}; nothing changed`;
             return { json: report, human: () => what };
           }
-          const installed = await install(spec, scope, dir);
-          const commands =
-            agent === "claude-code" ? await installCommands(scope, dir, cliOf(spec.command)) : [];
+          const entry = realpathSync(process.argv[1]);
+          const hook = hookCommand(agent, process.execPath, entry);
+          const installed = await install(spec, scope, dir, hook);
+          const commands = agent === "claude-code" ? await installCommands(scope, dir, cliOf(hook)) : [];
           const report = { ...installed, commands };
-          const warnings = onPath("ghostcommit")
-            ? []
-            : [
-                "`ghostcommit` is not on PATH: the hooks run `ghostcommit hook ...` and will fail until it is (npm i -g ghostcommit).",
-              ];
+          const warnings = entry.split(path.sep).includes("_npx")
+            ? [
+                `the hooks run ${entry} from npx's cache, which npm may clear: install ghostcommit (npm i -g ghostcommit) and run install again.`,
+              ]
+            : [];
           return {
             json: { ...report, notes: spec.notes, warnings },
             human: () =>
@@ -127,18 +127,4 @@ function agentOf(name: string): AgentName {
   if (!agent)
     throw new GhostcommitError("usage", `unknown agent "${name}" (use one of ${AGENTS.join(", ")})`);
   return agent;
-}
-
-/** True when an executable named `name` is on PATH. */
-function onPath(name: string): boolean {
-  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
-    if (!dir) continue;
-    try {
-      accessSync(path.join(dir, name), constants.X_OK);
-      return true;
-    } catch {
-      // not here
-    }
-  }
-  return false;
 }

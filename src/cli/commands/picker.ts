@@ -1,7 +1,7 @@
 import { cancel, confirm, intro, isCancel, multiselect, note, outro, select } from "@clack/prompts";
 import { GhostcommitError } from "../../errors.js";
 import type { RewindReport, SessionHandle, TurnRecord } from "../../types.js";
-import { age, color, nFiles, formatCount, type CommandOutput } from "../output.js";
+import { age, type CommandOutput, color, counted, formatCount, nFiles, turnList } from "../output.js";
 import { hardSkips } from "./restore.js";
 
 /** One line of the turn picker. */
@@ -32,7 +32,9 @@ export function turnChoices(turns: TurnRecord[], now = Date.now()): TurnChoice[]
 
 /** What a dry run says the rewind will do, for people. Pure. */
 export function previewText(report: RewindReport, limit = 15): string {
-  const lines = [`turns ${report.rewoundTurns.join(", ")} are undone`];
+  const lines = [
+    `${turnList(report.rewoundTurns)} ${report.rewoundTurns.length === 1 ? "is" : "are"} undone`,
+  ];
   const rows = [
     ...report.written.map((p) => `${color.green("write ")} ${p}`),
     ...report.deleted.map((p) => `${color.red("delete")} ${p}`),
@@ -100,14 +102,17 @@ export async function pickAndRewind(
     outro("dry run: nothing was changed");
     return { json: plan, human: () => "" };
   }
-  const go = await confirm({ message: `Rewind ${plan.rewoundTurns.length} turn(s)?`, initialValue: true });
+  const go = await confirm({
+    message: `Rewind ${counted(plan.rewoundTurns.length, "turn")}?`,
+    initialValue: true,
+  });
   if (isCancel(go) || !go) {
     cancel("nothing was changed");
     return nothing();
   }
   const report = await session.rewind({ to, force, paths });
   outro(
-    `rewound turns ${report.rewoundTurns.join(", ")}: wrote ${report.written.length}, deleted ${report.deleted.length} · undo with: ghostcommit redo --session ${session.id}`,
+    `rewound ${turnList(report.rewoundTurns)}: wrote ${nFiles(report.written.length)}, deleted ${nFiles(report.deleted.length)} · undo with: ghostcommit redo --session ${session.id}`,
   );
   return {
     json: report,

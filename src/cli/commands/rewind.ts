@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { GhostcommitError } from "../../errors.js";
 import type { RedoReport, RewindReport } from "../../types.js";
 import { checkNamedPaths, globalsOf, open, withGlobals } from "../context.js";
-import { color, progress } from "../output.js";
+import { color, progress, turnList } from "../output.js";
 import type { Action } from "../runner.js";
 import { describeRestore, hardSkips } from "./restore.js";
 import { resolveSession } from "./session-args.js";
@@ -73,10 +73,10 @@ export function register(program: Command, run: Action): void {
 }
 
 export function describeRewind(report: RewindReport): string {
-  const turns = report.rewoundTurns.join(", ");
+  const turns = turnList(report.rewoundTurns);
   const head = report.dryRun
-    ? `would rewind turns ${turns} of session ${report.session}`
-    : `rewound turns ${color.bold(turns)} of session ${report.session} (files as before turn ${report.to})`;
+    ? `would rewind ${turns} of session ${report.session}`
+    : `rewound ${color.bold(turns)} of session ${report.session} (files as before turn ${report.to})`;
   const lines = [head];
   if (report.paths) lines.push(`only: ${report.paths.join(", ")}`);
   lines.push(describeRestore({ ...report, safety: null }));
@@ -85,9 +85,9 @@ export function describeRewind(report: RewindReport): string {
 }
 
 export function describeRedo(report: RedoReport): string {
-  const turns = report.restoredTurns.join(", ");
+  const turns = turnList(report.restoredTurns);
   const head = report.dryRun
-    ? `would restore turns ${turns} of session ${report.session}`
-    : `restored turns ${color.bold(turns)} of session ${report.session}`;
+    ? `would restore ${turns} of session ${report.session}`
+    : `restored ${color.bold(turns)} of session ${report.session}`;
   return [head, describeRestore({ ...report, safety: null })].join("\n");
 }

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { TurnRecord } from "../../types.js";
 import { globalsOf, open, withGlobals } from "../context.js";
-import { age, color, nFiles, formatCount, shortId } from "../output.js";
+import { age, color, counted, formatCount, nFiles, shortId } from "../output.js";
 import type { Action } from "../runner.js";
 import * as rewind from "./rewind.js";
 import { resolveSession } from "./session-args.js";
@@ -59,7 +59,7 @@ export function register(program: Command, run: Action): void {
         const ws = await open(globalsOf(command));
         const session = await resolveSession(ws, options.session);
         const result = await session.touched(command.args);
-        return { json: result, human: () => `touched ${formatCount(result.touched.length)} paths` };
+        return { json: result, human: () => `touched ${counted(result.touched.length, "path")}` };
       }),
     );
 
@@ -76,7 +76,7 @@ export function register(program: Command, run: Action): void {
               : list
                   .map(
                     (s) =>
-                      `${color.bold(s.session)}  ${formatCount(s.turns)} turns  ${age(s.updatedAt)}${s.origin ? color.dim(`  fetched from ${s.origin.host} via ${s.origin.remote}`) : ""}`,
+                      `${color.bold(s.session)}  ${counted(s.turns, "turn")}  ${age(s.updatedAt)}${s.origin ? color.dim(`  fetched from ${s.origin.host} via ${s.origin.remote}`) : ""}`,
                   )
                   .join("\n"),
         };

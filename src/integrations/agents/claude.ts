@@ -1,4 +1,12 @@
-import { fromSubagent, type HookAction, type HookEvent, type Payload, obj, str } from "../event.js";
+import {
+  endAction,
+  fromSubagent,
+  type HookAction,
+  type HookEvent,
+  type Payload,
+  obj,
+  str,
+} from "../event.js";
 import { isCursorPayload, parseCursor } from "./cursor.js";
 
 /** Claude Code tools that edit files, and where each keeps the path. */
@@ -39,8 +47,18 @@ function claudeAction(name: string, payload: Payload): HookAction {
         : undefined;
       return file ? { kind: "touch", paths: [file] } : { kind: "none" };
     }
-    // StopFailure replaces Stop when the turn ends on an API error.
+    case "PostToolUse": {
+      const tool = str(payload, "tool_name") ?? "";
+      const key = EDIT_TOOLS[tool];
+      const file = key
+        ? (str(obj(payload, "tool_input"), key) ?? str(obj(payload, "tool_input"), "file_path"))
+        : undefined;
+      if (file) return { kind: "progress", paths: [file] };
+      return tool === "Bash" ? { kind: "progress" } : { kind: "none" };
+    }
     case "Stop":
+      return endAction(payload);
+    // Replaces Stop when the turn ends on an API error.
     case "StopFailure":
       return { kind: "end" };
     // SessionStart: the next prompt begins a turn; SessionEnd has a 1.5 s budget for every hook.

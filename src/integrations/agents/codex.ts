@@ -1,4 +1,12 @@
-import { fromSubagent, type HookAction, type HookEvent, type Payload, obj, str } from "../event.js";
+import {
+  endAction,
+  fromSubagent,
+  type HookAction,
+  type HookEvent,
+  type Payload,
+  obj,
+  str,
+} from "../event.js";
 
 const PATCH_LINE = /^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)\s*$/;
 
@@ -39,21 +47,38 @@ export function parseCodex(payload: Payload): HookEvent {
   };
 }
 
+/**
+ * The paths a tool call edits, or null for a shell call whose effects are unknown. Older builds
+ * report `apply_patch` as `Bash`, with the patch in the shell command (`apply_patch <<'EOF' …`).
+ */
+function editedPaths(payload: Payload): string[] | null {
+  const input = obj(payload, "tool_input");
+  const tool = str(payload, "tool_name");
+  const text = patchText(input);
+  if (tool === "apply_patch" || /(^|\s)apply_patch\b/.test(text) || text.includes("*** Begin Patch")) {
+    return patchPaths(text);
+  }
+  const file = str(input, "file_path");
+  if (file) return [file];
+  return tool === "Bash" || tool === "shell" || tool === "local_shell" ? null : [];
+}
+
 function codexAction(name: string, payload: Payload): HookAction {
   switch (name) {
     case "UserPromptSubmit":
       return { kind: "begin", turn: str(payload, "turn_id"), prompt: str(payload, "prompt") ?? "" };
     case "PreToolUse": {
-      const input = obj(payload, "tool_input");
-      const file = str(input, "file_path");
-      // Older builds only report Bash: a shell call of apply_patch carries the patch in its command.
-      const text = patchText(input);
-      const isPatch = str(payload, "tool_name") === "apply_patch" || text.includes("*** Begin Patch");
-      const paths = isPatch ? patchPaths(text) : file ? [file] : [];
+      const paths = editedPaths(payload) ?? [];
       return paths.length > 0 ? { kind: "touch", paths } : { kind: "none" };
     }
-    // Interrupt (newest builds) ends a turn that Stop will not.
+    case "PostToolUse": {
+      const paths = editedPaths(payload);
+      if (paths === null) return { kind: "progress" };
+      return paths.length > 0 ? { kind: "progress", paths } : { kind: "none" };
+    }
     case "Stop":
+      return endAction(payload);
+    // Interrupt (newest builds) ends a turn that Stop will not.
     case "Interrupt":
       return { kind: "end" };
     default:

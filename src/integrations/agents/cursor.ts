@@ -22,7 +22,8 @@ export function parseCursor(payload: Payload): HookEvent {
     agent: "cursor",
     name,
     session: str(payload, "conversation_id"),
-    cwd: root ?? str(payload, "cwd"),
+    cwd: str(payload, "cwd") ?? root,
+    projectDir: root,
     subagent: false,
     action,
     reply: cursorReply(name),
@@ -40,7 +41,8 @@ function cursorAction(name: string, payload: Payload): HookAction {
       };
     case "afterFileEdit": {
       const file = str(payload, "file_path");
-      return file ? { kind: "touch", paths: [file] } : { kind: "none" };
+      // Sent after the write: the file's earlier content is already gone.
+      return file ? { kind: "touch", paths: [file], edited: true } : { kind: "none" };
     }
     case "stop":
     case "Stop":

@@ -1,4 +1,4 @@
-import { type HookAction, type HookEvent, type Payload, obj, str } from "../event.js";
+import { endAction, type HookAction, type HookEvent, type Payload, obj, str } from "../event.js";
 
 /** Gemini CLI tools that write files; both name the path `file_path`. */
 const EDIT_TOOLS = new Set(["write_file", "replace"]);
@@ -31,8 +31,17 @@ function geminiAction(name: string, payload: Payload): HookAction {
         : undefined;
       return file ? { kind: "touch", paths: [file] } : { kind: "none" };
     }
+    case "AfterTool": {
+      const tool = str(payload, "tool_name") ?? "";
+      const input = obj(payload, "tool_input");
+      const file = EDIT_TOOLS.has(tool)
+        ? (str(input, "file_path") ?? str(input, "absolute_path"))
+        : undefined;
+      if (file) return { kind: "progress", paths: [file] };
+      return tool === "run_shell_command" ? { kind: "progress" } : { kind: "none" };
+    }
     case "AfterAgent":
-      return { kind: "end" };
+      return endAction(payload);
     default:
       return { kind: "none" };
   }

@@ -1,0 +1,112 @@
+import { accessSync, constants, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import type { DoctorCheck } from "../maintenance/doctor.js";
+import type { StoreContext } from "../store/context.js";
+import type { DoctorProblem } from "../types.js";
+import type { AgentName } from "./event.js";
+import { isHookCommand, type Scope, SPECS } from "./specs.js";
+
+/** The PATH agents' shells often have: no Node version manager, no Homebrew. */
+const BARE_PATH = ["/usr/bin", "/bin"];
+
+/** Splits a command the way /bin/sh would for the quoting install writes; null when unbalanced. */
+export function shellWords(command: string): string[] | null {
+  const words: string[] = [];
+  let word = "";
+  let inWord = false;
+  for (let i = 0; i < command.length; i++) {
+    const c = command[i];
+    if (c === "'" || c === '"') {
+      const end = command.indexOf(c, i + 1);
+      if (end < 0) return null;
+      word += command.slice(i + 1, end);
+      i = end;
+      inWord = true;
+    } else if (c === "\\") {
+      word += command[++i] ?? "";
+      inWord = true;
+    } else if (/\s/.test(c)) {
+      if (inWord) words.push(word);
+      word = "";
+      inWord = false;
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  if (inWord) words.push(word);
+  return words;
+}
+
+function executable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Why a hook command would not run from `/bin/sh -c` with a bare PATH, or null when it would. */
+export function whyNotRunnable(command: string): string | null {
+  const words = shellWords(command);
+  if (!words || words.length < 3) return "it cannot be parsed";
+  const program = words[0];
+  if (!program.includes("/")) {
+    return BARE_PATH.some((dir) => executable(path.join(dir, program)))
+      ? null
+      : `\`${program}\` is not in /usr/bin or /bin, and agents often run hooks without your PATH`;
+  }
+  if (!executable(program)) return `${program} is gone or not executable`;
+  const entry = words[1];
+  if (entry !== "hook") {
+    try {
+      statSync(entry);
+    } catch {
+      return `${entry} is gone`;
+    }
+  }
+  return null;
+}
+
+function handlerCommands(settings: unknown, agent: AgentName): string[] {
+  const hooks = (settings as { hooks?: unknown } | null)?.hooks;
+  if (typeof hooks !== "object" || hooks === null) return [];
+  const found = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (typeof value === "object" && value !== null) {
+      const command = (value as { command?: unknown }).command;
+      if (isHookCommand(command, agent)) found.add(command as string);
+      visit((value as { hooks?: unknown }).hooks);
+    }
+  };
+  for (const list of Object.values(hooks)) visit(list);
+  return [...found];
+}
+
+/** Doctor check: every installed ghostcommit hook (user settings, and this workspace's) still runs. */
+export const checkInstalledHooks: DoctorCheck = async (engine: StoreContext) => {
+  const problems: DoctorProblem[] = [];
+  for (const spec of Object.values(SPECS)) {
+    for (const scope of ["user", "project"] as Scope[]) {
+      const file = spec.file(scope, engine.root);
+      let settings: unknown;
+      try {
+        settings = JSON.parse(readFileSync(file, "utf8"));
+      } catch {
+        continue; // absent or not ours to judge (install refuses a damaged file itself)
+      }
+      for (const command of handlerCommands(settings, spec.agent)) {
+        const why = whyNotRunnable(command);
+        if (!why) continue;
+        problems.push({
+          code: "hook-command-broken",
+          message: `the ${spec.label} hook in ${file} cannot run (${why}); run \`ghostcommit install ${spec.agent}${scope === "project" ? " --project" : ""}\` again`,
+          path: file,
+        });
+      }
+    }
+  }
+  return problems;
+};

@@ -1,0 +1,47 @@
+import { createHash } from "node:crypto";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { dataHome } from "../config.js";
+import { writeFileAtomic } from "../store/layout.js";
+import type { AgentName } from "./event.js";
+
+/** Records older than this are forgotten (a session idle that long starts afresh). */
+const MAX_AGE_MS = 30 * 24 * 3600 * 1000;
+
+function recordsDir(): string {
+  return path.join(dataHome(), "hook-sessions");
+}
+
+function recordFile(agent: AgentName, session: string): string {
+  const key = createHash("sha256").update(`${agent}\0${session}`).digest("hex").slice(0, 32);
+  return path.join(recordsDir(), `${key}.json`);
+}
+
+/** The workspace a session's first event fixed, if it has one. */
+export async function sessionWorkspace(agent: AgentName, session: string): Promise<string | undefined> {
+  try {
+    const value = JSON.parse(await fs.readFile(recordFile(agent, session), "utf8")) as { dir?: unknown };
+    return typeof value.dir === "string" && value.dir !== "" ? value.dir : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Fixes a session's workspace (its first event's): later events from a subdirectory the agent
+ * `cd`-ed into act in the same workspace. Forgets records of long-gone sessions on the way.
+ */
+export async function rememberWorkspace(agent: AgentName, session: string, dir: string): Promise<void> {
+  try {
+    await fs.mkdir(recordsDir(), { recursive: true, mode: 0o700 });
+    await writeFileAtomic(recordFile(agent, session), JSON.stringify({ dir, session, agent }));
+    const now = Date.now();
+    for (const name of await fs.readdir(recordsDir())) {
+      const file = path.join(recordsDir(), name);
+      const stat = await fs.stat(file).catch(() => null);
+      if (stat && now - stat.mtimeMs > MAX_AGE_MS) await fs.rm(file, { force: true });
+    }
+  } catch {
+    // without the record, the next event falls back to its own project directory
+  }
+}

@@ -1,0 +1,81 @@
+import { HashCache } from "../capture/hash-cache.js";
+import { expandIncludes } from "../capture/includes.js";
+import { captureWorktreePath } from "../capture/read-worktree.js";
+import { captureTree } from "../capture/snapshot.js";
+import { commitTree, editTree, type TreeChanges } from "../git/trees.js";
+import type { StoreContext } from "../store/context.js";
+import type { CatFile } from "../git/cat-file.js";
+import { LooseObjectWriter } from "../git/objects.js";
+import { type RelPath, resolveInside } from "../paths.js";
+import type { SessionContext } from "./context.js";
+import { openTurnOf, type TurnState } from "./model.js";
+import { sameState, TreeLookup } from "../git/tree-lookup.js";
+
+/**
+ * A progress mark after a tool call of the open turn: a tree of what the agent had done by then.
+ * An edit tool names its paths, so only they are read into the previous mark; a shell tool's
+ * effects are unknown, so the whole workspace is captured. Nothing happens without an open turn.
+ */
+export async function markProgress(ctx: SessionContext, given?: string[]): Promise<void> {
+  const { engine, journal } = ctx;
+  engine.assertEnabled();
+  const rels =
+    given && [...new Set(given.map((g) => resolveInside(engine.root, ctx.cwd, g)))].filter(Boolean);
+  await journal.locked(async () => {
+    const state = await journal.load();
+    const open = openTurnOf(state);
+    if (!open) return;
+    const tree = await engine.withReader(async (cat) => {
+      const full = async () => (await captureTree(engine, cat, [...state.touched])).tree;
+      if (!rels) return full();
+      // A mark whose objects a gc pruned cannot be edited: start again from the whole workspace.
+      return (await editedMark(engine, cat, open, rels).catch(() => null)) ?? full();
+    });
+    await journal.append([{ e: "mark", turn: open.turn, tree }]);
+  });
+}
+
+/** The previous mark (or the before-state) with `rels` read from the work tree. */
+async function editedMark(
+  engine: StoreContext,
+  cat: CatFile,
+  open: TurnState,
+  rels: RelPath[],
+): Promise<string> {
+  const base = open.progress ?? (await commitTree(cat, open.before));
+  const writer = new LooseObjectWriter(engine.refs.objectsDir);
+  const cache = new HashCache(engine.paths.dir);
+  await cache.load();
+  const changes: TreeChanges = new Map();
+  for (const rel of await expandIncludes(engine.root, rels)) {
+    const read = await captureWorktreePath(engine.root, rel, writer, cache, engine.settings.largeFileBytes);
+    if (read.kind === "file") changes.set(rel, read.state);
+    else if (read.kind === "absent") changes.set(rel, null);
+  }
+  return editTree(cat, writer, base, changes);
+}
+
+/**
+ * Of the paths an ended turn changed, those whose state at its end differs from its last
+ * progress mark (its before-state without one): changed after the agent's last known action.
+ */
+export async function changedSinceProgress(
+  cat: CatFile,
+  turn: TurnState,
+  beforeTree: string,
+  afterTree: string,
+  paths: RelPath[],
+): Promise<RelPath[]> {
+  const lookup = new TreeLookup(cat);
+  let base = turn.progress ?? beforeTree;
+  try {
+    if (turn.progress) await lookup.entry(turn.progress, "");
+  } catch {
+    base = beforeTree; // the mark's objects are gone: everything since the start is uncertain
+  }
+  const out: RelPath[] = [];
+  for (const p of paths) {
+    if (!sameState(await lookup.file(base, p), await lookup.file(afterTree, p))) out.push(p);
+  }
+  return out;
+}

@@ -1,0 +1,193 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type Repo, Sandbox } from "../helpers/repo.js";
+import { SCRIPTS } from "./agent-events.js";
+import { claude, cursor } from "./events.js";
+import { expectQuiet, installedCommand, shellHook, storeCount } from "./hook-helpers.js";
+
+let sandbox: Sandbox;
+let repo: Repo;
+beforeEach(() => {
+  sandbox = new Sandbox();
+  repo = sandbox.repo("repo", {
+    ".gitignore": ".env\n",
+    "README.md": "readme\n",
+    "notes.md": "n0\n",
+    "src/app.js": "v0\n",
+    "packages/x/index.js": "x0\n",
+  });
+  repo.write({ "packages/x/.env": "KEY=old\n" });
+});
+afterEach(() => sandbox.cleanup());
+
+const log = (session: string): any[] => repo.ok("log", "--session", session);
+
+/** What each agent must read on stdout: Cursor lets a prompt through explicitly, Gemini parses JSON. */
+function replyOf(agent: string, event: unknown): string {
+  if (agent === "gemini") return "{}";
+  if (agent !== "cursor") return "";
+  return (event as { hook_event_name?: string }).hook_event_name === "beforeSubmitPrompt"
+    ? '{"continue":true}'
+    : "{}";
+}
+
+describe.each(SCRIPTS)("$agent hooks in a real session", (script) => {
+  /** Runs the installed command through `env -i PATH=/usr/bin:/bin /bin/sh -c`, as agents do. */
+  const send = (event: unknown, cwd = repo.dir, env: Record<string, string> = {}) => {
+    if (event === null) return;
+    expectQuiet(
+      shellHook(sandbox, installedCommand(script.agent), event, cwd, env),
+      replyOf(script.agent, event),
+    );
+  };
+  const root = () => repo.dir;
+
+  it("keeps one workspace across cd, extends a blocked stop's turn, and never reverts a user's edit after an interrupt", () => {
+    const s = `${script.agent}-session`;
+    const sub = repo.path("packages/x");
+    // Claude Code: CLAUDE_PROJECT_DIR names the project even when the event's cwd does not.
+    const env: Record<string, string> = script.agent === "claude-code" ? { CLAUDE_PROJECT_DIR: root() } : {};
+    const first = script.agent === "claude-code" ? sub : root();
+    send(script.begin(first, s, 1, root()), first, env);
+    // Turn 1 works from packages/x. Codex sends patch paths relative to its cwd.
+    const readme = script.agent === "codex" ? "../../README.md" : repo.path("README.md");
+    const secret = repo.path("packages/x/.env");
+    send(script.pre(sub, s, readme, root()), sub, env);
+    send(script.pre(sub, s, secret, root()), sub, env);
+    repo.write({ "README.md": "agent\n", "packages/x/.env": "KEY=agent\n" });
+    send(script.post(sub, s, readme, root()), sub, env);
+    send(script.post(sub, s, secret, root()), sub, env);
+    send(script.stop(sub, s, root()), sub, env);
+    // Another hook blocked that stop: the agent goes on, then stops again with stop_hook_active.
+    const blocked = script.stop(sub, s, root(), true);
+    if (blocked) {
+      repo.write({ "src/new.js": "new\n" });
+      send(blocked, sub, env);
+    }
+
+    // Turn 2: an edit tool, a shell tool, then Esc (no stop event) and the user's own edit.
+    const app = repo.path("src/app.js");
+    send(script.begin(root(), s, 2, root()));
+    send(script.pre(root(), s, app, root()));
+    repo.write({ "src/app.js": "v1\n" });
+    send(script.post(root(), s, app, root()));
+    const shell = script.shell(root(), s, "node gen.js > src/gen.txt", root());
+    if (shell) {
+      repo.write({ "src/gen.txt": "generated\n" });
+      send(shell);
+    }
+    repo.write({ "notes.md": "mine\n" });
+    send(script.begin(root(), s, 3, root()));
+    send(script.stop(root(), s, root()));
+
+    expect(storeCount(sandbox)).toBe(1);
+    const turns = log(s);
+    expect(turns.map((t) => [t.turn, t.state])).toEqual([
+      [script.turnId(1), "done"],
+      [script.turnId(2), "done"],
+      [script.turnId(3), "done"],
+    ]);
+    expect(turns[0].changed).toEqual(["README.md", "packages/x/.env", ...(blocked ? ["src/new.js"] : [])]);
+    expect(turns[1].uncertain).toEqual(["notes.md"]);
+    const uncertain = repo.cli(["rewind", "--session", s, "--to", script.turnId(2), "--json"]);
+    expect(uncertain.status).toBe(3);
+    expect(uncertain.json.conflicts).toEqual(["notes.md"]);
+    expect(repo.read("notes.md")).toBe("mine\n");
+    repo.ok("rewind", "--session", s, "--to", script.turnId(2), "--force");
+    expect([repo.read("notes.md"), repo.read("src/app.js"), repo.exists("src/gen.txt")]).toEqual([
+      "n0\n",
+      "v0\n",
+      false,
+    ]);
+
+    const rewind = repo.cli(["rewind", "--session", s, "--to", script.turnId(1), "--json"]);
+    expect(repo.read("README.md")).toBe("readme\n");
+    expect(repo.exists("src/new.js")).toBe(false);
+    if (script.agent === "cursor") {
+      // afterFileEdit comes after the write: the ignored file's old content was never seen.
+      expect(rewind.json.skipped).toEqual([{ path: "packages/x/.env", reason: "not-captured" }]);
+      expect(rewind.json.written).toEqual(["README.md"]);
+      expect(repo.read("packages/x/.env")).toBe("KEY=agent\n");
+    } else {
+      expect(rewind.status).toBe(0);
+      expect(repo.read("packages/x/.env")).toBe("KEY=old\n");
+    }
+  });
+});
+
+describe("hooks across sessions and outside projects", () => {
+  const send = (event: unknown, cwd: string, agent = "claude-code") =>
+    expectQuiet(shellHook(sandbox, installedCommand(agent), event, cwd), replyOf(agent, event));
+
+  it("ends turns on Claude Code's StopFailure and Codex's Interrupt", () => {
+    send(claude(repo.dir, "c1", "UserPromptSubmit", { prompt: "p" }), repo.dir);
+    repo.write({ "src/app.js": "v1\n" });
+    send(
+      claude(repo.dir, "c1", "StopFailure", {
+        error_type: "rate_limit",
+        error: "429",
+        error_message: "slow down",
+      }),
+      repo.dir,
+    );
+    expect(log("c1")[0]).toMatchObject({ state: "done", changed: ["src/app.js"] });
+    const codexEvent = SCRIPTS[1];
+    send(codexEvent.begin(repo.dir, "x1", 1, repo.dir), repo.dir, "codex");
+    repo.write({ "notes.md": "n1\n" });
+    send(
+      { ...(codexEvent.begin(repo.dir, "x1", 1, repo.dir) as object), hook_event_name: "Interrupt" },
+      repo.dir,
+      "codex",
+    );
+    expect(log("x1")[0]).toMatchObject({ state: "done", changed: ["notes.md"] });
+  });
+
+  it("does not let one session revert another's unreported shell edit", () => {
+    send(claude(repo.dir, "A", "UserPromptSubmit", { prompt: "a" }), repo.dir);
+    send(claude(repo.dir, "B", "UserPromptSubmit", { prompt: "b" }), repo.dir);
+    repo.write({ "notes.md": "by a shell of one of them\n" });
+    send(claude(repo.dir, "A", "Stop", { stop_hook_active: false }), repo.dir);
+    send(claude(repo.dir, "B", "Stop", { stop_hook_active: false }), repo.dir);
+    for (const s of ["A", "B"]) {
+      const refused = repo.cli(["rewind", "--session", s, "--to", "1", "--json"]);
+      expect(refused.status).toBe(3);
+      expect(refused.json.conflicts).toEqual(["notes.md"]);
+    }
+    expect(repo.read("notes.md")).toBe("by a shell of one of them\n");
+  });
+
+  it("creates no store for events from $HOME, and doctor elsewhere reports only what concerns it", () => {
+    const home = sandbox.home;
+    send(claude(home, "h1", "UserPromptSubmit", { prompt: "p" }), home);
+    expectQuiet(shellHook(sandbox, installedCommand("cursor"), "not json", home), '{"continue":true}');
+    send(cursor(path.join(home, "gone"), "c9", "beforeSubmitPrompt", { prompt: "p" }), home, "cursor");
+    expect(storeCount(sandbox)).toBe(0);
+    const global = path.join(sandbox.home, "data", "hooks.log");
+    const lines = readLines(global);
+    expect(lines.map((l) => l.level)).toEqual(["warn", "error", "error"]);
+    // Fresh failures are shown everywhere; an hour later only where they concern the workspace.
+    expect(repo.cli(["doctor"]).status).toBe(1);
+    const old = new Date(Date.now() - 2 * 3600_000).toISOString();
+    writeLines(
+      global,
+      lines.map((l) => ({ ...l, t: old })),
+    );
+    expect(repo.ok("doctor").ok).toBe(true);
+    writeLines(global, [{ t: old, level: "error", agent: "codex", dir: repo.path("src"), message: "boom" }]);
+    const doctor = repo.cli(["doctor"]);
+    expect(doctor.status).toBe(1);
+    expect(doctor.stdout).toContain(`boom. Details in ${global}`);
+  });
+});
+
+function readLines(file: string): any[] {
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+}
+
+function writeLines(file: string, lines: unknown[]): void {
+  writeFileSync(file, lines.map((l) => `${JSON.stringify(l)}\n`).join(""));
+}
