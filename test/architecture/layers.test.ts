@@ -10,7 +10,8 @@ const LAYERS: { name: string; rank: number; owns: (file: string) => boolean }[] 
   {
     name: "base",
     rank: 0,
-    owns: (f) => /^(errors|paths|types|config)\.ts$/.test(f) || f.startsWith("util/"),
+    owns: (f) =>
+      /^(errors|paths|types|config)\.ts$/.test(f) || f.startsWith("util/") || f.startsWith("types/"),
   },
   { name: "git", rank: 1, owns: (f) => f.startsWith("git/") },
   { name: "store", rank: 2, owns: (f) => f.startsWith("store/") },

@@ -1,0 +1,46 @@
+// What push and fetch take and report.
+
+export interface PushOptions {
+  /** A remote name of the repository (default `origin`), a URL or a path. */
+  remote?: string;
+  /** Only these sessions (default: every session). */
+  sessions?: string[];
+  /** Plain snapshots (not part of a session) too. */
+  snapshots?: boolean;
+  /** Send snapshots that hold files the repository ignores (refused by default). */
+  includeIgnored?: boolean;
+}
+
+export interface PushReport {
+  remote: string;
+  url: string;
+  /** Sessions whose journal was sent (new on the remote, or grown since the last push). */
+  sessions: { session: string; turns: number; status: "created" | "updated" }[];
+  /** Sessions already up to date on the remote. */
+  unchanged: string[];
+  /** Snapshots sent (already there ones are not sent again). */
+  snapshots: string[];
+  /** Remote refs created or updated, in one atomic transaction. */
+  refs: number;
+  /** Approximate size (as stored) of the objects sent. */
+  bytes: number;
+}
+
+export interface FetchOptions {
+  /** A remote name of the repository (default `origin`), a URL or a path. */
+  remote?: string;
+}
+
+export interface FetchReport {
+  remote: string;
+  url: string;
+  /** Sessions whose journal was written here: new, or grown on the remote. */
+  sessions: { session: string; turns: number; status: "created" | "updated" }[];
+  unchanged: string[];
+  /** Sessions kept as they are here because this workspace has a different history under the same id. */
+  conflicts: { session: string; reason: string }[];
+  /** Snapshots that were not in this store before. */
+  snapshots: string[];
+  /** Size of the packs received. */
+  bytes: number;
+}

@@ -1,0 +1,130 @@
+// Sessions and turns: what the session handle takes and reports.
+
+import type { SkipReason } from "../types.js";
+
+/** A turn as the session journal knows it. */
+export interface TurnRecord {
+  turn: string;
+  prompt: string;
+  before: string;
+  after: string | null;
+  changed: string[];
+  state: "open" | "done" | "rewound";
+  /** Paths of a `done` turn put back by a rewind limited to some paths (not redone since). */
+  rewoundPaths?: string[];
+  startedAt: string;
+  endedAt?: string;
+  /** Changed paths the turn may not have changed itself (an interrupt, an overlapping session): rewinding them needs force. */
+  uncertain?: string[];
+}
+
+export interface SessionSummary {
+  session: string;
+  turns: number;
+  updatedAt: string;
+  /** Set for a session brought in by `fetch`: the remote and the machine that pushed it. */
+  origin?: SessionOrigin;
+}
+
+export interface SessionOrigin {
+  remote: string;
+  host: string;
+  fetchedAt: string;
+}
+
+export interface RewindOptions {
+  /** Rewind to the state before this turn (it and every later turn are undone). */
+  to: string;
+  dryRun?: boolean;
+  force?: boolean;
+  /** Only these paths (relative to the workspace; a directory names everything below it). */
+  paths?: string[];
+  /**
+   * The caller is the agent working in the session's open turn (it was asked to undo): rewind the
+   * turns before the open one and leave it open; paths it already changed count as conflicts.
+   * Without it, an open turn refuses the rewind (`open-turn`) unless forced.
+   */
+  keepOpenTurn?: boolean;
+}
+
+export interface RewindReport {
+  session: string;
+  to: string;
+  rewoundTurns: string[];
+  /** Set when the rewind was limited to these paths (its turns stay `done`). */
+  paths?: string[];
+  written: string[];
+  deleted: string[];
+  skipped: { path: string; reason: SkipReason }[];
+  safety: string | null;
+  dryRun?: boolean;
+}
+
+export interface RedoReport {
+  session: string;
+  restoredTurns: string[];
+  written: string[];
+  deleted: string[];
+  skipped: { path: string; reason: SkipReason }[];
+  /** The safety snapshot redo took first (null for a dry run). */
+  safety?: string | null;
+  dryRun?: boolean;
+}
+
+/** The result of beginning a turn. */
+export interface TurnBegun {
+  session: string;
+  turn: string;
+  before: string;
+}
+
+/** The result of ending a turn. */
+export interface TurnEnded {
+  session: string;
+  turn: string;
+  after: string;
+  changed: string[];
+}
+
+/** One agent conversation in a workspace: its turns, rewind and redo. */
+export interface SessionHandle {
+  readonly id: string;
+  /** Snapshot before turn `turn`; ends a still-open turn of this session first. */
+  beginTurn(turn: string, options?: { prompt?: string }): Promise<TurnBegun>;
+  /** Snapshot after turn `turn` and record its changed paths. */
+  endTurn(turn: string): Promise<TurnEnded>;
+  /** Marks paths as agent-touched (captured even if ignored). Paths are relative to the workspace or absolute. */
+  touched(paths: string[], options?: { edited?: boolean }): Promise<{ touched: string[] }>;
+  /**
+   * A progress mark: records what the open turn changed so far (only `paths` when given), so
+   * changes made after the agent stopped (an interrupt) are not taken for the turn's.
+   */
+  progress(paths?: string[]): Promise<void>;
+  /** A stop after a blocked stop: the latest turn's end moves here. Null with no turn to end. */
+  extendTurn(): Promise<TurnEnded | null>;
+  /** Files back to the state before turn `to`. */
+  rewind(options: RewindOptions): Promise<RewindReport>;
+  /** Undoes the last rewind (again: the one before it; a new turn discards them). */
+  redo(options?: RedoOptions): Promise<RedoReport>;
+  /** Turns, oldest first. */
+  log(): Promise<TurnRecord[]>;
+  /** The id of the turn begun and not ended, or null. */
+  openTurn(): Promise<string | null>;
+}
+
+export interface RedoOptions {
+  dryRun?: boolean;
+  /** Overwrite paths changed since the rewind. */
+  force?: boolean;
+}
+
+/** A rewind or redo, as the model should hear of it. */
+export interface UndoEvent {
+  kind: "rewind" | "redo";
+  /** The turns that went back (rewind) or came back (redo). */
+  turns: string[];
+  /** Every file it changed, workspace-relative, sorted. */
+  files: string[];
+  /** Those of them it deleted (known for a rewind; a redo's are in `files` only). */
+  deleted: string[];
+}
