@@ -72,14 +72,19 @@ export async function runStatus(
       stdout = (await runGit(args, { cwd: worktreeRoot, env })).stdout;
     } catch (error) {
       if (!copy) throw error;
-      // A damaged private copy is dropped (made again next time); this status reads the user's.
+      // A damaged private copy is dropped (made again next time), with the lock a killed git
+      // left on it (a live one is seconds old); this status reads the user's. Awaited here: the
+      // temporary git dir must outlive it.
       await fs.rm(copy, { force: true });
-      return runStatusReadOnly(args, env, worktreeRoot, userIndex);
+      const lock = await fs.stat(`${copy}.lock`).catch(() => null);
+      if (lock && Date.now() - lock.mtimeMs > 60_000) await fs.rm(`${copy}.lock`, { force: true });
+      return await runStatusReadOnly(args, env, worktreeRoot, userIndex);
     }
     trace("capture: status done");
     const dirs = [...collapsedDirs(stdout), ...(await deletedNowDirectories(stdout, worktreeRoot))];
     // A name that is not UTF-8 cannot be passed on as a pathspec: list everything instead.
-    if (dirs.some((dir) => dir.includes("\ufffd"))) return runStatusReadOnly(args, env, worktreeRoot, indexFile);
+    if (dirs.some((dir) => dir.includes("\ufffd")))
+      return await runStatusReadOnly(args, env, worktreeRoot, indexFile);
     const listings = await mapLimit(dirs, 4, async (dir) => {
       const listed = await runGit([...config, "ls-files", "-o", "--exclude-standard", "-z", "--", `${dir}`], {
         cwd: worktreeRoot,
