@@ -4,6 +4,7 @@ import { openWorkspace } from "../workspace.js";
 import type { StoreKind } from "../config.js";
 import { GhostcommitError } from "../errors.js";
 import { isTooBroad } from "./hook.js";
+import { registerRemoteTools } from "./mcp-remote-tools.js";
 import { registerTools, result, type WithWorkspace } from "./mcp-tools.js";
 
 export interface McpOptions {
@@ -56,6 +57,7 @@ export function createMcpServer(options: McpOptions): McpServer {
     }
   };
   registerTools(server, withWorkspace);
+  registerRemoteTools(server, withWorkspace);
   return server;
 }
 

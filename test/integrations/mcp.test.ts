@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { type CallToolResult, Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CLI, type Repo, Sandbox } from "../helpers/repo.js";
+import { CLI, Repo, Sandbox } from "../helpers/repo.js";
 
 const MAIN_JS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/cli/bin.js");
 
@@ -57,7 +57,15 @@ describe("ghostcommit mcp", () => {
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     const readers = ["diff", "list_snapshots", "log", "sessions"];
     const writers = ["redo", "restore", "rewind", "snapshot"];
-    expect(Object.keys(byName).sort()).toEqual([...readers, ...writers].sort());
+    const remotes = ["fetch", "push"];
+    expect(Object.keys(byName).sort()).toEqual([...readers, ...writers, ...remotes].sort());
+    // push and fetch reach a git remote; the others touch this machine only
+    for (const name of remotes) expect(byName[name].annotations).toMatchObject({ openWorldHint: true });
+    expect(Object.keys(byName.push.inputSchema.properties ?? {}).sort()).toEqual([
+      "remote",
+      "sessions",
+      "snapshots",
+    ]);
     for (const name of readers) {
       expect(byName[name].annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
     }
@@ -160,5 +168,38 @@ describe("ghostcommit mcp", () => {
     expect(repo.ok("list")).toEqual([]);
     await call("restore", { id: "0000000" });
     expect(stderr).toContain("ghostcommit mcp:");
+  });
+
+  it("pushes and fetches session history to a configured remote, never to a URL the model names", async () => {
+    const bare = path.join(sandbox.home, "remote.git");
+    sandbox.git(sandbox.home, "init", "-q", "--bare", bare);
+    repo.git("remote", "add", "origin", bare);
+    repo.ok("turn", "begin", "--session", "s1", "--turn", "1", "--prompt", "edit");
+    repo.write({ "src/app.js": "v2\n" });
+    repo.ok("turn", "end", "--session", "s1", "--turn", "1");
+    const pushed = await call("push", {});
+    expect(pushed.isError, JSON.stringify(pushed.content)).toBeFalsy();
+    expect(pushed.structuredContent).toMatchObject({
+      remote: "origin",
+      sessions: [{ session: "s1", turns: 1 }],
+    });
+    expect(sandbox.git(bare, "for-each-ref", "--format=%(refname)", "refs/ghostcommit/")).toContain(
+      "/sessions/",
+    );
+    // a URL or a path is refused before anything runs
+    for (const remote of [`file://${bare}`, bare, "../remote.git"]) {
+      const refused = await call("push", { remote });
+      expect(refused.isError, remote).toBe(true);
+    }
+    // a second clone fetches it through the same tool
+    await client.close();
+    const clone = path.join(sandbox.home, "clone");
+    sandbox.git(sandbox.home, "clone", "-q", bare, clone);
+    repo = new Repo(sandbox, clone); // the server runs in the clone
+    client = await connect(CLI);
+    const fetched = await call("fetch", {});
+    expect(fetched.isError, JSON.stringify(fetched.content)).toBeFalsy();
+    expect(fetched.structuredContent).toMatchObject({ sessions: [{ session: "s1", status: "created" }] });
+    expect(textJson(await call("sessions")).map((s: { session: string }) => s.session)).toEqual(["s1"]);
   });
 });
