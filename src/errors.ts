@@ -82,3 +82,20 @@ export function fsError(error: unknown, action: string, path: string): unknown {
   if (typeof errno !== "string") return error;
   return new GhostcommitError("io", `cannot ${action} ${path}: ${errno}`, { path, errno }, error);
 }
+
+/**
+ * An error as the faces (CLI, MCP) report it: a file-system failure that reached them untyped
+ * becomes `io` with its path and system code (ENOSPC, EACCES…) instead of an internal error.
+ */
+export function reportable(error: unknown): unknown {
+  if (error instanceof GhostcommitError) return error;
+  const failure = error as (NodeJS.ErrnoException & { path?: string }) | null;
+  if (typeof failure?.code !== "string" || typeof failure.syscall !== "string") return error;
+  const where = typeof failure.path === "string" ? ` ${failure.path}` : "";
+  return new GhostcommitError(
+    "io",
+    `${failure.syscall}${where}: ${failure.code}`,
+    { path: failure.path, errno: failure.code },
+    error,
+  );
+}

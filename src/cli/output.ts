@@ -1,5 +1,5 @@
 import pc from "picocolors";
-import { exitStatusFor, GhostcommitError } from "../errors.js";
+import { exitStatusFor, GhostcommitError, reportable } from "../errors.js";
 import type { Excluded } from "../types.js";
 
 /** Colours only when stdout is a terminal and NO_COLOR is unset. */
@@ -26,7 +26,8 @@ export function emit(output: CommandOutput, asJson: boolean): void {
 }
 
 /** Reports an error: `ghostcommit: message` on stderr, and with --json an error document on stdout. */
-export function emitError(error: unknown, asJson: boolean): number {
+export function emitError(thrown: unknown, asJson: boolean): number {
+  const error = reportable(thrown);
   const status = exitStatusFor(error);
   const known = error instanceof GhostcommitError;
   const message = known ? error.message : error instanceof Error ? error.message : String(error);

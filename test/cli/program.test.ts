@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/program.js";
@@ -57,5 +57,17 @@ describe("the CLI program in-process", () => {
     expect(await run("-C", repo.dir, "list", "--json")).toBe(0);
     expect(await run("-C", repo.dir, "sessions", "--json")).toBe(0);
     expect(existsSync(workspaces) ? readdirSync(workspaces) : []).toEqual([]);
+  });
+
+  it("a file-system failure is reported as io with its path and code, not as an internal error", async () => {
+    const repo = sandbox.repo();
+    const notADir = path.join(sandbox.home, "data-is-a-file");
+    writeFileSync(notADir, "");
+    process.env.GHOSTCOMMIT_HOME = notADir;
+    expect(await run("-C", repo.dir, "snapshot", "--json")).toBe(1);
+    const doc = JSON.parse(out.join(""));
+    expect(doc.error.code).toBe("io");
+    expect(doc.error.message).toMatch(/ENOTDIR|EEXIST/);
+    expect(err.join("")).toMatch(/^ghostcommit: /);
   });
 });
