@@ -107,11 +107,14 @@ describe("install claude-code", () => {
     ]);
     const rewind = readFileSync(path.join(commands, "ghostcommit-rewind.md"), "utf8");
     // Front matter as Claude Code reads it; the `!` line runs the CLI before the prompt reaches the model.
+    // The command is the hooks' own: absolute, quoted Node and CLI paths, so it runs without PATH.
+    const cli = `'${process.execPath}' '${CLI}'`;
     expect(rewind).toMatch(
-      /^---\n[\s\S]*\nargument-hint: <turn>\nallowed-tools: Bash\(ghostcommit rewind:\*\)\n---\n/,
+      /^---\n[\s\S]*\nargument-hint: <turn>\nallowed-tools: Bash\(.+ rewind:\*\)\n---\n/,
     );
-    expect(rewind).toContain("!`ghostcommit rewind --keep-open-turn --to $ARGUMENTS`");
-    expect(readFileSync(path.join(commands, "ghostcommit-log.md"), "utf8")).toContain("!`ghostcommit log`");
+    expect(rewind).toContain(`allowed-tools: Bash(${cli} rewind:*)`);
+    expect(rewind).toContain(`!\`${cli} rewind --keep-open-turn --to $ARGUMENTS\``);
+    expect(readFileSync(path.join(commands, "ghostcommit-log.md"), "utf8")).toContain(`!\`${cli} log\``);
     expect(readFileSync(path.join(commands, "ghostcommit-redo.md"), "utf8")).toBe("my own redo\n");
 
     const removed = sandbox.ok(dir, "uninstall", "claude-code", "--project");
