@@ -65,6 +65,9 @@ describe("the model is told what went back", () => {
     expect(told.hookSpecificOutput.additionalContext).toMatch(/Rewound turn t1[\s\S]*- src\/app\.js/);
     send("codex", codex(repo.dir, cx, "Stop", { turn_id: "t2", stop_hook_active: false }));
     expect(send("codex", codex(repo.dir, cx, "UserPromptSubmit", { turn_id: "t3", prompt: "p3" }))).toBe("");
+    // Each session's turn ends before the next agent edits the same file: turns of two sessions
+    // that overlap in time make an edit neither reported uncertain for both (a refused rewind).
+    send("codex", codex(repo.dir, cx, "Stop", { turn_id: "t3", stop_hook_active: false }));
 
     const gm = "gemini-s";
     turnAndRewind(
@@ -86,6 +89,7 @@ describe("the model is told what went back", () => {
       "{}",
     );
     expect(send("gemini", gemini(repo.dir, gm, "BeforeAgent", { prompt: "p4" }))).toBe("{}");
+    send("gemini", gemini(repo.dir, gm, "AfterAgent", { prompt: "p4", prompt_response: "ok" }));
 
     const cu = "cursor-s";
     turnAndRewind(
