@@ -1,7 +1,5 @@
-import { spawn } from "node:child_process";
-import { existsSync, openSync, closeSync } from "node:fs";
+import { startDetachedWorker } from "../util/detached.js";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Settings } from "../config.js";
 import type { StoreContext } from "../store/context.js";
 import { collectGarbage, type GcOutcome, type GcPolicy } from "./gc.js";
@@ -75,21 +73,9 @@ export async function maybeRunRetention(
 
 function startDetachedGc(engine: StoreContext): boolean {
   // dist/maintenance/retention.js, or the bundled CLI dist/ghostcommit.mjs beside dist/maintenance/.
-  const worker = ["./gc-worker.js", "./maintenance/gc-worker.js"]
-    .map((rel) => fileURLToPath(new URL(rel, import.meta.url)))
-    .find((file) => existsSync(file));
-  if (!worker) return false;
-  const log = openSync(engine.paths.logFile, "a", 0o600);
-  try {
-    const child = spawn(process.execPath, [worker, engine.root, engine.refs.kind], {
-      cwd: engine.root,
-      detached: true,
-      stdio: ["ignore", "ignore", log],
-    });
-    child.on("error", () => {});
-    child.unref();
-    return true;
-  } finally {
-    closeSync(log);
-  }
+  const worker = [
+    new URL("./gc-worker.js", import.meta.url),
+    new URL("./maintenance/gc-worker.js", import.meta.url),
+  ];
+  return startDetachedWorker(worker, [engine.root, engine.refs.kind], engine.root, engine.paths.logFile);
 }

@@ -1,7 +1,6 @@
-import { spawn } from "node:child_process";
-import { closeSync, existsSync, openSync, promises as fs } from "node:fs";
+import { startDetachedWorker } from "../util/detached.js";
+import { promises as fs } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { StoreContext } from "../store/context.js";
 import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import type { PushReport } from "../types.js";
@@ -28,23 +27,12 @@ export function startPushAfterTurn(engine: StoreContext): boolean {
   if (push?.after !== "turn") return false;
   try {
     // dist/session/auto-push.js, or the bundled CLI dist/ghostcommit.mjs beside dist/session/.
-    const worker = ["./push-worker.js", "./session/push-worker.js"]
-      .map((rel) => fileURLToPath(new URL(rel, import.meta.url)))
-      .find((file) => existsSync(file));
-    if (!worker) return false;
-    const log = openSync(path.join(engine.paths.dir, LOG_FILE), "a");
-    try {
-      const child = spawn(process.execPath, [worker, engine.root, engine.refs.kind, push.remote], {
-        cwd: engine.root,
-        detached: true,
-        stdio: ["ignore", "ignore", log],
-      });
-      child.on("error", () => {});
-      child.unref();
-      return true;
-    } finally {
-      closeSync(log);
-    }
+    const worker = [
+      new URL("./push-worker.js", import.meta.url),
+      new URL("./session/push-worker.js", import.meta.url),
+    ];
+    const args = [engine.root, engine.refs.kind, push.remote];
+    return startDetachedWorker(worker, args, engine.root, path.join(engine.paths.dir, LOG_FILE));
   } catch {
     return false; // a push that cannot start is a missed push, never a failed turn
   }
