@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { GhostcommitError } from "../errors.js";
+import { trace, tracing } from "../util/trace.js";
 
 /**
  * The only place that starts git. Every call gets an argv array (no shell), a forced locale,
@@ -55,6 +56,7 @@ export interface GitResult {
 /** Runs one git command to completion and returns its raw output. */
 export function runGit(args: string[], options: GitRunOptions): Promise<GitResult> {
   const okCodes = options.okCodes ?? [0];
+  const started = tracing ? performance.now() : 0;
   return new Promise((resolve, reject) => {
     const child = spawn("git", args, {
       cwd: options.cwd,
@@ -70,6 +72,7 @@ export function runGit(args: string[], options: GitRunOptions): Promise<GitResul
       // git may exit before reading all input; its exit code tells what happened.
     });
     child.on("close", (code, signal) => {
+      if (tracing) trace(`git ${args.filter((a) => !a.includes("=")).slice(0, 3).join(" ")}: ${(performance.now() - started).toFixed(1)} ms`);
       const stderr = Buffer.concat(err).toString("utf8");
       const status = code ?? (signal ? 128 : 1);
       if (!okCodes.includes(status)) {

@@ -2,8 +2,8 @@
  * Phase timings for profiling (`GHOSTCOMMIT_TRACE=1`): milliseconds since the process started,
  * on stderr. Costs one environment lookup when off.
  */
-const enabled = Boolean(process.env.GHOSTCOMMIT_TRACE);
+export const tracing = Boolean(process.env.GHOSTCOMMIT_TRACE);
 
 export function trace(label: string): void {
-  if (enabled) process.stderr.write(`ghostcommit-trace ${performance.now().toFixed(1)} ${label}\n`);
+  if (tracing) process.stderr.write(`ghostcommit-trace ${performance.now().toFixed(1)} ${label}\n`);
 }
