@@ -30,6 +30,8 @@ export interface Settings {
    * "exclude" reports them as `nested-repo`. (Plain directories always capture them.)
    */
   nestedRepos: "exclude" | "capture";
+  /** Git workspaces: let status ask Watchman what changed, where Watchman is installed. */
+  watchman: boolean;
   /** Push sessions to a git remote in the background after each turn ends. */
   push?: PushSettings;
 }
@@ -62,6 +64,7 @@ export const DEFAULT_SETTINGS: Settings = {
   retentionDays: 30,
   maxStoreBytes: 2 * 1024 * 1024 * 1024,
   nestedRepos: "exclude",
+  watchman: true,
 };
 
 /** The per-workspace config file name. */
@@ -111,8 +114,9 @@ export function validateSettings(value: unknown, source: string): Partial<Settin
         out.store = raw;
         break;
       case "enabled":
+      case "watchman":
         if (typeof raw !== "boolean") throw bad("true or false");
-        out.enabled = raw;
+        out[key] = raw;
         break;
       case "dependencyDirs":
         if (!Array.isArray(raw) || raw.some((d) => typeof d !== "string" || d.includes("/"))) {

@@ -79,7 +79,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     if (!isWithin(entry.path, prefix)) continue;
     const rel = strip(entry.path);
     if (entry.kind === "untracked") {
-      if (!status.collapsed.has(entry.path)) untracked.push(rel); // collapsed ones: listed below
+      untracked.push(rel);
       continue;
     }
     if (entry.kind === "ignored") continue;
@@ -103,10 +103,6 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     } else {
       changes.set(rel, { mode: entry.indexMode, oid: entry.indexOid });
     }
-  }
-
-  for (const listed of status.collapsed.values()) {
-    for (const file of listed) if (isWithin(file, prefix)) untracked.push(strip(file));
   }
 
   // Where the user's git converts content, its "unchanged" does not always mean "same bytes":

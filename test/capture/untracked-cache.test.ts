@@ -1,15 +1,36 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { excludedAt, fileSandbox, filesOf, gitDirDigest } from "../helpers/support.js";
 
-const { repo } = fileSandbox();
+const { sandbox, repo: makeRepo } = fileSandbox();
+const watchmanInstalled = spawnSync("watchman", ["--version"]).status === 0;
+const watched: string[] = [];
 
-// Status runs in git's normal untracked mode against a private index carrying the untracked
-// cache: new directories come back collapsed and are listed by ghostcommit. Each step below
-// changes the tree under a directory the cache already holds.
-describe("untracked directories between snapshots (untracked cache)", () => {
+afterAll(() => {
+  for (const root of watched) spawnSync("watchman", ["--no-spawn", "watch-del", root]);
+});
+
+// Status runs against a private index carrying git's untracked cache, which serves the files of
+// unchanged directories without reading them. Each step below changes the tree under a directory
+// the cache already holds.
+// The same steps with Watchman answering git's fsmonitor queries, where it is installed.
+describe.each([
+  { watchman: false, label: "" },
+  { watchman: true, label: ", Watchman answering status" },
+])("untracked directories between snapshots (untracked cache$label)", ({ watchman }) => {
+  const it = watchman && !watchmanInstalled ? test.skip : test; // skipped: Watchman is not installed
+  beforeAll(() => {
+    const config = path.join(sandbox.env.XDG_CONFIG_HOME!, "ghostcommit", "config.json");
+    writeFileSync(config, JSON.stringify({ watchman }));
+  });
+  const repo = (files: Record<string, string>) => {
+    const r = makeRepo(files);
+    if (watchman) watched.push(r.dir);
+    return r;
+  };
+
   it("sees files and directories appearing inside cached ones, and kinds changing", () => {
     const r = repo({ "src/main.ts": "main\n" });
     r.write({ "new/a.txt": "a\n", "thing/inside.txt": "i\n", "flat": "f\n", "src/extra.ts": "e\n" });
