@@ -1,6 +1,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import type { Settings } from "../config.js";
+import { type Settings, WATCHMAN_AUTO_FILES } from "../config.js";
+import { indexEntryCount } from "../git/index-file.js";
 import type { WatchmanUse } from "../types.js";
 import { readJson, STORE_FILES, type StorePaths, writeFileAtomic } from "../store/layout.js";
 import { findOnPath, shellQuote } from "../util/shell.js";
@@ -29,8 +30,13 @@ const RETRY_FAILED_WATCH_MS = 60 * 60 * 1000;
 type Tools = { watchman: string; perl: string } | { reason: string };
 
 /** Whether Watchman can serve this work tree, and with which programs. */
-async function tools(settings: Settings, worktreeRoot: string): Promise<Tools> {
+async function tools(settings: Settings, worktreeRoot: string, userIndex: string): Promise<Tools> {
   if (!settings.watchman) return { reason: 'turned off by "watchman": false in the config' };
+  if (settings.watchman === "auto" && ((await indexEntryCount(userIndex)) ?? 0) < WATCHMAN_AUTO_FILES) {
+    return {
+      reason: `fewer than ${WATCHMAN_AUTO_FILES.toLocaleString("en")} tracked files, where status is fast without it ("watchman": true uses it anyway)`,
+    };
+  }
   const [watchman, perl] = await Promise.all([findOnPath("watchman"), findOnPath("perl")]);
   if (!watchman) return { reason: "Watchman is not installed" };
   if (!perl) return { reason: "perl, which runs git's fsmonitor hook, is not installed" };
@@ -51,8 +57,9 @@ export async function fsmonitorOptions(
   paths: StorePaths,
   settings: Settings,
   worktreeRoot: string,
+  userIndex: string,
 ): Promise<string[]> {
-  const found = await tools(settings, worktreeRoot);
+  const found = await tools(settings, worktreeRoot, userIndex);
   if ("reason" in found) return [];
   const stateFile = path.join(paths.dir, STORE_FILES.watchman);
   const lostMark = path.join(paths.dir, STORE_FILES.watchmanLost);
@@ -113,9 +120,10 @@ export async function watchmanUse(
   paths: StorePaths,
   settings: Settings,
   worktreeRoot: string | null,
+  userIndex: string | null,
 ): Promise<WatchmanUse> {
-  if (worktreeRoot === null) return { inUse: false, reason: "only git work trees use it" };
-  const found = await tools(settings, worktreeRoot);
+  if (worktreeRoot === null || userIndex === null) return { inUse: false, reason: "only git work trees use it" };
+  const found = await tools(settings, worktreeRoot, userIndex);
   const state = await readJson<WatchState | null>(path.join(paths.dir, STORE_FILES.watchman), null);
   const startedWatch = state?.startedByGhostcommit ? state.root : undefined;
   const base = startedWatch ? { startedWatch } : {};

@@ -45,7 +45,7 @@ export async function runStatus(
     await fs.writeFile(path.join(tempGitDir, "commondir"), `${ctx.paths.gitDir}\n`, { mode: 0o600 });
     const config = excludesFile === null ? [] : ["-c", `core.excludesFile=${excludesFile}`];
     // Watchman's answers persist in the private index only; the user's is never written.
-    const fsmonitor = copy ? await fsmonitorOptions(ctx.paths, ctx.settings, worktreeRoot) : [];
+    const fsmonitor = copy ? await fsmonitorOptions(ctx.paths, ctx.settings, worktreeRoot, userIndex) : [];
     const env = {
       GIT_DIR: tempGitDir,
       GIT_WORK_TREE: worktreeRoot,

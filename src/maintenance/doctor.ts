@@ -80,7 +80,12 @@ export async function runDoctor(
     problems,
     gitVersion: version?.join("."),
     store: engine.paths.dir,
-    watchman: await watchmanUse(engine.paths, engine.settings, engine.location.worktreeRoot ?? null),
+    watchman: await watchmanUse(
+      engine.paths,
+      engine.settings,
+      engine.location.worktreeRoot ?? null,
+      engine.location.gitDir ? path.join(engine.location.gitDir, "index") : null,
+    ),
   };
   if (repaired) report.repaired = repaired;
   return report;

@@ -96,6 +96,15 @@ describe.skipIf(!installed)("Watchman through git's fsmonitor hook", () => {
     expect(off.stderr).not.toContain("Watchman");
     expect(r.ok("doctor").watchman).toMatchObject({ inUse: false, reason: expect.stringContaining("turned off") });
 
+    // The default, "auto": only repositories large enough for it to pay.
+    writeFileSync(path.join(r.dir, ".ghostcommit.json"), '{"watchman": "auto"}\n');
+    expect(tracedSnapshot(r).hook).toEqual([]);
+    expect(r.ok("doctor").watchman.reason).toContain("fewer than 20,000 tracked files");
+    writeFileSync(path.join(r.dir, ".ghostcommit.json"), '{"watchman": "yes"}\n');
+    const bad = sandbox.cli(r.dir, ["snapshot"]);
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toContain('"watchman" must be true, false or "auto"');
+
     rmSync(path.join(r.dir, ".ghostcommit.json"));
     writeFileSync(path.join(r.dir, ".watchmanconfig"), '{"ignore_dirs": ["build-out"]}\n');
     expect(tracedSnapshot(r).hook).toEqual([]);
