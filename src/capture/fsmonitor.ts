@@ -4,6 +4,7 @@ import { type Settings, WATCHMAN_AUTO_FILES } from "../config.js";
 import { indexEntryCount } from "../git/index-file.js";
 import type { WatchmanUse } from "../types.js";
 import { readJson, STORE_FILES, type StorePaths, writeFileAtomic } from "../store/layout.js";
+import { formatCount } from "../util/format.js";
 import { findOnPath, shellQuote } from "../util/shell.js";
 import { spawnText } from "../util/spawn-text.js";
 import { FSMONITOR_HOOK } from "./fsmonitor-hook.js";
@@ -34,7 +35,7 @@ async function tools(settings: Settings, worktreeRoot: string, userIndex: string
   if (!settings.watchman) return { reason: 'turned off by "watchman": false in the config' };
   if (settings.watchman === "auto" && ((await indexEntryCount(userIndex)) ?? 0) < WATCHMAN_AUTO_FILES) {
     return {
-      reason: `fewer than ${WATCHMAN_AUTO_FILES.toLocaleString("en")} tracked files, where status is fast without it ("watchman": true uses it anyway)`,
+      reason: `fewer than ${formatCount(WATCHMAN_AUTO_FILES)} tracked files, where status is fast without it ("watchman": true uses it anyway)`,
     };
   }
   const [watchman, perl] = await Promise.all([findOnPath("watchman"), findOnPath("perl")]);

@@ -46,10 +46,16 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   trace("capture: start");
   const [head, userConfig] = await Promise.all([readHead(location), readUserGitConfig(location, paths.dir)]);
   trace("capture: head and config read");
-  // Status (the long pole) starts as soon as HEAD is known; the base tree is read meanwhile.
+  // Status (the long pole) starts as soon as HEAD is known; the base tree is read meanwhile, once
+  // status is running (starting cat-file blocks this thread for milliseconds).
+  let statusSpawned = () => {};
+  const spawned = new Promise<void>((resolve) => {
+    statusSpawned = resolve;
+  });
   const statusPromise = syncExcludes(location.commonDir!, paths.gitDir).then(() =>
-    runStatus(ctx, head, worktreeRoot, prefix, userConfig.excludesFile),
+    runStatus(ctx, head, worktreeRoot, prefix, userConfig.excludesFile, statusSpawned),
   );
+  await Promise.race([spawned, statusPromise.catch(() => {})]);
   const [rootTree, ghostignore] = await Promise.all([
     head ? commitTree(ctx.cat, head) : Promise.resolve(null),
     loadGhostignore(location.root),

@@ -30,6 +30,7 @@ export async function runStatus(
   worktreeRoot: string,
   prefix: RelPath,
   excludesFile: string | null,
+  spawned: () => void = () => {},
 ): Promise<StatusResult> {
   const tempGitDir = path.join(ctx.paths.tmpDir, `gitdir-${process.pid}-${randomBytes(4).toString("hex")}`);
   const userIndex = path.join(ctx.location.gitDir!, "index");
@@ -72,7 +73,9 @@ export async function runStatus(
     if (prefix !== "") args.push("--", relBytes(prefix).toString("utf8"));
     trace("capture: status started");
     try {
-      const { stdout } = await runGit(args, { cwd: worktreeRoot, env });
+      const running = runGit(args, { cwd: worktreeRoot, env });
+      spawned();
+      const { stdout } = await running;
       trace("capture: status done");
       return { stdout, indexFile };
     } catch (error) {
