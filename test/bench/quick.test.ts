@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -11,6 +11,11 @@ const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, "../..");
 const temp = mkdtempSync(path.join(os.tmpdir(), "ghostcommit-bench-"));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
+// Where Watchman is installed, later snapshots, restore and turns are measured with it too.
+const watchman = spawnSync("watchman", ["--version"]).status === 0;
+const watchedRoots = (): string[] =>
+  JSON.parse(spawnSync("watchman", ["--no-pretty", "--no-spawn", "watch-list"], { encoding: "utf8" }).stdout || "{}")
+    .roots ?? [];
 
 interface CaseResult {
   id: string;
@@ -41,6 +46,9 @@ describe("npm run bench -- --quick", () => {
       "snapshot_later",
       "snapshot_later_library",
       "restore",
+      ...(watchman
+        ? ["snapshot_later_watchman", "snapshot_later_library_watchman", "restore_watchman", "turn_watchman"]
+        : []),
       "turn",
       "codex_v1",
       "codex_v2",
@@ -56,7 +64,7 @@ describe("npm run bench -- --quick", () => {
     ]);
     for (const c of [...repo.cases, ...plain.cases]) {
       // Only the session commands may be missing (skipped with a reason); everything else ran.
-      if (c.id === "turn" && c.skipped) continue;
+      if (c.id.startsWith("turn") && c.skipped) continue;
       expect(c.skipped, `${c.id}: ${c.skipped}`).toBeUndefined();
       expect(c.median_ms).toBeGreaterThan(0);
       expect(c.min_ms).toBeLessThanOrEqual(c.max_ms!);
@@ -68,6 +76,7 @@ describe("npm run bench -- --quick", () => {
       "snapshot_first",
       "snapshot_later",
       "snapshot_later_library",
+      ...(watchman ? ["snapshot_later_watchman", "snapshot_later_library_watchman"] : []),
       "restore",
       "turn",
       "disk",
@@ -77,5 +86,7 @@ describe("npm run bench -- --quick", () => {
     for (const bar of report.bars) expect(typeof bar.limit).toBe("number");
     expect(report.profile.snapshots.map((s: { kind: string }) => s.kind)).toEqual(["first", "later"]);
     expect(report.profile.snapshots[0].processes.length).toBeGreaterThan(0);
+    // The watches the bench started are gone.
+    if (watchman) expect(watchedRoots().filter((r) => r.startsWith(temp))).toEqual([]);
   });
 });
