@@ -83,8 +83,6 @@ export function writeCodeCache(file: string, cache: CodeCache): boolean {
       flag: "wx",
     });
     fs.renameSync(temp, file);
-    pruneOldCaches(dir, path.basename(file));
-    return true;
   } catch {
     try {
       fs.rmSync(temp, { force: true });
@@ -93,14 +91,20 @@ export function writeCodeCache(file: string, cache: CodeCache): boolean {
     }
     return false;
   }
+  pruneOldCaches(dir, path.basename(file));
+  return true;
 }
 
 /** Keeps the newest few caches: each upgrade of ghostcommit or Node leaves one behind. */
 function pruneOldCaches(dir: string, current: string): void {
-  const old = fs
-    .readdirSync(dir)
-    .filter((name) => name.startsWith("cli-") && name.endsWith(".v8") && name !== current)
-    .map((name) => ({ name, mtime: fs.lstatSync(path.join(dir, name)).mtimeMs }))
-    .sort((a, b) => b.mtime - a.mtime);
-  for (const { name } of old.slice(KEEP - 1)) fs.rmSync(path.join(dir, name), { force: true });
+  try {
+    const old = fs
+      .readdirSync(dir)
+      .filter((name) => name.startsWith("cli-") && name.endsWith(".v8") && name !== current)
+      .map((name) => ({ name, mtime: fs.lstatSync(path.join(dir, name)).mtimeMs }))
+      .sort((a, b) => b.mtime - a.mtime);
+    for (const { name } of old.slice(KEEP - 1)) fs.rmSync(path.join(dir, name), { force: true });
+  } catch {
+    // another process pruned at the same time; the next write tries again
+  }
 }

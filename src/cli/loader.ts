@@ -16,7 +16,7 @@ const url = new URL("./cli.cjs", import.meta.url);
 const bundle = fileURLToPath(url);
 const source = readFileSync(bundle);
 // Only where files have owners to check (not on Windows).
-const file = process.env[CODE_CACHE_OFF] || !process.getuid ? undefined : codeCacheFile(source);
+const file = process.env[CODE_CACHE_OFF] || !process.getuid ? undefined : cacheFileOf(source);
 const cache = file ? readCodeCache(file) : "absent";
 const script = new vm.Script(
   `(function (exports, require, module, __filename, __dirname, __ghostcommitUrl, __ghostcommitImport) {${source.toString("utf8")}\n})`,
@@ -28,8 +28,13 @@ if (file) {
   const runs = used ? cache.runs : 0;
   if (runs < WRITING_RUNS) {
     process.once("exit", (code) => {
-      if (code === 0 && writeCodeCache(file, { data: script.createCachedData(), runs: runs + 1 }))
-        trace(`cli: code cache written (run ${runs + 1} of ${WRITING_RUNS})`);
+      if (code !== 0) return;
+      try {
+        if (writeCodeCache(file, { data: script.createCachedData(), runs: runs + 1 }))
+          trace(`cli: code cache written (run ${runs + 1} of ${WRITING_RUNS})`);
+      } catch {
+        // the command's outcome stands; the next run writes it
+      }
     });
   }
 }
@@ -44,3 +49,12 @@ script.runInThisContext()(
   // The modules kept outside the bundle: a vm script cannot import() them itself.
   (specifier: string) => import(new URL(specifier, url).href),
 );
+
+/** The cache file, or none when the data directory cannot even be named (no home directory). */
+function cacheFileOf(source: Buffer): string | undefined {
+  try {
+    return codeCacheFile(source);
+  } catch {
+    return undefined;
+  }
+}
