@@ -7,7 +7,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gitCases, plainCases } from "./lib/cases.mjs";
 import { makeContext } from "./lib/context.mjs";
-import { git, hermeticEnv } from "./lib/env.mjs";
+import { git, hermeticEnv, watchedRoots } from "./lib/env.mjs";
+import { spawnSync } from "node:child_process";
 import { ensureTree, fileCount } from "./lib/generate.mjs";
 import { pinBuild } from "./lib/ghostcommit.mjs";
 import { alternate } from "./lib/measure.mjs";
@@ -73,6 +74,7 @@ async function main() {
     bars: [],
     profile: null,
   };
+  const watchedBefore = new Set(watchedRoots());
   try {
     for (const spec of specs) {
       const root = await ensureTree(spec, treesFor(spec, treesDir), env, log);
@@ -100,6 +102,10 @@ async function main() {
     const barTrees = (kind) => result.trees.filter((t) => t.spec.bars && t.kind === kind);
     result.bars = bars(barTrees("git"), barTrees("plain")[0]);
   } finally {
+    // Watches the Watchman cases started would outlive the bench.
+    for (const root of watchedRoots()) {
+      if (!watchedBefore.has(root)) spawnSync("watchman", ["--no-spawn", "watch-del", root], { stdio: "ignore" });
+    }
     rmSync(scratch, { recursive: true, force: true });
     rmSync(build, { recursive: true, force: true });
   }

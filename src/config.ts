@@ -30,6 +30,11 @@ export interface Settings {
    * "exclude" reports them as `nested-repo`. (Plain directories always capture them.)
    */
   nestedRepos: "exclude" | "capture";
+  /**
+   * Git workspaces: let status ask Watchman what changed, where Watchman is installed. "auto":
+   * from `WATCHMAN_AUTO_FILES` tracked files (below that status is fast without it).
+   */
+  watchman: "auto" | boolean;
   /** Push sessions to a git remote in the background after each turn ends. */
   push?: PushSettings;
 }
@@ -62,7 +67,11 @@ export const DEFAULT_SETTINGS: Settings = {
   retentionDays: 30,
   maxStoreBytes: 2 * 1024 * 1024 * 1024,
   nestedRepos: "exclude",
+  watchman: "auto",
 };
+
+/** With `"watchman": "auto"`, repositories with at least this many tracked files use Watchman. */
+export const WATCHMAN_AUTO_FILES = 20_000;
 
 /** The per-workspace config file name. */
 export const WORKSPACE_CONFIG = ".ghostcommit.json";
@@ -113,6 +122,10 @@ export function validateSettings(value: unknown, source: string): Partial<Settin
       case "enabled":
         if (typeof raw !== "boolean") throw bad("true or false");
         out.enabled = raw;
+        break;
+      case "watchman":
+        if (typeof raw !== "boolean" && raw !== "auto") throw bad('true, false or "auto"');
+        out.watchman = raw;
         break;
       case "dependencyDirs":
         if (!Array.isArray(raw) || raw.some((d) => typeof d !== "string" || d.includes("/"))) {

@@ -132,6 +132,14 @@ export interface DoctorRepair {
   path?: string;
 }
 
+/** Whether status asks Watchman what changed (git's fsmonitor protocol), and why (not). */
+export interface WatchmanUse {
+  inUse: boolean;
+  reason: string;
+  /** A watch ghostcommit started, which outlives it (`watchman watch-del ROOT` stops it). */
+  startedWatch?: string;
+}
+
 export interface DoctorReport {
   ok: boolean;
   problems: DoctorProblem[];
@@ -139,6 +147,7 @@ export interface DoctorReport {
   repaired?: DoctorRepair[];
   gitVersion?: string;
   store?: string;
+  watchman?: WatchmanUse;
 }
 
 export interface OpenOptions {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { codexV1, codexV2, openCode } from "./anchors.mjs";
 import { compressedSize } from "./context.mjs";
 import { ownBytes } from "./disk.mjs";
-import { git } from "./env.mjs";
+import { git, watchmanInstalled, withWatchman } from "./env.mjs";
 import { ghostcommit, ghostcommitInProcess } from "./ghostcommit.mjs";
 
 const STATUS = ["--no-optional-locks", "status", "--porcelain=2", "-z", "--untracked-files=all"];
@@ -39,12 +39,12 @@ function laterSnapshotCase(ctx, id, label) {
 }
 
 /** A later snapshot timed inside the library call: no Node start-up, no module loading. */
-function libraryLaterSnapshotCase(ctx) {
+function libraryLaterSnapshotCase(ctx, id = "snapshot_later_library", label = "ghostcommit snapshot (later, library call in-process)") {
   const home = ctx.tempDir("home-library-");
   gc(ctx, home, ["snapshot"]);
   return {
-    id: "snapshot_later_library",
-    label: "ghostcommit snapshot (later, library call in-process)",
+    id,
+    label,
     setup: () => ctx.mutate(),
     run: () => ({ ms: ghostcommitInProcess(ctx.root, home, "snapshot", { env: ctx.env }) }),
   };
@@ -109,6 +109,22 @@ export function gitCases(ctx) {
     },
   ];
   if (ctx.spec.scale) return core;
+  if (watchmanInstalled) {
+    // Watchman answers status through git's fsmonitor hook; the first two snapshots (untimed)
+    // start the watch and trade git's first token for one of Watchman's.
+    const watching = { ...ctx, env: withWatchman(env, ctx.scratch) };
+    const cli = laterSnapshotCase(watching, "snapshot_later_watchman", "ghostcommit snapshot (later, Watchman)");
+    const library = libraryLaterSnapshotCase(
+      watching,
+      "snapshot_later_library_watchman",
+      "ghostcommit snapshot (later, Watchman, library call in-process)",
+    );
+    for (const c of [cli, library]) {
+      c.setup();
+      c.run();
+    }
+    core.push(cli, library);
+  }
   const turnHome = ctx.tempDir("home-turn-");
   core.push(
     {

@@ -6,12 +6,38 @@ import path from "node:path";
 /** Variables that would point git at another repository or change its behaviour. */
 const DROP = /^(GIT_|GHOSTCOMMIT_)/;
 
+/** An XDG config dir whose ghostcommit config holds only `settings`. */
+function configDir(scratch, name, settings) {
+  const dir = path.join(scratch, name);
+  mkdirSync(path.join(dir, "ghostcommit"), { recursive: true });
+  writeFileSync(path.join(dir, "ghostcommit", "config.json"), JSON.stringify(settings));
+  return dir;
+}
+
+/** The same environment with Watchman answering status (where it is installed). */
+export function withWatchman(env, scratch) {
+  return { ...env, XDG_CONFIG_HOME: configDir(scratch, "xdg-config-watchman", { watchman: true }) };
+}
+
+/** Whether Watchman is installed here. */
+export const watchmanInstalled = spawnSync("watchman", ["--version"]).status === 0;
+
+/** The roots Watchman watches now (none when its daemon is not running). */
+export function watchedRoots() {
+  const r = spawnSync("watchman", ["--no-pretty", "--no-spawn", "watch-list"], { encoding: "utf8" });
+  try {
+    return JSON.parse(r.stdout).roots ?? [];
+  } catch {
+    return [];
+  }
+}
+
 /**
  * The base environment: user and system git config switched off, fixed identity and locale,
- * and an empty XDG config dir so no user-wide ghostcommit config changes what is measured.
+ * and an XDG config dir of its own so no user-wide ghostcommit config changes what is measured;
+ * Watchman is off there, and on only in the cases named for it (`withWatchman`).
  */
 export function hermeticEnv(scratch) {
-  mkdirSync(path.join(scratch, "xdg-config"), { recursive: true });
   const emptyConfig = path.join(scratch, "empty.gitconfig");
   writeFileSync(emptyConfig, "");
   const env = {};
@@ -27,7 +53,7 @@ export function hermeticEnv(scratch) {
     GIT_AUTHOR_DATE: "1700000000 +0000",
     GIT_COMMITTER_DATE: "1700000000 +0000",
     GIT_TERMINAL_PROMPT: "0",
-    XDG_CONFIG_HOME: path.join(scratch, "xdg-config"),
+    XDG_CONFIG_HOME: configDir(scratch, "xdg-config", { watchman: false }),
   });
 }
 

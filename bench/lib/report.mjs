@@ -51,6 +51,22 @@ export function bars(gitTrees, plainTree) {
         1.0,
       ),
     );
+    if (byId(gitTree, "snapshot_later_watchman")) {
+      out.push(
+        bar(
+          "snapshot_later_watchman",
+          "snapshot, later, with Watchman ≤ 1.0× status",
+          r["snapshot_later_watchman/status"],
+          1.0,
+        ),
+        bar(
+          "snapshot_later_library_watchman",
+          "(same, as a library call in a running process) ≤ 0.5× status",
+          r["snapshot_later_library_watchman/status"],
+          0.5,
+        ),
+      );
+    }
     const restore = byId(gitTree, "restore");
     const exact = ok(restore) && restore.written === 20 && restore.maxWrongWrites === 0;
     out.push(

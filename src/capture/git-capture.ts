@@ -46,10 +46,16 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   trace("capture: start");
   const [head, userConfig] = await Promise.all([readHead(location), readUserGitConfig(location, paths.dir)]);
   trace("capture: head and config read");
-  // Status (the long pole) starts as soon as HEAD is known; the base tree is read meanwhile.
+  // Status (the long pole) starts as soon as HEAD is known; the base tree is read meanwhile, once
+  // status is running (starting cat-file blocks this thread for milliseconds).
+  let statusSpawned = () => {};
+  const spawned = new Promise<void>((resolve) => {
+    statusSpawned = resolve;
+  });
   const statusPromise = syncExcludes(location.commonDir!, paths.gitDir).then(() =>
-    runStatus(ctx, head, worktreeRoot, prefix, userConfig.excludesFile),
+    runStatus(ctx, head, worktreeRoot, prefix, userConfig.excludesFile, statusSpawned),
   );
+  await Promise.race([spawned, statusPromise.catch(() => {})]);
   const [rootTree, ghostignore] = await Promise.all([
     head ? commitTree(ctx.cat, head) : Promise.resolve(null),
     loadGhostignore(location.root),
@@ -79,7 +85,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     if (!isWithin(entry.path, prefix)) continue;
     const rel = strip(entry.path);
     if (entry.kind === "untracked") {
-      if (!status.collapsed.has(entry.path)) untracked.push(rel); // collapsed ones: listed below
+      untracked.push(rel);
       continue;
     }
     if (entry.kind === "ignored") continue;
@@ -103,10 +109,6 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     } else {
       changes.set(rel, { mode: entry.indexMode, oid: entry.indexOid });
     }
-  }
-
-  for (const listed of status.collapsed.values()) {
-    for (const file of listed) if (isWithin(file, prefix)) untracked.push(strip(file));
   }
 
   // Where the user's git converts content, its "unchanged" does not always mean "same bytes":

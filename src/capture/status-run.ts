@@ -1,20 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { runGit, splitNul } from "../git/exec.js";
+import { runGit } from "../git/exec.js";
 import { indexChecksum } from "../git/index-file.js";
-import { parseStatusV2 } from "../git/status.js";
-import { fsPath, type RelPath, relBytes, relFromBytes } from "../paths.js";
+import { type RelPath, relBytes } from "../paths.js";
 import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
-import { mapLimit } from "../util/pool.js";
 import { trace } from "../util/trace.js";
 import type { CaptureContext } from "./context.js";
+import { fsmonitorOptions } from "./fsmonitor.js";
 
 export interface StatusResult {
-  /** `git status --porcelain=2 -z` output; untracked directories may come collapsed ("dir/"). */
+  /** `git status --porcelain=2 -z --untracked-files=all` output. */
   stdout: Buffer;
-  /** Each collapsed untracked directory's untracked files (a nested repository as "dir/"). */
-  collapsed: Map<RelPath, RelPath[]>;
   /** The index status compared against (a private copy of the user's). */
   indexFile: string;
 }
@@ -22,10 +19,10 @@ export interface StatusResult {
 /**
  * Runs status from a throw-away git directory that shares the store's config and attributes (no
  * conversions, no hooks) and whose HEAD is the user's, against a private copy of the user's index
- * carrying git's untracked cache: unchanged directories are not read again, so it costs less than
- * a status of every untracked file. Directories it reports collapsed are listed afterwards with
- * git's own ignore rules. The user's `core.excludesFile` is passed on (the store's config would
- * hide a repository-level one), so status ignores exactly what the user's git ignores.
+ * carrying git's untracked cache (and, where Watchman serves, git's fsmonitor data): unchanged
+ * directories are not read again, so it costs less than a plain status of every untracked file.
+ * The user's `core.excludesFile` is passed on (the store's config would hide a repository-level
+ * one), so status ignores exactly what the user's git ignores.
  */
 export async function runStatus(
   ctx: CaptureContext,
@@ -33,6 +30,7 @@ export async function runStatus(
   worktreeRoot: string,
   prefix: RelPath,
   excludesFile: string | null,
+  spawned: () => void = () => {},
 ): Promise<StatusResult> {
   const tempGitDir = path.join(ctx.paths.tmpDir, `gitdir-${process.pid}-${randomBytes(4).toString("hex")}`);
   const userIndex = path.join(ctx.location.gitDir!, "index");
@@ -47,96 +45,57 @@ export async function runStatus(
     );
     await fs.writeFile(path.join(tempGitDir, "commondir"), `${ctx.paths.gitDir}\n`, { mode: 0o600 });
     const config = excludesFile === null ? [] : ["-c", `core.excludesFile=${excludesFile}`];
+    // Watchman's answers persist in the private index only; the user's is never written.
+    const fsmonitor = copy ? await fsmonitorOptions(ctx.paths, ctx.settings, worktreeRoot, userIndex) : [];
     const env = {
       GIT_DIR: tempGitDir,
       GIT_WORK_TREE: worktreeRoot,
       GIT_INDEX_FILE: indexFile,
-      // Git may write the private index (that is how the untracked cache persists), never the user's.
+      // Git may write the private index (that is how its caches persist), never the user's.
       GIT_OPTIONAL_LOCKS: copy ? "1" : "0",
     };
     const args = [
       ...config,
+      ...(copy ? fsmonitor : ["-c", "core.fsmonitor=false"]),
       "-c",
       "core.untrackedCache=true",
+      // Git keeps an untracked cache only for the untracked mode its config names (git 2.39 serves
+      // --untracked-files=all from it, listing unchanged directories' files without reading them).
+      "-c",
+      "status.showUntrackedFiles=all",
       "status",
       "--porcelain=2",
       "-z",
-      copy ? "--untracked-files=normal" : "--untracked-files=all",
+      "--untracked-files=all",
       "--no-renames",
       "--ignore-submodules=all",
     ];
     if (prefix !== "") args.push("--", relBytes(prefix).toString("utf8"));
     trace("capture: status started");
-    let stdout: Buffer;
     try {
-      stdout = (await runGit(args, { cwd: worktreeRoot, env })).stdout;
+      const running = runGit(args, { cwd: worktreeRoot, env });
+      spawned();
+      const { stdout } = await running;
+      trace("capture: status done");
+      return { stdout, indexFile };
     } catch (error) {
       if (!copy) throw error;
       // A damaged private copy is dropped (made again next time), with the lock a killed git
-      // left on it (a live one is seconds old); this status reads the user's. Awaited here: the
-      // temporary git dir must outlive it.
+      // left on it (a live one is seconds old); this status reads the user's without writing
+      // it. Awaited here: the temporary git dir must outlive it.
       await fs.rm(copy, { force: true });
       const lock = await fs.stat(`${copy}.lock`).catch(() => null);
       if (lock && Date.now() - lock.mtimeMs > 60_000) await fs.rm(`${copy}.lock`, { force: true });
-      return await runStatusReadOnly(args, env, worktreeRoot, userIndex);
-    }
-    trace("capture: status done");
-    const dirs = [...collapsedDirs(stdout), ...(await deletedNowDirectories(stdout, worktreeRoot))];
-    // A name that is not UTF-8 cannot be passed on as a pathspec: list everything instead.
-    if (dirs.some((dir) => dir.includes("\ufffd")))
-      return await runStatusReadOnly(args, env, worktreeRoot, indexFile);
-    const listings = await mapLimit(dirs, 4, async (dir) => {
-      const listed = await runGit([...config, "ls-files", "-o", "--exclude-standard", "-z", "--", `${dir}`], {
+      const readOnly = args.map((arg) => (arg.startsWith("core.fsmonitor=") ? "core.fsmonitor=false" : arg));
+      const { stdout } = await runGit(readOnly, {
         cwd: worktreeRoot,
-        env: { ...env, GIT_OPTIONAL_LOCKS: "0" },
+        env: { ...env, GIT_INDEX_FILE: userIndex, GIT_OPTIONAL_LOCKS: "0" },
       });
-      return splitNul(listed.stdout).map(relFromBytes);
-    });
-    if (dirs.length > 0) trace(`capture: ${dirs.length} collapsed untracked dirs listed`);
-    const collapsed = new Map<RelPath, RelPath[]>();
-    for (const [i, dir] of dirs.entries()) collapsed.set(relFromBytes(Buffer.from(dir, "utf8")), listings[i]);
-    return { stdout, collapsed, indexFile };
+      return { stdout, indexFile: userIndex };
+    }
   } finally {
     await fs.rm(tempGitDir, { recursive: true, force: true });
   }
-}
-
-/** Status of every untracked file against `indexFile`, which git does not write. */
-async function runStatusReadOnly(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  worktreeRoot: string,
-  indexFile: string,
-): Promise<StatusResult> {
-  const all = args.map((arg) => (arg === "--untracked-files=normal" ? "--untracked-files=all" : arg));
-  const readOnly = { ...env, GIT_INDEX_FILE: indexFile, GIT_OPTIONAL_LOCKS: "0" };
-  const { stdout } = await runGit(all, { cwd: worktreeRoot, env: readOnly });
-  return { stdout, collapsed: new Map(), indexFile };
-}
-
-/**
- * Tracked files deleted from the work tree whose path is now a directory. In its normal untracked
- * mode git 2.39 reports such a directory's files nowhere, so they are listed like collapsed ones.
- */
-async function deletedNowDirectories(output: Buffer, worktreeRoot: string): Promise<string[]> {
-  const dirs: string[] = [];
-  for (const entry of parseStatusV2(output)) {
-    if (entry.kind !== "changed" || entry.y !== "D") continue;
-    const stat = await fs.lstat(fsPath(worktreeRoot, entry.path)).catch(() => null);
-    if (stat?.isDirectory()) dirs.push(`${relBytes(entry.path).toString("utf8")}/`);
-  }
-  return dirs;
-}
-
-/** The "? dir/" records of status output, as strings git reads back as the same bytes. */
-function collapsedDirs(output: Buffer): string[] {
-  const dirs: string[] = [];
-  for (const record of splitNul(output)) {
-    if (record[0] === 0x3f && record[record.length - 1] === 0x2f) {
-      dirs.push(record.subarray(2).toString("utf8"));
-    }
-  }
-  return dirs;
 }
 
 /**

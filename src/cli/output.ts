@@ -68,10 +68,9 @@ export function turnList(turns: string[]): string {
   return `${turns.length === 1 ? "turn" : "turns"} ${turns.join(", ")}`;
 }
 
-/** 5000 → "5,000" (toLocaleString would load ICU data: ~15 ms of start-up). */
-export function formatCount(n: number): string {
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-}
+import { formatCount } from "../util/format.js";
+
+export { formatCount };
 
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;

@@ -18,6 +18,20 @@ const EXT_INTENT_TO_ADD = 0x2000;
 const MODE_DIRECTORY = 0o040000;
 const MODE_GITLINK = 0o160000;
 
+/** How many entries the index holds (from its header), or null when it is missing or not an index. */
+export async function indexEntryCount(file: string): Promise<number | null> {
+  const handle = await fs.open(file, "r").catch(() => null);
+  if (!handle) return null;
+  try {
+    const header = Buffer.alloc(HEADER);
+    const { bytesRead } = await handle.read(header, 0, HEADER, 0);
+    if (bytesRead < HEADER || header.toString("latin1", 0, 4) !== "DIRC") return null;
+    return header.readUInt32BE(8);
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The index's trailing checksum (hex), or null when the file is missing or too short. */
 export async function indexChecksum(file: string): Promise<string | null> {
   const handle = await fs.open(file, "r").catch(() => null);

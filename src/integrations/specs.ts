@@ -1,5 +1,6 @@
 import os from "node:os";
 import path from "node:path";
+import { shellQuote } from "../util/shell.js";
 import type { AgentName } from "./event.js";
 
 export type Scope = "user" | "project";
@@ -20,11 +21,6 @@ export interface InstallSpec {
 }
 
 const home = () => os.homedir();
-
-/** Quotes a word for /bin/sh: inside single quotes nothing is special but the quote itself. */
-export function shellQuote(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
 
 /**
  * The hook command: absolute paths to Node and to the CLI entry, quoted, so it runs from an

@@ -2,6 +2,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { StoreContext } from "../store/context.js";
 import { runGit } from "../git/exec.js";
+import { watchmanUse } from "../capture/fsmonitor.js";
 import { borrowingProtected } from "../store/borrow.js";
 import type { DoctorRepair, DoctorReport } from "../types.js";
 import { cleanLeftovers, interruptedRestores } from "../store/restore-journal.js";
@@ -79,6 +80,12 @@ export async function runDoctor(
     problems,
     gitVersion: version?.join("."),
     store: engine.paths.dir,
+    watchman: await watchmanUse(
+      engine.paths,
+      engine.settings,
+      engine.location.worktreeRoot ?? null,
+      engine.location.gitDir ? path.join(engine.location.gitDir, "index") : null,
+    ),
   };
   if (repaired) report.repaired = repaired;
   return report;

@@ -51,6 +51,12 @@ export const STORE_FILES = {
   statusIndex: "status-index",
   /** Which user index that copy was made from (capture). */
   statusIndexSource: "status-index.json",
+  /** The Watchman watch status uses, and whether ghostcommit started it (capture). */
+  watchman: "watchman.json",
+  /** Created by the fsmonitor hook when Watchman no longer watches the work tree (capture). */
+  watchmanLost: "watchman-lost",
+  /** git's fsmonitor hook, which asks Watchman (capture). */
+  fsmonitorHook: "fsmonitor-hook.pl",
   /** Held by gc; object writers wait while it is held (maintenance). */
   gcLock: "gc.ghostlock",
   /** One file per process writing objects, the shared side of the gc lock. */

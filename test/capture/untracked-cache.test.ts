@@ -1,15 +1,36 @@
-import { execFileSync } from "node:child_process";
-import { readdirSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { excludedAt, fileSandbox, filesOf, gitDirDigest } from "../helpers/support.js";
 
-const { repo } = fileSandbox();
+const { sandbox, repo: makeRepo } = fileSandbox();
+const watchmanInstalled = spawnSync("watchman", ["--version"]).status === 0;
+const watched: string[] = [];
 
-// Status runs in git's normal untracked mode against a private index carrying the untracked
-// cache: new directories come back collapsed and are listed by ghostcommit. Each step below
-// changes the tree under a directory the cache already holds.
-describe("untracked directories between snapshots (untracked cache)", () => {
+afterAll(() => {
+  for (const root of watched) spawnSync("watchman", ["--no-spawn", "watch-del", root]);
+});
+
+// Status runs against a private index carrying git's untracked cache, which serves the files of
+// unchanged directories without reading them. Each step below changes the tree under a directory
+// the cache already holds.
+// The same steps with Watchman answering git's fsmonitor queries, where it is installed.
+describe.each([
+  { watchman: false, label: "" },
+  { watchman: true, label: ", Watchman answering status" },
+])("untracked directories between snapshots (untracked cache$label)", ({ watchman }) => {
+  const it = watchman && !watchmanInstalled ? test.skip : test; // skipped: Watchman is not installed
+  beforeAll(() => {
+    const config = path.join(sandbox.env.XDG_CONFIG_HOME!, "ghostcommit", "config.json");
+    writeFileSync(config, JSON.stringify({ watchman }));
+  });
+  const repo = (files: Record<string, string>) => {
+    const r = makeRepo(files);
+    if (watchman) watched.push(r.dir);
+    return r;
+  };
+
   it("sees files and directories appearing inside cached ones, and kinds changing", () => {
     const r = repo({ "src/main.ts": "main\n" });
     r.write({ "new/a.txt": "a\n", "thing/inside.txt": "i\n", "flat": "f\n", "src/extra.ts": "e\n" });
@@ -72,6 +93,39 @@ describe("untracked directories between snapshots (untracked cache)", () => {
     expect(excludedAt(snap, "tool/node_modules")).toMatchObject({ reason: "dependency-dir", files: 2 });
     expect(excludedAt(snap, "tool/nested")).toMatchObject({ reason: "nested-repo" });
     expect(excludedAt(snap, "gen")).toMatchObject({ reason: "large-dir", files: 201 });
+  });
+
+  it("a later status reads only the directories that changed (git's own counters)", () => {
+    const r = repo({ "README.md": "r\n" });
+    const files: Record<string, string> = {};
+    for (let d = 0; d < 40; d++) for (let f = 0; f < 5; f++) files[`src/d${d}/f${f}.ts`] = "x\n";
+    r.write(files);
+    r.git("add", "-A");
+    r.git("commit", "-q", "-m", "tree");
+    for (let d = 0; d < 40; d++) r.write({ [`src/d${d}/new.txt`]: "untracked\n" });
+    // Git re-reads a directory changed in the same second as its index ("racily clean"); a real
+    // tree's directories are older than that.
+    const past = new Date(Date.now() - 60_000);
+    for (const dir of [".", "src", ...Array.from({ length: 40 }, (_, d) => `src/d${d}`)])
+      utimesSync(r.path(dir), past, past);
+    // Directories opened by a snapshot's git status, from git's trace2 (GIT_TRACE2_PERF): git
+    // reports "opendir" only when its untracked cache is in use.
+    const openedByStatus = (): number => {
+      const log = path.join(r.sandbox.home, "trace2.txt");
+      rmSync(log, { force: true });
+      r.sandbox.cli(r.dir, ["snapshot", "--json"], undefined, { GIT_TRACE2_PERF: log });
+      const lines = readFileSync(log, "utf8").split("\n");
+      const statusPids = new Set(lines.filter((l) => / cmd_name .*\bstatus\b/.test(l)).map((l) => l.split("|")[1]));
+      const counts = lines
+        .filter((l) => statusPids.has(l.split("|")[1]))
+        .flatMap((l) => /opendir:(\d+)/.exec(l)?.[1] ?? []);
+      return counts.length === 0 ? Number.NaN : counts.reduce((sum, n) => sum + Number(n), 0);
+    };
+    expect(openedByStatus()).toBeGreaterThan(40); // the first status fills the cache
+    r.write({ "src/d7/another.txt": "new\n" });
+    // Only src/d7 changed: the cache serves the other 40 directories without reading them.
+    expect(openedByStatus()).toBeLessThanOrEqual(2);
+    expect(filesOf(r, r.ok("list")[0].id)).toContain("src/d7/another.txt");
   });
 
   it("a damaged private index is dropped and made again; the snapshot is still right", () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -9,6 +9,13 @@ import path from "node:path";
 export function hermeticEnv(home: string): NodeJS.ProcessEnv {
   const globalConfig = path.join(home, "gitconfig");
   writeFileSync(globalConfig, "", { flag: "a" });
+  // Tests leave Watchman alone unless they are about it (see userConfig): a watch per temporary
+  // repository would outlive the test. Both places, for tests that run with only HOME set.
+  for (const dir of [path.join(home, "config"), path.join(home, ".config")]) {
+    mkdirSync(path.join(dir, "ghostcommit"), { recursive: true });
+    const file = path.join(dir, "ghostcommit", "config.json");
+    if (!existsSync(file)) writeFileSync(file, '{"watchman": false}\n');
+  }
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith("GIT_")) delete env[key];
   return {

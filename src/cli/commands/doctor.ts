@@ -25,6 +25,9 @@ export function register(program: Command, run: Action): void {
           human: () =>
             [
               `git ${report.gitVersion ?? "?"} · store ${report.store}`,
+              ...(report.watchman
+                ? [`watchman: ${report.watchman.inUse ? "in use" : "not used"}: ${report.watchman.reason}`]
+                : []),
               ...(report.repaired ?? []).map((r) => `${color.green("repaired")} ${r.message}`),
               ...(report.repaired && report.repaired.length === 0 ? ["nothing to repair"] : []),
               ...(report.ok

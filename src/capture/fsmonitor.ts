@@ -1,0 +1,146 @@
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { type Settings, WATCHMAN_AUTO_FILES } from "../config.js";
+import { indexEntryCount } from "../git/index-file.js";
+import type { WatchmanUse } from "../types.js";
+import { readJson, STORE_FILES, type StorePaths, writeFileAtomic } from "../store/layout.js";
+import { formatCount } from "../util/format.js";
+import { findOnPath, shellQuote } from "../util/shell.js";
+import { spawnText } from "../util/spawn-text.js";
+import { FSMONITOR_HOOK } from "./fsmonitor-hook.js";
+
+/**
+ * Watchman through git's own fsmonitor hook protocol: status then asks Watchman which paths
+ * changed instead of checking every file, and with the untracked cache it reads only the
+ * directories Watchman names. Used where Watchman is installed, unless the config says
+ * `"watchman": false`; never required (without it, status checks every file as before).
+ */
+
+/** What the store remembers of the watch (`watchman.json`). */
+interface WatchState {
+  root: string;
+  /** The watch did not exist before ghostcommit asked for it. */
+  startedByGhostcommit: boolean;
+  since: string;
+  /** Watchman could not watch it (retried an hour later). */
+  failed?: string;
+}
+
+const RETRY_FAILED_WATCH_MS = 60 * 60 * 1000;
+
+type Tools = { watchman: string; perl: string } | { reason: string };
+
+/** Whether Watchman can serve this work tree, and with which programs. */
+async function tools(settings: Settings, worktreeRoot: string, userIndex: string): Promise<Tools> {
+  if (!settings.watchman) return { reason: 'turned off by "watchman": false in the config' };
+  if (settings.watchman === "auto" && ((await indexEntryCount(userIndex)) ?? 0) < WATCHMAN_AUTO_FILES) {
+    return {
+      reason: `fewer than ${formatCount(WATCHMAN_AUTO_FILES)} tracked files, where status is fast without it ("watchman": true uses it anyway)`,
+    };
+  }
+  const [watchman, perl] = await Promise.all([findOnPath("watchman"), findOnPath("perl")]);
+  if (!watchman) return { reason: "Watchman is not installed" };
+  if (!perl) return { reason: "perl, which runs git's fsmonitor hook, is not installed" };
+  // A .watchmanconfig that ignores directories would hide changes there from status.
+  const config = await fs.readFile(path.join(worktreeRoot, ".watchmanconfig"), "utf8").catch(() => null);
+  if (config !== null && /"ignore_dirs"\s*:\s*\[\s*"/.test(config)) {
+    return { reason: ".watchmanconfig ignores directories, whose changes status would then miss" };
+  }
+  return { watchman, perl };
+}
+
+/**
+ * The `-c` options that make a status use Watchman, or none. The first time, starts watching
+ * the work tree (and Watchman's daemon, if it was not running): said once on stderr and
+ * reported by `doctor` from then on.
+ */
+export async function fsmonitorOptions(
+  paths: StorePaths,
+  settings: Settings,
+  worktreeRoot: string,
+  userIndex: string,
+): Promise<string[]> {
+  const found = await tools(settings, worktreeRoot, userIndex);
+  if ("reason" in found) return [];
+  const stateFile = path.join(paths.dir, STORE_FILES.watchman);
+  const lostMark = path.join(paths.dir, STORE_FILES.watchmanLost);
+  let state = await readJson<WatchState | null>(stateFile, null);
+  if (await fs.rm(lostMark).then(() => true, () => false)) state = null; // the hook found no watch
+  if (state?.root === worktreeRoot && state.failed) {
+    if (Date.now() - Date.parse(state.since) < RETRY_FAILED_WATCH_MS) return [];
+    state = null;
+  }
+  if (state?.root !== worktreeRoot) {
+    state = await startWatching(found.watchman, worktreeRoot);
+    await writeFileAtomic(stateFile, JSON.stringify(state));
+    if (state.failed) return [];
+    if (state.startedByGhostcommit) {
+      process.stderr.write(
+        `ghostcommit: Watchman now watches ${worktreeRoot} to make snapshots faster, and keeps running` +
+          ` (stop it: watchman watch-del ${shellQuote(worktreeRoot)}; turn this off: "watchman": false in the config)\n`,
+      );
+    }
+  }
+  const hook = path.join(paths.dir, STORE_FILES.fsmonitorHook);
+  const current = await fs.readFile(hook, "utf8").catch(() => null);
+  if (current !== FSMONITOR_HOOK) await writeFileAtomic(hook, FSMONITOR_HOOK, 0o700);
+  const command = [found.perl, hook, found.watchman, worktreeRoot, lostMark].map(shellQuote).join(" ");
+  return ["-c", `core.fsmonitor=${command}`, "-c", "core.fsmonitorHookVersion=2"];
+}
+
+/** Watches the work tree, starting Watchman's daemon if it is not running. */
+async function startWatching(watchman: string, root: string): Promise<WatchState> {
+  const since = new Date().toISOString();
+  const before = (await watchRoots(watchman)) ?? []; // null: no daemon yet
+  if (before.includes(root)) return { root, startedByGhostcommit: false, since };
+  const reply = await spawnText(watchman, ["--no-pretty", "watch", root]);
+  let failed: string | undefined;
+  try {
+    const answer = JSON.parse(reply ?? "") as { watch?: unknown; error?: unknown };
+    if (typeof answer.watch !== "string") failed = String(answer.error ?? "no watch");
+  } catch {
+    failed = "Watchman did not answer";
+  }
+  return { root, startedByGhostcommit: failed === undefined, since, ...(failed ? { failed } : {}) };
+}
+
+/** The roots Watchman watches now; null when its daemon is not running (it is not started). */
+async function watchRoots(watchman: string): Promise<string[] | null> {
+  const reply = await spawnText(watchman, ["--no-pretty", "--no-spawn", "watch-list"]);
+  if (reply === null) return null;
+  try {
+    const roots = (JSON.parse(reply) as { roots?: unknown }).roots;
+    return Array.isArray(roots) ? roots.filter((r): r is string => typeof r === "string") : null;
+  } catch {
+    return null;
+  }
+}
+
+/** For `doctor`: whether snapshots of this work tree use Watchman, and why (not). Starts nothing. */
+export async function watchmanUse(
+  paths: StorePaths,
+  settings: Settings,
+  worktreeRoot: string | null,
+  userIndex: string | null,
+): Promise<WatchmanUse> {
+  if (worktreeRoot === null || userIndex === null) return { inUse: false, reason: "only git work trees use it" };
+  const found = await tools(settings, worktreeRoot, userIndex);
+  const state = await readJson<WatchState | null>(path.join(paths.dir, STORE_FILES.watchman), null);
+  const startedWatch = state?.startedByGhostcommit ? state.root : undefined;
+  const base = startedWatch ? { startedWatch } : {};
+  if ("reason" in found) return { inUse: false, reason: found.reason, ...base };
+  if (!state) return { inUse: false, reason: "the next snapshot starts using it", ...base };
+  if (state.failed) return { inUse: false, reason: `Watchman cannot watch the work tree: ${state.failed}`, ...base };
+  const watched = await watchRoots(found.watchman);
+  if (watched === null) {
+    return { inUse: false, reason: "Watchman's daemon is not running; the next snapshot starts it", ...base };
+  }
+  if (!watched.includes(worktreeRoot)) {
+    return { inUse: false, reason: "Watchman no longer watches the work tree; the next snapshot watches it again", ...base };
+  }
+  return {
+    inUse: true,
+    reason: `Watchman watches ${worktreeRoot}${startedWatch ? " (started by ghostcommit)" : ""}`,
+    ...base,
+  };
+}

@@ -1,0 +1,127 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fileSandbox, filesOf } from "../helpers/support.js";
+import type { Repo } from "../helpers/repo.js";
+
+// Where Watchman is installed, status asks it what changed through git's fsmonitor hook
+// protocol (version 2). These tests check that it is really used, that it never changes what a
+// snapshot holds, and that it is said and reported, never silent.
+const installed = spawnSync("watchman", ["--version"]).status === 0;
+const { sandbox, repo: makeRepo } = fileSandbox();
+const watched: string[] = [];
+
+const watchRoots = (): string[] =>
+  JSON.parse(spawnSync("watchman", ["--no-pretty", "--no-spawn", "watch-list"], { encoding: "utf8" }).stdout || "{}")
+    .roots ?? [];
+
+/** A snapshot with git's trace2 on: the fsmonitor hook's outcomes in its status. */
+function tracedSnapshot(r: Repo): { id: string; stderr: string; hook: string[] } {
+  const log = path.join(sandbox.home, "trace2.txt");
+  rmSync(log, { force: true });
+  const result = sandbox.cli(r.dir, ["snapshot", "--json"], undefined, { GIT_TRACE2_PERF: log });
+  expect(result.status, result.stderr).toBe(0);
+  const hook = readFileSync(log, "utf8")
+    .split("\n")
+    .filter((line) => line.includes("| fsm_hook ") && /query\/(response-length|failed)/.test(line))
+    .map((line) => /query\/(\S+)/.exec(line)![1]);
+  return { id: result.json.id, stderr: result.stderr, hook };
+}
+
+describe.skipIf(!installed)("Watchman through git's fsmonitor hook", () => {
+  const config = () => path.join(sandbox.env.XDG_CONFIG_HOME!, "ghostcommit", "config.json");
+  beforeAll(() => writeFileSync(config(), '{"watchman": true}\n'));
+  afterAll(() => {
+    for (const root of watched) spawnSync("watchman", ["--no-spawn", "watch-del", root]);
+  });
+  const repo = (files: Record<string, string>) => {
+    const r = makeRepo(files);
+    watched.push(r.dir);
+    return r;
+  };
+
+  it("starts watching once, says so, answers status, and sees every change", () => {
+    const r = repo({ "src/a.ts": "one\n", "src/b.ts": "bee\n" });
+    const first = tracedSnapshot(r);
+    expect(first.stderr).toContain(`Watchman now watches ${r.dir}`);
+    expect(first.stderr).toContain("watchman watch-del");
+    expect(watchRoots()).toContain(r.dir);
+    const doctor = r.ok("doctor");
+    expect(doctor.watchman).toMatchObject({ inUse: true, startedWatch: r.dir });
+
+    tracedSnapshot(r); // git's first token is not Watchman's: this query answers "everything"
+    r.write({ "src/a.ts": "two\n", "src/new/c.ts": "sea\n" }); // same size as before
+    r.remove("src/b.ts");
+    const later = tracedSnapshot(r);
+    expect(later.stderr).not.toContain("Watchman now watches");
+    expect(later.hook.length).toBeGreaterThan(0);
+    expect(later.hook.every((outcome) => outcome.startsWith("response-length"))).toBe(true);
+    expect(filesOf(r, later.id)).toEqual(["src/a.ts", "src/new/c.ts"]);
+    r.ok("restore", first.id);
+    expect(r.read("src/a.ts")).toBe("one\n");
+    expect(r.read("src/b.ts")).toBe("bee\n");
+    expect(r.exists("src/new/c.ts")).toBe(false);
+
+    // Changed right after a snapshot, within the same second, and with the same size.
+    for (const text of ["3rd\n", "4th\n"]) {
+      r.write({ "src/a.ts": text });
+      const snap = tracedSnapshot(r);
+      expect(snap.hook.every((outcome) => outcome.startsWith("response-length"))).toBe(true);
+      r.write({ "src/a.ts": "xxx\n" });
+      r.ok("restore", snap.id);
+      expect(r.read("src/a.ts")).toBe(text);
+    }
+  });
+
+  it("a watch removed behind its back is noticed: that status checks every file, the next watches again", () => {
+    const r = repo({ "a.txt": "a\n" });
+    tracedSnapshot(r);
+    tracedSnapshot(r);
+    spawnSync("watchman", ["watch-del", r.dir]);
+    r.write({ "a.txt": "changed\n", "b.txt": "new\n" });
+    const lost = tracedSnapshot(r);
+    expect(lost.hook).toEqual(["failed:1"]);
+    expect(filesOf(r, lost.id)).toEqual(["a.txt", "b.txt"]);
+    const again = tracedSnapshot(r);
+    expect(again.stderr).toContain("Watchman now watches");
+    expect(watchRoots()).toContain(r.dir);
+  });
+
+  it("is not used when turned off, when a .watchmanconfig hides directories, or where it is not installed", () => {
+    const r = repo({ "a.txt": "a\n" });
+    writeFileSync(path.join(r.dir, ".ghostcommit.json"), '{"watchman": false}\n');
+    const off = tracedSnapshot(r);
+    expect(off.hook).toEqual([]);
+    expect(off.stderr).not.toContain("Watchman");
+    expect(r.ok("doctor").watchman).toMatchObject({ inUse: false, reason: expect.stringContaining("turned off") });
+
+    // The default, "auto": only repositories large enough for it to pay.
+    writeFileSync(path.join(r.dir, ".ghostcommit.json"), '{"watchman": "auto"}\n');
+    expect(tracedSnapshot(r).hook).toEqual([]);
+    expect(r.ok("doctor").watchman.reason).toContain("fewer than 20,000 tracked files");
+    writeFileSync(path.join(r.dir, ".ghostcommit.json"), '{"watchman": "yes"}\n');
+    const bad = sandbox.cli(r.dir, ["snapshot"]);
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toContain('"watchman" must be true, false or "auto"');
+
+    rmSync(path.join(r.dir, ".ghostcommit.json"));
+    writeFileSync(path.join(r.dir, ".watchmanconfig"), '{"ignore_dirs": ["build-out"]}\n');
+    expect(tracedSnapshot(r).hook).toEqual([]);
+    expect(r.ok("doctor").watchman.reason).toContain(".watchmanconfig");
+    rmSync(path.join(r.dir, ".watchmanconfig"));
+
+    // A PATH with git and perl but no watchman.
+    const bin = path.join(sandbox.home, "bin-without-watchman");
+    mkdirSync(bin, { recursive: true });
+    for (const tool of ["git", "perl"]) {
+      const found = spawnSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" }).stdout.trim();
+      symlinkSync(found, path.join(bin, tool));
+    }
+    const doctor = sandbox.cli(r.dir, ["doctor", "--json"], undefined, { PATH: bin });
+    expect(doctor.json.watchman).toMatchObject({ inUse: false, reason: "Watchman is not installed" });
+    const snap = sandbox.cli(r.dir, ["snapshot", "--json"], undefined, { PATH: bin });
+    expect(snap.status, snap.stderr).toBe(0);
+    expect(watchRoots()).not.toContain(r.dir);
+  });
+});
