@@ -78,14 +78,51 @@ function firstSnapshotCase(ctx, id, label, changed = true) {
   };
 }
 
+/** Restore of the edited paths to a snapshot of the canonical working state. */
+function restoreCase(ctx, id, label) {
+  const home = ctx.tempDir("home-restore-");
+  const target = gc(ctx, home, ["snapshot"]).json.id; // taken in the canonical working state
+  return {
+    id,
+    label,
+    setup: () => ctx.mutate(),
+    run() {
+      const r = gc(ctx, home, ["restore", target], [0, 1]);
+      if (!r.json) throw new Error(`restore exited ${r.status} without JSON`);
+      const expected = new Set(ctx.editedPaths);
+      const wrong = r.json.written.filter((p) => !expected.has(p)).length + r.json.deleted.length;
+      return { ms: r.ms, peakRssKiB: r.rssKiB, written: r.json.written.length, maxWrongWrites: wrong };
+    },
+  };
+}
+
+/** An agent's turn: begin, the edits (untimed), end. */
+function turnCase(ctx, id, label) {
+  const home = ctx.tempDir("home-turn-");
+  return {
+    id,
+    label,
+    run(round) {
+      const ids = ["--session", "bench", "--turn", `t${round}`];
+      const begin = gc(ctx, home, ["turn", "begin", ...ids]);
+      ctx.mutate(); // the agent's edits, untimed
+      const end = gc(ctx, home, ["turn", "end", ...ids]);
+      return {
+        ms: begin.ms + end.ms,
+        beginMs: begin.ms,
+        endMs: end.ms,
+        peakRssKiB: Math.max(begin.rssKiB, end.rssKiB),
+      };
+    },
+  };
+}
+
 /**
  * Cases for a git repository (status floor, ghostcommit, anchors). A tree of the scale curve
  * (`spec.scale`), or any tree with `--no-anchors`, runs only the floor, the snapshots and restore.
  */
 export function gitCases(ctx) {
   const { root, env } = ctx;
-  const restoreHome = ctx.tempDir("home-restore-");
-  const target = gc(ctx, restoreHome, ["snapshot"]).json.id; // taken in the canonical working state
   const core = [
     {
       id: "status",
@@ -95,18 +132,7 @@ export function gitCases(ctx) {
     firstSnapshotCase(ctx, "snapshot_first", "ghostcommit snapshot (first, new store)"),
     laterSnapshotCase(ctx, "snapshot_later", "ghostcommit snapshot (later)"),
     libraryLaterSnapshotCase(ctx),
-    {
-      id: "restore",
-      label: `ghostcommit restore (${ctx.editedPaths.length} changed paths)`,
-      setup: () => ctx.mutate(),
-      run() {
-        const r = gc(ctx, restoreHome, ["restore", target], [0, 1]);
-        if (!r.json) throw new Error(`restore exited ${r.status} without JSON`);
-        const expected = new Set(ctx.editedPaths);
-        const wrong = r.json.written.filter((p) => !expected.has(p)).length + r.json.deleted.length;
-        return { ms: r.ms, peakRssKiB: r.rssKiB, written: r.json.written.length, maxWrongWrites: wrong };
-      },
-    },
+    restoreCase(ctx, "restore", `ghostcommit restore (${ctx.editedPaths.length} changed paths)`),
   ];
   if (ctx.spec.scale) return core;
   if (watchmanInstalled) {
@@ -119,31 +145,16 @@ export function gitCases(ctx) {
       "snapshot_later_library_watchman",
       "ghostcommit snapshot (later, Watchman, library call in-process)",
     );
-    for (const c of [cli, library]) {
+    const restore = restoreCase(watching, "restore_watchman", "ghostcommit restore (20 changed paths, Watchman)");
+    const turn = turnCase(watching, "turn_watchman", "ghostcommit turn begin + turn end (Watchman)");
+    for (const c of [cli, library, restore]) {
       c.setup();
       c.run();
     }
-    core.push(cli, library);
+    turn.run(-1);
+    core.push(cli, library, restore, turn);
   }
-  const turnHome = ctx.tempDir("home-turn-");
-  core.push(
-    {
-      id: "turn",
-      label: "ghostcommit turn begin + turn end",
-      run(round) {
-        const ids = ["--session", "bench", "--turn", `t${round}`];
-        const begin = gc(ctx, turnHome, ["turn", "begin", ...ids]);
-        ctx.mutate(); // the agent's edits, untimed
-        const end = gc(ctx, turnHome, ["turn", "end", ...ids]);
-        return {
-          ms: begin.ms + end.ms,
-          beginMs: begin.ms,
-          endMs: end.ms,
-          peakRssKiB: Math.max(begin.rssKiB, end.rssKiB),
-        };
-      },
-    },
-  );
+  core.push(turnCase(ctx, "turn", "ghostcommit turn begin + turn end"));
   if (ctx.noAnchors) return core;
   const openCodeDir = path.join(ctx.tempDir("opencode-later-"), "git");
   openCode(root, env, openCodeDir);

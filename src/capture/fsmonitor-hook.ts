@@ -29,7 +29,7 @@ sub ask {
     close $to;
     open(STDIN, '<&', $from) or exit 127;
     open(STDERR, '>', '/dev/null');
-    exec($watchman, '-j', '--no-pretty') or exit 127;
+    exec($watchman, '--no-spawn', '-j', '--no-pretty') or exit 127; # never starts the daemon itself
   }
   close $from;
   print {$to} $query;

@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { MODE } from "../git/objects.js";
-import { parseStatusV2 } from "../git/status.js";
 import { isWithin, type RelPath } from "../paths.js";
 import type { StoredExclusion } from "../store/metadata.js";
 import { readHead } from "../git/repository.js";
@@ -81,7 +80,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   const unmerged: RelPath[] = [];
   const matcher = ghostignore?.matcher ?? null;
 
-  for (const entry of parseStatusV2(status.stdout)) {
+  for (const entry of status.entries) {
     if (!isWithin(entry.path, prefix)) continue;
     const rel = strip(entry.path);
     if (entry.kind === "untracked") {

@@ -1,17 +1,19 @@
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { runGit } from "../git/exec.js";
+import { runGit, splitNul } from "../git/exec.js";
+import { parseStatusV2, type StatusEntry } from "../git/status.js";
 import { indexChecksum } from "../git/index-file.js";
-import { type RelPath, relBytes } from "../paths.js";
+import { type RelPath, relBytes, relFromBytes } from "../paths.js";
 import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import { trace } from "../util/trace.js";
 import type { CaptureContext } from "./context.js";
 import { fsmonitorOptions } from "./fsmonitor.js";
+import { reconcileNestedRepos } from "./nested-check.js";
 
 export interface StatusResult {
-  /** `git status --porcelain=2 -z --untracked-files=all` output. */
-  stdout: Buffer;
+  /** `git status --porcelain=2 -z --untracked-files=all`, parsed. */
+  entries: StatusEntry[];
   /** The index status compared against (a private copy of the user's). */
   indexFile: string;
 }
@@ -72,12 +74,12 @@ export async function runStatus(
     ];
     if (prefix !== "") args.push("--", relBytes(prefix).toString("utf8"));
     trace("capture: status started");
+    let stdout: Buffer;
     try {
       const running = runGit(args, { cwd: worktreeRoot, env });
       spawned();
-      const { stdout } = await running;
+      stdout = (await running).stdout;
       trace("capture: status done");
-      return { stdout, indexFile };
     } catch (error) {
       if (!copy) throw error;
       // A damaged private copy is dropped (made again next time), with the lock a killed git
@@ -91,8 +93,29 @@ export async function runStatus(
         cwd: worktreeRoot,
         env: { ...env, GIT_INDEX_FILE: userIndex, GIT_OPTIONAL_LOCKS: "0" },
       });
-      return { stdout, indexFile: userIndex };
+      return { entries: parseStatusV2(stdout), indexFile: userIndex };
     }
+    // Read-only helpers for the rare corrections, run in the same git directory.
+    const readOnlyEnv = { ...env, GIT_OPTIONAL_LOCKS: "0" };
+    const pathspec = (dir: RelPath) => `${relBytes(dir).toString("utf8")}/`;
+    const entries = await reconcileNestedRepos(
+      parseStatusV2(stdout),
+      worktreeRoot,
+      async (dir) =>
+        (await runGit(["ls-files", "-z", "--", pathspec(dir)], { cwd: worktreeRoot, env: readOnlyEnv }))
+          .stdout.length > 0,
+      async (dir) => {
+        const listed = await runGit(
+          [...config, "ls-files", "-o", "--exclude-standard", "-z", "--", pathspec(dir)],
+          {
+            cwd: worktreeRoot,
+            env: readOnlyEnv,
+          },
+        );
+        return splitNul(listed.stdout).map(relFromBytes);
+      },
+    );
+    return { entries, indexFile };
   } finally {
     await fs.rm(tempGitDir, { recursive: true, force: true });
   }

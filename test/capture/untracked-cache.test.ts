@@ -128,6 +128,24 @@ describe.each([
     expect(filesOf(r, r.ok("list")[0].id)).toContain("src/d7/another.txt");
   });
 
+  it("a directory that becomes a repository, and a repository that becomes a plain directory", () => {
+    const r = repo({ "README.md": "r\n" });
+    r.write({ "vendor/lib/a.txt": "a\n", "old/b.txt": "b\n" });
+    execFileSync("git", ["init", "-q", r.path("old")], { env: r.sandbox.env });
+    // Directories older than the index, as in a real tree: git then trusts its cached listings.
+    const past = new Date(Date.now() - 60_000);
+    for (const dir of [".", "vendor", "vendor/lib", "old"]) utimesSync(r.path(dir), past, past);
+    const first = r.ok("snapshot");
+    expect(filesOf(r, first.id)).toEqual(["README.md", "vendor/lib/a.txt"]);
+    expect(excludedAt(first, "old")).toMatchObject({ reason: "nested-repo" });
+
+    execFileSync("git", ["init", "-q", r.path("vendor/lib")], { env: r.sandbox.env });
+    rmSync(r.path("old/.git"), { recursive: true });
+    const second = r.ok("snapshot");
+    expect(filesOf(r, second.id)).toEqual(["README.md", "old/b.txt"]);
+    expect(excludedAt(second, "vendor/lib")).toMatchObject({ reason: "nested-repo" });
+  });
+
   it("a damaged private index is dropped and made again; the snapshot is still right", () => {
     const r = repo({ "a.txt": "a\n" });
     r.write({ "new/b.txt": "b\n" });

@@ -1,0 +1,70 @@
+import { closeSync, lstatSync, openSync, readSync, statSync } from "node:fs";
+import type { StatusEntry } from "../git/status.js";
+import { ancestorsOf, fsPath, type RelPath } from "../paths.js";
+
+/**
+ * Git's untracked cache serves a directory's listing without looking at the directories it
+ * lists again: after `git init` inside an untracked directory whose parent did not change, git
+ * 2.39 still lists that directory's files one by one, and a directory whose `.git` was removed
+ * still shows as a repository ("dir/"). This looks at each untracked directory the way git does
+ * when it reads it, and corrects the status entries: a repository shows as "dir/" (the
+ * nested-repo rule applies), a former one is listed by `listPlain` (git, without the cache).
+ */
+export async function reconcileNestedRepos(
+  entries: StatusEntry[],
+  worktreeRoot: string,
+  hasTrackedFiles: (dir: RelPath) => Promise<boolean>,
+  listPlain: (dir: RelPath) => Promise<RelPath[]>,
+): Promise<StatusEntry[]> {
+  const untrackedDirs = new Set<RelPath>();
+  const reportedRepos: RelPath[] = [];
+  for (const entry of entries) {
+    if (entry.kind !== "untracked") continue;
+    if (entry.path.endsWith("/")) reportedRepos.push(entry.path.slice(0, -1));
+    else for (const dir of ancestorsOf(entry.path)) untrackedDirs.add(dir);
+  }
+  const found: RelPath[] = [];
+  // A name that is not UTF-8 cannot be handed back to git as a pathspec: git's answer stands.
+  const passable = (dir: RelPath) =>
+    Buffer.from(Buffer.from(dir, "latin1").toString("utf8"), "utf8").toString("latin1") === dir;
+  for (const dir of [...untrackedDirs].filter(passable).sort()) {
+    // Sorted, so an outer repository comes before the directories inside it.
+    if (found.some((outer) => dir.startsWith(`${outer}/`))) continue;
+    if (isRepository(worktreeRoot, dir) && !(await hasTrackedFiles(dir))) found.push(dir);
+  }
+  const gone = reportedRepos.filter((dir) => passable(dir) && !isRepository(worktreeRoot, dir));
+  if (found.length === 0 && gone.length === 0) return entries;
+
+  const inFound = (path: RelPath) => found.some((dir) => path.startsWith(`${dir}/`));
+  const goneSet = new Set(gone.map((dir) => `${dir}/`));
+  const out: StatusEntry[] = [];
+  for (const entry of entries) {
+    if (entry.kind === "untracked" && (goneSet.has(entry.path) || inFound(entry.path))) continue;
+    out.push(entry);
+  }
+  for (const dir of found) out.push({ kind: "untracked", path: `${dir}/` });
+  for (const dir of gone) {
+    for (const path of await listPlain(dir)) out.push({ kind: "untracked", path });
+  }
+  return out;
+}
+
+/** Whether git would take `dir` for a repository of its own: a `.git` directory with a HEAD, or a gitfile. */
+function isRepository(worktreeRoot: string, dir: RelPath): boolean {
+  const dotGit = fsPath(worktreeRoot, `${dir}/.git`);
+  try {
+    const stat = lstatSync(dotGit);
+    if (stat.isDirectory()) return statSync(fsPath(worktreeRoot, `${dir}/.git/HEAD`)).isFile();
+    if (!stat.isFile()) return false;
+    const head = Buffer.alloc(8);
+    const fd = openSync(dotGit, "r");
+    try {
+      readSync(fd, head, 0, 8, 0);
+    } finally {
+      closeSync(fd);
+    }
+    return head.toString("latin1") === "gitdir: ";
+  } catch {
+    return false;
+  }
+}
