@@ -94,7 +94,7 @@ async function main() {
         log(`profiling one snapshot of ${spec.name}`);
         result.profile = {
           tree: spec.name,
-          ...nodeBaseline(env),
+          ...nodeBaseline(env, ctx.tempDir("home-baseline-")),
           snapshots: [profileSnapshot(ctx, true), profileSnapshot(ctx, false)],
         };
       }

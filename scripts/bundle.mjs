@@ -1,15 +1,18 @@
-// Bundles the command-line tool into one file: Node 20 spends ~80 ms resolving and compiling
-// dozens of ES modules, more than a snapshot's own work. The library (dist/index.js) stays unbundled.
-import { chmodSync, cpSync } from "node:fs";
+// Bundles the command-line tool into one file, dist/cli.cjs, run by a small loader (the bin,
+// dist/ghostcommit.mjs) from V8's code cache: Node 20 spends ~80 ms resolving and compiling dozens
+// of ES modules, and ~15 ms compiling even one bundle, against a snapshot's few milliseconds of
+// work. The library (dist/index.js) stays unbundled.
+import { chmodSync, cpSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { build } from "esbuild";
 
 const dist = path.resolve("dist");
+const lazyModules = new Set();
 
 /**
- * Modules the CLI loads with `import()` (the MCP server, the rewind picker) stay outside the
- * bundle, loaded from dist/ on demand: bundled, their dependencies' imports would be hoisted and
- * paid for by every command.
+ * Modules the CLI loads with `import()` (the MCP server, the rewind picker, the web timeline) stay
+ * outside the bundle, loaded from dist/ on demand: bundled, their dependencies' imports would be
+ * hoisted and paid for by every command.
  */
 const keepDynamicImportsLazy = {
   name: "keep-dynamic-imports-lazy",
@@ -17,24 +20,63 @@ const keepDynamicImportsLazy = {
     build.onResolve({ filter: /^\./ }, (args) => {
       if (args.kind !== "dynamic-import") return undefined;
       const target = path.resolve(args.resolveDir, args.path);
-      return { path: `./${path.relative(dist, target).split(path.sep).join("/")}`, external: true };
+      const relative = `./${path.relative(dist, target).split(path.sep).join("/")}`;
+      lazyModules.add(relative);
+      return { path: relative, external: true };
     });
   },
 };
 
+const shared = { bundle: true, platform: "node", target: "node20", logLevel: "warning" };
+
+// The CLI itself: CommonJS, because V8 can cache the compiled form of a script (vm.Script) but Node
+// 20 offers no such cache for an ES module. import.meta.url keeps meaning the bundle's own URL.
 await build({
+  ...shared,
   entryPoints: ["dist/cli/bin.js"],
-  outfile: "dist/ghostcommit.mjs",
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
+  outfile: "dist/cli.cjs",
+  format: "cjs",
   external: ["@modelcontextprotocol/server", "@modelcontextprotocol/server/*", "zod", "@clack/prompts"],
   plugins: [keepDynamicImportsLazy],
-  banner: {
-    js: "import { createRequire as __ghostcommitRequire } from 'node:module';\nconst require = __ghostcommitRequire(import.meta.url);",
-  },
-  logLevel: "warning",
+  // The loader passes the bundle's URL in (see src/cli/loader.ts).
+  define: { "import.meta.url": "__ghostcommitUrl" },
+});
+
+// A script compiled by node:vm cannot import() without an experimental flag, so the bundle's
+// import() calls go to the loader's own import(), passed in as __ghostcommitImport.
+let cli = readFileSync("dist/cli.cjs", "utf8");
+for (const specifier of lazyModules) {
+  const call = `import(${JSON.stringify(specifier)})`;
+  if (!cli.includes(call)) throw new Error(`bundle: ${call} not found in dist/cli.cjs`);
+  cli = cli.replaceAll(call, `__ghostcommitImport(${JSON.stringify(specifier)})`);
+}
+if (/[^\w$.]import\(/.test(cli))
+  throw new Error("bundle: dist/cli.cjs has an import() the loader cannot serve");
+
+// esbuild's __toESM copies every export of a CommonJS module into a new object for each file that
+// imports it: ~50 copies of node:path and node:os, ~2 ms of every command. One copy per
+// module serves them all (each is a set of getters onto the module).
+const toEsm = "var __toESM = (";
+if (!cli.includes(toEsm)) throw new Error("bundle: esbuild's __toESM helper not found in dist/cli.cjs");
+cli = cli.replace(
+  toEsm,
+  `var __toESMCache = new WeakMap();
+var __toESM = (mod, isNodeMode) => {
+  if (mod === null || (typeof mod !== "object" && typeof mod !== "function")) return __toESMCopy(mod, isNodeMode);
+  let copies = __toESMCache.get(mod);
+  if (!copies) __toESMCache.set(mod, (copies = []));
+  return (copies[isNodeMode ? 1 : 0] ??= __toESMCopy(mod, isNodeMode));
+};
+var __toESMCopy = (`,
+);
+writeFileSync("dist/cli.cjs", cli);
+
+// The bin (and the path installed hooks run): a small loader that runs dist/cli.cjs from its code cache.
+await build({
+  ...shared,
+  entryPoints: ["dist/cli/loader.js"],
+  outfile: "dist/ghostcommit.mjs",
+  format: "esm",
 });
 chmodSync("dist/ghostcommit.mjs", 0o755);
 

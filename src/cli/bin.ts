@@ -1,5 +1,7 @@
-#!/usr/bin/env node
 import "./epipe.js";
 import { runCli } from "./program.js";
 
-process.exitCode = await runCli(process.argv);
+// No top-level await: the bundle built from this file is a CommonJS script (see loader.ts).
+runCli(process.argv).then((code) => {
+  process.exitCode = code;
+});

@@ -12,7 +12,7 @@ import * as snapshot from "./commands/snapshot.js";
 import { emit, emitError } from "./output.js";
 import type { Action } from "./runner.js";
 import { trace } from "../util/trace.js";
-import { extraCommands } from "./registry.js";
+import { type CommandModule, extraCommands } from "./registry.js";
 
 const run: Action =
   (body) =>
@@ -42,7 +42,40 @@ function version(): string {
   return "unknown";
 }
 
-export function buildProgram(): Command {
+/** Every command, with the module that adds it. */
+const COMMANDS: Record<string, CommandModule> = {
+  snapshot,
+  list,
+  show,
+  diff,
+  restore,
+  drop,
+  gc,
+  doctor,
+  ...extraCommands,
+};
+
+/**
+ * The command a command line names: its first word that is neither a global option nor an
+ * option's value. Undefined for none (`--version`, `--help`) or a word that is no command.
+ */
+function commandNamed(program: Command, argv: string[]): string | undefined {
+  const takesValue = new Set(
+    program.options.filter((o) => o.required || o.optional).flatMap((o) => [o.short, o.long]),
+  );
+  for (let i = 2; i < argv.length; i++) {
+    if (takesValue.has(argv[i])) i++;
+    else if (!argv[i].startsWith("-")) return Object.hasOwn(COMMANDS, argv[i]) ? argv[i] : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The program for a command line (`argv` as in process.argv). Only the named command's module
+ * is added (commander spends ~3 ms setting up all of them); without one, every command is, for
+ * help and for commander's own errors and suggestions.
+ */
+export function buildProgram(argv: string[] = []): Command {
   const program = new Command("ghostcommit")
     .description("a full-workspace undo buffer for coding agents")
     .version(version())
@@ -52,7 +85,8 @@ export function buildProgram(): Command {
     .showHelpAfterError(false)
     .exitOverride()
     .configureOutput({ outputError: () => {} });
-  for (const module of [snapshot, list, show, diff, restore, drop, gc, doctor, ...extraCommands]) {
+  const named = commandNamed(program, argv);
+  for (const module of named ? [COMMANDS[named]] : new Set(Object.values(COMMANDS))) {
     module.register(program, run);
   }
   for (const command of program.commands) command.exitOverride().configureOutput({ outputError: () => {} });
@@ -66,7 +100,7 @@ export function buildProgram(): Command {
 export async function runCli(argv: string[]): Promise<number> {
   trace("cli: loaded");
   const wantsJson = argv.includes("--json");
-  const program = buildProgram();
+  const program = buildProgram(argv);
   if (argv.length <= 2) {
     process.stderr.write(program.helpInformation());
     return 2;

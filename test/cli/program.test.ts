@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../../src/cli/program.js";
+import { buildProgram, runCli } from "../../src/cli/program.js";
 import { Sandbox } from "../helpers/repo.js";
 
 // The command-line program run in-process from its sources (no build): the same parsing, output
@@ -69,5 +69,25 @@ describe("the CLI program in-process", () => {
     expect(doc.error.code).toBe("io");
     expect(doc.error.message).toMatch(/ENOTDIR|EEXIST/);
     expect(err.join("")).toMatch(/^ghostcommit: /);
+  });
+
+  it("sets up only the named command's module, and every command when none is named", async () => {
+    const names = (...args: string[]) =>
+      buildProgram([process.execPath, "ghostcommit", ...args]).commands.map((c) => c.name());
+    const all = names("--help");
+    expect(all).toEqual(
+      expect.arrayContaining(["snapshot", "turn", "hook", "install", "push", "rewind", "redo", "ui"]),
+    );
+    for (const name of all) {
+      const own = names("-C", sandbox.home, "--store", "shadow", name, "--json");
+      expect(own, name).toContain(name);
+      expect(own.length, name).toBeLessThan(all.length);
+    }
+    // An option's value is no command; help and unknown words get every command.
+    expect(names("--store", "snapshot", "hook")).toEqual(["hook", "install", "uninstall", "mcp"]);
+    expect(names("help", "snapshot")).toEqual(all);
+    expect(names("snapshots")).toEqual(all);
+    expect(await run("snapshots")).toBe(2);
+    expect(err.join("")).toMatch(/^ghostcommit: unknown command 'snapshots'.*snapshot/s);
   });
 });

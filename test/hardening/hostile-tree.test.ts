@@ -1,6 +1,5 @@
 import { spawnSync } from "node:child_process";
 import {
-  copyFileSync,
   chmodSync,
   chownSync,
   existsSync,
@@ -15,7 +14,7 @@ import {
 import net from "node:net";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CLI, Sandbox } from "../helpers/repo.js";
+import { copyCli, Sandbox } from "../helpers/repo.js";
 
 let sb: Sandbox;
 beforeEach(() => {
@@ -116,8 +115,7 @@ describe("hostile trees", () => {
       if (spawnSync(process.execPath, ["-e", "0"], { uid: 65534, gid: 65534 }).status !== 0) {
         ctx.skip(`${process.execPath} cannot be run by uid 65534`);
       }
-      const cli = path.join(sb.dir("cli"), "ghostcommit.mjs");
-      copyFileSync(CLI, cli);
+      const cli = copyCli(sb.dir("cli"));
       const dir = sb.dir("plain");
       writeFileSync(path.join(dir, "ok.txt"), "fine\n");
       writeFileSync(path.join(dir, "secret.txt"), "root only\n");

@@ -1,10 +1,27 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { hermeticEnv, tempDir } from "./env.js";
 
 export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/ghostcommit.mjs");
+
+/** Copies the command-line tool (the bin and the bundle it runs) into `dir`; returns the bin's path. */
+export function copyCli(dir: string): string {
+  for (const name of ["ghostcommit.mjs", "cli.cjs"]) {
+    copyFileSync(path.join(path.dirname(CLI), name), path.join(dir, name));
+  }
+  return path.join(dir, "ghostcommit.mjs");
+}
 
 export interface CliResult {
   status: number;

@@ -1,7 +1,6 @@
 import { spawnSync } from "node:child_process";
 import {
   chmodSync,
-  copyFileSync,
   lstatSync,
   mkdirSync,
   readdirSync,
@@ -12,7 +11,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CLI, type Repo, Sandbox } from "../helpers/repo.js";
+import { CLI, copyCli, type Repo, Sandbox } from "../helpers/repo.js";
 import { SCRIPTS } from "./agent-events.js";
 import { claude } from "./events.js";
 import { installedCommand, shellHook } from "./hook-helpers.js";
@@ -46,8 +45,7 @@ describe("installed hook commands", () => {
     // The CLI installed under a path a shell would split or unquote: a space and a quote.
     const dist = path.join(sandbox.home, "it's global", "lib", "dist");
     mkdirSync(dist, { recursive: true });
-    const entry = path.join(dist, "ghostcommit.mjs");
-    copyFileSync(CLI, entry);
+    const entry = copyCli(dist);
     const install = (agent: string) =>
       spawnSync(process.execPath, [entry, "install", agent, "--project", "--json"], {
         cwd: repo.dir,

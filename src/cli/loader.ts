@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import vm from "node:vm";
+import { trace } from "../util/trace.js";
+import { CODE_CACHE_OFF, codeCacheFile, readCodeCache, WRITING_RUNS, writeCodeCache } from "./code-cache.js";
+
+/**
+ * The command-line entry (dist/ghostcommit.mjs, the path installed hooks run). It runs the bundled
+ * CLI, a CommonJS script next to it, compiled from V8's code cache when there is one. The cache is
+ * written when a successful command exits, after its output, by the first few runs only.
+ */
+const url = new URL("./cli.cjs", import.meta.url);
+const bundle = fileURLToPath(url);
+const source = readFileSync(bundle);
+// Only where files have owners to check (not on Windows).
+const file = process.env[CODE_CACHE_OFF] || !process.getuid ? undefined : cacheFileOf(source);
+const cache = file ? readCodeCache(file) : "absent";
+const script = new vm.Script(
+  `(function (exports, require, module, __filename, __dirname, __ghostcommitUrl, __ghostcommitImport) {${source.toString("utf8")}\n})`,
+  { filename: bundle, cachedData: typeof cache === "object" ? cache.data : undefined },
+);
+if (file) {
+  const used = typeof cache === "object" && !script.cachedDataRejected;
+  trace(`cli: code cache ${typeof cache === "object" ? (used ? "accepted" : "rejected") : cache}`);
+  const runs = used ? cache.runs : 0;
+  if (runs < WRITING_RUNS) {
+    process.once("exit", (code) => {
+      if (code !== 0) return;
+      try {
+        if (writeCodeCache(file, { data: script.createCachedData(), runs: runs + 1 }))
+          trace(`cli: code cache written (run ${runs + 1} of ${WRITING_RUNS})`);
+      } catch {
+        // the command's outcome stands; the next run writes it
+      }
+    });
+  }
+}
+const module = { exports: {} };
+script.runInThisContext()(
+  module.exports,
+  createRequire(bundle),
+  module,
+  bundle,
+  path.dirname(bundle),
+  url.href,
+  // The modules kept outside the bundle: a vm script cannot import() them itself.
+  (specifier: string) => import(new URL(specifier, url).href),
+);
+
+/** The cache file, or none when the data directory cannot even be named (no home directory). */
+function cacheFileOf(source: Buffer): string | undefined {
+  try {
+    return codeCacheFile(source);
+  } catch {
+    return undefined;
+  }
+}
