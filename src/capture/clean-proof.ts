@@ -1,9 +1,10 @@
 import path from "node:path";
 import { promises as fs } from "node:fs";
 import { runGit, splitNul } from "../git/exec.js";
-import { indexChecksum, parseIndex } from "../git/index-file.js";
+import { indexEntriesDigest, parseIndex } from "../git/index-file.js";
 import type { RelPath } from "../paths.js";
 import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
+import { trace } from "../util/trace.js";
 import type { Conversion } from "./conversion.js";
 
 /** What one index proved, kept until the user's git writes another index. */
@@ -39,7 +40,7 @@ const SIZE_WRAP = 2 ** 32;
  * only removes bytes, so when that size equals the blob's size nothing was removed and the file
  * is the blob, byte for byte. Files whose sizes differ (CRLF on disk, a CRLF checkout) and files
  * under a filter or working-tree encoding are the ones to read. The answer depends only on the
- * index (and the attributes, for the latter), so it is cached by the index's checksum.
+ * index's entries (and the attributes, for the latter), so it is cached by a digest of them.
  */
 export async function unprovenCleanFiles(options: {
   indexFile: string;
@@ -70,10 +71,11 @@ async function mismatchedSizes(
 ): Promise<RelPath[] | null> {
   const cacheFile = path.join(storeDir, STORE_FILES.cleanProof);
   const sizesFile = path.join(storeDir, STORE_FILES.blobSizes);
-  const checksum = await indexChecksum(indexFile);
+  const checksum = await indexEntriesDigest(indexFile);
   if (checksum === null) return [];
   const cached = await readJson<ProofCache | null>(cacheFile, null, isProofCache);
   if (cached?.checksum === checksum) return cached.unproven;
+  trace("capture: clean proof made from the whole index");
 
   const data = await fs.readFile(indexFile).catch(() => null);
   const entries = data ? parseIndex(data) : null;

@@ -61,6 +61,9 @@ export async function runStatus(
       ...(copy ? fsmonitor : ["-c", "core.fsmonitor=false"]),
       "-c",
       "core.untrackedCache=true",
+      // Marks where the entries end, so what depends on them only is not redone for a new cache.
+      "-c",
+      "index.recordEndOfIndexEntries=true",
       // Git keeps an untracked cache only for the untracked mode its config names (git 2.39 serves
       // --untracked-files=all from it, listing unchanged directories' files without reading them).
       "-c",

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 
 /** One stage-0 entry of a git index: what `git status` compares a work-tree file against. */
@@ -27,6 +28,33 @@ export async function indexEntryCount(file: string): Promise<number | null> {
     const { bytesRead } = await handle.read(header, 0, HEADER, 0);
     if (bytesRead < HEADER || header.toString("latin1", 0, 4) !== "DIRC") return null;
     return header.readUInt32BE(8);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * A digest of the index's header and entries only, or (without an "EOIE" extension, which git
+ * writes with `index.recordEndOfIndexEntries`) of the whole file; null when it is missing. Git
+ * rewrites a status index's cache extensions on every run; its entries change only when an entry
+ * does, which is what a cache of conclusions about the entries must follow.
+ */
+export async function indexEntriesDigest(file: string): Promise<string | null> {
+  const handle = await fs.open(file, "r").catch(() => null);
+  if (!handle) return null;
+  try {
+    const { size } = await handle.stat();
+    const eoieBytes = 8 + 4 + SHA1_BYTES;
+    if (size < HEADER + eoieBytes + SHA1_BYTES) return indexChecksum(file);
+    const tail = Buffer.alloc(eoieBytes);
+    await handle.read(tail, 0, eoieBytes, size - SHA1_BYTES - eoieBytes);
+    const end = tail.readUInt32BE(8);
+    if (tail.toString("latin1", 0, 4) !== "EOIE" || tail.readUInt32BE(4) !== 4 + SHA1_BYTES || end > size) {
+      return indexChecksum(file);
+    }
+    const entries = Buffer.alloc(end);
+    await handle.read(entries, 0, end, 0);
+    return `entries:${createHash("sha1").update(entries).digest("hex")}`;
   } finally {
     await handle.close();
   }

@@ -12,11 +12,15 @@ function backdate(r: Repo, ...rels: string[]): void {
 }
 
 /** Snapshots with tracing on; returns the snapshot and how many clean files had to be read. */
-function tracedSnapshot(r: Repo): { id: string; verified: number } {
+function tracedSnapshot(r: Repo): { id: string; verified: number; proofMade: boolean } {
   const result = r.sandbox.cli(r.dir, ["snapshot", "--json"], undefined, { GHOSTCOMMIT_TRACE: "1" });
   expect(result.status, result.stderr).toBe(0);
   const line = /capture: (\d+) tracked files to verify/.exec(result.stderr);
-  return { id: result.json.id, verified: line ? Number(line[1]) : -1 };
+  return {
+    id: result.json.id,
+    verified: line ? Number(line[1]) : -1,
+    proofMade: result.stderr.includes("clean proof made from the whole index"),
+  };
 }
 
 const CONVERSIONS: [string, (r: Repo) => void][] = [
@@ -70,6 +74,27 @@ describe("content conversion: only files git's clean step may have changed are r
       expect(readFileSync(r.path("a.txt"), "latin1")).toBe("one\ntwo\n");
     });
   }
+
+  it("the proof is not made again when status only rewrites its index's caches", () => {
+    const r = repo({});
+    r.write({ ".gitattributes": "* text=auto eol=lf\n", "a.txt": "one\ntwo\n", "b.txt": "b\n" });
+    r.git("add", "-A");
+    r.git("commit", "-qm", "base");
+    backdate(r, ".gitattributes", "a.txt", "b.txt");
+    r.git("update-index", "-q", "--refresh");
+    expect(tracedSnapshot(r).proofMade).toBe(true);
+    r.write({ "new.txt": "untracked\n" }); // status rewrites its index's caches, not its entries
+    const unchanged = tracedSnapshot(r);
+    expect(unchanged).toMatchObject({ proofMade: false, verified: 0 });
+
+    // CRLF on disk without `git add`: the size differs from the entry's, so git reports a change.
+    r.write({ "b.txt": "b\r\n" });
+    backdate(r, "b.txt");
+    const crlf = tracedSnapshot(r);
+    r.write({ "b.txt": "changed\n" });
+    r.ok("restore", crlf.id);
+    expect(readFileSync(r.path("b.txt"), "latin1")).toBe("b\r\n");
+  });
 
   it("a CRLF checkout and an expanded $Id$ are read; files whose sizes prove them are not", () => {
     const r = repo({});
