@@ -49,13 +49,22 @@ export async function reconcileNestedRepos(
   return out;
 }
 
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 /** Whether git would take `dir` for a repository of its own: a `.git` directory with a HEAD, or a gitfile. */
 function isRepository(worktreeRoot: string, dir: RelPath): boolean {
-  const dotGit = fsPath(worktreeRoot, `${dir}/.git`);
+  // Called for every untracked directory: no exceptions for the usual "no .git here", and a
+  // plain string for the usual ASCII name.
+  const dotGit = PRINTABLE_ASCII.test(dir)
+    ? `${worktreeRoot}/${dir}/.git`
+    : fsPath(worktreeRoot, `${dir}/.git`);
+  const stat = lstatSync(dotGit, { throwIfNoEntry: false });
+  if (!stat) return false;
+  if (stat.isDirectory()) {
+    return statSync(fsPath(worktreeRoot, `${dir}/.git/HEAD`), { throwIfNoEntry: false })?.isFile() ?? false;
+  }
+  if (!stat.isFile()) return false;
   try {
-    const stat = lstatSync(dotGit);
-    if (stat.isDirectory()) return statSync(fsPath(worktreeRoot, `${dir}/.git/HEAD`)).isFile();
-    if (!stat.isFile()) return false;
     const head = Buffer.alloc(8);
     const fd = openSync(dotGit, "r");
     try {
@@ -65,6 +74,6 @@ function isRepository(worktreeRoot: string, dir: RelPath): boolean {
     }
     return head.toString("latin1") === "gitdir: ";
   } catch {
-    return false;
+    return false; // unreadable: git could not use it either
   }
 }
