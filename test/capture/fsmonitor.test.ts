@@ -74,6 +74,17 @@ describe.skipIf(!installed)("Watchman through git's fsmonitor hook", () => {
     }
   });
 
+  it("works for a work tree whose path holds a space and a quote (the hook runs through the shell)", () => {
+    const r = sandbox.repo("it's a repo", { "a.txt": "a\n" });
+    watched.push(r.dir);
+    tracedSnapshot(r);
+    tracedSnapshot(r);
+    r.write({ "a.txt": "b\n", "new dir/c.txt": "c\n" });
+    const snap = tracedSnapshot(r);
+    expect(snap.hook).toEqual([expect.stringMatching(/^response-length/)]);
+    expect(filesOf(r, snap.id)).toEqual(["a.txt", "new dir/c.txt"]);
+  });
+
   it("a watch removed behind its back is noticed: that status checks every file, the next watches again", () => {
     const r = repo({ "a.txt": "a\n" });
     tracedSnapshot(r);
