@@ -1,16 +1,14 @@
 import { realpathSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Repo, Sandbox } from "../helpers/repo.js";
+import type { Repo, Sandbox } from "../helpers/repo.js";
 import { claudeEvents as ev, subagent } from "./events.js";
-import { expectQuiet, hook, hookLogs } from "./hook-helpers.js";
+import { appWithSecret, expectQuiet, hook, hookLogs } from "./hook-helpers.js";
 
 let sandbox: Sandbox;
 let repo: Repo;
 beforeEach(() => {
-  sandbox = new Sandbox();
-  repo = sandbox.repo("repo", { ".gitignore": ".env\n", "src/app.js": "v0\n" });
-  repo.write({ ".env": "KEY=old\n" });
+  ({ sandbox, repo } = appWithSecret());
 });
 afterEach(() => sandbox.cleanup());
 

@@ -1,9 +1,17 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { CLI, type CliResult, type Sandbox } from "../helpers/repo.js";
+import { CLI, type CliResult, type Repo, Sandbox } from "../helpers/repo.js";
 
 /** Feeds one event to `ghostcommit hook <agent>` as the agent would: JSON on stdin, from `cwd`. */
+/** A fresh sandbox with a small app repository holding an ignored `.env`, as the hook tests use. */
+export function appWithSecret(): { sandbox: Sandbox; repo: Repo } {
+  const sandbox = new Sandbox();
+  const repo = sandbox.repo("repo", { ".gitignore": ".env\n", "src/app.js": "v0\n" });
+  repo.write({ ".env": "KEY=old\n" });
+  return { sandbox, repo };
+}
+
 export function hook(
   sandbox: Sandbox,
   agent: string,

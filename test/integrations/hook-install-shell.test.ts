@@ -11,17 +11,15 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CLI, copyCli, type Repo, Sandbox } from "../helpers/repo.js";
+import { CLI, copyCli, type Repo, type Sandbox } from "../helpers/repo.js";
 import { SCRIPTS } from "./agent-events.js";
 import { claude } from "./events.js";
-import { installedCommand, shellHook } from "./hook-helpers.js";
+import { appWithSecret, installedCommand, shellHook } from "./hook-helpers.js";
 
 let sandbox: Sandbox;
 let repo: Repo;
 beforeEach(() => {
-  sandbox = new Sandbox();
-  repo = sandbox.repo("repo", { ".gitignore": ".env\n", "src/app.js": "v0\n" });
-  repo.write({ ".env": "KEY=old\n" });
+  ({ sandbox, repo } = appWithSecret());
 });
 afterEach(() => sandbox.cleanup());
 
