@@ -98,11 +98,13 @@ export async function runStatus(
       });
       return { entries: parseStatusV2(stdout), indexFile: userIndex };
     }
+    const parsed = parseStatusV2(stdout);
+    if (!copy) return { entries: parsed, indexFile }; // no untracked cache: git looked at everything
     // Read-only helpers for the rare corrections, run in the same git directory.
     const readOnlyEnv = { ...env, GIT_OPTIONAL_LOCKS: "0" };
     const pathspec = (dir: RelPath) => `${relBytes(dir).toString("utf8")}/`;
     const entries = await reconcileNestedRepos(
-      parseStatusV2(stdout),
+      parsed,
       worktreeRoot,
       async (dir) =>
         (await runGit(["ls-files", "-z", "--", pathspec(dir)], { cwd: worktreeRoot, env: readOnlyEnv }))

@@ -19,60 +19,67 @@ const EXT_INTENT_TO_ADD = 0x2000;
 const MODE_DIRECTORY = 0o040000;
 const MODE_GITLINK = 0o160000;
 
-/** How many entries the index holds (from its header), or null when it is missing or not an index. */
-export async function indexEntryCount(file: string): Promise<number | null> {
+type IndexReader = { size: number; read: (length: number, position: number) => Promise<Buffer> };
+
+/** Runs `work` on an open index file; null when the file cannot be opened. */
+async function withIndex<T>(file: string, work: (index: IndexReader) => Promise<T>): Promise<T | null> {
   const handle = await fs.open(file, "r").catch(() => null);
   if (!handle) return null;
   try {
-    const header = Buffer.alloc(HEADER);
-    const { bytesRead } = await handle.read(header, 0, HEADER, 0);
-    if (bytesRead < HEADER || header.toString("latin1", 0, 4) !== "DIRC") return null;
-    return header.readUInt32BE(8);
+    const { size } = await handle.stat();
+    return await work({
+      size,
+      read: async (length, position) => {
+        const bytes = Buffer.alloc(length);
+        const { bytesRead } = await handle.read(bytes, 0, length, position);
+        return bytes.subarray(0, bytesRead);
+      },
+    });
   } finally {
     await handle.close();
   }
 }
 
-/**
- * A digest of the index's header and entries only, or (without an "EOIE" extension, which git
- * writes with `index.recordEndOfIndexEntries`) of the whole file; null when it is missing. Git
- * rewrites a status index's cache extensions on every run; its entries change only when an entry
- * does, which is what a cache of conclusions about the entries must follow.
- */
-export async function indexEntriesDigest(file: string): Promise<string | null> {
-  const handle = await fs.open(file, "r").catch(() => null);
-  if (!handle) return null;
-  try {
-    const { size } = await handle.stat();
-    const eoieBytes = 8 + 4 + SHA1_BYTES;
-    if (size < HEADER + eoieBytes + SHA1_BYTES) return indexChecksum(file);
-    const tail = Buffer.alloc(eoieBytes);
-    await handle.read(tail, 0, eoieBytes, size - SHA1_BYTES - eoieBytes);
-    const end = tail.readUInt32BE(8);
-    if (tail.toString("latin1", 0, 4) !== "EOIE" || tail.readUInt32BE(4) !== 4 + SHA1_BYTES || end > size) {
-      return indexChecksum(file);
-    }
-    const entries = Buffer.alloc(end);
-    await handle.read(entries, 0, end, 0);
-    return `entries:${createHash("sha1").update(entries).digest("hex")}`;
-  } finally {
-    await handle.close();
-  }
+/** How many entries the index holds (from its header), or null when it is missing or not an index. */
+export async function indexEntryCount(file: string): Promise<number | null> {
+  return withIndex(file, async ({ read }) => {
+    const header = await read(HEADER, 0);
+    return header.length === HEADER && header.toString("latin1", 0, 4) === "DIRC"
+      ? header.readUInt32BE(8)
+      : null;
+  });
+}
+
+/** The trailing checksum (hex), or null when the file is too short to be an index. */
+async function checksumOf({ size, read }: IndexReader): Promise<string | null> {
+  return size < HEADER + SHA1_BYTES ? null : (await read(SHA1_BYTES, size - SHA1_BYTES)).toString("hex");
 }
 
 /** The index's trailing checksum (hex), or null when the file is missing or too short. */
 export async function indexChecksum(file: string): Promise<string | null> {
-  const handle = await fs.open(file, "r").catch(() => null);
-  if (!handle) return null;
-  try {
-    const { size } = await handle.stat();
-    if (size < HEADER + SHA1_BYTES) return null;
-    const tail = Buffer.alloc(SHA1_BYTES);
-    await handle.read(tail, 0, SHA1_BYTES, size - SHA1_BYTES);
-    return tail.toString("hex");
-  } finally {
-    await handle.close();
-  }
+  return withIndex(file, checksumOf);
+}
+
+/**
+ * A digest of the index's header and entries only, or (without an "EOIE" extension, which git
+ * writes with `index.recordEndOfIndexEntries`) its checksum; null when it is missing. Git
+ * rewrites a status index's cache extensions on every run; its entries change only when an entry
+ * does, which is what a cache of conclusions about the entries must follow.
+ */
+export async function indexEntriesDigest(file: string): Promise<string | null> {
+  return withIndex(file, async (index) => {
+    const { size, read } = index;
+    const eoieBytes = 8 + 4 + SHA1_BYTES; // signature, length, where the extensions start, hash
+    if (size < HEADER + eoieBytes + SHA1_BYTES) return checksumOf(index);
+    const tail = await read(eoieBytes + SHA1_BYTES, size - SHA1_BYTES - eoieBytes);
+    const end = tail.readUInt32BE(8);
+    if (tail.toString("latin1", 0, 4) !== "EOIE" || tail.readUInt32BE(4) !== 4 + SHA1_BYTES || end > size) {
+      return tail.subarray(eoieBytes).toString("hex"); // the file's checksum
+    }
+    return `entries:${createHash("sha1")
+      .update(await read(end, 0))
+      .digest("hex")}`;
+  });
 }
 
 /**

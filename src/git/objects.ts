@@ -209,9 +209,11 @@ export function parseTree(body: Buffer): TreeEntry[] {
   return entries;
 }
 
-/** Serializes entries (any order) into a tree object body, in git's order: bytewise by name, a
+/**
+ * Serializes entries (any order) into a tree object body, in git's order: bytewise by name, a
  * directory compared as if its name ended in '/'. Names are binary strings (one char per byte),
- * so comparing them as strings compares bytes. */
+ * so comparing them as strings compares bytes.
+ */
 export function serializeTree(entries: TreeEntry[]): Buffer {
   const keyed = entries.map((entry) => ({ entry, key: entry.mode === MODE.tree ? `${entry.name}/` : entry.name }));
   keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
