@@ -103,6 +103,8 @@ export function nodeBaseline(env, home) {
   for (let i = 0; i < 4; i++) run(process.execPath, [MAIN, "--version"], { env: withHome });
   return {
     nodeStartMs: medianOf(7, () => run(process.execPath, ["-e", "0"], { env })),
+    // As the caller's environment has it (e.g. with NODE_EXTRA_CA_CERTS, which the bench drops).
+    nodeStartCallerEnvMs: medianOf(7, () => run(process.execPath, ["-e", "0"], { env: process.env })),
     cliImportMs: medianOf(7, () => run(process.execPath, [MAIN, "--version"], { env: withHome })),
   };
 }
