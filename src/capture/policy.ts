@@ -25,22 +25,34 @@ export interface UntrackedPolicyResult {
 
 /** The outermost ancestor directory named like a dependency dir, or null. */
 export function dependencyDirOf(rel: RelPath, names: ReadonlySet<string>): RelPath | null {
-  // One regular expression per name set: thousands of untracked paths (a node_modules) pass here.
-  const match = dependencyPattern(names).exec(rel);
-  return match ? rel.slice(0, match.index + match[0].length - 1) : null;
+  // Thousands of untracked paths (a node_modules) pass here, in sorted order: a path inside the
+  // last match has the same outermost match (the components before it are the same), so the
+  // regular expression runs about once per dependency directory.
+  const matcher = dependencyMatcher(names);
+  if (matcher.last !== null && rel.startsWith(matcher.last) && rel.charCodeAt(matcher.last.length) === 0x2f)
+    return matcher.last;
+  const match = matcher.pattern.exec(rel);
+  if (!match) return null;
+  matcher.last = rel.slice(0, match.index + match[0].length - 1);
+  return matcher.last;
 }
 
-const patterns = new WeakMap<ReadonlySet<string>, RegExp>();
+interface DependencyMatcher {
+  /** Matches the first path component (followed by more path) that is one of the names. */
+  pattern: RegExp;
+  last: RelPath | null;
+}
 
-/** Matches the first path component (followed by more path) that is one of the names. */
-function dependencyPattern(names: ReadonlySet<string>): RegExp {
-  let pattern = patterns.get(names);
-  if (!pattern) {
+const matchers = new WeakMap<ReadonlySet<string>, DependencyMatcher>();
+
+function dependencyMatcher(names: ReadonlySet<string>): DependencyMatcher {
+  let matcher = matchers.get(names);
+  if (!matcher) {
     const alternatives = [...names].map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
-    pattern = new RegExp(`^(?:[^/]*/)*?(?:${alternatives || "(?!)"})/`);
-    patterns.set(names, pattern);
+    matcher = { pattern: new RegExp(`^(?:[^/]*/)*?(?:${alternatives || "(?!)"})/`), last: null };
+    matchers.set(names, matcher);
   }
-  return pattern;
+  return matcher;
 }
 
 /** The outermost ancestor directory matched by .ghostignore, else the path itself if matched, else null. */

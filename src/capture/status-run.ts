@@ -10,6 +10,7 @@ import { trace } from "../util/trace.js";
 import type { CaptureContext } from "./context.js";
 import { fsmonitorOptions } from "./fsmonitor.js";
 import { reconcileNestedRepos } from "./nested-check.js";
+import { dependencyDirOf } from "./policy.js";
 
 export interface StatusResult {
   /** `git status --porcelain=2 -z --untracked-files=all`, parsed. */
@@ -102,6 +103,7 @@ export async function runStatus(
     if (!copy) return { entries: parsed, indexFile }; // no untracked cache: git looked at everything
     // Read-only helpers for the rare corrections, run in the same git directory.
     const readOnlyEnv = { ...env, GIT_OPTIONAL_LOCKS: "0" };
+    const dependencyDirs = new Set(ctx.settings.dependencyDirs);
     const pathspec = (dir: RelPath) => `${relBytes(dir).toString("utf8")}/`;
     const entries = await reconcileNestedRepos(
       parsed,
@@ -119,6 +121,7 @@ export async function runStatus(
         );
         return splitNul(listed.stdout).map(relFromBytes);
       },
+      (rel) => dependencyDirOf(rel, dependencyDirs) !== null,
     );
     return { entries, indexFile };
   } finally {

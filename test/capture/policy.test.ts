@@ -41,6 +41,21 @@ describe("capture policy for untracked files", () => {
     expect(dependencyDirOf("node_modules", deps)).toBeNull();
   });
 
+  it("answers each path on its own, whatever came before (the last match is only a shortcut)", () => {
+    const sequence: [string, string | null][] = [
+      ["a/node_modules/x/y.js", "a/node_modules"],
+      ["a/node_modules/z.js", "a/node_modules"],
+      ["a/node_modules2/z.js", null],
+      ["a/node_modules", null],
+      ["a/node_modules/b/node_modules/c", "a/node_modules"],
+      ["b/dist/a/target/x", "b/dist"],
+      ["b/dist", null],
+      ["b/distx/target/y", "b/distx/target"],
+      ["a/node_modules/q", "a/node_modules"],
+    ];
+    for (const [rel, expected] of sequence) expect(dependencyDirOf(rel, deps)).toBe(expected);
+  });
+
   it("reports nested repositories (git lists them as dir/) unless inside a dependency dir", () => {
     const result = classify(["vendor/lib/", "node_modules/pkg/", "a.txt"]);
     expect(result.capture).toEqual(["a.txt"]);
