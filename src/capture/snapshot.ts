@@ -5,7 +5,7 @@ import type { StoreContext } from "../store/context.js";
 import { newNonce, nowMicros, type SnapshotMeta } from "../store/metadata.js";
 import { cleanLeftovers } from "../store/restore-journal.js";
 import type { StoredSnapshot } from "../store/store.js";
-import { writeSnapshot } from "../store/snapshots.js";
+import { publishSnapshot, writeSnapshotCommit } from "../store/snapshots.js";
 import type { CaptureContext, Captured } from "./context.js";
 import { captureGit } from "./git-capture.js";
 import { HashCache } from "./hash-cache.js";
@@ -53,6 +53,26 @@ export async function takeSnapshot(
   extras: SnapshotExtras = {},
   durable = false,
 ): Promise<StoredSnapshot> {
+  const { publish, ...snapshot } = await writeUnpublishedSnapshot(store, cat, includes, extras);
+  await publish(durable);
+  return snapshot;
+}
+
+/** A snapshot whose commit is written but not yet reachable: `publish` adds its ref. */
+export interface UnpublishedSnapshot extends StoredSnapshot {
+  publish: (durable: boolean) => Promise<void>;
+}
+
+/**
+ * Captures and writes a snapshot's commit, leaving its ref to `publish`: a caller may do
+ * read-only work (a restore's plan) while the flush to disk runs.
+ */
+export async function writeUnpublishedSnapshot(
+  store: StoreContext,
+  cat: CatFile,
+  includes: RelPath[],
+  extras: SnapshotExtras = {},
+): Promise<UnpublishedSnapshot> {
   store.assertEnabled();
   const captured = await captureTree(store, cat, includes);
   const meta: SnapshotMeta = {
@@ -70,6 +90,6 @@ export async function takeSnapshot(
   if (extras.session !== undefined) meta.session = extras.session;
   if (extras.turn !== undefined) meta.turn = extras.turn;
   if (extras.guards !== undefined) meta.guards = extras.guards;
-  const id = await writeSnapshot(store, captured.tree, meta, { linkBorrowed: true, durable });
-  return { id, tree: captured.tree, meta };
+  const id = await writeSnapshotCommit(store, captured.tree, meta, { linkBorrowed: true });
+  return { id, tree: captured.tree, meta, publish: (durable) => publishSnapshot(store, id, durable) };
 }

@@ -1,4 +1,4 @@
-import { captureTree, takeSnapshot } from "../capture/snapshot.js";
+import { captureTree, writeUnpublishedSnapshot } from "../capture/snapshot.js";
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -19,11 +19,12 @@ import { journalFile, type RestoreJournal, tempDirsOf } from "../store/restore-j
 import { STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import { syncDirs } from "../util/durable.js";
 import { withLock } from "../util/lock.js";
+import { trace } from "../util/trace.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { type ApplyOutcome, applyPlan } from "./apply.js";
 import { ignoredAtTarget, ignoreScope } from "./ignored-at-target.js";
 import { selectNamed } from "./path-filter.js";
-import { type PathChange, planRestore, proveAbsent } from "./plan.js";
+import { type PathChange, type PlanStep, planRestore, proveAbsent } from "./plan.js";
 
 /** What the caller wants restored, computed once the current state (the safety tree) is known. */
 export interface RestoreTarget {
@@ -66,24 +67,30 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
   let currentTree: string;
   let safety: string | null = null;
   let capturedRepos: RelPath[] = [];
+  let published: Promise<void> = Promise.resolve();
   if (run.dryRun) {
     const captured = await captureTree(engine, cat, run.includes);
     currentTree = captured.tree;
     capturedRepos = captured.nested ?? [];
   } else {
-    // Durable: after a power cut mid-restore, the way back must still be on disk.
-    const snap = await takeSnapshot(
-      engine,
-      cat,
-      run.includes,
-      { kind: "safety", message: run.safetyMessage, guards: run.guards, session: run.session },
-      true,
-    );
+    const snap = await writeUnpublishedSnapshot(engine, cat, run.includes, {
+      kind: "safety",
+      message: run.safetyMessage,
+      guards: run.guards,
+      session: run.session,
+    });
+    // Durable: after a power cut mid-restore, the way back must still be on disk. The flush runs
+    // while the plan is made (it only reads); no file changes before it is done.
+    published = snap.publish(true);
+    published.catch(() => {}); // awaited below, on every path
     currentTree = snap.tree;
     safety = snap.id;
     capturedRepos = snap.meta.nested ?? [];
   }
-  const target = await run.target(currentTree);
+  const prepared = await settledWith(published, prepareRestore(engine, cat, run, currentTree));
+  if (prepared.kind === "dry-run") return prepared.result;
+  const { steps, contents } = prepared;
+  trace("restore: planned, way back on disk");
   // Protected from retention from now on; a restore its target refused does not displace the last one.
   if (safety) {
     await writeFileAtomic(
@@ -91,6 +98,48 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
       JSON.stringify({ id: safety }),
     );
   }
+  // The journal names the temp files this run may leave (token + directories), so the next run
+  // removes them if this process dies half-way (and `doctor` reports the interrupted restore).
+  const journal = journalFile(engine.paths);
+  const record: RestoreJournal = {
+    pid: process.pid,
+    safety,
+    startedAt: new Date().toISOString(),
+    token: randomBytes(5).toString("hex"),
+    dirs: tempDirsOf(steps.flatMap((s) => (s.kind === "write" ? [s.path] : []))),
+  };
+  await writeFileAtomic(journal, JSON.stringify(record));
+  // The journal and last-safety.json are fsynced; their directory entries must be too before the
+  // first file changes, so `doctor` can name the way back after a crash.
+  await syncDirs([engine.paths.dir, path.dirname(journal)]);
+  trace("restore: journal on disk");
+  try {
+    const outcome = await applyPlan(
+      engine.root,
+      steps,
+      (oid) => contents.get(oid)!,
+      record.token,
+      new Set(capturedRepos),
+    );
+    trace("restore: files written and flushed");
+    return { ...outcome, safety };
+  } finally {
+    await fs.rm(journal, { force: true });
+  }
+}
+
+type PreparedRestore =
+  | { kind: "dry-run"; result: RestoreResult }
+  | { kind: "apply"; steps: PlanStep[]; contents: Map<string, Buffer> };
+
+/** The target, the plan and every blob it writes: read-only, so it may overlap the safety flush. */
+async function prepareRestore(
+  engine: StoreContext,
+  cat: CatFile,
+  run: RestoreRun,
+  currentTree: string,
+): Promise<PreparedRestore> {
+  const target = await run.target(currentTree);
   const ghostignore = await loadGhostignore(engine.root);
   const presentUncaptured = new Set<RelPath>();
   for (const change of target.changes) {
@@ -114,12 +163,13 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
     untouchable: (p) => ghostignoreMatch(p, ghostignore?.matcher ?? null) !== null,
   });
   if (run.dryRun) {
-    return {
+    const result: RestoreResult = {
       written: steps.filter((s) => s.kind === "write").map((s) => s.path),
       deleted: steps.filter((s) => s.kind === "delete").map((s) => s.path),
       skipped: steps.flatMap((s) => (s.kind === "skip" ? [{ path: s.path, reason: s.reason }] : [])),
       safety: null,
     };
+    return { kind: "dry-run", result };
   }
   // Read everything first: a damaged store fails here, before any file changes.
   // All requests go to cat-file at once (it answers in order): one round trip per blob would
@@ -136,32 +186,18 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
     }
     contents.set(oid, object.content);
   });
-  // The journal names the temp files this run may leave (token + directories), so the next run
-  // removes them if this process dies half-way (and `doctor` reports the interrupted restore).
-  const journal = journalFile(engine.paths);
-  const record: RestoreJournal = {
-    pid: process.pid,
-    safety,
-    startedAt: new Date().toISOString(),
-    token: randomBytes(5).toString("hex"),
-    dirs: tempDirsOf(steps.flatMap((s) => (s.kind === "write" ? [s.path] : []))),
-  };
-  await writeFileAtomic(journal, JSON.stringify(record));
-  // The journal and last-safety.json are fsynced; their directory entries must be too before the
-  // first file changes, so `doctor` can name the way back after a crash.
-  await syncDirs([engine.paths.dir, path.dirname(journal)]);
-  try {
-    const outcome = await applyPlan(
-      engine.root,
-      steps,
-      (oid) => contents.get(oid)!,
-      record.token,
-      new Set(capturedRepos),
-    );
-    return { ...outcome, safety };
-  } finally {
-    await fs.rm(journal, { force: true });
-  }
+  return { kind: "apply", steps, contents };
+}
+
+/**
+ * `work`'s value once `first` has also settled: neither is left running when this returns or
+ * throws. A failure of `first` (the flush) wins over one of `work`.
+ */
+async function settledWith<T>(first: Promise<void>, work: Promise<T>): Promise<T> {
+  const [a, b] = await Promise.allSettled([first, work]);
+  if (a.status === "rejected") throw a.reason;
+  if (b.status === "rejected") throw b.reason;
+  return b.value;
 }
 
 /**

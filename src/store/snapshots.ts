@@ -59,6 +59,18 @@ export async function writeSnapshot(
   meta: SnapshotMeta,
   options: { linkBorrowed?: boolean; durable?: boolean } = {},
 ): Promise<string> {
+  const id = await writeSnapshotCommit(store, tree, meta, options);
+  await publishSnapshot(store, id, options.durable ?? false);
+  return id;
+}
+
+/** Writes a snapshot's commit (and links what it borrows); no ref yet, so nothing lists it. */
+export async function writeSnapshotCommit(
+  store: StoreContext,
+  tree: string,
+  meta: SnapshotMeta,
+  options: { linkBorrowed?: boolean } = {},
+): Promise<string> {
   const writer = new LooseObjectWriter(store.refs.objectsDir);
   const parents = store.refs.kind === "repo" && meta.parent ? [meta.parent] : [];
   const body = serializeCommit({
@@ -77,14 +89,21 @@ export async function writeSnapshot(
     );
     trace("snapshot: borrowed objects linked");
   }
-  if (options.durable) {
+  return id;
+}
+
+/**
+ * Makes a written snapshot reachable (its ref). `durable`: flushed to disk first, so once this
+ * returns the snapshot survives a machine crash.
+ */
+export async function publishSnapshot(store: StoreContext, id: string, durable: boolean): Promise<void> {
+  if (durable) {
     // Wherever it was written: the store, the objects directory written to, and the user's
     // objects it borrows (a recent commit's may not be on disk yet).
     const userObjects = store.location.commonDir ? [path.join(store.location.commonDir, "objects")] : [];
     await syncFileSystems([store.paths.dir, store.refs.objectsDir, ...userObjects]);
     trace("snapshot: flushed to disk");
   }
-  await store.refs.add(id, options.durable);
+  await store.refs.add(id, durable);
   trace("snapshot: ref created");
-  return id;
 }
