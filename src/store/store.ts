@@ -1,9 +1,11 @@
+import { createHash } from "node:crypto";
 import { existsSync, promises as fs } from "node:fs";
+import { inflateSync } from "node:zlib";
 import path from "node:path";
 import type { StoreKind } from "../config.js";
 import { GhostcommitError } from "../errors.js";
 import { runGit, splitNul } from "../git/exec.js";
-import type { WorkspaceLocation } from "../git/repository.js";
+import { readOptional, type WorkspaceLocation } from "../git/repository.js";
 import { syncDirs, writeFileSynced } from "../util/durable.js";
 import { decodeMessage, type SnapshotMeta } from "./metadata.js";
 import type { StorePaths } from "./layout.js";
@@ -190,11 +192,45 @@ export class SnapshotRefs {
     return { snapshots, unreadable };
   }
 
+  /**
+   * A snapshot named by its full id, read from the files git keeps (its ref, loose or packed, and
+   * its loose commit object) without listing every snapshot; null whenever unsure (a packed
+   * object, another ref format), and the caller asks git.
+   */
+  private async readListed(id: string): Promise<StoredSnapshot | null> {
+    const refName = `${this.refPrefix}${id}`;
+    const loose = await readOptional(path.join(this.refsGitDir, ...refName.split("/")));
+    if (loose?.toString("latin1").trim() !== id) {
+      const packed = await readOptional(path.join(this.refsGitDir, "packed-refs"));
+      if (!packed?.toString("latin1").includes(`\n${id} ${refName}\n`)) return null;
+    }
+    const object = await readOptional(path.join(this.objectsDir, id.slice(0, 2), id.slice(2)));
+    if (!object) return null;
+    let raw: Buffer;
+    try {
+      raw = inflateSync(object);
+    } catch {
+      return null; // damaged: git says what is wrong
+    }
+    const header = raw.indexOf(0);
+    if (header === -1 || raw.toString("latin1", 0, header) !== `commit ${raw.length - header - 1}`) return null;
+    if (createHash("sha1").update(raw).digest("hex") !== id) return null;
+    const body = raw.toString("utf8", header + 1);
+    const tree = treeOfCommit(body);
+    const split = body.indexOf("\n\n");
+    const meta = split === -1 ? null : decodeMessage(body.slice(split + 2));
+    return tree && meta ? { id, tree, meta } : null;
+  }
+
   /** Finds a snapshot by full id or unique prefix of at least 7 hex digits. */
   async resolve(given: string): Promise<StoredSnapshot> {
     const wanted = given.trim().toLowerCase();
     if (!/^[0-9a-f]{7,40}$/.test(wanted)) {
       throw new GhostcommitError("bad-id", `not a snapshot id: ${given} (7 to 40 hex digits)`, { id: given });
+    }
+    if (wanted.length === 40) {
+      const direct = await this.readListed(wanted);
+      if (direct) return direct;
     }
     const matches = (await this.list()).filter((s) => s.id.startsWith(wanted));
     if (matches.length === 0) {

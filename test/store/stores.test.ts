@@ -183,6 +183,34 @@ describe("repo store", () => {
   });
 });
 
+describe("finding a snapshot by its full id", () => {
+  it("finds it whether its ref and commit are loose or packed, and never one that was dropped", () => {
+    const r = repo({ "a.txt": "a\n" });
+    r.write({ "a.txt": "one\n" });
+    const kept = r.ok("--store", "repo", "snapshot");
+    r.write({ "a.txt": "two\n" });
+    const dropped = r.ok("--store", "repo", "snapshot");
+    const shown = (id: string) => r.cli(["--store", "repo", "show", id, "--json"]);
+    expect(shown(kept.id).json).toMatchObject({ id: kept.id, files: ["a.txt"] });
+    r.ok("--store", "repo", "drop", dropped.id);
+    expect(r.git("cat-file", "-t", dropped.id).trim()).toBe("commit"); // its object is still there
+    for (const id of [dropped.id, dropped.id.slice(0, 12)]) {
+      const missing = shown(id);
+      expect(missing.status).toBe(1);
+      expect(missing.json.error.code).toBe("not-found");
+    }
+    r.git("pack-refs", "--all");
+    expect(existsSync(r.path(`.git/${r.git("for-each-ref", "--format=%(refname)", "refs/ghostcommit/").trim()}`))).toBe(false);
+    expect(shown(kept.id).json.id).toBe(kept.id);
+    r.git("gc", "-q");
+    expect(existsSync(r.path(`.git/objects/${kept.id.slice(0, 2)}/${kept.id.slice(2)}`))).toBe(false);
+    expect(shown(kept.id).json).toMatchObject({ id: kept.id, message: kept.message ?? "snapshot" });
+    r.write({ "a.txt": "three\n" });
+    r.ok("--store", "repo", "restore", kept.id);
+    expect(r.read("a.txt")).toBe("one\n");
+  });
+});
+
 describe("doctor and gc", () => {
   it("doctor is ok on a healthy store and exits 1 when a snapshot's object is missing", () => {
     const r = repo({ "a.txt": "a\n" });
