@@ -12,6 +12,11 @@ import { trace, tracing } from "../util/trace.js";
 const DROPPED_ENV =
   /^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR|PREFIX|NAMESPACE|CONFIG|CONFIG_PARAMETERS|CONFIG_COUNT|CONFIG_KEY_\d+|CONFIG_VALUE_\d+|EXTERNAL_DIFF|DIFF_OPTS|EDITOR|SEQUENCE_EDITOR|PAGER|SSH|SSH_COMMAND|ASKPASS|QUARANTINE_PATH|REPLACE_REF_BASE|GRAFT_FILE|SHALLOW_FILE|NO_REPLACE_OBJECTS|ICASE_PATHSPECS|GLOB_PATHSPECS|NOGLOB_PATHSPECS|LITERAL_PATHSPECS|DEFAULT_HASH|AUTHOR_\w+|COMMITTER_\w+|REFLOG_ACTION|INTERNAL_\w+|ATTR_\w+)$/;
 
+/** Whether an environment variable of the user's reaches the git processes ghostcommit runs. */
+export function gitSeesEnv(name: string): boolean {
+  return !DROPPED_ENV.test(name);
+}
+
 let baseEnvCache: NodeJS.ProcessEnv | undefined;
 
 /** The environment every git process starts from: the user's, minus anything that redirects git. */

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import { existsSync, promises as fs, realpathSync, statSync } from "node:fs";
+import { existsSync, promises as fs, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { GhostcommitError } from "../errors.js";
-import { runGit } from "./exec.js";
+import { gitSeesEnv, runGit } from "./exec.js";
 import { type RelPath, relFromText } from "../paths.js";
 
 /** Where a workspace is and what kind it is. Resolved once per process. */
@@ -22,14 +22,23 @@ export interface WorkspaceLocation {
   key: string;
 }
 
-/** Finds the repository (if any) around `cwd`. */
-export async function locateWorkspace(cwd: string): Promise<WorkspaceLocation> {
+/**
+ * Finds the repository (if any) around `cwd`. `viaGit`: always ask git, never read the files
+ * (to check the two agree).
+ */
+export async function locateWorkspace(cwd: string, viaGit = false): Promise<WorkspaceLocation> {
   let root: string;
   try {
     root = realpathSync(cwd);
     if (!statSync(root).isDirectory()) throw new Error("not a directory");
   } catch (error) {
     throw new GhostcommitError("not-a-workspace", `not a directory: ${cwd}`, { path: cwd }, error);
+  }
+  const found = viaGit ? undefined : discoverFromFiles(root);
+  if (found) {
+    const { worktreeRoot, gitDir } = found;
+    const prefix = relFromText(path.relative(worktreeRoot, root).split(path.sep).join("/"));
+    return { root, kind: "git", worktreeRoot, prefix, gitDir, commonDir: gitDir, key: keyOf(root, gitDir) };
   }
   let lines: string[];
   try {
@@ -67,6 +76,64 @@ export async function locateWorkspace(cwd: string): Promise<WorkspaceLocation> {
   const commonDir = path.resolve(root, lines[3]);
   const prefix = relFromText(lines[4].replace(/\/$/, ""));
   return { root, kind: "git", worktreeRoot, prefix, gitDir, commonDir, key: keyOf(root, gitDir) };
+}
+
+/** Variables git sees that leave its discovery and its view of the repository as the files say. */
+const NEUTRAL_GIT_VARS =
+  /^GIT_(AUTHOR_|COMMITTER_|CONFIG_GLOBAL$|CONFIG_NOSYSTEM$|TERMINAL_PROMPT$|TRACE|EDITOR$|SEQUENCE_EDITOR$|PAGER$|ASKPASS$|SSH|SSL_|HTTP_|EXEC_PATH$|OPTIONAL_LOCKS$|FLUSH$|MERGE_VERBOSITY$|PROTOCOL_FROM_USER$|ALLOW_PROTOCOL$)/;
+const UNUSUAL_CONFIG = /worktree|include|bare\s*=(?![ \t]*false\b)|repositoryformatversion\s*=(?![ \t]*[01]\b)/i;
+
+/**
+ * Git's discovery read from the files, for the usual case only, saving a git process per command:
+ * walking up from `root`, the first `.git` is a real directory that looks like a repository,
+ * owned (with its work tree) by this user, on the same file system, and its config moves nothing
+ * (no `core.worktree`, `core.bare`, includes or newer format). Anything else (a gitfile, a
+ * worktree, a bare repository, a `GIT_DIR` or `git -c` in the environment, another owner) is
+ * left to `git rev-parse`: undefined.
+ */
+function discoverFromFiles(root: string): { worktreeRoot: string; gitDir: string } | undefined {
+  if (!process.getuid || path.sep !== "/") return undefined;
+  for (const name of Object.keys(process.env)) {
+    // Those ghostcommit keeps from git (GIT_DIR and the like) do not count.
+    if (name.startsWith("GIT_") && gitSeesEnv(name) && !NEUTRAL_GIT_VARS.test(name)) return undefined;
+  }
+  const uid = process.getuid();
+  const lstat = (p: string) => lstatSync(p, { throwIfNoEntry: false });
+  const rootStat = lstat(root);
+  if (!rootStat) return undefined;
+  for (let dir = root; ; ) {
+    const dotGit = path.join(dir, ".git");
+    const stat = lstat(dotGit);
+    if (stat) {
+      if (!stat.isDirectory() || stat.uid !== uid || lstat(dir)?.uid !== uid) return undefined;
+      if (!validHead(path.join(dotGit, "HEAD")) || !lstat(path.join(dotGit, "objects"))?.isDirectory())
+        return undefined;
+      if (!lstat(path.join(dotGit, "refs"))?.isDirectory() || lstat(path.join(dotGit, "commondir")))
+        return undefined;
+      let config: string;
+      try {
+        config = readFileSync(path.join(dotGit, "config"), "utf8");
+      } catch {
+        return undefined;
+      }
+      if (UNUSUAL_CONFIG.test(config)) return undefined;
+      return { worktreeRoot: dir, gitDir: dotGit };
+    }
+    // A directory that is itself a git directory: a bare repository, or inside a `.git`.
+    if (lstat(path.join(dir, "HEAD")) && lstat(path.join(dir, "objects"))) return undefined;
+    const parent = path.dirname(dir);
+    if (parent === dir || lstat(parent)?.dev !== rootStat.dev) return undefined;
+    dir = parent;
+  }
+}
+
+/** Whether HEAD holds what git accepts there: a symbolic ref under refs/, or an object id. */
+function validHead(file: string): boolean {
+  try {
+    return /^(ref: refs\/\S+|[0-9a-f]{40}|[0-9a-f]{64})\n?$/.test(readFileSync(file, "latin1"));
+  } catch {
+    return false;
+  }
 }
 
 function findGitAbove(dir: string): boolean {

@@ -1,0 +1,104 @@
+import { mkdirSync, symlinkSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { locateWorkspace } from "../../src/git/repository.js";
+import { Sandbox } from "../helpers/repo.js";
+
+/**
+ * Finding the repository from its files (no git process) must agree with `git rev-parse` in
+ * every shape a workspace takes; where it cannot be sure it asks git, so the answers match.
+ */
+const sb = new Sandbox();
+const saved = { ...process.env };
+beforeAll(() => sb.applyToProcess());
+afterAll(() => {
+  for (const key of Object.keys(process.env)) delete process.env[key];
+  Object.assign(process.env, saved);
+  sb.cleanup();
+});
+
+/** Both ways' answers (a location, or the error code). */
+async function bothWays(cwd: string) {
+  const answer = (viaGit: boolean) =>
+    locateWorkspace(cwd, viaGit).then(
+      (location) => location,
+      (error) => ({ error: (error as { code?: string }).code }),
+    );
+  return { fromFiles: await answer(false), fromGit: await answer(true) };
+}
+
+/** Whether a CLI command in `cwd` ran `git rev-parse` (its trace names every git process). */
+function ranRevParse(cwd: string): boolean {
+  const run = sb.cli(cwd, ["list", "--json"], undefined, { GHOSTCOMMIT_TRACE: "1" });
+  expect(run.status, run.stderr).toBe(0);
+  expect(run.stderr).toContain("ghostcommit-trace");
+  return run.stderr.includes("git rev-parse");
+}
+
+describe("finding the repository without git", () => {
+  const repo = sb.repo("repo", { "sub/deep ünï/f.txt": "f\n" }).dir;
+
+  it("agrees with git rev-parse at the root, in a subdirectory and through a symlink", async () => {
+    symlinkSync(path.join(repo, "sub"), path.join(sb.home, "link-to-sub"));
+    for (const cwd of [repo, path.join(repo, "sub", "deep ünï"), path.join(sb.home, "link-to-sub")]) {
+      const { fromFiles, fromGit } = await bothWays(cwd);
+      expect(fromFiles).toEqual(fromGit);
+      expect(fromFiles).toMatchObject({ kind: "git", worktreeRoot: repo });
+    }
+    const deep = await locateWorkspace(path.join(repo, "sub", "deep ünï"));
+    expect(deep.prefix).toBe(Buffer.from("sub/deep ünï", "utf8").toString("latin1"));
+  });
+
+  it("leaves the unusual shapes to git and gets the same answer", async () => {
+    // A linked worktree and a submodule (gitfiles), a broken .git directory git skips, a
+    // core.worktree elsewhere, inside .git, no repository at all, a GIT_DIR (which ghostcommit
+    // keeps from git) and a GIT_CEILING_DIRECTORIES (which it does not).
+    const worktree = path.join(sb.home, "wt");
+    sb.git(repo, "worktree", "add", "-q", "-b", "wt", worktree);
+    const lib = sb.repo("lib").dir;
+    const superRepo = sb.repo("super").dir;
+    sb.git(superRepo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib");
+    mkdirSync(path.join(repo, "sub", "broken", ".git"), { recursive: true });
+    const moved = sb.repo("moved").dir;
+    const movedTree = sb.dir("moved-tree");
+    sb.git(moved, "config", "core.worktree", movedTree);
+    const plain = sb.dir("plain/inner");
+    const shapes = [
+      worktree,
+      path.join(superRepo, "lib"),
+      path.join(repo, "sub", "broken"),
+      movedTree,
+      path.join(repo, ".git"),
+      path.join(repo, ".git", "refs"),
+      plain,
+    ];
+    for (const cwd of shapes) {
+      const { fromFiles, fromGit } = await bothWays(cwd);
+      expect(fromFiles, cwd).toEqual(fromGit);
+    }
+    expect((await bothWays(path.join(superRepo, "lib"))).fromFiles).toMatchObject({
+      worktreeRoot: path.join(superRepo, "lib"),
+    });
+    const bare = path.join(sb.home, "bare.git");
+    sb.git(sb.home, "init", "-q", "--bare", bare);
+    const { fromFiles, fromGit } = await bothWays(bare);
+    expect(fromFiles).toEqual(fromGit);
+    for (const [name, value] of [
+      ["GIT_DIR", path.join(lib, ".git")],
+      ["GIT_CEILING_DIRECTORIES", repo],
+    ]) {
+      process.env[name] = value;
+      try {
+        const { fromFiles, fromGit } = await bothWays(path.join(repo, "sub"));
+        expect(fromFiles, name).toEqual(fromGit);
+      } finally {
+        delete process.env[name];
+      }
+    }
+  });
+
+  it("runs no git process to find a usual repository, and asks git for a worktree", () => {
+    expect(ranRevParse(path.join(repo, "sub"))).toBe(false);
+    expect(ranRevParse(path.join(sb.home, "wt"))).toBe(true);
+  });
+});
