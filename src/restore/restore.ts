@@ -19,6 +19,7 @@ import { journalFile, type RestoreJournal, tempDirsOf } from "../store/restore-j
 import { STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import { syncDirs } from "../util/durable.js";
 import { withLock } from "../util/lock.js";
+import { settledWith } from "../util/settled.js";
 import { trace } from "../util/trace.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { type ApplyOutcome, applyPlan } from "./apply.js";
@@ -187,17 +188,6 @@ async function prepareRestore(
     contents.set(oid, object.content);
   });
   return { kind: "apply", steps, contents };
-}
-
-/**
- * `work`'s value once `first` has also settled: neither is left running when this returns or
- * throws. A failure of `first` (the flush) wins over one of `work`.
- */
-async function settledWith<T>(first: Promise<void>, work: Promise<T>): Promise<T> {
-  const [a, b] = await Promise.allSettled([first, work]);
-  if (a.status === "rejected") throw a.reason;
-  if (b.status === "rejected") throw b.reason;
-  return b.value;
 }
 
 /**

@@ -1,10 +1,11 @@
-import { takeSnapshot } from "../capture/snapshot.js";
+import { takeSnapshot, writeUnpublishedSnapshot } from "../capture/snapshot.js";
 import path from "node:path";
 import { commitTree } from "../git/trees.js";
 import { GhostcommitError } from "../errors.js";
 import { displayPath, type RelPath } from "../paths.js";
 import { diffTrees } from "../restore/restore.js";
 import { nowMicros } from "../store/metadata.js";
+import { settledWith } from "../util/settled.js";
 import type { TurnBegun, TurnEnded } from "../types.js";
 import { attributeTurn, overlappingTouches, overlappingTurns } from "./attribution.js";
 import { checkTurnId, requireTurn, type SessionContext } from "./context.js";
@@ -115,25 +116,31 @@ async function endLocked(
   const { after, diff, sinceProgress } = await engine.withReader(async (cat) => {
     const beforeTree = await commitTree(cat, turn.before);
     // Durable before the hook returns: a lost after-snapshot would lose the turn's record. Its
-    // flush also writes out the before-snapshot and the journal's earlier records.
-    const snap = await takeSnapshot(
-      engine,
-      cat,
-      [...state.touched],
-      { kind: "turn-after", message: `after turn ${turn.turn}`, session, turn: turn.turn },
-      true,
+    // flush also writes out the before-snapshot and the journal's earlier records. The diff
+    // (reads only) runs meanwhile; the journal records the turn once both are done.
+    const { publish, ...snap } = await writeUnpublishedSnapshot(engine, cat, [...state.touched], {
+      kind: "turn-after",
+      message: `after turn ${turn.turn}`,
+      session,
+      turn: turn.turn,
+    });
+    const compared = await settledWith(
+      publish(true),
+      (async () => {
+        const diff = await diffTrees(engine, beforeTree, snap.tree);
+        const sinceProgress = how.interrupted
+          ? await changedSinceProgress(
+              cat,
+              turn,
+              beforeTree,
+              snap.tree,
+              diff.map((c) => c.path),
+            )
+          : [];
+        return { diff, sinceProgress };
+      })(),
     );
-    const diff = await diffTrees(engine, beforeTree, snap.tree);
-    const sinceProgress = how.interrupted
-      ? await changedSinceProgress(
-          cat,
-          turn,
-          beforeTree,
-          snap.tree,
-          diff.map((c) => c.path),
-        )
-      : [];
-    return { after: snap, diff, sinceProgress };
+    return { after: snap, ...compared };
   });
   const now = nowMicros();
   const others = await recentJournals(
