@@ -4,6 +4,7 @@ import {
   existsSync,
   promises as fs,
   mkdirSync,
+  readdirSync,
   renameSync,
   rmSync,
   statSync,
@@ -68,17 +69,37 @@ export class LooseObjectWriter {
     }
   }
 
-  /** Fan-out directories known to exist, so each object costs one mkdir at most once. */
-  private readonly knownDirs = new Set<string>();
+  /** Fan-out directories known to exist (one listing, then one mkdir for each new one). */
+  private knownDirs: Set<string> | null = null;
+
+  private ensureFanOutDir(dir: string): void {
+    if (!this.knownDirs) {
+      let names: string[] = [];
+      try {
+        names = readdirSync(this.objectsDir);
+      } catch {
+        // not there yet: mkdir makes it
+      }
+      this.knownDirs = new Set(names.map((name) => path.join(this.objectsDir, name)));
+    }
+    if (this.knownDirs.has(dir)) return;
+    mkdirSync(dir, { recursive: true, mode: this.dirMode });
+    this.knownDirs.add(dir);
+  }
+
+  /** Temp names: one random part per writer, then a counter (a syscall less per object). */
+  private readonly tempPrefix = `tmp_obj_gc_${randomBytes(6).toString("hex")}_`;
+  private tempCount = 0;
+
+  private tempIn(dir: string): string {
+    return path.join(dir, `${this.tempPrefix}${this.tempCount++}`);
+  }
 
   private async place(oid: string, write: (tempPath: string) => Promise<void>): Promise<void> {
     if (await this.freshen(oid)) return;
     const dir = path.join(this.objectsDir, oid.slice(0, 2));
-    if (!this.knownDirs.has(dir)) {
-      await fs.mkdir(dir, { recursive: true, mode: this.dirMode });
-      this.knownDirs.add(dir);
-    }
-    const temp = path.join(dir, `tmp_obj_gc_${randomBytes(6).toString("hex")}`);
+    this.ensureFanOutDir(dir);
+    const temp = this.tempIn(dir);
     try {
       await write(temp);
       await fs.rename(temp, this.objectPath(oid));
@@ -115,13 +136,17 @@ export class LooseObjectWriter {
     }
     const body = deflateSync(framed());
     const dir = path.dirname(target);
-    if (!this.knownDirs.has(dir)) {
-      mkdirSync(dir, { recursive: true, mode: this.dirMode });
-      this.knownDirs.add(dir);
-    }
-    const temp = path.join(dir, `tmp_obj_gc_${randomBytes(6).toString("hex")}`);
+    this.ensureFanOutDir(dir);
+    const temp = this.tempIn(dir);
     try {
-      writeFileSync(temp, body, { mode: this.fileMode, flag: "wx" });
+      try {
+        writeFileSync(temp, body, { mode: this.fileMode, flag: "wx" });
+      } catch (error) {
+        // Listed, then removed by a prune of empty fan-out directories (git gc in the repo store).
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+        mkdirSync(dir, { recursive: true, mode: this.dirMode });
+        writeFileSync(temp, body, { mode: this.fileMode, flag: "wx" });
+      }
       renameSync(temp, target);
     } catch (error) {
       rmSync(temp, { force: true });
