@@ -49,6 +49,12 @@ async function tools(settings: Settings, worktreeRoot: string, userIndex: string
   return { watchman, perl };
 }
 
+/** The `-c` options that make a status use Watchman (none: it is not used), and whether this call began the watch. */
+export interface FsmonitorUse {
+  options: string[];
+  watchStarted: boolean;
+}
+
 /**
  * The `-c` options that make a status use Watchman, or none. The first time, starts watching
  * the work tree (and Watchman's daemon, if it was not running): said once on stderr and
@@ -59,21 +65,23 @@ export async function fsmonitorOptions(
   settings: Settings,
   worktreeRoot: string,
   userIndex: string,
-): Promise<string[]> {
+): Promise<FsmonitorUse> {
+  const unused = { options: [], watchStarted: false };
   const found = await tools(settings, worktreeRoot, userIndex);
-  if ("reason" in found) return [];
+  if ("reason" in found) return unused;
   const stateFile = path.join(paths.dir, STORE_FILES.watchman);
   const lostMark = path.join(paths.dir, STORE_FILES.watchmanLost);
   let state = await readJson<WatchState | null>(stateFile, null);
   if (await fs.rm(lostMark).then(() => true, () => false)) state = null; // the hook found no watch
   if (state?.root === worktreeRoot && state.failed) {
-    if (Date.now() - Date.parse(state.since) < RETRY_FAILED_WATCH_MS) return [];
+    if (Date.now() - Date.parse(state.since) < RETRY_FAILED_WATCH_MS) return unused;
     state = null;
   }
+  const watchStarted = state?.root !== worktreeRoot;
   if (state?.root !== worktreeRoot) {
     state = await startWatching(found.watchman, worktreeRoot);
     await writeFileAtomic(stateFile, JSON.stringify(state));
-    if (state.failed) return [];
+    if (state.failed) return unused;
     if (state.startedByGhostcommit) {
       process.stderr.write(
         `ghostcommit: Watchman now watches ${worktreeRoot} to make snapshots faster, and keeps running` +
@@ -85,7 +93,7 @@ export async function fsmonitorOptions(
   const current = await fs.readFile(hook, "utf8").catch(() => null);
   if (current !== FSMONITOR_HOOK) await writeFileAtomic(hook, FSMONITOR_HOOK, 0o700);
   const command = [found.perl, hook, found.watchman, worktreeRoot, lostMark].map(shellQuote).join(" ");
-  return ["-c", `core.fsmonitor=${command}`, "-c", "core.fsmonitorHookVersion=2"];
+  return { options: ["-c", `core.fsmonitor=${command}`, "-c", "core.fsmonitorHookVersion=2"], watchStarted };
 }
 
 /** Watches the work tree, starting Watchman's daemon if it is not running. */

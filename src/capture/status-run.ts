@@ -37,7 +37,8 @@ export async function runStatus(
 ): Promise<StatusResult> {
   const tempGitDir = path.join(ctx.paths.tmpDir, `gitdir-${process.pid}-${randomBytes(4).toString("hex")}`);
   const userIndex = path.join(ctx.location.gitDir!, "index");
-  const copy = await privateIndex(ctx.paths.dir, ctx.location.gitDir!);
+  const privateCopy = await privateIndex(ctx.paths.dir, ctx.location.gitDir!);
+  const copy = privateCopy?.file ?? null;
   const indexFile = copy ?? userIndex;
   await fs.mkdir(tempGitDir, { recursive: true, mode: 0o700 });
   try {
@@ -49,13 +50,15 @@ export async function runStatus(
     await fs.writeFile(path.join(tempGitDir, "commondir"), `${ctx.paths.gitDir}\n`, { mode: 0o600 });
     const config = excludesFile === null ? [] : ["-c", `core.excludesFile=${excludesFile}`];
     // Watchman's answers persist in the private index only; the user's is never written.
-    const fsmonitor = copy ? await fsmonitorOptions(ctx.paths, ctx.settings, worktreeRoot, userIndex) : [];
+    const watch = copy ? await fsmonitorOptions(ctx.paths, ctx.settings, worktreeRoot, userIndex) : null;
+    const fsmonitor = watch?.options ?? [];
+    const persist = privateCopy !== null && (fsmonitor.length === 0 || privateCopy.due(watch!.watchStarted));
     const env = {
       GIT_DIR: tempGitDir,
       GIT_WORK_TREE: worktreeRoot,
       GIT_INDEX_FILE: indexFile,
       // Git may write the private index (that is how its caches persist), never the user's.
-      GIT_OPTIONAL_LOCKS: copy ? "1" : "0",
+      GIT_OPTIONAL_LOCKS: persist ? "1" : "0",
     };
     const args = [
       ...config,
@@ -84,6 +87,7 @@ export async function runStatus(
       spawned();
       stdout = (await running).stdout;
       trace("capture: status done");
+      if (persist && watch?.options.length) await privateCopy!.markPersisted(watch.watchStarted).catch(() => {});
     } catch (error) {
       if (!copy) throw error;
       // A damaged private copy is dropped (made again next time), with the lock a killed git
@@ -134,19 +138,36 @@ export async function runStatus(
  * user's git writes a new one (its checksum changes). Null for a split index, whose shared part
  * git looks for beside the user's index only: then status reads the user's index without writing.
  */
-async function privateIndex(storeDir: string, userGitDir: string): Promise<string | null> {
+async function privateIndex(storeDir: string, userGitDir: string): Promise<PrivateIndex | null> {
   const names = await fs.readdir(userGitDir).catch(() => [] as string[]);
   if (names.some((name) => name.startsWith("sharedindex."))) return null;
   const userIndex = path.join(userGitDir, "index");
   const target = path.join(storeDir, STORE_FILES.statusIndex);
   const stampFile = path.join(storeDir, STORE_FILES.statusIndexSource);
   const checksum = await indexChecksum(userIndex);
-  const stamp = await readJson<{ source?: string | null } | null>(stampFile, null);
+  const stamp = await readJson<IndexStamp | null>(stampFile, null);
   const present = await fs
     .access(target)
     .then(() => true)
     .catch(() => false);
-  if (stamp?.source === checksum && (present || checksum === null)) return target;
+  const current = stamp?.source === checksum && (present || checksum === null);
+  const writes = current && Number.isInteger(stamp?.writes) ? stamp!.writes! : 0;
+  const writtenAt = current && typeof stamp?.writtenAt === "number" ? stamp.writtenAt : 0;
+  const index: PrivateIndex = {
+    file: target,
+    due: (watchStarted) =>
+      watchStarted || writes < WATCHMAN_TOKEN_WRITES || Date.now() - writtenAt >= FSMONITOR_PERSIST_MS,
+    markPersisted: (watchStarted) =>
+      writeFileAtomic(
+        stampFile,
+        JSON.stringify({
+          source: checksum,
+          writes: watchStarted ? 1 : writes + 1,
+          writtenAt: Date.now(),
+        } satisfies IndexStamp),
+      ),
+  };
+  if (current) return index;
   const temp = `${target}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
   if (checksum === null) await fs.rm(target, { force: true });
   else {
@@ -159,6 +180,30 @@ async function privateIndex(storeDir: string, userGitDir: string): Promise<strin
     await fs.utimes(temp, atime, new Date(Math.floor(mtimeMs) - 1));
     await fs.rename(temp, target);
   }
-  await writeFileAtomic(stampFile, JSON.stringify({ source: checksum }));
-  return target;
+  await writeFileAtomic(stampFile, JSON.stringify({ source: checksum } satisfies IndexStamp));
+  return index;
 }
+
+/** Which user index the private copy was made from, and (with Watchman) when status last wrote it. */
+interface IndexStamp {
+  source: string | null;
+  /** Statuses with Watchman that wrote the copy since it was made or the watch began. */
+  writes?: number;
+  writtenAt?: number;
+}
+
+interface PrivateIndex {
+  file: string;
+  /** Whether a status with Watchman should write its caches into the copy this time. */
+  due: (watchStarted: boolean) => boolean;
+  markPersisted: (watchStarted: boolean) => Promise<void>;
+}
+
+/**
+ * With Watchman, every status has a new token to record, so git would rewrite the whole copy
+ * (~50 ms for 100k files) each time. It need not: Watchman answers from an older token with the
+ * files changed since. So the copy is written at most this often, except by the first statuses
+ * after it was made or the watch began: git's first token is its own, the second Watchman's.
+ */
+const FSMONITOR_PERSIST_MS = 60_000;
+const WATCHMAN_TOKEN_WRITES = 2;

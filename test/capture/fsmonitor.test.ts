@@ -74,6 +74,30 @@ describe.skipIf(!installed)("Watchman through git's fsmonitor hook", () => {
     }
   });
 
+  it("writes its private index only now and then (Watchman answers from an older token), and misses nothing between", () => {
+    const r = repo({ "a.txt": "a\n" });
+    tracedSnapshot(r);
+    tracedSnapshot(r); // git's own token, then Watchman's: both are written
+    const indexFile = path.join(r.ok("doctor").store, "status-index");
+    const written = readFileSync(indexFile);
+    const snaps: string[] = [];
+    for (const files of [{ "a.txt": "b\n" }, { "new/dir/c.txt": "c\n" }, { "a.txt": "d\n", "new/e.txt": "e\n" }]) {
+      r.write(files);
+      const snap = tracedSnapshot(r);
+      expect(snap.hook).toEqual([expect.stringMatching(/^response-length/)]);
+      snaps.push(snap.id);
+    }
+    expect(readFileSync(indexFile).equals(written)).toBe(true);
+    expect(filesOf(r, snaps[1])).toEqual(["a.txt", "new/dir/c.txt"]);
+    expect(filesOf(r, snaps[2])).toEqual(["a.txt", "new/dir/c.txt", "new/e.txt"]);
+    r.ok("restore", snaps[0]);
+    expect(r.read("a.txt")).toBe("b\n");
+    expect(r.exists("new")).toBe(false);
+    r.ok("restore", snaps[2]);
+    expect(r.read("a.txt")).toBe("d\n");
+    expect(r.read("new/dir/c.txt")).toBe("c\n");
+  });
+
   it("works for a work tree whose path holds a space and a quote (the hook runs through the shell)", () => {
     const r = sandbox.repo("it's a repo", { "a.txt": "a\n" });
     watched.push(r.dir);
