@@ -81,7 +81,12 @@ describe.skipIf(!installed)("Watchman through git's fsmonitor hook", () => {
     const indexFile = path.join(r.ok("doctor").store, "status-index");
     const written = readFileSync(indexFile);
     const snaps: string[] = [];
-    for (const files of [{ "a.txt": "b\n" }, { "new/dir/c.txt": "c\n" }, { "a.txt": "d\n", "new/e.txt": "e\n" }]) {
+    const edits: Record<string, string>[] = [
+      { "a.txt": "b\n" },
+      { "new/dir/c.txt": "c\n" },
+      { "a.txt": "d\n", "new/e.txt": "e\n" },
+    ];
+    for (const files of edits) {
       r.write(files);
       const snap = tracedSnapshot(r);
       expect(snap.hook).toEqual([expect.stringMatching(/^response-length/)]);
