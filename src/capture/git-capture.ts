@@ -154,8 +154,11 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
       trackedDirs.add(dir);
     }
   }
+  const dependencyDirFiles = new Map<RelPath, number>();
+  for (const [dir, files] of status.dependencyDirFiles) dependencyDirFiles.set(strip(dir), files);
   const policy = classifyUntracked({
     untracked,
+    dependencyDirFiles,
     dependencyDirs,
     largeDirFiles: settings.largeDirFiles,
     ghostignore: matcher,

@@ -15,13 +15,11 @@ export async function reconcileNestedRepos(
   worktreeRoot: string,
   hasTrackedFiles: (dir: RelPath) => Promise<boolean>,
   listPlain: (dir: RelPath) => Promise<RelPath[]>,
-  /** Paths excluded whatever they hold (inside a dependency directory): a repository there changes nothing. */
-  excludedAnyway: (path: RelPath) => boolean = () => false,
 ): Promise<StatusEntry[]> {
   const untrackedDirs = new Set<RelPath>();
   const reportedRepos: RelPath[] = [];
   for (const entry of entries) {
-    if (entry.kind !== "untracked" || excludedAnyway(entry.path)) continue;
+    if (entry.kind !== "untracked") continue;
     if (entry.path.endsWith("/")) reportedRepos.push(entry.path.slice(0, -1));
     else for (const dir of ancestorsOf(entry.path)) untrackedDirs.add(dir);
   }

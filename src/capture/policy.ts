@@ -16,6 +16,8 @@ export interface UntrackedPolicyInput {
   ghostignore: Ignore | null;
   /** Directories that hold tracked files, so they are not "untracked directories". */
   isTrackedDir: (dir: RelPath) => boolean;
+  /** Untracked files already counted per outermost dependency directory (not in `untracked`). */
+  dependencyDirFiles?: ReadonlyMap<RelPath, number>;
 }
 
 export interface UntrackedPolicyResult {
@@ -86,6 +88,9 @@ export function largeDirCandidates(files: RelPath[], limit: number): RelPath[] {
 
 export function classifyUntracked(input: UntrackedPolicyInput): UntrackedPolicyResult {
   const excluded = new Map<RelPath, StoredExclusion>();
+  for (const [path, files] of input.dependencyDirFiles ?? []) {
+    excluded.set(path, { path, reason: "dependency-dir", files });
+  }
   const count = (path: RelPath, reason: StoredExclusion["reason"]) => {
     const entry = excluded.get(path) ?? { path, reason, files: 0 };
     entry.files = (entry.files ?? 0) + 1;

@@ -4,7 +4,7 @@ import path from "node:path";
 import { runGit, splitNul } from "../git/exec.js";
 import { parseStatusV2, type StatusEntry } from "../git/status.js";
 import { indexChecksum } from "../git/index-file.js";
-import { type RelPath, relBytes, relFromBytes } from "../paths.js";
+import { isWithin, type RelPath, relBytes, relFromBytes } from "../paths.js";
 import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import { trace } from "../util/trace.js";
 import type { CaptureContext } from "./context.js";
@@ -13,8 +13,14 @@ import { reconcileNestedRepos } from "./nested-check.js";
 import { dependencyDirOf } from "./policy.js";
 
 export interface StatusResult {
-  /** `git status --porcelain=2 -z --untracked-files=all`, parsed. */
+  /** `git status --porcelain=2 -z --untracked-files=all`, parsed (but see `dependencyDirFiles`). */
   entries: StatusEntry[];
+  /**
+   * Untracked paths inside dependency directories (below the workspace), set aside from
+   * `entries` and counted per outermost such directory (repository-relative): they are
+   * excluded whatever they are, and a node_modules may list thousands.
+   */
+  dependencyDirFiles: Map<RelPath, number>;
   /** The index status compared against (a private copy of the user's). */
   indexFile: string;
 }
@@ -35,6 +41,7 @@ export async function runStatus(
   excludesFile: string | null,
   spawned: () => void = () => {},
 ): Promise<StatusResult> {
+  const dependencyDirs = new Set(ctx.settings.dependencyDirs);
   const tempGitDir = path.join(ctx.paths.tmpDir, `gitdir-${process.pid}-${randomBytes(4).toString("hex")}`);
   const userIndex = path.join(ctx.location.gitDir!, "index");
   const privateCopy = await privateIndex(ctx.paths.dir, ctx.location.gitDir!);
@@ -101,13 +108,17 @@ export async function runStatus(
         cwd: worktreeRoot,
         env: { ...env, GIT_INDEX_FILE: userIndex, GIT_OPTIONAL_LOCKS: "0" },
       });
-      return { entries: parseStatusV2(stdout), indexFile: userIndex };
+      return { ...setAsideDependencyDirs(parseStatusV2(stdout), dependencyDirs, prefix), indexFile: userIndex };
     }
-    const parsed = parseStatusV2(stdout);
-    if (!copy) return { entries: parsed, indexFile }; // no untracked cache: git looked at everything
+    const { entries: parsed, dependencyDirFiles } = setAsideDependencyDirs(
+      parseStatusV2(stdout),
+      dependencyDirs,
+      prefix,
+    );
+    // No untracked cache: git looked at everything.
+    if (!copy) return { entries: parsed, dependencyDirFiles, indexFile };
     // Read-only helpers for the rare corrections, run in the same git directory.
     const readOnlyEnv = { ...env, GIT_OPTIONAL_LOCKS: "0" };
-    const dependencyDirs = new Set(ctx.settings.dependencyDirs);
     const pathspec = (dir: RelPath) => `${relBytes(dir).toString("utf8")}/`;
     const entries = await reconcileNestedRepos(
       parsed,
@@ -125,12 +136,31 @@ export async function runStatus(
         );
         return splitNul(listed.stdout).map(relFromBytes);
       },
-      (rel) => dependencyDirOf(rel, dependencyDirs) !== null,
     );
-    return { entries, indexFile };
+    return { entries, dependencyDirFiles, indexFile };
   } finally {
     await fs.rm(tempGitDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Takes the untracked entries inside dependency directories out of `entries`, counting them per
+ * outermost such directory. Only where that directory lies inside the workspace (`prefix`): there
+ * it is also the outermost one of the workspace-relative path, which the policy would find.
+ */
+function setAsideDependencyDirs(
+  entries: StatusEntry[],
+  dependencyDirs: ReadonlySet<string>,
+  prefix: RelPath,
+): { entries: StatusEntry[]; dependencyDirFiles: Map<RelPath, number> } {
+  const dependencyDirFiles = new Map<RelPath, number>();
+  const kept: StatusEntry[] = [];
+  for (const entry of entries) {
+    const dir = entry.kind === "untracked" ? dependencyDirOf(entry.path, dependencyDirs) : null;
+    if (dir === null || !isWithin(dir, prefix) || dir === prefix) kept.push(entry);
+    else dependencyDirFiles.set(dir, (dependencyDirFiles.get(dir) ?? 0) + 1);
+  }
+  return { entries: kept, dependencyDirFiles };
 }
 
 /**

@@ -84,6 +84,37 @@ describe("capture in a git repository", () => {
     expect(snap.fileCount).toBe(205);
   });
 
+  it("counts dependency dirs relative to the workspace: from a subdirectory, and inside one", () => {
+    const r = repo({ "web/app.js": "1\n", "node_modules/pkg/tracked.js": "t\n" });
+    r.write({
+      "node_modules/pkg/index.js": "x",
+      "node_modules/pkg/lib/a.js": "y",
+      "web/node_modules/p/i.js": "z",
+      "web/node_modules/p/j.js": "z",
+      "web/src/node_modules/q.js": "q",
+    });
+    sandbox.git(r.path("node_modules/pkg/lib"), "init", "-q"); // a repository inside one: still the dir's
+    const whole = r.ok("snapshot");
+    expect(whole.excluded.filter((e: { reason: string }) => e.reason === "dependency-dir")).toEqual([
+      { path: "node_modules", reason: "dependency-dir", files: 2 },
+      { path: "web/node_modules", reason: "dependency-dir", files: 2 },
+      { path: "web/src/node_modules", reason: "dependency-dir", files: 1 },
+    ]);
+    const web = sandbox.ok(r.path("web"), "snapshot");
+    expect(web.excluded).toEqual([
+      { path: "node_modules", reason: "dependency-dir", files: 2 },
+      { path: "src/node_modules", reason: "dependency-dir", files: 1 },
+    ]);
+    expect(web.fileCount).toBe(1);
+    // A workspace inside node_modules is not one to the workspace: its files are captured.
+    const inside = sandbox.ok(r.path("node_modules/pkg"), "snapshot");
+    expect(inside.excluded).toEqual([{ path: "lib", reason: "nested-repo" }]);
+    expect(sandbox.ok(r.path("node_modules/pkg"), "show", inside.id).files.sort()).toEqual([
+      "index.js",
+      "tracked.js",
+    ]);
+  });
+
   it("excludes dependency dirs with file counts, captures tracked files under them, preserves them on restore", () => {
     const r = repo({ "build/keep.txt": "tracked\n", "app.js": "1\n" });
     r.write({
