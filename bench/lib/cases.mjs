@@ -1,5 +1,5 @@
 // The measured cases of one tree: the floor, ghostcommit's commands and the anchors.
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { codexV1, codexV2, openCode } from "./anchors.mjs";
 import { compressedSize } from "./context.mjs";
@@ -38,15 +38,23 @@ function laterSnapshotCase(ctx, id, label) {
   };
 }
 
-/** A later snapshot timed inside the library call: no Node start-up, no module loading. */
-function libraryLaterSnapshotCase(ctx, id = "snapshot_later_library", label = "ghostcommit snapshot (later, library call in-process)") {
+/**
+ * A later snapshot timed inside the library call: no Node start-up, no module loading. `running`:
+ * in a process that has taken a snapshot before (an embedding agent, the MCP server), which then
+ * edits the same 20 files; otherwise the first call in a fresh process (its code runs cold).
+ */
+function libraryLaterSnapshotCase(ctx, id, label, running) {
   const home = ctx.tempDir("home-library-");
   gc(ctx, home, ["snapshot"]);
+  const editsFile = path.join(home, "edits.json");
+  writeFileSync(editsFile, JSON.stringify(ctx.editedPaths));
   return {
     id,
     label,
     setup: () => ctx.mutate(),
-    run: () => ({ ms: ghostcommitInProcess(ctx.root, home, "snapshot", { env: ctx.env }) }),
+    run: () => ({
+      ms: ghostcommitInProcess(ctx.root, home, "snapshot", { env: ctx.env, editsFile: running ? editsFile : null }),
+    }),
   };
 }
 
@@ -131,7 +139,18 @@ export function gitCases(ctx) {
     },
     firstSnapshotCase(ctx, "snapshot_first", "ghostcommit snapshot (first, new store)"),
     laterSnapshotCase(ctx, "snapshot_later", "ghostcommit snapshot (later)"),
-    libraryLaterSnapshotCase(ctx),
+    libraryLaterSnapshotCase(
+      ctx,
+      "snapshot_later_library",
+      "ghostcommit snapshot (later, library call in a running process)",
+      true,
+    ),
+    libraryLaterSnapshotCase(
+      ctx,
+      "snapshot_later_library_cold",
+      "ghostcommit snapshot (later, library call, first in a fresh process)",
+      false,
+    ),
     restoreCase(ctx, "restore", `ghostcommit restore (${ctx.editedPaths.length} changed paths)`),
   ];
   if (ctx.spec.scale) return core;
@@ -143,16 +162,23 @@ export function gitCases(ctx) {
     const library = libraryLaterSnapshotCase(
       watching,
       "snapshot_later_library_watchman",
-      "ghostcommit snapshot (later, Watchman, library call in-process)",
+      "ghostcommit snapshot (later, Watchman, library call in a running process)",
+      true,
+    );
+    const libraryCold = libraryLaterSnapshotCase(
+      watching,
+      "snapshot_later_library_watchman_cold",
+      "ghostcommit snapshot (later, Watchman, library call, first in a fresh process)",
+      false,
     );
     const restore = restoreCase(watching, "restore_watchman", "ghostcommit restore (20 changed paths, Watchman)");
     const turn = turnCase(watching, "turn_watchman", "ghostcommit turn begin + turn end (Watchman)");
-    for (const c of [cli, library, restore]) {
+    for (const c of [cli, library, libraryCold, restore]) {
       c.setup();
       c.run();
     }
     turn.run(-1);
-    core.push(cli, library, restore, turn);
+    core.push(cli, library, libraryCold, restore, turn);
   }
   core.push(turnCase(ctx, "turn", "ghostcommit turn begin + turn end"));
   if (ctx.noAnchors) return core;
@@ -230,6 +256,17 @@ export function plainCases(ctx) {
     },
     firstSnapshotCase(ctx, "snapshot_first", "ghostcommit snapshot (first, new store)", false),
     laterSnapshotCase(ctx, "snapshot_later", "ghostcommit snapshot (later)"),
-    libraryLaterSnapshotCase(ctx),
+    libraryLaterSnapshotCase(
+      ctx,
+      "snapshot_later_library",
+      "ghostcommit snapshot (later, library call in a running process)",
+      true,
+    ),
+    libraryLaterSnapshotCase(
+      ctx,
+      "snapshot_later_library_cold",
+      "ghostcommit snapshot (later, library call, first in a fresh process)",
+      false,
+    ),
   ];
 }

@@ -54,11 +54,14 @@ export function storeDirOf(home) {
   return path.join(home, "workspaces");
 }
 
-/** Runs one library call in a fresh process and returns the call's own time (see in-process.mjs). */
-export function ghostcommitInProcess(root, home, op, { env }) {
+/**
+ * Runs one library call in a fresh process and returns the call's own time (see in-process.mjs).
+ * `editsFile`: the process runs the call once first, then edits those files and times the next.
+ */
+export function ghostcommitInProcess(root, home, op, { env, editsFile }) {
   const script = path.join(here, "in-process.mjs");
   const index = path.join(path.dirname(MAIN), "index.js");
-  const result = run(process.execPath, [script, index, root, op], {
+  const result = run(process.execPath, [script, index, root, op, ...(editsFile ? [editsFile] : [])], {
     env: { ...env, GHOSTCOMMIT_HOME: home },
   });
   return JSON.parse(result.stdout.toString()).ms;

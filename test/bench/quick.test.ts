@@ -45,9 +45,16 @@ describe("npm run bench -- --quick", () => {
       "snapshot_first",
       "snapshot_later",
       "snapshot_later_library",
+      "snapshot_later_library_cold",
       "restore",
       ...(watchman
-        ? ["snapshot_later_watchman", "snapshot_later_library_watchman", "restore_watchman", "turn_watchman"]
+        ? [
+            "snapshot_later_watchman",
+            "snapshot_later_library_watchman",
+            "snapshot_later_library_watchman_cold",
+            "restore_watchman",
+            "turn_watchman",
+          ]
         : []),
       "turn",
       "codex_v1",
@@ -61,6 +68,7 @@ describe("npm run bench -- --quick", () => {
       "snapshot_first",
       "snapshot_later",
       "snapshot_later_library",
+      "snapshot_later_library_cold",
     ]);
     for (const c of [...repo.cases, ...plain.cases]) {
       // Only the session commands may be missing (skipped with a reason); everything else ran.
