@@ -1,7 +1,7 @@
 import path from "node:path";
 import { promises as fs } from "node:fs";
 import { runGit, splitNul } from "../git/exec.js";
-import { indexEntriesDigest, parseIndex } from "../git/index-file.js";
+import { indexEntriesDigest, visitIndexFiles } from "../git/index-file.js";
 import type { RelPath } from "../paths.js";
 import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import { trace } from "../util/trace.js";
@@ -22,11 +22,6 @@ export function isProofCache(value: unknown): value is ProofCache {
     Array.isArray(v.unproven) &&
     v.unproven.every((p) => typeof p === "string")
   );
-}
-
-/** Blob sizes by id (a blob's size never changes), read only when the index changed. */
-function isSizes(value: unknown): value is Record<string, number> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 const SIZE_WRAP = 2 ** 32;
@@ -78,36 +73,142 @@ async function mismatchedSizes(
   trace("capture: clean proof made from the whole index");
 
   const data = await fs.readFile(indexFile).catch(() => null);
-  const entries = data ? parseIndex(data) : null;
-  if (entries === null) return null;
-  const known = await readJson<Record<string, number>>(sizesFile, {}, isSizes);
-  const sizes: Record<string, number> = {};
-  const missing: string[] = [];
-  for (const entry of entries) {
-    if (typeof known[entry.oid] === "number") sizes[entry.oid] = known[entry.oid];
-    else if (!(entry.oid in sizes)) {
-      sizes[entry.oid] = -1;
-      missing.push(entry.oid);
+  if (!data) return null;
+  const known = await readSizes(sizesFile);
+  // One walk collects each regular file's blob id and recorded size; paths are read only for
+  // the files left unproven (a second walk, when there are any).
+  const oids: (string | null)[] = [];
+  const statSizes: number[] = [];
+  const missing = new Set<string>();
+  const understood = visitIndexFiles(data, (entry) => {
+    // Symlinks are read as links, never converted: only regular files can differ.
+    if ((entry.mode & 0o170000) !== 0o100000) {
+      oids.push(null);
+      statSizes.push(0);
+      return;
     }
+    const oid = entry.oid();
+    oids.push(oid);
+    statSizes.push(entry.statSize);
+    if (!known.has(oid)) missing.add(oid);
+  });
+  if (!understood) return null;
+  if (missing.size > 0) {
+    const all = await askBlobSizes(missing, storeDir, readEnv, known);
+    trace(`capture: ${missing.size} blob sizes asked of git, ${all ? "listing every object" : "one by one"}`);
   }
-  if (missing.length > 0) {
-    const result = await runGit(["cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)"], {
-      cwd: storeDir,
-      env: readEnv,
-      input: `${missing.join("\n")}\n`,
+  const unprovenAt = new Set<number>();
+  const current: [string, number][] = [];
+  oids.forEach((oid, n) => {
+    if (oid === null) return;
+    const size = known.get(oid);
+    if (size === undefined || size % SIZE_WRAP !== statSizes[n] || size >= SIZE_WRAP) unprovenAt.add(n);
+    if (size !== undefined) current.push([oid, size]);
+  });
+  const unproven: RelPath[] = [];
+  if (unprovenAt.size > 0) {
+    let n = 0;
+    visitIndexFiles(data, (entry) => {
+      if (unprovenAt.has(n++)) unproven.push(entry.path());
     });
-    for (const line of result.stdout.toString("latin1").split("\n")) {
-      const [oid, type, size] = line.split(" ");
-      if (type === "blob" && size !== undefined) sizes[oid] = Number(size);
-    }
   }
-  // Symlinks are read as links, never converted: only regular files can differ.
-  const unproven = entries
-    .filter((e) => (e.mode & 0o170000) === 0o100000)
-    .filter((e) => sizes[e.oid] < 0 || sizes[e.oid] % SIZE_WRAP !== e.statSize || sizes[e.oid] >= SIZE_WRAP)
-    .map((e) => e.path);
-  for (const oid of Object.keys(sizes)) if (sizes[oid] < 0) delete sizes[oid];
-  await writeFileAtomic(sizesFile, JSON.stringify(sizes)).catch(() => {});
+  // Only the sizes of the blobs this index names are kept: the table stays the index's size.
+  await writeSizes(sizesFile, current).catch(() => {});
+  await fs.rm(path.join(storeDir, "blob-sizes.json"), { force: true }).catch(() => {}); // earlier versions' table
   await writeFileAtomic(cacheFile, JSON.stringify({ checksum, unproven })).catch(() => {});
   return unproven;
+}
+
+/** One record of the blob size table: the blob id's 20 bytes, then its size (48 bits, big-endian). */
+const SIZE_RECORD = 26;
+const SIZES_MAGIC = Buffer.from("ghostcommit blob sizes 1\n");
+
+/** Blob sizes by hex id (a blob's size never changes); a missing or damaged table is simply empty. */
+async function readSizes(file: string): Promise<Map<string, number>> {
+  const sizes = new Map<string, number>();
+  const data = await fs.readFile(file).catch(() => null);
+  if (!data || data.length < SIZES_MAGIC.length || !data.subarray(0, SIZES_MAGIC.length).equals(SIZES_MAGIC))
+    return sizes;
+  if ((data.length - SIZES_MAGIC.length) % SIZE_RECORD !== 0) return sizes;
+  for (let at = SIZES_MAGIC.length; at < data.length; at += SIZE_RECORD) {
+    sizes.set(data.toString("hex", at, at + 20), data.readUIntBE(at + 20, 6));
+  }
+  return sizes;
+}
+
+/**
+ * Writes the table without waiting for the disk: it is a cache, and a torn one reads as empty.
+ * A blob named twice is written twice (cheaper than a set; reading keeps one).
+ */
+async function writeSizes(file: string, sizes: [string, number][]): Promise<void> {
+  const data = Buffer.allocUnsafe(SIZES_MAGIC.length + sizes.length * SIZE_RECORD);
+  SIZES_MAGIC.copy(data, 0);
+  let at = SIZES_MAGIC.length;
+  for (const [oid, size] of sizes) {
+    data.write(oid, at, 20, "hex");
+    data.writeUIntBE(Math.min(size, 2 ** 48 - 1), at + 20, 6);
+    at += SIZE_RECORD;
+  }
+  const temp = `${file}.tmp-${process.pid}`;
+  await fs.writeFile(temp, data, { mode: 0o600 });
+  await fs.rename(temp, file);
+}
+
+/**
+ * Asks git the sizes of these blobs (hex ids) and adds them to `sizes`; returns whether it listed
+ * every object. Where they are most of the
+ * objects git has (a first snapshot of a young clone), listing every object's size is faster than
+ * asking for each: git then walks its pack indexes in order.
+ */
+async function askBlobSizes(
+  oids: Set<string>,
+  storeDir: string,
+  readEnv: NodeJS.ProcessEnv,
+  sizes: Map<string, number>,
+): Promise<boolean> {
+  const wanted = oids;
+  const all = wanted.size >= 1000 && (await packedObjectCount(storeDir)) <= 4 * wanted.size;
+  const format = "--batch-check=%(objectname) %(objecttype) %(objectsize)";
+  const result = await runGit(all ? ["cat-file", "--batch-all-objects", format] : ["cat-file", format], {
+    cwd: storeDir,
+    env: readEnv,
+    input: all ? undefined : `${[...wanted].join("\n")}\n`,
+  });
+  const out = result.stdout.toString("latin1");
+  for (let at = 0; at < out.length; ) {
+    let end = out.indexOf("\n", at);
+    if (end === -1) end = out.length;
+    const oid = out.slice(at, at + 40);
+    if (out.startsWith(" blob ", at + 40) && wanted.has(oid)) {
+      sizes.set(oid, Number(out.slice(at + 46, end)));
+    }
+    at = end + 1;
+  }
+  return all;
+}
+
+/** How many objects the store's packs and those it borrows from hold (from each pack index's header). */
+async function packedObjectCount(storeDir: string): Promise<number> {
+  const objectsDir = path.join(storeDir, "git", "objects");
+  const alternates = await fs.readFile(path.join(objectsDir, "info", "alternates"), "utf8").catch(() => "");
+  const dirs = [objectsDir, ...alternates.split("\n").filter((line) => line.startsWith("/"))];
+  let total = 0;
+  for (const dir of dirs) {
+    const packDir = path.join(dir, "pack");
+    const names = await fs.readdir(packDir).catch(() => [] as string[]);
+    for (const name of names.filter((n) => n.endsWith(".idx"))) {
+      const handle = await fs.open(path.join(packDir, name), "r").catch(() => null);
+      if (!handle) continue;
+      try {
+        // Version 2: magic, version, then 256 fan-out counts; the last is the object count.
+        const head = Buffer.alloc(8 + 256 * 4);
+        const { bytesRead } = await handle.read(head, 0, head.length, 0);
+        if (bytesRead === head.length && head.readUInt32BE(0) === 0xff744f63) total += head.readUInt32BE(8 + 255 * 4);
+        else return Number.POSITIVE_INFINITY; // an old or unknown index: ask for each blob
+      } finally {
+        await handle.close();
+      }
+    }
+  }
+  return total;
 }

@@ -1,16 +1,6 @@
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 
-/** One stage-0 entry of a git index: what `git status` compares a work-tree file against. */
-export interface IndexEntry {
-  path: string;
-  /** The blob id, hex. */
-  oid: string;
-  mode: number;
-  /** The work-tree file's size when the entry was written, modulo 2^32 (git's `sd_size`). */
-  statSize: number;
-}
-
 const HEADER = 12;
 const SHA1_BYTES = 20;
 const FLAG_EXTENDED = 0x4000;
@@ -82,35 +72,55 @@ export async function indexEntriesDigest(file: string): Promise<string | null> {
   });
 }
 
+/** One checked-out, stage-0 file entry as `visitIndexFiles` sees it, without copying anything. */
+export interface IndexFileVisit {
+  mode: number;
+  /** The work-tree file's size when the entry was written, modulo 2^32 (git's `sd_size`). */
+  statSize: number;
+  /** The blob id, hex. */
+  oid: () => string;
+  /** The path, one char per byte. */
+  path: () => string;
+}
+
 /**
- * Reads the checked-out, stage-0 file entries of a SHA-1 index (versions 2 to 4), leaving out
- * submodules, sparse directories, skip-worktree and intent-to-add entries. Returns null for
+ * Visits the checked-out, stage-0 file entries of a SHA-1 index (versions 2 to 4), leaving out
+ * submodules, sparse directories, skip-worktree and intent-to-add entries. Returns false for
  * anything it does not fully understand (a split index, another hash, damage), so the caller
- * falls back to the slow path instead of trusting a guess.
+ * falls back to the slow path instead of trusting a guess (only once every entry was visited:
+ * the visitor's findings are then to be thrown away). Nothing is allocated for an entry
+ * unless the visitor asks for its id or path: 100k entries are walked in milliseconds.
  */
-export function parseIndex(data: Buffer): IndexEntry[] | null {
-  if (data.length < HEADER + SHA1_BYTES || data.toString("latin1", 0, 4) !== "DIRC") return null;
+export function visitIndexFiles(data: Buffer, visit: (entry: IndexFileVisit) => void): boolean {
+  if (data.length < HEADER + SHA1_BYTES || data.toString("latin1", 0, 4) !== "DIRC") return false;
   const version = data.readUInt32BE(4);
-  if (version < 2 || version > 4) return null;
+  if (version < 2 || version > 4) return false;
   const count = data.readUInt32BE(8);
   const end = data.length - SHA1_BYTES;
-  const entries: IndexEntry[] = [];
   let offset = HEADER;
   let previous: Buffer = Buffer.alloc(0);
+  let nameStart = 0;
+  let nameEnd = 0;
+  let oidStart = 0;
+  const entry: IndexFileVisit = {
+    mode: 0,
+    statSize: 0,
+    oid: () => data.toString("hex", oidStart, oidStart + SHA1_BYTES),
+    path: () => (version === 4 ? previous.toString("latin1") : data.toString("latin1", nameStart, nameEnd)),
+  };
   for (let i = 0; i < count; i++) {
-    if (offset + 62 > end) return null;
+    if (offset + 62 > end) return false;
     const mode = data.readUInt32BE(offset + 24);
     const statSize = data.readUInt32BE(offset + 36);
-    const oidStart = offset + 40;
+    oidStart = offset + 40;
     const flags = data.readUInt16BE(offset + 60);
     let cursor = offset + 62;
     let extended = 0;
     if (flags & FLAG_EXTENDED) {
-      if (version < 3) return null;
+      if (version < 3) return false;
       extended = data.readUInt16BE(cursor);
       cursor += 2;
     }
-    let name: Buffer;
     if (version === 4) {
       // The name is the previous one minus `strip` trailing bytes, plus a NUL-terminated suffix.
       let byte = data[cursor++];
@@ -120,17 +130,17 @@ export function parseIndex(data: Buffer): IndexEntry[] | null {
         strip = ((strip + 1) << 7) | (byte & 0x7f);
       }
       const nul = data.indexOf(0, cursor);
-      if (nul === -1 || nul >= end || strip > previous.length) return null;
-      name = Buffer.concat([previous.subarray(0, previous.length - strip), data.subarray(cursor, nul)]);
+      if (nul === -1 || nul >= end || strip > previous.length) return false;
+      previous = Buffer.concat([previous.subarray(0, previous.length - strip), data.subarray(cursor, nul)]);
       offset = nul + 1;
     } else {
       const nul = data.indexOf(0, cursor);
-      if (nul === -1 || nul >= end) return null;
-      name = data.subarray(cursor, nul);
+      if (nul === -1 || nul >= end) return false;
+      nameStart = cursor;
+      nameEnd = nul;
       // Entries are NUL-padded to a multiple of 8 bytes.
-      offset += (cursor - offset + name.length + 8) & ~7;
+      offset += (cursor - offset + (nul - cursor) + 8) & ~7;
     }
-    previous = name;
     const stage = (flags >> 12) & 3;
     const kind = mode & 0o170000;
     if (
@@ -141,18 +151,15 @@ export function parseIndex(data: Buffer): IndexEntry[] | null {
     ) {
       continue;
     }
-    entries.push({
-      path: name.toString("latin1"),
-      oid: data.toString("hex", oidStart, oidStart + SHA1_BYTES),
-      mode,
-      statSize,
-    });
+    entry.mode = mode;
+    entry.statSize = statSize;
+    visit(entry);
   }
-  // A split index keeps most entries in a shared file: not understood here.
+  // A split index keeps most entries in a shared file: not understood here (what was visited
+  // must then be thrown away).
   for (let at = offset; at + 8 <= end; ) {
-    const signature = data.toString("latin1", at, at + 4);
-    if (signature === "link") return null;
+    if (data.toString("latin1", at, at + 4) === "link") return false;
     at += 8 + data.readUInt32BE(at + 4);
   }
-  return entries;
+  return true;
 }

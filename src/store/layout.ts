@@ -46,7 +46,7 @@ export const STORE_FILES = {
   /** Tracked files a converting repository's index cannot prove clean, by index checksum (capture). */
   cleanProof: "clean-proof.json",
   /** Blob sizes by id, for that proof (capture). */
-  blobSizes: "blob-sizes.json",
+  blobSizes: "blob-sizes.bin",
   /** A private copy of the user's index carrying git's untracked cache (capture). */
   statusIndex: "status-index",
   /** Which user index that copy was made from (capture). */

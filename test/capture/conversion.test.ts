@@ -122,6 +122,39 @@ describe("content conversion: only files git's clean step may have changed are r
     expect(workDigest(r.dir)).toEqual(before);
   });
 
+  it("a young clone's blob sizes come from one listing of every object, then from the table", () => {
+    // 1,500 files (most of the repository's objects): git lists every object's size at once.
+    const r = repo({});
+    const files: Record<string, string> = { ".gitattributes": "* text=auto eol=lf\n" };
+    for (let i = 0; i < 1500; i++) files[`src/f${i}.txt`] = `line ${i}\n`;
+    r.write(files);
+    r.git("add", "-A");
+    r.git("commit", "-qm", "base");
+    r.git("gc", "-q");
+    // Two of them CRLF on disk, which git calls clean: sizes differ, so those two are read.
+    r.write({ "src/f7.txt": "line 7\r\n", "src/f8.txt": "line 8\r\n" });
+    backdate(r, ...Object.keys(files));
+    r.git("add", "src/f7.txt", "src/f8.txt"); // records their new sizes: git now calls them clean
+    r.git("update-index", "-q", "--refresh");
+    expect(r.status()).toBe("");
+    const before = workDigest(r.dir);
+    const traced = r.sandbox.cli(r.dir, ["snapshot", "--json"], undefined, { GHOSTCOMMIT_TRACE: "1" });
+    expect(traced.status, traced.stderr).toBe(0);
+    expect(traced.stderr).toContain("1501 blob sizes asked of git, listing every object");
+    expect(traced.stderr).toContain("capture: 2 tracked files to verify");
+    // A new index (one file staged) is proven again from the table: no git process for sizes.
+    r.write({ "src/new.txt": "new\n" });
+    r.git("add", "src/new.txt");
+    const again = r.sandbox.cli(r.dir, ["snapshot", "--json"], undefined, { GHOSTCOMMIT_TRACE: "1" });
+    expect(again.stderr).toContain("clean proof made from the whole index");
+    expect(again.stderr).toContain("1 blob sizes asked of git, one by one");
+    r.write({ "src/f7.txt": "changed\n", "src/f9.txt": "changed too\n" });
+    r.remove("src/new.txt");
+    r.ok("restore", traced.json.id);
+    expect(workDigest(r.dir)).toEqual(before);
+    expect(readFileSync(r.path("src/f7.txt"), "latin1")).toBe("line 7\r\n");
+  });
+
   it("a filter that keeps sizes (rot13) is checked file by file, without running it", () => {
     const r = repo({});
     r.write({ ".gitattributes": "*.rot filter=rot\n", "data.rot": "hello\n", "plain.txt": "p\n" });
