@@ -38,6 +38,19 @@ function laterSnapshotCase(ctx, id, label) {
   };
 }
 
+/** The library call in a running process, then as the first call in a fresh one. */
+function libraryLaterSnapshotCases(ctx, id = "snapshot_later_library", what = "later") {
+  return [
+    libraryLaterSnapshotCase(ctx, id, `ghostcommit snapshot (${what}, library call in a running process)`, true),
+    libraryLaterSnapshotCase(
+      ctx,
+      `${id}_cold`,
+      `ghostcommit snapshot (${what}, library call, first in a fresh process)`,
+      false,
+    ),
+  ];
+}
+
 /**
  * A later snapshot timed inside the library call: no Node start-up, no module loading. `running`:
  * in a process that has taken a snapshot before (an embedding agent, the MCP server), which then
@@ -139,18 +152,7 @@ export function gitCases(ctx) {
     },
     firstSnapshotCase(ctx, "snapshot_first", "ghostcommit snapshot (first, new store)"),
     laterSnapshotCase(ctx, "snapshot_later", "ghostcommit snapshot (later)"),
-    libraryLaterSnapshotCase(
-      ctx,
-      "snapshot_later_library",
-      "ghostcommit snapshot (later, library call in a running process)",
-      true,
-    ),
-    libraryLaterSnapshotCase(
-      ctx,
-      "snapshot_later_library_cold",
-      "ghostcommit snapshot (later, library call, first in a fresh process)",
-      false,
-    ),
+    ...libraryLaterSnapshotCases(ctx),
     restoreCase(ctx, "restore", `ghostcommit restore (${ctx.editedPaths.length} changed paths)`),
   ];
   if (ctx.spec.scale) return core;
@@ -159,17 +161,10 @@ export function gitCases(ctx) {
     // start the watch and trade git's first token for one of Watchman's.
     const watching = { ...ctx, env: withWatchman(env, ctx.scratch) };
     const cli = laterSnapshotCase(watching, "snapshot_later_watchman", "ghostcommit snapshot (later, Watchman)");
-    const library = libraryLaterSnapshotCase(
+    const [library, libraryCold] = libraryLaterSnapshotCases(
       watching,
       "snapshot_later_library_watchman",
-      "ghostcommit snapshot (later, Watchman, library call in a running process)",
-      true,
-    );
-    const libraryCold = libraryLaterSnapshotCase(
-      watching,
-      "snapshot_later_library_watchman_cold",
-      "ghostcommit snapshot (later, Watchman, library call, first in a fresh process)",
-      false,
+      "later, Watchman",
     );
     const restore = restoreCase(watching, "restore_watchman", "ghostcommit restore (20 changed paths, Watchman)");
     const turn = turnCase(watching, "turn_watchman", "ghostcommit turn begin + turn end (Watchman)");
@@ -256,17 +251,6 @@ export function plainCases(ctx) {
     },
     firstSnapshotCase(ctx, "snapshot_first", "ghostcommit snapshot (first, new store)", false),
     laterSnapshotCase(ctx, "snapshot_later", "ghostcommit snapshot (later)"),
-    libraryLaterSnapshotCase(
-      ctx,
-      "snapshot_later_library",
-      "ghostcommit snapshot (later, library call in a running process)",
-      true,
-    ),
-    libraryLaterSnapshotCase(
-      ctx,
-      "snapshot_later_library_cold",
-      "ghostcommit snapshot (later, library call, first in a fresh process)",
-      false,
-    ),
+    ...libraryLaterSnapshotCases(ctx),
   ];
 }
