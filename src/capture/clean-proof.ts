@@ -3,7 +3,7 @@ import { promises as fs } from "node:fs";
 import { runGit, splitNul } from "../git/exec.js";
 import { indexEntriesDigest, visitIndexFiles } from "../git/index-file.js";
 import type { RelPath } from "../paths.js";
-import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
+import { readJson, STORE_FILES, type StorePaths, writeFileAtomic } from "../store/layout.js";
 import { trace } from "../util/trace.js";
 import type { Conversion } from "./conversion.js";
 
@@ -39,12 +39,12 @@ const SIZE_WRAP = 2 ** 32;
  */
 export async function unprovenCleanFiles(options: {
   indexFile: string;
-  storeDir: string;
+  paths: StorePaths;
   readEnv: NodeJS.ProcessEnv;
   worktreeRoot: string;
   conversion: Conversion;
 }): Promise<RelPath[] | null> {
-  const { indexFile, storeDir, readEnv, worktreeRoot, conversion } = options;
+  const { indexFile, paths, readEnv, worktreeRoot, conversion } = options;
   if (conversion.perFile === null) return null;
   const perFile =
     conversion.perFile.length === 0
@@ -53,7 +53,7 @@ export async function unprovenCleanFiles(options: {
           cwd: worktreeRoot,
           env: { GIT_LITERAL_PATHSPECS: "0", GIT_INDEX_FILE: indexFile, GIT_OPTIONAL_LOCKS: "0" },
         }).then((r) => splitNul(r.stdout).map((name) => name.toString("latin1")));
-  const sizeMismatches = mismatchedSizes(indexFile, storeDir, readEnv);
+  const sizeMismatches = mismatchedSizes(indexFile, paths, readEnv);
   const [filtered, mismatched] = await Promise.all([perFile, sizeMismatches]);
   if (mismatched === null) return null;
   return [...new Set([...mismatched, ...filtered])];
@@ -61,11 +61,11 @@ export async function unprovenCleanFiles(options: {
 
 async function mismatchedSizes(
   indexFile: string,
-  storeDir: string,
+  paths: StorePaths,
   readEnv: NodeJS.ProcessEnv,
 ): Promise<RelPath[] | null> {
-  const cacheFile = path.join(storeDir, STORE_FILES.cleanProof);
-  const sizesFile = path.join(storeDir, STORE_FILES.blobSizes);
+  const cacheFile = path.join(paths.dir, STORE_FILES.cleanProof);
+  const sizesFile = path.join(paths.dir, STORE_FILES.blobSizes);
   const checksum = await indexEntriesDigest(indexFile);
   if (checksum === null) return [];
   const cached = await readJson<ProofCache | null>(cacheFile, null, isProofCache);
@@ -94,7 +94,7 @@ async function mismatchedSizes(
   });
   if (!understood) return null;
   if (missing.size > 0) {
-    const all = await askBlobSizes(missing, storeDir, readEnv, known);
+    const all = await askBlobSizes(missing, paths, readEnv, known);
     trace(`capture: ${missing.size} blob sizes asked of git, ${all ? "listing every object" : "one by one"}`);
   }
   const unprovenAt = new Set<number>();
@@ -114,7 +114,7 @@ async function mismatchedSizes(
   }
   // Only the sizes of the blobs this index names are kept: the table stays the index's size.
   await writeSizes(sizesFile, current).catch(() => {});
-  await fs.rm(path.join(storeDir, "blob-sizes.json"), { force: true }).catch(() => {}); // earlier versions' table
+  await fs.rm(path.join(paths.dir, "blob-sizes.json"), { force: true }).catch(() => {}); // earlier versions' table
   await writeFileAtomic(cacheFile, JSON.stringify({ checksum, unproven })).catch(() => {});
   return unproven;
 }
@@ -149,28 +149,24 @@ async function writeSizes(file: string, sizes: [string, number][]): Promise<void
     data.writeUIntBE(Math.min(size, 2 ** 48 - 1), at + 20, 6);
     at += SIZE_RECORD;
   }
-  const temp = `${file}.tmp-${process.pid}`;
-  await fs.writeFile(temp, data, { mode: 0o600 });
-  await fs.rename(temp, file);
+  await writeFileAtomic(file, data, 0o600, false);
 }
 
 /**
  * Asks git the sizes of these blobs (hex ids) and adds them to `sizes`; returns whether it listed
- * every object. Where they are most of the
- * objects git has (a first snapshot of a young clone), listing every object's size is faster than
- * asking for each: git then walks its pack indexes in order.
+ * every object. Where they are most of the objects git has (a first snapshot of a young clone),
+ * listing every object's size is faster than asking for each: git walks its pack indexes in order.
  */
 async function askBlobSizes(
-  oids: Set<string>,
-  storeDir: string,
+  wanted: Set<string>,
+  paths: StorePaths,
   readEnv: NodeJS.ProcessEnv,
   sizes: Map<string, number>,
 ): Promise<boolean> {
-  const wanted = oids;
-  const all = wanted.size >= 1000 && (await packedObjectCount(storeDir)) <= 4 * wanted.size;
+  const all = wanted.size >= 1000 && (await packedObjectCount(paths.objectsDir)) <= 4 * wanted.size;
   const format = "--batch-check=%(objectname) %(objecttype) %(objectsize)";
   const result = await runGit(all ? ["cat-file", "--batch-all-objects", format] : ["cat-file", format], {
-    cwd: storeDir,
+    cwd: paths.dir,
     env: readEnv,
     input: all ? undefined : `${[...wanted].join("\n")}\n`,
   });
@@ -188,8 +184,7 @@ async function askBlobSizes(
 }
 
 /** How many objects the store's packs and those it borrows from hold (from each pack index's header). */
-async function packedObjectCount(storeDir: string): Promise<number> {
-  const objectsDir = path.join(storeDir, "git", "objects");
+async function packedObjectCount(objectsDir: string): Promise<number> {
   const alternates = await fs.readFile(path.join(objectsDir, "info", "alternates"), "utf8").catch(() => "");
   const dirs = [objectsDir, ...alternates.split("\n").filter((line) => line.startsWith("/"))];
   let total = 0;

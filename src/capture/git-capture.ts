@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { writeFileAtomic } from "../store/layout.js";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { MODE } from "../git/objects.js";
@@ -122,7 +122,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     const seen = new Set(statusPaths);
     const unproven = await unprovenCleanFiles({
       indexFile: status.indexFile,
-      storeDir: paths.dir,
+      paths,
       readEnv: ctx.readEnv,
       worktreeRoot,
       conversion,
@@ -261,7 +261,5 @@ async function syncExcludes(commonDir: string, storeGitDir: string): Promise<voi
   const target = path.join(storeGitDir, "info", "exclude");
   const current = await fs.readFile(target).catch(() => null);
   if (current?.equals(source)) return;
-  const temp = `${target}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-  await fs.writeFile(temp, source, { mode: 0o600 });
-  await fs.rename(temp, target);
+  await writeFileAtomic(target, source, 0o600, false); // a copy, made again whenever it differs
 }

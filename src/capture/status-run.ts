@@ -195,6 +195,8 @@ async function privateIndex(storeDir: string, userGitDir: string): Promise<Priva
           writes: watchStarted ? 1 : writes + 1,
           writtenAt: Date.now(),
         } satisfies IndexStamp),
+        0o600,
+        false, // only timing: a lost update costs one more index write
       ),
   };
   if (current) return index;

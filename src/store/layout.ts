@@ -203,14 +203,20 @@ export async function ensureStore(paths: StorePaths, location: WorkspaceLocation
 
 /**
  * Writes a file atomically: a reader sees the old content or the new, never a torn one. Private
- * (0600) unless told otherwise: the store's files describe the user's files.
+ * (0600) unless told otherwise: the store's files describe the user's files. `flush`: its bytes
+ * reach the disk before the rename (off only for caches, which a crash may lose).
  */
-export async function writeFileAtomic(file: string, content: string | Buffer, mode = 0o600): Promise<void> {
+export async function writeFileAtomic(
+  file: string,
+  content: string | Buffer,
+  mode = 0o600,
+  flush = true,
+): Promise<void> {
   const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
   const handle = await fs.open(temp, "w", mode);
   try {
     await handle.writeFile(content);
-    await handle.sync();
+    if (flush) await handle.sync();
   } finally {
     await handle.close();
   }

@@ -5,9 +5,9 @@ import { syncFileSystems } from "../util/durable.js";
 import { trace } from "../util/trace.js";
 import { GhostcommitError } from "../errors.js";
 import type { CatFile } from "../git/cat-file.js";
-import { LooseObjectWriter, serializeCommit, treeOfCommit } from "../git/objects.js";
-import { decodeMessage, encodeMessage, type SnapshotMeta } from "./metadata.js";
-import type { StoredSnapshot } from "./store.js";
+import { LooseObjectWriter, serializeCommit } from "../git/objects.js";
+import { encodeMessage, type SnapshotMeta } from "./metadata.js";
+import { snapshotOfCommit, type StoredSnapshot } from "./store.js";
 
 /**
  * Reads one snapshot straight from its commit object: no ref listing, so the cost does not grow
@@ -16,11 +16,7 @@ import type { StoredSnapshot } from "./store.js";
 export async function readSnapshot(cat: CatFile, id: string): Promise<StoredSnapshot | null> {
   const object = await cat.read(id);
   if (object?.type !== "commit") return null;
-  const body = object.content.toString("utf8");
-  const tree = treeOfCommit(body);
-  const split = body.indexOf("\n\n");
-  const meta = split === -1 ? null : decodeMessage(body.slice(split + 2));
-  return tree && meta ? { id, tree, meta } : null;
+  return snapshotOfCommit(id, object.content.toString("utf8"));
 }
 
 /**

@@ -181,11 +181,8 @@ export class SnapshotRefs {
       }
       const body = out.subarray(newline + 1, newline + 1 + Number(sizeText));
       at = newline + 1 + Number(sizeText) + 1;
-      const text = body.toString("utf8");
-      const tree = treeOfCommit(text);
-      const split = text.indexOf("\n\n");
-      const meta = type === "commit" && split !== -1 ? decodeMessage(text.slice(split + 2)) : null;
-      if (tree && meta) snapshots.push({ id, tree, meta });
+      const snapshot = type === "commit" ? snapshotOfCommit(id, body.toString("utf8")) : null;
+      if (snapshot) snapshots.push(snapshot);
       else unreadable.push(id);
     }
     snapshots.sort((a, b) => b.meta.t - a.meta.t || (a.id < b.id ? -1 : 1));
@@ -215,11 +212,7 @@ export class SnapshotRefs {
     const header = raw.indexOf(0);
     if (header === -1 || raw.toString("latin1", 0, header) !== `commit ${raw.length - header - 1}`) return null;
     if (createHash("sha1").update(raw).digest("hex") !== id) return null;
-    const body = raw.toString("utf8", header + 1);
-    const tree = treeOfCommit(body);
-    const split = body.indexOf("\n\n");
-    const meta = split === -1 ? null : decodeMessage(body.slice(split + 2));
-    return tree && meta ? { id, tree, meta } : null;
+    return snapshotOfCommit(id, raw.toString("utf8", header + 1));
   }
 
   /** Finds a snapshot by full id or unique prefix of at least 7 hex digits. */
@@ -244,6 +237,14 @@ export class SnapshotRefs {
     }
     return matches[0];
   }
+}
+
+/** A snapshot from its commit's body: its tree and the metadata in its message (null if not one). */
+export function snapshotOfCommit(id: string, body: string): StoredSnapshot | null {
+  const tree = treeOfCommit(body);
+  const split = body.indexOf("\n\n");
+  const meta = split === -1 ? null : decodeMessage(body.slice(split + 2));
+  return tree && meta ? { id, tree, meta } : null;
 }
 
 /** `dir` and its ancestors up to and including `top` (only `dir` without one). */
