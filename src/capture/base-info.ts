@@ -1,5 +1,7 @@
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import { runGit } from "../git/exec.js";
+import { indexSubtree } from "../git/index-file.js";
 import type { RelPath } from "../paths.js";
 import { STORE_FILES, readJson, writeFileAtomic } from "../store/layout.js";
 import type { Ghostignore } from "./ghostignore.js";
@@ -44,9 +46,17 @@ export function isBaseInfoFile(value: unknown): boolean {
   );
 }
 
+/** The user's index, and where the base tree lies in it. */
+export interface BaseIndex {
+  file: string;
+  prefix: RelPath;
+}
+
 /**
  * Counts the files of a base tree and finds its .ghostignore matches. Listing a 100k-file tree
- * costs about as much as a status, so the answer is cached by tree id in the store.
+ * costs about as much as a status, so the answer is cached by tree id in the store; and where the
+ * user's index still holds that tree untouched (its cache tree says so, as after a commit, a
+ * checkout or a clone), the files are counted from the index instead of listing the tree.
  */
 export async function baseInfo(
   storeDir: string,
@@ -54,6 +64,7 @@ export async function baseInfo(
   tree: string | null,
   ghostignore: Ghostignore | null,
   wantNames = false,
+  index: BaseIndex | null = null,
 ): Promise<BaseInfo> {
   const hash = ghostignore?.hash ?? null;
   if (!tree) {
@@ -78,6 +89,12 @@ export async function baseInfo(
     (!wantNames || Array.isArray(cached.names))
   ) {
     return cached;
+  }
+  // Names are only in the tree listing; .ghostignore matching wants every name too.
+  const fromIndex = !wantNames && !ghostignore && index ? await infoFromIndex(index, tree, hash) : null;
+  if (fromIndex) {
+    await keep(cacheFile, fromIndex);
+    return fromIndex;
   }
   // `--name-only` unless modes are needed: the listing of a 100k-file tree is the biggest thing a
   // snapshot ever reads, so it is scanned in place and names become strings only when kept.
@@ -115,6 +132,26 @@ export async function baseInfo(
     start = end + 1;
   }
   if (wantNames) info.names = fileNames;
-  await writeFileAtomic(cacheFile, JSON.stringify(info)).catch(() => {});
+  await keep(cacheFile, info);
   return info;
+}
+
+/** Caches the answer (unflushed: a file lost in a crash is only recomputed, never trusted damaged). */
+async function keep(cacheFile: string, info: BaseInfo): Promise<void> {
+  await writeFileAtomic(cacheFile, JSON.stringify(info), 0o600, false).catch(() => {});
+}
+
+/** The base info from the index's cache tree, when that holds `tree` at the prefix. */
+async function infoFromIndex(index: BaseIndex, tree: string, hash: string | null): Promise<BaseInfo | null> {
+  const data = await fs.readFile(index.file).catch(() => null);
+  const subtree = data && indexSubtree(data, index.prefix);
+  if (subtree?.oid !== tree) return null;
+  return {
+    tree,
+    fileCount: subtree.fileCount,
+    ghostignoreHash: hash,
+    ghostignored: [],
+    ghostignoredFiles: {},
+    attributeFiles: subtree.attributeFiles,
+  };
 }

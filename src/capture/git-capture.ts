@@ -61,7 +61,10 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   ]);
   const baseTree = await subtreeAt(ctx.cat, rootTree, prefix);
 
-  const baseInfoPromise = baseInfo(paths.dir, ctx.readEnv, baseTree, ghostignore);
+  const baseInfoPromise = baseInfo(paths.dir, ctx.readEnv, baseTree, ghostignore, false, {
+    file: path.join(location.gitDir!, "index"),
+    prefix,
+  });
   const [status, base, treeConversion] = await Promise.all([
     statusPromise,
     baseInfoPromise,

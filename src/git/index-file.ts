@@ -83,42 +83,43 @@ export interface IndexFileVisit {
   path: () => string;
 }
 
+/** One raw index entry as `walkIndex` sees it; valid only during the callback. */
+interface RawEntry {
+  offset: number;
+  mode: number;
+  stage: number;
+  extended: number;
+  /** The path's bytes are `names[nameStart, nameEnd)` (the index itself, or for version 4 a rebuilt copy). */
+  names: Buffer;
+  nameStart: number;
+  nameEnd: number;
+}
+
 /**
- * Visits the checked-out, stage-0 file entries of a SHA-1 index (versions 2 to 4), leaving out
- * submodules, sparse directories, skip-worktree and intent-to-add entries. Returns false for
- * anything it does not fully understand (a split index, another hash, damage), so the caller
- * falls back to the slow path instead of trusting a guess (only once every entry was visited:
- * the visitor's findings are then to be thrown away). Nothing is allocated for an entry
- * unless the visitor asks for its id or path: 100k entries are walked in milliseconds.
+ * Walks every entry of a SHA-1 index (versions 2 to 4) without copying (version 4's
+ * prefix-compressed names aside). Returns the offset where the extensions begin, or null for
+ * anything not understood (another version or hash, damage).
  */
-export function visitIndexFiles(data: Buffer, visit: (entry: IndexFileVisit) => void): boolean {
-  if (data.length < HEADER + SHA1_BYTES || data.toString("latin1", 0, 4) !== "DIRC") return false;
+function walkIndex(data: Buffer, each: (entry: RawEntry) => void): number | null {
+  if (data.length < HEADER + SHA1_BYTES || data.toString("latin1", 0, 4) !== "DIRC") return null;
   const version = data.readUInt32BE(4);
-  if (version < 2 || version > 4) return false;
+  if (version < 2 || version > 4) return null;
   const count = data.readUInt32BE(8);
   const end = data.length - SHA1_BYTES;
-  let offset = HEADER;
+  const entry: RawEntry = { offset: 0, mode: 0, stage: 0, extended: 0, names: data, nameStart: 0, nameEnd: 0 };
   let previous: Buffer = Buffer.alloc(0);
-  let nameStart = 0;
-  let nameEnd = 0;
-  let oidStart = 0;
-  const entry: IndexFileVisit = {
-    mode: 0,
-    statSize: 0,
-    oid: () => data.toString("hex", oidStart, oidStart + SHA1_BYTES),
-    path: () => (version === 4 ? previous.toString("latin1") : data.toString("latin1", nameStart, nameEnd)),
-  };
+  let offset = HEADER;
   for (let i = 0; i < count; i++) {
-    if (offset + 62 > end) return false;
-    const mode = data.readUInt32BE(offset + 24);
-    const statSize = data.readUInt32BE(offset + 36);
-    oidStart = offset + 40;
+    if (offset + 62 > end) return null;
+    entry.offset = offset;
+    entry.mode = data.readUInt32BE(offset + 24);
     const flags = data.readUInt16BE(offset + 60);
+    entry.stage = (flags >> 12) & 3;
     let cursor = offset + 62;
-    let extended = 0;
+    entry.extended = 0;
     if (flags & FLAG_EXTENDED) {
-      if (version < 3) return false;
-      extended = data.readUInt16BE(cursor);
+      if (version < 3) return null;
+      entry.extended = data.readUInt16BE(cursor);
       cursor += 2;
     }
     if (version === 4) {
@@ -130,36 +131,178 @@ export function visitIndexFiles(data: Buffer, visit: (entry: IndexFileVisit) => 
         strip = ((strip + 1) << 7) | (byte & 0x7f);
       }
       const nul = data.indexOf(0, cursor);
-      if (nul === -1 || nul >= end || strip > previous.length) return false;
+      if (nul === -1 || nul >= end || strip > previous.length) return null;
       previous = Buffer.concat([previous.subarray(0, previous.length - strip), data.subarray(cursor, nul)]);
+      entry.names = previous;
+      entry.nameStart = 0;
+      entry.nameEnd = previous.length;
       offset = nul + 1;
     } else {
       const nul = data.indexOf(0, cursor);
-      if (nul === -1 || nul >= end) return false;
-      nameStart = cursor;
-      nameEnd = nul;
+      if (nul === -1 || nul >= end) return null;
+      entry.nameStart = cursor;
+      entry.nameEnd = nul;
       // Entries are NUL-padded to a multiple of 8 bytes.
       offset += (cursor - offset + (nul - cursor) + 8) & ~7;
     }
-    const stage = (flags >> 12) & 3;
-    const kind = mode & 0o170000;
+    each(entry);
+  }
+  return offset;
+}
+
+/** The index's extensions by signature (offsets of their bodies), or null when they do not add up. */
+function indexExtensions(data: Buffer, from: number): Map<string, [number, number]> | null {
+  const end = data.length - SHA1_BYTES;
+  const found = new Map<string, [number, number]>();
+  let at = from;
+  while (at + 8 <= end) {
+    const length = data.readUInt32BE(at + 4);
+    if (at + 8 + length > end) return null;
+    found.set(data.toString("latin1", at, at + 4), [at + 8, at + 8 + length]);
+    at += 8 + length;
+  }
+  return at === end ? found : null;
+}
+
+/**
+ * Visits the checked-out, stage-0 file entries of a SHA-1 index (versions 2 to 4), leaving out
+ * submodules, sparse directories, skip-worktree and intent-to-add entries. Returns false for
+ * anything it does not fully understand (a split index, another hash, damage), so the caller
+ * falls back to the slow path instead of trusting a guess (only once every entry was visited:
+ * the visitor's findings are then to be thrown away). Nothing is allocated for an entry
+ * unless the visitor asks for its id or path: 100k entries are walked in milliseconds.
+ */
+export function visitIndexFiles(data: Buffer, visit: (entry: IndexFileVisit) => void): boolean {
+  let current: RawEntry | null = null;
+  const entry: IndexFileVisit = {
+    mode: 0,
+    statSize: 0,
+    oid: () => data.toString("hex", current!.offset + 40, current!.offset + 40 + SHA1_BYTES),
+    path: () => current!.names.toString("latin1", current!.nameStart, current!.nameEnd),
+  };
+  const extensionsAt = walkIndex(data, (raw) => {
+    const kind = raw.mode & 0o170000;
     if (
-      stage !== 0 ||
+      raw.stage !== 0 ||
       kind === MODE_DIRECTORY ||
       kind === MODE_GITLINK ||
-      extended & (EXT_SKIP_WORKTREE | EXT_INTENT_TO_ADD)
+      raw.extended & (EXT_SKIP_WORKTREE | EXT_INTENT_TO_ADD)
     ) {
-      continue;
+      return;
     }
-    entry.mode = mode;
-    entry.statSize = statSize;
+    current = raw;
+    entry.mode = raw.mode;
+    entry.statSize = data.readUInt32BE(raw.offset + 36);
     visit(entry);
-  }
+  });
+  if (extensionsAt === null) return false;
   // A split index keeps most entries in a shared file: not understood here (what was visited
   // must then be thrown away).
-  for (let at = offset; at + 8 <= end; ) {
-    if (data.toString("latin1", at, at + 4) === "link") return false;
-    at += 8 + data.readUInt32BE(at + 4);
+  const extensions = indexExtensions(data, extensionsAt);
+  return extensions !== null && !extensions.has("link");
+}
+
+/** One directory of the index's tree, as its cache says (see `indexSubtree`). */
+export interface IndexSubtree {
+  /** The tree id the directory's entries make. */
+  oid: string;
+  /** How many entries (files, symlinks, submodules) lie below it. */
+  fileCount: number;
+  /** The `.gitattributes` files below it, relative to it (one char per byte). */
+  attributeFiles: string[];
+}
+
+const ATTRIBUTES = Buffer.from(".gitattributes");
+
+/**
+ * What the index knows about the directory `prefix` (one char per byte; "" for the top) without
+ * listing a tree: its cache tree (the "TREE" extension, which `git commit`, `checkout` and `clone`
+ * keep) records each directory's tree id and entry count while the entries below it are unchanged
+ * since. When that id is the tree a caller wants, the index's entries there are exactly that
+ * tree's files: they are counted and searched for `.gitattributes` here, in milliseconds, instead
+ * of by `git ls-tree -r` (as costly as a status on 100k files). Null where the cache does not
+ * hold the directory, or for anything else not understood: conflicts, intent-to-add entries,
+ * sparse or split indexes, damage.
+ */
+export function indexSubtree(data: Buffer, prefix: string): IndexSubtree | null {
+  const prefixBytes = Buffer.from(prefix === "" ? "" : `${prefix}/`, "latin1");
+  const attributeFiles: string[] = [];
+  let understood = true;
+  const extensionsAt = walkIndex(data, (raw) => {
+    // Either would leave the cache invalid or its count different from the tree's.
+    if (raw.stage !== 0 || raw.extended & EXT_INTENT_TO_ADD || (raw.mode & 0o170000) === MODE_DIRECTORY) {
+      understood = false;
+      return;
+    }
+    const { names, nameStart, nameEnd } = raw;
+    const from = nameEnd - ATTRIBUTES.length;
+    const relStart = nameStart + prefixBytes.length;
+    if (from < relStart || names.compare(ATTRIBUTES, 0, ATTRIBUTES.length, from, nameEnd) !== 0) return;
+    if (from !== relStart && names[from - 1] !== 0x2f) return;
+    if (names.compare(prefixBytes, 0, prefixBytes.length, nameStart, relStart) !== 0) return;
+    attributeFiles.push(names.toString("latin1", relStart, nameEnd));
+  });
+  if (!understood || extensionsAt === null) return null;
+  const extensions = indexExtensions(data, extensionsAt);
+  const tree = extensions?.get("TREE");
+  if (!extensions || !tree || extensions.has("link") || extensions.has("sdir")) return null;
+  const components = prefix === "" ? [] : prefix.split("/").map((name) => Buffer.from(name, "latin1"));
+  const node = cachedTreeAt(data, tree[0], tree[1], components);
+  return node && { ...node, attributeFiles };
+}
+
+/**
+ * Finds a directory in a cache tree: each node is `name NUL count SP subtrees LF`, then its id
+ * when `count` is not -1 (invalid), then its subtrees, depth first.
+ */
+function cachedTreeAt(
+  data: Buffer,
+  start: number,
+  end: number,
+  components: Buffer[],
+): { oid: string; fileCount: number } | null {
+  interface Node {
+    name: [number, number];
+    count: number;
+    subtrees: number;
+    oid: number | null;
+    next: number;
   }
-  return true;
+  const readNode = (at: number): Node | null => {
+    const nul = data.indexOf(0, at);
+    const lf = nul === -1 ? -1 : data.indexOf(0x0a, nul);
+    if (nul === -1 || lf === -1 || lf >= end) return null;
+    const [countText, subtreesText] = data.toString("latin1", nul + 1, lf).split(" ");
+    if (!/^(-1|\d+)$/.test(countText) || !/^\d+$/.test(subtreesText ?? "")) return null;
+    const count = Number(countText);
+    const oid = count >= 0 ? lf + 1 : null;
+    const next = lf + 1 + (count >= 0 ? SHA1_BYTES : 0);
+    return next > end ? null : { name: [at, nul], count, subtrees: Number(subtreesText), oid, next };
+  };
+  // Where the node at `at` and all of its subtrees end.
+  const skip = (at: number): number | null => {
+    const node = readNode(at);
+    if (!node) return null;
+    let cursor: number | null = node.next;
+    for (let i = 0; i < node.subtrees && cursor !== null; i++) cursor = skip(cursor);
+    return cursor;
+  };
+  let node = readNode(start);
+  for (const component of components) {
+    if (!node) return null;
+    let cursor: number | null = node.next;
+    let child: Node | null = null;
+    for (let i = 0; i < node.subtrees && cursor !== null; i++) {
+      const candidate = readNode(cursor);
+      if (!candidate) return null;
+      if (data.compare(component, 0, component.length, candidate.name[0], candidate.name[1]) === 0) {
+        child = candidate;
+        break;
+      }
+      cursor = skip(cursor);
+    }
+    node = child;
+  }
+  if (!node || node.oid === null) return null;
+  return { oid: data.toString("hex", node.oid, node.oid + SHA1_BYTES), fileCount: node.count };
 }
