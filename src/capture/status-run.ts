@@ -59,7 +59,7 @@ export async function runStatus(
     // Watchman's answers persist in the private index only; the user's is never written.
     const watch = copy ? await fsmonitorOptions(ctx.paths, ctx.settings, worktreeRoot, userIndex) : null;
     const fsmonitor = watch?.options ?? [];
-    const persist = privateCopy !== null && (fsmonitor.length === 0 || privateCopy.due(watch!.watchStarted));
+    const persist = privateCopy?.due(fsmonitor.length > 0, watch?.watchStarted ?? false) ?? false;
     const env = {
       GIT_DIR: tempGitDir,
       GIT_WORK_TREE: worktreeRoot,
@@ -94,7 +94,7 @@ export async function runStatus(
       spawned();
       stdout = (await running).stdout;
       trace("capture: status done");
-      if (persist && watch?.options.length) await privateCopy!.markPersisted(watch.watchStarted).catch(() => {});
+      if (persist) await privateCopy!.markPersisted(watch?.watchStarted ?? false).catch(() => {});
     } catch (error) {
       if (!copy) throw error;
       // A damaged private copy is dropped (made again next time), with the lock a killed git
@@ -185,8 +185,10 @@ async function privateIndex(storeDir: string, userGitDir: string): Promise<Priva
   const writtenAt = current && typeof stamp?.writtenAt === "number" ? stamp.writtenAt : 0;
   const index: PrivateIndex = {
     file: target,
-    due: (watchStarted) =>
-      watchStarted || writes < WATCHMAN_TOKEN_WRITES || Date.now() - writtenAt >= FSMONITOR_PERSIST_MS,
+    due: (watchman, watchStarted) =>
+      watchStarted ||
+      writes < (watchman ? WATCHMAN_TOKEN_WRITES : 1) ||
+      Date.now() - writtenAt >= PERSIST_INTERVAL_MS,
     markPersisted: (watchStarted) =>
       writeFileAtomic(
         stampFile,
@@ -216,26 +218,29 @@ async function privateIndex(storeDir: string, userGitDir: string): Promise<Priva
   return index;
 }
 
-/** Which user index the private copy was made from, and (with Watchman) when status last wrote it. */
+/** Which user index the private copy was made from, and when status last wrote it. */
 interface IndexStamp {
   source: string | null;
-  /** Statuses with Watchman that wrote the copy since it was made or the watch began. */
+  /** Statuses that wrote the copy since it was made (or, with Watchman, the watch began). */
   writes?: number;
   writtenAt?: number;
 }
 
 interface PrivateIndex {
   file: string;
-  /** Whether a status with Watchman should write its caches into the copy this time. */
-  due: (watchStarted: boolean) => boolean;
+  /** Whether status should write its caches into the copy this time. */
+  due: (watchman: boolean, watchStarted: boolean) => boolean;
   markPersisted: (watchStarted: boolean) => Promise<void>;
 }
 
 /**
- * With Watchman, every status has a new token to record, so git would rewrite the whole copy
- * (~50 ms for 100k files) each time. It need not: Watchman answers from an older token with the
- * files changed since. So the copy is written at most this often, except by the first statuses
- * after it was made or the watch began: git's first token is its own, the second Watchman's.
+ * Status rewrites the whole copy (~60 ms for 100k files) whenever a cached directory changed
+ * (a file created, deleted or renamed into it, as every restore does) or, with Watchman, to record
+ * its new token. Rewriting it each time costs more than it saves: a status reads again only the
+ * directories changed since the last write (a file whose stat changed but not its content is
+ * hashed again), and Watchman answers from an older token with every file changed since. So
+ * the copy is written by the first status after it was made (with Watchman the first two after
+ * the watch began: git's first token is its own, the second Watchman's), then at most this often.
  */
-const FSMONITOR_PERSIST_MS = 60_000;
+const PERSIST_INTERVAL_MS = 60_000;
 const WATCHMAN_TOKEN_WRITES = 2;

@@ -169,3 +169,36 @@ describe.each([
     expect(filesOf(r, r.ok("snapshot").id)).toContain("new/d.txt");
   });
 });
+
+describe("the private index is written now and then, not by every status", () => {
+  beforeAll(() => {
+    const config = path.join(sandbox.env.XDG_CONFIG_HOME!, "ghostcommit", "config.json");
+    writeFileSync(config, JSON.stringify({ watchman: false }));
+  });
+
+  test("a changed directory (new files, a restore's renames) does not rewrite it each time, and nothing is missed", () => {
+    const r = makeRepo({ "src/a.ts": "a\n" });
+    const first = r.ok("snapshot"); // makes the copy and fills its untracked cache
+    const store = r.ok("doctor").store as string;
+    const indexFile = path.join(store, "status-index");
+    const written = readFileSync(indexFile);
+    r.write({ "src/new/b.ts": "b\n", "src/c.ts": "c\n" });
+    const second = r.ok("snapshot");
+    r.write({ "src/a.ts": "edited\n" });
+    r.ok("restore", first.id); // renames a.ts back and deletes the new files
+    const third = r.ok("snapshot");
+    expect(readFileSync(indexFile).equals(written)).toBe(true);
+    expect(filesOf(r, second.id)).toEqual(["src/a.ts", "src/c.ts", "src/new/b.ts"]);
+    expect(filesOf(r, third.id)).toEqual(["src/a.ts"]);
+    expect(r.read("src/a.ts")).toBe("a\n");
+
+    // Once the last write is a minute old, the next status writes what it learnt.
+    const stampFile = path.join(store, "status-index.json");
+    const stamp = JSON.parse(readFileSync(stampFile, "utf8"));
+    writeFileSync(stampFile, JSON.stringify({ ...stamp, writtenAt: stamp.writtenAt - 61_000 }));
+    r.write({ "src/later/d.ts": "d\n" });
+    const fourth = r.ok("snapshot");
+    expect(readFileSync(indexFile).equals(written)).toBe(false);
+    expect(filesOf(r, fourth.id)).toEqual(["src/a.ts", "src/later/d.ts"]);
+  });
+});
