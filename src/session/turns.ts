@@ -114,16 +114,18 @@ async function endLocked(
   const { engine, journal } = ctx;
   const session = journal.session;
   const { after, diff, sinceProgress } = await engine.withReader(async (cat) => {
-    const beforeTree = await commitTree(cat, turn.before);
     // Durable before the hook returns: a lost after-snapshot would lose the turn's record. Its
     // flush also writes out the before-snapshot and the journal's earlier records. The diff
-    // (reads only) runs meanwhile; the journal records the turn once both are done.
+    // (reads only) runs meanwhile; the journal records the turn once both are done. The
+    // before-tree is read after the capture, from the object reader it started, so that status
+    // starts at once.
     const { publish, ...snap } = await writeUnpublishedSnapshot(engine, cat, [...state.touched], {
       kind: "turn-after",
       message: `after turn ${turn.turn}`,
       session,
       turn: turn.turn,
     });
+    const beforeTree = await commitTree(cat, turn.before); // unreadable: nothing is published
     const compared = await settledWith(
       publish(true),
       (async () => {
