@@ -214,7 +214,10 @@ async function privateIndex(storeDir: string, userGitDir: string): Promise<Priva
     await fs.utimes(temp, atime, new Date(Math.floor(mtimeMs) - 1));
     await fs.rename(temp, target);
   }
-  await writeFileAtomic(stampFile, JSON.stringify({ source: checksum } satisfies IndexStamp));
+  // Unflushed, like the copy: whatever index status reads, its answer is right (it compares the
+  // work tree with that index and the index with HEAD), and flushing this stamp would make the file
+  // system write out the fresh 10 MB copy first (~20 ms on 100k files).
+  await writeFileAtomic(stampFile, JSON.stringify({ source: checksum } satisfies IndexStamp), 0o600, false);
   return index;
 }
 
