@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { dataHome } from "../config.js";
-import { runGit } from "../git/exec.js";
 import type { WorkspaceLocation } from "../git/repository.js";
 
 /**
@@ -167,14 +166,17 @@ export async function ensureStore(paths: StorePaths, location: WorkspaceLocation
   await fs.mkdir(paths.dir, { recursive: true, mode: 0o700 });
   const staging = path.join(paths.dir, `git.init-${process.pid}-${randomBytes(4).toString("hex")}`);
   try {
-    await runGit(["init", "--bare", "-q", "--shared=0600", "--template=", staging], { cwd: paths.dir });
+    // What `git init --bare --template=` makes, without a git process: a git directory is HEAD,
+    // objects/ and refs/ (the config below replaces the one git would write).
     const priv = { mode: 0o600 };
+    for (const dir of ["objects/info", "objects/pack", "refs/heads", "refs/tags", "info"]) {
+      await fs.mkdir(path.join(staging, dir), { recursive: true, mode: 0o700 });
+    }
+    await fs.writeFile(path.join(staging, "HEAD"), "ref: refs/heads/main\n", priv);
     await fs.writeFile(path.join(staging, "config"), STORE_CONFIG, priv);
-    await fs.mkdir(path.join(staging, "info"), { recursive: true, mode: 0o700 });
     await fs.writeFile(path.join(staging, "info", "attributes"), STORE_ATTRIBUTES, priv);
     await fs.writeFile(path.join(staging, "info", "exclude"), "", priv);
     if (location.commonDir) {
-      await fs.mkdir(path.join(staging, "objects", "info"), { recursive: true, mode: 0o700 });
       await fs.writeFile(
         path.join(staging, "objects", "info", "alternates"),
         `${path.join(location.commonDir, "objects")}\n`,
