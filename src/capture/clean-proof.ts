@@ -11,6 +11,8 @@ import type { Conversion } from "./conversion.js";
 interface ProofCache {
   checksum: string;
   unproven: RelPath[];
+  /** The index file's stat identity when last checked against `checksum` (see `fileIdentity`). */
+  file?: string;
 }
 
 export function isProofCache(value: unknown): value is ProofCache {
@@ -66,10 +68,19 @@ async function mismatchedSizes(
 ): Promise<RelPath[] | null> {
   const cacheFile = path.join(paths.dir, STORE_FILES.cleanProof);
   const sizesFile = path.join(paths.dir, STORE_FILES.blobSizes);
+  const [identity, cached] = await Promise.all([
+    fileIdentity(indexFile),
+    readJson<ProofCache | null>(cacheFile, null, isProofCache),
+  ]);
+  // The same file as last time: its entries are unchanged, without reading 10 MB to digest them.
+  if (identity !== null && cached?.file === identity) return cached.unproven;
+  trace("capture: clean proof checked against a digest of the index's entries");
   const checksum = await indexEntriesDigest(indexFile);
   if (checksum === null) return [];
-  const cached = await readJson<ProofCache | null>(cacheFile, null, isProofCache);
-  if (cached?.checksum === checksum) return cached.unproven;
+  if (cached?.checksum === checksum) {
+    await writeFileAtomic(cacheFile, JSON.stringify({ ...cached, file: identity }), 0o600, false).catch(() => {});
+    return cached.unproven;
+  }
   trace("capture: clean proof made from the whole index");
 
   const data = await fs.readFile(indexFile).catch(() => null);
@@ -115,7 +126,8 @@ async function mismatchedSizes(
   // Only the sizes of the blobs this index names are kept: the table stays the index's size.
   await writeSizes(sizesFile, current).catch(() => {});
   await fs.rm(path.join(paths.dir, "blob-sizes.json"), { force: true }).catch(() => {}); // earlier versions' table
-  await writeFileAtomic(cacheFile, JSON.stringify({ checksum, unproven })).catch(() => {});
+  const proof: ProofCache = { checksum, unproven, ...(identity === null ? {} : { file: identity }) };
+  await writeFileAtomic(cacheFile, JSON.stringify(proof), 0o600, false).catch(() => {});
   return unproven;
 }
 
@@ -206,4 +218,14 @@ async function packedObjectCount(objectsDir: string): Promise<number> {
     }
   }
   return total;
+}
+
+/**
+ * Which file is at `file` now: an index is only ever replaced whole (git writes a lock file and
+ * renames it into place), so a new index is a new inode with new times, and the same identity
+ * means the same bytes. Null when it cannot be read.
+ */
+async function fileIdentity(file: string): Promise<string | null> {
+  const stat = await fs.stat(file, { bigint: true }).catch(() => null);
+  return stat && `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
 }
