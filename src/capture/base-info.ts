@@ -1,7 +1,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { runGit } from "../git/exec.js";
-import { indexSubtree } from "../git/index-file.js";
+import { indexSubtree } from "../git/cache-tree.js";
 import type { RelPath } from "../paths.js";
 import { STORE_FILES, readJson, writeFileAtomic } from "../store/layout.js";
 import type { Ghostignore } from "./ghostignore.js";

@@ -2,11 +2,11 @@ import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 
 const HEADER = 12;
-const SHA1_BYTES = 20;
+export const SHA1_BYTES = 20;
 const FLAG_EXTENDED = 0x4000;
 const EXT_SKIP_WORKTREE = 0x4000;
-const EXT_INTENT_TO_ADD = 0x2000;
-const MODE_DIRECTORY = 0o040000;
+export const EXT_INTENT_TO_ADD = 0x2000;
+export const MODE_DIRECTORY = 0o040000;
 const MODE_GITLINK = 0o160000;
 
 type IndexReader = { size: number; read: (length: number, position: number) => Promise<Buffer> };
@@ -84,7 +84,7 @@ export interface IndexFileVisit {
 }
 
 /** One raw index entry as `walkIndex` sees it; valid only during the callback. */
-interface RawEntry {
+export interface RawEntry {
   offset: number;
   mode: number;
   stage: number;
@@ -100,7 +100,7 @@ interface RawEntry {
  * prefix-compressed names aside). Returns the offset where the extensions begin, or null for
  * anything not understood (another version or hash, damage).
  */
-function walkIndex(data: Buffer, each: (entry: RawEntry) => void): number | null {
+export function walkIndex(data: Buffer, each: (entry: RawEntry) => void): number | null {
   if (data.length < HEADER + SHA1_BYTES || data.toString("latin1", 0, 4) !== "DIRC") return null;
   const version = data.readUInt32BE(4);
   if (version < 2 || version > 4) return null;
@@ -151,7 +151,7 @@ function walkIndex(data: Buffer, each: (entry: RawEntry) => void): number | null
 }
 
 /** The index's extensions by signature (offsets of their bodies), or null when they do not add up. */
-function indexExtensions(data: Buffer, from: number): Map<string, [number, number]> | null {
+export function indexExtensions(data: Buffer, from: number): Map<string, [number, number]> | null {
   const end = data.length - SHA1_BYTES;
   const found = new Map<string, [number, number]>();
   let at = from;
@@ -200,109 +200,4 @@ export function visitIndexFiles(data: Buffer, visit: (entry: IndexFileVisit) => 
   // must then be thrown away).
   const extensions = indexExtensions(data, extensionsAt);
   return extensions !== null && !extensions.has("link");
-}
-
-/** One directory of the index's tree, as its cache says (see `indexSubtree`). */
-export interface IndexSubtree {
-  /** The tree id the directory's entries make. */
-  oid: string;
-  /** How many entries (files, symlinks, submodules) lie below it. */
-  fileCount: number;
-  /** The `.gitattributes` files below it, relative to it (one char per byte). */
-  attributeFiles: string[];
-}
-
-const ATTRIBUTES = Buffer.from(".gitattributes");
-
-/**
- * What the index knows about the directory `prefix` (one char per byte; "" for the top) without
- * listing a tree: its cache tree (the "TREE" extension, which `git commit`, `checkout` and `clone`
- * keep) records each directory's tree id and entry count while the entries below it are unchanged
- * since. When that id is the tree a caller wants, the index's entries there are exactly that
- * tree's files: they are counted and searched for `.gitattributes` here, in milliseconds, instead
- * of by `git ls-tree -r` (as costly as a status on 100k files). Null where the cache does not
- * hold the directory, or for anything else not understood: conflicts, intent-to-add entries,
- * sparse or split indexes, damage.
- */
-export function indexSubtree(data: Buffer, prefix: string): IndexSubtree | null {
-  const prefixBytes = Buffer.from(prefix === "" ? "" : `${prefix}/`, "latin1");
-  const attributeFiles: string[] = [];
-  let understood = true;
-  const extensionsAt = walkIndex(data, (raw) => {
-    // Either would leave the cache invalid or its count different from the tree's.
-    if (raw.stage !== 0 || raw.extended & EXT_INTENT_TO_ADD || (raw.mode & 0o170000) === MODE_DIRECTORY) {
-      understood = false;
-      return;
-    }
-    const { names, nameStart, nameEnd } = raw;
-    const from = nameEnd - ATTRIBUTES.length;
-    const relStart = nameStart + prefixBytes.length;
-    if (from < relStart || names.compare(ATTRIBUTES, 0, ATTRIBUTES.length, from, nameEnd) !== 0) return;
-    if (from !== relStart && names[from - 1] !== 0x2f) return;
-    if (names.compare(prefixBytes, 0, prefixBytes.length, nameStart, relStart) !== 0) return;
-    attributeFiles.push(names.toString("latin1", relStart, nameEnd));
-  });
-  if (!understood || extensionsAt === null) return null;
-  const extensions = indexExtensions(data, extensionsAt);
-  const tree = extensions?.get("TREE");
-  if (!extensions || !tree || extensions.has("link") || extensions.has("sdir")) return null;
-  const components = prefix === "" ? [] : prefix.split("/").map((name) => Buffer.from(name, "latin1"));
-  const node = cachedTreeAt(data, tree[0], tree[1], components);
-  return node && { ...node, attributeFiles };
-}
-
-/**
- * Finds a directory in a cache tree: each node is `name NUL count SP subtrees LF`, then its id
- * when `count` is not -1 (invalid), then its subtrees, depth first.
- */
-function cachedTreeAt(
-  data: Buffer,
-  start: number,
-  end: number,
-  components: Buffer[],
-): { oid: string; fileCount: number } | null {
-  interface Node {
-    name: [number, number];
-    count: number;
-    subtrees: number;
-    oid: number | null;
-    next: number;
-  }
-  const readNode = (at: number): Node | null => {
-    const nul = data.indexOf(0, at);
-    const lf = nul === -1 ? -1 : data.indexOf(0x0a, nul);
-    if (nul === -1 || lf === -1 || lf >= end) return null;
-    const [countText, subtreesText] = data.toString("latin1", nul + 1, lf).split(" ");
-    if (!/^(-1|\d+)$/.test(countText) || !/^\d+$/.test(subtreesText ?? "")) return null;
-    const count = Number(countText);
-    const oid = count >= 0 ? lf + 1 : null;
-    const next = lf + 1 + (count >= 0 ? SHA1_BYTES : 0);
-    return next > end ? null : { name: [at, nul], count, subtrees: Number(subtreesText), oid, next };
-  };
-  // Where the node at `at` and all of its subtrees end.
-  const skip = (at: number): number | null => {
-    const node = readNode(at);
-    if (!node) return null;
-    let cursor: number | null = node.next;
-    for (let i = 0; i < node.subtrees && cursor !== null; i++) cursor = skip(cursor);
-    return cursor;
-  };
-  let node = readNode(start);
-  for (const component of components) {
-    if (!node) return null;
-    let cursor: number | null = node.next;
-    let child: Node | null = null;
-    for (let i = 0; i < node.subtrees && cursor !== null; i++) {
-      const candidate = readNode(cursor);
-      if (!candidate) return null;
-      if (data.compare(component, 0, component.length, candidate.name[0], candidate.name[1]) === 0) {
-        child = candidate;
-        break;
-      }
-      cursor = skip(cursor);
-    }
-    node = child;
-  }
-  if (!node || node.oid === null) return null;
-  return { oid: data.toString("hex", node.oid, node.oid + SHA1_BYTES), fileCount: node.count };
 }
