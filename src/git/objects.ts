@@ -17,12 +17,13 @@ import { pipeline } from "node:stream/promises";
 import { createDeflate, deflateSync } from "node:zlib";
 import type { RelPath } from "../paths.js";
 
-/** Objects up to this size are read, compressed and written with synchronous calls. */
-const SYNC_BYTES = 256 * 1024;
-
 /** Git object ids and the loose-object format, written from Node so a snapshot needs no extra git process. */
 
 export type ObjectType = "blob" | "tree" | "commit";
+
+/** Objects up to this size are read, compressed and written with synchronous calls. */
+const SYNC_BYTES = 256 * 1024;
+
 export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
 /** Entry modes git stores. */
