@@ -118,7 +118,8 @@ export async function readUserGitConfig(
     if (key === "core.attributesfile") out.attributesFile = raw.replace(/^~(?=\/)/, os.homedir());
     if (key === "core.excludesfile") out.excludesFile = raw === "" ? null : raw;
   }
-  if (cacheFile) await writeFileAtomic(cacheFile, JSON.stringify({ stamp, config: out })).catch(() => {});
+  if (cacheFile)
+    await writeFileAtomic(cacheFile, JSON.stringify({ stamp, config: out }), 0o600, false).catch(() => {}); // a cache
   return out;
 }
 

@@ -62,6 +62,8 @@ export class HashCache {
     const unchanged =
       this.used.size === this.rows.size && [...this.used].every(([k, v]) => this.rows.get(k)?.[4] === v[4]);
     if (unchanged) return;
-    await writeFileAtomic(this.file, JSON.stringify(Object.fromEntries(this.used)));
+    // Unflushed, like the other caches: a lost or torn file only means files are hashed again,
+    // and a flush here made every snapshot wait for the journal to commit its new objects.
+    await writeFileAtomic(this.file, JSON.stringify(Object.fromEntries(this.used)), 0o600, false);
   }
 }
