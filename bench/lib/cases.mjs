@@ -88,6 +88,7 @@ function firstSnapshotCase(ctx, id, label, changed = true) {
       return {
         ms: r.ms,
         peakRssKiB: r.rssKiB,
+        backgroundMs: r.backgroundMs,
         growthBytes: disk.bytes,
         allocatedBytes: disk.allocated,
         changedBytes,

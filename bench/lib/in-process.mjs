@@ -7,6 +7,7 @@
 import { appendFileSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { backgroundBuildMs } from "./ghostcommit.mjs";
 
 const [index, root, op, editsFile] = process.argv.slice(2);
 const { openWorkspace } = await import(pathToFileURL(index).href);
@@ -14,6 +15,7 @@ const ws = await openWorkspace({ cwd: root });
 if (op !== "snapshot") throw new Error(`unknown operation ${op}`);
 if (editsFile) {
   await ws.snapshot();
+  backgroundBuildMs(process.env.GHOSTCOMMIT_HOME);
   for (const rel of JSON.parse(readFileSync(editsFile, "utf8"))) {
     appendFileSync(path.join(root, rel), `// edited in the running process ${process.pid}\n`);
   }

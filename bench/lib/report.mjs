@@ -117,6 +117,7 @@ const bytes = (v) => (v >= 1 << 20 ? `${(v / (1 << 20)).toFixed(1)} MiB` : `${(v
 function notes(c) {
   const parts = [];
   if (c.written !== undefined) parts.push(`wrote ${c.written}`);
+  if (c.backgroundMs) parts.push(`then ${ms(c.backgroundMs)} building git's cache in the background`);
   if (c.growthBytes !== undefined) parts.push(`+${bytes(c.growthBytes)} disk`);
   if (c.changedBytes !== undefined) parts.push(`changed ${bytes(c.changedBytes)} zlib`);
   if (c.storeBytes !== undefined) parts.push(`store ${bytes(c.storeBytes)}`);

@@ -28,4 +28,6 @@ export interface Captured {
   included: RelPath[];
   /** Git repositories nested in the workspace whose files were captured by their own rules. */
   nested?: RelPath[];
+  /** Status read the user's index: a detached process is to make the private copy. */
+  statusCopyDeferred?: boolean;
 }

@@ -1,5 +1,3 @@
-import { writeFileAtomic } from "../store/layout.js";
-import { promises as fs } from "node:fs";
 import path from "node:path";
 import { MODE } from "../git/objects.js";
 import { isWithin, type RelPath } from "../paths.js";
@@ -18,7 +16,7 @@ import { captureNestedRepos, nestedReposToCapture } from "./nested-repos.js";
 import { expandIncludes } from "./includes.js";
 import { classifyUntracked, dependencyDirOf, ghostignoreMatch, largeDirCandidates } from "./policy.js";
 import { captureWorktreePath } from "./read-worktree.js";
-import { runStatus } from "./status-run.js";
+import { runStatus, syncExcludes } from "./status-run.js";
 import { unprovenCleanFiles } from "./clean-proof.js";
 import { commitTree, editTree, entryAt, type FileState, subtreeAt, type TreeChanges } from "../git/trees.js";
 import { mapLimit } from "../util/pool.js";
@@ -52,7 +50,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     statusSpawned = resolve;
   });
   const statusPromise = syncExcludes(location.commonDir!, paths.gitDir).then(() =>
-    runStatus(ctx, head, worktreeRoot, prefix, userConfig.excludesFile, statusSpawned),
+    runStatus(ctx, head, worktreeRoot, prefix, userConfig.excludesFile, { spawned: statusSpawned }),
   );
   await Promise.race([spawned, statusPromise.catch(() => {})]);
   const [rootTree, ghostignore] = await Promise.all([
@@ -240,6 +238,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     excluded: sortExclusions(excluded),
     included: [...capturedIncludes].sort(),
     ...(nested.roots.length > 0 ? { nested: nested.roots } : {}),
+    ...(status.copyDeferred ? { statusCopyDeferred: true } : {}),
   };
 }
 
@@ -256,13 +255,4 @@ export function sortExclusions(list: StoredExclusion[]): StoredExclusion[] {
   const seen = new Map<string, StoredExclusion>();
   for (const entry of list) seen.set(`${entry.reason}\0${entry.path}`, entry);
   return [...seen.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-
-/** Mirrors the user's `info/exclude` into the store so status ignores exactly what the user's git ignores. */
-async function syncExcludes(commonDir: string, storeGitDir: string): Promise<void> {
-  const source = await fs.readFile(path.join(commonDir, "info", "exclude")).catch(() => Buffer.alloc(0));
-  const target = path.join(storeGitDir, "info", "exclude");
-  const current = await fs.readFile(target).catch(() => null);
-  if (current?.equals(source)) return;
-  await writeFileAtomic(target, source, 0o600, false); // a copy, made again whenever it differs
 }

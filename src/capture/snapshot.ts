@@ -10,6 +10,7 @@ import type { CaptureContext, Captured } from "./context.js";
 import { captureGit } from "./git-capture.js";
 import { HashCache } from "./hash-cache.js";
 import { capturePlain } from "./plain-capture.js";
+import { startStatusCacheBuild } from "./status-cache.js";
 
 /** Extra facts recorded with a snapshot. */
 export interface SnapshotExtras {
@@ -39,6 +40,10 @@ export async function captureTree(store: StoreContext, cat: CatFile, includes: R
   const captured =
     store.location.kind === "git" ? await captureGit(ctx, includes) : await capturePlain(ctx, includes);
   await cache.save().catch(() => {});
+  if (captured.statusCopyDeferred) {
+    const { paths } = store;
+    await startStatusCacheBuild(paths.dir, store.root, store.refs.kind, paths.logFile).catch(() => {});
+  }
   return captured;
 }
 

@@ -9,6 +9,7 @@ import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import { trace } from "../util/trace.js";
 import type { CaptureContext } from "./context.js";
 import { fsmonitorOptions } from "./fsmonitor.js";
+import { buildInBackground, buildInProgress } from "./status-cache.js";
 import { reconcileNestedRepos } from "./nested-check.js";
 import { dependencyDirOf } from "./policy.js";
 
@@ -23,6 +24,8 @@ export interface StatusResult {
   dependencyDirFiles: Map<RelPath, number>;
   /** The index status compared against (a private copy of the user's). */
   indexFile: string;
+  /** The private copy is to be made by a detached process (see status-cache.ts). */
+  copyDeferred: boolean;
 }
 
 /**
@@ -34,17 +37,20 @@ export interface StatusResult {
  * one), so status ignores exactly what the user's git ignores.
  */
 export async function runStatus(
-  ctx: CaptureContext,
+  ctx: Pick<CaptureContext, "location" | "paths" | "settings">,
   head: string | null,
   worktreeRoot: string,
   prefix: RelPath,
   excludesFile: string | null,
-  spawned: () => void = () => {},
+  options: { spawned?: () => void; buildCopy?: boolean } = {},
 ): Promise<StatusResult> {
   const dependencyDirs = new Set(ctx.settings.dependencyDirs);
   const tempGitDir = path.join(ctx.paths.tmpDir, `gitdir-${process.pid}-${randomBytes(4).toString("hex")}`);
   const userIndex = path.join(ctx.location.gitDir!, "index");
-  const privateCopy = await privateIndex(ctx.paths.dir, ctx.location.gitDir!);
+  const found = await privateIndex(ctx.paths.dir, ctx.location.gitDir!, options.buildCopy ?? false);
+  const copyDeferred = found === "deferred";
+  if (copyDeferred) trace("capture: status reads the user's index; a detached process makes the private copy");
+  const privateCopy = copyDeferred ? null : found;
   const copy = privateCopy?.file ?? null;
   const indexFile = copy ?? userIndex;
   await fs.mkdir(tempGitDir, { recursive: true, mode: 0o700 });
@@ -57,7 +63,9 @@ export async function runStatus(
     await fs.writeFile(path.join(tempGitDir, "commondir"), `${ctx.paths.gitDir}\n`, { mode: 0o600 });
     const config = excludesFile === null ? [] : ["-c", `core.excludesFile=${excludesFile}`];
     // Watchman's answers persist in the private index only; the user's is never written.
-    const watch = copy ? await fsmonitorOptions(ctx.paths, ctx.settings, worktreeRoot, userIndex) : null;
+    // Not in a detached build: a watch it began would be announced to no one.
+    const watch =
+      copy && !options.buildCopy ? await fsmonitorOptions(ctx.paths, ctx.settings, worktreeRoot, userIndex) : null;
     const fsmonitor = watch?.options ?? [];
     const persist = privateCopy?.due(fsmonitor.length > 0, watch?.watchStarted ?? false) ?? false;
     const env = {
@@ -91,7 +99,7 @@ export async function runStatus(
     let stdout: Buffer;
     try {
       const running = runGit(args, { cwd: worktreeRoot, env });
-      spawned();
+      options.spawned?.();
       stdout = (await running).stdout;
       trace("capture: status done");
       if (persist) await privateCopy!.markPersisted(watch?.watchStarted ?? false).catch(() => {});
@@ -108,7 +116,11 @@ export async function runStatus(
         cwd: worktreeRoot,
         env: { ...env, GIT_INDEX_FILE: userIndex, GIT_OPTIONAL_LOCKS: "0" },
       });
-      return { ...setAsideDependencyDirs(parseStatusV2(stdout), dependencyDirs, prefix), indexFile: userIndex };
+      return {
+        ...setAsideDependencyDirs(parseStatusV2(stdout), dependencyDirs, prefix),
+        indexFile: userIndex,
+        copyDeferred,
+      };
     }
     const { entries: parsed, dependencyDirFiles } = setAsideDependencyDirs(
       parseStatusV2(stdout),
@@ -116,7 +128,7 @@ export async function runStatus(
       prefix,
     );
     // No untracked cache: git looked at everything.
-    if (!copy) return { entries: parsed, dependencyDirFiles, indexFile };
+    if (!copy) return { entries: parsed, dependencyDirFiles, indexFile, copyDeferred };
     // Read-only helpers for the rare corrections, run in the same git directory.
     const readOnlyEnv = { ...env, GIT_OPTIONAL_LOCKS: "0" };
     const pathspec = (dir: RelPath) => `${relBytes(dir).toString("utf8")}/`;
@@ -137,7 +149,7 @@ export async function runStatus(
         return splitNul(listed.stdout).map(relFromBytes);
       },
     );
-    return { entries, dependencyDirFiles, indexFile };
+    return { entries, dependencyDirFiles, indexFile, copyDeferred };
   } finally {
     await fs.rm(tempGitDir, { recursive: true, force: true });
   }
@@ -167,8 +179,14 @@ function setAsideDependencyDirs(
  * The private index status runs against: a copy of the user's index, made again whenever the
  * user's git writes a new one (its checksum changes). Null for a split index, whose shared part
  * git looks for beside the user's index only: then status reads the user's index without writing.
+ * "deferred" where a detached process is to make the copy (or is making it), unless `build`
+ * (that process): status then also reads the user's index.
  */
-async function privateIndex(storeDir: string, userGitDir: string): Promise<PrivateIndex | null> {
+async function privateIndex(
+  storeDir: string,
+  userGitDir: string,
+  build: boolean,
+): Promise<PrivateIndex | "deferred" | null> {
   const names = await fs.readdir(userGitDir).catch(() => [] as string[]);
   if (names.some((name) => name.startsWith("sharedindex."))) return null;
   const userIndex = path.join(userGitDir, "index");
@@ -201,7 +219,9 @@ async function privateIndex(storeDir: string, userGitDir: string): Promise<Priva
         false, // only timing: a lost update costs one more index write
       ),
   };
+  if (!build && (await buildInProgress(storeDir))) return "deferred";
   if (current) return index;
+  if (!build && (await buildInBackground(userIndex))) return "deferred";
   const temp = `${target}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
   if (checksum === null) await fs.rm(target, { force: true });
   else {
@@ -247,3 +267,12 @@ interface PrivateIndex {
  */
 const PERSIST_INTERVAL_MS = 60_000;
 const WATCHMAN_TOKEN_WRITES = 2;
+
+/** Mirrors the user's `info/exclude` into the store so status ignores exactly what the user's git ignores. */
+export async function syncExcludes(commonDir: string, storeGitDir: string): Promise<void> {
+  const source = await fs.readFile(path.join(commonDir, "info", "exclude")).catch(() => Buffer.alloc(0));
+  const target = path.join(storeGitDir, "info", "exclude");
+  const current = await fs.readFile(target).catch(() => null);
+  if (current?.equals(source)) return;
+  await writeFileAtomic(target, source, 0o600, false); // a copy, made again whenever it differs
+}

@@ -41,9 +41,10 @@ export function indexSubtree(data: Buffer, prefix: string): IndexSubtree | null 
     const { names, nameStart, nameEnd } = raw;
     const from = nameEnd - ATTRIBUTES.length;
     const relStart = nameStart + prefixBytes.length;
-    if (from < relStart || names.compare(ATTRIBUTES, 0, ATTRIBUTES.length, from, nameEnd) !== 0) return;
+    // Byte by byte: a Buffer.compare with offsets costs ~0.5 µs a call, most of this walk.
+    if (from < relStart || !bytesAt(names, from, ATTRIBUTES)) return;
     if (from !== relStart && names[from - 1] !== 0x2f) return;
-    if (names.compare(prefixBytes, 0, prefixBytes.length, nameStart, relStart) !== 0) return;
+    if (!bytesAt(names, nameStart, prefixBytes)) return;
     attributeFiles.push(names.toString("latin1", relStart, nameEnd));
   });
   if (!understood || extensionsAt === null) return null;
@@ -53,6 +54,11 @@ export function indexSubtree(data: Buffer, prefix: string): IndexSubtree | null 
   const components = prefix === "" ? [] : prefix.split("/").map((name) => Buffer.from(name, "latin1"));
   const node = cachedTreeAt(data, tree[0], tree[1], components);
   return node && { ...node, attributeFiles };
+}
+
+function bytesAt(data: Buffer, at: number, expected: Buffer): boolean {
+  for (let i = 0; i < expected.length; i++) if (data[at + i] !== expected[i]) return false;
+  return true;
 }
 
 /**

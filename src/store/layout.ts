@@ -50,6 +50,8 @@ export const STORE_FILES = {
   statusIndex: "status-index",
   /** Which user index that copy was made from (capture). */
   statusIndexSource: "status-index.json",
+  /** Held while a detached process builds that copy's untracked cache (capture). */
+  statusIndexBuild: "status-index.building",
   /** The Watchman watch status uses, and whether ghostcommit started it (capture). */
   watchman: "watchman.json",
   /** Created by the fsmonitor hook when Watchman no longer watches the work tree (capture). */

@@ -1,0 +1,66 @@
+import { existsSync, promises as fs } from "node:fs";
+import path from "node:path";
+import { indexEntryCount } from "../git/index-file.js";
+import { STORE_FILES } from "../store/layout.js";
+import { startDetachedWorker } from "../util/detached.js";
+
+/**
+ * Git's untracked cache, built off the command's clock on large trees. The status that makes a
+ * private index copy must also build the cache in it and write the copy (~150 ms more than a
+ * plain status on 100k files): the first snapshot in a new store, and the first after each
+ * change to the user's index (a commit, a `git add`). On a large tree that status instead reads
+ * the user's index without writing anything, which costs what a plain status costs, and a
+ * detached process makes the copy and builds its cache for the snapshots after it.
+ */
+
+/** From this many index entries; on smaller trees the build costs a few milliseconds. */
+export const BACKGROUND_BUILD_FILES = 20_000;
+
+/** A claim this old belongs to a builder that died: a build takes seconds. */
+const CLAIM_STALE_MS = 5 * 60_000;
+
+// dist/capture/status-cache.js, or the bundled CLI in dist/ beside dist/capture/.
+const WORKER = [
+  new URL("./status-cache-worker.js", import.meta.url),
+  new URL("./capture/status-cache-worker.js", import.meta.url),
+];
+
+function claimFile(storeDir: string): string {
+  return path.join(storeDir, STORE_FILES.statusIndexBuild);
+}
+
+/** A detached process is building the copy now. */
+export async function buildInProgress(storeDir: string): Promise<boolean> {
+  const claim = await fs.stat(claimFile(storeDir)).catch(() => null);
+  return claim !== null && Date.now() - claim.mtimeMs < CLAIM_STALE_MS;
+}
+
+/** Whether the copy this status needs is better built by a detached process. */
+export async function buildInBackground(userIndex: string): Promise<boolean> {
+  if (((await indexEntryCount(userIndex)) ?? 0) < BACKGROUND_BUILD_FILES) return false;
+  return WORKER.some((url) => existsSync(url));
+}
+
+/**
+ * Starts the detached build unless one is running (the claim is taken first, so concurrent
+ * snapshots start one between them). Its errors go to the store's log: a failed build only
+ * means the next snapshot reads the user's index again.
+ */
+export async function startStatusCacheBuild(storeDir: string, root: string, store: string, logFile: string) {
+  const claim = claimFile(storeDir);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await (await fs.open(claim, "wx", 0o600)).close();
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) return;
+      if (await buildInProgress(storeDir)) return;
+      await fs.rm(claim, { force: true });
+    }
+  }
+  if (!startDetachedWorker(WORKER, [root, store], root, logFile)) await releaseBuildClaim(storeDir);
+}
+
+export function releaseBuildClaim(storeDir: string): Promise<void> {
+  return fs.rm(claimFile(storeDir), { force: true });
+}
