@@ -2,6 +2,7 @@ import path from "node:path";
 import { promises as fs } from "node:fs";
 import { runGit, splitNul } from "../git/exec.js";
 import { indexEntriesDigest, visitIndexFiles } from "../git/index-file.js";
+import { OidTable } from "../git/oid-table.js";
 import type { RelPath } from "../paths.js";
 import { readJson, STORE_FILES, type StorePaths, writeFileAtomic } from "../store/layout.js";
 import { trace } from "../util/trace.js";
@@ -85,37 +86,36 @@ async function mismatchedSizes(
 
   const data = await fs.readFile(indexFile).catch(() => null);
   if (!data) return null;
-  const known = await readSizes(sizesFile);
-  // One walk collects each regular file's blob id and recorded size; paths are read only for
-  // the files left unproven (a second walk, when there are any).
-  const oids: (string | null)[] = [];
+  // One walk notes where each regular file's blob id is and its recorded size; ids stay bytes
+  // in the index data (see OidTable), and paths are read only for the files left unproven.
+  const oidOffsets: number[] = [];
   const statSizes: number[] = [];
-  const missing = new Set<string>();
+  const ordinals: number[] = [];
+  let ordinal = 0;
   const understood = visitIndexFiles(data, (entry) => {
     // Symlinks are read as links, never converted: only regular files can differ.
-    if ((entry.mode & 0o170000) !== 0o100000) {
-      oids.push(null);
-      statSizes.push(0);
-      return;
+    if ((entry.mode & 0o170000) === 0o100000) {
+      oidOffsets.push(entry.oidOffset);
+      statSizes.push(entry.statSize);
+      ordinals.push(ordinal);
     }
-    const oid = entry.oid();
-    oids.push(oid);
-    statSizes.push(entry.statSize);
-    if (!known.has(oid)) missing.add(oid);
+    ordinal++;
   });
   if (!understood) return null;
-  if (missing.size > 0) {
-    const all = await askBlobSizes(missing, paths, readEnv, known);
-    trace(`capture: ${missing.size} blob sizes asked of git, ${all ? "listing every object" : "one by one"}`);
+  const table = new OidTable(data, oidOffsets);
+  const sizes = new Float64Array(oidOffsets.length).fill(-1);
+  await readSizes(sizesFile, table, sizes);
+  let missing = 0;
+  for (const size of sizes) if (size < 0) missing++;
+  if (missing > 0) {
+    const all = await askBlobSizes(data, oidOffsets, sizes, missing, table, paths, readEnv);
+    trace(`capture: ${missing} blob sizes asked of git, ${all ? "listing every object" : "one by one"}`);
   }
   const unprovenAt = new Set<number>();
-  const current: [string, number][] = [];
-  oids.forEach((oid, n) => {
-    if (oid === null) return;
-    const size = known.get(oid);
-    if (size === undefined || size % SIZE_WRAP !== statSizes[n] || size >= SIZE_WRAP) unprovenAt.add(n);
-    if (size !== undefined) current.push([oid, size]);
-  });
+  for (let item = 0; item < sizes.length; item++) {
+    const size = sizes[item];
+    if (size < 0 || size >= SIZE_WRAP || size !== statSizes[item]) unprovenAt.add(ordinals[item]);
+  }
   const unproven: RelPath[] = [];
   if (unprovenAt.size > 0) {
     let n = 0;
@@ -124,7 +124,7 @@ async function mismatchedSizes(
     });
   }
   // Only the sizes of the blobs this index names are kept: the table stays the index's size.
-  await writeSizes(sizesFile, current).catch(() => {});
+  await writeSizes(sizesFile, data, oidOffsets, sizes).catch(() => {});
   await fs.rm(path.join(paths.dir, "blob-sizes.json"), { force: true }).catch(() => {}); // earlier versions' table
   const proof: ProofCache = { checksum, unproven, ...(identity === null ? {} : { file: identity }) };
   await writeFileAtomic(cacheFile, JSON.stringify(proof), 0o600, false).catch(() => {});
@@ -135,60 +135,72 @@ async function mismatchedSizes(
 const SIZE_RECORD = 26;
 const SIZES_MAGIC = Buffer.from("ghostcommit blob sizes 1\n");
 
-/** Blob sizes by hex id (a blob's size never changes); a missing or damaged table is simply empty. */
-async function readSizes(file: string): Promise<Map<string, number>> {
-  const sizes = new Map<string, number>();
+/** Applies the cached table (a blob's size never changes); a missing or damaged one adds nothing. */
+async function readSizes(file: string, table: OidTable, sizes: Float64Array): Promise<void> {
   const data = await fs.readFile(file).catch(() => null);
   if (!data || data.length < SIZES_MAGIC.length || !data.subarray(0, SIZES_MAGIC.length).equals(SIZES_MAGIC))
-    return sizes;
-  if ((data.length - SIZES_MAGIC.length) % SIZE_RECORD !== 0) return sizes;
+    return;
+  if ((data.length - SIZES_MAGIC.length) % SIZE_RECORD !== 0) return;
   for (let at = SIZES_MAGIC.length; at < data.length; at += SIZE_RECORD) {
-    sizes.set(data.toString("hex", at, at + 20), data.readUIntBE(at + 20, 6));
+    const size = data.readUIntBE(at + 20, 6);
+    for (let item = table.firstWithId(data, at); item !== -1; item = table.nextWithSameId(item)) sizes[item] = size;
   }
-  return sizes;
 }
 
 /**
  * Writes the table without waiting for the disk: it is a cache, and a torn one reads as empty.
  * A blob named twice is written twice (cheaper than a set; reading keeps one).
  */
-async function writeSizes(file: string, sizes: [string, number][]): Promise<void> {
-  const data = Buffer.allocUnsafe(SIZES_MAGIC.length + sizes.length * SIZE_RECORD);
+async function writeSizes(file: string, index: Buffer, oidOffsets: number[], sizes: Float64Array): Promise<void> {
+  let known = 0;
+  for (const size of sizes) if (size >= 0) known++;
+  const data = Buffer.allocUnsafe(SIZES_MAGIC.length + known * SIZE_RECORD);
   SIZES_MAGIC.copy(data, 0);
   let at = SIZES_MAGIC.length;
-  for (const [oid, size] of sizes) {
-    data.write(oid, at, 20, "hex");
-    data.writeUIntBE(Math.min(size, 2 ** 48 - 1), at + 20, 6);
+  for (let item = 0; item < sizes.length; item++) {
+    if (sizes[item] < 0) continue;
+    index.copy(data, at, oidOffsets[item], oidOffsets[item] + 20);
+    data.writeUIntBE(Math.min(sizes[item], 2 ** 48 - 1), at + 20, 6);
     at += SIZE_RECORD;
   }
   await writeFileAtomic(file, data, 0o600, false);
 }
 
 /**
- * Asks git the sizes of these blobs (hex ids) and adds them to `sizes`; returns whether it listed
- * every object. Where they are most of the objects git has (a first snapshot of a young clone),
- * listing every object's size is faster than asking for each: git walks its pack indexes in order.
+ * Asks git the sizes of the blobs still unknown and records them; returns whether it listed every
+ * object. Where they are most of the objects git has (a first snapshot of a young clone), listing
+ * every object's size is faster than asking for each: git walks its pack indexes in order.
  */
 async function askBlobSizes(
-  wanted: Set<string>,
+  index: Buffer,
+  oidOffsets: number[],
+  sizes: Float64Array,
+  missing: number,
+  table: OidTable,
   paths: StorePaths,
   readEnv: NodeJS.ProcessEnv,
-  sizes: Map<string, number>,
 ): Promise<boolean> {
-  const all = wanted.size >= 1000 && (await packedObjectCount(paths.objectsDir)) <= 4 * wanted.size;
+  const all = missing >= 1000 && (await packedObjectCount(paths.objectsDir)) <= 4 * missing;
+  const wanted = new Set<string>();
+  for (let item = 0; !all && item < sizes.length; item++) {
+    if (sizes[item] < 0) wanted.add(index.toString("hex", oidOffsets[item], oidOffsets[item] + 20));
+  }
   const format = "--batch-check=%(objectname) %(objecttype) %(objectsize)";
   const result = await runGit(all ? ["cat-file", "--batch-all-objects", format] : ["cat-file", format], {
     cwd: paths.dir,
     env: readEnv,
     input: all ? undefined : `${[...wanted].join("\n")}\n`,
   });
-  const out = result.stdout.toString("latin1");
+  // Lines of "<40 hex> blob <size>" (other types and "missing" are skipped), read as bytes.
+  const out = result.stdout;
   for (let at = 0; at < out.length; ) {
-    let end = out.indexOf("\n", at);
+    let end = out.indexOf(0x0a, at);
     if (end === -1) end = out.length;
-    const oid = out.slice(at, at + 40);
-    if (out.startsWith(" blob ", at + 40) && wanted.has(oid)) {
-      sizes.set(oid, Number(out.slice(at + 46, end)));
+    // The type's first letter tells a blob ("b") from a tree, commit, tag or "missing".
+    if (end - at > 46 && out[at + 40] === 0x20 && out[at + 41] === 0x62) {
+      let size = 0;
+      for (let i = at + 46; i < end; i++) size = size * 10 + (out[i] - 48);
+      for (let item = table.firstWithHexId(out, at); item !== -1; item = table.nextWithSameId(item)) sizes[item] = size;
     }
     at = end + 1;
   }

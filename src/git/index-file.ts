@@ -77,6 +77,8 @@ export interface IndexFileVisit {
   mode: number;
   /** The work-tree file's size when the entry was written, modulo 2^32 (git's `sd_size`). */
   statSize: number;
+  /** Where the blob id's 20 bytes are in the index data. */
+  oidOffset: number;
   /** The blob id, hex. */
   oid: () => string;
   /** The path, one char per byte. */
@@ -177,6 +179,7 @@ export function visitIndexFiles(data: Buffer, visit: (entry: IndexFileVisit) => 
   const entry: IndexFileVisit = {
     mode: 0,
     statSize: 0,
+    oidOffset: 0,
     oid: () => data.toString("hex", current!.offset + 40, current!.offset + 40 + SHA1_BYTES),
     path: () => current!.names.toString("latin1", current!.nameStart, current!.nameEnd),
   };
@@ -193,6 +196,7 @@ export function visitIndexFiles(data: Buffer, visit: (entry: IndexFileVisit) => 
     current = raw;
     entry.mode = raw.mode;
     entry.statSize = data.readUInt32BE(raw.offset + 36);
+    entry.oidOffset = raw.offset + 40;
     visit(entry);
   });
   if (extensionsAt === null) return false;

@@ -1,0 +1,41 @@
+import { createHash } from "node:crypto";
+import { describe, expect, test } from "vitest";
+import { OidTable } from "../../src/git/oid-table.js";
+
+const id = (n: number) => createHash("sha1").update(`object ${n}`).digest();
+
+/** Every item found for an id, in any order. */
+function itemsOf(table: OidTable, first: number): number[] {
+  const found: number[] = [];
+  for (let item = first; item !== -1; item = table.nextWithSameId(item)) found.push(item);
+  return found.sort((a, b) => a - b);
+}
+
+describe("OidTable (ids found without making strings)", () => {
+  // 5,000 items in one buffer with 3 bytes between ids (like fields of index entries); every
+  // tenth item repeats the id of the item before it (identical files share a blob).
+  const count = 5000;
+  const ids = Array.from({ length: count }, (_, i) => (i % 10 === 9 ? id(i - 1) : id(i)));
+  const data = Buffer.concat(ids.flatMap((oid) => [Buffer.from("abc"), oid]));
+  const offsets = ids.map((_, i) => i * 23 + 3);
+  const table = new OidTable(data, offsets);
+
+  test("finds every item by binary and by hex id, with all items that share an id", () => {
+    for (let i = 0; i < count; i++) {
+      const expected = i % 10 === 8 || i % 10 === 9 ? [i - (i % 10) + 8, i - (i % 10) + 9] : [i];
+      expect(itemsOf(table, table.firstWithId(ids[i], 0))).toEqual(expected);
+      const hex = Buffer.from(`xx${ids[i].toString("hex").toUpperCase()} blob 12\n`);
+      expect(itemsOf(table, table.firstWithHexId(hex, 2))).toEqual(expected);
+    }
+  });
+
+  test("ids it does not hold, and text that is not hex, find nothing", () => {
+    for (let i = count; i < count + 2000; i++) expect(table.firstWithId(id(i), 0)).toBe(-1);
+    const notHex = Buffer.from(`${id(1).toString("hex").slice(0, 39)}g`);
+    expect(table.firstWithHexId(notHex, 0)).toBe(-1);
+    // Same first four bytes (the slot), different id: probing must compare whole ids.
+    const twin = Buffer.from(ids[0]);
+    twin[19] ^= 0xff;
+    expect(table.firstWithId(twin, 0)).toBe(-1);
+  });
+});
