@@ -1,5 +1,5 @@
 // The measured cases of one tree: the floor, ghostcommit's commands and the anchors.
-import { rmSync, writeFileSync } from "node:fs";
+import { cpSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { codexV1, codexV2, openCode } from "./anchors.mjs";
 import { compressedSize } from "./context.mjs";
@@ -71,8 +71,25 @@ function libraryLaterSnapshotCase(ctx, id, label, running) {
   };
 }
 
-/** A snapshot into a new data dir; `changed` is false where everything is new (plain dirs). */
-function firstSnapshotCase(ctx, id, label, changed = true) {
+/**
+ * The code cache of a data directory that has run ghostcommit before (the first runs write it),
+ * made once per tree: a user's first snapshot in a new repository finds it there.
+ */
+function usedCodeCache(ctx) {
+  if (!ctx.usedCodeCache) {
+    const home = ctx.tempDir("home-used-");
+    for (let i = 0; i < 4; i++) gc(ctx, home, ["snapshot"]);
+    ctx.usedCodeCache = path.join(home, "cache");
+  }
+  return ctx.usedCodeCache;
+}
+
+/**
+ * A snapshot into a new store: in a data dir that has run ghostcommit before (`used`, the SPEC
+ * case: a new store, not a new installation), or in a new one, with no code cache yet.
+ * `changed` is false where everything is new (plain dirs).
+ */
+function firstSnapshotCase(ctx, id, label, { changed = true, used = true } = {}) {
   let home;
   let changedBytes;
   return {
@@ -80,6 +97,7 @@ function firstSnapshotCase(ctx, id, label, changed = true) {
     label,
     setup() {
       home = ctx.tempDir("home-first-");
+      if (used) cpSync(usedCodeCache(ctx), path.join(home, "cache"), { recursive: true });
       if (changed) changedBytes = compressedSize(ctx.changedContent());
     },
     run() {
@@ -152,6 +170,9 @@ export function gitCases(ctx) {
       run: () => ({ ms: git(STATUS, { cwd: root, env }).ms }),
     },
     firstSnapshotCase(ctx, "snapshot_first", "ghostcommit snapshot (first, new store)"),
+    firstSnapshotCase(ctx, "snapshot_first_new_home", "ghostcommit snapshot (first, new data dir: no code cache)", {
+      used: false,
+    }),
     laterSnapshotCase(ctx, "snapshot_later", "ghostcommit snapshot (later)"),
     ...libraryLaterSnapshotCases(ctx),
     restoreCase(ctx, "restore", `ghostcommit restore (${ctx.editedPaths.length} changed paths)`),
@@ -250,7 +271,7 @@ export function plainCases(ctx) {
       }),
       teardown: () => rmSync(path.dirname(fresh), { recursive: true, force: true }),
     },
-    firstSnapshotCase(ctx, "snapshot_first", "ghostcommit snapshot (first, new store)", false),
+    firstSnapshotCase(ctx, "snapshot_first", "ghostcommit snapshot (first, new store)", { changed: false }),
     laterSnapshotCase(ctx, "snapshot_later", "ghostcommit snapshot (later)"),
     ...libraryLaterSnapshotCases(ctx),
   ];

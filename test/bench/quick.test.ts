@@ -43,6 +43,7 @@ describe("npm run bench -- --quick", () => {
     expect(ids(repo.cases)).toEqual([
       "status",
       "snapshot_first",
+      "snapshot_first_new_home",
       "snapshot_later",
       "snapshot_later_library",
       "snapshot_later_library_cold",
