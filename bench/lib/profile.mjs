@@ -76,8 +76,9 @@ export function profileSnapshot(ctx, fresh) {
       scratch: ctx.scratch,
       extra: { GIT_TRACE2_EVENT: traceDir },
     });
-    const processes = readTrace(traceDir, t0);
-    const top = processes.filter((p) => p.depth === 1);
+    // Those started after the command exited belong to its detached build of the private index.
+    const processes = readTrace(traceDir, t0).map((p) => (p.startMs >= r.ms ? { ...p, background: true } : p));
+    const top = processes.filter((p) => p.depth === 1 && !p.background);
     const gitBusy = unionMs(top);
     return {
       kind: fresh ? "first" : "later",

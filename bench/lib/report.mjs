@@ -198,7 +198,7 @@ function formatProfile(profile) {
     );
     for (const c of p.processes) {
       lines.push(
-        `    ${"  ".repeat(c.depth - 1)}+${ms(c.startMs).padStart(8)} ${ms(c.ms).padStart(8)}  git ${c.command}`,
+        `    ${"  ".repeat(c.depth - 1)}+${ms(c.startMs).padStart(8)} ${ms(c.ms).padStart(8)}  git ${c.command}${c.background ? " (detached, after the command exited)" : ""}`,
       );
     }
   }
