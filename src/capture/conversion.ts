@@ -1,4 +1,4 @@
-import { promises as fs, statSync } from "node:fs";
+import { promises as fs, readFileSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { CatFile } from "../git/cat-file.js";
@@ -84,6 +84,25 @@ function configStamp(location: WorkspaceLocation): string {
       }
     }),
   );
+}
+
+/**
+ * Whether no repository-level config file can set core.excludesFile (none names it or pulls in
+ * another file). Status runs from a git directory of its own, so only a repository-level value
+ * must be passed to it; the user's global and system config it reads itself. Then it need not
+ * wait for `readUserGitConfig`'s git process (a first snapshot, or one after a config change).
+ */
+export function repositoryConfigLeavesExcludes(location: WorkspaceLocation): boolean {
+  for (const file of [path.join(location.commonDir!, "config"), path.join(location.gitDir!, "config.worktree")]) {
+    let text: string;
+    try {
+      text = readFileSync(file, "latin1");
+    } catch {
+      continue; // absent: sets nothing
+    }
+    if (/excludesfile|\[\s*include/i.test(text)) return false;
+  }
+  return true;
 }
 
 /**

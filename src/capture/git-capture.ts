@@ -8,6 +8,7 @@ import {
   changedAttributesConvert,
   isAttributesFile,
   readUserGitConfig,
+  repositoryConfigLeavesExcludes,
   userGitConverts,
 } from "./conversion.js";
 import type { CaptureContext, Captured } from "./context.js";
@@ -41,8 +42,15 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   const worktreeRoot = location.worktreeRoot!;
   const prefix = location.prefix;
   trace("capture: start");
-  const [head, userConfig] = await Promise.all([readHead(location), readUserGitConfig(location, paths.dir)]);
-  trace("capture: head and config read");
+  // Where status needs no value from it, the config is read once status is running (spawning
+  // its git process would hold this thread for milliseconds first).
+  const configFirst = repositoryConfigLeavesExcludes(location) ? null : readUserGitConfig(location, paths.dir);
+  configFirst?.catch(() => {}); // awaited below; an error meanwhile must not go unhandled
+  const [head, excludesFile] = await Promise.all([
+    readHead(location),
+    configFirst ? configFirst.then((config) => config.excludesFile) : null,
+  ]);
+  trace("capture: head and excludes read");
   // Status (the long pole) starts as soon as HEAD is known; the base tree is read meanwhile, once
   // status is running (starting cat-file blocks this thread for milliseconds).
   let statusSpawned = () => {};
@@ -50,9 +58,10 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     statusSpawned = resolve;
   });
   const statusPromise = syncExcludes(location.commonDir!, paths.gitDir).then(() =>
-    runStatus(ctx, head, worktreeRoot, prefix, userConfig.excludesFile, { spawned: statusSpawned }),
+    runStatus(ctx, head, worktreeRoot, prefix, excludesFile, { spawned: statusSpawned }),
   );
   await Promise.race([spawned, statusPromise.catch(() => {})]);
+  const userConfig = await (configFirst ?? readUserGitConfig(location, paths.dir));
   const [rootTree, ghostignore] = await Promise.all([
     head ? commitTree(ctx.cat, head) : Promise.resolve(null),
     loadGhostignore(location.root),

@@ -40,10 +40,6 @@ export async function captureTree(store: StoreContext, cat: CatFile, includes: R
   const captured =
     store.location.kind === "git" ? await captureGit(ctx, includes) : await capturePlain(ctx, includes);
   await cache.save().catch(() => {});
-  if (captured.statusCopyDeferred) {
-    const { paths } = store;
-    await startStatusCacheBuild(paths.dir, store.root, store.refs.kind, paths.logFile).catch(() => {});
-  }
   return captured;
 }
 
@@ -96,5 +92,13 @@ export async function writeUnpublishedSnapshot(
   if (extras.turn !== undefined) meta.turn = extras.turn;
   if (extras.guards !== undefined) meta.guards = extras.guards;
   const id = await writeSnapshotCommit(store, captured.tree, meta, { linkBorrowed: true });
-  return { id, tree: captured.tree, meta, publish: (durable) => publishSnapshot(store, id, durable) };
+  const publish = async (durable: boolean) => {
+    await publishSnapshot(store, id, durable);
+    // Only now: the detached build's start-up would compete with this snapshot for the CPU.
+    if (captured.statusCopyDeferred) {
+      const { paths } = store;
+      await startStatusCacheBuild(paths.dir, store.root, store.refs.kind, paths.logFile).catch(() => {});
+    }
+  };
+  return { id, tree: captured.tree, meta, publish };
 }

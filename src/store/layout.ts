@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { promises as fs } from "node:fs";
+import { mkdirSync, promises as fs, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { dataHome } from "../config.js";
 import type { WorkspaceLocation } from "../git/repository.js";
@@ -169,17 +169,19 @@ export async function ensureStore(paths: StorePaths, location: WorkspaceLocation
   const staging = path.join(paths.dir, `git.init-${process.pid}-${randomBytes(4).toString("hex")}`);
   try {
     // What `git init --bare --template=` makes, without a git process: a git directory is HEAD,
-    // objects/ and refs/ (the config below replaces the one git would write).
+    // objects/ and refs/ (the config below replaces the one git would write). Synchronous: a
+    // dozen tiny calls, each of which would cost more as a thread-pool round trip.
     const priv = { mode: 0o600 };
-    for (const dir of ["objects/info", "objects/pack", "refs/heads", "refs/tags", "info"]) {
-      await fs.mkdir(path.join(staging, dir), { recursive: true, mode: 0o700 });
+    mkdirSync(staging, { mode: 0o700 });
+    for (const dir of ["objects", "objects/info", "objects/pack", "refs", "refs/heads", "refs/tags", "info"]) {
+      mkdirSync(path.join(staging, dir), { mode: 0o700 });
     }
-    await fs.writeFile(path.join(staging, "HEAD"), "ref: refs/heads/main\n", priv);
-    await fs.writeFile(path.join(staging, "config"), STORE_CONFIG, priv);
-    await fs.writeFile(path.join(staging, "info", "attributes"), STORE_ATTRIBUTES, priv);
-    await fs.writeFile(path.join(staging, "info", "exclude"), "", priv);
+    writeFileSync(path.join(staging, "HEAD"), "ref: refs/heads/main\n", priv);
+    writeFileSync(path.join(staging, "config"), STORE_CONFIG, priv);
+    writeFileSync(path.join(staging, "info", "attributes"), STORE_ATTRIBUTES, priv);
+    writeFileSync(path.join(staging, "info", "exclude"), "", priv);
     if (location.commonDir) {
-      await fs.writeFile(
+      writeFileSync(
         path.join(staging, "objects", "info", "alternates"),
         `${path.join(location.commonDir, "objects")}\n`,
         priv,
@@ -189,7 +191,7 @@ export async function ensureStore(paths: StorePaths, location: WorkspaceLocation
       path.join(paths.dir, "workspace.json"),
       `${JSON.stringify({ root: location.root, kind: location.kind, gitDir: location.gitDir ?? null }, null, 2)}\n`,
     );
-    await fs.rename(staging, paths.gitDir);
+    renameSync(staging, paths.gitDir);
   } catch (error) {
     await fs.rm(staging, { recursive: true, force: true });
     // Another process won the race: its store is as good as ours.
@@ -201,8 +203,8 @@ export async function ensureStore(paths: StorePaths, location: WorkspaceLocation
     await ensureTmpDir(paths);
     return;
   }
-  await fs.mkdir(paths.tmpDir, { recursive: true, mode: 0o700 });
-  await fs.mkdir(paths.sessionsDir, { recursive: true, mode: 0o700 });
+  mkdirSync(paths.tmpDir, { recursive: true, mode: 0o700 });
+  mkdirSync(paths.sessionsDir, { recursive: true, mode: 0o700 });
 }
 
 /**

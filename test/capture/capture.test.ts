@@ -250,6 +250,30 @@ describe("capture in a git repository", () => {
     expect(r.read("old.secret")).toBe("changed\n");
   });
 
+  it("honours core.excludesFile from the user's global config and from a file the repository config includes", () => {
+    // Status runs from a git directory of its own: a global value it reads itself, a repository
+    // one (here behind [include]) must be passed on.
+    const r = repo({ "a.txt": "a\n" });
+    const globalExcludes = path.join(sandbox.home, `global-excludes-${path.basename(r.dir)}`);
+    writeFileSync(globalExcludes, "*.gsecret\n");
+    r.git("config", "--global", "core.excludesFile", globalExcludes);
+    try {
+      r.write({ "k.gsecret": "g\n", "u.txt": "u\n" });
+      expect(filesOf(r, r.ok("snapshot").id).sort()).toEqual(["a.txt", "u.txt"]);
+
+      const included = path.join(sandbox.home, `included-${path.basename(r.dir)}`);
+      const repoExcludes = path.join(sandbox.home, `repo-excludes-${path.basename(r.dir)}`);
+      writeFileSync(repoExcludes, "*.rsecret\n");
+      writeFileSync(included, `[core]\n\texcludesFile = ${repoExcludes}\n`);
+      r.git("config", "include.path", included);
+      r.write({ "k.rsecret": "r\n" });
+      // The repository's value replaces the global one, as in the user's own git.
+      expect(filesOf(r, r.ok("snapshot").id).sort()).toEqual(["a.txt", "k.gsecret", "u.txt"]);
+    } finally {
+      r.git("config", "--global", "--unset", "core.excludesFile");
+    }
+  });
+
   it("does not delete a file that was ignored when the snapshot was taken but is not now", () => {
     const r = repo({ ".gitignore": "*.log\n", "a.txt": "a\n" });
     r.write({ "debug.log": "log\n" });
