@@ -11,6 +11,9 @@ import { captureGit } from "./git-capture.js";
 import { HashCache } from "./hash-cache.js";
 import { capturePlain } from "./plain-capture.js";
 import { startStatusCacheBuild } from "./status-cache.js";
+import { ObjectCache } from "../git/object-cache.js";
+import { STORE_FILES, writeFileAtomic } from "../store/layout.js";
+import path from "node:path";
 
 /** Extra facts recorded with a snapshot. */
 export interface SnapshotExtras {
@@ -28,6 +31,9 @@ export async function captureTree(store: StoreContext, cat: CatFile, includes: R
   await cleanLeftovers(store.paths, store.root);
   const cache = new HashCache(store.paths.dir);
   await cache.load();
+  const objectsFile = path.join(store.paths.dir, STORE_FILES.objectCache);
+  const objects = new ObjectCache(objectsFile);
+  cat.useCache(objects);
   const ctx: CaptureContext = {
     location: store.location,
     paths: store.paths,
@@ -37,9 +43,16 @@ export async function captureTree(store: StoreContext, cat: CatFile, includes: R
     cache,
     readEnv: store.readEnv,
   };
-  const captured =
-    store.location.kind === "git" ? await captureGit(ctx, includes) : await capturePlain(ctx, includes);
+  let captured: Captured;
+  try {
+    captured =
+      store.location.kind === "git" ? await captureGit(ctx, includes) : await capturePlain(ctx, includes);
+  } finally {
+    cat.useCache(null);
+  }
   await cache.save().catch(() => {});
+  const kept = objects.serialize();
+  if (kept) await writeFileAtomic(objectsFile, kept, 0o600, false).catch(() => {}); // a cache
   return captured;
 }
 

@@ -1,6 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { GhostcommitError } from "../errors.js";
 import { baseGitEnv } from "./exec.js";
+import type { ObjectCache } from "./object-cache.js";
 
 export interface StoredObject {
   type: string;
@@ -82,13 +83,28 @@ export class CatFile {
     }
   }
 
+  private cache: ObjectCache | null = null;
+
+  /** Answers from `cache` where it can (no git process at all if it always can), and notes what git answered in it. */
+  useCache(cache: ObjectCache | null): void {
+    this.cache = cache;
+  }
+
   /** Reads one object (null when it does not exist). */
   read(oid: string): Promise<StoredObject | null> {
+    const cache = this.cache;
+    const cached = cache?.get(oid);
+    if (cached) return Promise.resolve(cached);
     if (this.failed) return Promise.reject(this.failed);
     const child = this.start();
-    return new Promise((resolve, reject) => {
+    const answer = new Promise<StoredObject | null>((resolve, reject) => {
       this.queue.push({ oid, resolve, reject });
       child.stdin.write(`${oid}\n`);
+    });
+    if (!cache) return answer;
+    return answer.then((object) => {
+      if (object) cache.note(oid, object);
+      return object;
     });
   }
 

@@ -44,6 +44,8 @@ export const STORE_FILES = {
   gitConfig: "git-config.json",
   /** Tracked files a converting repository's index cannot prove clean, by index checksum (capture). */
   cleanProof: "clean-proof.json",
+  /** Trees and commits the last capture read, so the next needs no git process for them (capture). */
+  objectCache: "object-cache.bin",
   /** Blob sizes by id, for that proof (capture). */
   blobSizes: "blob-sizes.bin",
   /** A private copy of the user's index carrying git's untracked cache (capture). */
