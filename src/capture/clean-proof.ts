@@ -143,7 +143,9 @@ async function readSizes(file: string, table: OidTable, sizes: Float64Array): Pr
   if ((data.length - SIZES_MAGIC.length) % SIZE_RECORD !== 0) return;
   for (let at = SIZES_MAGIC.length; at < data.length; at += SIZE_RECORD) {
     const size = data.readUIntBE(at + 20, 6);
-    for (let item = table.firstWithId(data, at); item !== -1; item = table.nextWithSameId(item)) sizes[item] = size;
+    for (let found = table.firstWithId(data, at); found !== -1; found = table.nextWithSameId(found)) {
+      sizes[table.itemAt(found)] = size;
+    }
   }
 }
 
@@ -200,7 +202,9 @@ async function askBlobSizes(
     if (end - at > 46 && out[at + 40] === 0x20 && out[at + 41] === 0x62) {
       let size = 0;
       for (let i = at + 46; i < end; i++) size = size * 10 + (out[i] - 48);
-      for (let item = table.firstWithHexId(out, at); item !== -1; item = table.nextWithSameId(item)) sizes[item] = size;
+      for (let found = table.firstWithHexId(out, at); found !== -1; found = table.nextWithSameId(found)) {
+        sizes[table.itemAt(found)] = size;
+      }
     }
     at = end + 1;
   }

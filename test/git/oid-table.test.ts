@@ -7,7 +7,9 @@ const id = (n: number) => createHash("sha1").update(`object ${n}`).digest();
 /** Every item found for an id, in any order. */
 function itemsOf(table: OidTable, first: number): number[] {
   const found: number[] = [];
-  for (let item = first; item !== -1; item = table.nextWithSameId(item)) found.push(item);
+  for (let position = first; position !== -1; position = table.nextWithSameId(position)) {
+    found.push(table.itemAt(position));
+  }
   return found.sort((a, b) => a - b);
 }
 
@@ -33,7 +35,7 @@ describe("OidTable (ids found without making strings)", () => {
     for (let i = count; i < count + 2000; i++) expect(table.firstWithId(id(i), 0)).toBe(-1);
     const notHex = Buffer.from(`${id(1).toString("hex").slice(0, 39)}g`);
     expect(table.firstWithHexId(notHex, 0)).toBe(-1);
-    // Same first four bytes (the slot), different id: probing must compare whole ids.
+    // Same first bytes (the bucket), different id: whole ids must be compared.
     const twin = Buffer.from(ids[0]);
     twin[19] ^= 0xff;
     expect(table.firstWithId(twin, 0)).toBe(-1);
