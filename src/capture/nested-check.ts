@@ -30,9 +30,9 @@ export async function reconcileNestedRepos(
   for (const dir of [...untrackedDirs].filter(passable).sort()) {
     // Sorted, so an outer repository comes before the directories inside it.
     if (found.some((outer) => dir.startsWith(`${outer}/`))) continue;
-    if (isRepository(worktreeRoot, dir) && !(await hasTrackedFiles(dir))) found.push(dir);
+    if (looksLikeRepository(worktreeRoot, dir) && !(await hasTrackedFiles(dir))) found.push(dir);
   }
-  const gone = reportedRepos.filter((dir) => passable(dir) && !isRepository(worktreeRoot, dir));
+  const gone = reportedRepos.filter((dir) => passable(dir) && !looksLikeRepository(worktreeRoot, dir));
   if (found.length === 0 && gone.length === 0) return entries;
 
   const inFound = (path: RelPath) => found.some((dir) => path.startsWith(`${dir}/`));
@@ -52,7 +52,7 @@ export async function reconcileNestedRepos(
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /** Whether git would take `dir` for a repository of its own: a `.git` directory with a HEAD, or a gitfile. */
-function isRepository(worktreeRoot: string, dir: RelPath): boolean {
+export function looksLikeRepository(worktreeRoot: string, dir: RelPath): boolean {
   // Called for every untracked directory: no exceptions for the usual "no .git here", and a
   // plain string for the usual ASCII name.
   const dotGit = PRINTABLE_ASCII.test(dir)

@@ -1,4 +1,4 @@
-import { promises as fs, lstatSync } from "node:fs";
+import { type Dirent, promises as fs, lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { runGit, splitNul } from "../git/exec.js";
 import { ancestorsOf, fsPath, type RelPath, relBytes, relFromBytes, touchesGitDir } from "../paths.js";
@@ -10,7 +10,8 @@ import { sortExclusions } from "./git-capture.js";
 import { loadGhostignore } from "./ghostignore.js";
 import { expandIncludes } from "./includes.js";
 import { captureNestedRepos, nestedRoots } from "./nested-repos.js";
-import { classifyUntracked, ghostignoreMatch } from "./policy.js";
+import { looksLikeRepository } from "./nested-check.js";
+import { classifyUntracked, dependencyDirOf, ghostignoreMatch } from "./policy.js";
 import { editTree } from "../git/trees.js";
 
 interface Candidate {
@@ -30,26 +31,20 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
   return withLock(path.join(ctx.paths.dir, STORE_FILES.plainIndexLock), async () => {
     await fs.rm(`${indexFile}.lock`, { force: true }); // left by a killed run; we hold the real lock
     const excludeFile = path.join(ctx.paths.dir, "plain-exclude");
-    await fs.writeFile(excludeFile, ctx.settings.dependencyDirs.map((d) => `${d}/\n`).join(""), {
-      mode: 0o600,
-    });
     const env = { ...ctx.readEnv, GIT_WORK_TREE: ctx.location.root, GIT_INDEX_FILE: indexFile };
     const git = (args: string[], input?: Buffer) => runGit(args, { cwd: ctx.location.root, env, input });
-    const [diffOut, othersOut, depsOut, ghostignore, stateBefore] = await Promise.all([
+    const depNames = new Set(ctx.settings.dependencyDirs);
+    const indexedBefore = await indexEntryCount(indexFile);
+    const [diffOut, walked, ghostignore, stateBefore] = await Promise.all([
       git(["diff-files", "-z", "--name-status", "--no-renames"]),
-      git(["ls-files", "-z", "--others", `--exclude-from=${excludeFile}`]),
-      git(["ls-files", "-z", "--others", "--ignored", "--directory", `--exclude-from=${excludeFile}`]),
+      indexedBefore > 0
+        ? walkOnce(git, ctx.location.root, depNames)
+        : walkTwice(git, excludeFile, depNames),
       loadGhostignore(ctx.location.root),
       readState(ctx.paths.dir),
     ]);
     const matcher = ghostignore?.matcher ?? null;
     const excluded: StoredExclusion[] = [];
-    const depNames = new Set(ctx.settings.dependencyDirs);
-    for (const part of splitNul(depsOut.stdout)) {
-      const dir = relFromBytes(part).replace(/\/$/, "");
-      if (depNames.has(dir.slice(dir.lastIndexOf("/") + 1)))
-        excluded.push({ path: dir, reason: "dependency-dir" });
-    }
 
     const toRemove = new Set<RelPath>();
     const toAdd: RelPath[] = [];
@@ -63,6 +58,14 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
       if (status === "D") toRemove.add(rel);
       else toAdd.push(rel);
     }
+    if (indexedBefore > 0) {
+      // Git's walk skips a directory that took the place of a captured file: list it here.
+      for (const rel of toRemove) {
+        if (isDirectory(fsPath(ctx.location.root, rel)))
+          listNewDirectory(ctx.location.root, rel, depNames, walked);
+      }
+    }
+    for (const dir of walked.dependencyDirs) excluded.push({ path: dir, reason: "dependency-dir" });
     // .ghostignore changed: entries captured before may now be excluded.
     if ((ghostignore?.hash ?? null) !== stateBefore.ghostignoreHash && matcher) {
       const listed = await git(["ls-files", "-z"]);
@@ -73,7 +76,7 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
       }
     }
     const policy = classifyUntracked({
-      untracked: splitNul(othersOut.stdout).map(relFromBytes),
+      untracked: walked.untracked,
       dependencyDirs: depNames,
       largeDirFiles: null,
       ghostignore: matcher,
@@ -135,7 +138,7 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     // untracked file let one more file past the budget).
     const removedIndexed = [...toRemove].filter((rel) => indexed.has(rel)).length;
     const readded = toAdd.filter((rel) => !toRemove.has(rel)).length;
-    const existingFiles = (await indexEntryCount(indexFile)) - removedIndexed - readded;
+    const existingFiles = indexedBefore - removedIndexed - readded;
     // Bytes of files already captured are not tracked: the byte budget bounds what one run adds.
     const existing = { files: Math.max(0, existingFiles), bytes: 0 };
     const kept = applyBudget(candidates, existing, ctx.settings.budgetFiles, ctx.settings.budgetBytes);
@@ -181,6 +184,93 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
       ...(nested.roots.length > 0 ? { nested: nested.roots } : {}),
     };
   });
+}
+
+interface Walked {
+  /** Files and symlinks no index entry names, and nested repositories as "dir/". */
+  untracked: RelPath[];
+  /** Dependency directories, set aside whole. */
+  dependencyDirs: RelPath[];
+}
+
+/**
+ * The first snapshot's walk: everything is new, so git lists every file, with the dependency
+ * directories left out of that walk and found by a second one.
+ */
+async function walkTwice(
+  git: (args: string[]) => Promise<{ stdout: Buffer }>,
+  excludeFile: string,
+  depNames: ReadonlySet<string>,
+): Promise<Walked> {
+  await fs.writeFile(excludeFile, [...depNames].map((d) => `${d}/\n`).join(""), { mode: 0o600 });
+  const [othersOut, depsOut] = await Promise.all([
+    git(["ls-files", "-z", "--others", `--exclude-from=${excludeFile}`]),
+    git(["ls-files", "-z", "--others", "--ignored", "--directory", `--exclude-from=${excludeFile}`]),
+  ]);
+  const dependencyDirs: RelPath[] = [];
+  for (const part of splitNul(depsOut.stdout)) {
+    const dir = relFromBytes(part).replace(/\/$/, "");
+    if (depNames.has(dir.slice(dir.lastIndexOf("/") + 1))) dependencyDirs.push(dir);
+  }
+  return { untracked: splitNul(othersOut.stdout).map(relFromBytes), dependencyDirs };
+}
+
+/**
+ * A later snapshot's walk: one git walk that reports each directory holding no captured file as
+ * "dir/" (a dependency directory, a nested repository, or a directory new since the last
+ * snapshot), instead of two walks of the whole tree. New directories are listed here, as git
+ * would have listed them, with dependency directories and repositories found on the way.
+ */
+async function walkOnce(
+  git: (args: string[]) => Promise<{ stdout: Buffer }>,
+  root: string,
+  depNames: ReadonlySet<string>,
+): Promise<Walked> {
+  const listed = await git(["ls-files", "-z", "--others", "--directory", "--no-empty-directory"]);
+  const walked: Walked = { untracked: [], dependencyDirs: [] };
+  for (const part of splitNul(listed.stdout)) {
+    const rel = relFromBytes(part);
+    if (!rel.endsWith("/")) walked.untracked.push(rel);
+    else listNewDirectory(root, rel.slice(0, -1), depNames, walked);
+  }
+  return walked;
+}
+
+function isDirectory(file: Buffer): boolean {
+  try {
+    return lstatSync(file).isDirectory();
+  } catch {
+    return false; // gone, or below what is now a file
+  }
+}
+
+function listNewDirectory(root: string, dir: RelPath, depNames: ReadonlySet<string>, walked: Walked): void {
+  if (depNames.has(dir.slice(dir.lastIndexOf("/") + 1))) {
+    walked.dependencyDirs.push(dir);
+    return;
+  }
+  // A `.git` directory where files were captured: the nested-repository check sees it.
+  if (touchesGitDir(dir)) {
+    walked.untracked.push(dir);
+    return;
+  }
+  // Inside a dependency directory that holds an included file, or a repository: the policy decides.
+  if (dependencyDirOf(`${dir}/x`, depNames) !== null || looksLikeRepository(root, dir)) {
+    walked.untracked.push(`${dir}/`);
+    return;
+  }
+  let entries: Dirent<Buffer>[];
+  try {
+    entries = readdirSync(fsPath(root, dir), { withFileTypes: true, encoding: "buffer" });
+  } catch {
+    return; // gone since git's walk, or unreadable: git would list nothing from it either
+  }
+  for (const entry of entries) {
+    const rel = `${dir}/${relFromBytes(entry.name)}`;
+    // Like git: regular files and symlinks are listed, sockets and fifos are not.
+    if (entry.isDirectory()) listNewDirectory(root, rel, depNames, walked);
+    else if (entry.isFile() || entry.isSymbolicLink()) walked.untracked.push(rel);
+  }
 }
 
 interface PlainState {

@@ -1,0 +1,116 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { fileSandbox } from "../helpers/support.js";
+
+const { sandbox } = fileSandbox();
+
+/**
+ * A later snapshot of a plain directory walks it once: git reports each directory holding no
+ * captured file as "dir/", and ghostcommit lists the new ones itself. The oracle is the first
+ * snapshot of the same directory in a new store, where git lists every file: both must name the
+ * same tree and set aside the same paths.
+ */
+describe("a later snapshot of a plain directory", () => {
+  const folder = sandbox.dir("plain-walk");
+  const write = (rel: string, content: string) => {
+    mkdirSync(path.dirname(path.join(folder, rel)), { recursive: true });
+    writeFileSync(path.join(folder, rel), content);
+  };
+  const dataDirs = { first: path.join(sandbox.home, "data-a"), oracle: path.join(sandbox.home, "data-b") };
+  const snapshot = (home: string) => {
+    const result = sandbox.cli(folder, ["snapshot", "--json"], undefined, {
+      GHOSTCOMMIT_HOME: home,
+      GHOSTCOMMIT_TRACE: "1",
+    });
+    expect(result.status, result.stderr).toBe(0);
+    const [workspace] = readdirSync(path.join(home, "workspaces"));
+    // Every entry with its mode and id (submodule-like entries included), to compare two stores.
+    const tree = execFileSync(
+      "git",
+      ["--git-dir", path.join(home, "workspaces", workspace, "git"), "ls-tree", "-r", "-z", result.json.id],
+      { env: sandbox.env, encoding: "latin1" },
+    ).split("\0");
+    const walks = result.stderr.split("\n").filter((line) => /git ls-files -z --others/.test(line)).length;
+    const excluded = (result.json.excluded as { path: string; reason: string }[])
+      .map((e) => `${e.reason} ${e.path}`)
+      .sort();
+    return { id: result.json.id as string, tree, walks, excluded };
+  };
+
+  it("captures what a first snapshot would: new directories, their dependency dirs, repositories, links and kind changes", () => {
+    write("a.txt", "a\n");
+    write("src/m.js", "m\n");
+    write("src/deep/x.txt", "x\n");
+    write("node_modules/dep/i.js", "i\n");
+    write("gone/f.txt", "f\n");
+    write("will-be-dir", "file for now\n");
+    write("will-be-file/g.txt", "g\n");
+    const first = snapshot(dataDirs.first);
+    expect(first.walks).toBe(2); // everything is new: every file listed, dependency dirs apart
+
+    write("a.txt", "a changed\n");
+    rmSync(path.join(folder, "gone"), { recursive: true });
+    // A new directory, several levels deep, with what each rule applies to.
+    write("new/one.txt", "1\n");
+    write("new/sub/two.txt", "2\n");
+    write("new/sub/.gitignore", "*.txt\n"); // a plain directory's .gitignore excludes nothing
+    write("new/node_modules/p/q.js", "q\n");
+    write("new/lib/node_modules/r/s.js", "s\n");
+    mkdirSync(path.join(folder, "new/empty/deeper"), { recursive: true });
+    symlinkSync("one.txt", path.join(folder, "new/link"));
+    symlinkSync("../src", path.join(folder, "new/dirlink")); // a link, never followed
+    execFileSync("mkfifo", [path.join(folder, "new/fifo")]);
+    const latin1Dir = Buffer.from(`${folder}/new/caf\xe9`, "latin1"); // a name that is not UTF-8
+    mkdirSync(latin1Dir);
+    writeFileSync(Buffer.concat([latin1Dir, Buffer.from("/z.txt")]), "z\n");
+    write("new/repo/inner.txt", "inner\n");
+    sandbox.git(path.join(folder, "new/repo"), "init", "-q");
+    // A new directory below one already captured, and kinds that changed.
+    write("src/newsub/n.txt", "n\n");
+    unlinkSync(path.join(folder, "will-be-dir"));
+    write("will-be-dir/inner.txt", "now a dir\n");
+    rmSync(path.join(folder, "will-be-file"), { recursive: true });
+    write("will-be-file", "now a file\n");
+    // A captured directory that became a repository.
+    sandbox.git(path.join(folder, "src/deep"), "init", "-q");
+
+    const later = snapshot(dataDirs.first);
+    expect(later.walks).toBe(1);
+    const oracle = snapshot(dataDirs.oracle);
+    expect(oracle.walks).toBe(2);
+    expect(later.excluded).toEqual(oracle.excluded);
+    expect(later.excluded).toEqual(
+      expect.arrayContaining([
+        "dependency-dir new/lib/node_modules",
+        "dependency-dir new/node_modules",
+        "dependency-dir node_modules",
+      ]),
+    );
+    expect(later.tree).toEqual(oracle.tree);
+    const shown = sandbox.cli(folder, ["show", later.id, "--json"], undefined, {
+      GHOSTCOMMIT_HOME: dataDirs.first,
+    });
+    const files = shown.json.files as string[];
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "a.txt",
+        "new/one.txt",
+        "new/sub/two.txt",
+        "new/sub/.gitignore",
+        "new/link",
+        "new/dirlink",
+        "new/caf\ufffd/z.txt",
+        "new/repo/inner.txt",
+        "src/deep/x.txt",
+        "src/newsub/n.txt",
+        "will-be-dir/inner.txt",
+        "will-be-file",
+      ]),
+    );
+    const unwanted = (f: string) =>
+      f.startsWith("gone/") || f.startsWith("new/empty") || f === "new/fifo" || f.includes("node_modules");
+    expect(files.filter(unwanted)).toEqual([]);
+  });
+});
