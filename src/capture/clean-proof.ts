@@ -84,8 +84,21 @@ async function mismatchedSizes(
   }
   trace("capture: clean proof made from the whole index");
 
-  const data = await fs.readFile(indexFile).catch(() => null);
-  if (!data) return null;
+  const [data, sizesData] = await Promise.all([
+    fs.readFile(indexFile).catch(() => null),
+    fs.readFile(sizesFile).catch(() => null),
+  ]);
+  if (!data || data.length < 12) return null;
+  const cachedSizes = isSizeTable(sizesData) ? sizesData : null;
+  // No sizes kept yet (a new store): git starts listing every object's size at once, and the
+  // index is read while it does; its lines are matched as they arrive.
+  const lines = new SizeLines();
+  const entryCount = data.readUInt32BE(8);
+  const listingEarly =
+    cachedSizes === null && entryCount >= 1000 && (await packedObjectCount(paths.objectsDir)) <= 4 * entryCount
+      ? listSizes(paths, readEnv, lines, null)
+      : null;
+  listingEarly?.catch(() => {}); // awaited below
   // One walk notes where each regular file's blob id is and its recorded size; ids stay bytes
   // in the index data (see OidTable), and paths are read only for the files left unproven.
   const oidOffsets: number[] = [];
@@ -104,12 +117,25 @@ async function mismatchedSizes(
   if (!understood) return null;
   const table = new OidTable(data, oidOffsets);
   const sizes = new Float64Array(oidOffsets.length).fill(-1);
-  await readSizes(sizesFile, table, sizes);
-  let missing = 0;
-  for (const size of sizes) if (size < 0) missing++;
-  if (missing > 0) {
-    const all = await askBlobSizes(data, oidOffsets, sizes, missing, table, paths, readEnv);
-    trace(`capture: ${missing} blob sizes asked of git, ${all ? "listing every object" : "one by one"}`);
+  if (cachedSizes) applySizeTable(cachedSizes, table, sizes);
+  lines.matchInto(table, sizes);
+  if (listingEarly) {
+    await listingEarly;
+    lines.end();
+    trace("capture: every blob size listed by git");
+  } else {
+    const wanted: string[] = [];
+    for (let item = 0; item < sizes.length; item++) {
+      if (sizes[item] < 0) wanted.push(data.toString("hex", oidOffsets[item], oidOffsets[item] + 20));
+    }
+    if (wanted.length > 0) {
+      // Where they are most of the objects git has (a young clone), listing every object's size
+      // is faster than asking for each: git walks its pack indexes in order.
+      const all = wanted.length >= 1000 && (await packedObjectCount(paths.objectsDir)) <= 4 * wanted.length;
+      await listSizes(paths, readEnv, lines, all ? null : [...new Set(wanted)]);
+      lines.end();
+      trace(`capture: ${wanted.length} blob sizes asked of git, ${all ? "listing every object" : "one by one"}`);
+    }
   }
   const unprovenAt = new Set<number>();
   for (let item = 0; item < sizes.length; item++) {
@@ -135,12 +161,17 @@ async function mismatchedSizes(
 const SIZE_RECORD = 26;
 const SIZES_MAGIC = Buffer.from("ghostcommit blob sizes 1\n");
 
-/** Applies the cached table (a blob's size never changes); a missing or damaged one adds nothing. */
-async function readSizes(file: string, table: OidTable, sizes: Float64Array): Promise<void> {
-  const data = await fs.readFile(file).catch(() => null);
-  if (!data || data.length < SIZES_MAGIC.length || !data.subarray(0, SIZES_MAGIC.length).equals(SIZES_MAGIC))
-    return;
-  if ((data.length - SIZES_MAGIC.length) % SIZE_RECORD !== 0) return;
+function isSizeTable(data: Buffer | null): data is Buffer {
+  return (
+    data !== null &&
+    data.length >= SIZES_MAGIC.length &&
+    data.subarray(0, SIZES_MAGIC.length).equals(SIZES_MAGIC) &&
+    (data.length - SIZES_MAGIC.length) % SIZE_RECORD === 0
+  );
+}
+
+/** Applies the cached table (a blob's size never changes). */
+function applySizeTable(data: Buffer, table: OidTable, sizes: Float64Array): void {
   for (let at = SIZES_MAGIC.length; at < data.length; at += SIZE_RECORD) {
     const size = data.readUIntBE(at + 20, 6);
     for (let found = table.firstWithId(data, at); found !== -1; found = table.nextWithSameId(found)) {
@@ -168,47 +199,72 @@ async function writeSizes(file: string, index: Buffer, oidOffsets: number[], siz
   await writeFileAtomic(file, data, 0o600, false);
 }
 
-/**
- * Asks git the sizes of the blobs still unknown and records them; returns whether it listed every
- * object. Where they are most of the objects git has (a first snapshot of a young clone), listing
- * every object's size is faster than asking for each: git walks its pack indexes in order.
- */
-async function askBlobSizes(
-  index: Buffer,
-  oidOffsets: number[],
-  sizes: Float64Array,
-  missing: number,
-  table: OidTable,
+/** Asks git the size of the given objects, or of every object it has (null), into `lines`. */
+async function listSizes(
   paths: StorePaths,
   readEnv: NodeJS.ProcessEnv,
-): Promise<boolean> {
-  const all = missing >= 1000 && (await packedObjectCount(paths.objectsDir)) <= 4 * missing;
-  const wanted = new Set<string>();
-  for (let item = 0; !all && item < sizes.length; item++) {
-    if (sizes[item] < 0) wanted.add(index.toString("hex", oidOffsets[item], oidOffsets[item] + 20));
-  }
+  lines: SizeLines,
+  ids: string[] | null,
+): Promise<void> {
   const format = "--batch-check=%(objectname) %(objecttype) %(objectsize)";
-  const result = await runGit(all ? ["cat-file", "--batch-all-objects", format] : ["cat-file", format], {
+  await runGit(ids === null ? ["cat-file", "--batch-all-objects", format] : ["cat-file", format], {
     cwd: paths.dir,
     env: readEnv,
-    input: all ? undefined : `${[...wanted].join("\n")}\n`,
+    input: ids === null ? undefined : `${ids.join("\n")}\n`,
+    onStdout: (chunk) => lines.feed(chunk),
   });
-  // Lines of "<40 hex> blob <size>" (other types and "missing" are skipped), read as bytes.
-  const out = result.stdout;
-  for (let at = 0; at < out.length; ) {
-    let end = out.indexOf(0x0a, at);
-    if (end === -1) end = out.length;
-    // The type's first letter tells a blob ("b") from a tree, commit, tag or "missing".
-    if (end - at > 46 && out[at + 40] === 0x20 && out[at + 41] === 0x62) {
-      let size = 0;
-      for (let i = at + 46; i < end; i++) size = size * 10 + (out[i] - 48);
-      for (let found = table.firstWithHexId(out, at); found !== -1; found = table.nextWithSameId(found)) {
-        sizes[table.itemAt(found)] = size;
-      }
-    }
-    at = end + 1;
+}
+
+/**
+ * Git's "<40 hex> <type> <size>" lines, read as bytes as they arrive and matched against the
+ * index's blob ids once the table of them is there (until then they wait). Lines of other types
+ * and "missing" are skipped.
+ */
+class SizeLines {
+  private rest: Buffer | null = null;
+  private waiting: Buffer[] | null = [];
+  private table: OidTable | null = null;
+  private sizes: Float64Array | null = null;
+
+  feed(chunk: Buffer): void {
+    if (this.waiting) this.waiting.push(chunk);
+    else this.parse(chunk);
   }
-  return all;
+
+  matchInto(table: OidTable, sizes: Float64Array): void {
+    this.table = table;
+    this.sizes = sizes;
+    const waiting = this.waiting ?? [];
+    this.waiting = null;
+    for (const chunk of waiting) this.parse(chunk);
+  }
+
+  /** The output ended: a last line without its newline counts too. */
+  end(): void {
+    if (this.rest) this.line(this.rest, 0, this.rest.length);
+    this.rest = null;
+  }
+
+  private parse(chunk: Buffer): void {
+    const out = this.rest ? Buffer.concat([this.rest, chunk]) : chunk;
+    let at = 0;
+    for (let end = out.indexOf(0x0a, at); end !== -1; end = out.indexOf(0x0a, at)) {
+      this.line(out, at, end);
+      at = end + 1;
+    }
+    this.rest = at < out.length ? out.subarray(at) : null;
+  }
+
+  private line(out: Buffer, at: number, end: number): void {
+    // The type's first letter tells a blob ("b") from a tree, commit, tag or "missing".
+    if (end - at <= 46 || out[at + 40] !== 0x20 || out[at + 41] !== 0x62) return;
+    let size = 0;
+    for (let i = at + 46; i < end; i++) size = size * 10 + (out[i] - 48);
+    const table = this.table!;
+    for (let found = table.firstWithHexId(out, at); found !== -1; found = table.nextWithSameId(found)) {
+      this.sizes![table.itemAt(found)] = size;
+    }
+  }
 }
 
 /** How many objects the store's packs and those it borrows from hold (from each pack index's header). */

@@ -50,6 +50,8 @@ export interface GitRunOptions {
   input?: Buffer | string;
   /** Exit codes that mean success; default [0]. */
   okCodes?: number[];
+  /** Takes stdout as it arrives (then `stdout` in the result is empty): big outputs are read while git still writes. */
+  onStdout?: (chunk: Buffer) => void;
 }
 
 export interface GitResult {
@@ -70,7 +72,7 @@ export function runGit(args: string[], options: GitRunOptions): Promise<GitResul
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stdout.on("data", options.onStdout ?? ((chunk: Buffer) => out.push(chunk)));
     child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
     child.on("error", (error) => reject(gitFailure(args, -1, String(error.message), error)));
     child.stdin.on("error", () => {
