@@ -44,7 +44,9 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   trace("capture: start");
   // Where status needs no value from it, the config is read once status is running (spawning
   // its git process would hold this thread for milliseconds first).
-  const configFirst = repositoryConfigLeavesExcludes(location) ? null : readUserGitConfig(location, paths.dir);
+  const configFirst = repositoryConfigLeavesExcludes(location)
+    ? null
+    : readUserGitConfig(location, paths.dir);
   configFirst?.catch(() => {}); // awaited below; an error meanwhile must not go unhandled
   const [head, excludesFile] = await Promise.all([
     readHead(location),
@@ -120,34 +122,28 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     }
   }
 
-  // Where the user's git converts content, its "unchanged" does not always mean "same bytes":
-  // the files that cannot be proven identical cheaply are read (through ghostcommit's stat cache).
+  // Whether the user's git converts content, with the attribute files status named as they are now.
   const statusPaths = [...reads.map((r) => r.path), ...changes.keys(), ...untracked];
   const conversion = await changedAttributesConvert(
     location.root,
     statusPaths.filter(isAttributesFile),
     treeConversion,
   );
-  if (conversion) {
-    const seen = new Set(statusPaths);
-    const unproven = await unprovenCleanFiles({
-      indexFile: status.indexFile,
-      paths,
-      readEnv: ctx.readEnv,
-      worktreeRoot,
-      conversion,
-    });
-    const toVerify =
-      unproven === null
-        ? ((await baseInfo(paths.dir, ctx.readEnv, baseTree, ghostignore, true)).names ?? [])
-        : unproven.filter((p) => isWithin(p, prefix)).map(strip);
-    trace(`capture: ${toVerify.length} tracked files to verify for content conversion`);
-    for (const rel of toVerify) {
-      if (seen.has(rel) || ghostignoreMatch(rel, matcher)) continue;
-      inBase.set(rel, true);
-      reads.push({ path: rel, limit: null, untracked: false, verifyOnly: true });
-    }
-  }
+  // The proof runs while the files status named are read: it needs git, that needs the disk.
+  const toVerify = conversion
+    ? unprovenCleanFiles({
+        indexFile: status.indexFile,
+        paths,
+        readEnv: ctx.readEnv,
+        worktreeRoot,
+        conversion,
+      }).then(async (unproven) =>
+        unproven === null
+          ? ((await baseInfo(paths.dir, ctx.readEnv, baseTree, ghostignore, true)).names ?? [])
+          : unproven.filter((p) => isWithin(p, prefix)).map(strip),
+      )
+    : null;
+  toVerify?.catch(() => {}); // awaited below
 
   // Tracked files matched by .ghostignore are left out of every snapshot.
   for (const match of base.ghostignored) {
@@ -197,33 +193,50 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   }
 
   trace(`capture: status parsed, ${reads.length} files to read`);
-  const results = await mapLimit(reads, 8, (read) =>
-    captureWorktreePath(location.root, read.path, ctx.writer, ctx.cache, read.limit),
-  );
   const capturedIncludes = new Set<RelPath>();
-  reads.forEach((read, i) => {
-    const result = results[i];
-    if (read.verifyOnly && result.kind !== "file") return;
-    switch (result.kind) {
-      case "file":
-        changes.set(read.path, result.state);
-        if (included.includes(read.path)) capturedIncludes.add(read.path);
-        break;
-      case "absent":
-      case "directory":
-        if (!read.untracked) changes.set(read.path, null);
-        break;
-      case "large":
-        excluded.push({ path: read.path, reason: "large-file", bytes: result.size, files: 1 });
-        if (!read.untracked) changes.set(read.path, null);
-        break;
-      case "unreadable":
-      case "special":
-        excluded.push({ path: read.path, reason: "unreadable" });
-        // A tracked file we cannot read keeps its last committed content rather than vanishing.
-        break;
+  const readAll = async (batch: PendingRead[]) => {
+    const results = await mapLimit(batch, 8, (read) =>
+      captureWorktreePath(location.root, read.path, ctx.writer, ctx.cache, read.limit),
+    );
+    batch.forEach((read, i) => {
+      const result = results[i];
+      if (read.verifyOnly && result.kind !== "file") return;
+      switch (result.kind) {
+        case "file":
+          changes.set(read.path, result.state);
+          if (included.includes(read.path)) capturedIncludes.add(read.path);
+          break;
+        case "absent":
+        case "directory":
+          if (!read.untracked) changes.set(read.path, null);
+          break;
+        case "large":
+          excluded.push({ path: read.path, reason: "large-file", bytes: result.size, files: 1 });
+          if (!read.untracked) changes.set(read.path, null);
+          break;
+        case "unreadable":
+        case "special":
+          excluded.push({ path: read.path, reason: "unreadable" });
+          // A tracked file we cannot read keeps its last committed content rather than vanishing.
+          break;
+      }
+    });
+  };
+  await readAll(reads);
+  if (toVerify) {
+    // Where the user's git converts content, its "unchanged" does not always mean "same bytes":
+    // the files that cannot be proven identical cheaply are read (through ghostcommit's stat cache).
+    const unproven = await toVerify;
+    trace(`capture: ${unproven.length} tracked files to verify for content conversion`);
+    const seen = new Set([...statusPaths, ...reads.map((r) => r.path)]);
+    const verify: PendingRead[] = [];
+    for (const rel of unproven) {
+      if (seen.has(rel) || ghostignoreMatch(rel, matcher)) continue;
+      inBase.set(rel, true);
+      verify.push({ path: rel, limit: null, untracked: false, verifyOnly: true });
     }
-  });
+    await readAll(verify);
+  }
 
   // Included paths that are tracked and unchanged are already in the base.
   for (const rel of [...capturedIncludes, ...unmerged]) {
