@@ -1,4 +1,4 @@
-import { type Dirent, promises as fs, lstatSync, readdirSync } from "node:fs";
+import { promises as fs, lstatSync } from "node:fs";
 import path from "node:path";
 import { runGit, splitNul } from "../git/exec.js";
 import { ancestorsOf, fsPath, type RelPath, relBytes, relFromBytes, touchesGitDir } from "../paths.js";
@@ -10,8 +10,8 @@ import { sortExclusions } from "./git-capture.js";
 import { loadGhostignore } from "./ghostignore.js";
 import { expandIncludes } from "./includes.js";
 import { captureNestedRepos, nestedRoots } from "./nested-repos.js";
-import { looksLikeRepository } from "./nested-check.js";
-import { classifyUntracked, dependencyDirOf, ghostignoreMatch } from "./policy.js";
+import { isDirectory, listNewDirectory, walkOnce, walkTwice } from "./plain-walk.js";
+import { classifyUntracked, ghostignoreMatch } from "./policy.js";
 import { editTree } from "../git/trees.js";
 
 interface Candidate {
@@ -37,9 +37,7 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     const indexedBefore = await indexEntryCount(indexFile);
     const [diffOut, walked, ghostignore, stateBefore] = await Promise.all([
       git(["diff-files", "-z", "--name-status", "--no-renames"]),
-      indexedBefore > 0
-        ? walkOnce(git, ctx.location.root, depNames)
-        : walkTwice(git, excludeFile, depNames),
+      indexedBefore > 0 ? walkOnce(git, ctx.location.root, depNames) : walkTwice(git, excludeFile, depNames),
       loadGhostignore(ctx.location.root),
       readState(ctx.paths.dir),
     ]);
@@ -184,93 +182,6 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
       ...(nested.roots.length > 0 ? { nested: nested.roots } : {}),
     };
   });
-}
-
-interface Walked {
-  /** Files and symlinks no index entry names, and nested repositories as "dir/". */
-  untracked: RelPath[];
-  /** Dependency directories, set aside whole. */
-  dependencyDirs: RelPath[];
-}
-
-/**
- * The first snapshot's walk: everything is new, so git lists every file, with the dependency
- * directories left out of that walk and found by a second one.
- */
-async function walkTwice(
-  git: (args: string[]) => Promise<{ stdout: Buffer }>,
-  excludeFile: string,
-  depNames: ReadonlySet<string>,
-): Promise<Walked> {
-  await fs.writeFile(excludeFile, [...depNames].map((d) => `${d}/\n`).join(""), { mode: 0o600 });
-  const [othersOut, depsOut] = await Promise.all([
-    git(["ls-files", "-z", "--others", `--exclude-from=${excludeFile}`]),
-    git(["ls-files", "-z", "--others", "--ignored", "--directory", `--exclude-from=${excludeFile}`]),
-  ]);
-  const dependencyDirs: RelPath[] = [];
-  for (const part of splitNul(depsOut.stdout)) {
-    const dir = relFromBytes(part).replace(/\/$/, "");
-    if (depNames.has(dir.slice(dir.lastIndexOf("/") + 1))) dependencyDirs.push(dir);
-  }
-  return { untracked: splitNul(othersOut.stdout).map(relFromBytes), dependencyDirs };
-}
-
-/**
- * A later snapshot's walk: one git walk that reports each directory holding no captured file as
- * "dir/" (a dependency directory, a nested repository, or a directory new since the last
- * snapshot), instead of two walks of the whole tree. New directories are listed here, as git
- * would have listed them, with dependency directories and repositories found on the way.
- */
-async function walkOnce(
-  git: (args: string[]) => Promise<{ stdout: Buffer }>,
-  root: string,
-  depNames: ReadonlySet<string>,
-): Promise<Walked> {
-  const listed = await git(["ls-files", "-z", "--others", "--directory", "--no-empty-directory"]);
-  const walked: Walked = { untracked: [], dependencyDirs: [] };
-  for (const part of splitNul(listed.stdout)) {
-    const rel = relFromBytes(part);
-    if (!rel.endsWith("/")) walked.untracked.push(rel);
-    else listNewDirectory(root, rel.slice(0, -1), depNames, walked);
-  }
-  return walked;
-}
-
-function isDirectory(file: Buffer): boolean {
-  try {
-    return lstatSync(file).isDirectory();
-  } catch {
-    return false; // gone, or below what is now a file
-  }
-}
-
-function listNewDirectory(root: string, dir: RelPath, depNames: ReadonlySet<string>, walked: Walked): void {
-  if (depNames.has(dir.slice(dir.lastIndexOf("/") + 1))) {
-    walked.dependencyDirs.push(dir);
-    return;
-  }
-  // A `.git` directory where files were captured: the nested-repository check sees it.
-  if (touchesGitDir(dir)) {
-    walked.untracked.push(dir);
-    return;
-  }
-  // Inside a dependency directory that holds an included file, or a repository: the policy decides.
-  if (dependencyDirOf(`${dir}/x`, depNames) !== null || looksLikeRepository(root, dir)) {
-    walked.untracked.push(`${dir}/`);
-    return;
-  }
-  let entries: Dirent<Buffer>[];
-  try {
-    entries = readdirSync(fsPath(root, dir), { withFileTypes: true, encoding: "buffer" });
-  } catch {
-    return; // gone since git's walk, or unreadable: git would list nothing from it either
-  }
-  for (const entry of entries) {
-    const rel = `${dir}/${relFromBytes(entry.name)}`;
-    // Like git: regular files and symlinks are listed, sockets and fifos are not.
-    if (entry.isDirectory()) listNewDirectory(root, rel, depNames, walked);
-    else if (entry.isFile() || entry.isSymbolicLink()) walked.untracked.push(rel);
-  }
 }
 
 interface PlainState {
