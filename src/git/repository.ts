@@ -35,6 +35,7 @@ export async function locateWorkspace(cwd: string, viaGit = false): Promise<Work
     throw new GhostcommitError("not-a-workspace", `not a directory: ${cwd}`, { path: cwd }, error);
   }
   const found = viaGit ? undefined : discoverFromFiles(root);
+  if (found === "plain") return { root, kind: "plain", prefix: "", key: keyOf(root, "") };
   if (found) {
     const { worktreeRoot, gitDir } = found;
     const prefix = relFromText(path.relative(worktreeRoot, root).split(path.sep).join("/"));
@@ -89,9 +90,10 @@ const UNUSUAL_CONFIG = /worktree|include|bare\s*=(?![ \t]*false\b)|repositoryfor
  * owned (with its work tree) by this user, on the same file system, and its config moves nothing
  * (no `core.worktree`, `core.bare`, includes or newer format). Anything else (a gitfile, a
  * worktree, a bare repository, a `GIT_DIR` or `git -c` in the environment, another owner) is
- * left to `git rev-parse`: undefined.
+ * left to `git rev-parse`: undefined. "plain" where nothing up to `/` could be a repository, on
+ * one file system (git stops at a file system's edge, and what lies beyond is left to it).
  */
-function discoverFromFiles(root: string): { worktreeRoot: string; gitDir: string } | undefined {
+function discoverFromFiles(root: string): { worktreeRoot: string; gitDir: string } | "plain" | undefined {
   if (!process.getuid || path.sep !== "/") return undefined;
   for (const name of Object.keys(process.env)) {
     // Those ghostcommit keeps from git (GIT_DIR and the like) do not count.
@@ -122,7 +124,8 @@ function discoverFromFiles(root: string): { worktreeRoot: string; gitDir: string
     // A directory that is itself a git directory: a bare repository, or inside a `.git`.
     if (lstat(path.join(dir, "HEAD")) && lstat(path.join(dir, "objects"))) return undefined;
     const parent = path.dirname(dir);
-    if (parent === dir || lstat(parent)?.dev !== rootStat.dev) return undefined;
+    if (parent === dir) return "plain";
+    if (lstat(parent)?.dev !== rootStat.dev) return undefined;
     dir = parent;
   }
 }

@@ -97,8 +97,9 @@ describe("finding the repository without git", () => {
     }
   });
 
-  it("runs no git process to find a usual repository, and asks git for a worktree", () => {
+  it("runs no git process to find a usual repository or a plain directory, and asks git for a worktree", () => {
     expect(ranRevParse(path.join(repo, "sub"))).toBe(false);
+    expect(ranRevParse(sb.dir("plain-only/inner"))).toBe(false);
     expect(ranRevParse(path.join(sb.home, "wt"))).toBe(true);
   });
 });
