@@ -35,7 +35,7 @@ export async function locateWorkspace(cwd: string, viaGit = false): Promise<Work
     throw new GhostcommitError("not-a-workspace", `not a directory: ${cwd}`, { path: cwd }, error);
   }
   const found = viaGit ? undefined : discoverFromFiles(root);
-  if (found === "plain") return { root, kind: "plain", prefix: "", key: keyOf(root, "") };
+  if (found === "plain") return plainLocation(root);
   if (found) {
     const { worktreeRoot, gitDir } = found;
     const prefix = relFromText(path.relative(worktreeRoot, root).split(path.sep).join("/"));
@@ -64,7 +64,7 @@ export async function locateWorkspace(cwd: string, viaGit = false): Promise<Work
         error,
       );
     }
-    return { root, kind: "plain", prefix: "", key: keyOf(root, "") };
+    return plainLocation(root);
   }
   if (lines[0] === "true") {
     throw new GhostcommitError("not-a-workspace", `${root} is inside a .git directory`, { path: root });
@@ -144,6 +144,10 @@ function findGitAbove(dir: string): boolean {
     if (existsSync(path.join(current, ".git"))) return true;
     if (path.dirname(current) === current) return false;
   }
+}
+
+function plainLocation(root: string): WorkspaceLocation {
+  return { root, kind: "plain", prefix: "", key: keyOf(root, "") };
 }
 
 function keyOf(root: string, gitDir: string): string {
