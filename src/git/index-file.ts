@@ -4,6 +4,7 @@ import { promises as fs } from "node:fs";
 const HEADER = 12;
 export const SHA1_BYTES = 20;
 const FLAG_EXTENDED = 0x4000;
+const NAME_MASK = 0xfff;
 const EXT_SKIP_WORKTREE = 0x4000;
 export const EXT_INTENT_TO_ADD = 0x2000;
 export const MODE_DIRECTORY = 0o040000;
@@ -85,6 +86,11 @@ export interface IndexFileVisit {
   path: () => string;
 }
 
+/** A big-endian 32-bit field, read by hand: the checked Buffer readers cost more than the rest of a cold walk. */
+function uint32At(data: Buffer, at: number): number {
+  return ((data[at] << 24) | (data[at + 1] << 16) | (data[at + 2] << 8) | data[at + 3]) >>> 0;
+}
+
 /** One raw index entry as `walkIndex` sees it; valid only during the callback. */
 export interface RawEntry {
   offset: number;
@@ -108,20 +114,28 @@ export function walkIndex(data: Buffer, each: (entry: RawEntry) => void): number
   if (version < 2 || version > 4) return null;
   const count = data.readUInt32BE(8);
   const end = data.length - SHA1_BYTES;
-  const entry: RawEntry = { offset: 0, mode: 0, stage: 0, extended: 0, names: data, nameStart: 0, nameEnd: 0 };
+  const entry: RawEntry = {
+    offset: 0,
+    mode: 0,
+    stage: 0,
+    extended: 0,
+    names: data,
+    nameStart: 0,
+    nameEnd: 0,
+  };
   let previous: Buffer = Buffer.alloc(0);
   let offset = HEADER;
   for (let i = 0; i < count; i++) {
     if (offset + 62 > end) return null;
     entry.offset = offset;
-    entry.mode = data.readUInt32BE(offset + 24);
-    const flags = data.readUInt16BE(offset + 60);
+    entry.mode = uint32At(data, offset + 24);
+    const flags = (data[offset + 60] << 8) | data[offset + 61];
     entry.stage = (flags >> 12) & 3;
     let cursor = offset + 62;
     entry.extended = 0;
     if (flags & FLAG_EXTENDED) {
       if (version < 3) return null;
-      entry.extended = data.readUInt16BE(cursor);
+      entry.extended = (data[cursor] << 8) | data[cursor + 1];
       cursor += 2;
     }
     if (version === 4) {
@@ -140,8 +154,10 @@ export function walkIndex(data: Buffer, each: (entry: RawEntry) => void): number
       entry.nameEnd = previous.length;
       offset = nul + 1;
     } else {
-      const nul = data.indexOf(0, cursor);
-      if (nul === -1 || nul >= end) return null;
+      // The flags hold the name's length below 4095; a longer name is found by its NUL.
+      const length = flags & NAME_MASK;
+      const nul = length < NAME_MASK ? cursor + length : data.indexOf(0, cursor);
+      if (nul === -1 || nul >= end || data[nul] !== 0) return null;
       entry.nameStart = cursor;
       entry.nameEnd = nul;
       // Entries are NUL-padded to a multiple of 8 bytes.
@@ -195,7 +211,7 @@ export function visitIndexFiles(data: Buffer, visit: (entry: IndexFileVisit) => 
     }
     current = raw;
     entry.mode = raw.mode;
-    entry.statSize = data.readUInt32BE(raw.offset + 36);
+    entry.statSize = uint32At(data, raw.offset + 36);
     entry.oidOffset = raw.offset + 40;
     visit(entry);
   });
