@@ -13,13 +13,9 @@ import { captureNestedRepos, nestedRoots } from "./nested-repos.js";
 import { isDirectory, listNewDirectory, walkOnce, walkTwice } from "./plain-walk.js";
 import { classifyUntracked, ghostignoreMatch } from "./policy.js";
 import { editTree } from "../git/trees.js";
-
-interface Candidate {
-  path: RelPath;
-  size: number;
-  mtimeMs: number;
-  forced: boolean;
-}
+import { indexChecksum } from "../git/index-file.js";
+import { captureOverIndexTree, DEFERRED_PATHS_LIMIT } from "./plain-deferred.js";
+import { applyBudget, type Candidate, groupBudgetExclusions } from "./plain-budget.js";
 
 /**
  * Captures a directory that is not in any git repository. The store keeps its own index of the
@@ -65,7 +61,8 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     }
     for (const dir of walked.dependencyDirs) excluded.push({ path: dir, reason: "dependency-dir" });
     // .ghostignore changed: entries captured before may now be excluded.
-    if ((ghostignore?.hash ?? null) !== stateBefore.ghostignoreHash && matcher) {
+    const ghostignoreChanged = (ghostignore?.hash ?? null) !== stateBefore.ghostignoreHash;
+    if (ghostignoreChanged && matcher) {
       const listed = await git(["ls-files", "-z"]);
       for (const part of splitNul(listed.stdout)) {
         const rel = relFromBytes(part);
@@ -84,7 +81,8 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     const roots = await nestedRoots(ctx.location.root, policy.excluded, [...toAdd, ...policy.capture]);
     excluded.push(...policy.excluded.filter((e) => !(e.reason === "nested-repo" && roots.has(e.path))));
     const inRepo = (rel: RelPath) => ancestorsOf(rel).some((dir) => roots.has(dir));
-    if ([...roots].some((root) => !policy.excluded.some((e) => e.path === root))) {
+    const becameRepository = [...roots].some((root) => !policy.excluded.some((e) => e.path === root));
+    if (becameRepository) {
       // A directory that became a repository after its files were captured plainly.
       const specs = [...roots].map((r) => relBytes(r).toString("utf8"));
       const listed = await git(["ls-files", "-z", "--", ...specs]);
@@ -150,6 +148,40 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
       ];
       excluded.push(...groupBudgetExclusions(kept.dropped, staying));
     }
+    // Few paths outstanding and the index as last written: the index is left as it is.
+    const checksum = indexedBefore > 0 ? await indexChecksum(indexFile) : null;
+    if (
+      stateBefore.indexTree &&
+      checksum !== null &&
+      stateBefore.indexChecksum === checksum &&
+      !ghostignoreChanged &&
+      !becameRepository &&
+      kept.dropped.length === 0 &&
+      kept.add.length + toRemove.size <= DEFERRED_PATHS_LIMIT
+    ) {
+      const untracked = new Set(walked.untracked);
+      const inIndex = (rel: RelPath) => (indexed.has(rel) ? true : untracked.has(rel) ? false : null);
+      const deferred = await captureOverIndexTree({
+        cat: ctx.cat,
+        writer: ctx.writer,
+        cache: ctx.cache,
+        root: ctx.location.root,
+        largeFileBytes: ctx.settings.largeFileBytes,
+        indexTree: stateBefore.indexTree,
+        indexFiles: indexedBefore,
+        reads: kept.add.map((c) => ({ path: c.path, indexed: inIndex(c.path) })),
+        removals: [...toRemove].map((rel) => ({ path: rel, indexed: inIndex(rel) })),
+        nestedFiles: nested.files,
+      });
+      return {
+        tree: deferred.tree,
+        parent: null,
+        fileCount: deferred.fileCount + nested.files.size,
+        excluded: sortExclusions([...excluded, ...deferred.excluded]),
+        included: [...forced].filter((rel) => deferred.captured.has(rel)),
+        ...(nested.roots.length > 0 ? { nested: nested.roots } : {}),
+      };
+    }
     for (const candidate of kept.dropped) toRemove.add(candidate.path);
     if (toRemove.size > 0) {
       await git(["update-index", "-z", "--force-remove", "--stdin"], nulList([...toRemove]));
@@ -172,6 +204,9 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     await writeState(ctx.paths.dir, {
       ghostignoreHash: ghostignore?.hash ?? null,
       files: fileCount,
+      // What the index now holds (write-tree may have rewritten it to keep its cache tree).
+      indexTree: plainTree,
+      indexChecksum: await indexChecksum(indexFile),
     });
     return {
       tree,
@@ -187,6 +222,9 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
 interface PlainState {
   ghostignoreHash: string | null;
   files: number;
+  /** The tree the store's index held when it was last written, and that index's checksum. */
+  indexTree?: string;
+  indexChecksum?: string | null;
 }
 
 async function readState(dir: string): Promise<PlainState> {
@@ -198,68 +236,15 @@ async function readState(dir: string): Promise<PlainState> {
       typeof v === "object" &&
       v !== null &&
       (v.ghostignoreHash === null || typeof v.ghostignoreHash === "string") &&
-      Number.isFinite(v.files)
+      Number.isFinite(v.files) &&
+      (v.indexTree === undefined || /^[0-9a-f]{40}$/.test(v.indexTree)) &&
+      (v.indexChecksum === undefined || v.indexChecksum === null || typeof v.indexChecksum === "string")
     );
   });
 }
 
 async function writeState(dir: string, state: PlainState): Promise<void> {
   await writeFileAtomic(path.join(dir, STORE_FILES.plainState), JSON.stringify(state));
-}
-
-/**
- * Keeps a plain directory within its budget: touched files always, then the most recently
- * modified, so a home directory snapshot finishes and says what it left out.
- */
-export function applyBudget(
-  candidates: Candidate[],
-  before: { files: number; bytes: number },
-  maxFiles: number,
-  maxBytes: number,
-): { add: Candidate[]; dropped: Candidate[] } {
-  if (before.files + candidates.length <= maxFiles && before.bytes + sum(candidates) <= maxBytes) {
-    return { add: candidates, dropped: [] };
-  }
-  const ordered = [...candidates].sort(
-    (a, b) => Number(b.forced) - Number(a.forced) || b.mtimeMs - a.mtimeMs,
-  );
-  const add: Candidate[] = [];
-  const dropped: Candidate[] = [];
-  let files = before.files;
-  let bytes = before.bytes;
-  for (const candidate of ordered) {
-    if (candidate.forced || (files + 1 <= maxFiles && bytes + candidate.size <= maxBytes)) {
-      add.push(candidate);
-      files++;
-      bytes += candidate.size;
-    } else {
-      dropped.push(candidate);
-    }
-  }
-  return { add, dropped };
-}
-
-/**
- * Reports files left out by the budget as few entries as possible: the outermost directory holding
- * nothing but left-out files, else the file itself. A home directory's 150,000 cache files become
- * one line, and a restore's deletion proof checks a handful of entries instead of every file.
- */
-export function groupBudgetExclusions(dropped: Candidate[], staying: RelPath[]): StoredExclusion[] {
-  const holdsCaptured = new Set<RelPath>([""]);
-  for (const rel of staying) for (const dir of ancestorsOf(rel)) holdsCaptured.add(dir);
-  const groups = new Map<RelPath, StoredExclusion>();
-  for (const candidate of dropped) {
-    const outer = ancestorsOf(candidate.path).find((dir) => !holdsCaptured.has(dir)) ?? candidate.path;
-    const group = groups.get(outer) ?? { path: outer, reason: "budget", bytes: 0, files: 0 };
-    group.bytes = (group.bytes ?? 0) + candidate.size;
-    group.files = (group.files ?? 0) + 1;
-    groups.set(outer, group);
-  }
-  return [...groups.values()];
-}
-
-function sum(candidates: Candidate[]): number {
-  return candidates.reduce((total, c) => total + c.size, 0);
 }
 
 function nulList(paths: RelPath[]): Buffer {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { applyBudget, groupBudgetExclusions } from "../../src/capture/plain-capture.js";
+import { applyBudget, groupBudgetExclusions } from "../../src/capture/plain-budget.js";
 
 const file = (path: string, mtimeMs: number, size = 10, forced = false) => ({ path, size, mtimeMs, forced });
 

@@ -1,5 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { fileSandbox } from "../helpers/support.js";
@@ -112,5 +120,91 @@ describe("a later snapshot of a plain directory", () => {
     const unwanted = (f: string) =>
       f.startsWith("gone/") || f.startsWith("new/empty") || f === "new/fifo" || f.includes("node_modules");
     expect(files.filter(unwanted)).toEqual([]);
+  });
+});
+
+/**
+ * A later snapshot with few changes leaves the store's index as it is: the files changed since
+ * it was written are read again and the tree is the index's tree edited along them. The oracle
+ * again is a first snapshot of the same folder in a new store.
+ */
+describe("a later snapshot of a plain directory, its index left as it is", () => {
+  const folder = sandbox.dir("plain-deferred");
+  const write = (rel: string, content: string) => {
+    mkdirSync(path.dirname(path.join(folder, rel)), { recursive: true });
+    writeFileSync(path.join(folder, rel), content);
+  };
+  const home = path.join(sandbox.home, "data-deferred");
+  let oracles = 0;
+  const snapshot = (dataHome: string) => {
+    const result = sandbox.cli(folder, ["snapshot", "--json"], undefined, {
+      GHOSTCOMMIT_HOME: dataHome,
+      GHOSTCOMMIT_TRACE: "1",
+    });
+    expect(result.status, result.stderr).toBe(0);
+    const [workspace] = readdirSync(path.join(dataHome, "workspaces"));
+    const store = path.join(dataHome, "workspaces", workspace);
+    const tree = execFileSync(
+      "git",
+      ["--git-dir", path.join(store, "git"), "ls-tree", "-r", "-z", result.json.id],
+      {
+        env: sandbox.env,
+        encoding: "latin1",
+      },
+    );
+    return {
+      tree,
+      fileCount: result.json.fileCount as number,
+      deferred: result.stderr.includes("capture: plain index left as it is"),
+      index: readFileSync(path.join(store, "plain-index")),
+    };
+  };
+  const matchesOracle = (later: ReturnType<typeof snapshot>) => {
+    const oracle = snapshot(path.join(sandbox.home, `data-oracle-${++oracles}`));
+    expect(later.tree).toEqual(oracle.tree);
+    expect(later.fileCount).toBe(oracle.fileCount);
+  };
+
+  it("captures every change without rewriting the index, and rewrites it once many paths are outstanding", () => {
+    for (let i = 0; i < 20; i++) write(`src/f${i}.txt`, `${i}\n`);
+    write("kept.txt", "kept\n");
+    write("becomes-dir", "a file for now\n");
+    write("old/dir/g.txt", "g\n");
+    const first = snapshot(home);
+    expect(first.deferred).toBe(false);
+
+    write("src/f1.txt", "one, edited\n");
+    write("src/new/n.txt", "new\n");
+    write("top-new.txt", "top\n");
+    rmSync(path.join(folder, "src/f2.txt"));
+    const second = snapshot(home);
+    expect(second.deferred).toBe(true);
+    expect(second.index.equals(first.index)).toBe(true); // not written
+    matchesOracle(second);
+
+    // Still measured against the index of the first snapshot: an edit undone, kinds swapped.
+    write("src/f1.txt", "1\n");
+    unlinkSync(path.join(folder, "becomes-dir"));
+    write("becomes-dir/inner.txt", "now a dir\n");
+    rmSync(path.join(folder, "old"), { recursive: true });
+    write("old", "now a file\n");
+    symlinkSync("kept.txt", path.join(folder, "link"));
+    rmSync(path.join(folder, "top-new.txt"));
+    const third = snapshot(home);
+    expect(third.deferred).toBe(true);
+    expect(third.index.equals(first.index)).toBe(true);
+    matchesOracle(third);
+
+    for (let i = 0; i < 450; i++) write(`bulk/b${i}.txt`, `${i}\n`);
+    const fourth = snapshot(home);
+    expect(fourth.deferred).toBe(false);
+    expect(fourth.index.equals(first.index)).toBe(false); // written: 450 paths were outstanding
+    matchesOracle(fourth);
+
+    write("bulk/b7.txt", "seven, edited\n");
+    const fifth = snapshot(home);
+    expect(fifth.deferred).toBe(true);
+    expect(fifth.index.equals(fourth.index)).toBe(true);
+    matchesOracle(fifth);
   });
 });

@@ -1,0 +1,65 @@
+import { ancestorsOf, type RelPath } from "../paths.js";
+import type { StoredExclusion } from "../store/metadata.js";
+
+/** A file a plain directory's snapshot would add, as the budget weighs it. */
+export interface Candidate {
+  path: RelPath;
+  size: number;
+  mtimeMs: number;
+  forced: boolean;
+}
+
+/**
+ * Keeps a plain directory within its budget: touched files always, then the most recently
+ * modified, so a home directory snapshot finishes and says what it left out.
+ */
+export function applyBudget(
+  candidates: Candidate[],
+  before: { files: number; bytes: number },
+  maxFiles: number,
+  maxBytes: number,
+): { add: Candidate[]; dropped: Candidate[] } {
+  if (before.files + candidates.length <= maxFiles && before.bytes + sum(candidates) <= maxBytes) {
+    return { add: candidates, dropped: [] };
+  }
+  const ordered = [...candidates].sort(
+    (a, b) => Number(b.forced) - Number(a.forced) || b.mtimeMs - a.mtimeMs,
+  );
+  const add: Candidate[] = [];
+  const dropped: Candidate[] = [];
+  let files = before.files;
+  let bytes = before.bytes;
+  for (const candidate of ordered) {
+    if (candidate.forced || (files + 1 <= maxFiles && bytes + candidate.size <= maxBytes)) {
+      add.push(candidate);
+      files++;
+      bytes += candidate.size;
+    } else {
+      dropped.push(candidate);
+    }
+  }
+  return { add, dropped };
+}
+
+/**
+ * Reports files left out by the budget as few entries as possible: the outermost directory holding
+ * nothing but left-out files, else the file itself. A home directory's 150,000 cache files become
+ * one line, and a restore's deletion proof checks a handful of entries instead of every file.
+ */
+export function groupBudgetExclusions(dropped: Candidate[], staying: RelPath[]): StoredExclusion[] {
+  const holdsCaptured = new Set<RelPath>([""]);
+  for (const rel of staying) for (const dir of ancestorsOf(rel)) holdsCaptured.add(dir);
+  const groups = new Map<RelPath, StoredExclusion>();
+  for (const candidate of dropped) {
+    const outer = ancestorsOf(candidate.path).find((dir) => !holdsCaptured.has(dir)) ?? candidate.path;
+    const group = groups.get(outer) ?? { path: outer, reason: "budget", bytes: 0, files: 0 };
+    group.bytes = (group.bytes ?? 0) + candidate.size;
+    group.files = (group.files ?? 0) + 1;
+    groups.set(outer, group);
+  }
+  return [...groups.values()];
+}
+
+function sum(candidates: Candidate[]): number {
+  return candidates.reduce((total, c) => total + c.size, 0);
+}

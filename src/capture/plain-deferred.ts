@@ -1,0 +1,98 @@
+import type { CatFile } from "../git/cat-file.js";
+import { type LooseObjectWriter, MODE } from "../git/objects.js";
+import { editTree, entryAt, type TreeChanges } from "../git/trees.js";
+import type { RelPath } from "../paths.js";
+import type { StoredExclusion } from "../store/metadata.js";
+import { mapLimit } from "../util/pool.js";
+import { trace } from "../util/trace.js";
+import type { HashCache } from "./hash-cache.js";
+import { captureWorktreePath } from "./read-worktree.js";
+
+/**
+ * A plain directory's later snapshot without writing the store's index. Every file the index
+ * does not vouch for (what `diff-files` and the walk reported, changed since the index was last
+ * written) is read through the hash cache, and the snapshot's tree is the index's tree edited
+ * along those paths, as a repository's snapshot edits HEAD's tree. Rewriting a 50k-entry index
+ * twice (`update-index`, `write-tree`) cost more than the rest of such a snapshot; the index is
+ * written again once this many paths are outstanding, so what is read again stays small.
+ */
+export const DEFERRED_PATHS_LIMIT = 400;
+
+export interface OverIndexTree {
+  cat: CatFile;
+  writer: LooseObjectWriter;
+  cache: HashCache;
+  root: string;
+  largeFileBytes: number;
+  /** The tree the store's index holds (`write-tree` of it, recorded when it was written). */
+  indexTree: string;
+  /** How many entries the index holds. */
+  indexFiles: number;
+  /** Paths to capture from the work tree, and whether the index names each (null: unknown). */
+  reads: PathInIndex[];
+  /** Paths to leave out (deleted, excluded, now a directory). */
+  removals: PathInIndex[];
+  /** Files of nested repositories, captured by their own rules. */
+  nestedFiles: TreeChanges;
+}
+
+export interface PathInIndex {
+  path: RelPath;
+  indexed: boolean | null;
+}
+
+export async function captureOverIndexTree(
+  input: OverIndexTree,
+): Promise<{ tree: string; fileCount: number; excluded: StoredExclusion[]; captured: Set<RelPath> }> {
+  const { cat, writer, indexTree } = input;
+  trace(`capture: plain index left as it is, ${input.reads.length} paths to read`);
+  const changes: TreeChanges = new Map();
+  const excluded: StoredExclusion[] = [];
+  const captured = new Set<RelPath>();
+  let fileCount = input.indexFiles;
+  // Whether the index (so the index tree) holds the path; looked up where the caller cannot say.
+  const inIndex = async (path: RelPath, indexed: boolean | null) => {
+    if (indexed !== null) return indexed;
+    const entry = await entryAt(cat, indexTree, path);
+    return entry !== null && entry.mode !== MODE.tree;
+  };
+  for (const { path, indexed } of input.removals) {
+    changes.set(path, null);
+    if (await inIndex(path, indexed)) fileCount--;
+  }
+  const results = await mapLimit(input.reads, 8, (read) =>
+    captureWorktreePath(input.root, read.path, writer, input.cache, input.largeFileBytes),
+  );
+  for (let i = 0; i < input.reads.length; i++) {
+    const { path, indexed } = input.reads[i];
+    const result = results[i];
+    const held = await inIndex(path, indexed);
+    switch (result.kind) {
+      case "file":
+        changes.set(path, result.state);
+        captured.add(path);
+        if (!held) fileCount++;
+        break;
+      case "large":
+        excluded.push({ path, reason: "large-file", bytes: result.size, files: 1 });
+        changes.set(path, null);
+        if (held) fileCount--;
+        break;
+      case "special":
+        excluded.push({ path, reason: "unreadable" });
+        changes.set(path, null);
+        if (held) fileCount--;
+        break;
+      case "unreadable":
+        // Keeps its last captured content, as the index-writing path does.
+        excluded.push({ path, reason: "unreadable" });
+        break;
+      default: // gone, or a directory now (its files are read by their own paths)
+        changes.set(path, null);
+        if (held) fileCount--;
+    }
+  }
+  for (const [path, state] of input.nestedFiles) changes.set(path, state);
+  const tree = await editTree(cat, writer, indexTree, changes);
+  return { tree, fileCount: Math.max(0, fileCount), excluded, captured };
+}
