@@ -161,6 +161,7 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     ) {
       const untracked = new Set(walked.untracked);
       const inIndex = (rel: RelPath) => (indexed.has(rel) ? true : untracked.has(rel) ? false : null);
+      // The index's tree unreadable (a damaged store): the index is written, as on any other day.
       const deferred = await captureOverIndexTree({
         cat: ctx.cat,
         writer: ctx.writer,
@@ -172,15 +173,17 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
         reads: kept.add.map((c) => ({ path: c.path, indexed: inIndex(c.path) })),
         removals: [...toRemove].map((rel) => ({ path: rel, indexed: inIndex(rel) })),
         nestedFiles: nested.files,
-      });
-      return {
-        tree: deferred.tree,
-        parent: null,
-        fileCount: deferred.fileCount + nested.files.size,
-        excluded: sortExclusions([...excluded, ...deferred.excluded]),
-        included: [...forced].filter((rel) => deferred.captured.has(rel)),
-        ...(nested.roots.length > 0 ? { nested: nested.roots } : {}),
-      };
+      }).catch(() => null);
+      if (deferred) {
+        return {
+          tree: deferred.tree,
+          parent: null,
+          fileCount: deferred.fileCount + nested.files.size,
+          excluded: sortExclusions([...excluded, ...deferred.excluded]),
+          included: [...forced].filter((rel) => deferred.captured.has(rel)),
+          ...(nested.roots.length > 0 ? { nested: nested.roots } : {}),
+        };
+      }
     }
     for (const candidate of kept.dropped) toRemove.add(candidate.path);
     if (toRemove.size > 0) {

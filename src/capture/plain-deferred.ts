@@ -45,7 +45,6 @@ export async function captureOverIndexTree(
   input: OverIndexTree,
 ): Promise<{ tree: string; fileCount: number; excluded: StoredExclusion[]; captured: Set<RelPath> }> {
   const { cat, writer, indexTree } = input;
-  trace(`capture: plain index left as it is, ${input.reads.length} paths to read`);
   const changes: TreeChanges = new Map();
   const excluded: StoredExclusion[] = [];
   const captured = new Set<RelPath>();
@@ -94,5 +93,6 @@ export async function captureOverIndexTree(
   }
   for (const [path, state] of input.nestedFiles) changes.set(path, state);
   const tree = await editTree(cat, writer, indexTree, changes);
+  trace(`capture: plain index left as it is, ${input.reads.length} paths read`);
   return { tree, fileCount: Math.max(0, fileCount), excluded, captured };
 }

@@ -206,5 +206,17 @@ describe("a later snapshot of a plain directory, its index left as it is", () =>
     expect(fifth.deferred).toBe(true);
     expect(fifth.index.equals(fourth.index)).toBe(true);
     matchesOracle(fifth);
+
+    // The index's tree gone from a damaged store: the snapshot writes the index instead.
+    const [workspace] = readdirSync(path.join(home, "workspaces"));
+    const store = path.join(home, "workspaces", workspace);
+    const { indexTree } = JSON.parse(readFileSync(path.join(store, "plain-state.json"), "utf8"));
+    rmSync(path.join(store, "git/objects", indexTree.slice(0, 2), indexTree.slice(2)));
+    rmSync(path.join(store, "object-cache.bin"), { force: true });
+    write("bulk/b8.txt", "eight, edited\n");
+    const sixth = snapshot(home);
+    expect(sixth.deferred).toBe(false);
+    expect(sixth.index.equals(fifth.index)).toBe(false);
+    matchesOracle(sixth);
   });
 });
