@@ -35,6 +35,18 @@ export const MODE = {
   gitlink: "160000",
 } as const;
 
+/**
+ * zlib at its default level, as git writes, with the window and hash table no larger than the
+ * object needs: at zlib's defaults each stream allocates and clears ~256 KB, which was most of the
+ * cost of compressing a tree or a small file (~0.15 ms apiece, ~90 of them in a snapshot). With
+ * the window covering the whole object every match is still in reach; any zlib reader (git's
+ * included) accepts a smaller window than its own.
+ */
+export function deflateObject(framed: Buffer): Buffer {
+  const windowBits = Math.min(15, Math.max(9, Math.ceil(Math.log2(framed.length + 262))));
+  return deflateSync(framed, { windowBits, memLevel: Math.min(8, windowBits - 7) });
+}
+
 export function objectId(type: ObjectType, content: Buffer): string {
   return createHash("sha1").update(`${type} ${content.length}\0`).update(content).digest("hex");
 }
@@ -132,7 +144,7 @@ export class LooseObjectWriter {
     const framed = () => Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]);
     if (content.length > SYNC_BYTES) {
       await this.place(oid, (temp) =>
-        fs.writeFile(temp, deflateSync(framed()), { mode: this.fileMode, flag: "wx" }),
+        fs.writeFile(temp, deflateObject(framed()), { mode: this.fileMode, flag: "wx" }),
       );
       return oid;
     }
@@ -148,7 +160,7 @@ export class LooseObjectWriter {
         // removed meanwhile: store it again
       }
     }
-    const body = deflateSync(framed());
+    const body = deflateObject(framed());
     const dir = this.fanOutDir(oid);
     const temp = this.tempIn(dir);
     try {
