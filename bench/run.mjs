@@ -19,7 +19,15 @@ import { FULL, QUICK } from "./trees.mjs";
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 function parseArgs(argv) {
-  const args = { quick: false, runs: null, warmup: null, out: null, trees: null, only: null, noAnchors: false };
+  const args = {
+    quick: false,
+    runs: null,
+    warmup: null,
+    out: null,
+    trees: null,
+    only: null,
+    noAnchors: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split("=", 2);
     const value = () => inline ?? argv[++i];
@@ -104,7 +112,8 @@ async function main() {
   } finally {
     // Watches the Watchman cases started would outlive the bench.
     for (const root of watchedRoots()) {
-      if (!watchedBefore.has(root)) spawnSync("watchman", ["--no-spawn", "watch-del", root], { stdio: "ignore" });
+      if (!watchedBefore.has(root))
+        spawnSync("watchman", ["--no-spawn", "watch-del", root], { stdio: "ignore" });
     }
     rmSync(scratch, { recursive: true, force: true });
     rmSync(build, { recursive: true, force: true });

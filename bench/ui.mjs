@@ -40,7 +40,9 @@ async function makeSession(root, env, turns) {
   const { openWorkspace } = await import("../dist/index.js");
   const session = (await openWorkspace({ cwd: root })).session("bench-session");
   for (let t = 1; t <= turns; t++) {
-    await session.beginTurn(String(t), { prompt: `turn ${t}: change the constants in file ${t % 40} and tidy up` });
+    await session.beginTurn(String(t), {
+      prompt: `turn ${t}: change the constants in file ${t % 40} and tidy up`,
+    });
     writeFileSync(path.join(root, `file${t % 40}.ts`), `export const v${t % 40} = ${t};\n// turn ${t}\n`);
     if (t % 3 === 0) writeFileSync(path.join(root, `file${(t + 7) % 40}.ts`), `export const w = ${t};\n`);
     await session.endTurn(String(t));
@@ -61,11 +63,18 @@ async function measure(browser, url, turns) {
   const page = await browser.newPage();
   const sizes = [];
   page.on("response", (response) => {
-    sizes.push(response.body().then((body) => ({ url: response.url(), size: body.length }), () => null));
+    sizes.push(
+      response.body().then(
+        (body) => ({ url: response.url(), size: body.length }),
+        () => null,
+      ),
+    );
   });
   await page.goto(url);
   await page.waitForSelector("body[data-ready]");
-  const firstRenderMs = await page.evaluate(() => performance.getEntriesByName("timeline-rendered")[0].startTime);
+  const firstRenderMs = await page.evaluate(
+    () => performance.getEntriesByName("timeline-rendered")[0].startTime,
+  );
   await page.waitForFunction(
     (n) => [...document.querySelectorAll(".counts")].filter((el) => el.textContent).length >= n,
     turns,
@@ -93,7 +102,14 @@ async function main() {
     ui = await startUi(root, env);
     browser = await chromium.launch({
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     });
     await measure(browser, ui.url, args.turns); // warm-up: the server's caches, chromium's start
     const runs = [];
@@ -104,7 +120,8 @@ async function main() {
       turns: args.turns,
       runs: args.runs,
       methods: {
-        firstRender: "navigation start to the timeline's first render (performance mark), fresh page, warm server",
+        firstRender:
+          "navigation start to the timeline's first render (performance mark), fresh page, warm server",
         counts: "navigation start to every turn's +/- line counts shown (they load after the first render)",
         weight: "bytes of every response body the page loads (no compression)",
       },

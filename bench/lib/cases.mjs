@@ -41,7 +41,12 @@ function laterSnapshotCase(ctx, id, label) {
 /** The library call in a running process, then as the first call in a fresh one. */
 function libraryLaterSnapshotCases(ctx, id = "snapshot_later_library", what = "later") {
   return [
-    libraryLaterSnapshotCase(ctx, id, `ghostcommit snapshot (${what}, library call in a running process)`, true),
+    libraryLaterSnapshotCase(
+      ctx,
+      id,
+      `ghostcommit snapshot (${what}, library call in a running process)`,
+      true,
+    ),
     libraryLaterSnapshotCase(
       ctx,
       `${id}_cold`,
@@ -66,7 +71,10 @@ function libraryLaterSnapshotCase(ctx, id, label, running) {
     label,
     setup: () => ctx.mutate(),
     run: () => ({
-      ms: ghostcommitInProcess(ctx.root, home, "snapshot", { env: ctx.env, editsFile: running ? editsFile : null }),
+      ms: ghostcommitInProcess(ctx.root, home, "snapshot", {
+        env: ctx.env,
+        editsFile: running ? editsFile : null,
+      }),
     }),
   };
 }
@@ -170,9 +178,14 @@ export function gitCases(ctx) {
       run: () => ({ ms: git(STATUS, { cwd: root, env }).ms }),
     },
     firstSnapshotCase(ctx, "snapshot_first", "ghostcommit snapshot (first, new store)"),
-    firstSnapshotCase(ctx, "snapshot_first_new_home", "ghostcommit snapshot (first, new data dir: no code cache)", {
-      used: false,
-    }),
+    firstSnapshotCase(
+      ctx,
+      "snapshot_first_new_home",
+      "ghostcommit snapshot (first, new data dir: no code cache)",
+      {
+        used: false,
+      },
+    ),
     laterSnapshotCase(ctx, "snapshot_later", "ghostcommit snapshot (later)"),
     ...libraryLaterSnapshotCases(ctx),
     restoreCase(ctx, "restore", `ghostcommit restore (${ctx.editedPaths.length} changed paths)`),
@@ -182,13 +195,21 @@ export function gitCases(ctx) {
     // Watchman answers status through git's fsmonitor hook; the first two snapshots (untimed)
     // start the watch and trade git's first token for one of Watchman's.
     const watching = { ...ctx, env: withWatchman(env, ctx.scratch) };
-    const cli = laterSnapshotCase(watching, "snapshot_later_watchman", "ghostcommit snapshot (later, Watchman)");
+    const cli = laterSnapshotCase(
+      watching,
+      "snapshot_later_watchman",
+      "ghostcommit snapshot (later, Watchman)",
+    );
     const [library, libraryCold] = libraryLaterSnapshotCases(
       watching,
       "snapshot_later_library_watchman",
       "later, Watchman",
     );
-    const restore = restoreCase(watching, "restore_watchman", "ghostcommit restore (20 changed paths, Watchman)");
+    const restore = restoreCase(
+      watching,
+      "restore_watchman",
+      "ghostcommit restore (20 changed paths, Watchman)",
+    );
     const turn = turnCase(watching, "turn_watchman", "ghostcommit turn begin + turn end (Watchman)");
     for (const c of [cli, library, libraryCold, restore]) {
       c.setup();

@@ -60,7 +60,9 @@ export function backgroundBuildMs(home) {
   const building = () => {
     const workspaces = storeDirOf(home);
     if (!existsSync(workspaces)) return false;
-    return readdirSync(workspaces).some((key) => existsSync(path.join(workspaces, key, "status-index.building")));
+    return readdirSync(workspaces).some((key) =>
+      existsSync(path.join(workspaces, key, "status-index.building")),
+    );
   };
   let waited = false;
   while (building()) {

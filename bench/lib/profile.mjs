@@ -77,7 +77,9 @@ export function profileSnapshot(ctx, fresh) {
       extra: { GIT_TRACE2_EVENT: traceDir },
     });
     // Those started after the command exited belong to its detached build of the private index.
-    const processes = readTrace(traceDir, t0).map((p) => (p.startMs >= r.ms ? { ...p, background: true } : p));
+    const processes = readTrace(traceDir, t0).map((p) =>
+      p.startMs >= r.ms ? { ...p, background: true } : p,
+    );
     const top = processes.filter((p) => p.depth === 1 && !p.background);
     const gitBusy = unionMs(top);
     return {

@@ -93,7 +93,10 @@ function configStamp(location: WorkspaceLocation): string {
  * wait for `readUserGitConfig`'s git process (a first snapshot, or one after a config change).
  */
 export function repositoryConfigLeavesExcludes(location: WorkspaceLocation): boolean {
-  for (const file of [path.join(location.commonDir!, "config"), path.join(location.gitDir!, "config.worktree")]) {
+  for (const file of [
+    path.join(location.commonDir!, "config"),
+    path.join(location.gitDir!, "config.worktree"),
+  ]) {
     let text: string;
     try {
       text = readFileSync(file, "latin1");

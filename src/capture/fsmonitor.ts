@@ -72,7 +72,13 @@ export async function fsmonitorOptions(
   const stateFile = path.join(paths.dir, STORE_FILES.watchman);
   const lostMark = path.join(paths.dir, STORE_FILES.watchmanLost);
   let state = await readJson<WatchState | null>(stateFile, null);
-  if (await fs.rm(lostMark).then(() => true, () => false)) state = null; // the hook found no watch
+  if (
+    await fs.rm(lostMark).then(
+      () => true,
+      () => false,
+    )
+  )
+    state = null; // the hook found no watch
   if (state?.root === worktreeRoot && state.failed) {
     if (Date.now() - Date.parse(state.since) < RETRY_FAILED_WATCH_MS) return unused;
     state = null;
@@ -131,20 +137,26 @@ export async function watchmanUse(
   worktreeRoot: string | null,
   userIndex: string | null,
 ): Promise<WatchmanUse> {
-  if (worktreeRoot === null || userIndex === null) return { inUse: false, reason: "only git work trees use it" };
+  if (worktreeRoot === null || userIndex === null)
+    return { inUse: false, reason: "only git work trees use it" };
   const found = await tools(settings, worktreeRoot, userIndex);
   const state = await readJson<WatchState | null>(path.join(paths.dir, STORE_FILES.watchman), null);
   const startedWatch = state?.startedByGhostcommit ? state.root : undefined;
   const base = startedWatch ? { startedWatch } : {};
   if ("reason" in found) return { inUse: false, reason: found.reason, ...base };
   if (!state) return { inUse: false, reason: "the next snapshot starts using it", ...base };
-  if (state.failed) return { inUse: false, reason: `Watchman cannot watch the work tree: ${state.failed}`, ...base };
+  if (state.failed)
+    return { inUse: false, reason: `Watchman cannot watch the work tree: ${state.failed}`, ...base };
   const watched = await watchRoots(found.watchman);
   if (watched === null) {
     return { inUse: false, reason: "Watchman's daemon is not running; the next snapshot starts it", ...base };
   }
   if (!watched.includes(worktreeRoot)) {
-    return { inUse: false, reason: "Watchman no longer watches the work tree; the next snapshot watches it again", ...base };
+    return {
+      inUse: false,
+      reason: "Watchman no longer watches the work tree; the next snapshot watches it again",
+      ...base,
+    };
   }
   return {
     inUse: true,

@@ -20,7 +20,9 @@ try {
     buildCopy: true,
   });
 } catch (error) {
-  process.stderr.write(`${new Date().toISOString()} status cache build failed: ${(error as Error).message}\n`);
+  process.stderr.write(
+    `${new Date().toISOString()} status cache build failed: ${(error as Error).message}\n`,
+  );
   process.exitCode = 1;
 } finally {
   if (storeDir) await releaseBuildClaim(storeDir).catch(() => {});

@@ -49,7 +49,8 @@ export async function runStatus(
   const userIndex = path.join(ctx.location.gitDir!, "index");
   const found = await privateIndex(ctx.paths.dir, ctx.location.gitDir!, options.buildCopy ?? false);
   const copyDeferred = found === "deferred";
-  if (copyDeferred) trace("capture: status reads the user's index; a detached process makes the private copy");
+  if (copyDeferred)
+    trace("capture: status reads the user's index; a detached process makes the private copy");
   const privateCopy = copyDeferred ? null : found;
   const copy = privateCopy?.file ?? null;
   const indexFile = copy ?? userIndex;
@@ -65,7 +66,9 @@ export async function runStatus(
     // Watchman's answers persist in the private index only; the user's is never written.
     // Not in a detached build: a watch it began would be announced to no one.
     const watch =
-      copy && !options.buildCopy ? await fsmonitorOptions(ctx.paths, ctx.settings, worktreeRoot, userIndex) : null;
+      copy && !options.buildCopy
+        ? await fsmonitorOptions(ctx.paths, ctx.settings, worktreeRoot, userIndex)
+        : null;
     const fsmonitor = watch?.options ?? [];
     const persist = privateCopy?.due(fsmonitor.length > 0, watch?.watchStarted ?? false) ?? false;
     const env = {

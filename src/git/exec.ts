@@ -79,7 +79,13 @@ export function runGit(args: string[], options: GitRunOptions): Promise<GitResul
       // git may exit before reading all input; its exit code tells what happened.
     });
     child.on("close", (code, signal) => {
-      if (tracing) trace(`git ${args.filter((a) => !a.includes("=")).slice(0, 3).join(" ")}: ${(performance.now() - started).toFixed(1)} ms`);
+      if (tracing)
+        trace(
+          `git ${args
+            .filter((a) => !a.includes("="))
+            .slice(0, 3)
+            .join(" ")}: ${(performance.now() - started).toFixed(1)} ms`,
+        );
       const stderr = Buffer.concat(err).toString("utf8");
       const status = code ?? (signal ? 128 : 1);
       if (!okCodes.includes(status)) {

@@ -38,7 +38,10 @@ export class ObjectCache {
     const entry = this.stored.get(oid);
     if (!entry) return null;
     const content = Buffer.from(this.data.subarray(entry.at, entry.at + entry.length));
-    const actual = createHash("sha1").update(`${entry.type} ${content.length}\0`).update(content).digest("hex");
+    const actual = createHash("sha1")
+      .update(`${entry.type} ${content.length}\0`)
+      .update(content)
+      .digest("hex");
     if (actual !== oid) {
       this.stored.delete(oid);
       return null;
@@ -55,7 +58,8 @@ export class ObjectCache {
 
   /** The file's new content: what this run used, up to a bound (null when nothing changed). */
   serialize(): Buffer | null {
-    const same = this.used.size === this.stored.size && [...this.used.keys()].every((oid) => this.stored.has(oid));
+    const same =
+      this.used.size === this.stored.size && [...this.used.keys()].every((oid) => this.stored.has(oid));
     if (same || this.used.size === 0) return null;
     const parts: Buffer[] = [];
     let total = 0;

@@ -267,7 +267,10 @@ export function parseTree(body: Buffer): TreeEntry[] {
  * so comparing them as strings compares bytes.
  */
 export function serializeTree(entries: TreeEntry[]): Buffer {
-  const keyed = entries.map((entry) => ({ entry, key: entry.mode === MODE.tree ? `${entry.name}/` : entry.name }));
+  const keyed = entries.map((entry) => ({
+    entry,
+    key: entry.mode === MODE.tree ? `${entry.name}/` : entry.name,
+  }));
   keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   let size = 0;
   for (const { entry } of keyed) size += entry.mode.length + 1 + entry.name.length + 1 + 20;

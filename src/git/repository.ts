@@ -82,7 +82,8 @@ export async function locateWorkspace(cwd: string, viaGit = false): Promise<Work
 /** Variables git sees that leave its discovery and its view of the repository as the files say. */
 const NEUTRAL_GIT_VARS =
   /^GIT_(AUTHOR_|COMMITTER_|CONFIG_GLOBAL$|CONFIG_NOSYSTEM$|TERMINAL_PROMPT$|TRACE|EDITOR$|SEQUENCE_EDITOR$|PAGER$|ASKPASS$|SSH|SSL_|HTTP_|EXEC_PATH$|OPTIONAL_LOCKS$|FLUSH$|MERGE_VERBOSITY$|PROTOCOL_FROM_USER$|ALLOW_PROTOCOL$)/;
-const UNUSUAL_CONFIG = /worktree|include|bare\s*=(?![ \t]*false\b)|repositoryformatversion\s*=(?![ \t]*[01]\b)/i;
+const UNUSUAL_CONFIG =
+  /worktree|include|bare\s*=(?![ \t]*false\b)|repositoryformatversion\s*=(?![ \t]*[01]\b)/i;
 
 /**
  * Git's discovery read from the files, for the usual case only, saving a git process per command:

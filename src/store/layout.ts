@@ -175,7 +175,15 @@ export async function ensureStore(paths: StorePaths, location: WorkspaceLocation
     // dozen tiny calls, each of which would cost more as a thread-pool round trip.
     const priv = { mode: 0o600 };
     mkdirSync(staging, { mode: 0o700 });
-    for (const dir of ["objects", "objects/info", "objects/pack", "refs", "refs/heads", "refs/tags", "info"]) {
+    for (const dir of [
+      "objects",
+      "objects/info",
+      "objects/pack",
+      "refs",
+      "refs/heads",
+      "refs/tags",
+      "info",
+    ]) {
       mkdirSync(path.join(staging, dir), { mode: 0o700 });
     }
     writeFileSync(path.join(staging, "HEAD"), "ref: refs/heads/main\n", priv);

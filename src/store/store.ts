@@ -210,7 +210,8 @@ export class SnapshotRefs {
       return null; // damaged: git says what is wrong
     }
     const header = raw.indexOf(0);
-    if (header === -1 || raw.toString("latin1", 0, header) !== `commit ${raw.length - header - 1}`) return null;
+    if (header === -1 || raw.toString("latin1", 0, header) !== `commit ${raw.length - header - 1}`)
+      return null;
     if (createHash("sha1").update(raw).digest("hex") !== id) return null;
     return snapshotOfCommit(id, raw.toString("utf8", header + 1));
   }

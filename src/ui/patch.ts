@@ -1,7 +1,12 @@
 import type { DiffEntry } from "../index.js";
 
 /** One line of a hunk: kind (" " context, "+" added, "-" removed, "\\" note), old and new line numbers, text. */
-export type PatchLine = [kind: " " | "+" | "-" | "\\", oldNo: number | null, newNo: number | null, text: string];
+export type PatchLine = [
+  kind: " " | "+" | "-" | "\\",
+  oldNo: number | null,
+  newNo: number | null,
+  text: string,
+];
 
 export interface PatchHunk {
   header: string;

@@ -66,7 +66,8 @@ function snapshotParam(url: URL, name: string, required: boolean): string | null
     if (required) throw new GhostcommitError("usage", `missing parameter ${name}`);
     return null;
   }
-  if (!SNAPSHOT_ID.test(value)) throw new GhostcommitError("bad-id", `not a snapshot id: ${value}`, { id: value });
+  if (!SNAPSHOT_ID.test(value))
+    throw new GhostcommitError("bad-id", `not a snapshot id: ${value}`, { id: value });
   return value;
 }
 
@@ -134,7 +135,9 @@ export class Routes {
         }
         case "POST /api/redo": {
           const body = await readBody(req);
-          const report = await this.ws.session(stringField(body, "session")).redo({ force: body.force === true });
+          const report = await this.ws
+            .session(stringField(body, "session"))
+            .redo({ force: body.force === true });
           sendJson(res, 200, report);
           return true;
         }
@@ -145,7 +148,8 @@ export class Routes {
     }
     if (url.pathname.startsWith("/api/")) {
       const known = ["/api/timeline", "/api/diff", "/api/counts", "/api/rewind", "/api/redo"];
-      if (known.includes(url.pathname)) sendJson(res, 405, { error: { code: "usage", message: "method not allowed" } });
+      if (known.includes(url.pathname))
+        sendJson(res, 405, { error: { code: "usage", message: "method not allowed" } });
       else sendJson(res, 404, { error: { code: "not-found", message: "no such route" } });
       return true;
     }

@@ -73,16 +73,24 @@ export async function startUi(ws: Workspace, options: { port?: number } = {}): P
     // A page on another site whose name resolves to 127.0.0.1 (DNS rebinding) sends its own Host.
     const host = (req.headers.host ?? "").toLowerCase();
     if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) {
-      sendJson(res, 403, { error: { code: "bad-host", message: "this server only answers to its own address" } });
+      sendJson(res, 403, {
+        error: { code: "bad-host", message: "this server only answers to its own address" },
+      });
       return;
     }
     const url = new URL(req.url ?? "/", `http://${host}`);
     const headerToken = req.headers[TOKEN_HEADER];
     // State changes take the token only in the header: a form or link from elsewhere cannot set it.
     const given =
-      typeof headerToken === "string" ? headerToken : req.method === "GET" ? url.searchParams.get("token") : null;
+      typeof headerToken === "string"
+        ? headerToken
+        : req.method === "GET"
+          ? url.searchParams.get("token")
+          : null;
     if (given === null) {
-      sendJson(res, 401, { error: { code: "no-token", message: "the token from the URL ghostcommit printed is needed" } });
+      sendJson(res, 401, {
+        error: { code: "no-token", message: "the token from the URL ghostcommit printed is needed" },
+      });
       return;
     }
     if (!sameToken(given, token)) {

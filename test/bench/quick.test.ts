@@ -14,8 +14,9 @@ afterAll(() => rmSync(temp, { recursive: true, force: true }));
 // Where Watchman is installed, later snapshots, restore and turns are measured with it too.
 const watchman = spawnSync("watchman", ["--version"]).status === 0;
 const watchedRoots = (): string[] =>
-  JSON.parse(spawnSync("watchman", ["--no-pretty", "--no-spawn", "watch-list"], { encoding: "utf8" }).stdout || "{}")
-    .roots ?? [];
+  JSON.parse(
+    spawnSync("watchman", ["--no-pretty", "--no-spawn", "watch-list"], { encoding: "utf8" }).stdout || "{}",
+  ).roots ?? [];
 
 interface CaseResult {
   id: string;

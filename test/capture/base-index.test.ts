@@ -72,7 +72,11 @@ describe("the base tree's file count and .gitattributes, from the index's cache 
   });
 
   it("a file merely named like one (foo.gitattributes) is not taken for attributes", () => {
-    const r = repo({ ...TREE, "foo.gitattributes": "* text eol=lf\n", "sub/x.gitattributes": "* text eol=lf\n" });
+    const r = repo({
+      ...TREE,
+      "foo.gitattributes": "* text eol=lf\n",
+      "sub/x.gitattributes": "* text eol=lf\n",
+    });
     const result = r.sandbox.cli(r.dir, ["snapshot", "--json"], undefined, { GHOSTCOMMIT_TRACE: "1" });
     expect(result.status, result.stderr).toBe(0);
     expect(result.stderr).not.toMatch(/git ls-tree -r/);

@@ -13,8 +13,9 @@ const { sandbox, repo: makeRepo } = fileSandbox();
 const watched: string[] = [];
 
 const watchRoots = (): string[] =>
-  JSON.parse(spawnSync("watchman", ["--no-pretty", "--no-spawn", "watch-list"], { encoding: "utf8" }).stdout || "{}")
-    .roots ?? [];
+  JSON.parse(
+    spawnSync("watchman", ["--no-pretty", "--no-spawn", "watch-list"], { encoding: "utf8" }).stdout || "{}",
+  ).roots ?? [];
 
 /** A snapshot with git's trace2 on: the fsmonitor hook's outcomes in its status. */
 function tracedSnapshot(r: Repo): { id: string; stderr: string; hook: string[] } {
@@ -134,7 +135,10 @@ describe.skipIf(!installed)("Watchman through git's fsmonitor hook", () => {
     const off = tracedSnapshot(r);
     expect(off.hook).toEqual([]);
     expect(off.stderr).not.toContain("Watchman");
-    expect(r.ok("doctor").watchman).toMatchObject({ inUse: false, reason: expect.stringContaining("turned off") });
+    expect(r.ok("doctor").watchman).toMatchObject({
+      inUse: false,
+      reason: expect.stringContaining("turned off"),
+    });
 
     // The default, "auto": only repositories large enough for it to pay.
     writeFileSync(path.join(r.dir, ".ghostcommit.json"), '{"watchman": "auto"}\n');

@@ -97,7 +97,9 @@ describe("the private index copy of a large tree is built by a detached process"
     const snap = tracedSnapshot();
     expect(snap.deferred).toBe(true);
     const files = filesOf(r, snap.snap.id);
-    expect(files).toEqual(expect.arrayContaining(["fresh/after-commit.txt", "fresh/deeper/c.txt", "pkg2/other.txt"]));
+    expect(files).toEqual(
+      expect.arrayContaining(["fresh/after-commit.txt", "fresh/deeper/c.txt", "pkg2/other.txt"]),
+    );
     expect(snap.snap.parent).toBe(r.git("rev-parse", "HEAD").trim());
     await buildFinished();
     expect(copyHasUntrackedCache()).toBe(true);

@@ -33,7 +33,7 @@ describe.each([
 
   it("sees files and directories appearing inside cached ones, and kinds changing", () => {
     const r = repo({ "src/main.ts": "main\n" });
-    r.write({ "new/a.txt": "a\n", "thing/inside.txt": "i\n", "flat": "f\n", "src/extra.ts": "e\n" });
+    r.write({ "new/a.txt": "a\n", "thing/inside.txt": "i\n", flat: "f\n", "src/extra.ts": "e\n" });
     const gitBefore = gitDirDigest(r);
     const first = r.ok("snapshot");
     expect(filesOf(r, first.id)).toEqual(
@@ -115,7 +115,9 @@ describe.each([
       rmSync(log, { force: true });
       r.sandbox.cli(r.dir, ["snapshot", "--json"], undefined, { GIT_TRACE2_PERF: log });
       const lines = readFileSync(log, "utf8").split("\n");
-      const statusPids = new Set(lines.filter((l) => / cmd_name .*\bstatus\b/.test(l)).map((l) => l.split("|")[1]));
+      const statusPids = new Set(
+        lines.filter((l) => / cmd_name .*\bstatus\b/.test(l)).map((l) => l.split("|")[1]),
+      );
       const counts = lines
         .filter((l) => statusPids.has(l.split("|")[1]))
         .flatMap((l) => /opendir:(\d+)/.exec(l)?.[1] ?? []);

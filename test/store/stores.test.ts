@@ -200,7 +200,9 @@ describe("finding a snapshot by its full id", () => {
       expect(missing.json.error.code).toBe("not-found");
     }
     r.git("pack-refs", "--all");
-    expect(existsSync(r.path(`.git/${r.git("for-each-ref", "--format=%(refname)", "refs/ghostcommit/").trim()}`))).toBe(false);
+    expect(
+      existsSync(r.path(`.git/${r.git("for-each-ref", "--format=%(refname)", "refs/ghostcommit/").trim()}`)),
+    ).toBe(false);
     expect(shown(kept.id).json.id).toBe(kept.id);
     r.git("gc", "-q");
     expect(existsSync(r.path(`.git/objects/${kept.id.slice(0, 2)}/${kept.id.slice(2)}`))).toBe(false);

@@ -36,7 +36,8 @@ describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
       const wrong = `${target}${target.includes("?") ? "&" : "?"}token=${"0".repeat(48)}`;
       expect((await rawRequest(ui.port, { path: wrong, headers: host })).status).toBe(403);
       expect(
-        (await rawRequest(ui.port, { path: target, headers: { ...host, "X-Ghostcommit-Token": "nope" } })).status,
+        (await rawRequest(ui.port, { path: target, headers: { ...host, "X-Ghostcommit-Token": "nope" } }))
+          .status,
       ).toBe(403);
     }
     const page = await rawRequest(ui.port, { path: `/?token=${ui.token}`, headers: host });
@@ -52,7 +53,12 @@ describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
 
   it("refuses a Host that is not its own address (DNS rebinding), even with the token", async () => {
     const withToken = { "X-Ghostcommit-Token": ui.token };
-    for (const host of [`evil.example:${ui.port}`, `127.0.0.1:${ui.port + 1}`, "127.0.0.1", `localhost.evil.example:${ui.port}`]) {
+    for (const host of [
+      `evil.example:${ui.port}`,
+      `127.0.0.1:${ui.port + 1}`,
+      "127.0.0.1",
+      `localhost.evil.example:${ui.port}`,
+    ]) {
       const res = await rawRequest(ui.port, { path: "/api/timeline", headers: { ...withToken, Host: host } });
       expect([host, res.status]).toEqual([host, 403]);
     }
@@ -112,9 +118,15 @@ describe("ghostcommit ui: starting", () => {
     const bin = path.join(sandbox.home, "bin-git-only");
     mkdirSync(bin, { recursive: true });
     // git alone on PATH: no xdg-open, open or start to find.
-    symlinkSync(execFileSync("/bin/sh", ["-c", "command -v git"], { encoding: "utf8" }).trim(), path.join(bin, "git"));
+    symlinkSync(
+      execFileSync("/bin/sh", ["-c", "command -v git"], { encoding: "utf8" }).trim(),
+      path.join(bin, "git"),
+    );
     const ui = await startUi(r, [], { PATH: bin });
-    const res = await rawRequest(ui.port, { path: `/?token=${ui.token}`, headers: { Host: `127.0.0.1:${ui.port}` } });
+    const res = await rawRequest(ui.port, {
+      path: `/?token=${ui.token}`,
+      headers: { Host: `127.0.0.1:${ui.port}` },
+    });
     expect(res.status).toBe(200);
     expect(await ui.stop()).toBe(0);
   });

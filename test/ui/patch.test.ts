@@ -7,12 +7,12 @@ const { sandbox, repo } = sessionSandbox();
 
 describe("the page's diff of a turn", () => {
   it("gives each file its own lines and counts, also after a type change and names git quotes", async () => {
-    const r = repo({ "a-link": "was a file\n", "b.txt": "one\ntwo\n", "é \"q\".txt": "x\n" });
+    const r = repo({ "a-link": "was a file\n", "b.txt": "one\ntwo\n", 'é "q".txt': "x\n" });
     const ws = await openIn(sandbox, r.dir);
     const ended = await libTurn(ws, "s", "1", () => {
       unlinkSync(r.path("a-link"));
       symlinkSync("b.txt", r.path("a-link"));
-      r.write({ "b.txt": "one\n2\nthree\n", "é \"q\".txt": "y\n", "z.bin": Buffer.from([0, 1, 0, 2]) });
+      r.write({ "b.txt": "one\n2\nthree\n", 'é "q".txt': "y\n", "z.bin": Buffer.from([0, 1, 0, 2]) });
     });
     const { files } = await new DiffCache(ws).view((await ws.session("s").log())[0].before, ended.after);
     const summary = files.map((f) => [f.path, f.status, f.added, f.removed, f.binary]);

@@ -36,7 +36,11 @@ export interface RunningUi {
 }
 
 /** Runs `ghostcommit ui` as a subprocess in `repo` and waits for the URL on its first line. */
-export async function startUi(repo: Repo, args = ["--no-open"], env: NodeJS.ProcessEnv = {}): Promise<RunningUi> {
+export async function startUi(
+  repo: Repo,
+  args = ["--no-open"],
+  env: NodeJS.ProcessEnv = {},
+): Promise<RunningUi> {
   const child = spawn(process.execPath, [CLI, "ui", "--port", "0", ...args], {
     cwd: repo.dir,
     env: { ...repo.sandbox.env, ...env },
@@ -50,7 +54,9 @@ export async function startUi(repo: Repo, args = ["--no-open"], env: NodeJS.Proc
   const firstLine = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.once("line", resolve);
-    exited.then((code) => reject(new Error(`ghostcommit ui exited ${code} before printing its URL: ${stderr}`)));
+    exited.then((code) =>
+      reject(new Error(`ghostcommit ui exited ${code} before printing its URL: ${stderr}`)),
+    );
   });
   const url = new URL(firstLine);
   return {
@@ -78,7 +84,13 @@ export function rawRequest(
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: "127.0.0.1", port, method: options.method ?? "GET", path: options.path, headers: options.headers },
+      {
+        host: "127.0.0.1",
+        port,
+        method: options.method ?? "GET",
+        path: options.path,
+        headers: options.headers,
+      },
       (res) => {
         let body = "";
         res.setEncoding("utf8");

@@ -39,7 +39,9 @@ async function openPage(ui: RunningUi): Promise<{ page: Page; requests: string[]
 }
 
 const turnItem = (page: Page, session: string, id: string) =>
-  page.locator(`[data-session="${session}"] .item`, { has: page.locator(".id", { hasText: new RegExp(`^#${id}$`) }) });
+  page.locator(`[data-session="${session}"] .item`, {
+    has: page.locator(".id", { hasText: new RegExp(`^#${id}$`) }),
+  });
 
 describe("the web timeline in a real browser", () => {
   const review = repo({ "src/parser.ts": "export const a = 1;\nexport const b = 2;\n", "logo.bin": "x" });
@@ -48,11 +50,24 @@ describe("the web timeline in a real browser", () => {
   beforeAll(async () => {
     turn(review, "older-session", "1", () => review.write({ "notes.md": "first\n" }), "write some notes");
     review.ok("snapshot", "-m", "by hand, before the refactor");
-    turn(review, "newer-session", "1", () => review.write({ "src/parser.ts": "export const a = 10;\nexport const b = 2;\nexport const c = 3;\n" }), "tune the parser constants");
-    turn(review, "newer-session", "2", () => {
-      review.write({ [HOSTILE_PATH]: "hello\n", "logo.bin": Buffer.from([0, 1, 2, 0, 255]) });
-      review.write({ "big.txt": Array.from({ length: 2500 }, (_, i) => `line ${i}`).join("\n") });
-    }, HOSTILE_PROMPT);
+    turn(
+      review,
+      "newer-session",
+      "1",
+      () =>
+        review.write({ "src/parser.ts": "export const a = 10;\nexport const b = 2;\nexport const c = 3;\n" }),
+      "tune the parser constants",
+    );
+    turn(
+      review,
+      "newer-session",
+      "2",
+      () => {
+        review.write({ [HOSTILE_PATH]: "hello\n", "logo.bin": Buffer.from([0, 1, 2, 0, 255]) });
+        review.write({ "big.txt": Array.from({ length: 2500 }, (_, i) => `line ${i}`).join("\n") });
+      },
+      HOSTILE_PROMPT,
+    );
     ui = await startUi(review);
     servers.push(ui);
   });
@@ -65,7 +80,9 @@ describe("the web timeline in a real browser", () => {
     expect(await newer.nth(1).locator(".prompt").textContent()).toBe("tune the parser constants");
     await poll(() => newer.nth(1).locator(".counts").textContent()).toBe("+2 −1");
     expect(await newer.nth(1).locator(".line2").textContent()).toMatch(/s ago\s*done\s*1 file/);
-    expect(await page.locator(".snapshots .prompt").allTextContents()).toEqual(["by hand, before the refactor"]);
+    expect(await page.locator(".snapshots .prompt").allTextContents()).toEqual([
+      "by hand, before the refactor",
+    ]);
     // Everything the page loads comes from the server itself: no CDN, fonts or scripts elsewhere.
     const origin = `http://127.0.0.1:${ui.port}/`;
     expect(requests.filter((url) => !url.startsWith(origin) && !url.startsWith("data:"))).toEqual([]);
@@ -81,7 +98,12 @@ describe("the web timeline in a real browser", () => {
     expect(await page.locator(".full-prompt").textContent()).toBe(HOSTILE_PROMPT);
     expect(await page.locator(".files .path").allTextContents()).toContain(HOSTILE_PATH);
     expect(await page.locator("section.file h3 .path").allTextContents()).toContain(HOSTILE_PATH);
-    expect(await page.evaluate(() => [document.querySelectorAll("img, b, script:not([src])").length, (window as any).pwned])).toEqual([0, undefined]);
+    expect(
+      await page.evaluate(() => [
+        document.querySelectorAll("img, b, script:not([src])").length,
+        (window as any).pwned,
+      ]),
+    ).toEqual([0, undefined]);
     expect(dialogs).toEqual([]);
     await page.close();
   });
@@ -91,7 +113,9 @@ describe("the web timeline in a real browser", () => {
     await turnItem(page, "newer-session", "1").click();
     await page.waitForSelector("section.file");
     expect(await page.locator(".files .path").allTextContents()).toEqual(["src/parser.ts"]);
-    expect(await page.locator("table.unified tr.del td:last-child").allTextContents()).toEqual(["export const a = 1;"]);
+    expect(await page.locator("table.unified tr.del td:last-child").allTextContents()).toEqual([
+      "export const a = 1;",
+    ]);
     expect(await page.locator("table.unified tr.add td:last-child").allTextContents()).toEqual([
       "export const a = 10;",
       "export const c = 3;",
@@ -99,12 +123,16 @@ describe("the web timeline in a real browser", () => {
     await page.selectOption("#view", "split");
     await page.waitForSelector("table.split");
     expect(await page.locator("table.split td.del").allTextContents()).toEqual(["export const a = 1;"]);
-    expect(await page.locator("table.split td.add").allTextContents()).toEqual(["export const a = 10;", "export const c = 3;"]);
+    expect(await page.locator("table.split td.add").allTextContents()).toEqual([
+      "export const a = 10;",
+      "export const c = 3;",
+    ]);
     await page.selectOption("#view", "unified");
 
     await turnItem(page, "newer-session", "2").click();
     await page.waitForSelector("text=Binary file, not shown.");
-    const block = (name: string) => page.locator("section.file", { has: page.locator("h3 .path", { hasText: name }) });
+    const block = (name: string) =>
+      page.locator("section.file", { has: page.locator("h3 .path", { hasText: name }) });
     expect(await block("logo.bin").locator("p").textContent()).toBe("Binary file, not shown.");
     expect(await block("big.txt").locator("p").textContent()).toBe("Large diff (+2500 −0 lines), not shown.");
     expect(await block("big.txt").locator("tr").count()).toBe(0);
@@ -135,7 +163,13 @@ describe("the web timeline in a real browser", () => {
 
   it("shows a turn a hook adds while the page is open, and takes the README's screenshot", async () => {
     const { page } = await openPage(ui);
-    turn(review, "newer-session", "3", () => review.write({ "src/parser.ts": "export const a = 10;\n" }), "drop b and c again");
+    turn(
+      review,
+      "newer-session",
+      "3",
+      () => review.write({ "src/parser.ts": "export const a = 10;\n" }),
+      "drop b and c again",
+    );
     await page.waitForSelector("text=drop b and c again");
     await turnItem(page, "newer-session", "1").click();
     await page.waitForSelector("section.file");
@@ -175,7 +209,10 @@ describe("rewind and redo from the page", () => {
     const { page } = await openPage(ui);
     await previewRewindOfTurn2(page);
     const preview = page.locator(".panel.preview");
-    expect(await preview.locator("p").allTextContents()).toEqual(["Will write 1 file:", "Will delete 1 file:"]);
+    expect(await preview.locator("p").allTextContents()).toEqual([
+      "Will write 1 file:",
+      "Will delete 1 file:",
+    ]);
     expect(await preview.locator("ul.written li").allTextContents()).toEqual(["b.txt"]);
     expect(await preview.locator("ul.deleted li").allTextContents()).toEqual(["c.txt"]);
     expect(disk()).toEqual(["a1\n", "b2\n", true]);

@@ -17,7 +17,8 @@ export function register(program: Command, run: Action): void {
         // Loaded on demand: the server and its page are no cost to every other command.
         const { startUi } = await import("../../ui/server.js");
         const server = await startUi(ws, { port }).catch((error: NodeJS.ErrnoException) => {
-          const reason = error.code === "EADDRINUSE" ? "is in use" : `cannot be used (${error.code ?? error.message})`;
+          const reason =
+            error.code === "EADDRINUSE" ? "is in use" : `cannot be used (${error.code ?? error.message})`;
           throw new GhostcommitError("io", `port ${port} on 127.0.0.1 ${reason}`, {}, error);
         });
         for (const signal of ["SIGINT", "SIGTERM"] as const) {
