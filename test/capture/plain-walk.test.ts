@@ -14,6 +14,36 @@ import { fileSandbox } from "../helpers/support.js";
 
 const { sandbox } = fileSandbox();
 
+/** A file of `folder` written, its directories made. */
+function writeIn(folder: string, rel: string, content: string): void {
+  mkdirSync(path.dirname(path.join(folder, rel)), { recursive: true });
+  writeFileSync(path.join(folder, rel), content);
+}
+
+/**
+ * A traced snapshot of `folder` in the data directory `home`: the command's result, its store,
+ * and every entry of its tree with mode and id (submodule-like entries included), to compare two
+ * stores.
+ */
+function snapshotOf(folder: string, home: string) {
+  const result = sandbox.cli(folder, ["snapshot", "--json"], undefined, {
+    GHOSTCOMMIT_HOME: home,
+    GHOSTCOMMIT_TRACE: "1",
+  });
+  expect(result.status, result.stderr).toBe(0);
+  const [workspace] = readdirSync(path.join(home, "workspaces"));
+  const store = path.join(home, "workspaces", workspace);
+  const tree = execFileSync(
+    "git",
+    ["--git-dir", path.join(store, "git"), "ls-tree", "-r", "-z", result.json.id],
+    {
+      env: sandbox.env,
+      encoding: "latin1",
+    },
+  ).split("\0");
+  return { result, store, tree };
+}
+
 /**
  * A later snapshot of a plain directory walks it once: git reports each directory holding no
  * captured file as "dir/", and ghostcommit lists the new ones itself. The oracle is the first
@@ -22,24 +52,10 @@ const { sandbox } = fileSandbox();
  */
 describe("a later snapshot of a plain directory", () => {
   const folder = sandbox.dir("plain-walk");
-  const write = (rel: string, content: string) => {
-    mkdirSync(path.dirname(path.join(folder, rel)), { recursive: true });
-    writeFileSync(path.join(folder, rel), content);
-  };
+  const write = (rel: string, content: string) => writeIn(folder, rel, content);
   const dataDirs = { first: path.join(sandbox.home, "data-a"), oracle: path.join(sandbox.home, "data-b") };
   const snapshot = (home: string) => {
-    const result = sandbox.cli(folder, ["snapshot", "--json"], undefined, {
-      GHOSTCOMMIT_HOME: home,
-      GHOSTCOMMIT_TRACE: "1",
-    });
-    expect(result.status, result.stderr).toBe(0);
-    const [workspace] = readdirSync(path.join(home, "workspaces"));
-    // Every entry with its mode and id (submodule-like entries included), to compare two stores.
-    const tree = execFileSync(
-      "git",
-      ["--git-dir", path.join(home, "workspaces", workspace, "git"), "ls-tree", "-r", "-z", result.json.id],
-      { env: sandbox.env, encoding: "latin1" },
-    ).split("\0");
+    const { result, tree } = snapshotOf(folder, home);
     const walks = result.stderr.split("\n").filter((line) => /git ls-files -z --others/.test(line)).length;
     const excluded = (result.json.excluded as { path: string; reason: string }[])
       .map((e) => `${e.reason} ${e.path}`)
@@ -130,28 +146,11 @@ describe("a later snapshot of a plain directory", () => {
  */
 describe("a later snapshot of a plain directory, its index left as it is", () => {
   const folder = sandbox.dir("plain-deferred");
-  const write = (rel: string, content: string) => {
-    mkdirSync(path.dirname(path.join(folder, rel)), { recursive: true });
-    writeFileSync(path.join(folder, rel), content);
-  };
+  const write = (rel: string, content: string) => writeIn(folder, rel, content);
   const home = path.join(sandbox.home, "data-deferred");
   let oracles = 0;
   const snapshot = (dataHome: string) => {
-    const result = sandbox.cli(folder, ["snapshot", "--json"], undefined, {
-      GHOSTCOMMIT_HOME: dataHome,
-      GHOSTCOMMIT_TRACE: "1",
-    });
-    expect(result.status, result.stderr).toBe(0);
-    const [workspace] = readdirSync(path.join(dataHome, "workspaces"));
-    const store = path.join(dataHome, "workspaces", workspace);
-    const tree = execFileSync(
-      "git",
-      ["--git-dir", path.join(store, "git"), "ls-tree", "-r", "-z", result.json.id],
-      {
-        env: sandbox.env,
-        encoding: "latin1",
-      },
-    );
+    const { result, store, tree } = snapshotOf(folder, dataHome);
     return {
       tree,
       fileCount: result.json.fileCount as number,
