@@ -49,46 +49,47 @@ export async function captureOverIndexTree(
   const excluded: StoredExclusion[] = [];
   const captured = new Set<RelPath>();
   let fileCount = input.indexFiles;
-  // Whether the index (so the index tree) holds the path; looked up where the caller cannot say.
-  const inIndex = async (path: RelPath, indexed: boolean | null) => {
-    if (indexed !== null) return indexed;
+  // What the index's tree holds at the path; looked up where the caller cannot say.
+  const heldAs = async (path: RelPath, indexed: boolean | null): Promise<"file" | "directory" | null> => {
+    if (indexed !== null) return indexed ? "file" : null;
     const entry = await entryAt(cat, indexTree, path);
-    return entry !== null && entry.mode !== MODE.tree;
+    return entry === null ? null : entry.mode === MODE.tree ? "directory" : "file";
   };
-  for (const { path, indexed } of input.removals) {
+  // A path leaves the tree only as a file, as `update-index --force-remove` would remove it: the
+  // files below a directory of that name are removed by their own paths (`diff-files` reports each).
+  const remove = (path: RelPath, held: "file" | "directory" | null) => {
+    if (held === "directory") return;
     changes.set(path, null);
-    if (await inIndex(path, indexed)) fileCount--;
-  }
+    if (held === "file") fileCount--;
+  };
+  for (const { path, indexed } of input.removals) remove(path, await heldAs(path, indexed));
   const results = await mapLimit(input.reads, 8, (read) =>
     captureWorktreePath(input.root, read.path, writer, input.cache, input.largeFileBytes),
   );
   for (let i = 0; i < input.reads.length; i++) {
     const { path, indexed } = input.reads[i];
     const result = results[i];
-    const held = await inIndex(path, indexed);
+    const held = await heldAs(path, indexed);
     switch (result.kind) {
       case "file":
         changes.set(path, result.state);
         captured.add(path);
-        if (!held) fileCount++;
+        if (held !== "file") fileCount++;
         break;
       case "large":
         excluded.push({ path, reason: "large-file", bytes: result.size, files: 1 });
-        changes.set(path, null);
-        if (held) fileCount--;
+        remove(path, held);
         break;
       case "special":
         excluded.push({ path, reason: "unreadable" });
-        changes.set(path, null);
-        if (held) fileCount--;
+        remove(path, held);
         break;
       case "unreadable":
         // Keeps its last captured content, as the index-writing path does.
         excluded.push({ path, reason: "unreadable" });
         break;
       default: // gone, or a directory now (its files are read by their own paths)
-        changes.set(path, null);
-        if (held) fileCount--;
+        remove(path, held);
     }
   }
   for (const [path, state] of input.nestedFiles) changes.set(path, state);

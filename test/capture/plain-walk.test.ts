@@ -25,8 +25,8 @@ function writeIn(folder: string, rel: string, content: string): void {
  * and every entry of its tree with mode and id (submodule-like entries included), to compare two
  * stores.
  */
-function snapshotOf(folder: string, home: string) {
-  const result = sandbox.cli(folder, ["snapshot", "--json"], undefined, {
+function snapshotOf(folder: string, home: string, args: string[] = []) {
+  const result = sandbox.cli(folder, ["snapshot", "--json", ...args], undefined, {
     GHOSTCOMMIT_HOME: home,
     GHOSTCOMMIT_TRACE: "1",
   });
@@ -149,8 +149,8 @@ describe("a later snapshot of a plain directory, its index left as it is", () =>
   const write = (rel: string, content: string) => writeIn(folder, rel, content);
   const home = path.join(sandbox.home, "data-deferred");
   let oracles = 0;
-  const snapshot = (dataHome: string) => {
-    const { result, store, tree } = snapshotOf(folder, dataHome);
+  const snapshot = (dataHome: string, args: string[] = []) => {
+    const { result, store, tree } = snapshotOf(folder, dataHome, args);
     return {
       tree,
       fileCount: result.json.fileCount as number,
@@ -193,6 +193,15 @@ describe("a later snapshot of a plain directory, its index left as it is", () =>
     expect(third.deferred).toBe(true);
     expect(third.index.equals(first.index)).toBe(true);
     matchesOracle(third);
+
+    // Touched paths the index cannot vouch for: a deleted directory (looked up in the index's
+    // tree) and a file that was never captured.
+    rmSync(path.join(folder, "src/new"), { recursive: true });
+    write("touched.txt", "touched\n");
+    const touched = snapshot(home, ["--include", "src/new", "--include", "touched.txt"]);
+    expect(touched.deferred).toBe(true);
+    expect(touched.index.equals(first.index)).toBe(true);
+    matchesOracle(touched);
 
     for (let i = 0; i < 450; i++) write(`bulk/b${i}.txt`, `${i}\n`);
     const fourth = snapshot(home);
