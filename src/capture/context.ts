@@ -1,6 +1,6 @@
 import type { Settings } from "../config.js";
 import type { CatFile } from "../git/cat-file.js";
-import type { LooseObjectWriter } from "../git/objects.js";
+import type { LooseObjectWriter } from "../git/loose-objects.js";
 import type { RelPath } from "../paths.js";
 import type { StorePaths } from "../store/layout.js";
 import type { StoredExclusion } from "../store/metadata.js";

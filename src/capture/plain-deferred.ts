@@ -1,5 +1,6 @@
 import type { CatFile } from "../git/cat-file.js";
-import { type LooseObjectWriter, MODE } from "../git/objects.js";
+import { MODE } from "../git/objects.js";
+import type { LooseObjectWriter } from "../git/loose-objects.js";
 import { editTree, entryAt, type TreeChanges } from "../git/trees.js";
 import type { RelPath } from "../paths.js";
 import type { StoredExclusion } from "../store/metadata.js";

@@ -1,5 +1,6 @@
 import { lstatSync, type BigIntStats, promises as fs } from "node:fs";
-import { type LooseObjectWriter, MODE } from "../git/objects.js";
+import { MODE } from "../git/objects.js";
+import type { LooseObjectWriter } from "../git/loose-objects.js";
 import { fsPath, type RelPath } from "../paths.js";
 import type { HashCache } from "./hash-cache.js";
 import type { FileState } from "../git/trees.js";

@@ -1,5 +1,5 @@
 import type { CatFile } from "../git/cat-file.js";
-import { LooseObjectWriter } from "../git/objects.js";
+import { LooseObjectWriter } from "../git/loose-objects.js";
 import type { RelPath } from "../paths.js";
 import type { StoreContext } from "../store/context.js";
 import { newNonce, nowMicros, type SnapshotMeta } from "../store/metadata.js";

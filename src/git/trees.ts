@@ -1,13 +1,6 @@
 import type { CatFile } from "./cat-file.js";
-import {
-  EMPTY_TREE,
-  type LooseObjectWriter,
-  MODE,
-  parseTree,
-  serializeTree,
-  type TreeEntry,
-  treeOfCommit,
-} from "./objects.js";
+import { EMPTY_TREE, MODE, parseTree, serializeTree, type TreeEntry, treeOfCommit } from "./objects.js";
+import type { LooseObjectWriter } from "./loose-objects.js";
 import type { RelPath } from "../paths.js";
 
 /** A file's state in a tree: mode and blob (or gitlink) id. */

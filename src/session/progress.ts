@@ -5,7 +5,7 @@ import { captureTree } from "../capture/snapshot.js";
 import { commitTree, editTree, type TreeChanges } from "../git/trees.js";
 import type { StoreContext } from "../store/context.js";
 import type { CatFile } from "../git/cat-file.js";
-import { LooseObjectWriter } from "../git/objects.js";
+import { LooseObjectWriter } from "../git/loose-objects.js";
 import { type RelPath, resolveInside } from "../paths.js";
 import type { SessionContext } from "./context.js";
 import { openTurnOf, type TurnState } from "./model.js";

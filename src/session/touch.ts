@@ -6,7 +6,8 @@ import type { StoreContext } from "../store/context.js";
 import { GhostcommitError } from "../errors.js";
 import type { CatFile } from "../git/cat-file.js";
 import { runGit, splitNul } from "../git/exec.js";
-import { LooseObjectWriter, MODE } from "../git/objects.js";
+import { MODE } from "../git/objects.js";
+import { LooseObjectWriter } from "../git/loose-objects.js";
 import {
   ancestorsOf,
   displayPath,

@@ -5,7 +5,8 @@ import { syncFileSystems } from "../util/durable.js";
 import { trace } from "../util/trace.js";
 import { GhostcommitError } from "../errors.js";
 import type { CatFile } from "../git/cat-file.js";
-import { LooseObjectWriter, serializeCommit } from "../git/objects.js";
+import { serializeCommit } from "../git/objects.js";
+import { LooseObjectWriter } from "../git/loose-objects.js";
 import { encodeMessage, type SnapshotMeta } from "./metadata.js";
 import { snapshotOfCommit, type StoredSnapshot } from "./store.js";
 

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { EMPTY_TREE, LooseObjectWriter, objectId, serializeCommit } from "../../src/git/objects.js";
+import { EMPTY_TREE, objectId, serializeCommit } from "../../src/git/objects.js";
+import { LooseObjectWriter } from "../../src/git/loose-objects.js";
 import { encodeMessage, type SnapshotMeta } from "../../src/store/metadata.js";
 import { fileSandbox } from "../helpers/support.js";
 

@@ -4,13 +4,13 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   EMPTY_TREE,
-  LooseObjectWriter,
   MODE,
   objectId,
   parseTree,
   serializeTree,
   type TreeEntry,
 } from "../../src/git/objects.js";
+import { LooseObjectWriter } from "../../src/git/loose-objects.js";
 import { Sandbox } from "../helpers/repo.js";
 
 const sandbox = new Sandbox();
