@@ -162,12 +162,7 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
       const untracked = new Set(walked.untracked);
       const inIndex = (rel: RelPath) => (indexed.has(rel) ? true : untracked.has(rel) ? false : null);
       // The index's tree unreadable (a damaged store): the index is written, as on any other day.
-      const deferred = await captureOverIndexTree({
-        cat: ctx.cat,
-        writer: ctx.writer,
-        cache: ctx.cache,
-        root: ctx.location.root,
-        largeFileBytes: ctx.settings.largeFileBytes,
+      const deferred = await captureOverIndexTree(ctx, {
         indexTree: stateBefore.indexTree,
         indexFiles: indexedBefore,
         reads: kept.add.map((c) => ({ path: c.path, indexed: inIndex(c.path) })),

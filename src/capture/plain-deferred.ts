@@ -1,12 +1,10 @@
-import type { CatFile } from "../git/cat-file.js";
 import { MODE } from "../git/objects.js";
-import type { LooseObjectWriter } from "../git/loose-objects.js";
 import { editTree, entryAt, type TreeChanges } from "../git/trees.js";
 import type { RelPath } from "../paths.js";
 import type { StoredExclusion } from "../store/metadata.js";
 import { mapLimit } from "../util/pool.js";
 import { trace } from "../util/trace.js";
-import type { HashCache } from "./hash-cache.js";
+import type { CaptureContext } from "./context.js";
 import { captureWorktreePath } from "./read-worktree.js";
 
 /**
@@ -20,11 +18,6 @@ import { captureWorktreePath } from "./read-worktree.js";
 export const DEFERRED_PATHS_LIMIT = 400;
 
 export interface OverIndexTree {
-  cat: CatFile;
-  writer: LooseObjectWriter;
-  cache: HashCache;
-  root: string;
-  largeFileBytes: number;
   /** The tree the store's index holds (`write-tree` of it, recorded when it was written). */
   indexTree: string;
   /** How many entries the index holds. */
@@ -43,9 +36,11 @@ export interface PathInIndex {
 }
 
 export async function captureOverIndexTree(
+  ctx: CaptureContext,
   input: OverIndexTree,
 ): Promise<{ tree: string; fileCount: number; excluded: StoredExclusion[]; captured: Set<RelPath> }> {
-  const { cat, writer, indexTree } = input;
+  const { cat, writer } = ctx;
+  const { indexTree } = input;
   const changes: TreeChanges = new Map();
   const excluded: StoredExclusion[] = [];
   const captured = new Set<RelPath>();
@@ -65,7 +60,7 @@ export async function captureOverIndexTree(
   };
   for (const { path, indexed } of input.removals) remove(path, await heldAs(path, indexed));
   const results = await mapLimit(input.reads, 8, (read) =>
-    captureWorktreePath(input.root, read.path, writer, input.cache, input.largeFileBytes),
+    captureWorktreePath(ctx.location.root, read.path, writer, ctx.cache, ctx.settings.largeFileBytes),
   );
   for (let i = 0; i < input.reads.length; i++) {
     const { path, indexed } = input.reads[i];
