@@ -61,7 +61,9 @@ export async function maybeRunRetention(
     const due = typeof stamp.lastRun === "number" && now - stamp.lastRun >= DAY_MS;
     if (typeof stamp.lastRun === "number" && !due) return "skipped";
     // Claim the run first so concurrent processes do not all start one; a new store starts the clock.
-    await writeFileAtomic(file, JSON.stringify({ lastRun: now }));
+    // Not flushed: a stamp lost in a crash only restarts the clock, and a new store's first
+    // snapshot would otherwise wait for a disk flush that protects nothing.
+    await writeFileAtomic(file, JSON.stringify({ lastRun: now }), 0o600, false);
     if (!due) return "skipped";
     if (startDetachedGc(engine)) return "started";
     await runRetention(engine);
