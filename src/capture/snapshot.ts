@@ -1,4 +1,5 @@
 import type { CatFile } from "../git/cat-file.js";
+import { BatchingObjectWriter } from "../git/batched-objects.js";
 import { LooseObjectWriter } from "../git/loose-objects.js";
 import type { RelPath } from "../paths.js";
 import type { StoreContext } from "../store/context.js";
@@ -14,6 +15,7 @@ import { startStatusCacheBuild } from "./status-cache.js";
 import { ObjectCache } from "../git/object-cache.js";
 import { STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import path from "node:path";
+import { trace } from "../util/trace.js";
 
 /** Extra facts recorded with a snapshot. */
 export interface SnapshotExtras {
@@ -34,11 +36,15 @@ export async function captureTree(store: StoreContext, cat: CatFile, includes: R
   const objectsFile = path.join(store.paths.dir, STORE_FILES.objectCache);
   const objects = new ObjectCache(objectsFile);
   cat.useCache(objects);
+  // In a repository a capture's objects are held and written at its end (one pack when they
+  // are many). A plain directory's capture runs git on the objects it writes, so they go to
+  // disk at once.
+  const batching = store.location.kind === "git" ? new BatchingObjectWriter(store.refs.objectsDir) : null;
   const ctx: CaptureContext = {
     location: store.location,
     paths: store.paths,
     settings: store.settings,
-    writer: new LooseObjectWriter(store.refs.objectsDir),
+    writer: batching ?? new LooseObjectWriter(store.refs.objectsDir),
     cat,
     cache,
     readEnv: store.readEnv,
@@ -47,6 +53,8 @@ export async function captureTree(store: StoreContext, cat: CatFile, includes: R
   try {
     captured =
       store.location.kind === "git" ? await captureGit(ctx, includes) : await capturePlain(ctx, includes);
+    batching?.flush();
+    trace("capture: objects written");
   } finally {
     cat.useCache(null);
   }

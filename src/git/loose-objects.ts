@@ -20,7 +20,7 @@ import { type ObjectType, objectId } from "./objects.js";
 /** Loose objects written from Node, so a snapshot needs no extra git process. */
 
 /** Objects up to this size are read, compressed and written with synchronous calls. */
-const SYNC_BYTES = 256 * 1024;
+export const SYNC_BYTES = 256 * 1024;
 
 /**
  * zlib at its default level, as git writes, with the window and hash table no larger than the
@@ -40,8 +40,8 @@ export function deflateObject(framed: Buffer): Buffer {
  * usual read-only-for-all in a repository that is not.
  */
 export class LooseObjectWriter {
-  private readonly fileMode: number;
-  private readonly dirMode: number;
+  protected readonly fileMode: number;
+  protected readonly dirMode: number;
 
   /** `objectsDir` normalized, with a trailing slash: object paths are built by concatenation. */
   private readonly base: string;
@@ -131,19 +131,29 @@ export class LooseObjectWriter {
       );
       return oid;
     }
+    // Checked first (compressing would be wasted): most trees and unchanged files of a later
+    // snapshot are stored already.
+    if (this.freshenLoose(oid)) return oid;
+    this.storeLoose(oid, deflateObject(framed()));
+    return oid;
+  }
+
+  /** True if the object is stored loose here; refreshes its mtime so a concurrent prune keeps it. */
+  protected freshenLoose(oid: string): boolean {
     const target = this.objectPath(oid);
-    // Checked first (a failed utimes throws, and compressing would be wasted): most trees and
-    // unchanged files of a later snapshot are stored already.
-    if (existsSync(target)) {
-      try {
-        const now = new Date();
-        utimesSync(target, now, now); // refresh it so a concurrent prune keeps it
-        return oid;
-      } catch {
-        // removed meanwhile: store it again
-      }
+    if (!existsSync(target)) return false; // cheaper than a failed utimes, the common case for new objects
+    try {
+      const now = new Date();
+      utimesSync(target, now, now);
+      return true;
+    } catch {
+      return false; // removed meanwhile: store it again
     }
-    const body = deflateObject(framed());
+  }
+
+  /** Stores a compressed loose object (`body`: the framed object, deflated). */
+  protected storeLoose(oid: string, body: Buffer): void {
+    const target = this.objectPath(oid);
     const dir = this.fanOutDir(oid);
     const temp = this.tempIn(dir);
     try {
@@ -160,7 +170,6 @@ export class LooseObjectWriter {
       rmSync(temp, { force: true });
       throw error;
     }
-    return oid;
   }
 
   /**

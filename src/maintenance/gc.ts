@@ -85,7 +85,11 @@ async function pack(engine: StoreContext): Promise<void> {
   await releaseOrphanedPacks(engine);
   await git(["pack-refs", "--all", "--prune"]);
   // -l: objects the user's repository holds stay borrowed; .keep packs (linked) are left alone.
-  await git(["repack", "-a", "-d", "-l", "-q", "--no-write-bitmap-index"]);
+  // With a writer still running, its objects may sit unreferenced in a pack it wrote: -A turns
+  // a pack's unreachable objects loose (dated as their pack, which writers touch) for the
+  // prune below to spare, where -a would drop them.
+  const unreachable = quiet ? ["-a"] : ["-A", "--unpack-unreachable=10.minutes.ago"];
+  await git(["repack", ...unreachable, "-d", "-l", "-q", "--no-write-bitmap-index"]);
   await git(["prune", quiet ? "--expire=now" : "--expire=10.minutes.ago"]);
   // Prune may have dropped links to borrowed loose objects; relink them on the next snapshot.
   await fs.rm(path.join(engine.paths.dir, STORE_FILES.borrowed), { force: true });

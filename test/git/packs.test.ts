@@ -1,0 +1,137 @@
+import { execFileSync } from "node:child_process";
+import { chmodSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { BatchingObjectWriter } from "../../src/git/batched-objects.js";
+import { LooseObjectWriter } from "../../src/git/loose-objects.js";
+import { MODE, serializeCommit, serializeTree } from "../../src/git/objects.js";
+import { PackLookup } from "../../src/git/packs.js";
+import { Sandbox } from "../helpers/repo.js";
+
+const sandbox = new Sandbox();
+afterAll(() => sandbox.cleanup());
+
+/** A new bare repository: its objects directory, and git run in it. */
+function bare(name: string) {
+  const dir = sandbox.dir(name);
+  sandbox.git(dir, "init", "-q", "--bare");
+  const git = (args: string[], input?: Buffer | string) =>
+    execFileSync("git", args, { cwd: dir, env: sandbox.env, input, maxBuffer: 1 << 28 }) as Buffer;
+  const objects = path.join(dir, "objects");
+  const files = (sub: string) => readdirSync(path.join(objects, sub));
+  const packs = () => files("pack").filter((name) => name.endsWith(".pack"));
+  const looseDirs = () => files(".").filter((name) => /^[0-9a-f]{2}$/.test(name));
+  return { dir, git, objects, packs, looseDirs };
+}
+
+/** Bytes from a fixed seed, so the content and its compressed size are the same every run. */
+function noise(size: number, seed: number): Buffer {
+  const out = Buffer.alloc(size);
+  let x = seed || 1;
+  for (let i = 0; i < size; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = x & 0xff;
+  }
+  return out;
+}
+
+describe("objects written as one pack", () => {
+  it("a new store's batch becomes one pack that git verifies and reads back byte for byte", async () => {
+    const repo = bare("new-store");
+    const writer = new BatchingObjectWriter(repo.objects);
+    // Sizes at each boundary of the pack header's size field (4 bits, then 7 more per byte), up
+    // to the largest object held in memory (256 KiB), plus a tree and a commit naming them.
+    const sizes = [0, 1, 15, 16, 17, 2047, 2048, 2049, 262_143, 262_144, 70_000, 3, 4, 5, 6, 7];
+    const blobs: [string, Buffer][] = [];
+    for (const [i, size] of sizes.entries()) {
+      const content = noise(size, i + 1);
+      blobs.push([await writer.write("blob", content), content]);
+    }
+    const tree = serializeTree(blobs.map(([oid], i) => ({ mode: MODE.file, name: `f${i}`, oid })));
+    const treeId = await writer.write("tree", tree);
+    const commit = serializeCommit({ tree: treeId, parents: [], time: 1_700_000_000, message: "m\n" });
+    const commitId = await writer.write("commit", commit);
+    expect(await writer.write("blob", blobs[3][1])).toBe(blobs[3][0]); // held: not written twice
+    expect(repo.packs()).toEqual([]); // nothing on disk before the flush
+    writer.flush();
+
+    expect(repo.packs()).toHaveLength(1);
+    expect(repo.looseDirs()).toEqual([]);
+    const idx = path.join(repo.objects, "pack", repo.packs()[0].replace(/\.pack$/, ".idx"));
+    const verified = repo.git(["verify-pack", "-v", idx]).toString();
+    expect(verified).toMatch(/non delta: 18 objects/);
+    for (const [oid, content] of blobs) {
+      expect(oid).toBe(repo.git(["hash-object", "--stdin", "--no-filters"], content).toString().trim());
+      expect(repo.git(["cat-file", "blob", oid]).equals(content)).toBe(true);
+    }
+    expect(repo.git(["cat-file", "tree", treeId]).equals(tree)).toBe(true);
+    expect(repo.git(["cat-file", "commit", commitId]).equals(commit)).toBe(true);
+    repo.git(["update-ref", "refs/heads/main", commitId]);
+    repo.git(["fsck", "--strict", "--no-dangling"]);
+    // git's own repack reads it as any pack
+    repo.git(["repack", "-a", "-d", "-q"]);
+    expect(repo.git(["cat-file", "blob", blobs[8][0]]).equals(blobs[8][1])).toBe(true);
+  });
+
+  it("a few objects in a store that has objects stay loose; hundreds become a pack", async () => {
+    const repo = bare("used-store");
+    await new LooseObjectWriter(repo.objects).write("blob", Buffer.from("already here\n"));
+    const few = new BatchingObjectWriter(repo.objects);
+    for (let i = 0; i < 40; i++) await few.write("blob", Buffer.from(`few ${i}\n`));
+    few.flush();
+    expect(repo.packs()).toEqual([]);
+    expect(repo.git(["count-objects"]).toString()).toMatch(/^41 objects/);
+
+    const many = new BatchingObjectWriter(repo.objects);
+    for (let i = 0; i < 300; i++) await many.write("blob", Buffer.from(`many ${i}\n`));
+    many.flush();
+    expect(repo.packs()).toHaveLength(1);
+    expect(repo.git(["count-objects"]).toString()).toMatch(/^41 objects/);
+    const lastId = repo.git(["hash-object", "--stdin"], "many 299\n").toString().trim();
+    expect(repo.git(["cat-file", "-p", lastId]).toString()).toBe("many 299\n");
+    repo.git(["fsck", "--strict", "--unreachable", "--no-dangling"]);
+  });
+
+  it("a later writer finds packed objects instead of writing them again, and touches their pack", async () => {
+    const repo = bare("lookup");
+    const first = new BatchingObjectWriter(repo.objects);
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push(await first.write("blob", Buffer.from(`packed ${i}\n`)));
+    first.flush();
+    const [pack] = repo.packs();
+    const packFile = path.join(repo.objects, "pack", pack);
+    const old = new Date(Date.now() - 3600_000);
+    utimesSync(packFile, old, old);
+
+    const later = new BatchingObjectWriter(repo.objects);
+    expect(await later.freshen(ids[7])).toBe(true); // a hash-cache hit stays a hit
+    expect(statSync(packFile).mtimeMs).toBeGreaterThan(Date.now() - 60_000);
+    expect(await later.write("blob", Buffer.from("packed 3\n"))).toBe(ids[3]);
+    expect(await later.freshen("0".repeat(40))).toBe(false);
+    later.flush();
+    expect(repo.looseDirs()).toEqual([]); // nothing written twice
+    expect(repo.packs()).toEqual([pack]);
+  });
+
+  it("does not look into the user's packs a store links (.keep) nor a damaged index", async () => {
+    const repo = bare("kept");
+    const writer = new BatchingObjectWriter(repo.objects);
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push(await writer.write("blob", Buffer.from(`kept ${i}\n`)));
+    writer.flush();
+    const packDir = path.join(repo.objects, "pack");
+    const base = repo.packs()[0].replace(/\.pack$/, "");
+    expect(new PackLookup(packDir).find(ids[0])).toBe(path.join(packDir, `${base}.pack`));
+    writeFileSync(path.join(packDir, `${base}.keep`), "");
+    expect(new PackLookup(packDir).find(ids[0])).toBeNull();
+    expect(new PackLookup(path.join(repo.dir, "nowhere")).find(ids[0])).toBeNull();
+    // An index cut short (a full disk, a copy interrupted) is passed over, not read past its end.
+    rmSync(path.join(packDir, `${base}.keep`));
+    const idx = path.join(packDir, `${base}.idx`);
+    chmodSync(idx, 0o600);
+    writeFileSync(idx, readFileSync(idx).subarray(0, 8 + 1024 + 100));
+    expect(new PackLookup(packDir).find(ids[19])).toBeNull();
+  });
+});
