@@ -36,10 +36,13 @@ export async function captureTree(store: StoreContext, cat: CatFile, includes: R
   const objectsFile = path.join(store.paths.dir, STORE_FILES.objectCache);
   const objects = new ObjectCache(objectsFile);
   cat.useCache(objects);
-  // In a repository a capture's objects are held and written at its end (one pack when they
-  // are many). A plain directory's capture runs git on the objects it writes, so they go to
-  // disk at once.
-  const batching = store.location.kind === "git" ? new BatchingObjectWriter(store.refs.objectsDir) : null;
+  // In a repository a capture's objects are held and written at its end, as one pack when they
+  // are many (or, in a private store, more than a few). A plain directory's capture runs git on
+  // the objects it writes, so they go to disk at once.
+  const batching =
+    store.location.kind === "git"
+      ? new BatchingObjectWriter(store.refs.objectsDir, store.refs.kind === "shadow")
+      : null;
   const ctx: CaptureContext = {
     location: store.location,
     paths: store.paths,

@@ -1,37 +1,58 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { deflateObject, LooseObjectWriter, SYNC_BYTES } from "./loose-objects.js";
 import { type ObjectType, objectId } from "./objects.js";
-import { encodePack, type PackEntry, PackLookup } from "./packs.js";
+import {
+  encodePack,
+  type PackEntry,
+  PackLookup,
+  type PackRecord,
+  packRecord,
+  readPackRecords,
+} from "./packs.js";
 
 /** A batch of at least this many objects is written as one pack, whatever the store. */
 const PACK_ALWAYS = 256;
 /** In a new store (no fan-out directory yet) a batch of this many is packed: nearly every loose object would also make a directory. */
 const PACK_IN_NEW_STORE = 16;
+/** In a private store (`packSmall`), a batch of this many is packed: two files instead of one each. */
+const PACK_SMALL = 8;
+/** Once a private store holds this many small packs, the next pack takes in their objects. */
+const MERGE_AT = 16;
+/** Up to this many bytes of them (a pack's offsets must stay below 2 GiB; memory stays small). */
+const MERGE_BYTES = 64 * 1024 * 1024;
 /** Held objects are written out once they add up to this many bytes. */
 const BATCH_BYTES = 32 * 1024 * 1024;
 
 /**
  * An object writer for one capture: small objects are held until `flush`, then written as one
- * pack when there are many of them (a new store's first capture, a turn that added hundreds of
- * files), loose otherwise. A loose object costs a file, a rename and often a directory (~0.4 ms
- * each on a common disk), a pack two files. Objects wait in memory only until the capture ends:
- * `flush` must run before anything outside this process needs them (a commit's ref, git).
+ * pack when there are many of them, loose otherwise. A loose object costs a file, a rename and
+ * often a directory (~0.4 ms each on a common disk), a pack two files. Objects wait in memory
+ * only until the capture ends: `flush` must run before anything outside this process needs
+ * them (a commit's ref, git).
+ *
+ * `packSmall` (a private store, whose packs are all ghostcommit's or linked .keep ones): every
+ * capture of a few objects becomes a pack, and when small packs pile up the next one merges
+ * them, as git's own gc would, so lookups stay cheap. In the user's repository, packs are left
+ * to the user's git and only large batches are packed.
  */
 export class BatchingObjectWriter extends LooseObjectWriter {
   private held = new Map<string, PackEntry>();
   private heldBytes = 0;
-  private readonly packs: PackLookup;
+  private readonly lookup: PackLookup;
 
-  constructor(objectsDir: string) {
+  constructor(
+    objectsDir: string,
+    private readonly packSmall = false,
+  ) {
     super(objectsDir);
-    this.packs = new PackLookup(`${this.objectsDir}/pack`);
+    this.lookup = new PackLookup(`${this.objectsDir}/pack`);
   }
 
   override async write(type: ObjectType, content: Buffer): Promise<string> {
     if (content.length > SYNC_BYTES) return super.write(type, content);
     const oid = objectId(type, content);
-    if (this.held.has(oid) || this.freshenLoose(oid) || this.packs.freshen(oid)) return oid;
+    if (this.held.has(oid) || this.freshenLoose(oid) || this.lookup.freshen(oid)) return oid;
     this.held.set(oid, { oid, type, content });
     this.heldBytes += content.length;
     if (this.heldBytes >= BATCH_BYTES) this.flush();
@@ -39,15 +60,20 @@ export class BatchingObjectWriter extends LooseObjectWriter {
   }
 
   override async freshen(oid: string): Promise<boolean> {
-    return this.held.has(oid) || (await super.freshen(oid)) || this.packs.freshen(oid);
+    return this.held.has(oid) || (await super.freshen(oid)) || this.lookup.freshen(oid);
   }
 
   /** Writes the held objects: one pack when they are many, loose otherwise. */
   flush(): void {
     if (this.held.size === 0) return;
     const entries = [...this.held.values()];
-    if (entries.length >= PACK_ALWAYS || (entries.length >= PACK_IN_NEW_STORE && this.storeIsNew())) {
-      this.writePack(entries);
+    const count = entries.length;
+    if (
+      count >= PACK_ALWAYS ||
+      (this.packSmall && count >= PACK_SMALL) ||
+      (count >= PACK_IN_NEW_STORE && this.storeIsNew())
+    ) {
+      this.writePack(entries.map(packRecord));
     } else {
       for (const { oid, type, content } of entries) {
         this.storeLoose(
@@ -69,23 +95,17 @@ export class BatchingObjectWriter extends LooseObjectWriter {
     } catch {
       return true;
     }
-    if (names.some((name) => hexDir.test(name))) return false;
-    let packs: string[] = [];
-    try {
-      packs = readdirSync(`${this.objectsDir}/pack`);
-    } catch {
-      return true;
-    }
-    const kept = new Set(packs.filter((name) => name.endsWith(".keep")).map((name) => name.slice(0, -5)));
-    return !packs.some((name) => name.endsWith(".idx") && !kept.has(name.slice(0, -4)));
+    return !names.some((name) => hexDir.test(name)) && this.lookup.packs().length === 0;
   }
 
   /**
    * The pack first, then its index, each through a temp file: git sees a pack only once its
-   * index is there, so a crash leaves at worst a pack without index, which git ignores.
+   * index is there, so a crash leaves at worst a pack without index, which git ignores. Packs
+   * merged into this one are removed only after it is complete, index first.
    */
-  private writePack(entries: PackEntry[]): void {
-    const { pack, index, name } = encodePack(entries);
+  private writePack(records: PackRecord[]): void {
+    const merged = this.packSmall ? this.smallPacksToMerge(records) : new Set<string>();
+    const { pack, index, name } = encodePack(records);
     const dir = `${this.objectsDir}/pack`;
     mkdirSync(dir, { recursive: true, mode: this.dirMode });
     const temp = `${dir}/tmp_pack_gc_${randomBytes(6).toString("hex")}`;
@@ -99,6 +119,45 @@ export class BatchingObjectWriter extends LooseObjectWriter {
       rmSync(temp, { force: true });
       throw error;
     }
-    this.packs.add(packFile, index);
+    merged.delete(packFile);
+    for (const old of merged) {
+      rmSync(old.replace(/\.pack$/, ".idx"), { force: true });
+      rmSync(old, { force: true });
+    }
+    this.lookup.forget(merged);
+    this.lookup.add(packFile, index);
+  }
+
+  /**
+   * When small packs have piled up, adds their objects to `records` (as stored, nothing
+   * recompressed) and returns them for removal. Packs that cannot be read whole (git's own, with
+   * deltas; damaged; removed meanwhile) stay as they are.
+   */
+  private smallPacksToMerge(records: PackRecord[]): Set<string> {
+    const merged = new Set<string>();
+    const packs = this.lookup.packs();
+    if (packs.length < MERGE_AT) return merged;
+    const seen = new Set(records.map((r) => r.oid.toString("hex")));
+    let bytes = records.reduce((sum, r) => sum + r.bytes.length, 0);
+    for (const { pack, index } of packs) {
+      let stored: PackRecord[] | null = null;
+      try {
+        const data = readFileSync(pack);
+        if (bytes + data.length > MERGE_BYTES) continue;
+        bytes += data.length;
+        stored = readPackRecords(data, index);
+      } catch {
+        // removed meanwhile: another capture merged it
+      }
+      if (!stored) continue;
+      for (const record of stored) {
+        const oid = record.oid.toString("hex");
+        if (seen.has(oid)) continue;
+        seen.add(oid);
+        records.push(record);
+      }
+      merged.add(pack);
+    }
+    return merged;
   }
 }

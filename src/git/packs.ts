@@ -15,6 +15,13 @@ export interface PackEntry {
   content: Buffer;
 }
 
+/** One object as a pack stores it: its header and deflated content, with their CRC-32. */
+export interface PackRecord {
+  oid: Buffer;
+  bytes: Buffer;
+  crc: number;
+}
+
 const TYPE_CODE: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3 };
 
 /** An object's pack header: type and size, the size in little-endian groups of 7 bits. */
@@ -31,44 +38,47 @@ function entryHeader(type: ObjectType, size: number): Buffer {
   return Buffer.from(bytes);
 }
 
+export function packRecord(entry: PackEntry): PackRecord {
+  const bytes = Buffer.concat([entryHeader(entry.type, entry.content.length), deflateObject(entry.content)]);
+  return { oid: Buffer.from(entry.oid, "hex"), bytes, crc: crc32(bytes) };
+}
+
+const INDEX_MAGIC = 0xff744f63; // "\377tOc"
+const FANOUT_END = 8 + 256 * 4;
+
 /**
  * Encodes whole objects (no deltas) as a pack and its index. `name` is the pack's checksum in
  * hex, which git also uses to name the files (pack-<name>.pack, pack-<name>.idx).
  */
-export function encodePack(entries: PackEntry[]): { pack: Buffer; index: Buffer; name: string } {
+export function encodePack(records: PackRecord[]): { pack: Buffer; index: Buffer; name: string } {
   const header = Buffer.alloc(12);
   header.write("PACK", 0, "latin1");
   header.writeUInt32BE(2, 4);
-  header.writeUInt32BE(entries.length, 8);
+  header.writeUInt32BE(records.length, 8);
   const parts: Buffer[] = [header];
   const placed: { oid: Buffer; offset: number; crc: number }[] = [];
   let offset = header.length;
-  for (const entry of entries) {
-    const record = Buffer.concat([
-      entryHeader(entry.type, entry.content.length),
-      deflateObject(entry.content),
-    ]);
-    placed.push({ oid: Buffer.from(entry.oid, "hex"), offset, crc: crc32(record) });
-    parts.push(record);
-    offset += record.length;
+  for (const record of records) {
+    placed.push({ oid: record.oid, offset, crc: record.crc });
+    parts.push(record.bytes);
+    offset += record.bytes.length;
   }
+  if (offset >= 2 ** 31) throw new Error("pack too large for 4-byte offsets");
   const hash = createHash("sha1");
   for (const part of parts) hash.update(part);
   const checksum = hash.digest();
   parts.push(checksum);
-  if (offset >= 2 ** 31) throw new Error("pack too large for 4-byte offsets");
 
   placed.sort((a, b) => Buffer.compare(a.oid, b.oid));
   const count = placed.length;
-  const index = Buffer.alloc(8 + 256 * 4 + count * (20 + 4 + 4) + 40);
-  index.writeUInt32BE(0xff744f63, 0); // "\377tOc"
+  const index = Buffer.alloc(FANOUT_END + count * (20 + 4 + 4) + 40);
+  index.writeUInt32BE(INDEX_MAGIC, 0);
   index.writeUInt32BE(2, 4);
   let at = 8;
   let cursor = 0;
   for (let byte = 0; byte < 256; byte++) {
     while (cursor < count && placed[cursor].oid[0] <= byte) cursor++;
-    index.writeUInt32BE(cursor, at);
-    at += 4;
+    at = index.writeUInt32BE(cursor, at);
   }
   for (const p of placed) at += p.oid.copy(index, at);
   for (const p of placed) at = index.writeUInt32BE(p.crc >>> 0, at);
@@ -76,6 +86,40 @@ export function encodePack(entries: PackEntry[]): { pack: Buffer; index: Buffer;
   at += checksum.copy(index, at);
   createHash("sha1").update(index.subarray(0, at)).digest().copy(index, at);
   return { pack: Buffer.concat(parts), index, name: checksum.toString("hex") };
+}
+
+/**
+ * The records of a pack of whole objects, as stored (nothing inflated), for merging small packs
+ * into one. Null for a pack holding deltas (git's own) or one whose index does not fit it.
+ */
+export function readPackRecords(pack: Buffer, index: Buffer): PackRecord[] | null {
+  const count = index.readUInt32BE(FANOUT_END - 4);
+  const crcsAt = FANOUT_END + count * 20;
+  const offsetsAt = crcsAt + count * 4;
+  const end = pack.length - 20;
+  if (pack.length < 32 || pack.toString("latin1", 0, 4) !== "PACK" || pack.readUInt32BE(8) !== count)
+    return null;
+  const order = Array.from({ length: count }, (_, i) => i);
+  const offsetOf = (i: number) => index.readUInt32BE(offsetsAt + i * 4);
+  order.sort((a, b) => offsetOf(a) - offsetOf(b));
+  const records: PackRecord[] = [];
+  for (let k = 0; k < count; k++) {
+    const i = order[k];
+    const from = offsetOf(i);
+    const to = k + 1 < count ? offsetOf(order[k + 1]) : end;
+    if (from & 0x80000000 || from < 12 || to > end || to <= from) return null;
+    const type = (pack[from] >> 4) & 7;
+    if (type < 1 || type > 3) return null; // a delta, or a tag: left to git
+    const bytes = pack.subarray(from, to);
+    const crc = index.readUInt32BE(crcsAt + i * 4);
+    if (crc32(bytes) !== crc) return null;
+    records.push({
+      oid: Buffer.from(index.subarray(FANOUT_END + i * 20, FANOUT_END + i * 20 + 20)),
+      bytes,
+      crc,
+    });
+  }
+  return records;
 }
 
 /** Indexes larger than this are not read to answer "is it there" (a whole store after gc). */
@@ -124,11 +168,25 @@ export class PackLookup {
 
   /** Adds a pack (one this process just wrote). An index not of version 2, or cut short, is ignored. */
   add(pack: string, index: Buffer): void {
-    if (index.length < 8 + 1024 + 40 || index.readUInt32BE(0) !== 0xff744f63 || index.readUInt32BE(4) !== 2)
+    if (
+      index.length < FANOUT_END + 40 ||
+      index.readUInt32BE(0) !== INDEX_MAGIC ||
+      index.readUInt32BE(4) !== 2
+    )
       return;
-    const count = index.readUInt32BE(8 + 255 * 4);
-    if (index.length < 8 + 1024 + count * 28 + 40) return;
+    const count = index.readUInt32BE(FANOUT_END - 4);
+    if (index.length < FANOUT_END + count * 28 + 40) return;
     this.load().push({ pack, index, count });
+  }
+
+  /** The packs looked into (the store's own small packs), each with its index. */
+  packs(): readonly { pack: string; index: Buffer }[] {
+    return this.load();
+  }
+
+  /** Stops looking into packs that were merged into another. */
+  forget(packs: Set<string>): void {
+    this.indexes = this.load().filter((p) => !packs.has(p.pack));
   }
 
   /** The pack holding `oid`, or null. */
@@ -138,7 +196,7 @@ export class PackLookup {
       const first = wanted[0];
       let low = first === 0 ? 0 : index.readUInt32BE(8 + (first - 1) * 4);
       let high = index.readUInt32BE(8 + first * 4);
-      const names = 8 + 1024;
+      const names = FANOUT_END;
       if (high > count) continue; // damaged
       while (low < high) {
         const middle = (low + high) >>> 1;

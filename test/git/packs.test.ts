@@ -1,11 +1,20 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { BatchingObjectWriter } from "../../src/git/batched-objects.js";
 import { LooseObjectWriter } from "../../src/git/loose-objects.js";
 import { MODE, serializeCommit, serializeTree } from "../../src/git/objects.js";
-import { PackLookup } from "../../src/git/packs.js";
+import { PackLookup, readPackRecords } from "../../src/git/packs.js";
 import { Sandbox } from "../helpers/repo.js";
 
 const sandbox = new Sandbox();
@@ -113,6 +122,80 @@ describe("objects written as one pack", () => {
     later.flush();
     expect(repo.looseDirs()).toEqual([]); // nothing written twice
     expect(repo.packs()).toEqual([pack]);
+  });
+
+  it("in a private store a few objects make a pack; once 16 packs pile up, the next one takes in ours", async () => {
+    const repo = bare("private");
+    await new LooseObjectWriter(repo.objects).write("blob", Buffer.from("loose already\n"));
+    const few = new BatchingObjectWriter(repo.objects, true);
+    for (let i = 0; i < 5; i++) await few.write("blob", Buffer.from(`five ${i}\n`));
+    few.flush();
+    expect(repo.packs()).toEqual([]); // too few for a pack: loose
+
+    // A pack git wrote with deltas (as its gc does) is never merged: it is not all whole objects.
+    const base = noise(4000, 7);
+    const similar = [0, 1, 2].map((i) => Buffer.concat([base, Buffer.from(`variant ${i}\n`)]));
+    const deltaRepo = bare("deltas");
+    const similarIds = similar.map((content) =>
+      deltaRepo.git(["hash-object", "-w", "--stdin"], content).toString().trim(),
+    );
+    deltaRepo.git(
+      ["pack-objects", "-q", "--window=10", "--depth=5", "objects/pack/pack"],
+      `${similarIds.join("\n")}\n`,
+    );
+    for (const name of readdirSync(path.join(deltaRepo.objects, "pack"))) expect(name).toMatch(/^pack-/);
+    for (const name of readdirSync(path.join(deltaRepo.objects, "pack"))) {
+      copyFileSync(path.join(deltaRepo.objects, "pack", name), path.join(repo.objects, "pack", name));
+    }
+    const gitPack = repo.packs()[0];
+    expect(
+      repo
+        .git(["verify-pack", "-v", path.join(repo.objects, "pack", gitPack.replace(".pack", ".idx"))])
+        .toString(),
+    ).toMatch(/chain length = 1/);
+
+    const ids: string[] = [];
+    for (let round = 0; round < 15; round++) {
+      const writer = new BatchingObjectWriter(repo.objects, true);
+      for (let i = 0; i < 8; i++)
+        ids.push(await writer.write("blob", Buffer.from(`round ${round} object ${i}\n`)));
+      writer.flush();
+    }
+    expect(repo.packs()).toHaveLength(16); // git's and 15 of ours
+    const next = new BatchingObjectWriter(repo.objects, true);
+    for (let i = 0; i < 8; i++) ids.push(await next.write("blob", Buffer.from(`merging ${i}\n`)));
+    next.flush();
+    expect(repo.packs()).toHaveLength(2); // git's, and one holding all of ours
+    expect(repo.packs()).toContain(gitPack);
+    const merged = repo.packs().find((name) => name !== gitPack)!;
+    const verified = repo
+      .git(["verify-pack", "-v", path.join(repo.objects, "pack", merged.replace(".pack", ".idx"))])
+      .toString();
+    expect(verified).toMatch(/non delta: 128 objects/);
+    for (const [n, oid] of ids.entries()) {
+      const expected = n < 120 ? `round ${Math.floor(n / 8)} object ${n % 8}\n` : `merging ${n - 120}\n`;
+      expect(repo.git(["cat-file", "blob", oid]).toString()).toBe(expected);
+    }
+    for (const content of similar) {
+      const oid = repo.git(["hash-object", "--stdin"], content).toString().trim();
+      expect(repo.git(["cat-file", "blob", oid]).equals(content)).toBe(true);
+    }
+    repo.git(["fsck", "--strict", "--unreachable", "--no-dangling"]);
+  });
+
+  it("a damaged pack (a flipped byte) is not merged: its records fail their CRC", async () => {
+    const repo = bare("damaged-pack");
+    const writer = new BatchingObjectWriter(repo.objects, true);
+    for (let i = 0; i < 8; i++) await writer.write("blob", Buffer.from(`crc ${i}\n`.repeat(20)));
+    writer.flush();
+    const packFile = path.join(repo.objects, "pack", repo.packs()[0]);
+    const index = readFileSync(packFile.replace(/\.pack$/, ".idx"));
+    const pack = readFileSync(packFile);
+    expect(readPackRecords(pack, index)).toHaveLength(8);
+    const flipped = Buffer.from(pack);
+    flipped[40] ^= 0x10;
+    expect(readPackRecords(flipped, index)).toBeNull();
+    expect(readPackRecords(pack.subarray(0, pack.length - 30), index)).toBeNull();
   });
 
   it("does not look into the user's packs a store links (.keep) nor a damaged index", async () => {

@@ -5,8 +5,17 @@ import { afterAll, describe, expect, it } from "vitest";
 import { Sandbox } from "../helpers/repo.js";
 import { workDigest } from "../helpers/support.js";
 
-const sandbox = new Sandbox();
-afterAll(() => sandbox.cleanup());
+const sandboxes: Sandbox[] = [];
+afterAll(() => {
+  for (const sandbox of sandboxes) sandbox.cleanup();
+});
+
+/** A sandbox per test: each has one data dir, so one store. */
+function newSandbox(): Sandbox {
+  const sandbox = new Sandbox();
+  sandboxes.push(sandbox);
+  return sandbox;
+}
 
 /** The shadow store's git dir (one workspace per data dir here). */
 function storeGitDir(home: string): string {
@@ -14,7 +23,7 @@ function storeGitDir(home: string): string {
   return path.join(workspaces, readdirSync(workspaces)[0], "git");
 }
 
-function objectCounts(gitDir: string): { loose: number; ownPacks: number } {
+function objectCounts(sandbox: Sandbox, gitDir: string): { loose: number; ownPacks: number } {
   const text = execFileSync("git", ["count-objects", "-v"], {
     env: { ...sandbox.env, GIT_DIR: gitDir },
   }).toString();
@@ -26,6 +35,7 @@ function objectCounts(gitDir: string): { loose: number; ownPacks: number } {
 
 describe("a capture's objects in one pack", () => {
   it("a first snapshot packs its objects; the next one reuses them, restore and gc keep them", () => {
+    const sandbox = newSandbox();
     const repo = sandbox.repo("packed", { "README.md": "hello\n", "src/a/x.txt": "x\n" });
     // 24 files in 24 directories: blobs and trees enough for a pack in a new store.
     const files: Record<string, string> = {};
@@ -34,7 +44,7 @@ describe("a capture's objects in one pack", () => {
     repo.write(files);
     const first = repo.ok("snapshot");
     const gitDir = storeGitDir(sandbox.env.GHOSTCOMMIT_HOME!);
-    const afterFirst = objectCounts(gitDir);
+    const afterFirst = objectCounts(sandbox, gitDir);
     // The user's loose objects are linked into the store (borrowed); of its own, only the commit is loose.
     const borrowed = Number(/^(\d+) objects/.exec(repo.git("count-objects"))![1]);
     expect(afterFirst.ownPacks).toBe(1);
@@ -44,7 +54,7 @@ describe("a capture's objects in one pack", () => {
     // Nothing changed: the files' ids come from the hash cache, found in the pack; the trees
     // are the same. Only the new commit is written.
     repo.ok("snapshot");
-    expect(objectCounts(gitDir)).toEqual({ loose: borrowed + 2, ownPacks: 1 });
+    expect(objectCounts(sandbox, gitDir)).toEqual({ loose: borrowed + 2, ownPacks: 1 });
 
     repo.remove("new");
     repo.write({ "src/a/x.txt": "changed again\n" });
@@ -57,5 +67,32 @@ describe("a capture's objects in one pack", () => {
     repo.remove("new");
     repo.ok("restore", first.id);
     expect(workDigest(repo.dir)).toEqual(before);
+  });
+
+  it("turn after turn, small packs are merged and every snapshot stays whole", () => {
+    const files: Record<string, string> = { "README.md": "hello\n" };
+    for (let d = 0; d < 6; d++) files[`pkg${d}/mod/index.js`] = `export const v = ${d};\n`;
+    const sandbox = newSandbox();
+    const repo = sandbox.repo("turns", files);
+    const taken: { id: string; digest: Record<string, string> }[] = [];
+    for (let turn = 0; turn < 20; turn++) {
+      // Each turn edits files in three packages and adds one: a dozen objects, a pack of its own.
+      const edits: Record<string, string> = {};
+      for (let d = 0; d < 3; d++)
+        edits[`pkg${(turn + d) % 6}/mod/index.js`] = `export const v = ${turn * 10 + d};\n`;
+      edits[`pkg${turn % 6}/new/turn-${turn}.js`] = `// turn ${turn}\n`;
+      repo.write(edits);
+      taken.push({ id: repo.ok("snapshot").id, digest: workDigest(repo.dir) });
+    }
+    const gitDir = storeGitDir(sandbox.env.GHOSTCOMMIT_HOME!);
+    const { ownPacks } = objectCounts(sandbox, gitDir);
+    // 20 captures of a dozen objects each made 20 packs; merging keeps them to at most 16.
+    expect(ownPacks).toBeGreaterThan(0);
+    expect(ownPacks).toBeLessThan(16);
+    execFileSync("git", ["fsck", "--strict", "--no-dangling"], { env: { ...sandbox.env, GIT_DIR: gitDir } });
+    for (const { id, digest } of [taken[0], taken[7], taken[19]]) {
+      repo.ok("restore", id);
+      expect(workDigest(repo.dir)).toEqual(digest);
+    }
   });
 });
