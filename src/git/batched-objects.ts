@@ -7,6 +7,7 @@ import {
   type PackEntry,
   PackLookup,
   type PackRecord,
+  packCount,
   packRecord,
   readPackRecords,
 } from "./packs.js";
@@ -135,8 +136,20 @@ export class BatchingObjectWriter extends LooseObjectWriter {
    */
   private smallPacksToMerge(records: PackRecord[]): Set<string> {
     const merged = new Set<string>();
-    const packs = this.lookup.packs();
-    if (packs.length < MERGE_AT) return merged;
+    const all = this.lookup.packs();
+    if (all.length < MERGE_AT) return merged;
+    // Geometric, as git's `repack --geometric=2`: a pack more than twice the size of all the
+    // smaller ones together is left as it is, so an old pack is rewritten only as often as the
+    // store doubles, not every 16 captures.
+    const packs = [...all].sort((a, b) => packCount(a.index) - packCount(b.index));
+    let rest = packs.reduce((sum, p) => sum + packCount(p.index), 0);
+    while (packs.length > 1) {
+      const largest = packCount(packs[packs.length - 1].index);
+      rest -= largest;
+      if (largest <= 2 * rest) break;
+      packs.pop();
+    }
+    if (packs.length < 2) return merged;
     const seen = new Set(records.map((r) => r.oid.toString("hex")));
     let bytes = records.reduce((sum, r) => sum + r.bytes.length, 0);
     for (const { pack, index } of packs) {

@@ -88,12 +88,17 @@ export function encodePack(records: PackRecord[]): { pack: Buffer; index: Buffer
   return { pack: Buffer.concat(parts), index, name: checksum.toString("hex") };
 }
 
+/** How many objects a (version 2) pack index lists. */
+export function packCount(index: Buffer): number {
+  return index.readUInt32BE(FANOUT_END - 4);
+}
+
 /**
  * The records of a pack of whole objects, as stored (nothing inflated), for merging small packs
  * into one. Null for a pack holding deltas (git's own) or one whose index does not fit it.
  */
 export function readPackRecords(pack: Buffer, index: Buffer): PackRecord[] | null {
-  const count = index.readUInt32BE(FANOUT_END - 4);
+  const count = packCount(index);
   const crcsAt = FANOUT_END + count * 20;
   const offsetsAt = crcsAt + count * 4;
   const end = pack.length - 20;
@@ -174,7 +179,7 @@ export class PackLookup {
       index.readUInt32BE(4) !== 2
     )
       return;
-    const count = index.readUInt32BE(FANOUT_END - 4);
+    const count = packCount(index);
     if (index.length < FANOUT_END + count * 28 + 40) return;
     this.load().push({ pack, index, count });
   }

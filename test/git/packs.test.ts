@@ -181,6 +181,29 @@ describe("objects written as one pack", () => {
       expect(repo.git(["cat-file", "blob", oid]).equals(content)).toBe(true);
     }
     repo.git(["fsck", "--strict", "--unreachable", "--no-dangling"]);
+
+    // Geometric: a pack more than twice all smaller ones together is not rewritten by a merge.
+    const big = new BatchingObjectWriter(repo.objects, true);
+    for (let i = 0; i < 600; i++) await big.write("blob", Buffer.from(`big ${i}\n`));
+    big.flush();
+    const bigPack = repo.packs().find((name) => name !== gitPack && name !== merged)!;
+    for (let round = 0; round < 13; round++) {
+      const writer = new BatchingObjectWriter(repo.objects, true);
+      for (let i = 0; i < 8; i++) await writer.write("blob", Buffer.from(`second ${round} ${i}\n`));
+      writer.flush();
+    }
+    expect(repo.packs()).toHaveLength(16);
+    const last = new BatchingObjectWriter(repo.objects, true);
+    for (let i = 0; i < 8; i++) await last.write("blob", Buffer.from(`last ${i}\n`));
+    last.flush();
+    expect(repo.packs()).toHaveLength(3);
+    expect(repo.packs()).toEqual(expect.arrayContaining([gitPack, bigPack]));
+    const second = repo.packs().find((name) => name !== gitPack && name !== bigPack)!;
+    const secondVerified = repo
+      .git(["verify-pack", "-v", path.join(repo.objects, "pack", second.replace(".pack", ".idx"))])
+      .toString();
+    expect(secondVerified).toMatch(/non delta: 240 objects/); // 128 merged before, 13 × 8, and 8
+    repo.git(["fsck", "--strict", "--unreachable", "--no-dangling"]);
   });
 
   it("a damaged pack (a flipped byte) is not merged: its records fail their CRC", async () => {
