@@ -81,8 +81,11 @@ export async function runStatus(
     const args = [
       ...config,
       ...(copy ? fsmonitor : ["-c", "core.fsmonitor=false"]),
+      // Building an untracked cache pays only where git can keep it (the private copy): on the
+      // user's index, which is never written, it cost a first snapshot's status ~6% for nothing.
+      // `keep` still uses one the user's git made.
       "-c",
-      "core.untrackedCache=true",
+      copy ? "core.untrackedCache=true" : "core.untrackedCache=keep",
       // Marks where the entries end, so what depends on them only is not redone for a new cache.
       "-c",
       "index.recordEndOfIndexEntries=true",
@@ -114,7 +117,13 @@ export async function runStatus(
       await fs.rm(copy, { force: true });
       const lock = await fs.stat(`${copy}.lock`).catch(() => null);
       if (lock && Date.now() - lock.mtimeMs > 60_000) await fs.rm(`${copy}.lock`, { force: true });
-      const readOnly = args.map((arg) => (arg.startsWith("core.fsmonitor=") ? "core.fsmonitor=false" : arg));
+      const readOnly = args.map((arg) =>
+        arg.startsWith("core.fsmonitor=")
+          ? "core.fsmonitor=false"
+          : arg.startsWith("core.untrackedCache=")
+            ? "core.untrackedCache=keep"
+            : arg,
+      );
       const { stdout } = await runGit(readOnly, {
         cwd: worktreeRoot,
         env: { ...env, GIT_INDEX_FILE: userIndex, GIT_OPTIONAL_LOCKS: "0" },

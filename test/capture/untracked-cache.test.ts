@@ -204,3 +204,36 @@ describe("the private index is written now and then, not by every status", () =>
     expect(filesOf(r, fourth.id)).toEqual(["src/a.ts", "src/later/d.ts"]);
   });
 });
+
+describe("status on your own index (split index, or a large tree's first snapshot)", () => {
+  beforeAll(() => {
+    const config = path.join(sandbox.env.XDG_CONFIG_HOME!, "ghostcommit", "config.json");
+    writeFileSync(config, JSON.stringify({ watchman: false }));
+  });
+
+  test("uses the untracked cache your git keeps, and still sees every file added since", () => {
+    const r = makeRepo({ "src/a.ts": "a\n" });
+    // A split index is never copied: status reads the user's index as it is, with the cache the
+    // user's git built into it (for both untracked modes, as a user's statuses would).
+    r.git("config", "core.untrackedCache", "true");
+    r.git("config", "core.splitIndex", "true");
+    r.write({ "cached/old.txt": "old\n", "cached/sub/old.txt": "old\n" });
+    r.git("update-index", "--split-index");
+    r.git("status", "--porcelain");
+    r.git("-c", "status.showUntrackedFiles=all", "status", "--porcelain");
+    expect(readFileSync(path.join(r.dir, ".git", "index")).includes("UNTR")).toBe(true);
+    expect(readdirSync(path.join(r.dir, ".git")).some((n) => n.startsWith("sharedindex."))).toBe(true);
+    r.write({ "cached/new.txt": "new\n", "cached/sub/deep/new.txt": "deep\n", "brandnew/x.txt": "x\n" });
+    const gitBefore = gitDirDigest(r);
+    const snap = r.ok("snapshot");
+    expect(filesOf(r, snap.id)).toEqual([
+      "brandnew/x.txt",
+      "cached/new.txt",
+      "cached/old.txt",
+      "cached/sub/deep/new.txt",
+      "cached/sub/old.txt",
+      "src/a.ts",
+    ]);
+    expect(gitDirDigest(r)).toEqual(gitBefore);
+  });
+});
