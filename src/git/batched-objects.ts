@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { fsError } from "../errors.js";
 import { deflateObject, LooseObjectWriter, SYNC_BYTES } from "./loose-objects.js";
 import { type ObjectType, objectId } from "./objects.js";
 import {
@@ -118,7 +119,7 @@ export class BatchingObjectWriter extends LooseObjectWriter {
       renameSync(temp, `${dir}/pack-${name}.idx`);
     } catch (error) {
       rmSync(temp, { force: true });
-      throw error;
+      throw fsError(error, "write the objects of this capture to", dir);
     }
     merged.delete(packFile);
     for (const old of merged) {

@@ -1,0 +1,72 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { Sandbox } from "../helpers/repo.js";
+import { workDigest } from "../helpers/support.js";
+
+// The repository and the data dir on an 8 MiB tmpfs: a full disk under the store, for real, on
+// the repository's file system (so borrowed objects are linked as usual). Mounting needs root
+// (as on the machines this suite runs on); elsewhere the test is skipped.
+const sandbox = new Sandbox();
+const disk = sandbox.dir("disk");
+const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "size=8m", "tmpfs", disk]).status === 0;
+const data = path.join(disk, "data");
+sandbox.env.GHOSTCOMMIT_HOME = data;
+afterAll(() => {
+  if (mounted) spawnSync("umount", [disk]);
+  sandbox.cleanup();
+});
+
+/** Every file under the store whose name marks it as a temp file of an object or pack write. */
+function leftovers(dir: string): string[] {
+  const found: string[] = [];
+  const visit = (at: string) => {
+    for (const entry of readdirSync(at, { withFileTypes: true })) {
+      const full = path.join(at, entry.name);
+      if (entry.isDirectory()) visit(full);
+      else if (/^tmp_(obj|pack)_gc_/.test(entry.name)) found.push(full);
+    }
+  };
+  visit(dir);
+  return found;
+}
+
+describe("a full disk under the store", () => {
+  (mounted ? it : it.skip)(
+    "a snapshot fails with a clear error, leaves nothing half-written, and the next one works",
+    () => {
+      const repo = sandbox.repo("disk/repo", { "README.md": "hello\n", "src/a.ts": "a\n" });
+      const first = repo.ok("snapshot");
+      const before = workDigest(repo.dir);
+
+      // 40 files of incompressible content in 40 directories (5 MiB): their pack would need as much
+      // again, more than is left.
+      const files: Record<string, Buffer> = {};
+      for (let i = 0; i < 40; i++) files[`gen/d${i}/blob.bin`] = randomBytes(128 * 1024);
+      repo.write(files);
+      const failed = repo.cli(["snapshot", "--json"]);
+      expect(failed.status).toBe(1);
+      expect(failed.stderr).toMatch(
+        /^ghostcommit: cannot write the objects of this capture to \/.*\/objects\/pack: ENOSPC$/m,
+      );
+      expect(failed.json?.error?.code).toBe("io");
+      expect(leftovers(data)).toEqual([]);
+      for (const [rel, content] of Object.entries(files))
+        expect(repo.path(rel) && content.length).toBe(128 * 1024);
+      expect(
+        execFileSync("git", ["status", "--porcelain"], { cwd: repo.dir, env: sandbox.env }).toString(),
+      ).toBe("?? gen/\n");
+
+      // Space again: the next snapshot and a restore work, and the store is sound.
+      repo.remove("gen");
+      repo.write({ "src/a.ts": "edited\n" });
+      const next = repo.ok("snapshot");
+      expect(next.id).not.toBe(first.id);
+      repo.ok("restore", first.id);
+      expect(workDigest(repo.dir)).toEqual(before);
+      expect(repo.cli(["doctor", "--json"]).json.ok).toBe(true);
+    },
+  );
+});
