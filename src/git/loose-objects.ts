@@ -15,6 +15,7 @@ import {
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { createDeflate, deflateSync } from "node:zlib";
+import { fsError } from "../errors.js";
 import { type ObjectType, objectId } from "./objects.js";
 
 /** Loose objects written from Node, so a snapshot needs no extra git process. */
@@ -114,7 +115,7 @@ export class LooseObjectWriter {
       await fs.rename(temp, this.objectPath(oid));
     } catch (error) {
       await fs.rm(temp, { force: true });
-      throw error;
+      throw fsError(error, "write an object to", dir);
     }
   }
 
@@ -168,7 +169,7 @@ export class LooseObjectWriter {
       renameSync(temp, target);
     } catch (error) {
       rmSync(temp, { force: true });
-      throw error;
+      throw fsError(error, "write an object to", dir);
     }
   }
 

@@ -59,8 +59,22 @@ describe("a full disk under the store", () => {
         execFileSync("git", ["status", "--porcelain"], { cwd: repo.dir, env: sandbox.env }).toString(),
       ).toBe("?? gen/\n");
 
-      // Space again: the next snapshot and a restore work, and the store is sound.
+      // Three large files instead: each is written loose (too big to hold), and one fails.
       repo.remove("gen");
+      repo.write({
+        "big/1.bin": randomBytes(1536 * 1024),
+        "big/2.bin": randomBytes(1536 * 1024),
+        "big/3.bin": randomBytes(1536 * 1024),
+      });
+      const looseFailed = repo.cli(["snapshot", "--json"]);
+      expect(looseFailed.status).toBe(1);
+      expect(looseFailed.stderr).toMatch(
+        /^ghostcommit: cannot write an object to \/.*\/objects\/[0-9a-f]{2}: ENOSPC$/m,
+      );
+      expect(leftovers(data)).toEqual([]);
+
+      // Space again: the next snapshot and a restore work, and the store is sound.
+      repo.remove("big");
       repo.write({ "src/a.ts": "edited\n" });
       const next = repo.ok("snapshot");
       expect(next.id).not.toBe(first.id);
