@@ -197,9 +197,13 @@ export async function ensureStore(paths: StorePaths, location: WorkspaceLocation
         priv,
       );
     }
+    // Says which workspace the store is for, to people and tools browsing the data dir; nothing
+    // depends on it, so a new store's first snapshot does not wait for a disk flush of it.
     await writeFileAtomic(
       path.join(paths.dir, "workspace.json"),
       `${JSON.stringify({ root: location.root, kind: location.kind, gitDir: location.gitDir ?? null }, null, 2)}\n`,
+      0o600,
+      false,
     );
     renameSync(staging, paths.gitDir);
   } catch (error) {
