@@ -1,7 +1,9 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Sandbox } from "../helpers/repo.js";
-import { cliAsync, fsckStore, hasTurnCommand } from "./helpers.js";
+import { workDigest } from "../helpers/support.js";
+import { cliAsync, fsckStore, hasTurnCommand, storeDir } from "./helpers.js";
 
 let sb: Sandbox;
 beforeEach(() => {
@@ -41,6 +43,34 @@ describe("many processes on one workspace and store", () => {
     expect(repo.ok("doctor").ok).toBe(true);
     expect(fsckStore(sb)).toEqual({ status: 0, problems: [] });
     expect(repo.read("a.txt")).toBe("edited\n");
+  }, 120_000);
+
+  it("captures that pack, and merge packs, at the same time keep every snapshot whole", async () => {
+    const repo = sb.repo("packs", { "README.md": "r\n" });
+    const rounds: { id: string; digest: Record<string, string> }[] = [];
+    // Four snapshots at once per round, each writing a pack of the round's ~22 new objects; by
+    // the fourth round 16 packs are there and the processes merge them concurrently.
+    for (let round = 0; round < 6; round++) {
+      const files: Record<string, string> = {};
+      for (let i = 0; i < 10; i++) files[`r${round}/d${i}/f.txt`] = `round ${round} file ${i}\n`;
+      repo.write(files);
+      const results = await Promise.all(
+        [0, 1, 2, 3].map(() => cliAsync(sb, repo.dir, ["snapshot", "--json"])),
+      );
+      for (const r of results) expect(r.status, r.stderr).toBe(0);
+      rounds.push({ id: JSON.parse(results[0].stdout).id, digest: workDigest(repo.dir) });
+    }
+    const packDir = path.join(storeDir(sb), "git", "objects", "pack");
+    const own = readdirSync(packDir).filter(
+      (n) => n.endsWith(".pack") && !existsSync(path.join(packDir, n.replace(/\.pack$/, ".keep"))),
+    );
+    expect(own.length).toBeLessThan(16); // merged along the way (24 were written)
+    expect(repo.ok("doctor").ok).toBe(true);
+    expect(fsckStore(sb)).toEqual({ status: 0, problems: [] });
+    for (const { id, digest } of [rounds[0], rounds[3], rounds[5]]) {
+      repo.ok("restore", id);
+      expect(workDigest(repo.dir)).toEqual(digest);
+    }
   }, 120_000);
 
   it("the user's index.lock never blocks us, and we never touch it", () => {
