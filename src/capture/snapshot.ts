@@ -1,6 +1,5 @@
 import type { CatFile } from "../git/cat-file.js";
 import { BatchingObjectWriter } from "../git/batched-objects.js";
-import { LooseObjectWriter } from "../git/loose-objects.js";
 import type { RelPath } from "../paths.js";
 import type { StoreContext } from "../store/context.js";
 import { newNonce, nowMicros, type SnapshotMeta } from "../store/metadata.js";
@@ -36,18 +35,15 @@ export async function captureTree(store: StoreContext, cat: CatFile, includes: R
   const objectsFile = path.join(store.paths.dir, STORE_FILES.objectCache);
   const objects = new ObjectCache(objectsFile);
   cat.useCache(objects);
-  // In a repository a capture's objects are held and written at its end, as one pack when they
-  // are many (or, in a private store, more than a few). A plain directory's capture runs git on
-  // the objects it writes, so they go to disk at once.
-  const batching =
-    store.location.kind === "git"
-      ? new BatchingObjectWriter(store.refs.objectsDir, store.refs.kind === "shadow")
-      : null;
+  // A capture's objects are held and written at its end, as one pack when they are many (or,
+  // in a private store, more than a few). Nothing in a capture hands them to git before that:
+  // git reads only the user's objects and, in a plain directory, blobs it wrote itself.
+  const batching = new BatchingObjectWriter(store.refs.objectsDir, store.refs.kind === "shadow");
   const ctx: CaptureContext = {
     location: store.location,
     paths: store.paths,
     settings: store.settings,
-    writer: batching ?? new LooseObjectWriter(store.refs.objectsDir),
+    writer: batching,
     cat,
     cache,
     readEnv: store.readEnv,
@@ -56,7 +52,7 @@ export async function captureTree(store: StoreContext, cat: CatFile, includes: R
   try {
     captured =
       store.location.kind === "git" ? await captureGit(ctx, includes) : await capturePlain(ctx, includes);
-    batching?.flush();
+    batching.flush();
     trace("capture: objects written");
   } finally {
     cat.useCache(null);
