@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { fsError } from "../errors.js";
-import { deflateObject, LooseObjectWriter, SYNC_BYTES } from "./loose-objects.js";
+import { LooseObjectWriter, SYNC_BYTES } from "./loose-objects.js";
 import { type ObjectType, objectId } from "./objects.js";
 import {
   encodePack,
@@ -77,12 +77,7 @@ export class BatchingObjectWriter extends LooseObjectWriter {
     ) {
       this.writePack(entries.map(packRecord));
     } else {
-      for (const { oid, type, content } of entries) {
-        this.storeLoose(
-          oid,
-          deflateObject(Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content])),
-        );
-      }
+      for (const { oid, type, content } of entries) this.storeLoose(oid, type, content);
     }
     this.held.clear();
     this.heldBytes = 0;
@@ -91,13 +86,8 @@ export class BatchingObjectWriter extends LooseObjectWriter {
   /** No fan-out directory and no pack of the store's own (linked .keep packs are the user's). */
   private storeIsNew(): boolean {
     const hexDir = /^[0-9a-f]{2}$/;
-    let names: string[] = [];
-    try {
-      names = readdirSync(this.objectsDir);
-    } catch {
-      return true;
-    }
-    return !names.some((name) => hexDir.test(name)) && this.lookup.packs().length === 0;
+    for (const name of this.objectsDirEntries()) if (hexDir.test(name)) return false;
+    return this.lookup.packs().length === 0;
   }
 
   /**

@@ -35,6 +35,11 @@ export function deflateObject(framed: Buffer): Buffer {
   return deflateSync(framed, { windowBits, memLevel: Math.min(8, windowBits - 7) });
 }
 
+/** A loose object's file content: "<type> <size>\0" and the content, compressed. */
+function looseBody(type: ObjectType, content: Buffer): Buffer {
+  return deflateObject(Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]));
+}
+
 /**
  * Writes loose objects into one objects directory, atomically (temp file + rename). Objects are
  * as private as their directory: owner-only in a private store (they hold file contents), the
@@ -78,8 +83,8 @@ export class LooseObjectWriter {
   /** Fan-out directories known to exist (one listing, then one mkdir for each new one). */
   private knownDirs: Set<string> | null = null;
 
-  /** The object's fan-out directory, made if it is not there yet. */
-  private fanOutDir(oid: string): string {
+  /** What the objects directory holds (listed once per writer; fan-out dirs it makes are added). */
+  protected objectsDirEntries(): Set<string> {
     if (!this.knownDirs) {
       let names: string[] = [];
       try {
@@ -89,11 +94,17 @@ export class LooseObjectWriter {
       }
       this.knownDirs = new Set(names);
     }
+    return this.knownDirs;
+  }
+
+  /** The object's fan-out directory, made if it is not there yet. */
+  private fanOutDir(oid: string): string {
+    const known = this.objectsDirEntries();
     const name = oid.slice(0, 2);
     const dir = `${this.base}${name}`;
-    if (!this.knownDirs.has(name)) {
+    if (!known.has(name)) {
       mkdirSync(dir, { recursive: true, mode: this.dirMode });
-      this.knownDirs.add(name);
+      known.add(name);
     }
     return dir;
   }
@@ -125,17 +136,16 @@ export class LooseObjectWriter {
    */
   async write(type: ObjectType, content: Buffer): Promise<string> {
     const oid = objectId(type, content);
-    const framed = () => Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]);
     if (content.length > SYNC_BYTES) {
       await this.place(oid, (temp) =>
-        fs.writeFile(temp, deflateObject(framed()), { mode: this.fileMode, flag: "wx" }),
+        fs.writeFile(temp, looseBody(type, content), { mode: this.fileMode, flag: "wx" }),
       );
       return oid;
     }
     // Checked first (compressing would be wasted): most trees and unchanged files of a later
     // snapshot are stored already.
     if (this.freshenLoose(oid)) return oid;
-    this.storeLoose(oid, deflateObject(framed()));
+    this.storeLoose(oid, type, content);
     return oid;
   }
 
@@ -152,8 +162,9 @@ export class LooseObjectWriter {
     }
   }
 
-  /** Stores a compressed loose object (`body`: the framed object, deflated). */
-  protected storeLoose(oid: string, body: Buffer): void {
+  /** Stores an object loose (framed and compressed here). */
+  protected storeLoose(oid: string, type: ObjectType, content: Buffer): void {
+    const body = looseBody(type, content);
     const target = this.objectPath(oid);
     const dir = this.fanOutDir(oid);
     const temp = this.tempIn(dir);
