@@ -8,6 +8,12 @@ const { sandbox, repo: makeRepo } = fileSandbox();
 const watchmanInstalled = spawnSync("watchman", ["--version"]).status === 0;
 const watched: string[] = [];
 
+/** Turns Watchman on or off in the sandbox's ghostcommit config. */
+function useWatchman(on: boolean): void {
+  const config = path.join(sandbox.env.XDG_CONFIG_HOME!, "ghostcommit", "config.json");
+  writeFileSync(config, JSON.stringify({ watchman: on }));
+}
+
 afterAll(() => {
   for (const root of watched) spawnSync("watchman", ["--no-spawn", "watch-del", root]);
 });
@@ -21,10 +27,7 @@ describe.each([
   { watchman: true, label: ", Watchman answering status" },
 ])("untracked directories between snapshots (untracked cache$label)", ({ watchman }) => {
   const it = watchman && !watchmanInstalled ? test.skip : test; // skipped: Watchman is not installed
-  beforeAll(() => {
-    const config = path.join(sandbox.env.XDG_CONFIG_HOME!, "ghostcommit", "config.json");
-    writeFileSync(config, JSON.stringify({ watchman }));
-  });
+  beforeAll(() => useWatchman(watchman));
   const repo = (files: Record<string, string>) => {
     const r = makeRepo(files);
     if (watchman) watched.push(r.dir);
@@ -173,10 +176,7 @@ describe.each([
 });
 
 describe("the private index is written now and then, not by every status", () => {
-  beforeAll(() => {
-    const config = path.join(sandbox.env.XDG_CONFIG_HOME!, "ghostcommit", "config.json");
-    writeFileSync(config, JSON.stringify({ watchman: false }));
-  });
+  beforeAll(() => useWatchman(false));
 
   test("a changed directory (new files, a restore's renames) does not rewrite it each time, and nothing is missed", () => {
     const r = makeRepo({ "src/a.ts": "a\n" });
@@ -206,10 +206,7 @@ describe("the private index is written now and then, not by every status", () =>
 });
 
 describe("status on your own index (split index, or a large tree's first snapshot)", () => {
-  beforeAll(() => {
-    const config = path.join(sandbox.env.XDG_CONFIG_HOME!, "ghostcommit", "config.json");
-    writeFileSync(config, JSON.stringify({ watchman: false }));
-  });
+  beforeAll(() => useWatchman(false));
 
   test("uses the untracked cache your git keeps, and still sees every file added since", () => {
     const r = makeRepo({ "src/a.ts": "a\n" });

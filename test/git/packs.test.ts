@@ -33,6 +33,13 @@ function bare(name: string) {
   return { dir, git, objects, packs, looseDirs };
 }
 
+/** Writes `count` small blobs ("<label> <i>\n") and returns their ids. */
+async function writeBlobs(writer: BatchingObjectWriter, label: string, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) ids.push(await writer.write("blob", Buffer.from(`${label} ${i}\n`)));
+  return ids;
+}
+
 /** Bytes from a fixed seed, so the content and its compressed size are the same every run. */
 function noise(size: number, seed: number): Buffer {
   const out = Buffer.alloc(size);
@@ -106,8 +113,7 @@ describe("objects written as one pack", () => {
   it("a later writer finds packed objects instead of writing them again, and touches their pack", async () => {
     const repo = bare("lookup");
     const first = new BatchingObjectWriter(repo.objects);
-    const ids: string[] = [];
-    for (let i = 0; i < 20; i++) ids.push(await first.write("blob", Buffer.from(`packed ${i}\n`)));
+    const ids = await writeBlobs(first, "packed", 20);
     first.flush();
     const [pack] = repo.packs();
     const packFile = path.join(repo.objects, "pack", pack);
@@ -224,8 +230,7 @@ describe("objects written as one pack", () => {
   it("does not look into the user's packs a store links (.keep) nor a damaged index", async () => {
     const repo = bare("kept");
     const writer = new BatchingObjectWriter(repo.objects);
-    const ids: string[] = [];
-    for (let i = 0; i < 20; i++) ids.push(await writer.write("blob", Buffer.from(`kept ${i}\n`)));
+    const ids = await writeBlobs(writer, "kept", 20);
     writer.flush();
     const packDir = path.join(repo.objects, "pack");
     const base = repo.packs()[0].replace(/\.pack$/, "");
