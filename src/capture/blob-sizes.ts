@@ -50,14 +50,19 @@ export async function writeSizes(
   let at = SIZES_MAGIC.length;
   for (let item = 0; item < sizes.length; item++) {
     if (sizes[item] < 0) continue;
-    // Byte by byte: a call to copy or writeUIntBE per record cost more than the 26 bytes.
+    // Byte by byte and in 32-bit integers: a call to copy or writeUIntBE per record, or
+    // floating-point division, cost more than the 26 bytes (this runs once per process, unoptimized).
     const from = oidOffsets[item];
     for (let i = 0; i < 20; i++) data[at + i] = index[from + i];
-    let size = Math.min(sizes[item], 2 ** 48 - 1);
-    for (let i = 25; i >= 20; i--) {
-      data[at + i] = size % 256;
-      size = Math.floor(size / 256);
-    }
+    const size = Math.min(sizes[item], 2 ** 48 - 1);
+    const high = Math.floor(size / 2 ** 32);
+    const low = size >>> 0;
+    data[at + 20] = (high >>> 8) & 255;
+    data[at + 21] = high & 255;
+    data[at + 22] = low >>> 24;
+    data[at + 23] = (low >>> 16) & 255;
+    data[at + 24] = (low >>> 8) & 255;
+    data[at + 25] = low & 255;
     at += SIZE_RECORD;
   }
   await writeFileAtomic(file, data, 0o600, false);

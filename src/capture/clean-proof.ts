@@ -1,7 +1,7 @@
 import path from "node:path";
 import { promises as fs } from "node:fs";
 import { runGit, splitNul } from "../git/exec.js";
-import { indexEntriesDigest, visitIndexFiles } from "../git/index-file.js";
+import { indexEntriesDigest, indexEntryCount, visitIndexFiles } from "../git/index-file.js";
 import { OidTable } from "../git/oid-table.js";
 import {
   applySizeTable,
@@ -54,6 +54,8 @@ export async function unprovenCleanFiles(options: {
   readEnv: NodeJS.ProcessEnv;
   worktreeRoot: string;
   conversion: Conversion;
+  /** The proof started on the user's index while status ran (see `startCleanProof`). */
+  early?: Promise<unknown> | null;
 }): Promise<RelPath[] | null> {
   const { indexFile, paths, readEnv, worktreeRoot, conversion } = options;
   if (conversion.perFile === null) return null;
@@ -64,10 +66,39 @@ export async function unprovenCleanFiles(options: {
           cwd: worktreeRoot,
           env: { GIT_LITERAL_PATHSPECS: "0", GIT_INDEX_FILE: indexFile, GIT_OPTIONAL_LOCKS: "0" },
         }).then((r) => splitNul(r.stdout).map((name) => name.toString("latin1")));
-  const sizeMismatches = mismatchedSizes(indexFile, paths, readEnv);
+  // Made early on the same index, the proof is kept by that index's identity and found at once.
+  const sizeMismatches = Promise.resolve(options.early).then(() =>
+    mismatchedSizes(indexFile, paths, readEnv),
+  );
   const [filtered, mismatched] = await Promise.all([perFile, sizeMismatches]);
   if (mismatched === null) return null;
   return [...new Set([...mismatched, ...filtered])];
+}
+
+/**
+ * Starts the proof on the user's index where it will have to be made from the whole index with
+ * no blob sizes known: a store holding neither a proof nor a size table (a first snapshot, whose
+ * status reads that same index). Listing every blob's size is git's CPU work of a few hundred
+ * milliseconds on a large clone; started beside status, it runs while status waits on the disk
+ * rather than after it.
+ */
+export async function startCleanProof(
+  paths: StorePaths,
+  readEnv: NodeJS.ProcessEnv,
+  userIndexFile: string,
+): Promise<void> {
+  const kept = (file: string) =>
+    fs.access(path.join(paths.dir, file)).then(
+      () => true,
+      () => false,
+    );
+  const [proofKept, sizesKept] = await Promise.all([
+    kept(STORE_FILES.cleanProof),
+    kept(STORE_FILES.blobSizes),
+  ]);
+  if (proofKept || sizesKept) return;
+  trace("capture: clean proof started beside status");
+  await mismatchedSizes(userIndexFile, paths, readEnv);
 }
 
 async function mismatchedSizes(
@@ -94,21 +125,19 @@ async function mismatchedSizes(
   }
   trace("capture: clean proof made from the whole index");
 
-  const [data, sizesData] = await Promise.all([
-    fs.readFile(indexFile).catch(() => null),
-    fs.readFile(sizesFile).catch(() => null),
-  ]);
-  if (!data || data.length < 12) return null;
+  const sizesData = await fs.readFile(sizesFile).catch(() => null);
   const cachedSizes = isSizeTable(sizesData) ? sizesData : null;
   // No sizes kept yet (a new store): git starts listing every object's size at once, and the
   // index is read while it does; its lines are matched as they arrive.
   const lines = new SizeLines();
-  const entryCount = data.readUInt32BE(8);
   const listingEarly =
-    cachedSizes === null && (await listingEveryObjectPays(paths.objectsDir, entryCount))
+    cachedSizes === null &&
+    (await listingEveryObjectPays(paths.objectsDir, (await indexEntryCount(indexFile)) ?? 0))
       ? listSizes(paths, readEnv, lines, null)
       : null;
   listingEarly?.catch(() => {}); // awaited below
+  const data = await fs.readFile(indexFile).catch(() => null);
+  if (!data || data.length < 12) return null;
   // One walk notes where each regular file's blob id is and its recorded size; ids stay bytes
   // in the index data (see OidTable), and paths are read only for the files left unproven.
   const oidOffsets: number[] = [];

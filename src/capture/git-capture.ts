@@ -6,6 +6,7 @@ import { readHead } from "../git/repository.js";
 import { baseInfo } from "./base-info.js";
 import {
   changedAttributesConvert,
+  type Conversion,
   isAttributesFile,
   readUserGitConfig,
   repositoryConfigLeavesExcludes,
@@ -18,7 +19,7 @@ import { expandIncludes } from "./includes.js";
 import { classifyUntracked, dependencyDirOf, ghostignoreMatch, largeDirCandidates } from "./policy.js";
 import { captureWorktreePath } from "./read-worktree.js";
 import { runStatus, syncExcludes } from "./status-run.js";
-import { unprovenCleanFiles } from "./clean-proof.js";
+import { startCleanProof, unprovenCleanFiles } from "./clean-proof.js";
 import { commitTree, editTree, entryAt, type FileState, subtreeAt, type TreeChanges } from "../git/trees.js";
 import { mapLimit } from "../util/pool.js";
 import { trace } from "../util/trace.js";
@@ -55,14 +56,15 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   trace("capture: head and excludes read");
   // Status (the long pole) starts as soon as HEAD is known; the base tree is read meanwhile, once
   // status is running (starting cat-file blocks this thread for milliseconds).
-  let statusSpawned = () => {};
-  const spawned = new Promise<void>((resolve) => {
+  let statusSpawned = (_indexFile: string) => {};
+  const spawned = new Promise<string>((resolve) => {
     statusSpawned = resolve;
   });
   const statusPromise = syncExcludes(location.commonDir!, paths.gitDir).then(() =>
     runStatus(ctx, head, worktreeRoot, prefix, excludesFile, { spawned: statusSpawned }),
   );
-  await Promise.race([spawned, statusPromise.catch(() => {})]);
+  const userIndex = path.join(location.gitDir!, "index");
+  const statusReadsUserIndex = (await Promise.race([spawned, statusPromise.catch(() => null)])) === userIndex;
   const userConfig = await (configFirst ?? readUserGitConfig(location, paths.dir));
   const [rootTree, ghostignore] = await Promise.all([
     head ? commitTree(ctx.cat, head) : Promise.resolve(null),
@@ -70,16 +72,32 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   ]);
   const baseTree = await subtreeAt(ctx.cat, rootTree, prefix);
 
+  // Where status reads the user's index (a first snapshot of a large tree), the user's git
+  // converts content and the store knows no blob sizes yet, the clean proof of that index starts
+  // now, beside status, rather than after it (see startCleanProof). The attributes at the root
+  // usually tell; those deeper down are known once the index walk has listed them.
+  let earlyProof: Promise<void> | null = null;
+  const startProofIf = (converts: Conversion | null) => {
+    if (statusReadsUserIndex && converts?.perFile && !earlyProof) {
+      earlyProof = startCleanProof(paths, ctx.readEnv, userIndex);
+      earlyProof.catch(() => {}); // awaited by the proof below
+    }
+    return converts;
+  };
+  userGitConverts(location, ctx.cat, rootTree, prefix === "" ? [".gitattributes"] : [], userConfig).then(
+    startProofIf,
+    () => {}, // the full check below reports what fails
+  );
   const baseInfoPromise = baseInfo(paths.dir, ctx.readEnv, baseTree, ghostignore, false, {
-    file: path.join(location.gitDir!, "index"),
+    file: userIndex,
     prefix,
   });
   const [status, base, treeConversion] = await Promise.all([
     statusPromise,
     baseInfoPromise,
-    baseInfoPromise.then((info) =>
-      userGitConverts(location, ctx.cat, rootTree, info.attributeFiles, userConfig),
-    ),
+    baseInfoPromise
+      .then((info) => userGitConverts(location, ctx.cat, rootTree, info.attributeFiles, userConfig))
+      .then(startProofIf),
   ]);
   const strip = prefix === "" ? (p: RelPath) => p : (p: RelPath) => p.slice(prefix.length + 1);
 
@@ -137,6 +155,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
         readEnv: ctx.readEnv,
         worktreeRoot,
         conversion,
+        early: earlyProof,
       }).then(async (unproven) =>
         unproven === null
           ? ((await baseInfo(paths.dir, ctx.readEnv, baseTree, ghostignore, true)).names ?? [])

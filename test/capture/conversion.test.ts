@@ -151,6 +151,9 @@ describe("content conversion: only files git's clean step may have changed are r
     const traced = r.sandbox.cli(r.dir, ["snapshot", "--json"], undefined, { GHOSTCOMMIT_TRACE: "1" });
     expect(traced.status, traced.stderr).toBe(0);
     // No table yet: the listing starts before the index is read, and is matched as it arrives.
+    // Status reads a private copy here (a small tree), so the proof is not started beside it.
+    expect(traced.stderr).not.toContain("capture: clean proof started beside status");
+    expect(traced.stderr.split("clean proof made from the whole index").length).toBe(2);
     expect(traced.stderr).toContain("capture: every blob size listed by git");
     expect(traced.stderr).toContain("capture: 2 tracked files to verify");
     // A new index (one file staged) is proven again from the table: no git process for sizes.
@@ -164,6 +167,41 @@ describe("content conversion: only files git's clean step may have changed are r
     r.ok("restore", traced.json.id);
     expect(workDigest(r.dir)).toEqual(before);
     expect(readFileSync(r.path("src/f7.txt"), "latin1")).toBe("line 7\r\n");
+  });
+
+  it("conversion named only deeper down, or above a workspace below the root, is proven in the first snapshot", () => {
+    const r = repo({});
+    r.write({
+      "README.md": "root\n",
+      "pkg/.gitattributes": "*.txt text eol=lf\n",
+      "pkg/a.txt": "one\ntwo\n",
+      "pkg/b.txt": "b\n",
+      "other/.gitattributes": "* text=auto eol=lf\n",
+      "other/c.txt": "c\n",
+    });
+    r.git("add", "-A");
+    r.git("commit", "-qm", "base");
+    // CRLF on disk, LF in the index, and git calls both clean.
+    r.write({ "pkg/a.txt": "one\r\ntwo\r\n", "other/c.txt": "c\r\n" });
+    backdate(r, "pkg/a.txt", "pkg/b.txt", "other/c.txt");
+    r.git("add", "pkg/a.txt", "other/c.txt");
+    r.git("update-index", "-q", "--refresh");
+    expect(r.status()).toBe("");
+    const whole = tracedSnapshot(r); // the root's attributes say nothing: the index walk finds pkg's
+    expect(whole.verified).toBe(2);
+    const below = r.sandbox.cli(r.path("other"), ["snapshot", "--json"], undefined, {
+      GHOSTCOMMIT_TRACE: "1",
+    });
+    expect(below.status, below.stderr).toBe(0);
+    expect(below.stderr).toContain("capture: 1 tracked files to verify");
+    r.write({ "pkg/a.txt": "agent\n", "other/c.txt": "agent\n" });
+    r.ok("restore", whole.id);
+    expect(readFileSync(r.path("pkg/a.txt"), "latin1")).toBe("one\r\ntwo\r\n");
+    expect(readFileSync(r.path("other/c.txt"), "latin1")).toBe("c\r\n");
+    r.write({ "other/c.txt": "agent\n" });
+    const restored = r.sandbox.cli(r.path("other"), ["restore", below.json.id, "--json"]);
+    expect(restored.status, restored.stderr).toBe(0);
+    expect(readFileSync(r.path("other/c.txt"), "latin1")).toBe("c\r\n");
   });
 
   it("a filter that keeps sizes (rot13) is checked file by file, without running it", () => {

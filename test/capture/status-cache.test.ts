@@ -28,10 +28,10 @@ async function buildFinished(): Promise<void> {
 }
 
 /** A snapshot with the trace on: its JSON and whether its status read the user's index. */
-function tracedSnapshot(): { snap: any; deferred: boolean } {
+function tracedSnapshot(): { snap: any; deferred: boolean; trace: string } {
   const result = r.sandbox.cli(r.dir, ["snapshot", "--json"], undefined, { GHOSTCOMMIT_TRACE: "1" });
   expect(result.status, result.stderr).toBe(0);
-  return { snap: result.json, deferred: result.stderr.includes(DEFERRED) };
+  return { snap: result.json, deferred: result.stderr.includes(DEFERRED), trace: result.stderr };
 }
 
 /** The copy carries git's untracked cache (extension "UNTR"), written by a status. */
@@ -129,5 +129,26 @@ describe("the private index copy of a large tree is built by a detached process"
     const later = tracedSnapshot();
     expect(later.deferred).toBe(false);
     expect(filesOf(r, later.snap.id)).toEqual(expect.arrayContaining(["pkg4/during.txt", "pkg4/later.txt"]));
+  }, 120_000);
+
+  test("where a conversion appears, the proof of the user's index is made beside the status reading it", async () => {
+    await buildFinished();
+    // CRLF on disk, LF in the blob: git calls it clean, and only its size gives it away.
+    r.write({ ".gitattributes": "* text=auto eol=lf\n", "pkg5/crlf.txt": "one\r\ntwo\r\n" });
+    r.git("add", "-A");
+    r.git("commit", "-q", "-m", "attributes");
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(r.path("pkg5/crlf.txt"), past, past);
+    r.git("update-index", "-q", "--refresh");
+    expect(r.git("cat-file", "-s", "HEAD:pkg5/crlf.txt").trim()).toBe("8");
+    expect(r.status()).toBe("");
+    const snap = tracedSnapshot();
+    expect(snap.deferred).toBe(true);
+    expect(snap.trace).toContain("capture: clean proof started beside status");
+    expect(snap.trace.split("clean proof made from the whole index").length).toBe(2); // made once
+    expect(snap.trace).toContain("capture: 1 tracked files to verify");
+    r.write({ "pkg5/crlf.txt": "agent\n" });
+    r.ok("restore", snap.snap.id);
+    expect(readFileSync(r.path("pkg5/crlf.txt"), "latin1")).toBe("one\r\ntwo\r\n");
   }, 120_000);
 });

@@ -1,0 +1,58 @@
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, test } from "vitest";
+import { applySizeTable, isSizeTable, writeSizes } from "../../src/capture/blob-sizes.js";
+import { OidTable } from "../../src/git/oid-table.js";
+
+const dir = mkdtempSync(path.join(os.tmpdir(), "gc-sizes-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("the blob size table", () => {
+  test("keeps every size byte for byte, past 32 bits and up to its 48-bit field", async () => {
+    // Sizes at each byte boundary of the field; git's index keeps only 32 bits of a file's size.
+    const sizes = [
+      0,
+      1,
+      255,
+      256,
+      65_535,
+      65_536,
+      2 ** 24,
+      2 ** 31,
+      2 ** 32 - 1,
+      2 ** 32,
+      2 ** 32 + 1,
+      2 ** 40 + 5,
+      2 ** 48 - 1,
+    ];
+    const ids = sizes.map((_, i) => createHash("sha1").update(`blob ${i}`).digest());
+    // Ids laid out like index entries: other fields between them.
+    const index = Buffer.concat(ids.flatMap((oid) => [Buffer.from("fields"), oid]));
+    const offsets = ids.map((_, i) => i * 26 + 6);
+    const known = Float64Array.from([...sizes, -1]); // one more item whose size is not known
+    const file = path.join(dir, "blob-sizes.bin");
+    await writeSizes(
+      file,
+      Buffer.concat([index, Buffer.from("fields"), ids[0]]),
+      [...offsets, index.length + 6],
+      known,
+    );
+    const data = readFileSync(file);
+    expect(isSizeTable(data)).toBe(true);
+
+    const read = new Float64Array(sizes.length).fill(-1);
+    applySizeTable(data, new OidTable(index, offsets), read);
+    expect([...read]).toEqual(sizes);
+  });
+
+  test("a torn table reads as none", async () => {
+    const file = path.join(dir, "torn.bin");
+    const index = Buffer.concat([Buffer.from("fields"), createHash("sha1").update("x").digest()]);
+    await writeSizes(file, index, [6], Float64Array.from([42]));
+    const data = readFileSync(file);
+    expect(isSizeTable(data.subarray(0, data.length - 1))).toBe(false);
+    expect(isSizeTable(data)).toBe(true);
+  });
+});
