@@ -1,3 +1,4 @@
+import { announce } from "../util/announce.js";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { type Settings, WATCHMAN_AUTO_FILES } from "../config.js";
@@ -57,8 +58,8 @@ export interface FsmonitorUse {
 
 /**
  * The `-c` options that make a status use Watchman, or none. The first time, starts watching
- * the work tree (and Watchman's daemon, if it was not running): said once on stderr and
- * reported by `doctor` from then on.
+ * the work tree (and Watchman's daemon, if it was not running): announced once (on stderr, or in
+ * the agent's next answer to a hook) and reported by `doctor` from then on.
  */
 export async function fsmonitorOptions(
   paths: StorePaths,
@@ -89,9 +90,9 @@ export async function fsmonitorOptions(
     await writeFileAtomic(stateFile, JSON.stringify(state));
     if (state.failed) return unused;
     if (state.startedByGhostcommit) {
-      process.stderr.write(
-        `ghostcommit: Watchman now watches ${worktreeRoot} to make snapshots faster, and keeps running` +
-          ` (stop it: watchman watch-del ${shellQuote(worktreeRoot)}; turn this off: "watchman": false in the config)\n`,
+      announce(
+        `Watchman now watches ${worktreeRoot} to make snapshots faster, and keeps running` +
+          ` (stop it: watchman watch-del ${shellQuote(worktreeRoot)}; turn this off: "watchman": false in the config)`,
       );
     }
   }

@@ -12,6 +12,8 @@ import type { AgentName, HookEvent, Payload } from "./event.js";
 import { appendHookLog, globalHookLog, type HookLogEntry } from "../maintenance/hook-log.js";
 import { canTellModel, undoNotice } from "./undo-notice.js";
 import { rememberWorkspace, sessionWorkspace } from "./session-dirs.js";
+import { agentShowsNotices, keepNotices, takeNotices, withNotices } from "./user-notices.js";
+import { collectAnnouncements } from "../util/announce.js";
 
 export const AGENTS: AgentName[] = ["claude-code", "codex", "cursor", "gemini"];
 
@@ -145,6 +147,13 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
     return;
   }
   if (!fixed && !options.dir) await rememberWorkspace(event.agent, event.session, ws.root);
+  // What this event's work announces is kept for the next answer: this one goes out first.
+  const storeDir = path.dirname(ws.logFile);
+  const shows = agentShowsNotices(event.agent);
+  if (shows) answer.notices = await takeNotices(storeDir);
+  if (!canTellModel(event)) answer.send(null);
+  const announced: string[] = [];
+  const stopCollecting = shows ? collectAnnouncements(announced) : () => {};
   try {
     const session = ws.session(event.session);
     if (action.kind === "begin") {
@@ -179,6 +188,9 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
     }
   } catch (error) {
     await log("error", messageOf(error));
+  } finally {
+    stopCollecting();
+    await keepNotices(storeDir, announced);
   }
 }
 
@@ -239,21 +251,21 @@ function envDir(agent: AgentName): string | undefined {
 }
 
 /**
- * The event's stdout answer, sent once. A prompt event whose agent takes context for the model
- * waits until the session is read (a rewind since the last prompt is told); every other event
- * gets its fixed reply at once.
+ * The event's stdout answer, sent once, before any snapshot work. It carries announcements kept
+ * for the user since the workspace's last answer (see user-notices.ts), and a prompt event whose
+ * agent takes context for the model also waits until the session is read (a rewind since the last
+ * prompt is told).
  */
 class PromptAnswer {
   private sent = false;
+  notices: string[] = [];
 
-  constructor(private readonly event: HookEvent) {
-    if (!canTellModel(event)) this.send(null);
-  }
+  constructor(private readonly event: HookEvent) {}
 
   send(notice: string | null): void {
     if (this.sent) return;
     this.sent = true;
-    reply(notice ?? this.event.reply);
+    reply(withNotices(notice ?? this.event.reply, this.notices));
   }
 }
 

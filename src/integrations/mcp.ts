@@ -6,6 +6,7 @@ import { GhostcommitError, reportable } from "../errors.js";
 import { isTooBroad } from "./hook.js";
 import { registerRemoteTools } from "./mcp-remote-tools.js";
 import { registerTools, result, type WithWorkspace } from "./mcp-tools.js";
+import { collectAnnouncements } from "../util/announce.js";
 
 export interface McpOptions {
   /** The workspace (`-C`, else the server's cwd). */
@@ -50,12 +51,20 @@ export function createMcpServer(options: McpOptions): McpServer {
   );
   const refusal = refusedWorkspace(options.dir);
   const withWorkspace: WithWorkspace = (work) => async (args) => {
+    // The client keeps the server's stderr out of sight: announcements go in the tool's answer.
+    const announced: string[] = [];
+    const stopCollecting = collectAnnouncements(announced);
+    let answer: CallToolResult;
     try {
       if (refusal) throw new GhostcommitError("not-a-workspace", refusal, { path: options.dir });
-      return await work(await openWorkspace({ cwd: options.dir, store: options.store }), args);
+      answer = await work(await openWorkspace({ cwd: options.dir, store: options.store }), args);
     } catch (error) {
-      return failure(error);
+      answer = failure(error);
+    } finally {
+      stopCollecting();
     }
+    for (const text of announced) answer.content.push({ type: "text", text: `ghostcommit: ${text}` });
+    return answer;
   };
   registerTools(server, withWorkspace);
   registerRemoteTools(server, withWorkspace);

@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { type CallToolResult, Client } from "@modelcontextprotocol/client";
@@ -202,4 +204,32 @@ describe("ghostcommit mcp", () => {
     expect(fetched.structuredContent).toMatchObject({ sessions: [{ session: "s1", status: "created" }] });
     expect(textJson(await call("sessions")).map((s: { session: string }) => s.session)).toEqual(["s1"]);
   });
+
+  // A client keeps the server's stderr out of the user's sight (Claude Code: only in its debug
+  // logs): a Watchman watch a tool call starts is told in that call's answer.
+  const watchman = spawnSync("watchman", ["--version"]).status === 0;
+  (watchman ? it : it.skip)(
+    "tells in the tool's answer that a snapshot started a Watchman watch",
+    async () => {
+      await client.close();
+      const config = path.join(sandbox.env.XDG_CONFIG_HOME!, "ghostcommit", "config.json");
+      writeFileSync(config, JSON.stringify({ watchman: true }));
+      client = await connect(CLI);
+      try {
+        const first = await call("snapshot", {});
+        expect(first.isError, JSON.stringify(first.content)).toBeFalsy();
+        expect(first.content).toHaveLength(2);
+        expect(first.content[1]).toMatchObject({ type: "text" });
+        expect((first.content[1] as { text: string }).text).toContain(
+          `ghostcommit: Watchman now watches ${repo.dir}`,
+        );
+        expect(stderr).not.toContain("Watchman now watches");
+        expect(textJson(first).id).toMatch(/^[0-9a-f]{40}$/); // the document stays the first content
+        const second = await call("snapshot", {});
+        expect(second.content).toHaveLength(1); // told once
+      } finally {
+        spawnSync("watchman", ["--no-spawn", "watch-del", repo.dir]);
+      }
+    },
+  );
 });
