@@ -23,6 +23,9 @@ export interface GcOutcome {
   bytesAfter: number;
 }
 
+/** How long gc waits for object writers that began before it, before it packs around them. */
+const WRITER_WAIT_MS = 60_000;
+
 /** Snapshot ids that retention never expires (decided by the sessions layer). */
 export type ProtectedIds = (snapshots: StoredSnapshot[]) => Promise<Set<string>>;
 
@@ -36,6 +39,7 @@ export async function collectGarbage(
   engine: StoreContext,
   policy: GcPolicy,
   protectedIds: ProtectedIds,
+  writerWaitMs = WRITER_WAIT_MS,
 ): Promise<GcOutcome> {
   return withLock(path.join(engine.paths.dir, STORE_FILES.gcLock), async () => {
     const storeDir = engine.refs.kind === "shadow" ? engine.paths.gitDir : engine.paths.dir;
@@ -53,7 +57,7 @@ export async function collectGarbage(
       if (policy.keep !== undefined && index >= policy.keep) drop.add(s.id);
     });
     await engine.refs.remove([...drop]);
-    if (engine.refs.kind === "shadow") await pack(engine);
+    if (engine.refs.kind === "shadow") await pack(engine, writerWaitMs);
     if (policy.maxBytes !== undefined) {
       // Over the cap: drop the oldest unprotected snapshots until under it (or none are left).
       const oldestFirst = snapshots.filter((s) => !drop.has(s.id) && !keep.has(s.id)).reverse();
@@ -61,7 +65,7 @@ export async function collectGarbage(
         const batch = oldestFirst.splice(0, Math.max(1, Math.ceil(oldestFirst.length / 4)));
         await engine.refs.remove(batch.map((s) => s.id));
         for (const s of batch) drop.add(s.id);
-        if (engine.refs.kind === "shadow") await pack(engine);
+        if (engine.refs.kind === "shadow") await pack(engine, writerWaitMs);
       }
     }
     const bytesAfter = await ownBytes(storeDir);
@@ -74,14 +78,14 @@ export async function collectGarbage(
   });
 }
 
-async function pack(engine: StoreContext): Promise<void> {
+async function pack(engine: StoreContext, writerWaitMs: number): Promise<void> {
   // The plain-directory index names blobs the next snapshot reuses without rewriting them:
   // repack and prune count what it names as reachable (GIT_INDEX_FILE), so gc never leaves
   // it pointing at pruned objects (which would fail every later snapshot).
   const env = { ...engine.readEnv, GIT_INDEX_FILE: path.join(engine.paths.dir, STORE_FILES.plainIndex) };
   const git = (args: string[]) => runGit(args, { cwd: engine.paths.dir, env });
   // Writers that began before gc took its lock finish first: repack and prune see their refs.
-  const quiet = await waitForSharedHolders(path.join(engine.paths.dir, STORE_FILES.writersDir));
+  const quiet = await waitForSharedHolders(path.join(engine.paths.dir, STORE_FILES.writersDir), writerWaitMs);
   await releaseOrphanedPacks(engine);
   await git(["pack-refs", "--all", "--prune"]);
   // -l: objects the user's repository holds stay borrowed; .keep packs (linked) are left alone.
