@@ -1,7 +1,12 @@
 import path from "node:path";
 import { promises as fs } from "node:fs";
 import { runGit, splitNul } from "../git/exec.js";
-import { indexEntriesDigest, indexEntryCount, visitIndexFiles } from "../git/index-file.js";
+import {
+  indexEntriesDigest,
+  indexEntriesDigestOf,
+  indexEntryCount,
+  visitIndexFiles,
+} from "../git/index-file.js";
 import { OidTable } from "../git/oid-table.js";
 import {
   applySizeTable,
@@ -138,6 +143,10 @@ async function mismatchedSizes(
   listingEarly?.catch(() => {}); // awaited below
   const data = await fs.readFile(indexFile).catch(() => null);
   if (!data || data.length < 12) return null;
+  // The proof is kept under the digest of the bytes it was made from: your git may have written
+  // a new index since the digest above was taken.
+  const madeFrom = await indexEntriesDigestOf(data);
+  if (madeFrom === null) return null;
   // One walk notes where each regular file's blob id is and its recorded size; ids stay bytes
   // in the index data (see OidTable), and paths are read only for the files left unproven.
   const oidOffsets: number[] = [];
@@ -191,7 +200,11 @@ async function mismatchedSizes(
   // Only the sizes of the blobs this index names are kept: the table stays the index's size.
   await writeSizes(sizesFile, data, oidOffsets, sizes).catch(() => {});
   await fs.rm(path.join(paths.dir, "blob-sizes.json"), { force: true }).catch(() => {}); // earlier versions' table
-  const proof: ProofCache = { checksum, unproven, ...(identity === null ? {} : { file: identity }) };
+  const proof: ProofCache = {
+    checksum: madeFrom,
+    unproven,
+    ...(identity === null || madeFrom !== checksum ? {} : { file: identity }),
+  };
   await writeFileAtomic(cacheFile, JSON.stringify(proof), 0o600, false).catch(() => {});
   return unproven;
 }

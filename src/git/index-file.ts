@@ -58,19 +58,29 @@ export async function indexChecksum(file: string): Promise<string | null> {
  * does, which is what a cache of conclusions about the entries must follow.
  */
 export async function indexEntriesDigest(file: string): Promise<string | null> {
-  return withIndex(file, async (index) => {
-    const { size, read } = index;
-    const eoieBytes = 8 + 4 + SHA1_BYTES; // signature, length, where the extensions start, hash
-    if (size < HEADER + eoieBytes + SHA1_BYTES) return checksumOf(index);
-    const tail = await read(eoieBytes + SHA1_BYTES, size - SHA1_BYTES - eoieBytes);
-    const end = tail.readUInt32BE(8);
-    if (tail.toString("latin1", 0, 4) !== "EOIE" || tail.readUInt32BE(4) !== 4 + SHA1_BYTES || end > size) {
-      return tail.subarray(eoieBytes).toString("hex"); // the file's checksum
-    }
-    return `entries:${createHash("sha1")
-      .update(await read(end, 0))
-      .digest("hex")}`;
+  return withIndex(file, entriesDigest);
+}
+
+/** `indexEntriesDigest` of an index already read whole. */
+export function indexEntriesDigestOf(data: Buffer): Promise<string | null> {
+  return entriesDigest({
+    size: data.length,
+    read: async (length, position) => data.subarray(position, position + length),
   });
+}
+
+async function entriesDigest(index: IndexReader): Promise<string | null> {
+  const { size, read } = index;
+  const eoieBytes = 8 + 4 + SHA1_BYTES; // signature, length, where the extensions start, hash
+  if (size < HEADER + eoieBytes + SHA1_BYTES) return checksumOf(index);
+  const tail = await read(eoieBytes + SHA1_BYTES, size - SHA1_BYTES - eoieBytes);
+  const end = tail.readUInt32BE(8);
+  if (tail.toString("latin1", 0, 4) !== "EOIE" || tail.readUInt32BE(4) !== 4 + SHA1_BYTES || end > size) {
+    return tail.subarray(eoieBytes).toString("hex"); // the file's checksum
+  }
+  return `entries:${createHash("sha1")
+    .update(await read(end, 0))
+    .digest("hex")}`;
 }
 
 /** One checked-out, stage-0 file entry as `visitIndexFiles` sees it, without copying anything. */

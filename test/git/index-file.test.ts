@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { indexSubtree } from "../../src/git/cache-tree.js";
-import { visitIndexFiles } from "../../src/git/index-file.js";
+import { indexEntriesDigest, indexEntriesDigestOf, visitIndexFiles } from "../../src/git/index-file.js";
 import { fileSandbox } from "../helpers/support.js";
 
 const { repo } = fileSandbox();
@@ -56,5 +56,25 @@ describe("reading the index from Node", () => {
     const tree = r.git("write-tree").trim(); // makes the cache tree valid
     const subtree = indexSubtree(readFileSync(r.path(".git/index")), "");
     expect(subtree).toEqual({ oid: tree, fileCount: 3, attributeFiles: ["z/.gitattributes"] });
+  });
+
+  it("the entries' digest is the same read from the file or from its bytes, and follows the entries only", async () => {
+    const r = repo({ "a.txt": "a\n", "b.txt": "b\n" });
+    for (const eoie of ["false", "true"]) {
+      r.git("config", "index.recordEndOfIndexEntries", eoie);
+      r.git("update-index", "--really-refresh"); // rewrites the index, with EOIE or without
+      const file = r.path(".git/index");
+      const digest = await indexEntriesDigest(file);
+      expect(digest).not.toBeNull();
+      expect(await indexEntriesDigestOf(readFileSync(file))).toBe(digest);
+      expect(digest!.startsWith("entries:")).toBe(eoie === "true");
+    }
+    // With EOIE, a rewritten cache extension leaves it; a new entry changes it.
+    const before = await indexEntriesDigest(r.path(".git/index"));
+    r.git("write-tree"); // adds the cache tree extension
+    expect(await indexEntriesDigest(r.path(".git/index"))).toBe(before);
+    r.write({ "c.txt": "c\n" });
+    r.git("add", "c.txt");
+    expect(await indexEntriesDigestOf(readFileSync(r.path(".git/index")))).not.toBe(before);
   });
 });
