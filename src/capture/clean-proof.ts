@@ -144,8 +144,9 @@ async function mismatchedSizes(
   const data = await fs.readFile(indexFile).catch(() => null);
   if (!data || data.length < 12) return null;
   // The proof is kept under the digest of the bytes it was made from: your git may have written
-  // a new index since the digest above was taken.
-  const madeFrom = await indexEntriesDigestOf(data);
+  // a new index since the digest above was taken (then the file's identity has changed too).
+  const unchanged = identity !== null && (await fileIdentity(indexFile)) === identity;
+  const madeFrom = unchanged ? checksum : await indexEntriesDigestOf(data);
   if (madeFrom === null) return null;
   // One walk notes where each regular file's blob id is and its recorded size; ids stay bytes
   // in the index data (see OidTable), and paths are read only for the files left unproven.
