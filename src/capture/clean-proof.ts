@@ -71,10 +71,11 @@ export async function unprovenCleanFiles(options: {
           cwd: worktreeRoot,
           env: { GIT_LITERAL_PATHSPECS: "0", GIT_INDEX_FILE: indexFile, GIT_OPTIONAL_LOCKS: "0" },
         }).then((r) => splitNul(r.stdout).map((name) => name.toString("latin1")));
-  // Made early on the same index, the proof is kept by that index's identity and found at once.
-  const sizeMismatches = Promise.resolve(options.early).then(() =>
-    mismatchedSizes(indexFile, paths, readEnv),
-  );
+  // Made early on the same index, the proof is kept by that index's identity and found at once;
+  // should that early run have failed, it is made here as it would have been.
+  const sizeMismatches = Promise.resolve(options.early)
+    .catch(() => {})
+    .then(() => mismatchedSizes(indexFile, paths, readEnv));
   const [filtered, mismatched] = await Promise.all([perFile, sizeMismatches]);
   if (mismatched === null) return null;
   return [...new Set([...mismatched, ...filtered])];

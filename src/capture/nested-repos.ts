@@ -1,3 +1,4 @@
+import { indexEntryCount } from "../git/index-file.js";
 import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import type { Ignore } from "ignore";
@@ -107,15 +108,7 @@ async function listRepository(dir: string): Promise<{ tracked: RelPath[]; untrac
 /** How many entries the repository's index holds (its header), without running git. */
 async function trackedCount(dir: string): Promise<number> {
   const gitDir = await gitDirOf(dir);
-  const handle = gitDir ? await fs.open(path.join(gitDir, "index"), "r").catch(() => null) : null;
-  if (!handle) return 0;
-  try {
-    const header = Buffer.alloc(12);
-    await handle.read(header, 0, 12, 0);
-    return header.toString("latin1", 0, 4) === "DIRC" ? header.readUInt32BE(8) : 0;
-  } finally {
-    await handle.close();
-  }
+  return gitDir ? ((await indexEntryCount(path.join(gitDir, "index"))) ?? 0) : 0;
 }
 
 /** The git directory of the work tree at `dir`: `.git` itself, or where a `.git` file points. */

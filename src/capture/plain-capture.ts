@@ -13,7 +13,7 @@ import { captureNestedRepos, nestedRoots } from "./nested-repos.js";
 import { isDirectory, listNewDirectory, walkOnce, walkTwice } from "./plain-walk.js";
 import { classifyUntracked, ghostignoreMatch } from "./policy.js";
 import { editTree } from "../git/trees.js";
-import { indexChecksum } from "../git/index-file.js";
+import { indexChecksum, indexEntryCount } from "../git/index-file.js";
 import { captureOverIndexTree, DEFERRED_PATHS_LIMIT } from "./plain-deferred.js";
 import { applyBudget, type Candidate, groupBudgetExclusions } from "./plain-budget.js";
 
@@ -30,7 +30,7 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     const env = { ...ctx.readEnv, GIT_WORK_TREE: ctx.location.root, GIT_INDEX_FILE: indexFile };
     const git = (args: string[], input?: Buffer) => runGit(args, { cwd: ctx.location.root, env, input });
     const depNames = new Set(ctx.settings.dependencyDirs);
-    const indexedBefore = await indexEntryCount(indexFile);
+    const indexedBefore = (await indexEntryCount(indexFile)) ?? 0;
     const [diffOut, walked, ghostignore, stateBefore] = await Promise.all([
       git(["diff-files", "-z", "--name-status", "--no-renames"]),
       indexedBefore > 0 ? walkOnce(git, ctx.location.root, depNames) : walkTwice(git, excludeFile, depNames),
@@ -198,7 +198,7 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     const plainTree = (await git(["write-tree"])).stdout.toString("latin1").trim();
     const tree =
       nested.files.size > 0 ? await editTree(ctx.cat, ctx.writer, plainTree, nested.files) : plainTree;
-    const fileCount = await indexEntryCount(indexFile);
+    const fileCount = (await indexEntryCount(indexFile)) ?? 0;
     await writeState(ctx.paths.dir, {
       ghostignoreHash: ghostignore?.hash ?? null,
       files: fileCount,
@@ -264,18 +264,5 @@ async function addOneByOne(
     } catch {
       excluded.push({ path: candidate.path, reason: "unreadable" });
     }
-  }
-}
-
-/** The entry count from an index file's header. */
-async function indexEntryCount(indexFile: string): Promise<number> {
-  const handle = await fs.open(indexFile, "r").catch(() => null);
-  if (!handle) return 0;
-  try {
-    const header = Buffer.alloc(12);
-    await handle.read(header, 0, 12, 0);
-    return header.readUInt32BE(8);
-  } finally {
-    await handle.close();
   }
 }
