@@ -2,8 +2,8 @@ import path from "node:path";
 import { promises as fs } from "node:fs";
 import { runGit, splitNul } from "../git/exec.js";
 import {
+  entriesDigestOfWalked,
   indexEntriesDigest,
-  indexEntriesDigestOf,
   indexEntryCount,
   visitIndexFiles,
 } from "../git/index-file.js";
@@ -144,18 +144,14 @@ async function mismatchedSizes(
   listingEarly?.catch(() => {}); // awaited below
   const data = await fs.readFile(indexFile).catch(() => null);
   if (!data || data.length < 12) return null;
-  // The proof is kept under the digest of the bytes it was made from: your git may have written
-  // a new index since the digest above was taken (then the file's identity has changed too).
   const unchanged = identity !== null && (await fileIdentity(indexFile)) === identity;
-  const madeFrom = unchanged ? checksum : await indexEntriesDigestOf(data);
-  if (madeFrom === null) return null;
   // One walk notes where each regular file's blob id is and its recorded size; ids stay bytes
   // in the index data (see OidTable), and paths are read only for the files left unproven.
   const oidOffsets: number[] = [];
   const statSizes: number[] = [];
   const ordinals: number[] = [];
   let ordinal = 0;
-  const understood = visitIndexFiles(data, (entry) => {
+  const entriesEnd = visitIndexFiles(data, (entry) => {
     // Symlinks are read as links, never converted: only regular files can differ.
     if ((entry.mode & 0o170000) === 0o100000) {
       oidOffsets.push(entry.oidOffset);
@@ -164,7 +160,23 @@ async function mismatchedSizes(
     }
     ordinal++;
   });
-  if (!understood) return null;
+  if (entriesEnd === null) return null;
+  // The proof is kept under the digest of the entries it is made from, whether or not git
+  // recorded where they end: the digest read above may name an index your git has replaced
+  // since (then the file's identity has changed too), or be the checksum of a whole file, which
+  // changes with its caches. So a proof made on your index serves a private copy of it with the
+  // same entries, and a proof already made for these entries is not made again.
+  const madeFrom =
+    unchanged && checksum.startsWith("entries:") ? checksum : entriesDigestOfWalked(data, entriesEnd);
+  if (cached?.checksum === madeFrom) {
+    await writeFileAtomic(
+      cacheFile,
+      JSON.stringify({ ...cached, ...(unchanged ? { file: identity } : {}) }),
+      0o600,
+      false,
+    ).catch(() => {});
+    return cached.unproven;
+  }
   const table = new OidTable(data, oidOffsets);
   const sizes = new Float64Array(oidOffsets.length).fill(-1);
   if (cachedSizes) applySizeTable(cachedSizes, table, sizes);
@@ -202,11 +214,7 @@ async function mismatchedSizes(
   // Only the sizes of the blobs this index names are kept: the table stays the index's size.
   await writeSizes(sizesFile, data, oidOffsets, sizes).catch(() => {});
   await fs.rm(path.join(paths.dir, "blob-sizes.json"), { force: true }).catch(() => {}); // earlier versions' table
-  const proof: ProofCache = {
-    checksum: madeFrom,
-    unproven,
-    ...(identity === null || madeFrom !== checksum ? {} : { file: identity }),
-  };
+  const proof: ProofCache = { checksum: madeFrom, unproven, ...(unchanged ? { file: identity! } : {}) };
   await writeFileAtomic(cacheFile, JSON.stringify(proof), 0o600, false).catch(() => {});
   return unproven;
 }

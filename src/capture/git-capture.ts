@@ -56,34 +56,36 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   trace("capture: head and excludes read");
   // Status (the long pole) starts as soon as HEAD is known; the base tree is read meanwhile, once
   // status is running (starting cat-file blocks this thread for milliseconds).
-  let statusSpawned = (_indexFile: string) => {};
-  const spawned = new Promise<string>((resolve) => {
+  let statusSpawned = () => {};
+  const spawned = new Promise<void>((resolve) => {
     statusSpawned = resolve;
   });
   const statusPromise = syncExcludes(location.commonDir!, paths.gitDir).then(() =>
     runStatus(ctx, head, worktreeRoot, prefix, excludesFile, { spawned: statusSpawned }),
   );
   const userIndex = path.join(location.gitDir!, "index");
-  const statusReadsUserIndex = (await Promise.race([spawned, statusPromise.catch(() => null)])) === userIndex;
+  await Promise.race([spawned, statusPromise.catch(() => {})]);
+  // Where the user's git converts content and the store knows no blob sizes yet (a first
+  // snapshot), the clean proof of the user's index starts now, beside status, rather than after
+  // it (see startCleanProof); status's private copy of that index has the same entries, so the
+  // proof serves it too. The root's .gitattributes on disk usually tells at once (a guess: the
+  // checks below decide, and a needless proof only fills a cache); the committed attributes and
+  // the user's config are known a little later, those deeper down once the index walk lists them.
+  let earlyProof: Promise<void> | null = null;
+  const startProofIf = (converts: Conversion | null) => {
+    if (converts?.perFile && !earlyProof) {
+      earlyProof = startCleanProof(paths, ctx.readEnv, userIndex);
+      earlyProof.catch(() => {}); // awaited by the proof below
+    }
+    return converts;
+  };
+  changedAttributesConvert(worktreeRoot, [".gitattributes"], null).then(startProofIf, () => {});
   const userConfig = await (configFirst ?? readUserGitConfig(location, paths.dir));
   const [rootTree, ghostignore] = await Promise.all([
     head ? commitTree(ctx.cat, head) : Promise.resolve(null),
     loadGhostignore(location.root),
   ]);
   const baseTree = await subtreeAt(ctx.cat, rootTree, prefix);
-
-  // Where status reads the user's index (a first snapshot of a large tree), the user's git
-  // converts content and the store knows no blob sizes yet, the clean proof of that index starts
-  // now, beside status, rather than after it (see startCleanProof). The attributes at the root
-  // usually tell; those deeper down are known once the index walk has listed them.
-  let earlyProof: Promise<void> | null = null;
-  const startProofIf = (converts: Conversion | null) => {
-    if (statusReadsUserIndex && converts?.perFile && !earlyProof) {
-      earlyProof = startCleanProof(paths, ctx.readEnv, userIndex);
-      earlyProof.catch(() => {}); // awaited by the proof below
-    }
-    return converts;
-  };
   userGitConverts(location, ctx.cat, rootTree, prefix === "" ? [".gitattributes"] : [], userConfig).then(
     startProofIf,
     () => {}, // the full check below reports what fails

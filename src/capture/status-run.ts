@@ -42,7 +42,7 @@ export async function runStatus(
   worktreeRoot: string,
   prefix: RelPath,
   excludesFile: string | null,
-  options: { spawned?: (indexFile: string) => void; buildCopy?: boolean } = {},
+  options: { spawned?: () => void; buildCopy?: boolean } = {},
 ): Promise<StatusResult> {
   const dependencyDirs = new Set(ctx.settings.dependencyDirs);
   const tempGitDir = path.join(ctx.paths.tmpDir, `gitdir-${process.pid}-${randomBytes(4).toString("hex")}`);
@@ -105,7 +105,7 @@ export async function runStatus(
     let stdout: Buffer;
     try {
       const running = runGit(args, { cwd: worktreeRoot, env });
-      options.spawned?.(indexFile);
+      options.spawned?.();
       stdout = (await running).stdout;
       trace("capture: status done");
       if (persist) await privateCopy!.markPersisted(watch?.watchStarted ?? false).catch(() => {});

@@ -61,14 +61,6 @@ export async function indexEntriesDigest(file: string): Promise<string | null> {
   return withIndex(file, entriesDigest);
 }
 
-/** `indexEntriesDigest` of an index already read whole. */
-export function indexEntriesDigestOf(data: Buffer): Promise<string | null> {
-  return entriesDigest({
-    size: data.length,
-    read: async (length, position) => data.subarray(position, position + length),
-  });
-}
-
 async function entriesDigest(index: IndexReader): Promise<string | null> {
   const { size, read } = index;
   const eoieBytes = 8 + 4 + SHA1_BYTES; // signature, length, where the extensions start, hash
@@ -194,13 +186,13 @@ export function indexExtensions(data: Buffer, from: number): Map<string, [number
 
 /**
  * Visits the checked-out, stage-0 file entries of a SHA-1 index (versions 2 to 4), leaving out
- * submodules, sparse directories, skip-worktree and intent-to-add entries. Returns false for
- * anything it does not fully understand (a split index, another hash, damage), so the caller
- * falls back to the slow path instead of trusting a guess (only once every entry was visited:
- * the visitor's findings are then to be thrown away). Nothing is allocated for an entry
+ * submodules, sparse directories, skip-worktree and intent-to-add entries. Returns where the
+ * entries end (the extensions begin), or null for anything it does not fully understand (a split
+ * index, another hash, damage), so the caller falls back to the slow path instead of trusting a
+ * guess (only once every entry was visited: the visitor's findings are then to be thrown away). Nothing is allocated for an entry
  * unless the visitor asks for its id or path: 100k entries are walked in milliseconds.
  */
-export function visitIndexFiles(data: Buffer, visit: (entry: IndexFileVisit) => void): boolean {
+export function visitIndexFiles(data: Buffer, visit: (entry: IndexFileVisit) => void): number | null {
   let current: RawEntry | null = null;
   const entry: IndexFileVisit = {
     mode: 0,
@@ -225,9 +217,17 @@ export function visitIndexFiles(data: Buffer, visit: (entry: IndexFileVisit) => 
     entry.oidOffset = raw.offset + 40;
     visit(entry);
   });
-  if (extensionsAt === null) return false;
+  if (extensionsAt === null) return null;
   // A split index keeps most entries in a shared file: not understood here (what was visited
   // must then be thrown away).
   const extensions = indexExtensions(data, extensionsAt);
-  return extensions !== null && !extensions.has("link");
+  return extensions !== null && !extensions.has("link") ? extensionsAt : null;
+}
+
+/**
+ * `indexEntriesDigest` of an index read whole and walked (`entriesEnd` from `visitIndexFiles`):
+ * the digest of its header and entries whether or not git recorded where they end.
+ */
+export function entriesDigestOfWalked(data: Buffer, entriesEnd: number): string {
+  return `entries:${createHash("sha1").update(data.subarray(0, entriesEnd)).digest("hex")}`;
 }
