@@ -59,7 +59,7 @@ export async function unprovenCleanFiles(options: {
   readEnv: NodeJS.ProcessEnv;
   worktreeRoot: string;
   conversion: Conversion;
-  /** The proof started on the user's index while status ran (see `startCleanProof`). */
+  /** The proof started on the user's index while status ran (see `EarlyProof`). */
   early?: Promise<unknown> | null;
 }): Promise<RelPath[] | null> {
   const { indexFile, paths, readEnv, worktreeRoot, conversion } = options;
@@ -82,29 +82,47 @@ export async function unprovenCleanFiles(options: {
 }
 
 /**
- * Starts the proof on the user's index where it will have to be made from the whole index with
- * no blob sizes known: a store holding neither a proof nor a size table (a first snapshot, whose
- * status reads that same index). Listing every blob's size is git's CPU work of a few hundred
- * milliseconds on a large clone; started beside status, it runs while status waits on the disk
- * rather than after it.
+ * The proof of the user's index, started beside status where it will have to be made from the
+ * whole index with no blob sizes known: the user's git converts content and the store holds
+ * neither a proof nor a size table (a first snapshot). Listing every blob's size is git's CPU
+ * work of a few hundred milliseconds on a large clone; started beside status, it runs while status
+ * waits on the disk rather than after it. Status's private copy of the index has the same
+ * entries, so the proof made here serves it too. Started on a guess (a conversion in the root's
+ * .gitattributes on disk, say), it only fills a cache should the checks after status decide the
+ * proof is not needed.
  */
-export async function startCleanProof(
-  paths: StorePaths,
-  readEnv: NodeJS.ProcessEnv,
-  userIndexFile: string,
-): Promise<void> {
-  const kept = (file: string) =>
-    fs.access(path.join(paths.dir, file)).then(
-      () => true,
-      () => false,
-    );
-  const [proofKept, sizesKept] = await Promise.all([
-    kept(STORE_FILES.cleanProof),
-    kept(STORE_FILES.blobSizes),
-  ]);
-  if (proofKept || sizesKept) return;
-  trace("capture: clean proof started beside status");
-  await mismatchedSizes(userIndexFile, paths, readEnv);
+export class EarlyProof {
+  started: Promise<void> | null = null;
+
+  constructor(
+    private readonly paths: StorePaths,
+    private readonly readEnv: NodeJS.ProcessEnv,
+    private readonly userIndexFile: string,
+  ) {}
+
+  /** Starts the proof (once) where `converts` says the user's git converts content; returns it. */
+  startIf(converts: Conversion | null): Conversion | null {
+    if (converts?.perFile && !this.started) {
+      this.started = this.run();
+      this.started.catch(() => {}); // awaited by the proof after status
+    }
+    return converts;
+  }
+
+  private async run(): Promise<void> {
+    const kept = (file: string) =>
+      fs.access(path.join(this.paths.dir, file)).then(
+        () => true,
+        () => false,
+      );
+    const [proofKept, sizesKept] = await Promise.all([
+      kept(STORE_FILES.cleanProof),
+      kept(STORE_FILES.blobSizes),
+    ]);
+    if (proofKept || sizesKept) return;
+    trace("capture: clean proof started beside status");
+    await mismatchedSizes(this.userIndexFile, this.paths, this.readEnv);
+  }
 }
 
 async function mismatchedSizes(

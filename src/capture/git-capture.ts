@@ -19,7 +19,7 @@ import { expandIncludes } from "./includes.js";
 import { classifyUntracked, dependencyDirOf, ghostignoreMatch, largeDirCandidates } from "./policy.js";
 import { captureWorktreePath } from "./read-worktree.js";
 import { runStatus, syncExcludes } from "./status-run.js";
-import { startCleanProof, unprovenCleanFiles } from "./clean-proof.js";
+import { EarlyProof, unprovenCleanFiles } from "./clean-proof.js";
 import { commitTree, editTree, entryAt, type FileState, subtreeAt, type TreeChanges } from "../git/trees.js";
 import { mapLimit } from "../util/pool.js";
 import { trace } from "../util/trace.js";
@@ -65,20 +65,11 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   );
   const userIndex = path.join(location.gitDir!, "index");
   await Promise.race([spawned, statusPromise.catch(() => {})]);
-  // Where the user's git converts content and the store knows no blob sizes yet (a first
-  // snapshot), the clean proof of the user's index starts now, beside status, rather than after
-  // it (see startCleanProof); status's private copy of that index has the same entries, so the
-  // proof serves it too. The root's .gitattributes on disk usually tells at once (a guess: the
-  // checks below decide, and a needless proof only fills a cache); the committed attributes and
-  // the user's config are known a little later, those deeper down once the index walk lists them.
-  let earlyProof: Promise<void> | null = null;
-  const startProofIf = (converts: Conversion | null) => {
-    if (converts?.perFile && !earlyProof) {
-      earlyProof = startCleanProof(paths, ctx.readEnv, userIndex);
-      earlyProof.catch(() => {}); // awaited by the proof below
-    }
-    return converts;
-  };
+  // The clean proof of a first snapshot starts beside status (see EarlyProof): the root's
+  // .gitattributes on disk usually tells at once, the committed attributes and the user's config
+  // a little later, those deeper down once the index walk lists them.
+  const earlyProof = new EarlyProof(paths, ctx.readEnv, userIndex);
+  const startProofIf = (converts: Conversion | null) => earlyProof.startIf(converts);
   changedAttributesConvert(worktreeRoot, [".gitattributes"], null).then(startProofIf, () => {});
   const userConfig = await (configFirst ?? readUserGitConfig(location, paths.dir));
   const [rootTree, ghostignore] = await Promise.all([
@@ -157,7 +148,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
         readEnv: ctx.readEnv,
         worktreeRoot,
         conversion,
-        early: earlyProof,
+        early: earlyProof.started,
       }).then(async (unproven) =>
         unproven === null
           ? ((await baseInfo(paths.dir, ctx.readEnv, baseTree, ghostignore, true)).names ?? [])
