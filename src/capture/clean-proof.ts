@@ -115,11 +115,14 @@ export class EarlyProof {
         () => true,
         () => false,
       );
-    const [proofKept, sizesKept] = await Promise.all([
+    const [proofKept, sizesKept, gitDirNames] = await Promise.all([
       kept(STORE_FILES.cleanProof),
       kept(STORE_FILES.blobSizes),
+      fs.readdir(path.dirname(this.userIndexFile)).catch(() => [] as string[]),
     ]);
-    if (proofKept || sizesKept) return;
+    // A split index cannot be proven (every tracked file is read then): no listing for nothing.
+    const split = gitDirNames.some((name) => name.startsWith("sharedindex."));
+    if (proofKept || sizesKept || split) return;
     trace("capture: clean proof started beside status");
     await mismatchedSizes(this.userIndexFile, this.paths, this.readEnv);
   }

@@ -13,7 +13,13 @@ function backdate(r: Repo, ...rels: string[]): void {
 }
 
 /** Snapshots with tracing on; returns the snapshot and how many clean files had to be read. */
-function tracedSnapshot(r: Repo): { id: string; verified: number; proofMade: boolean; digested: boolean } {
+function tracedSnapshot(r: Repo): {
+  id: string;
+  verified: number;
+  proofMade: boolean;
+  digested: boolean;
+  startedEarly: boolean;
+} {
   const result = r.sandbox.cli(r.dir, ["snapshot", "--json"], undefined, { GHOSTCOMMIT_TRACE: "1" });
   expect(result.status, result.stderr).toBe(0);
   const line = /capture: (\d+) tracked files to verify/.exec(result.stderr);
@@ -22,6 +28,7 @@ function tracedSnapshot(r: Repo): { id: string; verified: number; proofMade: boo
     verified: line ? Number(line[1]) : -1,
     proofMade: result.stderr.includes("clean proof made from the whole index"),
     digested: result.stderr.includes("clean proof checked against a digest"),
+    startedEarly: result.stderr.includes("clean proof started beside status"),
   };
 }
 
@@ -56,8 +63,10 @@ describe("content conversion: only files git's clean step may have changed are r
       r.git("update-index", "-q", "--refresh");
       if (index === "split index") r.git("update-index", "--split-index");
       const first = tracedSnapshot(r);
-      // Sizes prove every clean file (a split index cannot be read: then every file is).
+      // Sizes prove every clean file (a split index cannot be read: then every file is, and no
+      // blob sizes are listed for it beside status).
       expect(first.verified).toBe(index === "split index" ? 4 : 0);
+      expect(first.startedEarly).toBe(index !== "split index");
       if (index === "split index") expect(readFileSync(r.path(".git/index")).includes("link")).toBe(true);
 
       // CRLF on disk, LF in the index: git's clean conversion makes them equal, so git says clean.
