@@ -1,10 +1,10 @@
-import { announce } from "../util/announce.js";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { type Settings, WATCHMAN_AUTO_FILES } from "../config.js";
 import { indexEntryCount } from "../git/index-file.js";
 import type { WatchmanUse } from "../types.js";
 import { readJson, STORE_FILES, type StorePaths, writeFileAtomic } from "../store/layout.js";
+import { announce } from "../util/announce.js";
 import { formatCount } from "../util/format.js";
 import { findOnPath, shellQuote } from "../util/shell.js";
 import { spawnText } from "../util/spawn-text.js";

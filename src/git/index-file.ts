@@ -189,8 +189,9 @@ export function indexExtensions(data: Buffer, from: number): Map<string, [number
  * submodules, sparse directories, skip-worktree and intent-to-add entries. Returns where the
  * entries end (the extensions begin), or null for anything it does not fully understand (a split
  * index, another hash, damage), so the caller falls back to the slow path instead of trusting a
- * guess (only once every entry was visited: the visitor's findings are then to be thrown away). Nothing is allocated for an entry
- * unless the visitor asks for its id or path: 100k entries are walked in milliseconds.
+ * guess (only once every entry was visited: the visitor's findings are then to be thrown away).
+ * Nothing is allocated for an entry unless the visitor asks for its id or path: 100k entries are
+ * walked in milliseconds.
  */
 export function visitIndexFiles(data: Buffer, visit: (entry: IndexFileVisit) => void): number | null {
   let current: RawEntry | null = null;

@@ -63,7 +63,7 @@ export function createMcpServer(options: McpOptions): McpServer {
     } finally {
       stopCollecting();
     }
-    for (const text of announced) answer.content.push({ type: "text", text: `ghostcommit: ${text}` });
+    for (const text of announced) answer.content.push({ type: "text", text });
     return answer;
   };
   registerTools(server, withWorkspace);

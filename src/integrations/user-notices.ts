@@ -67,5 +67,5 @@ export function withNotices(reply: string, notices: string[]): string {
   } catch {
     return reply; // a plain-text answer (context for the model) is left as it is
   }
-  return JSON.stringify({ ...answer, systemMessage: notices.map((n) => `ghostcommit: ${n}`).join("\n") });
+  return JSON.stringify({ ...answer, systemMessage: notices.join("\n") });
 }

@@ -7,12 +7,16 @@
 const collectors = new Set<string[]>();
 
 export function announce(text: string): void {
-  if (collectors.size === 0) process.stderr.write(`ghostcommit: ${text}\n`);
+  const line = `ghostcommit: ${text}`;
+  if (collectors.size === 0) process.stderr.write(`${line}\n`);
   // Calls served at once (an MCP server's) each hear it: a repeat beats a notice lost.
-  for (const into of collectors) into.push(text);
+  for (const into of collectors) into.push(line);
 }
 
-/** Sends announcements into `into` instead of stderr until the returned function is called. */
+/**
+ * Sends announcements (each a line "ghostcommit: …") into `into` instead of stderr until the
+ * returned function is called.
+ */
 export function collectAnnouncements(into: string[]): () => void {
   collectors.add(into);
   return () => {
