@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { STORE_FILES } from "../store/layout.js";
@@ -35,7 +36,8 @@ export async function keepNotices(storeDir: string, texts: string[]): Promise<vo
  */
 export async function takeNotices(storeDir: string): Promise<string[]> {
   const file = noticesFile(storeDir);
-  const taken = `${file}.${process.pid}`;
+  // Named like the store's other temp files, which the next capture removes should this die.
+  const taken = `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
   try {
     await fs.rename(file, taken);
   } catch {
