@@ -5,6 +5,7 @@ import {
   entriesDigestOfWalked,
   indexEntriesDigest,
   indexEntryCount,
+  usesSplitIndex,
   visitIndexFiles,
 } from "../git/index-file.js";
 import { OidTable } from "../git/oid-table.js";
@@ -115,14 +116,13 @@ export class EarlyProof {
         () => true,
         () => false,
       );
-    const [proofKept, sizesKept, gitDirNames] = await Promise.all([
+    const [proofKept, sizesKept] = await Promise.all([
       kept(STORE_FILES.cleanProof),
       kept(STORE_FILES.blobSizes),
-      fs.readdir(path.dirname(this.userIndexFile)).catch(() => [] as string[]),
     ]);
+    if (proofKept || sizesKept) return;
     // A split index cannot be proven (every tracked file is read then): no listing for nothing.
-    const split = gitDirNames.some((name) => name.startsWith("sharedindex."));
-    if (proofKept || sizesKept || split) return;
+    if (await usesSplitIndex(path.dirname(this.userIndexFile))) return;
     trace("capture: clean proof started beside status");
     await mismatchedSizes(this.userIndexFile, this.paths, this.readEnv);
   }
@@ -144,12 +144,17 @@ async function mismatchedSizes(
   trace("capture: clean proof checked against a digest of the index's entries");
   const checksum = await indexEntriesDigest(indexFile);
   if (checksum === null) return [];
-  if (cached?.checksum === checksum) {
-    await writeFileAtomic(cacheFile, JSON.stringify({ ...cached, file: identity }), 0o600, false).catch(
-      () => {},
-    );
-    return cached.unproven;
-  }
+  // A kept proof for these entries, now known under this file's identity (when it is sure).
+  const reuse = async (proof: ProofCache, file: string | null): Promise<RelPath[]> => {
+    const kept: ProofCache = {
+      checksum: proof.checksum,
+      unproven: proof.unproven,
+      ...(file === null ? {} : { file }),
+    };
+    await writeFileAtomic(cacheFile, JSON.stringify(kept), 0o600, false).catch(() => {});
+    return proof.unproven;
+  };
+  if (cached?.checksum === checksum) return reuse(cached, identity);
   trace("capture: clean proof made from the whole index");
 
   const sizesData = await fs.readFile(sizesFile).catch(() => null);
@@ -189,15 +194,7 @@ async function mismatchedSizes(
   // same entries, and a proof already made for these entries is not made again.
   const madeFrom =
     unchanged && checksum.startsWith("entries:") ? checksum : entriesDigestOfWalked(data, entriesEnd);
-  if (cached?.checksum === madeFrom) {
-    await writeFileAtomic(
-      cacheFile,
-      JSON.stringify({ ...cached, ...(unchanged ? { file: identity } : {}) }),
-      0o600,
-      false,
-    ).catch(() => {});
-    return cached.unproven;
-  }
+  if (cached?.checksum === madeFrom) return reuse(cached, unchanged ? identity : null);
   const table = new OidTable(data, oidOffsets);
   const sizes = new Float64Array(oidOffsets.length).fill(-1);
   if (cachedSizes) applySizeTable(cachedSizes, table, sizes);

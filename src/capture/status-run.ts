@@ -3,7 +3,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { runGit, splitNul } from "../git/exec.js";
 import { parseStatusV2, type StatusEntry } from "../git/status.js";
-import { indexChecksum } from "../git/index-file.js";
+import { indexChecksum, usesSplitIndex } from "../git/index-file.js";
 import { isWithin, type RelPath, relBytes, relFromBytes } from "../paths.js";
 import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import { trace } from "../util/trace.js";
@@ -199,8 +199,7 @@ async function privateIndex(
   userGitDir: string,
   build: boolean,
 ): Promise<PrivateIndex | "deferred" | null> {
-  const names = await fs.readdir(userGitDir).catch(() => [] as string[]);
-  if (names.some((name) => name.startsWith("sharedindex."))) return null;
+  if (await usesSplitIndex(userGitDir)) return null;
   const userIndex = path.join(userGitDir, "index");
   const target = path.join(storeDir, STORE_FILES.statusIndex);
   const stampFile = path.join(storeDir, STORE_FILES.statusIndexSource);

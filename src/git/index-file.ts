@@ -31,6 +31,15 @@ async function withIndex<T>(file: string, work: (index: IndexReader) => Promise<
   }
 }
 
+/**
+ * Whether the repository whose git directory is `gitDir` splits its index (`core.splitIndex`):
+ * most entries then live in a shared file that only git reads.
+ */
+export async function usesSplitIndex(gitDir: string): Promise<boolean> {
+  const names = await fs.readdir(gitDir).catch(() => [] as string[]);
+  return names.some((name) => name.startsWith("sharedindex."));
+}
+
 /** How many entries the index holds (from its header), or null when it is missing or not an index. */
 export async function indexEntryCount(file: string): Promise<number | null> {
   return withIndex(file, async ({ read }) => {

@@ -180,8 +180,7 @@ describe("content conversion: only files git's clean step may have changed are r
   });
 
   it("conversion named only deeper down, or above a workspace below the root, is proven in the first snapshot", () => {
-    const r = repo({});
-    r.write({
+    const r = repo({
       "README.md": "root\n",
       "pkg/.gitattributes": "*.txt text eol=lf\n",
       "pkg/a.txt": "one\ntwo\n",
@@ -189,8 +188,6 @@ describe("content conversion: only files git's clean step may have changed are r
       "other/.gitattributes": "* text=auto eol=lf\n",
       "other/c.txt": "c\n",
     });
-    r.git("add", "-A");
-    r.git("commit", "-qm", "base");
     // CRLF on disk, LF in the index, and git calls both clean.
     r.write({ "pkg/a.txt": "one\r\ntwo\r\n", "other/c.txt": "c\r\n" });
     backdate(r, "pkg/a.txt", "pkg/b.txt", "other/c.txt");
