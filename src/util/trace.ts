@@ -7,3 +7,11 @@ export const tracing = Boolean(process.env.GHOSTCOMMIT_TRACE);
 export function trace(label: string): void {
   if (tracing) process.stderr.write(`ghostcommit-trace ${performance.now().toFixed(1)} ${label}\n`);
 }
+
+// This process's own CPU time (git's is not in it): what competes with git for the cores.
+if (tracing) {
+  process.on("exit", () => {
+    const { user, system } = process.cpuUsage();
+    trace(`exit; own CPU ${((user + system) / 1000).toFixed(0)} ms (user ${(user / 1000).toFixed(0)})`);
+  });
+}
