@@ -5,16 +5,19 @@ import {
   entriesDigestOfWalked,
   indexEntriesDigest,
   indexEntryCount,
+  indexPathsAt,
+  indexRegularFiles,
   usesSplitIndex,
-  visitIndexFiles,
 } from "../git/index-file.js";
 import { OidTable } from "../git/oid-table.js";
 import {
+  appendSizes,
   applySizeTable,
   isSizeTable,
   listingEveryObjectPays,
   listSizes,
   SizeLines,
+  sizeTableRecords,
   writeSizes,
 } from "./blob-sizes.js";
 import type { RelPath } from "../paths.js";
@@ -173,20 +176,9 @@ async function mismatchedSizes(
   const unchanged = identity !== null && (await fileIdentity(indexFile)) === identity;
   // One walk notes where each regular file's blob id is and its recorded size; ids stay bytes
   // in the index data (see OidTable), and paths are read only for the files left unproven.
-  const oidOffsets: number[] = [];
-  const statSizes: number[] = [];
-  const ordinals: number[] = [];
-  let ordinal = 0;
-  const entriesEnd = visitIndexFiles(data, (entry) => {
-    // Symlinks are read as links, never converted: only regular files can differ.
-    if ((entry.mode & 0o170000) === 0o100000) {
-      oidOffsets.push(entry.oidOffset);
-      statSizes.push(entry.statSize);
-      ordinals.push(ordinal);
-    }
-    ordinal++;
-  });
-  if (entriesEnd === null) return null;
+  const files = indexRegularFiles(data);
+  if (files === null) return null;
+  const { oidOffsets, statSizes, entriesEnd } = files;
   // The proof is kept under the digest of the entries it is made from, whether or not git
   // recorded where they end: the digest read above may name an index your git has replaced
   // since (then the file's identity has changed too), or be the checksum of a whole file, which
@@ -196,9 +188,11 @@ async function mismatchedSizes(
     unchanged && checksum.startsWith("entries:") ? checksum : entriesDigestOfWalked(data, entriesEnd);
   if (cached?.checksum === madeFrom) return reuse(cached, unchanged ? identity : null);
   const table = new OidTable(data, oidOffsets);
-  const sizes = new Float64Array(oidOffsets.length).fill(-1);
+  const sizes = new Float64Array(files.count).fill(-1);
   if (cachedSizes) applySizeTable(cachedSizes, table, sizes);
   lines.matchInto(table, sizes);
+  // The blobs whose sizes the kept table did not have (with no table, git lists every size).
+  const asked: number[] = [];
   if (listingEarly) {
     await listingEarly;
     lines.end();
@@ -206,7 +200,9 @@ async function mismatchedSizes(
   } else {
     const wanted: string[] = [];
     for (let item = 0; item < sizes.length; item++) {
-      if (sizes[item] < 0) wanted.push(data.toString("hex", oidOffsets[item], oidOffsets[item] + 20));
+      if (sizes[item] >= 0) continue;
+      asked.push(item);
+      wanted.push(data.toString("hex", oidOffsets[item], oidOffsets[item] + 20));
     }
     if (wanted.length > 0) {
       const all = await listingEveryObjectPays(paths.objectsDir, wanted.length);
@@ -220,17 +216,19 @@ async function mismatchedSizes(
   const unprovenAt = new Set<number>();
   for (let item = 0; item < sizes.length; item++) {
     const size = sizes[item];
-    if (size < 0 || size >= SIZE_WRAP || size !== statSizes[item]) unprovenAt.add(ordinals[item]);
+    if (size < 0 || size >= SIZE_WRAP || size !== statSizes[item]) unprovenAt.add(files.positions[item]);
   }
-  const unproven: RelPath[] = [];
-  if (unprovenAt.size > 0) {
-    let n = 0;
-    visitIndexFiles(data, (entry) => {
-      if (unprovenAt.has(n++)) unproven.push(entry.path());
-    });
+  const unproven: RelPath[] = unprovenAt.size > 0 ? indexPathsAt(data, unprovenAt) : [];
+  // The table keeps the sizes of the blobs an index names. Made from a kept table, it only gains
+  // those git was just asked for, at its end: rewriting 100k records cost a snapshot after each
+  // `git add` ~20 ms. Once what it holds beyond this index's blobs outgrows them, it is written
+  // anew with this index's only, so it stays within twice the index's size.
+  const keptRecords = cachedSizes === null ? null : sizeTableRecords(cachedSizes);
+  if (keptRecords !== null && keptRecords + asked.length <= 2 * files.count + 1024) {
+    await appendSizes(sizesFile, data, oidOffsets, sizes, asked).catch(() => {});
+  } else {
+    await writeSizes(sizesFile, data, oidOffsets, sizes).catch(() => {});
   }
-  // Only the sizes of the blobs this index names are kept: the table stays the index's size.
-  await writeSizes(sizesFile, data, oidOffsets, sizes).catch(() => {});
   await fs.rm(path.join(paths.dir, "blob-sizes.json"), { force: true }).catch(() => {}); // earlier versions' table
   const proof: ProofCache = { checksum: madeFrom, unproven, ...(unchanged ? { file: identity! } : {}) };
   await writeFileAtomic(cacheFile, JSON.stringify(proof), 0o600, false).catch(() => {});

@@ -4,11 +4,11 @@ import { promises as fs } from "node:fs";
 const HEADER = 12;
 export const SHA1_BYTES = 20;
 const FLAG_EXTENDED = 0x4000;
+const STAGE_MASK = 0x3000;
 const NAME_MASK = 0xfff;
 const EXT_SKIP_WORKTREE = 0x4000;
 export const EXT_INTENT_TO_ADD = 0x2000;
 export const MODE_DIRECTORY = 0o040000;
-const MODE_GITLINK = 0o160000;
 
 type IndexReader = { size: number; read: (length: number, position: number) => Promise<Buffer> };
 
@@ -82,19 +82,6 @@ async function entriesDigest(index: IndexReader): Promise<string | null> {
   return `entries:${createHash("sha1")
     .update(await read(end, 0))
     .digest("hex")}`;
-}
-
-/** One checked-out, stage-0 file entry as `visitIndexFiles` sees it, without copying anything. */
-export interface IndexFileVisit {
-  mode: number;
-  /** The work-tree file's size when the entry was written, modulo 2^32 (git's `sd_size`). */
-  statSize: number;
-  /** Where the blob id's 20 bytes are in the index data. */
-  oidOffset: number;
-  /** The blob id, hex. */
-  oid: () => string;
-  /** The path, one char per byte. */
-  path: () => string;
 }
 
 /** A big-endian 32-bit field, read by hand: the checked Buffer readers cost more than the rest of a cold walk. */
@@ -193,49 +180,108 @@ export function indexExtensions(data: Buffer, from: number): Map<string, [number
   return at === end ? found : null;
 }
 
-/**
- * Visits the checked-out, stage-0 file entries of a SHA-1 index (versions 2 to 4), leaving out
- * submodules, sparse directories, skip-worktree and intent-to-add entries. Returns where the
- * entries end (the extensions begin), or null for anything it does not fully understand (a split
- * index, another hash, damage), so the caller falls back to the slow path instead of trusting a
- * guess (only once every entry was visited: the visitor's findings are then to be thrown away).
- * Nothing is allocated for an entry unless the visitor asks for its id or path: 100k entries are
- * walked in milliseconds.
- */
-export function visitIndexFiles(data: Buffer, visit: (entry: IndexFileVisit) => void): number | null {
-  let current: RawEntry | null = null;
-  const entry: IndexFileVisit = {
-    mode: 0,
-    statSize: 0,
-    oidOffset: 0,
-    oid: () => data.toString("hex", current!.offset + 40, current!.offset + 40 + SHA1_BYTES),
-    path: () => current!.names.toString("latin1", current!.nameStart, current!.nameEnd),
-  };
-  const extensionsAt = walkIndex(data, (raw) => {
-    const kind = raw.mode & 0o170000;
-    if (
-      raw.stage !== 0 ||
-      kind === MODE_DIRECTORY ||
-      kind === MODE_GITLINK ||
-      raw.extended & (EXT_SKIP_WORKTREE | EXT_INTENT_TO_ADD)
-    ) {
-      return;
-    }
-    current = raw;
-    entry.mode = raw.mode;
-    entry.statSize = uint32At(data, raw.offset + 36);
-    entry.oidOffset = raw.offset + 40;
-    visit(entry);
-  });
-  if (extensionsAt === null) return null;
-  // A split index keeps most entries in a shared file: not understood here (what was visited
-  // must then be thrown away).
-  const extensions = indexExtensions(data, extensionsAt);
-  return extensions !== null && !extensions.has("link") ? extensionsAt : null;
+/** The regular files an index checks out, as `indexRegularFiles` finds them. */
+export interface IndexRegularFiles {
+  /** How many; each array below holds that many items. */
+  count: number;
+  /** Where each one's blob id (20 bytes) is in the index data. */
+  oidOffsets: Int32Array;
+  /** Each one's work-tree size when its entry was written, modulo 2^32 (git's `sd_size`). */
+  statSizes: Uint32Array;
+  /** Each one's position among all the index's entries (see `indexPathsAt`). */
+  positions: Int32Array;
+  /** Where the entries end (the extensions begin). */
+  entriesEnd: number;
 }
 
 /**
- * `indexEntriesDigest` of an index read whole and walked (`entriesEnd` from `visitIndexFiles`):
+ * The checked-out, stage-0 regular files of a SHA-1 index (versions 2 to 4): no symlinks,
+ * submodules or sparse directories, no skip-worktree or intent-to-add entries. Null for anything
+ * not fully understood (a split index, another hash, damage), so the caller falls back to the
+ * slow path instead of trusting a guess. One loop into typed arrays, no call per entry: this
+ * runs over 100k entries once in a process, unoptimized, where a callback per entry and
+ * growing arrays cost twice as much (~60 against ~30 ms).
+ */
+export function indexRegularFiles(data: Buffer): IndexRegularFiles | null {
+  if (data.length < HEADER + SHA1_BYTES || data.toString("latin1", 0, 4) !== "DIRC") return null;
+  const version = data.readUInt32BE(4);
+  if (version < 2 || version > 4) return null;
+  const count = data.readUInt32BE(8);
+  const end = data.length - SHA1_BYTES;
+  if (count > (end - HEADER) / 62) return null; // an entry takes at least 62 bytes
+  const oidOffsets = new Int32Array(count);
+  const statSizes = new Uint32Array(count);
+  const positions = new Int32Array(count);
+  let files = 0;
+  let offset = HEADER;
+  let nameLength = 0; // version 4: the previous entry's
+  for (let i = 0; i < count; i++) {
+    if (offset + 62 > end) return null;
+    const flags = (data[offset + 60] << 8) | data[offset + 61];
+    let cursor = offset + 62;
+    let extended = 0;
+    if (flags & FLAG_EXTENDED) {
+      if (version < 3) return null;
+      extended = (data[cursor] << 8) | data[cursor + 1];
+      cursor += 2;
+    }
+    let next: number;
+    if (version === 4) {
+      // The previous name minus `strip` trailing bytes, plus a NUL-terminated suffix: only its
+      // length is followed here, since no path is needed.
+      let byte = data[cursor++];
+      let strip = byte & 0x7f;
+      while (byte & 0x80) {
+        byte = data[cursor++];
+        strip = ((strip + 1) << 7) | (byte & 0x7f);
+      }
+      const nul = data.indexOf(0, cursor);
+      if (nul === -1 || nul >= end || strip > nameLength) return null;
+      nameLength = nameLength - strip + (nul - cursor);
+      next = nul + 1;
+    } else {
+      const length = flags & NAME_MASK;
+      const nul = length < NAME_MASK ? cursor + length : data.indexOf(0, cursor);
+      if (nul === -1 || nul >= end || data[nul] !== 0) return null;
+      next = offset + ((nul - offset + 8) & ~7); // NUL-padded to a multiple of 8 bytes
+    }
+    // The mode's type bits (0o170000) are the high half of its third byte: 0o100000, a file.
+    if (
+      (data[offset + 26] & 0xf0) === 0x80 &&
+      (flags & STAGE_MASK) === 0 &&
+      (extended & (EXT_SKIP_WORKTREE | EXT_INTENT_TO_ADD)) === 0
+    ) {
+      oidOffsets[files] = offset + 40;
+      statSizes[files] = uint32At(data, offset + 36);
+      positions[files] = i;
+      files++;
+    }
+    offset = next;
+  }
+  // A split index keeps most entries in a shared file: not understood here.
+  const extensions = indexExtensions(data, offset);
+  if (extensions === null || extensions.has("link")) return null;
+  return {
+    count: files,
+    oidOffsets: oidOffsets.subarray(0, files),
+    statSizes: statSizes.subarray(0, files),
+    positions: positions.subarray(0, files),
+    entriesEnd: offset,
+  };
+}
+
+/** The paths (one char per byte) of the entries at these positions, in index order. */
+export function indexPathsAt(data: Buffer, positions: ReadonlySet<number>): string[] {
+  const paths: string[] = [];
+  let position = 0;
+  walkIndex(data, (raw) => {
+    if (positions.has(position++)) paths.push(raw.names.toString("latin1", raw.nameStart, raw.nameEnd));
+  });
+  return paths;
+}
+
+/**
+ * `indexEntriesDigest` of an index read whole and walked (`entriesEnd` from `indexRegularFiles`):
  * the digest of its header and entries whether or not git recorded where they end.
  */
 export function entriesDigestOfWalked(data: Buffer, entriesEnd: number): string {

@@ -19,7 +19,7 @@ export class OidTable {
   private readonly scratch = Buffer.alloc(SHA1_BYTES);
 
   /** `offsets[i]`: where item i's id starts in `data`. */
-  constructor(data: Buffer, offsets: readonly number[]) {
+  constructor(data: Buffer, offsets: ArrayLike<number>) {
     const count = offsets.length;
     const start = this.bucketStart;
     for (let item = 0; item < count; item++) start[bucketOf(data, offsets[item]) + 1]++;

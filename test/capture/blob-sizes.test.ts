@@ -1,9 +1,15 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
-import { applySizeTable, isSizeTable, writeSizes } from "../../src/capture/blob-sizes.js";
+import {
+  appendSizes,
+  applySizeTable,
+  isSizeTable,
+  sizeTableRecords,
+  writeSizes,
+} from "../../src/capture/blob-sizes.js";
 import { OidTable } from "../../src/git/oid-table.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "gc-sizes-"));
@@ -54,5 +60,25 @@ describe("the blob size table", () => {
     const data = readFileSync(file);
     expect(isSizeTable(data.subarray(0, data.length - 1))).toBe(false);
     expect(isSizeTable(data)).toBe(true);
+  });
+
+  test("sizes added at its end are read with the others; a table that is gone is not made again", async () => {
+    const ids = [0, 1, 2].map((i) => createHash("sha1").update(`appended ${i}`).digest());
+    const index = Buffer.concat(ids.flatMap((oid) => [Buffer.from("fields"), oid]));
+    const offsets = ids.map((_, i) => i * 26 + 6);
+    const file = path.join(dir, "appended.bin");
+    await writeSizes(file, index, offsets, Float64Array.from([10, -1, -1]));
+    // The second blob's size was asked of git; the third's is still unknown.
+    await appendSizes(file, index, offsets, Float64Array.from([10, 2 ** 40, -1]), [1, 2]);
+    const data = readFileSync(file);
+    expect(isSizeTable(data)).toBe(true);
+    expect(sizeTableRecords(data)).toBe(2);
+    const read = new Float64Array(3).fill(-1);
+    applySizeTable(data, new OidTable(index, offsets), read);
+    expect([...read]).toEqual([10, 2 ** 40, -1]);
+
+    const gone = path.join(dir, "gone.bin");
+    await expect(appendSizes(gone, index, offsets, read, [0])).rejects.toThrow();
+    expect(existsSync(gone)).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
-import { readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { sizeTableRecords } from "../../src/capture/blob-sizes.js";
 import type { Repo } from "../helpers/repo.js";
 import { fileSandbox, workDigest } from "../helpers/support.js";
 
@@ -166,17 +167,32 @@ describe("content conversion: only files git's clean step may have changed are r
     expect(traced.stderr.split("clean proof made from the whole index").length).toBe(2);
     expect(traced.stderr).toContain("capture: every blob size listed by git");
     expect(traced.stderr).toContain("capture: 2 tracked files to verify");
-    // A new index (one file staged) is proven again from the table: no git process for sizes.
+    // The table holds the size of each of the 1,501 files' blobs.
+    const [store] = readdirSync(path.join(r.sandbox.env.GHOSTCOMMIT_HOME!, "workspaces"));
+    const sizesFile = path.join(r.sandbox.env.GHOSTCOMMIT_HOME!, "workspaces", store, "blob-sizes.bin");
+    const records = () => sizeTableRecords(readFileSync(sizesFile));
+    expect(records()).toBe(1501);
+    // A new index (one file staged, one unstaged) is proven again from the table: only the new
+    // blob's size is asked of git, and added to the table's end (the one unstaged stays in it).
     r.write({ "src/new.txt": "new\n" });
     r.git("add", "src/new.txt");
+    r.git("rm", "-q", "--cached", "src/f0.txt");
     const again = r.sandbox.cli(r.dir, ["snapshot", "--json"], undefined, { GHOSTCOMMIT_TRACE: "1" });
     expect(again.stderr).toContain("clean proof made from the whole index");
     expect(again.stderr).toContain("1 blob sizes asked of git, one by one");
+    expect(records()).toBe(1502);
     r.write({ "src/f7.txt": "changed\n", "src/f9.txt": "changed too\n" });
     r.remove("src/new.txt");
     r.ok("restore", traced.json.id);
     expect(workDigest(r.dir)).toEqual(before);
     expect(readFileSync(r.path("src/f7.txt"), "latin1")).toBe("line 7\r\n");
+    // Once most of what it holds is no longer in the index, it is written anew with the index's
+    // blobs only (.gitattributes and late.txt).
+    r.git("rm", "-q", "--cached", "-r", "src");
+    r.write({ "late.txt": "late\n" });
+    r.git("add", "late.txt");
+    r.ok("snapshot");
+    expect(records()).toBe(2);
   });
 
   it("conversion named only deeper down, or above a workspace below the root, is proven in the first snapshot", () => {

@@ -1,7 +1,12 @@
 import { readFileSync, utimesSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { indexSubtree } from "../../src/git/cache-tree.js";
-import { entriesDigestOfWalked, indexEntriesDigest, visitIndexFiles } from "../../src/git/index-file.js";
+import {
+  entriesDigestOfWalked,
+  indexEntriesDigest,
+  indexPathsAt,
+  indexRegularFiles,
+} from "../../src/git/index-file.js";
 import { fileSandbox } from "../helpers/support.js";
 
 const { repo } = fileSandbox();
@@ -10,20 +15,34 @@ const { repo } = fileSandbox();
 const LONG = `${"d".repeat(250)}/`.repeat(20) + "long-name.txt"; // 5033 bytes
 const EDGE = `${"e".repeat(250)}/`.repeat(16) + "x".repeat(4095 - 251 * 16); // exactly 4095
 
-/** Path → blob id, as git lists the index's stage-0 files. */
+/** Path → blob id, as git lists the index's stage-0 regular files. */
 function gitListing(r: ReturnType<typeof repo>): Map<string, string> {
   const listed = new Map<string, string>();
   for (const line of r.git("ls-files", "-s", "-z").split("\0")) {
-    const match = /^(\d+) ([0-9a-f]{40}) 0\t(.*)$/s.exec(line);
-    if (match && match[1] !== "160000") listed.set(match[3], match[2]);
+    const match = /^(100644|100755) ([0-9a-f]{40}) 0\t(.*)$/s.exec(line);
+    if (match) listed.set(match[3], match[2]);
   }
   return listed;
 }
 
+/** Path → blob id of the regular files as read from Node, each with its recorded size. */
 function visited(file: string): Map<string, string> | null {
-  const seen = new Map<string, string>();
-  const understood = visitIndexFiles(readFileSync(file), (entry) => seen.set(entry.path(), entry.oid()));
-  return understood !== null ? seen : null;
+  const data = readFileSync(file);
+  const files = indexRegularFiles(data);
+  if (files === null) return null;
+  const paths = indexPathsAt(data, new Set(files.positions));
+  expect(paths).toHaveLength(files.count);
+  return new Map(
+    paths.map((rel, i) => [rel, data.toString("hex", files.oidOffsets[i], files.oidOffsets[i] + 20)]),
+  );
+}
+
+/** The recorded work-tree size of each regular file, by path. */
+function recordedSizes(file: string): Map<string, number> {
+  const data = readFileSync(file);
+  const files = indexRegularFiles(data)!;
+  const paths = indexPathsAt(data, new Set(files.positions));
+  return new Map(paths.map((rel, i) => [rel, files.statSizes[i]]));
 }
 
 describe("reading the index from Node", () => {
@@ -33,11 +52,17 @@ describe("reading the index from Node", () => {
       const blob = r.git("hash-object", "-w", "a.txt").trim();
       r.git("update-index", "--add", "--cacheinfo", `100644,${blob},${LONG}`);
       r.git("update-index", "--add", "--cacheinfo", `100644,${blob},${EDGE}`);
+      // Neither a symlink nor a submodule is a file whose bytes git converts.
+      r.git("update-index", "--add", "--cacheinfo", `120000,${blob},m/link`);
+      r.git("update-index", "--add", "--cacheinfo", `160000,${r.git("rev-parse", "HEAD").trim()},m/sub`);
       r.git("update-index", "--index-version", version);
       const expected = gitListing(r);
       expect(expected.size).toBe(5);
       expect(expected.has(LONG) && expected.has(EDGE)).toBe(true);
       expect(visited(r.path(".git/index"))).toEqual(expected);
+      // Entries written from files record their sizes; --cacheinfo ones record none.
+      const sizes = recordedSizes(r.path(".git/index"));
+      expect([sizes.get("a.txt"), sizes.get("z/after.txt"), sizes.get(LONG)]).toEqual([2, 6, 0]);
     });
   }
 
@@ -66,9 +91,9 @@ describe("reading the index from Node", () => {
     for (const rel of ["a.txt", "b.txt"]) utimesSync(r.path(rel), past, past);
     const walked = () => {
       const data = readFileSync(r.path(".git/index"));
-      const end = visitIndexFiles(data, () => {});
-      expect(end).not.toBeNull();
-      return entriesDigestOfWalked(data, end!);
+      const files = indexRegularFiles(data);
+      expect(files).not.toBeNull();
+      return entriesDigestOfWalked(data, files!.entriesEnd);
     };
     r.git("config", "index.recordEndOfIndexEntries", "true");
     r.git("update-index", "--really-refresh");
