@@ -145,8 +145,9 @@ async function mismatchedSizes(
   // The same file as last time: its entries are unchanged, without reading 10 MB to digest them.
   if (identity !== null && cached?.file === identity) return cached.unproven;
   trace("capture: clean proof checked against a digest of the index's entries");
-  const checksum = await indexEntriesDigest(indexFile);
-  if (checksum === null) return [];
+  const digested = await indexEntriesDigest(indexFile);
+  if (digested === null) return [];
+  const checksum = digested.digest;
   // A kept proof for these entries, now known under this file's identity (when it is sure).
   const reuse = async (proof: ProofCache, file: string | null): Promise<RelPath[]> => {
     const kept: ProofCache = {
@@ -171,7 +172,7 @@ async function mismatchedSizes(
       ? listSizes(paths, readEnv, lines, null)
       : null;
   listingEarly?.catch(() => {}); // awaited below
-  const data = await fs.readFile(indexFile).catch(() => null);
+  const data = digested.data ?? (await fs.readFile(indexFile).catch(() => null));
   if (!data || data.length < 12) return null;
   const unchanged = identity !== null && (await fileIdentity(indexFile)) === identity;
   // One walk notes where each regular file's blob id is and its recorded size; ids stay bytes
@@ -180,12 +181,10 @@ async function mismatchedSizes(
   if (files === null) return null;
   const { oidOffsets, statSizes, entriesEnd } = files;
   // The proof is kept under the digest of the entries it is made from, whether or not git
-  // recorded where they end: the digest read above may name an index your git has replaced
-  // since (then the file's identity has changed too), or be the checksum of a whole file, which
-  // changes with its caches. So a proof made on your index serves a private copy of it with the
-  // same entries, and a proof already made for these entries is not made again.
-  const madeFrom =
-    unchanged && checksum.startsWith("entries:") ? checksum : entriesDigestOfWalked(data, entriesEnd);
+  // recorded where they end (where it did not, the digest above is the checksum of the whole
+  // file, which changes with its caches). So a proof made on your index serves a private copy of
+  // it with the same entries, and a proof already made for these entries is not made again.
+  const madeFrom = digested.data !== null ? checksum : entriesDigestOfWalked(data, entriesEnd);
   if (cached?.checksum === madeFrom) return reuse(cached, unchanged ? identity : null);
   const table = new OidTable(data, oidOffsets);
   const sizes = new Float64Array(files.count).fill(-1);

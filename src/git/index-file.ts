@@ -21,7 +21,7 @@ async function withIndex<T>(file: string, work: (index: IndexReader) => Promise<
     return await work({
       size,
       read: async (length, position) => {
-        const bytes = Buffer.alloc(length);
+        const bytes = Buffer.allocUnsafe(length); // only what was read is handed out
         const { bytesRead } = await handle.read(bytes, 0, length, position);
         return bytes.subarray(0, bytesRead);
       },
@@ -60,28 +60,41 @@ export async function indexChecksum(file: string): Promise<string | null> {
   return withIndex(file, checksumOf);
 }
 
+/** An index's digest (see `indexEntriesDigest`), with its bytes where they were read whole for it. */
+export interface EntriesDigest {
+  digest: string;
+  /** The whole file, when the digest is of its entries: made from these very bytes. */
+  data: Buffer | null;
+}
+
 /**
  * A digest of the index's header and entries only, or (without an "EOIE" extension, which git
  * writes with `index.recordEndOfIndexEntries`) its checksum; null when it is missing. Git
  * rewrites a status index's cache extensions on every run; its entries change only when an entry
- * does, which is what a cache of conclusions about the entries must follow.
+ * does, which is what a cache of conclusions about the entries must follow. To digest the
+ * entries the whole file is read, and handed back: a caller that goes on to read the index uses
+ * these bytes, as 10 MB of fresh memory costs about as much to fill as to read.
  */
-export async function indexEntriesDigest(file: string): Promise<string | null> {
+export async function indexEntriesDigest(file: string): Promise<EntriesDigest | null> {
   return withIndex(file, entriesDigest);
 }
 
-async function entriesDigest(index: IndexReader): Promise<string | null> {
+async function entriesDigest(index: IndexReader): Promise<EntriesDigest | null> {
   const { size, read } = index;
   const eoieBytes = 8 + 4 + SHA1_BYTES; // signature, length, where the extensions start, hash
-  if (size < HEADER + eoieBytes + SHA1_BYTES) return checksumOf(index);
+  const checksum = async () => {
+    const digest = await checksumOf(index);
+    return digest === null ? null : { digest, data: null };
+  };
+  if (size < HEADER + eoieBytes + SHA1_BYTES) return checksum();
   const tail = await read(eoieBytes + SHA1_BYTES, size - SHA1_BYTES - eoieBytes);
   const end = tail.readUInt32BE(8);
   if (tail.toString("latin1", 0, 4) !== "EOIE" || tail.readUInt32BE(4) !== 4 + SHA1_BYTES || end > size) {
-    return tail.subarray(eoieBytes).toString("hex"); // the file's checksum
+    return { digest: tail.subarray(eoieBytes).toString("hex"), data: null }; // the file's checksum
   }
-  return `entries:${createHash("sha1")
-    .update(await read(end, 0))
-    .digest("hex")}`;
+  const data = await read(size, 0);
+  if (data.length < size) return checksum(); // cut short while being read: replaced since
+  return { digest: `entries:${createHash("sha1").update(data.subarray(0, end)).digest("hex")}`, data };
 }
 
 /** A big-endian 32-bit field, read by hand: the checked Buffer readers cost more than the rest of a cold walk. */

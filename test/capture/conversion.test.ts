@@ -13,6 +13,17 @@ function backdate(r: Repo, ...rels: string[]): void {
   for (const rel of rels) utimesSync(r.path(rel), past, past);
 }
 
+/** This repository's store (the sandbox's data dir holds the stores of every test in the file). */
+function storeOf(r: Repo): string {
+  const root = path.join(r.sandbox.env.GHOSTCOMMIT_HOME!, "workspaces");
+  const stores = readdirSync(root).map((name) => path.join(root, name));
+  const mine = stores.filter(
+    (dir) => JSON.parse(readFileSync(path.join(dir, "workspace.json"), "utf8")).root === r.dir,
+  );
+  expect(mine).toHaveLength(1);
+  return mine[0];
+}
+
 /** Snapshots with tracing on; returns the snapshot and how many clean files had to be read. */
 function tracedSnapshot(r: Repo): {
   id: string;
@@ -168,8 +179,7 @@ describe("content conversion: only files git's clean step may have changed are r
     expect(traced.stderr).toContain("capture: every blob size listed by git");
     expect(traced.stderr).toContain("capture: 2 tracked files to verify");
     // The table holds the size of each of the 1,501 files' blobs.
-    const [store] = readdirSync(path.join(r.sandbox.env.GHOSTCOMMIT_HOME!, "workspaces"));
-    const sizesFile = path.join(r.sandbox.env.GHOSTCOMMIT_HOME!, "workspaces", store, "blob-sizes.bin");
+    const sizesFile = path.join(storeOf(r), "blob-sizes.bin");
     const records = () => sizeTableRecords(readFileSync(sizesFile));
     expect(records()).toBe(1501);
     // A new index (one file staged, one unstaged) is proven again from the table: only the new

@@ -97,14 +97,17 @@ describe("reading the index from Node", () => {
     };
     r.git("config", "index.recordEndOfIndexEntries", "true");
     r.git("update-index", "--really-refresh");
-    const recorded = await indexEntriesDigest(r.path(".git/index"));
+    const digested = await indexEntriesDigest(r.path(".git/index"));
+    const recorded = digested?.digest;
     expect(recorded).toMatch(/^entries:/);
+    // Made from the whole file, which comes with it.
+    expect(digested?.data?.equals(readFileSync(r.path(".git/index")))).toBe(true);
     expect(walked()).toBe(recorded);
     // Without the record the file's digest is its checksum; the walk still finds the entries'.
     r.git("config", "index.recordEndOfIndexEntries", "false");
     r.git("update-index", "--index-version", "3"); // rewrites it, same entries
     r.git("update-index", "--index-version", "2");
-    expect(await indexEntriesDigest(r.path(".git/index"))).not.toMatch(/^entries:/);
+    expect((await indexEntriesDigest(r.path(".git/index")))?.digest).not.toMatch(/^entries:/);
     expect(walked()).toBe(recorded);
     // A cache extension changes neither; a new entry changes both.
     r.git("write-tree");
