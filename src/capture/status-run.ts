@@ -163,7 +163,11 @@ export async function runStatus(
     );
     return { entries, dependencyDirFiles, indexFile, copyDeferred };
   } finally {
-    await fs.rm(tempGitDir, { recursive: true, force: true });
+    // Not waited for: nothing reads it again, and its removal (a module to load, five calls on
+    // the thread pool, which the clean proof's reads may be holding) took up to 20 ms of a first
+    // snapshot's critical path. The process lives until it is done; one killed first leaves it
+    // to the next capture's leftover sweep.
+    fs.rm(tempGitDir, { recursive: true, force: true }).catch(() => {});
   }
 }
 
