@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { promises as fs } from "node:fs";
+import { promises as fs, readdirSync } from "node:fs";
 import path from "node:path";
 import { fsPath, parentOf, type RelPath } from "../paths.js";
 import { isPlainObject, readJson, type StorePaths, writeFileAtomic } from "./layout.js";
@@ -74,7 +74,7 @@ export interface LeftoverReport {
  */
 export async function cleanLeftovers(paths: StorePaths, root: string): Promise<LeftoverReport> {
   const report: LeftoverReport = { interrupted: [], removed: [] };
-  for (const name of await fs.readdir(paths.tmpDir).catch(() => [] as string[])) {
+  for (const name of listing(paths.tmpDir)) {
     const full = path.join(paths.tmpDir, name);
     const journal = /^restore-(\d+)\.json$/.exec(name);
     if (journal) {
@@ -86,13 +86,25 @@ export async function cleanLeftovers(paths: StorePaths, root: string): Promise<L
     const owner = /^gitdir-(\d+)-|\.tmp-(\d+)-[0-9a-f]+$/.exec(name);
     if (owner && !alive(Number(owner[1] ?? owner[2]))) await remove(full, report);
   }
-  for (const name of await fs.readdir(paths.dir).catch(() => [] as string[])) {
+  for (const name of listing(paths.dir)) {
     const owner = /^git\.init-(\d+)-|\.tmp-(\d+)-[0-9a-f]+$/.exec(name);
     if (owner && !alive(Number(owner[1] ?? owner[2]))) await remove(path.join(paths.dir, name), report);
     else if (/\.ghostlock\.(stale|new)-[0-9a-f]+$/.test(name))
       await removeIfOld(path.join(paths.dir, name), report);
   }
   return report;
+}
+
+/**
+ * A directory's names, read synchronously: this runs before every capture's status starts, where
+ * two thread-pool round trips cost 1.5–4 ms and the two system calls a tenth of that.
+ */
+function listing(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 async function remove(full: string, report: LeftoverReport): Promise<void> {

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { promises as fs } from "node:fs";
+import { existsSync, promises as fs, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { GhostcommitError } from "../errors.js";
@@ -134,10 +134,12 @@ export async function withSharedLock<T>(
   const file = path.join(dir, `${process.pid}-${token}.lock`);
   const deadline = Date.now() + timeoutMs;
   let delay = 5;
-  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  // Synchronous: every snapshot takes this before its status starts, and three thread-pool round
+  // trips for a directory, a small file and a missing one cost more than the calls themselves.
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   for (;;) {
-    await fs.writeFile(file, JSON.stringify(owner), { mode: 0o600 });
-    if ((await isStale(exclusiveFile)) === "absent" || (await takeOverIfStale(exclusiveFile))) break;
+    writeFileSync(file, JSON.stringify(owner), { mode: 0o600 });
+    if (!existsSync(exclusiveFile) || (await takeOverIfStale(exclusiveFile))) break;
     await fs.rm(file, { force: true }); // step back so the exclusive holder can go on
     if (Date.now() > deadline) {
       throw new GhostcommitError("locked", `another ghostcommit process holds ${exclusiveFile}`, {
@@ -150,7 +152,7 @@ export async function withSharedLock<T>(
   try {
     return await work();
   } finally {
-    await fs.rm(file, { force: true });
+    rmSync(file, { force: true });
   }
 }
 
