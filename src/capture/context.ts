@@ -6,6 +6,7 @@ import type { StorePaths } from "../store/layout.js";
 import type { StoredExclusion } from "../store/metadata.js";
 import type { WorkspaceLocation } from "../git/repository.js";
 import type { HashCache } from "./hash-cache.js";
+import type { DeferredBuild } from "./status-cache.js";
 
 /** Everything one capture needs: where the workspace and store are, and the open git helpers. */
 export interface CaptureContext {
@@ -17,6 +18,8 @@ export interface CaptureContext {
   cache: HashCache;
   /** Environment for git commands that read objects through the store. */
   readEnv: NodeJS.ProcessEnv;
+  /** Starts, where it can, the process of a deferred private-copy build early (see status-cache.ts). */
+  prepareStatusBuild?: () => DeferredBuild;
 }
 
 /** The captured state of a workspace: a tree plus what was left out. */
@@ -29,5 +32,5 @@ export interface Captured {
   /** Git repositories nested in the workspace whose files were captured by their own rules. */
   nested?: RelPath[];
   /** Status read the user's index: a detached process is to make the private copy. */
-  statusCopyDeferred?: boolean;
+  statusCopyDeferred?: DeferredBuild;
 }

@@ -272,7 +272,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     excluded: sortExclusions(excluded),
     included: [...capturedIncludes].sort(),
     ...(nested.roots.length > 0 ? { nested: nested.roots } : {}),
-    ...(status.copyDeferred ? { statusCopyDeferred: true } : {}),
+    ...(status.copyDeferred ? { statusCopyDeferred: status.copyDeferred } : {}),
   };
 }
 

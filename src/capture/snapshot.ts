@@ -10,7 +10,7 @@ import type { CaptureContext, Captured } from "./context.js";
 import { captureGit } from "./git-capture.js";
 import { HashCache } from "./hash-cache.js";
 import { capturePlain } from "./plain-capture.js";
-import { startStatusCacheBuild } from "./status-cache.js";
+import { prepareStatusCacheBuild, startStatusCacheBuild } from "./status-cache.js";
 import { ObjectCache } from "../git/object-cache.js";
 import { STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import path from "node:path";
@@ -47,6 +47,8 @@ export async function captureTree(store: StoreContext, cat: CatFile, includes: R
     cat,
     cache,
     readEnv: store.readEnv,
+    prepareStatusBuild: () =>
+      prepareStatusCacheBuild(store.paths.dir, store.root, store.refs.kind, store.paths.logFile),
   };
   let captured: Captured;
   try {
@@ -114,10 +116,17 @@ export async function writeUnpublishedSnapshot(
   const id = await writeSnapshotCommit(store, captured.tree, meta, { linkBorrowed: true });
   const publish = async (durable: boolean) => {
     await publishSnapshot(store, id, durable);
-    // Only now: the detached build's start-up would compete with this snapshot for the CPU.
+    // Only now: the detached build's start-up would compete with this snapshot for the CPU (a
+    // process already waiting for this one's end goes ahead once it ends).
     if (captured.statusCopyDeferred) {
       const { paths } = store;
-      await startStatusCacheBuild(paths.dir, store.root, store.refs.kind, paths.logFile).catch(() => {});
+      await startStatusCacheBuild(
+        paths.dir,
+        store.root,
+        store.refs.kind,
+        paths.logFile,
+        captured.statusCopyDeferred,
+      ).catch(() => {});
     }
   };
   return { id, tree: captured.tree, meta, publish };

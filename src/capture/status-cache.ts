@@ -1,8 +1,9 @@
+import { randomBytes } from "node:crypto";
 import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import { indexEntryCount } from "../git/index-file.js";
 import { STORE_FILES } from "../store/layout.js";
-import { startDetachedWorker } from "../util/detached.js";
+import { startDetachedWorker, startDetachedWorkerAfterExit } from "../util/detached.js";
 
 /**
  * Git's untracked cache, built off the command's clock on large trees. The status that makes a
@@ -41,16 +42,54 @@ export async function buildInBackground(userIndex: string): Promise<boolean> {
   return WORKER.some((url) => existsSync(url));
 }
 
+/** A build the capture decided on: the token of its process when one already waits (see below). */
+export interface DeferredBuild {
+  waiting: string | null;
+}
+
+/**
+ * In a command's short-lived process, the build's process is started beside status and waits
+ * for the command's end; it runs only if `startStatusCacheBuild` then claims the build for it.
+ * Elsewhere (a library call, a server) nothing waits: the build starts when it is claimed.
+ */
+export function prepareStatusCacheBuild(
+  storeDir: string,
+  root: string,
+  store: string,
+  logFile: string,
+): DeferredBuild {
+  const token = randomBytes(8).toString("hex");
+  const waits = startDetachedWorkerAfterExit(
+    WORKER,
+    [root, store],
+    root,
+    logFile,
+    claimFile(storeDir),
+    token,
+  );
+  return { waiting: waits ? token : null };
+}
+
 /**
  * Starts the detached build unless one is running (the claim is taken first, so concurrent
- * snapshots start one between them). Its errors go to the store's log: a failed build only
- * means the next snapshot reads the user's index again.
+ * snapshots start one between them), or lets the process waiting for it go ahead once this one
+ * ends. Its errors go to the store's log: a failed build only means the next snapshot reads the
+ * user's index again.
  */
-export async function startStatusCacheBuild(storeDir: string, root: string, store: string, logFile: string) {
+export async function startStatusCacheBuild(
+  storeDir: string,
+  root: string,
+  store: string,
+  logFile: string,
+  build: DeferredBuild = { waiting: null },
+) {
   const claim = claimFile(storeDir);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      await (await fs.open(claim, "wx", 0o600)).close();
+      await fs.writeFile(claim, build.waiting === null ? "" : `${build.waiting}\n`, {
+        flag: "wx",
+        mode: 0o600,
+      });
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) return;
@@ -58,6 +97,7 @@ export async function startStatusCacheBuild(storeDir: string, root: string, stor
       await fs.rm(claim, { force: true });
     }
   }
+  if (build.waiting !== null) return; // it starts when this process ends
   if (!startDetachedWorker(WORKER, [root, store], root, logFile)) await releaseBuildClaim(storeDir);
 }
 

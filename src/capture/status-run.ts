@@ -9,7 +9,7 @@ import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import { trace } from "../util/trace.js";
 import type { CaptureContext } from "./context.js";
 import { fsmonitorOptions } from "./fsmonitor.js";
-import { buildInBackground, buildInProgress } from "./status-cache.js";
+import { buildInBackground, buildInProgress, type DeferredBuild } from "./status-cache.js";
 import { reconcileNestedRepos } from "./nested-check.js";
 import { dependencyDirOf } from "./policy.js";
 
@@ -25,7 +25,7 @@ export interface StatusResult {
   /** The index status compared against (a private copy of the user's). */
   indexFile: string;
   /** The private copy is to be made by a detached process (see status-cache.ts). */
-  copyDeferred: boolean;
+  copyDeferred: DeferredBuild | null;
 }
 
 /**
@@ -37,7 +37,7 @@ export interface StatusResult {
  * one), so status ignores exactly what the user's git ignores.
  */
 export async function runStatus(
-  ctx: Pick<CaptureContext, "location" | "paths" | "settings">,
+  ctx: Pick<CaptureContext, "location" | "paths" | "settings" | "prepareStatusBuild">,
   head: string | null,
   worktreeRoot: string,
   prefix: RelPath,
@@ -48,10 +48,10 @@ export async function runStatus(
   const tempGitDir = path.join(ctx.paths.tmpDir, `gitdir-${process.pid}-${randomBytes(4).toString("hex")}`);
   const userIndex = path.join(ctx.location.gitDir!, "index");
   const found = await privateIndex(ctx.paths.dir, ctx.location.gitDir!, options.buildCopy ?? false);
-  const copyDeferred = found === "deferred";
-  if (copyDeferred)
-    trace("capture: status reads the user's index; a detached process makes the private copy");
-  const privateCopy = copyDeferred ? null : found;
+  const deferred = found === "deferred";
+  let copyDeferred: DeferredBuild | null = null;
+  if (deferred) trace("capture: status reads the user's index; a detached process makes the private copy");
+  const privateCopy = deferred ? null : found;
   const copy = privateCopy?.file ?? null;
   const indexFile = copy ?? userIndex;
   await fs.mkdir(tempGitDir, { recursive: true, mode: 0o700 });
@@ -106,6 +106,8 @@ export async function runStatus(
     try {
       const running = runGit(args, { cwd: worktreeRoot, env });
       options.spawned?.();
+      // Its process, if it can wait for this one's end, starts now, while status runs.
+      if (deferred) copyDeferred = ctx.prepareStatusBuild?.() ?? { waiting: null };
       stdout = (await running).stdout;
       trace("capture: status done");
       if (persist) await privateCopy!.markPersisted(watch?.watchStarted ?? false).catch(() => {});

@@ -11,6 +11,7 @@ import * as show from "./commands/show.js";
 import * as snapshot from "./commands/snapshot.js";
 import { emit, emitError } from "./output.js";
 import type { Action } from "./runner.js";
+import { markProcessShortLived } from "../util/detached.js";
 import { trace } from "../util/trace.js";
 import { type CommandModule, extraCommands } from "./registry.js";
 
@@ -93,6 +94,9 @@ export function buildProgram(argv: string[] = []): Command {
   return program;
 }
 
+/** Commands that serve until stopped: work they leave to detached processes must start at once. */
+const SERVERS = new Set(["mcp", "ui"]);
+
 /**
  * Runs one command line (`argv` as in process.argv: node, script, then arguments) and returns
  * the exit status. Output goes to process.stdout and process.stderr.
@@ -101,6 +105,8 @@ export async function runCli(argv: string[]): Promise<number> {
   trace("cli: loaded");
   const wantsJson = argv.includes("--json");
   const program = buildProgram(argv);
+  const named = commandNamed(program, argv);
+  if (named !== undefined && !SERVERS.has(named)) markProcessShortLived();
   if (argv.length <= 2) {
     process.stderr.write(program.helpInformation());
     return 2;

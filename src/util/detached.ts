@@ -1,6 +1,42 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, existsSync, openSync } from "node:fs";
+import type { Socket } from "node:net";
 import { fileURLToPath } from "node:url";
+
+/** Set by the command-line tool for a command that ends once its work is done (not a server). */
+let shortLived = false;
+
+export function markProcessShortLived(): void {
+  shortLived = true;
+}
+
+/**
+ * In a short-lived process, starts a worker that first waits, in a shell, for this process to
+ * end, and then runs only if `claimFile` holds `token` (one line): the caller writes it there
+ * once it wants the work done, and otherwise the shell just exits. Spawned early (beside a long
+ * git process), it spares the end of the command a spawn: one made there cost a first snapshot
+ * ~20 ms of its process's exit, and a child spawned early nothing. The end of this process is
+ * the end of a socket only it holds, however it ends. False where it cannot be done.
+ */
+export function startDetachedWorkerAfterExit(
+  candidates: URL[],
+  args: string[],
+  cwd: string,
+  logFile: string,
+  claimFile: string,
+  token: string,
+): boolean {
+  if (!shortLived || process.platform === "win32" || !existsSync("/bin/sh")) return false;
+  const script =
+    'read -r _ <&3; exec 3<&-; sleep 0.1; IFS= read -r owner < "$1"; [ "$owner" = "$2" ] || exit 0; shift 2; exec "$@"';
+  return start(candidates, logFile, (worker, log) =>
+    spawn("/bin/sh", ["-c", script, "sh", claimFile, token, process.execPath, worker, ...args], {
+      cwd,
+      detached: true,
+      stdio: ["ignore", "ignore", log, "pipe"],
+    }),
+  );
+}
 
 /**
  * Starts a Node worker script detached from this process, so the caller (an agent's hook) never
@@ -14,16 +50,24 @@ export function startDetachedWorker(
   cwd: string,
   logFile: string,
 ): boolean {
+  return start(candidates, logFile, (worker, log) =>
+    spawn(process.execPath, [worker, ...args], { cwd, detached: true, stdio: ["ignore", "ignore", log] }),
+  );
+}
+
+function start(
+  candidates: URL[],
+  logFile: string,
+  launch: (worker: string, log: number) => ChildProcess,
+): boolean {
   const worker = candidates.map((url) => fileURLToPath(url)).find((file) => existsSync(file));
   if (!worker) return false;
   const log = openSync(logFile, "a", 0o600);
   try {
-    const child = spawn(process.execPath, [worker, ...args], {
-      cwd,
-      detached: true,
-      stdio: ["ignore", "ignore", log],
-    });
+    const child = launch(worker, log);
     child.on("error", () => {});
+    // Neither the child nor the socket it waits on keeps this process alive.
+    (child.stdio[3] as Socket | null | undefined)?.unref();
     child.unref();
     return true;
   } finally {
