@@ -8,8 +8,11 @@ export function trace(label: string): void {
   if (tracing) process.stderr.write(`ghostcommit-trace ${performance.now().toFixed(1)} ${label}\n`);
 }
 
-// This process's own CPU time (git's is not in it): what competes with git for the cores.
-if (tracing) {
+// This process's own CPU time (git's is not in it): what competes with git for the cores. Once
+// per process: the command-line loader and the bundle it loads each hold a copy of this module.
+const reportedAtExit = Symbol.for("ghostcommit.trace.cpu");
+if (tracing && !(reportedAtExit in process)) {
+  Object.defineProperty(process, reportedAtExit, { value: true });
   process.on("exit", () => {
     const { user, system } = process.cpuUsage();
     trace(`exit; own CPU ${((user + system) / 1000).toFixed(0)} ms (user ${(user / 1000).toFixed(0)})`);
