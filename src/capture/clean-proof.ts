@@ -1,14 +1,8 @@
 import path from "node:path";
 import { promises as fs } from "node:fs";
 import { runGit, splitNul } from "../git/exec.js";
-import {
-  entriesDigestOfWalked,
-  indexEntriesDigest,
-  indexEntryCount,
-  indexPathsAt,
-  indexRegularFiles,
-  usesSplitIndex,
-} from "../git/index-file.js";
+import { entriesDigestOfWalked, indexPathsAt, indexRegularFiles } from "../git/index-entries.js";
+import { indexEntriesDigest, indexEntryCount, usesSplitIndex } from "../git/index-file.js";
 import { OidTable } from "../git/oid-table.js";
 import {
   appendSizes,

@@ -1,4 +1,10 @@
-import { EXT_INTENT_TO_ADD, indexExtensions, MODE_DIRECTORY, SHA1_BYTES, walkIndex } from "./index-file.js";
+import {
+  EXT_INTENT_TO_ADD,
+  indexExtensions,
+  MODE_DIRECTORY,
+  SHA1_BYTES,
+  walkIndex,
+} from "./index-entries.js";
 
 /** One directory of the index's tree, as its cache says (see `indexSubtree`). */
 export interface IndexSubtree {

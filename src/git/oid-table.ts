@@ -1,4 +1,4 @@
-import { SHA1_BYTES } from "./index-file.js";
+import { SHA1_BYTES } from "./index-entries.js";
 
 /**
  * Items keyed by binary object ids that lie in one buffer (an index's entries), found by an id

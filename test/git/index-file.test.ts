@@ -1,12 +1,8 @@
 import { readFileSync, utimesSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { indexSubtree } from "../../src/git/cache-tree.js";
-import {
-  entriesDigestOfWalked,
-  indexEntriesDigest,
-  indexPathsAt,
-  indexRegularFiles,
-} from "../../src/git/index-file.js";
+import { entriesDigestOfWalked, indexPathsAt, indexRegularFiles } from "../../src/git/index-entries.js";
+import { indexEntriesDigest } from "../../src/git/index-file.js";
 import { fileSandbox } from "../helpers/support.js";
 
 const { repo } = fileSandbox();
