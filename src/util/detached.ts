@@ -16,7 +16,9 @@ export function markProcessShortLived(): void {
  * once it wants the work done, and otherwise the shell just exits. Spawned early (beside a long
  * git process), it spares the end of the command a spawn: one made there cost a first snapshot
  * ~20 ms of its process's exit, and a child spawned early nothing. The end of this process is
- * the end of a socket only it holds, however it ends. False where it cannot be done.
+ * the end of a socket only it holds, however it ends; Node closes that socket early in its own
+ * teardown, so the shell lets 0.1 s pass before the worker's start competes with it for the
+ * cores (should `sleep` refuse a fraction, it just goes on). False where it cannot be done.
  */
 export function startDetachedWorkerAfterExit(
   candidates: URL[],
