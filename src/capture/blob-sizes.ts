@@ -1,4 +1,3 @@
-import path from "node:path";
 import { constants as fsConstants, promises as fs } from "node:fs";
 import { runGit } from "../git/exec.js";
 import type { OidTable } from "../git/oid-table.js";
@@ -6,7 +5,7 @@ import { type StorePaths, writeFileAtomic } from "../store/layout.js";
 
 /**
  * Blob sizes for the clean proof: the store's table of those already known (a blob's size never
- * changes) and git's answers for the rest, matched against the index by the ids' bytes.
+ * changes), matched against the index by the ids' bytes, and git's answers for the rest.
  */
 
 /** One record of the blob size table: the blob id's 20 bytes, then its size (48 bits, big-endian). */
@@ -108,109 +107,95 @@ function sizeRecords(
   return data;
 }
 
-/** Asks git the size of the given objects, or of every object it has (null), into `lines`. */
-export async function listSizes(
-  paths: StorePaths,
-  readEnv: NodeJS.ProcessEnv,
-  lines: SizeLines,
-  ids: string[] | null,
-): Promise<void> {
-  const format = "--batch-check=%(objectname) %(objecttype) %(objectsize)";
-  // Git writes each answer to ids on stdin with a write of its own unless told to buffer (as it
-  // does listing every object): thousands of syscalls, and as many chunks for this process.
-  await runGit(
-    ids === null ? ["cat-file", "--batch-all-objects", format] : ["cat-file", "--buffer", format],
-    {
-      cwd: paths.dir,
-      env: readEnv,
-      input: ids === null ? undefined : `${ids.join("\n")}\n`,
-      onStdout: (chunk) => lines.feed(chunk),
-    },
-  );
-}
-
 /**
- * Git's "<40 hex> <type> <size>" lines, read as bytes as they arrive and matched against the
- * index's blob ids once the table of them is there (until then they wait). Lines of other types
- * and "missing" are skipped.
+ * Git's `--batch-check=%(objectsize)` answers, one line per object asked, in the order asked:
+ * the size, or "<id> missing" (or anything but a number), which leaves it unknown (-1).
  */
-export class SizeLines {
-  private rest: Buffer | null = null;
-  private waiting: Buffer[] | null = [];
-  private table: OidTable | null = null;
-  private sizes: Float64Array | null = null;
+export class SizeAnswers {
+  /** How many lines have come. */
+  count = 0;
+  private known: Float64Array;
+  private size = 0;
+  private digits = 0;
+  private onlyDigits = true;
+
+  constructor(expected: number) {
+    this.known = new Float64Array(Math.max(expected, 16));
+  }
+
+  /** The k-th answer, or -1. */
+  sizeAt(k: number): number {
+    return k < this.count ? this.known[k] : -1;
+  }
 
   feed(chunk: Buffer): void {
-    if (this.waiting) this.waiting.push(chunk);
-    else this.parse(chunk);
-  }
-
-  matchInto(table: OidTable, sizes: Float64Array): void {
-    this.table = table;
-    this.sizes = sizes;
-    const waiting = this.waiting ?? [];
-    this.waiting = null;
-    for (const chunk of waiting) this.parse(chunk);
-  }
-
-  /** The output ended: a last line without its newline counts too. */
-  end(): void {
-    if (this.rest) this.line(this.rest, 0, this.rest.length);
-    this.rest = null;
-  }
-
-  private parse(chunk: Buffer): void {
-    const out = this.rest ? Buffer.concat([this.rest, chunk]) : chunk;
-    let at = 0;
-    for (let end = out.indexOf(0x0a, at); end !== -1; end = out.indexOf(0x0a, at)) {
-      this.line(out, at, end);
-      at = end + 1;
-    }
-    this.rest = at < out.length ? out.subarray(at) : null;
-  }
-
-  private line(out: Buffer, at: number, end: number): void {
-    // The type's first letter tells a blob ("b") from a tree, commit, tag or "missing".
-    if (end - at <= 46 || out[at + 40] !== 0x20 || out[at + 41] !== 0x62) return;
-    let size = 0;
-    for (let i = at + 46; i < end; i++) size = size * 10 + (out[i] - 48);
-    const table = this.table!;
-    for (let found = table.firstWithHexId(out, at); found !== -1; found = table.nextWithSameId(found)) {
-      this.sizes![table.itemAt(found)] = size;
-    }
-  }
-}
-
-/**
- * Whether listing every object's size beats asking for `count` blobs one by one: where they are
- * most of the objects git has (a young clone), since git then walks its pack indexes in order.
- */
-export async function listingEveryObjectPays(objectsDir: string, count: number): Promise<boolean> {
-  return count >= 1000 && (await packedObjectCount(objectsDir)) <= 4 * count;
-}
-
-/** How many objects the store's packs and those it borrows from hold (from each pack index's header). */
-async function packedObjectCount(objectsDir: string): Promise<number> {
-  const alternates = await fs.readFile(path.join(objectsDir, "info", "alternates"), "utf8").catch(() => "");
-  const dirs = [objectsDir, ...alternates.split("\n").filter((line) => line.startsWith("/"))];
-  let total = 0;
-  for (const dir of dirs) {
-    const packDir = path.join(dir, "pack");
-    const names = await fs.readdir(packDir).catch(() => [] as string[]);
-    for (const name of names.filter((n) => n.endsWith(".idx"))) {
-      const handle = await fs.open(path.join(packDir, name), "r").catch(() => null);
-      if (!handle) continue;
-      try {
-        // Version 2: magic, version, then 256 fan-out counts; the last is the object count.
-        const head = Buffer.alloc(8 + 256 * 4);
-        const { bytesRead } = await handle.read(head, 0, head.length, 0);
-        if (bytesRead === head.length && head.readUInt32BE(0) === 0xff744f63)
-          total += head.readUInt32BE(8 + 255 * 4);
-        else return Number.POSITIVE_INFINITY; // an old or unknown index: ask for each blob
-      } finally {
-        await handle.close();
+    for (let i = 0; i < chunk.length; i++) {
+      const byte = chunk[i];
+      if (byte === 0x0a) {
+        if (this.count === this.known.length) {
+          const grown = new Float64Array(2 * this.known.length);
+          grown.set(this.known);
+          this.known = grown;
+        }
+        this.known[this.count++] = this.onlyDigits && this.digits > 0 ? this.size : -1;
+        this.size = 0;
+        this.digits = 0;
+        this.onlyDigits = true;
+      } else if (byte >= 0x30 && byte <= 0x39) {
+        this.size = this.size * 10 + (byte - 0x30);
+        this.digits++;
+      } else {
+        this.onlyDigits = false;
       }
     }
   }
-  return total;
 }
+
+const HEX_PAIRS = (() => {
+  const digits = Buffer.from("0123456789abcdef");
+  const pairs = new Uint8Array(512);
+  for (let byte = 0; byte < 256; byte++) {
+    pairs[2 * byte] = digits[byte >> 4];
+    pairs[2 * byte + 1] = digits[byte & 15];
+  }
+  return pairs;
+})();
+
+/**
+ * Asks git the sizes of the blobs of `items` (item i's id is the 20 bytes at `oidOffsets[i]` in
+ * `index`) and puts each in `sizes[item]`; one git cannot answer stays -1. Git answers in the
+ * order asked, so an answer is the size alone and needs no lookup by id. Buffered (`--buffer`),
+ * git looks up 100k ids in about the time it takes to list every object of a young clone.
+ */
+export async function askSizes(
+  paths: StorePaths,
+  readEnv: NodeJS.ProcessEnv,
+  index: Buffer,
+  oidOffsets: ArrayLike<number>,
+  items: readonly number[],
+  sizes: Float64Array,
+): Promise<void> {
+  if (items.length === 0) return;
+  // Byte by byte from a table of hex pairs: a string per id costs more.
+  const input = Buffer.allocUnsafe(items.length * 41);
+  for (let k = 0, at = 0; k < items.length; k++) {
+    const from = oidOffsets[items[k]];
+    for (let i = 0; i < 20; i++, at += 2) {
+      const pair = 2 * index[from + i];
+      input[at] = HEX_PAIRS[pair];
+      input[at + 1] = HEX_PAIRS[pair + 1];
+    }
+    input[at++] = 0x0a;
+  }
+  const answers = new SizeAnswers(items.length);
+  await runGit(["cat-file", "--buffer", SIZE_FORMAT], {
+    cwd: paths.dir,
+    env: readEnv,
+    input,
+    onStdout: (chunk) => answers.feed(chunk),
+  });
+  if (answers.count !== items.length) return; // not one answer each: none is trusted
+  for (let k = 0; k < items.length; k++) sizes[items[k]] = answers.sizeAt(k);
+}
+
+export const SIZE_FORMAT = "--batch-check=%(objectsize)";

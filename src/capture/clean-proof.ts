@@ -1,16 +1,20 @@
 import path from "node:path";
-import { promises as fs } from "node:fs";
+import { existsSync, promises as fs } from "node:fs";
 import { runGit, splitNul } from "../git/exec.js";
 import { entriesDigestOfWalked, indexPathsAt, indexRegularFiles } from "../git/index-entries.js";
-import { indexEntriesDigest, indexEntryCount, usesSplitIndex } from "../git/index-file.js";
+import {
+  fileIdentity,
+  type IndexBytes,
+  indexEntriesDigest,
+  SharedIndexRead,
+  usesSplitIndex,
+} from "../git/index-file.js";
 import { OidTable } from "../git/oid-table.js";
 import {
   appendSizes,
   applySizeTable,
+  askSizes,
   isSizeTable,
-  listingEveryObjectPays,
-  listSizes,
-  SizeLines,
   sizeTableRecords,
   writeSizes,
 } from "./blob-sizes.js";
@@ -59,6 +63,8 @@ export async function unprovenCleanFiles(options: {
   conversion: Conversion;
   /** The proof started on the user's index while status ran (see `EarlyProof`). */
   early?: Promise<unknown> | null;
+  /** The user's index, read once for every step that needs its bytes. */
+  userIndex?: SharedIndexRead;
 }): Promise<RelPath[] | null> {
   const { indexFile, paths, readEnv, worktreeRoot, conversion } = options;
   if (conversion.perFile === null) return null;
@@ -73,7 +79,7 @@ export async function unprovenCleanFiles(options: {
   // should that early run have failed, it is made here as it would have been.
   const sizeMismatches = Promise.resolve(options.early)
     .catch(() => {})
-    .then(() => mismatchedSizes(indexFile, paths, readEnv));
+    .then(() => mismatchedSizes(indexFile, paths, readEnv, options.userIndex ?? null));
   const [filtered, mismatched] = await Promise.all([perFile, sizeMismatches]);
   if (mismatched === null) return null;
   return [...new Set([...mismatched, ...filtered])];
@@ -82,9 +88,9 @@ export async function unprovenCleanFiles(options: {
 /**
  * The proof of the user's index, started beside status where it will have to be made from the
  * whole index with no blob sizes known: the user's git converts content and the store holds
- * neither a proof nor a size table (a first snapshot). Listing every blob's size is git's CPU
- * work of a few hundred milliseconds on a large clone; started beside status, it runs while status
- * waits on the disk rather than after it. Status's private copy of the index has the same
+ * neither a proof nor a size table (a first snapshot). Asking every blob's size is git's CPU work
+ * of about 200 milliseconds for 100k files; started beside status, it runs while status waits on
+ * the disk rather than after it. Status's private copy of the index has the same
  * entries, so the proof made here serves it too. Started on a guess (a conversion in the root's
  * .gitattributes on disk, say), it only fills a cache should the checks after status decide the
  * proof is not needed.
@@ -95,7 +101,7 @@ export class EarlyProof {
   constructor(
     private readonly paths: StorePaths,
     private readonly readEnv: NodeJS.ProcessEnv,
-    private readonly userIndexFile: string,
+    private readonly userIndex: SharedIndexRead,
   ) {}
 
   /** Starts the proof (once) where `converts` says the user's git converts content; returns it. */
@@ -108,20 +114,14 @@ export class EarlyProof {
   }
 
   private async run(): Promise<void> {
-    const kept = (file: string) =>
-      fs.access(path.join(this.paths.dir, file)).then(
-        () => true,
-        () => false,
-      );
-    const [proofKept, sizesKept] = await Promise.all([
-      kept(STORE_FILES.cleanProof),
-      kept(STORE_FILES.blobSizes),
-    ]);
-    if (proofKept || sizesKept) return;
-    // A split index cannot be proven (every tracked file is read then): no listing for nothing.
-    if (await usesSplitIndex(path.dirname(this.userIndexFile))) return;
+    // Checked at once, without waiting a turn behind status's output: git's answers are what a
+    // first snapshot ends up waiting for.
+    const kept = (file: string) => existsSync(path.join(this.paths.dir, file));
+    if (kept(STORE_FILES.cleanProof) || kept(STORE_FILES.blobSizes)) return;
+    // A split index cannot be proven (every tracked file is read then): no sizes asked for nothing.
+    if (usesSplitIndex(path.dirname(this.userIndex.file))) return;
     trace("capture: clean proof started beside status");
-    await mismatchedSizes(this.userIndexFile, this.paths, this.readEnv);
+    await mismatchedSizes(this.userIndex.file, this.paths, this.readEnv, this.userIndex);
   }
 }
 
@@ -129,6 +129,7 @@ async function mismatchedSizes(
   indexFile: string,
   paths: StorePaths,
   readEnv: NodeJS.ProcessEnv,
+  userIndex: SharedIndexRead | null,
 ): Promise<RelPath[] | null> {
   const cacheFile = path.join(paths.dir, STORE_FILES.cleanProof);
   const sizesFile = path.join(paths.dir, STORE_FILES.blobSizes);
@@ -157,18 +158,12 @@ async function mismatchedSizes(
 
   const sizesData = await fs.readFile(sizesFile).catch(() => null);
   const cachedSizes = isSizeTable(sizesData) ? sizesData : null;
-  // No sizes kept yet (a new store): git starts listing every object's size at once, and the
-  // index is read while it does; its lines are matched as they arrive.
-  const lines = new SizeLines();
-  const listingEarly =
-    cachedSizes === null &&
-    (await listingEveryObjectPays(paths.objectsDir, (await indexEntryCount(indexFile)) ?? 0))
-      ? listSizes(paths, readEnv, lines, null)
-      : null;
-  listingEarly?.catch(() => {}); // awaited below
-  const data = digested.data ?? (await fs.readFile(indexFile).catch(() => null));
-  if (!data || data.length < 12) return null;
-  const unchanged = identity !== null && (await fileIdentity(indexFile)) === identity;
+  let read: IndexBytes | null = digested.data && { data: digested.data, identity: null };
+  // Your index is read once for the base count and the proof; status's private copy here only.
+  read ??= await (userIndex?.file === indexFile ? userIndex : new SharedIndexRead(indexFile)).read();
+  if (!read || read.data.length < 12) return null;
+  const data = read.data;
+  const unchanged = identity !== null && (read.identity ?? (await fileIdentity(indexFile))) === identity;
   // One walk notes where each regular file's blob id is and its recorded size; ids stay bytes
   // in the index data (see OidTable), and paths are read only for the files left unproven.
   const files = indexRegularFiles(data);
@@ -180,31 +175,14 @@ async function mismatchedSizes(
   // it with the same entries, and a proof already made for these entries is not made again.
   const madeFrom = digested.data !== null ? checksum : entriesDigestOfWalked(data, entriesEnd);
   if (cached?.checksum === madeFrom) return reuse(cached, unchanged ? identity : null);
-  const table = new OidTable(data, oidOffsets);
   const sizes = new Float64Array(files.count).fill(-1);
-  if (cachedSizes) applySizeTable(cachedSizes, table, sizes);
-  lines.matchInto(table, sizes);
-  // The blobs whose sizes the kept table did not have (with no table, git lists every size).
+  if (cachedSizes) applySizeTable(cachedSizes, new OidTable(data, oidOffsets), sizes);
+  // The blobs whose sizes the kept table did not have (with no table, all of them).
   const asked: number[] = [];
-  if (listingEarly) {
-    await listingEarly;
-    lines.end();
-    trace("capture: every blob size listed by git");
-  } else {
-    const wanted: string[] = [];
-    for (let item = 0; item < sizes.length; item++) {
-      if (sizes[item] >= 0) continue;
-      asked.push(item);
-      wanted.push(data.toString("hex", oidOffsets[item], oidOffsets[item] + 20));
-    }
-    if (wanted.length > 0) {
-      const all = await listingEveryObjectPays(paths.objectsDir, wanted.length);
-      await listSizes(paths, readEnv, lines, all ? null : [...new Set(wanted)]);
-      lines.end();
-      trace(
-        `capture: ${wanted.length} blob sizes asked of git, ${all ? "listing every object" : "one by one"}`,
-      );
-    }
+  for (let item = 0; item < sizes.length; item++) if (sizes[item] < 0) asked.push(item);
+  if (asked.length > 0) {
+    await askSizes(paths, readEnv, data, oidOffsets, asked, sizes);
+    trace(`capture: ${asked.length} blob sizes asked of git`);
   }
   const unprovenAt = new Set<number>();
   for (let item = 0; item < sizes.length; item++) {
@@ -226,14 +204,4 @@ async function mismatchedSizes(
   const proof: ProofCache = { checksum: madeFrom, unproven, ...(unchanged ? { file: identity! } : {}) };
   await writeFileAtomic(cacheFile, JSON.stringify(proof), 0o600, false).catch(() => {});
   return unproven;
-}
-
-/**
- * Which file is at `file` now: an index is only ever replaced whole (git writes a lock file and
- * renames it into place), so a new index is a new inode with new times, and the same identity
- * means the same bytes. Null when it cannot be read.
- */
-async function fileIdentity(file: string): Promise<string | null> {
-  const stat = await fs.stat(file, { bigint: true }).catch(() => null);
-  return stat && `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
 }

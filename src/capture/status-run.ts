@@ -205,7 +205,7 @@ async function privateIndex(
   userGitDir: string,
   build: boolean,
 ): Promise<PrivateIndex | "deferred" | null> {
-  if (await usesSplitIndex(userGitDir)) return null;
+  if (usesSplitIndex(userGitDir)) return null;
   const userIndex = path.join(userGitDir, "index");
   const target = path.join(storeDir, STORE_FILES.statusIndex);
   const stampFile = path.join(storeDir, STORE_FILES.statusIndexSource);

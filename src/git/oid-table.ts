@@ -2,12 +2,10 @@ import { SHA1_BYTES } from "./index-entries.js";
 
 /**
  * Items keyed by binary object ids that lie in one buffer (an index's entries), found by an id
- * given as bytes or as hex without making a string per id: a proof over 100k index entries
- * would otherwise spend most of its time building and hashing hex strings. The ids are copied,
- * sorted into buckets by their first two bytes, into one compact buffer: looking up ids in
- * ascending order (git lists objects sorted) then walks both sides in order, which keeps the
- * lookups in the processor's cache. A position names one item; items with the same id are
- * next to each other.
+ * given as bytes without making a string per id: matching a kept table of 100k blob sizes
+ * against an index would otherwise spend most of its time building and hashing hex strings. The
+ * ids are copied, sorted into buckets by their first two bytes, into one compact buffer. A
+ * position names one item; items with the same id are next to each other.
  */
 export class OidTable {
   /** Where each bucket's positions start; bucket k ends where k + 1 starts. */
@@ -16,7 +14,6 @@ export class OidTable {
   private readonly items: Int32Array;
   /** The ids, 20 bytes per position. */
   private readonly ids: Buffer;
-  private readonly scratch = Buffer.alloc(SHA1_BYTES);
 
   /** `offsets[i]`: where item i's id starts in `data`. */
   constructor(data: Buffer, offsets: ArrayLike<number>) {
@@ -46,18 +43,6 @@ export class OidTable {
     return -1;
   }
 
-  /** The same for an id written as 40 hex digits at `at` (-1 also when they are not hex). */
-  firstWithHexId(text: Buffer, at: number): number {
-    const scratch = this.scratch;
-    for (let i = 0; i < SHA1_BYTES; i++) {
-      const high = nibble(text[at + 2 * i]);
-      const low = nibble(text[at + 2 * i + 1]);
-      if (high < 0 || low < 0) return -1;
-      scratch[i] = (high << 4) | low;
-    }
-    return this.firstWithId(scratch, 0);
-  }
-
   /** The next position with the same id as `position`, or -1. */
   nextWithSameId(position: number): number {
     const next = position + 1;
@@ -85,11 +70,4 @@ const BUCKETS = 65536;
 
 function bucketOf(buffer: Buffer, at: number): number {
   return (buffer[at] << 8) | buffer[at + 1];
-}
-
-/** A hex digit's value, or -1. */
-function nibble(char: number): number {
-  if (char >= 48 && char <= 57) return char - 48;
-  const lower = char | 0x20;
-  return lower >= 97 && lower <= 102 ? lower - 87 : -1;
 }

@@ -1,16 +1,20 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import {
   appendSizes,
   applySizeTable,
+  askSizes,
   isSizeTable,
+  SizeAnswers,
   sizeTableRecords,
   writeSizes,
 } from "../../src/capture/blob-sizes.js";
 import { OidTable } from "../../src/git/oid-table.js";
+import type { StorePaths } from "../../src/store/layout.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "gc-sizes-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -80,5 +84,46 @@ describe("the blob size table", () => {
     const gone = path.join(dir, "gone.bin");
     await expect(appendSizes(gone, index, offsets, read, [0])).rejects.toThrow();
     expect(existsSync(gone)).toBe(false);
+  });
+});
+
+describe("blob sizes asked of git", () => {
+  test("answers come in the order asked, a line at a time however the output is cut", () => {
+    const answers = new SizeAnswers(3);
+    for (const chunk of ["12", "3\n", `${"f".repeat(40)} missing\n0`, "\n", "77\n"])
+      answers.feed(Buffer.from(chunk));
+    expect(answers.count).toBe(4);
+    expect([0, 1, 2, 3, 4].map((k) => answers.sizeAt(k))).toEqual([123, -1, 0, 77, -1]);
+  });
+
+  test("git's sizes land on the items asked, in any order; an object git lacks stays unknown", async () => {
+    const repo = path.join(dir, "repo");
+    const env = { GIT_CONFIG_GLOBAL: path.join(dir, "gitconfig"), GIT_CONFIG_NOSYSTEM: "1" };
+    writeFileSync(env.GIT_CONFIG_GLOBAL, "");
+    execFileSync("git", ["init", "-q", repo], { env: { ...process.env, ...env } });
+    const contents = ["", "hello", "x".repeat(70_000), "line\r\n"];
+    const ids = contents.map((content) => {
+      const file = path.join(dir, "content");
+      writeFileSync(file, content);
+      const hex = execFileSync("git", ["-C", repo, "hash-object", "-w", file], {
+        env: { ...process.env, ...env },
+      });
+      return Buffer.from(hex.toString().trim(), "hex");
+    });
+    ids.push(createHash("sha1").update("not in the repository").digest());
+    ids.push(ids[1]); // two files with the same content
+    const index = Buffer.concat(ids.flatMap((oid) => [Buffer.from("fields"), oid]));
+    const offsets = ids.map((_, i) => i * 26 + 6);
+    const sizes = new Float64Array(ids.length).fill(-1);
+    sizes[0] = 999; // known already: not asked, not changed
+    await askSizes(
+      { dir: repo } as StorePaths,
+      { ...env, GIT_DIR: path.join(repo, ".git") },
+      index,
+      offsets,
+      [5, 3, 1, 2, 4],
+      sizes,
+    );
+    expect([...sizes]).toEqual([999, 5, 70_000, 6, -1, 5]);
   });
 });

@@ -153,8 +153,8 @@ describe("content conversion: only files git's clean step may have changed are r
     expect(workDigest(r.dir)).toEqual(before);
   });
 
-  it("a young clone's blob sizes come from one listing of every object, then from the table", () => {
-    // 1,500 files (most of the repository's objects): git lists every object's size at once.
+  it("a new store asks git every blob's size once, then takes them from its table", () => {
+    // 1,500 files, two of them not as git stored them: every size is asked of git by id at once.
     const r = repo({});
     const files: Record<string, string> = { ".gitattributes": "* text=auto eol=lf\n" };
     for (let i = 0; i < 1500; i++) files[`src/f${i}.txt`] = `line ${i}\n`;
@@ -171,12 +171,11 @@ describe("content conversion: only files git's clean step may have changed are r
     const before = workDigest(r.dir);
     const traced = r.sandbox.cli(r.dir, ["snapshot", "--json"], undefined, { GHOSTCOMMIT_TRACE: "1" });
     expect(traced.status, traced.stderr).toBe(0);
-    // No table yet: the proof of your index starts beside status, its listing before the index
-    // is read, matched as it arrives; status's private copy has the same entries, so the proof
-    // is made once.
+    // No table yet: the proof of your index starts beside status; status's private copy has the
+    // same entries, so the proof is made once.
     expect(traced.stderr).toContain("capture: clean proof started beside status");
     expect(traced.stderr.split("clean proof made from the whole index").length).toBe(2);
-    expect(traced.stderr).toContain("capture: every blob size listed by git");
+    expect(traced.stderr).toContain("capture: 1501 blob sizes asked of git");
     expect(traced.stderr).toContain("capture: 2 tracked files to verify");
     // The table holds the size of each of the 1,501 files' blobs.
     const sizesFile = path.join(storeOf(r), "blob-sizes.bin");
@@ -189,7 +188,7 @@ describe("content conversion: only files git's clean step may have changed are r
     r.git("rm", "-q", "--cached", "src/f0.txt");
     const again = r.sandbox.cli(r.dir, ["snapshot", "--json"], undefined, { GHOSTCOMMIT_TRACE: "1" });
     expect(again.stderr).toContain("clean proof made from the whole index");
-    expect(again.stderr).toContain("1 blob sizes asked of git, one by one");
+    expect(again.stderr).toContain("capture: 1 blob sizes asked of git");
     expect(records()).toBe(1502);
     r.write({ "src/f7.txt": "changed\n", "src/f9.txt": "changed too\n" });
     r.remove("src/new.txt");
