@@ -1,7 +1,7 @@
 import path from "node:path";
 import { existsSync, promises as fs } from "node:fs";
 import { runGit, splitNul } from "../git/exec.js";
-import { entriesDigestOfWalked, indexPathsAt, indexRegularFiles } from "../git/index-entries.js";
+import { entriesDigestOfWalked, indexPathsAt, scanIndex } from "../git/index-entries.js";
 import {
   fileIdentity,
   type IndexBytes,
@@ -166,7 +166,7 @@ async function mismatchedSizes(
   const unchanged = identity !== null && (read.identity ?? (await fileIdentity(indexFile))) === identity;
   // One walk notes where each regular file's blob id is and its recorded size; ids stay bytes
   // in the index data (see OidTable), and paths are read only for the files left unproven.
-  const files = indexRegularFiles(data);
+  const files = scanIndex(data);
   if (files === null) return null;
   const { oidOffsets, statSizes, entriesEnd } = files;
   // The proof is kept under the digest of the entries it is made from, whether or not git

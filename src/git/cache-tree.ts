@@ -1,10 +1,4 @@
-import {
-  EXT_INTENT_TO_ADD,
-  indexExtensions,
-  MODE_DIRECTORY,
-  SHA1_BYTES,
-  walkIndex,
-} from "./index-entries.js";
+import { indexExtensions, SHA1_BYTES, scanIndex, walkIndex } from "./index-entries.js";
 
 /** One directory of the index's tree, as its cache says (see `indexSubtree`). */
 export interface IndexSubtree {
@@ -29,31 +23,33 @@ const ATTRIBUTES = Buffer.from(".gitattributes");
  * sparse or split indexes, damage.
  */
 export function indexSubtree(data: Buffer, prefix: string): IndexSubtree | null {
-  const prefixBytes = Buffer.from(prefix === "" ? "" : `${prefix}/`, "latin1");
-  const attributeFiles: string[] = [];
-  let understood = true;
-  const extensionsAt = walkIndex(data, (raw) => {
-    // Either would leave the cache invalid or its count different from the tree's.
-    if (raw.stage !== 0 || raw.extended & EXT_INTENT_TO_ADD || (raw.mode & 0o170000) === MODE_DIRECTORY) {
-      understood = false;
-      return;
-    }
-    const { names, nameStart, nameEnd } = raw;
-    const from = nameEnd - ATTRIBUTES.length;
-    const relStart = nameStart + prefixBytes.length;
-    // Byte by byte: a Buffer.compare with offsets costs ~0.5 µs a call, most of this walk.
-    if (from < relStart || !bytesAt(names, from, ATTRIBUTES)) return;
-    if (from !== relStart && names[from - 1] !== 0x2f) return;
-    if (!bytesAt(names, nameStart, prefixBytes)) return;
-    attributeFiles.push(names.toString("latin1", relStart, nameEnd));
-  });
-  if (!understood || extensionsAt === null) return null;
-  const extensions = indexExtensions(data, extensionsAt);
+  // The walk the clean proof makes too (scanIndex keeps it per buffer).
+  const scan = scanIndex(data);
+  // Any of these would leave the cache invalid or its count different from the tree's.
+  if (scan === null || scan.unusual) return null;
+  const extensions = indexExtensions(data, scan.entriesEnd);
   const tree = extensions?.get("TREE");
   if (!extensions || !tree || extensions.has("link") || extensions.has("sdir")) return null;
   const components = prefix === "" ? [] : prefix.split("/").map((name) => Buffer.from(name, "latin1"));
   const node = cachedTreeAt(data, tree[0], tree[1], components);
-  return node && { ...node, attributeFiles };
+  if (!node) return null;
+  const below = prefix === "" ? "" : `${prefix}/`;
+  const attributeFiles = (scan.attributeFiles ?? compressedAttributeFiles(data))
+    .filter((name) => name.startsWith(below))
+    .map((name) => name.slice(below.length));
+  return { ...node, attributeFiles };
+}
+
+/** The `.gitattributes` paths of a version 4 index, whose names must be rebuilt entry by entry. */
+function compressedAttributeFiles(data: Buffer): string[] {
+  const found: string[] = [];
+  walkIndex(data, ({ names, nameStart, nameEnd }) => {
+    const from = nameEnd - ATTRIBUTES.length;
+    if (from < nameStart || !bytesAt(names, from, ATTRIBUTES)) return;
+    if (from === nameStart || names[from - 1] === 0x2f)
+      found.push(names.toString("latin1", nameStart, nameEnd));
+  });
+  return found;
 }
 
 function bytesAt(data: Buffer, at: number, expected: Buffer): boolean {

@@ -8,8 +8,7 @@ const FLAG_EXTENDED = 0x4000;
 const STAGE_MASK = 0x3000;
 const NAME_MASK = 0xfff;
 const EXT_SKIP_WORKTREE = 0x4000;
-export const EXT_INTENT_TO_ADD = 0x2000;
-export const MODE_DIRECTORY = 0o040000;
+const EXT_INTENT_TO_ADD = 0x2000;
 
 /** A big-endian 32-bit field, read by hand: the checked Buffer readers cost more than the rest of a cold walk. */
 function uint32At(data: Buffer, at: number): number {
@@ -114,8 +113,8 @@ export function indexExtensions(data: Buffer, from: number): Map<string, [number
   return at === end ? found : null;
 }
 
-/** The regular files an index checks out, as `indexRegularFiles` finds them. */
-export interface IndexRegularFiles {
+/** What one walk of an index finds (see `scanIndex`). */
+export interface IndexScan {
   /** How many; each array below holds that many items. */
   count: number;
   /** Where each one's blob id (20 bytes) is in the index data. */
@@ -126,17 +125,34 @@ export interface IndexRegularFiles {
   positions: Int32Array;
   /** Where the entries end (the extensions begin). */
   entriesEnd: number;
+  /** Whether some entry is a conflict, intent-to-add or a sparse directory. */
+  unusual: boolean;
+  /** The paths (one char per byte) of the `.gitattributes` entries; null for version 4 (see walkIndex). */
+  attributeFiles: string[] | null;
 }
+
+const ATTRIBUTES = Buffer.from(".gitattributes");
+const scanned = new WeakMap<Buffer, IndexScan | null>();
 
 /**
  * The checked-out, stage-0 regular files of a SHA-1 index (versions 2 to 4): no symlinks,
- * submodules or sparse directories, no skip-worktree or intent-to-add entries. Null for anything
- * not fully understood (a split index, another hash, damage), so the caller falls back to the
- * slow path instead of trusting a guess. One loop into typed arrays, no call per entry: this
- * runs over 100k entries once in a process, unoptimized, where a callback per entry and
- * growing arrays cost twice as much (~60 against ~30 ms).
+ * submodules or sparse directories, no skip-worktree or intent-to-add entries; with what else
+ * the base count wants (`indexSubtree`), so a first snapshot walks your index once. Null for
+ * anything not fully understood (a split index, another hash, damage), so the caller falls back
+ * to the slow path instead of trusting a guess. One loop into typed arrays, no call per entry:
+ * this runs over 100k entries once in a process, unoptimized, where a callback per entry and
+ * growing arrays cost twice as much (~60 against ~30 ms). The same bytes are walked once.
  */
-export function indexRegularFiles(data: Buffer): IndexRegularFiles | null {
+export function scanIndex(data: Buffer): IndexScan | null {
+  let scan = scanned.get(data);
+  if (scan === undefined) {
+    scan = scanEntries(data);
+    scanned.set(data, scan);
+  }
+  return scan;
+}
+
+function scanEntries(data: Buffer): IndexScan | null {
   if (data.length < HEADER + SHA1_BYTES || data.toString("latin1", 0, 4) !== "DIRC") return null;
   const version = data.readUInt32BE(4);
   if (version < 2 || version > 4) return null;
@@ -147,6 +163,8 @@ export function indexRegularFiles(data: Buffer): IndexRegularFiles | null {
   const statSizes = new Uint32Array(count);
   const positions = new Int32Array(count);
   let files = 0;
+  let unusual = false;
+  const attributeFiles: string[] | null = version === 4 ? null : [];
   let offset = HEADER;
   let nameLength = 0; // version 4: the previous entry's
   for (let i = 0; i < count; i++) {
@@ -173,6 +191,16 @@ export function indexRegularFiles(data: Buffer): IndexRegularFiles | null {
       const nul = length < NAME_MASK ? cursor + length : data.indexOf(0, cursor);
       if (nul === -1 || nul >= end || data[nul] !== 0) return null;
       next = offset + ((nul - offset + 8) & ~7); // NUL-padded to a multiple of 8 bytes
+      // A name ending in "/.gitattributes" or that alone; its last byte turns most away at once.
+      const from = nul - ATTRIBUTES.length;
+      if (data[nul - 1] === 0x73 && from >= cursor && (from === cursor || data[from - 1] === 0x2f)) {
+        let same = true;
+        for (let k = 0; k < ATTRIBUTES.length && same; k++) same = data[from + k] === ATTRIBUTES[k];
+        if (same) attributeFiles!.push(data.toString("latin1", cursor, nul));
+      }
+    }
+    if ((flags & STAGE_MASK) !== 0 || extended & EXT_INTENT_TO_ADD || (data[offset + 26] & 0xf0) === 0x40) {
+      unusual = true; // 0x40 in the mode's third byte: 0o040000, a sparse directory
     }
     // The mode's type bits (0o170000) are the high half of its third byte: 0o100000, a file.
     if (
@@ -196,6 +224,8 @@ export function indexRegularFiles(data: Buffer): IndexRegularFiles | null {
     statSizes: statSizes.subarray(0, files),
     positions: positions.subarray(0, files),
     entriesEnd: offset,
+    unusual,
+    attributeFiles,
   };
 }
 
@@ -210,7 +240,7 @@ export function indexPathsAt(data: Buffer, positions: ReadonlySet<number>): stri
 }
 
 /**
- * `indexEntriesDigest` of an index read whole and walked (`entriesEnd` from `indexRegularFiles`):
+ * `indexEntriesDigest` of an index read whole and walked (`entriesEnd` from `scanIndex`):
  * the digest of its header and entries whether or not git recorded where they end.
  */
 export function entriesDigestOfWalked(data: Buffer, entriesEnd: number): string {

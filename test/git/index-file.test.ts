@@ -1,7 +1,7 @@
 import { readFileSync, utimesSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { indexSubtree } from "../../src/git/cache-tree.js";
-import { entriesDigestOfWalked, indexPathsAt, indexRegularFiles } from "../../src/git/index-entries.js";
+import { entriesDigestOfWalked, indexPathsAt, scanIndex } from "../../src/git/index-entries.js";
 import { indexEntriesDigest } from "../../src/git/index-file.js";
 import { fileSandbox } from "../helpers/support.js";
 
@@ -24,7 +24,7 @@ function gitListing(r: ReturnType<typeof repo>): Map<string, string> {
 /** Path → blob id of the regular files as read from Node, each with its recorded size. */
 function visited(file: string): Map<string, string> | null {
   const data = readFileSync(file);
-  const files = indexRegularFiles(data);
+  const files = scanIndex(data);
   if (files === null) return null;
   const paths = indexPathsAt(data, new Set(files.positions));
   expect(paths).toHaveLength(files.count);
@@ -36,7 +36,7 @@ function visited(file: string): Map<string, string> | null {
 /** The recorded work-tree size of each regular file, by path. */
 function recordedSizes(file: string): Map<string, number> {
   const data = readFileSync(file);
-  const files = indexRegularFiles(data)!;
+  const files = scanIndex(data)!;
   const paths = indexPathsAt(data, new Set(files.positions));
   return new Map(paths.map((rel, i) => [rel, files.statSizes[i]]));
 }
@@ -70,14 +70,60 @@ describe("reading the index from Node", () => {
     expect(seen && [...seen.keys()].sort()).toEqual(["a.txt", "z/after.txt"]);
   });
 
-  it("the cache tree's count and .gitattributes files hold past a long name", () => {
-    const r = repo({ "a.txt": "a\n", "z/.gitattributes": "* text\n" });
-    const blob = r.git("hash-object", "-w", "a.txt").trim();
-    r.git("update-index", "--add", "--cacheinfo", `100644,${blob},${LONG}`);
-    const tree = r.git("write-tree").trim(); // makes the cache tree valid
-    const subtree = indexSubtree(readFileSync(r.path(".git/index")), "");
-    expect(subtree).toEqual({ oid: tree, fileCount: 3, attributeFiles: ["z/.gitattributes"] });
-  });
+  for (const version of ["2", "3", "4"]) {
+    it(`index version ${version}: the cache tree's count and .gitattributes files hold past a long name`, () => {
+      const r = repo({
+        ".gitattributes": "* text=auto\n",
+        "a.txt": "a\n",
+        "z/.gitattributes": "* text\n",
+        "z/deep/.gitattributes": "*.bin binary\n",
+        "z/not.gitattributes": "x\n",
+        "zz.gitattributes": "x\n",
+      });
+      const blob = r.git("hash-object", "-w", "a.txt").trim();
+      r.git("update-index", "--add", "--cacheinfo", `100644,${blob},${LONG}`);
+      r.git("update-index", "--index-version", version);
+      const tree = r.git("write-tree").trim(); // makes the cache tree valid
+      const index = () => readFileSync(r.path(".git/index"));
+      expect(indexSubtree(index(), "")).toEqual({
+        oid: tree,
+        fileCount: 7,
+        attributeFiles: [".gitattributes", "z/.gitattributes", "z/deep/.gitattributes"],
+      });
+      expect(indexSubtree(index(), "z")).toEqual({
+        oid: r.git("rev-parse", `${tree}:z`).trim(),
+        fileCount: 3,
+        attributeFiles: [".gitattributes", "deep/.gitattributes"],
+      });
+      // An entry in conflict, or a directory (a sparse index), where git's cache tree still says
+      // it is valid (git itself invalidates it then; another tool's index may not): not trusted.
+      for (const [at, bits] of [
+        [60, 0x10], // the flags' stage bits: stage 1
+        [26, 0x40], // the mode's type: 0o040000
+      ]) {
+        const bytes = index();
+        bytes[12 + at] = at === 26 ? bits : bytes[12 + at] | bits; // the first entry, .gitattributes
+        expect(indexSubtree(bytes, "")).toBeNull();
+      }
+      // A conflict or an intent-to-add entry: the cache tree does not say what the tree holds.
+      r.write({ "new.txt": "new\n" });
+      r.git("add", "-N", "new.txt");
+      r.git("write-tree", "--missing-ok");
+      expect(indexSubtree(index(), "")).toBeNull();
+      r.git("rm", "-q", "--cached", "new.txt");
+      r.git("write-tree");
+      expect(indexSubtree(index(), "")?.fileCount).toBe(7);
+      r.git("commit", "-qm", "long name");
+      r.git("checkout", "-q", "-b", "other");
+      r.write({ "a.txt": "other\n" });
+      r.git("commit", "-qam", "other");
+      r.git("checkout", "-q", "-");
+      r.write({ "a.txt": "mine\n" });
+      r.git("commit", "-qam", "mine");
+      expect(() => r.git("merge", "-q", "other")).toThrow(); // a conflict in a.txt
+      expect(indexSubtree(index(), "")).toBeNull();
+    });
+  }
 
   it("the entries' digest: the same from the file (where git recorded their end) as from a walk of its bytes", async () => {
     const r = repo({ "a.txt": "a\n", "b.txt": "b\n" });
@@ -87,7 +133,7 @@ describe("reading the index from Node", () => {
     for (const rel of ["a.txt", "b.txt"]) utimesSync(r.path(rel), past, past);
     const walked = () => {
       const data = readFileSync(r.path(".git/index"));
-      const files = indexRegularFiles(data);
+      const files = scanIndex(data);
       expect(files).not.toBeNull();
       return entriesDigestOfWalked(data, files!.entriesEnd);
     };
