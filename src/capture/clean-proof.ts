@@ -178,8 +178,10 @@ async function mismatchedSizes(
   const sizes = new Float64Array(files.count).fill(-1);
   if (cachedSizes) applySizeTable(cachedSizes, new OidTable(data, oidOffsets), sizes);
   // The blobs whose sizes the kept table did not have (with no table, all of them).
-  const asked: number[] = [];
-  for (let item = 0; item < sizes.length; item++) if (sizes[item] < 0) asked.push(item);
+  let unknown = 0;
+  for (let item = 0; item < sizes.length; item++) if (sizes[item] < 0) unknown++;
+  const asked = new Int32Array(unknown);
+  for (let item = 0, k = 0; item < sizes.length; item++) if (sizes[item] < 0) asked[k++] = item;
   if (asked.length > 0) {
     await askSizes(paths, readEnv, data, oidOffsets, asked, sizes);
     trace(`capture: ${asked.length} blob sizes asked of git`);

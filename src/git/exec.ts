@@ -47,7 +47,11 @@ export interface GitRunOptions {
   cwd: string;
   /** Added on top of the base environment. */
   env?: NodeJS.ProcessEnv;
-  input?: Buffer | string;
+  /**
+   * What git reads on stdin: all of it, or chunks made one at a time (each may reuse the last
+   * one's memory: the next is asked for once git has taken it).
+   */
+  input?: Buffer | string | (() => Buffer | null);
   /** Exit codes that mean success; default [0]. */
   okCodes?: number[];
   /** Takes stdout as it arrives (then `stdout` in the result is empty): big outputs are read while git still writes. */
@@ -94,7 +98,15 @@ export function runGit(args: string[], options: GitRunOptions): Promise<GitResul
       }
       resolve({ stdout: Buffer.concat(out), stderr, code: status });
     });
-    if (options.input !== undefined) child.stdin.end(options.input);
+    const input = options.input;
+    if (typeof input === "function") {
+      const next = () => {
+        const chunk = child.stdin.destroyed ? null : input();
+        if (chunk === null) child.stdin.end();
+        else child.stdin.write(chunk, (error) => (error ? child.stdin.destroy() : next()));
+      };
+      next();
+    } else if (input !== undefined) child.stdin.end(input);
     else child.stdin.end();
   });
 }

@@ -125,5 +125,21 @@ describe("blob sizes asked of git", () => {
       sizes,
     );
     expect([...sizes]).toEqual([999, 5, 70_000, 6, -1, 5]);
+
+    // Many more than go in one write (the ids are written in chunks into one reused buffer).
+    const many = Array.from({ length: 10_000 }, (_, k) => 1 + ((k * 7) % 5));
+    const manyIndex = Buffer.concat(many.flatMap((i) => [Buffer.from("fields"), ids[i]]));
+    const manyOffsets = many.map((_, k) => k * 26 + 6);
+    const manySizes = new Float64Array(many.length).fill(-1);
+    const everyItem = Int32Array.from(many.keys());
+    await askSizes(
+      { dir: repo } as StorePaths,
+      { ...env, GIT_DIR: path.join(repo, ".git") },
+      manyIndex,
+      manyOffsets,
+      everyItem,
+      manySizes,
+    );
+    expect([...manySizes]).toEqual(many.map((i) => [999, 5, 70_000, 6, -1, 5][i]));
   });
 });
