@@ -92,7 +92,7 @@ export async function plainIndexProblem(engine: StoreContext): Promise<string | 
     if (match) oids.add(match[1]);
   }
   if (oids.size === 0) return null;
-  const check = await runGit(["cat-file", "--batch-check=%(objectname)"], {
+  const check = await runGit(["cat-file", "--buffer", "--batch-check=%(objectname)"], {
     cwd: engine.paths.dir,
     env: engine.readEnv,
     input: `${[...oids].join("\n")}\n`,

@@ -216,7 +216,7 @@ export async function presentObjects(
 ): Promise<Set<string>> {
   const present = new Set<string>();
   if (oids.length === 0) return present;
-  const result = await runGit(["cat-file", "--batch-check=%(objectname) %(objecttype)"], {
+  const result = await runGit(["cat-file", "--buffer", "--batch-check=%(objectname) %(objecttype)"], {
     cwd,
     env,
     input: `${oids.join("\n")}\n`,
