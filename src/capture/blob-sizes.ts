@@ -112,32 +112,29 @@ function sizeRecords(
  * the size, or "<id> missing" (or anything but a number), which leaves it unknown (-1).
  */
 export class SizeAnswers {
-  /** How many lines have come. */
+  /** How many lines have come (more than asked, and none is to be trusted). */
   count = 0;
-  private known: Float64Array;
+  private readonly known: Float64Array;
   private size = 0;
   private digits = 0;
   private onlyDigits = true;
 
-  constructor(expected: number) {
-    this.known = new Float64Array(Math.max(expected, 16));
+  constructor(asked: number) {
+    this.known = new Float64Array(asked);
   }
 
   /** The k-th answer, or -1. */
   sizeAt(k: number): number {
-    return k < this.count ? this.known[k] : -1;
+    return k < this.count && k < this.known.length ? this.known[k] : -1;
   }
 
   feed(chunk: Buffer): void {
     for (let i = 0; i < chunk.length; i++) {
       const byte = chunk[i];
       if (byte === 0x0a) {
-        if (this.count === this.known.length) {
-          const grown = new Float64Array(2 * this.known.length);
-          grown.set(this.known);
-          this.known = grown;
-        }
-        this.known[this.count++] = this.onlyDigits && this.digits > 0 ? this.size : -1;
+        if (this.count < this.known.length)
+          this.known[this.count] = this.onlyDigits && this.digits > 0 ? this.size : -1;
+        this.count++;
         this.size = 0;
         this.digits = 0;
         this.onlyDigits = true;

@@ -89,11 +89,14 @@ describe("the blob size table", () => {
 
 describe("blob sizes asked of git", () => {
   test("answers come in the order asked, a line at a time however the output is cut", () => {
-    const answers = new SizeAnswers(3);
+    const answers = new SizeAnswers(4);
     for (const chunk of ["12", "3\n", `${"f".repeat(40)} missing\n0`, "\n", "77\n"])
       answers.feed(Buffer.from(chunk));
     expect(answers.count).toBe(4);
     expect([0, 1, 2, 3, 4].map((k) => answers.sizeAt(k))).toEqual([123, -1, 0, 77, -1]);
+    // A line more than asked is counted (so the caller trusts none), not kept.
+    answers.feed(Buffer.from("5\n"));
+    expect([answers.count, answers.sizeAt(4)]).toEqual([5, -1]);
   });
 
   test("git's sizes land on the items asked, in any order; an object git lacks stays unknown", async () => {
