@@ -16,7 +16,7 @@ import { collectGarbage, type GcPolicy } from "./maintenance/gc.js";
 import { type DoctorCheck, runDoctor } from "./maintenance/doctor.js";
 import { checkHookLog } from "./maintenance/hook-log.js";
 import { checkBackgroundPush } from "./maintenance/push-check.js";
-import { startPushAfterTurn } from "./session/auto-push.js";
+import { PushAfterTurn } from "./session/auto-push.js";
 import { fetchWorkspace } from "./session/fetch.js";
 import { pushWorkspace } from "./session/push.js";
 import { maybeRunRetention, protectedSnapshots, retentionPolicy } from "./maintenance/retention.js";
@@ -227,12 +227,23 @@ export class Workspace {
 
   /** The session `id` of this workspace (created by its first turn or touch). */
   session(id: string): SessionHandle {
-    // After a turn ends: the configured background push (never waited for), and at most once a
-    // day retention, so the store stays bounded unattended.
-    return new Session(this.engine, this.cwd, id, () => {
-      startPushAfterTurn(this.engine);
-      return maybeRunRetention(this.engine);
-    });
+    // After a turn ends: the configured background push (never waited for; prepared before, so
+    // its process can start beside the turn's status), and at most once a day retention, so the
+    // store stays bounded unattended.
+    let push: PushAfterTurn | null = null;
+    return new Session(
+      this.engine,
+      this.cwd,
+      id,
+      () => {
+        (push ?? new PushAfterTurn(this.engine)).start();
+        push = null;
+        return maybeRunRetention(this.engine);
+      },
+      () => {
+        push = new PushAfterTurn(this.engine);
+      },
+    );
   }
 
   /** Sessions of this workspace, most recently active first. */

@@ -6,6 +6,7 @@ import { parseStatusV2, type StatusEntry } from "../git/status.js";
 import { indexChecksum, usesSplitIndex } from "../git/index-file.js";
 import { isWithin, type RelPath, relBytes, relFromBytes } from "../paths.js";
 import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
+import { gitRunning } from "../util/detached.js";
 import { trace } from "../util/trace.js";
 import type { CaptureContext } from "./context.js";
 import { fsmonitorOptions } from "./fsmonitor.js";
@@ -106,8 +107,10 @@ export async function runStatus(
     try {
       const running = runGit(args, { cwd: worktreeRoot, env });
       options.spawned?.();
-      // Its process, if it can wait for this one's end, starts now, while status runs.
+      // Its process, if it can wait for this one's end, starts now, while status runs; so do
+      // those others that wait for it (a push after the turn).
       if (deferred) copyDeferred = ctx.prepareStatusBuild?.() ?? { waiting: null };
+      gitRunning();
       stdout = (await running).stdout;
       trace("capture: status done");
       if (persist) await privateCopy!.markPersisted(watch?.watchStarted ?? false).catch(() => {});

@@ -1,5 +1,7 @@
-import { startDetachedWorker } from "../util/detached.js";
-import { promises as fs } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { promises as fs, writeFileSync } from "node:fs";
+import { startDetachedWorker, startDetachedWorkerAfterExit, whenGitRuns } from "../util/detached.js";
+import { trace } from "../util/trace.js";
 import path from "node:path";
 import type { StoreContext } from "../store/context.js";
 import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
@@ -17,24 +19,52 @@ export interface BackgroundPushStatus {
 const STATUS_FILE = STORE_FILES.pushStatus;
 const LOG_FILE = STORE_FILES.pushLog;
 
+// dist/session/auto-push.js, or the bundled CLI dist/ghostcommit.mjs beside dist/session/.
+const WORKER = [
+  new URL("./push-worker.js", import.meta.url),
+  new URL("./session/push-worker.js", import.meta.url),
+];
+
 /**
- * With `"push": {"after": "turn"}`, starts a detached push once a turn has ended. The turn (and
- * the agent's hook) never waits for it: the child is unreferenced and its output goes to a file.
- * Never throws.
+ * With `"push": {"after": "turn"}`, the push a turn's end starts in a detached process. The turn
+ * (and the agent's hook) never waits for it: the child is unreferenced and its output goes to a
+ * file. In a command's short-lived process its process is started while the turn's status runs,
+ * and waits for the command's end (see `startDetachedWorkerAfterExit`): spawned as the command
+ * ended, it had cost the command's exit ~20 ms. Never throws.
  */
-export function startPushAfterTurn(engine: StoreContext): boolean {
-  const push = engine.settings.push;
-  if (push?.after !== "turn") return false;
-  try {
-    // dist/session/auto-push.js, or the bundled CLI dist/ghostcommit.mjs beside dist/session/.
-    const worker = [
-      new URL("./push-worker.js", import.meta.url),
-      new URL("./session/push-worker.js", import.meta.url),
-    ];
-    const args = [engine.root, engine.refs.kind, push.remote];
-    return startDetachedWorker(worker, args, engine.root, path.join(engine.paths.dir, LOG_FILE));
-  } catch {
-    return false; // a push that cannot start is a missed push, never a failed turn
+export class PushAfterTurn {
+  private waiting: { claim: string; token: string } | null = null;
+
+  /** Made before the turn ends, so the push's process can start beside the turn's status. */
+  constructor(private readonly engine: StoreContext) {
+    const push = engine.settings.push;
+    if (push?.after !== "turn") return;
+    whenGitRuns(() => {
+      const token = randomBytes(8).toString("hex");
+      const claim = path.join(engine.paths.dir, `${STORE_FILES.pushGo}-${token}`);
+      const args = [engine.root, engine.refs.kind, push.remote];
+      const log = path.join(engine.paths.dir, LOG_FILE);
+      if (startDetachedWorkerAfterExit(WORKER, args, engine.root, log, claim, token, true)) {
+        this.waiting = { claim, token };
+        trace("push: its process waits for this command's end");
+      }
+    });
+  }
+
+  /** Once the turn has ended: lets the waiting process go on when this one ends, or starts one. */
+  start(): boolean {
+    const push = this.engine.settings.push;
+    if (push?.after !== "turn") return false;
+    try {
+      if (this.waiting) {
+        writeFileSync(this.waiting.claim, `${this.waiting.token}\n`, { mode: 0o600 });
+        return true;
+      }
+      const args = [this.engine.root, this.engine.refs.kind, push.remote];
+      return startDetachedWorker(WORKER, args, this.engine.root, path.join(this.engine.paths.dir, LOG_FILE));
+    } catch {
+      return false; // a push that cannot start is a missed push, never a failed turn
+    }
   }
 }
 

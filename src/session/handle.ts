@@ -32,6 +32,8 @@ export class Session implements SessionHandle {
     readonly id: string,
     /** Runs after a turn ends, outside the store's write lock (the workspace's daily retention). */
     private readonly afterTurnEnd: () => Promise<unknown> = async () => {},
+    /** Runs before a turn ends (what `afterTurnEnd` will start can get ready meanwhile). */
+    private readonly beforeTurnEnd: () => void = () => {},
   ) {
     this.ctx = sessionContext(engine, cwd, id);
   }
@@ -42,6 +44,7 @@ export class Session implements SessionHandle {
 
   /** Ends `turn` (default: the open turn). */
   async endTurn(turn?: string): Promise<TurnEnded> {
+    this.beforeTurnEnd();
     const ended = await this.ctx.engine.writing(() => endTurn(this.ctx, turn));
     await this.afterTurnEnd();
     return ended;
@@ -58,6 +61,7 @@ export class Session implements SessionHandle {
 
   /** A later stop of a turn whose stop was blocked: the latest turn's end moves here. */
   async extendTurn(): Promise<TurnEnded | null> {
+    this.beforeTurnEnd();
     const ended = await this.ctx.engine.writing(() => extendTurn(this.ctx));
     await this.afterTurnEnd();
     return ended;

@@ -78,6 +78,8 @@ export const STORE_FILES = {
   pushStatus: "push-status.json",
   /** Failures of background pushes (session). */
   pushLog: "push.log",
+  /** Prefix of the go-ahead a turn's end writes for the push process waiting for it (session). */
+  pushGo: "push-go",
 } as const;
 
 export function storePaths(location: WorkspaceLocation): StorePaths {

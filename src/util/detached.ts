@@ -10,6 +10,32 @@ export function markProcessShortLived(): void {
   shortLived = true;
 }
 
+let whileGitRuns: (() => void)[] = [];
+
+/**
+ * In a short-lived process, runs `work` once this command has started its long git process (a
+ * capture's status), where a spawn costs the command nothing: it blocks this thread for a few
+ * milliseconds while the command waits on git anyway. False (and `work` never runs) elsewhere.
+ */
+export function whenGitRuns(work: () => void): boolean {
+  if (!shortLived) return false;
+  whileGitRuns.push(work);
+  return true;
+}
+
+/** Called once a command's long git process has started (see `whenGitRuns`). */
+export function gitRunning(): void {
+  const waiting = whileGitRuns;
+  whileGitRuns = [];
+  for (const work of waiting) {
+    try {
+      work();
+    } catch {
+      // what could not start here starts, if at all, when it is wanted
+    }
+  }
+}
+
 /**
  * In a short-lived process, starts a worker that first waits, in a shell, for this process to
  * end, and then runs only if `claimFile` holds `token` (one line): the caller writes it there
@@ -27,10 +53,13 @@ export function startDetachedWorkerAfterExit(
   logFile: string,
   claimFile: string,
   token: string,
+  /** Whether the shell removes the claim once it holds the token (a go-ahead, not a lock). */
+  consume = false,
 ): boolean {
   if (!shortLived || process.platform === "win32" || !existsSync("/bin/sh")) return false;
-  const script =
-    'read -r _ <&3; exec 3<&-; sleep 0.1; IFS= read -r owner < "$1"; [ "$owner" = "$2" ] || exit 0; shift 2; exec "$@"';
+  const script = `read -r _ <&3; exec 3<&-; sleep 0.1; { IFS= read -r owner < "$1"; } 2>/dev/null; [ "$owner" = "$2" ] || exit 0; ${
+    consume ? 'rm -f "$1"; ' : ""
+  }shift 2; exec "$@"`;
   return start(candidates, logFile, (worker, log) =>
     spawn("/bin/sh", ["-c", script, "sh", claimFile, token, process.execPath, worker, ...args], {
       cwd,

@@ -1,4 +1,5 @@
-import { rmSync, writeFileSync } from "node:fs";
+import { readdirSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Repo } from "../helpers/repo.js";
 import { cliTurn, cloneOf, ghostRefs, gitDaemon, hook, machines, originRepo } from "./remote-support.js";
@@ -209,6 +210,29 @@ describe("push after each turn", () => {
     expect(problems).toEqual([
       expect.objectContaining({ code: "push-failed", message: expect.stringMatching(/nowhere/) }),
     ]);
+  });
+});
+
+describe("push after each turn, from the command line", () => {
+  it("the push's process starts beside the turn's status and goes on once the command has ended", async () => {
+    const remote = bare("waiting.git");
+    const repo = originRepo(a, "waiting", remote, { "f.txt": "0\n" });
+    repo.write({ ".ghostcommit.json": JSON.stringify({ push: { remote: "origin", after: "turn" } }) });
+    repo.ok("turn", "begin", "--session", "w", "--turn", "1");
+    repo.write({ "f.txt": "1\n" });
+    const end = repo.sandbox.cli(repo.dir, ["turn", "end", "--session", "w", "--turn", "1"], undefined, {
+      GHOSTCOMMIT_TRACE: "1",
+    });
+    expect(end.status, end.stderr).toBe(0);
+    expect(end.stderr).toContain("push: its process waits for this command's end");
+    await until(() => ghostRefs(a, remote).some((ref) => ref.includes("/sessions/")));
+    // The go-ahead the turn's end wrote was taken by the process it let go.
+    const store = path.join(a.home, "data", "workspaces");
+    const leftovers = readdirSync(store, { recursive: true }).filter((name) =>
+      String(name).includes("push-go"),
+    );
+    expect(leftovers).toEqual([]);
+    expect(repo.ok("doctor").problems).toEqual([]);
   });
 });
 
