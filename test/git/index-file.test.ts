@@ -105,23 +105,7 @@ describe("reading the index from Node", () => {
         bytes[12 + at] = at === 26 ? bits : bytes[12 + at] | bits; // the first entry, .gitattributes
         expect(indexSubtree(bytes, "")).toBeNull();
       }
-      // A conflict or an intent-to-add entry: the cache tree does not say what the tree holds.
-      r.write({ "new.txt": "new\n" });
-      r.git("add", "-N", "new.txt");
-      r.git("write-tree", "--missing-ok");
-      expect(indexSubtree(index(), "")).toBeNull();
-      r.git("rm", "-q", "--cached", "new.txt");
-      r.git("write-tree");
-      expect(indexSubtree(index(), "")?.fileCount).toBe(7);
-      r.git("commit", "-qm", "long name");
-      r.git("checkout", "-q", "-b", "other");
-      r.write({ "a.txt": "other\n" });
-      r.git("commit", "-qam", "other");
-      r.git("checkout", "-q", "-");
-      r.write({ "a.txt": "mine\n" });
-      r.git("commit", "-qam", "mine");
-      expect(() => r.git("merge", "-q", "other")).toThrow(); // a conflict in a.txt
-      expect(indexSubtree(index(), "")).toBeNull();
+      // Real conflicts and intent-to-add entries: see test/capture/base-index.test.ts.
     });
   }
 
