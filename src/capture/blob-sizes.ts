@@ -148,6 +148,9 @@ export class SizeAnswers {
   }
 }
 
+/** Ids asked of git per write (41 bytes each). */
+const ASKED_PER_CHUNK = 4096;
+
 const HEX_PAIRS = (() => {
   const digits = Buffer.from("0123456789abcdef");
   const pairs = new Uint8Array(512);
@@ -195,7 +198,7 @@ export async function askSizes(
     return chunk.subarray(0, at);
   };
   const answers = new SizeAnswers(items.length);
-  await runGit(["cat-file", "--buffer", SIZE_FORMAT], {
+  await runGit(["cat-file", "--buffer", "--batch-check=%(objectsize)"], {
     cwd: paths.dir,
     env: readEnv,
     input,
@@ -204,8 +207,3 @@ export async function askSizes(
   if (answers.count !== items.length) return; // not one answer each: none is trusted
   for (let k = 0; k < items.length; k++) sizes[items[k]] = answers.sizeAt(k);
 }
-
-/** Ids asked of git per write (41 bytes each). */
-const ASKED_PER_CHUNK = 4096;
-
-export const SIZE_FORMAT = "--batch-check=%(objectsize)";

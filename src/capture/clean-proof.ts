@@ -2,13 +2,7 @@ import path from "node:path";
 import { existsSync, promises as fs } from "node:fs";
 import { runGit, splitNul } from "../git/exec.js";
 import { entriesDigestOfWalked, indexPathsAt, scanIndex } from "../git/index-entries.js";
-import {
-  fileIdentity,
-  type IndexBytes,
-  indexEntriesDigest,
-  SharedIndexRead,
-  usesSplitIndex,
-} from "../git/index-file.js";
+import { fileIdentity, indexEntriesDigest, SharedIndexRead, usesSplitIndex } from "../git/index-file.js";
 import { OidTable } from "../git/oid-table.js";
 import {
   appendSizes,
@@ -158,12 +152,21 @@ async function mismatchedSizes(
 
   const sizesData = await fs.readFile(sizesFile).catch(() => null);
   const cachedSizes = isSizeTable(sizesData) ? sizesData : null;
-  let read: IndexBytes | null = digested.data && { data: digested.data, identity: null };
-  // Your index is read once for the base count and the proof; status's private copy here only.
-  read ??= await (userIndex?.file === indexFile ? userIndex : new SharedIndexRead(indexFile)).read();
-  if (!read || read.data.length < 12) return null;
-  const data = read.data;
-  const unchanged = identity !== null && (read.identity ?? (await fileIdentity(indexFile))) === identity;
+  // Whether `data` are the bytes of the file whose identity the proof will be kept under.
+  let unchanged: boolean;
+  let data: Buffer;
+  if (digested.data) {
+    data = digested.data;
+    unchanged = identity !== null && (await fileIdentity(indexFile)) === identity;
+  } else {
+    // Your index is read once for the base count and the proof; status's private copy here only.
+    const read = await (userIndex?.file === indexFile ? userIndex : new SharedIndexRead(indexFile)).read();
+    if (!read) return null;
+    data = read.data;
+    // A read shared with the base count may be older than `identity`: its own must be the same.
+    unchanged = identity !== null && read.identity === identity;
+  }
+  if (data.length < 12) return null;
   // One walk notes where each regular file's blob id is and its recorded size; ids stay bytes
   // in the index data (see OidTable), and paths are read only for the files left unproven.
   const files = scanIndex(data);
