@@ -19,7 +19,13 @@ import { checkBackgroundPush } from "./maintenance/push-check.js";
 import { PushAfterTurn } from "./session/auto-push.js";
 import { fetchWorkspace } from "./session/fetch.js";
 import { pushWorkspace } from "./session/push.js";
-import { maybeRunRetention, protectedSnapshots, retentionPolicy } from "./maintenance/retention.js";
+import {
+  maybeRunRetention,
+  prepareRetention,
+  protectedSnapshots,
+  retentionPolicy,
+} from "./maintenance/retention.js";
+import type { WorkerAfterCommand } from "./util/detached.js";
 import { latestSessionId, listSessions, Session } from "./session/handle.js";
 import { undoneSinceLastBegin } from "./session/undo-events.js";
 import type {
@@ -111,10 +117,12 @@ export class Workspace {
   async snapshot(options: SnapshotOptions = {}): Promise<Snapshot> {
     const includes = (options.include ?? []).map((p) => resolveInside(this.root, this.root, p));
     const message = options.message?.trim() || "snapshot";
+    const retention = prepareRetention(this.engine);
     const stored = await this.engine.writing(() =>
       this.engine.withReader((cat) => takeSnapshot(this.engine, cat, includes, { message })),
     );
-    await maybeRunRetention(this.engine); // at most once a day; the store stays bounded unattended
+    // At most once a day; the store stays bounded unattended.
+    await maybeRunRetention(this.engine, Date.now(), retention);
     return toSnapshot(stored);
   }
 
@@ -231,17 +239,21 @@ export class Workspace {
     // its process can start beside the turn's status), and at most once a day retention, so the
     // store stays bounded unattended.
     let push: PushAfterTurn | null = null;
+    let retention: WorkerAfterCommand | null = null;
     return new Session(
       this.engine,
       this.cwd,
       id,
       () => {
         (push ?? new PushAfterTurn(this.engine)).start();
+        const prepared = retention;
         push = null;
-        return maybeRunRetention(this.engine);
+        retention = null;
+        return maybeRunRetention(this.engine, Date.now(), prepared);
       },
       () => {
         push = new PushAfterTurn(this.engine);
+        retention = prepareRetention(this.engine);
       },
     );
   }

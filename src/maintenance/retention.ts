@@ -1,5 +1,7 @@
-import { startDetachedWorker } from "../util/detached.js";
+import { readFileSync } from "node:fs";
 import path from "node:path";
+import { startDetachedWorker, WorkerAfterCommand, type WorkerSpec } from "../util/detached.js";
+import { trace } from "../util/trace.js";
 import type { Settings } from "../config.js";
 import type { StoreContext } from "../store/context.js";
 import { collectGarbage, type GcOutcome, type GcPolicy } from "./gc.js";
@@ -46,14 +48,30 @@ export function runRetention(engine: StoreContext): Promise<GcOutcome> {
 }
 
 /**
+ * Made before a snapshot or a turn's end: where retention is due, its worker's process can start
+ * beside that command's status and wait for its end (see `WorkerAfterCommand`). Null where it is
+ * not due, or the stamp cannot be read (then `maybeRunRetention` decides alone).
+ */
+export function prepareRetention(engine: StoreContext, now = Date.now()): WorkerAfterCommand | null {
+  try {
+    const stamp = JSON.parse(readFileSync(path.join(engine.paths.dir, STORE_FILES.retention), "utf8"));
+    if (typeof stamp?.lastRun !== "number" || now - stamp.lastRun < DAY_MS) return null;
+    return new WorkerAfterCommand(gcWorker(engine));
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Retention that runs by itself, after a turn ends: at most once a day per store, tracked by a
  * timestamp file, so the common path costs one small read. The run itself (it may repack) goes
- * to a detached worker process so the agent never waits for it; its errors go to the
- * store's log. Returns what it did.
+ * to a detached worker process (`prepared`, where one waits) so the agent never waits for it;
+ * its errors go to the store's log. Returns what it did.
  */
 export async function maybeRunRetention(
   engine: StoreContext,
   now = Date.now(),
+  prepared: WorkerAfterCommand | null = null,
 ): Promise<"skipped" | "started" | "ran"> {
   try {
     const file = path.join(engine.paths.dir, STORE_FILES.retention);
@@ -65,7 +83,12 @@ export async function maybeRunRetention(
     // snapshot would otherwise wait for a disk flush that protects nothing.
     await writeFileAtomic(file, JSON.stringify({ lastRun: now }), 0o600, false);
     if (!due) return "skipped";
-    if (startDetachedGc(engine)) return "started";
+    if (prepared?.prepared) trace("retention: its process waits for this command's end");
+    const spec = gcWorker(engine);
+    const started = prepared
+      ? prepared.start()
+      : startDetachedWorker(spec.candidates, spec.args, spec.cwd, spec.logFile);
+    if (started) return "started";
     await runRetention(engine);
     return "ran";
   } catch {
@@ -73,11 +96,16 @@ export async function maybeRunRetention(
   }
 }
 
-function startDetachedGc(engine: StoreContext): boolean {
-  // dist/maintenance/retention.js, or the bundled CLI dist/ghostcommit.mjs beside dist/maintenance/.
-  const worker = [
-    new URL("./gc-worker.js", import.meta.url),
-    new URL("./maintenance/gc-worker.js", import.meta.url),
-  ];
-  return startDetachedWorker(worker, [engine.root, engine.refs.kind], engine.root, engine.paths.logFile);
+function gcWorker(engine: StoreContext): WorkerSpec {
+  return {
+    // dist/maintenance/retention.js, or the bundled CLI dist/ghostcommit.mjs beside dist/maintenance/.
+    candidates: [
+      new URL("./gc-worker.js", import.meta.url),
+      new URL("./maintenance/gc-worker.js", import.meta.url),
+    ],
+    args: [engine.root, engine.refs.kind],
+    cwd: engine.root,
+    logFile: engine.paths.logFile,
+    goPrefix: path.join(engine.paths.dir, STORE_FILES.gcGo),
+  };
 }

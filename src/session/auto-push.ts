@@ -1,6 +1,5 @@
-import { randomBytes } from "node:crypto";
-import { promises as fs, writeFileSync } from "node:fs";
-import { startDetachedWorker, startDetachedWorkerAfterExit, whenGitRuns } from "../util/detached.js";
+import { promises as fs } from "node:fs";
+import { WorkerAfterCommand } from "../util/detached.js";
 import { trace } from "../util/trace.js";
 import path from "node:path";
 import type { StoreContext } from "../store/context.js";
@@ -19,49 +18,37 @@ export interface BackgroundPushStatus {
 const STATUS_FILE = STORE_FILES.pushStatus;
 const LOG_FILE = STORE_FILES.pushLog;
 
-// dist/session/auto-push.js, or the bundled CLI dist/ghostcommit.mjs beside dist/session/.
-const WORKER = [
-  new URL("./push-worker.js", import.meta.url),
-  new URL("./session/push-worker.js", import.meta.url),
-];
-
 /**
  * With `"push": {"after": "turn"}`, the push a turn's end starts in a detached process. The turn
  * (and the agent's hook) never waits for it: the child is unreferenced and its output goes to a
- * file. In a command's short-lived process its process is started while the turn's status runs,
- * and waits for the command's end (see `startDetachedWorkerAfterExit`): spawned as the command
- * ended, it had cost the command's exit ~20 ms. Never throws.
+ * file. Made before the turn ends, so that from the command line its process can start beside the
+ * turn's status and wait for the command's end (see `WorkerAfterCommand`). Never throws.
  */
 export class PushAfterTurn {
-  private waiting: { claim: string; token: string } | null = null;
+  private readonly worker: WorkerAfterCommand | null = null;
 
-  /** Made before the turn ends, so the push's process can start beside the turn's status. */
-  constructor(private readonly engine: StoreContext) {
+  constructor(engine: StoreContext) {
     const push = engine.settings.push;
     if (push?.after !== "turn") return;
-    whenGitRuns(() => {
-      const token = randomBytes(8).toString("hex");
-      const claim = path.join(engine.paths.dir, `${STORE_FILES.pushGo}-${token}`);
-      const args = [engine.root, engine.refs.kind, push.remote];
-      const log = path.join(engine.paths.dir, LOG_FILE);
-      if (startDetachedWorkerAfterExit(WORKER, args, engine.root, log, claim, token, true)) {
-        this.waiting = { claim, token };
-        trace("push: its process waits for this command's end");
-      }
+    this.worker = new WorkerAfterCommand({
+      // dist/session/auto-push.js, or the bundled CLI dist/ghostcommit.mjs beside dist/session/.
+      candidates: [
+        new URL("./push-worker.js", import.meta.url),
+        new URL("./session/push-worker.js", import.meta.url),
+      ],
+      args: [engine.root, engine.refs.kind, push.remote],
+      cwd: engine.root,
+      logFile: path.join(engine.paths.dir, LOG_FILE),
+      goPrefix: path.join(engine.paths.dir, STORE_FILES.pushGo),
     });
   }
 
-  /** Once the turn has ended: lets the waiting process go on when this one ends, or starts one. */
+  /** Once the turn has ended. */
   start(): boolean {
-    const push = this.engine.settings.push;
-    if (push?.after !== "turn") return false;
+    if (!this.worker) return false;
     try {
-      if (this.waiting) {
-        writeFileSync(this.waiting.claim, `${this.waiting.token}\n`, { mode: 0o600 });
-        return true;
-      }
-      const args = [this.engine.root, this.engine.refs.kind, push.remote];
-      return startDetachedWorker(WORKER, args, this.engine.root, path.join(this.engine.paths.dir, LOG_FILE));
+      if (this.worker.prepared) trace("push: its process waits for this command's end");
+      return this.worker.start();
     } catch {
       return false; // a push that cannot start is a missed push, never a failed turn
     }

@@ -80,6 +80,8 @@ export const STORE_FILES = {
   pushLog: "push.log",
   /** Prefix of the go-ahead a turn's end writes for the push process waiting for it (session). */
   pushGo: "push-go",
+  /** The same for the daily retention's process (maintenance). */
+  gcGo: "gc-go",
 } as const;
 
 export function storePaths(location: WorkspaceLocation): StorePaths {

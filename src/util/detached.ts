@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { closeSync, existsSync, openSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { closeSync, existsSync, openSync, writeFileSync } from "node:fs";
 import type { Socket } from "node:net";
 import { fileURLToPath } from "node:url";
 
@@ -67,6 +68,56 @@ export function startDetachedWorkerAfterExit(
       stdio: ["ignore", "ignore", log, "pipe"],
     }),
   );
+}
+
+/** A detached worker: its script's candidates (see `startDetachedWorker`), arguments, and files. */
+export interface WorkerSpec {
+  candidates: URL[];
+  args: string[];
+  cwd: string;
+  logFile: string;
+  /** Where the go-ahead goes (a token is appended to the name). */
+  goPrefix: string;
+}
+
+/**
+ * A detached worker that a command may want started once it has done its work (a push after a
+ * turn, the daily retention). Made before that work, in a short-lived process its process is
+ * started as soon as the command's status runs and waits for the command's end (see
+ * `startDetachedWorkerAfterExit`), going on only with the go-ahead `start` writes, which the
+ * shell removes: one spawned at the command's end had cost it ~20 ms. Elsewhere, or when that
+ * could not be done, `start` starts the worker at once.
+ */
+export class WorkerAfterCommand {
+  private waiting: { go: string; token: string } | null = null;
+
+  constructor(private readonly spec: WorkerSpec) {
+    whenGitRuns(() => {
+      const token = randomBytes(8).toString("hex");
+      const go = `${spec.goPrefix}-${token}`;
+      const { candidates, args, cwd, logFile } = spec;
+      if (startDetachedWorkerAfterExit(candidates, args, cwd, logFile, go, token, true)) {
+        this.waiting = { go, token };
+      }
+    });
+  }
+
+  /** Whether the worker's process is waiting for this command's end. */
+  get prepared(): boolean {
+    return this.waiting !== null;
+  }
+
+  /** Lets the waiting process go on once this command ends, or starts the worker now. */
+  start(): boolean {
+    const waiting = this.waiting;
+    this.waiting = null;
+    if (waiting) {
+      writeFileSync(waiting.go, `${waiting.token}\n`, { mode: 0o600 });
+      return true;
+    }
+    const { candidates, args, cwd, logFile } = this.spec;
+    return startDetachedWorker(candidates, args, cwd, logFile);
+  }
 }
 
 /**

@@ -89,7 +89,14 @@ describe("retention", () => {
       path.join(engine.paths.dir, "retention.json"),
       JSON.stringify({ lastRun: Date.now() - 2 * 864e5 }),
     );
-    turn(r, "s", "1", () => r.write({ "f.txt": "1\n" }));
+    r.ok("turn", "begin", "--session", "s", "--turn", "1");
+    r.write({ "f.txt": "1\n" });
+    // From the command line, the retention's process started beside the turn's status and waited.
+    const end = r.sandbox.cli(r.dir, ["turn", "end", "--session", "s"], undefined, {
+      GHOSTCOMMIT_TRACE: "1",
+    });
+    expect(end.status, end.stderr).toBe(0);
+    expect(end.stderr).toContain("retention: its process waits for this command's end");
     let ids: string[] = [];
     for (let i = 0; i < 100; i++) {
       ids = r.ok("list").map((s: any) => s.id);
@@ -99,6 +106,7 @@ describe("retention", () => {
     expect(ids).not.toContain(old);
     expect(ids).toHaveLength(2); // the newest turn's before and after
     expect(await maybeRunRetention(engine)).toBe("skipped");
+    expect(readdirSync(engine.paths.dir).filter((name) => name.startsWith("gc-go"))).toEqual([]);
   });
 
   it("protects only the newest turn of sessions active in the last day", async () => {
