@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { promises as fs, readdirSync } from "node:fs";
 import path from "node:path";
 import { fsPath, parentOf, type RelPath } from "../paths.js";
-import { isPlainObject, readJson, type StorePaths, writeFileAtomic } from "./layout.js";
+import { isPlainObject, readJson, STORE_FILES, type StorePaths, writeFileAtomic } from "./layout.js";
 import { alive } from "../util/process.js";
 
 /**
@@ -68,6 +68,12 @@ export interface LeftoverReport {
 }
 
 /**
+ * A go-ahead for a worker waiting for a command's end (see `WorkerAfterCommand`): its shell takes
+ * it within a second, so one a minute old had no shell left to take it.
+ */
+const GO_AHEAD = new RegExp(`^(${STORE_FILES.pushGo}|${STORE_FILES.gcGo})-[0-9a-f]+$`);
+
+/**
  * Removes what dead processes left behind. Runs at the start of every capture, so a restore's
  * temp files never end up in the next snapshot, and by `doctor --repair`. Cheap: two readdirs
  * when there is nothing to do.
@@ -89,7 +95,7 @@ export async function cleanLeftovers(paths: StorePaths, root: string): Promise<L
   for (const name of listing(paths.dir)) {
     const owner = /^git\.init-(\d+)-|\.tmp-(\d+)-[0-9a-f]+$/.exec(name);
     if (owner && !alive(Number(owner[1] ?? owner[2]))) await remove(path.join(paths.dir, name), report);
-    else if (/\.ghostlock\.(stale|new)-[0-9a-f]+$/.test(name))
+    else if (/\.ghostlock\.(stale|new)-[0-9a-f]+$/.test(name) || GO_AHEAD.test(name))
       await removeIfOld(path.join(paths.dir, name), report);
   }
   return report;

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Sandbox } from "../helpers/repo.js";
@@ -110,7 +110,14 @@ describe("kill -9 at random points", () => {
         dirs: ["", "d0"],
       }),
     );
+    // A go-ahead no waiting shell took (its shell was killed): gone once a minute old.
+    const staleGo = path.join(store, "push-go-00112233aabbccdd");
+    const freshGo = path.join(store, "gc-go-44556677eeff0011");
+    writeFileSync(staleGo, "00112233aabbccdd\n");
+    writeFileSync(freshGo, "44556677eeff0011\n");
+    utimesSync(staleGo, new Date(Date.now() - 120_000), new Date(Date.now() - 120_000));
     const snap = sb.ok(dir, "snapshot");
+    expect([existsSync(staleGo), existsSync(freshGo)]).toEqual([false, true]);
     const files: string[] = sb.ok(dir, "show", snap.id).files;
     expect(files.filter((f) => f.includes(".gc-abcdef0123-"))).toEqual([]);
     expect(existsSync(path.join(dir, "d0", ".f1.txt.gc-abcdef0123-0~"))).toBe(false);
