@@ -134,9 +134,8 @@ async function mismatchedSizes(
   // The same file as last time: its entries are unchanged, without reading 10 MB to digest them.
   if (identity !== null && cached?.file === identity) return cached.unproven;
   trace("capture: clean proof checked against a digest of the index's entries");
-  const digested = await indexEntriesDigest(indexFile);
-  if (digested === null) return [];
-  const checksum = digested.digest;
+  const checksum = await indexEntriesDigest(indexFile);
+  if (checksum === null) return [];
   // A kept proof for these entries, now known under this file's identity (when it is sure).
   const reuse = async (proof: ProofCache, file: string | null): Promise<RelPath[]> => {
     const kept: ProofCache = {
@@ -152,20 +151,13 @@ async function mismatchedSizes(
 
   const sizesData = await fs.readFile(sizesFile).catch(() => null);
   const cachedSizes = isSizeTable(sizesData) ? sizesData : null;
-  // Whether `data` are the bytes of the file whose identity the proof will be kept under.
-  let unchanged: boolean;
-  let data: Buffer;
-  if (digested.data) {
-    data = digested.data;
-    unchanged = identity !== null && (await fileIdentity(indexFile)) === identity;
-  } else {
-    // Your index is read once for the base count and the proof; status's private copy here only.
-    const read = await (userIndex?.file === indexFile ? userIndex : new SharedIndexRead(indexFile)).read();
-    if (!read) return null;
-    data = read.data;
-    // A read shared with the base count may be older than `identity`: its own must be the same.
-    unchanged = identity !== null && read.identity === identity;
-  }
+  // Your index is read once for the base count and the proof; status's private copy here only.
+  const read = await (userIndex?.file === indexFile ? userIndex : new SharedIndexRead(indexFile)).read();
+  if (!read) return null;
+  const data = read.data;
+  // Whether `data` are the bytes of the file whose identity the proof will be kept under (a read
+  // shared with the base count may be older than `identity`).
+  const unchanged = identity !== null && read.identity === identity;
   if (data.length < 12) return null;
   // One walk notes where each regular file's blob id is and its recorded size; ids stay bytes
   // in the index data (see OidTable), and paths are read only for the files left unproven.
@@ -175,8 +167,9 @@ async function mismatchedSizes(
   // The proof is kept under the digest of the entries it is made from, whether or not git
   // recorded where they end (where it did not, the digest above is the checksum of the whole
   // file, which changes with its caches). So a proof made on your index serves a private copy of
-  // it with the same entries, and a proof already made for these entries is not made again.
-  const madeFrom = digested.data !== null ? checksum : entriesDigestOfWalked(data, entriesEnd);
+  // it with the same entries, and a proof already made for these entries is not made again. Taken
+  // from these very bytes: the file may have been replaced since the digest above was.
+  const madeFrom = entriesDigestOfWalked(data, entriesEnd);
   if (cached?.checksum === madeFrom) return reuse(cached, unchanged ? identity : null);
   const sizes = new Float64Array(files.count).fill(-1);
   if (cachedSizes) applySizeTable(cachedSizes, new OidTable(data, oidOffsets), sizes);

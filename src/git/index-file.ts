@@ -1,8 +1,19 @@
 import { createHash } from "node:crypto";
-import { type BigIntStats, promises as fs, readdirSync, readFileSync } from "node:fs";
+import { type BigIntStats, promises as fs, readdirSync, readFileSync, readSync } from "node:fs";
 import { HEADER, SHA1_BYTES } from "./index-entries.js";
 
-type IndexReader = { size: number; read: (length: number, position: number) => Promise<Buffer> };
+type IndexReader = {
+  size: number;
+  read: (length: number, position: number) => Promise<Buffer>;
+  /** The SHA-1 (hex) of bytes [0, end), or null when fewer could be read. */
+  sha1Of: (end: number) => string | null;
+};
+
+/**
+ * Read at a time into one small buffer to hash a file: on the machines measured, 10 MB of fresh
+ * memory cost ~40 ms to fill, against ~9 ms for reading and hashing it through 256 KiB.
+ */
+const HASH_CHUNK = 256 * 1024;
 
 /** Runs `work` on an open index file; null when the file cannot be opened. */
 async function withIndex<T>(file: string, work: (index: IndexReader) => Promise<T>): Promise<T | null> {
@@ -16,6 +27,18 @@ async function withIndex<T>(file: string, work: (index: IndexReader) => Promise<
         const bytes = Buffer.allocUnsafe(length); // only what was read is handed out
         const { bytesRead } = await handle.read(bytes, 0, length, position);
         return bytes.subarray(0, bytesRead);
+      },
+      sha1Of: (end) => {
+        const hash = createHash("sha1");
+        const chunk = Buffer.allocUnsafe(Math.min(end, HASH_CHUNK));
+        for (let position = 0; position < end; ) {
+          // At once: this runs where the snapshot waits for its answer.
+          const bytesRead = readSync(handle.fd, chunk, 0, Math.min(chunk.length, end - position), position);
+          if (bytesRead === 0) return null;
+          hash.update(chunk.subarray(0, bytesRead));
+          position += bytesRead;
+        }
+        return hash.digest("hex");
       },
     });
   } finally {
@@ -58,41 +81,27 @@ export async function indexChecksum(file: string): Promise<string | null> {
   return withIndex(file, checksumOf);
 }
 
-/** An index's digest (see `indexEntriesDigest`), with its bytes where they were read whole for it. */
-export interface EntriesDigest {
-  digest: string;
-  /** The whole file, when the digest is of its entries: made from these very bytes. */
-  data: Buffer | null;
-}
-
 /**
- * A digest of the index's header and entries only, or (without an "EOIE" extension, which git
- * writes with `index.recordEndOfIndexEntries`) its checksum; null when it is missing. Git
- * rewrites a status index's cache extensions on every run; its entries change only when an entry
- * does, which is what a cache of conclusions about the entries must follow. To digest the
- * entries the whole file is read, and handed back: a caller that goes on to read the index uses
- * these bytes, as 10 MB of fresh memory costs about as much to fill as to read.
+ * A digest of the index's header and entries only ("entries:…"), or (without an "EOIE"
+ * extension, which git writes with `index.recordEndOfIndexEntries`) its checksum; null when it
+ * is missing. Git rewrites a status index's cache extensions on every run; its entries change
+ * only when an entry does, which is what a cache of conclusions about the entries must follow.
  */
-export async function indexEntriesDigest(file: string): Promise<EntriesDigest | null> {
+export async function indexEntriesDigest(file: string): Promise<string | null> {
   return withIndex(file, entriesDigest);
 }
 
-async function entriesDigest(index: IndexReader): Promise<EntriesDigest | null> {
+async function entriesDigest(index: IndexReader): Promise<string | null> {
   const { size, read } = index;
   const eoieBytes = 8 + 4 + SHA1_BYTES; // signature, length, where the extensions start, hash
-  const checksum = async () => {
-    const digest = await checksumOf(index);
-    return digest === null ? null : { digest, data: null };
-  };
-  if (size < HEADER + eoieBytes + SHA1_BYTES) return checksum();
+  if (size < HEADER + eoieBytes + SHA1_BYTES) return checksumOf(index);
   const tail = await read(eoieBytes + SHA1_BYTES, size - SHA1_BYTES - eoieBytes);
   const end = tail.readUInt32BE(8);
   if (tail.toString("latin1", 0, 4) !== "EOIE" || tail.readUInt32BE(4) !== 4 + SHA1_BYTES || end > size) {
-    return { digest: tail.subarray(eoieBytes).toString("hex"), data: null }; // the file's checksum
+    return tail.subarray(eoieBytes).toString("hex"); // the file's checksum
   }
-  const data = await read(size, 0);
-  if (data.length < size) return checksum(); // cut short while being read: replaced since
-  return { digest: `entries:${createHash("sha1").update(data.subarray(0, end)).digest("hex")}`, data };
+  const entries = index.sha1Of(end);
+  return entries === null ? checksumOf(index) : `entries:${entries}`;
 }
 
 /**
