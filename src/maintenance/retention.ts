@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { startDetachedWorker, WorkerAfterCommand, type WorkerSpec } from "../util/detached.js";
-import { trace } from "../util/trace.js";
+import { startWorkerNow, WorkerAfterCommand, type WorkerSpec } from "../util/detached.js";
 import type { Settings } from "../config.js";
 import type { StoreContext } from "../store/context.js";
 import { collectGarbage, type GcOutcome, type GcPolicy } from "./gc.js";
@@ -83,12 +82,7 @@ export async function maybeRunRetention(
     // snapshot would otherwise wait for a disk flush that protects nothing.
     await writeFileAtomic(file, JSON.stringify({ lastRun: now }), 0o600, false);
     if (!due) return "skipped";
-    if (prepared?.prepared) trace("retention: its process waits for this command's end");
-    const spec = gcWorker(engine);
-    const started = prepared
-      ? prepared.start()
-      : startDetachedWorker(spec.candidates, spec.args, spec.cwd, spec.logFile);
-    if (started) return "started";
+    if (prepared ? prepared.start() : startWorkerNow(gcWorker(engine))) return "started";
     await runRetention(engine);
     return "ran";
   } catch {
@@ -98,6 +92,7 @@ export async function maybeRunRetention(
 
 function gcWorker(engine: StoreContext): WorkerSpec {
   return {
+    name: "retention",
     // dist/maintenance/retention.js, or the bundled CLI dist/ghostcommit.mjs beside dist/maintenance/.
     candidates: [
       new URL("./gc-worker.js", import.meta.url),

@@ -1,6 +1,5 @@
 import { promises as fs } from "node:fs";
 import { WorkerAfterCommand } from "../util/detached.js";
-import { trace } from "../util/trace.js";
 import path from "node:path";
 import type { StoreContext } from "../store/context.js";
 import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
@@ -31,6 +30,7 @@ export class PushAfterTurn {
     const push = engine.settings.push;
     if (push?.after !== "turn") return;
     this.worker = new WorkerAfterCommand({
+      name: "push",
       // dist/session/auto-push.js, or the bundled CLI dist/ghostcommit.mjs beside dist/session/.
       candidates: [
         new URL("./push-worker.js", import.meta.url),
@@ -47,7 +47,6 @@ export class PushAfterTurn {
   start(): boolean {
     if (!this.worker) return false;
     try {
-      if (this.worker.prepared) trace("push: its process waits for this command's end");
       return this.worker.start();
     } catch {
       return false; // a push that cannot start is a missed push, never a failed turn

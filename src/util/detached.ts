@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, openSync, writeFileSync } from "node:fs";
 import type { Socket } from "node:net";
 import { fileURLToPath } from "node:url";
+import { trace } from "./trace.js";
 
 /** Set by the command-line tool for a command that ends once its work is done (not a server). */
 let shortLived = false;
@@ -72,6 +73,8 @@ export function startDetachedWorkerAfterExit(
 
 /** A detached worker: its script's candidates (see `startDetachedWorker`), arguments, and files. */
 export interface WorkerSpec {
+  /** What it does, for the trace. */
+  name: string;
   candidates: URL[];
   args: string[];
   cwd: string;
@@ -90,9 +93,11 @@ export interface WorkerSpec {
  */
 export class WorkerAfterCommand {
   private waiting: { go: string; token: string } | null = null;
+  private started = false;
 
   constructor(private readonly spec: WorkerSpec) {
     whenGitRuns(() => {
+      if (this.started) return; // started already: nothing left to wait for
       const token = randomBytes(8).toString("hex");
       const go = `${spec.goPrefix}-${token}`;
       const { candidates, args, cwd, logFile } = spec;
@@ -102,22 +107,23 @@ export class WorkerAfterCommand {
     });
   }
 
-  /** Whether the worker's process is waiting for this command's end. */
-  get prepared(): boolean {
-    return this.waiting !== null;
-  }
-
   /** Lets the waiting process go on once this command ends, or starts the worker now. */
   start(): boolean {
     const waiting = this.waiting;
     this.waiting = null;
+    this.started = true;
     if (waiting) {
+      trace(`${this.spec.name}: its process waits for this command's end`);
       writeFileSync(waiting.go, `${waiting.token}\n`, { mode: 0o600 });
       return true;
     }
-    const { candidates, args, cwd, logFile } = this.spec;
-    return startDetachedWorker(candidates, args, cwd, logFile);
+    return startWorkerNow(this.spec);
   }
+}
+
+/** Starts the worker of `spec` at once (see `startDetachedWorker`). */
+export function startWorkerNow(spec: WorkerSpec): boolean {
+  return startDetachedWorker(spec.candidates, spec.args, spec.cwd, spec.logFile);
 }
 
 /**
