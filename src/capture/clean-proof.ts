@@ -167,9 +167,11 @@ async function mismatchedSizes(
   // The proof is kept under the digest of the entries it is made from, whether or not git
   // recorded where they end (where it did not, the digest above is the checksum of the whole
   // file, which changes with its caches). So a proof made on your index serves a private copy of
-  // it with the same entries, and a proof already made for these entries is not made again. Taken
-  // from these very bytes: the file may have been replaced since the digest above was.
-  const madeFrom = entriesDigestOfWalked(data, entriesEnd);
+  // it with the same entries, and a proof already made for these entries is not made again. It
+  // must be of these very bytes: the digest above is, where git recorded the entries' end and
+  // the file is the same one throughout (same identity before it and around the read).
+  const madeFrom =
+    unchanged && checksum.startsWith("entries:") ? checksum : entriesDigestOfWalked(data, entriesEnd);
   if (cached?.checksum === madeFrom) return reuse(cached, unchanged ? identity : null);
   const sizes = new Float64Array(files.count).fill(-1);
   if (cachedSizes) applySizeTable(cachedSizes, new OidTable(data, oidOffsets), sizes);
