@@ -143,8 +143,7 @@ async function keep(cacheFile: string, info: BaseInfo): Promise<void> {
 
 /** The base info from the index's cache tree, when that holds `tree` at the prefix. */
 async function infoFromIndex(index: BaseIndex, tree: string, hash: string | null): Promise<BaseInfo | null> {
-  const data = (await index.bytes.read())?.data;
-  const subtree = data && indexSubtree(data, index.prefix);
+  const subtree = indexSubtree(await index.bytes.summary(), index.prefix);
   if (subtree?.oid !== tree) return null;
   return {
     tree,

@@ -115,6 +115,8 @@ export class EarlyProof {
     // A split index cannot be proven (every tracked file is read then): no sizes asked for nothing.
     if (usesSplitIndex(path.dirname(this.userIndex.file))) return;
     trace("capture: clean proof started beside status");
+    // It will read the whole file: the base count, asked for meanwhile, walks those bytes too.
+    this.userIndex.wholeWanted = true;
     await mismatchedSizes(this.userIndex.file, this.paths, this.readEnv, this.userIndex);
   }
 }

@@ -1,4 +1,4 @@
-import { indexExtensions, SHA1_BYTES, scanIndex, walkIndex } from "./index-entries.js";
+import { type IndexSummary, SHA1_BYTES } from "./index-entries.js";
 
 /** One directory of the index's tree, as its cache says (see `indexSubtree`). */
 export interface IndexSubtree {
@@ -10,8 +10,6 @@ export interface IndexSubtree {
   attributeFiles: string[];
 }
 
-const ATTRIBUTES = Buffer.from(".gitattributes");
-
 /**
  * What the index knows about the directory `prefix` (one char per byte; "" for the top) without
  * listing a tree: its cache tree (the "TREE" extension, which `git commit`, `checkout` and `clone`
@@ -22,39 +20,20 @@ const ATTRIBUTES = Buffer.from(".gitattributes");
  * hold the directory, or for anything else not understood: conflicts, intent-to-add entries,
  * sparse or split indexes, damage.
  */
-export function indexSubtree(data: Buffer, prefix: string): IndexSubtree | null {
-  // The walk the clean proof makes too (scanIndex keeps it per buffer).
-  const scan = scanIndex(data);
+export function indexSubtree(index: IndexSummary | null, prefix: string): IndexSubtree | null {
   // Any of these would leave the cache invalid or its count different from the tree's.
-  if (scan === null || scan.unusual) return null;
-  const extensions = indexExtensions(data, scan.entriesEnd);
-  const tree = extensions?.get("TREE");
-  if (!extensions || !tree || extensions.has("link") || extensions.has("sdir")) return null;
+  if (index === null || index.unusual || index.extensions.has("link") || index.extensions.has("sdir"))
+    return null;
+  const tree = index.cacheTree;
+  if (!tree) return null;
   const components = prefix === "" ? [] : prefix.split("/").map((name) => Buffer.from(name, "latin1"));
-  const node = cachedTreeAt(data, tree[0], tree[1], components);
+  const node = cachedTreeAt(tree, 0, tree.length, components);
   if (!node) return null;
   const below = prefix === "" ? "" : `${prefix}/`;
-  const attributeFiles = (scan.attributeFiles ?? compressedAttributeFiles(data))
+  const attributeFiles = index.attributeFiles
     .filter((name) => name.startsWith(below))
     .map((name) => name.slice(below.length));
   return { ...node, attributeFiles };
-}
-
-/** The `.gitattributes` paths of a version 4 index, whose names must be rebuilt entry by entry. */
-function compressedAttributeFiles(data: Buffer): string[] {
-  const found: string[] = [];
-  walkIndex(data, ({ names, nameStart, nameEnd }) => {
-    const from = nameEnd - ATTRIBUTES.length;
-    if (from < nameStart || !bytesAt(names, from, ATTRIBUTES)) return;
-    if (from === nameStart || names[from - 1] === 0x2f)
-      found.push(names.toString("latin1", nameStart, nameEnd));
-  });
-  return found;
-}
-
-function bytesAt(data: Buffer, at: number, expected: Buffer): boolean {
-  for (let i = 0; i < expected.length; i++) if (data[at + i] !== expected[i]) return false;
-  return true;
 }
 
 /**

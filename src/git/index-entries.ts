@@ -127,8 +127,8 @@ export interface IndexScan {
   entriesEnd: number;
   /** Whether some entry is a conflict, intent-to-add or a sparse directory. */
   unusual: boolean;
-  /** The paths (one char per byte) of the `.gitattributes` entries; null for version 4 (see walkIndex). */
-  attributeFiles: string[] | null;
+  /** The paths (one char per byte) of the `.gitattributes` entries. */
+  attributeFiles: string[];
 }
 
 const ATTRIBUTES = Buffer.from(".gitattributes");
@@ -139,36 +139,112 @@ const scanned = new WeakMap<Buffer, IndexScan | null>();
  * submodules or sparse directories, no skip-worktree or intent-to-add entries; with what else
  * the base count wants (`indexSubtree`), so a first snapshot walks your index once. Null for
  * anything not fully understood (a split index, another hash, damage), so the caller falls back
- * to the slow path instead of trusting a guess. One loop into typed arrays, no call per entry:
- * this runs over 100k entries once in a process, unoptimized, where a callback per entry and
- * growing arrays cost twice as much (~60 against ~30 ms). The same bytes are walked once.
+ * to the slow path instead of trusting a guess. The same bytes are walked once.
  */
 export function scanIndex(data: Buffer): IndexScan | null {
   let scan = scanned.get(data);
   if (scan === undefined) {
-    scan = scanEntries(data);
+    scan = scanWhole(data);
     scanned.set(data, scan);
   }
   return scan;
 }
 
-function scanEntries(data: Buffer): IndexScan | null {
-  if (data.length < HEADER + SHA1_BYTES || data.toString("latin1", 0, 4) !== "DIRC") return null;
-  const version = data.readUInt32BE(4);
+function scanWhole(data: Buffer): IndexScan | null {
+  const state = startScan(data, data.length, true);
+  if (state === null || scanWindow(data, 0, state) !== "done") return null;
+  // A split index keeps most entries in a shared file: not understood here.
+  const extensions = indexExtensions(data, state.offset);
+  if (extensions === null || extensions.has("link")) return null;
+  const { files, items } = state;
+  return {
+    count: files,
+    oidOffsets: items!.oidOffsets.subarray(0, files),
+    statSizes: items!.statSizes.subarray(0, files),
+    positions: items!.positions.subarray(0, files),
+    entriesEnd: state.offset,
+    unusual: state.unusual,
+    attributeFiles: state.attributeFiles,
+  };
+}
+
+/**
+ * Where a walk of an index's entries stands. It goes one window of the file's bytes at a time
+ * (the whole file read at once is one window), so an index can be walked through a small buffer:
+ * 10 MB of fresh memory cost more to fill than the walk itself.
+ */
+export interface ScanState {
+  version: number;
+  /** The index's entries, and how many were walked. */
+  count: number;
+  walked: number;
+  /** Where the next entry starts in the file (once all are walked, where the extensions begin). */
+  offset: number;
+  /** Where entries must end: the file's size less its trailing checksum. */
+  limit: number;
+  files: number;
+  unusual: boolean;
+  attributeFiles: string[];
+  /** Version 4: the last entry's path, rebuilt (its first `nameLength` bytes). */
+  name: Buffer;
+  nameLength: number;
+  /** Per regular file, kept only where the whole file is in memory (see IndexScan). */
+  items: { oidOffsets: Int32Array; statSizes: Uint32Array; positions: Int32Array } | null;
+}
+
+/** A walk of an index of `size` bytes whose first bytes are `header`; null if not understood. */
+export function startScan(header: Buffer, size: number, keepItems: boolean): ScanState | null {
+  if (size < HEADER + SHA1_BYTES || header.length < HEADER || header.toString("latin1", 0, 4) !== "DIRC") {
+    return null;
+  }
+  const version = header.readUInt32BE(4);
   if (version < 2 || version > 4) return null;
-  const count = data.readUInt32BE(8);
-  const end = data.length - SHA1_BYTES;
-  if (count > (end - HEADER) / 62) return null; // an entry takes at least 62 bytes
-  const oidOffsets = new Int32Array(count);
-  const statSizes = new Uint32Array(count);
-  const positions = new Int32Array(count);
-  let files = 0;
-  let unusual = false;
-  const attributeFiles: string[] | null = version === 4 ? null : [];
-  let offset = HEADER;
-  let nameLength = 0; // version 4: the previous entry's
-  for (let i = 0; i < count; i++) {
-    if (offset + 62 > end) return null;
+  const count = header.readUInt32BE(8);
+  const limit = size - SHA1_BYTES;
+  if (count > (limit - HEADER) / 62) return null; // an entry takes at least 62 bytes
+  return {
+    version,
+    count,
+    walked: 0,
+    offset: HEADER,
+    limit,
+    files: 0,
+    unusual: false,
+    attributeFiles: [],
+    name: Buffer.alloc(version === 4 ? 256 : 0),
+    nameLength: 0,
+    items: keepItems
+      ? {
+          oidOffsets: new Int32Array(count),
+          statSizes: new Uint32Array(count),
+          positions: new Int32Array(count),
+        }
+      : null,
+  };
+}
+
+/**
+ * Walks the entries that lie whole in `data`, which holds the file's bytes from `base` on.
+ * "more": the next entry goes past the window (read the file again from `state.offset`);
+ * "done": every entry was walked; null: not understood, or damaged. One loop into typed arrays,
+ * no call per entry: this runs over 100k entries once in a process, unoptimized, where a
+ * callback per entry and growing arrays cost twice as much (~60 against ~30 ms).
+ */
+export function scanWindow(data: Buffer, base: number, state: ScanState): "done" | "more" | null {
+  const { version, count, items } = state;
+  const limit = state.limit - base; // where entries must end, in `data`'s terms
+  const complete = data.length >= limit; // the window holds every byte an entry may have
+  const end = complete ? limit : data.length;
+  const short = complete ? null : "more"; // what an entry going past `end` means
+  let { walked, files, unusual, nameLength, name } = state;
+  let offset = state.offset - base;
+  let result: "done" | "more" | null = "done";
+  for (; walked < count; walked++) {
+    // Bytes past `end` read as undefined (0): the name's end is then past it too, and turned away.
+    if (offset + 62 > end) {
+      result = short;
+      break;
+    }
     const flags = (data[offset + 60] << 8) | data[offset + 61];
     let cursor = offset + 62;
     let extended = 0;
@@ -178,26 +254,59 @@ function scanEntries(data: Buffer): IndexScan | null {
       cursor += 2;
     }
     let next: number;
+    let nameStart: number;
+    let nameEnd: number;
+    let names: Buffer = data;
     if (version === 4) {
-      // As in walkIndex, but only the name's length is followed here: no path is needed.
-      const [strip, suffix] = nameStrip(data, cursor);
-      cursor = suffix;
-      const nul = data.indexOf(0, cursor);
-      if (nul === -1 || nul >= end || strip > nameLength) return null;
-      nameLength = nameLength - strip + (nul - cursor);
+      // The path is the last one minus `strip` trailing bytes, plus a NUL-terminated suffix.
+      let at = cursor;
+      let byte = data[at++];
+      let strip = byte & 0x7f;
+      while (byte & 0x80 && at < end) {
+        byte = data[at++];
+        strip = ((strip + 1) << 7) | (byte & 0x7f);
+      }
+      const nul = data.indexOf(0, at);
+      if (byte & 0x80 || nul === -1 || nul >= end) {
+        result = short;
+        break;
+      }
+      if (strip > nameLength) return null;
+      const kept = nameLength - strip;
+      if (kept + (nul - at) > name.length) {
+        const grown = Buffer.alloc(2 * (kept + (nul - at)));
+        name.copy(grown, 0, 0, kept);
+        name = grown;
+      }
+      data.copy(name, kept, at, nul);
+      nameLength = kept + (nul - at);
+      names = name;
+      nameStart = 0;
+      nameEnd = nameLength;
       next = nul + 1;
     } else {
+      // The flags hold the name's length below 4095; a longer name is found by its NUL.
       const length = flags & NAME_MASK;
       const nul = length < NAME_MASK ? cursor + length : data.indexOf(0, cursor);
-      if (nul === -1 || nul >= end || data[nul] !== 0) return null;
-      next = offset + ((nul - offset + 8) & ~7); // NUL-padded to a multiple of 8 bytes
-      // A name ending in "/.gitattributes" or that alone; its last byte turns most away at once.
-      const from = nul - ATTRIBUTES.length;
-      if (data[nul - 1] === 0x73 && from >= cursor && (from === cursor || data[from - 1] === 0x2f)) {
-        let same = true;
-        for (let k = 0; k < ATTRIBUTES.length && same; k++) same = data[from + k] === ATTRIBUTES[k];
-        if (same) attributeFiles!.push(data.toString("latin1", cursor, nul));
+      if (nul === -1 || nul >= end) {
+        result = short;
+        break;
       }
+      if (data[nul] !== 0) return null;
+      nameStart = cursor;
+      nameEnd = nul;
+      next = offset + ((nul - offset + 8) & ~7); // NUL-padded to a multiple of 8 bytes
+    }
+    // A name ending in "/.gitattributes" or that alone; its last byte turns most away at once.
+    const from = nameEnd - ATTRIBUTES.length;
+    if (
+      names[nameEnd - 1] === 0x73 &&
+      from >= nameStart &&
+      (from === nameStart || names[from - 1] === 0x2f)
+    ) {
+      let same = true;
+      for (let k = 0; k < ATTRIBUTES.length && same; k++) same = names[from + k] === ATTRIBUTES[k];
+      if (same) state.attributeFiles.push(names.toString("latin1", nameStart, nameEnd));
     }
     if ((flags & STAGE_MASK) !== 0 || extended & EXT_INTENT_TO_ADD || (data[offset + 26] & 0xf0) === 0x40) {
       unusual = true; // 0x40 in the mode's third byte: 0o040000, a sparse directory
@@ -208,24 +317,47 @@ function scanEntries(data: Buffer): IndexScan | null {
       (flags & STAGE_MASK) === 0 &&
       (extended & (EXT_SKIP_WORKTREE | EXT_INTENT_TO_ADD)) === 0
     ) {
-      oidOffsets[files] = offset + 40;
-      statSizes[files] = uint32At(data, offset + 36);
-      positions[files] = i;
+      if (items) {
+        items.oidOffsets[files] = base + offset + 40;
+        items.statSizes[files] = uint32At(data, offset + 36);
+        items.positions[files] = walked;
+      }
       files++;
     }
     offset = next;
   }
-  // A split index keeps most entries in a shared file: not understood here.
-  const extensions = indexExtensions(data, offset);
-  if (extensions === null || extensions.has("link")) return null;
+  state.walked = walked;
+  state.files = files;
+  state.unusual = unusual;
+  state.name = name;
+  state.nameLength = nameLength;
+  state.offset = base + offset;
+  return result;
+}
+
+/** What the base count wants of an index (see `indexSubtree`), from a walk of it whole or in windows. */
+export interface IndexSummary {
+  /** Whether some entry is a conflict, intent-to-add or a sparse directory. */
+  unusual: boolean;
+  /** The paths (one char per byte) of the `.gitattributes` entries. */
+  attributeFiles: string[];
+  /** The signatures of its extensions. */
+  extensions: ReadonlySet<string>;
+  /** The body of its cache tree extension ("TREE"), if it has one. */
+  cacheTree: Buffer | null;
+}
+
+/** The summary of an index read whole; null where `scanIndex` is. */
+export function summaryOf(data: Buffer): IndexSummary | null {
+  const scan = scanIndex(data);
+  const extensions = scan && indexExtensions(data, scan.entriesEnd);
+  if (!scan || !extensions) return null;
+  const tree = extensions.get("TREE");
   return {
-    count: files,
-    oidOffsets: oidOffsets.subarray(0, files),
-    statSizes: statSizes.subarray(0, files),
-    positions: positions.subarray(0, files),
-    entriesEnd: offset,
-    unusual,
-    attributeFiles,
+    unusual: scan.unusual,
+    attributeFiles: scan.attributeFiles,
+    extensions: new Set(extensions.keys()),
+    cacheTree: tree ? data.subarray(tree[0], tree[1]) : null,
   };
 }
 

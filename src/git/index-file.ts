@@ -1,6 +1,15 @@
 import { createHash } from "node:crypto";
-import { type BigIntStats, promises as fs, readdirSync, readFileSync, readSync } from "node:fs";
-import { HEADER, SHA1_BYTES } from "./index-entries.js";
+import {
+  type BigIntStats,
+  closeSync,
+  fstatSync,
+  promises as fs,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+} from "node:fs";
+import { HEADER, type IndexSummary, SHA1_BYTES, scanWindow, startScan, summaryOf } from "./index-entries.js";
 
 type IndexReader = {
   size: number;
@@ -127,10 +136,14 @@ export interface IndexBytes {
  * One read of an index file, shared by the steps of a capture that need its bytes: a first
  * snapshot's base count and its clean proof both walk your index, and 10 MB of fresh memory costs
  * about as much to fill as to read. Read in one call: in the chunks of an asynchronous read, each
- * waiting its turn beside status's output, 10 MB took ten times as long.
+ * waiting its turn beside status's output, 10 MB took ten times as long. The base count alone
+ * (`summary`) walks the file through a small buffer instead, unless the whole file is read anyway.
  */
 export class SharedIndexRead {
   private reading: Promise<IndexBytes | null> | null = null;
+  private summarizing: Promise<IndexSummary | null> | null = null;
+  /** The whole file will be read (`read`): `summary` then shares that read rather than walk it again. */
+  wholeWanted = false;
 
   constructor(readonly file: string) {}
 
@@ -147,5 +160,72 @@ export class SharedIndexRead {
       return { data, identity: before !== null && before === after ? before : null };
     })();
     return this.reading;
+  }
+
+  /** What the base count wants of the file (see `summarizeIndexFile`). */
+  summary(): Promise<IndexSummary | null> {
+    this.summarizing ??=
+      this.reading || this.wholeWanted
+        ? this.read().then((read) => read && summaryOf(read.data))
+        : Promise.resolve(summarizeIndexFile(this.file));
+    return this.summarizing;
+  }
+}
+
+/**
+ * `summaryOf` an index file, read through one buffer of 256 KiB (larger only for an entry that
+ * does not fit in it) instead of whole: on the machines measured, a 10 MB index read whole took
+ * ~31 ms, ~4 ms through the small buffer, and several times that beside a running status. At
+ * once, on one descriptor: a file git replaces meanwhile is still read as it was.
+ */
+export function summarizeIndexFile(file: string, windowBytes = HASH_CHUNK): IndexSummary | null {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch {
+    return null;
+  }
+  try {
+    const { size } = fstatSync(fd);
+    let buffer = Buffer.allocUnsafe(Math.max(HEADER, Math.min(size, windowBytes)));
+    const readAt = (position: number, length: number) =>
+      buffer.subarray(0, readSync(fd, buffer, 0, Math.min(length, buffer.length), position));
+    const state = startScan(readAt(0, HEADER), size, false);
+    if (state === null) return null;
+    for (;;) {
+      const from = state.offset;
+      const walked = scanWindow(readAt(from, size - from), from, state);
+      if (walked === null) return null;
+      if (walked === "done") break;
+      if (state.offset === from) {
+        // One entry longer than the buffer (a path of thousands of bytes), or a file cut short.
+        if (buffer.length >= size) return null;
+        buffer = Buffer.allocUnsafe(Math.min(size, buffer.length * 2));
+      }
+    }
+    // The extensions, by their headers; only the cache tree's body is kept.
+    const extensions = new Set<string>();
+    let cacheTree: Buffer | null = null;
+    const end = size - SHA1_BYTES;
+    let at = state.offset;
+    const header = Buffer.alloc(8);
+    while (at + 8 <= end) {
+      if (readSync(fd, header, 0, 8, at) !== 8) return null;
+      const length = header.readUInt32BE(4);
+      if (at + 8 + length > end) return null;
+      const signature = header.toString("latin1", 0, 4);
+      extensions.add(signature);
+      if (signature === "TREE") {
+        cacheTree = Buffer.allocUnsafe(length);
+        if (readSync(fd, cacheTree, 0, length, at + 8) !== length) return null;
+      }
+      at += 8 + length;
+    }
+    if (at !== end) return null;
+    return { unusual: state.unusual, attributeFiles: state.attributeFiles, extensions, cacheTree };
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
   }
 }

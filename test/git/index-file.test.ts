@@ -1,11 +1,17 @@
-import { readFileSync, utimesSync } from "node:fs";
+import { readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { indexSubtree } from "../../src/git/cache-tree.js";
-import { entriesDigestOfWalked, indexPathsAt, scanIndex } from "../../src/git/index-entries.js";
-import { indexEntriesDigest } from "../../src/git/index-file.js";
+import {
+  entriesDigestOfWalked,
+  type IndexSummary,
+  indexPathsAt,
+  scanIndex,
+  summaryOf,
+} from "../../src/git/index-entries.js";
+import { indexEntriesDigest, summarizeIndexFile } from "../../src/git/index-file.js";
 import { fileSandbox } from "../helpers/support.js";
 
-const { repo } = fileSandbox();
+const { repo, sandbox } = fileSandbox();
 
 // Index entries hold a name's length in 12 bits: 4095 and above means "look for the NUL".
 const LONG = `${"d".repeat(250)}/`.repeat(20) + "long-name.txt"; // 5033 bytes
@@ -39,6 +45,20 @@ function recordedSizes(file: string): Map<string, number> {
   const files = scanIndex(data)!;
   const paths = indexPathsAt(data, new Set(files.positions));
   return new Map(paths.map((rel, i) => [rel, files.statSizes[i]]));
+}
+
+/**
+ * What the base count wants of an index, from its bytes in memory; the same summary must come
+ * from the file walked through windows of any size (ones smaller than an entry grow).
+ */
+function summary(bytes: Buffer): IndexSummary | null {
+  const whole = summaryOf(bytes);
+  const file = `${sandbox.dir("indexes")}/${Math.random().toString(16).slice(2)}`;
+  writeFileSync(file, bytes);
+  for (const windowBytes of [16, 100, 1000, 64 * 1024, 256 * 1024]) {
+    expect(summarizeIndexFile(file, windowBytes)).toEqual(whole);
+  }
+  return whole;
 }
 
 describe("reading the index from Node", () => {
@@ -85,12 +105,12 @@ describe("reading the index from Node", () => {
       r.git("update-index", "--index-version", version);
       const tree = r.git("write-tree").trim(); // makes the cache tree valid
       const index = () => readFileSync(r.path(".git/index"));
-      expect(indexSubtree(index(), "")).toEqual({
+      expect(indexSubtree(summary(index()), "")).toEqual({
         oid: tree,
         fileCount: 7,
         attributeFiles: [".gitattributes", "z/.gitattributes", "z/deep/.gitattributes"],
       });
-      expect(indexSubtree(index(), "z")).toEqual({
+      expect(indexSubtree(summary(index()), "z")).toEqual({
         oid: r.git("rev-parse", `${tree}:z`).trim(),
         fileCount: 3,
         attributeFiles: [".gitattributes", "deep/.gitattributes"],
@@ -103,7 +123,7 @@ describe("reading the index from Node", () => {
       ]) {
         const bytes = index();
         bytes[12 + at] = at === 26 ? bits : bytes[12 + at] | bits; // the first entry, .gitattributes
-        expect(indexSubtree(bytes, "")).toBeNull();
+        expect(indexSubtree(summary(bytes), "")).toBeNull();
       }
       // Real conflicts and intent-to-add entries: see test/capture/base-index.test.ts.
     });
@@ -139,6 +159,29 @@ describe("reading the index from Node", () => {
     r.git("add", "c.txt");
     expect(walked()).not.toBe(recorded);
   });
+
+  for (const version of ["3", "4"]) {
+    it(`index version ${version}: an index of 3,000 entries summed up through windows is the index read whole`, () => {
+      // Entries cross every window's edge; some of them are .gitattributes files deep down.
+      const files: Record<string, string> = {};
+      for (let i = 0; i < 3000; i++)
+        files[`${"n".repeat(90 + (i % 7))}/${String(i).padStart(6, "0")}.txt`] = `${i}\n`;
+      const deep = [
+        ".gitattributes",
+        "n/.gitattributes",
+        `${"q".repeat(200)}/${"r".repeat(200)}/.gitattributes`,
+      ];
+      for (const rel of deep) files[rel] = "* text\n";
+      const r = repo(files);
+      r.git("update-index", "--index-version", version);
+      const data = readFileSync(r.path(".git/index"));
+      expect(data.length).toBeGreaterThan(2 * 64 * 1024); // version 4's names are compressed
+      const found = summary(data);
+      expect(found?.attributeFiles.sort()).toEqual([...deep].sort());
+      expect(indexSubtree(found, "")?.fileCount).toBe(3003);
+      expect(indexSubtree(summarizeIndexFile(r.path(".git/index")), "")).toEqual(indexSubtree(found, ""));
+    });
+  }
 
   it("the entries' digest of an index read in several chunks is the digest of all of them", async () => {
     // 3,000 entries with 100-byte names: ~500 KB of entries, read through a 256 KiB buffer.
