@@ -1,8 +1,13 @@
 import path from "node:path";
 import { existsSync, promises as fs } from "node:fs";
 import { runGit, splitNul } from "../git/exec.js";
-import { entriesDigestOfWalked, indexPathsAt, scanIndex } from "../git/index-entries.js";
-import { fileIdentity, indexEntriesDigest, SharedIndexRead, usesSplitIndex } from "../git/index-file.js";
+import {
+  fileIdentity,
+  indexEntriesDigest,
+  SharedIndexRead,
+  usesSplitIndex,
+  walkIndexFile,
+} from "../git/index-file.js";
 import { OidTable } from "../git/oid-table.js";
 import {
   appendSizes,
@@ -115,8 +120,8 @@ export class EarlyProof {
     // A split index cannot be proven (every tracked file is read then): no sizes asked for nothing.
     if (usesSplitIndex(path.dirname(this.userIndex.file))) return;
     trace("capture: clean proof started beside status");
-    // It will read the whole file: the base count, asked for meanwhile, walks those bytes too.
-    this.userIndex.wholeWanted = true;
+    // The base count, asked for meanwhile, takes the proof's walk of your index.
+    this.userIndex.proofWanted = true;
     await mismatchedSizes(this.userIndex.file, this.paths, this.readEnv, this.userIndex);
   }
 }
@@ -153,37 +158,33 @@ async function mismatchedSizes(
 
   const sizesData = await fs.readFile(sizesFile).catch(() => null);
   const cachedSizes = isSizeTable(sizesData) ? sizesData : null;
-  // Your index is read once for the base count and the proof; status's private copy here only.
-  const read = await (userIndex?.file === indexFile ? userIndex : new SharedIndexRead(indexFile)).read();
-  if (!read) return null;
-  const data = read.data;
-  // Whether `data` are the bytes of the file whose identity the proof will be kept under (a read
-  // shared with the base count may be older than `identity`).
-  const unchanged = identity !== null && read.identity === identity;
-  if (data.length < 12) return null;
-  // One walk notes where each regular file's blob id is and its recorded size; ids stay bytes
-  // in the index data (see OidTable), and paths are read only for the files left unproven.
-  const files = scanIndex(data);
-  if (files === null) return null;
-  const { oidOffsets, statSizes, entriesEnd } = files;
-  // The proof is kept under the digest of the entries it is made from, whether or not git
-  // recorded where they end (where it did not, the digest above is the checksum of the whole
-  // file, which changes with its caches). So a proof made on your index serves a private copy of
-  // it with the same entries, and a proof already made for these entries is not made again. It
-  // must be of these very bytes: the digest above is, where git recorded the entries' end and
-  // the file is the same one throughout (same identity before it and around the read).
-  const madeFrom =
-    unchanged && checksum.startsWith("entries:") ? checksum : entriesDigestOfWalked(data, entriesEnd);
+  // Your index is walked once for the base count and the proof; status's private copy here only.
+  // Where git recorded the entries' end, the digest above is of these very entries when the file
+  // walked is the one whose identity was taken: not taken again.
+  const known = identity !== null && checksum.startsWith("entries:") ? { identity, digest: checksum } : null;
+  const walked = (userIndex?.file === indexFile ? userIndex : new SharedIndexRead(indexFile)).walk(known);
+  if (!walked?.files || !walked.digest) return null;
+  // One walk noted each regular file's blob id and recorded size; paths are read only for the
+  // files left unproven.
+  const { files } = walked;
+  const { ids, oidOffsets, statSizes } = files;
+  // Kept under the digest of the entries it is made from, whether or not git recorded where they
+  // end (where it did not, the digest above is the checksum of the whole file, which changes with
+  // its caches): so a proof made on your index serves a private copy of it with the same
+  // entries, and a proof already made for these entries is not made again. It is known under the
+  // identity of the file walked only where that is the file `identity` was taken of.
+  const unchanged = identity !== null && walked.identity === identity;
+  const madeFrom = walked.digest;
   if (cached?.checksum === madeFrom) return reuse(cached, unchanged ? identity : null);
   const sizes = new Float64Array(files.count).fill(-1);
-  if (cachedSizes) applySizeTable(cachedSizes, new OidTable(data, oidOffsets), sizes);
+  if (cachedSizes) applySizeTable(cachedSizes, new OidTable(ids, oidOffsets), sizes);
   // The blobs whose sizes the kept table did not have (with no table, all of them).
   let unknown = 0;
   for (let item = 0; item < sizes.length; item++) if (sizes[item] < 0) unknown++;
   const asked = new Int32Array(unknown);
   for (let item = 0, k = 0; item < sizes.length; item++) if (sizes[item] < 0) asked[k++] = item;
   if (asked.length > 0) {
-    await askSizes(paths, readEnv, data, oidOffsets, asked, sizes);
+    await askSizes(paths, readEnv, ids, oidOffsets, asked, sizes);
     trace(`capture: ${asked.length} blob sizes asked of git`);
   }
   const unprovenAt = new Set<number>();
@@ -191,16 +192,22 @@ async function mismatchedSizes(
     const size = sizes[item];
     if (size < 0 || size >= SIZE_WRAP || size !== statSizes[item]) unprovenAt.add(files.positions[item]);
   }
-  const unproven: RelPath[] = unprovenAt.size > 0 ? indexPathsAt(data, unprovenAt) : [];
+  let unproven: RelPath[] = [];
+  if (unprovenAt.size > 0) {
+    // Named from the same file (a replaced one is not proven with these positions).
+    const named = walkIndexFile(indexFile, { namesAt: unprovenAt });
+    if (named?.identity !== walked.identity) return null;
+    unproven = named.names;
+  }
   // The table keeps the sizes of the blobs an index names. Made from a kept table, it only gains
   // those git was just asked for, at its end: rewriting 100k records cost a snapshot after each
   // `git add` ~20 ms. Once what it holds beyond this index's blobs outgrows them, it is written
   // anew with this index's only, so it stays within twice the index's size.
   const keptRecords = cachedSizes === null ? null : sizeTableRecords(cachedSizes);
   if (keptRecords !== null && keptRecords + asked.length <= 2 * files.count + 1024) {
-    await appendSizes(sizesFile, data, oidOffsets, sizes, asked).catch(() => {});
+    await appendSizes(sizesFile, ids, oidOffsets, sizes, asked).catch(() => {});
   } else {
-    await writeSizes(sizesFile, data, oidOffsets, sizes).catch(() => {});
+    await writeSizes(sizesFile, ids, oidOffsets, sizes).catch(() => {});
   }
   await fs.rm(path.join(paths.dir, "blob-sizes.json"), { force: true }).catch(() => {}); // earlier versions' table
   const proof: ProofCache = { checksum: madeFrom, unproven, ...(unchanged ? { file: identity! } : {}) };

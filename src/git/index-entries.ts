@@ -1,6 +1,4 @@
-import { createHash } from "node:crypto";
-
-/** Walking the bytes of a git index (read whole); reading index files on disk is index-file.ts. */
+/** Walking the bytes of a git index, whole or a window at a time; reading index files on disk is index-file.ts. */
 
 export const HEADER = 12;
 export const SHA1_BYTES = 20;
@@ -15,109 +13,15 @@ function uint32At(data: Buffer, at: number): number {
   return ((data[at] << 24) | (data[at + 1] << 16) | (data[at + 2] << 8) | data[at + 3]) >>> 0;
 }
 
-/** One raw index entry as `walkIndex` sees it; valid only during the callback. */
-export interface RawEntry {
-  offset: number;
-  mode: number;
-  stage: number;
-  extended: number;
-  /** The path's bytes are `names[nameStart, nameEnd)` (the index itself, or for version 4 a rebuilt copy). */
-  names: Buffer;
-  nameStart: number;
-  nameEnd: number;
-}
-
 /**
- * Walks every entry of a SHA-1 index (versions 2 to 4) without copying (version 4's
- * prefix-compressed names aside). Returns the offset where the extensions begin, or null for
- * anything not understood (another version or hash, damage).
+ * The checked-out, stage-0 regular files of a SHA-1 index (versions 2 to 4): no symlinks,
+ * submodules or sparse directories, no skip-worktree or intent-to-add entries.
  */
-export function walkIndex(data: Buffer, each: (entry: RawEntry) => void): number | null {
-  if (data.length < HEADER + SHA1_BYTES || data.toString("latin1", 0, 4) !== "DIRC") return null;
-  const version = data.readUInt32BE(4);
-  if (version < 2 || version > 4) return null;
-  const count = data.readUInt32BE(8);
-  const end = data.length - SHA1_BYTES;
-  const entry: RawEntry = {
-    offset: 0,
-    mode: 0,
-    stage: 0,
-    extended: 0,
-    names: data,
-    nameStart: 0,
-    nameEnd: 0,
-  };
-  let previous: Buffer = Buffer.alloc(0);
-  let offset = HEADER;
-  for (let i = 0; i < count; i++) {
-    if (offset + 62 > end) return null;
-    entry.offset = offset;
-    entry.mode = uint32At(data, offset + 24);
-    const flags = (data[offset + 60] << 8) | data[offset + 61];
-    entry.stage = (flags >> 12) & 3;
-    let cursor = offset + 62;
-    entry.extended = 0;
-    if (flags & FLAG_EXTENDED) {
-      if (version < 3) return null;
-      entry.extended = (data[cursor] << 8) | data[cursor + 1];
-      cursor += 2;
-    }
-    if (version === 4) {
-      // The name is the previous one minus `strip` trailing bytes, plus a NUL-terminated suffix.
-      const [strip, suffix] = nameStrip(data, cursor);
-      cursor = suffix;
-      const nul = data.indexOf(0, cursor);
-      if (nul === -1 || nul >= end || strip > previous.length) return null;
-      previous = Buffer.concat([previous.subarray(0, previous.length - strip), data.subarray(cursor, nul)]);
-      entry.names = previous;
-      entry.nameStart = 0;
-      entry.nameEnd = previous.length;
-      offset = nul + 1;
-    } else {
-      // The flags hold the name's length below 4095; a longer name is found by its NUL.
-      const length = flags & NAME_MASK;
-      const nul = length < NAME_MASK ? cursor + length : data.indexOf(0, cursor);
-      if (nul === -1 || nul >= end || data[nul] !== 0) return null;
-      entry.nameStart = cursor;
-      entry.nameEnd = nul;
-      // Entries are NUL-padded to a multiple of 8 bytes.
-      offset += (cursor - offset + (nul - cursor) + 8) & ~7;
-    }
-    each(entry);
-  }
-  return offset;
-}
-
-/** A version 4 entry's count of bytes to strip from the previous name, and where its suffix starts. */
-function nameStrip(data: Buffer, at: number): [number, number] {
-  let byte = data[at++];
-  let strip = byte & 0x7f;
-  while (byte & 0x80) {
-    byte = data[at++];
-    strip = ((strip + 1) << 7) | (byte & 0x7f);
-  }
-  return [strip, at];
-}
-
-/** The index's extensions by signature (offsets of their bodies), or null when they do not add up. */
-export function indexExtensions(data: Buffer, from: number): Map<string, [number, number]> | null {
-  const end = data.length - SHA1_BYTES;
-  const found = new Map<string, [number, number]>();
-  let at = from;
-  while (at + 8 <= end) {
-    const length = data.readUInt32BE(at + 4);
-    if (at + 8 + length > end) return null;
-    found.set(data.toString("latin1", at, at + 4), [at + 8, at + 8 + length]);
-    at += 8 + length;
-  }
-  return at === end ? found : null;
-}
-
-/** What one walk of an index finds (see `scanIndex`). */
 export interface IndexScan {
   /** How many; each array below holds that many items. */
   count: number;
-  /** Where each one's blob id (20 bytes) is in the index data. */
+  /** Their blob ids, copied out of the index (20 bytes each; item i's at `oidOffsets[i]`). */
+  ids: Buffer;
   oidOffsets: Int32Array;
   /** Each one's work-tree size when its entry was written, modulo 2^32 (git's `sd_size`). */
   statSizes: Uint32Array;
@@ -132,33 +36,13 @@ export interface IndexScan {
 }
 
 const ATTRIBUTES = Buffer.from(".gitattributes");
-const scanned = new WeakMap<Buffer, IndexScan | null>();
 
-/**
- * The checked-out, stage-0 regular files of a SHA-1 index (versions 2 to 4): no symlinks,
- * submodules or sparse directories, no skip-worktree or intent-to-add entries; with what else
- * the base count wants (`indexSubtree`), so a first snapshot walks your index once. Null for
- * anything not fully understood (a split index, another hash, damage), so the caller falls back
- * to the slow path instead of trusting a guess. The same bytes are walked once.
- */
-export function scanIndex(data: Buffer): IndexScan | null {
-  let scan = scanned.get(data);
-  if (scan === undefined) {
-    scan = scanWhole(data);
-    scanned.set(data, scan);
-  }
-  return scan;
-}
-
-function scanWhole(data: Buffer): IndexScan | null {
-  const state = startScan(data, data.length, true);
-  if (state === null || scanWindow(data, 0, state) !== "done") return null;
-  // A split index keeps most entries in a shared file: not understood here.
-  const extensions = indexExtensions(data, state.offset);
-  if (extensions === null || extensions.has("link")) return null;
+/** The regular files a walk kept (`startScan` with `keepItems`), once it is done. */
+export function scanResult(state: ScanState): IndexScan {
   const { files, items } = state;
   return {
     count: files,
+    ids: items!.ids.subarray(0, files * SHA1_BYTES),
     oidOffsets: items!.oidOffsets.subarray(0, files),
     statSizes: items!.statSizes.subarray(0, files),
     positions: items!.positions.subarray(0, files),
@@ -188,12 +72,20 @@ export interface ScanState {
   /** Version 4: the last entry's path, rebuilt (its first `nameLength` bytes). */
   name: Buffer;
   nameLength: number;
-  /** Per regular file, kept only where the whole file is in memory (see IndexScan). */
-  items: { oidOffsets: Int32Array; statSizes: Uint32Array; positions: Int32Array } | null;
+  /** Per regular file, kept where asked for (see IndexScan). */
+  items: { ids: Buffer; oidOffsets: Int32Array; statSizes: Uint32Array; positions: Int32Array } | null;
+  /** The paths (one char per byte) of the entries at these positions, where asked for. */
+  namesAt: ReadonlySet<number> | null;
+  names: string[];
 }
 
 /** A walk of an index of `size` bytes whose first bytes are `header`; null if not understood. */
-export function startScan(header: Buffer, size: number, keepItems: boolean): ScanState | null {
+export function startScan(
+  header: Buffer,
+  size: number,
+  keepItems: boolean,
+  namesAt: ReadonlySet<number> | null = null,
+): ScanState | null {
   if (size < HEADER + SHA1_BYTES || header.length < HEADER || header.toString("latin1", 0, 4) !== "DIRC") {
     return null;
   }
@@ -215,11 +107,14 @@ export function startScan(header: Buffer, size: number, keepItems: boolean): Sca
     nameLength: 0,
     items: keepItems
       ? {
+          ids: Buffer.allocUnsafe(count * SHA1_BYTES),
           oidOffsets: new Int32Array(count),
           statSizes: new Uint32Array(count),
           positions: new Int32Array(count),
         }
       : null,
+    namesAt,
+    names: [],
   };
 }
 
@@ -231,7 +126,7 @@ export function startScan(header: Buffer, size: number, keepItems: boolean): Sca
  * callback per entry and growing arrays cost twice as much (~60 against ~30 ms).
  */
 export function scanWindow(data: Buffer, base: number, state: ScanState): "done" | "more" | null {
-  const { version, count, items } = state;
+  const { version, count, items, namesAt } = state;
   const limit = state.limit - base; // where entries must end, in `data`'s terms
   const complete = data.length >= limit; // the window holds every byte an entry may have
   const end = complete ? limit : data.length;
@@ -308,6 +203,7 @@ export function scanWindow(data: Buffer, base: number, state: ScanState): "done"
       for (let k = 0; k < ATTRIBUTES.length && same; k++) same = names[from + k] === ATTRIBUTES[k];
       if (same) state.attributeFiles.push(names.toString("latin1", nameStart, nameEnd));
     }
+    if (namesAt?.has(walked)) state.names.push(names.toString("latin1", nameStart, nameEnd));
     if ((flags & STAGE_MASK) !== 0 || extended & EXT_INTENT_TO_ADD || (data[offset + 26] & 0xf0) === 0x40) {
       unusual = true; // 0x40 in the mode's third byte: 0o040000, a sparse directory
     }
@@ -318,7 +214,10 @@ export function scanWindow(data: Buffer, base: number, state: ScanState): "done"
       (extended & (EXT_SKIP_WORKTREE | EXT_INTENT_TO_ADD)) === 0
     ) {
       if (items) {
-        items.oidOffsets[files] = base + offset + 40;
+        // Byte by byte: Buffer.copy is a native call, costly 100k times over 20 bytes.
+        const to = files * SHA1_BYTES;
+        for (let k = 0; k < SHA1_BYTES; k++) items.ids[to + k] = data[offset + 40 + k];
+        items.oidOffsets[files] = to;
         items.statSizes[files] = uint32At(data, offset + 36);
         items.positions[files] = walked;
       }
@@ -345,36 +244,4 @@ export interface IndexSummary {
   extensions: ReadonlySet<string>;
   /** The body of its cache tree extension ("TREE"), if it has one. */
   cacheTree: Buffer | null;
-}
-
-/** The summary of an index read whole; null where `scanIndex` is. */
-export function summaryOf(data: Buffer): IndexSummary | null {
-  const scan = scanIndex(data);
-  const extensions = scan && indexExtensions(data, scan.entriesEnd);
-  if (!scan || !extensions) return null;
-  const tree = extensions.get("TREE");
-  return {
-    unusual: scan.unusual,
-    attributeFiles: scan.attributeFiles,
-    extensions: new Set(extensions.keys()),
-    cacheTree: tree ? data.subarray(tree[0], tree[1]) : null,
-  };
-}
-
-/** The paths (one char per byte) of the entries at these positions, in index order. */
-export function indexPathsAt(data: Buffer, positions: ReadonlySet<number>): string[] {
-  const paths: string[] = [];
-  let position = 0;
-  walkIndex(data, (raw) => {
-    if (positions.has(position++)) paths.push(raw.names.toString("latin1", raw.nameStart, raw.nameEnd));
-  });
-  return paths;
-}
-
-/**
- * `indexEntriesDigest` of an index read whole and walked (`entriesEnd` from `scanIndex`):
- * the digest of its header and entries whether or not git recorded where they end.
- */
-export function entriesDigestOfWalked(data: Buffer, entriesEnd: number): string {
-  return `entries:${createHash("sha1").update(data.subarray(0, entriesEnd)).digest("hex")}`;
 }

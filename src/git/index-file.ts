@@ -6,10 +6,17 @@ import {
   promises as fs,
   openSync,
   readdirSync,
-  readFileSync,
   readSync,
 } from "node:fs";
-import { HEADER, type IndexSummary, SHA1_BYTES, scanWindow, startScan, summaryOf } from "./index-entries.js";
+import {
+  HEADER,
+  type IndexScan,
+  type IndexSummary,
+  SHA1_BYTES,
+  scanResult,
+  scanWindow,
+  startScan,
+} from "./index-entries.js";
 
 type IndexReader = {
   size: number;
@@ -126,59 +133,38 @@ function identityOf(stat: BigIntStats | null): string | null {
   return stat && `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
 }
 
-/** An index file's bytes, and its identity (see `fileIdentity`) where the bytes are surely of it. */
-export interface IndexBytes {
-  data: Buffer;
-  identity: string | null;
+/** What one walk of an index file found (see `walkIndexFile`). */
+export interface IndexWalk {
+  summary: IndexSummary;
+  /** Its regular files, where asked for. */
+  files: IndexScan | null;
+  /** `indexEntriesDigest` of the bytes walked ("entries:…"), where asked for. */
+  digest: string | null;
+  /** The paths at the positions asked for, in index order. */
+  names: string[];
+  /** The identity of the file walked (see `fileIdentity`). */
+  identity: string;
 }
 
 /**
- * One read of an index file, shared by the steps of a capture that need its bytes: a first
- * snapshot's base count and its clean proof both walk your index, and 10 MB of fresh memory costs
- * about as much to fill as to read. Read in one call: in the chunks of an asynchronous read, each
- * waiting its turn beside status's output, 10 MB took ten times as long. The base count alone
- * (`summary`) walks the file through a small buffer instead, unless the whole file is read anyway.
+ * Walks an index file through one buffer of 256 KiB (larger only for an entry that does not fit
+ * in it) instead of reading it whole: on the machines measured, a 10 MB index read whole took
+ * ~31 ms, ~4 ms through the small buffer, and several times that beside a running status (10 MB
+ * of fresh memory to fill). At once, on one descriptor: a file git replaces meanwhile (it only
+ * ever renames a new one into place) is still read as it was, and `identity` names that file.
+ * `known` is a digest already taken of the file with that identity: not taken again. Null for a
+ * file that cannot be read or whose index is not understood (see `scanWindow`).
  */
-export class SharedIndexRead {
-  private reading: Promise<IndexBytes | null> | null = null;
-  private summarizing: Promise<IndexSummary | null> | null = null;
-  /** The whole file will be read (`read`): `summary` then shares that read rather than walk it again. */
-  wholeWanted = false;
-
-  constructor(readonly file: string) {}
-
-  read(): Promise<IndexBytes | null> {
-    this.reading ??= (async () => {
-      const before = await fileIdentity(this.file);
-      let data: Buffer;
-      try {
-        data = readFileSync(this.file);
-      } catch {
-        return null;
-      }
-      const after = await fileIdentity(this.file);
-      return { data, identity: before !== null && before === after ? before : null };
-    })();
-    return this.reading;
-  }
-
-  /** What the base count wants of the file (see `summarizeIndexFile`). */
-  summary(): Promise<IndexSummary | null> {
-    this.summarizing ??=
-      this.reading || this.wholeWanted
-        ? this.read().then((read) => read && summaryOf(read.data))
-        : Promise.resolve(summarizeIndexFile(this.file));
-    return this.summarizing;
-  }
-}
-
-/**
- * `summaryOf` an index file, read through one buffer of 256 KiB (larger only for an entry that
- * does not fit in it) instead of whole: on the machines measured, a 10 MB index read whole took
- * ~31 ms, ~4 ms through the small buffer, and several times that beside a running status. At
- * once, on one descriptor: a file git replaces meanwhile is still read as it was.
- */
-export function summarizeIndexFile(file: string, windowBytes = HASH_CHUNK): IndexSummary | null {
+export function walkIndexFile(
+  file: string,
+  options: {
+    files?: boolean;
+    digest?: boolean;
+    namesAt?: ReadonlySet<number>;
+    known?: { identity: string; digest: string } | null;
+    windowBytes?: number;
+  } = {},
+): IndexWalk | null {
   let fd: number;
   try {
     fd = openSync(file, "r");
@@ -186,16 +172,24 @@ export function summarizeIndexFile(file: string, windowBytes = HASH_CHUNK): Inde
     return null;
   }
   try {
-    const { size } = fstatSync(fd);
-    let buffer = Buffer.allocUnsafe(Math.max(HEADER, Math.min(size, windowBytes)));
+    const stat = fstatSync(fd, { bigint: true });
+    const identity = identityOf(stat)!;
+    const size = Number(stat.size);
+    const known = options.known?.identity === identity ? options.known.digest : null;
+    const hash = options.digest && known === null ? createHash("sha1") : null;
+    let buffer = Buffer.allocUnsafe(Math.max(HEADER, Math.min(size, options.windowBytes ?? HASH_CHUNK)));
     const readAt = (position: number, length: number) =>
       buffer.subarray(0, readSync(fd, buffer, 0, Math.min(length, buffer.length), position));
-    const state = startScan(readAt(0, HEADER), size, false);
+    const header = readAt(0, HEADER);
+    const state = startScan(header, size, options.files ?? false, options.namesAt ?? null);
     if (state === null) return null;
+    hash?.update(header);
     for (;;) {
       const from = state.offset;
-      const walked = scanWindow(readAt(from, size - from), from, state);
+      const window = readAt(from, size - from);
+      const walked = scanWindow(window, from, state);
       if (walked === null) return null;
+      hash?.update(window.subarray(0, state.offset - from)); // the entries walked, each once
       if (walked === "done") break;
       if (state.offset === from) {
         // One entry longer than the buffer (a path of thousands of bytes), or a file cut short.
@@ -208,12 +202,12 @@ export function summarizeIndexFile(file: string, windowBytes = HASH_CHUNK): Inde
     let cacheTree: Buffer | null = null;
     const end = size - SHA1_BYTES;
     let at = state.offset;
-    const header = Buffer.alloc(8);
+    const extension = Buffer.alloc(8);
     while (at + 8 <= end) {
-      if (readSync(fd, header, 0, 8, at) !== 8) return null;
-      const length = header.readUInt32BE(4);
+      if (readSync(fd, extension, 0, 8, at) !== 8) return null;
+      const length = extension.readUInt32BE(4);
       if (at + 8 + length > end) return null;
-      const signature = header.toString("latin1", 0, 4);
+      const signature = extension.toString("latin1", 0, 4);
       extensions.add(signature);
       if (signature === "TREE") {
         cacheTree = Buffer.allocUnsafe(length);
@@ -221,11 +215,51 @@ export function summarizeIndexFile(file: string, windowBytes = HASH_CHUNK): Inde
       }
       at += 8 + length;
     }
-    if (at !== end) return null;
-    return { unusual: state.unusual, attributeFiles: state.attributeFiles, extensions, cacheTree };
+    // A split index keeps most entries in a shared file: its files are not understood here.
+    if (at !== end || (options.files && extensions.has("link"))) return null;
+    return {
+      summary: { unusual: state.unusual, attributeFiles: state.attributeFiles, extensions, cacheTree },
+      files: options.files ? scanResult(state) : null,
+      digest: hash ? `entries:${hash.digest("hex")}` : options.digest ? known : null,
+      names: state.names,
+      identity,
+    };
   } catch {
     return null;
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * One walk of your index, shared by the steps of a capture that need it: a first snapshot's
+ * base count wants its cache tree and `.gitattributes` paths, its clean proof every file's blob
+ * id and size. Where the proof is coming (`proofWanted`), the base count takes the proof's walk
+ * rather than make another.
+ */
+export class SharedIndexRead {
+  private walked: IndexWalk | null | undefined;
+  private summarized: IndexSummary | null | undefined;
+  /** The clean proof will walk the file: `summary` then takes that walk. */
+  proofWanted = false;
+
+  constructor(readonly file: string) {}
+
+  /** The walk the clean proof wants: files and the entries' digest (see `walkIndexFile`). */
+  walk(known: { identity: string; digest: string } | null = null): IndexWalk | null {
+    if (this.walked === undefined)
+      this.walked = walkIndexFile(this.file, { files: true, digest: true, known });
+    return this.walked;
+  }
+
+  /** What the base count wants of the file. */
+  summary(): IndexSummary | null {
+    if (this.summarized === undefined) {
+      this.summarized =
+        this.walked !== undefined || this.proofWanted
+          ? (this.walk()?.summary ?? null)
+          : (walkIndexFile(this.file)?.summary ?? null);
+    }
+    return this.summarized;
   }
 }
