@@ -151,6 +151,10 @@ export class LooseObjectWriter {
 
   /** True if the object is stored loose here; refreshes its mtime so a concurrent prune keeps it. */
   protected freshenLoose(oid: string): boolean {
+    // Not without its fan-out directory (listed once): most of a store's 256 are absent, and a
+    // stat per new object cost a later snapshot milliseconds. One made since is only missed: the
+    // object is then written again, which is harmless.
+    if (!this.objectsDirEntries().has(oid.slice(0, 2))) return false;
     const target = this.objectPath(oid);
     if (!existsSync(target)) return false; // cheaper than a failed utimes, the common case for new objects
     try {

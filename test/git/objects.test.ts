@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
@@ -63,6 +63,35 @@ describe("git objects written by ghostcommit", () => {
     expect(id).toBe(git(["hash-object", "--stdin", "--no-filters"], content).toString().trim());
     expect(git(["cat-file", "blob", id]).equals(content)).toBe(true);
     expect(await writer.write("blob", content)).toBe(id); // idempotent
+  });
+
+  it("an object stored loose already is freshened, not written again; one whose fan-out directory came later is still stored", async () => {
+    const objects = path.join(dir, "objects");
+    const first = new LooseObjectWriter(objects);
+    const kept = Buffer.from(`kept ${Date.now()}\n`);
+    const id = await first.write("blob", kept);
+    const file = path.join(objects, id.slice(0, 2), id.slice(2));
+    const past = new Date(Date.now() - 3600_000);
+    utimesSync(file, past, past);
+    const { ino } = statSync(file);
+    // A later writer (which lists the fan-out directories once) finds it: same file, now fresh.
+    const later = new LooseObjectWriter(objects);
+    await later.write("blob", Buffer.from("lists the objects directory\n"));
+    expect(await later.write("blob", kept)).toBe(id);
+    expect(statSync(file).ino).toBe(ino);
+    expect(statSync(file).mtimeMs).toBeGreaterThan(past.getTime() + 1000);
+    // Another process stores an object in a fan-out directory made after that listing: this
+    // writer stores it again, harmlessly, and git reads it.
+    let other = Buffer.alloc(0);
+    let otherId = "";
+    for (let n = 0; ; n++) {
+      other = Buffer.from(`other ${n}\n`);
+      otherId = objectId("blob", other);
+      if (!existsSync(path.join(objects, otherId.slice(0, 2)))) break;
+    }
+    expect(await new LooseObjectWriter(objects).write("blob", other)).toBe(otherId);
+    expect(await later.write("blob", other)).toBe(otherId);
+    expect(git(["cat-file", "blob", otherId]).equals(other)).toBe(true);
   });
 
   it("compresses objects of every size so that git reads them back and fsck finds them sound", async () => {
