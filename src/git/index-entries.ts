@@ -25,14 +25,8 @@ export interface IndexScan {
   oidOffsets: Int32Array;
   /** Each one's work-tree size when its entry was written, modulo 2^32 (git's `sd_size`). */
   statSizes: Uint32Array;
-  /** Each one's position among all the index's entries (see `indexPathsAt`). */
+  /** Each one's position among all the index's entries (see `ScanState.namesAt`). */
   positions: Int32Array;
-  /** Where the entries end (the extensions begin). */
-  entriesEnd: number;
-  /** Whether some entry is a conflict, intent-to-add or a sparse directory. */
-  unusual: boolean;
-  /** The paths (one char per byte) of the `.gitattributes` entries. */
-  attributeFiles: string[];
 }
 
 const ATTRIBUTES = Buffer.from(".gitattributes");
@@ -46,9 +40,6 @@ export function scanResult(state: ScanState): IndexScan {
     oidOffsets: items!.oidOffsets.subarray(0, files),
     statSizes: items!.statSizes.subarray(0, files),
     positions: items!.positions.subarray(0, files),
-    entriesEnd: state.offset,
-    unusual: state.unusual,
-    attributeFiles: state.attributeFiles,
   };
 }
 
