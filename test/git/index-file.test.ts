@@ -145,6 +145,23 @@ describe("reading the index from Node", () => {
     });
   }
 
+  it("an index carrying git's other extensions (untracked cache, end of entries) is walked past them", () => {
+    const files: Record<string, string> = { ".gitattributes": "* text=auto\n" };
+    for (let i = 0; i < 40; i++) files[`d${i % 4}/f${i}.txt`] = `${i}\n`;
+    const r = repo(files);
+    r.write({ "new/untracked.txt": "u\n" });
+    r.git("config", "core.untrackedCache", "true");
+    r.git("config", "index.recordEndOfIndexEntries", "true");
+    r.git("update-index", "--untracked-cache");
+    r.git("status", "--porcelain"); // writes the untracked cache
+    const tree = r.git("write-tree").trim();
+    const file = r.path(".git/index");
+    const found = summary(readFileSync(file));
+    expect([...(found?.extensions ?? [])].sort()).toEqual(["EOIE", "TREE", "UNTR"]);
+    expect(indexSubtree(found, "")).toEqual({ oid: tree, fileCount: 41, attributeFiles: [".gitattributes"] });
+    expect(walkedFiles(file)?.size).toBe(41);
+  });
+
   it("the entries' digest: the same from the file (where git recorded their end) as from a walk of its bytes", async () => {
     const r = repo({ "a.txt": "a\n", "b.txt": "b\n" });
     // Files as old as a minute: git smudges a "racily clean" entry (written within the index's
