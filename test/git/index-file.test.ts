@@ -162,6 +162,37 @@ describe("reading the index from Node", () => {
     expect(walkedFiles(file)?.size).toBe(41);
   });
 
+  for (const version of ["2", "4"]) {
+    it(`index version ${version}, damaged (cut short, a byte changed): the same answer through every window, or refused`, () => {
+      const files: Record<string, string> = {};
+      for (let i = 0; i < 300; i++) files[`${"p".repeat(i % 40)}/f${i}.txt`] = `${i}\n`;
+      const r = repo(files);
+      r.git("update-index", "--index-version", version);
+      const good = readFileSync(r.path(".git/index"));
+      let seed = 7;
+      const next = (below: number) => {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        return seed % below;
+      };
+      const damaged: Buffer[] = [];
+      for (let k = 0; k < 40; k++) damaged.push(good.subarray(0, next(good.length)));
+      for (let k = 0; k < 40; k++) {
+        const bytes = Buffer.from(good);
+        bytes[next(bytes.length)] ^= 1 << next(8);
+        damaged.push(bytes);
+      }
+      let refused = 0;
+      for (const bytes of damaged) {
+        const file = `${sandbox.dir("damaged")}/${Math.random().toString(16).slice(2)}`;
+        writeFileSync(file, bytes);
+        // summary() and walkedFiles() compare every window's answer with the whole file's.
+        if (summary(bytes) === null) refused++;
+        walkedFiles(file);
+      }
+      expect(refused).toBeGreaterThan(30); // every cut before the extensions, at least
+    });
+  }
+
   it("the entries' digest: the same from the file (where git recorded their end) as from a walk of its bytes", async () => {
     const r = repo({ "a.txt": "a\n", "b.txt": "b\n" });
     // Files as old as a minute: git smudges a "racily clean" entry (written within the index's
