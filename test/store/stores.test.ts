@@ -55,6 +55,32 @@ describe("shadow store borrowing the user's objects", () => {
   }
 });
 
+describe("shadow store linking the user's new loose objects", () => {
+  it("a new object in a fan-out directory the store already linked from is linked too, and survives gc --prune=now", () => {
+    const r = repo({ "a.txt": "first\n" });
+    r.ok("snapshot", "-m", "links the first commit's loose objects");
+    // A file whose blob lands in the fan-out directory of a blob linked above.
+    const first = r.git("rev-parse", "HEAD:a.txt").trim();
+    let content = "";
+    for (let n = 0; ; n++) {
+      content = `shares a directory ${n}\n`;
+      r.write({ "b.txt": content });
+      if (r.git("hash-object", "b.txt").trim().slice(0, 2) === first.slice(0, 2)) break;
+    }
+    r.git("add", "b.txt");
+    r.git("commit", "-qm", "two");
+    const blob = r.git("rev-parse", "HEAD:b.txt").trim();
+    const snap = r.ok("snapshot", "-m", "borrows b.txt's blob from the new commit");
+    r.git("reset", "-q", "--hard", "HEAD~1");
+    r.git("reflog", "expire", "--expire=now", "--all");
+    r.git("gc", "-q", "--prune=now");
+    expect(objectGone(r, blob)).toBe(true);
+    r.ok("restore", snap.id);
+    expect(r.read("b.txt")).toBe(content);
+    expect(r.read("a.txt")).toBe("first\n");
+  });
+});
+
 describe("worktrees, sparse checkout and plain directories", () => {
   it("keeps separate snapshots per git worktree", () => {
     const r = repo({ "a.txt": "a\n" });
