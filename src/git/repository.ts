@@ -38,6 +38,7 @@ export async function locateWorkspace(cwd: string, viaGit = false): Promise<Work
   if (found === "plain") return plainLocation(root);
   if (found) {
     const { worktreeRoot, gitDir } = found;
+    refuseSha256(root, gitDir);
     const prefix = relFromText(path.relative(worktreeRoot, root).split(path.sep).join("/"));
     return { root, kind: "git", worktreeRoot, prefix, gitDir, commonDir: gitDir, key: keyOf(root, gitDir) };
   }
@@ -75,8 +76,30 @@ export async function locateWorkspace(cwd: string, viaGit = false): Promise<Work
   }
   const gitDir = lines[2];
   const commonDir = path.resolve(root, lines[3]);
+  refuseSha256(root, commonDir);
   const prefix = relFromText(lines[4].replace(/\/$/, ""));
   return { root, kind: "git", worktreeRoot, prefix, gitDir, commonDir, key: keyOf(root, gitDir) };
+}
+
+/**
+ * A repository whose objects are named by SHA-256 (`git init --object-format=sha256`) is refused
+ * with a clear error: ghostcommit's stores, index reader and object writer name objects by
+ * SHA-1, and git rejects an index or an object of the other format.
+ */
+function refuseSha256(root: string, commonDir: string): void {
+  let config: string;
+  try {
+    config = readFileSync(path.join(commonDir, "config"), "utf8");
+  } catch {
+    return; // git itself reports an unreadable repository
+  }
+  if (/^[ \t]*objectformat[ \t]*=[ \t]*"?sha256"?[ \t]*$/im.test(config)) {
+    throw new GhostcommitError(
+      "not-a-workspace",
+      `${root} is in a SHA-256 repository, which ghostcommit does not support yet`,
+      { path: root },
+    );
+  }
 }
 
 /** Variables git sees that leave its discovery and its view of the repository as the files say. */

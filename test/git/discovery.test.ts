@@ -1,8 +1,9 @@
-import { mkdirSync, symlinkSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { locateWorkspace } from "../../src/git/repository.js";
 import { Sandbox } from "../helpers/repo.js";
+import { treeDigest } from "../helpers/support.js";
 
 /**
  * Finding the repository from its files (no git process) must agree with `git rev-parse` in
@@ -95,6 +96,28 @@ describe("finding the repository without git", () => {
         delete process.env[name];
       }
     }
+  });
+
+  it("refuses a SHA-256 repository with a clear error, found either way, and leaves it as it was", async () => {
+    const dir = path.join(sb.home, "sha256");
+    sb.git(sb.home, "init", "-q", "--object-format=sha256", dir);
+    mkdirSync(path.join(dir, "src"));
+    writeFileSync(path.join(dir, "src", "a.txt"), "a\n");
+    sb.git(dir, "add", "-A");
+    sb.git(dir, "commit", "-qm", "one");
+    const gitDir = () => Object.fromEntries(treeDigest(path.join(dir, ".git")));
+    const before = gitDir();
+    expect(await bothWays(path.join(dir, "src"))).toEqual({
+      fromFiles: { error: "not-a-workspace" },
+      fromGit: { error: "not-a-workspace" },
+    });
+    const run = sb.cli(path.join(dir, "src"), ["snapshot", "--json"]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain("ghostcommit: ");
+    expect(run.stderr).toContain("SHA-256 repository");
+    expect(JSON.parse(run.stdout).error.code).toBe("not-a-workspace");
+    expect(gitDir()).toEqual(before);
+    expect(sb.git(dir, "status", "--porcelain")).toBe("");
   });
 
   it("runs no git process to find a usual repository or a plain directory, and asks git for a worktree", () => {
