@@ -1,7 +1,7 @@
 import path from "node:path";
 import { runGit } from "../git/exec.js";
 import { indexSubtree } from "../git/cache-tree.js";
-import type { SharedIndexRead } from "../git/index-file.js";
+import type { SharedIndexWalk } from "../git/index-file.js";
 import type { RelPath } from "../paths.js";
 import { STORE_FILES, readJson, writeFileAtomic } from "../store/layout.js";
 import type { Ghostignore } from "./ghostignore.js";
@@ -48,7 +48,7 @@ export function isBaseInfoFile(value: unknown): boolean {
 
 /** The user's index, and where the base tree lies in it. */
 export interface BaseIndex {
-  bytes: SharedIndexRead;
+  walk: SharedIndexWalk;
   prefix: RelPath;
 }
 
@@ -143,7 +143,7 @@ async function keep(cacheFile: string, info: BaseInfo): Promise<void> {
 
 /** The base info from the index's cache tree, when that holds `tree` at the prefix. */
 async function infoFromIndex(index: BaseIndex, tree: string, hash: string | null): Promise<BaseInfo | null> {
-  const subtree = indexSubtree(await index.bytes.summary(), index.prefix);
+  const subtree = indexSubtree(await index.walk.summary(), index.prefix);
   if (subtree?.oid !== tree) return null;
   return {
     tree,

@@ -4,7 +4,7 @@ import { runGit, splitNul } from "../git/exec.js";
 import {
   fileIdentity,
   indexEntriesDigest,
-  SharedIndexRead,
+  SharedIndexWalk,
   usesSplitIndex,
   walkIndexFile,
 } from "../git/index-file.js";
@@ -63,7 +63,7 @@ export async function unprovenCleanFiles(options: {
   /** The proof started on the user's index while status ran (see `EarlyProof`). */
   early?: Promise<unknown> | null;
   /** The user's index, read once for every step that needs its bytes. */
-  userIndex?: SharedIndexRead;
+  userIndex?: SharedIndexWalk;
 }): Promise<RelPath[] | null> {
   const { indexFile, paths, readEnv, worktreeRoot, conversion } = options;
   if (conversion.perFile === null) return null;
@@ -100,7 +100,7 @@ export class EarlyProof {
   constructor(
     private readonly paths: StorePaths,
     private readonly readEnv: NodeJS.ProcessEnv,
-    private readonly userIndex: SharedIndexRead,
+    private readonly userIndex: SharedIndexWalk,
   ) {}
 
   /** Starts the proof (once) where `converts` says the user's git converts content; returns it. */
@@ -130,7 +130,7 @@ async function mismatchedSizes(
   indexFile: string,
   paths: StorePaths,
   readEnv: NodeJS.ProcessEnv,
-  userIndex: SharedIndexRead | null,
+  userIndex: SharedIndexWalk | null,
 ): Promise<RelPath[] | null> {
   const cacheFile = path.join(paths.dir, STORE_FILES.cleanProof);
   const sizesFile = path.join(paths.dir, STORE_FILES.blobSizes);
@@ -162,7 +162,7 @@ async function mismatchedSizes(
   // Where git recorded the entries' end, the digest above is of these very entries when the file
   // walked is the one whose identity was taken: not taken again.
   const known = identity !== null && checksum.startsWith("entries:") ? { identity, digest: checksum } : null;
-  const walked = (userIndex?.file === indexFile ? userIndex : new SharedIndexRead(indexFile)).walk(known);
+  const walked = (userIndex?.file === indexFile ? userIndex : new SharedIndexWalk(indexFile)).walk(known);
   if (!walked?.files || !walked.digest) return null;
   // One walk noted each regular file's blob id and recorded size; paths are read only for the
   // files left unproven.

@@ -3,7 +3,7 @@ import { MODE } from "../git/objects.js";
 import { isWithin, type RelPath } from "../paths.js";
 import type { StoredExclusion } from "../store/metadata.js";
 import { readHead } from "../git/repository.js";
-import { SharedIndexRead } from "../git/index-file.js";
+import { SharedIndexWalk } from "../git/index-file.js";
 import { baseInfo } from "./base-info.js";
 import {
   changedAttributesConvert,
@@ -64,7 +64,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   const statusPromise = syncExcludes(location.commonDir!, paths.gitDir).then(() =>
     runStatus(ctx, head, worktreeRoot, prefix, excludesFile, { spawned: statusSpawned }),
   );
-  const userIndex = new SharedIndexRead(path.join(location.gitDir!, "index"));
+  const userIndex = new SharedIndexWalk(path.join(location.gitDir!, "index"));
   await Promise.race([spawned, statusPromise.catch(() => {})]);
   // The clean proof of a first snapshot starts beside status (see EarlyProof): the root's
   // .gitattributes on disk usually tells at once, the committed attributes and the user's config
@@ -83,7 +83,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     () => {}, // the full check below reports what fails
   );
   const baseInfoPromise = baseInfo(paths.dir, ctx.readEnv, baseTree, ghostignore, false, {
-    bytes: userIndex,
+    walk: userIndex,
     prefix,
   });
   const [status, base, treeConversion] = await Promise.all([
