@@ -44,13 +44,8 @@ export function applySizeTable(data: Buffer, table: OidTable, sizes: Float64Arra
  * Writes a table of the known sizes without waiting for the disk: it is a cache, and a torn one
  * reads as empty. A blob named twice is written twice (cheaper than a set; reading keeps one).
  */
-export async function writeSizes(
-  file: string,
-  index: Buffer,
-  oidOffsets: ArrayLike<number>,
-  sizes: Float64Array,
-): Promise<void> {
-  await writeFileAtomic(file, sizeRecords(index, oidOffsets, sizes, null), 0o600, false);
+export async function writeSizes(file: string, ids: Buffer, sizes: Float64Array): Promise<void> {
+  await writeFileAtomic(file, sizeRecords(ids, sizes, null), 0o600, false);
 }
 
 /**
@@ -59,27 +54,21 @@ export async function writeSizes(
  */
 export async function appendSizes(
   file: string,
-  index: Buffer,
-  oidOffsets: ArrayLike<number>,
+  ids: Buffer,
   sizes: Float64Array,
   items: ArrayLike<number>,
 ): Promise<void> {
   if (items.length === 0) return;
   const handle = await fs.open(file, fsConstants.O_WRONLY | fsConstants.O_APPEND);
   try {
-    await handle.write(sizeRecords(index, oidOffsets, sizes, items).subarray(SIZES_MAGIC.length));
+    await handle.write(sizeRecords(ids, sizes, items).subarray(SIZES_MAGIC.length));
   } finally {
     await handle.close();
   }
 }
 
-/** A table of the known sizes among `items` (all of them when null). */
-function sizeRecords(
-  index: Buffer,
-  oidOffsets: ArrayLike<number>,
-  sizes: Float64Array,
-  items: ArrayLike<number> | null,
-): Buffer {
+/** A table of the known sizes among `items` (all of them when null); item i's id is at i × 20 in `ids`. */
+function sizeRecords(ids: Buffer, sizes: Float64Array, items: ArrayLike<number> | null): Buffer {
   const count = items === null ? sizes.length : items.length;
   let known = 0;
   for (let k = 0; k < count; k++) if (sizes[items === null ? k : items[k]] >= 0) known++;
@@ -91,8 +80,8 @@ function sizeRecords(
     if (sizes[item] < 0) continue;
     // Byte by byte and in 32-bit integers: a call to copy or writeUIntBE per record, or
     // floating-point division, cost more than the 26 bytes (this runs once per process, unoptimized).
-    const from = oidOffsets[item];
-    for (let i = 0; i < 20; i++) data[at + i] = index[from + i];
+    const from = item * 20;
+    for (let i = 0; i < 20; i++) data[at + i] = ids[from + i];
     const size = Math.min(sizes[item], 2 ** 48 - 1);
     const high = Math.floor(size / 2 ** 32);
     const low = size >>> 0;
@@ -162,16 +151,15 @@ const HEX_PAIRS = (() => {
 })();
 
 /**
- * Asks git the sizes of the blobs of `items` (item i's id is the 20 bytes at `oidOffsets[i]` in
- * `index`) and puts each in `sizes[item]`; one git cannot answer stays -1. Git answers in the
+ * Asks git the sizes of the blobs of `items` (item i's id is the 20 bytes at i × 20 in `ids`)
+ * and puts each in `sizes[item]`; one git cannot answer stays -1. Git answers in the
  * order asked, so an answer is the size alone and needs no lookup by id. Buffered (`--buffer`),
  * git looks up 100k ids in about the time it takes to list every object of a young clone.
  */
 export async function askSizes(
   paths: StorePaths,
   readEnv: NodeJS.ProcessEnv,
-  index: Buffer,
-  oidOffsets: ArrayLike<number>,
+  ids: Buffer,
   items: ArrayLike<number>,
   sizes: Float64Array,
 ): Promise<void> {
@@ -187,9 +175,9 @@ export async function askSizes(
     const until = Math.min(items.length, next + perChunk);
     let at = 0;
     for (; next < until; next++) {
-      const from = oidOffsets[items[next]];
+      const from = items[next] * 20;
       for (let i = 0; i < 20; i++, at += 2) {
-        const pair = 2 * index[from + i];
+        const pair = 2 * ids[from + i];
         chunk[at] = HEX_PAIRS[pair];
         chunk[at + 1] = HEX_PAIRS[pair + 1];
       }

@@ -167,7 +167,7 @@ async function mismatchedSizes(
   // One walk noted each regular file's blob id and recorded size; paths are read only for the
   // files left unproven.
   const { files } = walked;
-  const { ids, oidOffsets, statSizes } = files;
+  const { ids, statSizes } = files;
   // Kept under the digest of the entries it is made from, whether or not git recorded where they
   // end (where it did not, the digest above is the checksum of the whole file, which changes with
   // its caches): so a proof made on your index serves a private copy of it with the same
@@ -177,14 +177,14 @@ async function mismatchedSizes(
   const madeFrom = walked.digest;
   if (cached?.checksum === madeFrom) return reuse(cached, unchanged ? identity : null);
   const sizes = new Float64Array(files.count).fill(-1);
-  if (cachedSizes) applySizeTable(cachedSizes, new OidTable(ids, oidOffsets), sizes);
+  if (cachedSizes) applySizeTable(cachedSizes, new OidTable(ids), sizes);
   // The blobs whose sizes the kept table did not have (with no table, all of them).
   let unknown = 0;
   for (let item = 0; item < sizes.length; item++) if (sizes[item] < 0) unknown++;
   const asked = new Int32Array(unknown);
   for (let item = 0, k = 0; item < sizes.length; item++) if (sizes[item] < 0) asked[k++] = item;
   if (asked.length > 0) {
-    await askSizes(paths, readEnv, ids, oidOffsets, asked, sizes);
+    await askSizes(paths, readEnv, ids, asked, sizes);
     trace(`capture: ${asked.length} blob sizes asked of git`);
   }
   const unprovenAt = new Set<number>();
@@ -205,9 +205,9 @@ async function mismatchedSizes(
   // anew with this index's only, so it stays within twice the index's size.
   const keptRecords = cachedSizes === null ? null : sizeTableRecords(cachedSizes);
   if (keptRecords !== null && keptRecords + asked.length <= 2 * files.count + 1024) {
-    await appendSizes(sizesFile, ids, oidOffsets, sizes, asked).catch(() => {});
+    await appendSizes(sizesFile, ids, sizes, asked).catch(() => {});
   } else {
-    await writeSizes(sizesFile, ids, oidOffsets, sizes).catch(() => {});
+    await writeSizes(sizesFile, ids, sizes).catch(() => {});
   }
   await fs.rm(path.join(paths.dir, "blob-sizes.json"), { force: true }).catch(() => {}); // earlier versions' table
   const proof: ProofCache = { checksum: madeFrom, unproven, ...(unchanged ? { file: identity! } : {}) };

@@ -20,9 +20,8 @@ function uint32At(data: Buffer, at: number): number {
 export interface IndexScan {
   /** How many; each array below holds that many items. */
   count: number;
-  /** Their blob ids, copied out of the index (20 bytes each; item i's at `oidOffsets[i]`). */
+  /** Their blob ids, copied out of the index: item i's is the 20 bytes at i × 20. */
   ids: Buffer;
-  oidOffsets: Int32Array;
   /** Each one's work-tree size when its entry was written, modulo 2^32 (git's `sd_size`). */
   statSizes: Uint32Array;
   /** Each one's position among all the index's entries (see `ScanState.namesAt`). */
@@ -37,7 +36,6 @@ export function scanResult(state: ScanState): IndexScan {
   return {
     count: files,
     ids: items!.ids.subarray(0, files * SHA1_BYTES),
-    oidOffsets: items!.oidOffsets.subarray(0, files),
     statSizes: items!.statSizes.subarray(0, files),
     positions: items!.positions.subarray(0, files),
   };
@@ -64,7 +62,7 @@ export interface ScanState {
   name: Buffer;
   nameLength: number;
   /** Per regular file, kept where asked for (see IndexScan). */
-  items: { ids: Buffer; oidOffsets: Int32Array; statSizes: Uint32Array; positions: Int32Array } | null;
+  items: { ids: Buffer; statSizes: Uint32Array; positions: Int32Array } | null;
   /** The paths (one char per byte) of the entries at these positions, where asked for. */
   namesAt: ReadonlySet<number> | null;
   names: string[];
@@ -99,7 +97,6 @@ export function startScan(
     items: keepItems
       ? {
           ids: Buffer.allocUnsafe(count * SHA1_BYTES),
-          oidOffsets: new Int32Array(count),
           statSizes: new Uint32Array(count),
           positions: new Int32Array(count),
         }
@@ -208,7 +205,6 @@ export function scanWindow(data: Buffer, base: number, state: ScanState): "done"
         // Byte by byte: Buffer.copy is a native call, costly 100k times over 20 bytes.
         const to = files * SHA1_BYTES;
         for (let k = 0; k < SHA1_BYTES; k++) items.ids[to + k] = data[offset + 40 + k];
-        items.oidOffsets[files] = to;
         items.statSizes[files] = uint32At(data, offset + 36);
         items.positions[files] = walked;
       }

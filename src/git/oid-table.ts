@@ -1,8 +1,8 @@
 import { SHA1_BYTES } from "./index-entries.js";
 
 /**
- * Items keyed by binary object ids that lie in one buffer (an index's entries), found by an id
- * given as bytes without making a string per id: matching a kept table of 100k blob sizes
+ * Items keyed by binary object ids (item i's id: the 20 bytes at i × 20 of one buffer), found by
+ * an id given as bytes without making a string per id: matching a kept table of 100k blob sizes
  * against an index would otherwise spend most of its time building and hashing hex strings. The
  * ids are copied, sorted into buckets by their first two bytes, into one compact buffer. A
  * position names one item; items with the same id are next to each other.
@@ -15,20 +15,19 @@ export class OidTable {
   /** The ids, 20 bytes per position. */
   private readonly ids: Buffer;
 
-  /** `offsets[i]`: where item i's id starts in `data`. */
-  constructor(data: Buffer, offsets: ArrayLike<number>) {
-    const count = offsets.length;
+  constructor(data: Buffer) {
+    const count = Math.floor(data.length / SHA1_BYTES);
     const start = this.bucketStart;
-    for (let item = 0; item < count; item++) start[bucketOf(data, offsets[item]) + 1]++;
+    for (let item = 0; item < count; item++) start[bucketOf(data, item * SHA1_BYTES) + 1]++;
     for (let bucket = 0; bucket < BUCKETS; bucket++) start[bucket + 1] += start[bucket];
     const fill = start.slice(0, BUCKETS);
     this.items = new Int32Array(count);
     this.ids = Buffer.allocUnsafe(count * SHA1_BYTES);
     for (let item = 0; item < count; item++) {
-      const position = fill[bucketOf(data, offsets[item])]++;
+      const from = item * SHA1_BYTES;
+      const position = fill[bucketOf(data, from)]++;
       this.items[position] = item;
       // Byte by byte: Buffer.copy is a native call, costly 100k times over 20 bytes.
-      const from = offsets[item];
       const to = position * SHA1_BYTES;
       for (let i = 0; i < SHA1_BYTES; i++) this.ids[to + i] = data[from + i];
     }

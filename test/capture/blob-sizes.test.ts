@@ -38,29 +38,22 @@ describe("the blob size table", () => {
       2 ** 48 - 1,
     ];
     const ids = sizes.map((_, i) => createHash("sha1").update(`blob ${i}`).digest());
-    // Ids laid out like index entries: other fields between them.
-    const index = Buffer.concat(ids.flatMap((oid) => [Buffer.from("fields"), oid]));
-    const offsets = ids.map((_, i) => i * 26 + 6);
+    const index = Buffer.concat(ids); // item i's id at i × 20
     const known = Float64Array.from([...sizes, -1]); // one more item whose size is not known
     const file = path.join(dir, "blob-sizes.bin");
-    await writeSizes(
-      file,
-      Buffer.concat([index, Buffer.from("fields"), ids[0]]),
-      [...offsets, index.length + 6],
-      known,
-    );
+    await writeSizes(file, Buffer.concat([index, ids[0]]), known);
     const data = readFileSync(file);
     expect(isSizeTable(data)).toBe(true);
 
     const read = new Float64Array(sizes.length).fill(-1);
-    applySizeTable(data, new OidTable(index, offsets), read);
+    applySizeTable(data, new OidTable(index), read);
     expect([...read]).toEqual(sizes);
   });
 
   test("a torn table reads as none", async () => {
     const file = path.join(dir, "torn.bin");
-    const index = Buffer.concat([Buffer.from("fields"), createHash("sha1").update("x").digest()]);
-    await writeSizes(file, index, [6], Float64Array.from([42]));
+    const index = createHash("sha1").update("x").digest();
+    await writeSizes(file, index, Float64Array.from([42]));
     const data = readFileSync(file);
     expect(isSizeTable(data.subarray(0, data.length - 1))).toBe(false);
     expect(isSizeTable(data)).toBe(true);
@@ -68,21 +61,20 @@ describe("the blob size table", () => {
 
   test("sizes added at its end are read with the others; a table that is gone is not made again", async () => {
     const ids = [0, 1, 2].map((i) => createHash("sha1").update(`appended ${i}`).digest());
-    const index = Buffer.concat(ids.flatMap((oid) => [Buffer.from("fields"), oid]));
-    const offsets = ids.map((_, i) => i * 26 + 6);
+    const index = Buffer.concat(ids);
     const file = path.join(dir, "appended.bin");
-    await writeSizes(file, index, offsets, Float64Array.from([10, -1, -1]));
+    await writeSizes(file, index, Float64Array.from([10, -1, -1]));
     // The second blob's size was asked of git; the third's is still unknown.
-    await appendSizes(file, index, offsets, Float64Array.from([10, 2 ** 40, -1]), [1, 2]);
+    await appendSizes(file, index, Float64Array.from([10, 2 ** 40, -1]), [1, 2]);
     const data = readFileSync(file);
     expect(isSizeTable(data)).toBe(true);
     expect(sizeTableRecords(data)).toBe(2);
     const read = new Float64Array(3).fill(-1);
-    applySizeTable(data, new OidTable(index, offsets), read);
+    applySizeTable(data, new OidTable(index), read);
     expect([...read]).toEqual([10, 2 ** 40, -1]);
 
     const gone = path.join(dir, "gone.bin");
-    await expect(appendSizes(gone, index, offsets, read, [0])).rejects.toThrow();
+    await expect(appendSizes(gone, index, read, [0])).rejects.toThrow();
     expect(existsSync(gone)).toBe(false);
   });
 });
@@ -115,15 +107,13 @@ describe("blob sizes asked of git", () => {
     });
     ids.push(createHash("sha1").update("not in the repository").digest());
     ids.push(ids[1]); // two files with the same content
-    const index = Buffer.concat(ids.flatMap((oid) => [Buffer.from("fields"), oid]));
-    const offsets = ids.map((_, i) => i * 26 + 6);
+    const index = Buffer.concat(ids);
     const sizes = new Float64Array(ids.length).fill(-1);
     sizes[0] = 999; // known already: not asked, not changed
     await askSizes(
       { dir: repo } as StorePaths,
       { ...env, GIT_DIR: path.join(repo, ".git") },
       index,
-      offsets,
       [5, 3, 1, 2, 4],
       sizes,
     );
@@ -131,15 +121,13 @@ describe("blob sizes asked of git", () => {
 
     // Many more than go in one write (the ids are written in chunks into one reused buffer).
     const many = Array.from({ length: 10_000 }, (_, k) => 1 + ((k * 7) % 5));
-    const manyIndex = Buffer.concat(many.flatMap((i) => [Buffer.from("fields"), ids[i]]));
-    const manyOffsets = many.map((_, k) => k * 26 + 6);
+    const manyIndex = Buffer.concat(many.map((i) => ids[i]));
     const manySizes = new Float64Array(many.length).fill(-1);
     const everyItem = Int32Array.from(many.keys());
     await askSizes(
       { dir: repo } as StorePaths,
       { ...env, GIT_DIR: path.join(repo, ".git") },
       manyIndex,
-      manyOffsets,
       everyItem,
       manySizes,
     );

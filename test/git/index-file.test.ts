@@ -41,7 +41,7 @@ function walkedFiles(file: string): Map<string, { id: string; size: number }> | 
     paths.map((rel, i) => [
       rel,
       {
-        id: files.ids.toString("hex", files.oidOffsets[i], files.oidOffsets[i] + 20),
+        id: files.ids.toString("hex", i * 20, i * 20 + 20),
         size: files.statSizes[i],
       },
     ]),
