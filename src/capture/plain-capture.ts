@@ -10,10 +10,19 @@ import { sortExclusions } from "./git-capture.js";
 import { loadGhostignore } from "./ghostignore.js";
 import { expandIncludes } from "./includes.js";
 import { captureNestedRepos, nestedRoots } from "./nested-repos.js";
-import { isDirectory, listNewDirectory, walkOnce, walkTwice } from "./plain-walk.js";
+import {
+  expandListing,
+  isDirectory,
+  listNewDirectory,
+  type Walked,
+  walkOnce,
+  walkTwice,
+} from "./plain-walk.js";
+import { plainStatus } from "./plain-status.js";
 import { classifyUntracked, ghostignoreMatch } from "./policy.js";
 import { editTree } from "../git/trees.js";
-import { indexChecksum, indexEntryCount } from "../git/index-file.js";
+import { indexEntryCount, indexExtensions } from "../git/index-file.js";
+import { cacheTreeRoot } from "../git/cache-tree.js";
 import { captureOverIndexTree, DEFERRED_PATHS_LIMIT } from "./plain-deferred.js";
 import { applyBudget, type Candidate, groupBudgetExclusions } from "./plain-budget.js";
 
@@ -26,17 +35,20 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
   const indexFile = path.join(ctx.paths.dir, STORE_FILES.plainIndex);
   return withLock(path.join(ctx.paths.dir, STORE_FILES.plainIndexLock), async () => {
     await fs.rm(`${indexFile}.lock`, { force: true }); // left by a killed run; we hold the real lock
-    const excludeFile = path.join(ctx.paths.dir, "plain-exclude");
     const env = { ...ctx.readEnv, GIT_WORK_TREE: ctx.location.root, GIT_INDEX_FILE: indexFile };
-    const git = (args: string[], input?: Buffer) => runGit(args, { cwd: ctx.location.root, env, input });
+    // The untracked cache status keeps in the index survives the commands that rewrite it (the
+    // store's config turns it off), and they mark where the entries end (see `indexExtensions`).
+    const keep = ["-c", "core.untrackedCache=keep", "-c", "index.recordEndOfIndexEntries=true"];
+    const git = (args: string[], input?: Buffer) =>
+      runGit([...keep, ...args], { cwd: ctx.location.root, env, input });
     const depNames = new Set(ctx.settings.dependencyDirs);
-    const indexedBefore = (await indexEntryCount(indexFile)) ?? 0;
-    const [diffOut, walked, ghostignore, stateBefore] = await Promise.all([
-      git(["diff-files", "-z", "--name-status", "--no-renames"]),
-      indexedBefore > 0 ? walkOnce(git, ctx.location.root, depNames) : walkTwice(git, excludeFile, depNames),
-      loadGhostignore(ctx.location.root),
+    const [indexedBefore, stateBefore, ghostignore] = await Promise.all([
+      indexEntryCount(indexFile).then((count) => count ?? 0),
       readState(ctx.paths.dir),
+      loadGhostignore(ctx.location.root),
     ]);
+    const listing = await listChanges(ctx, git, indexFile, indexedBefore, stateBefore, depNames);
+    const { walked } = listing;
     const matcher = ghostignore?.matcher ?? null;
     const excluded: StoredExclusion[] = [];
 
@@ -44,12 +56,9 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     const toAdd: RelPath[] = [];
     /** Paths known to be in the store's index (removals of others do not shrink it). */
     const indexed = new Set<RelPath>();
-    const diffParts = splitNul(diffOut.stdout);
-    for (let i = 0; i + 1 < diffParts.length; i += 2) {
-      const status = diffParts[i].toString("latin1");
-      const rel = relFromBytes(diffParts[i + 1]);
+    for (const { path: rel, deleted } of listing.changed) {
       indexed.add(rel);
-      if (status === "D") toRemove.add(rel);
+      if (deleted) toRemove.add(rel);
       else toAdd.push(rel);
     }
     if (indexedBefore > 0) {
@@ -148,12 +157,14 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
       ];
       excluded.push(...groupBudgetExclusions(kept.dropped, staying));
     }
-    // Few paths outstanding and the index as last written: the index is left as it is.
-    const checksum = indexedBefore > 0 ? await indexChecksum(indexFile) : null;
+    // Few paths outstanding and the index still the tree it was last written as (status only
+    // refreshes its stat data and cache; a write cut short by a kill invalidates its cache tree):
+    // the index is left as it is.
+    const tree = indexedBefore > 0 ? indexExtensions(indexFile, new Set(["TREE"]))?.get("TREE") : undefined;
     if (
       stateBefore.indexTree &&
-      checksum !== null &&
-      stateBefore.indexChecksum === checksum &&
+      tree &&
+      cacheTreeRoot(tree) === stateBefore.indexTree &&
       !ghostignoreChanged &&
       !becameRepository &&
       kept.dropped.length === 0 &&
@@ -170,6 +181,9 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
         nestedFiles: nested.files,
       }).catch(() => null);
       if (deferred) {
+        if (listing.ignoreFiles !== null && listing.ignoreFiles !== (stateBefore.ignoreFiles ?? false)) {
+          await writeState(ctx.paths.dir, { ...stateBefore, ignoreFiles: listing.ignoreFiles });
+        }
         return {
           tree: deferred.tree,
           parent: null,
@@ -196,18 +210,18 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
       if (result.code !== 0) await addOneByOne(git, kept.add, excluded);
     }
     const plainTree = (await git(["write-tree"])).stdout.toString("latin1").trim();
-    const tree =
+    const snapshotTree =
       nested.files.size > 0 ? await editTree(ctx.cat, ctx.writer, plainTree, nested.files) : plainTree;
     const fileCount = (await indexEntryCount(indexFile)) ?? 0;
     await writeState(ctx.paths.dir, {
       ghostignoreHash: ghostignore?.hash ?? null,
       files: fileCount,
-      // What the index now holds (write-tree may have rewritten it to keep its cache tree).
       indexTree: plainTree,
-      indexChecksum: await indexChecksum(indexFile),
+      // Seen by this run, or not looked for: status is tried again after the index is rewritten.
+      ignoreFiles: listing.ignoreFiles === true,
     });
     return {
-      tree,
+      tree: snapshotTree,
       parent: null,
       fileCount: fileCount + nested.files.size,
       excluded: sortExclusions(excluded),
@@ -220,9 +234,10 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
 interface PlainState {
   ghostignoreHash: string | null;
   files: number;
-  /** The tree the store's index held when it was last written, and that index's checksum. */
+  /** The tree the store's index held when it was last written. */
   indexTree?: string;
-  indexChecksum?: string | null;
+  /** Status saw a `.gitignore` in the directory: later snapshots walk it (see `listChanges`). */
+  ignoreFiles?: boolean;
 }
 
 async function readState(dir: string): Promise<PlainState> {
@@ -236,13 +251,62 @@ async function readState(dir: string): Promise<PlainState> {
       (v.ghostignoreHash === null || typeof v.ghostignoreHash === "string") &&
       Number.isFinite(v.files) &&
       (v.indexTree === undefined || /^[0-9a-f]{40}$/.test(v.indexTree)) &&
-      (v.indexChecksum === undefined || v.indexChecksum === null || typeof v.indexChecksum === "string")
+      (v.ignoreFiles === undefined || typeof v.ignoreFiles === "boolean")
     );
   });
 }
 
 async function writeState(dir: string, state: PlainState): Promise<void> {
   await writeFileAtomic(path.join(dir, STORE_FILES.plainState), JSON.stringify(state));
+}
+
+interface Listing {
+  /** Captured files that differ from the index, or are gone. */
+  changed: { path: RelPath; deleted: boolean }[];
+  walked: Walked;
+  /** Whether status saw a `.gitignore` (see `PlainState`); null where it was not asked. */
+  ignoreFiles: boolean | null;
+}
+
+/**
+ * What changed since the index was written, and what it does not name. A later snapshot asks
+ * status, with git's untracked cache (see `plainStatus`), unless a `.gitignore` was seen in the
+ * directory since the index was last written: then, as when status fails, `diff-files` runs
+ * beside one walk of the directory. A first snapshot lists everything.
+ */
+async function listChanges(
+  ctx: CaptureContext,
+  git: (args: string[]) => Promise<{ stdout: Buffer }>,
+  indexFile: string,
+  indexedBefore: number,
+  state: PlainState,
+  depNames: ReadonlySet<string>,
+): Promise<Listing> {
+  const root = ctx.location.root;
+  if (indexedBefore > 0 && state.indexTree && !state.ignoreFiles) {
+    const status = await plainStatus(ctx, indexFile, state.indexTree);
+    if (status) {
+      return {
+        changed: status.changed,
+        walked: status.ignoreFilesSeen
+          ? await walkOnce(git, root, depNames)
+          : expandListing(root, status.untracked, depNames),
+        ignoreFiles: status.ignoreFilesSeen,
+      };
+    }
+  }
+  const [diffOut, walked] = await Promise.all([
+    git(["diff-files", "-z", "--name-status", "--no-renames"]),
+    indexedBefore > 0
+      ? walkOnce(git, root, depNames)
+      : walkTwice(git, path.join(ctx.paths.dir, "plain-exclude"), depNames),
+  ]);
+  const changed: Listing["changed"] = [];
+  const parts = splitNul(diffOut.stdout);
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    changed.push({ path: relFromBytes(parts[i + 1]), deleted: parts[i].toString("latin1") === "D" });
+  }
+  return { changed, walked, ignoreFiles: null };
 }
 
 function nulList(paths: RelPath[]): Buffer {

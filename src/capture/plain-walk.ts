@@ -47,9 +47,13 @@ export async function walkOnce(
   depNames: ReadonlySet<string>,
 ): Promise<Walked> {
   const listed = await git(["ls-files", "-z", "--others", "--directory", "--no-empty-directory"]);
+  return expandListing(root, splitNul(listed.stdout).map(relFromBytes), depNames);
+}
+
+/** Git's listing with each directory it reported as "dir/" listed here (see `walkOnce`). */
+export function expandListing(root: string, listed: RelPath[], depNames: ReadonlySet<string>): Walked {
   const walked: Walked = { untracked: [], dependencyDirs: [] };
-  for (const part of splitNul(listed.stdout)) {
-    const rel = relFromBytes(part);
+  for (const rel of listed) {
     if (!rel.endsWith("/")) walked.untracked.push(rel);
     else listNewDirectory(root, rel.slice(0, -1), depNames, walked);
   }

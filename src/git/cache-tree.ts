@@ -36,6 +36,11 @@ export function indexSubtree(index: IndexSummary | null, prefix: string): IndexS
   return { ...node, attributeFiles };
 }
 
+/** The tree id the whole index makes, where its cache tree (a "TREE" body) holds it as valid. */
+export function cacheTreeRoot(tree: Buffer): string | null {
+  return cachedTreeAt(tree, 0, tree.length, [])?.oid ?? null;
+}
+
 /**
  * Finds a directory in a cache tree: each node is `name NUL count SP subtrees LF`, then its id
  * when `count` is not -1 (invalid), then its subtrees, depth first.

@@ -86,8 +86,8 @@ export function runGit(args: string[], options: GitRunOptions): Promise<GitResul
       if (tracing)
         trace(
           `git ${args
-            .filter((a) => !a.includes("="))
-            .slice(0, 3)
+            .filter((a, i) => !a.includes("=") && a !== "-c" && args[i - 1] !== "-c")
+            .slice(0, 4)
             .join(" ")}: ${(performance.now() - started).toFixed(1)} ms`,
         );
       const stderr = Buffer.concat(err).toString("utf8");

@@ -144,6 +144,80 @@ export interface IndexWalk {
   names: string[];
   /** The identity of the file walked (see `fileIdentity`). */
   identity: string;
+  /** The bodies of the extensions asked for (and the cache tree's) that the file has. */
+  bodies: Map<string, Buffer>;
+}
+
+/** The extensions from `start` to `end` (where the checksum begins), by their 8-byte headers. */
+function readExtensions(
+  fd: number,
+  start: number,
+  end: number,
+  wanted: ReadonlySet<string>,
+): { signatures: Set<string>; bodies: Map<string, Buffer>; headers: Buffer[] } | null {
+  const signatures = new Set<string>();
+  const bodies = new Map<string, Buffer>();
+  const headers: Buffer[] = [];
+  for (let at = start; at < end; ) {
+    const header = Buffer.alloc(8);
+    if (at + 8 > end || readSync(fd, header, 0, 8, at) !== 8) return null;
+    const length = header.readUInt32BE(4);
+    if (at + 8 + length > end) return null;
+    const signature = header.toString("latin1", 0, 4);
+    signatures.add(signature);
+    headers.push(header);
+    if (wanted.has(signature)) {
+      const body = Buffer.allocUnsafe(length);
+      if (readSync(fd, body, 0, length, at + 8) !== length) return null;
+      bodies.set(signature, body);
+    }
+    at += 8 + length;
+  }
+  return { signatures, bodies, headers };
+}
+
+/**
+ * The bodies of the named extensions of an index ("TREE", "UNTR"), without walking its entries
+ * where git recorded where they end ("EOIE", written with `index.recordEndOfIndexEntries`) and
+ * that record's hash of the extension headers matches them; otherwise by walking the entries.
+ * Null when the file cannot be read or is not understood.
+ */
+export function indexExtensions(file: string, names: ReadonlySet<string>): Map<string, Buffer> | null {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch {
+    return null;
+  }
+  try {
+    const size = Number(fstatSync(fd).size);
+    const eoieBytes = 8 + 4 + SHA1_BYTES; // signature, length, where the extensions start, hash
+    const signature = Buffer.alloc(4);
+    readSync(fd, signature, 0, 4, 0);
+    if (signature.toString("latin1") !== "DIRC") return null;
+    if (size >= HEADER + eoieBytes + SHA1_BYTES) {
+      const tail = Buffer.alloc(eoieBytes);
+      const eoieAt = size - SHA1_BYTES - eoieBytes;
+      if (
+        readSync(fd, tail, 0, eoieBytes, eoieAt) === eoieBytes &&
+        tail.toString("latin1", 0, 4) === "EOIE" &&
+        tail.readUInt32BE(4) === 4 + SHA1_BYTES
+      ) {
+        const start = tail.readUInt32BE(8);
+        const found = start >= HEADER && start <= eoieAt ? readExtensions(fd, start, eoieAt, names) : null;
+        if (found) {
+          const hash = createHash("sha1");
+          for (const header of found.headers) hash.update(header);
+          if (hash.digest().equals(tail.subarray(12))) return found.bodies;
+        }
+      }
+    }
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+  return walkIndexFile(file, { extensionBodies: names })?.bodies ?? null;
 }
 
 /**
@@ -163,6 +237,8 @@ export function walkIndexFile(
     namesAt?: ReadonlySet<number>;
     known?: { identity: string; digest: string } | null;
     windowBytes?: number;
+    /** Extensions whose bodies are wanted (`bodies`), beside the cache tree's. */
+    extensionBodies?: ReadonlySet<string>;
   } = {},
 ): IndexWalk | null {
   let fd: number;
@@ -197,28 +273,20 @@ export function walkIndexFile(
         buffer = Buffer.allocUnsafe(Math.min(size, buffer.length * 2));
       }
     }
-    // The extensions, by their headers; only the cache tree's body is kept.
-    const extensions = new Set<string>();
-    let cacheTree: Buffer | null = null;
-    const end = size - SHA1_BYTES;
-    let at = state.offset;
-    const extension = Buffer.alloc(8);
-    while (at + 8 <= end) {
-      if (readSync(fd, extension, 0, 8, at) !== 8) return null;
-      const length = extension.readUInt32BE(4);
-      if (at + 8 + length > end) return null;
-      const signature = extension.toString("latin1", 0, 4);
-      extensions.add(signature);
-      if (signature === "TREE") {
-        cacheTree = Buffer.allocUnsafe(length);
-        if (readSync(fd, cacheTree, 0, length, at + 8) !== length) return null;
-      }
-      at += 8 + length;
-    }
+    // The extensions, by their headers; only the bodies asked for are read.
+    const wanted = new Set(["TREE", ...(options.extensionBodies ?? [])]);
+    const found = readExtensions(fd, state.offset, size - SHA1_BYTES, wanted);
     // A split index keeps most entries in a shared file: its files are not understood here.
-    if (at !== end || (options.files && extensions.has("link"))) return null;
+    if (found === null || (options.files && found.signatures.has("link"))) return null;
+    const { signatures: extensions, bodies } = found;
     return {
-      summary: { unusual: state.unusual, attributeFiles: state.attributeFiles, extensions, cacheTree },
+      bodies,
+      summary: {
+        unusual: state.unusual,
+        attributeFiles: state.attributeFiles,
+        extensions,
+        cacheTree: bodies.get("TREE") ?? null,
+      },
       files: options.files ? scanResult(state) : null,
       digest: hash ? `entries:${hash.digest("hex")}` : options.digest ? known : null,
       names: state.names,

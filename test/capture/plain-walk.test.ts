@@ -25,10 +25,11 @@ function writeIn(folder: string, rel: string, content: string): void {
  * and every entry of its tree with mode and id (submodule-like entries included), to compare two
  * stores.
  */
-function snapshotOf(folder: string, home: string, args: string[] = []) {
+function snapshotOf(folder: string, home: string, args: string[] = [], env: NodeJS.ProcessEnv = {}) {
   const result = sandbox.cli(folder, ["snapshot", "--json", ...args], undefined, {
     GHOSTCOMMIT_HOME: home,
     GHOSTCOMMIT_TRACE: "1",
+    ...env,
   });
   expect(result.status, result.stderr).toBe(0);
   const [workspace] = readdirSync(path.join(home, "workspaces"));
@@ -56,11 +57,15 @@ describe("a later snapshot of a plain directory", () => {
   const dataDirs = { first: path.join(sandbox.home, "data-a"), oracle: path.join(sandbox.home, "data-b") };
   const snapshot = (home: string) => {
     const { result, tree } = snapshotOf(folder, home);
-    const walks = result.stderr.split("\n").filter((line) => /git ls-files -z --others/.test(line)).length;
+    // Walks of the folder by git (a nested repository's own walk applies its ignore rules).
+    const walks = result.stderr
+      .split("\n")
+      .filter((line) => /git ls-files -z --others/.test(line) && !/--exclude-standard/.test(line)).length;
+    const statuses = result.stderr.split("\n").filter((line) => /capture: plain status/.test(line)).length;
     const excluded = (result.json.excluded as { path: string; reason: string }[])
       .map((e) => `${e.reason} ${e.path}`)
       .sort();
-    return { id: result.json.id as string, tree, walks, excluded };
+    return { id: result.json.id as string, tree, walks, statuses, excluded };
   };
 
   it("captures what a first snapshot would: new directories, their dependency dirs, repositories, links and kind changes", () => {
@@ -101,7 +106,8 @@ describe("a later snapshot of a plain directory", () => {
     sandbox.git(path.join(folder, "src/deep"), "init", "-q");
 
     const later = snapshot(dataDirs.first);
-    expect(later.walks).toBe(1);
+    // Status lists it: "new/" is listed here, its .gitignore never read by git.
+    expect([later.statuses, later.walks]).toEqual([1, 0]);
     const oracle = snapshot(dataDirs.oracle);
     expect(oracle.walks).toBe(2);
     expect(later.excluded).toEqual(oracle.excluded);
@@ -155,7 +161,11 @@ describe("a later snapshot of a plain directory, its index left as it is", () =>
       tree,
       fileCount: result.json.fileCount as number,
       deferred: result.stderr.includes("capture: plain index left as it is"),
-      index: readFileSync(path.join(store, "plain-index")),
+      // What the index holds (status rewrites its stat data and untracked cache, never this).
+      index: execFileSync("git", ["--git-dir", path.join(store, "git"), "ls-files", "-s", "-z"], {
+        env: { ...sandbox.env, GIT_INDEX_FILE: path.join(store, "plain-index") },
+        encoding: "latin1",
+      }),
     };
   };
   const matchesOracle = (later: ReturnType<typeof snapshot>) => {
@@ -178,7 +188,7 @@ describe("a later snapshot of a plain directory, its index left as it is", () =>
     rmSync(path.join(folder, "src/f2.txt"));
     const second = snapshot(home);
     expect(second.deferred).toBe(true);
-    expect(second.index.equals(first.index)).toBe(true); // not written
+    expect(second.index).toBe(first.index); // not written
     matchesOracle(second);
 
     // Still measured against the index of the first snapshot: an edit undone, kinds swapped.
@@ -191,7 +201,7 @@ describe("a later snapshot of a plain directory, its index left as it is", () =>
     rmSync(path.join(folder, "top-new.txt"));
     const third = snapshot(home);
     expect(third.deferred).toBe(true);
-    expect(third.index.equals(first.index)).toBe(true);
+    expect(third.index).toBe(first.index);
     matchesOracle(third);
 
     // Touched paths the index cannot vouch for: a deleted directory (looked up in the index's
@@ -200,19 +210,19 @@ describe("a later snapshot of a plain directory, its index left as it is", () =>
     write("touched.txt", "touched\n");
     const touched = snapshot(home, ["--include", "src/new", "--include", "touched.txt"]);
     expect(touched.deferred).toBe(true);
-    expect(touched.index.equals(first.index)).toBe(true);
+    expect(touched.index).toBe(first.index);
     matchesOracle(touched);
 
     for (let i = 0; i < 450; i++) write(`bulk/b${i}.txt`, `${i}\n`);
     const fourth = snapshot(home);
     expect(fourth.deferred).toBe(false);
-    expect(fourth.index.equals(first.index)).toBe(false); // written: 450 paths were outstanding
+    expect(fourth.index).not.toBe(first.index); // written: 450 paths were outstanding
     matchesOracle(fourth);
 
     write("bulk/b7.txt", "seven, edited\n");
     const fifth = snapshot(home);
     expect(fifth.deferred).toBe(true);
-    expect(fifth.index.equals(fourth.index)).toBe(true);
+    expect(fifth.index).toBe(fourth.index);
     matchesOracle(fifth);
 
     // The index's tree gone from a damaged store: the snapshot writes the index instead.
@@ -224,7 +234,92 @@ describe("a later snapshot of a plain directory, its index left as it is", () =>
     write("bulk/b8.txt", "eight, edited\n");
     const sixth = snapshot(home);
     expect(sixth.deferred).toBe(false);
-    expect(sixth.index.equals(fifth.index)).toBe(false);
+    expect(sixth.index).not.toBe(fifth.index);
     matchesOracle(sixth);
+  });
+});
+
+/**
+ * A later snapshot asks status, whose untracked cache keeps directories unchanged since the last
+ * snapshot from being read again; status applies ignore rules, which a plain directory's
+ * snapshot must not. The oracle is a first snapshot of the same folder in a new store.
+ */
+describe("a later snapshot of a plain directory through status", () => {
+  const folder = sandbox.dir("plain-status");
+  const write = (rel: string, content: string) => writeIn(folder, rel, content);
+  const home = path.join(sandbox.home, "data-status");
+  // A user whose global ignore file names what the folder holds.
+  const globalConfig = path.join(sandbox.home, "plain-status.gitconfig");
+  const globalIgnore = path.join(sandbox.home, "plain-status.ignore");
+  writeFileSync(globalIgnore, "*.log\nbuild-output/\n");
+  writeFileSync(globalConfig, `[core]\n\texcludesFile = ${globalIgnore}\n`);
+  let oracles = 0;
+  const snapshot = (dataHome: string) => {
+    const { result, tree } = snapshotOf(folder, dataHome, [], { GIT_CONFIG_GLOBAL: globalConfig });
+    const lines = result.stderr.split("\n");
+    return {
+      tree,
+      files: (
+        sandbox.cli(folder, ["show", result.json.id, "--json"], undefined, { GHOSTCOMMIT_HOME: dataHome })
+          .json.files as string[]
+      ).sort(),
+      statuses: lines.filter((line) => /capture: plain status/.test(line)).length,
+      ignoreFileSeen: lines.some((line) => /capture: plain status, a .gitignore seen/.test(line)),
+      walks: lines.filter((line) => /git ls-files -z --others/.test(line)).length,
+    };
+  };
+  const expectOracle = (later: ReturnType<typeof snapshot>) => {
+    const oracle = snapshot(path.join(sandbox.home, `data-status-oracle-${++oracles}`));
+    expect(later.tree).toEqual(oracle.tree);
+  };
+
+  it("captures what its ignore rules would hide, and walks the folder while a .gitignore is in it", () => {
+    write("src/a.txt", "a\n");
+    write("docs/b.md", "b\n");
+    snapshot(home);
+
+    // Names the user's global ignore file lists, in a directory status reads again.
+    write("src/debug.log", "log\n");
+    write("src/build-output/out.js", "out\n");
+    write("docs/b.md", "b, edited\n");
+    const second = snapshot(home);
+    expect([second.statuses, second.walks, second.ignoreFileSeen]).toEqual([1, 0, false]);
+    expect(second.files).toEqual(
+      expect.arrayContaining(["src/debug.log", "src/build-output/out.js", "docs/b.md"]),
+    );
+    expectOracle(second);
+
+    // A .gitignore that ignores itself and everything beside it, in a directory already captured.
+    write("src/.gitignore", "*\n");
+    write("src/hidden.txt", "hidden from status\n");
+    write("src/deeper/x.txt", "x\n");
+    const third = snapshot(home);
+    expect([third.statuses, third.walks, third.ignoreFileSeen]).toEqual([1, 1, true]);
+    expect(third.files).toEqual(
+      expect.arrayContaining(["src/.gitignore", "src/hidden.txt", "src/deeper/x.txt", "src/a.txt"]),
+    );
+    expectOracle(third);
+
+    // Remembered: the folder is walked without asking status first.
+    write("docs/c.md", "c\n");
+    write("src/deeper/y.txt", "y\n");
+    const fourth = snapshot(home);
+    expect([fourth.statuses, fourth.walks]).toEqual([0, 1]);
+    expect(fourth.files).toEqual(expect.arrayContaining(["docs/c.md", "src/deeper/y.txt"]));
+    expectOracle(fourth);
+
+    // Gone, and the index written again (many paths outstanding): status is asked again.
+    rmSync(path.join(folder, "src/.gitignore"));
+    for (let i = 0; i < 450; i++) write(`bulk/b${i}.txt`, `${i}\n`);
+    const fifth = snapshot(home);
+    expect([fifth.statuses, fifth.walks]).toEqual([0, 1]);
+    expectOracle(fifth);
+    write("bulk/b1.txt", "one, edited\n");
+    write("src/deeper/z.log", "z\n");
+    const sixth = snapshot(home);
+    expect([sixth.statuses, sixth.walks, sixth.ignoreFileSeen]).toEqual([1, 0, false]);
+    expect(sixth.files).toEqual(expect.arrayContaining(["bulk/b1.txt", "src/deeper/z.log"]));
+    expect(sixth.files).not.toContain("src/.gitignore");
+    expectOracle(sixth);
   });
 });

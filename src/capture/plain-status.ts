@@ -1,0 +1,103 @@
+import { randomBytes } from "node:crypto";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { runGit } from "../git/exec.js";
+import { indexExtensions } from "../git/index-file.js";
+import { LooseObjectWriter } from "../git/loose-objects.js";
+import { serializeCommit } from "../git/objects.js";
+import { parseStatusV2 } from "../git/status.js";
+import { untrackedCacheHasIgnoreFiles } from "../git/untracked-cache.js";
+import type { RelPath } from "../paths.js";
+import { trace } from "../util/trace.js";
+import type { CaptureContext } from "./context.js";
+
+/** What one status of a plain directory against the store's index found. */
+export interface PlainStatus {
+  /** Captured files that differ from the index (or are gone): `diff-files`' answer. */
+  changed: { path: RelPath; deleted: boolean }[];
+  /** Files no index entry names, and directories holding none as "dir/" (`walkOnce`'s answer). */
+  untracked: RelPath[];
+  /** A `.gitignore` may have hidden untracked files: `untracked` must come from a walk instead. */
+  ignoreFilesSeen: boolean;
+}
+
+/**
+ * A later snapshot of a plain directory asks one `git status` instead of `diff-files` beside a
+ * walk of every directory (`walkOnce`): status keeps git's untracked cache in the store's index,
+ * so directories unchanged since the last snapshot are not read again (measured on 49,000 files
+ * in 2,556 directories: ~150 ms against ~200 ms for the two processes side by side, on a slow
+ * day). Status compares the index with HEAD too, so it runs in a throw-away git directory whose
+ * HEAD is a commit of the tree the index was last written as: that comparison then costs nothing.
+ *
+ * Status applies ignore rules, which a plain directory's snapshot must not. The store's
+ * `info/exclude` is empty and `core.excludesFile` is pointed at nothing, so only `.gitignore`
+ * files in the directory remain; the cache git keeps records each directory's one, and a listing
+ * with any is not trusted (`ignoreFilesSeen`): the caller walks the directory as before.
+ *
+ * Null when status fails (the index's tree pruned from a damaged store, a damaged index): the
+ * caller runs the two processes instead.
+ */
+export async function plainStatus(
+  ctx: Pick<CaptureContext, "location" | "paths" | "writer">,
+  indexFile: string,
+  indexTree: string,
+): Promise<PlainStatus | null> {
+  const gitDir = path.join(ctx.paths.tmpDir, `gitdir-${process.pid}-${randomBytes(4).toString("hex")}`);
+  let stdout: Buffer;
+  try {
+    // The same bytes for the same tree: written once, found (and freshened) after that.
+    const head = await new LooseObjectWriter(ctx.writer.objectsDir).write(
+      "commit",
+      serializeCommit({
+        tree: indexTree,
+        parents: [],
+        time: 0,
+        message: "ghostcommit: a plain directory's index\n",
+      }),
+    );
+    await fs.mkdir(gitDir, { recursive: true, mode: 0o700 });
+    await Promise.all([
+      fs.writeFile(path.join(gitDir, "HEAD"), `${head}\n`, { mode: 0o600 }),
+      fs.writeFile(path.join(gitDir, "commondir"), `${ctx.paths.gitDir}\n`, { mode: 0o600 }),
+    ]);
+    const env = {
+      GIT_DIR: gitDir,
+      GIT_WORK_TREE: ctx.location.root,
+      GIT_INDEX_FILE: indexFile,
+      // The untracked cache lives in the store's index: git must be free to write it.
+      GIT_OPTIONAL_LOCKS: "1",
+    };
+    const args = [
+      // A name that never exists: the user's global ignore file must not hide anything here.
+      ...["-c", `core.excludesFile=${path.join(ctx.paths.dir, "no-excludes-file")}`],
+      ...["-c", "core.untrackedCache=true"],
+      // Git keeps the cache for the untracked mode its config names.
+      ...["-c", "status.showUntrackedFiles=normal"],
+      // So that the cache is found without walking the entries (see `indexExtensions`).
+      ...["-c", "index.recordEndOfIndexEntries=true"],
+      "status",
+      "--porcelain=2",
+      "-z",
+      "--untracked-files=normal",
+      "--no-renames",
+      "--ignore-submodules=all",
+    ];
+    stdout = (await runGit(args, { cwd: ctx.location.root, env })).stdout;
+  } catch {
+    return null;
+  } finally {
+    fs.rm(gitDir, { recursive: true, force: true }).catch(() => {}); // as in runStatus: not waited for
+  }
+  const result: PlainStatus = { changed: [], untracked: [], ignoreFilesSeen: false };
+  for (const entry of parseStatusV2(stdout)) {
+    if (entry.kind === "untracked") result.untracked.push(entry.path);
+    // What differs from HEAD only (the index is no longer that tree) is the caller's to find.
+    else if (entry.kind === "changed" && entry.y !== ".")
+      result.changed.push({ path: entry.path, deleted: entry.y === "D" });
+  }
+  // Status wrote the cache where it changed; it is as this run found it either way.
+  const cache = indexExtensions(indexFile, new Set(["UNTR"]))?.get("UNTR");
+  if (!cache || untrackedCacheHasIgnoreFiles(cache) !== false) result.ignoreFilesSeen = true;
+  trace(`capture: plain status${result.ignoreFilesSeen ? ", a .gitignore seen" : ""}`);
+  return result;
+}

@@ -1,0 +1,76 @@
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { cacheTreeRoot } from "../../src/git/cache-tree.js";
+import { indexExtensions } from "../../src/git/index-file.js";
+import { untrackedCacheHasIgnoreFiles } from "../../src/git/untracked-cache.js";
+import { fileSandbox } from "../helpers/support.js";
+
+const { repo } = fileSandbox();
+
+/**
+ * The untracked cache as git 2.39 writes it ("UNTR", index-format.txt), read back: whether any
+ * directory it records holds a `.gitignore`. A plain directory's snapshot trusts status's
+ * listing only where none does.
+ */
+describe("git's untracked cache, read from the index", () => {
+  const status = (r: ReturnType<typeof repo>, ...config: string[]) =>
+    r.git(
+      "-c",
+      "core.untrackedCache=true",
+      ...config.flatMap((c) => ["-c", c]),
+      "status",
+      "--porcelain=2",
+      "--untracked-files=normal",
+    );
+  const cacheOf = (r: ReturnType<typeof repo>) => {
+    const bodies = indexExtensions(path.join(r.dir, ".git/index"), new Set(["UNTR", "TREE"]));
+    return { untr: bodies?.get("UNTR") ?? null, tree: bodies?.get("TREE") ?? null };
+  };
+
+  it("says whether any directory holds a .gitignore, with or without an end-of-entries record", () => {
+    const r = repo({ "a/b/f.txt": "f\n", "c/g.txt": "g\n", "top.txt": "t\n" });
+    // Over 127 directories (a count of two varint bytes), bitmaps of several words.
+    for (let i = 0; i < 300; i++) r.write({ [`many/d${i % 150}/f${i}.txt`]: `${i}\n` });
+    r.git("add", "-A");
+    r.git("commit", "-q", "-m", "more");
+    r.write({ "new/untracked.txt": "u\n" });
+    status(r, "index.recordEndOfIndexEntries=true");
+    const plain = cacheOf(r);
+    expect(plain.untr).not.toBeNull();
+    expect(untrackedCacheHasIgnoreFiles(plain.untr!)).toBe(false);
+    expect(cacheTreeRoot(plain.tree!)).toBe(r.git("rev-parse", "HEAD^{tree}").trim());
+
+    // One that hides itself and its neighbours, deep in a directory git had cached.
+    r.write({ "many/d17/.gitignore": "*\n" });
+    r.write({ "many/d17/hidden.txt": "h\n" });
+    expect(status(r, "index.recordEndOfIndexEntries=true")).not.toContain("hidden");
+    expect(untrackedCacheHasIgnoreFiles(cacheOf(r).untr!)).toBe(true);
+    // Kept across a status that changes nothing, and read by walking the entries without EOIE.
+    status(r, "index.recordEndOfIndexEntries=false");
+    expect(untrackedCacheHasIgnoreFiles(cacheOf(r).untr!)).toBe(true);
+
+    r.remove("many/d17/.gitignore");
+    status(r, "index.recordEndOfIndexEntries=true");
+    expect(untrackedCacheHasIgnoreFiles(cacheOf(r).untr!)).toBe(false);
+  });
+
+  it("refuses a damaged cache rather than answering from it", () => {
+    const r = repo({ "a/f.txt": "f\n" });
+    for (let i = 0; i < 50; i++) r.write({ [`d${i}/g.txt`]: `${i}\n` });
+    r.write({ "d3/.gitignore": "*.log\n" });
+    status(r);
+    const body = cacheOf(r).untr!;
+    expect(untrackedCacheHasIgnoreFiles(body)).toBe(true);
+    for (let cut = 0; cut < body.length; cut++) {
+      expect(untrackedCacheHasIgnoreFiles(body.subarray(0, cut))).toBeNull();
+    }
+    // A flipped bit: refused, or the same answer (a name's byte), never an exception.
+    const answers = new Set<boolean | null>();
+    for (let bit = 0; bit < body.length * 8; bit++) {
+      const damaged = Buffer.from(body);
+      damaged[bit >> 3] ^= 1 << (bit & 7);
+      answers.add(untrackedCacheHasIgnoreFiles(damaged));
+    }
+    expect(answers.has(null)).toBe(true);
+  });
+});
