@@ -1,6 +1,6 @@
 import { promises as fs, lstatSync } from "node:fs";
 import path from "node:path";
-import { runGit, splitNul } from "../git/exec.js";
+import { MANY_OBJECTS_ENV, runGit, splitNul } from "../git/exec.js";
 import { ancestorsOf, fsPath, type RelPath, relBytes, relFromBytes, touchesGitDir } from "../paths.js";
 import { STORE_FILES, readJson, writeFileAtomic } from "../store/layout.js";
 import type { StoredExclusion } from "../store/metadata.js";
@@ -39,8 +39,16 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     // The untracked cache status keeps in the index survives the commands that rewrite it (the
     // store's config turns it off), and they mark where the entries end (see `indexExtensions`).
     const keep = ["-c", "core.untrackedCache=keep", "-c", "index.recordEndOfIndexEntries=true"];
-    const git = (args: string[], input?: Buffer) =>
-      runGit([...keep, ...args], { cwd: ctx.location.root, env, input });
+    const git = (args: string[], input?: Buffer, okCodes?: number[]) =>
+      runGit([...keep, ...args], { cwd: ctx.location.root, env, input, okCodes });
+    // The commands that may write thousands of objects (a first snapshot's every file).
+    const writeObjects = (args: string[], input?: Buffer, okCodes?: number[]) =>
+      runGit([...keep, ...args], {
+        cwd: ctx.location.root,
+        env: { ...env, ...MANY_OBJECTS_ENV },
+        input,
+        okCodes,
+      });
     const depNames = new Set(ctx.settings.dependencyDirs);
     const [indexedBefore, stateBefore, ghostignore] = await Promise.all([
       indexEntryCount(indexFile).then((count) => count ?? 0),
@@ -201,15 +209,14 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     if (kept.add.length > 0) {
       // --replace: a file that took the place of a directory (or the reverse) replaces the old
       // entries even when git could not see them go (a symlink loop hides what was below it).
-      const result = await runGit(["update-index", "-z", "--add", "--remove", "--replace", "--stdin"], {
-        cwd: ctx.location.root,
-        env,
-        input: nulList(kept.add.map((c) => c.path)),
-        okCodes: [0, 128],
-      });
+      const result = await writeObjects(
+        ["update-index", "-z", "--add", "--remove", "--replace", "--stdin"],
+        nulList(kept.add.map((c) => c.path)),
+        [0, 128],
+      );
       if (result.code !== 0) await addOneByOne(git, kept.add, excluded);
     }
-    const plainTree = (await git(["write-tree"])).stdout.toString("latin1").trim();
+    const plainTree = (await writeObjects(["write-tree"])).stdout.toString("latin1").trim();
     const snapshotTree =
       nested.files.size > 0 ? await editTree(ctx.cat, ctx.writer, plainTree, nested.files) : plainTree;
     const fileCount = (await indexEntryCount(indexFile)) ?? 0;

@@ -19,6 +19,18 @@ export function gitSeesEnv(name: string): boolean {
 
 let baseEnvCache: NodeJS.ProcessEnv | undefined;
 
+/**
+ * For a git process that writes thousands of loose objects (a plain directory's first
+ * `update-index --add`, its `write-tree`): glibc hands each object's compression buffers back to
+ * the system on free and takes them again for the next, and every page taken again faults anew.
+ * Measured on 49,000 files: `update-index` 42 → 18 s, `write-tree` 1.5 → 0.6 s. Ignored where the
+ * C library is not glibc. Not for status and the like, which it only made fault more.
+ */
+export const MANY_OBJECTS_ENV = {
+  MALLOC_TRIM_THRESHOLD_: String(128 * 1024 * 1024),
+  MALLOC_TOP_PAD_: String(16 * 1024 * 1024),
+};
+
 /** The environment every git process starts from: the user's, minus anything that redirects git. */
 export function baseGitEnv(): NodeJS.ProcessEnv {
   if (baseEnvCache) return baseEnvCache;
