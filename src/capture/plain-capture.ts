@@ -36,9 +36,19 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
   return withLock(path.join(ctx.paths.dir, STORE_FILES.plainIndexLock), async () => {
     await fs.rm(`${indexFile}.lock`, { force: true }); // left by a killed run; we hold the real lock
     const env = { ...ctx.readEnv, GIT_WORK_TREE: ctx.location.root, GIT_INDEX_FILE: indexFile };
+    const depNames = new Set(ctx.settings.dependencyDirs);
+    const [indexedBefore, stateBefore, ghostignore] = await Promise.all([
+      indexEntryCount(indexFile).then((count) => count ?? 0),
+      readState(ctx.paths.dir),
+      loadGhostignore(ctx.location.root),
+    ]);
     // The untracked cache status keeps in the index survives the commands that rewrite it (the
     // store's config turns it off), and they mark where the entries end (see `indexExtensions`).
-    const keep = ["-c", "core.untrackedCache=keep", "-c", "index.recordEndOfIndexEntries=true"];
+    // Not after a .gitignore was seen: git may keep its record after the file is gone (see
+    // `untrackedCacheIgnoreFileDirs`), so the index is written without the cache and the next
+    // status makes it again, as it found the directory.
+    const untrackedCache = stateBefore.ignoreFiles ? "false" : "keep";
+    const keep = ["-c", `core.untrackedCache=${untrackedCache}`, "-c", "index.recordEndOfIndexEntries=true"];
     const git = (args: string[], input?: Buffer, okCodes?: number[]) =>
       runGit([...keep, ...args], { cwd: ctx.location.root, env, input, okCodes });
     // The commands that may write thousands of objects (a first snapshot's every file).
@@ -49,12 +59,6 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
         input,
         okCodes,
       });
-    const depNames = new Set(ctx.settings.dependencyDirs);
-    const [indexedBefore, stateBefore, ghostignore] = await Promise.all([
-      indexEntryCount(indexFile).then((count) => count ?? 0),
-      readState(ctx.paths.dir),
-      loadGhostignore(ctx.location.root),
-    ]);
     const listing = await listChanges(ctx, git, indexFile, indexedBefore, stateBefore, depNames);
     const { walked } = listing;
     const matcher = ghostignore?.matcher ?? null;
@@ -291,15 +295,18 @@ async function listChanges(
 ): Promise<Listing> {
   const root = ctx.location.root;
   if (indexedBefore > 0 && state.indexTree && !state.ignoreFiles) {
-    const status = await plainStatus(ctx, indexFile, state.indexTree);
+    const status = await plainStatus(ctx, indexFile, state.indexTree, depNames);
+    if (status?.ignoreFilesSeen) {
+      return { changed: status.changed, walked: await walkOnce(git, root, depNames), ignoreFiles: true };
+    }
     if (status) {
-      return {
-        changed: status.changed,
-        walked: status.ignoreFilesSeen
-          ? await walkOnce(git, root, depNames)
-          : expandListing(root, status.untracked, depNames),
-        ignoreFiles: status.ignoreFilesSeen,
-      };
+      const walked = expandListing(root, status.untracked, depNames);
+      // One whose .gitignore hid all of it from git (a virtual environment's `*`) is still reported.
+      for (const dir of status.dependencyDirsWithIgnoreFiles) {
+        if (!walked.dependencyDirs.includes(dir) && isDirectory(fsPath(root, dir)))
+          walked.dependencyDirs.push(dir);
+      }
+      return { changed: status.changed, walked, ignoreFiles: false };
     }
   }
   const [diffOut, walked] = await Promise.all([

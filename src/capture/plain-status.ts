@@ -6,10 +6,11 @@ import { indexExtensions } from "../git/index-file.js";
 import { LooseObjectWriter } from "../git/loose-objects.js";
 import { serializeCommit } from "../git/objects.js";
 import { parseStatusV2 } from "../git/status.js";
-import { untrackedCacheHasIgnoreFiles } from "../git/untracked-cache.js";
+import { untrackedCacheIgnoreFileDirs } from "../git/untracked-cache.js";
 import type { RelPath } from "../paths.js";
 import { trace } from "../util/trace.js";
 import type { CaptureContext } from "./context.js";
+import { dependencyDirOf } from "./policy.js";
 
 /** What one status of a plain directory against the store's index found. */
 export interface PlainStatus {
@@ -19,6 +20,11 @@ export interface PlainStatus {
   untracked: RelPath[];
   /** A `.gitignore` may have hidden untracked files: `untracked` must come from a walk instead. */
   ignoreFilesSeen: boolean;
+  /**
+   * Dependency directories holding a `.gitignore` (a Python virtual environment's or cache's
+   * `*`): what they hide is set aside whole anyway, but git may not have listed the directory.
+   */
+  dependencyDirsWithIgnoreFiles: RelPath[];
 }
 
 /**
@@ -32,7 +38,8 @@ export interface PlainStatus {
  * Status applies ignore rules, which a plain directory's snapshot must not. The store's
  * `info/exclude` is empty and `core.excludesFile` is pointed at nothing, so only `.gitignore`
  * files in the directory remain; the cache git keeps records each directory's one, and a listing
- * with any is not trusted (`ignoreFilesSeen`): the caller walks the directory as before.
+ * with any outside a dependency directory is not trusted (`ignoreFilesSeen`): the caller walks
+ * the directory as before.
  *
  * Null when status fails (the index's tree pruned from a damaged store, a damaged index): the
  * caller runs the two processes instead.
@@ -41,6 +48,7 @@ export async function plainStatus(
   ctx: Pick<CaptureContext, "location" | "paths" | "writer">,
   indexFile: string,
   indexTree: string,
+  depNames: ReadonlySet<string>,
 ): Promise<PlainStatus | null> {
   const gitDir = path.join(ctx.paths.tmpDir, `gitdir-${process.pid}-${randomBytes(4).toString("hex")}`);
   let stdout: Buffer;
@@ -88,7 +96,12 @@ export async function plainStatus(
   } finally {
     fs.rm(gitDir, { recursive: true, force: true }).catch(() => {}); // as in runStatus: not waited for
   }
-  const result: PlainStatus = { changed: [], untracked: [], ignoreFilesSeen: false };
+  const result: PlainStatus = {
+    changed: [],
+    untracked: [],
+    ignoreFilesSeen: false,
+    dependencyDirsWithIgnoreFiles: [],
+  };
   for (const entry of parseStatusV2(stdout)) {
     if (entry.kind === "untracked") result.untracked.push(entry.path);
     // What differs from HEAD only (the index is no longer that tree) is the caller's to find.
@@ -97,7 +110,14 @@ export async function plainStatus(
   }
   // Status wrote the cache where it changed; it is as this run found it either way.
   const cache = indexExtensions(indexFile, new Set(["UNTR"]))?.get("UNTR");
-  if (!cache || untrackedCacheHasIgnoreFiles(cache) !== false) result.ignoreFilesSeen = true;
+  const ignoreFileDirs = cache ? untrackedCacheIgnoreFileDirs(cache) : null;
+  if (ignoreFileDirs === null) result.ignoreFilesSeen = true;
+  for (const dir of ignoreFileDirs ?? []) {
+    const dependencyDir = dir === "" ? null : dependencyDirOf(`${dir}/.gitignore`, depNames);
+    if (dependencyDir === null) result.ignoreFilesSeen = true;
+    else if (!result.dependencyDirsWithIgnoreFiles.includes(dependencyDir))
+      result.dependencyDirsWithIgnoreFiles.push(dependencyDir);
+  }
   trace(`capture: plain status${result.ignoreFilesSeen ? ", a .gitignore seen" : ""}`);
   return result;
 }

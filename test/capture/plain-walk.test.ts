@@ -254,28 +254,33 @@ describe("a later snapshot of a plain directory through status", () => {
   writeFileSync(globalIgnore, "*.log\nbuild-output/\n");
   writeFileSync(globalConfig, `[core]\n\texcludesFile = ${globalIgnore}\n`);
   let oracles = 0;
-  const snapshot = (dataHome: string) => {
-    const { result, tree } = snapshotOf(folder, dataHome, [], { GIT_CONFIG_GLOBAL: globalConfig });
+  const snapshot = (dataHome: string, dir = folder) => {
+    const { result, tree } = snapshotOf(dir, dataHome, [], { GIT_CONFIG_GLOBAL: globalConfig });
     const lines = result.stderr.split("\n");
     return {
       tree,
+      excluded: (result.json.excluded as { path: string; reason: string }[])
+        .map((e) => `${e.reason} ${e.path}`)
+        .sort(),
       files: (
-        sandbox.cli(folder, ["show", result.json.id, "--json"], undefined, { GHOSTCOMMIT_HOME: dataHome })
-          .json.files as string[]
+        sandbox.cli(dir, ["show", result.json.id, "--json"], undefined, { GHOSTCOMMIT_HOME: dataHome }).json
+          .files as string[]
       ).sort(),
       statuses: lines.filter((line) => /capture: plain status/.test(line)).length,
       ignoreFileSeen: lines.some((line) => /capture: plain status, a .gitignore seen/.test(line)),
       walks: lines.filter((line) => /git ls-files -z --others/.test(line)).length,
     };
   };
-  const expectOracle = (later: ReturnType<typeof snapshot>) => {
-    const oracle = snapshot(path.join(sandbox.home, `data-status-oracle-${++oracles}`));
+  const expectOracle = (later: ReturnType<typeof snapshot>, dir = folder) => {
+    const oracle = snapshot(path.join(sandbox.home, `data-status-oracle-${++oracles}`), dir);
     expect(later.tree).toEqual(oracle.tree);
+    expect(later.excluded).toEqual(oracle.excluded);
   };
 
   it("captures what its ignore rules would hide, and walks the folder while a .gitignore is in it", () => {
     write("src/a.txt", "a\n");
     write("docs/b.md", "b\n");
+    write("notes/n.txt", "n\n");
     snapshot(home);
 
     // Names the user's global ignore file lists, in a directory status reads again.
@@ -291,6 +296,7 @@ describe("a later snapshot of a plain directory through status", () => {
 
     // A .gitignore that ignores itself and everything beside it, in a directory already captured.
     write("src/.gitignore", "*\n");
+    write("notes/.gitignore", "*.bak\n");
     write("src/hidden.txt", "hidden from status\n");
     write("src/deeper/x.txt", "x\n");
     const third = snapshot(home);
@@ -310,16 +316,42 @@ describe("a later snapshot of a plain directory through status", () => {
 
     // Gone, and the index written again (many paths outstanding): status is asked again.
     rmSync(path.join(folder, "src/.gitignore"));
+    rmSync(path.join(folder, "notes/.gitignore")); // in a directory that holds captured files only
     for (let i = 0; i < 450; i++) write(`bulk/b${i}.txt`, `${i}\n`);
     const fifth = snapshot(home);
     expect([fifth.statuses, fifth.walks]).toEqual([0, 1]);
     expectOracle(fifth);
+    // Git keeps its record of notes/.gitignore (nothing there to check against it): the cache was
+    // dropped when the index was written, and status made it again.
     write("bulk/b1.txt", "one, edited\n");
-    write("src/deeper/z.log", "z\n");
+    write("docs/z.log", "z\n");
     const sixth = snapshot(home);
     expect([sixth.statuses, sixth.walks, sixth.ignoreFileSeen]).toEqual([1, 0, false]);
-    expect(sixth.files).toEqual(expect.arrayContaining(["bulk/b1.txt", "src/deeper/z.log"]));
+    expect(sixth.files).toEqual(expect.arrayContaining(["bulk/b1.txt", "docs/z.log"]));
     expect(sixth.files).not.toContain("src/.gitignore");
     expectOracle(sixth);
+  });
+
+  it("trusts status beside a dependency directory whose own .gitignore hides all of it", () => {
+    const project = sandbox.dir("plain-status-venv");
+    const put = (rel: string, content: string) => writeIn(project, rel, content);
+    const dataHome = path.join(sandbox.home, "data-status-venv");
+    put("app.py", "print(1)\n");
+    put("lib/util.py", "x = 1\n");
+    // As `python -m venv` and pytest write them: everything below ignored, the file itself too.
+    put(".venv/.gitignore", "*\n");
+    put(".venv/bin/python", "#!/bin/sh\n");
+    put("lib/.pytest_cache/.gitignore", "# created by pytest automatically, do not change\n*\n");
+    put("lib/.pytest_cache/v/cache/nodeids", "[]\n");
+    snapshot(dataHome, project);
+
+    put("app.py", "print(2)\n");
+    put("lib/new.py", "y = 2\n");
+    put(".venv/lib/site.py", "site\n");
+    const later = snapshot(dataHome, project);
+    expect([later.statuses, later.walks, later.ignoreFileSeen]).toEqual([1, 0, false]);
+    expect(later.excluded).toEqual(["dependency-dir .venv", "dependency-dir lib/.pytest_cache"]);
+    expect(later.files).toEqual(["app.py", "lib/new.py", "lib/util.py"]);
+    expectOracle(later, project);
   });
 });
