@@ -2,12 +2,13 @@ import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { runGit } from "../git/exec.js";
-import { indexExtensions } from "../git/index-file.js";
+import { fileIdentity, indexExtensions } from "../git/index-file.js";
 import { LooseObjectWriter } from "../git/loose-objects.js";
 import { serializeCommit } from "../git/objects.js";
 import { parseStatusV2 } from "../git/status.js";
 import { untrackedCacheIgnoreFileDirs } from "../git/untracked-cache.js";
 import type { RelPath } from "../paths.js";
+import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import { trace } from "../util/trace.js";
 import type { CaptureContext } from "./context.js";
 import { dependencyDirOf } from "./policy.js";
@@ -51,6 +52,8 @@ export async function plainStatus(
   depNames: ReadonlySet<string>,
 ): Promise<PlainStatus | null> {
   const gitDir = path.join(ctx.paths.tmpDir, `gitdir-${process.pid}-${randomBytes(4).toString("hex")}`);
+  const knownFile = path.join(ctx.paths.dir, STORE_FILES.plainIgnoreFiles);
+  const known = readJson<KnownIgnoreFiles | null>(knownFile, null, isKnownIgnoreFiles); // read while status runs
   let stdout: Buffer;
   try {
     // The same bytes for the same tree: written once, found (and freshened) after that.
@@ -108,9 +111,7 @@ export async function plainStatus(
     else if (entry.kind === "changed" && entry.y !== ".")
       result.changed.push({ path: entry.path, deleted: entry.y === "D" });
   }
-  // Status wrote the cache where it changed; it is as this run found it either way.
-  const cache = indexExtensions(indexFile, new Set(["UNTR"]))?.get("UNTR");
-  const ignoreFileDirs = cache ? untrackedCacheIgnoreFileDirs(cache) : null;
+  const ignoreFileDirs = await ignoreFileDirsOf(indexFile, knownFile, await known);
   if (ignoreFileDirs === null) result.ignoreFilesSeen = true;
   for (const dir of ignoreFileDirs ?? []) {
     const dependencyDir = dir === "" ? null : dependencyDirOf(`${dir}/.gitignore`, depNames);
@@ -120,4 +121,43 @@ export async function plainStatus(
   }
   trace(`capture: plain status${result.ignoreFilesSeen ? ", a .gitignore seen" : ""}`);
   return result;
+}
+
+interface KnownIgnoreFiles {
+  /** The index file's identity (see `fileIdentity`) ... */
+  identity: string;
+  /** ...and what its untracked cache says (see `untrackedCacheIgnoreFileDirs`). */
+  dirs: string[] | null;
+}
+
+function isKnownIgnoreFiles(value: unknown): boolean {
+  const v = value as KnownIgnoreFiles | null;
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    typeof v.identity === "string" &&
+    (v.dirs === null || (Array.isArray(v.dirs) && v.dirs.every((dir) => typeof dir === "string")))
+  );
+}
+
+/**
+ * Where the index's untracked cache records a `.gitignore`. Status wrote the cache where it
+ * changed; it is as this run found it either way. An index status did not rewrite (edits in
+ * place change no directory) is the one read last time: its answer is kept by the index's
+ * identity, since reading the cache of a large tree costs milliseconds of code that runs cold.
+ */
+async function ignoreFileDirsOf(
+  indexFile: string,
+  knownFile: string,
+  known: KnownIgnoreFiles | null,
+): Promise<string[] | null> {
+  const identity = await fileIdentity(indexFile);
+  if (identity !== null && known?.identity === identity) return known.dirs;
+  const cache = indexExtensions(indexFile, new Set(["UNTR"]))?.get("UNTR");
+  const dirs = cache ? untrackedCacheIgnoreFileDirs(cache) : null;
+  // A cache: not flushed to disk, and a failed write only costs the next run this read.
+  if (identity !== null) {
+    await writeFileAtomic(knownFile, JSON.stringify({ identity, dirs }), 0o600, false).catch(() => {});
+  }
+  return dirs;
 }

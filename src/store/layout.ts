@@ -38,6 +38,8 @@ export const STORE_FILES = {
   plainState: "plain-state.json",
   /** The stat-cached index of a plain directory (capture); gc counts what it names as reachable. */
   plainIndex: "plain-index",
+  /** Where that index's untracked cache records a .gitignore, by the index's identity (capture). */
+  plainIgnoreFiles: "plain-ignore-files.json",
   /** When retention last ran (maintenance). */
   retention: "retention.json",
   /** The user's git config values that decide conversions (capture). */
