@@ -107,15 +107,24 @@ export async function indexEntriesDigest(file: string): Promise<string | null> {
   return withIndex(file, entriesDigest);
 }
 
+/** Git's end-of-entries record, the index's last extension: signature, length, offset, hash. */
+const EOIE_BYTES = 8 + 4 + SHA1_BYTES;
+
+/** Where the entries end, from the bytes where an end-of-entries record would be; null if none. */
+function entriesEnd(eoie: Buffer, size: number): number | null {
+  if (eoie.length < EOIE_BYTES || eoie.toString("latin1", 0, 4) !== "EOIE") return null;
+  const end = eoie.readUInt32BE(8);
+  return eoie.readUInt32BE(4) === 4 + SHA1_BYTES && end >= HEADER && end <= size - SHA1_BYTES - EOIE_BYTES
+    ? end
+    : null;
+}
+
 async function entriesDigest(index: IndexReader): Promise<string | null> {
   const { size, read } = index;
-  const eoieBytes = 8 + 4 + SHA1_BYTES; // signature, length, where the extensions start, hash
-  if (size < HEADER + eoieBytes + SHA1_BYTES) return checksumOf(index);
-  const tail = await read(eoieBytes + SHA1_BYTES, size - SHA1_BYTES - eoieBytes);
-  const end = tail.readUInt32BE(8);
-  if (tail.toString("latin1", 0, 4) !== "EOIE" || tail.readUInt32BE(4) !== 4 + SHA1_BYTES || end > size) {
-    return tail.subarray(eoieBytes).toString("hex"); // the file's checksum
-  }
+  if (size < HEADER + EOIE_BYTES + SHA1_BYTES) return checksumOf(index);
+  const tail = await read(EOIE_BYTES + SHA1_BYTES, size - SHA1_BYTES - EOIE_BYTES);
+  const end = entriesEnd(tail, size);
+  if (end === null) return tail.subarray(EOIE_BYTES).toString("hex"); // the file's checksum
   const entries = index.sha1Of(end);
   return entries === null ? checksumOf(index) : `entries:${entries}`;
 }
@@ -183,33 +192,22 @@ function readExtensions(
  * Null when the file cannot be read or is not understood.
  */
 export function indexExtensions(file: string, names: ReadonlySet<string>): Map<string, Buffer> | null {
-  let fd: number;
-  try {
-    fd = openSync(file, "r");
-  } catch {
-    return null;
-  }
+  const fd = openOrNull(file);
+  if (fd === null) return null;
   try {
     const size = Number(fstatSync(fd).size);
-    const eoieBytes = 8 + 4 + SHA1_BYTES; // signature, length, where the extensions start, hash
     const signature = Buffer.alloc(4);
     readSync(fd, signature, 0, 4, 0);
     if (signature.toString("latin1") !== "DIRC") return null;
-    if (size >= HEADER + eoieBytes + SHA1_BYTES) {
-      const tail = Buffer.alloc(eoieBytes);
-      const eoieAt = size - SHA1_BYTES - eoieBytes;
-      if (
-        readSync(fd, tail, 0, eoieBytes, eoieAt) === eoieBytes &&
-        tail.toString("latin1", 0, 4) === "EOIE" &&
-        tail.readUInt32BE(4) === 4 + SHA1_BYTES
-      ) {
-        const start = tail.readUInt32BE(8);
-        const found = start >= HEADER && start <= eoieAt ? readExtensions(fd, start, eoieAt, names) : null;
-        if (found) {
-          const hash = createHash("sha1");
-          for (const header of found.headers) hash.update(header);
-          if (hash.digest().equals(tail.subarray(12))) return found.bodies;
-        }
+    if (size >= HEADER + EOIE_BYTES + SHA1_BYTES) {
+      const eoie = Buffer.alloc(EOIE_BYTES);
+      const eoieAt = size - SHA1_BYTES - EOIE_BYTES;
+      const start = readSync(fd, eoie, 0, EOIE_BYTES, eoieAt) === EOIE_BYTES ? entriesEnd(eoie, size) : null;
+      const found = start === null ? null : readExtensions(fd, start, eoieAt, names);
+      if (found) {
+        const hash = createHash("sha1");
+        for (const header of found.headers) hash.update(header);
+        if (hash.digest().equals(eoie.subarray(12))) return found.bodies;
       }
     }
   } catch {
@@ -218,6 +216,14 @@ export function indexExtensions(file: string, names: ReadonlySet<string>): Map<s
     closeSync(fd);
   }
   return walkIndexFile(file, { extensionBodies: names })?.bodies ?? null;
+}
+
+function openOrNull(file: string): number | null {
+  try {
+    return openSync(file, "r");
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -241,12 +247,8 @@ export function walkIndexFile(
     extensionBodies?: ReadonlySet<string>;
   } = {},
 ): IndexWalk | null {
-  let fd: number;
-  try {
-    fd = openSync(file, "r");
-  } catch {
-    return null;
-  }
+  const fd = openOrNull(file);
+  if (fd === null) return null;
   try {
     const stat = fstatSync(fd, { bigint: true });
     const identity = identityOf(stat)!;
