@@ -10,15 +10,8 @@ import { sortExclusions } from "./git-capture.js";
 import { loadGhostignore } from "./ghostignore.js";
 import { expandIncludes } from "./includes.js";
 import { captureNestedRepos, nestedRoots } from "./nested-repos.js";
-import {
-  expandListing,
-  isDirectory,
-  listNewDirectory,
-  type Walked,
-  walkOnce,
-  walkTwice,
-} from "./plain-walk.js";
-import { plainStatus } from "./plain-status.js";
+import { isDirectory, listNewDirectory } from "./plain-walk.js";
+import { listChanges } from "./plain-status.js";
 import { classifyUntracked, ghostignoreMatch } from "./policy.js";
 import { editTree } from "../git/trees.js";
 import { indexEntryCount, indexExtensions } from "../git/index-file.js";
@@ -269,58 +262,6 @@ async function readState(dir: string): Promise<PlainState> {
 
 async function writeState(dir: string, state: PlainState): Promise<void> {
   await writeFileAtomic(path.join(dir, STORE_FILES.plainState), JSON.stringify(state));
-}
-
-interface Listing {
-  /** Captured files that differ from the index, or are gone. */
-  changed: { path: RelPath; deleted: boolean }[];
-  walked: Walked;
-  /** Whether status saw a `.gitignore` (see `PlainState`); null where it was not asked. */
-  ignoreFiles: boolean | null;
-}
-
-/**
- * What changed since the index was written, and what it does not name. A later snapshot asks
- * status, with git's untracked cache (see `plainStatus`), unless a `.gitignore` was seen in the
- * directory since the index was last written: then, as when status fails, `diff-files` runs
- * beside one walk of the directory. A first snapshot lists everything.
- */
-async function listChanges(
-  ctx: CaptureContext,
-  git: (args: string[]) => Promise<{ stdout: Buffer }>,
-  indexFile: string,
-  indexedBefore: number,
-  state: PlainState,
-  depNames: ReadonlySet<string>,
-): Promise<Listing> {
-  const root = ctx.location.root;
-  if (indexedBefore > 0 && state.indexTree && !state.ignoreFiles) {
-    const status = await plainStatus(ctx, indexFile, state.indexTree, depNames);
-    if (status?.ignoreFilesSeen) {
-      return { changed: status.changed, walked: await walkOnce(git, root, depNames), ignoreFiles: true };
-    }
-    if (status) {
-      const walked = expandListing(root, status.untracked, depNames);
-      // One whose .gitignore hid all of it from git (a virtual environment's `*`) is still reported.
-      for (const dir of status.dependencyDirsWithIgnoreFiles) {
-        if (!walked.dependencyDirs.includes(dir) && isDirectory(fsPath(root, dir)))
-          walked.dependencyDirs.push(dir);
-      }
-      return { changed: status.changed, walked, ignoreFiles: false };
-    }
-  }
-  const [diffOut, walked] = await Promise.all([
-    git(["diff-files", "-z", "--name-status", "--no-renames"]),
-    indexedBefore > 0
-      ? walkOnce(git, root, depNames)
-      : walkTwice(git, path.join(ctx.paths.dir, "plain-exclude"), depNames),
-  ]);
-  const changed: Listing["changed"] = [];
-  const parts = splitNul(diffOut.stdout);
-  for (let i = 0; i + 1 < parts.length; i += 2) {
-    changed.push({ path: relFromBytes(parts[i + 1]), deleted: parts[i].toString("latin1") === "D" });
-  }
-  return { changed, walked, ignoreFiles: null };
 }
 
 function nulList(paths: RelPath[]): Buffer {

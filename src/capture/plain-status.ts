@@ -1,16 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { runGit } from "../git/exec.js";
+import { runGit, splitNul } from "../git/exec.js";
 import { fileIdentity, indexExtensions } from "../git/index-file.js";
 import { LooseObjectWriter } from "../git/loose-objects.js";
 import { serializeCommit } from "../git/objects.js";
 import { parseStatusV2 } from "../git/status.js";
 import { untrackedCacheIgnoreFileDirs } from "../git/untracked-cache.js";
-import type { RelPath } from "../paths.js";
+import { fsPath, type RelPath, relFromBytes } from "../paths.js";
 import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import { trace } from "../util/trace.js";
 import type { CaptureContext } from "./context.js";
+import { expandListing, isDirectory, type Walked, walkOnce, walkTwice } from "./plain-walk.js";
 import { dependencyDirOf } from "./policy.js";
 
 /** What one status of a plain directory against the store's index found. */
@@ -160,4 +161,56 @@ async function ignoreFileDirsOf(
     await writeFileAtomic(knownFile, JSON.stringify({ identity, dirs }), 0o600, false).catch(() => {});
   }
   return dirs;
+}
+
+export interface Listing {
+  /** Captured files that differ from the index, or are gone. */
+  changed: { path: RelPath; deleted: boolean }[];
+  walked: Walked;
+  /** Whether status saw a `.gitignore`; null where it was not asked. */
+  ignoreFiles: boolean | null;
+}
+
+/**
+ * What changed since the index was written, and what it does not name. A later snapshot asks
+ * status, with git's untracked cache (see `plainStatus`), unless a `.gitignore` was seen in the
+ * directory since the index was last written: then, as when status fails, `diff-files` runs
+ * beside one walk of the directory. A first snapshot lists everything.
+ */
+export async function listChanges(
+  ctx: CaptureContext,
+  git: (args: string[]) => Promise<{ stdout: Buffer }>,
+  indexFile: string,
+  indexedBefore: number,
+  state: { indexTree?: string; ignoreFiles?: boolean },
+  depNames: ReadonlySet<string>,
+): Promise<Listing> {
+  const root = ctx.location.root;
+  if (indexedBefore > 0 && state.indexTree && !state.ignoreFiles) {
+    const status = await plainStatus(ctx, indexFile, state.indexTree, depNames);
+    if (status?.ignoreFilesSeen) {
+      return { changed: status.changed, walked: await walkOnce(git, root, depNames), ignoreFiles: true };
+    }
+    if (status) {
+      const walked = expandListing(root, status.untracked, depNames);
+      // One whose .gitignore hid all of it from git (a virtual environment's `*`) is still reported.
+      for (const dir of status.dependencyDirsWithIgnoreFiles) {
+        if (!walked.dependencyDirs.includes(dir) && isDirectory(fsPath(root, dir)))
+          walked.dependencyDirs.push(dir);
+      }
+      return { changed: status.changed, walked, ignoreFiles: false };
+    }
+  }
+  const [diffOut, walked] = await Promise.all([
+    git(["diff-files", "-z", "--name-status", "--no-renames"]),
+    indexedBefore > 0
+      ? walkOnce(git, root, depNames)
+      : walkTwice(git, path.join(ctx.paths.dir, "plain-exclude"), depNames),
+  ]);
+  const changed: Listing["changed"] = [];
+  const parts = splitNul(diffOut.stdout);
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    changed.push({ path: relFromBytes(parts[i + 1]), deleted: parts[i].toString("latin1") === "D" });
+  }
+  return { changed, walked, ignoreFiles: null };
 }
