@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Sandbox } from "../helpers/repo.js";
@@ -117,6 +117,27 @@ describe("a damaged store", () => {
     const snap = sb.ok(dir, "snapshot");
     expect(snap.fileCount).toBe(2);
     expect(snap.excluded).toEqual([]);
+  });
+
+  it.each([
+    ['{"identity": 5, "dirs": []}'],
+    ["\u0000garbage"],
+    ['{"identity": "x", "dirs": "src"}'],
+    ['{"identity": "another index", "dirs": []}'],
+  ])("garbage in plain-ignore-files.json (%s) is read again from the index, never trusted", (garbage) => {
+    const dir = sb.dir("plain-ignore");
+    mkdirSync(path.join(dir, "src"));
+    writeFileSync(path.join(dir, "src/a.txt"), "a\n");
+    sb.ok(dir, "snapshot");
+    sb.ok(dir, "snapshot"); // the first that asks status, and records what its cache says
+    const known = path.join(storeDir(sb), "plain-ignore-files.json");
+    expect(JSON.parse(readFileSync(known, "utf8")).dirs).toEqual([]);
+    writeFileSync(known, garbage);
+    // A .gitignore that hides itself and its neighbours from git.
+    writeFileSync(path.join(dir, "src/.gitignore"), "*\n");
+    writeFileSync(path.join(dir, "src/new.txt"), "new\n");
+    const snap = sb.ok(dir, "snapshot");
+    expect(sb.ok(dir, "show", snap.id).files).toEqual(["src/.gitignore", "src/a.txt", "src/new.txt"]);
   });
 
   it("after gc expired everything, the next snapshots are complete and restorable (hash cache, plain index)", () => {
