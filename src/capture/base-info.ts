@@ -1,7 +1,7 @@
 import path from "node:path";
 import { runGit } from "../git/exec.js";
 import { indexSubtree } from "../git/cache-tree.js";
-import type { SharedIndexWalk } from "../git/index-file.js";
+import type { SharedIndexWalk } from "../git/index-walk.js";
 import type { RelPath } from "../paths.js";
 import { STORE_FILES, readJson, writeFileAtomic } from "../store/layout.js";
 import type { Ghostignore } from "./ghostignore.js";

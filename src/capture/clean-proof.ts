@@ -1,13 +1,8 @@
 import path from "node:path";
 import { existsSync, promises as fs } from "node:fs";
 import { runGit, splitNul } from "../git/exec.js";
-import {
-  fileIdentity,
-  indexEntriesDigest,
-  SharedIndexWalk,
-  usesSplitIndex,
-  walkIndexFile,
-} from "../git/index-file.js";
+import { fileIdentity, indexEntriesDigest, usesSplitIndex } from "../git/index-file.js";
+import { SharedIndexWalk, walkIndexFile } from "../git/index-walk.js";
 import { OidTable } from "../git/oid-table.js";
 import {
   appendSizes,

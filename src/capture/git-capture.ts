@@ -3,7 +3,7 @@ import { MODE } from "../git/objects.js";
 import { isWithin, type RelPath } from "../paths.js";
 import type { StoredExclusion } from "../store/metadata.js";
 import { readHead } from "../git/repository.js";
-import { SharedIndexWalk } from "../git/index-file.js";
+import { SharedIndexWalk } from "../git/index-walk.js";
 import { baseInfo } from "./base-info.js";
 import {
   changedAttributesConvert,

@@ -2,7 +2,8 @@ import { readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { indexSubtree } from "../../src/git/cache-tree.js";
 import type { IndexSummary } from "../../src/git/index-entries.js";
-import { indexEntriesDigest, walkIndexFile } from "../../src/git/index-file.js";
+import { indexEntriesDigest } from "../../src/git/index-file.js";
+import { walkIndexFile } from "../../src/git/index-walk.js";
 import { fileSandbox } from "../helpers/support.js";
 
 const { repo, sandbox } = fileSandbox();

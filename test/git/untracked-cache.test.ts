@@ -1,7 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { cacheTreeRoot } from "../../src/git/cache-tree.js";
-import { indexExtensions } from "../../src/git/index-file.js";
+import { indexExtensions } from "../../src/git/index-walk.js";
 import { untrackedCacheIgnoreFileDirs } from "../../src/git/untracked-cache.js";
 import { fileSandbox } from "../helpers/support.js";
 
