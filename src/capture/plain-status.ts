@@ -1,5 +1,3 @@
-import { randomBytes } from "node:crypto";
-import { promises as fs } from "node:fs";
 import path from "node:path";
 import { runGit, splitNul } from "../git/exec.js";
 import { fileIdentity } from "../git/index-file.js";
@@ -14,6 +12,7 @@ import { trace } from "../util/trace.js";
 import type { CaptureContext } from "./context.js";
 import { expandListing, isDirectory, type Walked, walkOnce, walkTwice } from "./plain-walk.js";
 import { dependencyDirOf } from "./policy.js";
+import { removeThrowawayGitDir, throwawayGitDir } from "./status-run.js";
 
 /** What one status of a plain directory against the store's index found. */
 export interface PlainStatus {
@@ -53,7 +52,7 @@ export async function plainStatus(
   indexTree: string,
   depNames: ReadonlySet<string>,
 ): Promise<PlainStatus | null> {
-  const gitDir = path.join(ctx.paths.tmpDir, `gitdir-${process.pid}-${randomBytes(4).toString("hex")}`);
+  let gitDir: string | null = null;
   const knownFile = path.join(ctx.paths.dir, STORE_FILES.plainIgnoreFiles);
   const known = readJson<KnownIgnoreFiles | null>(knownFile, null, isKnownIgnoreFiles); // read while status runs
   let stdout: Buffer;
@@ -68,11 +67,7 @@ export async function plainStatus(
         message: "ghostcommit: a plain directory's index\n",
       }),
     );
-    await fs.mkdir(gitDir, { recursive: true, mode: 0o700 });
-    await Promise.all([
-      fs.writeFile(path.join(gitDir, "HEAD"), `${head}\n`, { mode: 0o600 }),
-      fs.writeFile(path.join(gitDir, "commondir"), `${ctx.paths.gitDir}\n`, { mode: 0o600 }),
-    ]);
+    gitDir = await throwawayGitDir(ctx.paths, head);
     const env = {
       GIT_DIR: gitDir,
       GIT_WORK_TREE: ctx.location.root,
@@ -99,7 +94,7 @@ export async function plainStatus(
   } catch {
     return null;
   } finally {
-    fs.rm(gitDir, { recursive: true, force: true }).catch(() => {}); // as in runStatus: not waited for
+    if (gitDir !== null) removeThrowawayGitDir(gitDir);
   }
   const result: PlainStatus = {
     changed: [],

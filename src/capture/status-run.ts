@@ -5,7 +5,7 @@ import { runGit, splitNul } from "../git/exec.js";
 import { parseStatusV2, type StatusEntry } from "../git/status.js";
 import { indexChecksum, usesSplitIndex } from "../git/index-file.js";
 import { isWithin, type RelPath, relBytes, relFromBytes } from "../paths.js";
-import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
+import { readJson, STORE_FILES, type StorePaths, writeFileAtomic } from "../store/layout.js";
 import { gitRunning } from "../util/detached.js";
 import { trace } from "../util/trace.js";
 import type { CaptureContext } from "./context.js";
@@ -46,7 +46,6 @@ export async function runStatus(
   options: { spawned?: () => void; buildCopy?: boolean } = {},
 ): Promise<StatusResult> {
   const dependencyDirs = new Set(ctx.settings.dependencyDirs);
-  const tempGitDir = path.join(ctx.paths.tmpDir, `gitdir-${process.pid}-${randomBytes(4).toString("hex")}`);
   const userIndex = path.join(ctx.location.gitDir!, "index");
   const found = await privateIndex(ctx.paths.dir, ctx.location.gitDir!, options.buildCopy ?? false);
   const deferred = found === "deferred";
@@ -55,14 +54,8 @@ export async function runStatus(
   const privateCopy = deferred ? null : found;
   const copy = privateCopy?.file ?? null;
   const indexFile = copy ?? userIndex;
-  await fs.mkdir(tempGitDir, { recursive: true, mode: 0o700 });
+  const tempGitDir = await throwawayGitDir(ctx.paths, head ?? "ref: refs/heads/ghostcommit-unborn");
   try {
-    await fs.writeFile(
-      path.join(tempGitDir, "HEAD"),
-      head ? `${head}\n` : "ref: refs/heads/ghostcommit-unborn\n",
-      { mode: 0o600 },
-    );
-    await fs.writeFile(path.join(tempGitDir, "commondir"), `${ctx.paths.gitDir}\n`, { mode: 0o600 });
     const config = excludesFile === null ? [] : ["-c", `core.excludesFile=${excludesFile}`];
     // Watchman's answers persist in the private index only; the user's is never written.
     // Not in a detached build: a watch it began would be announced to no one.
@@ -168,12 +161,41 @@ export async function runStatus(
     );
     return { entries, dependencyDirFiles, indexFile, copyDeferred };
   } finally {
-    // Not waited for: nothing reads it again, and its removal (a module to load, five calls on
-    // the thread pool, which the clean proof's reads may be holding) took up to 20 ms of a first
-    // snapshot's critical path. The process lives until it is done; one killed first leaves it
-    // to the next capture's leftover sweep.
-    fs.rm(tempGitDir, { recursive: true, force: true }).catch(() => {});
+    removeThrowawayGitDir(tempGitDir);
   }
+}
+
+/**
+ * A git directory for one status: it shares the store's git directory (`commondir`: config,
+ * attributes, objects, refs) and has a HEAD of its own (`head`: an id or `ref: …`). Removed by
+ * `removeThrowawayGitDir`.
+ */
+export async function throwawayGitDir(
+  paths: Pick<StorePaths, "tmpDir" | "gitDir">,
+  head: string,
+): Promise<string> {
+  const dir = path.join(paths.tmpDir, `gitdir-${process.pid}-${randomBytes(4).toString("hex")}`);
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  try {
+    await Promise.all([
+      fs.writeFile(path.join(dir, "HEAD"), `${head}\n`, { mode: 0o600 }),
+      fs.writeFile(path.join(dir, "commondir"), `${paths.gitDir}\n`, { mode: 0o600 }),
+    ]);
+  } catch (error) {
+    removeThrowawayGitDir(dir);
+    throw error;
+  }
+  return dir;
+}
+
+/**
+ * Not waited for: nothing reads it again, and its removal (a module to load, five calls on the
+ * thread pool, which the clean proof's reads may be holding) took up to 20 ms of a first
+ * snapshot's critical path. The process lives until it is done; one killed first leaves it to
+ * the next capture's leftover sweep.
+ */
+export function removeThrowawayGitDir(dir: string): void {
+  fs.rm(dir, { recursive: true, force: true }).catch(() => {});
 }
 
 /**
