@@ -32,8 +32,15 @@ export const SYNC_BYTES = 256 * 1024;
  */
 export function deflateObject(framed: Buffer): Buffer {
   const windowBits = Math.min(15, Math.max(9, Math.ceil(Math.log2(framed.length + 262))));
-  return deflateSync(framed, { windowBits, memLevel: Math.min(8, windowBits - 7) });
+  // The output buffer: zlib's default is 16 KiB of new memory per call, each page of it faulted
+  // in; one that fits the object's output (stored blocks add a few bytes) and stays under 4 KiB
+  // comes from Node's shared buffer pool. A larger object keeps the default.
+  const chunkSize = framed.length + 64 < POOLED_BYTES ? framed.length + 64 : undefined;
+  return deflateSync(framed, { windowBits, memLevel: Math.min(8, windowBits - 7), chunkSize });
 }
+
+/** Buffers below this size come from Node's shared pool (half its 8 KiB), not new memory. */
+const POOLED_BYTES = 4096;
 
 /** A loose object's file content: "<type> <size>\0" and the content, compressed. */
 function looseBody(type: ObjectType, content: Buffer): Buffer {
