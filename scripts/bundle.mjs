@@ -40,6 +40,11 @@ await build({
   plugins: [keepDynamicImportsLazy],
   // The loader passes the bundle's URL in (see src/cli/loader.ts).
   define: { "import.meta.url": "__ghostcommitUrl" },
+  // Every command reads, hashes and hands V8 the whole bundle: without its whitespace and with
+  // shorter syntax it is a third smaller, and a later snapshot ~8 ms faster on a slow machine.
+  // Names stay as written, so a stack trace still reads.
+  minifyWhitespace: true,
+  minifySyntax: true,
 });
 
 // A script compiled by node:vm cannot import() without an experimental flag, so the bundle's
@@ -56,7 +61,7 @@ if (/[^\w$.]import\(/.test(cli))
 // esbuild's __toESM copies every export of a CommonJS module into a new object for each file that
 // imports it: ~50 copies of node:path and node:os, ~2 ms of every command. One copy per
 // module serves them all (each is a set of getters onto the module).
-const toEsm = "var __toESM = (";
+const toEsm = "var __toESM=(";
 if (!cli.includes(toEsm)) throw new Error("bundle: esbuild's __toESM helper not found in dist/cli.cjs");
 cli = cli.replace(
   toEsm,
@@ -67,7 +72,7 @@ var __toESM = (mod, isNodeMode) => {
   if (!copies) __toESMCache.set(mod, (copies = []));
   return (copies[isNodeMode ? 1 : 0] ??= __toESMCopy(mod, isNodeMode));
 };
-var __toESMCopy = (`,
+var __toESMCopy=(`,
 );
 writeFileSync("dist/cli.cjs", cli);
 

@@ -5,7 +5,7 @@ import { dataHome } from "../config.js";
 
 /**
  * V8's code cache for the command-line bundle: its compiled form, so a command skips parsing and
- * compiling ~450 KB of JavaScript. The cache is code, so only a file this user owns in a directory
+ * compiling ~360 KB of JavaScript. The cache is code, so only a file this user owns in a directory
  * this user owns, neither writable by anyone else, is ever read.
  *
  * A cache holds what the runs that wrote it compiled, and V8 compiles a function only when it is
