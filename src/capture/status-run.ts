@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { runGit, splitNul } from "../git/exec.js";
+import { readOptional } from "../git/repository.js";
 import { parseStatusV2, type StatusEntry } from "../git/status.js";
 import { indexChecksum, usesSplitIndex } from "../git/index-file.js";
 import { isWithin, type RelPath, relBytes, relFromBytes } from "../paths.js";
@@ -312,9 +313,9 @@ const WATCHMAN_TOKEN_WRITES = 2;
 
 /** Mirrors the user's `info/exclude` into the store so status ignores exactly what the user's git ignores. */
 export async function syncExcludes(commonDir: string, storeGitDir: string): Promise<void> {
-  const source = await fs.readFile(path.join(commonDir, "info", "exclude")).catch(() => Buffer.alloc(0));
+  const source = (await readOptional(path.join(commonDir, "info", "exclude"))) ?? Buffer.alloc(0);
   const target = path.join(storeGitDir, "info", "exclude");
-  const current = await fs.readFile(target).catch(() => null);
+  const current = await readOptional(target);
   if (current?.equals(source)) return;
   await writeFileAtomic(target, source, 0o600, false); // a copy, made again whenever it differs
 }

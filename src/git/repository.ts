@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, promises as fs, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { GhostcommitError } from "../errors.js";
 import { gitSeesEnv, runGit } from "./exec.js";
@@ -221,10 +221,10 @@ async function readHeadFromFiles(gitDir: string, commonDir: string): Promise<str
   return undefined;
 }
 
-/** Reads a small file, or null when it is absent. */
+/** Reads a small file, or null when it is absent (synchronously: see `readJson`). */
 export async function readOptional(file: string): Promise<Buffer | null> {
   try {
-    return await fs.readFile(file);
+    return readFileSync(file);
   } catch {
     return null;
   }

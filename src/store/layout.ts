@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, promises as fs, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, promises as fs, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { dataHome } from "../config.js";
 import type { WorkspaceLocation } from "../git/repository.js";
@@ -165,11 +165,7 @@ const STORE_ATTRIBUTES = "* -text -crlf -filter -ident -working-tree-encoding\n"
 
 /** Creates the store if missing. Safe when several processes race: each builds aside and renames in. */
 export async function ensureStore(paths: StorePaths, location: WorkspaceLocation): Promise<void> {
-  const exists = await fs.access(path.join(paths.gitDir, "HEAD")).then(
-    () => true,
-    () => false,
-  );
-  if (exists) {
+  if (existsSync(path.join(paths.gitDir, "HEAD"))) {
     // A process killed between creating the git dir and its scratch dir left no tmp/.
     await ensureTmpDir(paths);
     return;
@@ -259,7 +255,9 @@ export async function writeFileAtomic(
 /**
  * Reads and parses a JSON state file; a missing or damaged file, or one whose content `valid`
  * rejects (valid JSON of the wrong shape, e.g. `null`), yields the fallback. State files are
- * caches: a bad one must cost speed, never a snapshot.
+ * caches: a bad one must cost speed, never a snapshot. Read synchronously: a command reads a
+ * dozen of these small files, and a promise read is four thread-pool trips (open, stat, read,
+ * close), each a wake-up of the main thread.
  */
 export async function readJson<T>(
   file: string,
@@ -267,7 +265,7 @@ export async function readJson<T>(
   valid: (value: unknown) => boolean = isPlainObject,
 ): Promise<T> {
   try {
-    const value: unknown = JSON.parse(await fs.readFile(file, "utf8"));
+    const value: unknown = JSON.parse(readFileSync(file, "utf8"));
     return valid(value) ? (value as T) : fallback;
   } catch {
     return fallback;
@@ -281,5 +279,5 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 /** Ensures the store's scratch directory exists (a killed store creation may have skipped it). */
 export async function ensureTmpDir(paths: StorePaths): Promise<void> {
-  await fs.mkdir(paths.tmpDir, { recursive: true, mode: 0o700 });
+  mkdirSync(paths.tmpDir, { recursive: true, mode: 0o700 });
 }
