@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, promises as fs } from "node:fs";
+import { existsSync, promises as fs, statSync } from "node:fs";
 import path from "node:path";
 import { indexEntryCount } from "../git/index-file.js";
 import { STORE_FILES } from "../store/layout.js";
@@ -32,8 +32,8 @@ function claimFile(storeDir: string): string {
 
 /** A detached process is building the copy now. */
 export async function buildInProgress(storeDir: string): Promise<boolean> {
-  const claim = await fs.stat(claimFile(storeDir)).catch(() => null);
-  return claim !== null && Date.now() - claim.mtimeMs < CLAIM_STALE_MS;
+  const claim = statSync(claimFile(storeDir), { throwIfNoEntry: false });
+  return claim !== undefined && Date.now() - claim.mtimeMs < CLAIM_STALE_MS;
 }
 
 /** Whether the copy this status needs is better built by a detached process. */

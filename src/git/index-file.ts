@@ -1,5 +1,13 @@
 import { createHash } from "node:crypto";
-import { type BigIntStats, promises as fs, readdirSync, readSync } from "node:fs";
+import {
+  type BigIntStats,
+  closeSync,
+  fstatSync,
+  promises as fs,
+  openSync,
+  readdirSync,
+  readSync,
+} from "node:fs";
 import { HEADER, SHA1_BYTES } from "./index-entries.js";
 
 type IndexReader = {
@@ -15,17 +23,25 @@ type IndexReader = {
  */
 export const WINDOW_BYTES = 256 * 1024;
 
-/** Runs `work` on an open index file; null when the file cannot be opened. */
+/**
+ * Runs `work` on an open index file; null when the file cannot be opened. Opened and read
+ * synchronously: a few small reads, each of which would be a thread-pool trip, and a snapshot
+ * asks this before status starts.
+ */
 async function withIndex<T>(file: string, work: (index: IndexReader) => Promise<T>): Promise<T | null> {
-  const handle = await fs.open(file, "r").catch(() => null);
-  if (!handle) return null;
+  let fd: number;
   try {
-    const { size } = await handle.stat();
+    fd = openSync(file, "r");
+  } catch {
+    return null;
+  }
+  try {
+    const { size } = fstatSync(fd);
     return await work({
       size,
       read: async (length, position) => {
         const bytes = Buffer.allocUnsafe(length); // only what was read is handed out
-        const { bytesRead } = await handle.read(bytes, 0, length, position);
+        const bytesRead = readSync(fd, bytes, 0, length, position);
         return bytes.subarray(0, bytesRead);
       },
       sha1Of: (end) => {
@@ -33,7 +49,7 @@ async function withIndex<T>(file: string, work: (index: IndexReader) => Promise<
         const chunk = Buffer.allocUnsafe(Math.min(end, WINDOW_BYTES));
         for (let position = 0; position < end; ) {
           // At once: this runs where the snapshot waits for its answer.
-          const bytesRead = readSync(handle.fd, chunk, 0, Math.min(chunk.length, end - position), position);
+          const bytesRead = readSync(fd, chunk, 0, Math.min(chunk.length, end - position), position);
           if (bytesRead === 0) return null;
           hash.update(chunk.subarray(0, bytesRead));
           position += bytesRead;
@@ -42,7 +58,7 @@ async function withIndex<T>(file: string, work: (index: IndexReader) => Promise<
       },
     });
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
