@@ -1,5 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, promises as fs, readFileSync, renameSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  promises as fs,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { dataHome } from "../config.js";
 import type { WorkspaceLocation } from "../git/repository.js";
@@ -228,7 +236,9 @@ export async function ensureStore(paths: StorePaths, location: WorkspaceLocation
 /**
  * Writes a file atomically: a reader sees the old content or the new, never a torn one. Private
  * (0600) unless told otherwise: the store's files describe the user's files. `flush`: its bytes
- * reach the disk before the rename (off only for caches, which a crash may lose).
+ * reach the disk before the rename (off only for caches, which a crash may lose). A cache is
+ * written synchronously (four thread-pool trips otherwise); a flush is waited for off the main
+ * thread, where other work can go on meanwhile.
  */
 export async function writeFileAtomic(
   file: string,
@@ -237,14 +247,24 @@ export async function writeFileAtomic(
   flush = true,
 ): Promise<void> {
   const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-  const handle = await fs.open(temp, "w", mode);
-  try {
-    await handle.writeFile(content);
-    if (flush) await handle.sync();
-  } finally {
-    await handle.close();
+  if (!flush) {
+    try {
+      writeFileSync(temp, content, { mode });
+      renameSync(temp, file);
+    } catch (error) {
+      rmSync(temp, { force: true }); // a full disk leaves no half-written temp behind
+      throw error;
+    }
+    return;
   }
   try {
+    const handle = await fs.open(temp, "w", mode);
+    try {
+      await handle.writeFile(content);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await fs.rename(temp, file);
   } catch (error) {
     await fs.rm(temp, { force: true });

@@ -1,8 +1,9 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { writeFileAtomic } from "../../src/store/layout.js";
 import { Sandbox } from "../helpers/repo.js";
 import { workDigest } from "../helpers/support.js";
 
@@ -81,6 +82,28 @@ describe("a full disk under the store", () => {
       repo.ok("restore", first.id);
       expect(workDigest(repo.dir)).toEqual(before);
       expect(repo.cli(["doctor", "--json"]).json.ok).toBe(true);
+    },
+  );
+
+  (mounted ? it : it.skip)(
+    "a state file that cannot be replaced keeps its old content, with no temp file left beside it",
+    async () => {
+      const dir = path.join(disk, "state");
+      execFileSync("mkdir", ["-p", dir]);
+      const file = path.join(dir, "cache.json");
+      writeFileSync(file, '{"old":true}');
+      // Fill what is left of the disk, then ask for a larger content than the last few bytes.
+      const filler = path.join(dir, "filler");
+      spawnSync("dd", ["if=/dev/zero", `of=${filler}`, "bs=64k"], { stdio: "ignore" });
+      try {
+        for (const flush of [false, true]) {
+          await expect(writeFileAtomic(file, "x".repeat(256 * 1024), 0o600, flush)).rejects.toThrow(/ENOSPC/);
+          expect(readFileSync(file, "utf8")).toBe('{"old":true}');
+          expect(readdirSync(dir).sort()).toEqual(["cache.json", "filler"]);
+        }
+      } finally {
+        execFileSync("rm", ["-rf", dir]);
+      }
     },
   );
 });
