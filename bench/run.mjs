@@ -7,7 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gitCases, plainCases } from "./lib/cases.mjs";
 import { makeContext } from "./lib/context.mjs";
-import { git, hermeticEnv, watchedRoots } from "./lib/env.mjs";
+import { git, hermeticEnv, watchedRoots, watchmanServerRunning } from "./lib/env.mjs";
 import { spawnSync } from "node:child_process";
 import { ensureTree, fileCount } from "./lib/generate.mjs";
 import { pinBuild } from "./lib/ghostcommit.mjs";
@@ -83,6 +83,7 @@ async function main() {
     profile: null,
   };
   const watchedBefore = new Set(watchedRoots());
+  const watchmanWasRunning = watchmanServerRunning();
   try {
     for (const spec of specs) {
       const root = await ensureTree(spec, treesFor(spec, treesDir), env, log);
@@ -115,6 +116,8 @@ async function main() {
       if (!watchedBefore.has(root))
         spawnSync("watchman", ["--no-spawn", "watch-del", root], { stdio: "ignore" });
     }
+    // And so would the server, where the bench is what started it.
+    if (!watchmanWasRunning) spawnSync("watchman", ["--no-spawn", "shutdown-server"], { stdio: "ignore" });
     rmSync(scratch, { recursive: true, force: true });
     rmSync(build, { recursive: true, force: true });
   }

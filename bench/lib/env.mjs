@@ -28,6 +28,11 @@ export function withWatchman(env, scratch) {
 export const watchmanInstalled = spawnSync("watchman", ["--version"]).status === 0;
 
 /** The roots Watchman watches now (none when its daemon is not running). */
+/** Whether Watchman's server answers now (without starting one). */
+export function watchmanServerRunning() {
+  return spawnSync("watchman", ["--no-spawn", "watch-list"], { stdio: "ignore" }).status === 0;
+}
+
 export function watchedRoots() {
   const r = spawnSync("watchman", ["--no-pretty", "--no-spawn", "watch-list"], { encoding: "utf8" });
   try {
