@@ -54,6 +54,20 @@ describe("git objects written by ghostcommit", () => {
       parseTree(git(["cat-file", "tree", expected])).map((e) => e.name),
     );
     expect(objectId("tree", serializeTree([]))).toBe(EMPTY_TREE);
+    // Parsed entries keep their ids' bytes and are written back from them, byte for byte, beside
+    // entries made anew (ids with bytes past 0x7f included).
+    const parsed = parseTree(body);
+    expect(serializeTree(parsed).equals(body)).toBe(true);
+    const edited = parsed.map((e) =>
+      e.name === "a0" ? { mode: e.mode, name: e.name, oid: "ff80".repeat(10) } : e,
+    );
+    edited.push({ mode: MODE.file, name: "z", oid: "7f".repeat(20) });
+    const reparsed = parseTree(serializeTree(edited));
+    expect(reparsed.find((e) => e.name === "a0")?.oid).toBe("ff80".repeat(10));
+    expect(reparsed.find((e) => e.name === "z")?.oid).toBe("7f".repeat(20));
+    expect(reparsed.filter((e) => e.name !== "a0" && e.name !== "z").map((e) => e.oid)).toEqual(
+      parsed.filter((e) => e.name !== "a0").map((e) => e.oid),
+    );
   });
 
   it("computes blob ids like git hash-object and writes loose objects git can read", async () => {
