@@ -73,7 +73,7 @@ async function main() {
     warmup,
     methods: {
       time: "wall clock of each process (spawnSync), cases alternated round by round; median, min, max of counted runs",
-      rss: "peak RSS of the ghostcommit node process alone (process.resourceUsage().maxRSS in an in-process wrapper that imports the bundled CLI dist/ghostcommit.mjs); git children not included",
+      rss: "peak RSS of the ghostcommit node process alone (process.resourceUsage().maxRSS in an in-process wrapper that requires the CLI entry dist/ghostcommit.cjs); git children not included",
       disk: "apparent bytes of the data dir's files with nlink = 1 (hard-linked packs shared with the user's repo left out), after minus before",
       changed: "zlib size of the changed files as loose blobs",
       anchors: "objects written to a throw-away object dir with the repo's objects as an alternate",

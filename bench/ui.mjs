@@ -11,7 +11,7 @@ import { chromium } from "playwright-core";
 import { git, hermeticEnv } from "./lib/env.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const CLI = path.resolve(here, "../dist/ghostcommit.mjs");
+const CLI = path.resolve(here, "../dist/ghostcommit.cjs");
 const log = (line) => process.stderr.write(`${line}\n`);
 
 function parseArgs(argv) {

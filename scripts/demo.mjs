@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const cli = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "dist", "ghostcommit.mjs");
+const cli = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "dist", "ghostcommit.cjs");
 const home = mkdtempSync(path.join(os.tmpdir(), "ghostcommit-demo-"));
 const repo = path.join(home, "project");
 const env = {

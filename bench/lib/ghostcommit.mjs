@@ -6,8 +6,8 @@ import { run } from "./env.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BUILT = path.resolve(here, "../../dist");
-const WRAPPER = path.join(here, "cli-wrapper.mjs");
-export let MAIN = path.join(BUILT, "ghostcommit.mjs");
+const WRAPPER = path.join(here, "cli-wrapper.cjs");
+export let MAIN = path.join(BUILT, "ghostcommit.cjs");
 
 /**
  * Runs the bench against a private copy of dist/ (inside bench/.trees, so node_modules still
@@ -19,7 +19,7 @@ export function pinBuild() {
   const dir = path.resolve(here, `../.trees/build-${process.pid}`);
   cpSync(BUILT, path.join(dir, "dist"), { recursive: true });
   cpSync(path.resolve(here, "../../package.json"), path.join(dir, "package.json"));
-  MAIN = path.join(dir, "dist/ghostcommit.mjs");
+  MAIN = path.join(dir, "dist/ghostcommit.cjs");
   return dir;
 }
 

@@ -190,7 +190,7 @@ const fileCountOf = (spec) => spec.top * spec.mid * spec.leaf * spec.filesPerLea
 function formatProfile(profile) {
   const lines = [`profile of one snapshot (${profile.tree}):`];
   lines.push(
-    `  node -e 0: ${ms(profile.nodeStartMs)} (${ms(profile.nodeStartCallerEnvMs)} in the caller's environment); node dist/ghostcommit.mjs --version (start-up + loading the CLI, code cache written): ${ms(profile.cliImportMs)}`,
+    `  node -e 0: ${ms(profile.nodeStartMs)} (${ms(profile.nodeStartCallerEnvMs)} in the caller's environment); node dist/ghostcommit.cjs --version (start-up + loading the CLI, code cache written): ${ms(profile.cliImportMs)}`,
   );
   for (const p of profile.snapshots) {
     lines.push(

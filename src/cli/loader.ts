@@ -8,8 +8,9 @@ import { trace } from "../util/trace.js";
 import { CODE_CACHE_OFF, codeCacheFile, readCodeCache, WRITING_RUNS, writeCodeCache } from "./code-cache.js";
 
 /**
- * The command-line entry (dist/ghostcommit.mjs, the path installed hooks run). It runs the bundled
- * CLI, a CommonJS script next to it, compiled from V8's code cache when there is one. The cache is
+ * The command-line entry (dist/ghostcommit.cjs, the bin and the path installed hooks run; built
+ * also as dist/ghostcommit.mjs, which earlier releases installed). It runs the bundled CLI, a
+ * CommonJS script next to it, compiled from V8's code cache when there is one. The cache is
  * written when a successful command exits, after its output, by the first few runs only.
  */
 const url = new URL("./cli.cjs", import.meta.url);

@@ -39,7 +39,9 @@ export function isHookCommand(command: unknown, agent: AgentName): boolean {
   const tail = ` hook ${agent}`;
   if (!command.endsWith(tail)) return false;
   const head = command.slice(0, -tail.length);
-  return head === "ghostcommit" || /ghostcommit[^/]*'$/.test(head) || /\/ghostcommit(\.mjs)?$/.test(head);
+  return (
+    head === "ghostcommit" || /ghostcommit[^/]*'$/.test(head) || /\/ghostcommit(\.mjs|\.cjs)?$/.test(head)
+  );
 }
 
 function handler(command: string, extra: Record<string, unknown> = {}): Record<string, unknown> {

@@ -93,7 +93,7 @@ export async function maybeRunRetention(
 function gcWorker(engine: StoreContext): WorkerSpec {
   return {
     name: "retention",
-    // dist/maintenance/retention.js, or the bundled CLI dist/ghostcommit.mjs beside dist/maintenance/.
+    // dist/maintenance/retention.js, or the bundled CLI dist/cli.cjs beside dist/maintenance/.
     candidates: [
       new URL("./gc-worker.js", import.meta.url),
       new URL("./maintenance/gc-worker.js", import.meta.url),

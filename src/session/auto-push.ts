@@ -31,7 +31,7 @@ export class PushAfterTurn {
     if (push?.after !== "turn") return;
     this.worker = new WorkerAfterCommand({
       name: "push",
-      // dist/session/auto-push.js, or the bundled CLI dist/ghostcommit.mjs beside dist/session/.
+      // dist/session/auto-push.js, or the bundled CLI dist/cli.cjs beside dist/session/.
       candidates: [
         new URL("./push-worker.js", import.meta.url),
         new URL("./session/push-worker.js", import.meta.url),

@@ -210,7 +210,7 @@ describe("the code cache", () => {
     }
     const upgraded = spawnSync(
       process.execPath,
-      [path.join(pkg, "dist", "ghostcommit.mjs"), "list", "--json"],
+      [path.join(pkg, "dist", "ghostcommit.cjs"), "list", "--json"],
       {
         cwd: repo.dir,
         env: { ...sandbox.env, GHOSTCOMMIT_TRACE: "1" },

@@ -13,14 +13,14 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { hermeticEnv, tempDir } from "./env.js";
 
-export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/ghostcommit.mjs");
+export const CLI = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/ghostcommit.cjs");
 
 /** Copies the command-line tool (the bin and the bundle it runs) into `dir`; returns the bin's path. */
 export function copyCli(dir: string): string {
-  for (const name of ["ghostcommit.mjs", "cli.cjs"]) {
+  for (const name of ["ghostcommit.cjs", "cli.cjs"]) {
     copyFileSync(path.join(path.dirname(CLI), name), path.join(dir, name));
   }
-  return path.join(dir, "ghostcommit.mjs");
+  return path.join(dir, "ghostcommit.cjs");
 }
 
 export interface CliResult {

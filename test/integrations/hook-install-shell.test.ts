@@ -84,6 +84,31 @@ describe("installed hook commands", () => {
     expect(repo.ok("install", "claude-code", "--project").changed).toBe(false);
   });
 
+  it("a hook an earlier release installed (the ES module entry) still runs, and install replaces it", () => {
+    // Releases before the CommonJS entry wrote dist/ghostcommit.mjs into agents' hook files.
+    const earlier = installedCommand("claude-code", path.join(path.dirname(CLI), "ghostcommit.mjs"));
+    const file = path.join(repo.dir, ".claude", "settings.json");
+    mkdirSync(path.dirname(file), { recursive: true });
+    const group = [{ hooks: [{ type: "command", command: earlier }] }];
+    const events = ["UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"];
+    writeFileSync(file, JSON.stringify({ hooks: Object.fromEntries(events.map((e) => [e, group])) }));
+    const run = shellHook(
+      sandbox,
+      earlier,
+      claude(repo.dir, "old", "UserPromptSubmit", { prompt: "p" }),
+      repo.dir,
+    );
+    expect([run.status, run.stderr]).toEqual([0, ""]);
+    expect(repo.ok("log", "--session", "old")).toHaveLength(1);
+
+    const again = repo.ok("install", "claude-code", "--project");
+    expect(again.changed).toBe(true);
+    expect(commandsIn(file)).toEqual([installedCommand("claude-code")]);
+    expect(installedCommand("claude-code")).toContain("ghostcommit.cjs' hook claude-code");
+    repo.ok("uninstall", "claude-code", "--project");
+    expect(commandsIn(file)).toEqual([]);
+  });
+
   it("install and uninstall keep a private settings file private", () => {
     const file = path.join(sandbox.home, ".claude", "settings.json");
     mkdirSync(path.dirname(file), { recursive: true });
