@@ -58,20 +58,30 @@ export function parseTree(body: Buffer): TreeEntry[] {
  * so comparing them as strings compares bytes.
  */
 export function serializeTree(entries: TreeEntry[]): Buffer {
-  const keyed = entries.map((entry) => ({
-    entry,
-    key: entry.mode === MODE.tree ? `${entry.name}/` : entry.name,
-  }));
-  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  // An edited tree is mostly its parsed entries, still in order: sorted only when it is not.
+  let ordered = entries;
+  for (let i = 1; i < entries.length; i++) {
+    if (compareEntries(entries[i - 1], entries[i]) >= 0) {
+      ordered = [...entries].sort(compareEntries);
+      break;
+    }
+  }
   // One binary string, encoded once: three checked Buffer writes per entry cost a snapshot's
   // ~50 edited trees several milliseconds in a process whose code still runs cold.
   let text = "";
-  for (const { entry } of keyed) {
+  for (const entry of ordered) {
     const raw = entry.raw ?? Buffer.from(entry.oid, "hex").toString("latin1");
     if (raw.length !== 20) throw new Error(`not an object id: ${entry.oid}`);
     text += `${entry.mode} ${entry.name}\0${raw}`;
   }
   return Buffer.from(text, "latin1");
+}
+
+/** Git's tree order. */
+function compareEntries(a: TreeEntry, b: TreeEntry): number {
+  const x = a.mode === MODE.tree ? `${a.name}/` : a.name;
+  const y = b.mode === MODE.tree ? `${b.name}/` : b.name;
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 /** Builds a commit object body. Time is in seconds; identity is fixed so user config never leaks in. */

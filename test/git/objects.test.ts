@@ -68,6 +68,15 @@ describe("git objects written by ghostcommit", () => {
     expect(reparsed.filter((e) => e.name !== "a0" && e.name !== "z").map((e) => e.oid)).toEqual(
       parsed.filter((e) => e.name !== "a0").map((e) => e.oid),
     );
+    // A new name that sorts first, added last, still lands in git's order.
+    edited.push({ mode: MODE.file, name: "A", oid: oid(10) });
+    const names = parsed.map((e) => e.name);
+    expect(parseTree(serializeTree(edited)).map((e) => e.name)).toEqual([
+      "A",
+      ...names.filter((name) => name < "z"),
+      "z",
+      ...names.filter((name) => name > "z"), // é: bytes past 0x7f
+    ]);
   });
 
   it("computes blob ids like git hash-object and writes loose objects git can read", async () => {
