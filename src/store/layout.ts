@@ -11,6 +11,7 @@ import {
 import path from "node:path";
 import { dataHome } from "../config.js";
 import type { WorkspaceLocation } from "../git/repository.js";
+import { writeFileSynced } from "../util/durable.js";
 
 /**
  * The on-disk layout of one workspace's store under the data directory:
@@ -258,13 +259,7 @@ export async function writeFileAtomic(
     return;
   }
   try {
-    const handle = await fs.open(temp, "w", mode);
-    try {
-      await handle.writeFile(content);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await writeFileSynced(temp, content, mode);
     await fs.rename(temp, file);
   } catch (error) {
     await fs.rm(temp, { force: true });
