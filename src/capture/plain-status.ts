@@ -12,7 +12,7 @@ import { trace } from "../util/trace.js";
 import type { CaptureContext } from "./context.js";
 import { expandListing, isDirectory, type Walked, walkOnce, walkTwice } from "./plain-walk.js";
 import { dependencyDirOf } from "./policy.js";
-import { removeThrowawayGitDir, throwawayGitDir } from "./status-run.js";
+import { removeThrowawayGitDir, throwawayGitDir } from "./status-gitdir.js";
 
 /** What one status of a plain directory against the store's index found. */
 export interface PlainStatus {

@@ -6,7 +6,8 @@ import { readHead } from "../git/repository.js";
 import { StoreContext } from "../store/context.js";
 import { readUserGitConfig } from "./conversion.js";
 import { releaseBuildClaim } from "./status-cache.js";
-import { runStatus, syncExcludes } from "./status-run.js";
+import { syncExcludes } from "./status-gitdir.js";
+import { runStatus } from "./status-run.js";
 
 const [root, store] = process.argv.slice(2);
 let storeDir: string | null = null;

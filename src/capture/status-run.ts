@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, promises as fs, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import { runGit, splitNul } from "../git/exec.js";
-import { readOptional } from "../git/repository.js";
 import { parseStatusV2, type StatusEntry } from "../git/status.js";
 import { indexChecksum, usesSplitIndex } from "../git/index-file.js";
 import { isWithin, type RelPath, relBytes, relFromBytes } from "../paths.js";
-import { readJson, STORE_FILES, type StorePaths, writeFileAtomic } from "../store/layout.js";
+import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import { gitRunning } from "../util/detached.js";
+import { removeThrowawayGitDir, throwawayGitDir } from "./status-gitdir.js";
 import { trace } from "../util/trace.js";
 import type { CaptureContext } from "./context.js";
 import { fsmonitorOptions } from "./fsmonitor.js";
@@ -167,38 +167,6 @@ export async function runStatus(
 }
 
 /**
- * A git directory for one status: it shares the store's git directory (`commondir`: config,
- * attributes, objects, refs) and has a HEAD of its own (`head`: an id or `ref: …`). Removed by
- * `removeThrowawayGitDir`.
- */
-export async function throwawayGitDir(
-  paths: Pick<StorePaths, "tmpDir" | "gitDir">,
-  head: string,
-): Promise<string> {
-  const dir = path.join(paths.tmpDir, `gitdir-${process.pid}-${randomBytes(4).toString("hex")}`);
-  // Synchronously: seven thread-pool trips otherwise, just before status starts.
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  try {
-    writeFileSync(path.join(dir, "HEAD"), `${head}\n`, { mode: 0o600 });
-    writeFileSync(path.join(dir, "commondir"), `${paths.gitDir}\n`, { mode: 0o600 });
-  } catch (error) {
-    removeThrowawayGitDir(dir);
-    throw error;
-  }
-  return dir;
-}
-
-/**
- * Not waited for: nothing reads it again, and its removal (a module to load, five calls on the
- * thread pool, which the clean proof's reads may be holding) took up to 20 ms of a first
- * snapshot's critical path. The process lives until it is done; one killed first leaves it to
- * the next capture's leftover sweep.
- */
-export function removeThrowawayGitDir(dir: string): void {
-  fs.rm(dir, { recursive: true, force: true }).catch(() => {});
-}
-
-/**
  * Takes the untracked entries inside dependency directories out of `entries`, counting them per
  * outermost such directory. Only where that directory lies inside the workspace (`prefix`): there
  * it is also the outermost one of the workspace-relative path, which the policy would find.
@@ -306,12 +274,3 @@ interface PrivateIndex {
  */
 const PERSIST_INTERVAL_MS = 60_000;
 const WATCHMAN_TOKEN_WRITES = 2;
-
-/** Mirrors the user's `info/exclude` into the store so status ignores exactly what the user's git ignores. */
-export async function syncExcludes(commonDir: string, storeGitDir: string): Promise<void> {
-  const source = (await readOptional(path.join(commonDir, "info", "exclude"))) ?? Buffer.alloc(0);
-  const target = path.join(storeGitDir, "info", "exclude");
-  const current = await readOptional(target);
-  if (current?.equals(source)) return;
-  await writeFileAtomic(target, source, 0o600, false); // a copy, made again whenever it differs
-}

@@ -1,0 +1,51 @@
+import { randomBytes } from "node:crypto";
+import { promises as fs, mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { readOptional } from "../git/repository.js";
+import { type StorePaths, writeFileAtomic } from "../store/layout.js";
+
+/**
+ * The git directory a status runs from: a throw-away one per run, sharing the store's (its
+ * config, attributes and objects), with the user's `info/exclude` mirrored into the store.
+ */
+
+/**
+ * A git directory for one status: it shares the store's git directory (`commondir`: config,
+ * attributes, objects, refs) and has a HEAD of its own (`head`: an id or `ref: …`). Removed by
+ * `removeThrowawayGitDir`.
+ */
+export async function throwawayGitDir(
+  paths: Pick<StorePaths, "tmpDir" | "gitDir">,
+  head: string,
+): Promise<string> {
+  const dir = path.join(paths.tmpDir, `gitdir-${process.pid}-${randomBytes(4).toString("hex")}`);
+  // Synchronously: seven thread-pool trips otherwise, just before status starts.
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    writeFileSync(path.join(dir, "HEAD"), `${head}\n`, { mode: 0o600 });
+    writeFileSync(path.join(dir, "commondir"), `${paths.gitDir}\n`, { mode: 0o600 });
+  } catch (error) {
+    removeThrowawayGitDir(dir);
+    throw error;
+  }
+  return dir;
+}
+
+/**
+ * Not waited for: nothing reads it again, and its removal (a module to load, five calls on the
+ * thread pool, which the clean proof's reads may be holding) took up to 20 ms of a first
+ * snapshot's critical path. The process lives until it is done; one killed first leaves it to
+ * the next capture's leftover sweep.
+ */
+export function removeThrowawayGitDir(dir: string): void {
+  fs.rm(dir, { recursive: true, force: true }).catch(() => {});
+}
+
+/** Mirrors the user's `info/exclude` into the store so status ignores exactly what the user's git ignores. */
+export async function syncExcludes(commonDir: string, storeGitDir: string): Promise<void> {
+  const source = (await readOptional(path.join(commonDir, "info", "exclude"))) ?? Buffer.alloc(0);
+  const target = path.join(storeGitDir, "info", "exclude");
+  const current = await readOptional(target);
+  if (current?.equals(source)) return;
+  await writeFileAtomic(target, source, 0o600, false); // a copy, made again whenever it differs
+}
