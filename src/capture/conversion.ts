@@ -1,4 +1,4 @@
-import { promises as fs, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { CatFile } from "../git/cat-file.js";
@@ -164,9 +164,7 @@ export async function userGitConverts(
     path.join(location.commonDir!, "info", "attributes"),
     attributesFile ?? path.join(xdg, "git", "attributes"),
   ];
-  for (const file of outsideFiles) {
-    conversion = addConversion(conversion, await fs.readFile(file, "utf8").catch(() => ""));
-  }
+  for (const file of outsideFiles) conversion = addConversion(conversion, readTextOrEmpty(file));
   // Committed .gitattributes: in the workspace, and in the directories above it.
   const prefix = location.prefix;
   const above = prefix === "" ? [] : ["", ...ancestorsOf(prefix)];
@@ -188,10 +186,17 @@ export async function changedAttributesConvert(
   files: RelPath[],
   conversion: Conversion | null,
 ): Promise<Conversion | null> {
-  for (const rel of files) {
-    conversion = addConversion(conversion, await fs.readFile(fsPath(root, rel), "utf8").catch(() => ""));
-  }
+  for (const rel of files) conversion = addConversion(conversion, readTextOrEmpty(fsPath(root, rel)));
   return conversion;
+}
+
+/** A small file's text, or "" when it cannot be read (synchronously: see `readJson`). */
+function readTextOrEmpty(file: string | Buffer): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
 }
 
 export function isAttributesFile(rel: RelPath): boolean {

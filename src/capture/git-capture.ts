@@ -72,16 +72,22 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   // a little later, those deeper down once the index walk lists them.
   const earlyProof = new EarlyProof(paths, ctx.readEnv, userIndex);
   const startProofIf = (converts: Conversion | null) => earlyProof.startIf(converts);
-  changedAttributesConvert(worktreeRoot, [".gitattributes"], null).then(startProofIf, () => {});
+  // Each early check is waited for before the capture ends: one still running after it would
+  // read HEAD's trees with the object cache gone, starting git for nothing.
+  const earlyChecks = [
+    changedAttributesConvert(worktreeRoot, [".gitattributes"], null).then(startProofIf, () => {}),
+  ];
   const userConfig = await (configFirst ?? readUserGitConfig(location, paths.dir));
   const [rootTree, ghostignore] = await Promise.all([
     head ? commitTree(ctx.cat, head) : Promise.resolve(null),
     loadGhostignore(location.root),
   ]);
   const baseTree = await subtreeAt(ctx.cat, rootTree, prefix);
-  userGitConverts(location, ctx.cat, rootTree, prefix === "" ? [".gitattributes"] : [], userConfig).then(
-    startProofIf,
-    () => {}, // the full check below reports what fails
+  earlyChecks.push(
+    userGitConverts(location, ctx.cat, rootTree, prefix === "" ? [".gitattributes"] : [], userConfig).then(
+      startProofIf,
+      () => {}, // the full check below reports what fails
+    ),
   );
   const baseInfoPromise = baseInfo(paths.dir, ctx.readEnv, baseTree, ghostignore, false, {
     walk: userIndex,
@@ -94,6 +100,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
       .then((info) => userGitConverts(location, ctx.cat, rootTree, info.attributeFiles, userConfig))
       .then(startProofIf),
   ]);
+  await Promise.all(earlyChecks); // done by now (they ask less than the full check just made)
   const strip = prefix === "" ? (p: RelPath) => p : (p: RelPath) => p.slice(prefix.length + 1);
 
   const changes: TreeChanges = new Map();
