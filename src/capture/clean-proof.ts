@@ -91,6 +91,7 @@ export async function unprovenCleanFiles(options: {
  */
 export class EarlyProof {
   started: Promise<void> | null = null;
+  private readonly checks: Promise<unknown>[] = [];
 
   constructor(
     private readonly paths: StorePaths,
@@ -105,6 +106,25 @@ export class EarlyProof {
       this.started.catch(() => {}); // awaited by the proof after status
     }
     return converts;
+  }
+
+  /** Starts the proof once `check` says the user's git converts content (a failed check: never). */
+  startWhen(check: Promise<Conversion | null>): void {
+    this.checks.push(
+      check.then(
+        (converts) => this.startIf(converts),
+        () => {},
+      ),
+    );
+  }
+
+  /**
+   * Every check given to `startWhen` has answered. The capture waits for them before it ends: one
+   * still running after it would read HEAD's trees with the object cache gone, starting git for
+   * nothing.
+   */
+  async checksSettled(): Promise<void> {
+    await Promise.all(this.checks);
   }
 
   private async run(): Promise<void> {

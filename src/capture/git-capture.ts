@@ -7,7 +7,6 @@ import { SharedIndexWalk } from "../git/index-walk.js";
 import { baseInfo } from "./base-info.js";
 import {
   changedAttributesConvert,
-  type Conversion,
   isAttributesFile,
   readUserGitConfig,
   repositoryConfigLeavesExcludes,
@@ -71,23 +70,16 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   // .gitattributes on disk usually tells at once, the committed attributes and the user's config
   // a little later, those deeper down once the index walk lists them.
   const earlyProof = new EarlyProof(paths, ctx.readEnv, userIndex);
-  const startProofIf = (converts: Conversion | null) => earlyProof.startIf(converts);
-  // Each early check is waited for before the capture ends: one still running after it would
-  // read HEAD's trees with the object cache gone, starting git for nothing.
-  const earlyChecks = [
-    changedAttributesConvert(worktreeRoot, [".gitattributes"], null).then(startProofIf, () => {}),
-  ];
+  earlyProof.startWhen(changedAttributesConvert(worktreeRoot, [".gitattributes"], null));
   const userConfig = await (configFirst ?? readUserGitConfig(location, paths.dir));
   const [rootTree, ghostignore] = await Promise.all([
     head ? commitTree(ctx.cat, head) : Promise.resolve(null),
     loadGhostignore(location.root),
   ]);
   const baseTree = await subtreeAt(ctx.cat, rootTree, prefix);
-  earlyChecks.push(
-    userGitConverts(location, ctx.cat, rootTree, prefix === "" ? [".gitattributes"] : [], userConfig).then(
-      startProofIf,
-      () => {}, // the full check below reports what fails
-    ),
+  // A failure here is the full check's below to report.
+  earlyProof.startWhen(
+    userGitConverts(location, ctx.cat, rootTree, prefix === "" ? [".gitattributes"] : [], userConfig),
   );
   const baseInfoPromise = baseInfo(paths.dir, ctx.readEnv, baseTree, ghostignore, false, {
     walk: userIndex,
@@ -98,9 +90,9 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     baseInfoPromise,
     baseInfoPromise
       .then((info) => userGitConverts(location, ctx.cat, rootTree, info.attributeFiles, userConfig))
-      .then(startProofIf),
+      .then((converts) => earlyProof.startIf(converts)),
   ]);
-  await Promise.all(earlyChecks); // done by now (they ask less than the full check just made)
+  await earlyProof.checksSettled(); // done by now: they ask less than the full check just made
   const strip = prefix === "" ? (p: RelPath) => p : (p: RelPath) => p.slice(prefix.length + 1);
 
   const changes: TreeChanges = new Map();
