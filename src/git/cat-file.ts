@@ -26,6 +26,7 @@ export class CatFile {
   private failed: Error | undefined;
   private stderr = "";
   private closing = false;
+  private corked = false;
 
   constructor(
     private readonly cwd: string,
@@ -99,13 +100,30 @@ export class CatFile {
     const child = this.start();
     const answer = new Promise<StoredObject | null>((resolve, reject) => {
       this.queue.push({ oid, resolve, reject });
-      child.stdin.write(`${oid}\n`);
+      this.send(child, `${oid}\n`);
     });
     if (!cache) return answer;
     return answer.then((object) => {
       if (object) cache.note(oid, object);
       return object;
     });
+  }
+
+  /**
+   * Requests made in one turn of the event loop (a tree's subdirectories, read side by side) go
+   * to git in one write: each write to the pipe wakes git and costs a system call, ~0.1–0.2 ms
+   * apiece on a busy machine.
+   */
+  private send(child: ChildProcessWithoutNullStreams, line: string): void {
+    if (!this.corked) {
+      this.corked = true;
+      child.stdin.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        child.stdin.uncork();
+      });
+    }
+    child.stdin.write(line);
   }
 
   /** Reads an object that must exist with the given type. */
