@@ -1,4 +1,4 @@
-import { promises as fs, linkSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { linkSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { STORE_FILES, readJson, writeFileAtomic } from "./layout.js";
 
@@ -26,7 +26,8 @@ export function isBorrowState(value: unknown): boolean {
 
 /**
  * Hard-links the user's object files (packs and loose objects, which git never modifies in place)
- * into the store. Snapshots borrow the user's objects instead of copying them, and these links
+ * into the store. Synchronous calls: each is tiny, and a thread-pool round trip would cost more
+ * than the work. Snapshots borrow the user's objects instead of copying them, and these links
  * keep the borrowed content alive after the user's `git gc --prune=now`, history rewrites or
  * branch deletion. A link costs no disk until the user's copy is deleted. Work per call is one
  * stat per fan-out directory plus the objects that are new since last time.
@@ -41,14 +42,17 @@ export async function linkBorrowedObjects(
   if (state.crossDevice) return;
   let changed = false;
   try {
-    changed = (await linkPacks(storeObjects, userObjects, state)) || changed;
-    changed = (await linkLoose(storeObjects, userObjects, state)) || changed;
+    changed = linkPacks(storeObjects, userObjects, state) || changed;
+    changed = linkLoose(storeObjects, userObjects, state) || changed;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
     state.crossDevice = true;
     changed = true;
   }
-  if (changed) await writeFileAtomic(stateFile, JSON.stringify(state));
+  // Not flushed: a record lost in a crash only makes a later call link again (an existing link
+  // counts as linked). A durable snapshot flushes the links and this record with the store's
+  // file system (`publishSnapshot`).
+  if (changed) await writeFileAtomic(stateFile, JSON.stringify(state), 0o600, false);
 }
 
 /** Whether borrowed objects are protected by links (false when the store is on another file system). */
@@ -61,9 +65,14 @@ export async function borrowingProtected(storeDir: string): Promise<boolean> {
   return !state.crossDevice;
 }
 
-async function linkPacks(storeObjects: string, userObjects: string, state: BorrowState): Promise<boolean> {
+function linkPacks(storeObjects: string, userObjects: string, state: BorrowState): boolean {
   const userPacks = path.join(userObjects, "pack");
-  const names = await fs.readdir(userPacks).catch(() => [] as string[]);
+  let names: string[];
+  try {
+    names = readdirSync(userPacks);
+  } catch {
+    return false; // no pack directory: nothing to link
+  }
   const known = new Set(state.packs);
   let changed = false;
   for (const name of names) {
@@ -71,17 +80,14 @@ async function linkPacks(storeObjects: string, userObjects: string, state: Borro
     const base = name.slice(0, -4);
     if (known.has(base)) continue;
     const ourPacks = path.join(storeObjects, "pack");
-    await fs.mkdir(ourPacks, { recursive: true, mode: 0o700 });
+    mkdirSync(ourPacks, { recursive: true, mode: 0o700 });
     // .keep stops our own repack from rewriting (and so duplicating) a borrowed pack.
-    await fs.writeFile(path.join(ourPacks, `${base}.keep`), "borrowed from the workspace repository\n", {
+    writeFileSync(path.join(ourPacks, `${base}.keep`), "borrowed from the workspace repository\n", {
       mode: 0o600,
     });
-    const linked = await linkIfMissing(
-      path.join(userPacks, `${base}.pack`),
-      path.join(ourPacks, `${base}.pack`),
-    );
-    if (linked) await linkIfMissing(path.join(userPacks, name), path.join(ourPacks, name));
-    else await fs.rm(path.join(ourPacks, `${base}.keep`), { force: true });
+    const linked = linkIfMissing(path.join(userPacks, `${base}.pack`), path.join(ourPacks, `${base}.pack`));
+    if (linked) linkIfMissing(path.join(userPacks, name), path.join(ourPacks, name));
+    else rmSync(path.join(ourPacks, `${base}.keep`), { force: true });
     if (linked) {
       state.packs.push(base);
       changed = true;
@@ -91,12 +97,10 @@ async function linkPacks(storeObjects: string, userObjects: string, state: Borro
 }
 
 /**
- * Synchronous on purpose: a stat per fan-out directory (and, when the user's git wrote objects,
- * the new links) are tiny calls for which a thread-pool round trip each would cost more than the
- * work. Only the fan-out directories that exist are looked at: a packed repository has few or
- * none, and 256 stats cost a later snapshot 4–6 ms.
+ * Only the fan-out directories that exist are looked at: a packed repository has few or none,
+ * and 256 stats cost a later snapshot 4–6 ms.
  */
-async function linkLoose(storeObjects: string, userObjects: string, state: BorrowState): Promise<boolean> {
+function linkLoose(storeObjects: string, userObjects: string, state: BorrowState): boolean {
   let changed = false;
   let fans: string[];
   try {
@@ -124,7 +128,7 @@ async function linkLoose(storeObjects: string, userObjects: string, state: Borro
         mkdirSync(storeFan, { recursive: true, mode: 0o700 });
         held = new Set(readdirSync(storeFan));
       }
-      if (!held.has(name)) linkIfMissingSync(path.join(dir, name), path.join(storeFan, name));
+      if (!held.has(name)) linkIfMissing(path.join(dir, name), path.join(storeFan, name));
     }
     state.loose[fan] = stat.mtimeMs;
     changed = true;
@@ -134,19 +138,10 @@ async function linkLoose(storeObjects: string, userObjects: string, state: Borro
 
 const FAN_OUT = /^[0-9a-f]{2}$/;
 
-function linkIfMissingSync(source: string, target: string): void {
+/** Links source to target; false when the source vanished. EXDEV propagates. */
+function linkIfMissing(source: string, target: string): boolean {
   try {
     linkSync(source, target);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "EEXIST" && code !== "ENOENT") throw error;
-  }
-}
-
-/** Links source to target; false when the source vanished. EXDEV propagates. */
-async function linkIfMissing(source: string, target: string): Promise<boolean> {
-  try {
-    await fs.link(source, target);
     return true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
