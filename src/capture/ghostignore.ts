@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { promises as fs } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
 
@@ -15,7 +15,7 @@ export interface Ghostignore {
 export async function loadGhostignore(root: string): Promise<Ghostignore | null> {
   let text: string;
   try {
-    text = await fs.readFile(path.join(root, GHOSTIGNORE), "utf8");
+    text = readFileSync(path.join(root, GHOSTIGNORE), "utf8"); // small, and usually not there
   } catch {
     return null;
   }

@@ -1,4 +1,4 @@
-import { promises as fs, lstatSync } from "node:fs";
+import { lstatSync, rmSync } from "node:fs";
 import path from "node:path";
 import { MANY_OBJECTS_ENV, runGit, splitNul } from "../git/exec.js";
 import { ancestorsOf, fsPath, type RelPath, relBytes, relFromBytes, touchesGitDir } from "../paths.js";
@@ -28,7 +28,7 @@ import { applyBudget, type Candidate, groupBudgetExclusions } from "./plain-budg
 export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Promise<Captured> {
   const indexFile = path.join(ctx.paths.dir, STORE_FILES.plainIndex);
   return withLock(path.join(ctx.paths.dir, STORE_FILES.plainIndexLock), async () => {
-    await fs.rm(`${indexFile}.lock`, { force: true }); // left by a killed run; we hold the real lock
+    rmSync(`${indexFile}.lock`, { force: true }); // left by a killed run; we hold the real lock
     const env = { ...ctx.readEnv, GIT_WORK_TREE: ctx.location.root, GIT_INDEX_FILE: indexFile };
     const depNames = new Set(ctx.settings.dependencyDirs);
     const [indexedBefore, stateBefore, ghostignore] = await Promise.all([

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { promises as fs, mkdirSync, writeFileSync } from "node:fs";
+import { promises as fs, mkdirSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { readOptional } from "../git/repository.js";
 import { type StorePaths, writeFileAtomic } from "../store/layout.js";
@@ -32,13 +32,19 @@ export async function throwawayGitDir(
 }
 
 /**
- * Not waited for: nothing reads it again, and its removal (a module to load, five calls on the
- * thread pool, which the clean proof's reads may be holding) took up to 20 ms of a first
- * snapshot's critical path. The process lives until it is done; one killed first leaves it to
- * the next capture's leftover sweep.
+ * The two files it was made with and the directory, with three synchronous calls: a recursive
+ * removal through the thread pool (a module to load, five round trips, which the clean proof's
+ * reads may be holding) took up to 20 ms of a first snapshot's critical path. Anything else git
+ * left in it is removed in the background, not waited for; one killed first leaves it to the
+ * next capture's leftover sweep.
  */
 export function removeThrowawayGitDir(dir: string): void {
-  fs.rm(dir, { recursive: true, force: true }).catch(() => {});
+  try {
+    for (const name of ["HEAD", "commondir"]) rmSync(path.join(dir, name), { force: true });
+    rmdirSync(dir);
+  } catch {
+    fs.rm(dir, { recursive: true, force: true }).catch(() => {});
+  }
 }
 
 /** Mirrors the user's `info/exclude` into the store so status ignores exactly what the user's git ignores. */

@@ -1,13 +1,5 @@
 import { createHash } from "node:crypto";
-import {
-  type BigIntStats,
-  closeSync,
-  fstatSync,
-  promises as fs,
-  openSync,
-  readdirSync,
-  readSync,
-} from "node:fs";
+import { type BigIntStats, closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { HEADER, SHA1_BYTES } from "./index-entries.js";
 
 type IndexReader = {
@@ -135,7 +127,11 @@ async function entriesDigest(index: IndexReader): Promise<string | null> {
  * means the same bytes. Null when it cannot be read.
  */
 export async function fileIdentity(file: string): Promise<string | null> {
-  return identityOf(await fs.stat(file, { bigint: true }).catch(() => null));
+  try {
+    return identityOf(statSync(file, { bigint: true })); // one call, cheaper than a thread-pool trip
+  } catch {
+    return null;
+  }
 }
 
 export function identityOf(stat: BigIntStats | null): string | null {

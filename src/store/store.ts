@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, promises as fs } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { inflateSync } from "node:zlib";
 import path from "node:path";
 import type { StoreKind } from "../config.js";
@@ -95,14 +95,16 @@ export class SnapshotRefs {
    */
   private async addLooseRef(file: string, id: string, durable: boolean): Promise<string | undefined> {
     // Only the shadow store writes loose refs itself: private, as everything under the data home.
-    const created = await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    // Synchronous calls where nothing waits for the disk: three tiny system calls, each cheaper
+    // than its thread-pool round trip.
+    const created = mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     const lock = `${file}.lock`;
     if (durable) await writeFileSynced(lock, `${id}\n`, 0o600);
-    else await fs.writeFile(lock, `${id}\n`, { flag: "wx", mode: 0o600 });
+    else writeFileSync(lock, `${id}\n`, { flag: "wx", mode: 0o600 });
     try {
-      await fs.rename(lock, file);
+      renameSync(lock, file);
     } catch (error) {
-      await fs.rm(lock, { force: true });
+      rmSync(lock, { force: true });
       throw error;
     }
     return created;
