@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, promises as fs, statSync } from "node:fs";
+import { existsSync, promises as fs, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { indexEntryCount } from "../git/index-file.js";
 import { STORE_FILES } from "../store/layout.js";
@@ -86,15 +86,13 @@ export async function startStatusCacheBuild(
   const claim = claimFile(storeDir);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      await fs.writeFile(claim, build.waiting === null ? "" : `${build.waiting}\n`, {
-        flag: "wx",
-        mode: 0o600,
-      });
+      // Synchronous: tiny calls at the end of a snapshot, before its process can exit.
+      writeFileSync(claim, build.waiting === null ? "" : `${build.waiting}\n`, { flag: "wx", mode: 0o600 });
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) return;
       if (await buildInProgress(storeDir)) return;
-      await fs.rm(claim, { force: true });
+      rmSync(claim, { force: true });
     }
   }
   if (build.waiting !== null) return; // it starts when this process ends

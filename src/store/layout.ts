@@ -180,7 +180,7 @@ export async function ensureStore(paths: StorePaths, location: WorkspaceLocation
     return;
   }
   // Private: the store holds file contents (a touched .env included).
-  await fs.mkdir(paths.dir, { recursive: true, mode: 0o700 });
+  mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
   const staging = path.join(paths.dir, `git.init-${process.pid}-${randomBytes(4).toString("hex")}`);
   try {
     // What `git init --bare --template=` makes, without a git process: a git directory is HEAD,
