@@ -128,16 +128,12 @@ export async function runStatus(
         env: { ...env, GIT_INDEX_FILE: userIndex, GIT_OPTIONAL_LOCKS: "0" },
       });
       return {
-        ...setAsideDependencyDirs(parseStatusV2(stdout), dependencyDirs, prefix),
+        ...parseSettingAside(stdout, dependencyDirs, prefix),
         indexFile: userIndex,
         copyDeferred,
       };
     }
-    const { entries: parsed, dependencyDirFiles } = setAsideDependencyDirs(
-      parseStatusV2(stdout),
-      dependencyDirs,
-      prefix,
-    );
+    const { entries: parsed, dependencyDirFiles } = parseSettingAside(stdout, dependencyDirs, prefix);
     // No untracked cache: git looked at everything.
     if (!copy) return { entries: parsed, dependencyDirFiles, indexFile, copyDeferred };
     // Read-only helpers for the rare corrections, run in the same git directory.
@@ -167,24 +163,44 @@ export async function runStatus(
 }
 
 /**
- * Takes the untracked entries inside dependency directories out of `entries`, counting them per
- * outermost such directory. Only where that directory lies inside the workspace (`prefix`): there
- * it is also the outermost one of the workspace-relative path, which the policy would find.
+ * Status's entries, with the untracked files inside dependency directories taken out and counted
+ * per outermost such directory. Only where that directory lies inside the workspace (`prefix`):
+ * there it is also the outermost one of the workspace-relative path, which the policy would find.
+ * Status lists untracked files in path order, so the files of one directory come together: each
+ * is recognized by the directory before it, without a string of its own (a `node_modules` that
+ * no `.gitignore` names lists thousands).
  */
-function setAsideDependencyDirs(
-  entries: StatusEntry[],
+function parseSettingAside(
+  stdout: Buffer,
   dependencyDirs: ReadonlySet<string>,
   prefix: RelPath,
 ): { entries: StatusEntry[]; dependencyDirFiles: Map<RelPath, number> } {
   const dependencyDirFiles = new Map<RelPath, number>();
-  const kept: StatusEntry[] = [];
-  for (const entry of entries) {
-    const dir = entry.kind === "untracked" ? dependencyDirOf(entry.path, dependencyDirs) : null;
-    if (dir === null || !isWithin(dir, prefix) || dir === prefix) kept.push(entry);
-    else dependencyDirFiles.set(dir, (dependencyDirFiles.get(dir) ?? 0) + 1);
-  }
-  return { entries: kept, dependencyDirFiles };
+  let last: RelPath | null = null;
+  let lastCount = 0;
+  const aside = (text: string, start: number, end: number): boolean => {
+    if (
+      last !== null &&
+      end > start + last.length + 1 &&
+      text.charCodeAt(start + last.length) === SLASH &&
+      text.startsWith(last, start)
+    ) {
+      lastCount++;
+      return true;
+    }
+    const dir = dependencyDirOf(text.slice(start, end), dependencyDirs);
+    if (dir === null || !isWithin(dir, prefix) || dir === prefix) return false;
+    if (last !== null) dependencyDirFiles.set(last, lastCount);
+    last = dir;
+    lastCount = (dependencyDirFiles.get(dir) ?? 0) + 1;
+    return true;
+  };
+  const entries = parseStatusV2(stdout, aside);
+  if (last !== null) dependencyDirFiles.set(last, lastCount);
+  return { entries, dependencyDirFiles };
 }
+
+const SLASH = 0x2f;
 
 /**
  * The private index status runs against: a copy of the user's index, made again whenever the

@@ -18,20 +18,33 @@ export type StatusEntry =
   | { kind: "ignored"; path: RelPath };
 
 /**
+ * Tells, for an untracked path of status output (`text` from `start` to `end`), whether the caller
+ * takes it aside itself rather than as an entry: thousands of untracked files in a dependency
+ * directory are then counted without a string or an object each.
+ */
+export type UntrackedAside = (text: string, start: number, end: number) => boolean;
+
+/**
  * Parses porcelain v2 output with -z. Pure: tested on literal records. The whole output becomes
  * one binary string first (a RelPath is one char per byte): one conversion instead of one per
- * record, which matters when thousands of untracked files are listed.
+ * record, which matters when thousands of untracked files are listed. Records are found in it
+ * by position, so a path is sliced out only for an entry.
  */
-export function parseStatusV2(output: Buffer): StatusEntry[] {
-  const records = output.toString("latin1").split("\0");
+export function parseStatusV2(output: Buffer, aside?: UntrackedAside): StatusEntry[] {
+  const text = output.toString("latin1");
   const entries: StatusEntry[] = [];
-  for (let i = 0; i < records.length; i++) {
-    const record = records[i];
-    if (record.length === 0) continue;
-    const tag = record[0];
-    if (tag === "1" || tag === "2") {
+  for (let start = 0; start < text.length; ) {
+    let end = text.indexOf("\0", start);
+    if (end === -1) end = text.length;
+    const tag = text.charCodeAt(start);
+    if (tag === UNTRACKED) {
+      if (!aside?.(text, start + 2, end))
+        entries.push({ kind: "untracked", path: text.slice(start + 2, end) });
+    } else if (tag === IGNORED) {
+      entries.push({ kind: "ignored", path: text.slice(start + 2, end) });
+    } else if (tag === ORDINARY || tag === RENAMED) {
       // Fixed fields are ASCII; the path is everything after the last fixed field.
-      const { fields, rest } = splitFields(record, tag === "1" ? 8 : 9);
+      const { fields, rest } = splitFields(text.slice(start, end), tag === ORDINARY ? 8 : 9);
       entries.push({
         kind: "changed",
         x: fields[1][0],
@@ -42,18 +55,25 @@ export function parseStatusV2(output: Buffer): StatusEntry[] {
         indexOid: fields[7],
         path: rest,
       });
-      if (tag === "2") i++; // the original path of a rename follows as its own record
-    } else if (tag === "u") {
-      const { fields, rest } = splitFields(record, 10);
+      if (tag === RENAMED) {
+        // The original path of a rename follows as its own record.
+        const next = text.indexOf("\0", end + 1);
+        end = next === -1 ? text.length : next;
+      }
+    } else if (tag === UNMERGED) {
+      const { fields, rest } = splitFields(text.slice(start, end), 10);
       entries.push({ kind: "unmerged", worktreeMode: fields[6], path: rest });
-    } else if (tag === "?") {
-      entries.push({ kind: "untracked", path: record.slice(2) });
-    } else if (tag === "!") {
-      entries.push({ kind: "ignored", path: record.slice(2) });
     }
+    start = end + 1;
   }
   return entries;
 }
+
+const ORDINARY = 0x31; // "1"
+const RENAMED = 0x32; // "2"
+const UNMERGED = 0x75; // "u"
+const UNTRACKED = 0x3f; // "?"
+const IGNORED = 0x21; // "!"
 
 function splitFields(record: string, count: number): { fields: string[]; rest: RelPath } {
   const fields: string[] = [];

@@ -92,6 +92,8 @@ describe("capture in a git repository", () => {
       "web/node_modules/p/i.js": "z",
       "web/node_modules/p/j.js": "z",
       "web/src/node_modules/q.js": "q",
+      // Listed right after node_modules' files, and no part of them.
+      "node_modules_old/a.js": "kept",
     });
     sandbox.git(r.path("node_modules/pkg/lib"), "init", "-q"); // a repository inside one: still the dir's
     const whole = r.ok("snapshot");
@@ -100,6 +102,7 @@ describe("capture in a git repository", () => {
       { path: "web/node_modules", reason: "dependency-dir", files: 2 },
       { path: "web/src/node_modules", reason: "dependency-dir", files: 1 },
     ]);
+    expect(filesOf(r, whole.id)).toContain("node_modules_old/a.js");
     const web = sandbox.ok(r.path("web"), "snapshot");
     expect(web.excluded).toEqual([
       { path: "node_modules", reason: "dependency-dir", files: 2 },

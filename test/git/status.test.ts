@@ -103,4 +103,29 @@ describe("parseStatusV2", () => {
     expect(parseStatusV2(Buffer.alloc(0))).toEqual([]);
     expect(parseStatusV2(rec("# branch.oid (initial)", "? x"))).toEqual([{ kind: "untracked", path: "x" }]);
   });
+
+  it("leaves out the untracked paths the caller sets aside, handing it each path's place in the output", () => {
+    const out = rec(
+      `1 .M N... 100644 100644 100644 ${H} ${H} kept/changed`,
+      "? deps/a",
+      `2 R. N... 100644 100644 100644 ${H} ${H} R100 deps/renamed`,
+      "deps/old",
+      "? deps/b",
+      "? new.txt",
+      "! deps/ignored",
+    );
+    const seen: string[] = [];
+    const entries = parseStatusV2(out, (text, start, end) => {
+      const path = text.slice(start, end);
+      seen.push(path);
+      return path.startsWith("deps/");
+    });
+    expect(seen).toEqual(["deps/a", "deps/b", "new.txt"]);
+    expect(entries.map((e) => [e.kind, e.path])).toEqual([
+      ["changed", "kept/changed"],
+      ["changed", "deps/renamed"],
+      ["untracked", "new.txt"],
+      ["ignored", "deps/ignored"],
+    ]);
+  });
 });
