@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { promises as fs } from "node:fs";
+import { promises as fs, lstatSync, mkdirSync, renameSync, rmdirSync, unlinkSync } from "node:fs";
 import { MODE } from "../git/objects.js";
 import { restoreTempName } from "../store/restore-journal.js";
 import { ancestorsOf, fsPath, parentOf, type RelPath } from "../paths.js";
@@ -52,12 +52,12 @@ export async function applyPlan(
   for (const step of steps) {
     if (step.kind !== "delete") continue;
     try {
-      const way = await ancestorsAreRealDirs(root, step.path, false, changedDirs, capturedRepos);
+      const way = ancestorsAreRealDirs(root, step.path, false, changedDirs, capturedRepos);
       if (way !== "ok") {
         outcome.skipped.push({ path: step.path, reason: way === "nested-repo" ? "excluded" : "io" });
         continue;
       }
-      await deletePath(root, step.path);
+      deletePath(root, step.path);
       outcome.deleted.push(step.path);
       changedDirs.add(parentOf(step.path));
       for (const dir of ancestorsOf(step.path)) emptiedDirs.add(dir);
@@ -65,7 +65,7 @@ export async function applyPlan(
       fail(step.path, error);
     }
   }
-  await removeEmptyDirs(root, emptiedDirs, changedDirs);
+  removeEmptyDirs(root, emptiedDirs, changedDirs);
   // Every temp file is written and flushed first, concurrently (one flush costs milliseconds of
   // waiting on the disk, which overlap), then each is renamed into place in plan order. Many
   // files are flushed by one syncfs of the workspace's file system instead of one fsync each.
@@ -73,7 +73,7 @@ export async function applyPlan(
   const flushEach = writes.length <= MANY_FILES;
   const prepared = await mapLimit(writes, 16, async ({ step, n }): Promise<Prepared> => {
     try {
-      const way = await ancestorsAreRealDirs(root, step.path, true, changedDirs, capturedRepos);
+      const way = ancestorsAreRealDirs(root, step.path, true, changedDirs, capturedRepos);
       if (way !== "ok") return { path: step.path, skip: way === "nested-repo" ? "excluded" : "io" };
       const temp = tempPathOf(step.path, restoreTempName(baseName(step.path), tempToken, n));
       await writeTemp(fsPath(root, temp), step.state.mode, contentOf(step.state.oid), flushEach);
@@ -89,7 +89,7 @@ export async function applyPlan(
       continue;
     }
     try {
-      await renameIntoPlace(fsPath(root, write.temp), fsPath(root, write.path));
+      renameIntoPlace(fsPath(root, write.temp), fsPath(root, write.path));
       outcome.written.push(write.path);
       changedDirs.add(parentOf(write.path));
     } catch (error) {
@@ -104,67 +104,60 @@ export async function applyPlan(
   return outcome;
 }
 
+function isThere(target: Buffer): boolean {
+  try {
+    lstatSync(target);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Checks each ancestor is a real directory (not a symlink). With `create`, missing ones are made;
  * an ancestor that is an empty directory's worth of nothing but a stale file blocks the path.
+ * Synchronous calls: a restore makes several per path (the 10k bench's 20 paths made 120), each a
+ * tiny one whose thread-pool round trip cost more than the call.
  */
-async function ancestorsAreRealDirs(
+function ancestorsAreRealDirs(
   root: string,
   rel: RelPath,
   create: boolean,
   changedDirs: Set<RelPath>,
   capturedRepos: ReadonlySet<RelPath>,
-): Promise<"ok" | "unsafe" | "nested-repo"> {
+): "ok" | "unsafe" | "nested-repo" {
   for (const dir of ancestorsOf(rel)) {
     const target = fsPath(root, dir);
-    let stat: import("node:fs").Stats | null = null;
-    try {
-      stat = await fs.lstat(target);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    }
+    const stat = lstatSync(target, { throwIfNoEntry: false });
     if (stat?.isDirectory()) {
       // Another repository's work tree (a nested repo or submodule) is never written into,
       // unless it is captured by its own rules (then the safety snapshot holds what changes).
-      if (
-        !capturedRepos.has(dir) &&
-        (await fs.lstat(fsPath(root, `${dir}/.git`)).then(
-          () => true,
-          () => false,
-        ))
-      )
-        return "nested-repo";
+      if (!capturedRepos.has(dir) && isThere(fsPath(root, `${dir}/.git`))) return "nested-repo";
       continue;
     }
     if (stat) return "unsafe"; // a symlink or file where a directory should be
     if (!create) return "ok"; // nothing below a missing directory exists to delete
     try {
-      await fs.mkdir(target);
+      mkdirSync(target);
       changedDirs.add(parentOf(dir));
     } catch (error) {
       // Another write below the same new directory made it first.
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || !(await fs.lstat(target)).isDirectory())
-        throw error;
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || !lstatSync(target).isDirectory()) throw error;
     }
   }
   return "ok";
 }
 
-async function deletePath(root: string, rel: RelPath): Promise<void> {
+function deletePath(root: string, rel: RelPath): void {
   const target = fsPath(root, rel);
-  let stat: import("node:fs").Stats;
-  try {
-    stat = await fs.lstat(target);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw error;
-  }
+  const stat = lstatSync(target, { throwIfNoEntry: false });
+  if (!stat) return;
   if (stat.isDirectory()) {
     // A directory appeared where the snapshot had a file: only an empty one may go.
-    await fs.rmdir(target);
+    rmdirSync(target);
     return;
   }
-  await fs.unlink(target);
+  unlinkSync(target);
 }
 
 function baseName(rel: RelPath): RelPath {
@@ -199,20 +192,26 @@ async function writeTemp(temp: Buffer, mode: string, content: Buffer, flush: boo
   }
 }
 
-async function renameIntoPlace(temp: Buffer, target: Buffer): Promise<void> {
-  const existing = await fs.lstat(target).catch(() => null);
-  if (existing?.isDirectory()) await fs.rmdir(target); // only succeeds when empty
-  await fs.rename(temp, target);
+/** Synchronous, as the checks and removals around it: one tiny call each, made in plan order. */
+function renameIntoPlace(temp: Buffer, target: Buffer): void {
+  let existing: import("node:fs").Stats | undefined;
+  try {
+    existing = lstatSync(target, { throwIfNoEntry: false });
+  } catch {
+    // unreadable: the rename says what is wrong
+  }
+  if (existing?.isDirectory()) rmdirSync(target); // only succeeds when empty
+  renameSync(temp, target);
 }
 
 /** Removes directories the restore emptied, deepest first; a non-empty one simply stays. */
-async function removeEmptyDirs(root: string, dirs: Set<RelPath>, changedDirs: Set<RelPath>): Promise<void> {
+function removeEmptyDirs(root: string, dirs: Set<RelPath>, changedDirs: Set<RelPath>): void {
   const ordered = [...dirs].sort((a, b) => b.split("/").length - a.split("/").length);
   for (const dir of ordered) {
     try {
-      const stat = await fs.lstat(fsPath(root, dir));
+      const stat = lstatSync(fsPath(root, dir));
       if (stat.isDirectory()) {
-        await fs.rmdir(fsPath(root, dir));
+        rmdirSync(fsPath(root, dir));
         changedDirs.add(parentOf(dir));
       }
     } catch {
