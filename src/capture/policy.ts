@@ -1,5 +1,6 @@
 import type { Ignore } from "ignore";
-import { ancestorsOf, type RelPath } from "../paths.js";
+import { parseStatusV2, type StatusEntry } from "../git/status.js";
+import { ancestorsOf, isWithin, type RelPath } from "../paths.js";
 import type { StoredExclusion } from "../store/metadata.js";
 
 /**
@@ -139,3 +140,43 @@ export function classifyUntracked(input: UntrackedPolicyInput): UntrackedPolicyR
   }
   return { capture, excluded: [...excluded.values()] };
 }
+
+/**
+ * Status's entries, with the untracked files inside dependency directories taken out and counted
+ * per outermost such directory. Only where that directory lies inside the workspace (`prefix`):
+ * there it is also the outermost one of the workspace-relative path, which the policy would find.
+ * Status lists untracked files in path order, so the files of one directory come together: each
+ * is recognized by the directory before it, without a string of its own (a `node_modules` that
+ * no `.gitignore` names lists thousands).
+ */
+export function parseSettingAside(
+  stdout: Buffer,
+  dependencyDirs: ReadonlySet<string>,
+  prefix: RelPath,
+): { entries: StatusEntry[]; dependencyDirFiles: Map<RelPath, number> } {
+  const dependencyDirFiles = new Map<RelPath, number>();
+  let last: RelPath | null = null;
+  let lastCount = 0;
+  const aside = (text: string, start: number, end: number): boolean => {
+    if (
+      last !== null &&
+      end > start + last.length + 1 &&
+      text.charCodeAt(start + last.length) === SLASH &&
+      text.startsWith(last, start)
+    ) {
+      lastCount++;
+      return true;
+    }
+    const dir = dependencyDirOf(text.slice(start, end), dependencyDirs);
+    if (dir === null || !isWithin(dir, prefix) || dir === prefix) return false;
+    if (last !== null) dependencyDirFiles.set(last, lastCount);
+    last = dir;
+    lastCount = (dependencyDirFiles.get(dir) ?? 0) + 1;
+    return true;
+  };
+  const entries = parseStatusV2(stdout, aside);
+  if (last !== null) dependencyDirFiles.set(last, lastCount);
+  return { entries, dependencyDirFiles };
+}
+
+const SLASH = 0x2f;

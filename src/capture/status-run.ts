@@ -1,10 +1,18 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, promises as fs } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  promises as fs,
+  renameSync,
+  statSync,
+  utimesSync,
+} from "node:fs";
 import path from "node:path";
 import { runGit, splitNul } from "../git/exec.js";
-import { parseStatusV2, type StatusEntry } from "../git/status.js";
+import type { StatusEntry } from "../git/status.js";
 import { indexChecksum, usesSplitIndex } from "../git/index-file.js";
-import { isWithin, type RelPath, relBytes, relFromBytes } from "../paths.js";
+import { type RelPath, relBytes, relFromBytes } from "../paths.js";
 import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import { gitRunning } from "../util/detached.js";
 import { removeThrowawayGitDir, throwawayGitDir } from "./status-gitdir.js";
@@ -13,7 +21,7 @@ import type { CaptureContext } from "./context.js";
 import { fsmonitorOptions } from "./fsmonitor.js";
 import { buildInBackground, buildInProgress, type DeferredBuild } from "./status-cache.js";
 import { reconcileNestedRepos } from "./nested-check.js";
-import { dependencyDirOf } from "./policy.js";
+import { parseSettingAside } from "./policy.js";
 
 export interface StatusResult {
   /** `git status --porcelain=2 -z --untracked-files=all`, parsed (but see `dependencyDirFiles`). */
@@ -163,46 +171,6 @@ export async function runStatus(
 }
 
 /**
- * Status's entries, with the untracked files inside dependency directories taken out and counted
- * per outermost such directory. Only where that directory lies inside the workspace (`prefix`):
- * there it is also the outermost one of the workspace-relative path, which the policy would find.
- * Status lists untracked files in path order, so the files of one directory come together: each
- * is recognized by the directory before it, without a string of its own (a `node_modules` that
- * no `.gitignore` names lists thousands).
- */
-function parseSettingAside(
-  stdout: Buffer,
-  dependencyDirs: ReadonlySet<string>,
-  prefix: RelPath,
-): { entries: StatusEntry[]; dependencyDirFiles: Map<RelPath, number> } {
-  const dependencyDirFiles = new Map<RelPath, number>();
-  let last: RelPath | null = null;
-  let lastCount = 0;
-  const aside = (text: string, start: number, end: number): boolean => {
-    if (
-      last !== null &&
-      end > start + last.length + 1 &&
-      text.charCodeAt(start + last.length) === SLASH &&
-      text.startsWith(last, start)
-    ) {
-      lastCount++;
-      return true;
-    }
-    const dir = dependencyDirOf(text.slice(start, end), dependencyDirs);
-    if (dir === null || !isWithin(dir, prefix) || dir === prefix) return false;
-    if (last !== null) dependencyDirFiles.set(last, lastCount);
-    last = dir;
-    lastCount = (dependencyDirFiles.get(dir) ?? 0) + 1;
-    return true;
-  };
-  const entries = parseStatusV2(stdout, aside);
-  if (last !== null) dependencyDirFiles.set(last, lastCount);
-  return { entries, dependencyDirFiles };
-}
-
-const SLASH = 0x2f;
-
-/**
  * The private index status runs against: a copy of the user's index, made again whenever the
  * user's git writes a new one (its checksum changes). Null for a split index, whose shared part
  * git looks for beside the user's index only: then status reads the user's index without writing.
@@ -251,11 +219,13 @@ async function privateIndex(
     // The copy keeps (just under) the original's mtime: git treats entries modified at or after
     // its index's mtime as "racily clean" and compares their content, and a fresh mtime would
     // make it trust a same-size edit made within the file system's timestamp granularity.
-    const { mtimeMs, atime } = await fs.stat(userIndex);
-    await fs.copyFile(userIndex, temp);
-    await fs.chmod(temp, 0o600); // private, as everything under the data home
-    await fs.utimes(temp, atime, new Date(Math.floor(mtimeMs) - 1));
-    await fs.rename(temp, target);
+    // Synchronous: status waits for the copy, and each call's thread-pool round trip cost more
+    // than the call itself (the copy of a 10 MB index included).
+    const { mtimeMs, atime } = statSync(userIndex);
+    copyFileSync(userIndex, temp);
+    chmodSync(temp, 0o600); // private, as everything under the data home
+    utimesSync(temp, atime, new Date(Math.floor(mtimeMs) - 1));
+    renameSync(temp, target);
   }
   // Unflushed, like the copy: whatever index status reads, its answer is right (it compares the
   // work tree with that index and the index with HEAD), and flushing this stamp would make the file

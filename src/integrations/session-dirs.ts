@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { promises as fs } from "node:fs";
+import { promises as fs, readFileSync } from "node:fs";
 import path from "node:path";
 import { dataHome } from "../config.js";
 import { writeFileAtomic } from "../store/layout.js";
@@ -20,7 +20,8 @@ function recordFile(agent: AgentName, session: string): string {
 /** The workspace a session's first event fixed, if it has one. */
 export async function sessionWorkspace(agent: AgentName, session: string): Promise<string | undefined> {
   try {
-    const value = JSON.parse(await fs.readFile(recordFile(agent, session), "utf8")) as { dir?: unknown };
+    // Synchronous: every hook event reads it before its work starts; a small file.
+    const value = JSON.parse(readFileSync(recordFile(agent, session), "utf8")) as { dir?: unknown };
     return typeof value.dir === "string" && value.dir !== "" ? value.dir : undefined;
   } catch {
     return undefined;

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { promises as fs } from "node:fs";
+import { promises as fs, readFileSync, renameSync, rmSync } from "node:fs";
 import path from "node:path";
 import { STORE_FILES } from "../store/layout.js";
 import type { HookEvent } from "./event.js";
@@ -38,13 +38,19 @@ export async function takeNotices(storeDir: string): Promise<string[]> {
   const file = noticesFile(storeDir);
   // Named like the store's other temp files, which the next capture removes should this die.
   const taken = `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
+  // Synchronous: every prompt's hook looks, before its snapshot starts.
   try {
-    await fs.rename(file, taken);
+    renameSync(file, taken);
   } catch {
     return []; // none kept (the usual case: one failed rename)
   }
-  const text = await fs.readFile(taken, "utf8").catch(() => "");
-  await fs.rm(taken, { force: true });
+  let text = "";
+  try {
+    text = readFileSync(taken, "utf8");
+  } catch {
+    // unreadable: nothing to show
+  }
+  rmSync(taken, { force: true });
   const notices: string[] = [];
   for (const line of text.split("\n")) {
     try {

@@ -1,4 +1,4 @@
-import { promises as fs } from "node:fs";
+import { readFileSync } from "node:fs";
 import type { StoreContext } from "../store/context.js";
 import { displayPath } from "../paths.js";
 import { Journal } from "./journal.js";
@@ -11,7 +11,12 @@ import { type JournalRecord, parseJournal } from "./model.js";
  */
 export async function undoneSinceLastBegin(engine: StoreContext, session: string): Promise<UndoEvent[]> {
   const journal = new Journal(engine.paths.sessionsDir, session);
-  const text = await fs.readFile(journal.file, "utf8").catch(() => "");
+  let text = "";
+  try {
+    text = readFileSync(journal.file, "utf8"); // synchronous: read before each prompt's snapshot starts
+  } catch {
+    // no journal yet: nothing undone
+  }
   const { records } = parseJournal(text);
   let start = 0;
   for (let i = records.length - 1; i >= 0; i--) {
