@@ -5,7 +5,7 @@ import { indexEntryCount } from "../git/index-file.js";
 import type { WatchmanUse } from "../types.js";
 import { readJson, STORE_FILES, type StorePaths, writeFileAtomic } from "../store/layout.js";
 import { announce } from "../util/announce.js";
-import { formatCount } from "../util/format.js";
+import { formatCount, isoFromMillis } from "../util/format.js";
 import { findOnPath, shellQuote } from "../util/shell.js";
 import { spawnText } from "../util/spawn-text.js";
 import { FSMONITOR_HOOK } from "./fsmonitor-hook.js";
@@ -105,7 +105,7 @@ export async function fsmonitorOptions(
 
 /** Watches the work tree, starting Watchman's daemon if it is not running. */
 async function startWatching(watchman: string, root: string): Promise<WatchState> {
-  const since = new Date().toISOString();
+  const since = isoFromMillis(Date.now());
   const before = (await watchRoots(watchman)) ?? []; // null: no daemon yet
   if (before.includes(root)) return { root, startedByGhostcommit: false, since };
   const reply = await spawnText(watchman, ["--no-pretty", "watch", root]);

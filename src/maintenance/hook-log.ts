@@ -4,6 +4,7 @@ import { dataHome } from "../config.js";
 import type { StoreContext } from "../store/context.js";
 import type { DoctorProblem } from "../types.js";
 import type { DoctorCheck } from "./doctor.js";
+import { isoFromMillis } from "../util/format.js";
 
 /** One line of the hook log (JSON Lines). */
 export interface HookLogEntry {
@@ -45,7 +46,7 @@ export async function appendHookLog(file: string, entry: Omit<HookLogEntry, "t">
       const tail = text.slice(-MAX_LOG_BYTES / 2);
       await fs.writeFile(file, tail.slice(tail.indexOf("\n") + 1), { mode: 0o600 });
     }
-    await fs.appendFile(file, `${JSON.stringify({ t: new Date().toISOString(), ...entry })}\n`, {
+    await fs.appendFile(file, `${JSON.stringify({ t: isoFromMillis(Date.now()), ...entry })}\n`, {
       mode: 0o600,
     });
   } catch {

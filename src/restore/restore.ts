@@ -26,6 +26,7 @@ import { type ApplyOutcome, applyPlan } from "./apply.js";
 import { ignoredAtTarget, ignoreScope } from "./ignored-at-target.js";
 import { selectNamed } from "./path-filter.js";
 import { type PathChange, type PlanStep, planRestore, proveAbsent } from "./plan.js";
+import { isoFromMillis } from "../util/format.js";
 
 /** What the caller wants restored, computed once the current state (the safety tree) is known. */
 export interface RestoreTarget {
@@ -105,7 +106,7 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
   const record: RestoreJournal = {
     pid: process.pid,
     safety,
-    startedAt: new Date().toISOString(),
+    startedAt: isoFromMillis(Date.now()),
     token: randomBytes(5).toString("hex"),
     dirs: tempDirsOf(steps.flatMap((s) => (s.kind === "write" ? [s.path] : []))),
   };

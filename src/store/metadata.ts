@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { RelPath } from "../paths.js";
 import type { ExclusionReason, SnapshotKind } from "../types.js";
+import { isoFromMillis } from "../util/format.js";
 
 /** An exclusion as stored: the path stays a RelPath (binary string) so odd names survive. */
 export interface StoredExclusion {
@@ -63,7 +64,6 @@ export function decodeMessage(message: string): SnapshotMeta | null {
 }
 
 export function isoFromMicros(t: number): string {
-  const ms = Math.floor(t / 1000);
   const micros = String(t % 1000).padStart(3, "0");
-  return new Date(ms).toISOString().replace("Z", `${micros}Z`);
+  return isoFromMillis(Math.floor(t / 1000)).replace("Z", `${micros}Z`);
 }
