@@ -245,4 +245,31 @@ describe("objects written as one pack", () => {
     writeFileSync(idx, readFileSync(idx).subarray(0, 8 + 1024 + 100));
     expect(new PackLookup(packDir).find(ids[19])).toBeNull();
   });
+
+  it("finds every object of each pack by its fan-out table, and no object it lacks", async () => {
+    const repo = bare("lookup");
+    const packDir = path.join(repo.objects, "pack");
+    const written: string[][] = [];
+    for (const [label, count] of [
+      ["many", 1500],
+      ["few", 9],
+    ] as const) {
+      const writer = new BatchingObjectWriter(repo.objects, true);
+      written.push(await writeBlobs(writer, label, count));
+      writer.flush();
+    }
+    const lookup = new PackLookup(packDir);
+    const packOf = new Map(written.map((ids) => [ids, lookup.find(ids[0])]));
+    expect(new Set(packOf.values()).size).toBe(2);
+    for (const ids of written) for (const id of ids) expect(lookup.find(id)).toBe(packOf.get(ids));
+    // Ids beside those written: the first and last byte values, and one bit off each written id.
+    const ids = written.flat();
+    expect(ids.some((id) => id.startsWith("00")) && ids.some((id) => id.startsWith("ff"))).toBe(true);
+    for (const id of [
+      "00".repeat(20),
+      "ff".repeat(20),
+      ...ids.map((id) => `${id.slice(0, 39)}${(Number.parseInt(id[39], 16) ^ 1).toString(16)}`),
+    ])
+      if (!ids.includes(id)) expect(lookup.find(id)).toBeNull();
+  });
 });
