@@ -7,6 +7,7 @@ import { ancestorsOf, fsPath, type RelPath } from "../paths.js";
 import { STORE_FILES, readJson, writeFileAtomic } from "../store/layout.js";
 import type { WorkspaceLocation } from "../git/repository.js";
 import { entryAt } from "../git/trees.js";
+import { readTextOrEmpty } from "../util/small-files.js";
 
 /** An attribute that makes git change bytes between the work tree and the index (set, not unset). */
 const CONVERTING_ATTRIBUTE = /(^|\s)(text|eol|crlf|filter|ident|working-tree-encoding)(=|\s|$)/m;
@@ -188,15 +189,6 @@ export async function changedAttributesConvert(
 ): Promise<Conversion | null> {
   for (const rel of files) conversion = addConversion(conversion, readTextOrEmpty(fsPath(root, rel)));
   return conversion;
-}
-
-/** A small file's text, or "" when it cannot be read (synchronously: see `readJson`). */
-function readTextOrEmpty(file: string | Buffer): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return "";
-  }
 }
 
 export function isAttributesFile(rel: RelPath): boolean {

@@ -4,7 +4,6 @@ import {
   existsSync,
   promises as fs,
   mkdirSync,
-  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -17,6 +16,7 @@ import { pipeline } from "node:stream/promises";
 import { createDeflate, deflateSync } from "node:zlib";
 import { fsError } from "../errors.js";
 import { type ObjectType, objectId } from "./objects.js";
+import { namesIn } from "../util/small-files.js";
 
 /** Loose objects written from Node, so a snapshot needs no extra git process. */
 
@@ -93,13 +93,7 @@ export class LooseObjectWriter {
   /** What the objects directory holds (listed once per writer; fan-out dirs it makes are added). */
   protected objectsDirEntries(): Set<string> {
     if (!this.knownDirs) {
-      let names: string[] = [];
-      try {
-        names = readdirSync(this.objectsDir);
-      } catch {
-        // not there yet: mkdir makes it
-      }
-      this.knownDirs = new Set(names);
+      this.knownDirs = new Set(namesIn(this.objectsDir)); // none yet: mkdir makes it
     }
     return this.knownDirs;
   }

@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync, utimesSync } from "node:fs";
+import { readFileSync, statSync, utimesSync } from "node:fs";
 import { crc32 } from "node:zlib";
 import type { ObjectType } from "./objects.js";
 import { deflateObject } from "./loose-objects.js";
+import { namesIn } from "../util/small-files.js";
 
 /**
  * Pack files (version 2) and their indexes (version 2), in the formats git documents in
@@ -146,12 +147,7 @@ export class PackLookup {
   private load(): { pack: string; index: Buffer; count: number }[] {
     if (this.indexes) return this.indexes;
     this.indexes = [];
-    let names: string[] = [];
-    try {
-      names = readdirSync(this.packDir);
-    } catch {
-      return this.indexes; // no packs yet
-    }
+    const names = namesIn(this.packDir); // none: no packs yet
     const present = new Set(names);
     let total = 0;
     for (const name of names) {

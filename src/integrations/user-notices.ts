@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { promises as fs, readFileSync, renameSync, rmSync } from "node:fs";
+import { promises as fs, renameSync, rmSync } from "node:fs";
 import path from "node:path";
 import { STORE_FILES } from "../store/layout.js";
 import type { HookEvent } from "./event.js";
+import { readTextOrEmpty } from "../util/small-files.js";
 
 /**
  * Announcements for the person using the agent (see util/announce.ts). A hook answers before its
@@ -44,12 +45,7 @@ export async function takeNotices(storeDir: string): Promise<string[]> {
   } catch {
     return []; // none kept (the usual case: one failed rename)
   }
-  let text = "";
-  try {
-    text = readFileSync(taken, "utf8");
-  } catch {
-    // unreadable: nothing to show
-  }
+  const text = readTextOrEmpty(taken);
   rmSync(taken, { force: true });
   const notices: string[] = [];
   for (const line of text.split("\n")) {

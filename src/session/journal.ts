@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
-import { appendFileSync, promises as fs, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { appendFileSync, promises as fs, mkdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fsError } from "../errors.js";
 import { nowMicros } from "../store/metadata.js";
 import { syncDirs } from "../util/durable.js";
 import { withLock } from "../util/lock.js";
 import { foldJournal, type JournalRecord, parseJournal, type SessionState } from "./model.js";
+import { namesIn } from "../util/small-files.js";
 
 /** Journal records are written without `t`; the journal stamps them. */
 export type NewRecord = WithoutTime<JournalRecord>;
@@ -85,14 +86,6 @@ export class Journal {
  * every turn's hook reads its journal before its status starts, and a promise read is four
  * thread-pool round trips (a turn's end spent ~10 ms there on a busy machine).
  */
-
-function namesIn(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
 
 /** Reads one journal file; null when it is missing or names no session. */
 export async function readJournal(

@@ -1,9 +1,9 @@
-import { readFileSync } from "node:fs";
 import type { StoreContext } from "../store/context.js";
 import { displayPath } from "../paths.js";
 import { Journal } from "./journal.js";
 import type { UndoEvent } from "../types.js";
 import { type JournalRecord, parseJournal } from "./model.js";
+import { readTextOrEmpty } from "../util/small-files.js";
 
 /**
  * The session's rewinds and redos since its last turn began, oldest first. The next prompt tells
@@ -11,12 +11,7 @@ import { type JournalRecord, parseJournal } from "./model.js";
  */
 export async function undoneSinceLastBegin(engine: StoreContext, session: string): Promise<UndoEvent[]> {
   const journal = new Journal(engine.paths.sessionsDir, session);
-  let text = "";
-  try {
-    text = readFileSync(journal.file, "utf8"); // synchronous: read before each prompt's snapshot starts
-  } catch {
-    // no journal yet: nothing undone
-  }
+  const text = readTextOrEmpty(journal.file); // none yet: nothing undone
   const { records } = parseJournal(text);
   let start = 0;
   for (let i = records.length - 1; i >= 0; i--) {

@@ -1,6 +1,7 @@
 import { linkSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { STORE_FILES, readJson, writeFileAtomic } from "./layout.js";
+import { namesIn } from "../util/small-files.js";
 
 interface BorrowState {
   /** mtime (ms) of each loose-object fan-out directory when last linked. */
@@ -67,12 +68,7 @@ export async function borrowingProtected(storeDir: string): Promise<boolean> {
 
 function linkPacks(storeObjects: string, userObjects: string, state: BorrowState): boolean {
   const userPacks = path.join(userObjects, "pack");
-  let names: string[];
-  try {
-    names = readdirSync(userPacks);
-  } catch {
-    return false; // no pack directory: nothing to link
-  }
+  const names = namesIn(userPacks); // none: nothing to link
   const known = new Set(state.packs);
   let changed = false;
   for (const name of names) {
@@ -102,22 +98,11 @@ function linkPacks(storeObjects: string, userObjects: string, state: BorrowState
  */
 function linkLoose(storeObjects: string, userObjects: string, state: BorrowState): boolean {
   let changed = false;
-  let fans: string[];
-  try {
-    fans = readdirSync(userObjects).filter((name) => FAN_OUT.test(name));
-  } catch {
-    return false; // no objects directory: nothing to link
-  }
-  for (const fan of fans) {
+  for (const fan of namesIn(userObjects).filter((name) => FAN_OUT.test(name))) {
     const dir = path.join(userObjects, fan);
     const stat = statSync(dir, { throwIfNoEntry: false });
     if (!stat || state.loose[fan] === stat.mtimeMs) continue;
-    let names: string[] = [];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      // vanished (the user's gc): nothing to link
-    }
+    const names = namesIn(dir); // none if it vanished (the user's gc): nothing to link
     // What the store holds already is listed once: linking where a link exists fails with an
     // exception (~40 µs each), and a changed directory usually holds many objects linked before.
     const storeFan = path.join(storeObjects, fan);

@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { promises as fs, readdirSync } from "node:fs";
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import { fsPath, parentOf, type RelPath } from "../paths.js";
 import { isPlainObject, readJson, STORE_FILES, type StorePaths, writeFileAtomic } from "./layout.js";
 import { alive } from "../util/process.js";
+import { namesIn } from "../util/small-files.js";
 
 /**
  * Leftovers of processes that died (kill -9, power loss): restore temp files in the workspace,
@@ -80,7 +81,7 @@ const GO_AHEAD = new RegExp(`^(${STORE_FILES.pushGo}|${STORE_FILES.gcGo})-[0-9a-
  */
 export async function cleanLeftovers(paths: StorePaths, root: string): Promise<LeftoverReport> {
   const report: LeftoverReport = { interrupted: [], removed: [] };
-  for (const name of listing(paths.tmpDir)) {
+  for (const name of namesIn(paths.tmpDir)) {
     const full = path.join(paths.tmpDir, name);
     const journal = /^restore-(\d+)\.json$/.exec(name);
     if (journal) {
@@ -92,25 +93,13 @@ export async function cleanLeftovers(paths: StorePaths, root: string): Promise<L
     const owner = /^gitdir-(\d+)-|\.tmp-(\d+)-[0-9a-f]+$/.exec(name);
     if (owner && !alive(Number(owner[1] ?? owner[2]))) await remove(full, report);
   }
-  for (const name of listing(paths.dir)) {
+  for (const name of namesIn(paths.dir)) {
     const owner = /^git\.init-(\d+)-|\.tmp-(\d+)-[0-9a-f]+$/.exec(name);
     if (owner && !alive(Number(owner[1] ?? owner[2]))) await remove(path.join(paths.dir, name), report);
     else if (/\.ghostlock\.(stale|new)-[0-9a-f]+$/.test(name) || GO_AHEAD.test(name))
       await removeIfOld(path.join(paths.dir, name), report);
   }
   return report;
-}
-
-/**
- * A directory's names, read synchronously: this runs before every capture's status starts, where
- * two thread-pool round trips cost 1.5–4 ms and the two system calls a tenth of that.
- */
-function listing(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
 }
 
 async function remove(full: string, report: LeftoverReport): Promise<void> {

@@ -1,18 +1,10 @@
 import { randomBytes } from "node:crypto";
-import {
-  existsSync,
-  linkSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { GhostcommitError } from "../errors.js";
 import { alive } from "./process.js";
+import { namesIn } from "./small-files.js";
 
 interface LockOwner {
   pid: number;
@@ -180,13 +172,7 @@ export async function waitForSharedHolders(dir: string, timeoutMs = 60_000): Pro
   let delay = 5;
   for (;;) {
     let live = 0;
-    let names: string[] = [];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      // no holder has announced itself yet
-    }
-    for (const name of names) {
+    for (const name of namesIn(dir)) {
       const file = path.join(dir, name);
       const stale = isStale(file);
       if (stale === "absent") continue;
