@@ -13,7 +13,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
-import { createDeflate, deflateSync } from "node:zlib";
+import { createDeflate, deflateSync, inflateSync } from "node:zlib";
 import { fsError } from "../errors.js";
 import { type ObjectType, objectId } from "./objects.js";
 import { namesIn } from "../util/small-files.js";
@@ -41,6 +41,26 @@ export function deflateObject(framed: Buffer): Buffer {
 
 /** Buffers below this size come from Node's shared pool (half its 8 KiB), not new memory. */
 const POOLED_BYTES = 4096;
+
+/**
+ * The content of an object of `type` stored loose in `objectsDir`, read and checked from Node
+ * (its id is the hash of what it holds): one object this tool wrote itself needs no git process.
+ * Null when it is not there loose (packed since, say), is of another type, or does not check out:
+ * the caller then asks git, which says what is wrong.
+ */
+export function readLooseObject(objectsDir: string, oid: string, type: ObjectType): Buffer | null {
+  let raw: Buffer;
+  try {
+    raw = inflateSync(readFileSync(`${objectsDir}/${oid.slice(0, 2)}/${oid.slice(2)}`));
+  } catch {
+    return null;
+  }
+  const header = raw.indexOf(0);
+  if (header === -1 || raw.toString("latin1", 0, header) !== `${type} ${raw.length - header - 1}`)
+    return null;
+  if (createHash("sha1").update(raw).digest("hex") !== oid) return null;
+  return raw.subarray(header + 1);
+}
 
 /** A loose object's file content: "<type> <size>\0" and the content, compressed. */
 function looseBody(type: ObjectType, content: Buffer): Buffer {

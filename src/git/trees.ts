@@ -1,6 +1,6 @@
 import type { CatFile } from "./cat-file.js";
 import { EMPTY_TREE, MODE, parseTree, serializeTree, type TreeEntry, treeOfCommit } from "./objects.js";
-import type { LooseObjectWriter } from "./loose-objects.js";
+import { type LooseObjectWriter, readLooseObject } from "./loose-objects.js";
 import type { RelPath } from "../paths.js";
 
 /** A file's state in a tree: mode and blob (or gitlink) id. */
@@ -135,4 +135,14 @@ export async function entryAt(cat: CatFile, tree: string | null, path: RelPath):
 /** The root tree of a commit. */
 export async function commitTree(cat: CatFile, commit: string): Promise<string> {
   return treeOfCommit(await cat.readExpect(commit, "commit")) ?? EMPTY_TREE;
+}
+
+/**
+ * The root tree of a commit, read from `objectsDir` where it is stored loose (a snapshot's
+ * commit, until a repack) and otherwise asked of git: a command that needs no other object is
+ * spared starting `cat-file`.
+ */
+export async function commitTreeFrom(objectsDir: string, cat: CatFile, commit: string): Promise<string> {
+  const body = readLooseObject(objectsDir, commit, "commit");
+  return body === null ? commitTree(cat, commit) : (treeOfCommit(body) ?? EMPTY_TREE);
 }

@@ -1,6 +1,6 @@
 import { takeSnapshot, writeUnpublishedSnapshot } from "../capture/snapshot.js";
 import path from "node:path";
-import { commitTree } from "../git/trees.js";
+import { commitTreeFrom } from "../git/trees.js";
 import { GhostcommitError } from "../errors.js";
 import { displayPath, type RelPath } from "../paths.js";
 import { diffTrees } from "../restore/restore.js";
@@ -125,7 +125,8 @@ async function endLocked(
       session,
       turn: turn.turn,
     });
-    const beforeTree = await commitTree(cat, turn.before); // unreadable: nothing is published
+    // Unreadable: nothing is published.
+    const beforeTree = await commitTreeFrom(engine.refs.objectsDir, cat, turn.before);
     const compared = await settledWith(
       publish(true),
       (async () => {

@@ -1,6 +1,4 @@
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { inflateSync } from "node:zlib";
 import path from "node:path";
 import type { StoreKind } from "../config.js";
 import { GhostcommitError } from "../errors.js";
@@ -10,6 +8,7 @@ import { syncDirs, writeFileSynced } from "../util/durable.js";
 import { decodeMessage, type SnapshotMeta } from "./metadata.js";
 import type { StorePaths } from "./layout.js";
 import { treeOfCommit } from "../git/objects.js";
+import { readLooseObject } from "../git/loose-objects.js";
 
 /** A snapshot as found in the store: its commit id, tree and metadata. */
 export interface StoredSnapshot {
@@ -203,19 +202,8 @@ export class SnapshotRefs {
       const packed = await readOptional(path.join(this.refsGitDir, "packed-refs"));
       if (!packed?.toString("latin1").includes(`\n${id} ${refName}\n`)) return null;
     }
-    const object = await readOptional(path.join(this.objectsDir, id.slice(0, 2), id.slice(2)));
-    if (!object) return null;
-    let raw: Buffer;
-    try {
-      raw = inflateSync(object);
-    } catch {
-      return null; // damaged: git says what is wrong
-    }
-    const header = raw.indexOf(0);
-    if (header === -1 || raw.toString("latin1", 0, header) !== `commit ${raw.length - header - 1}`)
-      return null;
-    if (createHash("sha1").update(raw).digest("hex") !== id) return null;
-    return snapshotOfCommit(id, raw.toString("utf8", header + 1));
+    const body = readLooseObject(this.objectsDir, id, "commit");
+    return body === null ? null : snapshotOfCommit(id, body.toString("utf8"));
   }
 
   /** Finds a snapshot by full id or unique prefix of at least 7 hex digits. */

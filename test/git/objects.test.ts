@@ -1,5 +1,14 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
@@ -10,7 +19,7 @@ import {
   serializeTree,
   type TreeEntry,
 } from "../../src/git/objects.js";
-import { LooseObjectWriter } from "../../src/git/loose-objects.js";
+import { LooseObjectWriter, readLooseObject } from "../../src/git/loose-objects.js";
 import { Sandbox } from "../helpers/repo.js";
 
 const sandbox = new Sandbox();
@@ -86,6 +95,37 @@ describe("git objects written by ghostcommit", () => {
     expect(id).toBe(git(["hash-object", "--stdin", "--no-filters"], content).toString().trim());
     expect(git(["cat-file", "blob", id]).equals(content)).toBe(true);
     expect(await writer.write("blob", content)).toBe(id); // idempotent
+  });
+
+  it("reads back a loose object git wrote, and nothing it cannot vouch for", () => {
+    // A repository of its own: the objects forged below would fail the fsck of the one shared here.
+    const own = sandbox.dir("loose-read");
+    sandbox.git(own, "init", "-q", "--bare");
+    const objects = path.join(own, "objects");
+    const content = Buffer.from(
+      "tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\nauthor A <a@b> 1 +0000\ncommitter A <a@b> 1 +0000\n\nmsg\n",
+    );
+    const id = execFileSync("git", ["hash-object", "-t", "commit", "-w", "--stdin"], {
+      cwd: own,
+      env: sandbox.env,
+      input: content,
+    })
+      .toString()
+      .trim();
+    expect(readLooseObject(objects, id, "commit")?.equals(content)).toBe(true);
+    expect(readLooseObject(objects, id, "blob")).toBeNull(); // another type
+    expect(readLooseObject(objects, oid(7), "commit")).toBeNull(); // not there
+    // A file under a name its content does not hash to (damaged, or renamed by hand).
+    const forged = `${id.slice(0, 2)}${"f".repeat(38)}`;
+    mkdirSync(path.join(objects, forged.slice(0, 2)), { recursive: true });
+    const forgedFile = path.join(objects, forged.slice(0, 2), forged.slice(2));
+    copyFileSync(path.join(objects, id.slice(0, 2), id.slice(2)), forgedFile);
+    chmodSync(forgedFile, 0o444);
+    expect(readLooseObject(objects, forged, "commit")).toBeNull();
+    // Bytes that do not inflate.
+    const broken = `${id.slice(0, 2)}${"e".repeat(38)}`;
+    writeFileSync(path.join(objects, broken.slice(0, 2), broken.slice(2)), "not zlib");
+    expect(readLooseObject(objects, broken, "commit")).toBeNull();
   });
 
   it("an object stored loose already is freshened, not written again; one whose fan-out directory came later is still stored", async () => {

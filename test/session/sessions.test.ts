@@ -1,6 +1,8 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { GhostcommitError } from "../../src/errors.js";
+import { storeDir } from "../hardening/helpers.js";
 import { libTurn, openIn, sessionSandbox } from "./support.js";
 
 const { sandbox, repo } = sessionSandbox();
@@ -80,6 +82,26 @@ describe("sessions side by side", () => {
     const ended = await s.endTurn("2");
     expect(await s.endTurn("2")).toEqual(ended);
     await expect(s.beginTurn("1")).rejects.toMatchObject({ code: "bad-input" });
+  });
+});
+
+describe("turn end", () => {
+  it("ends a turn whose before-snapshot was packed since it began, with the turn's changes", () => {
+    const r = repo({ "a.txt": "0\n", "b.txt": "0\n" });
+    const { before } = r.ok("turn", "begin", "--session", "p", "--turn", "1");
+    // The store's objects packed meanwhile (as its gc would): the before-snapshot's commit is
+    // no longer a loose file, and the end reads it through git.
+    const storeGit = path.join(storeDir(sandbox, r.dir), "git");
+    sandbox.git(storeGit, "repack", "-a", "-d", "-q");
+    sandbox.git(storeGit, "prune-packed");
+    expect(existsSync(path.join(storeGit, "objects", before.slice(0, 2), before.slice(2)))).toBe(false);
+    expect(sandbox.git(storeGit, "cat-file", "-t", before).trim()).toBe("commit");
+    r.write({ "a.txt": "1\n", "new.txt": "n\n" });
+    const ended = r.ok("turn", "end", "--session", "p", "--turn", "1");
+    expect(ended.changed).toEqual(["a.txt", "new.txt"]);
+    r.ok("rewind", "--session", "p", "--to", "1", "--force");
+    expect(r.read("a.txt")).toBe("0\n");
+    expect(existsSync(path.join(r.dir, "new.txt"))).toBe(false);
   });
 });
 
