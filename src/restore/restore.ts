@@ -75,6 +75,7 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
     currentTree = captured.tree;
     capturedRepos = captured.nested ?? [];
   } else {
+    engine.prepareFlush();
     const snap = await writeUnpublishedSnapshot(engine, cat, run.includes, {
       kind: "safety",
       message: run.safetyMessage,

@@ -119,6 +119,7 @@ async function endLocked(
     // (reads only) runs meanwhile; the journal records the turn once both are done. The
     // before-tree is read after the capture, from the object reader it started, so that status
     // starts at once.
+    engine.prepareFlush();
     const { publish, ...snap } = await writeUnpublishedSnapshot(engine, cat, [...state.touched], {
       kind: "turn-after",
       message: `after turn ${turn.turn}`,

@@ -3,6 +3,7 @@ import { GhostcommitError } from "../errors.js";
 import { CatFile } from "../git/cat-file.js";
 import { locateWorkspace, type WorkspaceLocation } from "../git/repository.js";
 import path from "node:path";
+import { FlushAhead, syncFileSystems } from "../util/durable.js";
 import { withSharedLock } from "../util/lock.js";
 import { ensureStore, STORE_FILES, type StorePaths, storePaths } from "./layout.js";
 import { SnapshotRefs } from "./store.js";
@@ -35,6 +36,30 @@ export class StoreContext {
   /** Environment for git commands that read objects (the store's git dir sees the user's objects). */
   get readEnv(): NodeJS.ProcessEnv {
     return { GIT_DIR: this.paths.gitDir };
+  }
+
+  /**
+   * Everything a durable snapshot needs on disk: the store, the objects directory written to,
+   * and the user's objects it borrows (a recent commit's may not be on disk yet).
+   */
+  durablePaths(): string[] {
+    const userObjects = this.location.commonDir ? [path.join(this.location.commonDir, "objects")] : [];
+    return [this.paths.dir, this.refs.objectsDir, ...userObjects];
+  }
+
+  private flushReady: FlushAhead | null = null;
+
+  /** The next snapshot will be durable: its flush is made ready while its status runs. */
+  prepareFlush(): void {
+    this.flushReady ??= new FlushAhead(() => this.durablePaths());
+  }
+
+  /** Flushes what a durable snapshot needs to disk (see `durablePaths`). */
+  async flushToDisk(): Promise<void> {
+    const ready = this.flushReady;
+    this.flushReady = null;
+    const paths = this.durablePaths();
+    await (ready ? ready.flush(paths) : syncFileSystems(paths));
   }
 
   assertEnabled(): void {

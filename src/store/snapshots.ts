@@ -1,7 +1,6 @@
 import path from "node:path";
 import { linkBorrowedObjects } from "./borrow.js";
 import type { StoreContext } from "./context.js";
-import { syncFileSystems } from "../util/durable.js";
 import { trace } from "../util/trace.js";
 import { GhostcommitError } from "../errors.js";
 import type { CatFile } from "../git/cat-file.js";
@@ -95,10 +94,7 @@ export async function writeSnapshotCommit(
  */
 export async function publishSnapshot(store: StoreContext, id: string, durable: boolean): Promise<void> {
   if (durable) {
-    // Wherever it was written: the store, the objects directory written to, and the user's
-    // objects it borrows (a recent commit's may not be on disk yet).
-    const userObjects = store.location.commonDir ? [path.join(store.location.commonDir, "objects")] : [];
-    await syncFileSystems([store.paths.dir, store.refs.objectsDir, ...userObjects]);
+    await store.flushToDisk();
     trace("snapshot: flushed to disk");
   }
   await store.refs.add(id, durable);

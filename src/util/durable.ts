@@ -1,6 +1,8 @@
-import { execFile } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { constants, promises as fs, statSync } from "node:fs";
+import type { Socket } from "node:net";
 import { GhostcommitError } from "../errors.js";
+import { whenGitRuns } from "./detached.js";
 
 /**
  * Durability against a machine crash (power cut, VM killed, kernel panic), not only a killed
@@ -74,21 +76,17 @@ export const MANY_FILES = 100;
  * same file system. Where `sync -f` is missing (not coreutils), a plain `sync` flushes everything.
  */
 export async function syncFileSystems(paths: string[]): Promise<void> {
-  const byDevice = new Map<number, string>();
-  for (const p of paths) {
-    const stat = statSync(p, { throwIfNoEntry: false });
-    if (stat && !byDevice.has(stat.dev)) byDevice.set(stat.dev, p);
-  }
-  if (byDevice.size === 0) return;
+  const byDevice = oneEachFileSystem(paths);
+  if (byDevice.length === 0) return;
   try {
-    await run("sync", ["-f", ...byDevice.values()]);
+    await run("sync", ["-f", ...byDevice]);
   } catch {
     try {
       await run("sync", []);
     } catch (error) {
       throw new GhostcommitError(
         "io",
-        `cannot flush ${[...byDevice.values()].join(", ")} to disk (sync failed): ${(error as Error).message}`,
+        `cannot flush ${byDevice.join(", ")} to disk (sync failed): ${(error as Error).message}`,
       );
     }
   }
@@ -100,4 +98,61 @@ function run(command: string, args: string[]): Promise<void> {
       error ? reject(error) : resolve(),
     );
   });
+}
+
+/** One of `paths` per file system they are on (those that exist). */
+function oneEachFileSystem(paths: string[]): string[] {
+  const byDevice = new Map<number, string>();
+  for (const p of paths) {
+    const stat = statSync(p, { throwIfNoEntry: false });
+    if (stat && !byDevice.has(stat.dev)) byDevice.set(stat.dev, p);
+  }
+  return [...byDevice.values()];
+}
+
+/** Exits 0 only once told to flush and the flush succeeded; anything else (this process gone) exits 3 unflushed. */
+const FLUSH_WHEN_TOLD = 'IFS= read -r go && [ "$go" = flush ] || exit 3; sync -f "$@" 2>/dev/null || sync';
+
+/**
+ * `syncFileSystems` made ready in advance: in a short-lived command, a shell started while the
+ * command's status runs waits on its input, and `flush` tells it to go. Spawning from Node
+ * blocks this thread ~10 ms (a fork of a process of Node's size) and `sync` then starts; done
+ * at the flush, that was on the critical path of every turn end and restore, and during status
+ * it costs nothing. Should this process end without flushing, the shell reads the end of its
+ * input and exits. Where it could not be made ready, `flush` runs `syncFileSystems`.
+ */
+export class FlushAhead {
+  private waiting: ChildProcess | null = null;
+  private paths: string[] = [];
+
+  constructor(paths: () => string[]) {
+    whenGitRuns(() => {
+      if (process.platform === "win32") return;
+      this.paths = oneEachFileSystem(paths());
+      if (this.paths.length === 0) return;
+      const child = spawn("/bin/sh", ["-c", FLUSH_WHEN_TOLD, "sh", ...this.paths], {
+        stdio: ["pipe", "ignore", "ignore"],
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C" },
+      });
+      child.on("error", () => {}); // no shell: `flush` finds it gone
+      child.stdin?.on("error", () => {}); // gone before told: its exit says so
+      // Waiting, it keeps this process from nothing.
+      (child.stdin as Socket | null)?.unref();
+      child.unref();
+      this.waiting = child;
+    });
+  }
+
+  /** Flushes the file systems (through the waiting shell where there is one). */
+  async flush(fallback: string[]): Promise<void> {
+    const child = this.waiting;
+    this.waiting = null;
+    if (child?.stdin && child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+      const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+      child.ref();
+      child.stdin.end("flush\n");
+      if ((await exited) === 0) return;
+    }
+    await syncFileSystems(fallback); // not made ready, or it failed: the plain way, with its error
+  }
 }
