@@ -116,9 +116,9 @@ async function endLocked(
   const { after, diff, sinceProgress } = await engine.withReader(async (cat) => {
     // Durable before the hook returns: a lost after-snapshot would lose the turn's record. Its
     // flush also writes out the before-snapshot and the journal's earlier records. The diff
-    // (reads only) runs meanwhile; the journal records the turn once both are done. The
-    // before-tree is read after the capture, from the object reader it started, so that status
-    // starts at once.
+    // (reads only) runs meanwhile; the journal records the turn once both are done. The flush is
+    // made ready while status runs. The before-tree is read after the capture, so that status
+    // starts at once: from its loose commit, or through git where that was packed.
     engine.prepareFlush();
     const { publish, ...snap } = await writeUnpublishedSnapshot(engine, cat, [...state.touched], {
       kind: "turn-after",
