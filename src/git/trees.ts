@@ -1,5 +1,13 @@
 import type { CatFile } from "./cat-file.js";
-import { EMPTY_TREE, MODE, parseTree, serializeTree, type TreeEntry, treeOfCommit } from "./objects.js";
+import {
+  EMPTY_TREE,
+  hexIdOf,
+  MODE,
+  parseTree,
+  serializeTree,
+  type TreeEntry,
+  treeOfCommit,
+} from "./objects.js";
 import { type LooseObjectWriter, readLooseObject } from "./loose-objects.js";
 import type { RelPath } from "../paths.js";
 
@@ -57,7 +65,9 @@ async function buildNode(
 ): Promise<string | null> {
   const entries = new Map<string, TreeEntry>();
   if (base) {
-    for (const entry of parseTree(await cat.readExpect(base, "tree"))) entries.set(entry.name, entry);
+    // Ids left as bytes: only those of the entries on changed paths are looked at (`hexIdOf`).
+    for (const entry of parseTree(await cat.readExpect(base, "tree"), { hexIds: false }))
+      entries.set(entry.name, entry);
   }
   let changed = false;
   for (const [name, state] of node.files) {
@@ -68,7 +78,7 @@ async function buildNode(
         entries.delete(name);
         changed = true;
       }
-    } else if (!before || before.mode !== state.mode || before.oid !== state.oid) {
+    } else if (!before || before.mode !== state.mode || hexIdOf(before) !== state.oid) {
       entries.set(name, { name, mode: state.mode, oid: state.oid });
       changed = true;
     }
@@ -82,7 +92,7 @@ async function buildNode(
       // stands there (as when a directory was replaced by a file or a symlink), so nothing below
       // it can exist, whatever index entries git could not check say (e.g. below a symlink loop).
       if (node.files.get(name)) return { name, oid: undefined };
-      const childBase = before && before.mode === MODE.tree ? before.oid : null;
+      const childBase = before && before.mode === MODE.tree ? hexIdOf(before) : null;
       return { name, oid: await buildNode(cat, writer, childBase, child) };
     }),
   );
@@ -90,7 +100,7 @@ async function buildNode(
     const before = entries.get(name);
     const file = node.files.get(name) ?? null;
     if (file) {
-      if (!before || before.mode !== file.mode || before.oid !== file.oid) {
+      if (!before || before.mode !== file.mode || hexIdOf(before) !== file.oid) {
         entries.set(name, { name, mode: file.mode, oid: file.oid });
         changed = true;
       }
@@ -101,7 +111,7 @@ async function buildNode(
         entries.delete(name);
         changed = true;
       }
-    } else if (!before || before.oid !== oid || before.mode !== MODE.tree) {
+    } else if (!before || hexIdOf(before) !== oid || before.mode !== MODE.tree) {
       entries.set(name, { name, mode: MODE.tree, oid });
       changed = true;
     }

@@ -13,6 +13,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   EMPTY_TREE,
+  hexIdOf,
   MODE,
   objectId,
   parseTree,
@@ -77,6 +78,13 @@ describe("git objects written by ghostcommit", () => {
     expect(reparsed.filter((e) => e.name !== "a0" && e.name !== "z").map((e) => e.oid)).toEqual(
       parsed.filter((e) => e.name !== "a0").map((e) => e.oid),
     );
+    // Parsed with their ids left as bytes: the same entries, each id spelled out on demand, and
+    // the tree written back byte for byte.
+    const lazy = parseTree(body, { hexIds: false });
+    expect(lazy.every((e) => e.oid === "")).toBe(true);
+    expect(lazy.map((e) => [e.mode, e.name, hexIdOf(e)])).toEqual(parsed.map((e) => [e.mode, e.name, e.oid]));
+    expect(serializeTree(lazy).equals(body)).toBe(true);
+    expect(hexIdOf({ mode: MODE.file, name: "n", oid: oid(3) })).toBe(oid(3));
     // A new name that sorts first, added last, still lands in git's order.
     edited.push({ mode: MODE.file, name: "A", oid: oid(10) });
     const names = parsed.map((e) => e.name);
