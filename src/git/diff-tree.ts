@@ -1,3 +1,4 @@
+import { GhostcommitError } from "../errors.js";
 import { type RelPath, relFromBytes } from "../paths.js";
 import { splitNul } from "./exec.js";
 
@@ -13,6 +14,9 @@ export interface RawChange {
 
 const ZERO_MODE = "000000";
 
+/** `git diff-tree` as ghostcommit asks it, the two trees to follow (or, with `--stdin`, on stdin). */
+export const DIFF_TREE = ["diff-tree", "-r", "-z", "--raw", "--no-renames", "--abbrev=40"];
+
 /** Parses raw diff records (":old new oid oid status" NUL path NUL). Pure. */
 export function parseRawDiff(output: Buffer): RawChange[] {
   const parts = splitNul(output);
@@ -27,6 +31,24 @@ export function parseRawDiff(output: Buffer): RawChange[] {
     changes.push({ path: relFromBytes(parts[i + 1]), oldMode, newMode, oldOid, newOid, status: status[0] });
   }
   return changes;
+}
+
+/**
+ * The answer of `diff-tree --stdin` to one line naming `from` and `to`: that line comes back
+ * first, then the raw records. Git skips a line it cannot answer (a tree missing) with only a
+ * message and success, so an answer without it is that failure.
+ */
+export function parseStdinDiff(output: Buffer, from: string, to: string, stderr = ""): RawChange[] {
+  const header = Buffer.from(`${from} ${to}\n`);
+  if (!output.subarray(0, header.length).equals(header)) {
+    const reason = stderr.trim().split("\n").filter(Boolean).pop();
+    throw new GhostcommitError(
+      "git-failed",
+      `git diff-tree could not compare ${from} with ${to}${reason ? `: ${reason}` : ""}`,
+      { stderr: stderr.slice(0, 4000) },
+    );
+  }
+  return parseRawDiff(output.subarray(header.length));
 }
 
 export function isAbsentMode(mode: string): boolean {

@@ -12,7 +12,7 @@ import { GhostcommitError } from "../errors.js";
 import type { CatFile } from "../git/cat-file.js";
 import { runGit } from "../git/exec.js";
 import { MODE } from "../git/objects.js";
-import { isAbsentMode, parseRawDiff, type RawChange } from "../git/diff-tree.js";
+import { DIFF_TREE, isAbsentMode, parseRawDiff, parseStdinDiff, type RawChange } from "../git/diff-tree.js";
 import { displayPath, fsPath, type RelPath } from "../paths.js";
 import type { RestoreReport } from "../types.js";
 import { journalFile, type RestoreJournal, tempDirsOf } from "../store/restore-journal.js";
@@ -213,12 +213,17 @@ export function displayOutcome(result: RestoreResult): RestoreReport {
   };
 }
 
-/** Raw diff between two trees (proportional to what changed). */
+/**
+ * Raw diff between two trees (proportional to what changed): by the `diff-tree` made ready for
+ * this command (`prepareDiff`) where there is one.
+ */
 export async function diffTrees(engine: StoreContext, from: string, to: string): Promise<RawChange[]> {
-  const result = await runGit(["diff-tree", "-r", "-z", "--raw", "--no-renames", "--abbrev=40", from, to], {
-    cwd: engine.paths.dir,
-    env: engine.readEnv,
-  });
+  const ahead = engine.takeDiffAhead();
+  if (ahead) {
+    const { stdout, stderr } = await ahead.run(`${from} ${to}\n`);
+    return parseStdinDiff(stdout, from, to, stderr);
+  }
+  const result = await runGit([...DIFF_TREE, from, to], { cwd: engine.paths.dir, env: engine.readEnv });
   return parseRawDiff(result.stdout);
 }
 
@@ -234,6 +239,7 @@ export async function restoreSnapshot(
   dryRun: boolean,
   named?: RelPath[],
 ): Promise<RestoreResult> {
+  engine.prepareDiff(); // its target is the diff from what is there now
   return runRestore(engine, cat, {
     includes: target.meta.included,
     dryRun,

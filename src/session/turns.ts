@@ -120,6 +120,7 @@ async function endLocked(
     // made ready while status runs. The before-tree is read after the capture, so that status
     // starts at once: from its loose commit, or through git where that was packed.
     engine.prepareFlush();
+    engine.prepareDiff();
     const { publish, ...snap } = await writeUnpublishedSnapshot(engine, cat, [...state.touched], {
       kind: "turn-after",
       message: `after turn ${turn.turn}`,

@@ -1,6 +1,8 @@
 import { loadSettings, type Settings, type StoreKind } from "../config.js";
 import { GhostcommitError } from "../errors.js";
 import { CatFile } from "../git/cat-file.js";
+import { DIFF_TREE } from "../git/diff-tree.js";
+import { GitAhead } from "../git/exec.js";
 import { locateWorkspace, type WorkspaceLocation } from "../git/repository.js";
 import path from "node:path";
 import { FlushAhead, syncFileSystems } from "../util/durable.js";
@@ -48,6 +50,19 @@ export class StoreContext {
   }
 
   private flushReady: FlushAhead | null = null;
+  private diffReady: GitAhead | null = null;
+
+  /** The command will diff two trees: a `git diff-tree --stdin` is made ready while its status runs. */
+  prepareDiff(): void {
+    this.diffReady ??= new GitAhead([...DIFF_TREE, "--stdin"], { cwd: this.paths.dir, env: this.readEnv });
+  }
+
+  /** The `diff-tree` made ready, once (see `prepareDiff`); null when there is none. */
+  takeDiffAhead(): GitAhead | null {
+    const ready = this.diffReady;
+    this.diffReady = null;
+    return ready;
+  }
 
   /** The next snapshot will be durable: its flush is made ready while its status runs. */
   prepareFlush(): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isAbsentMode, parseRawDiff } from "../../src/git/diff-tree.js";
+import { isAbsentMode, parseRawDiff, parseStdinDiff } from "../../src/git/diff-tree.js";
 
 const A = "a".repeat(40);
 const B = "b".repeat(40);
@@ -40,5 +40,22 @@ describe("parseRawDiff", () => {
   it("knows the all-zero mode means absent", () => {
     expect(isAbsentMode("000000")).toBe(true);
     expect(isAbsentMode("100644")).toBe(false);
+  });
+});
+
+describe("parseStdinDiff", () => {
+  it("takes the records after the line naming the two trees, and refuses an answer without it", () => {
+    const records = rec(`:100644 100755 ${A} ${B} M`, "x");
+    expect(parseStdinDiff(Buffer.concat([Buffer.from(`${A} ${B}\n`), records]), A, B)).toEqual(
+      parseRawDiff(records),
+    );
+    expect(parseStdinDiff(Buffer.from(`${A} ${B}\n`), A, B)).toEqual([]);
+    // Git skipped the line (a tree it could not read), or answered for other trees.
+    expect(() => parseStdinDiff(Buffer.alloc(0), A, B, "error: bad object\n")).toThrow(
+      /could not compare .*: error: bad object$/,
+    );
+    expect(() => parseStdinDiff(Buffer.concat([Buffer.from(`${B} ${A}\n`), records]), A, B)).toThrow(
+      /could not compare/,
+    );
   });
 });

@@ -1,0 +1,123 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { Sandbox } from "../helpers/repo.js";
+
+/**
+ * A git command started ahead (`GitAhead`): in a short-lived process, once its status runs, a
+ * `git diff-tree --stdin` waits for the trees to compare. Run in a Node process of its own, as
+ * the command-line tool runs, under `strace -f`.
+ */
+
+const sandbox = new Sandbox();
+afterAll(() => sandbox.cleanup());
+const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist");
+const repo = sandbox.repo("ahead", { "a.txt": "1\n", "dir/b.txt": "2\n" });
+const treeOf = (rev: string) => repo.git("rev-parse", `${rev}^{tree}`).trim();
+const before = treeOf("HEAD");
+repo.write({ "a.txt": "changed\n", "dir/new.txt": "3\n" });
+repo.git("add", "-A");
+repo.git("commit", "-q", "-m", "second");
+const after = treeOf("HEAD");
+const gitDir = path.join(repo.dir, ".git");
+
+/** Runs `body` with `ahead`, a GitAhead of `diff-tree --stdin`, after the command's git "started". */
+function traced(name: string, body: string): { status: number | null; stdout: string; lines: string[] } {
+  const dir = sandbox.dir(name);
+  const script = path.join(dir, "run.mjs");
+  writeFileSync(
+    script,
+    `import { writeSync } from "node:fs";
+import { gitRunning, markProcessShortLived } from ${JSON.stringify(`${dist}/util/detached.js`)};
+import { GitAhead } from ${JSON.stringify(`${dist}/git/exec.js`)};
+import { DIFF_TREE } from ${JSON.stringify(`${dist}/git/diff-tree.js`)};
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+markProcessShortLived();
+const ahead = new GitAhead([...DIFF_TREE, "--stdin"], { cwd: ${JSON.stringify(repo.dir)}, env: { GIT_DIR: ${JSON.stringify(gitDir)} } });
+gitRunning();
+await sleep(300);
+${body}
+`,
+  );
+  const traceFile = path.join(dir, "trace.txt");
+  const result = spawnSync(
+    "strace",
+    ["-f", "-q", "-e", "trace=execve,write,kill", "-o", traceFile, process.execPath, script],
+    { env: sandbox.env, encoding: "utf8", timeout: 30_000 },
+  );
+  if (result.error) throw result.error;
+  return { status: result.status, stdout: result.stdout, lines: readFileSync(traceFile, "utf8").split("\n") };
+}
+
+const lineOf = (lines: string[], pattern: RegExp) => lines.findIndex((line) => pattern.test(line));
+const gitStarts = (lines: string[]) =>
+  lines.filter((line) => /execve\("[^"]*\/git", \["git", "diff-tree"/.test(line) && / = 0$/.test(line));
+const expected = execFileSync(
+  "git",
+  ["diff-tree", "-r", "-z", "--raw", "--no-renames", "--abbrev=40", before, after],
+  {
+    cwd: repo.dir,
+    env: sandbox.env,
+  },
+).toString("latin1");
+
+describe("a git command started ahead", () => {
+  it("starts while the command's git runs and answers once given its input, as git run then would", () => {
+    const { status, stdout, lines } = traced(
+      "told",
+      `writeSync(2, "run now\\n");
+const { stdout } = await ahead.run("${before} ${after}\\n");
+process.stdout.write(stdout.toString("latin1"));`,
+    );
+    expect(status).toBe(0);
+    expect(stdout).toBe(`${before} ${after}\n${expected}`);
+    const starts = gitStarts(lines);
+    expect(starts).toHaveLength(1); // one git, started before it was wanted
+    expect(lines.indexOf(starts[0])).toBeLessThan(lineOf(lines, /write\(2, "run now/));
+  });
+
+  it("ends with the command when never given its input, and a bad input is git's failure", () => {
+    const untold = traced("untold", `writeSync(2, "done\\n");`);
+    expect(untold.status).toBe(0);
+    expect(gitStarts(untold.lines)).toHaveLength(1);
+    expect(untold.lines.some((line) => /\+\+\+ exited with 0 \+\+\+/.test(line))).toBe(true);
+    // A tree git cannot find: git skips the line, and the answer, without it, reads as a failure.
+    const bad = traced(
+      "bad",
+      `const { parseStdinDiff } = await import(${JSON.stringify(`${dist}/git/diff-tree.js`)});
+const missing = "${"0".repeat(40)}";
+const { stdout, stderr } = await ahead.run(\`\${missing} ${after}\\n\`);
+try {
+  parseStdinDiff(stdout, missing, "${after}", stderr);
+  process.stdout.write("answered");
+} catch (error) {
+  process.stdout.write(\`\${error.code}: \${error.message}\`);
+}`,
+    );
+    expect(bad.stdout).toMatch(/^git-failed: git diff-tree could not compare 0{40} with [0-9a-f]{40}/);
+  });
+
+  it("runs git then when the one started ahead is gone", () => {
+    const { status, stdout, lines } = traced(
+      "gone",
+      `import("node:fs").then(async ({ readdirSync, readFileSync }) => {
+  // The waiting git: this process's child.
+  for (const pid of readdirSync("/proc").filter((name) => /^\\d+$/.test(name))) {
+    let stat = "";
+    try { stat = readFileSync(\`/proc/\${pid}/stat\`, "utf8"); } catch { continue; }
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[1]) === process.pid && stat.includes("(git)")) process.kill(Number(pid), "SIGKILL");
+  }
+  await sleep(200);
+  const { stdout } = await ahead.run("${before} ${after}\\n");
+  process.stdout.write(stdout.toString("latin1"));
+});`,
+    );
+    expect(status).toBe(0);
+    expect(lineOf(lines, /kill\(\d+, SIGKILL\)/)).toBeGreaterThanOrEqual(0);
+    expect(gitStarts(lines)).toHaveLength(2);
+    expect(stdout).toBe(`${before} ${after}\n${expected}`);
+  });
+});
