@@ -1,5 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { GhostcommitError } from "../errors.js";
+import { whenGitRuns } from "../util/detached.js";
 import { baseGitEnv } from "./exec.js";
 import type { ObjectCache } from "./object-cache.js";
 
@@ -135,7 +136,22 @@ export class CatFile {
     return object.content;
   }
 
+  /** `close` was called: nothing starts git ahead after it. */
+  private closed = false;
+
+  /**
+   * Starts git once this command's status runs (see `whenGitRuns`), for a command that reads
+   * objects after it (a restore's plan reads the target's files): the spawn, ~10 ms of this
+   * thread for a process of Node's size, and git's start then cost nothing. Not once closed.
+   */
+  startAhead(): void {
+    whenGitRuns(() => {
+      if (!this.closed && !this.failed) this.start();
+    });
+  }
+
   close(): void {
+    this.closed = true;
     if (!this.child) return;
     this.closing = true;
     this.child.stdin.end();

@@ -58,6 +58,7 @@ export async function runRestore(
   cat: CatFile,
   run: RestoreRun,
 ): Promise<RestoreResult> {
+  cat.startAhead(); // the plan reads the target's trees and files once the capture is done
   if (run.dryRun) return restoreLocked(engine, cat, run);
   // One restore at a time per workspace: a second waits, then its safety snapshot holds the first's result.
   return withLock(path.join(engine.paths.dir, STORE_FILES.restoreLock), () =>

@@ -23,8 +23,15 @@ repo.git("commit", "-q", "-m", "second");
 const after = treeOf("HEAD");
 const gitDir = path.join(repo.dir, ".git");
 
-/** Runs `body` with `ahead`, a GitAhead of `diff-tree --stdin`, after the command's git "started". */
-function traced(name: string, body: string): { status: number | null; stdout: string; lines: string[] } {
+/**
+ * Runs `body` with `ahead`, a GitAhead of `diff-tree --stdin`, and `cat`, a CatFile, after the
+ * command's git "started" (`before` runs first, ahead of that).
+ */
+function traced(
+  name: string,
+  body: string,
+  before = "",
+): { status: number | null; stdout: string; lines: string[] } {
   const dir = sandbox.dir(name);
   const script = path.join(dir, "run.mjs");
   writeFileSync(
@@ -33,9 +40,14 @@ function traced(name: string, body: string): { status: number | null; stdout: st
 import { gitRunning, markProcessShortLived } from ${JSON.stringify(`${dist}/util/detached.js`)};
 import { GitAhead } from ${JSON.stringify(`${dist}/git/exec.js`)};
 import { DIFF_TREE } from ${JSON.stringify(`${dist}/git/diff-tree.js`)};
+import { CatFile } from ${JSON.stringify(`${dist}/git/cat-file.js`)};
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+// Should something left running keep this process alive, it fails rather than hang the test.
+setTimeout(() => process.exit(7), 10_000).unref();
 markProcessShortLived();
 const ahead = new GitAhead([...DIFF_TREE, "--stdin"], { cwd: ${JSON.stringify(repo.dir)}, env: { GIT_DIR: ${JSON.stringify(gitDir)} } });
+const cat = new CatFile(${JSON.stringify(repo.dir)}, { GIT_DIR: ${JSON.stringify(gitDir)} });
+${before}
 gitRunning();
 await sleep(300);
 ${body}
@@ -119,5 +131,26 @@ try {
     expect(lineOf(lines, /kill\(\d+, SIGKILL\)/)).toBeGreaterThanOrEqual(0);
     expect(gitStarts(lines)).toHaveLength(2);
     expect(stdout).toBe(`${before} ${after}\n${expected}`);
+  });
+
+  it("starts an object reader ahead for a command that reads objects after its status, not once closed", () => {
+    const catStarts = (lines: string[]) =>
+      lines.filter((line) => /execve\("[^"]*\/git", \["git", "cat-file"/.test(line) && / = 0$/.test(line));
+    const used = traced(
+      "cat-ahead",
+      `writeSync(2, "read now\\n");
+process.stdout.write((await cat.readExpect("${after}", "tree")).length > 0 ? "read" : "empty");
+cat.close();`,
+      "cat.startAhead();",
+    );
+    expect(used.status).toBe(0);
+    expect(used.stdout).toBe("read");
+    const starts = catStarts(used.lines);
+    expect(starts).toHaveLength(1);
+    expect(used.lines.indexOf(starts[0])).toBeLessThan(lineOf(used.lines, /write\(2, "read now/));
+    // Closed before its command's git started (the command failed early): no reader is left waiting.
+    const closed = traced("cat-closed", `writeSync(2, "done\\n");`, "cat.startAhead(); cat.close();");
+    expect(closed.status).toBe(0);
+    expect(catStarts(closed.lines)).toHaveLength(0);
   });
 });

@@ -29,6 +29,8 @@ import { gitRunning, markProcessShortLived } from ${JSON.stringify(`${dist}/deta
 import { FlushAhead } from ${JSON.stringify(`${dist}/durable.js`)};
 const dir = ${JSON.stringify(dir)};
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+// Should something left running keep this process alive, it fails rather than hang the test.
+setTimeout(() => process.exit(7), 10_000).unref();
 markProcessShortLived();
 const ahead = new FlushAhead(() => [dir]);
 gitRunning();
