@@ -1,9 +1,8 @@
-import { execFileSync, spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { Sandbox } from "../helpers/repo.js";
+import { DIST, killChildren, lineOf, runShortLived } from "../helpers/short-lived.js";
 
 /**
  * A git command started ahead (`GitAhead`): in a short-lived process, once its status runs, a
@@ -13,7 +12,6 @@ import { Sandbox } from "../helpers/repo.js";
 
 const sandbox = new Sandbox();
 afterAll(() => sandbox.cleanup());
-const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist");
 const repo = sandbox.repo("ahead", { "a.txt": "1\n", "dir/b.txt": "2\n" });
 const treeOf = (rev: string) => repo.git("rev-parse", `${rev}^{tree}`).trim();
 const before = treeOf("HEAD");
@@ -24,46 +22,21 @@ const after = treeOf("HEAD");
 const gitDir = path.join(repo.dir, ".git");
 
 /**
- * Runs `body` with `ahead`, a GitAhead of `diff-tree --stdin`, and `cat`, a CatFile, after the
- * command's git "started" (`before` runs first, ahead of that).
+ * Runs `body` with `ahead`, a GitAhead of `diff-tree --stdin`, and `cat`, a CatFile, once they
+ * could start (`setup` runs first, ahead of the command's git).
  */
-function traced(
-  name: string,
-  body: string,
-  before = "",
-): { status: number | null; stdout: string; lines: string[] } {
-  const dir = sandbox.dir(name);
-  const script = path.join(dir, "run.mjs");
-  writeFileSync(
-    script,
-    `import { writeSync } from "node:fs";
-import { gitRunning, markProcessShortLived } from ${JSON.stringify(`${dist}/util/detached.js`)};
-import { GitAhead } from ${JSON.stringify(`${dist}/git/exec.js`)};
-import { DIFF_TREE } from ${JSON.stringify(`${dist}/git/diff-tree.js`)};
-import { CatFile } from ${JSON.stringify(`${dist}/git/cat-file.js`)};
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-// Should something left running keep this process alive, it fails rather than hang the test.
-setTimeout(() => process.exit(7), 10_000).unref();
-markProcessShortLived();
-const ahead = new GitAhead([...DIFF_TREE, "--stdin"], { cwd: ${JSON.stringify(repo.dir)}, env: { GIT_DIR: ${JSON.stringify(gitDir)} } });
+const traced = (name: string, body: string, setup = "") =>
+  runShortLived(sandbox, name, {
+    imports: `import { GitAhead } from ${JSON.stringify(`${DIST}/git/exec.js`)};
+import { DIFF_TREE } from ${JSON.stringify(`${DIST}/git/diff-tree.js`)};
+import { CatFile } from ${JSON.stringify(`${DIST}/git/cat-file.js`)};`,
+    setup: `const ahead = new GitAhead([...DIFF_TREE, "--stdin"], { cwd: ${JSON.stringify(repo.dir)}, env: { GIT_DIR: ${JSON.stringify(gitDir)} } });
 const cat = new CatFile(${JSON.stringify(repo.dir)}, { GIT_DIR: ${JSON.stringify(gitDir)} });
-${before}
-gitRunning();
-await sleep(300);
-${body}
-`,
-  );
-  const traceFile = path.join(dir, "trace.txt");
-  const result = spawnSync(
-    "strace",
-    ["-f", "-q", "-e", "trace=execve,write,kill", "-o", traceFile, process.execPath, script],
-    { env: sandbox.env, encoding: "utf8", timeout: 30_000 },
-  );
-  if (result.error) throw result.error;
-  return { status: result.status, stdout: result.stdout, lines: readFileSync(traceFile, "utf8").split("\n") };
-}
+${setup}`,
+    body,
+    syscalls: "execve,write,kill",
+  });
 
-const lineOf = (lines: string[], pattern: RegExp) => lines.findIndex((line) => pattern.test(line));
 const gitStarts = (lines: string[]) =>
   lines.filter((line) => /execve\("[^"]*\/git", \["git", "diff-tree"/.test(line) && / = 0$/.test(line));
 const expected = execFileSync(
@@ -98,7 +71,7 @@ process.stdout.write(stdout.toString("latin1"));`,
     // A tree git cannot find: git skips the line, and the answer, without it, reads as a failure.
     const bad = traced(
       "bad",
-      `const { parseStdinDiff } = await import(${JSON.stringify(`${dist}/git/diff-tree.js`)});
+      `const { parseStdinDiff } = await import(${JSON.stringify(`${DIST}/git/diff-tree.js`)});
 const missing = "${"0".repeat(40)}";
 const { stdout, stderr } = await ahead.run(\`\${missing} ${after}\\n\`);
 try {
@@ -114,18 +87,9 @@ try {
   it("runs git then when the one started ahead is gone", () => {
     const { status, stdout, lines } = traced(
       "gone",
-      `import("node:fs").then(async ({ readdirSync, readFileSync }) => {
-  // The waiting git: this process's child.
-  for (const pid of readdirSync("/proc").filter((name) => /^\\d+$/.test(name))) {
-    let stat = "";
-    try { stat = readFileSync(\`/proc/\${pid}/stat\`, "utf8"); } catch { continue; }
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(fields[1]) === process.pid && stat.includes("(git)")) process.kill(Number(pid), "SIGKILL");
-  }
-  await sleep(200);
-  const { stdout } = await ahead.run("${before} ${after}\\n");
-  process.stdout.write(stdout.toString("latin1"));
-});`,
+      `${killChildren("git")}
+const { stdout } = await ahead.run("${before} ${after}\\n");
+process.stdout.write(stdout.toString("latin1"));`,
     );
     expect(status).toBe(0);
     expect(lineOf(lines, /kill\(\d+, SIGKILL\)/)).toBeGreaterThanOrEqual(0);

@@ -1,0 +1,78 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Sandbox } from "./repo.js";
+
+/**
+ * A Node process of its own that is short-lived as the command-line tool is, for what such a
+ * process starts ahead once its status runs (`whenGitRuns`): a script importing the built
+ * modules, run under `strace -f`.
+ */
+
+/** The built modules (`npm test` builds first). */
+export const DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist");
+
+export interface ShortLivedRun {
+  status: number | null;
+  stdout: string;
+  /** strace's lines: the calls traced, in the order they completed. */
+  lines: string[];
+}
+
+/**
+ * Runs a script: `imports`, then `setup` (what is made ahead), then the command's git "starts"
+ * (`gitRunning`), and 0.3 s later `body`. In it, `dir` is a directory of its own, `sleep(ms)`
+ * waits, and `writeSync(2, …)` leaves a mark in the trace. Should something left running keep
+ * it alive, it exits 7 after 10 s rather than hang the test.
+ */
+export function runShortLived(
+  sandbox: Sandbox,
+  name: string,
+  script: { imports: string; setup: string; body: string; syscalls: string },
+): ShortLivedRun {
+  const dir = sandbox.dir(name);
+  const file = path.join(dir, "run.mjs");
+  writeFileSync(
+    file,
+    `import { writeSync } from "node:fs";
+import { gitRunning, markProcessShortLived } from ${JSON.stringify(`${DIST}/util/detached.js`)};
+${script.imports}
+const dir = ${JSON.stringify(dir)};
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+setTimeout(() => process.exit(7), 10_000).unref();
+markProcessShortLived();
+${script.setup}
+gitRunning();
+await sleep(300);
+${script.body}
+`,
+  );
+  const traceFile = path.join(dir, "trace.txt");
+  const result = spawnSync(
+    "strace",
+    ["-f", "-q", "-e", `trace=${script.syscalls}`, "-o", traceFile, process.execPath, file],
+    { env: sandbox.env, encoding: "utf8", timeout: 30_000 },
+  );
+  if (result.error) throw result.error;
+  return { status: result.status, stdout: result.stdout, lines: readFileSync(traceFile, "utf8").split("\n") };
+}
+
+/** Script code that kills (SIGKILL) this process's children running `command` (their /proc name). */
+export function killChildren(command: string): string {
+  return `{
+  const { readdirSync, readFileSync } = await import("node:fs");
+  for (const pid of readdirSync("/proc").filter((name) => /^\\d+$/.test(name))) {
+    let stat = "";
+    try { stat = readFileSync(\`/proc/\${pid}/stat\`, "utf8"); } catch { continue; }
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[1]) === process.pid && stat.includes(${JSON.stringify(`(${command})`)})) process.kill(Number(pid), "SIGKILL");
+  }
+  await sleep(200);
+}`;
+}
+
+/** The index of the first line matching `pattern`, or -1. */
+export function lineOf(lines: string[], pattern: RegExp): number {
+  return lines.findIndex((line) => pattern.test(line));
+}
