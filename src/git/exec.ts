@@ -134,7 +134,13 @@ export class GitAhead {
     const waiting = this.waiting;
     this.waiting = null;
     const child = waiting?.child;
-    if (!waiting || !child?.stdin || child.exitCode !== null || child.signalCode !== null) {
+    if (
+      !waiting ||
+      !child?.stdin ||
+      child.pid === undefined ||
+      child.exitCode !== null ||
+      child.signalCode !== null
+    ) {
       return runGit(this.args, { ...this.options, input });
     }
     const started = tracing ? performance.now() : 0;
