@@ -8,6 +8,7 @@ import { parseStatusV2 } from "../git/status.js";
 import { untrackedCacheIgnoreFileDirs } from "../git/untracked-cache.js";
 import { fsPath, type RelPath, relFromBytes } from "../paths.js";
 import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
+import { gitRunning } from "../util/detached.js";
 import { trace } from "../util/trace.js";
 import type { CaptureContext } from "./context.js";
 import { expandListing, isDirectory, type Walked, walkOnce, walkTwice } from "./plain-walk.js";
@@ -90,7 +91,9 @@ export async function plainStatus(
       "--no-renames",
       "--ignore-submodules=all",
     ];
-    stdout = (await runGit(args, { cwd: ctx.location.root, env })).stdout;
+    const running = runGit(args, { cwd: ctx.location.root, env });
+    gitRunning(); // what the command starts ahead (a flush, a diff) starts while this runs
+    stdout = (await running).stdout;
   } catch {
     return null;
   } finally {

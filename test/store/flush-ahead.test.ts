@@ -1,5 +1,8 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { Sandbox } from "../helpers/repo.js";
+import { CLI, Repo, Sandbox } from "../helpers/repo.js";
 import { DIST, killChildren, lineOf, runShortLived } from "../helpers/short-lived.js";
 
 /**
@@ -64,4 +67,67 @@ writeSync(2, "flushed\\n");`,
     expect(synced).toBeGreaterThan(told);
     expect(lineOf(lines, /write\(2, "flushed/)).toBeGreaterThan(synced);
   });
+});
+
+describe("a turn's end starts its flush and its diff during its capture, not after it", () => {
+  /** `turn end` under strace: where the flush's shell and the diff started, and the capture's first object went into the store. */
+  function endTraced(workspace: Repo, name: string) {
+    workspace.ok("turn", "begin", "--session", "s", "--turn", "1");
+    workspace.write({ "a.txt": "changed\n" });
+    const traceFile = path.join(sandbox.dir(name), "trace.txt");
+    const result = spawnSync(
+      "strace",
+      [
+        "-f",
+        "-q",
+        "-e",
+        "trace=execve,rename",
+        "-o",
+        traceFile,
+        process.execPath,
+        CLI,
+        "turn",
+        "end",
+        "--session",
+        "s",
+        "--json",
+      ],
+      { cwd: workspace.dir, env: sandbox.env, encoding: "utf8", timeout: 60_000 },
+    );
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout).changed).toEqual(["a.txt"]);
+    const lines = readFileSync(traceFile, "utf8").split("\n");
+    const first = (pattern: RegExp, after = 0) => {
+      const at = lines.slice(after).findIndex((line) => pattern.test(line));
+      return at === -1 ? -1 : after + at;
+    };
+    const status = first(/execve\("[^"]*\/git", \["git", .*"status".* = 0$/);
+    return {
+      status,
+      flush: first(/execve\("\/bin\/sh", .*read -r go.* = 0$/),
+      diff: first(/execve\("[^"]*\/git", \["git", "diff-tree", .*"--stdin"\].* = 0$/),
+      // A loose object or a pack renamed into place after status: the capture has written what it found.
+      written: first(/rename\(".*\/objects\/(pack\/tmp_pack|[0-9a-f]{2}\/tmp_obj)/, status + 1),
+    };
+  }
+
+  for (const kind of ["repository", "plain directory"] as const) {
+    it(`in a ${kind}`, () => {
+      const name = kind.replace(" ", "-");
+      const files = { "a.txt": "1\n", "b.txt": "2\n" };
+      let workspace: Repo;
+      if (kind === "repository") workspace = sandbox.repo(`turn-${name}`, files);
+      else {
+        workspace = new Repo(sandbox, sandbox.dir(`turn-${name}`));
+        workspace.write(files);
+      }
+      const { status, flush, diff, written } = endTraced(workspace, `trace-${name}`);
+      expect(status).toBeGreaterThanOrEqual(0);
+      expect(written).toBeGreaterThan(status);
+      for (const ahead of [flush, diff]) {
+        expect(ahead).toBeGreaterThan(status);
+        expect(ahead).toBeLessThan(written);
+      }
+    });
+  }
 });
