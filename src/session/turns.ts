@@ -4,7 +4,10 @@ import { commitTreeFrom } from "../git/trees.js";
 import { GhostcommitError } from "../errors.js";
 import { displayPath, type RelPath } from "../paths.js";
 import { diffTrees } from "../restore/restore.js";
-import { nowMicros } from "../store/metadata.js";
+import { newNonce, nowMicros, type SnapshotMeta } from "../store/metadata.js";
+import type { StoreContext } from "../store/context.js";
+import type { StoredSnapshot } from "../store/store.js";
+import { writeSnapshot } from "../store/snapshots.js";
 import { settledWith } from "../util/settled.js";
 import type { TurnBegun, TurnEnded } from "../types.js";
 import { attributeTurn, overlappingTouches, overlappingTurns } from "./attribution.js";
@@ -38,18 +41,21 @@ export async function beginTurn(ctx: SessionContext, turn: string, prompt = ""):
     }
     const open = openTurnOf(state);
     // Its stop never came (an interrupt): what changed after its last progress mark may be the user's.
-    if (open) await endLocked(ctx, state, open, { interrupted: true });
+    const interrupted = open ? await endLocked(ctx, state, open, { interrupted: true }) : null;
     const preview = promptPreview(prompt);
-    const snap = await engine.withReader((cat) =>
-      takeSnapshot(engine, cat, [...state.touched], {
-        kind: "turn-before",
-        message: `before turn ${turn}${preview ? `: ${preview}` : ""}`,
-        session,
-        turn,
-      }),
-    );
-    await journal.append([{ e: "begin", turn, prompt: preview, before: snap.id }]);
-    return { session, turn, before: snap.id };
+    const extras = {
+      kind: "turn-before" as const,
+      message: `before turn ${turn}${preview ? `: ${preview}` : ""}`,
+      session,
+      turn,
+    };
+    // The open turn's end just captured the workspace, with the same paths included, while the
+    // agent waits for this hook: this turn starts from that state, without a second status.
+    const before = interrupted
+      ? await snapshotAgain(engine, interrupted.after, extras)
+      : (await engine.withReader((cat) => takeSnapshot(engine, cat, [...state.touched], extras))).id;
+    await journal.append([{ e: "begin", turn, prompt: preview, before }]);
+    return { session, turn, before };
   });
 }
 
@@ -76,7 +82,7 @@ export async function endTurn(ctx: SessionContext, turn?: string): Promise<TurnE
         turn: record.turn,
       });
     }
-    return endLocked(ctx, state, record);
+    return (await endLocked(ctx, state, record)).ended;
   });
   return ended;
 }
@@ -92,25 +98,36 @@ export async function extendTurn(ctx: SessionContext): Promise<TurnEnded | null>
   const ended = await journal.locked(async () => {
     const state = await journal.load();
     const open = openTurnOf(state);
-    if (open) return endLocked(ctx, state, open);
+    if (open) return (await endLocked(ctx, state, open)).ended;
     const last = state.turns.at(-1);
     if (last?.state !== "done") return null;
-    return endLocked(ctx, state, last, { extend: true });
+    return (await endLocked(ctx, state, last, { extend: true })).ended;
   });
   return ended;
+}
+
+/** A new snapshot of the state `of` holds (its tree and what it captured), made now, with other metadata. */
+async function snapshotAgain(
+  engine: StoreContext,
+  of: StoredSnapshot,
+  extras: Pick<SnapshotMeta, "kind" | "message" | "session" | "turn">,
+): Promise<string> {
+  const { guards: _guards, ...captured } = of.meta;
+  return writeSnapshot(engine, of.tree, { ...captured, ...extras, t: nowMicros(), nonce: newNonce() });
 }
 
 /**
  * Ends a turn; the caller holds the session lock. Updates `state` in place. `interrupted`: no
  * stop event came, so a change made after the turn's last progress mark is uncertain. `extend`:
- * the turn already ended and its end moves (its earlier changes stay its own).
+ * the turn already ended and its end moves (its earlier changes stay its own). Returns what the
+ * command answers and the after-snapshot.
  */
 async function endLocked(
   ctx: SessionContext,
   state: SessionState,
   turn: TurnState,
   how: { interrupted?: boolean; extend?: boolean } = {},
-): Promise<TurnEnded> {
+): Promise<{ ended: TurnEnded; after: StoredSnapshot }> {
   const { engine, journal } = ctx;
   const session = journal.session;
   const { after, diff, sinceProgress } = await engine.withReader(async (cat) => {
@@ -168,5 +185,5 @@ async function endLocked(
   if (uncertain.size > 0) record.uncertain = [...uncertain].filter((p) => changed.includes(p)).sort();
   if (how.extend) record.extend = true;
   for (const applied of await journal.append([record], true)) applyRecord(state, applied);
-  return { session, turn: turn.turn, after: after.id, changed: changed.map(displayPath) };
+  return { ended: { session, turn: turn.turn, after: after.id, changed: changed.map(displayPath) }, after };
 }

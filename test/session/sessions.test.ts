@@ -1,8 +1,10 @@
-import { existsSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { GhostcommitError } from "../../src/errors.js";
 import { storeDir } from "../hardening/helpers.js";
+import { CLI } from "../helpers/repo.js";
 import { libTurn, openIn, sessionSandbox } from "./support.js";
 
 const { sandbox, repo } = sessionSandbox();
@@ -102,6 +104,73 @@ describe("turn end", () => {
     r.ok("rewind", "--session", "p", "--to", "1", "--force");
     expect(r.read("a.txt")).toBe("0\n");
     expect(existsSync(path.join(r.dir, "new.txt"))).toBe(false);
+  });
+});
+
+describe("a prompt after an interrupt", () => {
+  it("ends the open turn and begins the next from that one capture: one status, the same state, each rewindable", () => {
+    const r = repo({ "a.txt": "0\n", ".gitignore": "*.local\n" });
+    r.write({ "x.local": "ignored 0\n" });
+    const ws = ["--session", "i"];
+    r.ok("turn", "begin", ...ws, "--turn", "1");
+    r.ok("touch", ...ws, "x.local"); // an ignored file the session captures from now on
+    r.write({ "a.txt": "1\n", "x.local": "ignored 1\n", "new.txt": "n\n" });
+    // The interrupted turn's Stop never came: the next prompt ends it, under strace.
+    const traceFile = path.join(sandbox.dir("interrupt-trace"), "trace.txt");
+    const traced = spawnSync(
+      "strace",
+      [
+        "-f",
+        "-q",
+        "-e",
+        "trace=execve",
+        "-o",
+        traceFile,
+        process.execPath,
+        CLI,
+        "turn",
+        "begin",
+        ...ws,
+        "--turn",
+        "2",
+        "--json",
+      ],
+      { cwd: r.dir, env: sandbox.env, encoding: "utf8", timeout: 60_000 },
+    );
+    expect(traced.status).toBe(0);
+    const statuses = readFileSync(traceFile, "utf8")
+      .split("\n")
+      .filter((line) => /execve\("[^"]*\/git", \["git", .*"status"/.test(line) && / = 0$/.test(line));
+    expect(statuses).toHaveLength(1);
+    const log = r.ok("log", ...ws);
+    expect(
+      log.map((t: { turn: string; state: string; changed: string[] }) => [t.turn, t.state, t.changed]),
+    ).toEqual([
+      ["1", "done", ["a.txt", "new.txt", "x.local"]],
+      ["2", "open", []],
+    ]);
+    // Turn 2 starts from exactly where turn 1 ended, in a snapshot of its own.
+    const before = JSON.parse(traced.stdout).before;
+    const storeGit = path.join(storeDir(sandbox, r.dir), "git");
+    const treeOf = (id: string) => sandbox.git(storeGit, "rev-parse", `${id}^{tree}`).trim();
+    expect(before).not.toBe(log[0].after);
+    expect(treeOf(before)).toBe(treeOf(log[0].after));
+    const shown = r.ok("show", before);
+    expect([shown.kind, shown.turn, shown.files]).toEqual([
+      "turn-before",
+      "2",
+      [".gitignore", "a.txt", "new.txt", "x.local"],
+    ]);
+    r.write({ "a.txt": "2\n", "x.local": "ignored 2\n" });
+    expect(r.ok("turn", "end", ...ws, "--turn", "2").changed).toEqual(["a.txt", "x.local"]);
+    r.ok("rewind", ...ws, "--to", "2", "--force");
+    expect([r.read("a.txt"), r.read("x.local")]).toEqual(["1\n", "ignored 1\n"]);
+    r.ok("rewind", ...ws, "--to", "1", "--force");
+    expect([r.read("a.txt"), r.read("x.local"), existsSync(path.join(r.dir, "new.txt"))]).toEqual([
+      "0\n",
+      "ignored 0\n",
+      false,
+    ]);
   });
 });
 
