@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import type { Socket } from "node:net";
 import { GhostcommitError } from "../errors.js";
-import { whenGitRuns } from "../util/detached.js";
+import { WaitingChild } from "../util/detached.js";
 import { trace, tracing } from "../util/trace.js";
 
 /**
@@ -112,42 +111,27 @@ function spawnGit(args: string[], options: GitRunOptions): ChildProcess {
  * the end of its input and exits. Where it was not started, or is gone, `run` is `runGit`.
  */
 export class GitAhead {
-  private waiting: { child: ChildProcess; result: Promise<GitResult> } | null = null;
+  private readonly git: WaitingChild<Promise<GitResult>>;
 
   constructor(
     private readonly args: string[],
     private readonly options: GitRunOptions,
   ) {
-    whenGitRuns(() => {
+    this.git = new WaitingChild(() => {
       const child = spawnGit(args, options);
       const result = collect(child, args, options, 0);
       result.catch(() => {}); // awaited by `run`, if ever
-      // Waiting, it keeps this process from nothing.
-      for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as Socket | null)?.unref();
-      child.unref();
-      this.waiting = { child, result };
+      return { child, with: result };
     });
   }
 
   /** Gives the command its input and returns its output, as `runGit` would. */
   async run(input: string): Promise<GitResult> {
-    const waiting = this.waiting;
-    this.waiting = null;
-    const child = waiting?.child;
-    if (
-      !waiting ||
-      !child?.stdin ||
-      child.pid === undefined ||
-      child.exitCode !== null ||
-      child.signalCode !== null
-    ) {
-      return runGit(this.args, { ...this.options, input });
-    }
+    const waiting = this.git.take();
+    if (!waiting?.child.stdin) return runGit(this.args, { ...this.options, input });
     const started = tracing ? performance.now() : 0;
-    child.ref();
-    for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as Socket | null)?.ref();
-    child.stdin.end(input);
-    const result = await waiting.result;
+    waiting.child.stdin.end(input);
+    const result = await waiting.with;
     if (tracing)
       trace(
         `git ${this.args.slice(0, 4).join(" ")} (started ahead): ${(performance.now() - started).toFixed(1)} ms`,

@@ -39,6 +39,42 @@ export function gitRunning(): void {
 }
 
 /**
+ * A child started ahead, once this command's long git process runs (see `whenGitRuns`), that
+ * waits on its input: until `take` it keeps this process from nothing, and should this process
+ * end first, its input ends and it exits. `start` returns the child and what goes with it (its
+ * collected output, say), both handed out by `take`.
+ */
+export class WaitingChild<T> {
+  private waiting: { child: ChildProcess; with: T } | null = null;
+
+  constructor(start: () => { child: ChildProcess; with: T } | null) {
+    whenGitRuns(() => {
+      const started = start();
+      if (!started) return;
+      const { child } = started;
+      child.on("error", () => {}); // never started: `take` finds it gone
+      child.stdin?.on("error", () => {}); // gone before its input: its exit says so
+      for (const stream of child.stdio) (stream as Socket | null | undefined)?.unref?.();
+      child.unref();
+      this.waiting = started;
+    });
+  }
+
+  /** The child, now keeping this process alive until it ends; null where none is waiting (not started, or gone). */
+  take(): { child: ChildProcess; with: T } | null {
+    const waiting = this.waiting;
+    this.waiting = null;
+    const child = waiting?.child;
+    if (!child?.stdin || child.pid === undefined || child.exitCode !== null || child.signalCode !== null) {
+      return null;
+    }
+    child.ref();
+    for (const stream of child.stdio) (stream as Socket | null | undefined)?.ref?.();
+    return waiting;
+  }
+}
+
+/**
  * In a short-lived process, starts a worker that first waits, in a shell, for this process to
  * end, and then runs only if `claimFile` holds `token` (one line): the caller writes it there
  * once it wants the work done, and otherwise the shell just exits. Spawned early (beside a long

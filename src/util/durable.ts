@@ -1,8 +1,7 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { constants, promises as fs, statSync } from "node:fs";
-import type { Socket } from "node:net";
 import { GhostcommitError } from "../errors.js";
-import { whenGitRuns } from "./detached.js";
+import { WaitingChild } from "./detached.js";
 
 /**
  * Durability against a machine crash (power cut, VM killed, kernel panic), not only a killed
@@ -122,34 +121,25 @@ const FLUSH_WHEN_TOLD = 'IFS= read -r go && [ "$go" = flush ] || exit 3; sync -f
  * input and exits. Where it could not be made ready, `flush` runs `syncFileSystems`.
  */
 export class FlushAhead {
-  private waiting: ChildProcess | null = null;
-  private paths: string[] = [];
+  private readonly shell: WaitingChild<null>;
 
   constructor(paths: () => string[]) {
-    whenGitRuns(() => {
-      if (process.platform === "win32") return;
-      this.paths = oneEachFileSystem(paths());
-      if (this.paths.length === 0) return;
-      const child = spawn("/bin/sh", ["-c", FLUSH_WHEN_TOLD, "sh", ...this.paths], {
+    this.shell = new WaitingChild(() => {
+      const onEach = process.platform === "win32" ? [] : oneEachFileSystem(paths());
+      if (onEach.length === 0) return null;
+      const child = spawn("/bin/sh", ["-c", FLUSH_WHEN_TOLD, "sh", ...onEach], {
         stdio: ["pipe", "ignore", "ignore"],
         env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C" },
       });
-      child.on("error", () => {}); // no shell: `flush` finds it gone
-      child.stdin?.on("error", () => {}); // gone before told: its exit says so
-      // Waiting, it keeps this process from nothing.
-      (child.stdin as Socket | null)?.unref();
-      child.unref();
-      this.waiting = child;
+      return { child, with: null };
     });
   }
 
   /** Flushes the file systems (through the waiting shell where there is one). */
   async flush(fallback: string[]): Promise<void> {
-    const child = this.waiting;
-    this.waiting = null;
-    if (child?.stdin && child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+    const child = this.shell.take()?.child;
+    if (child?.stdin) {
       const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-      child.ref();
       child.stdin.end("flush\n");
       if ((await exited) === 0) return;
     }
