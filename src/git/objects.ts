@@ -31,6 +31,13 @@ export interface TreeEntry {
 
 const HEX_BYTE = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
 
+/** The hex of the bytes `binary` holds (one char per byte) from `from` to `to`. */
+function hexOfBinary(binary: string, from: number, to: number): string {
+  let hex = "";
+  for (let i = from; i < to; i++) hex += HEX_BYTE[binary.charCodeAt(i)];
+  return hex;
+}
+
 /**
  * Parses the binary body of a tree object. Read as one binary string (a char per byte): one
  * conversion per tree instead of three per entry. `hexIds: false` leaves each `oid` empty, for a
@@ -45,8 +52,7 @@ export function parseTree(body: Buffer, { hexIds = true } = {}): TreeEntry[] {
     const space = text.indexOf(" ", at);
     const nul = text.indexOf("\0", space);
     const mode = text.slice(at, space);
-    let oid = "";
-    if (hexIds) for (let i = nul + 1; i < nul + 21; i++) oid += HEX_BYTE[text.charCodeAt(i)];
+    const oid = hexIds ? hexOfBinary(text, nul + 1, nul + 21) : "";
     const raw = text.slice(nul + 1, nul + 21);
     entries.push({ mode: mode === "040000" ? MODE.tree : mode, name: text.slice(space + 1, nul), oid, raw });
     at = nul + 21;
@@ -56,10 +62,9 @@ export function parseTree(body: Buffer, { hexIds = true } = {}): TreeEntry[] {
 
 /** An entry's id in hex, spelled out from its bytes where `parseTree` left it empty. */
 export function hexIdOf(entry: TreeEntry): string {
-  if (entry.oid !== "" || entry.raw === undefined) return entry.oid;
-  let oid = "";
-  for (let i = 0; i < entry.raw.length; i++) oid += HEX_BYTE[entry.raw.charCodeAt(i)];
-  return oid;
+  return entry.oid !== "" || entry.raw === undefined
+    ? entry.oid
+    : hexOfBinary(entry.raw, 0, entry.raw.length);
 }
 
 /**
