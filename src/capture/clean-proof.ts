@@ -9,6 +9,7 @@ import {
   applySizeTable,
   askSizes,
   isSizeTable,
+  ProvenSizes,
   sizeTableRecords,
   writeSizes,
 } from "./blob-sizes.js";
@@ -35,8 +36,6 @@ export function isProofCache(value: unknown): value is ProofCache {
     v.unproven.every((p) => typeof p === "string")
   );
 }
-
-const SIZE_WRAP = 2 ** 32;
 
 /**
  * The tracked files (repository-relative) that git's stat cache calls clean but that may still
@@ -191,22 +190,23 @@ async function mismatchedSizes(
   const unchanged = identity !== null && walked.identity === identity;
   const madeFrom = walked.digest;
   if (cached?.checksum === madeFrom) return reuse(cached, unchanged ? identity : null);
-  const sizes = new Float64Array(files.count).fill(-1);
-  if (cachedSizes) applySizeTable(cachedSizes, new OidTable(ids), sizes);
-  // The blobs whose sizes the kept table did not have (with no table, all of them).
-  let unknown = 0;
-  for (let item = 0; item < sizes.length; item++) if (sizes[item] < 0) unknown++;
-  const asked = new Int32Array(unknown);
-  for (let item = 0, k = 0; item < sizes.length; item++) if (sizes[item] < 0) asked[k++] = item;
-  if (asked.length > 0) {
-    await askSizes(paths, readEnv, ids, asked, sizes);
-    trace(`capture: ${asked.length} blob sizes asked of git`);
+  const sized = new ProvenSizes(statSizes.subarray(0, files.count));
+  if (cachedSizes) applySizeTable(cachedSizes, new OidTable(ids), sized);
+  const { sizes } = sized;
+  // The blobs whose sizes the kept table did not have (with no table, all of them: null).
+  let asked: Int32Array | null = null;
+  if (cachedSizes) {
+    let unknown = 0;
+    for (let item = 0; item < sizes.length; item++) if (sizes[item] < 0) unknown++;
+    asked = new Int32Array(unknown);
+    for (let item = 0, k = 0; item < sizes.length; item++) if (sizes[item] < 0) asked[k++] = item;
+  }
+  if (asked === null || asked.length > 0) {
+    await askSizes(paths, readEnv, ids, asked, sized);
+    trace(`capture: ${asked?.length ?? sizes.length} blob sizes asked of git`);
   }
   const unprovenAt = new Set<number>();
-  for (let item = 0; item < sizes.length; item++) {
-    const size = sizes[item];
-    if (size < 0 || size >= SIZE_WRAP || size !== statSizes[item]) unprovenAt.add(files.positions[item]);
-  }
+  for (const item of sized.unproven) unprovenAt.add(files.positions[item]);
   let unproven: RelPath[] = [];
   if (unprovenAt.size > 0) {
     // Named from the same file (a replaced one is not proven with these positions).
@@ -219,7 +219,7 @@ async function mismatchedSizes(
   // `git add` ~20 ms. Once what it holds beyond this index's blobs outgrows them, it is written
   // anew with this index's only, so it stays within twice the index's size.
   const keptRecords = cachedSizes === null ? null : sizeTableRecords(cachedSizes);
-  if (keptRecords !== null && keptRecords + asked.length <= 2 * files.count + 1024) {
+  if (keptRecords !== null && asked !== null && keptRecords + asked.length <= 2 * files.count + 1024) {
     await appendSizes(sizesFile, ids, sizes, asked).catch(() => {});
   } else {
     await writeSizes(sizesFile, ids, sizes).catch(() => {});
