@@ -7,6 +7,9 @@ import {
   renameSync,
   rmSync,
   writeFileSync,
+  writevSync,
+  openSync,
+  closeSync,
 } from "node:fs";
 import path from "node:path";
 import { dataHome } from "../config.js";
@@ -243,14 +246,15 @@ export async function ensureStore(paths: StorePaths, location: WorkspaceLocation
  */
 export async function writeFileAtomic(
   file: string,
-  content: string | Buffer,
+  content: string | Buffer | readonly Buffer[],
   mode = 0o600,
   flush = true,
 ): Promise<void> {
   const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
   if (!flush) {
     try {
-      writeFileSync(temp, content, { mode });
+      if (typeof content === "string" || Buffer.isBuffer(content)) writeFileSync(temp, content, { mode });
+      else writePartsSync(temp, content, mode);
       renameSync(temp, file);
     } catch (error) {
       rmSync(temp, { force: true }); // a full disk leaves no half-written temp behind
@@ -259,11 +263,41 @@ export async function writeFileAtomic(
     return;
   }
   try {
-    await writeFileSynced(temp, content, mode);
+    await writeFileSynced(
+      temp,
+      typeof content === "string" || Buffer.isBuffer(content) ? content : Buffer.concat(content),
+      mode,
+    );
     await fs.rename(temp, file);
   } catch (error) {
     await fs.rm(temp, { force: true });
     throw error;
+  }
+}
+
+/**
+ * Writes a new file from parts, in one call where the system takes them all: joining megabytes
+ * into one buffer first costs more in fresh memory than the write itself.
+ */
+function writePartsSync(file: string, parts: readonly Buffer[], mode: number): void {
+  const fd = openSync(file, "wx", mode);
+  try {
+    let left = parts.filter((part) => part.length > 0);
+    while (left.length > 0) {
+      let written = writevSync(fd, left);
+      // A short write: what is left of the part it stopped in, and the parts after it.
+      const rest: Buffer[] = [];
+      for (const part of left) {
+        if (written >= part.length) written -= part.length;
+        else {
+          rest.push(part.subarray(written));
+          written = 0;
+        }
+      }
+      left = rest;
+    }
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -96,10 +96,14 @@ describe("a full disk under the store", () => {
       const filler = path.join(dir, "filler");
       spawnSync("dd", ["if=/dev/zero", `of=${filler}`, "bs=64k"], { stdio: "ignore" });
       try {
-        for (const flush of [false, true]) {
-          await expect(writeFileAtomic(file, "x".repeat(256 * 1024), 0o600, flush)).rejects.toThrow(/ENOSPC/);
-          expect(readFileSync(file, "utf8")).toBe('{"old":true}');
-          expect(readdirSync(dir).sort()).toEqual(["cache.json", "filler"]);
+        // As one content, and in parts (written together: the blob size table).
+        const contents = ["x".repeat(256 * 1024), [Buffer.alloc(100 * 1024, 1), Buffer.alloc(156 * 1024, 2)]];
+        for (const content of contents) {
+          for (const flush of [false, true]) {
+            await expect(writeFileAtomic(file, content, 0o600, flush)).rejects.toThrow(/ENOSPC/);
+            expect(readFileSync(file, "utf8")).toBe('{"old":true}');
+            expect(readdirSync(dir).sort()).toEqual(["cache.json", "filler"]);
+          }
         }
       } finally {
         execFileSync("rm", ["-rf", dir]);
