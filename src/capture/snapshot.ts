@@ -5,7 +5,7 @@ import type { StoreContext } from "../store/context.js";
 import { newNonce, nowMicros, type SnapshotMeta } from "../store/metadata.js";
 import { cleanLeftovers } from "../store/restore-journal.js";
 import type { StoredSnapshot } from "../store/store.js";
-import { publishSnapshot, writeSnapshotCommit } from "../store/snapshots.js";
+import { linkBorrowedAhead, publishSnapshot, writeSnapshotCommit } from "../store/snapshots.js";
 import type { CaptureContext, Captured } from "./context.js";
 import { captureGit } from "./git-capture.js";
 import { HashCache } from "./hash-cache.js";
@@ -97,6 +97,7 @@ export async function writeUnpublishedSnapshot(
   extras: SnapshotExtras = {},
 ): Promise<UnpublishedSnapshot> {
   store.assertEnabled();
+  const linkedAhead = linkBorrowedAhead(store);
   const captured = await captureTree(store, cat, includes);
   const meta: SnapshotMeta = {
     v: 1,
@@ -113,7 +114,7 @@ export async function writeUnpublishedSnapshot(
   if (extras.session !== undefined) meta.session = extras.session;
   if (extras.turn !== undefined) meta.turn = extras.turn;
   if (extras.guards !== undefined) meta.guards = extras.guards;
-  const id = await writeSnapshotCommit(store, captured.tree, meta, { linkBorrowed: true });
+  const id = await writeSnapshotCommit(store, captured.tree, meta, { linkBorrowed: true, linkedAhead });
   const publish = async (durable: boolean) => {
     await publishSnapshot(store, id, durable);
     // Only now: the detached build's start-up would compete with this snapshot for the CPU (a

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { linkBorrowedObjects } from "./borrow.js";
 import type { StoreContext } from "./context.js";
+import { whenGitRuns } from "../util/detached.js";
 import { trace } from "../util/trace.js";
 import { GhostcommitError } from "../errors.js";
 import type { CatFile } from "../git/cat-file.js";
@@ -60,12 +61,34 @@ export async function writeSnapshot(
   return id;
 }
 
+/**
+ * Starts linking what a capture may borrow from the user's repository once the capture's status
+ * runs (see `whenGitRuns`), where the links cost the command nothing: the main thread waits on git.
+ * They cover every object the user's repository holds loose by then, so those the snapshot
+ * borrows (named by the index status reads, or HEAD) are among them. `writeSnapshotCommit` waits
+ * for them, or links then where they could not start ahead (a library call).
+ */
+export function linkBorrowedAhead(store: StoreContext): { linked: Promise<void> | null } {
+  const ahead: { linked: Promise<void> | null } = { linked: null };
+  const userGitDir = store.location.commonDir;
+  if (store.refs.kind !== "shadow" || !userGitDir) return ahead;
+  whenGitRuns(() => {
+    ahead.linked = linkBorrowedObjects(
+      store.paths.dir,
+      store.paths.objectsDir,
+      path.join(userGitDir, "objects"),
+    );
+    ahead.linked.catch(() => {}); // awaited with the commit
+  });
+  return ahead;
+}
+
 /** Writes a snapshot's commit (and links what it borrows); no ref yet, so nothing lists it. */
 export async function writeSnapshotCommit(
   store: StoreContext,
   tree: string,
   meta: SnapshotMeta,
-  options: { linkBorrowed?: boolean } = {},
+  options: { linkBorrowed?: boolean; linkedAhead?: { linked: Promise<void> | null } } = {},
 ): Promise<string> {
   const writer = new LooseObjectWriter(store.refs.objectsDir);
   const parents = store.refs.kind === "repo" && meta.parent ? [meta.parent] : [];
@@ -77,7 +100,10 @@ export async function writeSnapshotCommit(
   });
   const id = await writer.write("commit", body);
   trace("snapshot: commit written");
-  if (options.linkBorrowed && store.refs.kind === "shadow" && store.location.commonDir) {
+  if (options.linkBorrowed && options.linkedAhead?.linked) {
+    await options.linkedAhead.linked;
+    trace("snapshot: borrowed objects linked (beside status)");
+  } else if (options.linkBorrowed && store.refs.kind === "shadow" && store.location.commonDir) {
     await linkBorrowedObjects(
       store.paths.dir,
       store.paths.objectsDir,

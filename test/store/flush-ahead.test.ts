@@ -131,3 +131,43 @@ describe("a turn's end starts its flush and its diff during its capture, not aft
     });
   }
 });
+
+describe("a snapshot links what it borrows from your repository while its status runs", () => {
+  it("the links of your loose objects are made before the capture writes its first object", () => {
+    // A young repository: its commit's objects are loose, and a new store has linked none.
+    const workspace = sandbox.repo("links-ahead", { "a.txt": "1\n", "src/b.txt": "2\n" });
+    workspace.write({ "a.txt": "changed\n" });
+    const traceFile = path.join(sandbox.dir("links-ahead-trace"), "trace.txt");
+    const result = spawnSync(
+      "strace",
+      [
+        "-f",
+        "-q",
+        "-e",
+        "trace=execve,link,linkat,rename",
+        "-o",
+        traceFile,
+        process.execPath,
+        CLI,
+        "snapshot",
+        "--json",
+      ],
+      { cwd: workspace.dir, env: sandbox.env, encoding: "utf8", timeout: 60_000 },
+    );
+    expect(result.status).toBe(0);
+    const lines = readFileSync(traceFile, "utf8").split("\n");
+    const status = lineOf(lines, /execve\("[^"]*\/git", \["git", .*"status".* = 0$/);
+    const linked = lineOf(lines, /link(at)?\(.*\.git\/objects\/[0-9a-f]{2}\/[0-9a-f]{38}".* = 0$/);
+    const afterStatus = lines.slice(status + 1);
+    const written = afterStatus.findIndex((line) =>
+      /rename\(".*\/objects\/(pack\/tmp_pack|[0-9a-f]{2}\/tmp_obj)/.test(line),
+    );
+    expect(status).toBeGreaterThanOrEqual(0);
+    expect(linked).toBeGreaterThan(status);
+    expect(written).toBeGreaterThanOrEqual(0);
+    expect(linked).toBeLessThan(status + 1 + written);
+    // And the snapshot stands on them: its files are listed from the store.
+    const snap = JSON.parse(result.stdout);
+    expect(workspace.ok("show", snap.id).files.sort()).toEqual(["a.txt", "src/b.txt"]);
+  });
+});
