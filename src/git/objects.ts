@@ -29,14 +29,6 @@ export interface TreeEntry {
   raw?: string;
 }
 
-const HEX_BYTE = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
-
-/** The hex of the bytes `binary` holds (one char per byte) from `from` to `to`. */
-function hexOfBinary(binary: string, from: number, to: number): string {
-  let hex = "";
-  for (let i = from; i < to; i++) hex += HEX_BYTE[binary.charCodeAt(i)];
-  return hex;
-}
 
 /**
  * Parses the binary body of a tree object. Read as one binary string (a char per byte): one
@@ -52,7 +44,9 @@ export function parseTree(body: Buffer, { hexIds = true } = {}): TreeEntry[] {
     const space = text.indexOf(" ", at);
     const nul = text.indexOf("\0", space);
     const mode = text.slice(at, space);
-    const oid = hexIds ? hexOfBinary(text, nul + 1, nul + 21) : "";
+    // One native call: 20 string concatenations per id, in code that runs cold, took 3-4 times
+    // as long (~15 µs an id in a snapshot's process).
+    const oid = hexIds ? body.toString("hex", nul + 1, nul + 21) : "";
     const raw = text.slice(nul + 1, nul + 21);
     entries.push({ mode: mode === "040000" ? MODE.tree : mode, name: text.slice(space + 1, nul), oid, raw });
     at = nul + 21;
@@ -64,7 +58,7 @@ export function parseTree(body: Buffer, { hexIds = true } = {}): TreeEntry[] {
 export function hexIdOf(entry: TreeEntry): string {
   return entry.oid !== "" || entry.raw === undefined
     ? entry.oid
-    : hexOfBinary(entry.raw, 0, entry.raw.length);
+    : Buffer.from(entry.raw, "latin1").toString("hex");
 }
 
 /**
