@@ -29,7 +29,6 @@ export interface TreeEntry {
   raw?: string;
 }
 
-
 /**
  * Parses the binary body of a tree object. Read as one binary string (a char per byte): one
  * conversion per tree instead of three per entry. `hexIds: false` leaves each `oid` empty, for a
