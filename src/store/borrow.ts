@@ -97,6 +97,7 @@ function linkPacks(storeObjects: string, userObjects: string, state: BorrowState
  * and 256 stats cost a later snapshot 4–6 ms.
  */
 function linkLoose(storeObjects: string, userObjects: string, state: BorrowState): boolean {
+  const passStart = Date.now();
   let changed = false;
   for (const fan of namesIn(userObjects).filter((name) => FAN_OUT.test(name))) {
     const dir = path.join(userObjects, fan);
@@ -115,13 +116,21 @@ function linkLoose(storeObjects: string, userObjects: string, state: BorrowState
       }
       if (!held.has(name)) linkIfMissing(path.join(dir, name), path.join(storeFan, name));
     }
-    state.loose[fan] = stat.mtimeMs;
+    // A directory's time moves only with the kernel's clock tick (milliseconds): an object git
+    // adds just after this listing, within the same tick, leaves it unchanged. So a directory
+    // changed lately is not marked done and is listed again by the next pass, as git treats an
+    // index entry as racy when the file is as new as the index.
+    if (passStart - stat.mtimeMs > RACY_MS) state.loose[fan] = stat.mtimeMs;
+    else delete state.loose[fan];
     changed = true;
   }
   return changed;
 }
 
 const FAN_OUT = /^[0-9a-f]{2}$/;
+
+/** How recent a fan-out directory's time must be for it to be listed again by the next pass. */
+const RACY_MS = 2000;
 
 /** Links source to target; false when the source vanished. EXDEV propagates. */
 function linkIfMissing(source: string, target: string): boolean {

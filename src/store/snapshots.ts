@@ -65,8 +65,8 @@ export async function writeSnapshot(
  * Starts linking what a capture may borrow from the user's repository once the capture's status
  * runs (see `whenGitRuns`), where the links cost the command nothing: the main thread waits on git.
  * They cover every object the user's repository holds loose by then, so those the snapshot
- * borrows (named by the index status reads, or HEAD) are among them. `writeSnapshotCommit` waits
- * for them, or links then where they could not start ahead (a library call).
+ * borrows (named by the index status reads, or HEAD) are among them, but for one made loose just
+ * as status started. `writeSnapshotCommit` waits for them, then links what is new since.
  */
 export function linkBorrowedAhead(store: StoreContext): { linked: Promise<void> | null } {
   const ahead: { linked: Promise<void> | null } = { linked: null };
@@ -100,10 +100,11 @@ export async function writeSnapshotCommit(
   });
   const id = await writer.write("commit", body);
   trace("snapshot: commit written");
-  if (options.linkBorrowed && options.linkedAhead?.linked) {
-    await options.linkedAhead.linked;
-    trace("snapshot: borrowed objects linked (beside status)");
-  } else if (options.linkBorrowed && store.refs.kind === "shadow" && store.location.commonDir) {
+  if (options.linkBorrowed && store.refs.kind === "shadow" && store.location.commonDir) {
+    // Linked ahead while status ran: what became loose since (a `git add` racing status, whose
+    // index status may have read) is linked now. The pass looks only into the fan-out
+    // directories changed since, by their times.
+    if (options.linkedAhead?.linked) await options.linkedAhead.linked;
     await linkBorrowedObjects(
       store.paths.dir,
       store.paths.objectsDir,
