@@ -55,7 +55,11 @@ ${script.body}
     { env: sandbox.env, encoding: "utf8", timeout: 30_000 },
   );
   if (result.error) throw result.error;
-  return { status: result.status, stdout: result.stdout, lines: readFileSync(traceFile, "utf8").split("\n") };
+  return {
+    status: result.status,
+    stdout: result.stdout,
+    lines: straceLines(readFileSync(traceFile, "utf8")),
+  };
 }
 
 /** Script code that kills (SIGKILL) this process's children running `command` (their /proc name). */
@@ -70,6 +74,30 @@ export function killChildren(command: string): string {
   }
   await sleep(200);
 }`;
+}
+
+/**
+ * `strace -f` output as one line per call, in the order the calls completed. A call that another
+ * process's call interrupted is written in two parts, "<unfinished ...>" and then "<... name
+ * resumed>" (more often the busier the machine): they are joined where the second part stood.
+ */
+export function straceLines(text: string): string[] {
+  const lines: string[] = [];
+  const begun = new Map<string, string>();
+  for (const line of text.split("\n")) {
+    const unfinished = /^(\d+) +(\w+)\((.*) <unfinished \.\.\.>$/.exec(line);
+    if (unfinished) {
+      begun.set(`${unfinished[1]} ${unfinished[2]}`, `${unfinished[1]} ${unfinished[2]}(${unfinished[3]}`);
+      continue;
+    }
+    const resumed = /^(\d+) +<\.\.\. (\w+) resumed>(.*)$/.exec(line);
+    const start = resumed ? begun.get(`${resumed[1]} ${resumed[2]}`) : undefined;
+    if (resumed && start !== undefined) {
+      begun.delete(`${resumed[1]} ${resumed[2]}`);
+      lines.push(start + resumed[3]);
+    } else lines.push(line);
+  }
+  return [...lines, ...begun.values()]; // calls a process never returned from (it exited in them)
 }
 
 /** The index of the first line matching `pattern`, or -1. */

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { GhostcommitError } from "../../src/errors.js";
 import { storeDir } from "../hardening/helpers.js";
 import { CLI } from "../helpers/repo.js";
+import { straceLines } from "../helpers/short-lived.js";
 import { libTurn, openIn, sessionSandbox } from "./support.js";
 
 const { sandbox, repo } = sessionSandbox();
@@ -138,9 +139,9 @@ describe("a prompt after an interrupt", () => {
       { cwd: r.dir, env: sandbox.env, encoding: "utf8", timeout: 60_000 },
     );
     expect(traced.status).toBe(0);
-    const statuses = readFileSync(traceFile, "utf8")
-      .split("\n")
-      .filter((line) => /execve\("[^"]*\/git", \["git", .*"status"/.test(line) && / = 0$/.test(line));
+    const statuses = straceLines(readFileSync(traceFile, "utf8")).filter(
+      (line) => /execve\("[^"]*\/git", \["git", .*"status"/.test(line) && / = 0$/.test(line),
+    );
     expect(statuses).toHaveLength(1);
     const log = r.ok("log", ...ws);
     expect(

@@ -3,7 +3,7 @@ import { readFileSync, statSync, unlinkSync, utimesSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { CLI, Sandbox } from "../helpers/repo.js";
-import { lineOf } from "../helpers/short-lived.js";
+import { lineOf, straceLines } from "../helpers/short-lived.js";
 
 /**
  * The shadow store hard-links your loose objects into itself, so a snapshot that borrows them
@@ -36,7 +36,7 @@ describe("a snapshot links what it borrows from your repository while its status
       { cwd: workspace.dir, env: sandbox.env, encoding: "utf8", timeout: 60_000 },
     );
     expect(result.status).toBe(0);
-    const lines = readFileSync(traceFile, "utf8").split("\n");
+    const lines = straceLines(readFileSync(traceFile, "utf8"));
     const status = lineOf(lines, /execve\("[^"]*\/git", \["git", .*"status".* = 0$/);
     const linked = lineOf(lines, /link(at)?\(.*\.git\/objects\/[0-9a-f]{2}\/[0-9a-f]{38}".* = 0$/);
     const afterStatus = lines.slice(status + 1);

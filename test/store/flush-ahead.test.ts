@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { CLI, Repo, Sandbox } from "../helpers/repo.js";
-import { DIST, killChildren, lineOf, runShortLived } from "../helpers/short-lived.js";
+import { DIST, killChildren, lineOf, runShortLived, straceLines } from "../helpers/short-lived.js";
 
 /**
  * The flush of a durable snapshot (a turn's end, a restore's way back) made ready while the
@@ -96,7 +96,7 @@ describe("a turn's end starts its flush and its diff during its capture, not aft
     );
     expect(result.status).toBe(0);
     expect(JSON.parse(result.stdout).changed).toEqual(["a.txt"]);
-    const lines = readFileSync(traceFile, "utf8").split("\n");
+    const lines = straceLines(readFileSync(traceFile, "utf8"));
     const first = (pattern: RegExp, after = 0) => {
       const at = lines.slice(after).findIndex((line) => pattern.test(line));
       return at === -1 ? -1 : after + at;
