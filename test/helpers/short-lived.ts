@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Sandbox } from "./repo.js";
+import { CLI, type Sandbox } from "./repo.js";
 
 /**
  * A Node process of its own that is short-lived as the command-line tool is, for what such a
@@ -60,6 +60,27 @@ ${script.body}
     stdout: result.stdout,
     lines: straceLines(readFileSync(traceFile, "utf8")),
   };
+}
+
+/**
+ * Runs the command-line tool in `cwd` under `strace -f`, tracing `syscalls`; the trace is written
+ * into a directory of the sandbox named `name`.
+ */
+export function runCliTraced(
+  sandbox: Sandbox,
+  name: string,
+  cwd: string,
+  syscalls: string,
+  args: string[],
+): { status: number | null; stdout: string; stderr: string; lines: string[] } {
+  const traceFile = path.join(sandbox.dir(name), "trace.txt");
+  const result = spawnSync(
+    "strace",
+    ["-f", "-q", "-e", `trace=${syscalls}`, "-o", traceFile, process.execPath, CLI, ...args],
+    { cwd, env: sandbox.env, encoding: "utf8", timeout: 60_000 },
+  );
+  if (result.error) throw result.error;
+  return { ...result, lines: straceLines(readFileSync(traceFile, "utf8")) };
 }
 
 /** Script code that kills (SIGKILL) this process's children running `command` (their /proc name). */

@@ -1,11 +1,9 @@
-import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { GhostcommitError } from "../../src/errors.js";
 import { storeDir } from "../hardening/helpers.js";
-import { CLI } from "../helpers/repo.js";
-import { straceLines } from "../helpers/short-lived.js";
+import { runCliTraced } from "../helpers/short-lived.js";
 import { libTurn, openIn, sessionSandbox } from "./support.js";
 
 const { sandbox, repo } = sessionSandbox();
@@ -117,29 +115,16 @@ describe("a prompt after an interrupt", () => {
     r.ok("touch", ...ws, "x.local"); // an ignored file the session captures from now on
     r.write({ "a.txt": "1\n", "x.local": "ignored 1\n", "new.txt": "n\n" });
     // The interrupted turn's Stop never came: the next prompt ends it, under strace.
-    const traceFile = path.join(sandbox.dir("interrupt-trace"), "trace.txt");
-    const traced = spawnSync(
-      "strace",
-      [
-        "-f",
-        "-q",
-        "-e",
-        "trace=execve",
-        "-o",
-        traceFile,
-        process.execPath,
-        CLI,
-        "turn",
-        "begin",
-        ...ws,
-        "--turn",
-        "2",
-        "--json",
-      ],
-      { cwd: r.dir, env: sandbox.env, encoding: "utf8", timeout: 60_000 },
-    );
+    const traced = runCliTraced(sandbox, "interrupt-trace", r.dir, "execve", [
+      "turn",
+      "begin",
+      ...ws,
+      "--turn",
+      "2",
+      "--json",
+    ]);
     expect(traced.status).toBe(0);
-    const statuses = straceLines(readFileSync(traceFile, "utf8")).filter(
+    const statuses = traced.lines.filter(
       (line) => /execve\("[^"]*\/git", \["git", .*"status"/.test(line) && / = 0$/.test(line),
     );
     expect(statuses).toHaveLength(1);

@@ -1,9 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync, statSync, unlinkSync, utimesSync } from "node:fs";
+import { statSync, unlinkSync, utimesSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { CLI, Sandbox } from "../helpers/repo.js";
-import { lineOf, straceLines } from "../helpers/short-lived.js";
+import { Sandbox } from "../helpers/repo.js";
+import { lineOf, runCliTraced } from "../helpers/short-lived.js";
 
 /**
  * The shadow store hard-links your loose objects into itself, so a snapshot that borrows them
@@ -18,25 +18,12 @@ describe("a snapshot links what it borrows from your repository while its status
     // A young repository: its commit's objects are loose, and a new store has linked none.
     const workspace = sandbox.repo("links-ahead", { "a.txt": "1\n", "src/b.txt": "2\n" });
     workspace.write({ "a.txt": "changed\n" });
-    const traceFile = path.join(sandbox.dir("links-ahead-trace"), "trace.txt");
-    const result = spawnSync(
-      "strace",
-      [
-        "-f",
-        "-q",
-        "-e",
-        "trace=execve,link,linkat,rename",
-        "-o",
-        traceFile,
-        process.execPath,
-        CLI,
-        "snapshot",
-        "--json",
-      ],
-      { cwd: workspace.dir, env: sandbox.env, encoding: "utf8", timeout: 60_000 },
-    );
+    const result = runCliTraced(sandbox, "links-ahead-trace", workspace.dir, "execve,link,linkat,rename", [
+      "snapshot",
+      "--json",
+    ]);
     expect(result.status).toBe(0);
-    const lines = straceLines(readFileSync(traceFile, "utf8"));
+    const { lines } = result;
     const status = lineOf(lines, /execve\("[^"]*\/git", \["git", .*"status".* = 0$/);
     const linked = lineOf(lines, /link(at)?\(.*\.git\/objects\/[0-9a-f]{2}\/[0-9a-f]{38}".* = 0$/);
     const afterStatus = lines.slice(status + 1);

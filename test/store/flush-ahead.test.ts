@@ -1,9 +1,6 @@
-import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { CLI, Repo, Sandbox } from "../helpers/repo.js";
-import { DIST, killChildren, lineOf, runShortLived, straceLines } from "../helpers/short-lived.js";
+import { Repo, Sandbox } from "../helpers/repo.js";
+import { DIST, killChildren, lineOf, runCliTraced, runShortLived } from "../helpers/short-lived.js";
 
 /**
  * The flush of a durable snapshot (a turn's end, a restore's way back) made ready while the
@@ -74,29 +71,16 @@ describe("a turn's end starts its flush and its diff during its capture, not aft
   function endTraced(workspace: Repo, name: string) {
     workspace.ok("turn", "begin", "--session", "s", "--turn", "1");
     workspace.write({ "a.txt": "changed\n" });
-    const traceFile = path.join(sandbox.dir(name), "trace.txt");
-    const result = spawnSync(
-      "strace",
-      [
-        "-f",
-        "-q",
-        "-e",
-        "trace=execve,rename",
-        "-o",
-        traceFile,
-        process.execPath,
-        CLI,
-        "turn",
-        "end",
-        "--session",
-        "s",
-        "--json",
-      ],
-      { cwd: workspace.dir, env: sandbox.env, encoding: "utf8", timeout: 60_000 },
-    );
+    const result = runCliTraced(sandbox, name, workspace.dir, "execve,rename", [
+      "turn",
+      "end",
+      "--session",
+      "s",
+      "--json",
+    ]);
     expect(result.status).toBe(0);
     expect(JSON.parse(result.stdout).changed).toEqual(["a.txt"]);
-    const lines = straceLines(readFileSync(traceFile, "utf8"));
+    const { lines } = result;
     const first = (pattern: RegExp, after = 0) => {
       const at = lines.slice(after).findIndex((line) => pattern.test(line));
       return at === -1 ? -1 : after + at;
