@@ -38,8 +38,11 @@ await build({
   format: "cjs",
   external: ["@modelcontextprotocol/server", "@modelcontextprotocol/server/*", "zod", "@clack/prompts"],
   plugins: [keepDynamicImportsLazy],
-  // The loader passes the bundle's URL in (see src/cli/loader.ts).
-  define: { "import.meta.url": "__ghostcommitUrl" },
+  // The loader passes the bundle's URL in (see src/cli/loader.ts); the version is written in.
+  define: {
+    "import.meta.url": "__ghostcommitUrl",
+    __ghostcommitVersion: JSON.stringify(JSON.parse(readFileSync("package.json", "utf8")).version),
+  },
   // Every command reads, hashes and hands V8 the whole bundle: without its whitespace and with
   // shorter syntax it is a third smaller, and a later snapshot ~8 ms faster on a slow machine.
   // Names stay as written, so a stack trace still reads.

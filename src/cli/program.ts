@@ -27,8 +27,16 @@ const run: Action =
     }
   };
 
-/** The package version; package.json sits one level above the bundle, two above the compiled module. */
+/** Set to the package's version in the command-line bundle (scripts/bundle.mjs). */
+declare const __ghostcommitVersion: string | undefined;
+
+/**
+ * The package version: written into the bundle when it is built, as reading and parsing
+ * package.json took ~2 ms of every command on a slow machine (the command line is set up with
+ * it). The compiled modules read package.json, which sits two levels above them.
+ */
 function version(): string {
+  if (typeof __ghostcommitVersion === "string") return __ghostcommitVersion;
   for (const relative of ["../package.json", "../../package.json"]) {
     try {
       const pkg = JSON.parse(readFileSync(new URL(relative, import.meta.url), "utf8")) as {

@@ -1,8 +1,10 @@
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EMPTY_TREE, objectId, serializeCommit } from "../../src/git/objects.js";
 import { LooseObjectWriter } from "../../src/git/loose-objects.js";
 import { encodeMessage, type SnapshotMeta } from "../../src/store/metadata.js";
+import { CLI } from "../helpers/repo.js";
 import { fileSandbox } from "../helpers/support.js";
 
 const { repo } = fileSandbox();
@@ -109,6 +111,16 @@ describe("usage errors", () => {
       expect(result.stderr).toMatch(/^ghostcommit: /);
     }
     expect(r.cli([]).status).toBe(2);
+  });
+
+  it("--version prints the installed package's version", () => {
+    const r = repo();
+    const { version } = JSON.parse(readFileSync(path.join(path.dirname(CLI), "..", "package.json"), "utf8"));
+    for (const flag of ["--version", "-V"]) {
+      const result = r.cli([flag]);
+      expect(result.status).toBe(0);
+      expect(result.stdout).toBe(`${version}\n`);
+    }
   });
 
   it("global options work before and after the command", () => {
