@@ -177,16 +177,30 @@ function collect(
 }
 
 function gitFailure(args: string[], code: number, stderr: string, cause?: unknown): GhostcommitError {
-  const firstLine = stderr.trim().split("\n").filter(Boolean).pop() ?? "";
+  const reason = gitReason(stderr);
   return new GhostcommitError(
     "git-failed",
     `git ${args
       .filter((a) => !a.startsWith("-c"))
       .slice(0, 3)
-      .join(" ")} failed (exit ${code})${firstLine ? `: ${firstLine}` : ""}`,
+      .join(" ")} failed (exit ${code})${reason ? `: ${reason}` : ""}`,
     { exitCode: code, stderr: stderr.slice(0, 4000) },
     cause,
   );
+}
+
+/**
+ * The line of git's stderr that says what went wrong: its last `fatal:` or `error:` line, else its
+ * last line. Git often follows the reason with advice (`hint:` lines, or a command to run, as for a
+ * repository another user owns), which alone would not say what failed.
+ */
+export function gitReason(stderr: string): string {
+  const lines = stderr
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
+  const reasons = lines.filter((line) => /^(fatal|error): /.test(line));
+  return reasons.at(-1) ?? lines.at(-1) ?? "";
 }
 
 /** Splits NUL-terminated output into strings, keeping bytes that are not UTF-8 as latin1 round-trips. */

@@ -58,9 +58,16 @@ export async function locateWorkspace(cwd: string, viaGit = false): Promise<Work
     lines = result.stdout.toString("utf8").split("\n");
   } catch (error) {
     if (findGitAbove(root)) {
+      const stderr = GhostcommitError.is(error, "git-failed") ? (error.data.stderr ?? "") : "";
+      // Git refuses a repository another user owns (CVE-2022-24765); its own advice is a
+      // command that trusts it for every program, which is the user's call to make.
+      const owned = /dubious ownership in repository at '(.*)'/.exec(stderr);
+      const refused = owned
+        ? `; another user owns it, and git reads it only once you trust it (git config --global --add safe.directory '${owned[1]}')`
+        : "";
       throw new GhostcommitError(
         "not-a-workspace",
-        `git cannot read the repository around ${root}: ${(error as GhostcommitError).message}`,
+        `git cannot read the repository around ${root}: ${(error as GhostcommitError).message}${refused}`,
         { path: root },
         error,
       );

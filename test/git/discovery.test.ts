@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -119,6 +120,30 @@ describe("finding the repository without git", () => {
     expect(gitDir()).toEqual(before);
     expect(sb.git(dir, "status", "--porcelain")).toBe("");
   });
+
+  // Needs root to give the repository to another user (uid 65534), as a checkout made by another
+  // account, a mounted volume or a container's files are.
+  it.skipIf(process.getuid?.() !== 0)(
+    "says why git refuses a repository another user owns, and works once it is trusted",
+    () => {
+      const other = sb.repo("others", { "src/a.txt": "a\n" }).dir;
+      spawnSync("chown", ["-R", "65534:65534", other]);
+      const gitDir = () => Object.fromEntries(treeDigest(path.join(other, ".git")));
+      const before = gitDir();
+      const run = sb.cli(path.join(other, "src"), ["snapshot"]);
+      expect(run.status).toBe(1);
+      const lines = run.stderr.trim().split("\n");
+      expect(lines).toHaveLength(1);
+      // Git's reason, not only its advice (the line it prints last).
+      expect(lines[0]).toMatch(/^ghostcommit: .*fatal: detected dubious ownership in repository at/);
+      expect(lines[0]).toContain(`safe.directory '${other}'`);
+      expect(gitDir()).toEqual(before);
+      sb.git(sb.home, "config", "--global", "--add", "safe.directory", other);
+      const trusted = sb.cli(path.join(other, "src"), ["snapshot", "--json"]);
+      expect(trusted.status, trusted.stderr).toBe(0);
+      expect(trusted.json.changedPaths ?? trusted.json.id).toBeTruthy();
+    },
+  );
 
   it("runs no git process to find a usual repository or a plain directory, and asks git for a worktree", () => {
     expect(ranRevParse(path.join(repo, "sub"))).toBe(false);
