@@ -11,7 +11,7 @@ import { parseGemini } from "./agents/gemini.js";
 import type { AgentName, HookEvent, Payload } from "./event.js";
 import { appendHookLog, globalHookLog, type HookLogEntry } from "../maintenance/hook-log.js";
 import { canTellModel, undoNotice } from "./undo-notice.js";
-import { rememberWorkspace, sessionWorkspace } from "./session-dirs.js";
+import { newToSession, rememberWorkspace, sessionWorkspace } from "./session-dirs.js";
 import { agentShowsNotices, keepNotices, takeNotices, withNotices } from "./user-notices.js";
 import { collectAnnouncements } from "../util/announce.js";
 
@@ -136,7 +136,12 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
   try {
     ws = await openWorkspace({ cwd: dir, store: options.store });
   } catch (error) {
-    await appendHookLog(globalHookLog(), { ...base, level: "error", message: `${dir}: ${messageOf(error)}` });
+    const why = messageOf(error);
+    await appendHookLog(globalHookLog(), { ...base, level: "error", message: `${dir}: ${why}` });
+    // The person expects undo here: told by the agent, once a session (a log alone goes unread).
+    const tell = action.kind === "begin" && event.session && agentShowsNotices(event.agent);
+    if (tell && newToSession(event.agent, event.session!, why))
+      answer.notices = [`ghostcommit: no snapshots of this session's work: ${why}`];
     return;
   }
   if (!ws.enabled) return;

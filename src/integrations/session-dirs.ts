@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { promises as fs, readFileSync } from "node:fs";
+import { promises as fs, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { dataHome } from "../config.js";
 import { writeFileAtomic } from "../store/layout.js";
@@ -45,4 +45,25 @@ export async function rememberWorkspace(agent: AgentName, session: string, dir: 
   } catch {
     // without the record, the next event falls back to its own project directory
   }
+}
+
+/**
+ * Whether `text` is news to this session: why its workspace cannot be snapshotted is told at its
+ * first prompt, and again only when the reason changes, not at every prompt. Kept beside the
+ * session's record (and forgotten with it).
+ */
+export function newToSession(agent: AgentName, session: string, text: string): boolean {
+  const file = recordFile(agent, session).replace(/\.json$/, ".told");
+  try {
+    if (readFileSync(file, "utf8") === text) return false;
+  } catch {
+    // not told yet
+  }
+  try {
+    mkdirSync(recordsDir(), { recursive: true, mode: 0o700 });
+    writeFileSync(file, text, { mode: 0o600 });
+  } catch {
+    // told again next time
+  }
+  return true;
 }

@@ -1,9 +1,11 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Repo, Sandbox } from "../helpers/repo.js";
 import { claudeEvents, cursor, gemini } from "./events.js";
-import { expectQuiet, hook, hookLogs } from "./hook-helpers.js";
+import { treeDigest } from "../helpers/support.js";
+import { expectQuiet, hook, hookLogs, installedCommand, shellHook } from "./hook-helpers.js";
 
 let sandbox: Sandbox;
 let repo: Repo;
@@ -72,9 +74,15 @@ describe("hook robustness", () => {
     expect(existsSync(path.join(sandbox.home, "data", "workspaces"))).toBe(false);
   });
 
-  it("logs an event whose workspace does not exist in the global hook log", () => {
+  it("logs an event whose workspace does not exist in the global hook log, and tells the user", () => {
     const gone = path.join(sandbox.home, "gone");
-    expectQuiet(hook(sandbox, "claude-code", claudeEvents.prompt(gone, "s", "hi"), repo.dir));
+    const told = {
+      systemMessage: `ghostcommit: no snapshots of this session's work: not a directory: ${gone}`,
+    };
+    expectQuiet(
+      hook(sandbox, "claude-code", claudeEvents.prompt(gone, "s", "hi"), repo.dir),
+      JSON.stringify(told),
+    );
     expect(existsSync(path.join(sandbox.home, "data", "hooks.log"))).toBe(true);
   });
 
@@ -84,4 +92,34 @@ describe("hook robustness", () => {
     const warning = readFileSync(path.join(sandbox.home, "data", "hooks.log"), "utf8");
     expect(warning).toContain("home or root directory");
   });
+
+  // Needs root to give the repository to another user (uid 65534): git then refuses it.
+  it.skipIf(process.getuid?.() !== 0)(
+    "tells the user, once a session, why a repository git refuses gets no snapshots",
+    () => {
+      const gitDir = () => Object.fromEntries(treeDigest(path.join(repo.dir, ".git")));
+      spawnSync("chown", ["-R", "65534:65534", repo.dir]);
+      const before = gitDir();
+      const send = (session: string) =>
+        shellHook(
+          sandbox,
+          installedCommand("claude-code"),
+          claudeEvents.prompt(repo.dir, session, "go"),
+          repo.dir,
+        );
+      const first = send("s1");
+      expect(first.status, first.stderr).toBe(0);
+      const told = JSON.parse(first.stdout).systemMessage as string;
+      expect(told).toMatch(/^ghostcommit: no snapshots of this session's work: .*dubious ownership/);
+      expect(told).toContain(`safe.directory '${repo.dir}'`);
+      expectQuiet(send("s1")); // told once
+      expect(JSON.parse(send("s2").stdout).systemMessage).toBe(told); // a new session hears it
+      const logged = readFileSync(path.join(sandbox.home, "data", "hooks.log"), "utf8");
+      expect(logged.match(/dubious ownership/g)).toHaveLength(3);
+      expect(gitDir()).toEqual(before);
+      sandbox.git(sandbox.home, "config", "--global", "--add", "safe.directory", repo.dir);
+      expectQuiet(send("s1"));
+      expect(repo.cli(["sessions", "--json"]).json).toMatchObject([{ session: "s1", turns: 1 }]);
+    },
+  );
 });
