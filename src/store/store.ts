@@ -37,6 +37,8 @@ export class SnapshotRefs {
   /** Git directory holding the refs. */
   readonly refsGitDir: string;
   readonly refPrefix: string;
+  /** Said of a snapshot not found in a subdirectory's workspace: the repository's are elsewhere. */
+  private readonly elsewhere: string;
 
   constructor(
     kind: StoreKind,
@@ -44,6 +46,11 @@ export class SnapshotRefs {
     location: WorkspaceLocation,
   ) {
     this.kind = kind;
+    const repository = location.worktreeRoot;
+    this.elsewhere =
+      repository && location.prefix !== ""
+        ? ` (a subdirectory keeps its own snapshots: the repository's are listed with -C ${repository})`
+        : "";
     if (kind === "repo") {
       if (!location.commonDir) {
         throw new GhostcommitError("usage", "the repo store needs a git repository; this workspace has none");
@@ -218,7 +225,9 @@ export class SnapshotRefs {
     }
     const matches = (await this.list()).filter((s) => s.id.startsWith(wanted));
     if (matches.length === 0) {
-      throw new GhostcommitError("not-found", `no snapshot ${given} in this workspace`, { id: given });
+      throw new GhostcommitError("not-found", `no snapshot ${given} in this workspace${this.elsewhere}`, {
+        id: given,
+      });
     }
     if (matches.length > 1) {
       throw new GhostcommitError("ambiguous-id", `snapshot id ${given} is ambiguous`, {

@@ -44,6 +44,26 @@ describe("snapshot ids", () => {
     }
   });
 
+  it("says, from a subdirectory, that it is a workspace of its own and how to name the repository's", () => {
+    const r = repo();
+    r.write({ "src/a.txt": "a\n" });
+    const snap = r.ok("snapshot");
+    const sub = r.path("src");
+    const list = r.sandbox.cli(sub, ["list"]);
+    expect(list.status).toBe(0);
+    expect(list.stdout.trim()).toBe(`no snapshots of ${sub} yet (take one with \`ghostcommit snapshot\`)`);
+    const restore = r.sandbox.cli(sub, ["restore", snap.id.slice(0, 12)]);
+    expect(restore.status).toBe(1);
+    expect(restore.stderr.trim()).toBe(
+      `ghostcommit: no snapshot ${snap.id.slice(0, 12)} in this workspace (a subdirectory keeps its own snapshots: the repository's are listed with -C ${r.dir})`,
+    );
+    expect(r.sandbox.cli(sub, ["restore", snap.id, "-C", r.dir]).status).toBe(0);
+    // At the repository's root there is nothing elsewhere to point to.
+    expect(r.cli(["show", "0".repeat(40)]).stderr.trim()).toBe(
+      `ghostcommit: no snapshot ${"0".repeat(40)} in this workspace`,
+    );
+  });
+
   it("fails with status 1 on an ambiguous prefix", async () => {
     const r = repo();
     r.ok("drop", r.ok("snapshot").id); // the store is created by the first write

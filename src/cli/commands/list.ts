@@ -8,11 +8,14 @@ export function register(program: Command, run: Action): void {
     .description("list this workspace's snapshots, newest first")
     .action(
       run(async (command) => {
-        const list = await (await open(globalsOf(command))).list();
+        const ws = await open(globalsOf(command));
+        const list = await ws.list();
         return {
           json: list,
           human: () => {
-            if (list.length === 0) return "no snapshots yet (take one with `ghostcommit snapshot`)";
+            // Each directory is a workspace of its own: say which one has none.
+            if (list.length === 0)
+              return `no snapshots of ${ws.root} yet (take one with \`ghostcommit snapshot\`)`;
             return list
               .map((s) => {
                 const where = s.session ? color.dim(` [${s.session}${s.turn ? ` turn ${s.turn}` : ""}]`) : "";
