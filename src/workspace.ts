@@ -89,6 +89,11 @@ export class Workspace {
     return this.engine.root;
   }
 
+  /** Git workspaces: the root of the work tree they are in (the workspace's own root, or above it). */
+  get repositoryRoot(): string | undefined {
+    return this.engine.location.worktreeRoot;
+  }
+
   /** "git" inside a work tree, "plain" otherwise. */
   get kind(): "git" | "plain" {
     return this.engine.location.kind;

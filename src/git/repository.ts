@@ -23,6 +23,17 @@ export interface WorkspaceLocation {
 }
 
 /**
+ * Added where a workspace has none of `what` (snapshots, sessions): a subdirectory of a repository
+ * is a workspace of its own, and the repository's are one `-C` away. Empty at a repository's root
+ * and in a plain directory.
+ */
+export function keptElsewhere(root: string, repositoryRoot: string | undefined, what: string): string {
+  return repositoryRoot && repositoryRoot !== root
+    ? ` (a subdirectory keeps its own ${what}: the repository's are reached with -C ${repositoryRoot})`
+    : "";
+}
+
+/**
  * Finds the repository (if any) around `cwd`. `viaGit`: always ask git, never read the files
  * (to check the two agree).
  */

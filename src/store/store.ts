@@ -3,7 +3,7 @@ import path from "node:path";
 import type { StoreKind } from "../config.js";
 import { GhostcommitError } from "../errors.js";
 import { runGit, splitNul } from "../git/exec.js";
-import { readOptional, type WorkspaceLocation } from "../git/repository.js";
+import { keptElsewhere, readOptional, type WorkspaceLocation } from "../git/repository.js";
 import { syncDirs, writeFileSynced } from "../util/durable.js";
 import { decodeMessage, type SnapshotMeta } from "./metadata.js";
 import type { StorePaths } from "./layout.js";
@@ -46,11 +46,7 @@ export class SnapshotRefs {
     location: WorkspaceLocation,
   ) {
     this.kind = kind;
-    const repository = location.worktreeRoot;
-    this.elsewhere =
-      repository && location.prefix !== ""
-        ? ` (a subdirectory keeps its own snapshots: the repository's are listed with -C ${repository})`
-        : "";
+    this.elsewhere = keptElsewhere(location.root, location.worktreeRoot, "snapshots");
     if (kind === "repo") {
       if (!location.commonDir) {
         throw new GhostcommitError("usage", "the repo store needs a git repository; this workspace has none");

@@ -55,9 +55,16 @@ describe("snapshot ids", () => {
     const restore = r.sandbox.cli(sub, ["restore", snap.id.slice(0, 12)]);
     expect(restore.status).toBe(1);
     expect(restore.stderr.trim()).toBe(
-      `ghostcommit: no snapshot ${snap.id.slice(0, 12)} in this workspace (a subdirectory keeps its own snapshots: the repository's are listed with -C ${r.dir})`,
+      `ghostcommit: no snapshot ${snap.id.slice(0, 12)} in this workspace (a subdirectory keeps its own snapshots: the repository's are reached with -C ${r.dir})`,
     );
     expect(r.sandbox.cli(sub, ["restore", snap.id, "-C", r.dir]).status).toBe(0);
+    // So are sessions: one begun at the root is not this subdirectory's.
+    r.ok("turn", "begin", "--session", "s1", "--turn", "1");
+    const elsewhere = `(a subdirectory keeps its own sessions: the repository's are reached with -C ${r.dir})`;
+    expect(r.sandbox.cli(sub, ["sessions"]).stdout.trim()).toBe(`no sessions of ${sub} yet ${elsewhere}`);
+    const rewind = r.sandbox.cli(sub, ["rewind", "--to", "1"]);
+    expect(rewind.status).toBe(1);
+    expect(rewind.stderr.trim()).toBe(`ghostcommit: this workspace has no session yet ${elsewhere}`);
     // At the repository's root there is nothing elsewhere to point to.
     expect(r.cli(["show", "0".repeat(40)]).stderr.trim()).toBe(
       `ghostcommit: no snapshot ${"0".repeat(40)} in this workspace`,

@@ -5,6 +5,7 @@ import { age, color, counted, formatCount, nFiles, shortId } from "../output.js"
 import type { Action } from "../runner.js";
 import * as rewind from "./rewind.js";
 import { resolveSession } from "./session-args.js";
+import { keptElsewhere } from "../../git/repository.js";
 
 /** Session commands: turn, touch, sessions, log, rewind, redo. */
 export function register(program: Command, run: Action): void {
@@ -67,12 +68,13 @@ export function register(program: Command, run: Action): void {
     .description("list this workspace's sessions, most recently active first")
     .action(
       run(async (command) => {
-        const list = await (await open(globalsOf(command))).sessions();
+        const ws = await open(globalsOf(command));
+        const list = await ws.sessions();
         return {
           json: list,
           human: () =>
             list.length === 0
-              ? "no sessions yet (start one with `ghostcommit turn begin --session S --turn T`)"
+              ? `no sessions of ${ws.root} yet${keptElsewhere(ws.root, ws.repositoryRoot, "sessions") || " (start one with `ghostcommit turn begin --session S --turn T`)"}`
               : list
                   .map(
                     (s) =>
