@@ -190,17 +190,17 @@ function gitFailure(args: string[], code: number, stderr: string, cause?: unknow
 }
 
 /**
- * The line of git's stderr that says what went wrong: its last `fatal:` or `error:` line, else its
- * last line. Git often follows the reason with advice (`hint:` lines, or a command to run, as for a
- * repository another user owns), which alone would not say what failed.
+ * What went wrong, from git's stderr: its first `fatal:` or `error:` line (the cause; what follows
+ * is consequence or advice, as in "Please make sure you have the correct access rights / and the
+ * repository exists."), without the prefix; else its last line that is not a hint.
  */
 export function gitReason(stderr: string): string {
   const lines = stderr
     .split("\n")
     .map((line) => line.trim())
-    .filter(Boolean);
-  const reasons = lines.filter((line) => /^(fatal|error): /.test(line));
-  return reasons.at(-1) ?? lines.at(-1) ?? "";
+    .filter((line) => line !== "" && !line.startsWith("hint:"));
+  const cause = lines.find((line) => /^(fatal|error): /.test(line));
+  return cause ? cause.replace(/^(fatal|error): /, "") : (lines.at(-1) ?? "");
 }
 
 /** Splits NUL-terminated output into strings, keeping bytes that are not UTF-8 as latin1 round-trips. */

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { GhostcommitError } from "../errors.js";
-import { runGit } from "../git/exec.js";
+import { gitReason, runGit } from "../git/exec.js";
 import type { WorkspaceLocation } from "../git/repository.js";
 
 /**
@@ -245,11 +245,6 @@ function transferError(verb: string, url: string, error: GhostcommitError): Ghos
   const stderr = GhostcommitError.is(error, "git-failed")
     ? (error.data.stderr ?? error.message)
     : error.message;
-  const reason =
-    stderr
-      .split("\n")
-      .map((line) => line.trim())
-      .filter((line) => line && !line.startsWith("hint:"))
-      .pop() ?? error.message;
+  const reason = gitReason(stderr) || error.message;
   return new GhostcommitError("git-failed", `cannot ${verb} ${url}: ${reason}`, { url, stderr }, error);
 }

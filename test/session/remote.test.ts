@@ -183,6 +183,27 @@ describe("reaching the remote", () => {
   });
 });
 
+describe("a remote that cannot be reached", () => {
+  it("is reported by git's cause, not by the advice git prints after it", () => {
+    const missing = `${a.home}/missing.git`;
+    const repo = a.repo("unreachable", { "f.txt": "0\n" });
+    repo.git("remote", "add", "origin", missing);
+    cliTurn(repo, "s", "1", () => repo.write({ "f.txt": "1\n" }));
+    // git: "fatal: '…' does not appear to be a git repository", "fatal: Could not read from remote
+    // repository.", then "Please make sure you have the correct access rights / and the repository exists."
+    for (const [command, verb] of [
+      ["push", "reach"],
+      ["fetch", "fetch from"],
+    ]) {
+      const run = repo.cli([command]);
+      expect(run.status, command).toBe(1);
+      expect(run.stderr.trim()).toBe(
+        `ghostcommit: cannot ${verb} ${missing}: '${missing}' does not appear to be a git repository`,
+      );
+    }
+  });
+});
+
 describe("push after each turn", () => {
   it("pushes in the background without holding up the turn, and doctor shows a failed push", async () => {
     const remote = bare("auto.git");
