@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
 
 // The benchmark's smoke run (test/bench) takes a minute of tree generation: it runs with
@@ -11,6 +12,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Two test files at a time even on 2 cores (vitest's default there is one): most of a test's
+    // time is spent waiting on the git and ghostcommit processes it starts, and each test works
+    // in its own temporary directories. 600 -> 411 s for the whole suite on a 2-core machine.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     globalSetup: ["test/helpers/global-setup.ts"],
   },
 });
