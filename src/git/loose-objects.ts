@@ -13,10 +13,10 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
-import { createDeflate, deflateSync, inflateSync } from "node:zlib";
 import { fsError } from "../errors.js";
 import { type ObjectType, objectId } from "./objects.js";
 import { namesIn } from "../util/small-files.js";
+import { zlib } from "../util/zlib.js";
 
 /** Loose objects written from Node, so a snapshot needs no extra git process. */
 
@@ -36,7 +36,7 @@ export function deflateObject(framed: Buffer): Buffer {
   // in; one that fits the object's output (stored blocks add a few bytes) and stays under 4 KiB
   // comes from Node's shared buffer pool. A larger object keeps the default.
   const chunkSize = framed.length + 64 < POOLED_BYTES ? framed.length + 64 : undefined;
-  return deflateSync(framed, { windowBits, memLevel: Math.min(8, windowBits - 7), chunkSize });
+  return zlib().deflateSync(framed, { windowBits, memLevel: Math.min(8, windowBits - 7), chunkSize });
 }
 
 /** Buffers below this size come from Node's shared pool (half its 8 KiB), not new memory. */
@@ -51,7 +51,7 @@ const POOLED_BYTES = 4096;
 export function readLooseObject(objectsDir: string, oid: string, type: ObjectType): Buffer | null {
   let raw: Buffer;
   try {
-    raw = inflateSync(readFileSync(`${objectsDir}/${oid.slice(0, 2)}/${oid.slice(2)}`));
+    raw = zlib().inflateSync(readFileSync(`${objectsDir}/${oid.slice(0, 2)}/${oid.slice(2)}`));
   } catch {
     return null;
   }
@@ -228,7 +228,7 @@ export class LooseObjectWriter {
     const header = Buffer.from(`blob ${size}\0`);
     hash.update(header);
     let seen = 0;
-    const deflate = createDeflate();
+    const deflate = zlib().createDeflate();
     deflate.write(header);
     const handle = await fs.open(temp, "wx", this.fileMode);
     try {

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { readFileSync, statSync, utimesSync } from "node:fs";
-import { crc32 } from "node:zlib";
 import type { ObjectType } from "./objects.js";
 import { deflateObject } from "./loose-objects.js";
 import { namesIn } from "../util/small-files.js";
+import { zlib } from "../util/zlib.js";
 
 /**
  * Pack files (version 2) and their indexes (version 2), in the formats git documents in
@@ -41,7 +41,7 @@ function entryHeader(type: ObjectType, size: number): Buffer {
 
 export function packRecord(entry: PackEntry): PackRecord {
   const bytes = Buffer.concat([entryHeader(entry.type, entry.content.length), deflateObject(entry.content)]);
-  return { oid: Buffer.from(entry.oid, "hex"), bytes, crc: crc32(bytes) };
+  return { oid: Buffer.from(entry.oid, "hex"), bytes, crc: zlib().crc32(bytes) };
 }
 
 const INDEX_MAGIC = 0xff744f63; // "\377tOc"
@@ -118,7 +118,7 @@ export function readPackRecords(pack: Buffer, index: Buffer): PackRecord[] | nul
     if (type < 1 || type > 3) return null; // a delta, or a tag: left to git
     const bytes = pack.subarray(from, to);
     const crc = index.readUInt32BE(crcsAt + i * 4);
-    if (crc32(bytes) !== crc) return null;
+    if (zlib().crc32(bytes) !== crc) return null;
     records.push({
       oid: Buffer.from(index.subarray(FANOUT_END + i * 20, FANOUT_END + i * 20 + 20)),
       bytes,
