@@ -97,7 +97,7 @@ export const SPECS: Record<AgentName, InstallSpec> = {
     }),
     notes: [
       "Codex runs a hook only after you review and trust it: open /hooks in Codex.",
-      "Older Codex builds also need `[features]\\ncodex_hooks = true` in ~/.codex/config.toml.",
+      "Older Codex builds also need `codex_hooks = true` under `[features]` in ~/.codex/config.toml.",
     ],
   },
   cursor: {

@@ -145,6 +145,20 @@ describe("install claude-code", () => {
     expect(readFileSync(file, "utf8")).toBe('{ "model": "opus", }');
   });
 
+  it("tells, for each agent, what else it needs, in lines a terminal shows as written", () => {
+    const dir = sandbox.dir("project");
+    for (const agent of ["claude-code", "codex", "cursor", "gemini"]) {
+      const run = sandbox.cli(dir, ["install", agent]);
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/^installed .* hooks \(/);
+      // No escape sequence printed as text (a "\n" inside a TOML hint once was).
+      expect(run.stdout, agent).not.toMatch(/\\[nt]/);
+    }
+    expect(sandbox.cli(dir, ["install", "codex"]).stdout).toContain(
+      "Older Codex builds also need `codex_hooks = true` under `[features]` in ~/.codex/config.toml.",
+    );
+  });
+
   it("refuses an unknown agent and conflicting scopes as usage errors", () => {
     const dir = sandbox.dir("project");
     expect(sandbox.cli(dir, ["install", "vim"]).status).toBe(2);
