@@ -80,7 +80,27 @@ export function fsError(error: unknown, action: string, path: string): unknown {
   if (error instanceof GhostcommitError) return error;
   const errno = (error as NodeJS.ErrnoException | null)?.code;
   if (typeof errno !== "string") return error;
-  return new GhostcommitError("io", `cannot ${action} ${path}: ${errno}`, { path, errno }, error);
+  return new GhostcommitError("io", `cannot ${action} ${path}: ${explained(errno)}`, { path, errno }, error);
+}
+
+/** What the system's codes a person may meet mean; the code itself stays, to be searched for. */
+const ERRNO_MEANING: Record<string, string> = {
+  ENOSPC: "no space left on the device",
+  EDQUOT: "disk quota exceeded",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EROFS: "read-only file system",
+  ENOTDIR: "a part of the path is a file, not a directory",
+  ENOENT: "no such file or directory",
+  EISDIR: "is a directory",
+  EMFILE: "too many open files",
+  ENAMETOOLONG: "file name too long",
+  EIO: "input/output error",
+};
+
+function explained(errno: string): string {
+  const meaning = ERRNO_MEANING[errno];
+  return meaning ? `${meaning} (${errno})` : errno;
 }
 
 /**
@@ -94,7 +114,7 @@ export function reportable(error: unknown): unknown {
   const where = typeof failure.path === "string" ? ` ${failure.path}` : "";
   return new GhostcommitError(
     "io",
-    `${failure.syscall}${where}: ${failure.code}`,
+    `${failure.syscall}${where}: ${explained(failure.code)}`,
     { path: failure.path, errno: failure.code },
     error,
   );

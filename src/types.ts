@@ -109,7 +109,8 @@ export type DoctorProblemCode =
   | "interrupted-restore"
   | "hook-errors"
   | "hook-command-broken"
-  | "push-failed";
+  | "push-failed"
+  | "data-dir-unusable";
 
 /** What `doctor --repair` can do about it. */
 export type DoctorRepairCode =

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, promises as fs, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { dataHome } from "../config.js";
+import { fsError } from "../errors.js";
 import type { WorkspaceLocation } from "../git/repository.js";
 import { writeFileAtomic } from "../util/state-files.js";
 
@@ -175,7 +176,11 @@ export async function ensureStore(paths: StorePaths, location: WorkspaceLocation
     return;
   }
   // Private: the store holds file contents (a touched .env included).
-  mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw fsError(error, "create this workspace's store in", path.dirname(path.dirname(paths.dir)));
+  }
   const staging = path.join(paths.dir, `git.init-${process.pid}-${randomBytes(4).toString("hex")}`);
   try {
     // What `git init --bare --template=` makes, without a git process: a git directory is HEAD,

@@ -67,8 +67,19 @@ describe("the CLI program in-process", () => {
     expect(await run("-C", repo.dir, "snapshot", "--json")).toBe(1);
     const doc = JSON.parse(out.join(""));
     expect(doc.error.code).toBe("io");
-    expect(doc.error.message).toMatch(/ENOTDIR|EEXIST/);
+    expect(doc.error.message).toBe(
+      `cannot create this workspace's store in ${notADir}: a part of the path is a file, not a directory (ENOTDIR)`,
+    );
     expect(err.join("")).toMatch(/^ghostcommit: /);
+    // doctor says so before any snapshot is attempted
+    out.length = 0;
+    expect(await run("-C", repo.dir, "doctor", "--json")).toBe(1);
+    expect(JSON.parse(out.join("")).problems).toEqual([
+      {
+        code: "data-dir-unusable",
+        message: `no snapshot can be kept: ${notADir} is a file, not a directory (the data directory: GHOSTCOMMIT_HOME or XDG_DATA_HOME)`,
+      },
+    ]);
   });
 
   it("sets up only the named command's module, and every command when none is named", async () => {
