@@ -50,7 +50,7 @@ describe("a full disk under the store", () => {
       const failed = repo.cli(["snapshot", "--json"]);
       expect(failed.status).toBe(1);
       expect(failed.stderr).toMatch(
-        /^ghostcommit: cannot write the objects of this capture to \/.*\/objects\/pack: ENOSPC$/m,
+        /^ghostcommit: cannot write the objects of this capture to \/.*\/objects\/pack: no space left on the device \(ENOSPC\)$/m,
       );
       expect(failed.json?.error?.code).toBe("io");
       expect(leftovers(data)).toEqual([]);
@@ -70,7 +70,7 @@ describe("a full disk under the store", () => {
       const looseFailed = repo.cli(["snapshot", "--json"]);
       expect(looseFailed.status).toBe(1);
       expect(looseFailed.stderr).toMatch(
-        /^ghostcommit: cannot write an object to \/.*\/objects\/[0-9a-f]{2}: ENOSPC$/m,
+        /^ghostcommit: cannot write an object to \/.*\/objects\/[0-9a-f]{2}: no space left on the device \(ENOSPC\)$/m,
       );
       expect(leftovers(data)).toEqual([]);
 
