@@ -11,8 +11,16 @@ import { parseGemini } from "./agents/gemini.js";
 import type { AgentName, HookEvent, Payload } from "./event.js";
 import { appendHookLog, globalHookLog, type HookLogEntry } from "../maintenance/hook-log.js";
 import { canTellModel, undoNotice } from "./undo-notice.js";
-import { newToSession, rememberWorkspace, sessionWorkspace } from "./session-dirs.js";
-import { agentShowsNotices, keepNotices, takeNotices, withNotices } from "./user-notices.js";
+import { rememberWorkspace, sessionWorkspace } from "./session-dirs.js";
+import {
+  agentShowsNotices,
+  keepNotices,
+  noSnapshotsNotice,
+  PromptAnswer,
+  reply,
+  takeNotices,
+} from "./user-notices.js";
+import { storeCannotBeMade } from "../store/layout.js";
 import { collectAnnouncements } from "../util/announce.js";
 
 export const AGENTS: AgentName[] = ["claude-code", "codex", "cursor", "gemini"];
@@ -139,9 +147,8 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
     const why = messageOf(error);
     await appendHookLog(globalHookLog(), { ...base, level: "error", message: `${dir}: ${why}` });
     // The person expects undo here: told by the agent, once a session (a log alone goes unread).
-    const tell = action.kind === "begin" && event.session && agentShowsNotices(event.agent);
-    if (tell && newToSession(event.agent, event.session!, why))
-      answer.notices = [`ghostcommit: no snapshots of this session's work: ${why}`];
+    if (action.kind === "begin" && event.session && agentShowsNotices(event.agent))
+      answer.notices = noSnapshotsNotice(event.agent, event.session, why);
     return;
   }
   if (!ws.enabled) return;
@@ -156,6 +163,10 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
   const storeDir = path.dirname(ws.logFile);
   const shows = agentShowsNotices(event.agent);
   if (shows) answer.notices = await takeNotices(storeDir);
+  // A store that cannot be made (a data directory that is a file, or read-only) is told before the
+  // first snapshot fails where the person cannot see it.
+  const unusable = shows && action.kind === "begin" ? storeCannotBeMade(storeDir) : null;
+  if (unusable) answer.notices.push(...noSnapshotsNotice(event.agent, event.session, unusable));
   if (!canTellModel(event)) answer.send(null);
   const announced: string[] = [];
   const stopCollecting = shows ? collectAnnouncements(announced) : () => {};
@@ -253,29 +264,6 @@ export function isTooBroad(dir: string): boolean {
 function envDir(agent: AgentName): string | undefined {
   const name = PROJECT_ENV[agent];
   return name ? process.env[name] || undefined : undefined;
-}
-
-/**
- * The event's stdout answer, sent once, before any snapshot work. It carries announcements kept
- * for the user since the workspace's last answer (see user-notices.ts), and a prompt event whose
- * agent takes context for the model also waits until the session is read (a rewind since the last
- * prompt is told).
- */
-class PromptAnswer {
-  private sent = false;
-  notices: string[] = [];
-
-  constructor(private readonly event: HookEvent) {}
-
-  send(notice: string | null): void {
-    if (this.sent) return;
-    this.sent = true;
-    reply(withNotices(notice ?? this.event.reply, this.notices));
-  }
-}
-
-function reply(text: string): void {
-  if (text) process.stdout.write(`${text}\n`);
 }
 
 /**

@@ -4,6 +4,7 @@ import path from "node:path";
 import { STORE_FILES } from "../store/layout.js";
 import type { HookEvent } from "./event.js";
 import { readTextOrEmpty } from "../util/small-files.js";
+import { newToSession } from "./session-dirs.js";
 
 /**
  * Announcements for the person using the agent (see util/announce.ts). A hook answers before its
@@ -72,4 +73,37 @@ export function withNotices(reply: string, notices: string[]): string {
     return reply; // a plain-text answer (context for the model) is left as it is
   }
   return JSON.stringify({ ...answer, systemMessage: notices.join("\n") });
+}
+
+/**
+ * Why a session's work gets no snapshot, for its next answer: told at the first prompt it happens
+ * at, and again only when the reason changes (see `newToSession`), not at every prompt.
+ */
+export function noSnapshotsNotice(agent: HookEvent["agent"], session: string, why: string): string[] {
+  return newToSession(agent, session, why)
+    ? [`ghostcommit: no snapshots of this session's work: ${why}`]
+    : [];
+}
+
+/**
+ * The event's stdout answer, sent once, before any snapshot work. It carries announcements kept
+ * for the user since the workspace's last answer (see user-notices.ts), and a prompt event whose
+ * agent takes context for the model also waits until the session is read (a rewind since the last
+ * prompt is told).
+ */
+export class PromptAnswer {
+  private sent = false;
+  notices: string[] = [];
+
+  constructor(private readonly event: HookEvent) {}
+
+  send(notice: string | null): void {
+    if (this.sent) return;
+    this.sent = true;
+    reply(withNotices(notice ?? this.event.reply, this.notices));
+  }
+}
+
+export function reply(text: string): void {
+  if (text) process.stdout.write(`${text}\n`);
 }

@@ -1,4 +1,4 @@
-import { constants as fsConstants, promises as fs } from "node:fs";
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { StoreContext } from "../store/context.js";
 import { runGit } from "../git/exec.js";
@@ -15,7 +15,7 @@ import {
   snapshotsMissingObjects,
   staleGitLocks,
 } from "./store-check.js";
-import { STORE_FILES } from "../store/layout.js";
+import { STORE_FILES, storeCannotBeMade } from "../store/layout.js";
 
 /** Extra checks contributed by other layers (session journals, hook logs). */
 export type DoctorCheck = (engine: StoreContext) => Promise<Problem[]>;
@@ -74,7 +74,7 @@ export async function runDoctor(
     }
     problems.push(...(await checkFiles(engine)));
   } else {
-    const unusable = await storeCannotBeMade(engine.paths.dir);
+    const unusable = storeCannotBeMade(engine.paths.dir);
     if (unusable) problems.push({ code: "data-dir-unusable", message: unusable });
   }
   for (const check of extraChecks) problems.push(...(await check(engine)));
@@ -238,27 +238,4 @@ export async function repairStore(engine: StoreContext): Promise<DoctorRepair[]>
     await fs.rm(path.join(engine.paths.dir, STORE_FILES.hashCache), { force: true });
   }
   return done;
-}
-
-/**
- * Why no store could be made at `storeDir` (its nearest existing ancestor is a file, or is not
- * writable), or null. Only where none exists yet: every snapshot and hook would fail there.
- */
-async function storeCannotBeMade(storeDir: string): Promise<string | null> {
-  let dir = storeDir;
-  for (;;) {
-    const stat = await fs.stat(dir).catch(() => null);
-    if (stat) {
-      const why = !stat.isDirectory()
-        ? `${dir} is a file, not a directory`
-        : await fs.access(dir, fsConstants.W_OK | fsConstants.X_OK).then(
-            () => null,
-            (error: NodeJS.ErrnoException) => `${dir} cannot be written to (${error.code})`,
-          );
-      return why && `no snapshot can be kept: ${why} (the data directory: GHOSTCOMMIT_HOME or XDG_DATA_HOME)`;
-    }
-    const parent = path.dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
-  }
 }

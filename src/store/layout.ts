@@ -1,5 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, promises as fs, renameSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  constants as fsConstants,
+  existsSync,
+  mkdirSync,
+  promises as fs,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { dataHome } from "../config.js";
 import { fsError } from "../errors.js";
@@ -237,4 +246,31 @@ export async function ensureStore(paths: StorePaths, location: WorkspaceLocation
 /** Ensures the store's scratch directory exists (a killed store creation may have skipped it). */
 export async function ensureTmpDir(paths: StorePaths): Promise<void> {
   mkdirSync(paths.tmpDir, { recursive: true, mode: 0o700 });
+}
+
+/**
+ * Why no store can be made at `storeDir` (the nearest existing directory above it is a file, or
+ * cannot be written to), or null, as when the store exists already. Synchronous: a prompt's hook
+ * asks it before answering, so the person hears of it before a first snapshot fails unseen.
+ */
+export function storeCannotBeMade(storeDir: string): string | null {
+  if (existsSync(path.join(storeDir, "git", "HEAD"))) return null;
+  for (let dir = storeDir; ; dir = path.dirname(dir)) {
+    let isDirectory: boolean;
+    try {
+      isDirectory = statSync(dir).isDirectory();
+    } catch {
+      if (path.dirname(dir) === dir) return null;
+      continue; // missing (or below a file): the directory above decides
+    }
+    let why: string | null = isDirectory ? null : `${dir} is a file, not a directory`;
+    try {
+      if (isDirectory) accessSync(dir, fsConstants.W_OK | fsConstants.X_OK);
+    } catch (error) {
+      why = `${dir} cannot be written to (${(error as NodeJS.ErrnoException).code})`;
+    }
+    return (
+      why && `the data directory cannot hold a store: ${why} (GHOSTCOMMIT_HOME or XDG_DATA_HOME sets it)`
+    );
+  }
 }

@@ -93,6 +93,36 @@ describe("hook robustness", () => {
     expect(warning).toContain("home or root directory");
   });
 
+  it("tells the user at the first prompt when the data directory cannot hold a store", () => {
+    const notADir = path.join(sandbox.home, "data-is-a-file");
+    writeFileSync(notADir, "");
+    const send = (session: string) =>
+      shellHook(
+        sandbox,
+        installedCommand("claude-code"),
+        claudeEvents.prompt(repo.dir, session, "go"),
+        repo.dir,
+        {
+          GHOSTCOMMIT_HOME: notADir,
+        },
+      );
+    const first = send("s1");
+    expect(first.status, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toEqual({
+      systemMessage: `ghostcommit: no snapshots of this session's work: the data directory cannot hold a store: ${notADir} is a file, not a directory (GHOSTCOMMIT_HOME or XDG_DATA_HOME sets it)`,
+    });
+    // Once the data directory works, prompts are quiet and the turn is recorded.
+    expectQuiet(
+      shellHook(
+        sandbox,
+        installedCommand("claude-code"),
+        claudeEvents.prompt(repo.dir, "s1", "go"),
+        repo.dir,
+      ),
+    );
+    expect(repo.cli(["sessions", "--json"]).json).toMatchObject([{ session: "s1", turns: 1 }]);
+  });
+
   // Needs root to give the repository to another user (uid 65534): git then refuses it.
   it.skipIf(process.getuid?.() !== 0)(
     "tells the user, once a session, why a repository git refuses gets no snapshots",
