@@ -15,6 +15,12 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.cleanup());
 
+/** A Claude Code prompt in the repository, through the installed command as the agent runs it. */
+function prompt(session: string, env: Record<string, string> = {}) {
+  const event = claudeEvents.prompt(repo.dir, session, "go");
+  return shellHook(sandbox, installedCommand("claude-code"), event, repo.dir, env);
+}
+
 describe("hook robustness", () => {
   it("logs garbage input instead of failing, and doctor shows it", () => {
     for (const garbage of ["", "not json", "[1,2]", '{"hook_event_name":']) {
@@ -96,30 +102,13 @@ describe("hook robustness", () => {
   it("tells the user at the first prompt when the data directory cannot hold a store", () => {
     const notADir = path.join(sandbox.home, "data-is-a-file");
     writeFileSync(notADir, "");
-    const send = (session: string) =>
-      shellHook(
-        sandbox,
-        installedCommand("claude-code"),
-        claudeEvents.prompt(repo.dir, session, "go"),
-        repo.dir,
-        {
-          GHOSTCOMMIT_HOME: notADir,
-        },
-      );
-    const first = send("s1");
+    const first = prompt("s1", { GHOSTCOMMIT_HOME: notADir });
     expect(first.status, first.stderr).toBe(0);
     expect(JSON.parse(first.stdout)).toEqual({
       systemMessage: `ghostcommit: no snapshots of this session's work: the data directory cannot hold a store: ${notADir} is a file, not a directory (GHOSTCOMMIT_HOME or XDG_DATA_HOME sets it)`,
     });
     // Once the data directory works, prompts are quiet and the turn is recorded.
-    expectQuiet(
-      shellHook(
-        sandbox,
-        installedCommand("claude-code"),
-        claudeEvents.prompt(repo.dir, "s1", "go"),
-        repo.dir,
-      ),
-    );
+    expectQuiet(prompt("s1"));
     expect(repo.cli(["sessions", "--json"]).json).toMatchObject([{ session: "s1", turns: 1 }]);
   });
 
@@ -130,25 +119,18 @@ describe("hook robustness", () => {
       const gitDir = () => Object.fromEntries(treeDigest(path.join(repo.dir, ".git")));
       spawnSync("chown", ["-R", "65534:65534", repo.dir]);
       const before = gitDir();
-      const send = (session: string) =>
-        shellHook(
-          sandbox,
-          installedCommand("claude-code"),
-          claudeEvents.prompt(repo.dir, session, "go"),
-          repo.dir,
-        );
-      const first = send("s1");
+      const first = prompt("s1");
       expect(first.status, first.stderr).toBe(0);
       const told = JSON.parse(first.stdout).systemMessage as string;
       expect(told).toMatch(/^ghostcommit: no snapshots of this session's work: .*dubious ownership/);
       expect(told).toContain(`safe.directory '${repo.dir}'`);
-      expectQuiet(send("s1")); // told once
-      expect(JSON.parse(send("s2").stdout).systemMessage).toBe(told); // a new session hears it
+      expectQuiet(prompt("s1")); // told once
+      expect(JSON.parse(prompt("s2").stdout).systemMessage).toBe(told); // a new session hears it
       const logged = readFileSync(path.join(sandbox.home, "data", "hooks.log"), "utf8");
       expect(logged.match(/dubious ownership/g)).toHaveLength(3);
       expect(gitDir()).toEqual(before);
       sandbox.git(sandbox.home, "config", "--global", "--add", "safe.directory", repo.dir);
-      expectQuiet(send("s1"));
+      expectQuiet(prompt("s1"));
       expect(repo.cli(["sessions", "--json"]).json).toMatchObject([{ session: "s1", turns: 1 }]);
     },
   );
