@@ -95,3 +95,19 @@ export function isUncertain(
 ): boolean {
   return turns.slice(span.first, span.last + 1).some((t) => t.uncertain.has(path));
 }
+
+/**
+ * Paths the rewound turns left uncaptured (a file past the size limit, a new dependency directory,
+ * a `.ghostignore` match) that were not so before them: a rewind leaves them as they are, and says
+ * so, so a person does not take them for undone.
+ */
+export function newlyExcluded(
+  before: { excluded: readonly { path: RelPath }[] },
+  afters: readonly ({ excluded: readonly { path: RelPath }[] } | null)[],
+): RelPath[] {
+  const already = new Set(before.excluded.map((e) => e.path));
+  const found = new Set<RelPath>();
+  for (const after of afters)
+    for (const { path } of after?.excluded ?? []) if (!already.has(path)) found.add(path);
+  return [...found].sort();
+}

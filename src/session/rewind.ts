@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { lstatSync } from "node:fs";
 import path from "node:path";
 import type { FileState } from "../git/trees.js";
 import { GhostcommitError } from "../errors.js";
-import { displayPath, type RelPath } from "../paths.js";
+import { displayPath, fsPath, type RelPath } from "../paths.js";
 import { diffTrees, displayOutcome, runRestore } from "../restore/restore.js";
 import { nowMicros } from "../store/metadata.js";
 import type { StoredSnapshot } from "../store/store.js";
@@ -19,6 +20,7 @@ import {
   conflictsOf,
   isUncertain,
   leftByRewinds,
+  newlyExcluded,
   type PathStates,
   rewindOutcome,
 } from "./rewind-plan.js";
@@ -150,6 +152,12 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       };
       for (const p of notCaptured.sort())
         report.skipped.push({ path: displayPath(p), reason: "not-captured" });
+      const uncaptured = newlyExcluded(
+        befores[0].meta,
+        afters.map((a) => a?.meta ?? null),
+      );
+      for (const p of uncaptured.filter((p) => isNamed(p, named) && exists(fsPath(engine.root, p))))
+        report.skipped.push({ path: displayPath(p), reason: "excluded" });
       if (named) report.paths = named.map(displayPath);
       if (dryRun) {
         report.dryRun = true;
@@ -225,4 +233,13 @@ async function openTurnChanges(
     open.touched,
     overlappingTouches(others, open.startedAt, nowMicros()),
   );
+}
+
+/** Whether something is at `file` now (a report only: any failure to look counts as nothing). */
+function exists(file: Buffer): boolean {
+  try {
+    return lstatSync(file, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
 }

@@ -33,6 +33,31 @@ describe("rewind and redo through the CLI", () => {
     expect(r.cli(["redo", "--json"]).json.error.code).toBe("nothing-to-redo");
   });
 
+  it("says which files the rewound turns made but did not capture, and leaves them as they are", () => {
+    const r = repo({ "a.txt": "a0\n", ".ghostignore": "*.secret\n" });
+    r.write({ "old.secret": "there before\n" });
+    const big = Buffer.alloc(11 * 1024 * 1024, 7); // past the 10 MiB limit for untracked files
+    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "model.bin": big, "key.secret": "k\n" }));
+    turn(r, "s", "2", () => r.write({ "gone.bin": big }));
+    turn(r, "s", "3", () => r.remove("gone.bin"));
+    const run = r.cli(["rewind", "--session", "s", "--to", "1"]);
+    expect(run.status, run.stderr).toBe(0); // a skip of what was never captured is not a failure
+    expect(run.stdout).toContain("skip   model.bin (not captured now or then)");
+    const report = r.ok("redo", "--session", "s") && r.ok("rewind", "--session", "s", "--to", "1");
+    expect(report.written).toEqual(["a.txt"]);
+    // Only what the turns added and is still there: not what was excluded before them, not a
+    // file a later turn removed.
+    expect(report.skipped).toEqual([
+      { path: "key.secret", reason: "excluded" },
+      { path: "model.bin", reason: "excluded" },
+    ]);
+    expect(r.read("a.txt")).toBe("a0\n");
+    expect(r.exists("model.bin") && r.exists("key.secret") && r.exists("old.secret")).toBe(true);
+    // Limited to some paths, only theirs.
+    r.ok("redo", "--session", "s");
+    expect(r.ok("rewind", "--session", "s", "--to", "1", "a.txt").skipped).toEqual([]);
+  });
+
   it("refuses with status 3, naming the files, when a person edited a file the agent changed; --force proceeds", () => {
     const r = repo({ "a.txt": "0\n", "b.txt": "0\n" });
     turn(r, "s", "1", () => r.write({ "a.txt": "agent\n", "b.txt": "agent\n" }));
