@@ -3,15 +3,12 @@ import { existsSync } from "node:fs";
 import type { StoreKind } from "./config.js";
 import { StoreContext } from "./store/context.js";
 import { GhostcommitError } from "./errors.js";
-import { runGit } from "./git/exec.js";
+import { runGit, splitNul } from "./git/exec.js";
 import { MODE } from "./git/objects.js";
 import { displayPath, relBytes, relFromBytes, resolveInside } from "./paths.js";
 import { isNamed, resolveNamedPaths } from "./restore/path-filter.js";
 import { diffTrees, displayOutcome, restoreSnapshot } from "./restore/restore.js";
-import type { StoredExclusion } from "./store/metadata.js";
-import { isoFromMicros } from "./store/metadata.js";
-import type { StoredSnapshot } from "./store/store.js";
-import { splitNul } from "./git/exec.js";
+import { toSnapshot, toSummary } from "./store/snapshots.js";
 import { collectGarbage, type GcPolicy } from "./maintenance/gc.js";
 import { type DoctorCheck, runDoctor } from "./maintenance/doctor.js";
 import { checkHookLog } from "./maintenance/hook-log.js";
@@ -38,7 +35,6 @@ import type {
   GcReport,
   DiffEntry,
   DiffOptions,
-  Excluded,
   OpenOptions,
   RestoreOptions,
   RestoreReport,
@@ -50,31 +46,6 @@ import type {
   SessionSummary,
   UndoEvent,
 } from "./types.js";
-
-export function toExcluded(entries: StoredExclusion[]): Excluded[] {
-  return entries.map((e) => ({ ...e, path: displayPath(e.path) }));
-}
-
-export function toSummary(s: StoredSnapshot): SnapshotSummary {
-  const summary: SnapshotSummary = {
-    id: s.id,
-    createdAt: isoFromMicros(s.meta.t),
-    message: s.meta.message,
-    kind: s.meta.kind,
-  };
-  if (s.meta.session !== undefined) summary.session = s.meta.session;
-  if (s.meta.turn !== undefined) summary.turn = s.meta.turn;
-  return summary;
-}
-
-export function toSnapshot(s: StoredSnapshot): Snapshot {
-  return {
-    ...toSummary(s),
-    parent: s.meta.parent,
-    fileCount: s.meta.fileCount,
-    excluded: toExcluded(s.meta.excluded),
-  };
-}
 
 /** A workspace and its store: the library's entry point. */
 export class Workspace {

@@ -7,7 +7,9 @@ import { GhostcommitError } from "../errors.js";
 import type { CatFile } from "../git/cat-file.js";
 import { serializeCommit } from "../git/objects.js";
 import { LooseObjectWriter } from "../git/loose-objects.js";
-import { encodeMessage, type SnapshotMeta } from "./metadata.js";
+import { encodeMessage, isoFromMicros, type SnapshotMeta, type StoredExclusion } from "./metadata.js";
+import { displayPath } from "../paths.js";
+import type { Excluded, Snapshot, SnapshotSummary } from "../types.js";
 import { snapshotOfCommit, type StoredSnapshot } from "./store.js";
 
 /**
@@ -126,4 +128,30 @@ export async function publishSnapshot(store: StoreContext, id: string, durable: 
   }
   await store.refs.add(id, durable);
   trace("snapshot: ref created");
+}
+
+/** The library's views of a stored snapshot: display paths and ISO times. */
+export function toExcluded(entries: StoredExclusion[]): Excluded[] {
+  return entries.map((e) => ({ ...e, path: displayPath(e.path) }));
+}
+
+export function toSummary(s: StoredSnapshot): SnapshotSummary {
+  const summary: SnapshotSummary = {
+    id: s.id,
+    createdAt: isoFromMicros(s.meta.t),
+    message: s.meta.message,
+    kind: s.meta.kind,
+  };
+  if (s.meta.session !== undefined) summary.session = s.meta.session;
+  if (s.meta.turn !== undefined) summary.turn = s.meta.turn;
+  return summary;
+}
+
+export function toSnapshot(s: StoredSnapshot): Snapshot {
+  return {
+    ...toSummary(s),
+    parent: s.meta.parent,
+    fileCount: s.meta.fileCount,
+    excluded: toExcluded(s.meta.excluded),
+  };
 }
