@@ -138,6 +138,8 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
   if (!options.dir && isTooBroad(dir)) {
     const message = `not snapshotting ${dir} (home or root directory); start the agent in a project or pass -C`;
     await appendHookLog(globalHookLog(), { ...base, level: "warn", message });
+    if (action.kind === "begin" && event.session && agentShowsNotices(event.agent))
+      answer.notices = noSnapshotsNotice(event.agent, event.session, message);
     return;
   }
   let ws: Workspace;

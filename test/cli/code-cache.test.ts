@@ -19,7 +19,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { CLI, type CliResult, type Repo, Sandbox } from "../helpers/repo.js";
 import { claudeEvents } from "../integrations/events.js";
-import { expectQuiet, installedCommand, shellHook } from "../integrations/hook-helpers.js";
+import { installedCommand, shellHook } from "../integrations/hook-helpers.js";
 
 /**
  * The CLI runs from V8's code cache kept under the data home. Each test has its own data home and
@@ -163,11 +163,13 @@ describe("the code cache", () => {
     chmodSync(cacheDir, 0o700);
   });
 
-  it("an agent's event from $HOME creates no store: the data home holds the hook log and the cache", () => {
+  it("an agent's event from $HOME creates no store: the data home holds the hook log, the cache and what the session was told", () => {
     const { sandbox, dataHome } = fresh();
     const event = claudeEvents.prompt(sandbox.home, "h1", "hello");
-    expectQuiet(shellHook(sandbox, installedCommand("claude-code"), event, sandbox.home));
-    expect(readdirSync(dataHome).sort()).toEqual(["cache", "hooks.log"]);
+    const answer = shellHook(sandbox, installedCommand("claude-code"), event, sandbox.home);
+    expect(answer.status).toBe(0);
+    expect(JSON.parse(answer.stdout).systemMessage).toContain("(home or root directory)");
+    expect(readdirSync(dataHome).sort()).toEqual(["cache", "hook-sessions", "hooks.log"]);
   });
 
   it("a cache that cannot be written costs the command nothing", () => {

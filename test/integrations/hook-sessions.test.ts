@@ -159,7 +159,13 @@ describe("hooks across sessions and outside projects", () => {
 
   it("creates no store for events from $HOME, and doctor elsewhere reports only what concerns it", () => {
     const home = sandbox.home;
-    send(claude(home, "h1", "UserPromptSubmit", { prompt: "p" }), home);
+    // Claude Code shows the user why, once a session (Cursor's answers have no such field).
+    const told = `ghostcommit: no snapshots of this session's work: not snapshotting ${home} (home or root directory); start the agent in a project or pass -C`;
+    const event = claude(home, "h1", "UserPromptSubmit", { prompt: "p" });
+    expectQuiet(
+      shellHook(sandbox, installedCommand("claude-code"), event, home),
+      JSON.stringify({ systemMessage: told }),
+    );
     expectQuiet(shellHook(sandbox, installedCommand("cursor"), "not json", home), '{"continue":true}');
     send(cursor(path.join(home, "gone"), "c9", "beforeSubmitPrompt", { prompt: "p" }), home, "cursor");
     expect(storeCount(sandbox)).toBe(0);
