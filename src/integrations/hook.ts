@@ -134,12 +134,16 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
     event.session && !options.dir ? await sessionWorkspace(event.agent, event.session) : undefined;
   const dir = options.dir ?? fixed ?? event.projectDir ?? envDir(event.agent) ?? event.cwd ?? process.cwd();
   const base = { agent: event.agent, event: event.name, session: event.session, dir };
+  // Why a prompt's work gets no snapshot: the person expects undo, and a log alone goes unread.
+  const toldAtPrompt = (why: string): string[] =>
+    action.kind === "begin" && event.session && agentShowsNotices(event.agent)
+      ? noSnapshotsNotice(event.agent, event.session, why)
+      : [];
   // An agent started in ~ or / would snapshot everything the user owns on every prompt.
   if (!options.dir && isTooBroad(dir)) {
     const message = `not snapshotting ${dir} (home or root directory); start the agent in a project or pass -C`;
     await appendHookLog(globalHookLog(), { ...base, level: "warn", message });
-    if (action.kind === "begin" && event.session && agentShowsNotices(event.agent))
-      answer.notices = noSnapshotsNotice(event.agent, event.session, message);
+    answer.notices = toldAtPrompt(message);
     return;
   }
   let ws: Workspace;
@@ -148,9 +152,7 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
   } catch (error) {
     const why = messageOf(error);
     await appendHookLog(globalHookLog(), { ...base, level: "error", message: `${dir}: ${why}` });
-    // The person expects undo here: told by the agent, once a session (a log alone goes unread).
-    if (action.kind === "begin" && event.session && agentShowsNotices(event.agent))
-      answer.notices = noSnapshotsNotice(event.agent, event.session, why);
+    answer.notices = toldAtPrompt(why);
     return;
   }
   if (!ws.enabled) return;
@@ -168,7 +170,7 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
   // A store that cannot be made (a data directory that is a file, or read-only) is told before the
   // first snapshot fails where the person cannot see it.
   const unusable = shows && action.kind === "begin" ? storeCannotBeMade(storeDir) : null;
-  if (unusable) answer.notices.push(...noSnapshotsNotice(event.agent, event.session, unusable));
+  if (unusable) answer.notices.push(...toldAtPrompt(unusable));
   if (!canTellModel(event)) answer.send(null);
   const announced: string[] = [];
   const stopCollecting = shows ? collectAnnouncements(announced) : () => {};
