@@ -1,6 +1,9 @@
 // npm run bench [-- --quick] [--runs N] [--warmup N] [--out FILE] [--trees DIR] [--only a,b] [--no-anchors]
+//                  [--repo DIR]...
 // Builds deterministic trees (cached under bench/.trees), measures ghostcommit against
-// `git status` and the anchors' algorithms side by side, prints a table, writes JSON.
+// `git status` and the anchors' algorithms side by side, prints a table, writes JSON. `--repo`
+// measures a copy of a real repository instead (see lib/own-repo.mjs), or besides the trees
+// `--only` names.
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -11,6 +14,7 @@ import { git, hermeticEnv, watchedRoots, watchmanServerRunning } from "./lib/env
 import { spawnSync } from "node:child_process";
 import { ensureTree, fileCount } from "./lib/generate.mjs";
 import { pinBuild } from "./lib/ghostcommit.mjs";
+import { ensureRepoTree, makeRepoContext } from "./lib/own-repo.mjs";
 import { alternate } from "./lib/measure.mjs";
 import { nodeBaseline, profileSnapshot } from "./lib/profile.mjs";
 import { bars, format, ratios } from "./lib/report.mjs";
@@ -27,6 +31,7 @@ function parseArgs(argv) {
     trees: null,
     only: null,
     noAnchors: false,
+    repos: [],
   };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split("=", 2);
@@ -38,6 +43,7 @@ function parseArgs(argv) {
     else if (flag === "--trees") args.trees = path.resolve(value());
     else if (flag === "--only") args.only = value().split(",");
     else if (flag === "--no-anchors") args.noAnchors = true;
+    else if (flag === "--repo") args.repos.push(path.resolve(value()));
     else throw new Error(`unknown argument: ${argv[i]}`);
   }
   return args;
@@ -48,7 +54,8 @@ const log = (line) => process.stderr.write(`${line}\n`);
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const build = pinBuild();
-  const specs = (args.quick ? QUICK : FULL).filter((s) => !args.only || args.only.includes(s.name));
+  const generated = args.repos.length > 0 && !args.only ? [] : args.quick ? QUICK : FULL;
+  const specs = generated.filter((s) => !args.only || args.only.includes(s.name));
   const runs = args.runs ?? (args.quick ? 1 : 5);
   const warmup = args.warmup ?? (args.quick ? 0 : 1);
   const treesDir = args.trees ?? path.join(here, ".trees");
@@ -85,10 +92,18 @@ async function main() {
   const watchedBefore = new Set(watchedRoots());
   const watchmanWasRunning = watchmanServerRunning();
   try {
-    for (const spec of specs) {
-      const root = await ensureTree(spec, treesFor(spec, treesDir), env, log);
+    const contexts = async function* () {
+      for (const spec of specs) {
+        const root = await ensureTree(spec, treesFor(spec, treesDir), env, log);
+        yield makeContext(spec, root, env, scratch);
+      }
+      for (const source of args.repos)
+        yield makeRepoContext(ensureRepoTree(source, treesDir, env, log), env, scratch);
+    };
+    for await (const context of contexts()) {
+      const { spec } = context;
       log(`measuring ${spec.name}: ${warmup} warm-up + ${runs} counted rounds`);
-      const ctx = { ...makeContext(spec, root, env, scratch), noAnchors: args.noAnchors };
+      const ctx = { ...context, noAnchors: args.noAnchors };
       const cases = spec.kind === "git" ? gitCases(ctx) : plainCases(ctx);
       const tree = {
         name: spec.name,
@@ -141,6 +156,8 @@ function treesFor(spec, treesDir) {
 }
 
 function describe(spec) {
+  if (spec.source)
+    return `a copy of ${spec.source} at ${spec.head.slice(0, 12)}: ${spec.files.toLocaleString("en")} tracked files, ${spec.modified} edited, ${spec.added} new`;
   const dirs = spec.top + spec.top * spec.mid + spec.top * spec.mid * spec.leaf;
   const parts = [`${fileCount(spec).toLocaleString("en")} files in ${dirs.toLocaleString("en")} dirs`];
   if (spec.kind === "git") parts.push("one commit");
