@@ -59,7 +59,7 @@ export interface FsmonitorUse {
 /**
  * The `-c` options that make a status use Watchman, or none. The first time, starts watching
  * the work tree (and Watchman's daemon, if it was not running): announced once (on stderr, or in
- * the agent's next answer to a hook) and reported by `doctor` from then on.
+ * the answer of the hook event that started it) and reported by `doctor` from then on.
  */
 export async function fsmonitorOptions(
   paths: StorePaths,

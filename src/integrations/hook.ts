@@ -14,13 +14,13 @@ import { canTellModel, undoNotice } from "./undo-notice.js";
 import { rememberWorkspace, sessionWorkspace } from "./session-dirs.js";
 import {
   agentShowsNotices,
-  keepNotices,
   noSnapshotsNotice,
   PromptAnswer,
   reply,
-  takeNotices,
+  snapshotFailedNotice,
 } from "./user-notices.js";
 import { storeCannotBeMade } from "../store/layout.js";
+import { reportable } from "../errors.js";
 import { collectAnnouncements } from "../util/announce.js";
 
 export const AGENTS: AgentName[] = ["claude-code", "codex", "cursor", "gemini"];
@@ -89,8 +89,9 @@ function parsePayload(text: string): Payload | undefined {
 }
 
 /**
- * Handles one hook event: prints exactly the reply the agent needs, then does at most one
- * snapshot's work. Never throws; every failure goes to the hook log (`doctor` shows it).
+ * Handles one hook event: does at most one snapshot's work and prints exactly the reply the agent
+ * needs, with what the user must know of that work. Never throws; every failure goes to the hook
+ * log (`doctor` shows it).
  */
 export async function runHook(
   agentArg: string | undefined,
@@ -116,14 +117,17 @@ export async function runHook(
   }
   const event = PARSERS[agent](payload);
   const answer = new PromptAnswer(event);
+  // An agent that cannot show the user a notice gets its fixed reply before any work (whatever
+  // becomes of it, Cursor's prompt goes on); the others get theirs when the work is done.
+  if (!agentShowsNotices(agent)) answer.send();
   try {
     await act(event, options, answer);
   } finally {
-    answer.send(null);
+    answer.send();
   }
 }
 
-/** Does the event's snapshot work; `answer` is sent before any of it. */
+/** Does the event's snapshot work; what the user must know goes in `answer`, unless already sent. */
 async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer): Promise<void> {
   const action = event.action;
   // Subagents share the parent's session: their turns are not the user's.
@@ -163,21 +167,20 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
     return;
   }
   if (!fixed && !options.dir) await rememberWorkspace(event.agent, event.session, ws.root);
-  // What this event's work announces is kept for the next answer: this one goes out first.
   const storeDir = path.dirname(ws.logFile);
   const shows = agentShowsNotices(event.agent);
-  if (shows) answer.notices = await takeNotices(storeDir);
   // A store that cannot be made (a data directory that is a file, or read-only) is told before the
   // first snapshot fails where the person cannot see it.
   const unusable = shows && action.kind === "begin" ? storeCannotBeMade(storeDir) : null;
-  if (unusable) answer.notices.push(...toldAtPrompt(unusable));
-  if (!canTellModel(event)) answer.send(null);
-  const announced: string[] = [];
-  const stopCollecting = shows ? collectAnnouncements(announced) : () => {};
+  if (unusable) {
+    answer.notices.push(...toldAtPrompt(unusable));
+    return; // its log is in that store too
+  }
+  const stopCollecting = shows ? collectAnnouncements(answer.notices) : () => {};
   try {
     const session = ws.session(event.session);
     if (action.kind === "begin") {
-      answer.send(await undoNotice(ws, event).catch(() => null));
+      if (canTellModel(event)) answer.context = await undoNotice(ws, event).catch(() => null);
       await begin(session, action.turn, action.prompt);
     } else if (action.kind === "end") {
       if (action.extend) await session.extendTurn();
@@ -207,10 +210,12 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
       }
     }
   } catch (error) {
-    await log("error", messageOf(error));
+    const why = messageOf(error);
+    await log("error", why);
+    const notice = shows && !answer.isSent ? snapshotFailedNotice(action, error, why) : null;
+    if (notice) answer.notices.push(notice);
   } finally {
     stopCollecting();
-    await keepNotices(storeDir, announced);
   }
 }
 
@@ -288,5 +293,6 @@ async function logFor(dir: string, options: HookOptions, entry: Omit<HookLogEntr
 }
 
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  const reported = reportable(error); // a system error says what its code means
+  return reported instanceof Error ? reported.message : String(reported);
 }

@@ -1,15 +1,12 @@
-import { randomBytes } from "node:crypto";
-import { promises as fs, renameSync, rmSync } from "node:fs";
-import path from "node:path";
-import { STORE_FILES } from "../store/layout.js";
+import { GhostcommitError } from "../errors.js";
 import type { HookEvent } from "./event.js";
-import { readTextOrEmpty } from "../util/small-files.js";
 import { newToSession } from "./session-dirs.js";
 
 /**
- * Announcements for the person using the agent (see util/announce.ts). A hook answers before its
- * snapshot work, so what that work announces is kept in the store and shown with the workspace's
- * next answer, in the `systemMessage` field Claude Code, Codex and Gemini CLI show the user:
+ * Announcements for the person using the agent (see util/announce.ts), and the failures of a
+ * hook's own snapshot work: the agent waits for the hook to exit anyway, so where it shows the user
+ * a notice the answer waits for that work and carries them, in the `systemMessage` field Claude
+ * Code, Codex and Gemini CLI show the user:
  * "Warning message shown to the user" (code.claude.com/docs/en/hooks, common JSON output fields),
  * read into every event's universal output by Codex (codex-rs/hooks/src/engine/output_parser.rs),
  * "Displayed immediately to the user in the terminal" (gemini-cli docs/hooks/reference.md).
@@ -19,45 +16,6 @@ const SHOWN_BY: ReadonlySet<HookEvent["agent"]> = new Set(["claude-code", "codex
 
 export function agentShowsNotices(agent: HookEvent["agent"]): boolean {
   return SHOWN_BY.has(agent);
-}
-
-function noticesFile(storeDir: string): string {
-  return path.join(storeDir, STORE_FILES.pendingNotices);
-}
-
-/** Keeps announcements for the next answer (one JSON string per line, appended). */
-export async function keepNotices(storeDir: string, texts: string[]): Promise<void> {
-  if (texts.length === 0) return;
-  const lines = texts.map((text) => `${JSON.stringify(text)}\n`).join("");
-  await fs.appendFile(noticesFile(storeDir), lines, { mode: 0o600 }).catch(() => {});
-}
-
-/**
- * Takes the kept announcements, once: the file is renamed away first, so of two hooks running at
- * once only one shows them.
- */
-export async function takeNotices(storeDir: string): Promise<string[]> {
-  const file = noticesFile(storeDir);
-  // Named like the store's other temp files, which the next capture removes should this die.
-  const taken = `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-  // Synchronous: every prompt's hook looks, before its snapshot starts.
-  try {
-    renameSync(file, taken);
-  } catch {
-    return []; // none kept (the usual case: one failed rename)
-  }
-  const text = readTextOrEmpty(taken);
-  rmSync(taken, { force: true });
-  const notices: string[] = [];
-  for (const line of text.split("\n")) {
-    try {
-      const value: unknown = JSON.parse(line);
-      if (typeof value === "string" && !notices.includes(value)) notices.push(value);
-    } catch {
-      // an empty or torn line
-    }
-  }
-  return notices;
 }
 
 /** The agent's answer with the announcements added as its `systemMessage`. */
@@ -86,21 +44,49 @@ export function noSnapshotsNotice(agent: HookEvent["agent"], session: string, wh
 }
 
 /**
- * The event's stdout answer, sent once, before any snapshot work. It carries announcements kept
- * for the user since the workspace's last answer (see user-notices.ts), and a prompt event whose
- * agent takes context for the model also waits until the session is read (a rewind since the last
- * prompt is told).
+ * What an event whose snapshot work failed (`why`) tells the person, who relies on undo: on a
+ * full disk the log that `doctor` reads could not be written either. Null where the failure left
+ * no hole in undo: a progress mark, or a record of files already edited, is made good by the
+ * turn's end, and an event the session refuses (a finished turn's id sent again) is the agent's
+ * repeat, whose work went to that turn.
+ */
+export function snapshotFailedNotice(
+  action: HookEvent["action"],
+  error: unknown,
+  why: string,
+): string | null {
+  if (error instanceof GhostcommitError && error.code === "bad-input") return null;
+  const what =
+    action.kind === "begin"
+      ? "no snapshot before this prompt's work, so this turn is not recorded (rewinding an earlier turn undoes its work too)"
+      : action.kind === "end"
+        ? "no snapshot at the end of this turn (the next prompt closes it, as after an interrupt)"
+        : action.kind === "touch" && !action.edited
+          ? "the files this tool is about to change were not captured first (a rewind cannot bring back their content before it)"
+          : null;
+  return what === null ? null : `ghostcommit: ${what}: ${why}`;
+}
+
+/**
+ * The event's stdout answer, sent once: the event's fixed reply, or `context` for the model (a
+ * prompt after a rewind), with the notices for the user.
  */
 export class PromptAnswer {
   private sent = false;
   notices: string[] = [];
+  /** What the model is told instead of the fixed reply (see undo-notice.ts). */
+  context: string | null = null;
 
   constructor(private readonly event: HookEvent) {}
 
-  send(notice: string | null): void {
+  get isSent(): boolean {
+    return this.sent;
+  }
+
+  send(): void {
     if (this.sent) return;
     this.sent = true;
-    reply(withNotices(notice ?? this.event.reply, this.notices));
+    reply(withNotices(this.context ?? this.event.reply, this.notices));
   }
 }
 

@@ -74,8 +74,6 @@ export const STORE_FILES = {
   watchman: "watchman.json",
   /** Created by the fsmonitor hook when Watchman no longer watches the work tree (capture). */
   watchmanLost: "watchman-lost",
-  /** Announcements made during hook events, for the agent's next answer to show the user (integrations). */
-  pendingNotices: "notices-pending.jsonl",
   /** git's fsmonitor hook, which asks Watchman (capture). */
   fsmonitorHook: "fsmonitor-hook.pl",
   /** Held by gc; object writers wait while it is held (maintenance). */

@@ -7,8 +7,8 @@ import { claudeEvents as claude, codex, cursor, gemini } from "./events.js";
 import { appWithSecret, installedCommand, shellHook } from "./hook-helpers.js";
 
 // Agents keep a hook's stderr out of the user's sight (Claude Code: only in its debug log), so a
-// Watchman watch a hook event starts is told in the workspace's next answer, as the
-// `systemMessage` the agent shows the user. Cursor's answers have no such field.
+// Watchman watch a hook event starts is told in that event's answer, as the `systemMessage` the
+// agent shows the user. Cursor's answers have no such field.
 const watchmanInstalled = spawnSync("watchman", ["--version"]).status === 0;
 const it = watchmanInstalled ? test : test.skip; // skipped: Watchman is not installed
 
@@ -63,17 +63,17 @@ describe("announcements from hook events reach the user", () => {
       quiet: "{}",
     },
   ])(
-    "$agent: the watch a turn's snapshot started is told once, in the next answer",
+    "$agent: the watch a turn's snapshot started is told once, in that event's answer",
     ({ agent, begin, end, quiet }) => {
       const at = (event: object) => ({ ...event, cwd: repo.dir });
-      expect(send(agent, at(begin))).toBe(quiet); // its answer went out before the snapshot
+      const told = JSON.parse(send(agent, at(begin)));
       expect(watched()).toBe(true);
-      repo.write({ "src/app.js": "v1\n" });
-      const told = JSON.parse(send(agent, at(end)));
       expect(told.systemMessage).toContain(`ghostcommit: ${NOTICE} ${repo.dir}`);
       expect(told.systemMessage).toContain("watchman watch-del");
       expect(Object.keys(told)).toEqual(["systemMessage"]);
-      expect(send(agent, at(begin))).toBe(quiet); // told once
+      repo.write({ "src/app.js": "v1\n" });
+      expect(send(agent, at(end))).toBe(quiet); // told once
+      expect(send(agent, at(begin))).toBe(quiet);
       const doctor = sandbox.cli(repo.dir, ["doctor", "--json"], undefined, { XDG_CONFIG_HOME: configHome });
       expect(doctor.json.watchman).toMatchObject({ inUse: true, startedWatch: repo.dir });
     },
