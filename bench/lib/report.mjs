@@ -150,6 +150,8 @@ export function format(result) {
   }
   lines.push(...formatScale(result.trees));
   lines.push("", "bars:");
+  if (result.bars.length === 0)
+    lines.push("  none judged: SPEC §7's bars are for the generated 100k and plain trees");
   for (const b of result.bars) {
     const verdict = b.pass === null ? "n/a " : b.pass ? "PASS" : "FAIL";
     const why = b.skipped

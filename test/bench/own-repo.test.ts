@@ -71,6 +71,11 @@ describe("npm run bench -- --repo DIR", () => {
     // Only the repository: no generated tree when --only does not name one.
     expect(report.trees).toHaveLength(1);
     const [tree] = report.trees;
+    // A repository of its own is measured, not judged against the bars of the generated trees.
+    expect(report.bars).toEqual([]);
+    expect(stdout).toContain(
+      "bars:\n  none judged: SPEC §7's bars are for the generated 100k and plain trees",
+    );
     expect(tree.spec).toMatchObject({ kind: "git", source, files: 111, modified: 20, added: 10 });
     expect(stdout).toContain(`a copy of ${source} at ${headBefore.slice(0, 12)}: 111 tracked files`);
     const restore = tree.cases.find((c: { id: string }) => c.id === "restore");
