@@ -48,6 +48,39 @@ export async function rememberWorkspace(agent: AgentName, session: string, dir: 
 }
 
 /**
+ * Agents' sessions whose workspace is a subdirectory of `root` (the agent was started there, with
+ * no project directory of its own to name): by directory, most recently active first. A person
+ * at the repository's root finds none of them there (each workspace keeps its own).
+ */
+export async function hookSessionsBelow(root: string): Promise<{ dir: string; sessions: string[] }[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir(recordsDir());
+  } catch {
+    return [];
+  }
+  const found: { dir: string; session: string; at: number }[] = [];
+  for (const name of names) {
+    if (!name.endsWith(".json")) continue;
+    const file = path.join(recordsDir(), name);
+    try {
+      const [text, stat] = await Promise.all([fs.readFile(file, "utf8"), fs.stat(file)]);
+      const value = JSON.parse(text) as { dir?: unknown; session?: unknown };
+      if (typeof value.dir !== "string" || typeof value.session !== "string") continue;
+      const rel = path.relative(root, value.dir);
+      if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) continue;
+      found.push({ dir: value.dir, session: value.session, at: stat.mtimeMs });
+    } catch {
+      // a record being written or removed
+    }
+  }
+  found.sort((a, b) => b.at - a.at);
+  const byDir = new Map<string, string[]>();
+  for (const { dir, session } of found) byDir.set(dir, [...(byDir.get(dir) ?? []), session]);
+  return [...byDir].map(([dir, sessions]) => ({ dir, sessions }));
+}
+
+/**
  * Whether `text` is news to this session: why its workspace cannot be snapshotted is told at its
  * first prompt, and again only when the reason changes, not at every prompt. Kept beside the
  * session's record (and forgotten with it).

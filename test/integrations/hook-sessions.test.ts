@@ -143,6 +143,30 @@ describe("hooks across sessions and outside projects", () => {
     expect(log("x1")[0]).toMatchObject({ state: "done", changed: ["notes.md"] });
   });
 
+  it("points from the repository's root to a session an agent started in a subdirectory", () => {
+    // Codex names no project directory: a session started in packages/x is that directory's
+    // (SPEC §8), and a person at the root must still find it.
+    const codexEvent = SCRIPTS[1];
+    const sub = repo.path("packages/x");
+    send(codexEvent.begin(sub, "x2", 1, sub), sub, "codex");
+    repo.write({ "packages/x/index.js": "x1\n" });
+    send(codexEvent.stop(sub, "x2", sub), sub, "codex");
+    const pointer = `(an agent started in a subdirectory keeps its sessions there: -C ${sub} has session x2)`;
+    expect(repo.cli(["sessions"]).stdout.trim()).toBe(`no sessions of ${repo.dir} yet ${pointer}`);
+    const rewind = repo.cli(["rewind", "--to", "turn-1"]);
+    expect(rewind.status).toBe(1);
+    expect(rewind.stderr.trim()).toBe(`ghostcommit: this workspace has no session yet ${pointer}`);
+    expect(repo.read("packages/x/index.js")).toBe("x1\n");
+    // Where it points, the rewind works.
+    const there = sandbox.cli(repo.dir, ["-C", sub, "rewind", "--to", "turn-1", "--json"]);
+    expect(there.status, there.stderr).toBe(0);
+    expect(there.json.written).toEqual(["index.js"]);
+    expect(repo.read("packages/x/index.js")).toBe("x0\n");
+    // A session of the root itself is listed as ever, with no pointer.
+    send(claude(repo.dir, "c9", "UserPromptSubmit", { prompt: "p" }), repo.dir);
+    expect(repo.cli(["sessions"]).stdout).toMatch(/^c9 {2}1 turn/);
+  });
+
   it("does not let one session revert another's unreported shell edit", () => {
     send(claude(repo.dir, "A", "UserPromptSubmit", { prompt: "a" }), repo.dir);
     send(claude(repo.dir, "B", "UserPromptSubmit", { prompt: "b" }), repo.dir);

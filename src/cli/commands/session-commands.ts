@@ -4,8 +4,7 @@ import { globalsOf, open, withGlobals } from "../context.js";
 import { age, color, counted, formatCount, nFiles, shortId } from "../output.js";
 import type { Action } from "../runner.js";
 import * as rewind from "./rewind.js";
-import { resolveSession } from "./session-args.js";
-import { keptElsewhere } from "../../git/repository.js";
+import { resolveSession, sessionsElsewhere } from "./session-args.js";
 
 /** Session commands: turn, touch, sessions, log, rewind, redo. */
 export function register(program: Command, run: Action): void {
@@ -70,11 +69,12 @@ export function register(program: Command, run: Action): void {
       run(async (command) => {
         const ws = await open(globalsOf(command));
         const list = await ws.sessions();
+        const elsewhere = list.length === 0 ? await sessionsElsewhere(ws) : "";
         return {
           json: list,
           human: () =>
             list.length === 0
-              ? `no sessions of ${ws.root} yet${keptElsewhere(ws.root, ws.repositoryRoot, "sessions") || " (start one with `ghostcommit turn begin --session S --turn T`)"}`
+              ? `no sessions of ${ws.root} yet${elsewhere || " (start one with `ghostcommit turn begin --session S --turn T`)"}`
               : list
                   .map(
                     (s) =>
