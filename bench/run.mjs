@@ -14,7 +14,7 @@ import { git, hermeticEnv, watchedRoots, watchmanServerRunning } from "./lib/env
 import { spawnSync } from "node:child_process";
 import { ensureTree, fileCount } from "./lib/generate.mjs";
 import { pinBuild } from "./lib/ghostcommit.mjs";
-import { ensureRepoTree, makeRepoContext } from "./lib/own-repo.mjs";
+import { BenchUsageError, ensureRepoTree, makeRepoContext } from "./lib/own-repo.mjs";
 import { alternate } from "./lib/measure.mjs";
 import { nodeBaseline, profileSnapshot } from "./lib/profile.mjs";
 import { bars, format, ratios } from "./lib/report.mjs";
@@ -169,6 +169,6 @@ function describe(spec) {
 }
 
 main().catch((error) => {
-  log(error.stack ?? String(error));
+  log(error instanceof BenchUsageError ? `bench: ${error.message}` : (error.stack ?? String(error)));
   process.exitCode = 1;
 });

@@ -14,11 +14,20 @@ const ADDED = 10;
 /** Edited files are text files of at most this size, so an edit costs what a source edit costs. */
 const MAX_EDITED_BYTES = 256 * 1024;
 
+/** A bad `--repo` argument: reported in one line, without a stack. */
+export class BenchUsageError extends Error {}
+
 /** The clone of `source` under `treesDir` at the source's HEAD, in its working state. */
 export function ensureRepoTree(source, treesDir, env, log) {
   const abs = path.resolve(source);
-  const top = git(["rev-parse", "--show-toplevel"], { cwd: abs, env }).stdout.toString().trim();
-  const head = git(["rev-parse", "HEAD"], { cwd: top, env }).stdout.toString().trim();
+  const ask = (args, cwd) => {
+    const r = existsSync(cwd) ? git(args, { cwd, env, ok: [0, 1, 128] }) : null;
+    return r?.status === 0 ? r.stdout.toString().trim() : null;
+  };
+  const top = ask(["rev-parse", "--show-toplevel"], abs);
+  if (!top) throw new BenchUsageError(`--repo ${source}: not a git work tree`);
+  const head = ask(["rev-parse", "--verify", "-q", "HEAD^{commit}"], top);
+  if (!head) throw new BenchUsageError(`--repo ${source}: the repository has no commit to copy`);
   const digest = createHash("sha1").update(top).digest("hex").slice(0, 8);
   const name = `repo-${path.basename(top)}-${digest}`;
   const dir = path.join(treesDir, name);

@@ -51,6 +51,25 @@ function makeRepository(dir: string): void {
 }
 
 describe("npm run bench -- --repo DIR", () => {
+  it("refuses, in one line, a directory that is no repository or has no commit", () => {
+    const plain = path.join(temp, "plain");
+    mkdirSync(plain);
+    const empty = path.join(temp, "empty");
+    git(temp, "init", "-q", empty);
+    for (const [dir, why] of [
+      [plain, "not a git work tree"],
+      [empty, "the repository has no commit to copy"],
+    ]) {
+      const r = spawnSync(
+        process.execPath,
+        ["bench/run.mjs", "--quick", "--repo", dir, "--trees", path.join(temp, "refused")],
+        { cwd: root, encoding: "utf8", env: gitEnv },
+      );
+      expect(r.status).toBe(1);
+      expect(r.stderr.trim()).toBe(`bench: --repo ${dir}: ${why}`);
+    }
+  });
+
   it("measures a copy of the repository, edited as promised, and leaves the repository alone", {
     timeout: 120_000,
   }, async () => {
