@@ -1,4 +1,4 @@
-import { promises as fs } from "node:fs";
+import { promises as fs, lstatSync } from "node:fs";
 import { fsPath, type RelPath, relFromBytes, touchesGitDir } from "../paths.js";
 import { hasUnsafeAncestor } from "./read-worktree.js";
 
@@ -14,10 +14,11 @@ export async function expandIncludes(root: string, includes: Iterable<RelPath>):
       if (rel === "") await walk(root, "", out);
       continue;
     }
-    if (await hasUnsafeAncestor(root, rel)) continue;
+    if (hasUnsafeAncestor(root, rel)) continue;
     let isDir = false;
     try {
-      isDir = (await fs.lstat(fsPath(root, rel))).isDirectory();
+      // Synchronous, like the ancestors' check: usually one path, a hook's.
+      isDir = lstatSync(fsPath(root, rel)).isDirectory();
     } catch {
       out.add(rel); // absent now: the caller records it as absent
       continue;

@@ -1,4 +1,4 @@
-import { lstatSync, type BigIntStats, promises as fs } from "node:fs";
+import { type BigIntStats, promises as fs, lstatSync, type Stats } from "node:fs";
 import { MODE } from "../git/objects.js";
 import type { LooseObjectWriter } from "../git/loose-objects.js";
 import { fsPath, type RelPath } from "../paths.js";
@@ -79,16 +79,22 @@ export async function captureWorktreePath(
   return { kind: "unreadable" };
 }
 
-/** True when some ancestor directory of rel (below root) is a symlink or not a directory. */
-export async function hasUnsafeAncestor(root: string, rel: RelPath): Promise<boolean> {
+/**
+ * True when some ancestor directory of rel (below root) is a symlink or not a directory.
+ * Synchronous: a hook checks the one path it was given, and each thread-pool round trip cost more
+ * than the `lstat` itself.
+ */
+export function hasUnsafeAncestor(root: string, rel: RelPath): boolean {
   const parts = rel.split("/");
   for (let i = 1; i < parts.length; i++) {
+    let stat: Stats | undefined;
     try {
-      const stat = await fs.lstat(fsPath(root, parts.slice(0, i).join("/")));
-      if (!stat.isDirectory()) return true;
+      stat = lstatSync(fsPath(root, parts.slice(0, i).join("/")), { throwIfNoEntry: false });
     } catch {
-      return false; // missing: nothing below it exists either
+      return false; // unreadable: what is below it cannot be read either
     }
+    if (stat === undefined) return false; // missing: nothing below it exists either
+    if (!stat.isDirectory()) return true;
   }
   return false;
 }

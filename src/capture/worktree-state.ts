@@ -29,7 +29,7 @@ async function stateOf(
   rel: RelPath,
 ): Promise<FileState | null | undefined> {
   const file = fsPath(engine.root, rel);
-  if (await hasUnsafeAncestor(engine.root, rel)) return null;
+  if (hasUnsafeAncestor(engine.root, rel)) return null;
   let stat: BigIntStats;
   try {
     stat = await fs.lstat(file, { bigint: true });

@@ -151,7 +151,7 @@ async function prepareRestore(
       // A directory in the way is not content of its own: the write replaces it only once it is
       // empty (its captured files are deleted first; anything uncaptured left in it blocks the write).
       // A path below a symlink is not in the workspace (lstat would follow the link outside).
-      if (await hasUnsafeAncestor(engine.root, change.path)) continue;
+      if (hasUnsafeAncestor(engine.root, change.path)) continue;
       const stat = await fs.lstat(fsPath(engine.root, change.path)).catch(() => null);
       if (
         stat &&
