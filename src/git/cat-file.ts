@@ -3,6 +3,7 @@ import { GhostcommitError } from "../errors.js";
 import { whenGitRuns } from "../util/detached.js";
 import { baseGitEnv } from "./exec.js";
 import type { ObjectCache } from "./object-cache.js";
+import { readLoose } from "./loose-objects.js";
 
 export interface StoredObject {
   type: string;
@@ -92,8 +93,20 @@ export class CatFile {
     this.cache = cache;
   }
 
+  private looseDir: string | null = null;
+
+  /**
+   * Reads objects stored loose in `objectsDir` from Node first: a turn's progress marks are
+   * written loose, and the next mark edits them, so it often needs no git process at all.
+   */
+  preferLoose(objectsDir: string): void {
+    this.looseDir = objectsDir;
+  }
+
   /** Reads one object (null when it does not exist). */
   read(oid: string): Promise<StoredObject | null> {
+    const loose = this.looseDir === null ? null : readLoose(this.looseDir, oid);
+    if (loose) return Promise.resolve(loose);
     const cache = this.cache;
     const cached = cache?.get(oid);
     if (cached) return Promise.resolve(cached);

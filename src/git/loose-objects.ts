@@ -49,6 +49,12 @@ const POOLED_BYTES = 4096;
  * the caller then asks git, which says what is wrong.
  */
 export function readLooseObject(objectsDir: string, oid: string, type: ObjectType): Buffer | null {
+  const object = readLoose(objectsDir, oid);
+  return object?.type === type ? object.content : null;
+}
+
+/** A loose object of any type, read and checked from Node; null as for `readLooseObject`. */
+export function readLoose(objectsDir: string, oid: string): { type: string; content: Buffer } | null {
   let raw: Buffer;
   try {
     raw = zlib().inflateSync(readFileSync(`${objectsDir}/${oid.slice(0, 2)}/${oid.slice(2)}`));
@@ -56,10 +62,12 @@ export function readLooseObject(objectsDir: string, oid: string, type: ObjectTyp
     return null;
   }
   const header = raw.indexOf(0);
-  if (header === -1 || raw.toString("latin1", 0, header) !== `${type} ${raw.length - header - 1}`)
-    return null;
+  const space = raw.indexOf(0x20);
+  if (header === -1 || space === -1 || space > header) return null;
+  const type = raw.toString("latin1", 0, space);
+  if (raw.toString("latin1", space + 1, header) !== String(raw.length - header - 1)) return null;
   if (createHash("sha1").update(raw).digest("hex") !== oid) return null;
-  return raw.subarray(header + 1);
+  return { type, content: raw.subarray(header + 1) };
 }
 
 /** A loose object's file content: "<type> <size>\0" and the content, compressed. */

@@ -42,6 +42,7 @@ async function editedMark(
   open: TurnState,
   rels: RelPath[],
 ): Promise<string> {
+  cat.preferLoose(engine.refs.objectsDir);
   const base = open.progress ?? (await commitTree(cat, open.before));
   const writer = new LooseObjectWriter(engine.refs.objectsDir);
   const cache = new HashCache(engine.paths.dir);

@@ -1,0 +1,70 @@
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type Repo, Sandbox } from "../helpers/repo.js";
+import { claude } from "./events.js";
+import { expectQuiet, installedCommand, shellHook } from "./hook-helpers.js";
+
+// A progress mark after each edit tool (Claude Code's PostToolUse) reads only the file the tool
+// named into the turn's last mark. The marks are stored loose, so the next one edits them from
+// Node: an agent's run of edits in one directory starts no git process after the first.
+let sandbox: Sandbox;
+let repo: Repo;
+let shim: string;
+let gitLog: string;
+beforeEach(() => {
+  sandbox = new Sandbox();
+  repo = sandbox.repo("repo", { "src/a.js": "a0\n", "src/b.js": "b0\n", "lib/c.js": "c0\n" });
+  // The real git, behind a script that notes each start (the hook finds git on its PATH).
+  shim = sandbox.dir("shim");
+  gitLog = path.join(sandbox.home, "git-starts.log");
+  writeFileSync(path.join(shim, "git"), `#!/bin/sh\necho "$*" >> '${gitLog}'\nexec /usr/bin/git "$@"\n`);
+  chmodSync(path.join(shim, "git"), 0o755);
+});
+afterEach(() => sandbox.cleanup());
+
+const s = "s1";
+/** Claude Code's PostToolUse after an Edit (code.claude.com/docs/en/hooks: tool_input, tool_response). */
+const edited = (file: string) =>
+  claude(repo.dir, s, "PostToolUse", {
+    tool_name: "Edit",
+    tool_input: { file_path: repo.path(file), old_string: "0", new_string: "1", replace_all: false },
+    tool_response: { filePath: repo.path(file), success: true },
+    tool_use_id: `toolu_${file}`,
+  });
+
+/** The event through the installed command, as Claude Code runs it; the git commands it started. */
+function send(event: unknown): string[] {
+  if (existsSync(gitLog)) writeFileSync(gitLog, "");
+  const env = { PATH: `${shim}:/usr/bin:/bin`, CLAUDE_PROJECT_DIR: repo.dir };
+  expectQuiet(shellHook(sandbox, installedCommand("claude-code"), event, repo.dir, env));
+  return existsSync(gitLog) ? readFileSync(gitLog, "utf8").split("\n").filter(Boolean) : [];
+}
+
+describe("progress marks after edit tools", () => {
+  it("edits the turn's last mark from Node, and still attributes exactly what the tools did", () => {
+    send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit" }));
+    repo.write({ "src/a.js": "a1\n" });
+    send(edited("src/a.js"));
+    repo.write({ "src/b.js": "b1\n" });
+    // The same directory as the last mark: everything it reads is loose, read from Node.
+    expect(send(edited("src/b.js"))).toEqual([]);
+    repo.write({ "lib/c.js": "c1\n" });
+    send(edited("lib/c.js"));
+    // After the last tool call, without a Stop (Esc): an edit the agent did not report.
+    repo.write({ "src/b.js": "b2 by the user\n" });
+    send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "next" }));
+    send(claude(repo.dir, s, "Stop", { stop_hook_active: false, last_assistant_message: "ok" }));
+    // The marks held a1, b1 and c1: only the user's later b2 is uncertain.
+    const refused = repo.cli(["rewind", "--session", s, "--to", "1", "--json"]);
+    expect(refused.status).toBe(3);
+    expect(refused.json.conflicts).toEqual(["src/b.js"]);
+    const forced = repo.cli(["rewind", "--session", s, "--to", "1", "--force", "--json"]);
+    expect(forced.status, forced.stderr).toBe(0);
+    expect([repo.read("src/a.js"), repo.read("src/b.js"), repo.read("lib/c.js")]).toEqual([
+      "a0\n",
+      "b0\n",
+      "c0\n",
+    ]);
+  });
+});
