@@ -75,6 +75,7 @@ export async function touchPaths(
 /** Of `paths`, those the turn's before snapshot did not look at. */
 async function unseenBefore(engine: StoreContext, open: TurnState, paths: RelPath[]): Promise<RelPath[]> {
   return engine.withReader(async (cat) => {
+    cat.preferLoose(engine.refs.objectsDir); // a few trees along the paths, often written loose
     const before = await readSnapshot(cat, open.before);
     return before ? unseenBy(engine, cat, before.tree, before.meta, paths) : paths;
   });
@@ -87,6 +88,7 @@ async function captureIntoBefore(
   paths: RelPath[],
 ): Promise<{ before?: string; absent: RelPath[] }> {
   return engine.withReader(async (cat) => {
+    cat.preferLoose(engine.refs.objectsDir); // a few trees along the paths, often written loose
     const before = await readSnapshot(cat, open.before);
     if (!before) return { absent: [] }; // expired: nothing to amend
     const unseen = await unseenBy(engine, cat, before.tree, before.meta, paths);
