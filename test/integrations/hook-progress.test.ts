@@ -43,7 +43,16 @@ function send(event: unknown): string[] {
 
 describe("progress marks after edit tools", () => {
   it("edits the turn's last mark from Node, and still attributes exactly what the tools did", () => {
+    // src/ already differs from HEAD when the turn begins: its before-snapshot wrote that tree.
+    repo.write({ "src/new.js": "n0\n" });
     send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit" }));
+    // Before the edit, a file there is checked against the before-snapshot from Node alone.
+    const preEdit = claude(repo.dir, s, "PreToolUse", {
+      tool_name: "Edit",
+      tool_input: { file_path: repo.path("src/a.js"), old_string: "0", new_string: "1", replace_all: false },
+      tool_use_id: "toolu_pre",
+    });
+    expect(send(preEdit)).toEqual([]);
     repo.write({ "src/a.js": "a1\n" });
     send(edited("src/a.js"));
     repo.write({ "src/b.js": "b1\n" });
