@@ -47,12 +47,8 @@ export async function rememberWorkspace(agent: AgentName, session: string, dir: 
   }
 }
 
-/**
- * Agents' sessions whose workspace is a subdirectory of `root` (the agent was started there, with
- * no project directory of its own to name): by directory, most recently active first. A person
- * at the repository's root finds none of them there (each workspace keeps its own).
- */
-export async function hookSessionsBelow(root: string): Promise<{ dir: string; sessions: string[] }[]> {
+/** Every session record: its workspace, and when it was last active. */
+async function sessionRecords(): Promise<{ dir: string; session: string; at: number }[]> {
   let names: string[];
   try {
     names = await fs.readdir(recordsDir());
@@ -67,17 +63,33 @@ export async function hookSessionsBelow(root: string): Promise<{ dir: string; se
       const [text, stat] = await Promise.all([fs.readFile(file, "utf8"), fs.stat(file)]);
       const value = JSON.parse(text) as { dir?: unknown; session?: unknown };
       if (typeof value.dir !== "string" || typeof value.session !== "string") continue;
-      const rel = path.relative(root, value.dir);
-      if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) continue;
       found.push({ dir: value.dir, session: value.session, at: stat.mtimeMs });
     } catch {
       // a record being written or removed
     }
   }
-  found.sort((a, b) => b.at - a.at);
+  return found.sort((a, b) => b.at - a.at);
+}
+
+/**
+ * Agents' sessions whose workspace is a subdirectory of `root` (the agent was started there, with
+ * no project directory of its own to name): by directory, most recently active first. A person
+ * at the repository's root finds none of them there (each workspace keeps its own).
+ */
+export async function hookSessionsBelow(root: string): Promise<{ dir: string; sessions: string[] }[]> {
   const byDir = new Map<string, string[]>();
-  for (const { dir, session } of found) byDir.set(dir, [...(byDir.get(dir) ?? []), session]);
+  for (const { dir, session } of await sessionRecords()) {
+    const rel = path.relative(root, dir);
+    if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) continue;
+    byDir.set(dir, [...(byDir.get(dir) ?? []), session]);
+  }
   return [...byDir].map(([dir, sessions]) => ({ dir, sessions }));
+}
+
+/** The workspaces other than `root` where an agent's hooks keep a session with this id. */
+export async function hookSessionDirs(session: string, root: string): Promise<string[]> {
+  const dirs = (await sessionRecords()).filter((r) => r.session === session && r.dir !== root);
+  return [...new Set(dirs.map((r) => r.dir))];
 }
 
 /**

@@ -157,6 +157,17 @@ describe("hooks across sessions and outside projects", () => {
     expect(rewind.status).toBe(1);
     expect(rewind.stderr.trim()).toBe(`ghostcommit: this workspace has no session yet ${pointer}`);
     expect(repo.read("packages/x/index.js")).toBe("x1\n");
+    // Named with --session, it is pointed to as well, instead of looking empty.
+    const kept = `ghostcommit: session x2 has no turns in ${repo.dir}: its agent's hooks keep it in ${sub} (reach it with -C ${sub})`;
+    for (const args of [
+      ["log", "--session", "x2"],
+      ["rewind", "--session", "x2", "--to", "turn-1"],
+      ["redo", "--session", "x2"],
+    ]) {
+      const named = repo.cli(args);
+      expect(named.status, args.join(" ")).toBe(1);
+      expect(named.stderr.trim()).toBe(kept);
+    }
     // Where it points, the rewind works.
     const there = sandbox.cli(repo.dir, ["-C", sub, "rewind", "--to", "turn-1", "--json"]);
     expect(there.status, there.stderr).toBe(0);

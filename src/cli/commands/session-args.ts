@@ -1,7 +1,7 @@
 import type { Workspace } from "../../workspace.js";
 import { GhostcommitError } from "../../errors.js";
 import { keptElsewhere } from "../../git/repository.js";
-import { hookSessionsBelow } from "../../integrations/session-dirs.js";
+import { hookSessionDirs, hookSessionsBelow } from "../../integrations/session-dirs.js";
 import type { SessionHandle } from "../../types.js";
 
 /** `--session S`, else the most recently active session of the workspace. */
@@ -32,4 +32,24 @@ export async function sessionsElsewhere(ws: Workspace): Promise<string> {
     );
   if (below.length > 3) shown.push("…");
   return ` (an agent started in a subdirectory keeps its sessions there: ${shown.join("; ")})`;
+}
+
+/**
+ * `resolveSession` for a command that works on the session's turns (log, rewind, redo): a session
+ * named with `--session` that has no turn here, but that an agent's hooks keep in another
+ * workspace (the agent was started in a subdirectory), is pointed to instead of looking empty.
+ */
+export async function resolveSessionWithTurns(
+  ws: Workspace,
+  given: string | undefined,
+): Promise<SessionHandle> {
+  const session = await resolveSession(ws, given);
+  if (given === undefined || (await session.log()).length > 0) return session;
+  const [elsewhere] = await hookSessionDirs(given, ws.root);
+  if (elsewhere === undefined) return session;
+  throw new GhostcommitError(
+    "not-found",
+    `session ${given} has no turns in ${ws.root}: its agent's hooks keep it in ${elsewhere} (reach it with -C ${elsewhere})`,
+    { session: given },
+  );
 }

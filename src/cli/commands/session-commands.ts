@@ -4,7 +4,7 @@ import { globalsOf, open, withGlobals } from "../context.js";
 import { age, color, counted, formatCount, nFiles, shortId } from "../output.js";
 import type { Action } from "../runner.js";
 import * as rewind from "./rewind.js";
-import { resolveSession, sessionsElsewhere } from "./session-args.js";
+import { resolveSession, resolveSessionWithTurns, sessionsElsewhere } from "./session-args.js";
 
 /** Session commands: turn, touch, sessions, log, rewind, redo. */
 export function register(program: Command, run: Action): void {
@@ -92,7 +92,7 @@ export function register(program: Command, run: Action): void {
       run(async (command) => {
         const options = command.opts() as { session?: string };
         const ws = await open(globalsOf(command));
-        const session = await resolveSession(ws, options.session);
+        const session = await resolveSessionWithTurns(ws, options.session);
         const turns = await session.log();
         return { json: turns, human: () => describeLog(session.id, turns) };
       }),
