@@ -36,7 +36,7 @@ export function register(program: Command, run: Action): void {
           );
         }
         const paths = checkNamedPaths(globals, command.args);
-        const session = await resolveSessionWithTurns(await open(globals), options.session);
+        const { session } = await resolveSessionWithTurns(await open(globals), options.session);
         if (options.to === undefined) {
           // Loaded on demand: the picker's terminal UI costs start-up time every other command would pay.
           const { pickAndRewind } = await import("./picker.js");
@@ -64,7 +64,7 @@ export function register(program: Command, run: Action): void {
     .action(
       run(async (command) => {
         const options = command.opts() as { session?: string; dryRun?: boolean; force?: boolean };
-        const session = await resolveSessionWithTurns(await open(globalsOf(command)), options.session);
+        const { session } = await resolveSessionWithTurns(await open(globalsOf(command)), options.session);
         const done = progress("redoing");
         const report = await session.redo({ dryRun: options.dryRun, force: options.force }).finally(done);
         return { json: report, human: () => describeRedo(report), exitCode: hardSkips(report) ? 1 : 0 };

@@ -2,7 +2,7 @@ import type { Workspace } from "../../workspace.js";
 import { GhostcommitError } from "../../errors.js";
 import { keptElsewhere } from "../../git/repository.js";
 import { hookSessionDirs, hookSessionsBelow } from "../../integrations/session-dirs.js";
-import type { SessionHandle } from "../../types.js";
+import type { SessionHandle, TurnRecord } from "../../types.js";
 
 /** `--session S`, else the most recently active session of the workspace. */
 export async function resolveSession(ws: Workspace, given: string | undefined): Promise<SessionHandle> {
@@ -35,18 +35,20 @@ export async function sessionsElsewhere(ws: Workspace): Promise<string> {
 }
 
 /**
- * `resolveSession` for a command that works on the session's turns (log, rewind, redo): a session
- * named with `--session` that has no turn here, but that an agent's hooks keep in another
- * workspace (the agent was started in a subdirectory), is pointed to instead of looking empty.
+ * `resolveSession` for a command that works on the session's turns (log, rewind, redo), with
+ * them: a session named with `--session` that has no turn here, but that an agent's hooks keep in
+ * another workspace (the agent was started in a subdirectory), is pointed to instead of looking
+ * empty.
  */
 export async function resolveSessionWithTurns(
   ws: Workspace,
   given: string | undefined,
-): Promise<SessionHandle> {
+): Promise<{ session: SessionHandle; turns: TurnRecord[] }> {
   const session = await resolveSession(ws, given);
-  if (given === undefined || (await session.log()).length > 0) return session;
+  const turns = await session.log();
+  if (given === undefined || turns.length > 0) return { session, turns };
   const [elsewhere] = await hookSessionDirs(given, ws.root);
-  if (elsewhere === undefined) return session;
+  if (elsewhere === undefined) return { session, turns };
   throw new GhostcommitError(
     "not-found",
     `session ${given} has no turns in ${ws.root}: its agent's hooks keep it in ${elsewhere} (reach it with -C ${elsewhere})`,

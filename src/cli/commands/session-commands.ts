@@ -92,8 +92,7 @@ export function register(program: Command, run: Action): void {
       run(async (command) => {
         const options = command.opts() as { session?: string };
         const ws = await open(globalsOf(command));
-        const session = await resolveSessionWithTurns(ws, options.session);
-        const turns = await session.log();
+        const { session, turns } = await resolveSessionWithTurns(ws, options.session);
         return { json: turns, human: () => describeLog(session.id, turns) };
       }),
     );
