@@ -19,6 +19,8 @@ const keepDynamicImportsLazy = {
   setup(build) {
     build.onResolve({ filter: /^\./ }, (args) => {
       if (args.kind !== "dynamic-import") return undefined;
+      // The entry's own import() of the command line stays in the bundle, initialized on demand.
+      if (args.importer === path.join(dist, "cli", "bin.js")) return undefined;
       const target = path.resolve(args.resolveDir, args.path);
       const relative = `./${path.relative(dist, target).split(path.sep).join("/")}`;
       lazyModules.add(relative);

@@ -1,7 +1,12 @@
 import "./epipe.js";
-import { runCli } from "./program.js";
+import { isBareHookCall, runBareHook } from "./hook-entry.js";
 
-// No top-level await: the bundle built from this file is a CommonJS script (see loader.ts).
-runCli(process.argv).then((code) => {
+// No top-level await: the bundle built from this file is a CommonJS script (see loader.ts). The
+// command line (commander and every command) is set up only when the call is not an agent's hook.
+const argv = process.argv;
+const exitCode = isBareHookCall(argv)
+  ? runBareHook(argv[3])
+  : import("./program.js").then((program) => program.runCli(argv));
+exitCode.then((code) => {
   process.exitCode = code;
 });

@@ -3,11 +3,12 @@ import path from "node:path";
 import type { Command } from "commander";
 import { GhostcommitError } from "../../errors.js";
 import type { AgentName } from "../../integrations/event.js";
-import { AGENTS, readStdin, runHook } from "../../integrations/hook.js";
+import { AGENTS } from "../../integrations/hook.js";
 import { cliOf, installCommands, uninstallCommands } from "../../integrations/claude-commands.js";
 import { install, uninstall } from "../../integrations/install.js";
 import { hookCommand, type Scope, SPECS } from "../../integrations/specs.js";
 import { type GlobalOptions, globalsOf, withGlobals } from "../context.js";
+import { runHookCommand } from "../hook-entry.js";
 import { color } from "../output.js";
 import type { Action } from "../runner.js";
 
@@ -20,7 +21,7 @@ export function register(program: Command, run: Action): void {
     .allowUnknownOption()
     .allowExcessArguments()
     .action(async (agent: string | undefined, _options: unknown, command: Command) => {
-      await hookAction(agent, command);
+      await runHookCommand(agent, () => globalsOf(command), (command.optsWithGlobals() as GlobalOptions).C);
     });
 
   for (const verb of ["install", "uninstall"] as const) {
@@ -97,29 +98,6 @@ export function register(program: Command, run: Action): void {
         version: program.version() ?? "0.0.0",
       });
     });
-}
-
-async function hookAction(agent: string | undefined, command: Command): Promise<void> {
-  // Whatever happens, the agent must see exit status 0.
-  process.on("uncaughtException", (error) => {
-    process.stderr.write(`ghostcommit hook: ${error.message}\n`);
-  });
-  process.on("exit", () => {
-    process.exitCode = 0;
-  });
-  let globals: GlobalOptions = {};
-  try {
-    globals = globalsOf(command);
-  } catch (error) {
-    process.stderr.write(`ghostcommit hook: ${(error as Error).message}; using the default store\n`);
-    globals = { C: (command.optsWithGlobals() as GlobalOptions).C };
-  }
-  try {
-    await runHook(agent, await readStdin(), { dir: globals.C, store: globals.store });
-  } catch (error) {
-    process.stderr.write(`ghostcommit hook: ${(error as Error).message}\n`);
-  }
-  process.exitCode = 0;
 }
 
 function agentOf(name: string): AgentName {
