@@ -1,4 +1,5 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
+import { childProcess } from "../util/child-process.js";
 import { GhostcommitError } from "../errors.js";
 import { whenGitRuns } from "../util/detached.js";
 import { baseGitEnv } from "./exec.js";
@@ -37,7 +38,7 @@ export class CatFile {
 
   private start(): ChildProcessWithoutNullStreams {
     if (this.child) return this.child;
-    const child = spawn("git", ["cat-file", "--batch"], {
+    const child = childProcess().spawn("git", ["cat-file", "--batch"], {
       cwd: this.cwd,
       env: { ...baseGitEnv(), ...this.env },
       stdio: ["pipe", "pipe", "pipe"],

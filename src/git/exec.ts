@@ -1,4 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { childProcess } from "../util/child-process.js";
 import { GhostcommitError } from "../errors.js";
 import { WaitingChild } from "../util/detached.js";
 import { trace, tracing } from "../util/trace.js";
@@ -96,7 +97,7 @@ export function runGit(args: string[], options: GitRunOptions): Promise<GitResul
 }
 
 function spawnGit(args: string[], options: GitRunOptions): ChildProcess {
-  return spawn("git", args, {
+  return childProcess().spawn("git", args, {
     cwd: options.cwd,
     env: { ...baseGitEnv(), ...options.env },
     stdio: ["pipe", "pipe", "pipe"],

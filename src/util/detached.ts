@@ -1,4 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { childProcess } from "./child-process.js";
 import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, openSync, writeFileSync } from "node:fs";
 import type { Socket } from "node:net";
@@ -99,11 +100,15 @@ export function startDetachedWorkerAfterExit(
     consume ? 'rm -f "$1"; ' : ""
   }shift 2; exec "$@"`;
   return start(candidates, logFile, (worker, log) =>
-    spawn("/bin/sh", ["-c", script, "sh", claimFile, token, process.execPath, worker, ...args], {
-      cwd,
-      detached: true,
-      stdio: ["ignore", "ignore", log, "pipe"],
-    }),
+    childProcess().spawn(
+      "/bin/sh",
+      ["-c", script, "sh", claimFile, token, process.execPath, worker, ...args],
+      {
+        cwd,
+        detached: true,
+        stdio: ["ignore", "ignore", log, "pipe"],
+      },
+    ),
   );
 }
 
@@ -175,7 +180,11 @@ export function startDetachedWorker(
   logFile: string,
 ): boolean {
   return start(candidates, logFile, (worker, log) =>
-    spawn(process.execPath, [worker, ...args], { cwd, detached: true, stdio: ["ignore", "ignore", log] }),
+    childProcess().spawn(process.execPath, [worker, ...args], {
+      cwd,
+      detached: true,
+      stdio: ["ignore", "ignore", log],
+    }),
   );
 }
 

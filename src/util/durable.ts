@@ -1,4 +1,4 @@
-import { execFile, spawn } from "node:child_process";
+import { childProcess } from "./child-process.js";
 import { constants, promises as fs, statSync } from "node:fs";
 import { GhostcommitError } from "../errors.js";
 import { WaitingChild } from "./detached.js";
@@ -93,8 +93,11 @@ export async function syncFileSystems(paths: string[]): Promise<void> {
 
 function run(command: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C" } }, (error) =>
-      error ? reject(error) : resolve(),
+    childProcess().execFile(
+      command,
+      args,
+      { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C" } },
+      (error) => (error ? reject(error) : resolve()),
     );
   });
 }
@@ -127,7 +130,7 @@ export class FlushAhead {
     this.shell = new WaitingChild(() => {
       const onEach = process.platform === "win32" ? [] : oneEachFileSystem(paths());
       if (onEach.length === 0) return null;
-      const child = spawn("/bin/sh", ["-c", FLUSH_WHEN_TOLD, "sh", ...onEach], {
+      const child = childProcess().spawn("/bin/sh", ["-c", FLUSH_WHEN_TOLD, "sh", ...onEach], {
         stdio: ["pipe", "ignore", "ignore"],
         env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C" },
       });

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { childProcess } from "./child-process.js";
 
 /**
  * Runs a helper program (not git: that is git/exec.ts) and returns its standard output, or null
@@ -7,7 +7,10 @@ import { spawn } from "node:child_process";
  */
 export function spawnText(program: string, args: string[], timeoutMs = 10_000): Promise<string | null> {
   return new Promise((resolve) => {
-    const child = spawn(program, args, { stdio: ["ignore", "pipe", "ignore"], timeout: timeoutMs });
+    const child = childProcess().spawn(program, args, {
+      stdio: ["ignore", "pipe", "ignore"],
+      timeout: timeoutMs,
+    });
     const out: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
     child.on("error", () => resolve(null));
