@@ -62,11 +62,17 @@ export function touchesGitDir(rel: RelPath): boolean {
  * Resolves a user-given path (absolute or relative to `base`) to a RelPath inside `root`.
  * Refuses anything that lands outside the workspace, so nothing is written for it.
  */
-export function resolveInside(root: string, base: string, given: string): RelPath {
-  const absolute = realpathOfExisting(path.resolve(base, given));
+export function resolveInside(
+  root: string,
+  base: string,
+  given: string,
+  linksInside: "follow" | "keep" = "follow",
+): RelPath {
+  const spelled = path.resolve(base, given);
+  const absolute = linksInside === "keep" ? keepLinksInside(root, spelled) : realpathOfExisting(spelled);
   const relative = path.relative(root, absolute);
   if (relative === "") return "";
-  if (relative.startsWith("..") || path.isAbsolute(relative)) {
+  if (!isUnder(root, absolute)) {
     throw new GhostcommitError("outside-workspace", `path is outside the workspace: ${given}`, {
       path: given,
     });
@@ -78,6 +84,31 @@ export function resolveInside(root: string, base: string, given: string): RelPat
     });
   }
   return rel;
+}
+
+/**
+ * For a path that names an entry of a snapshot (restore, rewind, diff): symlinks above the
+ * workspace are resolved (a workspace reached through a link), those inside it are not, so
+ * `d/f` stays `d/f` when `d` has become a link to another directory of the workspace.
+ */
+function keepLinksInside(root: string, absolute: string): string {
+  if (isUnder(root, absolute)) return absolute;
+  const parts = absolute.split(path.sep);
+  for (let i = 2; i < parts.length; i++) {
+    let real: string;
+    try {
+      real = realpathSync(parts.slice(0, i).join(path.sep) || path.sep);
+    } catch {
+      break;
+    }
+    if (isUnder(root, real)) return path.join(real, ...parts.slice(i));
+  }
+  return realpathOfExisting(absolute);
+}
+
+function isUnder(root: string, absolute: string): boolean {
+  const relative = path.relative(root, absolute);
+  return relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative);
 }
 
 /**

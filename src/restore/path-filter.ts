@@ -4,7 +4,8 @@ import { isWithin, type RelPath, resolveInside } from "../paths.js";
 /**
  * Resolves the paths a restore, rewind or diff is limited to. Relative paths are taken from the
  * workspace root; one outside the workspace (or in a `.git`) is a usage error, raised before
- * anything is written. Undefined or empty means "everything"; so does naming the root itself.
+ * anything is written. They name entries of snapshots: a symlink inside the workspace is not
+ * followed. Undefined or empty means "everything"; so does naming the root itself.
  */
 export function resolveNamedPaths(root: string, given: unknown): RelPath[] | undefined {
   if (given === undefined || given === null) return undefined;
@@ -15,7 +16,7 @@ export function resolveNamedPaths(root: string, given: unknown): RelPath[] | und
   const resolved: RelPath[] = [];
   for (const path of given as string[]) {
     try {
-      resolved.push(resolveInside(root, root, path));
+      resolved.push(resolveInside(root, root, path, "keep"));
     } catch (error) {
       if (error instanceof GhostcommitError && error.code === "outside-workspace") {
         throw new GhostcommitError(

@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs";
+import { lstatSync, readdirSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { fileSandbox, gitDirDigest } from "../helpers/support.js";
@@ -64,6 +64,30 @@ describe("restore and diff of chosen paths", () => {
     const all = r.ok("restore", snap.id, "d");
     expect(all).toMatchObject({ written: ["d/x.txt", "d/y.txt"], deleted: ["d"] });
     expect(r.read("keep.txt")).toBe("k2\n");
+  });
+
+  it("takes a named path as the snapshot's, never through a directory that has become a symlink", () => {
+    const r = repo({ "keep.txt": "k\n" });
+    r.write({ "d/f": "old\n" });
+    const snap = r.ok("snapshot");
+    // `d` is now a link to another directory of the workspace, holding a file of the same name.
+    r.remove("d");
+    r.write({ "mywork/f": "precious\n" });
+    r.symlink("mywork", "d");
+    const diff = r.cli(["diff", "--json", snap.id, "--", "d/f"]);
+    expect(diff.json.map((e: any) => `${e.status} ${e.path}`)).toEqual(["deleted d/f"]);
+    const report = r.ok("restore", snap.id, "d/f");
+    expect(report).toMatchObject({ written: ["d/f"], deleted: ["d"] });
+    expect([r.read("mywork/f"), r.read("d/f"), lstatSync(r.path("d")).isDirectory()]).toEqual([
+      "precious\n",
+      "old\n",
+      true,
+    ]);
+    // The workspace named through a link above it still resolves: that link is not the snapshot's.
+    const linkedRoot = path.join(path.dirname(r.dir), "linked-root");
+    symlinkSync(r.dir, linkedRoot);
+    const through = r.cli(["diff", "--json", snap.id, "--", path.join(linkedRoot, "mywork/f")]);
+    expect(through.json).toEqual([expect.objectContaining({ status: "added", path: "mywork/f" })]);
   });
 
   it("diffs only the named paths, after -- or after the ids", () => {
