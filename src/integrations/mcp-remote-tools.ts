@@ -3,7 +3,7 @@ import { z } from "zod";
 import { result, type WithWorkspace } from "./mcp-tools.js";
 
 // Push and fetch for the model. A model may only name a remote the user configured (no URL, no
-// path with a slash), and cannot send the content of ignored files (no `includeIgnored`): the
+// path, not even `.` or a bare repository's directory name), and cannot send the content of ignored files (no `includeIgnored`): the
 // refusal stands, so a prompt injected into the conversation cannot ship secrets to a host of
 // its choosing.
 const remote = z
@@ -52,7 +52,14 @@ export function registerRemoteTools(server: McpServer, withWorkspace: WithWorksp
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
     withWorkspace(async (ws, args: { remote?: string; sessions?: string[]; snapshots?: boolean }) =>
-      result(await ws.push({ remote: args.remote, sessions: args.sessions, snapshots: args.snapshots })),
+      result(
+        await ws.push({
+          remote: args.remote,
+          sessions: args.sessions,
+          snapshots: args.snapshots,
+          configuredRemoteOnly: true,
+        }),
+      ),
     ),
   );
 
@@ -66,6 +73,8 @@ export function registerRemoteTools(server: McpServer, withWorkspace: WithWorksp
       outputSchema: fetchOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },
-    withWorkspace(async (ws, args: { remote?: string }) => result(await ws.fetch({ remote: args.remote }))),
+    withWorkspace(async (ws, args: { remote?: string }) =>
+      result(await ws.fetch({ remote: args.remote, configuredRemoteOnly: true })),
+    ),
   );
 }

@@ -29,7 +29,9 @@ export async function fetchWorkspace(
   options: FetchOptions = {},
 ): Promise<FetchReport> {
   engine.assertEnabled();
-  const remote = await resolveRemote(engine.location, options.remote, "fetch", cwd);
+  const remote = await resolveRemote(engine.location, options.remote, "fetch", cwd, {
+    configuredOnly: options.configuredRemoteOnly,
+  });
   const report: FetchReport = {
     remote: remote.name,
     url: remote.url,

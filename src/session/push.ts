@@ -41,7 +41,9 @@ export async function pushWorkspace(
   cwd: string,
   options: PushOptions = {},
 ): Promise<PushReport> {
-  const remote = await resolveRemote(engine.location, options.remote, "push", cwd);
+  const remote = await resolveRemote(engine.location, options.remote, "push", cwd, {
+    configuredOnly: options.configuredRemoteOnly,
+  });
   const report: PushReport = {
     remote: remote.name,
     url: remote.url,

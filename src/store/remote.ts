@@ -86,13 +86,15 @@ export interface ResolvedRemote {
 
 /**
  * A remote name of the user's repository (its push URL for pushing, fetch URL for fetching, with
- * `insteadOf` rewrites applied), or else a URL or a path (relative to `cwd`).
+ * `insteadOf` rewrites applied), or else a URL or a path (relative to `cwd`), unless
+ * `configuredOnly`.
  */
 export async function resolveRemote(
   location: WorkspaceLocation,
   given: string | undefined,
   direction: "push" | "fetch",
   cwd: string,
+  options: { configuredOnly?: boolean } = {},
 ): Promise<ResolvedRemote> {
   const name = given ?? "origin";
   const env = await transportEnv(location);
@@ -104,6 +106,15 @@ export async function resolveRemote(
     const result = await runGit(args, { cwd: location.root, okCodes: [0, 2, 128] });
     const url = result.stdout.toString("utf8").trim();
     if (result.code === 0 && url) return { name, url: absoluteIfPath(url, location.root), env };
+  }
+  if (options.configuredOnly) {
+    throw new GhostcommitError(
+      "usage",
+      location.kind === "git"
+        ? `no remote named ${name} in the repository's configuration (only a configured remote can be named here)`
+        : "this workspace is not in a git repository, so it has no configured remote to name",
+      { remote: name },
+    );
   }
   if (looksLikeUrl(name)) return { name, url: name, env };
   const local = path.resolve(cwd, name);

@@ -3,6 +3,11 @@
 export interface PushOptions {
   /** A remote name of the repository (default `origin`), a URL or a path. */
   remote?: string;
+  /**
+   * Only a remote configured in the repository (a URL or a path is refused): what the MCP server
+   * lets a model name, so a prompt cannot choose where the history goes.
+   */
+  configuredRemoteOnly?: boolean;
   /** Only these sessions (default: every session). */
   sessions?: string[];
   /** Plain snapshots (not part of a session) too. */
@@ -29,6 +34,11 @@ export interface PushReport {
 export interface FetchOptions {
   /** A remote name of the repository (default `origin`), a URL or a path. */
   remote?: string;
+  /**
+   * Only a remote configured in the repository (a URL or a path is refused): what the MCP server
+   * lets a model name, so a prompt cannot choose where the history goes.
+   */
+  configuredRemoteOnly?: boolean;
 }
 
 export interface FetchReport {

@@ -193,6 +193,21 @@ describe("ghostcommit mcp", () => {
       const refused = await call("push", { remote });
       expect(refused.isError, remote).toBe(true);
     }
+    // Names that git would take as paths are refused too: "." is the user's own repository, and a
+    // bare repository's directory name in the workspace is a place the model chose.
+    sandbox.git(repo.dir, "init", "-q", "--bare", "exfil.git");
+    const userRefs = repo.git("for-each-ref");
+    for (const remote of [".", "..", "exfil.git"]) {
+      for (const tool of ["push", "fetch"]) {
+        const refused = await call(tool, { remote });
+        expect(refused.isError, `${tool} ${remote}`).toBe(true);
+        expect(JSON.stringify(refused.content)).toContain(
+          `no remote named ${remote} in the repository's configuration`,
+        );
+      }
+    }
+    expect(repo.git("for-each-ref")).toEqual(userRefs);
+    expect(sandbox.git(repo.path("exfil.git"), "for-each-ref")).toBe("");
     // a second clone fetches it through the same tool
     await client.close();
     const clone = path.join(sandbox.home, "clone");
