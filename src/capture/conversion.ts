@@ -58,6 +58,8 @@ export interface UserGitConfig {
   attributesFile: string | null;
   /** core.excludesFile as written (git expands `~` itself); null when unset. */
   excludesFile: string | null;
+  /** core.ignoreCase: ignore rules match names without regard to case (git's default: no). */
+  ignoreCase: boolean;
 }
 
 /** The config files git reads here; a change to any of them (mtime, size) invalidates the cache. */
@@ -110,7 +112,7 @@ export function repositoryConfigLeavesExcludes(location: WorkspaceLocation): boo
 }
 
 /**
- * Reads the user's autocrlf, attributesFile and excludesFile in one git process, or from a cache
+ * Reads the user's autocrlf, attributesFile, excludesFile and ignoreCase in one git process, or from a cache
  * in the store while no config file changed (saving a process per snapshot). Files pulled in with
  * `[include]` are not watched: change a top-level file (or run `doctor --repair`) after editing one.
  */
@@ -122,14 +124,24 @@ export async function readUserGitConfig(
   const stamp = configStamp(location);
   if (cacheFile) {
     const cached = await readJson<{ stamp?: string; config?: UserGitConfig } | null>(cacheFile, null);
-    if (cached?.stamp === stamp && cached.config && typeof cached.config.autocrlf === "boolean")
-      return cached.config;
+    const kept = cached?.config;
+    if (
+      cached?.stamp === stamp &&
+      typeof kept?.autocrlf === "boolean" &&
+      typeof kept.ignoreCase === "boolean"
+    )
+      return kept;
   }
   const config = await runGit(
-    ["config", "-z", "--get-regexp", "^(core\\.autocrlf|core\\.attributesfile|core\\.excludesfile)$"],
+    [
+      "config",
+      "-z",
+      "--get-regexp",
+      "^(core\\.autocrlf|core\\.attributesfile|core\\.excludesfile|core\\.ignorecase)$",
+    ],
     { cwd: location.root, env: { GIT_LITERAL_PATHSPECS: "0" }, okCodes: [0, 1] },
   );
-  const out: UserGitConfig = { autocrlf: false, attributesFile: null, excludesFile: null };
+  const out: UserGitConfig = { autocrlf: false, attributesFile: null, excludesFile: null, ignoreCase: false };
   for (const record of splitNul(config.stdout)) {
     const text = record.toString("utf8");
     const newline = text.indexOf("\n");
@@ -140,6 +152,8 @@ export async function readUserGitConfig(
     }
     if (key === "core.attributesfile") out.attributesFile = raw.replace(/^~(?=\/)/, os.homedir());
     if (key === "core.excludesfile") out.excludesFile = raw === "" ? null : raw;
+    // The last one wins, as for git; a key with no value is true.
+    if (key === "core.ignorecase") out.ignoreCase = newline === -1 || /^(true|yes|on|1)$/i.test(raw);
   }
   if (cacheFile)
     await writeFileAtomic(cacheFile, JSON.stringify({ stamp, config: out }), 0o600, false).catch(() => {}); // a cache
@@ -193,4 +207,14 @@ export async function changedAttributesConvert(
 
 export function isAttributesFile(rel: RelPath): boolean {
   return rel === ".gitattributes" || rel.endsWith("/.gitattributes");
+}
+
+/**
+ * Whether ignore rules (`.gitignore`, `.ghostignore`) match regardless of case, as git matches
+ * them here: the repository's core.ignoreCase (unset means no, whatever the file system), and in
+ * a plain directory the platform's usual file system.
+ */
+export async function ignoresCase(location: WorkspaceLocation, storeDir?: string): Promise<boolean> {
+  if (location.kind === "git") return (await readUserGitConfig(location, storeDir)).ignoreCase;
+  return process.platform === "darwin" || process.platform === "win32";
 }

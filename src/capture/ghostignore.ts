@@ -11,8 +11,11 @@ export interface Ghostignore {
   hash: string;
 }
 
-/** Loads `.ghostignore` (gitignore syntax) from the workspace root; null when there is none. */
-export async function loadGhostignore(root: string): Promise<Ghostignore | null> {
+/**
+ * Loads `.ghostignore` (gitignore syntax) from the workspace root; null when there is none. Its
+ * patterns match regardless of case only where git's own ignore rules do (`ignoresCase`).
+ */
+export async function loadGhostignore(root: string, ignoreCase: boolean): Promise<Ghostignore | null> {
   let text: string;
   try {
     text = readFileSync(path.join(root, GHOSTIGNORE), "utf8"); // small, and usually not there
@@ -20,7 +23,9 @@ export async function loadGhostignore(root: string): Promise<Ghostignore | null>
     return null;
   }
   return {
-    matcher: ignore({ allowRelativePaths: true }).add(text),
-    hash: createHash("sha1").update(text).digest("hex"),
+    matcher: ignore({ allowRelativePaths: true, ignorecase: ignoreCase }).add(text),
+    hash: createHash("sha1")
+      .update(ignoreCase ? `i\0${text}` : text)
+      .digest("hex"),
   };
 }

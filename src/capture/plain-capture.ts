@@ -8,6 +8,7 @@ import { withLock } from "../util/lock.js";
 import type { CaptureContext, Captured } from "./context.js";
 import { sortExclusions } from "./git-capture.js";
 import { loadGhostignore } from "./ghostignore.js";
+import { ignoresCase } from "./conversion.js";
 import { expandIncludes } from "./includes.js";
 import { captureNestedRepos, nestedRoots } from "./nested-repos.js";
 import { isDirectory, listNewDirectory } from "./plain-walk.js";
@@ -34,7 +35,7 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     const [indexedBefore, stateBefore, ghostignore] = await Promise.all([
       indexEntryCount(indexFile).then((count) => count ?? 0),
       readState(ctx.paths.dir),
-      loadGhostignore(ctx.location.root),
+      loadGhostignore(ctx.location.root, await ignoresCase(ctx.location)),
     ]);
     // The untracked cache status keeps in the index survives the commands that rewrite it (the
     // store's config turns it off), and they mark where the entries end (see `indexExtensions`).

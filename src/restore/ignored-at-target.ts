@@ -6,14 +6,16 @@ import { ancestorsOf, isWithin, type RelPath } from "../paths.js";
 /**
  * Answers "was this path ignored when the target snapshot was taken?" for deletion candidates.
  * A candidate is in the current capture set, so it is not ignored under today's rules; only when
- * a `.gitignore` on its way changed since the target do the target's own rules need reading.
+ * a `.gitignore` on its way changed since the target do the target's own rules need reading,
+ * matched with or without regard to case as git matches them here (`ignoreCase`).
  */
 export async function ignoredAtTarget(
   cat: CatFile,
   targetTree: string,
   candidates: RelPath[],
   changedPaths: ReadonlySet<RelPath>,
-  scopeOf: (path: RelPath) => RelPath | null = () => "",
+  scopeOf: (path: RelPath) => RelPath | null,
+  ignoreCase: () => Promise<boolean>,
 ): Promise<Set<RelPath>> {
   const changedIgnoreDirs = new Set<RelPath>();
   for (const path of changedPaths) {
@@ -22,6 +24,7 @@ export async function ignoredAtTarget(
   }
   const ignored = new Set<RelPath>();
   if (changedIgnoreDirs.size === 0) return ignored;
+  const ignorecase = await ignoreCase();
   const matchers = new Map<RelPath, Ignore | null>();
   const matcherFor = async (dir: RelPath): Promise<Ignore | null> => {
     if (matchers.has(dir)) return matchers.get(dir)!;
@@ -29,7 +32,7 @@ export async function ignoredAtTarget(
     let matcher: Ignore | null = null;
     if (entry) {
       const blob = await cat.read(entry.oid);
-      if (blob) matcher = ignore({ allowRelativePaths: true }).add(blob.content.toString("utf8"));
+      if (blob) matcher = ignore({ allowRelativePaths: true, ignorecase }).add(blob.content.toString("utf8"));
     }
     matchers.set(dir, matcher);
     return matcher;

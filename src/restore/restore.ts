@@ -4,6 +4,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { Captured } from "../capture/context.js";
 import { loadGhostignore } from "../capture/ghostignore.js";
+import { ignoresCase } from "../capture/conversion.js";
 import { ghostignoreMatch } from "../capture/policy.js";
 import { hasUnsafeAncestor } from "../capture/read-worktree.js";
 import type { FileState } from "../git/trees.js";
@@ -144,7 +145,10 @@ async function prepareRestore(
   currentTree: string,
 ): Promise<PreparedRestore> {
   const target = await run.target(currentTree);
-  const ghostignore = await loadGhostignore(engine.root);
+  const ghostignore = await loadGhostignore(
+    engine.root,
+    await ignoresCase(engine.location, engine.paths.dir),
+  );
   const presentUncaptured = new Set<RelPath>();
   for (const change of target.changes) {
     if (change.current === null && change.target !== null) {
@@ -265,6 +269,7 @@ export async function restoreSnapshot(
         candidates,
         new Set(all.map((c) => c.path)),
         ignoreScope(engine.location.kind, target.meta.nested),
+        () => ignoresCase(engine.location, engine.paths.dir),
       );
       // Nor was a repository there looked into (a submodule or nested repository not captured then).
       const reposInTarget = changes.filter((c) => c.target?.mode === MODE.gitlink).map((c) => c.path);

@@ -3,6 +3,7 @@ import type { CatFile } from "../git/cat-file.js";
 import { MODE } from "../git/objects.js";
 import { ancestorsOf, type RelPath } from "../paths.js";
 import { ignoredAtTarget, ignoreScope } from "../restore/ignored-at-target.js";
+import { ignoresCase } from "../capture/conversion.js";
 import { proveAbsent } from "../restore/plan.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { sameState, type TreeLookup } from "../git/tree-lookup.js";
@@ -61,7 +62,9 @@ export async function proveDeletions(
     }
     const ignored =
       changedIgnores.size > 0
-        ? await ignoredAtTarget(cat, snapshot.tree, paths, changedIgnores, scopeOf)
+        ? await ignoredAtTarget(cat, snapshot.tree, paths, changedIgnores, scopeOf, () =>
+            ignoresCase(engine.location, engine.paths.dir),
+          )
         : new Set<RelPath>();
     const excluded = [...snapshot.meta.excluded.map((e) => e.path), ...reposInTarget];
     for (const p of proveAbsent(paths, fileInTarget, excluded, (q) => ignored.has(q))) proven.add(p);

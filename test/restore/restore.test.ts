@@ -119,6 +119,34 @@ describe("restore", () => {
     expect(r.read("out/deep/run.log")).toBe("ignored\n");
   });
 
+  it("matches ignore rules with case as git does here (core.ignoreCase), so a proof of absence holds", () => {
+    // Git on Linux ignores `important.log` under `*.log` + `!Important.log`: a restore after the
+    // rules changed must not prove it absent and delete it.
+    const a = repo({ a: "a\n" });
+    a.write({ ".gitignore": "*.log\n!Important.log\n", "important.log": "precious\n" });
+    const kept = a.ok("snapshot");
+    a.write({ ".gitignore": "" });
+    expect(a.ok("restore", kept.id)).toMatchObject({
+      deleted: [],
+      skipped: [{ path: "important.log", reason: "excluded" }],
+    });
+    expect(a.read("important.log")).toBe("precious\n");
+
+    // Nor was `notes.tmp` ignored by `*.TMP`: the snapshot proves it absent, so it goes.
+    const b = repo({ a: "a\n" });
+    b.write({ ".gitignore": "*.TMP\n" });
+    const proven = b.ok("snapshot");
+    b.write({ ".gitignore": "# changed\n", "notes.tmp": "scratch\n" });
+    expect(b.ok("restore", proven.id)).toMatchObject({ deleted: ["notes.tmp"], skipped: [] });
+
+    // .ghostignore follows the same rule, and the repository's core.ignoreCase turns it around.
+    const c = repo({ a: "a\n" });
+    c.write({ ".ghostignore": "NOTES.md\n", "notes.md": "draft\n" });
+    expect(c.ok("snapshot").excluded).toEqual([]);
+    c.git("config", "core.ignoreCase", "true");
+    expect(c.ok("snapshot").excluded).toEqual([{ path: "notes.md", reason: "ignore-file" }]);
+  });
+
   it("restores the executable bit, symlinks and empty files", () => {
     const r = repo({ "run.sh": "#!/bin/sh\n", empty: "" });
     r.chmod("run.sh", 0o755);
