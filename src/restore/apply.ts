@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { promises as fs, lstatSync, mkdirSync, renameSync, rmdirSync, unlinkSync } from "node:fs";
+import { looksLikeRepository } from "../capture/nested-check.js";
 import { MODE } from "../git/objects.js";
 import { restoreTempName } from "../store/restore-journal.js";
 import { ancestorsOf, fsPath, parentOf, type RelPath } from "../paths.js";
@@ -104,15 +105,6 @@ export async function applyPlan(
   return outcome;
 }
 
-function isThere(target: Buffer): boolean {
-  try {
-    lstatSync(target);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Checks each ancestor is a real directory (not a symlink). With `create`, missing ones are made;
  * an ancestor that is an empty directory's worth of nothing but a stale file blocks the path.
@@ -131,8 +123,10 @@ function ancestorsAreRealDirs(
     const stat = lstatSync(target, { throwIfNoEntry: false });
     if (stat?.isDirectory()) {
       // Another repository's work tree (a nested repo or submodule) is never written into,
-      // unless it is captured by its own rules (then the safety snapshot holds what changes).
-      if (!capturedRepos.has(dir) && isThere(fsPath(root, `${dir}/.git`))) return "nested-repo";
+      // unless it is captured by its own rules (then the safety snapshot holds what changes). A
+      // `.git` that git would not take for a repository (an empty fixture directory, a stray
+      // file) makes none: capture looked inside, so restore writes there too.
+      if (!capturedRepos.has(dir) && looksLikeRepository(root, dir)) return "nested-repo";
       continue;
     }
     if (stat) return "unsafe"; // a symlink or file where a directory should be
