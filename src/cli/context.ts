@@ -1,15 +1,32 @@
 import { realpathSync } from "node:fs";
+import path from "node:path";
 import type { Command } from "commander";
 import { openWorkspace, type Workspace } from "../workspace.js";
 import type { StoreKind } from "../config.js";
 import { GhostcommitError } from "../errors.js";
 import { resolveNamedPaths } from "../restore/path-filter.js";
+import { shellQuote } from "../util/shell.js";
 
 /** Options every command accepts, before or after its name. */
 export interface GlobalOptions {
   C?: string;
   store?: StoreKind;
   json?: boolean;
+}
+
+/**
+ * A command line for a hint ("undo with: ..."), reaching the same workspace and store as the one
+ * that printed it: `-C` (made absolute) and `--store` as given.
+ */
+export function commandHint(globals: GlobalOptions, rest: string): string {
+  const words = ["ghostcommit"];
+  if (globals.C !== undefined) words.push("-C", shellWord(path.resolve(globals.C)));
+  if (globals.store !== undefined) words.push("--store", globals.store);
+  return `${words.join(" ")} ${rest}`;
+}
+
+function shellWord(word: string): string {
+  return /^[\w./@%+=:,-]+$/.test(word) ? word : shellQuote(word);
 }
 
 /** Declares the global options on a command (commander only sees a parent's options before the command name). */

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -158,6 +159,32 @@ describe("usage errors", () => {
     expect(before.status).toBe(0);
     expect(JSON.parse(before.stdout)[0].id).toBe(snap.id);
     expect(after.json[0].id).toBe(snap.id);
+  });
+});
+
+describe("hints", () => {
+  it("'undo with' names the -C and --store the command was given, so it runs as printed from anywhere", () => {
+    const r = repo({ "f.txt": "v1\n" });
+    const elsewhere = r.sandbox.home;
+    const snap = r.sandbox.ok(elsewhere, "-C", r.dir, "--store", "repo", "snapshot");
+    r.write({ "f.txt": "v2\n" });
+    const restore = r.sandbox.cli(elsewhere, ["-C", r.dir, "--store", "repo", "restore", snap.id]);
+    expect(restore.status).toBe(0);
+    const hint = /undo with: (ghostcommit .*)$/m.exec(restore.stdout)?.[1];
+    expect(hint).toMatch(/^ghostcommit -C \S+ --store repo restore [0-9a-f]{12}$/);
+    expect(r.read("f.txt")).toBe("v1\n");
+    // The hint as a shell runs it, from another directory, with `ghostcommit` as the CLI.
+    const undo = spawnSync(
+      "/bin/sh",
+      ["-c", hint!.replace(/^ghostcommit/, `'${process.execPath}' '${CLI}'`)],
+      {
+        cwd: elsewhere,
+        env: r.sandbox.env,
+        encoding: "utf8",
+      },
+    );
+    expect(undo.status, undo.stderr).toBe(0);
+    expect(r.read("f.txt")).toBe("v2\n");
   });
 });
 

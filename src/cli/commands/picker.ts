@@ -1,3 +1,4 @@
+import { commandHint, type GlobalOptions } from "../context.js";
 import { cancel, confirm, intro, isCancel, multiselect, note, outro, select } from "@clack/prompts";
 import { GhostcommitError } from "../../errors.js";
 import type { RewindReport, SessionHandle, TurnRecord } from "../../types.js";
@@ -53,6 +54,7 @@ export function previewText(report: RewindReport, limit = 15): string {
 export async function pickAndRewind(
   session: SessionHandle,
   options: { force?: boolean; dryRun?: boolean; paths?: string[] },
+  globals: GlobalOptions = {},
 ): Promise<CommandOutput> {
   const nothing = (): CommandOutput => ({ json: null, human: () => "" });
   intro(`rewind session ${session.id}`);
@@ -112,7 +114,7 @@ export async function pickAndRewind(
   }
   const report = await session.rewind({ to, force, paths });
   outro(
-    `rewound ${turnList(report.rewoundTurns)}: wrote ${nFiles(report.written.length)}, deleted ${nFiles(report.deleted.length)} · undo with: ghostcommit redo --session ${session.id}`,
+    `rewound ${turnList(report.rewoundTurns)}: wrote ${nFiles(report.written.length)}, deleted ${nFiles(report.deleted.length)} · undo with: ${commandHint(globals, `redo --session ${session.id}`)}`,
   );
   return {
     json: report,

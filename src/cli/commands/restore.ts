@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { RestoreReport } from "../../types.js";
-import { checkNamedPaths, globalsOf, open, withGlobals } from "../context.js";
+import { checkNamedPaths, commandHint, globalsOf, open, withGlobals } from "../context.js";
 import { color, nFiles, formatCount, progress, shortId } from "../output.js";
 import type { Action } from "../runner.js";
 
@@ -19,7 +19,12 @@ export function register(program: Command, run: Action): void {
         const ws = await open(globals);
         const done = progress("restoring");
         const report = await ws.restore(id, { dryRun: options.dryRun, paths }).finally(done);
-        return { json: report, human: () => describeRestore(report), exitCode: hardSkips(report) ? 1 : 0 };
+        const undo = report.safety ? commandHint(globals, `restore ${shortId(report.safety)}`) : null;
+        return {
+          json: report,
+          human: () => describeRestore(report, undo),
+          exitCode: hardSkips(report) ? 1 : 0,
+        };
       }),
     );
 }
@@ -29,13 +34,16 @@ export function hardSkips(report: { skipped: RestoreReport["skipped"] }): boolea
   return report.skipped.some((s) => s.reason !== "excluded");
 }
 
-export function describeRestore(report: {
-  written: string[];
-  deleted: string[];
-  skipped: RestoreReport["skipped"];
-  safety: string | null;
-  dryRun?: boolean;
-}): string {
+export function describeRestore(
+  report: {
+    written: string[];
+    deleted: string[];
+    skipped: RestoreReport["skipped"];
+    safety: string | null;
+    dryRun?: boolean;
+  },
+  undo: string | null = null,
+): string {
   const lines: string[] = [];
   const verb = report.dryRun ? "would write" : "wrote";
   const del = report.dryRun ? "would delete" : "deleted";
@@ -49,8 +57,6 @@ export function describeRestore(report: {
     );
   }
   lines.push(`${verb} ${nFiles(report.written.length)}, ${del} ${formatCount(report.deleted.length)}`);
-  if (report.safety) {
-    lines.push(color.dim(`undo with: ghostcommit restore ${shortId(report.safety)}`));
-  }
+  if (undo) lines.push(color.dim(`undo with: ${undo}`));
   return lines.join("\n");
 }

@@ -1,7 +1,14 @@
 import type { Command } from "commander";
 import { GhostcommitError } from "../../errors.js";
 import type { RedoReport, RewindReport } from "../../types.js";
-import { checkNamedPaths, globalsOf, open, withGlobals } from "../context.js";
+import {
+  checkNamedPaths,
+  commandHint,
+  type GlobalOptions,
+  globalsOf,
+  open,
+  withGlobals,
+} from "../context.js";
 import { color, progress, turnList } from "../output.js";
 import type { Action } from "../runner.js";
 import { describeRestore, hardSkips } from "./restore.js";
@@ -40,7 +47,7 @@ export function register(program: Command, run: Action): void {
         if (options.to === undefined) {
           // Loaded on demand: the picker's terminal UI costs start-up time every other command would pay.
           const { pickAndRewind } = await import("./picker.js");
-          return pickAndRewind(session, { force: options.force, dryRun: options.dryRun, paths });
+          return pickAndRewind(session, { force: options.force, dryRun: options.dryRun, paths }, globals);
         }
         const done = progress("rewinding");
         const report = await session
@@ -52,7 +59,11 @@ export function register(program: Command, run: Action): void {
             keepOpenTurn: options.keepOpenTurn,
           })
           .finally(done);
-        return { json: report, human: () => describeRewind(report), exitCode: hardSkips(report) ? 1 : 0 };
+        return {
+          json: report,
+          human: () => describeRewind(report, globals),
+          exitCode: hardSkips(report) ? 1 : 0,
+        };
       }),
     );
 
@@ -72,7 +83,7 @@ export function register(program: Command, run: Action): void {
     );
 }
 
-export function describeRewind(report: RewindReport): string {
+export function describeRewind(report: RewindReport, globals: GlobalOptions = {}): string {
   const turns = turnList(report.rewoundTurns);
   const head = report.dryRun
     ? `would rewind ${turns} of session ${report.session}`
@@ -80,7 +91,8 @@ export function describeRewind(report: RewindReport): string {
   const lines = [head];
   if (report.paths) lines.push(`only: ${report.paths.join(", ")}`);
   lines.push(describeRestore({ ...report, safety: null }));
-  if (!report.dryRun) lines.push(color.dim(`undo with: ghostcommit redo --session ${report.session}`));
+  if (!report.dryRun)
+    lines.push(color.dim(`undo with: ${commandHint(globals, `redo --session ${report.session}`)}`));
   return lines.join("\n");
 }
 
