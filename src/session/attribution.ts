@@ -24,7 +24,8 @@ export function attributeTurn(
 
 /**
  * Files touched by other sessions' turns that overlap [startedAt, endedAt] (microseconds): begun
- * before it ended, and still open or ended after it began.
+ * before it ended, and still open or ended after it began. So are the files another session's
+ * rewind or redo wrote or deleted within it: ghostcommit's own undo is no turn's work.
  */
 export function overlappingTouches(others: SessionState[], startedAt: number, endedAt: number): Set<RelPath> {
   const out = new Set<RelPath>();
@@ -33,6 +34,9 @@ export function overlappingTouches(others: SessionState[], startedAt: number, en
       if (turn.startedAt > endedAt) continue;
       if (turn.endedAt !== undefined && turn.endedAt < startedAt) continue;
       for (const path of turn.touched) out.add(path);
+    }
+    for (const undo of session.undos) {
+      if (undo.t >= startedAt && undo.t <= endedAt) for (const path of undo.paths) out.add(path);
     }
   }
   return out;

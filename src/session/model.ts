@@ -94,10 +94,15 @@ export interface SessionState {
   touched: Set<RelPath>;
   /** Rewinds redo can undo, oldest first; a new turn empties it. */
   redoStack: RewindState[];
+  /**
+   * Every rewind and redo of the session: when, and the paths it wrote or deleted. Another
+   * session's turn open meanwhile sees them change, and must not take them for its own work.
+   */
+  undos: { t: number; paths: RelPath[] }[];
 }
 
 export function emptySession(session: string): SessionState {
-  return { session, createdAt: 0, updatedAt: 0, turns: [], touched: new Set(), redoStack: [] };
+  return { session, createdAt: 0, updatedAt: 0, turns: [], touched: new Set(), redoStack: [], undos: [] };
 }
 
 function findTurn(state: SessionState, turn: string): TurnState | undefined {
@@ -183,12 +188,14 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       }
       const { e: _kind, closed: _closed, ...rewind } = record;
       state.redoStack.push(rewind);
+      state.undos.push({ t: record.t, paths: pathsChangedBy(record) });
       break;
     }
     case "redo": {
       const index = state.redoStack.findIndex((r) => r.id === record.rewind);
       if (index === -1) break;
       const [undone] = state.redoStack.splice(index);
+      state.undos.push({ t: record.t, paths: pathsChangedBy(undone) }); // put back what it changed
       for (const id of undone.turns) {
         const turn = findTurn(state, id);
         turn?.rewoundPaths.delete(undone.id);
@@ -197,6 +204,10 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       break;
     }
   }
+}
+
+function pathsChangedBy(rewind: { written: [RelPath, string, string][]; deleted: RelPath[] }): RelPath[] {
+  return [...rewind.written.map(([p]) => p), ...rewind.deleted];
 }
 
 /**

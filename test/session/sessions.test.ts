@@ -42,6 +42,27 @@ describe("sessions side by side", () => {
     expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["0\n", "B\n"]);
   });
 
+  it("never takes another session's rewind or redo, made during a turn, for that turn's work", async () => {
+    const r = repo({ "base.txt": "0\n" });
+    const ws = await openIn(sandbox, r.dir);
+    const [a, b] = [ws.session("A"), ws.session("B")];
+    await libTurn(ws, "A", "1", () => r.write({ "a.txt": "A\n" }));
+    await b.beginTurn("1");
+    r.write({ "b.txt": "B\n" });
+    expect((await a.rewind({ to: "1" })).deleted).toEqual(["a.txt"]); // while B's turn runs
+    expect((await b.endTurn("1")).changed).toEqual(["b.txt"]);
+    // Rewinding B takes back B's file only: A's rewind stands.
+    expect(await b.rewind({ to: "1" })).toMatchObject({ written: [], deleted: ["b.txt"] });
+    expect([r.exists("a.txt"), r.exists("b.txt")]).toEqual([false, false]);
+    // The same for a redo of A during B's next turn.
+    await b.beginTurn("2");
+    r.write({ "b2.txt": "B2\n" });
+    expect((await a.redo()).written).toEqual(["a.txt"]);
+    expect((await b.endTurn("2")).changed).toEqual(["b2.txt"]);
+    await b.rewind({ to: "2" });
+    expect([r.read("a.txt"), r.exists("b2.txt")]).toEqual(["A\n", false]);
+  });
+
   it("lists sessions, most recently active first, and defaults to the latest", async () => {
     const r = repo();
     const ws = await openIn(sandbox, r.dir);
