@@ -12,7 +12,15 @@ const MARK = "# written by `ghostcommit install claude-code`; `ghostcommit unins
  * `/ghostcommit-redo`. Each runs the CLI (`!` lines run before the prompt reaches the model) and
  * asks the model to report the result and re-read what went back. The command's own prompt may
  * already have opened a turn, so rewind keeps that turn open instead of refusing.
+ *
+ * Each names the session it is typed in: Claude Code (2.1.9 and later) puts the session's id in
+ * place of `${CLAUDE_SESSION_ID}` before the `!` line runs, as it does `$ARGUMENTS`. Without it,
+ * the "most recently active" session could be another conversation's, still working in the same
+ * workspace. An older Claude Code leaves the token to the shell, which makes it empty, and an
+ * empty `--session=` means that default.
  */
+const THIS_SESSION = "--session=${CLAUDE_SESSION_ID}";
+
 function commandFiles(cli: string): Record<string, string> {
   const file = (description: string, hint: string | null, run: string, ask: string) =>
     [
@@ -32,19 +40,19 @@ function commandFiles(cli: string): Record<string, string> {
     "ghostcommit-log.md": file(
       "List this session's turns (ghostcommit): pick one for /ghostcommit-rewind",
       null,
-      `${cli} log`,
+      `${cli} log ${THIS_SESSION}`,
       "Above is ghostcommit's list of this session's turns. Show it to the user briefly (turn, prompt, files changed) and change no file.",
     ),
     "ghostcommit-rewind.md": file(
       "Put files back as they were before turn N of this session (ghostcommit rewind)",
       "<turn>",
-      `${cli} rewind --keep-open-turn --to $ARGUMENTS`,
+      `${cli} rewind ${THIS_SESSION} --keep-open-turn --to $ARGUMENTS`,
       "Above is ghostcommit's report of the rewind. Tell the user in a sentence or two which turns and files went back, or why it refused (a refusal changed nothing). Re-read those files before editing them again, and do not redo the undone work unless asked. /ghostcommit-redo undoes the rewind.",
     ),
     "ghostcommit-redo.md": file(
       "Undo the last ghostcommit rewind of this session",
       null,
-      `${cli} redo`,
+      `${cli} redo ${THIS_SESSION}`,
       "Above is ghostcommit's report of the redo. Tell the user in a sentence which turns and files came back, or why it refused. Re-read those files before editing them again.",
     ),
   };
@@ -70,7 +78,8 @@ export async function installCommands(scope: Scope, projectDir: string, cli: str
     const file = path.join(dir, name);
     const existing = await fs.readFile(file, "utf8").catch(() => null);
     if (existing !== null && !existing.includes(MARK)) continue; // the user's own command of that name
-    if (existing !== text) await writeFileAtomic(file, text);
+    // Readable like the project's other files (they may be committed with it).
+    if (existing !== text) await writeFileAtomic(file, text, 0o644);
     written.push(file);
   }
   return written;

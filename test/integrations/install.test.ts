@@ -113,8 +113,12 @@ describe("install claude-code", () => {
       /^---\n[\s\S]*\nargument-hint: <turn>\nallowed-tools: Bash\(.+ rewind:\*\)\n---\n/,
     );
     expect(rewind).toContain(`allowed-tools: Bash(${cli} rewind:*)`);
-    expect(rewind).toContain(`!\`${cli} rewind --keep-open-turn --to $ARGUMENTS\``);
-    expect(readFileSync(path.join(commands, "ghostcommit-log.md"), "utf8")).toContain(`!\`${cli} log\``);
+    expect(rewind).toContain(
+      `!\`${cli} rewind --session=\${CLAUDE_SESSION_ID} --keep-open-turn --to $ARGUMENTS\``,
+    );
+    expect(readFileSync(path.join(commands, "ghostcommit-log.md"), "utf8")).toContain(
+      `!\`${cli} log --session=\${CLAUDE_SESSION_ID}\``,
+    );
     expect(readFileSync(path.join(commands, "ghostcommit-redo.md"), "utf8")).toBe("my own redo\n");
 
     const removed = sandbox.ok(dir, "uninstall", "claude-code", "--project");

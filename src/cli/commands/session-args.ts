@@ -4,9 +4,13 @@ import { keptElsewhere } from "../../git/repository.js";
 import { hookSessionDirs, hookSessionsBelow } from "../../integrations/session-dirs.js";
 import type { SessionHandle, TurnRecord } from "../../types.js";
 
-/** `--session S`, else the most recently active session of the workspace. */
+/**
+ * `--session S`, else the most recently active session of the workspace. An empty S means the
+ * latter too: what a Claude Code command file's `--session=${CLAUDE_SESSION_ID}` becomes where
+ * Claude Code does not fill it in.
+ */
 export async function resolveSession(ws: Workspace, given: string | undefined): Promise<SessionHandle> {
-  if (given !== undefined) return ws.session(given);
+  if (given !== undefined && given !== "") return ws.session(given);
   const latest = await ws.latestSession();
   if (!latest) {
     const elsewhere = await sessionsElsewhere(ws);
@@ -46,7 +50,7 @@ export async function resolveSessionWithTurns(
 ): Promise<{ session: SessionHandle; turns: TurnRecord[] }> {
   const session = await resolveSession(ws, given);
   const turns = await session.log();
-  if (given === undefined || turns.length > 0) return { session, turns };
+  if (given === undefined || given === "" || turns.length > 0) return { session, turns };
   const [elsewhere] = await hookSessionDirs(given, ws.root);
   if (elsewhere === undefined) return { session, turns };
   throw new GhostcommitError(

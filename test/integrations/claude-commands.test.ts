@@ -1,0 +1,84 @@
+import { readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { Sandbox } from "../helpers/repo.js";
+import { claudeEvents as ev } from "./events.js";
+import { expectQuiet, shellHook } from "./hook-helpers.js";
+
+const sandbox = new Sandbox();
+afterAll(() => sandbox.cleanup());
+
+/**
+ * The `!` line of an installed command file, as Claude Code runs it: `$ARGUMENTS` and
+ * `${CLAUDE_SESSION_ID}` substituted in the text first (skills docs, "Available string
+ * substitutions"; custom commands are skills), then the line through the shell. `session`
+ * undefined is a Claude Code older than 2.1.9, which leaves the token to the shell.
+ */
+function slashCommand(file: string, args: string, session: string | undefined): string {
+  const line = /^!`(.*)`$/m.exec(readFileSync(file, "utf8"))?.[1];
+  if (!line) throw new Error(`no ! line in ${file}`);
+  const withArgs = line.replaceAll("$ARGUMENTS", args);
+  return session === undefined ? withArgs : withArgs.replaceAll("${CLAUDE_SESSION_ID}", session);
+}
+
+describe("Claude Code's /ghostcommit-* commands", () => {
+  it("act on the session they are typed in, not the one that was active last", () => {
+    const repo = sandbox.repo("two-chats", { "base.txt": "b\n" });
+    sandbox.ok(repo.dir, "install", "claude-code", "--project");
+    const commands = path.join(repo.dir, ".claude", "commands");
+    // Readable like the project's other files: they may be committed with it.
+    expect(statSync(path.join(commands, "ghostcommit-rewind.md")).mode & 0o777).toBe(0o644);
+    const settings = JSON.parse(readFileSync(path.join(repo.dir, ".claude", "settings.json"), "utf8"));
+    const hookCommand: string = settings.hooks.UserPromptSubmit[0].hooks[0].command;
+    const send = (event: unknown) => expectQuiet(shellHook(sandbox, hookCommand, event, repo.dir));
+
+    // Two conversations in one workspace: K1 wrote k1.txt, K2 wrote k2.txt and is working again.
+    for (const [session, file] of [
+      ["K1", "k1.txt"],
+      ["K2", "k2.txt"],
+    ]) {
+      send(ev.prompt(repo.dir, session, `write ${file}`));
+      send(ev.write(repo.dir, session, repo.path(file)));
+      repo.write({ [file]: `${session}\n` });
+      send(ev.stop(repo.dir, session));
+    }
+    send(ev.prompt(repo.dir, "K2", "more"));
+    // In K1 the user types `/ghostcommit-rewind 1`; K2's tools keep running meanwhile.
+    send(ev.prompt(repo.dir, "K1", "/ghostcommit-rewind 1"));
+    send(ev.write(repo.dir, "K2", repo.path("k2-more.txt")));
+    const rewind = shellHook(
+      sandbox,
+      slashCommand(path.join(commands, "ghostcommit-rewind.md"), "1", "K1"),
+      "",
+      repo.dir,
+    );
+    expect(rewind.status, rewind.stderr).toBe(0);
+    expect(rewind.stdout).toContain("of session K1");
+    expect([repo.exists("k1.txt"), repo.read("k2.txt")]).toEqual([false, "K2\n"]);
+    const log = shellHook(
+      sandbox,
+      slashCommand(path.join(commands, "ghostcommit-log.md"), "", "K1"),
+      "",
+      repo.dir,
+    );
+    expect(log.stdout).toContain("/ghostcommit-rewind 1");
+    const redo = shellHook(
+      sandbox,
+      slashCommand(path.join(commands, "ghostcommit-redo.md"), "", "K1"),
+      "",
+      repo.dir,
+    );
+    expect(redo.status, redo.stderr).toBe(0);
+    expect(repo.read("k1.txt")).toBe("K1\n");
+
+    // An older Claude Code leaves the token: the shell makes it empty, meaning the latest session.
+    const old = shellHook(
+      sandbox,
+      slashCommand(path.join(commands, "ghostcommit-log.md"), "", undefined),
+      "",
+      repo.dir,
+    );
+    expect(old.status, old.stderr).toBe(0);
+    expect(old.stdout).toContain("write k1.txt");
+  });
+});
