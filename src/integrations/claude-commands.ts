@@ -19,6 +19,7 @@ const MARK = "# written by `ghostcommit install claude-code`; `ghostcommit unins
  * workspace. An older Claude Code leaves the token to the shell, which makes it empty, and an
  * empty `--session=` means that default.
  */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: Claude Code's own token, written as is
 const THIS_SESSION = "--session=${CLAUDE_SESSION_ID}";
 
 function commandFiles(cli: string): Record<string, string> {
