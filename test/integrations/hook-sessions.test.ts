@@ -173,9 +173,13 @@ describe("hooks across sessions and outside projects", () => {
     expect(there.status, there.stderr).toBe(0);
     expect(there.json.written).toEqual(["index.js"]);
     expect(repo.read("packages/x/index.js")).toBe("x0\n");
-    // A session of the root itself is listed as ever, with no pointer.
+    // A session of the root itself is listed as ever, and the subdirectory's still named below it.
     send(claude(repo.dir, "c9", "UserPromptSubmit", { prompt: "p" }), repo.dir);
-    expect(repo.cli(["sessions"]).stdout).toMatch(/^c9 {2}1 turn/);
+    const listed = repo.cli(["sessions"]).stdout.trim().split("\n");
+    expect(listed).toEqual([
+      expect.stringMatching(/^c9 {2}1 turn/),
+      `an agent started in a subdirectory keeps its sessions there: -C ${sub} has session x2`,
+    ]);
   });
 
   it("does not let one session revert another's unreported shell edit", () => {

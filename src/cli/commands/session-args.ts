@@ -26,6 +26,11 @@ export async function resolveSession(ws: Workspace, given: string | undefined): 
 export async function sessionsElsewhere(ws: Workspace): Promise<string> {
   const above = keptElsewhere(ws.root, ws.repositoryRoot, "sessions");
   if (above) return above;
+  return sessionsBelow(ws);
+}
+
+/** The sessions agents started in subdirectories keep there (their own workspaces), or "". */
+export async function sessionsBelow(ws: Workspace): Promise<string> {
   const below = await hookSessionsBelow(ws.root);
   if (below.length === 0) return "";
   const shown = below

@@ -4,7 +4,7 @@ import { globalsOf, open, withGlobals } from "../context.js";
 import { age, color, counted, formatCount, nFiles, shortId } from "../output.js";
 import type { Action } from "../runner.js";
 import * as rewind from "./rewind.js";
-import { resolveSession, resolveSessionWithTurns, sessionsElsewhere } from "./session-args.js";
+import { resolveSession, resolveSessionWithTurns, sessionsBelow, sessionsElsewhere } from "./session-args.js";
 
 /** Session commands: turn, touch, sessions, log, rewind, redo. */
 export function register(program: Command, run: Action): void {
@@ -69,7 +69,8 @@ export function register(program: Command, run: Action): void {
       run(async (command) => {
         const ws = await open(globalsOf(command));
         const list = await ws.sessions();
-        const elsewhere = list.length === 0 ? await sessionsElsewhere(ws) : "";
+        // Sessions of agents started in subdirectories are theirs, but named here too.
+        const elsewhere = list.length === 0 ? await sessionsElsewhere(ws) : await sessionsBelow(ws);
         return {
           json: list,
           human: () =>
@@ -80,7 +81,8 @@ export function register(program: Command, run: Action): void {
                     (s) =>
                       `${color.bold(s.session)}  ${counted(s.turns, "turn")}  ${age(s.updatedAt)}${s.origin ? color.dim(`  fetched from ${s.origin.host} via ${s.origin.remote}`) : ""}`,
                   )
-                  .join("\n"),
+                  .join("\n") +
+                (elsewhere ? `\n${color.dim(elsewhere.trim().replace(/^\((.*)\)$/, "$1"))}` : ""),
         };
       }),
     );
