@@ -48,7 +48,7 @@ export async function fetchWorkspace(
       const before = new Set(await engine.refs.refIds());
       report.bytes = await fetchRefs(engine.refs.refsGitDir, remote, [
         `${ns}snapshots/*:${engine.refs.refPrefix}*`,
-        `+${ns}sessions/*:${trackingPrefix(engine)}*`,
+        `+${ns}sessions/*:${trackingPrefix(engine, remote)}*`,
       ]);
       report.snapshots = (await engine.refs.refIds()).filter((id) => !before.has(id));
       if (engine.refs.kind === "shadow" && engine.location.commonDir) {
@@ -60,7 +60,8 @@ export async function fetchWorkspace(
         );
       }
       const origins: Record<string, SessionOrigin> = {};
-      for (const commit of await trackedSessionCommits(engine)) {
+      // Only this remote's: the sessions fetched before from others are not in its report.
+      for (const commit of await trackedSessionCommits(engine, trackingPrefix(engine, remote))) {
         const theirs = await readSessionCommit(engine, commit);
         const { records } = parseJournal(theirs.journal.toString("utf8"));
         const header = records.find((r) => r.e === "session");
@@ -95,8 +96,8 @@ export async function fetchWorkspace(
   );
 }
 
-async function trackedSessionCommits(engine: StoreContext): Promise<string[]> {
-  const result = await runGit(["for-each-ref", "--format=%(objectname)", trackingPrefix(engine)], {
+async function trackedSessionCommits(engine: StoreContext, prefix: string): Promise<string[]> {
+  const result = await runGit(["for-each-ref", "--format=%(objectname)", prefix], {
     cwd: engine.paths.dir,
     env: { GIT_DIR: engine.refs.refsGitDir },
   });

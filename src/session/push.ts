@@ -3,7 +3,14 @@ import type { StoreContext } from "../store/context.js";
 import { GhostcommitError } from "../errors.js";
 import { runGit, splitNul } from "../git/exec.js";
 import { displayPath, relFromBytes } from "../paths.js";
-import { bytesToSend, listRemoteRefs, presentObjects, pushRefs, resolveRemote } from "../store/remote.js";
+import {
+  bytesToSend,
+  listRemoteRefs,
+  presentObjects,
+  pushRefs,
+  type ResolvedRemote,
+  resolveRemote,
+} from "../store/remote.js";
 import type { StoredSnapshot } from "../store/store.js";
 import type { PushOptions, PushReport } from "../types.js";
 import { Journal } from "./journal.js";
@@ -112,7 +119,7 @@ export async function pushWorkspace(
       const tips = refUpdates.map(([oid]) => oid);
       report.bytes = await bytesToSend(engine.paths.dir, engine.readEnv, tips, [...present]);
       await pushRefs(gitDir, remote, refUpdates);
-      await trackPushed(engine, updates);
+      await trackPushed(engine, remote, updates);
       report.sessions = updates.map(({ session, turns, status }) => ({ session, turns, status }));
       report.snapshots = toSend.map((s) => s.id);
       report.refs = refUpdates.length;
@@ -179,9 +186,13 @@ async function refuseIgnoredContent(engine: StoreContext, snapshots: StoredSnaps
 }
 
 /** Remembers the commits just pushed, so the next push builds on them without a fetch. */
-async function trackPushed(engine: StoreContext, updates: SessionUpdate[]): Promise<void> {
+async function trackPushed(
+  engine: StoreContext,
+  remote: ResolvedRemote,
+  updates: SessionUpdate[],
+): Promise<void> {
   if (updates.length === 0) return;
-  const prefix = trackingPrefix(engine);
+  const prefix = trackingPrefix(engine, remote);
   const input = updates.map((u) => `update ${prefix}${u.name}\0${u.commit}\0\0`).join("");
   await runGit(
     [

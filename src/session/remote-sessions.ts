@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
 import type { StoreContext } from "../store/context.js";
@@ -33,9 +34,13 @@ export function remoteSnapshotRef(engine: StoreContext, id: string): string {
   return `${remoteNamespace(engine.location)}snapshots/${id}`;
 }
 
-/** Where the session commits last pushed or fetched are kept, beside the snapshot refs. */
-export function trackingPrefix(engine: StoreContext): string {
-  return engine.refs.refPrefix.replace(/snapshots\/$/, "remote-sessions/");
+/**
+ * Where the session commits of one remote are kept here (one namespace per remote URL): a fetch
+ * reads back only that remote's, and a push keeps what it sent beside them.
+ */
+export function trackingPrefix(engine: StoreContext, remote: ResolvedRemote): string {
+  const key = createHash("sha256").update(remote.url).digest("hex").slice(0, 16);
+  return engine.refs.refPrefix.replace(/snapshots\/$/, `remote-sessions/${key}/`);
 }
 
 /** Serializes transfers of one store: a background push and a manual one never race. */
@@ -93,7 +98,7 @@ export async function readSessionCommit(
 /** Fetches the remote's session commits into the tracking refs (journals are tiny). */
 export function fetchSessionCommits(engine: StoreContext, remote: ResolvedRemote): Promise<number> {
   const ns = remoteNamespace(engine.location);
-  return fetchRefs(engine.refs.refsGitDir, remote, [`+${ns}sessions/*:${trackingPrefix(engine)}*`]);
+  return fetchRefs(engine.refs.refsGitDir, remote, [`+${ns}sessions/*:${trackingPrefix(engine, remote)}*`]);
 }
 
 /** Records where a fetched session came from, so `sessions` can say so (called under the sync lock). */

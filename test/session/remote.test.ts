@@ -147,6 +147,20 @@ describe("push and fetch through a local bare repository", () => {
     expect(onB.ok("log", "--session", "same")).toEqual(bLog);
   });
 
+  it("reports from each remote only the sessions that remote holds", () => {
+    const [r1, r2] = [bare("r1.git"), bare("r2.git")];
+    const repo = originRepo(a, "two-remotes", r1, { "f.txt": "0\n" });
+    cliTurn(repo, "x", "1", () => repo.write({ "f.txt": "x\n" }));
+    cliTurn(repo, "y", "1", () => repo.write({ "f.txt": "y\n" }));
+    repo.ok("push", r1, "--session", "x");
+    repo.ok("push", r2, "--session", "y");
+    const clone = cloneOf(b, r1, "two-remotes-b");
+    expect(clone.ok("fetch", r1)).toMatchObject({ sessions: [{ session: "x" }], unchanged: [] });
+    expect(clone.ok("fetch", r2)).toMatchObject({ sessions: [{ session: "y" }], unchanged: [] });
+    expect(clone.ok("fetch", r1)).toMatchObject({ sessions: [], unchanged: ["x"], conflicts: [] });
+    expect(clone.ok("fetch", r2)).toMatchObject({ sessions: [], unchanged: ["y"], conflicts: [] });
+  });
+
   it("leaves the remote as it was when a push is cut off or partly refused", () => {
     const remote = bare("cut.git");
     const { repo } = recordOnA("cut", remote, false);
