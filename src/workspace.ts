@@ -5,8 +5,8 @@ import { StoreContext } from "./store/context.js";
 import { GhostcommitError } from "./errors.js";
 import { runGit, splitNul } from "./git/exec.js";
 import { MODE } from "./git/objects.js";
-import { displayPath, relBytes, relFromBytes, resolveInside } from "./paths.js";
-import { isNamed, resolveNamedPaths } from "./restore/path-filter.js";
+import { displayPath, type RelPath, relBytes, relFromBytes, resolveInside } from "./paths.js";
+import { isNamed, refuseUnmatched, resolveNamedPaths } from "./restore/path-filter.js";
 import { diffTrees, displayOutcome, restoreSnapshot } from "./restore/restore.js";
 import { toSnapshot, toSummary } from "./store/snapshots.js";
 import { collectGarbage, type GcPolicy } from "./maintenance/gc.js";
@@ -123,7 +123,10 @@ export class Workspace {
    */
   async diff(id: string, id2?: string, options: DiffOptions = {}): Promise<DiffEntry[]> {
     const named = resolveNamedPaths(this.root, options.paths);
-    const all = await this.withTrees(id, id2, (from, to) => diffTrees(this.engine, from, to));
+    const all = await this.withTrees(id, id2, async (from, to) => {
+      await this.refuseUnmatched(named, [from, to], id2 === undefined);
+      return diffTrees(this.engine, from, to);
+    });
     return all
       .filter((c) => isNamed(c.path, named))
       .map((c) => {
@@ -152,13 +155,20 @@ export class Workspace {
     const named = resolveNamedPaths(this.root, options.paths);
     const flag = format === "patch" ? "-p" : format === "stat" ? "--stat" : "--name-status";
     const pathspecs = named ? ["--", ...named.map((p) => relBytes(p).toString("utf8"))] : [];
-    const result = await this.withTrees(id, id2, (from, to) =>
-      runGit(["diff-tree", "-r", "--no-renames", "--no-color", flag, from, to, ...pathspecs], {
+    const result = await this.withTrees(id, id2, async (from, to) => {
+      await this.refuseUnmatched(named, [from, to], id2 === undefined);
+      return runGit(["diff-tree", "-r", "--no-renames", "--no-color", flag, from, to, ...pathspecs], {
         cwd: this.engine.paths.dir,
         env: this.engine.readEnv,
-      }),
-    );
+      });
+    });
     return result.stdout.toString("utf8");
+  }
+
+  /** Named paths must name something in these trees (or, `onDisk`, in the workspace). */
+  private refuseUnmatched(named: RelPath[] | undefined, trees: string[], onDisk: boolean): Promise<void> {
+    if (named === undefined) return Promise.resolve();
+    return this.engine.withReader((cat) => refuseUnmatched(named, cat, trees, onDisk ? this.root : null));
   }
 
   /**
@@ -184,6 +194,7 @@ export class Workspace {
     const named = resolveNamedPaths(this.root, options.paths);
     this.engine.assertEnabled();
     const target = await this.engine.refs.resolve(id);
+    await this.refuseUnmatched(named, [target.tree], true);
     const result = await this.engine.writing(() =>
       this.engine.withReader((cat) => restoreSnapshot(this.engine, cat, target, !!options.dryRun, named)),
     );

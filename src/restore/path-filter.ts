@@ -1,5 +1,8 @@
 import { GhostcommitError } from "../errors.js";
-import { isWithin, type RelPath, resolveInside } from "../paths.js";
+import { lstatSync } from "node:fs";
+import type { CatFile } from "../git/cat-file.js";
+import { entryAt } from "../git/trees.js";
+import { displayPath, fsPath, isWithin, type RelPath, resolveInside } from "../paths.js";
 
 /**
  * Resolves the paths a restore, rewind or diff is limited to. Relative paths are taken from the
@@ -54,4 +57,41 @@ export function selectNamed<T extends { path: RelPath; target: unknown }>(
     (c) => !isNamed(c.path, named) && c.target === null && writes.some((w) => w.startsWith(`${c.path}/`)),
   );
   return [...inTheWay, ...inside];
+}
+
+/**
+ * Refuses named paths that name nothing: not in any of `trees` (snapshots the command compares or
+ * restores) and, with `root`, not on disk either. A typo would otherwise do nothing and say
+ * nothing (a restore still taking its safety snapshot), where git says "did not match".
+ */
+export async function refuseUnmatched(
+  named: readonly RelPath[] | undefined,
+  cat: CatFile,
+  trees: readonly string[],
+  root: string | null,
+): Promise<void> {
+  if (named === undefined) return;
+  const unmatched: RelPath[] = [];
+  for (const rel of named) {
+    if (root !== null && onDisk(root, rel)) continue;
+    let found = false;
+    for (const tree of trees) if (!found && (await entryAt(cat, tree, rel))) found = true;
+    if (!found) unmatched.push(rel);
+  }
+  if (unmatched.length === 0) return;
+  const where = root === null ? "the snapshots" : "the snapshot or the workspace";
+  throw new GhostcommitError(
+    "usage",
+    `${unmatched.map(displayPath).join(", ")}: no such path in ${where} (paths are not patterns)`,
+    { path: displayPath(unmatched[0]) },
+  );
+}
+
+function onDisk(root: string, rel: RelPath): boolean {
+  try {
+    lstatSync(fsPath(root, rel));
+    return true;
+  } catch {
+    return false; // absent, or a file where one of its directories would be
+  }
 }

@@ -3,7 +3,7 @@ import { lstatSync } from "node:fs";
 import path from "node:path";
 import type { FileState } from "../git/trees.js";
 import { GhostcommitError } from "../errors.js";
-import { displayPath, fsPath, type RelPath } from "../paths.js";
+import { displayPath, fsPath, isWithin, type RelPath } from "../paths.js";
 import { diffTrees, displayOutcome, runRestore } from "../restore/restore.js";
 import { nowMicros } from "../store/metadata.js";
 import type { StoredSnapshot } from "../store/store.js";
@@ -76,6 +76,18 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         `session ${session} has an open turn ${open.turn}: the agent may still be writing (end the turn, or use --force)`,
         { session, turn: open.turn },
       );
+    }
+    if (named !== undefined && !open) {
+      // A rewind limited to paths writes only what its turns changed there: a path none of them
+      // changed (a typo, a pattern) would make a rewind that does nothing, with a redo entry.
+      const changed = turns.flatMap((t) => [...t.changed, ...t.touched]);
+      const idle = named.filter((n) => !changed.some((c) => isWithin(c, n) || isWithin(n, c)));
+      if (idle.length > 0) {
+        throw new GhostcommitError(
+          "usage",
+          `${idle.map(displayPath).join(", ")}: not changed by turn ${to} of session ${session} or a later one (paths are not patterns)`,
+        );
+      }
     }
     return engine.withReader(async (cat) => {
       const lookup = new TreeLookup(cat);

@@ -107,6 +107,30 @@ describe("restore and diff of chosen paths", () => {
     expect(names.stdout.trim().split("\n")).toEqual(["M\td/b.txt", "A\td/c.txt"]);
   });
 
+  it("refuses a path that names nothing (a typo, a pattern) as a usage error, taking no safety snapshot", () => {
+    const r = repo({ "fe/main.js": "a\n", "keep.txt": "k\n" });
+    const snap = r.ok("snapshot");
+    r.ok("turn", "begin", "--session", "s", "--turn", "1");
+    r.write({ "fe/main.js": "b\n" });
+    r.ok("turn", "end", "--session", "s", "--turn", "1");
+    const listed = r.ok("list").length;
+    for (const [args, message] of [
+      [["restore", snap.id, "typo/main.js"], "typo/main.js: no such path in the snapshot or the workspace"],
+      [["diff", snap.id, "--", "fe/*.js"], "fe/*.js: no such path in the snapshot or the workspace"],
+      [["rewind", "--to", "1", "fe/*.js"], "fe/*.js: not changed by turn 1 of session s or a later one"],
+      [["rewind", "--to", "1", "keep.txt"], "keep.txt: not changed by turn 1 of session s or a later one"],
+    ] as const) {
+      const result = r.cli(["--json", ...args]);
+      expect(result.status, args.join(" ")).toBe(2);
+      expect(result.stderr).toContain(`ghostcommit: ${message} (paths are not patterns)`);
+    }
+    expect([r.read("fe/main.js"), r.ok("list").length, r.cli(["redo"]).status]).toEqual(["b\n", listed, 1]);
+    // A path the snapshot holds, or one on disk only, is fine.
+    expect(r.ok("rewind", "--to", "1", "fe")).toMatchObject({ written: ["fe/main.js"] });
+    r.write({ "new.txt": "n\n" });
+    expect(r.ok("restore", snap.id, "new.txt")).toMatchObject({ deleted: ["new.txt"] });
+  });
+
   it("refuses a path outside the workspace as a usage error that writes nothing, not even a store", () => {
     const r = repo({ "a.txt": "a\n" });
     const sub = path.join(r.dir, "sub");
