@@ -16,6 +16,8 @@ export interface ErrorData {
   conflict: {
     session?: string;
     conflicts: string[];
+    /** rewind: those of `conflicts` that may be another session's work (or came after an interrupt). */
+    uncertain?: string[];
     /** push: the snapshots holding the ignored files, or the machines that pushed the conflicting sessions. */
     snapshots?: string[];
     pushedFrom?: string[];

@@ -35,7 +35,10 @@ export function emitError(thrown: unknown, asJson: boolean): number {
   process.stderr.write(`ghostcommit: ${message}\n`);
   if (asJson) {
     const doc: Record<string, unknown> = { error: { code, message } };
-    if (GhostcommitError.is(error, "conflict")) doc.conflicts = error.data.conflicts;
+    if (GhostcommitError.is(error, "conflict")) {
+      doc.conflicts = error.data.conflicts;
+      if (error.data.uncertain) doc.uncertain = error.data.uncertain;
+    }
     process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
   }
   return status;

@@ -42,11 +42,30 @@ export function conflictError(
   action: "rewind" | "redo",
   session: string,
   conflicts: string[],
+  uncertain: readonly string[] = [],
 ): GhostcommitError {
-  const shown = conflicts.slice(0, 10).join(", ") + (conflicts.length > 10 ? ", …" : "");
+  const doubtful = new Set(uncertain);
+  const edited = conflicts.filter((p) => !doubtful.has(p));
+  const maybe = conflicts.filter((p) => doubtful.has(p));
+  const reasons: string[] = [];
+  if (edited.length > 0) {
+    reasons.push(
+      `${edited.length} ${edited.length === 1 ? "file was" : "files were"} changed since session ${session} last changed ${edited.length === 1 ? "it" : "them"} (${listed(edited)})`,
+    );
+  }
+  if (maybe.length > 0) {
+    // Changed with no tool call reporting it while another session's turn ran, or after an interrupt.
+    reasons.push(
+      `${maybe.length} ${maybe.length === 1 ? "file" : "files"} may not be session ${session}'s work: no tool call reported ${maybe.length === 1 ? "its change" : "their changes"}, made while another session's turn ran or after an interrupt (${listed(maybe)})`,
+    );
+  }
   return new GhostcommitError(
     "conflict",
-    `${action} refused: ${conflicts.length} ${conflicts.length === 1 ? "file was" : "files were"} changed since session ${session} last changed ${conflicts.length === 1 ? "it" : "them"} (${shown}); nothing was changed, --force overwrites`,
-    { session, conflicts },
+    `${action} refused: ${reasons.join("; ")}; nothing was changed, --force overwrites`,
+    { session, conflicts, ...(maybe.length > 0 ? { uncertain: maybe } : {}) },
   );
+}
+
+function listed(paths: string[]): string {
+  return paths.slice(0, 10).join(", ") + (paths.length > 10 ? ", …" : "");
 }

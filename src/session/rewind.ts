@@ -144,8 +144,10 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
           }
           const states = selectNamed(all, named);
           const conflicts = conflictsOf(states);
-          if (!force && conflicts.length > 0)
-            throw conflictError("rewind", session, conflicts.map(displayPath));
+          if (!force && conflicts.length > 0) {
+            const uncertain = states.filter((s) => s.uncertain).map((s) => displayPath(s.path));
+            throw conflictError("rewind", session, conflicts.map(displayPath), uncertain);
+          }
           const changes = changesOf(states);
           for (const c of changes) targets.set(c.path, c.target);
           const deletions = changes.filter((c) => c.target === null).map((c) => c.path);
@@ -211,10 +213,12 @@ async function precheck(
   const attributed = new Map([...attributePaths(turns)].filter(([p]) => isNamed(p, named)));
   const now = await worktreeStates(ctx.engine, [...attributed.keys()]);
   const conflicts: RelPath[] = [];
+  const uncertain: RelPath[] = [];
   for (const [p, span] of attributed) {
     if (turns[span.first].beforeUnknown.has(p)) continue;
     if (isUncertain(turns, p, span)) {
       conflicts.push(p);
+      uncertain.push(p);
       continue;
     }
     const after = afters[span.last];
@@ -223,8 +227,10 @@ async function precheck(
     if (partial.has(p) && sameState(current, partial.get(p)!)) continue;
     if (!sameState(current, await lookup.file(after.tree, p))) conflicts.push(p);
   }
-  if (conflicts.length > 0)
-    throw conflictError("rewind", ctx.journal.session, conflicts.sort().map(displayPath));
+  if (conflicts.length > 0) {
+    const session = ctx.journal.session;
+    throw conflictError("rewind", session, conflicts.sort().map(displayPath), uncertain.map(displayPath));
+  }
 }
 
 /** A forced rewind closes the open turn: its changes are what differs from its before-state now. */

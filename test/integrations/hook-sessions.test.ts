@@ -192,6 +192,11 @@ describe("hooks across sessions and outside projects", () => {
       const refused = repo.cli(["rewind", "--session", s, "--to", "1", "--json"]);
       expect(refused.status).toBe(3);
       expect(refused.json.conflicts).toEqual(["notes.md"]);
+      expect(refused.json.uncertain).toEqual(["notes.md"]);
+      // Nobody changed it since: the refusal says why it is in doubt, not that it was edited later.
+      expect(repo.cli(["rewind", "--session", s, "--to", "1"]).stderr.trim()).toBe(
+        `ghostcommit: rewind refused: 1 file may not be session ${s}'s work: no tool call reported its change, made while another session's turn ran or after an interrupt (notes.md); nothing was changed, --force overwrites`,
+      );
     }
     expect(repo.read("notes.md")).toBe("by a shell of one of them\n");
   });
