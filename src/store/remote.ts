@@ -167,7 +167,7 @@ export async function pushRefs(
 ): Promise<void> {
   if (updates.length === 0) return;
   const refspecs = updates.map(([source, destination]) => `${source}:${destination}`);
-  await runGit(
+  const result = await runGit(
     [
       ...TRANSFER_CONFIG,
       "push",
@@ -179,10 +179,18 @@ export async function pushRefs(
       remote.url,
       ...refspecs,
     ],
-    { cwd: path.dirname(gitDir), env: { GIT_DIR: gitDir, ...remote.env } },
+    // Status 1 is a refused ref: the reason is in the porcelain lines on stdout.
+    { cwd: path.dirname(gitDir), env: { GIT_DIR: gitDir, ...remote.env }, okCodes: [0, 1] },
   ).catch((error: GhostcommitError) => {
     throw transferError("push to", remote.url, error);
   });
+  if (result.code !== 0) {
+    const failure = new GhostcommitError("git-failed", "git push failed", {
+      exitCode: result.code,
+      stderr: result.stderr,
+    });
+    throw transferError("push to", remote.url, failure, result.stdout.toString("utf8"));
+  }
 }
 
 /**
@@ -252,10 +260,42 @@ export async function bytesToSend(
   return Number(result.stdout.toString("latin1").trim()) || 0;
 }
 
-function transferError(verb: string, url: string, error: GhostcommitError): GhostcommitError {
+function transferError(verb: string, url: string, error: GhostcommitError, stdout = ""): GhostcommitError {
   const stderr = GhostcommitError.is(error, "git-failed")
     ? (error.data.stderr ?? error.message)
     : error.message;
-  const reason = gitReason(stderr) || error.message;
+  const reason = transferReason(stderr, stdout) || error.message;
   return new GhostcommitError("git-failed", `cannot ${verb} ${url}: ${reason}`, { url, stderr }, error);
+}
+
+/**
+ * Why a transfer failed, from git's stderr: what the remote refused a ref for ("pre-receive hook
+ * declined"), else what the transport said before git's own conclusion ("ssh: Could not resolve
+ * hostname …" before "fatal: Could not read from remote repository."), else git's cause; with what
+ * the remote itself printed (`remote:` lines, such as a server hook's reason).
+ */
+function transferReason(stderr: string, stdout: string): string {
+  const linesOf = (text: string) =>
+    text
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line !== "");
+  const lines = linesOf(stderr);
+  const said = lines.filter((l) => l.startsWith("remote:")).map((l) => l.slice("remote:".length).trim());
+  const refused = [...linesOf(stdout), ...lines].flatMap(
+    (l) => /^!.*\[(?:remote )?rejected\].*\(([^)]+)\)$/.exec(l)?.[1] ?? [],
+  );
+  const firstFailure = lines.findIndex((line) => /^(fatal|error): /.test(line));
+  const transport = lines
+    .slice(0, Math.max(firstFailure, 0))
+    .filter((line) => !/^(remote:|To |!|hint:)/.test(line));
+  const cause =
+    refused.length > 0
+      ? `refused: ${[...new Set(refused)].join("; ")}`
+      : transport.length > 0
+        ? transport.join("; ")
+        : gitReason(stderr);
+  // git's own lines on the remote side ("error: hook declined to update …") repeat the refusal.
+  const remote = said.filter((line) => line !== "" && !/^(error|fatal): /.test(line));
+  return remote.length > 0 ? `${cause} (the remote said: ${remote.join(" ")})` : cause;
 }

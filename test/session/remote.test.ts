@@ -171,9 +171,19 @@ describe("push and fetch through a local bare repository", () => {
     expect(cut.json.error.code).toBe("git-failed");
     expect(ghostRefs(a, remote)).toEqual([]);
     // One ref refused: the atomic push takes none of the others either.
-    hook(remote, "update", 'case "$1" in */sessions/*) exit 1;; esac');
+    hook(
+      remote,
+      "update",
+      'case "$1" in */sessions/*) echo "no sessions here, by policy" >&2; exit 1;; esac',
+    );
     rmSync(killer);
-    expect(repo.cli(["push", "--json"]).status).toBe(1);
+    const refused = repo.cli(["push"]);
+    expect(refused.status).toBe(1);
+    // git's reason and the remote's own words, not only "failed to push some refs".
+    expect(refused.stderr).toMatch(
+      /^ghostcommit: cannot push to \S+: refused: (hook declined|atomic push failed)/,
+    );
+    expect(refused.stderr).toContain("(the remote said: no sessions here, by policy)");
     expect(ghostRefs(a, remote)).toEqual([]);
     rmSync(`${remote}/hooks/update`);
     const pushed = repo.ok("push");
