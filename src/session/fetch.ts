@@ -79,7 +79,7 @@ export async function fetchWorkspace(
         else if (outcome === "conflict") {
           report.conflicts.push({
             session,
-            reason: `this workspace has a different history under session id ${session}; the one on ${remote.url} (pushed from ${theirs.host}) was not fetched`,
+            reason: `this workspace has a different history under session id ${session}; the one on ${remote.url} (pushed from ${theirs.host}) was not fetched, nor its snapshots`,
           });
         } else {
           report.sessions.push({
@@ -91,6 +91,18 @@ export async function fetchWorkspace(
         }
       }
       await recordOrigins(engine, origins);
+      // A session kept as it is here brings none of its snapshots either: listed under its id,
+      // the other machine's turns would read as this one's.
+      const refused = new Set(report.conflicts.map((c) => c.session));
+      if (refused.size > 0) {
+        const fetched = new Set(report.snapshots);
+        const theirs = (await engine.refs.list())
+          .filter((s) => fetched.has(s.id) && s.meta.session !== undefined && refused.has(s.meta.session))
+          .map((s) => s.id);
+        await engine.refs.remove(theirs);
+        const dropped = new Set(theirs);
+        report.snapshots = report.snapshots.filter((id) => !dropped.has(id));
+      }
       return report;
     }),
   );

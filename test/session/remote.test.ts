@@ -141,10 +141,14 @@ describe("push and fetch through a local bare repository", () => {
 
     // Fetching keeps B's own session and says which one it did not take.
     const bLog = onB.ok("log", "--session", "same");
+    const bList = onB.ok("list");
     const fetched = onB.ok("fetch");
     expect(fetched.conflicts.map((c: any) => c.session)).toEqual(["same"]);
     expect(fetched.conflicts[0].reason).toMatch(/different history under session id same/);
     expect(onB.ok("log", "--session", "same")).toEqual(bLog);
+    // Nor are A's snapshots of that session brought in, to be listed as B's own turns.
+    expect(fetched.snapshots).toEqual([]);
+    expect(onB.ok("list")).toEqual(bList);
   });
 
   it("reports from each remote only the sessions that remote holds", () => {
