@@ -88,6 +88,20 @@ describe("sessions side by side", () => {
     );
   });
 
+  it("log's columns stay aligned whatever the turn ids and file counts", async () => {
+    const r = repo({ "a.txt": "0\n" });
+    const ws = await openIn(sandbox, r.dir);
+    await libTurn(ws, "s", "1", () => r.write({ "a.txt": "1\n" }));
+    const many: Record<string, string> = {};
+    for (let i = 0; i < 1000; i++) many[`gen${i % 10}/f${i}.txt`] = `${i}\n`; // no large directory (200)
+    await libTurn(ws, "s", "turn-10", () => r.write(many));
+    const lines = sandbox.cli(r.dir, ["log"]).stdout.trimEnd().split("\n").slice(1);
+    expect(lines).toHaveLength(2);
+    // The prompt column starts at the same place on every line.
+    expect(new Set(lines.map((line) => line.indexOf("prompt ")))).toHaveProperty("size", 1);
+    expect(lines[1]).toContain("1,000 files");
+  });
+
   it("ends a still-open turn when the next begins, and treats a repeated begin or end as a retry", async () => {
     const r = repo();
     const ws = await openIn(sandbox, r.dir);

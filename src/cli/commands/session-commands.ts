@@ -107,10 +107,14 @@ const STATE_COLOR = { open: color.cyan, done: color.green, rewound: color.dim };
 function describeLog(session: string, turns: TurnRecord[]): string {
   if (turns.length === 0) return `session ${session} has no turns yet`;
   const lines = [`session ${color.bold(session)}`];
+  // Columns as wide as their widest cell: turn ids and file counts vary in length.
+  const turnWidth = Math.max(...turns.map((t) => t.turn.length));
+  const filesWidth = Math.max(...turns.map((t) => nFiles(t.changed.length).length));
   for (const t of turns) {
     const state = STATE_COLOR[t.state](t.state.padEnd(7));
-    const files = nFiles(t.changed.length).padEnd(10);
-    lines.push(`  ${color.bold(t.turn)}  ${state} ${files} ${age(t.startedAt).padEnd(11)} ${t.prompt}`);
+    const files = nFiles(t.changed.length).padEnd(filesWidth);
+    const turn = color.bold(t.turn) + " ".repeat(turnWidth - t.turn.length);
+    lines.push(`  ${turn}  ${state} ${files} ${age(t.startedAt).padEnd(11)} ${t.prompt}`);
     if (t.rewoundPaths) {
       const shown = t.rewoundPaths.slice(0, 5).join(", ") + (t.rewoundPaths.length > 5 ? ", …" : "");
       lines.push(color.dim(`        rewound only: ${shown}`));
