@@ -129,3 +129,29 @@ export function progress(label: string): () => void {
     if (shown) process.stderr.write("\r\x1b[K");
   };
 }
+
+const C_ESCAPES: Record<string, string> = {
+  "\n": "\\n",
+  "\t": "\\t",
+  "\r": "\\r",
+  '"': '\\"',
+  "\\": "\\\\",
+  "\x07": "\\a",
+  "\b": "\\b",
+  "\f": "\\f",
+  "\v": "\\v",
+};
+
+/**
+ * A path for human output, quoted as git quotes it when it holds a control character, a quote or a
+ * backslash (`"new\nline"`), so one name never reads as two lines or two names. JSON output keeps
+ * names as they are.
+ */
+export function humanPath(path: string): string {
+  if (!/[\x00-\x1f\x7f"\\]/.test(path)) return path;
+  const escaped = path.replace(
+    /[\x00-\x1f\x7f"\\]/g,
+    (c) => C_ESCAPES[c] ?? `\\${c.charCodeAt(0).toString(8).padStart(3, "0")}`,
+  );
+  return `"${escaped}"`;
+}

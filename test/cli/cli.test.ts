@@ -188,6 +188,24 @@ describe("hints", () => {
   });
 });
 
+describe("human output", () => {
+  it("quotes a name with a newline, tab, quote or backslash as git does; JSON keeps it as it is", () => {
+    const r = repo({ "a.txt": "a\n" });
+    const snap = r.ok("snapshot");
+    r.write({ "new\nline": "x", "tab\there": "y", 'q"uote': "z", "plain é.txt": "w" });
+    expect(r.cli(["diff", snap.id]).stdout.split("\n").filter(Boolean)).toEqual([
+      'A\t"new\\nline"',
+      "A\tplain é.txt",
+      'A\t"q\\"uote"',
+      'A\t"tab\\there"',
+    ]);
+    expect(r.cli(["diff", "--json", snap.id]).json.map((e: any) => e.path)).toContain("new\nline");
+    const restore = r.cli(["restore", snap.id]).stdout;
+    expect(restore).toContain('  gone   "new\\nline"\n');
+    expect(r.exists("new\nline")).toBe(false);
+  });
+});
+
 describe("show, diff and drop", () => {
   it("show lists the snapshot's files and its metadata", () => {
     const r = repo({ "a.txt": "a\n", "d/b.txt": "b\n" });

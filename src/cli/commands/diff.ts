@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { GhostcommitError } from "../../errors.js";
 import type { DiffEntry } from "../../types.js";
 import { checkNamedPaths, globalsOf, open, withGlobals } from "../context.js";
-import { color } from "../output.js";
+import { color, humanPath } from "../output.js";
 import type { Action } from "../runner.js";
 
 const LETTER: Record<DiffEntry["status"], string> = {
@@ -48,7 +48,9 @@ export function register(program: Command, run: Action): void {
               deleted: color.red,
               "type-changed": color.magenta,
             };
-            return entries.map((e) => `${paint[e.status](LETTER[e.status])}\t${e.path}`).join("\n");
+            return entries
+              .map((e) => `${paint[e.status](LETTER[e.status])}\t${humanPath(e.path)}`)
+              .join("\n");
           },
         };
       }),

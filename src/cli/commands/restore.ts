@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { RestoreReport } from "../../types.js";
 import { checkNamedPaths, commandHint, globalsOf, open, withGlobals } from "../context.js";
-import { color, nFiles, formatCount, progress, shortId } from "../output.js";
+import { color, nFiles, formatCount, humanPath, progress, shortId } from "../output.js";
 import type { Action } from "../runner.js";
 
 export function register(program: Command, run: Action): void {
@@ -48,12 +48,12 @@ export function describeRestore(
   const verb = report.dryRun ? "would write" : "wrote";
   const del = report.dryRun ? "would delete" : "deleted";
   for (const path of report.written)
-    lines.push(`  ${color.green(report.dryRun ? "write " : "wrote ")} ${path}`);
+    lines.push(`  ${color.green(report.dryRun ? "write " : "wrote ")} ${humanPath(path)}`);
   for (const path of report.deleted)
-    lines.push(`  ${color.red(report.dryRun ? "delete" : "gone  ")} ${path}`);
+    lines.push(`  ${color.red(report.dryRun ? "delete" : "gone  ")} ${humanPath(path)}`);
   for (const skip of report.skipped) {
     lines.push(
-      `  ${color.yellow("skip  ")} ${skip.path} (${skip.reason === "excluded" ? "not captured now or then" : skip.reason})`,
+      `  ${color.yellow("skip  ")} ${humanPath(skip.path)} (${skip.reason === "excluded" ? "not captured now or then" : skip.reason})`,
     );
   }
   lines.push(`${verb} ${nFiles(report.written.length)}, ${del} ${formatCount(report.deleted.length)}`);

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { globalsOf, open, withGlobals } from "../context.js";
-import { color, formatCount, formatExcluded } from "../output.js";
+import { color, formatCount, formatExcluded, humanPath } from "../output.js";
 import type { Action } from "../runner.js";
 
 export function register(program: Command, run: Action): void {
@@ -22,7 +22,7 @@ export function register(program: Command, run: Action): void {
               `files    ${formatCount(details.fileCount)}`,
               ...formatExcluded(details.excluded),
               "",
-              ...details.files,
+              ...details.files.map(humanPath),
             ].join("\n"),
         };
       }),
