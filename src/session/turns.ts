@@ -150,15 +150,14 @@ async function endLocked(
       publish(true),
       (async () => {
         const diff = await diffTrees(engine, beforeTree, snap.tree);
-        const sinceProgress = how.interrupted
-          ? await changedSinceProgress(
-              cat,
-              turn,
-              beforeTree,
-              snap.tree,
-              diff.map((c) => c.path),
-            )
-          : [];
+        // After an interrupt, any change since the last mark is in doubt; otherwise only the
+        // touched paths' (a few), in case another session's turn ran meanwhile (see below).
+        const sincePaths = how.interrupted
+          ? diff.map((c) => c.path)
+          : turn.progress
+            ? diff.map((c) => c.path).filter((p) => turn.touched.has(p))
+            : [];
+        const sinceProgress = await changedSinceProgress(cat, turn, beforeTree, snap.tree, sincePaths);
         return { diff, sinceProgress };
       })(),
     );
@@ -176,10 +175,16 @@ async function endLocked(
     overlappingTouches(others, turn.startedAt, now),
   );
   const changed = how.extend ? [...new Set([...turn.changed, ...attributed])].sort() : attributed;
-  const uncertain = new Set<RelPath>([...(how.extend ? turn.uncertain : []), ...sinceProgress]);
-  // While another session's turn ran too, an edit neither reported may be the other agent's.
+  const uncertain = new Set<RelPath>([
+    ...(how.extend ? turn.uncertain : []),
+    ...(how.interrupted ? sinceProgress : []),
+  ]);
+  // While another session's turn ran too, an edit neither reported may be the other agent's: so
+  // may a change to a file this turn touched, made after its last tool call (another agent's
+  // shell appending to it).
   if (overlappingTurns(others, turn.startedAt, now)) {
     for (const p of attributed) if (!turn.touched.has(p)) uncertain.add(p);
+    for (const p of sinceProgress) uncertain.add(p);
   }
   const record: Extract<NewRecord, { e: "end" }> = { e: "end", turn: turn.turn, after: after.id, changed };
   if (uncertain.size > 0) record.uncertain = [...uncertain].filter((p) => changed.includes(p)).sort();

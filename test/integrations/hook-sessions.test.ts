@@ -201,6 +201,34 @@ describe("hooks across sessions and outside projects", () => {
     expect(repo.read("notes.md")).toBe("by a shell of one of them\n");
   });
 
+  it("does not let one session revert another's shell edit to a file it had touched", () => {
+    send(claude(repo.dir, "A", "UserPromptSubmit", { prompt: "a" }), repo.dir);
+    send(claude(repo.dir, "B", "UserPromptSubmit", { prompt: "b" }), repo.dir);
+    // A writes shared.md with its Write tool (reported before and after)...
+    const file = repo.path("shared.md");
+    const write = { tool_name: "Write", tool_input: { file_path: file, content: "A\n" }, tool_use_id: "t1" };
+    send(claude(repo.dir, "A", "PreToolUse", write), repo.dir);
+    repo.write({ "shared.md": "A\n" });
+    send(
+      claude(repo.dir, "A", "PostToolUse", { ...write, tool_response: { filePath: file, success: true } }),
+    );
+    // ...then B's shell command appends to it: no tool call of A's can explain that line.
+    const bash = { tool_name: "Bash", tool_input: { command: "echo B >> shared.md" }, tool_use_id: "t2" };
+    send(claude(repo.dir, "B", "PreToolUse", bash), repo.dir);
+    repo.write({ "shared.md": "A\nB\n" });
+    send(claude(repo.dir, "B", "PostToolUse", { ...bash, tool_response: { stdout: "", stderr: "" } }));
+    send(claude(repo.dir, "A", "Stop", { stop_hook_active: false }), repo.dir);
+    send(claude(repo.dir, "B", "Stop", { stop_hook_active: false }), repo.dir);
+    const refused = repo.cli(["rewind", "--session", "A", "--to", "1", "--json"]);
+    expect(refused.status).toBe(3);
+    expect(refused.json.uncertain).toEqual(["shared.md"]);
+    expect(repo.read("shared.md")).toBe("A\nB\n");
+    // The person decides: --force rewinds it.
+    expect(repo.cli(["rewind", "--session", "A", "--to", "1", "--force", "--json"]).json.deleted).toEqual([
+      "shared.md",
+    ]);
+  });
+
   it("creates no store for events from $HOME, and doctor elsewhere reports only what concerns it", () => {
     const home = sandbox.home;
     // Claude Code shows the user why, once a session (Cursor's answers have no such field).
