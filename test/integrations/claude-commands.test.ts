@@ -32,6 +32,9 @@ describe("Claude Code's /ghostcommit-* commands", () => {
     const settings = JSON.parse(readFileSync(path.join(repo.dir, ".claude", "settings.json"), "utf8"));
     const hookCommand: string = settings.hooks.UserPromptSubmit[0].hooks[0].command;
     const send = (event: unknown) => expectQuiet(shellHook(sandbox, hookCommand, event, repo.dir));
+    /** The user typing `/<name> <args>` in session `session`. */
+    const typed = (name: string, args: string, session: string | undefined) =>
+      shellHook(sandbox, slashCommand(path.join(commands, `${name}.md`), args, session), "", repo.dir);
 
     // Two conversations in one workspace: K1 wrote k1.txt, K2 wrote k2.txt and is working again.
     for (const [session, file] of [
@@ -47,38 +50,18 @@ describe("Claude Code's /ghostcommit-* commands", () => {
     // In K1 the user types `/ghostcommit-rewind 1`; K2's tools keep running meanwhile.
     send(ev.prompt(repo.dir, "K1", "/ghostcommit-rewind 1"));
     send(ev.write(repo.dir, "K2", repo.path("k2-more.txt")));
-    const rewind = shellHook(
-      sandbox,
-      slashCommand(path.join(commands, "ghostcommit-rewind.md"), "1", "K1"),
-      "",
-      repo.dir,
-    );
+    const rewind = typed("ghostcommit-rewind", "1", "K1");
     expect(rewind.status, rewind.stderr).toBe(0);
     expect(rewind.stdout).toContain("of session K1");
     expect([repo.exists("k1.txt"), repo.read("k2.txt")]).toEqual([false, "K2\n"]);
-    const log = shellHook(
-      sandbox,
-      slashCommand(path.join(commands, "ghostcommit-log.md"), "", "K1"),
-      "",
-      repo.dir,
-    );
+    const log = typed("ghostcommit-log", "", "K1");
     expect(log.stdout).toContain("/ghostcommit-rewind 1");
-    const redo = shellHook(
-      sandbox,
-      slashCommand(path.join(commands, "ghostcommit-redo.md"), "", "K1"),
-      "",
-      repo.dir,
-    );
+    const redo = typed("ghostcommit-redo", "", "K1");
     expect(redo.status, redo.stderr).toBe(0);
     expect(repo.read("k1.txt")).toBe("K1\n");
 
     // An older Claude Code leaves the token: the shell makes it empty, meaning the latest session.
-    const old = shellHook(
-      sandbox,
-      slashCommand(path.join(commands, "ghostcommit-log.md"), "", undefined),
-      "",
-      repo.dir,
-    );
+    const old = typed("ghostcommit-log", "", undefined);
     expect(old.status, old.stderr).toBe(0);
     expect(old.stdout).toContain("write k1.txt");
   });

@@ -209,14 +209,16 @@ describe("hooks across sessions and outside projects", () => {
     const write = { tool_name: "Write", tool_input: { file_path: file, content: "A\n" }, tool_use_id: "t1" };
     send(claude(repo.dir, "A", "PreToolUse", write), repo.dir);
     repo.write({ "shared.md": "A\n" });
-    send(
-      claude(repo.dir, "A", "PostToolUse", { ...write, tool_response: { filePath: file, success: true } }),
-    );
+    const done = { ...write, tool_response: { filePath: file, success: true } };
+    send(claude(repo.dir, "A", "PostToolUse", done), repo.dir);
     // ...then B's shell command appends to it: no tool call of A's can explain that line.
     const bash = { tool_name: "Bash", tool_input: { command: "echo B >> shared.md" }, tool_use_id: "t2" };
     send(claude(repo.dir, "B", "PreToolUse", bash), repo.dir);
     repo.write({ "shared.md": "A\nB\n" });
-    send(claude(repo.dir, "B", "PostToolUse", { ...bash, tool_response: { stdout: "", stderr: "" } }));
+    send(
+      claude(repo.dir, "B", "PostToolUse", { ...bash, tool_response: { stdout: "", stderr: "" } }),
+      repo.dir,
+    );
     send(claude(repo.dir, "A", "Stop", { stop_hook_active: false }), repo.dir);
     send(claude(repo.dir, "B", "Stop", { stop_hook_active: false }), repo.dir);
     const refused = repo.cli(["rewind", "--session", "A", "--to", "1", "--json"]);
