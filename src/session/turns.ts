@@ -169,9 +169,14 @@ async function endLocked(
     turn.startedAt / 1000 - 1000,
     path.basename(journal.file),
   );
+  // The session's own rewinds and redos during the turn (an undo from the chat) are its work too.
+  const ownTouched = new Set(turn.touched);
+  for (const undo of state.undos) {
+    if (undo.t >= turn.startedAt && undo.t <= now) for (const p of undo.paths) ownTouched.add(p);
+  }
   const attributed = attributeTurn(
     diff.map((c) => c.path),
-    turn.touched,
+    ownTouched,
     overlappingTouches(others, turn.startedAt, now),
   );
   const changed = how.extend ? [...new Set([...turn.changed, ...attributed])].sort() : attributed;
@@ -183,7 +188,7 @@ async function endLocked(
   // may a change to a file this turn touched, made after its last tool call (another agent's
   // shell appending to it).
   if (overlappingTurns(others, turn.startedAt, now)) {
-    for (const p of attributed) if (!turn.touched.has(p)) uncertain.add(p);
+    for (const p of attributed) if (!ownTouched.has(p)) uncertain.add(p);
     for (const p of sinceProgress) uncertain.add(p);
   }
   const record: Extract<NewRecord, { e: "end" }> = { e: "end", turn: turn.turn, after: after.id, changed };

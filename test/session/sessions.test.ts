@@ -88,6 +88,22 @@ describe("sessions side by side", () => {
     );
   });
 
+  it("counts a session's own undo from the chat as its turn's work while another session's turn runs", async () => {
+    const r = repo({ "f.txt": "f\n" });
+    const ws = await openIn(sandbox, r.dir);
+    const [a, b] = [ws.session("A"), ws.session("B")];
+    await libTurn(ws, "A", "1", () => r.write({ "f.txt": "F1\n" }));
+    await b.beginTurn("1");
+    await a.beginTurn("2"); // the prompt that asks for the undo
+    await a.rewind({ to: "1", keepOpenTurn: true });
+    expect(await a.endTurn("2")).toMatchObject({ changed: ["f.txt"] });
+    await b.endTurn("1");
+    expect((await a.log()).at(-1)?.uncertain).toBeUndefined();
+    // Rewinding the undo's turn brings turn 1's file back, with no refusal.
+    expect(await a.rewind({ to: "2" })).toMatchObject({ written: ["f.txt"] });
+    expect(r.read("f.txt")).toBe("F1\n");
+  });
+
   it("log's columns stay aligned whatever the turn ids and file counts", async () => {
     const r = repo({ "a.txt": "0\n" });
     const ws = await openIn(sandbox, r.dir);
