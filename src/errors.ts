@@ -66,6 +66,21 @@ type DataArgs<C extends ErrorCode> =
     : [data: ErrorData[C], cause?: unknown];
 
 /** Exit status for an error, per the CLI contract: 2 usage, 3 refused, 1 anything else. */
+/**
+ * The error document of `--json` output, which an MCP tool's error result also carries: the code
+ * and message, and for a refusal the paths it names.
+ */
+export function errorDocument(error: unknown): Record<string, unknown> {
+  const known = error instanceof GhostcommitError;
+  const message = error instanceof Error ? error.message : String(error);
+  const doc: Record<string, unknown> = { error: { code: known ? error.code : "internal", message } };
+  if (GhostcommitError.is(error, "conflict")) {
+    doc.conflicts = error.data.conflicts;
+    if (error.data.uncertain) doc.uncertain = error.data.uncertain;
+  }
+  return doc;
+}
+
 export function exitStatusFor(error: unknown): number {
   if (error instanceof GhostcommitError) {
     if (error.code === "usage") return 2;

@@ -1,5 +1,5 @@
 import pc from "picocolors";
-import { exitStatusFor, GhostcommitError, reportable } from "../errors.js";
+import { errorDocument, exitStatusFor, reportable } from "../errors.js";
 import type { Excluded } from "../types.js";
 
 /** Colours only when stdout is a terminal and NO_COLOR is unset. */
@@ -29,18 +29,9 @@ export function emit(output: CommandOutput, asJson: boolean): void {
 export function emitError(thrown: unknown, asJson: boolean): number {
   const error = reportable(thrown);
   const status = exitStatusFor(error);
-  const known = error instanceof GhostcommitError;
-  const message = known ? error.message : error instanceof Error ? error.message : String(error);
-  const code = known ? error.code : "internal";
+  const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`ghostcommit: ${message}\n`);
-  if (asJson) {
-    const doc: Record<string, unknown> = { error: { code, message } };
-    if (GhostcommitError.is(error, "conflict")) {
-      doc.conflicts = error.data.conflicts;
-      if (error.data.uncertain) doc.uncertain = error.data.uncertain;
-    }
-    process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
-  }
+  if (asJson) process.stdout.write(`${JSON.stringify(errorDocument(error), null, 2)}\n`);
   return status;
 }
 

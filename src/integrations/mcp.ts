@@ -2,7 +2,7 @@ import { type CallToolResult, McpServer } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { openWorkspace } from "../workspace.js";
 import type { StoreKind } from "../config.js";
-import { GhostcommitError, reportable } from "../errors.js";
+import { errorDocument, GhostcommitError, reportable } from "../errors.js";
 import { isTooBroad } from "./hook.js";
 import { registerRemoteTools } from "./mcp-remote-tools.js";
 import { registerTools, result, type WithWorkspace } from "./mcp-tools.js";
@@ -28,11 +28,9 @@ export const INSTRUCTIONS = [
 /** The CLI's `--json` error document, as a tool error (never a protocol error or a crash). */
 function failure(thrown: unknown): CallToolResult {
   const error = reportable(thrown);
-  const known = error instanceof GhostcommitError;
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`ghostcommit mcp: ${message}\n`);
-  const doc: Record<string, unknown> = { error: { code: known ? error.code : "internal", message } };
-  if (known && Array.isArray(error.data.conflicts)) doc.conflicts = error.data.conflicts;
+  const doc = errorDocument(error);
   return result(doc, doc, true);
 }
 

@@ -144,6 +144,23 @@ describe("undo from inside the agent (MCP)", () => {
     expect(repo.read("b.txt")).toBe("b\n");
   });
 
+  it("lists the paths in doubt under `uncertain` in a refusal, as the command line does", async () => {
+    const cwd = repo.dir;
+    claude(ev.prompt(cwd, "A", "a"));
+    claude(ev.prompt(cwd, "B", "b"));
+    repo.write({ "notes.md": "by a shell of one of them\n" });
+    claude(ev.stop(cwd, "A"));
+    claude(ev.stop(cwd, "B"));
+    const refused = await call("rewind", { to: "1", session: "A" });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toMatchObject({
+      error: { code: "conflict" },
+      conflicts: ["notes.md"],
+      uncertain: ["notes.md"],
+    });
+    expect(repo.read("notes.md")).toBe("by a shell of one of them\n");
+  });
+
   it("refuses the home directory as a workspace", async () => {
     await client.close();
     client = await connect(sandbox.home);
