@@ -1,4 +1,5 @@
 import { closeSync, lstatSync, openSync, readSync, statSync } from "node:fs";
+import path from "node:path";
 import type { StatusEntry } from "../git/status.js";
 import { ancestorsOf, fsPath, type RelPath } from "../paths.js";
 
@@ -51,7 +52,11 @@ export async function reconcileNestedRepos(
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
-/** Whether git would take `dir` for a repository of its own: a `.git` directory with a HEAD, or a gitfile. */
+/**
+ * Whether git would take `dir` for a repository of its own: a `.git` directory with a HEAD, or a
+ * gitfile (`gitdir: <path>`) naming one. An empty `.git` directory, a stray `.git` file or a gitfile
+ * pointing nowhere makes none: git lists the files there as any others.
+ */
 export function looksLikeRepository(worktreeRoot: string, dir: RelPath): boolean {
   // Called for every untracked directory: no exceptions for the usual "no .git here", and a
   // plain string for the usual ASCII name.
@@ -64,16 +69,25 @@ export function looksLikeRepository(worktreeRoot: string, dir: RelPath): boolean
     return statSync(fsPath(worktreeRoot, `${dir}/.git/HEAD`), { throwIfNoEntry: false })?.isFile() ?? false;
   }
   if (!stat.isFile()) return false;
+  let text: string;
   try {
-    const head = Buffer.alloc(8);
+    const head = Buffer.alloc(4096);
     const fd = openSync(dotGit, "r");
     try {
-      readSync(fd, head, 0, 8, 0);
+      text = head.toString("utf8", 0, readSync(fd, head, 0, head.length, 0));
     } finally {
       closeSync(fd);
     }
-    return head.toString("latin1") === "gitdir: ";
   } catch {
     return false; // unreadable: git could not use it either
   }
+  const target = /^gitdir: (.+)$/m.exec(text)?.[1]?.trim();
+  if (!target) return false;
+  // A relative target is relative to the directory (whose name may not be UTF-8: kept as bytes).
+  const head = path.isAbsolute(target)
+    ? path.join(target, "HEAD")
+    : typeof dotGit === "string"
+      ? path.join(path.dirname(dotGit), target, "HEAD")
+      : Buffer.concat([dotGit.subarray(0, dotGit.lastIndexOf(0x2f) + 1), Buffer.from(`${target}/HEAD`)]);
+  return statSync(head, { throwIfNoEntry: false })?.isFile() ?? false;
 }

@@ -1,5 +1,5 @@
 import { indexEntryCount } from "../git/index-file.js";
-import { existsSync, promises as fs } from "node:fs";
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { Ignore } from "ignore";
 import { runGit, splitNul } from "../git/exec.js";
@@ -18,6 +18,7 @@ import type { CaptureContext } from "./context.js";
 import { classifyUntracked, ghostignoreMatch } from "./policy.js";
 import { captureWorktreePath } from "./read-worktree.js";
 import type { TreeChanges } from "../git/trees.js";
+import { looksLikeRepository } from "./nested-check.js";
 
 /** What the repositories nested in a workspace contribute to its snapshot. */
 export interface NestedCapture {
@@ -143,7 +144,7 @@ export async function nestedRoots(
     for (const dir of ancestorsOf(rel)) {
       let isRepo = checked.get(dir);
       if (isRepo === undefined) {
-        isRepo = existsSync(fsPath(workspaceRoot, `${dir}/.git`));
+        isRepo = looksLikeRepository(workspaceRoot, dir);
         checked.set(dir, isRepo);
       }
       if (isRepo) {
