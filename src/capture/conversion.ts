@@ -90,23 +90,24 @@ function configStamp(location: WorkspaceLocation): string {
 }
 
 /**
- * Whether no repository-level config file can set core.excludesFile (none names it or pulls in
- * another file). Status runs from a git directory of its own, so only a repository-level value
- * must be passed to it; the user's global and system config it reads itself. Then it need not
+ * Whether status can start before the user's config is read: no repository-level config file can
+ * set core.excludesFile, and no config file at all core.ignoreCase (none names them or pulls in
+ * another file). Status runs from a git directory of its own, whose config hides those levels, so
+ * their values must be passed to it; the global excludes file it reads itself. Then it need not
  * wait for `readUserGitConfig`'s git process (a first snapshot, or one after a config change).
  */
-export function repositoryConfigLeavesExcludes(location: WorkspaceLocation): boolean {
-  for (const file of [
-    path.join(location.commonDir!, "config"),
-    path.join(location.gitDir!, "config.worktree"),
-  ]) {
+export function statusCanStartBeforeConfig(location: WorkspaceLocation): boolean {
+  const sources = configSources(location);
+  const repositoryLevel = new Set(sources.slice(0, 2));
+  for (const file of sources) {
     let text: string;
     try {
       text = readFileSync(file, "latin1");
     } catch {
       continue; // absent: sets nothing
     }
-    if (/excludesfile|\[\s*include/i.test(text)) return false;
+    if (/ignorecase|\[\s*include/i.test(text)) return false;
+    if (repositoryLevel.has(file) && /excludesfile/i.test(text)) return false;
   }
   return true;
 }

@@ -9,7 +9,7 @@ import {
   changedAttributesConvert,
   isAttributesFile,
   readUserGitConfig,
-  repositoryConfigLeavesExcludes,
+  statusCanStartBeforeConfig,
   userGitConverts,
 } from "./conversion.js";
 import type { CaptureContext, Captured } from "./context.js";
@@ -46,13 +46,11 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   trace("capture: start");
   // Where status needs no value from it, the config is read once status is running (spawning
   // its git process would hold this thread for milliseconds first).
-  const configFirst = repositoryConfigLeavesExcludes(location)
-    ? null
-    : readUserGitConfig(location, paths.dir);
+  const configFirst = statusCanStartBeforeConfig(location) ? null : readUserGitConfig(location, paths.dir);
   configFirst?.catch(() => {}); // awaited below; an error meanwhile must not go unhandled
-  const [head, excludesFile] = await Promise.all([
+  const [head, statusConfig] = await Promise.all([
     readHead(location),
-    configFirst ? configFirst.then((config) => config.excludesFile) : null,
+    configFirst ?? { excludesFile: null, ignoreCase: false },
   ]);
   trace("capture: head and excludes read");
   // Status (the long pole) starts as soon as HEAD is known; the base tree is read meanwhile, once
@@ -62,7 +60,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     statusSpawned = resolve;
   });
   const statusPromise = syncExcludes(location.commonDir!, paths.gitDir).then(() =>
-    runStatus(ctx, head, worktreeRoot, prefix, excludesFile, { spawned: statusSpawned }),
+    runStatus(ctx, head, worktreeRoot, prefix, statusConfig, { spawned: statusSpawned }),
   );
   const userIndex = new SharedIndexWalk(path.join(location.gitDir!, "index"));
   await Promise.race([spawned, statusPromise.catch(() => {})]);

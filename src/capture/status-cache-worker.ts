@@ -17,7 +17,7 @@ try {
   storeDir = paths.dir;
   const [head, userConfig] = await Promise.all([readHead(location), readUserGitConfig(location, paths.dir)]);
   await syncExcludes(location.commonDir!, paths.gitDir);
-  await runStatus(context, head, location.worktreeRoot!, location.prefix, userConfig.excludesFile, {
+  await runStatus(context, head, location.worktreeRoot!, location.prefix, userConfig, {
     buildCopy: true,
   });
 } catch (error) {

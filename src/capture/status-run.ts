@@ -23,6 +23,7 @@ import { fsmonitorOptions } from "./fsmonitor.js";
 import { buildInBackground, buildInProgress, type DeferredBuild } from "./status-cache.js";
 import { reconcileNestedRepos } from "./nested-check.js";
 import { parseSettingAside } from "./policy.js";
+import type { UserGitConfig } from "./conversion.js";
 
 export interface StatusResult {
   /** `git status --porcelain=2 -z --untracked-files=all`, parsed (but see `dependencyDirFiles`). */
@@ -44,20 +45,25 @@ export interface StatusResult {
  * conversions, no hooks) and whose HEAD is the user's, against a private copy of the user's index
  * carrying git's untracked cache (and, where Watchman serves, git's fsmonitor data): unchanged
  * directories are not read again, so it costs less than a plain status of every untracked file.
- * The user's `core.excludesFile` is passed on (the store's config would hide a repository-level
- * one), so status ignores exactly what the user's git ignores.
+ * The user's `core.excludesFile` and `core.ignoreCase` are passed on (the store's config would
+ * hide them), so status ignores exactly what the user's git ignores.
  */
 export async function runStatus(
   ctx: Pick<CaptureContext, "location" | "paths" | "settings" | "prepareStatusBuild">,
   head: string | null,
   worktreeRoot: string,
   prefix: RelPath,
-  excludesFile: string | null,
+  userConfig: Pick<UserGitConfig, "excludesFile" | "ignoreCase">,
   options: { spawned?: () => void; buildCopy?: boolean } = {},
 ): Promise<StatusResult> {
   const dependencyDirs = new Set(ctx.settings.dependencyDirs);
   const userIndex = path.join(ctx.location.gitDir!, "index");
-  const found = await privateIndex(ctx.paths.dir, ctx.location.gitDir!, options.buildCopy ?? false);
+  const found = await privateIndex(
+    ctx.paths.dir,
+    ctx.location.gitDir!,
+    options.buildCopy ?? false,
+    userConfig.ignoreCase,
+  );
   const deferred = found === "deferred";
   let copyDeferred: DeferredBuild | null = null;
   if (deferred) trace("capture: status reads the user's index; a detached process makes the private copy");
@@ -66,7 +72,10 @@ export async function runStatus(
   const indexFile = copy ?? userIndex;
   const tempGitDir = await throwawayGitDir(ctx.paths, head ?? "ref: refs/heads/ghostcommit-unborn");
   try {
-    const config = excludesFile === null ? [] : ["-c", `core.excludesFile=${excludesFile}`];
+    const config = [
+      ...(userConfig.excludesFile === null ? [] : ["-c", `core.excludesFile=${userConfig.excludesFile}`]),
+      ...(userConfig.ignoreCase ? ["-c", "core.ignoreCase=true"] : []),
+    ];
     // Watchman's answers persist in the private index only; the user's is never written.
     // Not in a detached build: a watch it began would be announced to no one.
     const watch =
@@ -185,6 +194,7 @@ async function privateIndex(
   storeDir: string,
   userGitDir: string,
   build: boolean,
+  ignoreCase: boolean,
 ): Promise<PrivateIndex | "deferred" | null> {
   if (usesSplitIndex(userGitDir)) return null;
   const userIndex = path.join(userGitDir, "index");
@@ -193,7 +203,12 @@ async function privateIndex(
   const checksum = await indexChecksum(userIndex);
   const stamp = await readJson<IndexStamp | null>(stampFile, null);
   const present = existsSync(target);
-  const current = stamp?.source === checksum && (present || checksum === null);
+  // Git's untracked cache does not record core.ignoreCase: a copy made under the other value
+  // would answer with the other value's verdicts, so it is made again.
+  const current =
+    stamp?.source === checksum &&
+    (stamp.ignoreCase ?? false) === ignoreCase &&
+    (present || checksum === null);
   const writes = current && Number.isInteger(stamp?.writes) ? stamp!.writes! : 0;
   const writtenAt = current && typeof stamp?.writtenAt === "number" ? stamp.writtenAt : 0;
   const index: PrivateIndex = {
@@ -207,6 +222,7 @@ async function privateIndex(
         stampFile,
         JSON.stringify({
           source: checksum,
+          ignoreCase,
           writes: watchStarted ? 1 : writes + 1,
           writtenAt: Date.now(),
         } satisfies IndexStamp),
@@ -234,13 +250,20 @@ async function privateIndex(
   // Unflushed, like the copy: whatever index status reads, its answer is right (it compares the
   // work tree with that index and the index with HEAD), and flushing this stamp would make the file
   // system write out the fresh 10 MB copy first (~20 ms on 100k files).
-  await writeFileAtomic(stampFile, JSON.stringify({ source: checksum } satisfies IndexStamp), 0o600, false);
+  await writeFileAtomic(
+    stampFile,
+    JSON.stringify({ source: checksum, ignoreCase } satisfies IndexStamp),
+    0o600,
+    false,
+  );
   return index;
 }
 
 /** Which user index the private copy was made from, and when status last wrote it. */
 interface IndexStamp {
   source: string | null;
+  /** The core.ignoreCase its untracked cache was made under (absent: false). */
+  ignoreCase?: boolean;
   /** Statuses that wrote the copy since it was made (or, with Watchman, the watch began). */
   writes?: number;
   writtenAt?: number;
