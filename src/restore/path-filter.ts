@@ -1,5 +1,6 @@
 import { GhostcommitError } from "../errors.js";
 import { lstatSync } from "node:fs";
+import { hasUnsafeAncestor } from "../capture/read-worktree.js";
 import type { CatFile } from "../git/cat-file.js";
 import { entryAt } from "../git/trees.js";
 import { displayPath, fsPath, isWithin, type RelPath, resolveInside } from "../paths.js";
@@ -87,7 +88,9 @@ export async function refuseUnmatched(
   );
 }
 
+/** Whether `rel` is in the workspace now, as a path of its own: not reached through a symlink. */
 function onDisk(root: string, rel: RelPath): boolean {
+  if (hasUnsafeAncestor(root, rel)) return false;
   try {
     lstatSync(fsPath(root, rel));
     return true;

@@ -74,6 +74,9 @@ describe("restore and diff of chosen paths", () => {
     r.remove("d");
     r.write({ "mywork/f": "precious\n" });
     r.symlink("mywork", "d");
+    // d/g is mywork/g through the link: no path of the workspace, nor of the snapshot.
+    r.write({ "mywork/g": "only here\n" });
+    expect(r.cli(["restore", snap.id, "d/g"]).stderr).toContain("d/g: no such path in the snapshot");
     const diff = r.cli(["diff", "--json", snap.id, "--", "d/f"]);
     expect(diff.json.map((e: any) => `${e.status} ${e.path}`)).toEqual(["deleted d/f"]);
     const report = r.ok("restore", snap.id, "d/f");
