@@ -204,6 +204,38 @@ export function gitReason(stderr: string): string {
   return cause ? cause.replace(/^(fatal|error): /, "") : (lines.at(-1) ?? "");
 }
 
+/**
+ * Why a transfer failed, from git's stderr: what the remote refused a ref for ("pre-receive hook
+ * declined"), else what the transport said before git's own conclusion ("ssh: Could not resolve
+ * hostname …" before "fatal: Could not read from remote repository."), else git's cause; with what
+ * the remote itself printed (`remote:` lines, such as a server hook's reason).
+ */
+export function transferReason(stderr: string, stdout: string): string {
+  const linesOf = (text: string) =>
+    text
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line !== "");
+  const lines = linesOf(stderr);
+  const said = lines.filter((l) => l.startsWith("remote:")).map((l) => l.slice("remote:".length).trim());
+  const refused = [...linesOf(stdout), ...lines].flatMap(
+    (l) => /^!.*\[(?:remote )?rejected\].*\(([^)]+)\)$/.exec(l)?.[1] ?? [],
+  );
+  const firstFailure = lines.findIndex((line) => /^(fatal|error): /.test(line));
+  const transport = lines
+    .slice(0, Math.max(firstFailure, 0))
+    .filter((line) => !/^(remote:|To |!|hint:)/.test(line));
+  const cause =
+    refused.length > 0
+      ? `refused: ${[...new Set(refused)].join("; ")}`
+      : transport.length > 0
+        ? transport.join("; ")
+        : gitReason(stderr);
+  // git's own lines on the remote side ("error: hook declined to update …") repeat the refusal.
+  const remote = said.filter((line) => line !== "" && !/^(error|fatal): /.test(line));
+  return remote.length > 0 ? `${cause} (the remote said: ${remote.join(" ")})` : cause;
+}
+
 /** Splits NUL-terminated output into strings, keeping bytes that are not UTF-8 as latin1 round-trips. */
 export function splitNul(buffer: Buffer): Buffer[] {
   const parts: Buffer[] = [];

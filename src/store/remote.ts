@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { GhostcommitError } from "../errors.js";
-import { gitReason, runGit } from "../git/exec.js";
+import { runGit, transferReason } from "../git/exec.js";
 import type { WorkspaceLocation } from "../git/repository.js";
 
 /**
@@ -266,36 +266,4 @@ function transferError(verb: string, url: string, error: GhostcommitError, stdou
     : error.message;
   const reason = transferReason(stderr, stdout) || error.message;
   return new GhostcommitError("git-failed", `cannot ${verb} ${url}: ${reason}`, { url, stderr }, error);
-}
-
-/**
- * Why a transfer failed, from git's stderr: what the remote refused a ref for ("pre-receive hook
- * declined"), else what the transport said before git's own conclusion ("ssh: Could not resolve
- * hostname …" before "fatal: Could not read from remote repository."), else git's cause; with what
- * the remote itself printed (`remote:` lines, such as a server hook's reason).
- */
-function transferReason(stderr: string, stdout: string): string {
-  const linesOf = (text: string) =>
-    text
-      .split("\n")
-      .map((line) => line.trim())
-      .filter((line) => line !== "");
-  const lines = linesOf(stderr);
-  const said = lines.filter((l) => l.startsWith("remote:")).map((l) => l.slice("remote:".length).trim());
-  const refused = [...linesOf(stdout), ...lines].flatMap(
-    (l) => /^!.*\[(?:remote )?rejected\].*\(([^)]+)\)$/.exec(l)?.[1] ?? [],
-  );
-  const firstFailure = lines.findIndex((line) => /^(fatal|error): /.test(line));
-  const transport = lines
-    .slice(0, Math.max(firstFailure, 0))
-    .filter((line) => !/^(remote:|To |!|hint:)/.test(line));
-  const cause =
-    refused.length > 0
-      ? `refused: ${[...new Set(refused)].join("; ")}`
-      : transport.length > 0
-        ? transport.join("; ")
-        : gitReason(stderr);
-  // git's own lines on the remote side ("error: hook declined to update …") repeat the refusal.
-  const remote = said.filter((line) => line !== "" && !/^(error|fatal): /.test(line));
-  return remote.length > 0 ? `${cause} (the remote said: ${remote.join(" ")})` : cause;
 }
