@@ -45,7 +45,7 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
       const result = await runRestore(engine, cat, {
         includes: paths,
         dryRun,
-        safetyMessage: `before redoing turns ${rewind.turns.join(", ")} of session ${session}`,
+        safetyMessage: `before redoing ${rewind.turns.length === 1 ? "turn" : "turns"} ${rewind.turns.join(", ")} of session ${session}`,
         guards: rewind.safety,
         session,
         target: async (currentTree) => {

@@ -89,6 +89,7 @@ export async function redo(session, refresh, force = false) {
     return refusal(el, body, "Redo anyway", () => redo(session, refresh, true));
   }
   if (status !== 200) return setStatus(body?.error?.message ?? `redo failed (${status})`);
-  setStatus(`redo: turns ${body.restoredTurns.join(", ")} of session ${session} are back`);
+  const turns = body.restoredTurns;
+  setStatus(`redo: ${turns.length === 1 ? "turn" : "turns"} ${turns.join(", ")} of session ${session} ${turns.length === 1 ? "is" : "are"} back`);
   await refresh();
 }
