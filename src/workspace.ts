@@ -194,9 +194,11 @@ export class Workspace {
     const named = resolveNamedPaths(this.root, options.paths);
     this.engine.assertEnabled();
     const target = await this.engine.refs.resolve(id);
-    await this.refuseUnmatched(named, [target.tree], true);
     const result = await this.engine.writing(() =>
-      this.engine.withReader((cat) => restoreSnapshot(this.engine, cat, target, !!options.dryRun, named)),
+      this.engine.withReader(async (cat) => {
+        await refuseUnmatched(named, cat, [target.tree], this.root);
+        return restoreSnapshot(this.engine, cat, target, !!options.dryRun, named);
+      }),
     );
     const report: RestoreReport = {
       ...displayOutcome(result),

@@ -3,7 +3,7 @@ import { lstatSync } from "node:fs";
 import path from "node:path";
 import type { FileState } from "../git/trees.js";
 import { GhostcommitError } from "../errors.js";
-import { displayPath, fsPath, isWithin, type RelPath } from "../paths.js";
+import { displayPath, fsPath, type RelPath } from "../paths.js";
 import { diffTrees, displayOutcome, runRestore } from "../restore/restore.js";
 import { nowMicros } from "../store/metadata.js";
 import type { StoredSnapshot } from "../store/store.js";
@@ -13,7 +13,7 @@ import { checkTurnId, conflictError, requireTurn, type SessionContext } from "./
 import { proveDeletions } from "./deletions.js";
 import { recentJournals } from "./journal.js";
 import { liveTurns, openTurnOf, type TurnState } from "./model.js";
-import { isNamed, resolveNamedPaths, selectNamed } from "../restore/path-filter.js";
+import { isNamed, refuseUnmatched, resolveNamedPaths, selectNamed } from "../restore/path-filter.js";
 import {
   attributePaths,
   changesOf,
@@ -77,18 +77,6 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         { session, turn: open.turn },
       );
     }
-    if (named !== undefined && !open) {
-      // A rewind limited to paths writes only what its turns changed there: a path none of them
-      // changed (a typo, a pattern) would make a rewind that does nothing, with a redo entry.
-      const changed = turns.flatMap((t) => [...t.changed, ...t.touched]);
-      const idle = named.filter((n) => !changed.some((c) => isWithin(c, n) || isWithin(n, c)));
-      if (idle.length > 0) {
-        throw new GhostcommitError(
-          "usage",
-          `${idle.map(displayPath).join(", ")}: not changed by turn ${to} of session ${session} or a later one (paths are not patterns)`,
-        );
-      }
-    }
     return engine.withReader(async (cat) => {
       const lookup = new TreeLookup(cat);
       const listed = new Set((await engine.refs.list()).map((s) => s.id));
@@ -98,6 +86,9 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       const afters = await Promise.all(
         turns.map((t) => (t.after ? requireSnapshot(cat, t.after, `after turn ${t.turn}`, listed) : null)),
       );
+      // As for restore and diff: a named path must name something (a typo would rewind nothing).
+      const trees = [...befores, ...afters].flatMap((s) => (s ? [s.tree] : []));
+      await refuseUnmatched(named, cat, trees, engine.root);
       // Paths an earlier rewind of some paths put back are the session's doing, not someone else's.
       const partial = leftByRewinds(state.redoStack.filter((r) => r.paths !== undefined));
       if (!force && !dryRun) await precheck(ctx, lookup, turns, afters, named, partial);
