@@ -40,6 +40,11 @@ export type ErrorCode = keyof ErrorData;
 export class GhostcommitError<C extends ErrorCode = ErrorCode> extends Error {
   readonly code: C;
   readonly data: ErrorData[C];
+  /**
+   * A refusal the caller may override with `force` (a rewind or redo over later edits or an open
+   * turn). The message does not say how: each surface names its own way (see `messageWith`).
+   */
+  forceable = false;
 
   constructor(code: C, message: string, ...rest: DataArgs<C>) {
     const [data, cause] = rest as [ErrorData[C] | undefined, unknown];
@@ -65,14 +70,26 @@ type DataArgs<C extends ErrorCode> =
     ? [data?: ErrorData[C], cause?: unknown]
     : [data: ErrorData[C], cause?: unknown];
 
-/** Exit status for an error, per the CLI contract: 2 usage, 3 refused, 1 anything else. */
 /**
- * The error document of `--json` output, which an MCP tool's error result also carries: the code
- * and message, and for a refusal the paths it names.
+ * The error's message for a surface that overrides a refusal with `force`, named as that surface
+ * names it (`--force`, an MCP tool's `force: true`); null where the surface has its own control
+ * (the web timeline's "anyway" buttons) or none.
  */
-export function errorDocument(error: unknown): Record<string, unknown> {
-  const known = error instanceof GhostcommitError;
+export function messageWith(error: unknown, force: string | null): string {
   const message = error instanceof Error ? error.message : String(error);
+  // Read as a property: the bundled command line and the library each carry their own class.
+  const refusal = error as Partial<GhostcommitError> | null;
+  if (force === null || refusal?.forceable !== true) return message;
+  return refusal.code === "open-turn" ? `${message}, or use ${force}` : `${message}, ${force} overwrites`;
+}
+
+/**
+ * The error document of `--json` output, which an MCP tool's error result and the web timeline's
+ * also carry: the code and message, and for a refusal the paths it names.
+ */
+export function errorDocument(error: unknown, force: string | null): Record<string, unknown> {
+  const known = error instanceof GhostcommitError;
+  const message = messageWith(error, force);
   const doc: Record<string, unknown> = { error: { code: known ? error.code : "internal", message } };
   if (GhostcommitError.is(error, "conflict")) {
     doc.conflicts = error.data.conflicts;
@@ -81,6 +98,7 @@ export function errorDocument(error: unknown): Record<string, unknown> {
   return doc;
 }
 
+/** Exit status for an error, per the CLI contract: 2 usage, 3 refused, 1 anything else. */
 export function exitStatusFor(error: unknown): number {
   if (error instanceof GhostcommitError) {
     if (error.code === "usage") return 2;

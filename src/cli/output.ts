@@ -1,5 +1,5 @@
 import pc from "picocolors";
-import { errorDocument, exitStatusFor, reportable } from "../errors.js";
+import { errorDocument, exitStatusFor, messageWith, reportable } from "../errors.js";
 import type { Excluded } from "../types.js";
 
 /** Colours only when stdout is a terminal and NO_COLOR is unset. */
@@ -29,9 +29,8 @@ export function emit(output: CommandOutput, asJson: boolean): void {
 export function emitError(thrown: unknown, asJson: boolean): number {
   const error = reportable(thrown);
   const status = exitStatusFor(error);
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`ghostcommit: ${message}\n`);
-  if (asJson) process.stdout.write(`${JSON.stringify(errorDocument(error), null, 2)}\n`);
+  process.stderr.write(`ghostcommit: ${messageWith(error, "--force")}\n`);
+  if (asJson) process.stdout.write(`${JSON.stringify(errorDocument(error, "--force"), null, 2)}\n`);
   return status;
 }
 

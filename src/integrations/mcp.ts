@@ -28,9 +28,8 @@ export const INSTRUCTIONS = [
 /** The CLI's `--json` error document, as a tool error (never a protocol error or a crash). */
 function failure(thrown: unknown): CallToolResult {
   const error = reportable(thrown);
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`ghostcommit mcp: ${message}\n`);
-  const doc = errorDocument(error);
+  const doc = errorDocument(error, "`force: true`");
+  process.stderr.write(`ghostcommit mcp: ${(doc.error as { message: string }).message}\n`);
   return result(doc, doc, true);
 }
 

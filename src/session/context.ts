@@ -59,11 +59,17 @@ export function conflictError(
       `${maybe.length} ${maybe.length === 1 ? "file" : "files"} may not be session ${session}'s work: no tool call reported ${maybe.length === 1 ? "its change" : "their changes"}, made while another session's turn ran or after an interrupt (${listed(maybe)})`,
     );
   }
-  return new GhostcommitError(
+  const error = new GhostcommitError(
     "conflict",
-    `${action} refused: ${reasons.join("; ")}; nothing was changed, --force overwrites`,
-    { session, conflicts, ...(maybe.length > 0 ? { uncertain: maybe } : {}) },
+    `${action} refused: ${reasons.join("; ")}; nothing was changed`,
+    {
+      session,
+      conflicts,
+      ...(maybe.length > 0 ? { uncertain: maybe } : {}),
+    },
   );
+  error.forceable = true;
+  return error;
 }
 
 function listed(paths: string[]): string {

@@ -71,11 +71,13 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
     const turns = live.slice(live.indexOf(target)).filter((t) => !(keepOpen && t === openNow));
     const open = keepOpen ? undefined : openNow;
     if (open && !force) {
-      throw new GhostcommitError(
+      const error = new GhostcommitError(
         "open-turn",
-        `session ${session} has an open turn ${open.turn}: the agent may still be writing (end the turn, or use --force)`,
+        `session ${session} has an open turn ${open.turn}: the agent may still be writing; end the turn first`,
         { session, turn: open.turn },
       );
+      error.forceable = true;
+      throw error;
     }
     return engine.withReader(async (cat) => {
       const lookup = new TreeLookup(cat);

@@ -51,8 +51,10 @@ export function sendError(res: ServerResponse, error: unknown): void {
   const typed = asTypedError(error);
   if (typed) {
     const body: Record<string, unknown> = { error: { code: typed.code, message: typed.message } };
-    const conflicts = (typed.data as { conflicts?: unknown } | undefined)?.conflicts;
+    // The paths a refusal names, as the CLI's --json carries them; "Rewind anyway" is the override.
+    const { conflicts, uncertain } = (typed.data ?? {}) as { conflicts?: unknown; uncertain?: unknown };
     if (Array.isArray(conflicts)) body.conflicts = conflicts;
+    if (Array.isArray(uncertain)) body.uncertain = uncertain;
     sendJson(res, statusFor(typed), body);
     return;
   }

@@ -158,6 +158,10 @@ describe("undo from inside the agent (MCP)", () => {
       conflicts: ["notes.md"],
       uncertain: ["notes.md"],
     });
+    // The way past it is named as this tool names it, not as the command line's flag.
+    const { message } = (refused.structuredContent as { error: { message: string } }).error;
+    expect(message).toMatch(/nothing was changed, `force: true` overwrites$/);
+    expect(message).not.toMatch(/--force/);
     expect(repo.read("notes.md")).toBe("by a shell of one of them\n");
   });
 

@@ -85,6 +85,10 @@ describe("rewind and redo through the CLI", () => {
     r.write({ "f.txt": "writing\n", "half.txt": "h" });
     const refused = r.cli(["rewind", "--to", "1", "--json"]);
     expect([refused.status, refused.json.error.code]).toEqual([3, "open-turn"]);
+    expect(refused.stderr).toBe(
+      "ghostcommit: session s has an open turn 1: the agent may still be writing; end the turn first, or use --force\n",
+    );
+    expect(refused.json.error.message).toBe(refused.stderr.slice("ghostcommit: ".length, -1));
     expect(r.read("f.txt")).toBe("writing\n");
     const forced = r.ok("rewind", "--to", "1", "--force");
     expect(forced.deleted).toEqual(["half.txt"]);

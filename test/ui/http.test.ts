@@ -97,6 +97,37 @@ describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
     expect(r.read("a.txt")).toBe("a1\n");
   });
 
+  it("names a refusal's paths in doubt apart from the edited ones, without the command line's flag", async () => {
+    // Two sessions' turns overlap and a file changes with no tool call reporting it: it may be
+    // either's work, so rewinding one of them refuses it as uncertain.
+    const both = repo({ "n.txt": "n0\n" });
+    both.ok("turn", "begin", "--session", "p", "--turn", "1");
+    both.ok("turn", "begin", "--session", "q", "--turn", "1");
+    both.write({ "n.txt": "a shell's line\n" });
+    both.ok("turn", "end", "--session", "p", "--turn", "1");
+    both.ok("turn", "end", "--session", "q", "--turn", "1");
+    const other = await startUi(both);
+    try {
+      const refused = await rawRequest(other.port, {
+        method: "POST",
+        path: "/api/rewind",
+        headers: {
+          Host: `127.0.0.1:${other.port}`,
+          "Content-Type": "application/json",
+          "X-Ghostcommit-Token": other.token,
+        },
+        body: JSON.stringify({ session: "p", to: "1", dryRun: true }),
+      });
+      expect(refused.status).toBe(409);
+      const body = JSON.parse(refused.body);
+      expect(body).toMatchObject({ error: { code: "conflict" }, conflicts: ["n.txt"], uncertain: ["n.txt"] });
+      expect(body.error.message).not.toMatch(/--force/);
+    } finally {
+      await other.stop();
+    }
+    expect(both.read("n.txt")).toBe("a shell's line\n");
+  });
+
   it("listens on loopback only", async () => {
     const outside = Object.values(os.networkInterfaces())
       .flat()

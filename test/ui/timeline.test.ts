@@ -238,6 +238,9 @@ describe("rewind and redo from the page", () => {
     const refusal = page.locator('.panel.conflict[data-code="conflict"]');
     await refusal.waitFor();
     expect(await refusal.locator("ul.conflicts li").allTextContents()).toEqual(["b.txt"]);
+    expect(await refusal.locator("ul.uncertain").count()).toBe(0);
+    // The page's own button is the way past it, not the command line's flag.
+    expect(await refusal.textContent()).not.toMatch(/--force/);
     expect(await refusal.locator("ul.written li").allTextContents()).toEqual(["b.txt"]);
     expect(await refusal.locator("ul.deleted li").allTextContents()).toEqual(["c.txt"]);
     expect(disk()).toEqual(["a1\n", "a person's edit\n", true]);

@@ -130,7 +130,10 @@ function refusal(error: GhostcommitError): boolean {
 function refusalText(error: GhostcommitError): string {
   const conflicts = GhostcommitError.is(error, "conflict") ? error.data.conflicts : [];
   if (conflicts.length === 0) return error.message;
-  const shown = conflicts.slice(0, 15).map((p) => `changed since: ${p}`);
+  const uncertain = new Set(GhostcommitError.is(error, "conflict") ? error.data.uncertain : []);
+  const shown = conflicts
+    .slice(0, 15)
+    .map((p) => (uncertain.has(p) ? `not reported by the session's tools: ${p}` : `changed since: ${p}`));
   if (conflicts.length > 15) shown.push(`… and ${conflicts.length - 15} more`);
   return shown.join("\n");
 }

@@ -6,13 +6,16 @@ const pathList = (label, paths, kind) =>
 
 /** A refusal (conflict or open turn): its message and paths, and an explicit way past it. */
 function refusal(el, body, anywayLabel, anyway, plan = null) {
+  const uncertain = body.uncertain ?? [];
+  const edited = (body.conflicts ?? []).filter((p) => !uncertain.includes(p));
   el.replaceChildren(
     h(
       "div",
       { class: "panel conflict", "data-code": body.error.code },
       h("strong", {}, "Refused: "),
       body.error.message,
-      pathList("Changed since the session last changed them:", body.conflicts ?? [], "conflicts"),
+      pathList("Changed since the session last changed them:", edited, "conflicts"),
+      pathList("May not be this session's work (no tool call reported the change):", uncertain, "uncertain"),
       plan ? planLists(plan, "Rewinding anyway would") : null,
       h(
         "div",
