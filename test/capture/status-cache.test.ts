@@ -8,7 +8,7 @@ import type { Repo } from "../helpers/repo.js";
 // reads the user's index instead, and a detached process makes the copy and builds git's
 // untracked cache in it. These steps check that every snapshot stays right while that happens,
 // and that the build really happens, on a repository of 20,000 tracked files.
-const { sandbox, repo: makeRepo } = fileSandbox();
+const { sandbox, packedRepo } = fileSandbox();
 const DEFERRED = "status reads the user's index; a detached process makes the private copy";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -48,12 +48,9 @@ beforeAll(async () => {
   for (let d = 0; d < 200; d++) {
     for (let f = 0; f < 100; f++) files[`pkg${d}/file${f}.txt`] = `${d}/${f}\n`;
   }
-  // Committing 20,000 loose objects would start git's own detached auto gc, which changes the
-  // repository under the checks below (and holds gc.pid, which a gc here would fail on, had it
-  // not written it yet when looked for): it is off from the start, and the objects packed here.
+  // Git's own detached auto gc would change the repository under the checks below: it is off.
   appendFileSync(sandbox.env.GIT_CONFIG_GLOBAL!, "[gc]\n\tauto = 0\n");
-  r = makeRepo(files);
-  r.git("gc", "-q");
+  r = packedRepo(files);
   store = r.ok("doctor").store as string;
 }, 120_000);
 

@@ -6,7 +6,7 @@ import { indexEntriesDigest } from "../../src/git/index-file.js";
 import { walkIndexFile } from "../../src/git/index-walk.js";
 import { fileSandbox } from "../helpers/support.js";
 
-const { repo, sandbox } = fileSandbox();
+const { repo, packedRepo, sandbox } = fileSandbox();
 
 // Index entries hold a name's length in 12 bits: 4095 and above means "look for the NUL".
 const LONG = `${"d".repeat(250)}/`.repeat(20) + "long-name.txt"; // 5033 bytes
@@ -232,7 +232,7 @@ describe("reading the index from Node", () => {
         `${"q".repeat(200)}/${"r".repeat(200)}/.gitattributes`,
       ];
       for (const rel of deep) files[rel] = "* text\n";
-      const r = repo(files);
+      const r = packedRepo(files);
       r.git("update-index", "--index-version", version);
       const data = readFileSync(r.path(".git/index"));
       expect(data.length).toBeGreaterThan(2 * 64 * 1024); // version 4's names are compressed
@@ -246,7 +246,7 @@ describe("reading the index from Node", () => {
     // 3,000 entries with 100-byte names: ~500 KB of entries, read through a 256 KiB buffer.
     const files: Record<string, string> = {};
     for (let i = 0; i < 3000; i++) files[`${"n".repeat(90)}/${String(i).padStart(6, "0")}.txt`] = `${i}\n`;
-    const r = repo(files);
+    const r = packedRepo(files);
     r.git("config", "index.recordEndOfIndexEntries", "true");
     r.git("update-index", "--index-version", "3"); // rewritten, now with the record
     expect(readFileSync(r.path(".git/index")).length).toBeGreaterThan(256 * 1024); // two chunks, the last one short

@@ -4,13 +4,19 @@ import { afterAll } from "vitest";
 import { type Repo, Sandbox } from "./repo.js";
 
 /** One sandbox per test file (each test makes its own uniquely named repository in it). */
-export function fileSandbox(): { sandbox: Sandbox; repo: (files?: Record<string, string>) => Repo } {
+export function fileSandbox(): {
+  sandbox: Sandbox;
+  repo: (files?: Record<string, string>) => Repo;
+  /** The same for thousands of files: its objects made as one pack (see `Sandbox.packedRepo`). */
+  packedRepo: (files: Record<string, string>) => Repo;
+} {
   const sandbox = new Sandbox();
   afterAll(() => sandbox.cleanup());
   let n = 0;
   return {
     sandbox,
     repo: (files?: Record<string, string>) => sandbox.repo(`r${++n}`, files),
+    packedRepo: (files: Record<string, string>) => sandbox.packedRepo(`r${++n}`, files),
   };
 }
 
