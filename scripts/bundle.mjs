@@ -2,6 +2,7 @@
 // dist/ghostcommit.mjs) from V8's code cache: Node 20 spends ~80 ms resolving and compiling dozens
 // of ES modules, and ~15 ms compiling even one bundle, against a snapshot's few milliseconds of
 // work. The library (dist/index.js) stays unbundled.
+import { createHash } from "node:crypto";
 import { chmodSync, cpSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { build } from "esbuild";
@@ -80,6 +81,8 @@ var __toESM = (mod, isNodeMode) => {
 var __toESMCopy=(`,
 );
 writeFileSync("dist/cli.cjs", cli);
+// The loader names the code cache by this, instead of hashing the bundle at every start.
+const bundleDigest = JSON.stringify(createHash("sha256").update(cli).digest("hex"));
 
 // The bin (and the path installed hooks run): a small loader that runs dist/cli.cjs from its code
 // cache. A CommonJS script: an ES module entry makes Node set up its module loader first (~3 ms on
@@ -91,7 +94,7 @@ await build({
   outfile: "dist/ghostcommit.cjs",
   format: "cjs",
   supported: { "dynamic-import": true },
-  define: { "import.meta.url": "__loaderUrl" },
+  define: { "import.meta.url": "__loaderUrl", __ghostcommitBundleDigest: bundleDigest },
   banner: { js: '"use strict";\nconst __loaderUrl = require("node:url").pathToFileURL(__filename).href;' },
 });
 chmodSync("dist/ghostcommit.cjs", 0o755);
@@ -102,6 +105,7 @@ await build({
   entryPoints: ["dist/cli/loader.js"],
   outfile: "dist/ghostcommit.mjs",
   format: "esm",
+  define: { __ghostcommitBundleDigest: bundleDigest },
 });
 chmodSync("dist/ghostcommit.mjs", 0o755);
 

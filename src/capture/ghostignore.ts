@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { nodeCrypto } from "../util/crypto.js";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
@@ -24,7 +24,8 @@ export async function loadGhostignore(root: string, ignoreCase: boolean): Promis
   }
   return {
     matcher: ignore({ allowRelativePaths: true, ignorecase: ignoreCase }).add(text),
-    hash: createHash("sha1")
+    hash: nodeCrypto()
+      .createHash("sha1")
       .update(ignoreCase ? `i\0${text}` : text)
       .digest("hex"),
   };

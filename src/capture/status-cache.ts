@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../util/crypto.js";
 import { existsSync, promises as fs, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { indexEntryCount } from "../git/index-file.js";
@@ -58,7 +58,7 @@ export function prepareStatusCacheBuild(
   store: string,
   logFile: string,
 ): DeferredBuild {
-  const token = randomBytes(8).toString("hex");
+  const token = randomHex(8);
   const waits = startDetachedWorkerAfterExit(
     WORKER,
     [root, store],

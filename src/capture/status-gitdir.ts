@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../util/crypto.js";
 import { promises as fs, mkdirSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { readOptional } from "../git/repository.js";
@@ -18,7 +18,7 @@ export async function throwawayGitDir(
   paths: Pick<StorePaths, "tmpDir" | "gitDir">,
   head: string,
 ): Promise<string> {
-  const dir = path.join(paths.tmpDir, `gitdir-${process.pid}-${randomBytes(4).toString("hex")}`);
+  const dir = path.join(paths.tmpDir, `gitdir-${process.pid}-${randomHex(4)}`);
   // Synchronously: seven thread-pool trips otherwise, just before status starts.
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   try {

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../util/crypto.js";
 import {
   chmodSync,
   copyFileSync,
@@ -233,7 +233,7 @@ async function privateIndex(
   if (!build && (await buildInProgress(storeDir))) return "deferred";
   if (current) return index;
   if (!build && (await buildInBackground(userIndex))) return "deferred";
-  const temp = `${target}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
+  const temp = `${target}.tmp-${process.pid}-${randomHex(4)}`;
   if (checksum === null) await fs.rm(target, { force: true });
   else {
     // The copy keeps (just under) the original's mtime: git treats entries modified at or after

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { nodeCrypto } from "../util/crypto.js";
 import fs from "node:fs";
 import path from "node:path";
 import { dataHome } from "../config.js";
@@ -29,13 +29,26 @@ export interface CodeCache {
   runs: number;
 }
 
+/** What the built loader knows of the bundle built with it, and what the file holds now. */
+export interface BuiltBundle {
+  /** The bundle's SHA-256 when it was built. */
+  digest: string;
+  size: number;
+  mtimeMs: number;
+}
+
 /**
  * The cache file for `source` under this Node and CPU. A new bundle or a new Node gets a new file,
- * so a stale cache is never even offered to V8 (which would reject it anyway).
+ * so a stale cache is never even offered to V8, which checks only a source's length. A bundle
+ * built with its loader is named by its build digest (hashing 400 KB at every start would load
+ * `node:crypto`, which most commands and hooks need no other part of) with its size and time,
+ * which a later edit of the file (a patch of the installed package) changes.
  */
-export function codeCacheFile(source: Buffer): string {
-  const digest = createHash("sha256").update(source).digest("hex").slice(0, 32);
-  return path.join(dataHome(), "cache", `cli-${digest}-${process.version}-${process.arch}.v8`);
+export function codeCacheFile(source: Buffer, built?: BuiltBundle): string {
+  const key = built
+    ? `${built.digest.slice(0, 20)}-${built.size.toString(36)}-${Math.trunc(built.mtimeMs).toString(36)}`
+    : nodeCrypto().createHash("sha256").update(source).digest("hex").slice(0, 32);
+  return path.join(dataHome(), "cache", `cli-${key}-${process.version}-${process.arch}.v8`);
 }
 
 /** Owned by this user and writable by no one else. */

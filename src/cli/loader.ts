@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { readFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,9 +13,15 @@ import { CODE_CACHE_OFF, codeCacheFile, readCodeCache, WRITING_RUNS, writeCodeCa
  * CommonJS script next to it, compiled from V8's code cache when there is one. The cache is
  * written when a successful command exits, after its output, by the first few runs only.
  */
+/** The bundle's SHA-256, defined when the loader is bundled with it (scripts/bundle.mjs). */
+declare const __ghostcommitBundleDigest: string | undefined;
+
 const url = new URL("./cli.cjs", import.meta.url);
 const bundle = fileURLToPath(url);
-const source = readFileSync(bundle);
+const bundleFd = openSync(bundle, "r");
+const bundleStat = fstatSync(bundleFd);
+const source = readFileSync(bundleFd);
+closeSync(bundleFd);
 // Only where files have owners to check (not on Windows).
 const file = process.env[CODE_CACHE_OFF] || !process.getuid ? undefined : cacheFileOf(source);
 const cache = file ? readCodeCache(file) : "absent";
@@ -54,7 +60,11 @@ script.runInThisContext()(
 /** The cache file, or none when the data directory cannot even be named (no home directory). */
 function cacheFileOf(source: Buffer): string | undefined {
   try {
-    return codeCacheFile(source);
+    const built =
+      typeof __ghostcommitBundleDigest === "string"
+        ? { digest: __ghostcommitBundleDigest, size: bundleStat.size, mtimeMs: bundleStat.mtimeMs }
+        : undefined;
+    return codeCacheFile(source, built);
   } catch {
     return undefined;
   }

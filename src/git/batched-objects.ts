@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../util/crypto.js";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { fsError } from "../errors.js";
 import { LooseObjectWriter, SYNC_BYTES } from "./loose-objects.js";
@@ -105,7 +105,7 @@ export class BatchingObjectWriter extends LooseObjectWriter {
     const { pack, index, name } = encodePack(records);
     const dir = `${this.objectsDir}/pack`;
     mkdirSync(dir, { recursive: true, mode: this.dirMode });
-    const temp = `${dir}/tmp_pack_gc_${randomBytes(6).toString("hex")}`;
+    const temp = `${dir}/tmp_pack_gc_${randomHex(6)}`;
     const packFile = `${dir}/pack-${name}.pack`;
     try {
       writeFileSync(temp, pack, { mode: this.fileMode, flag: "wx" });

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { nodeCrypto } from "../util/crypto.js";
 import { type BigIntStats, closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { HEADER, SHA1_BYTES } from "./index-entries.js";
 
@@ -37,7 +37,7 @@ async function withIndex<T>(file: string, work: (index: IndexReader) => Promise<
         return bytes.subarray(0, bytesRead);
       },
       sha1Of: (end) => {
-        const hash = createHash("sha1");
+        const hash = nodeCrypto().createHash("sha1");
         const chunk = Buffer.allocUnsafe(Math.min(end, WINDOW_BYTES));
         for (let position = 0; position < end; ) {
           // At once: this runs where the snapshot waits for its answer.

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { nodeCrypto } from "../util/crypto.js";
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { EOIE_BYTES, entriesEnd, identityOf, WINDOW_BYTES } from "./index-file.js";
 import {
@@ -80,7 +80,7 @@ export function indexExtensions(file: string, names: ReadonlySet<string>): Map<s
       const start = readSync(fd, eoie, 0, EOIE_BYTES, eoieAt) === EOIE_BYTES ? entriesEnd(eoie, size) : null;
       const found = start === null ? null : readExtensions(fd, start, eoieAt, names);
       if (found) {
-        const hash = createHash("sha1");
+        const hash = nodeCrypto().createHash("sha1");
         for (const header of found.headers) hash.update(header);
         if (hash.digest().equals(eoie.subarray(12))) return found.bodies;
       }
@@ -129,7 +129,7 @@ export function walkIndexFile(
     const identity = identityOf(stat)!;
     const size = Number(stat.size);
     const known = options.known?.identity === identity ? options.known.digest : null;
-    const hash = options.digest && known === null ? createHash("sha1") : null;
+    const hash = options.digest && known === null ? nodeCrypto().createHash("sha1") : null;
     let buffer = Buffer.allocUnsafe(Math.max(HEADER, Math.min(size, options.windowBytes ?? WINDOW_BYTES)));
     const readAt = (position: number, length: number) =>
       buffer.subarray(0, readSync(fd, buffer, 0, Math.min(length, buffer.length), position));

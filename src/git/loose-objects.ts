@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { nodeCrypto, randomHex } from "../util/crypto.js";
 import {
   createReadStream,
   existsSync,
@@ -66,7 +66,7 @@ export function readLoose(objectsDir: string, oid: string): { type: string; cont
   if (header === -1 || space === -1 || space > header) return null;
   const type = raw.toString("latin1", 0, space);
   if (raw.toString("latin1", space + 1, header) !== String(raw.length - header - 1)) return null;
-  if (createHash("sha1").update(raw).digest("hex") !== oid) return null;
+  if (nodeCrypto().createHash("sha1").update(raw).digest("hex") !== oid) return null;
   return { type, content: raw.subarray(header + 1) };
 }
 
@@ -139,7 +139,7 @@ export class LooseObjectWriter {
   }
 
   /** Temp names: one random part per writer, then a counter (a syscall less per object). */
-  private readonly tempPrefix = `tmp_obj_gc_${randomBytes(6).toString("hex")}_`;
+  private readonly tempPrefix = `tmp_obj_gc_${randomHex(6)}_`;
   private tempCount = 0;
 
   private tempIn(dir: string): string {
@@ -231,8 +231,8 @@ export class LooseObjectWriter {
     }
     const dir = path.join(this.objectsDir, "incoming");
     await fs.mkdir(dir, { recursive: true, mode: this.dirMode });
-    const temp = path.join(dir, `tmp_obj_gc_${randomBytes(6).toString("hex")}`);
-    const hash = createHash("sha1");
+    const temp = path.join(dir, `tmp_obj_gc_${randomHex(6)}`);
+    const hash = nodeCrypto().createHash("sha1");
     const header = Buffer.from(`blob ${size}\0`);
     hash.update(header);
     let seen = 0;

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { nodeCrypto } from "../util/crypto.js";
 import { readFileSync } from "node:fs";
 import type { StoredObject } from "./cat-file.js";
 
@@ -38,7 +38,8 @@ export class ObjectCache {
     const entry = this.stored.get(oid);
     if (!entry) return null;
     const content = Buffer.from(this.data.subarray(entry.at, entry.at + entry.length));
-    const actual = createHash("sha1")
+    const actual = nodeCrypto()
+      .createHash("sha1")
       .update(`${entry.type} ${content.length}\0`)
       .update(content)
       .digest("hex");

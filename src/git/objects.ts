@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { nodeCrypto } from "../util/crypto.js";
 import type { RelPath } from "../paths.js";
 
 /** Git objects' formats: ids, modes, tree and commit bodies (the writer is in loose-objects.ts). */
@@ -17,7 +17,7 @@ export const MODE = {
 } as const;
 
 export function objectId(type: ObjectType, content: Buffer): string {
-  return createHash("sha1").update(`${type} ${content.length}\0`).update(content).digest("hex");
+  return nodeCrypto().createHash("sha1").update(`${type} ${content.length}\0`).update(content).digest("hex");
 }
 
 /** One entry of a tree object. `name` is a single path component (binary string). */

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { nodeCrypto } from "../util/crypto.js";
 import { readFileSync, statSync, utimesSync } from "node:fs";
 import type { ObjectType } from "./objects.js";
 import { deflateObject } from "./loose-objects.js";
@@ -65,7 +65,7 @@ export function encodePack(records: PackRecord[]): { pack: Buffer; index: Buffer
     offset += record.bytes.length;
   }
   if (offset >= 2 ** 31) throw new Error("pack too large for 4-byte offsets");
-  const hash = createHash("sha1");
+  const hash = nodeCrypto().createHash("sha1");
   for (const part of parts) hash.update(part);
   const checksum = hash.digest();
   parts.push(checksum);
@@ -85,7 +85,7 @@ export function encodePack(records: PackRecord[]): { pack: Buffer; index: Buffer
   for (const p of placed) at = index.writeUInt32BE(p.crc >>> 0, at);
   for (const p of placed) at = index.writeUInt32BE(p.offset, at);
   at += checksum.copy(index, at);
-  createHash("sha1").update(index.subarray(0, at)).digest().copy(index, at);
+  nodeCrypto().createHash("sha1").update(index.subarray(0, at)).digest().copy(index, at);
   return { pack: Buffer.concat(parts), index, name: checksum.toString("hex") };
 }
 

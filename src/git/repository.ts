@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../util/sha256.js";
 import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { GhostcommitError } from "../errors.js";
@@ -193,7 +193,7 @@ function plainLocation(root: string): WorkspaceLocation {
 }
 
 function keyOf(root: string, gitDir: string): string {
-  return createHash("sha256").update(`${root}\0${gitDir}`).digest("hex").slice(0, 20);
+  return sha256Hex(`${root}\0${gitDir}`).slice(0, 20);
 }
 
 /** The commit HEAD points at, or null for an unborn branch. */

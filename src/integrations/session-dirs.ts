@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../util/sha256.js";
 import { promises as fs, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { dataHome } from "../config.js";
@@ -13,7 +13,7 @@ function recordsDir(): string {
 }
 
 function recordFile(agent: AgentName, session: string): string {
-  const key = createHash("sha256").update(`${agent}\0${session}`).digest("hex").slice(0, 32);
+  const key = sha256Hex(`${agent}\0${session}`).slice(0, 32);
   return path.join(recordsDir(), `${key}.json`);
 }
 

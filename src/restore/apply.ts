@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../util/crypto.js";
 import { promises as fs, lstatSync, mkdirSync, renameSync, rmdirSync, unlinkSync } from "node:fs";
 import { looksLikeRepository } from "../capture/nested-check.js";
 import { MODE } from "../git/objects.js";
@@ -40,7 +40,7 @@ export async function applyPlan(
   steps: PlanStep[],
   contentOf: (oid: string) => Buffer,
   /** Part of every temp file name (the restore journal lists it, so a killed run's temp files are found). */
-  tempToken: string = randomBytes(5).toString("hex"),
+  tempToken: string = randomHex(5),
   /** Nested repositories the current state captured by their own rules: written into, their `.git` never. */
   capturedRepos: ReadonlySet<RelPath> = new Set(),
 ): Promise<ApplyOutcome> {

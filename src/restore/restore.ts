@@ -1,5 +1,5 @@
+import { randomHex } from "../util/crypto.js";
 import { captureTree, writeUnpublishedSnapshot } from "../capture/snapshot.js";
-import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { Captured } from "../capture/context.js";
@@ -110,7 +110,7 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
     pid: process.pid,
     safety,
     startedAt: isoFromMillis(Date.now()),
-    token: randomBytes(5).toString("hex"),
+    token: randomHex(5),
     dirs: tempDirsOf(steps.flatMap((s) => (s.kind === "write" ? [s.path] : []))),
   };
   await writeFileAtomic(journal, JSON.stringify(record));

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../util/sha256.js";
 import { appendFileSync, promises as fs, mkdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fsError } from "../errors.js";
@@ -25,7 +25,7 @@ export class Journal {
     readonly dir: string,
     readonly session: string,
   ) {
-    const name = createHash("sha256").update(session, "utf8").digest("hex").slice(0, 32);
+    const name = sha256Hex(session).slice(0, 32);
     this.file = path.join(dir, `${name}.jsonl`);
     this.lockFile = path.join(dir, `${name}.ghostlock`);
   }

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../util/sha256.js";
 import os from "node:os";
 import path from "node:path";
 import type { StoreContext } from "../store/context.js";
@@ -39,7 +39,7 @@ export function remoteSnapshotRef(engine: StoreContext, id: string): string {
  * reads back only that remote's, and a push keeps what it sent beside them.
  */
 export function trackingPrefix(engine: StoreContext, remote: ResolvedRemote): string {
-  const key = createHash("sha256").update(remote.url).digest("hex").slice(0, 16);
+  const key = sha256Hex(remote.url).slice(0, 16);
   return engine.refs.refPrefix.replace(/snapshots\/$/, `remote-sessions/${key}/`);
 }
 

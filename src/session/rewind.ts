@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../util/crypto.js";
 import { lstatSync } from "node:fs";
 import path from "node:path";
 import type { FileState } from "../git/trees.js";
@@ -175,7 +175,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         [
           {
             e: "rewind",
-            id: randomBytes(8).toString("hex"),
+            id: randomHex(8),
             to,
             turns: report.rewoundTurns,
             safety: result.safety!,

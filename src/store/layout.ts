@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../util/crypto.js";
 import {
   accessSync,
   constants as fsConstants,
@@ -188,7 +188,7 @@ export async function ensureStore(paths: StorePaths, location: WorkspaceLocation
   } catch (error) {
     throw fsError(error, "create this workspace's store in", path.dirname(path.dirname(paths.dir)));
   }
-  const staging = path.join(paths.dir, `git.init-${process.pid}-${randomBytes(4).toString("hex")}`);
+  const staging = path.join(paths.dir, `git.init-${process.pid}-${randomHex(4)}`);
   try {
     // What `git init --bare --template=` makes, without a git process: a git directory is HEAD,
     // objects/ and refs/ (the config below replaces the one git would write). Synchronous: a

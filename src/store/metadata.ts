@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../util/crypto.js";
 import type { RelPath } from "../paths.js";
 import type { ExclusionReason, SnapshotKind } from "../types.js";
 import { isoFromMillis } from "../util/format.js";
@@ -43,7 +43,7 @@ export function nowMicros(): number {
 }
 
 export function newNonce(): string {
-  return randomBytes(8).toString("hex");
+  return randomHex(8);
 }
 
 export function encodeMessage(meta: SnapshotMeta): string {

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../util/sha256.js";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { GhostcommitError } from "../errors.js";
@@ -71,9 +71,7 @@ async function transportEnv(location: WorkspaceLocation): Promise<NodeJS.Process
 /** Where a workspace's history goes on a remote: one namespace per workspace path in the repository. */
 export function remoteNamespace(location: WorkspaceLocation): string {
   const scope =
-    location.prefix === ""
-      ? "root"
-      : `dir-${createHash("sha256").update(location.prefix, "latin1").digest("hex").slice(0, 16)}`;
+    location.prefix === "" ? "root" : `dir-${sha256Hex(Buffer.from(location.prefix, "latin1")).slice(0, 16)}`;
   return `refs/ghostcommit/${scope}/`;
 }
 

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../util/crypto.js";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { fsPath, parentOf, type RelPath } from "../paths.js";
@@ -147,10 +147,7 @@ async function settleJournal(
     startedAt: typeof raw.startedAt === "string" ? raw.startedAt : "",
     journal: path.basename(file),
   };
-  const target = path.join(
-    interruptedDir(paths),
-    `restore-${record.pid}-${randomBytes(4).toString("hex")}.json`,
-  );
+  const target = path.join(interruptedDir(paths), `restore-${record.pid}-${randomHex(4)}.json`);
   try {
     await fs.mkdir(interruptedDir(paths), { recursive: true, mode: 0o700 });
     await writeFileAtomic(target, JSON.stringify(record));

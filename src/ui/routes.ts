@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { nodeCrypto } from "../util/crypto.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { GhostcommitError, type Workspace } from "../index.js";
 import { mapLimit } from "../util/pool.js";
@@ -162,7 +162,7 @@ export class Routes {
   private async timeline(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       const text = JSON.stringify(await readTimeline(this.ws));
-      const etag = `"${createHash("sha1").update(text).digest("hex")}"`;
+      const etag = `"${nodeCrypto().createHash("sha1").update(text).digest("hex")}"`;
       if (req.headers["if-none-match"] === etag) {
         res.writeHead(304, { ETag: etag });
         res.end();

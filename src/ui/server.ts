@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { nodeCrypto, secretHex } from "../util/crypto.js";
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -58,12 +58,12 @@ function sameToken(given: string | null, token: string): boolean {
   if (given === null) return false;
   const a = Buffer.from(given);
   const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return a.length === b.length && nodeCrypto().timingSafeEqual(a, b);
 }
 
 /** Serves the workspace's timeline on 127.0.0.1 (`port` 0: any free port); rejects with listen's error. */
 export async function startUi(ws: Workspace, options: { port?: number } = {}): Promise<UiServer> {
-  const token = randomBytes(24).toString("hex");
+  const token = secretHex(24);
   const files = loadStatic();
   const routes = new Routes(ws);
   let port = 0;

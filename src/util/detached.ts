@@ -1,6 +1,6 @@
+import { randomHex } from "./crypto.js";
 import type { ChildProcess } from "node:child_process";
 import { childProcess } from "./child-process.js";
-import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, openSync, writeFileSync } from "node:fs";
 import type { Socket } from "node:net";
 import { fileURLToPath } from "node:url";
@@ -139,7 +139,7 @@ export class WorkerAfterCommand {
   constructor(private readonly spec: WorkerSpec) {
     whenGitRuns(() => {
       if (this.started) return; // started already: nothing left to wait for
-      const token = randomBytes(8).toString("hex");
+      const token = randomHex(8);
       const go = `${spec.goPrefix}-${token}`;
       const { candidates, args, cwd, logFile } = spec;
       if (startDetachedWorkerAfterExit(candidates, args, cwd, logFile, go, token, true)) {

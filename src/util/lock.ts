@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomHex } from "./crypto.js";
 import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -30,7 +30,7 @@ const BREAK_STALE_MS = 5_000;
  * False when the lock is held.
  */
 function createExclusive(file: string, content: string): boolean {
-  const temp = `${file}.new-${randomBytes(4).toString("hex")}`;
+  const temp = `${file}.new-${randomHex(4)}`;
   writeFileSync(temp, content, { flag: "wx", mode: 0o600 });
   try {
     linkSync(temp, file);
@@ -57,7 +57,7 @@ function readOwner(file: string): LockOwner | null | "absent" {
  * is taken over, so a crash never leaves the store locked.
  */
 export async function withLock<T>(file: string, work: () => Promise<T>, timeoutMs = 120_000): Promise<T> {
-  const token = randomBytes(8).toString("hex");
+  const token = randomHex(8);
   const owner: LockOwner = { pid: process.pid, host: os.hostname(), token, since: Date.now() };
   const deadline = Date.now() + timeoutMs;
   let delay = 5;
@@ -102,7 +102,7 @@ function takeOverIfStale(file: string): boolean {
   const breaker = JSON.stringify({
     pid: process.pid,
     host: os.hostname(),
-    token: randomBytes(8).toString("hex"),
+    token: randomHex(8),
   });
   if (!createExclusive(breakFile, breaker)) {
     // Someone else is breaking it; a break lock left by a killed breaker is itself stale when old.
@@ -136,7 +136,7 @@ export async function withSharedLock<T>(
   work: () => Promise<T>,
   timeoutMs = 120_000,
 ): Promise<T> {
-  const token = randomBytes(8).toString("hex");
+  const token = randomHex(8);
   const owner: LockOwner = { pid: process.pid, host: os.hostname(), token, since: Date.now() };
   const file = path.join(dir, `${process.pid}-${token}.lock`);
   const deadline = Date.now() + timeoutMs;

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomHex } from "./crypto.js";
 import {
   closeSync,
   promises as fs,
@@ -26,7 +26,7 @@ export async function writeFileAtomic(
   mode = 0o600,
   flush = true,
 ): Promise<void> {
-  const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
+  const temp = `${file}.tmp-${process.pid}-${randomHex(4)}`;
   if (!flush) {
     try {
       if (typeof content === "string" || Buffer.isBuffer(content)) writeFileSync(temp, content, { mode });

@@ -14,7 +14,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { CLI, type CliResult, type Repo, Sandbox } from "../helpers/repo.js";
@@ -79,8 +79,13 @@ describe("the code cache", () => {
     expect(first.json.fileCount).toBe(1);
     expect(first.cache).toEqual(["absent", "written (run 1 of 4)"]);
     const file = onlyFile(cacheDir);
+    // Named by the digest the build wrote into the loader, and the bundle's size and time.
+    const bundle = readFileSync(path.join(path.dirname(CLI), "cli.cjs"));
+    const digest = createHash("sha256").update(bundle).digest("hex").slice(0, 20);
     expect(path.basename(file)).toMatch(
-      new RegExp(`^cli-[0-9a-f]{32}-${process.version.replace(/\./g, "\\.")}-${process.arch}\\.v8$`),
+      new RegExp(
+        `^cli-${digest}-${bundle.length.toString(36)}-[0-9a-z]+-${process.version.replace(/\./g, "\\.")}-${process.arch}\\.v8$`,
+      ),
     );
     expect(mode(cacheDir)).toBe(0o700);
     expect(mode(file)).toBe(0o600);
@@ -192,6 +197,34 @@ describe("the code cache", () => {
       expect(readOnly.cache).toEqual(["absent"]);
       expect(readdirSync(cacheDir)).toEqual([]);
     }
+  });
+
+  it("a bundle patched in place to the same length is not run from the cache of the one it replaced", () => {
+    const { sandbox, repo, cacheDir } = fresh();
+    // An installed copy, as a package manager leaves it, whose bundle a patch tool then edits.
+    const pkg = path.join(sandbox.home, "patched");
+    cpSync(path.dirname(CLI), path.join(pkg, "dist"), { recursive: true });
+    cpSync(path.join(path.dirname(CLI), "..", "package.json"), path.join(pkg, "package.json"));
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [path.join(pkg, "dist", "ghostcommit.cjs"), ...args], {
+        cwd: repo.dir,
+        env: { ...sandbox.env, GHOSTCOMMIT_TRACE: "1" },
+        encoding: "utf8",
+      });
+    repo.ok("snapshot"); // the data home, where caches are written
+    expect(run("list").stderr).toMatch(/code cache absent[\s\S]*code cache written \(run 1 of 4\)/);
+    expect(run("--version").stderr).toMatch(/code cache accepted/);
+    const bundle = path.join(pkg, "dist", "cli.cjs");
+    const text = readFileSync(bundle, "utf8");
+    const version = JSON.parse(readFileSync(path.join(pkg, "package.json"), "utf8")).version as string;
+    const patched = `9${version.slice(1)}`; // as long as the version it replaces
+    expect(text).toContain(JSON.stringify(version));
+    writeFileSync(bundle, text.replace(JSON.stringify(version), JSON.stringify(patched)));
+    utimesSync(bundle, new Date(), new Date(Date.now() + 5000));
+    const after = run("--version");
+    expect(after.stdout).toBe(`${patched}\n`); // V8 would have taken the old code for it
+    expect(after.stderr).toMatch(/code cache absent/);
+    expect(readdirSync(cacheDir)).toHaveLength(3); // this checkout's, the copy's before and after
   });
 
   it("a new bundle gets its own cache, and only the newest few are kept", () => {
