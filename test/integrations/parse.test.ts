@@ -74,6 +74,35 @@ describe("Codex events", () => {
     expect(e.action).toMatchObject({ kind: "touch" });
   });
 
+  it("takes a patch's paths from the directory it is applied in: `cd DIR &&` or the call's workdir", () => {
+    const one = "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n*** End Patch\n";
+    const paths = (tool_input: Record<string, unknown>) =>
+      parseCodex(codex(ws, "s", "PreToolUse", { tool_name: "Bash", tool_input })).action;
+    const script = (prefix: string) => ({
+      command: ["bash", "-lc", `${prefix}apply_patch <<'EOF'\n${one}EOF`],
+    });
+    expect(paths(script(""))).toEqual({ kind: "touch", paths: ["a.txt"] });
+    expect(paths(script("cd pkg/web && "))).toEqual({ kind: "touch", paths: ["pkg/web/a.txt"] });
+    expect(paths(script("cd 'my dir' && "))).toEqual({ kind: "touch", paths: ["my dir/a.txt"] });
+    expect(paths(script('set -e; cd "../x" && '))).toEqual({ kind: "touch", paths: ["../x/a.txt"] });
+    expect(paths(script("cd /abs/dir && "))).toEqual({ kind: "touch", paths: ["/abs/dir/a.txt"] });
+    expect(paths({ command: ["apply_patch", one], workdir: "/w/proj/sub" })).toEqual({
+      kind: "touch",
+      paths: ["/w/proj/sub/a.txt"],
+    });
+    expect(paths({ ...script("cd lib && "), workdir: "/w/proj/sub" })).toEqual({
+      kind: "touch",
+      paths: ["/w/proj/sub/lib/a.txt"],
+    });
+    // A cd that is not the patch's (it comes after) leaves the paths where they are.
+    expect(paths({ command: ["bash", "-lc", `apply_patch <<'EOF'\n${one}EOF\ncd elsewhere && ls`] })).toEqual(
+      {
+        kind: "touch",
+        paths: ["a.txt"],
+      },
+    );
+  });
+
   it("UserPromptSubmit begins turn_id; Stop ends; both print nothing", () => {
     const begin = parseCodex(codex(ws, "s", "UserPromptSubmit", { turn_id: "turn-3", prompt: "go" }));
     expect(begin.action).toEqual({ kind: "begin", turn: "turn-3", prompt: "go" });

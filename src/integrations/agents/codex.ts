@@ -1,3 +1,4 @@
+import path from "node:path";
 import {
   endAction,
   fromSubagent,
@@ -31,6 +32,24 @@ function patchText(input: Payload | undefined): string {
 }
 
 /**
+ * The directory a patch's relative paths are in, relative to the event's `cwd` (or absolute): the
+ * shell call's `workdir`, then a `cd DIR &&` before `apply_patch` in its script, the form Codex
+ * itself recognizes (codex-rs apply-patch). "" for the event's `cwd`.
+ */
+function patchDir(workdir: string | undefined, script: string): string {
+  const cd = /(?:^|[\n;&|]\s*)cd\s+(?:'([^']*)'|"([^"\\$`]*)"|([^\s;&|'"\\$`]+))\s*&&\s*apply_patch\b/.exec(
+    script,
+  );
+  let inScript = cd ? (cd[1] ?? cd[2] ?? cd[3]) : "";
+  // Unquoted, `~` is the home directory the agent's shell has, which the hook inherits.
+  if (cd?.[3] && /^~(\/|$)/.test(inScript) && process.env.HOME)
+    inScript = process.env.HOME + inScript.slice(1);
+  const base = workdir ?? "";
+  const dir = inScript === "" ? base : path.isAbsolute(inScript) ? inScript : path.join(base, inScript);
+  return dir === "." ? "" : dir;
+}
+
+/**
  * Codex hook payloads (Codex's hooks documentation): session = `session_id`, turn = `turn_id`.
  * Nothing is printed: plain stdout becomes model context on UserPromptSubmit and is an error on Stop.
  */
@@ -56,7 +75,8 @@ function editedPaths(payload: Payload): string[] | null {
   const tool = str(payload, "tool_name");
   const text = patchText(input);
   if (tool === "apply_patch" || /(^|\s)apply_patch\b/.test(text) || text.includes("*** Begin Patch")) {
-    return patchPaths(text);
+    const dir = patchDir(str(input, "workdir"), text);
+    return patchPaths(text).map((p) => (dir === "" || path.isAbsolute(p) ? p : path.join(dir, p)));
   }
   const file = str(input, "file_path");
   if (file) return [file];
