@@ -26,8 +26,18 @@ export interface GcOutcome {
 /** How long gc waits for object writers that began before it, before it packs around them. */
 const WRITER_WAIT_MS = 60_000;
 
-/** Snapshot ids that retention never expires (decided by the sessions layer). */
-export type ProtectedIds = (snapshots: StoredSnapshot[]) => Promise<Set<string>>;
+/** What gc keeps whatever its policy says (decided by the sessions layer). */
+export interface Protected {
+  /** Snapshots retention never expires. */
+  ids: Set<string>;
+  /** Trees no ref names that must outlive the prune: the progress marks of open turns. */
+  trees: string[];
+}
+
+export type Protection = (snapshots: StoredSnapshot[]) => Promise<Protected>;
+
+/** Refs that make protected trees reachable while gc packs, removed after it (or by the next gc). */
+const KEEP_REFS = "refs/ghostcommit-gc-keep/";
 
 /**
  * Expires snapshots by age, count and store size, oldest first, never the protected ones, then
@@ -38,14 +48,14 @@ export type ProtectedIds = (snapshots: StoredSnapshot[]) => Promise<Set<string>>
 export async function collectGarbage(
   engine: StoreContext,
   policy: GcPolicy,
-  protectedIds: ProtectedIds,
+  protection: Protection,
   writerWaitMs = WRITER_WAIT_MS,
 ): Promise<GcOutcome> {
   return withLock(path.join(engine.paths.dir, STORE_FILES.gcLock), async () => {
     const storeDir = engine.refs.kind === "shadow" ? engine.paths.gitDir : engine.paths.dir;
     const bytesBefore = await ownBytes(storeDir);
     const snapshots = await engine.refs.list(); // newest first
-    const keep = await protectedIds(snapshots);
+    const { ids: keep, trees } = await protection(snapshots);
     const lastSafety = (
       await readJson<{ id?: unknown }>(path.join(engine.paths.dir, STORE_FILES.lastSafety), {})
     ).id;
@@ -57,7 +67,7 @@ export async function collectGarbage(
       if (policy.keep !== undefined && index >= policy.keep) drop.add(s.id);
     });
     await engine.refs.remove([...drop]);
-    if (engine.refs.kind === "shadow") await pack(engine, writerWaitMs);
+    if (engine.refs.kind === "shadow") await pack(engine, writerWaitMs, trees);
     if (policy.maxBytes !== undefined) {
       // Over the cap: drop the oldest unprotected snapshots until under it (or none are left).
       const oldestFirst = snapshots.filter((s) => !drop.has(s.id) && !keep.has(s.id)).reverse();
@@ -65,7 +75,7 @@ export async function collectGarbage(
         const batch = oldestFirst.splice(0, Math.max(1, Math.ceil(oldestFirst.length / 4)));
         await engine.refs.remove(batch.map((s) => s.id));
         for (const s of batch) drop.add(s.id);
-        if (engine.refs.kind === "shadow") await pack(engine, writerWaitMs);
+        if (engine.refs.kind === "shadow") await pack(engine, writerWaitMs, trees);
       }
     }
     const bytesAfter = await ownBytes(storeDir);
@@ -78,15 +88,27 @@ export async function collectGarbage(
   });
 }
 
-async function pack(engine: StoreContext, writerWaitMs: number): Promise<void> {
+async function pack(engine: StoreContext, writerWaitMs: number, keepTrees: string[]): Promise<void> {
   // The plain-directory index names blobs the next snapshot reuses without rewriting them:
   // repack and prune count what it names as reachable (GIT_INDEX_FILE), so gc never leaves
   // it pointing at pruned objects (which would fail every later snapshot).
   const env = { ...engine.readEnv, GIT_INDEX_FILE: path.join(engine.paths.dir, STORE_FILES.plainIndex) };
-  const git = (args: string[]) => runGit(args, { cwd: engine.paths.dir, env });
+  const git = (args: string[], input?: string) => runGit(args, { cwd: engine.paths.dir, env, input });
   // Writers that began before gc took its lock finish first: repack and prune see their refs.
   const quiet = await waitForSharedHolders(path.join(engine.paths.dir, STORE_FILES.writersDir), writerWaitMs);
   await releaseOrphanedPacks(engine);
+  // The protected trees are tips for repack and prune only while they run; a gc cut off leaves
+  // its refs to the next, which replaces them.
+  const stale = (await git(["for-each-ref", "--format=%(refname)", KEEP_REFS])).stdout
+    .toString()
+    .split("\n")
+    .filter(Boolean);
+  const keepRefs = [...new Set(keepTrees)].map((tree) => `${KEEP_REFS}${tree}`);
+  const setRefs = [
+    ...stale.filter((ref) => !keepRefs.includes(ref)).map((ref) => `delete ${ref}\n`),
+    ...keepRefs.map((ref) => `update ${ref} ${ref.slice(KEEP_REFS.length)}\n`),
+  ];
+  if (setRefs.length > 0) await git(["update-ref", "--stdin"], setRefs.join(""));
   await git(["pack-refs", "--all", "--prune"]);
   // -l: objects the user's repository holds stay borrowed; .keep packs (linked) are left alone.
   // With a writer still running, its objects may sit unreferenced in a pack it wrote: -A turns
@@ -95,6 +117,8 @@ async function pack(engine: StoreContext, writerWaitMs: number): Promise<void> {
   const unreachable = quiet ? ["-a"] : ["-A", "--unpack-unreachable=10.minutes.ago"];
   await git(["repack", ...unreachable, "-d", "-l", "-q", "--no-write-bitmap-index"]);
   await git(["prune", quiet ? "--expire=now" : "--expire=10.minutes.ago"]);
+  if (keepRefs.length > 0)
+    await git(["update-ref", "--stdin"], keepRefs.map((ref) => `delete ${ref}\n`).join(""));
   // Prune may have dropped links to borrowed loose objects; relink them on the next snapshot.
   await fs.rm(path.join(engine.paths.dir, STORE_FILES.borrowed), { force: true });
   // The hash cache maps files to blob ids without rewriting the blob: after a prune its ids may

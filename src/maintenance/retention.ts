@@ -3,7 +3,9 @@ import path from "node:path";
 import { startWorkerNow, WorkerAfterCommand, type WorkerSpec } from "../util/detached.js";
 import type { Settings } from "../config.js";
 import type { StoreContext } from "../store/context.js";
-import { collectGarbage, type GcOutcome, type GcPolicy } from "./gc.js";
+import { collectGarbage, type GcOutcome, type GcPolicy, type Protected } from "./gc.js";
+import { readAllJournals } from "../session/journal.js";
+import { openTurnOf } from "../session/model.js";
 import { STORE_FILES, readJson, writeFileAtomic } from "../store/layout.js";
 import type { StoredSnapshot } from "../store/store.js";
 
@@ -14,9 +16,9 @@ const DAY_MS = 24 * 3600 * 1000;
  * session active in the last day. (The latest restore's safety snapshot is kept by gc itself.)
  */
 export async function protectedSnapshots(
-  _engine: StoreContext,
+  engine: StoreContext,
   snapshots: StoredSnapshot[],
-): Promise<Set<string>> {
+): Promise<Protected> {
   const keep = new Set<string>();
   const dayAgoMicros = (Date.now() - DAY_MS) * 1000;
   const newestPerSession = new Map<string, StoredSnapshot[]>();
@@ -33,7 +35,13 @@ export async function protectedSnapshots(
     const newestTurn = list[0].meta.turn;
     for (const s of list) if (s.meta.turn === newestTurn) keep.add(s.id);
   }
-  return keep;
+  // An open turn's last progress mark decides, at its end, which of its changes came after the
+  // agent's last known action (after an interrupt): only the session's journal names it.
+  const trees = (await readAllJournals(engine.paths.sessionsDir)).flatMap((state) => {
+    const progress = openTurnOf(state)?.progress;
+    return progress ? [progress] : [];
+  });
+  return { ids: keep, trees };
 }
 
 /** The retention policy from the workspace's settings: expire by age, then by store size. */

@@ -37,13 +37,13 @@ describe("gc with a writer still running", () => {
         writer.flush();
         expect(ids.every(has)).toBe(true);
         // This process holds the writers' side: gc's wait runs out, and it packs around it.
-        return collectGarbage(engine, { keep: 1 }, async () => new Set(), 200);
+        return collectGarbage(engine, { keep: 1 }, async () => ({ ids: new Set(), trees: [] }), 200);
       });
       expect(outcome.dropped).toHaveLength(2);
       expect(ids.filter((id) => !has(id))).toEqual([]);
       repo.ok("doctor");
       // With no writer left, the next gc frees them at once.
-      await collectGarbage(engine, { keep: 1 }, async () => new Set(), 200);
+      await collectGarbage(engine, { keep: 1 }, async () => ({ ids: new Set(), trees: [] }), 200);
       expect(ids.filter(has)).toEqual([]);
     } finally {
       sandbox.cleanup();

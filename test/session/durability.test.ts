@@ -135,6 +135,6 @@ describe("retention", () => {
       snap("a1", "active", "1", 0.2),
       snap("i9", "idle", "9", 3),
     ]);
-    expect([...kept]).toEqual(["a2"]);
+    expect([...kept.ids]).toEqual(["a2"]);
   });
 });

@@ -1,0 +1,43 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type Repo, Sandbox } from "../helpers/repo.js";
+import { claude, claudeEvents as ev } from "../integrations/events.js";
+import { hook } from "../integrations/hook-helpers.js";
+
+let sandbox: Sandbox;
+let repo: Repo;
+beforeEach(() => {
+  sandbox = new Sandbox();
+  repo = sandbox.repo("repo", { "a.txt": "a\n", "b.txt": "b\n" });
+});
+afterEach(() => sandbox.cleanup());
+
+const send = (event: unknown) => expect(hook(sandbox, "claude-code", event, repo.dir).status).toBe(0);
+
+describe("gc and an open turn", () => {
+  it("keeps the open turn's progress mark, so after an interrupt only the changes since it are in doubt", () => {
+    const edit = {
+      tool_name: "Edit",
+      tool_input: { file_path: repo.path("a.txt"), old_string: "a", new_string: "A" },
+    };
+    send(ev.prompt(repo.dir, "s", "one"));
+    send(claude(repo.dir, "s", "PreToolUse", { ...edit, tool_use_id: "toolu_1" }));
+    repo.write({ "a.txt": "A\n" });
+    send(
+      claude(repo.dir, "s", "PostToolUse", {
+        ...edit,
+        tool_use_id: "toolu_1",
+        tool_response: { success: true },
+      }),
+    );
+    // The user runs gc (or retention runs on another session's turn end) while the turn is open.
+    expect(repo.ok("gc").dropped).toEqual([]);
+    // The agent is interrupted (no Stop); the user edits a file; the next prompt closes turn 1.
+    repo.write({ "b.txt": "the user's\n" });
+    send(ev.prompt(repo.dir, "s", "two"));
+    send(ev.stop(repo.dir, "s"));
+    const first = repo.ok("log", "--session", "s").find((t: any) => t.turn === "1");
+    expect(first.changed).toEqual(["a.txt", "b.txt"]);
+    expect(first.uncertain).toEqual(["b.txt"]); // a.txt is the agent's, reported by its tool call
+    expect(repo.ok("doctor").ok).toBe(true);
+  });
+});
