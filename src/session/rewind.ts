@@ -98,6 +98,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       let closed: { turn: string; changed: RelPath[] } | undefined;
       // Paths whose state before the turn was never captured: reported, never written.
       const notCaptured: RelPath[] = [];
+      const excludedNow = new Set<RelPath>();
       const includes = new Set<RelPath>([
         ...state.touched,
         ...turns.flatMap((t) => [...t.changed, ...t.touched]),
@@ -124,10 +125,17 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
               notCaptured.push(p);
               continue;
             }
+            const current = await lookup.file(currentTree, p);
+            // On disk but not in the capture now: excluded since (a .ghostignore line, a lower
+            // size limit, unreadable). Its state is unknown, so it is left as it is.
+            if (current === null && exists(fsPath(engine.root, p))) {
+              excludedNow.add(p);
+              continue;
+            }
             const after = afters[last];
             all.push({
               path: p,
-              current: await lookup.file(currentTree, p),
+              current,
               target: await lookup.file(befores[first].tree, p),
               expected: after ? await lookup.file(after.tree, p) : undefined,
               uncertain: isUncertain(turns, p, span),
@@ -163,8 +171,11 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         befores[0].meta,
         afters.map((a) => a?.meta ?? null),
       );
-      for (const p of uncaptured.filter((p) => isNamed(p, named) && exists(fsPath(engine.root, p))))
-        report.skipped.push({ path: displayPath(p), reason: "excluded" });
+      const excluded = new Set([
+        ...uncaptured.filter((p) => isNamed(p, named) && exists(fsPath(engine.root, p))),
+        ...[...excludedNow].filter((p) => isNamed(p, named)),
+      ]);
+      for (const p of [...excluded].sort()) report.skipped.push({ path: displayPath(p), reason: "excluded" });
       if (named) report.paths = named.map(displayPath);
       if (dryRun) {
         report.dryRun = true;

@@ -58,6 +58,22 @@ describe("rewind and redo through the CLI", () => {
     expect(r.ok("rewind", "--session", "s", "--to", "1", "a.txt").skipped).toEqual([]);
   });
 
+  it("leaves a file a turn made that settings exclude since (.ghostignore, a lower size limit), without a conflict", () => {
+    for (const exclude of [
+      (r: ReturnType<typeof repo>) => r.write({ ".ghostignore": "gen/\n" }),
+      (r: ReturnType<typeof repo>) => r.write({ ".ghostcommit.json": JSON.stringify({ largeFileBytes: 1 }) }),
+    ]) {
+      const r = repo({ "a.txt": "a0\n" });
+      turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "gen/out.txt": "generated\n" }));
+      exclude(r);
+      // Nobody changed gen/out.txt since the turn: it is not a conflict, and it is not deleted.
+      const rewound = r.cli(["rewind", "--session", "s", "--to", "1", "--json"]);
+      expect([rewound.status, rewound.stderr]).toEqual([0, ""]);
+      expect(rewound.json.skipped).toEqual([{ path: "gen/out.txt", reason: "excluded" }]);
+      expect([r.read("gen/out.txt"), r.read("a.txt")]).toEqual(["generated\n", "a0\n"]);
+    }
+  });
+
   it("refuses with status 3, naming the files, when a person edited a file the agent changed; --force proceeds", () => {
     const r = repo({ "a.txt": "0\n", "b.txt": "0\n" });
     turn(r, "s", "1", () => r.write({ "a.txt": "agent\n", "b.txt": "agent\n" }));
