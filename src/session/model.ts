@@ -53,7 +53,14 @@ export type JournalRecord =
       closed?: { turn: string; changed: RelPath[] };
       t: number;
     }
-  | { e: "redo"; rewind: string; safety: string; t: number };
+  | {
+      e: "redo";
+      rewind: string;
+      safety: string;
+      /** What the redo deleted: files the rewind had brought back. (Absent in older journals.) */
+      deleted?: RelPath[];
+      t: number;
+    };
 
 export type TurnStatus = "open" | "done" | "rewound";
 

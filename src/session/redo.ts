@@ -78,7 +78,8 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
         report.dryRun = true;
         return report;
       }
-      await journal.append([{ e: "redo", rewind: rewind.id, safety: result.safety! }], true);
+      const deleted = [...result.deleted];
+      await journal.append([{ e: "redo", rewind: rewind.id, safety: result.safety!, deleted }], true);
       return report;
     });
   });

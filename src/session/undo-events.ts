@@ -28,15 +28,19 @@ export async function undoneSinceLastBegin(engine: StoreContext, session: string
       if (index >= start) events.push(undoEvent("rewind", record));
     } else if (record.e === "redo" && index >= start) {
       const undone = rewinds.get(record.rewind);
-      if (undone) events.push(undoEvent("redo", undone));
+      if (undone) events.push(undoEvent("redo", undone, record.deleted));
     }
   });
   return events;
 }
 
 /** A redo changes exactly the paths its rewind wrote or deleted, each back to its state before it. */
-function undoEvent(kind: UndoEvent["kind"], rewind: Extract<JournalRecord, { e: "rewind" }>): UndoEvent {
+function undoEvent(
+  kind: UndoEvent["kind"],
+  rewind: Extract<JournalRecord, { e: "rewind" }>,
+  redoDeleted: readonly string[] = [],
+): UndoEvent {
   const files = [...rewind.written.map(([p]) => p), ...rewind.deleted].map(displayPath).sort();
-  const deleted = kind === "rewind" ? rewind.deleted.map(displayPath).sort() : [];
+  const deleted = (kind === "rewind" ? rewind.deleted : redoDeleted).map(displayPath).sort();
   return { kind, turns: rewind.turns, files, deleted };
 }

@@ -107,4 +107,27 @@ describe("the model is told what went back", () => {
       send("cursor", cursor(repo.dir, cu, "beforeSubmitPrompt", { generation_id: "g3", prompt: "p3" })),
     ).toBe('{"continue":true}');
   });
+
+  it("after a redo, names the files it deleted as deleted (those the rewind had brought back)", () => {
+    const s = "codex-r";
+    repo.write({ "x.txt": "x\n" });
+    repo.git("add", "x.txt");
+    repo.git("commit", "-qm", "x");
+    send("codex", codex(repo.dir, s, "UserPromptSubmit", { turn_id: "t1", prompt: "replace x" }));
+    repo.remove("x.txt");
+    repo.write({ "new.txt": "n\n" });
+    send("codex", codex(repo.dir, s, "Stop", { turn_id: "t1", stop_hook_active: false }));
+    repo.ok("rewind", "--session", s, "--to", "t1"); // x.txt back, new.txt deleted
+    repo.ok("redo", "--session", s); // x.txt deleted again, new.txt back
+    expect([repo.exists("x.txt"), repo.exists("new.txt")]).toEqual([false, true]);
+    const told = JSON.parse(
+      send("codex", codex(repo.dir, s, "UserPromptSubmit", { turn_id: "t2", prompt: "go" })),
+    );
+    const lines = told.hookSpecificOutput.additionalContext.split("\n");
+    const redo = lines.slice(lines.findIndex((l: string) => l.startsWith("Redo restored turn t1")));
+    expect(redo.slice(1, 3)).toEqual(["- new.txt", "- x.txt (deleted)"]);
+    expect(
+      lines.slice(lines.findIndex((l: string) => l.startsWith("Rewound turn t1")) + 1).slice(0, 2),
+    ).toEqual(["- new.txt (deleted)", "- x.txt"]);
+  });
 });
