@@ -5,6 +5,7 @@ import type { StoreContext } from "../store/context.js";
 import type { DoctorProblem } from "../types.js";
 import type { AgentName } from "./event.js";
 import { isHookCommand, type Scope, SPECS } from "./specs.js";
+import { parseJsonc } from "./jsonc.js";
 
 /** The PATH agents' shells often have: no Node version manager, no Homebrew. */
 const BARE_PATH = ["/usr/bin", "/bin"];
@@ -91,11 +92,25 @@ export const checkInstalledHooks: DoctorCheck = async (engine: StoreContext) => 
   for (const spec of Object.values(SPECS)) {
     for (const scope of ["user", "project"] as Scope[]) {
       const file = spec.file(scope, engine.root);
+      let text: string;
+      try {
+        text = readFileSync(file, "utf8");
+      } catch {
+        continue; // absent, or unreadable: no hook runs from it
+      }
       let settings: unknown;
       try {
-        settings = JSON.parse(readFileSync(file, "utf8"));
+        settings = parseJsonc(text); // comments, as Gemini CLI allows them
       } catch {
-        continue; // absent or not ours to judge (install refuses a damaged file itself)
+        // Not ours to judge, unless it names us: the agent may fail to read it, or skip our hook.
+        if (text.includes("ghostcommit")) {
+          problems.push({
+            code: "hook-command-broken",
+            message: `cannot check the ${spec.label} hook in ${file}: the file is not valid JSON`,
+            path: file,
+          });
+        }
+        continue;
       }
       for (const command of handlerCommands(settings, spec.agent)) {
         const why = whyNotRunnable(command);

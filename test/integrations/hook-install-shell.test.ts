@@ -84,6 +84,38 @@ describe("installed hook commands", () => {
     expect(repo.ok("install", "claude-code", "--project").changed).toBe(false);
   });
 
+  it("doctor checks a settings file with comments (Gemini CLI allows them), and says when it cannot read one", () => {
+    const dist = path.join(sandbox.home, "pkg", "dist");
+    mkdirSync(dist, { recursive: true });
+    const entry = copyCli(dist);
+    const install = spawnSync(process.execPath, [entry, "install", "gemini", "--project"], {
+      cwd: repo.dir,
+      env: sandbox.env,
+      encoding: "utf8",
+    });
+    expect(install.status).toBe(0);
+    const file = path.join(repo.dir, ".gemini", "settings.json");
+    const settings = readFileSync(file, "utf8");
+    writeFileSync(file, `// my project's Gemini settings\n${settings.replace(/\n}\s*$/, ",\n}\n")}`);
+    expect(repo.ok("doctor").ok).toBe(true);
+    rmSync(entry); // the package was uninstalled
+    const doctor = repo.cli(["doctor", "--json"]);
+    expect(doctor.status).toBe(1);
+    expect(doctor.json.problems).toEqual([
+      expect.objectContaining({
+        code: "hook-command-broken",
+        message: expect.stringContaining(`${entry} is gone`),
+      }),
+    ]);
+    writeFileSync(file, `${settings.slice(0, -3)} /* never closed`);
+    const unreadable = repo.cli(["doctor", "--json"]);
+    expect(unreadable.json.problems).toEqual([
+      expect.objectContaining({
+        message: `cannot check the Gemini CLI hook in ${file}: the file is not valid JSON`,
+      }),
+    ]);
+  });
+
   it("a hook an earlier release installed (the ES module entry) still runs, and install replaces it", () => {
     // Releases before the CommonJS entry wrote dist/ghostcommit.mjs into agents' hook files.
     const earlier = installedCommand("claude-code", path.join(path.dirname(CLI), "ghostcommit.mjs"));
