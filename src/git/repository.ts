@@ -93,6 +93,14 @@ export async function locateWorkspace(cwd: string, viaGit = false): Promise<Work
     throw new GhostcommitError("not-a-workspace", `${root} is in a bare repository`, { path: root });
   }
   const gitDir = lines[2];
+  if (isOutside(worktreeRoot, root)) {
+    // core.worktree names a work tree elsewhere: the files here are none of the repository's.
+    throw new GhostcommitError(
+      "not-a-workspace",
+      `${root} is outside the work tree of the repository at ${gitDir} (core.worktree: ${worktreeRoot}), so a snapshot here would hold none of its files; ghostcommit does not serve a work tree set apart from its .git as a repository: run it in ${worktreeRoot}, where it snapshots the files as a plain directory's`,
+      { path: root },
+    );
+  }
   const commonDir = path.resolve(root, lines[3]);
   refuseSha256(root, commonDir);
   const prefix = relFromText(lines[4].replace(/\/$/, ""));
@@ -179,6 +187,11 @@ function validHead(file: string): boolean {
   } catch {
     return false;
   }
+}
+
+function isOutside(dir: string, target: string): boolean {
+  const relative = path.relative(dir, target);
+  return relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative);
 }
 
 function findGitAbove(dir: string): boolean {

@@ -1,4 +1,12 @@
-import { existsSync, readdirSync, readFileSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Repo } from "../helpers/repo.js";
@@ -82,6 +90,24 @@ describe("shadow store linking the user's new loose objects", () => {
 });
 
 describe("worktrees, sparse checkout and plain directories", () => {
+  it("refuses, naming the work tree, a directory outside its repository's work tree (core.worktree)", () => {
+    // A repository whose files live elsewhere: `git -C meta status` shows the work tree's changes.
+    const r = repo({ "a.txt": "a\n" });
+    const elsewhere = path.join(sandbox.home, `wt-of-${path.basename(r.dir)}`);
+    r.git("config", "core.worktree", elsewhere);
+    mkdirSync(elsewhere);
+    r.git("reset", "-q", "--hard"); // the files now checked out there
+    writeFileSync(path.join(elsewhere, "a.txt"), "edited\n");
+    expect(r.git("status", "--porcelain")).toBe(" M a.txt\n");
+    const refused = r.cli(["snapshot", "--json"]);
+    expect(refused.status).toBe(1);
+    expect(refused.json.error.code).toBe("not-a-workspace");
+    expect(refused.stderr).toContain(
+      `outside the work tree of the repository at ${r.path(".git")} (core.worktree: ${elsewhere})`,
+    );
+    expect(existsSync(path.join(sandbox.home, "data", "workspaces"))).toBe(false);
+  });
+
   it("keeps separate snapshots per git worktree", () => {
     const r = repo({ "a.txt": "a\n" });
     const wtDir = path.join(sandbox.home, `wt-${path.basename(r.dir)}`);
