@@ -229,7 +229,9 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
         case "unreadable":
         case "special":
           excluded.push({ path: read.path, reason: "unreadable" });
-          // A tracked file we cannot read keeps its last committed content rather than vanishing.
+          // Its content now is unknown: the snapshot does not claim the committed one (a restore
+          // of it would put that back), and a restore leaves the file, listing it as excluded.
+          if (!read.untracked) changes.set(read.path, null);
           break;
       }
     });

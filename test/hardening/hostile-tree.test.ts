@@ -144,4 +144,55 @@ describe("hostile trees", () => {
       expect(existsSync(path.join(dir, "secret.txt"))).toBe(true);
     },
   );
+
+  // Needs root to switch to another user (uid 65534).
+  it.skipIf(process.getuid?.() !== 0)(
+    "a tracked file that is unreadable or a FIFO now is not claimed as committed: restore and diff report it",
+    (ctx) => {
+      if (spawnSync(process.execPath, ["-e", "0"], { uid: 65534, gid: 65534 }).status !== 0) {
+        ctx.skip(`${process.execPath} cannot be run by uid 65534`);
+      }
+      const cli = copyCli(sb.dir("cli"));
+      const repo = sb.repo("tracked", { "secret.txt": "one\n", pipe: "was a file\n", "ok.txt": "fine\n" });
+      spawnSync("chown", ["-R", "65534:65534", sb.home]);
+      const run = (args: string[]) => {
+        const result = spawnSync(process.execPath, [cli, ...args], {
+          cwd: repo.dir,
+          env: sb.env,
+          uid: 65534,
+          gid: 65534,
+          encoding: "utf8",
+        });
+        expect(result.status, result.stderr).toBe(0);
+        return result.stdout;
+      };
+      const first = JSON.parse(run(["snapshot", "--json"])).id;
+      // Its owner edits it, then takes away read permission; another program puts a FIFO in place.
+      writeFileSync(repo.path("secret.txt"), "two\n");
+      chmodSync(repo.path("secret.txt"), 0o000);
+      rmSync(repo.path("pipe"));
+      spawnSync("mkfifo", [repo.path("pipe")], { uid: 65534, gid: 65534 });
+      const later = JSON.parse(run(["snapshot", "--json"]));
+      expect(later.excluded).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ path: "pipe", reason: "unreadable" }),
+          expect.objectContaining({ path: "secret.txt", reason: "unreadable" }),
+        ]),
+      );
+      // Neither is claimed to be as committed: the snapshot does not hold them.
+      expect(JSON.parse(run(["show", later.id, "--json"])).files).toEqual(["ok.txt"]);
+      expect(run(["diff", first]).split("\n").filter(Boolean).sort()).toEqual(["D\tpipe", "D\tsecret.txt"]);
+      const restored = JSON.parse(run(["restore", first, "--json"]));
+      expect(restored.skipped).toEqual([
+        { path: "pipe", reason: "excluded" },
+        { path: "secret.txt", reason: "excluded" },
+      ]);
+      expect(lstatSync(repo.path("pipe")).isFIFO()).toBe(true);
+      chmodSync(repo.path("secret.txt"), 0o644);
+      expect(readFileSync(repo.path("secret.txt"), "utf8")).toBe("two\n");
+      // Restoring the later snapshot once the file is readable again leaves its edit too.
+      JSON.parse(run(["restore", later.id, "--json"]));
+      expect(readFileSync(repo.path("secret.txt"), "utf8")).toBe("two\n");
+    },
+  );
 });
