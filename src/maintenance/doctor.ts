@@ -141,7 +141,7 @@ async function checkFiles(engine: StoreContext): Promise<Problem[]> {
     problems.push(interruptedProblem(await safetyNamedIn(file), file));
   }
   for (const record of await interruptedRestores(engine.paths)) {
-    problems.push(interruptedProblem(record.safety, record.file));
+    problems.push(interruptedProblem(record.safety, record.file, record.startedAt));
   }
   for (const file of [...(await deadLocks(engine, alive)), ...(await staleGitLocks(engine))]) {
     problems.push({
@@ -164,10 +164,10 @@ async function safetyNamedIn(file: string): Promise<string | null> {
   }
 }
 
-function interruptedProblem(safety: string | null, file: string): Problem {
+function interruptedProblem(safety: string | null, file: string, startedAt = ""): Problem {
   return {
     code: "interrupted-restore",
-    message: `a restore was interrupted; \`ghostcommit restore ${safety ?? "<safety id>"}\` brings back the state before it`,
+    message: `a restore${startedAt ? ` started ${startedAt}` : ""} was interrupted; \`ghostcommit restore ${safety ?? "<safety id>"}\` brings back the state before it (a restore that runs to its end, or \`doctor --repair\`, settles this)`,
     path: file,
   };
 }

@@ -16,7 +16,12 @@ import { MODE } from "../git/objects.js";
 import { DIFF_TREE, isAbsentMode, parseRawDiff, parseStdinDiff, type RawChange } from "../git/diff-tree.js";
 import { displayPath, fsPath, type RelPath } from "../paths.js";
 import type { RestoreReport } from "../types.js";
-import { journalFile, type RestoreJournal, tempDirsOf } from "../store/restore-journal.js";
+import {
+  journalFile,
+  type RestoreJournal,
+  settleEarlierInterrupted,
+  tempDirsOf,
+} from "../store/restore-journal.js";
 import { STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import { syncDirs } from "../util/durable.js";
 import { withLock } from "../util/lock.js";
@@ -127,6 +132,7 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
       new Set(capturedRepos),
     );
     trace("restore: files written and flushed");
+    await settleEarlierInterrupted(engine.paths, record.startedAt);
     return { ...outcome, safety };
   } finally {
     await fs.rm(journal, { force: true });

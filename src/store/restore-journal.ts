@@ -191,3 +191,19 @@ export async function interruptedRestores(
   }
   return out;
 }
+
+/**
+ * A restore that ran to its end sets the files to the state its user chose: the restores
+ * interrupted before it started are then past, and `doctor` stops naming their way back (their
+ * safety snapshots stay listed). Returns how many were settled.
+ */
+export async function settleEarlierInterrupted(paths: StorePaths, startedAt: string): Promise<number> {
+  let settled = 0;
+  for (const record of await interruptedRestores(paths)) {
+    const started = Date.parse(record.startedAt); // unknown: it was there before this one began
+    if (Number.isFinite(started) && started >= Date.parse(startedAt)) continue;
+    await fs.rm(record.file, { force: true });
+    settled++;
+  }
+  return settled;
+}
