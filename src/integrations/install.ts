@@ -1,4 +1,4 @@
-import { promises as fs, realpathSync } from "node:fs";
+import { promises as fs, readlinkSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { dataHome } from "../config.js";
 import { GhostcommitError } from "../errors.js";
@@ -51,13 +51,26 @@ async function updateRecord(file: string, record: InstallRecord | null): Promise
   await writeFileAtomic(recordsFile(), `${JSON.stringify(records, null, 2)}\n`);
 }
 
-/** The file to write: a symlinked settings file (dotfile managers) is written through, not replaced. */
+/**
+ * The file to write: a symlinked settings file (dotfile managers) is written through, not
+ * replaced, also when the link names a file that does not exist yet (install creates it there).
+ */
 function target(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    return file;
+  let current = file;
+  for (let hops = 0; hops < 40; hops++) {
+    try {
+      return realpathSync(current);
+    } catch {
+      let link: string;
+      try {
+        link = readlinkSync(current);
+      } catch {
+        return current; // no file and no link: it is created here
+      }
+      current = path.resolve(path.dirname(current), link);
+    }
   }
+  return file;
 }
 
 interface Loaded {

@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CLI, Sandbox } from "../helpers/repo.js";
@@ -124,6 +133,27 @@ describe("install claude-code", () => {
     const removed = sandbox.ok(dir, "uninstall", "claude-code", "--project");
     expect(removed.commands).toHaveLength(2);
     expect(readdirSync(commands).sort()).toEqual(["ghostcommit-redo.md", "review.md"]);
+  });
+
+  it("writes through a symlinked settings file (a dotfile manager's), also one whose target is not there yet", () => {
+    const dir = sandbox.dir("project");
+    const dotfiles = sandbox.dir("dotfiles");
+    const settings = path.join(sandbox.home, ".claude", "settings.json");
+    mkdirSync(path.dirname(settings), { recursive: true });
+    for (const existing of [true, false]) {
+      const real = path.join(dotfiles, existing ? "claude.json" : "not-yet.json");
+      if (existing) writeJson(real, userClaudeSettings);
+      rmSync(settings, { force: true });
+      symlinkSync(real, settings);
+      expect(sandbox.cli(dir, ["install", "claude-code"]).status).toBe(0);
+      expect(lstatSync(settings).isSymbolicLink()).toBe(true);
+      expect(readJson(real).hooks.Stop.map((e: any) => e.hooks[0].command)).toContain(command("claude-code"));
+      expect(sandbox.cli(dir, ["uninstall", "claude-code"]).status).toBe(0);
+      expect(lstatSync(settings).isSymbolicLink()).toBe(true);
+      // The user's file as it was; a file install created through the link is gone again.
+      if (existing) expect(readJson(real)).toEqual(userClaudeSettings);
+      else expect(existsSync(real)).toBe(false);
+    }
   });
 
   it("keeps a file it did not create even when uninstall leaves it empty", () => {
