@@ -145,7 +145,13 @@ async function endLocked(
       turn: turn.turn,
     });
     // Unreadable: nothing is published.
-    const beforeTree = await commitTreeFrom(engine.refs.objectsDir, cat, turn.before);
+    // A before-snapshot dropped and pruned while the turn was open: what the turn changed is
+    // unknown (and its rewind went with the snapshot). It ends with nothing attributed to it, as
+    // if it started now, so the session's later turns are recorded as ever.
+    const beforeTree = await commitTreeFrom(engine.refs.objectsDir, cat, turn.before).catch((error) => {
+      if (GhostcommitError.is(error, "store-damaged") && error.data.oid === turn.before) return snap.tree;
+      throw error;
+    });
     const compared = await settledWith(
       publish(true),
       (async () => {

@@ -157,6 +157,23 @@ describe("turn end", () => {
   });
 });
 
+describe("an open turn whose before-snapshot is gone", () => {
+  it("ends with nothing attributed, and the session's next turns are recorded and rewindable", () => {
+    const r = repo({ "a.txt": "0\n" });
+    const { before } = r.ok("turn", "begin", "--session", "q", "--turn", "1");
+    r.ok("drop", before); // the user drops it, and gc prunes it
+    r.ok("gc");
+    r.write({ "b.txt": "made in turn 1\n" });
+    const ended = r.ok("turn", "end", "--session", "q", "--turn", "1");
+    expect(ended.changed).toEqual([]); // unknown: its before-state is gone
+    r.ok("turn", "begin", "--session", "q", "--turn", "2");
+    r.write({ "a.txt": "2\n" });
+    expect(r.ok("turn", "end", "--session", "q", "--turn", "2").changed).toEqual(["a.txt"]);
+    r.ok("rewind", "--session", "q", "--to", "2");
+    expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["0\n", "made in turn 1\n"]);
+  });
+});
+
 describe("a prompt after an interrupt", () => {
   it("ends the open turn and begins the next from that one capture: one status, the same state, each rewindable", () => {
     const r = repo({ "a.txt": "0\n", ".gitignore": "*.local\n" });
