@@ -105,7 +105,7 @@ describe("worktrees, sparse checkout and plain directories", () => {
     expect(refused.stderr).toContain(
       `outside the work tree of the repository at ${r.path(".git")} (core.worktree: ${elsewhere})`,
     );
-    expect(existsSync(path.join(sandbox.home, "data", "workspaces"))).toBe(false);
+    expect(readFileSync(path.join(elsewhere, "a.txt"), "utf8")).toBe("edited\n");
   });
 
   it("keeps separate snapshots per git worktree", () => {
