@@ -64,16 +64,20 @@ export class Journal {
     const fence = parsed.torn ? "\n" : "";
     const text = `${fence}${stamped.map((r) => JSON.stringify(r)).join("\n")}\n`;
     // Private: a journal names the files a session changed.
-    if (durable) {
-      const handle = await fs.open(this.file, "a", 0o600);
-      try {
-        await handle.writeFile(text, "utf8");
-        await handle.sync();
-      } finally {
-        await handle.close();
+    try {
+      if (durable) {
+        const handle = await fs.open(this.file, "a", 0o600);
+        try {
+          await handle.writeFile(text, "utf8");
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+      } else {
+        appendFileSync(this.file, text, { encoding: "utf8", mode: 0o600 });
       }
-    } else {
-      appendFileSync(this.file, text, { encoding: "utf8", mode: 0o600 });
+    } catch (error) {
+      throw fsError(error, "write session journal", this.file);
     }
     // A journal just created is a new directory entry.
     if (durable && existing === "") await syncDirs([this.dir]);

@@ -10,6 +10,7 @@ import {
   writevSync,
 } from "node:fs";
 import { writeFileSynced } from "./durable.js";
+import { fsError } from "../errors.js";
 
 /** Small state files: written atomically, read as JSON with a fallback. */
 
@@ -34,7 +35,7 @@ export async function writeFileAtomic(
       renameSync(temp, file);
     } catch (error) {
       rmSync(temp, { force: true }); // a full disk leaves no half-written temp behind
-      throw error;
+      throw fsError(error, "write", file);
     }
     return;
   }
@@ -47,7 +48,7 @@ export async function writeFileAtomic(
     await fs.rename(temp, file);
   } catch (error) {
     await fs.rm(temp, { force: true });
-    throw error;
+    throw fsError(error, "write", file); // which file, not only "no space left"
   }
 }
 

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { Journal } from "../../src/session/journal.js";
 import { writeFileAtomic } from "../../src/store/layout.js";
 import { Sandbox } from "../helpers/repo.js";
 import { workDigest } from "../helpers/support.js";
@@ -100,10 +101,25 @@ describe("a full disk under the store", () => {
         const contents = ["x".repeat(256 * 1024), [Buffer.alloc(100 * 1024, 1), Buffer.alloc(156 * 1024, 2)]];
         for (const content of contents) {
           for (const flush of [false, true]) {
-            await expect(writeFileAtomic(file, content, 0o600, flush)).rejects.toThrow(/ENOSPC/);
+            // The message names the file, not only the system's code.
+            await expect(writeFileAtomic(file, content, 0o600, flush)).rejects.toThrow(
+              `cannot write ${file}: no space left on the device (ENOSPC)`,
+            );
             expect(readFileSync(file, "utf8")).toBe('{"old":true}');
             expect(readdirSync(dir).sort()).toEqual(["cache.json", "filler"]);
           }
+        }
+        // A session's journal too (a turn's end, a rewind's record), flushed or not.
+        const journal = new Journal(dir, "s");
+        for (const durable of [false, true]) {
+          await expect(
+            journal.append(
+              [{ e: "mark", turn: "1", tree: "4b825dc642cb6eb9a060e54bf8d69288fbee4904".repeat(100) }],
+              durable,
+            ),
+          ).rejects.toThrow(
+            `cannot write session journal ${journal.file}: no space left on the device (ENOSPC)`,
+          );
         }
       } finally {
         execFileSync("rm", ["-rf", dir]);
