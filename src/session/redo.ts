@@ -33,6 +33,8 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
         cat,
         rewind.safety,
         `taken before the rewind to turn ${rewind.to}`,
+        undefined,
+        engine.refs,
       );
       if (!force && !dryRun) {
         const now = await worktreeStates(engine, paths);

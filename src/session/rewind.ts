@@ -83,10 +83,12 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       const lookup = new TreeLookup(cat);
       const listed = new Set((await engine.refs.list()).map((s) => s.id));
       const befores = await Promise.all(
-        turns.map((t) => requireSnapshot(cat, t.before, `before turn ${t.turn}`, listed)),
+        turns.map((t) => requireSnapshot(cat, t.before, `before turn ${t.turn}`, listed, engine.refs)),
       );
       const afters = await Promise.all(
-        turns.map((t) => (t.after ? requireSnapshot(cat, t.after, `after turn ${t.turn}`, listed) : null)),
+        turns.map((t) =>
+          t.after ? requireSnapshot(cat, t.after, `after turn ${t.turn}`, listed, engine.refs) : null,
+        ),
       );
       // As for restore and diff: a named path must name something (a typo would rewind nothing).
       const trees = [...befores, ...afters].flatMap((s) => (s ? [s.tree] : []));

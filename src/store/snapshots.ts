@@ -10,7 +10,7 @@ import { LooseObjectWriter } from "../git/loose-objects.js";
 import { encodeMessage, isoFromMicros, type SnapshotMeta, type StoredExclusion } from "./metadata.js";
 import { displayPath } from "../paths.js";
 import type { Excluded, Snapshot, SnapshotSummary } from "../types.js";
-import { snapshotOfCommit, type StoredSnapshot } from "./store.js";
+import { type SnapshotRefs, snapshotOfCommit, type StoredSnapshot } from "./store.js";
 
 /**
  * Reads one snapshot straight from its commit object: no ref listing, so the cost does not grow
@@ -32,14 +32,15 @@ export async function requireSnapshot(
   id: string,
   what: string,
   listed?: ReadonlySet<string>,
+  store?: Pick<SnapshotRefs, "kind" | "otherStoreHolding">,
 ): Promise<StoredSnapshot> {
   const snapshot = listed && !listed.has(id) ? null : await readSnapshot(cat, id);
   if (!snapshot) {
-    throw new GhostcommitError(
-      "not-found",
-      `the snapshot ${what} (${id.slice(0, 12)}) is gone (expired or dropped)`,
-      { id },
-    );
+    const other = await store?.otherStoreHolding(id);
+    const why = other
+      ? `is in this workspace's ${other} store, and it now uses the ${store?.kind} store (\`--store ${other}\` reaches it)`
+      : "is gone (expired or dropped)";
+    throw new GhostcommitError("not-found", `the snapshot ${what} (${id.slice(0, 12)}) ${why}`, { id });
   }
   return snapshot;
 }

@@ -43,7 +43,7 @@ export class SnapshotRefs {
   constructor(
     kind: StoreKind,
     readonly paths: StorePaths,
-    location: WorkspaceLocation,
+    private readonly location: WorkspaceLocation,
   ) {
     this.kind = kind;
     this.elsewhere = keptElsewhere(location.root, location.worktreeRoot, "snapshots");
@@ -207,6 +207,29 @@ export class SnapshotRefs {
     }
     const body = readLooseObject(this.objectsDir, id, "commit");
     return body === null ? null : snapshotOfCommit(id, body.toString("utf8"));
+  }
+
+  /**
+   * The workspace's other store kind when its refs hold snapshot `id` (a session recorded before
+   * the workspace's `store` setting changed), else null. Read from ref files; no git process.
+   */
+  async otherStoreHolding(id: string): Promise<StoreKind | null> {
+    const other: { kind: StoreKind; gitDir: string; prefix: string } | null =
+      this.kind === "repo"
+        ? { kind: "shadow", gitDir: this.paths.gitDir, prefix: "refs/ghostcommit/snapshots/" }
+        : this.location.commonDir
+          ? {
+              kind: "repo",
+              gitDir: this.location.commonDir,
+              prefix: `refs/ghostcommit/${this.location.key}/snapshots/`,
+            }
+          : null;
+    if (!other) return null;
+    const refName = `${other.prefix}${id}`;
+    const loose = await readOptional(path.join(other.gitDir, ...refName.split("/")));
+    if (loose?.toString("latin1").trim() === id) return other.kind;
+    const packed = await readOptional(path.join(other.gitDir, "packed-refs"));
+    return packed?.toString("latin1").includes(`\n${id} ${refName}\n`) ? other.kind : null;
   }
 
   /** Finds a snapshot by full id or unique prefix of at least 7 hex digits. */

@@ -74,6 +74,19 @@ describe("rewind and redo through the CLI", () => {
     }
   });
 
+  it("says where a session's snapshots are when the workspace's store setting changed since", () => {
+    const r = repo({ "a.txt": "a0\n" });
+    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    r.write({ ".ghostcommit.json": JSON.stringify({ store: "repo" }) });
+    const refused = r.cli(["rewind", "--session", "s", "--to", "1"]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(
+      /^ghostcommit: the snapshot before turn 1 \([0-9a-f]{12}\) is in this workspace's shadow store, and it now uses the repo store \(`--store shadow` reaches it\)\n$/,
+    );
+    r.ok("rewind", "--session", "s", "--to", "1", "--store", "shadow");
+    expect(r.read("a.txt")).toBe("a0\n");
+  });
+
   it("refuses with status 3, naming the files, when a person edited a file the agent changed; --force proceeds", () => {
     const r = repo({ "a.txt": "0\n", "b.txt": "0\n" });
     turn(r, "s", "1", () => r.write({ "a.txt": "agent\n", "b.txt": "agent\n" }));
