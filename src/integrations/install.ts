@@ -1,11 +1,10 @@
-import { promises as fs, readlinkSync, realpathSync } from "node:fs";
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import { dataHome } from "../config.js";
 import { GhostcommitError } from "../errors.js";
 import { readJson, writeFileAtomic } from "../store/layout.js";
+import { type Json, type Loaded, load, save, target } from "./settings-file.js";
 import { type InstallSpec, isHookCommand, type Scope } from "./specs.js";
-
-type Json = Record<string, unknown>;
 
 /** The result of `install <agent>`. */
 export interface InstallReport {
@@ -49,80 +48,6 @@ async function updateRecord(file: string, record: InstallRecord | null): Promise
   else delete records[file];
   await fs.mkdir(path.dirname(recordsFile()), { recursive: true, mode: 0o700 });
   await writeFileAtomic(recordsFile(), `${JSON.stringify(records, null, 2)}\n`);
-}
-
-/**
- * The file to write: a symlinked settings file (dotfile managers) is written through, not
- * replaced, also when the link names a file that does not exist yet (install creates it there).
- */
-function target(file: string): string {
-  let current = file;
-  for (let hops = 0; hops < 40; hops++) {
-    try {
-      return realpathSync(current);
-    } catch {
-      let link: string;
-      try {
-        link = readlinkSync(current);
-      } catch {
-        return current; // no file and no link: it is created here
-      }
-      current = path.resolve(path.dirname(current), link);
-    }
-  }
-  return file;
-}
-
-interface Loaded {
-  value: Json;
-  indent: string | number;
-  /** Mode and owner of the file as found, kept when it is rewritten (it may hold API keys). */
-  stat?: { mode: number; uid: number; gid: number };
-}
-
-/** Reads a settings file; null when absent. Refuses anything that is not a JSON object. */
-async function load(file: string): Promise<Loaded | null> {
-  let text: string;
-  try {
-    text = await fs.readFile(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new GhostcommitError("io", `cannot read ${file}: ${(error as Error).message}`, { path: file });
-  }
-  let value: unknown;
-  try {
-    value = text.trim() === "" ? {} : JSON.parse(text);
-  } catch {
-    throw new GhostcommitError("bad-config", `${file} is not valid JSON; fix it first, nothing was changed`, {
-      file,
-    });
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new GhostcommitError("bad-config", `${file} does not hold a JSON object; nothing was changed`, {
-      file,
-    });
-  }
-  const stat = await fs.stat(file).catch(() => undefined);
-  return {
-    value: value as Json,
-    indent: /\n([ \t]+)\S/.exec(text)?.[1] ?? 2,
-    stat: stat && { mode: stat.mode & 0o7777, uid: stat.uid, gid: stat.gid },
-  };
-}
-
-async function save(file: string, loaded: Loaded): Promise<void> {
-  const text = `${JSON.stringify(loaded.value, null, loaded.indent)}\n`;
-  const found = loaded.stat;
-  // A new file gets the usual mode (umask applies); a rewritten one keeps its mode and owner.
-  await writeFileAtomic(file, text, found ? found.mode : 0o666);
-  if (!found) return;
-  await fs.chmod(file, found.mode);
-  const now = await fs.stat(file);
-  if (now.uid !== found.uid || now.gid !== found.gid) {
-    await fs.chown(file, found.uid, found.gid).catch((error: Error) => {
-      throw new GhostcommitError("io", `cannot keep the owner of ${file}: ${error.message}`, { path: file });
-    });
-  }
 }
 
 /** The `hooks` object and its event lists, refusing shapes the agent would not accept either. */

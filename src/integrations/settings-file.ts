@@ -1,0 +1,86 @@
+import { promises as fs, readlinkSync, realpathSync } from "node:fs";
+import path from "node:path";
+import { GhostcommitError } from "../errors.js";
+import { writeFileAtomic } from "../store/layout.js";
+
+/** An agent's settings file: a JSON object. */
+export type Json = Record<string, unknown>;
+
+/**
+ * The file to write: a symlinked settings file (dotfile managers) is written through, not
+ * replaced, also when the link names a file that does not exist yet (install creates it there).
+ */
+export function target(file: string): string {
+  let current = file;
+  for (let hops = 0; hops < 40; hops++) {
+    try {
+      return realpathSync(current);
+    } catch {
+      const link = readlinkOrNull(current);
+      if (link === null) return current; // no file and no link: it is created here
+      current = path.resolve(path.dirname(current), link);
+    }
+  }
+  return file;
+}
+
+function readlinkOrNull(file: string): string | null {
+  try {
+    return readlinkSync(file);
+  } catch {
+    return null;
+  }
+}
+
+export interface Loaded {
+  value: Json;
+  indent: string | number;
+  /** Mode and owner of the file as found, kept when it is rewritten (it may hold API keys). */
+  stat?: { mode: number; uid: number; gid: number };
+}
+
+/** Reads a settings file; null when absent. Refuses anything that is not a JSON object. */
+export async function load(file: string): Promise<Loaded | null> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new GhostcommitError("io", `cannot read ${file}: ${(error as Error).message}`, { path: file });
+  }
+  let value: unknown;
+  try {
+    value = text.trim() === "" ? {} : JSON.parse(text);
+  } catch {
+    throw new GhostcommitError("bad-config", `${file} is not valid JSON; fix it first, nothing was changed`, {
+      file,
+    });
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new GhostcommitError("bad-config", `${file} does not hold a JSON object; nothing was changed`, {
+      file,
+    });
+  }
+  const stat = await fs.stat(file).catch(() => undefined);
+  return {
+    value: value as Json,
+    indent: /\n([ \t]+)\S/.exec(text)?.[1] ?? 2,
+    stat: stat && { mode: stat.mode & 0o7777, uid: stat.uid, gid: stat.gid },
+  };
+}
+
+/** Writes a settings file back as it was laid out, keeping a rewritten file's mode and owner. */
+export async function save(file: string, loaded: Loaded): Promise<void> {
+  const text = `${JSON.stringify(loaded.value, null, loaded.indent)}\n`;
+  const found = loaded.stat;
+  // A new file gets the usual mode (umask applies); a rewritten one keeps its mode and owner.
+  await writeFileAtomic(file, text, found ? found.mode : 0o666);
+  if (!found) return;
+  await fs.chmod(file, found.mode);
+  const now = await fs.stat(file);
+  if (now.uid !== found.uid || now.gid !== found.gid) {
+    await fs.chown(file, found.uid, found.gid).catch((error: Error) => {
+      throw new GhostcommitError("io", `cannot keep the owner of ${file}: ${error.message}`, { path: file });
+    });
+  }
+}
