@@ -14,6 +14,7 @@ import {
   plainIndexProblem,
   snapshotsMissingObjects,
   staleGitLocks,
+  staleGitTempFiles,
 } from "./store-check.js";
 import { STORE_FILES, storeCannotBeMade } from "../store/layout.js";
 
@@ -186,6 +187,10 @@ export async function repairStore(engine: StoreContext): Promise<DoctorRepair[]>
   );
   if (!storeExists) return done;
   const leftovers = await cleanLeftovers(engine.paths, engine.root);
+  for (const file of await staleGitTempFiles(engine)) {
+    await fs.rm(file, { force: true });
+    leftovers.removed.push(file);
+  }
   for (const file of leftovers.removed) {
     done.push({ code: "removed-leftover", message: `removed ${file}`, path: file });
   }

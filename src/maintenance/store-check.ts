@@ -123,6 +123,23 @@ export async function staleGitLocks(engine: StoreContext, ageMs = 60_000): Promi
   return found;
 }
 
+/**
+ * Temp files git leaves in the store's objects when it dies or fails mid-write (a repack on a
+ * full disk): `tmp_pack_*`, `tmp_idx_*`, `tmp_obj_*`. Old ones only: a running repack's are new.
+ */
+export async function staleGitTempFiles(engine: StoreContext, ageMs = 3_600_000): Promise<string[]> {
+  if (engine.refs.kind !== "shadow") return []; // the repo store's objects are the user's
+  const found: string[] = [];
+  for (const dir of [engine.paths.objectsDir, path.join(engine.paths.objectsDir, "pack")]) {
+    for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
+      if (!/^tmp_(pack|idx|rev|obj)_/.test(name)) continue;
+      const stat = await fs.lstat(path.join(dir, name)).catch(() => null);
+      if (stat?.isFile() && Date.now() - stat.mtimeMs > ageMs) found.push(path.join(dir, name));
+    }
+  }
+  return found;
+}
+
 /** `.ghostlock` files whose owner process is dead (taken over anyway by the next run). */
 export async function deadLocks(engine: StoreContext, alive: (pid: number) => boolean): Promise<string[]> {
   const found: string[] = [];

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Sandbox } from "../helpers/repo.js";
@@ -107,6 +107,25 @@ describe("a damaged store", () => {
       expect(repo.ok("doctor").ok).toBe(true);
     },
   );
+
+  it("repair removes the temp files a failed repack left in the store (an hour old), not a running one's", () => {
+    const repo = sb.repo("ws", { "a.txt": "one\n" });
+    repo.ok("snapshot");
+    const pack = path.join(storeDir(sb), "git", "objects", "pack");
+    const old = [path.join(pack, "tmp_pack_mHXEBo"), path.join(pack, "tmp_idx_Q1w2e3")];
+    const fresh = path.join(pack, "tmp_pack_running");
+    for (const file of [...old, fresh]) writeFileSync(file, "half a pack");
+    const hourAgo = new Date(Date.now() - 3_700_000);
+    for (const file of old) utimesSync(file, hourAgo, hourAgo);
+    const repair = repo.ok("doctor", "--repair");
+    expect(
+      repair.repaired
+        .filter((r: any) => r.code === "removed-leftover")
+        .map((r: any) => r.path)
+        .sort(),
+    ).toEqual(old.sort());
+    expect(readdirSync(pack).filter((n) => n.startsWith("tmp_"))).toEqual(["tmp_pack_running"]);
+  });
 
   it("garbage in plain-state.json does not push new files over the budget", () => {
     const dir = sb.dir("plain");
