@@ -1,5 +1,5 @@
 import { randomHex } from "../util/crypto.js";
-import { promises as fs, lstatSync, mkdirSync, renameSync, rmdirSync, unlinkSync } from "node:fs";
+import { promises as fs, lchownSync, lstatSync, mkdirSync, renameSync, rmdirSync, unlinkSync } from "node:fs";
 import { looksLikeRepository } from "../capture/nested-check.js";
 import { MODE } from "../git/objects.js";
 import { restoreTempName } from "../store/restore-journal.js";
@@ -78,6 +78,7 @@ export async function applyPlan(
       if (way !== "ok") return { path: step.path, skip: way === "nested-repo" ? "excluded" : "io" };
       const temp = tempPathOf(step.path, restoreTempName(baseName(step.path), tempToken, n));
       await writeTemp(fsPath(root, temp), step.state.mode, contentOf(step.state.oid), flushEach);
+      await keepOwner(fsPath(root, temp), fsPath(root, step.path), fsPath(root, parentOf(step.path)));
       return { path: step.path, temp };
     } catch (error) {
       return { path: step.path, skip: reasonOf(error) };
@@ -134,6 +135,7 @@ function ancestorsAreRealDirs(
     try {
       mkdirSync(target);
       changedDirs.add(parentOf(dir));
+      ownAsParent(target, fsPath(root, parentOf(dir)));
     } catch (error) {
       // Another write below the same new directory made it first.
       if ((error as NodeJS.ErrnoException).code !== "EEXIST" || !lstatSync(target).isDirectory()) throw error;
@@ -184,6 +186,24 @@ async function writeTemp(temp: Buffer, mode: string, content: Buffer, flush: boo
     await fs.rm(temp, { force: true }).catch(() => {});
     throw error;
   }
+}
+
+/**
+ * Run as root (sudo) in another user's work tree, a written file keeps the owner of the file it
+ * replaces, or takes its directory's: git leaves it root's, which its owner then cannot change.
+ */
+async function keepOwner(temp: Buffer, target: Buffer, dir: Buffer): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  const owner = (await fs.lstat(target).catch(() => null)) ?? (await fs.lstat(dir).catch(() => null));
+  if (!owner || (owner.uid === 0 && owner.gid === 0)) return;
+  await fs.lchown(temp, owner.uid, owner.gid);
+}
+
+/** A directory a restore run as root made in another user's tree is that user's, as its parent. */
+function ownAsParent(made: Buffer, parent: Buffer): void {
+  if (process.getuid?.() !== 0) return;
+  const owner = lstatSync(parent, { throwIfNoEntry: false });
+  if (owner && (owner.uid !== 0 || owner.gid !== 0)) lchownSync(made, owner.uid, owner.gid);
 }
 
 /** Synchronous, as the checks and removals around it: one tiny call each, made in plan order. */

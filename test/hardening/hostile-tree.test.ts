@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import {
+  appendFileSync,
   chmodSync,
   chownSync,
   existsSync,
@@ -193,6 +194,29 @@ describe("hostile trees", () => {
       // Restoring the later snapshot once the file is readable again leaves its edit too.
       JSON.parse(run(["restore", later.id, "--json"]));
       expect(readFileSync(repo.path("secret.txt"), "utf8")).toBe("two\n");
+    },
+  );
+
+  it.skipIf(process.getuid?.() !== 0)(
+    "run as root in another user's work tree, a restore leaves the files that user's, as it found them",
+    () => {
+      const repo = sb.repo("theirs", { "a.txt": "one\n", "src/b.txt": "b\n" });
+      const snap = repo.ok("snapshot").id;
+      repo.write({ "a.txt": "two\n", "src/b.txt": "b2\n" });
+      repo.remove("src/b.txt");
+      repo.write({ "src/c.txt": "c\n" });
+      spawnSync("chown", ["-R", "65534:65534", repo.dir]);
+      // A root shell (sudo) in that user's repository; git trusts it for root only by config.
+      appendFileSync(sb.env.GIT_CONFIG_GLOBAL!, `[safe]\n\tdirectory = ${repo.dir}\n`);
+      const restored = repo.cli(["restore", snap, "--json"]);
+      expect(restored.status, restored.stderr).toBe(0);
+      expect(restored.json.written.sort()).toEqual(["a.txt", "src/b.txt"]);
+      // src/ was emptied (src/c.txt deleted) and made again for src/b.txt.
+      for (const rel of ["a.txt", "src", "src/b.txt"]) {
+        const stat = lstatSync(repo.path(rel));
+        expect([rel, stat.uid, stat.gid]).toEqual([rel, 65534, 65534]);
+      }
+      expect(repo.read("a.txt")).toBe("one\n");
     },
   );
 });
