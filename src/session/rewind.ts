@@ -128,9 +128,10 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
               continue;
             }
             const current = await lookup.file(currentTree, p);
-            // On disk but not in the capture now: excluded since (a .ghostignore line, a lower
-            // size limit, unreadable). Its state is unknown, so it is left as it is.
-            if (current === null && exists(fsPath(engine.root, p))) {
+            // A file on disk but not in the capture now: excluded since (a .ghostignore line, a
+            // lower size limit, unreadable). Its state is unknown, so it is left as it is. (A
+            // directory where the file was is the turn's change, which the rewind undoes.)
+            if (current === null && isFileOnDisk(fsPath(engine.root, p))) {
               excludedNow.add(p);
               continue;
             }
@@ -257,6 +258,16 @@ async function openTurnChanges(
     open.touched,
     overlappingTouches(others, open.startedAt, nowMicros()),
   );
+}
+
+/** Whether something other than a directory is at `file` now (any failure to look: no). */
+function isFileOnDisk(file: Buffer): boolean {
+  try {
+    const stat = lstatSync(file, { throwIfNoEntry: false });
+    return stat !== undefined && !stat.isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** Whether something is at `file` now (a report only: any failure to look counts as nothing). */

@@ -74,6 +74,17 @@ describe("rewind and redo through the CLI", () => {
     }
   });
 
+  it("puts back a file the turn replaced with a directory", () => {
+    const r = repo({ d: "a file\n", k: "keep\n" });
+    turn(r, "s", "1", () => {
+      r.remove("d");
+      r.write({ "d/z": "z\n" });
+    });
+    const rewound = r.ok("rewind", "--session", "s", "--to", "1");
+    expect([rewound.written, rewound.deleted, rewound.skipped]).toEqual([["d"], ["d/z"], []]);
+    expect([r.read("d"), r.read("k")]).toEqual(["a file\n", "keep\n"]);
+  });
+
   it("says where a session's snapshots are when the workspace's store setting changed since", () => {
     const r = repo({ "a.txt": "a0\n" });
     turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
