@@ -231,6 +231,10 @@ async function precheck(
     const after = afters[span.last];
     const current = now.get(p);
     if (!after || current === undefined) continue;
+    // Not captured at the turn's end (a .ghostignore match, over the size limit): the final
+    // check leaves it as excluded, when it is not captured now either.
+    if (after.meta.excluded.some((e) => e.path === p || p.startsWith(`${e.path.replace(/\/$/, "")}/`)))
+      continue;
     if (partial.has(p) && sameState(current, partial.get(p)!)) continue;
     if (!sameState(current, await lookup.file(after.tree, p))) conflicts.push(p);
   }

@@ -74,6 +74,19 @@ describe("rewind and redo through the CLI", () => {
     }
   });
 
+  it("leaves a touched file .ghostignore keeps out, without taking it for a conflict", () => {
+    const r = repo({ a: "a\n", ".ghostignore": "local.cfg\n" });
+    r.write({ "local.cfg": "v1\n" });
+    turn(r, "s", "1", () => {
+      r.ok("touch", "--session", "s", "local.cfg", "a"); // as an agent's hook reports its edits
+      r.write({ "local.cfg": "v2\n", a: "a2\n" });
+    });
+    const rewound = r.cli(["rewind", "--session", "s", "--to", "1", "--json"]);
+    expect([rewound.status, rewound.stderr]).toEqual([0, ""]);
+    expect(rewound.json.skipped).toEqual([{ path: "local.cfg", reason: "excluded" }]);
+    expect([r.read("a"), r.read("local.cfg")]).toEqual(["a\n", "v2\n"]);
+  });
+
   it("puts back a file the turn replaced with a directory", () => {
     const r = repo({ d: "a file\n", k: "keep\n" });
     turn(r, "s", "1", () => {
