@@ -212,8 +212,18 @@ export class Workspace {
     // No store (never enabled, or nothing ever taken while enabled): nothing to collect, nothing to create.
     if (!existsSync(this.engine.paths.dir)) return { dropped: [], kept: [], bytesBefore: 0, bytesAfter: 0 };
     const policy: GcPolicy = retentionPolicy(this.engine.settings);
-    if (options.olderThanMs !== undefined) policy.olderThan = Date.now() - options.olderThanMs;
-    if (options.keep !== undefined) policy.keep = options.keep;
+    const { olderThanMs, keep } = options;
+    if (olderThanMs !== undefined && !(typeof olderThanMs === "number" && olderThanMs >= 0)) {
+      throw new GhostcommitError(
+        "usage",
+        `olderThanMs must be a number of milliseconds ≥ 0, not ${olderThanMs}`,
+      );
+    }
+    if (keep !== undefined && !(Number.isInteger(keep) && keep >= 0)) {
+      throw new GhostcommitError("usage", `keep must be a whole number ≥ 0, not ${keep}`);
+    }
+    if (olderThanMs !== undefined) policy.olderThan = Date.now() - olderThanMs;
+    if (keep !== undefined) policy.keep = keep;
     return collectGarbage(this.engine, policy, (snapshots) => protectedSnapshots(this.engine, snapshots));
   }
 
@@ -280,6 +290,16 @@ export class Workspace {
 
 /** Opens the workspace at `cwd` (default: the current directory). */
 export async function openWorkspace(options: OpenOptions = {}): Promise<Workspace> {
+  // As the command line checks its flags: a typo must not quietly pick another store.
+  if (options.store !== undefined && options.store !== "shadow" && options.store !== "repo") {
+    throw new GhostcommitError(
+      "usage",
+      `store must be "shadow" or "repo", not ${JSON.stringify(options.store)}`,
+    );
+  }
+  if (options.cwd !== undefined && typeof options.cwd !== "string") {
+    throw new GhostcommitError("usage", "cwd must be a directory path (a string)");
+  }
   const cwd = options.cwd ?? process.cwd();
   const engine = await StoreContext.open(cwd, options.store ? { store: options.store } : {});
   return new Workspace(engine, cwd);

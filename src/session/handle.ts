@@ -1,3 +1,4 @@
+import { GhostcommitError } from "../errors.js";
 import type { StoreContext } from "../store/context.js";
 import { displayPath } from "../paths.js";
 import { isoFromMicros } from "../store/metadata.js";
@@ -51,6 +52,9 @@ export class Session implements SessionHandle {
   }
 
   touched(paths: string[], options: { edited?: boolean } = {}): Promise<{ touched: string[] }> {
+    if (!Array.isArray(paths) || paths.some((p) => typeof p !== "string")) {
+      return Promise.reject(new GhostcommitError("usage", "touched takes a list of paths (strings)"));
+    }
     return this.ctx.engine.writing(() => touchPaths(this.ctx, paths, options));
   }
 

@@ -234,6 +234,11 @@ export class SnapshotRefs {
 
   /** Finds a snapshot by full id or unique prefix of at least 7 hex digits. */
   async resolve(given: string): Promise<StoredSnapshot> {
+    if (typeof given !== "string") {
+      throw new GhostcommitError("bad-id", `not a snapshot id: ${String(given)} (7 to 40 hex digits)`, {
+        id: String(given),
+      });
+    }
     const wanted = given.trim().toLowerCase();
     if (!/^[0-9a-f]{7,40}$/.test(wanted)) {
       throw new GhostcommitError("bad-id", `not a snapshot id: ${given} (7 to 40 hex digits)`, { id: given });

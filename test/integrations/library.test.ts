@@ -52,4 +52,21 @@ describe('import { openWorkspace } from "ghostcommit"', () => {
     );
     await expect(ws.diff("zzzzzzz")).rejects.toBeInstanceOf(GhostcommitError);
   });
+
+  it("refuses bad arguments as the command line does, with a GhostcommitError, before doing anything", async () => {
+    sandbox.applyToProcess();
+    const code = (e: unknown) => (e instanceof GhostcommitError ? e.code : `not typed: ${String(e)}`);
+    const caught = (run: () => Promise<unknown>) => run().then(() => "no error", code);
+    // A typo must not quietly pick the other store.
+    for (const store of ["Repo", "bogus", 5]) {
+      expect(await caught(() => openWorkspace({ cwd: repo.dir, store: store as never }))).toBe("usage");
+    }
+    const ws = await openWorkspace({ cwd: repo.dir });
+    const kept = await ws.snapshot();
+    for (const keep of [-1, 1.5, Number.NaN]) expect(await caught(() => ws.gc({ keep }))).toBe("usage");
+    expect(await caught(() => ws.gc({ olderThanMs: -5 }))).toBe("usage");
+    expect((await ws.list()).map((s) => s.id)).toEqual([kept.id]); // gc({keep: -1}) had dropped it
+    expect(await caught(() => ws.restore(undefined as never))).toBe("bad-id");
+    expect(await caught(() => ws.session("s").touched("README.md" as never))).toBe("usage");
+  });
 });
