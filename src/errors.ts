@@ -1,6 +1,7 @@
 /**
- * What each error code carries besides its message. The CLI's JSON output spreads it into the
- * error object, so every field here is part of the contract of that code.
+ * What each error code carries besides its message, as the library's `error.data`: every field here
+ * is part of the contract of that code. The CLI's `--json` error document carries the code and
+ * message, and for a refusal its paths (`errorDocument`).
  */
 export interface ErrorData {
   usage: Record<never, never>;
