@@ -6,6 +6,13 @@ import { GhostcommitError } from "./errors.js";
 /** Where snapshots go: a private git directory per workspace, or the user's own repository. */
 export type StoreKind = "shadow" | "repo";
 
+/** Refuses a store kind given by a caller (`what`: how it was named): a typo must not pick the other. */
+export function checkStoreKind(value: unknown, what: string): void {
+  if (value !== undefined && value !== "shadow" && value !== "repo") {
+    throw new GhostcommitError("usage", `${what} must be "shadow" or "repo", not ${JSON.stringify(value)}`);
+  }
+}
+
 /** Every tunable, with its default: capture thresholds, the plain-directory budget, retention and the size cap. */
 export interface Settings {
   store: StoreKind;

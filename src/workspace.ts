@@ -1,6 +1,6 @@
 import { captureTree, takeSnapshot } from "./capture/snapshot.js";
 import { existsSync } from "node:fs";
-import type { StoreKind } from "./config.js";
+import { checkStoreKind, type StoreKind } from "./config.js";
 import { StoreContext } from "./store/context.js";
 import { GhostcommitError } from "./errors.js";
 import { runGit, splitNul } from "./git/exec.js";
@@ -9,7 +9,7 @@ import { displayPath, type RelPath, relBytes, relFromBytes, resolveInside } from
 import { isNamed, refuseUnmatched, resolveNamedPaths } from "./restore/path-filter.js";
 import { diffTrees, displayOutcome, restoreSnapshot } from "./restore/restore.js";
 import { toSnapshot, toSummary } from "./store/snapshots.js";
-import { collectGarbage, type GcPolicy } from "./maintenance/gc.js";
+import { collectGarbage } from "./maintenance/gc.js";
 import { type DoctorCheck, runDoctor } from "./maintenance/doctor.js";
 import { checkHookLog } from "./maintenance/hook-log.js";
 import { checkBackgroundPush } from "./maintenance/push-check.js";
@@ -20,7 +20,7 @@ import {
   maybeRunRetention,
   prepareRetention,
   protectedSnapshots,
-  retentionPolicy,
+  manualPolicy,
 } from "./maintenance/retention.js";
 import type { WorkerAfterCommand } from "./util/detached.js";
 import { latestSessionId, listSessions, Session } from "./session/handle.js";
@@ -211,19 +211,7 @@ export class Workspace {
   async gc(options: GcOptions = {}): Promise<GcReport> {
     // No store (never enabled, or nothing ever taken while enabled): nothing to collect, nothing to create.
     if (!existsSync(this.engine.paths.dir)) return { dropped: [], kept: [], bytesBefore: 0, bytesAfter: 0 };
-    const policy: GcPolicy = retentionPolicy(this.engine.settings);
-    const { olderThanMs, keep } = options;
-    if (olderThanMs !== undefined && !(typeof olderThanMs === "number" && olderThanMs >= 0)) {
-      throw new GhostcommitError(
-        "usage",
-        `olderThanMs must be a number of milliseconds ≥ 0, not ${olderThanMs}`,
-      );
-    }
-    if (keep !== undefined && !(Number.isInteger(keep) && keep >= 0)) {
-      throw new GhostcommitError("usage", `keep must be a whole number ≥ 0, not ${keep}`);
-    }
-    if (olderThanMs !== undefined) policy.olderThan = Date.now() - olderThanMs;
-    if (keep !== undefined) policy.keep = keep;
+    const policy = manualPolicy(this.engine.settings, options);
     return collectGarbage(this.engine, policy, (snapshots) => protectedSnapshots(this.engine, snapshots));
   }
 
@@ -290,13 +278,7 @@ export class Workspace {
 
 /** Opens the workspace at `cwd` (default: the current directory). */
 export async function openWorkspace(options: OpenOptions = {}): Promise<Workspace> {
-  // As the command line checks its flags: a typo must not quietly pick another store.
-  if (options.store !== undefined && options.store !== "shadow" && options.store !== "repo") {
-    throw new GhostcommitError(
-      "usage",
-      `store must be "shadow" or "repo", not ${JSON.stringify(options.store)}`,
-    );
-  }
+  checkStoreKind(options.store, "store"); // as the command line checks --store
   if (options.cwd !== undefined && typeof options.cwd !== "string") {
     throw new GhostcommitError("usage", "cwd must be a directory path (a string)");
   }

@@ -2,7 +2,7 @@ import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { openWorkspace, type Workspace } from "../workspace.js";
-import type { StoreKind } from "../config.js";
+import { checkStoreKind, type StoreKind } from "../config.js";
 import { GhostcommitError } from "../errors.js";
 import { resolveNamedPaths } from "../restore/path-filter.js";
 import { shellQuote } from "../util/shell.js";
@@ -39,9 +39,7 @@ export function withGlobals(command: Command): Command {
 
 export function globalsOf(command: Command): GlobalOptions {
   const options = command.optsWithGlobals() as GlobalOptions;
-  if (options.store !== undefined && options.store !== "shadow" && options.store !== "repo") {
-    throw new GhostcommitError("usage", `--store must be "shadow" or "repo", not "${options.store}"`);
-  }
+  checkStoreKind(options.store, "--store");
   return options;
 }
 

@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { startWorkerNow, WorkerAfterCommand, type WorkerSpec } from "../util/detached.js";
 import type { Settings } from "../config.js";
+import { GhostcommitError } from "../errors.js";
+import type { GcOptions } from "../types.js";
 import type { StoreContext } from "../store/context.js";
 import { collectGarbage, type GcOutcome, type GcPolicy, type Protected } from "./gc.js";
 import { readAllJournals } from "../session/journal.js";
@@ -47,6 +49,24 @@ export async function protectedSnapshots(
 /** The retention policy from the workspace's settings: expire by age, then by store size. */
 export function retentionPolicy(settings: Settings, now = Date.now()): GcPolicy {
   return { olderThan: now - settings.retentionDays * DAY_MS, maxBytes: settings.maxStoreBytes };
+}
+
+/** The retention policy, tightened by a caller's `olderThanMs` and `keep` (checked as the CLI's flags). */
+export function manualPolicy(settings: Settings, options: GcOptions): GcPolicy {
+  const policy = retentionPolicy(settings);
+  const { olderThanMs, keep } = options;
+  if (olderThanMs !== undefined && !(typeof olderThanMs === "number" && olderThanMs >= 0)) {
+    throw new GhostcommitError(
+      "usage",
+      `olderThanMs must be a number of milliseconds ≥ 0, not ${olderThanMs}`,
+    );
+  }
+  if (keep !== undefined && !(Number.isInteger(keep) && keep >= 0)) {
+    throw new GhostcommitError("usage", `keep must be a whole number ≥ 0, not ${keep}`);
+  }
+  if (olderThanMs !== undefined) policy.olderThan = Date.now() - olderThanMs;
+  if (keep !== undefined) policy.keep = keep;
+  return policy;
 }
 
 /** Runs the retention policy now (what `gc` without flags does). */
