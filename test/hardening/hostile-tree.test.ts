@@ -23,6 +23,17 @@ beforeEach(() => {
 });
 afterEach(() => sb.cleanup());
 
+/**
+ * A copy of the bundled CLI inside the sandbox, for uid 65534 to run (the checkout itself may sit
+ * in a directory only root can enter); the test is skipped where that user cannot run Node.
+ */
+function cliForOtherUser(ctx: { skip: (note?: string) => void }): string {
+  if (spawnSync(process.execPath, ["-e", "0"], { uid: 65534, gid: 65534 }).status !== 0) {
+    ctx.skip(`${process.execPath} cannot be run by uid 65534`);
+  }
+  return copyCli(sb.dir("cli"));
+}
+
 describe("hostile trees", () => {
   it("symlinks to /, to a parent and in loops, FIFOs and sockets: captured as links or skipped; nothing outside is touched", async () => {
     const repo = sb.repo("ws", { "a.txt": "one\n" });
@@ -111,12 +122,7 @@ describe("hostile trees", () => {
   it.skipIf(process.getuid?.() !== 0)(
     "an unreadable file is excluded as unreadable and left alone (run as an unprivileged user)",
     (ctx) => {
-      // The other user runs a copy of the bundled CLI inside the sandbox: the checkout itself may
-      // sit in a directory only root can enter. Node must be reachable for that user too.
-      if (spawnSync(process.execPath, ["-e", "0"], { uid: 65534, gid: 65534 }).status !== 0) {
-        ctx.skip(`${process.execPath} cannot be run by uid 65534`);
-      }
-      const cli = copyCli(sb.dir("cli"));
+      const cli = cliForOtherUser(ctx);
       const dir = sb.dir("plain");
       writeFileSync(path.join(dir, "ok.txt"), "fine\n");
       writeFileSync(path.join(dir, "secret.txt"), "root only\n");
@@ -150,10 +156,7 @@ describe("hostile trees", () => {
   it.skipIf(process.getuid?.() !== 0)(
     "a tracked file that is unreadable or a FIFO now is not claimed as committed: restore and diff report it",
     (ctx) => {
-      if (spawnSync(process.execPath, ["-e", "0"], { uid: 65534, gid: 65534 }).status !== 0) {
-        ctx.skip(`${process.execPath} cannot be run by uid 65534`);
-      }
-      const cli = copyCli(sb.dir("cli"));
+      const cli = cliForOtherUser(ctx);
       const repo = sb.repo("tracked", { "secret.txt": "one\n", pipe: "was a file\n", "ok.txt": "fine\n" });
       spawnSync("chown", ["-R", "65534:65534", sb.home]);
       const run = (args: string[]) => {
