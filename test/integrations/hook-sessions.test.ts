@@ -108,6 +108,8 @@ describe.each(SCRIPTS)("$agent hooks in a real session", (script) => {
       // afterFileEdit comes after the write: the ignored file's old content was never seen.
       expect(rewind.json.skipped).toEqual([{ path: "packages/x/.env", reason: "not-captured" }]);
       expect(rewind.json.written).toEqual(["README.md"]);
+      // A documented limit, not a path that could not be written: status 0 (SPEC §4).
+      expect(rewind.status).toBe(0);
       expect(repo.read("packages/x/.env")).toBe("KEY=agent\n");
     } else {
       expect(rewind.status).toBe(0);

@@ -30,8 +30,9 @@ export function register(program: Command, run: Action): void {
 }
 
 /** True when a path could not be written (exit status 1); excluded paths do not count. */
+/** A path that could not be written (SPEC §4: the only skips that make the status 1). */
 export function hardSkips(report: { skipped: RestoreReport["skipped"] }): boolean {
-  return report.skipped.some((s) => s.reason !== "excluded");
+  return report.skipped.some((s) => s.reason === "permission" || s.reason === "io");
 }
 
 export function describeRestore(
