@@ -46,10 +46,18 @@ export async function fetchWorkspace(
     withSyncLock(engine, async () => {
       const ns = remoteNamespace(engine.location);
       const before = new Set(await engine.refs.refIds());
-      report.bytes = await fetchRefs(engine.refs.refsGitDir, remote, [
-        `${ns}snapshots/*:${engine.refs.refPrefix}*`,
-        `+${ns}sessions/*:${trackingPrefix(engine, remote)}*`,
-      ]);
+      // Links only let git leave out what this store has (see push-edges.ts): their refs go
+      // once the fetch is done, or they would keep dropped snapshots alive.
+      const links = engine.refs.refPrefix.replace(/snapshots\/$/, "fetched-links/");
+      try {
+        report.bytes = await fetchRefs(engine.refs.refsGitDir, remote, [
+          `${ns}snapshots/*:${engine.refs.refPrefix}*`,
+          `+${ns}sessions/*:${trackingPrefix(engine, remote)}*`,
+          `+${ns}links/*:${links}*`,
+        ]);
+      } finally {
+        await deleteRefsUnder(engine, links);
+      }
       report.snapshots = (await engine.refs.refIds()).filter((id) => !before.has(id));
       if (engine.refs.kind === "shadow" && engine.location.commonDir) {
         // Fetched snapshots may need objects only the repository has: protect them from its gc.
@@ -105,6 +113,28 @@ export async function fetchWorkspace(
       }
       return report;
     }),
+  );
+}
+
+async function deleteRefsUnder(engine: StoreContext, prefix: string): Promise<void> {
+  const env = { GIT_DIR: engine.refs.refsGitDir };
+  const listed = await runGit(["for-each-ref", "--format=%(refname)", prefix], {
+    cwd: engine.paths.dir,
+    env,
+  });
+  const refs = listed.stdout.toString("utf8").split("\n").filter(Boolean);
+  if (refs.length === 0) return;
+  await runGit(
+    [
+      "-c",
+      "core.hooksPath=/nonexistent/ghostcommit-no-hooks",
+      "-c",
+      "core.logAllRefUpdates=false",
+      "update-ref",
+      "--stdin",
+      "-z",
+    ],
+    { cwd: engine.paths.dir, env, input: refs.map((ref) => `delete ${ref}\0\0`).join("") },
   );
 }
 

@@ -5,6 +5,7 @@ import { runGit, splitNul } from "../git/exec.js";
 import { displayPath, relFromBytes } from "../paths.js";
 import {
   bytesToSend,
+  deleteRemoteRefs,
   listRemoteRefs,
   presentObjects,
   pushRefs,
@@ -28,6 +29,7 @@ import {
   writeSessionCommit,
 } from "./remote-sessions.js";
 import { readAllJournals } from "./journal.js";
+import { carrierRefs, writePushCarrier, writeSnapshotLinks } from "./push-edges.js";
 
 interface SessionUpdate {
   session: string;
@@ -116,10 +118,16 @@ export async function pushWorkspace(
         ...updates.map((u): [string, string] => [u.commit, remoteSessionRef(engine, u.name)]),
         ...toSend.map((s): [string, string] => [s.id, remoteSnapshotRef(engine, s.id)]),
       ];
+      refUpdates.push(...(await writeSnapshotLinks(engine, toSend, remoteRefs, present, snapshots)));
       const tips = refUpdates.map(([oid]) => oid);
-      report.bytes = await bytesToSend(engine.paths.dir, engine.readEnv, tips, [...present]);
-      await pushRefs(gitDir, remote, refUpdates);
+      const carrier =
+        toSend.length > 0 ? await writePushCarrier(engine, tips, remoteRefs, present, snapshots) : null;
+      const sent = carrier ? [carrier.oid] : tips;
+      report.bytes = await bytesToSend(engine.paths.dir, engine.readEnv, sent, [...present]);
+      await pushRefs(gitDir, remote, carrier ? [...refUpdates, [carrier.oid, carrier.ref]] : refUpdates);
       await trackPushed(engine, remote, updates);
+      const leftOver = carrierRefs(engine, remoteRefs);
+      await deleteRemoteRefs(gitDir, remote, carrier ? [carrier.ref, ...leftOver] : leftOver);
       report.sessions = updates.map(({ session, turns, status }) => ({ session, turns, status }));
       report.snapshots = toSend.map((s) => s.id);
       report.refs = refUpdates.length;

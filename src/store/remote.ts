@@ -192,6 +192,32 @@ export async function pushRefs(
 }
 
 /**
+ * Deletes refs of the remote (a push's carrier), in one transaction. A failure is left for the
+ * next push to mend: returns whether the refs are gone.
+ */
+export async function deleteRemoteRefs(
+  gitDir: string,
+  remote: ResolvedRemote,
+  refs: string[],
+): Promise<boolean> {
+  if (refs.length === 0) return true;
+  const result = await runGit(
+    [
+      ...TRANSFER_CONFIG,
+      "push",
+      "--atomic",
+      "--porcelain",
+      "--no-verify",
+      "--",
+      remote.url,
+      ...refs.map((r) => `:${r}`),
+    ],
+    { cwd: path.dirname(gitDir), env: { GIT_DIR: gitDir, ...remote.env }, okCodes: [0, 1] },
+  ).catch(() => null);
+  return result?.code === 0;
+}
+
+/**
  * Fetches refspecs into `gitDir`, never pruning, never touching FETCH_HEAD, tags or submodules.
  * Returns the bytes received (the size of the packs the fetch added).
  */

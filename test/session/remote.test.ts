@@ -1,4 +1,6 @@
-import { readdirSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Repo } from "../helpers/repo.js";
@@ -97,6 +99,66 @@ describe("push and fetch through a local bare repository", () => {
     expect(onB.ok("push").sessions).toEqual([{ session: "s1", turns: 2, status: "updated" }]);
     expect(onA.ok("fetch").sessions).toEqual([{ session: "s1", turns: 2, status: "updated" }]);
     expect(onA.ok("log", "--session", "s1").map((t: any) => t.state)).toEqual(["rewound", "rewound"]);
+  });
+
+  it("sends only what the remote lacks: files its branches or earlier snapshots hold go once", () => {
+    const remote = bare("incremental.git");
+    a.git(remote, "config", "receive.unpackLimit", "1"); // every push leaves its pack as received
+    const packs = () =>
+      readdirSync(path.join(remote, "objects", "pack")).filter((name) => name.endsWith(".pack"));
+    // 40 files of 8 KiB that do not compress, on the remote's main before any snapshot exists.
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) files[`src/f${i}.txt`] = randomBytes(6144).toString("base64");
+    const repo = originRepo(a, "incremental", remote, files);
+    const pushOf = (turn: string, file: string) => {
+      cliTurn(repo, "s", turn, () => repo.write({ [file]: `${turn}\n` }));
+      const before = new Set(packs());
+      const pushed = repo.ok("push");
+      const added = packs().filter((name) => !before.has(name));
+      const bytes = added.reduce(
+        (sum, name) => sum + statSync(path.join(remote, "objects", "pack", name)).size,
+        0,
+      );
+      return { pushed, bytes };
+    };
+    // Each snapshot holds all 40 files (320 KiB): main already has them, then the last snapshot.
+    for (const [turn, file] of [
+      ["1", "a.txt"],
+      ["2", "src/b.txt"],
+    ]) {
+      const { pushed, bytes } = pushOf(turn, file);
+      expect(pushed.snapshots.length).toBeGreaterThan(0);
+      expect(bytes).toBeLessThan(16 * 1024);
+      expect(pushed.bytes).toBeLessThan(16 * 1024);
+    }
+    // The commit that carried them is gone from the remote, which is complete and holds only our refs.
+    expect(ghostRefs(a, remote).filter((ref) => !/\/(sessions|snapshots|links)\//.test(ref))).toEqual([]);
+    a.git(remote, "fsck", "--connectivity-only", "--no-dangling");
+    // Another machine gets all of it; fetching again, only what it lacks.
+    const onB = cloneOf(b, remote, "incremental-b");
+    expect(onB.ok("fetch").snapshots.length).toBeGreaterThan(0);
+    // A carrier an interrupted push left behind is removed by the next push.
+    const stray = "refs/ghostcommit/root/carriers/0123456789abcdef";
+    a.git(remote, "update-ref", stray, a.git(remote, "rev-parse", "main").trim());
+    pushOf("3", "c.txt");
+    expect(ghostRefs(a, remote)).not.toContain(stray);
+    const again = onB.ok("fetch");
+    expect(again.snapshots.length).toBeGreaterThan(0);
+    expect(again.bytes).toBeLessThan(16 * 1024);
+    // The links that let git leave the rest out are not kept: they would hold dropped snapshots.
+    const home = b.env.GHOSTCOMMIT_HOME as string;
+    const kept = spawnSync("sh", [
+      "-c",
+      'find "$0" -path "*fetched-links*"; grep -rls fetched-links "$0" --include=packed-refs',
+      home,
+    ]);
+    expect(kept.stdout.toString()).toBe("");
+    onB.ok("restore", onB.ok("log", "--session", "s")[1].before);
+    expect([onB.exists("a.txt"), onB.exists("src/b.txt"), onB.read("src/f7.txt")]).toEqual([
+      true,
+      false,
+      files["src/f7.txt"],
+    ]);
   });
 
   it("refuses to send files the repository ignores unless --include-ignored", () => {
