@@ -111,3 +111,37 @@ export function newlyExcluded(
     for (const { path } of after?.excluded ?? []) if (!already.has(path)) found.add(path);
   return [...found].sort();
 }
+
+/** A turn the session already rewound, with its snapshots (null where they are gone). */
+export interface RewoundTurn<S> {
+  turn: {
+    changed: readonly RelPath[];
+    beforeUnknown: ReadonlySet<RelPath>;
+    beforeAbsent: ReadonlySet<RelPath>;
+  };
+  before: S | null;
+  after: S | null;
+}
+
+/**
+ * Where a path goes back to: before the first rewound turn that changed it, unless that turn's
+ * change was the session undoing an earlier turn of the range from inside it (the agent's own
+ * undo: MCP, a slash command). Then the path started that turn as the earlier turn left it, and
+ * going back further keeps the earlier turn undone, as "files as before turn T" says; a change
+ * someone made between them (the path not as the earlier turn left it) stops the walk.
+ * `earlier`: the range's already rewound turns before `first`, latest first.
+ */
+export async function originOf<S>(
+  path: RelPath,
+  first: { snapshot: S; absent: ReadonlySet<RelPath> },
+  earlier: readonly RewoundTurn<S>[],
+  read: (snapshot: S, path: RelPath) => Promise<FileState | null>,
+): Promise<{ snapshot: S; absent: ReadonlySet<RelPath> }> {
+  let origin = first;
+  for (const { turn, before, after } of earlier) {
+    if (!before || !after || !turn.changed.includes(path) || turn.beforeUnknown.has(path)) continue;
+    const [startedAs, leftAs] = await Promise.all([read(origin.snapshot, path), read(after, path)]);
+    if (sameState(startedAs, leftAs)) origin = { snapshot: before, absent: turn.beforeAbsent };
+  }
+  return origin;
+}

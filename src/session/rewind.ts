@@ -1,5 +1,4 @@
 import { randomHex } from "../util/crypto.js";
-import { lstatSync } from "node:fs";
 import path from "node:path";
 import type { FileState } from "../git/trees.js";
 import { GhostcommitError } from "../errors.js";
@@ -21,12 +20,15 @@ import {
   isUncertain,
   leftByRewinds,
   newlyExcluded,
+  originOf,
   type PathStates,
+  type RewoundTurn,
   rewindOutcome,
 } from "./rewind-plan.js";
 import { requireSnapshot } from "../store/snapshots.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
 import { worktreeStates } from "../capture/worktree-state.js";
+import { existsNow, isFileOnDisk } from "../util/small-files.js";
 
 /**
  * `rewind --to T`: every path that turns T and later (of this session, not yet rewound)
@@ -90,6 +92,19 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
           t.after ? requireSnapshot(cat, t.after, `after turn ${t.turn}`, listed, engine.refs) : null,
         ),
       );
+      // Turns of the range already rewound, latest first: an undo from inside a later turn
+      // must stay undone (see originOf).
+      const tolerant = (id: string | null) =>
+        id ? requireSnapshot(cat, id, "a rewound turn", listed, engine.refs).catch(() => null) : null;
+      const rewound = state.turns.slice(state.turns.indexOf(target)).filter((t) => t.state === "rewound");
+      const rewoundTurns: (RewoundTurn<StoredSnapshot> & { index: number })[] = await Promise.all(
+        rewound.reverse().map(async (turn) => ({
+          turn,
+          index: state.turns.indexOf(turn),
+          before: await tolerant(turn.before),
+          after: await tolerant(turn.after),
+        })),
+      );
       // As for restore and diff: a named path must name something (a typo would rewind nothing).
       const trees = [...befores, ...afters].flatMap((s) => (s ? [s.tree] : []));
       await refuseUnmatched(named, cat, trees, engine.root);
@@ -120,7 +135,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
             closed = { turn: open.turn, changed };
           }
           const all: PathStates[] = [];
-          const firstOf = new Map<RelPath, number>();
+          const originOfPath = new Map<RelPath, { snapshot: StoredSnapshot; absent: ReadonlySet<RelPath> }>();
           for (const [p, span] of attributePaths(changedLists.map((changed) => ({ changed })))) {
             const { first, last } = span;
             if (turns[first].beforeUnknown.has(p)) {
@@ -136,15 +151,22 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
               continue;
             }
             const after = afters[last];
+            const earlier = rewoundTurns.filter((r) => r.index < state.turns.indexOf(turns[first]));
+            const origin = await originOf(
+              p,
+              { snapshot: befores[first], absent: turns[first].beforeAbsent },
+              earlier,
+              (snapshot, path) => lookup.file(snapshot.tree, path),
+            );
             all.push({
               path: p,
               current,
-              target: await lookup.file(befores[first].tree, p),
+              target: await lookup.file(origin.snapshot.tree, p),
               expected: after ? await lookup.file(after.tree, p) : undefined,
               uncertain: isUncertain(turns, p, span),
               leftByRewind: partial.get(p),
             });
-            firstOf.set(p, first);
+            originOfPath.set(p, origin);
           }
           const states = selectNamed(all, named);
           const conflicts = conflictsOf(states);
@@ -155,10 +177,14 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
           const changes = changesOf(states);
           for (const c of changes) targets.set(c.path, c.target);
           const deletions = changes.filter((c) => c.target === null).map((c) => c.path);
-          const provenAbsent = await proveDeletions(engine, cat, lookup, currentTree, deletions, (p) => {
-            const index = firstOf.get(p)!;
-            return { snapshot: befores[index], absent: turns[index].beforeAbsent };
-          });
+          const provenAbsent = await proveDeletions(
+            engine,
+            cat,
+            lookup,
+            currentTree,
+            deletions,
+            (p) => originOfPath.get(p)!,
+          );
           return { changes, provenAbsent };
         },
       });
@@ -175,7 +201,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         afters.map((a) => a?.meta ?? null),
       );
       const excluded = new Set([
-        ...uncaptured.filter((p) => isNamed(p, named) && exists(fsPath(engine.root, p))),
+        ...uncaptured.filter((p) => isNamed(p, named) && existsNow(fsPath(engine.root, p))),
         ...[...excludedNow].filter((p) => isNamed(p, named)),
       ]);
       for (const p of [...excluded].sort()) report.skipped.push({ path: displayPath(p), reason: "excluded" });
@@ -262,23 +288,4 @@ async function openTurnChanges(
     open.touched,
     overlappingTouches(others, open.startedAt, nowMicros()),
   );
-}
-
-/** Whether something other than a directory is at `file` now (any failure to look: no). */
-function isFileOnDisk(file: Buffer): boolean {
-  try {
-    const stat = lstatSync(file, { throwIfNoEntry: false });
-    return stat !== undefined && !stat.isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/** Whether something is at `file` now (a report only: any failure to look counts as nothing). */
-function exists(file: Buffer): boolean {
-  try {
-    return lstatSync(file, { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return false;
-  }
 }

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync } from "node:fs";
 
 /*
  * Small files and directory listings read synchronously: a command makes dozens of these tiny
@@ -21,5 +21,24 @@ export function readTextOrEmpty(file: string | Buffer): string {
     return readFileSync(file, "utf8");
   } catch {
     return "";
+  }
+}
+
+/** Whether something other than a directory is at `file` now (any failure to look: no). */
+export function isFileOnDisk(file: Buffer): boolean {
+  try {
+    const stat = lstatSync(file, { throwIfNoEntry: false });
+    return stat !== undefined && !stat.isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Whether something is at `file` now (a report only: any failure to look counts as nothing). */
+export function existsNow(file: Buffer): boolean {
+  try {
+    return lstatSync(file, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
   }
 }

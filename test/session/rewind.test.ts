@@ -33,6 +33,35 @@ describe("rewind and redo through the CLI", () => {
     expect(r.cli(["redo", "--json"]).json.error.code).toBe("nothing-to-redo");
   });
 
+  it("keeps an undo made from inside a later turn undone when rewinding further back", () => {
+    const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n", "c.txt": "c0\n" });
+    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    turn(r, "s", "2", () => r.write({ "b.txt": "b2\n" }));
+    // The agent undoes turn 2 from inside turn 3 (MCP, /ghostcommit-rewind), then edits on.
+    turn(r, "s", "3", () => {
+      r.ok("rewind", "--session", "s", "--keep-open-turn", "--to", "2");
+      r.write({ "c.txt": "c3\n" });
+    });
+    expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["a1\n", "b0\n"]);
+    const report = r.ok("rewind", "--session", "s", "--to", "1");
+    expect(report.rewoundTurns).toEqual(["1", "3"]);
+    // Files as before turn 1: turn 2's edit does not come back with the undo of turn 3.
+    expect([r.read("a.txt"), r.read("b.txt"), r.read("c.txt")]).toEqual(["a0\n", "b0\n", "c0\n"]);
+    r.ok("redo", "--session", "s");
+    expect([r.read("a.txt"), r.read("b.txt"), r.read("c.txt")]).toEqual(["a1\n", "b0\n", "c3\n"]);
+  });
+
+  it("keeps a person's edit made after an undo between turns when rewinding further back", () => {
+    const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
+    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    turn(r, "s", "2", () => r.write({ "b.txt": "b2\n" }));
+    r.ok("rewind", "--session", "s", "--to", "2");
+    r.write({ "b.txt": "mine\n" });
+    turn(r, "s", "3", () => r.write({ "b.txt": "mine, then the agent's\n" }));
+    r.ok("rewind", "--session", "s", "--to", "1");
+    expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["a0\n", "mine\n"]);
+  });
+
   it("says which files the rewound turns made but did not capture, and leaves them as they are", () => {
     const r = repo({ "a.txt": "a0\n", ".ghostignore": "*.secret\n" });
     r.write({ "old.secret": "there before\n" });
