@@ -21,6 +21,7 @@ const pushOutput = z.looseObject({
   url: z.string(),
   sessions: sessionCounts,
   unchanged: z.array(z.string()),
+  behind: z.array(z.string()),
   snapshots: z.array(z.string()),
   refs: z.number(),
   bytes: z.number(),

@@ -58,6 +58,7 @@ export async function pushWorkspace(
     url: remote.url,
     sessions: [],
     unchanged: [],
+    behind: [],
     snapshots: [],
     refs: 0,
     bytes: 0,
@@ -95,6 +96,11 @@ export async function pushWorkspace(
           const theirs = await readSessionCommit(engine, remoteCommit);
           if (theirs.journal.equals(journal)) {
             report.unchanged.push(session);
+            continue;
+          }
+          // Another machine continued it: this one has nothing the remote lacks.
+          if (extendsJournal(theirs.journal, journal)) {
+            report.behind.push(session);
             continue;
           }
           if (!extendsJournal(journal, theirs.journal)) {

@@ -23,6 +23,8 @@ export interface PushReport {
   sessions: { session: string; turns: number; status: "created" | "updated" }[];
   /** Sessions already up to date on the remote. */
   unchanged: string[];
+  /** Sessions the remote holds later turns of (pushed from elsewhere): nothing to send, `fetch` brings them. */
+  behind: string[];
   /** Snapshots sent (already there ones are not sent again). */
   snapshots: string[];
   /** Remote refs created or updated, in one atomic transaction. */

@@ -213,6 +213,30 @@ describe("push and fetch through a local bare repository", () => {
     expect(onB.ok("list")).toEqual(bList);
   });
 
+  it("pushes other sessions when the remote only has later turns of one (another machine continued it)", () => {
+    const remote = bare("behind.git");
+    const onA = originRepo(a, "behind-a", remote, { "f.txt": "0\n" });
+    cliTurn(onA, "s", "1", () => onA.write({ "f.txt": "A\n" }));
+    onA.ok("push");
+    const onB = cloneOf(b, remote, "behind-b");
+    onB.ok("fetch");
+    onB.ok("restore", onB.ok("log", "--session", "s")[0].after);
+    cliTurn(onB, "s", "2", () => onB.write({ "g.txt": "B\n" }));
+    onB.ok("push");
+    cliTurn(onA, "other", "1", () => onA.write({ "h.txt": "A\n" }));
+    const run = onA.cli(["push"]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/s {2}the remote has later turns of it: fetch brings them/);
+    expect(onA.ok("log", "--session", "other")).toHaveLength(1);
+    const pushed = onA.ok("push");
+    expect(pushed).toMatchObject({ sessions: [], unchanged: ["other"], behind: ["s"], refs: 0 });
+    expect(onA.ok("fetch").sessions).toEqual([{ session: "s", turns: 2, status: "updated" }]);
+    expect(onA.ok("push")).toMatchObject({ unchanged: ["other", "s"].sort(), behind: [] });
+    // Nothing recorded: nothing to push, said as such (the remote is not asked).
+    const empty = originRepo(a, "behind-empty", bare("behind-empty.git"), { "f.txt": "0\n" });
+    expect(empty.cli(["push"]).stdout).toMatch(/^nothing to push: no session was recorded/);
+  });
+
   it("reports from each remote only the sessions that remote holds", () => {
     const [r1, r2] = [bare("r1.git"), bare("r2.git")];
     const repo = originRepo(a, "two-remotes", r1, { "f.txt": "0\n" });

@@ -54,12 +54,20 @@ export function register(program: Command, run: Action): void {
 }
 
 function describePush(report: PushReport): string {
-  if (report.refs === 0) return `${report.url} is up to date`;
-  const lines = [
-    `pushed to ${report.url}: ${formatCount(report.sessions.length)} sessions, ${formatCount(report.snapshots.length)} snapshots (${formatBytes(report.bytes)})`,
-  ];
+  const lines =
+    report.refs > 0
+      ? [
+          `pushed to ${report.url}: ${formatCount(report.sessions.length)} sessions, ${formatCount(report.snapshots.length)} snapshots (${formatBytes(report.bytes)})`,
+        ]
+      : report.unchanged.length + report.behind.length > 0
+        ? [`${report.url} is up to date`]
+        : [
+            "nothing to push: no session was recorded in this workspace (--snapshots sends the snapshots of none)",
+          ];
   for (const s of report.sessions)
     lines.push(`  ${color.bold(s.session)}  ${s.status}, ${formatCount(s.turns)} turns`);
+  for (const s of report.behind)
+    lines.push(`  ${color.yellow(s)}  the remote has later turns of it: fetch brings them`);
   return lines.join("\n");
 }
 
