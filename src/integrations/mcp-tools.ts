@@ -1,8 +1,9 @@
 import type { CallToolResult, McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { Workspace } from "../workspace.js";
-import { GhostcommitError } from "../errors.js";
-import type { SessionHandle } from "../types.js";
+import type { RestoreReport } from "../types.js";
+import { hardSkips } from "../restore/restore.js";
+import { resolveSessionWithTurns } from "./session-lookup.js";
 import * as out from "./mcp-schemas.js";
 
 /** A tool result: the CLI's `--json` document as text, and as structured content (lists as `{items}`). */
@@ -33,18 +34,9 @@ const limit = z.number().int().positive().optional();
 const local = { openWorldHint: false } as const;
 const reader = { ...local, readOnlyHint: true, idempotentHint: true } as const;
 
-/** The session named, else the most recently active one. */
-async function sessionOf(ws: Workspace, id: string | undefined): Promise<SessionHandle> {
-  if (id !== undefined) return ws.session(id);
-  const latest = await ws.latestSession();
-  if (!latest) throw new GhostcommitError("no-session", "this workspace has no session yet");
-  return latest;
-}
-
 /** A restore-shaped report is a tool error when some path could not be written (the CLI's exit 1). */
-function reported(report: { skipped: { reason: string }[] }): ReturnType<typeof result> {
-  const failed = report.skipped.some((s) => s.reason !== "excluded");
-  return result(report, undefined, failed);
+function reported(report: { skipped: RestoreReport["skipped"] }): ReturnType<typeof result> {
+  return result(report, undefined, hardSkips(report));
 }
 
 export function registerTools(server: McpServer, withWorkspace: WithWorkspace): void {
@@ -144,8 +136,7 @@ export function registerTools(server: McpServer, withWorkspace: WithWorkspace): 
       annotations: reader,
     },
     withWorkspace(async (ws, args: { session?: string; limit?: number }) => {
-      const handle = await sessionOf(ws, args.session);
-      const turns = await handle.log();
+      const { session: handle, turns } = await resolveSessionWithTurns(ws, args.session);
       const shown = args.limit === undefined ? turns : turns.slice(-args.limit);
       return result(shown, { session: handle.id, items: shown });
     }),
@@ -172,7 +163,7 @@ export function registerTools(server: McpServer, withWorkspace: WithWorkspace): 
         ws,
         args: { to: string; session?: string; paths?: string[]; dryRun?: boolean; force?: boolean },
       ) => {
-        const handle = await sessionOf(ws, args.session);
+        const { session: handle } = await resolveSessionWithTurns(ws, args.session);
         const { to, paths: chosen, dryRun, force } = args;
         // The caller is the agent, inside its own turn when one is open.
         return reported(await handle.rewind({ to, paths: chosen, dryRun, force, keepOpenTurn: true }));
@@ -194,7 +185,7 @@ export function registerTools(server: McpServer, withWorkspace: WithWorkspace): 
       annotations: { ...local, readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     },
     withWorkspace(async (ws, args: { session?: string; force?: boolean }) =>
-      reported(await (await sessionOf(ws, args.session)).redo({ force: args.force })),
+      reported(await (await resolveSessionWithTurns(ws, args.session)).session.redo({ force: args.force })),
     ),
   );
 }

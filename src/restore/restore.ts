@@ -214,6 +214,11 @@ async function dirHoldsUncaptured(root: string, dir: RelPath, changes: PathChang
   return entries.length > 0;
 }
 
+/** A path that could not be written (SPEC §4: the only skips that make the status 1). */
+export function hardSkips(report: { skipped: RestoreReport["skipped"] }): boolean {
+  return report.skipped.some((s) => s.reason === "permission" || s.reason === "io");
+}
+
 /** A restore's outcome as people and JSON see it: display paths instead of raw bytes. */
 export function displayOutcome(result: RestoreResult): RestoreReport {
   return {

@@ -165,6 +165,39 @@ describe("undo from inside the agent (MCP)", () => {
     expect(repo.read("notes.md")).toBe("by a shell of one of them\n");
   });
 
+  it("from a subdirectory, names the -C that reaches the repository's sessions, as the command line does", async () => {
+    repo.write({ "pkg/p.txt": "p0\n" });
+    repo.ok("turn", "begin", "--session", "root-sess", "--turn", "1");
+    repo.write({ "pkg/p.txt": "p1\n" });
+    repo.ok("turn", "end", "--session", "root-sess", "--turn", "1");
+    await client.close();
+    const pkg = repo.path("pkg");
+    client = await connect(pkg);
+    const message = (r: CallToolResult) =>
+      (r.structuredContent as { error: { message: string } }).error.message;
+    const none = await call("log", {});
+    expect(none.isError).toBe(true);
+    expect(message(none)).toContain(`the repository's are reached with -C ${repo.dir}`);
+    for (const [tool, args] of [
+      ["log", { session: "root-sess" }],
+      ["rewind", { session: "root-sess", to: "1" }],
+      ["redo", { session: "root-sess" }],
+    ] as const) {
+      const named = await call(tool, args);
+      expect(named.isError, tool).toBe(true);
+      expect(message(named)).toBe(
+        `session root-sess has no turns in ${pkg}: it is kept in ${repo.dir} (reach it with -C ${repo.dir})`,
+      );
+    }
+    // The command line says the same from there.
+    const cli = sandbox.cli(pkg, ["log", "--session", "root-sess"]);
+    expect([cli.status, cli.stderr.trim()]).toEqual([
+      1,
+      `ghostcommit: session root-sess has no turns in ${pkg}: it is kept in ${repo.dir} (reach it with -C ${repo.dir})`,
+    ]);
+    expect(repo.read("pkg/p.txt")).toBe("p1\n");
+  });
+
   it("refuses the home directory as a workspace", async () => {
     await client.close();
     client = await connect(sandbox.home);

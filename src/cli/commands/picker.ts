@@ -3,7 +3,7 @@ import { cancel, confirm, intro, isCancel, multiselect, note, outro, select } fr
 import { GhostcommitError } from "../../errors.js";
 import type { RewindReport, SessionHandle, TurnRecord } from "../../types.js";
 import { age, type CommandOutput, color, counted, formatCount, nFiles, turnList } from "../output.js";
-import { hardSkips } from "./restore.js";
+import { hardSkips } from "../../restore/restore.js";
 
 /** One line of the turn picker. */
 export interface TurnChoice {

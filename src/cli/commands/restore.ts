@@ -3,6 +3,7 @@ import type { RestoreReport } from "../../types.js";
 import { checkNamedPaths, commandHint, globalsOf, open, withGlobals } from "../context.js";
 import { color, nFiles, formatCount, humanPath, progress, shortId } from "../output.js";
 import type { Action } from "../runner.js";
+import { hardSkips } from "../../restore/restore.js";
 
 export function register(program: Command, run: Action): void {
   withGlobals(program.command("restore"))
@@ -30,11 +31,6 @@ export function register(program: Command, run: Action): void {
 }
 
 /** True when a path could not be written (exit status 1); excluded paths do not count. */
-/** A path that could not be written (SPEC §4: the only skips that make the status 1). */
-export function hardSkips(report: { skipped: RestoreReport["skipped"] }): boolean {
-  return report.skipped.some((s) => s.reason === "permission" || s.reason === "io");
-}
-
 export function describeRestore(
   report: {
     written: string[];

@@ -11,8 +11,9 @@ import {
 } from "../context.js";
 import { color, progress, turnList } from "../output.js";
 import type { Action } from "../runner.js";
-import { describeRestore, hardSkips } from "./restore.js";
-import { resolveSessionWithTurns } from "./session-args.js";
+import { hardSkips } from "../../restore/restore.js";
+import { describeRestore } from "./restore.js";
+import { resolveSessionWithTurns } from "../../integrations/session-lookup.js";
 
 export function register(program: Command, run: Action): void {
   withGlobals(program.command("rewind"))

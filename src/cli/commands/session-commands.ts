@@ -4,7 +4,12 @@ import { globalsOf, open, withGlobals } from "../context.js";
 import { age, color, counted, formatCount, nFiles, shortId } from "../output.js";
 import type { Action } from "../runner.js";
 import * as rewind from "./rewind.js";
-import { resolveSession, resolveSessionWithTurns, sessionsBelow, sessionsElsewhere } from "./session-args.js";
+import {
+  resolveSession,
+  resolveSessionWithTurns,
+  sessionsBelow,
+  sessionsElsewhere,
+} from "../../integrations/session-lookup.js";
 
 /** Session commands: turn, touch, sessions, log, rewind, redo. */
 export function register(program: Command, run: Action): void {

@@ -1,8 +1,9 @@
-import type { Workspace } from "../../workspace.js";
-import { GhostcommitError } from "../../errors.js";
-import { keptElsewhere } from "../../git/repository.js";
-import { hookSessionDirs, hookSessionsBelow } from "../../integrations/session-dirs.js";
-import type { SessionHandle, TurnRecord } from "../../types.js";
+import path from "node:path";
+import { openWorkspace, type Workspace } from "../workspace.js";
+import { GhostcommitError } from "../errors.js";
+import { keptElsewhere } from "../git/repository.js";
+import { hookSessionDirs, hookSessionsBelow } from "./session-dirs.js";
+import type { SessionHandle, TurnRecord } from "../types.js";
 
 /**
  * `--session S`, else the most recently active session of the workspace. An empty S means the
@@ -45,9 +46,10 @@ export async function sessionsBelow(ws: Workspace): Promise<string> {
 
 /**
  * `resolveSession` for a command that works on the session's turns (log, rewind, redo), with
- * them: a session named with `--session` that has no turn here, but that an agent's hooks keep in
- * another workspace (the agent was started in a subdirectory), is pointed to instead of looking
- * empty.
+ * them: a session named with `--session` that has no turn here but turns in another workspace
+ * (an agent's hooks keep it where the agent started; a subdirectory is a workspace of its own, so
+ * a session begun at the repository's root is not found below it) is pointed to instead of
+ * looking empty.
  */
 export async function resolveSessionWithTurns(
   ws: Workspace,
@@ -56,11 +58,34 @@ export async function resolveSessionWithTurns(
   const session = await resolveSession(ws, given);
   const turns = await session.log();
   if (given === undefined || given === "" || turns.length > 0) return { session, turns };
-  const [elsewhere] = await hookSessionDirs(given, ws.root);
+  const hooks = await hookSessionDirs(given, ws.root);
+  const [elsewhere] = hooks.length > 0 ? hooks : await workspacesAboveWith(ws, given);
   if (elsewhere === undefined) return { session, turns };
+  const keeper = hooks.length > 0 ? "its agent's hooks keep it" : "it is kept";
   throw new GhostcommitError(
     "not-found",
-    `session ${given} has no turns in ${ws.root}: its agent's hooks keep it in ${elsewhere} (reach it with -C ${elsewhere})`,
+    `session ${given} has no turns in ${ws.root}: ${keeper} in ${elsewhere} (reach it with -C ${elsewhere})`,
     { session: given },
   );
+}
+
+/** The nearest directory above `ws`, up to the repository's root, whose workspace has turns of `session`. */
+async function workspacesAboveWith(ws: Workspace, session: string): Promise<string[]> {
+  const top = ws.repositoryRoot;
+  if (!top || top === ws.root) return [];
+  for (let dir = path.dirname(ws.root); dir.startsWith(top); dir = path.dirname(dir)) {
+    const other = await openWorkspace({ cwd: dir, store: ws.store }).catch(() => null);
+    if (
+      other &&
+      (
+        await other
+          .session(session)
+          .log()
+          .catch(() => [])
+      ).length > 0
+    )
+      return [dir];
+    if (dir === top || path.dirname(dir) === dir) break;
+  }
+  return [];
 }
