@@ -17,10 +17,12 @@ const MARK = "# written by `ghostcommit install claude-code`; `ghostcommit unins
  * place of `${CLAUDE_SESSION_ID}` before the `!` line runs, as it does `$ARGUMENTS`. Without it,
  * the "most recently active" session could be another conversation's, still working in the same
  * workspace. An older Claude Code leaves the token to the shell, which makes it empty, and an
- * empty `--session=` means that default.
+ * empty `--session=` means that default. `--agent claude-code` acts in the workspace the hooks keep
+ * the session in: the line runs in the directory the agent last `cd`-ed to, which may be a
+ * subdirectory, a workspace of its own.
  */
 // biome-ignore lint/suspicious/noTemplateCurlyInString: Claude Code's own token, written as is
-const THIS_SESSION = "--session=${CLAUDE_SESSION_ID}";
+const THIS_SESSION = "--agent claude-code --session=${CLAUDE_SESSION_ID}";
 
 function commandFiles(cli: string): Record<string, string> {
   const file = (description: string, hint: string | null, run: string, ask: string) =>

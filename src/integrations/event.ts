@@ -1,6 +1,8 @@
 /** The agents ghostcommit has hook adapters for. */
 export type AgentName = "claude-code" | "codex" | "cursor" | "gemini";
 
+export const AGENTS: AgentName[] = ["claude-code", "codex", "cursor", "gemini"];
+
 /** What a hook event asks ghostcommit to do, whichever agent sent it. */
 export type HookAction =
   /** A user prompt: snapshot before a new turn (`turn` when the agent names its turns). */

@@ -8,7 +8,7 @@ import { parseClaude } from "./agents/claude.js";
 import { parseCodex } from "./agents/codex.js";
 import { CURSOR_CONTINUE, parseCursor } from "./agents/cursor.js";
 import { parseGemini } from "./agents/gemini.js";
-import type { AgentName, HookEvent, Payload } from "./event.js";
+import { AGENTS, type AgentName, type HookEvent, type Payload } from "./event.js";
 import { appendHookLog, globalHookLog, type HookLogEntry } from "../maintenance/hook-log.js";
 import { canTellModel, undoNotice } from "./undo-notice.js";
 import { rememberWorkspace, sessionWorkspace } from "./session-dirs.js";
@@ -23,7 +23,7 @@ import { storeCannotBeMade } from "../store/layout.js";
 import { reportable } from "../errors.js";
 import { collectAnnouncements } from "../util/announce.js";
 
-export const AGENTS: AgentName[] = ["claude-code", "codex", "cursor", "gemini"];
+export { AGENTS };
 
 const PARSERS: Record<AgentName, (payload: Payload) => HookEvent> = {
   "claude-code": parseClaude,

@@ -2,7 +2,8 @@ import path from "node:path";
 import { openWorkspace, type Workspace } from "../workspace.js";
 import { GhostcommitError } from "../errors.js";
 import { keptElsewhere } from "../git/repository.js";
-import { hookSessionDirs, hookSessionsBelow } from "./session-dirs.js";
+import { AGENTS } from "./event.js";
+import { hookSessionDirs, hookSessionsBelow, sessionWorkspace } from "./session-dirs.js";
 import type { SessionHandle, TurnRecord } from "../types.js";
 
 /**
@@ -54,7 +55,9 @@ export async function sessionsBelow(ws: Workspace): Promise<string> {
 export async function resolveSessionWithTurns(
   ws: Workspace,
   given: string | undefined,
+  agent?: string,
 ): Promise<{ session: SessionHandle; turns: TurnRecord[] }> {
+  if (agent !== undefined) ws = await agentsWorkspace(ws, given, agent);
   const session = await resolveSession(ws, given);
   const turns = await session.log();
   if (given === undefined || given === "" || turns.length > 0) return { session, turns };
@@ -67,6 +70,22 @@ export async function resolveSessionWithTurns(
     `session ${given} has no turns in ${ws.root}: ${keeper} in ${elsewhere} (reach it with -C ${elsewhere})`,
     { session: given },
   );
+}
+
+/**
+ * `--agent A`: the workspace agent A's hooks keep the session in, wherever the command runs (a
+ * slash command's line runs where the agent last `cd`-ed). `ws` when they keep none.
+ */
+async function agentsWorkspace(
+  ws: Workspace,
+  session: string | undefined,
+  agent: string,
+): Promise<Workspace> {
+  const known = AGENTS.find((a) => a === agent);
+  if (!known)
+    throw new GhostcommitError("usage", `unknown agent "${agent}" (use one of ${AGENTS.join(", ")})`);
+  const dir = session ? await sessionWorkspace(known, session) : undefined;
+  return dir === undefined || dir === ws.root ? ws : openWorkspace({ cwd: dir, store: ws.store });
 }
 
 /** The nearest directory above `ws`, up to the repository's root, whose workspace has turns of `session`. */

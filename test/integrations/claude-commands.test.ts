@@ -60,6 +60,26 @@ describe("Claude Code's /ghostcommit-* commands", () => {
     expect(redo.status, redo.stderr).toBe(0);
     expect(repo.read("k1.txt")).toBe("K1\n");
 
+    // The agent `cd`-ed into a subdirectory (a workspace of its own): the line runs there, and
+    // acts in the workspace the session's hooks keep it in.
+    repo.write({ "src/s.txt": "s0\n" });
+    // (Its context tells the model about the rewind and redo above.)
+    expect(
+      shellHook(sandbox, hookCommand, ev.prompt(repo.dir, "K1", "cd src and write there"), repo.dir).status,
+    ).toBe(0);
+    const deeper = repo.path("src");
+    send(ev.write(deeper, "K1", repo.path("src/s.txt")));
+    repo.write({ "src/s.txt": "s1\n" });
+    send(ev.stop(deeper, "K1"));
+    const typedIn = (name: string, args: string) =>
+      shellHook(sandbox, slashCommand(path.join(commands, `${name}.md`), args, "K1"), "", deeper);
+    expect(typedIn("ghostcommit-log", "").stdout).toContain("cd src and write there");
+    const fromSub = typedIn("ghostcommit-rewind", "3");
+    expect(fromSub.status, fromSub.stderr).toBe(0);
+    expect(repo.read("src/s.txt")).toBe("s0\n");
+    expect(typedIn("ghostcommit-redo", "").status).toBe(0);
+    expect(repo.read("src/s.txt")).toBe("s1\n");
+
     // An older Claude Code leaves the token: the shell makes it empty, meaning the latest session.
     const old = typed("ghostcommit-log", "", undefined);
     expect(old.status, old.stderr).toBe(0);

@@ -123,10 +123,10 @@ describe("install claude-code", () => {
     );
     expect(rewind).toContain(`allowed-tools: Bash(${cli} rewind:*)`);
     expect(rewind).toContain(
-      `!\`${cli} rewind --session=\${CLAUDE_SESSION_ID} --keep-open-turn --to $ARGUMENTS\``,
+      `!\`${cli} rewind --agent claude-code --session=\${CLAUDE_SESSION_ID} --keep-open-turn --to $ARGUMENTS\``,
     );
     expect(readFileSync(path.join(commands, "ghostcommit-log.md"), "utf8")).toContain(
-      `!\`${cli} log --session=\${CLAUDE_SESSION_ID}\``,
+      `!\`${cli} log --agent claude-code --session=\${CLAUDE_SESSION_ID}\``,
     );
     expect(readFileSync(path.join(commands, "ghostcommit-redo.md"), "utf8")).toBe("my own redo\n");
 

@@ -20,6 +20,7 @@ export function register(program: Command, run: Action): void {
     .description("put back the files a session's turns changed, as they were before a turn")
     .option("--session <id>", "the session (default: the most recently active)")
     .option("--to <turn>", "rewind this turn and every later one (default: pick on a terminal)")
+    .option("--agent <name>", "the session is this agent's: act in the workspace its hooks keep it in")
     .argument("[paths...]", "only these paths (a directory names everything below it)")
     .option("--dry-run", "print the plan and change nothing")
     .option("--force", "rewind even over later edits or an open turn")
@@ -35,6 +36,7 @@ export function register(program: Command, run: Action): void {
           dryRun?: boolean;
           force?: boolean;
           keepOpenTurn?: boolean;
+          agent?: string;
         };
         const globals = globalsOf(command);
         if (options.to === undefined && (globals.json || !process.stdin.isTTY || !process.stdout.isTTY)) {
@@ -44,7 +46,11 @@ export function register(program: Command, run: Action): void {
           );
         }
         const paths = checkNamedPaths(globals, command.args);
-        const { session } = await resolveSessionWithTurns(await open(globals), options.session);
+        const { session } = await resolveSessionWithTurns(
+          await open(globals),
+          options.session,
+          options.agent,
+        );
         if (options.to === undefined) {
           // Loaded on demand: the picker's terminal UI costs start-up time every other command would pay.
           const { pickAndRewind } = await import("./picker.js");
@@ -73,10 +79,20 @@ export function register(program: Command, run: Action): void {
     .option("--session <id>", "the session (default: the most recently active)")
     .option("--dry-run", "print the plan and change nothing")
     .option("--force", "redo even over edits made since the rewind")
+    .option("--agent <name>", "the session is this agent's: act in the workspace its hooks keep it in")
     .action(
       run(async (command) => {
-        const options = command.opts() as { session?: string; dryRun?: boolean; force?: boolean };
-        const { session } = await resolveSessionWithTurns(await open(globalsOf(command)), options.session);
+        const options = command.opts() as {
+          session?: string;
+          dryRun?: boolean;
+          force?: boolean;
+          agent?: string;
+        };
+        const { session } = await resolveSessionWithTurns(
+          await open(globalsOf(command)),
+          options.session,
+          options.agent,
+        );
         const done = progress("redoing");
         const report = await session.redo({ dryRun: options.dryRun, force: options.force }).finally(done);
         return { json: report, human: () => describeRedo(report), exitCode: hardSkips(report) ? 1 : 0 };

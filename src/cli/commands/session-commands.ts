@@ -95,11 +95,12 @@ export function register(program: Command, run: Action): void {
   withGlobals(program.command("log"))
     .description("a session's turns with prompt preview and changed paths")
     .option("--session <id>", "the session (default: the most recently active)")
+    .option("--agent <name>", "the session is this agent's: act in the workspace its hooks keep it in")
     .action(
       run(async (command) => {
-        const options = command.opts() as { session?: string };
+        const options = command.opts() as { session?: string; agent?: string };
         const ws = await open(globalsOf(command));
-        const { session, turns } = await resolveSessionWithTurns(ws, options.session);
+        const { session, turns } = await resolveSessionWithTurns(ws, options.session, options.agent);
         return { json: turns, human: () => describeLog(session.id, turns) };
       }),
     );
