@@ -81,10 +81,11 @@ export async function startUi(ws: Workspace, options: { port?: number } = {}): P
     const url = new URL(req.url ?? "/", `http://${host}`);
     const headerToken = req.headers[TOKEN_HEADER];
     // State changes take the token only in the header: a form or link from elsewhere cannot set it.
+    // Reads (GET, and HEAD as `curl -I` sends it) take it in the URL too, as the page's files do.
     const given =
       typeof headerToken === "string"
         ? headerToken
-        : req.method === "GET"
+        : req.method === "GET" || req.method === "HEAD"
           ? url.searchParams.get("token")
           : null;
     if (given === null) {

@@ -42,6 +42,15 @@ describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
     }
     const page = await rawRequest(ui.port, { path: `/?token=${ui.token}`, headers: host });
     expect(page.status).toBe(200);
+    // HEAD (curl -I) with the URL ghostcommit printed: the same answer, without the body.
+    for (const target of ["/", "/app.js"]) {
+      const head = await rawRequest(ui.port, {
+        method: "HEAD",
+        path: `${target}?token=${ui.token}`,
+        headers: host,
+      });
+      expect([target, head.status, head.body]).toEqual([target, 200, ""]);
+    }
     expect(page.headers["content-security-policy"]).toContain("default-src 'none'");
     expect(page.headers["referrer-policy"]).toBe("no-referrer");
     const timeline = await rawRequest(ui.port, {
