@@ -225,8 +225,11 @@ export function transferReason(stderr: string, stdout: string): string {
   const transport = lines
     .slice(0, Math.max(firstFailure, 0))
     .filter((line) => !/^(remote:|To |!|hint:)/.test(line));
-  const cause =
-    refused.length > 0
+  // Every ref says only "unpacker error"; git's own line before it says why (a read-only remote).
+  const unpack = lines.find((l) => l.startsWith("error: remote unpack failed: "))?.slice("error: ".length);
+  const cause = unpack
+    ? unpack
+    : refused.length > 0
       ? `refused: ${[...new Set(refused)].join("; ")}`
       : transport.length > 0
         ? transport.join("; ")

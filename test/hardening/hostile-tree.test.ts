@@ -200,6 +200,39 @@ describe("hostile trees", () => {
     },
   );
 
+  // Needs root to switch to another user (uid 65534).
+  it.skipIf(process.getuid?.() !== 0)(
+    "a push to a remote this user cannot write to says why in git's words, and changes nothing there",
+    (ctx) => {
+      const cli = cliForOtherUser(ctx);
+      const repo = sb.repo("pusher", { "a.txt": "one\n" });
+      appendFileSync(sb.env.GIT_CONFIG_GLOBAL!, "[safe]\n\tdirectory = *\n"); // the remote is root's
+      spawnSync("chown", ["-R", "65534:65534", sb.home]);
+      const remote = path.join(sb.home, "read-only.git");
+      sb.git(sb.home, "init", "-q", "--bare", remote); // root's: that user may read, not write
+      const run = (args: string[]) =>
+        spawnSync(process.execPath, [cli, ...args], {
+          cwd: repo.dir,
+          env: sb.env,
+          uid: 65534,
+          gid: 65534,
+          encoding: "utf8",
+        });
+      for (const step of [
+        ["turn", "begin", "--session", "s", "--turn", "1"],
+        ["turn", "end", "--session", "s", "--turn", "1"],
+      ]) {
+        expect(run(step).status).toBe(0);
+      }
+      const push = run(["push", remote]);
+      expect(push.status).toBe(1);
+      expect(push.stderr).toMatch(
+        /^ghostcommit: cannot push to \S+: remote unpack failed: unable to create temporary object directory/,
+      );
+      expect(sb.git(remote, "for-each-ref")).toBe("");
+    },
+  );
+
   it.skipIf(process.getuid?.() !== 0)(
     "run as root in another user's work tree, a restore leaves the files that user's, as it found them",
     () => {
