@@ -141,6 +141,7 @@ const LOOKUP_TOTAL_BYTES = 4 * 1024 * 1024;
  */
 export class PackLookup {
   private indexes: { pack: string; index: Buffer; count: number }[] | null = null;
+  private readonly freshened = new Set<string>();
 
   constructor(private readonly packDir: string) {}
 
@@ -217,9 +218,12 @@ export class PackLookup {
   freshen(oid: string): boolean {
     const pack = this.find(oid);
     if (!pack) return false;
+    // Once per pack, as git does: a later snapshot finds dozens of its trees in one pack.
+    if (this.freshened.has(pack)) return true;
     try {
       const now = new Date();
       utimesSync(pack, now, now);
+      this.freshened.add(pack);
       return true;
     } catch {
       return false; // repacked meanwhile
