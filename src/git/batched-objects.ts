@@ -67,7 +67,8 @@ export class BatchingObjectWriter extends LooseObjectWriter {
   }
 
   override async freshen(oid: string): Promise<boolean> {
-    return this.held.has(oid) || (await super.freshen(oid)) || this.lookup.freshen(oid);
+    // The packs first: a capture's objects are packed, and asking for a loose one costs a failed syscall.
+    return this.held.has(oid) || this.lookup.freshen(oid) || (await super.freshen(oid));
   }
 
   /** Writes the held objects: one pack when they are many, loose otherwise. */
