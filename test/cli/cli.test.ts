@@ -72,6 +72,22 @@ describe("snapshot ids", () => {
     );
   });
 
+  it("says so when a subdirectory workspace is one the repository ignores whole", () => {
+    const r = repo({ ".gitignore": "scratch/\n", "a.txt": "a\n" });
+    r.write({ "scratch/notes.txt": "n\n", "scratch/d/more.txt": "m\n" });
+    const scratch = r.path("scratch");
+    const run = r.sandbox.cli(scratch, ["snapshot"]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(
+      /0 files\n {2}this directory is ignored by the repository: .*--include \. captures them all/,
+    );
+    expect(r.sandbox.ok(scratch, "snapshot", "--include", ".").fileCount).toBe(2);
+    // An empty subdirectory that is not ignored gets no such line.
+    r.write({ "empty/.keep": "" });
+    r.remove("empty/.keep");
+    expect(r.sandbox.cli(r.path("empty"), ["snapshot"]).stdout).not.toContain("ignored");
+  });
+
   it("fails with status 1 on an ambiguous prefix", async () => {
     const r = repo();
     r.ok("drop", r.ok("snapshot").id); // the store is created by the first write

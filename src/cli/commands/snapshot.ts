@@ -1,4 +1,7 @@
+import path from "node:path";
 import type { Command } from "commander";
+import { runGit } from "../../git/exec.js";
+import type { Workspace } from "../../workspace.js";
 import { globalsOf, open, withGlobals } from "../context.js";
 import { color, formatExcluded, nFiles, progress, shortId } from "../output.js";
 import type { Action } from "../runner.js";
@@ -14,12 +17,20 @@ export function register(program: Command, run: Action): void {
         const ws = await open(globalsOf(command));
         const done = progress("taking a snapshot");
         const snap = await ws.snapshot({ message: options.message, include: options.include }).finally(done);
+        const ignored = snap.fileCount === 0 && (await ignoredByRepository(ws));
         return {
           json: snap,
           human: () =>
             [
               `${color.green("snapshot")} ${color.bold(shortId(snap.id))} ${nFiles(snap.fileCount)}${snap.message !== "snapshot" ? ` · ${snap.message}` : ""}`,
               ...formatExcluded(snap.excluded),
+              ...(ignored
+                ? [
+                    color.dim(
+                      "  this directory is ignored by the repository: none of its files are captured unless touched or named (--include . captures them all)",
+                    ),
+                  ]
+                : []),
             ].join("\n"),
         };
       }),
@@ -28,4 +39,17 @@ export function register(program: Command, run: Action): void {
 
 export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
+}
+
+/** A subdirectory workspace that the repository's ignore rules hide whole (one git process, only when nothing was captured). */
+async function ignoredByRepository(ws: Workspace): Promise<boolean> {
+  const top = ws.repositoryRoot;
+  if (!top || top === ws.root) return false;
+  const rel = path.relative(top, ws.root).split(path.sep).join("/");
+  const result = await runGit(["check-ignore", "-q", "--", `${rel}/`], {
+    cwd: top,
+    env: { GIT_LITERAL_PATHSPECS: "0" },
+    okCodes: [0, 1, 128],
+  }).catch(() => null);
+  return result?.code === 0;
 }
