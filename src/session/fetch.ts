@@ -56,7 +56,8 @@ export async function fetchWorkspace(
           `+${ns}links/*:${links}*`,
         ]);
       } finally {
-        await deleteRefsUnder(engine, links);
+        // Never in place of the fetch's own error; any left are removed by the next fetch.
+        await deleteRefsUnder(engine, links).catch(() => {});
       }
       report.snapshots = (await engine.refs.refIds()).filter((id) => !before.has(id));
       if (engine.refs.kind === "shadow" && engine.location.commonDir) {
