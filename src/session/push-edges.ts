@@ -18,10 +18,10 @@ import { remoteSnapshotRef } from "./remote-sessions.js";
  *   only what their trees lack. Its ref lives only as long as the push (`carrierRefs` finds any
  *   left behind);
  * - a snapshot's link, kept on the remote beside the snapshot (`links/<id>`): its parents are the
- *   snapshot and the newest snapshot of this workspace the remote had before. A fetch asks for
- *   links too, so a machine that has that earlier snapshot receives only what it lacks.
- *   Branch heads are never a link's parent: a link must not keep history on the remote that its
- *   owner rewrites away.
+ *   snapshot and the newest snapshot of this workspace the remote had before, or, where it had
+ *   none, the branch head the snapshot was taken on (the remote's HEAD if that is not one of its
+ *   branches). A fetch asks for links too, so a machine that has that commit receives only what it
+ *   lacks. A link to a branch head keeps that commit's history on the remote while it is there.
  */
 export interface PushCarrier {
   oid: string;
@@ -40,9 +40,7 @@ export async function writePushCarrier(
   snapshots: StoredSnapshot[],
 ): Promise<PushCarrier | null> {
   const onRemote = newestOnRemote(engine, remoteRefs, readable, snapshots, EDGE_SNAPSHOTS);
-  const branches = [...remoteRefs]
-    .filter(([name, oid]) => (name === "HEAD" || name.startsWith("refs/heads/")) && readable.has(oid))
-    .map(([, oid]) => oid);
+  const branches = branchHeads(remoteRefs, readable);
   const edges = [...new Set([...onRemote, ...branches])].slice(0, EDGE_SNAPSHOTS + EDGE_BRANCHES);
   const sent = new Set(tips);
   const parents = [...tips, ...edges.filter((oid) => !sent.has(oid))];
@@ -71,16 +69,25 @@ export async function writeSnapshotLinks(
   snapshots: StoredSnapshot[],
 ): Promise<[string, string][]> {
   const [newest] = newestOnRemote(engine, remoteRefs, readable, snapshots, 1);
-  if (newest === undefined || sending.length === 0) return [];
+  // A new machine's first push (a cloud sandbox) has no snapshot of the remote's to name: the
+  // branch head the snapshot was taken on (or the remote's HEAD) serves, which the fetching
+  // machine has from its clone.
+  const heads = branchHeads(remoteRefs, readable);
+  const edgeOf = (snapshot: StoredSnapshot) =>
+    newest ??
+    (snapshot.meta.parent && heads.includes(snapshot.meta.parent) ? snapshot.meta.parent : heads[0]);
+  if (sending.length === 0) return [];
   const writer = new LooseObjectWriter(engine.refs.objectsDir);
   await writer.write("tree", serializeTree([]));
   const links: [string, string][] = [];
   for (const snapshot of sending) {
+    const edge = edgeOf(snapshot);
+    if (edge === undefined || edge === snapshot.id) continue;
     const oid = await writer.write(
       "commit",
       serializeCommit({
         tree: EMPTY_TREE,
-        parents: [snapshot.id, newest],
+        parents: [snapshot.id, edge],
         time: Math.floor(snapshot.meta.t / 1e6),
         message: "ghostcommit snapshot link\n",
       }),
@@ -113,4 +120,13 @@ function newestOnRemote(
     .sort((a, b) => b.meta.t - a.meta.t)
     .slice(0, count)
     .map((s) => s.id);
+}
+
+/** The remote's HEAD and branch heads this store can read, HEAD first. */
+function branchHeads(remoteRefs: Map<string, string>, readable: Set<string>): string[] {
+  const heads = [...remoteRefs]
+    .filter(([name, oid]) => (name === "HEAD" || name.startsWith("refs/heads/")) && readable.has(oid))
+    .sort(([a], [b]) => (a === "HEAD" ? -1 : b === "HEAD" ? 1 : 0))
+    .map(([, oid]) => oid);
+  return [...new Set(heads)];
 }

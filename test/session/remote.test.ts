@@ -39,7 +39,8 @@ describe("push and fetch through a local bare repository", () => {
     const pushed = onA.ok("push");
     expect(pushed.sessions).toEqual([{ session: "s1", turns: 2, status: "created" }]);
     expect(pushed.snapshots.length).toBeGreaterThanOrEqual(3);
-    expect(pushed.refs).toBe(pushed.snapshots.length + 1);
+    // A ref per snapshot, one per session, and each snapshot's link (see push-edges.ts).
+    expect(pushed.refs).toBe(2 * pushed.snapshots.length + 1);
     expect(pushed.bytes).toBeGreaterThan(0);
     // The pushed commits are complete on the remote, borrowed blobs (the unpushed commit's) included.
     a.git(remote, "fsck", "--connectivity-only", "--no-dangling");
@@ -159,6 +160,27 @@ describe("push and fetch through a local bare repository", () => {
       false,
       files["src/f7.txt"],
     ]);
+  });
+
+  it("a new machine's first push (a cloud sandbox) is fetched without the files the clone already has", () => {
+    const remote = bare("sandbox.git");
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) files[`src/f${i}.txt`] = randomBytes(6144).toString("base64");
+    originRepo(a, "sandbox-seed", remote, files);
+    const laptop = cloneOf(b, remote, "laptop");
+    for (const task of ["t1", "t2"]) {
+      const sandbox = cloneOf(a, remote, `sandbox-${task}`); // a fresh clone and store per task
+      cliTurn(sandbox, task, "1", () => sandbox.write({ "src/f1.txt": `${task}\n` }));
+      expect(sandbox.ok("push").bytes).toBeLessThan(16 * 1024);
+      const fetched = laptop.ok("fetch");
+      expect(fetched.sessions.map((x: any) => x.session)).toEqual([task]);
+      expect(fetched.bytes).toBeLessThan(16 * 1024);
+      laptop.ok("restore", laptop.ok("log", "--session", task)[0].after);
+      expect([laptop.read("src/f1.txt"), laptop.read("src/f2.txt")]).toEqual([
+        `${task}\n`,
+        files["src/f2.txt"],
+      ]);
+    }
   });
 
   it("refuses to send files the repository ignores unless --include-ignored", () => {
