@@ -37,8 +37,21 @@ export interface ErrorData {
 /** Stable error codes. The CLI maps them to exit statuses; JSON output carries them verbatim. */
 export type ErrorCode = keyof ErrorData;
 
+/** Marks ghostcommit's errors across copies of this module (see `Symbol.hasInstance` below). */
+const BRAND = Symbol.for("ghostcommit.error");
+
 /** Every failure ghostcommit reports is one of these; `code` is stable, `message` is for people. */
 export class GhostcommitError<C extends ErrorCode = ErrorCode> extends Error {
+  /**
+   * `instanceof` holds for an error of another copy of this class too: modules loaded beside the
+   * command-line bundle (the picker) or a library user's second install have their own copy, and
+   * their checks missed the bundle's errors (the picker's "rewind anyway?" never showed).
+   */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
+  }
+
+  readonly [BRAND] = true;
   readonly code: C;
   readonly data: ErrorData[C];
   /**

@@ -94,6 +94,21 @@ describe.runIf(hasScript)("the rewind picker on a terminal", () => {
     expect(r.ok("log").map((t: any) => t.state)).toEqual(["rewound", "rewound"]);
   });
 
+  it("shows a refusal and asks whether to rewind anyway, overwriting only when told", async () => {
+    const r = repo({ "a.txt": "a0\n" });
+    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }), "first prompt");
+    r.write({ "a.txt": "mine\n" }); // a person's edit since
+    const screen = await drive(r.dir, "rewind", [
+      [/before which turn/, "\r"],
+      [/Rewind anyway \(overwrite\)\?/, "\x1b[D"], // left: from "No" to "Yes"
+      [/● Yes/, "\r"],
+      [/Rewind 1 turn/, "\r"],
+    ]);
+    expect(screen).toMatch(/refused/);
+    expect(screen).toMatch(/a\.txt/);
+    expect(r.read("a.txt")).toBe("a0\n");
+  });
+
   it("offers only some files after the turn is chosen, and rewinds just those", async () => {
     const r = repo({ "f.txt": "0\n" });
     turn(r, "s", "1", () => r.write({ "f.txt": "1\n", "new.txt": "n" }), "first prompt");
