@@ -133,6 +133,24 @@ const C_ESCAPES: Record<string, string> = {
 };
 
 /**
+ * Free text for human output (a prompt, a message): control characters, which could move the
+ * cursor, retitle or clear the terminal, are shown as escapes (`\e`, `\n`, `\033`), never sent raw.
+ */
+export function humanText(text: string): string {
+  return text.replace(/[\x00-\x1f\x7f-\x9f]/g, (c) =>
+    c === "\x1b" ? "\\e" : (C_ESCAPES[c] ?? `\\${c.charCodeAt(0).toString(8).padStart(3, "0")}`),
+  );
+}
+
+/** At most `max` characters, with "…" where it was cut; never between the two halves of an emoji. */
+export function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  if (/[\ud800-\udbff]/.test(text[end - 1] ?? "")) end--;
+  return `${text.slice(0, end)}…`;
+}
+
+/**
  * A path for human output, quoted as git quotes it when it holds a control character, a quote or a
  * backslash (`"new\nline"`), so one name never reads as two lines or two names. JSON output keeps
  * names as they are.

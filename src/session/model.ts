@@ -257,5 +257,8 @@ export function liveTurns(state: SessionState): TurnState[] {
 /** A one-line prompt preview (whitespace collapsed, at most `max` characters). */
 export function promptPreview(prompt: string, max = 200): string {
   const flat = prompt.replace(/\s+/g, " ").trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+  if (flat.length <= max) return flat;
+  // Never between the two halves of an emoji (a lone surrogate is not text).
+  const end = /[\ud800-\udbff]/.test(flat[max - 2] ?? "") ? max - 2 : max - 1;
+  return `${flat.slice(0, end)}…`;
 }

@@ -88,6 +88,28 @@ describe("snapshot ids", () => {
     expect(r.sandbox.cli(r.path("empty"), ["snapshot"]).stdout).not.toContain("ignored");
   });
 
+  it("prints prompts, messages and names with control characters as escapes, never raw", () => {
+    const r = repo();
+    const evil = "hi \x1b]0;PWNED\x07 \x1b[2J";
+    r.ok("turn", "begin", "--session", "s", "--turn", "1", "--prompt", evil);
+    r.write({ "evil\x1b]0;PWNED\x07name": "e\n", "new\nline": "n\n" });
+    const outputs = [
+      r.cli(["turn", "end", "--session", "s", "--turn", "1"]).stdout,
+      r.cli(["snapshot", "-m", evil]).stdout,
+      r.cli(["log"]).stdout,
+      r.cli(["list"]).stdout,
+    ];
+    expect(r.cli(["rewind", "--json", "--to", "1", "--", "new\nline"]).status).toBe(0);
+    outputs.push(r.cli(["log"]).stdout);
+    for (const out of outputs) expect(out).not.toMatch(/[\x07\x1b]/);
+    expect(outputs[0]).toContain('"evil\\033]0;PWNED\\aname"');
+    expect(outputs[2]).toContain("hi \\e]0;PWNED\\a \\e[2J");
+    expect(outputs[4]).toContain('rewound only: "new\\nline"');
+    // A prompt cut at 200 characters keeps whole emoji (JSON carries no lone surrogate).
+    r.ok("turn", "begin", "--session", "u", "--turn", "1", "--prompt", `${"x".repeat(198)}🎉🎉🎉`);
+    expect(r.ok("log", "--session", "u")[0].prompt).toBe(`${"x".repeat(198)}…`);
+  });
+
   it("fails with status 1 on an ambiguous prefix", async () => {
     const r = repo();
     r.ok("drop", r.ok("snapshot").id); // the store is created by the first write

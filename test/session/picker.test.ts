@@ -36,6 +36,32 @@ describe("the rewind picker's content", () => {
     expect(choices[0].hint).toMatch(/open$/);
   });
 
+  it("never sends a prompt's or a name's control characters to the terminal, nor half an emoji", () => {
+    const [choice] = turnChoices([
+      record("1", "done", ["a"], `hi \x1b]0;PWNED\x07 \x1b[2J ${"x".repeat(40)}🎉🎉`),
+    ]);
+    expect(choice.label).toMatch(/^1 · hi \\e\]0;PWNED\\a \\e\[2J x+…$/);
+    expect(choice.label).toHaveLength(4 + 60);
+    const cut = turnChoices([record("1", "done", ["a"], `${"x".repeat(58)}🎉🎉`)])[0].label;
+    expect(cut).toBe(`1 · ${"x".repeat(58)}…`); // not a lone half of the first 🎉
+    const text = previewText({
+      session: "s",
+      to: "1",
+      rewoundTurns: ["1"],
+      written: ["evil\x1b]0;PWNED\x07name"],
+      deleted: ["new\nline"],
+      skipped: [],
+      safety: null,
+      dryRun: true,
+    });
+    expect(text).not.toMatch(/[\x07\x1b]/);
+    expect(text.split("\n")).toEqual([
+      "turn 1 is undone",
+      'write  "evil\\033]0;PWNED\\aname"',
+      'delete "new\\nline"',
+    ]);
+  });
+
   it("previews what will be written and deleted", () => {
     const text = previewText({
       session: "s",

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { globalsOf, open, withGlobals } from "../context.js";
-import { age, color, shortId } from "../output.js";
+import { age, color, humanText, shortId } from "../output.js";
 import type { Action } from "../runner.js";
 
 export function register(program: Command, run: Action): void {
@@ -20,7 +20,7 @@ export function register(program: Command, run: Action): void {
               .map((s) => {
                 const where = s.session ? color.dim(` [${s.session}${s.turn ? ` turn ${s.turn}` : ""}]`) : "";
                 const kind = s.kind === "snapshot" ? "" : color.cyan(`${s.kind} `);
-                return `${color.bold(shortId(s.id))}  ${age(s.createdAt).padEnd(11)} ${kind}${s.message}${where}`;
+                return `${color.bold(shortId(s.id))}  ${age(s.createdAt).padEnd(11)} ${kind}${humanText(s.message)}${where}`;
               })
               .join("\n");
           },

@@ -2,7 +2,18 @@ import { commandHint, type GlobalOptions } from "../context.js";
 import { cancel, confirm, intro, isCancel, multiselect, note, outro, select } from "@clack/prompts";
 import { GhostcommitError } from "../../errors.js";
 import type { RewindReport, SessionHandle, TurnRecord } from "../../types.js";
-import { age, type CommandOutput, color, counted, formatCount, nFiles, turnList } from "../output.js";
+import {
+  age,
+  type CommandOutput,
+  color,
+  counted,
+  cutText,
+  formatCount,
+  humanPath,
+  humanText,
+  nFiles,
+  turnList,
+} from "../output.js";
 import { hardSkips } from "../../restore/restore.js";
 
 /** One line of the turn picker. */
@@ -21,7 +32,7 @@ export function turnChoices(turns: TurnRecord[], now = Date.now()): TurnChoice[]
     .filter((t) => t.state !== "rewound")
     .reverse()
     .map((t) => {
-      const prompt = t.prompt.length > 60 ? `${t.prompt.slice(0, 59)}…` : t.prompt;
+      const prompt = cutText(humanText(t.prompt), 60);
       const files = t.state === "open" ? "open" : nFiles(t.changed.length);
       return {
         value: t.turn,
@@ -37,9 +48,9 @@ export function previewText(report: RewindReport, limit = 15): string {
     `${turnList(report.rewoundTurns)} ${report.rewoundTurns.length === 1 ? "is" : "are"} undone`,
   ];
   const rows = [
-    ...report.written.map((p) => `${color.green("write ")} ${p}`),
-    ...report.deleted.map((p) => `${color.red("delete")} ${p}`),
-    ...report.skipped.map((s) => `${color.yellow("skip  ")} ${s.path}`),
+    ...report.written.map((p) => `${color.green("write ")} ${humanPath(p)}`),
+    ...report.deleted.map((p) => `${color.red("delete")} ${humanPath(p)}`),
+    ...report.skipped.map((s) => `${color.yellow("skip  ")} ${humanPath(s.path)}`),
   ];
   lines.push(...rows.slice(0, limit));
   if (rows.length > limit) lines.push(`… and ${formatCount(rows.length - limit)} more`);
@@ -156,7 +167,7 @@ async function chooseSomeFiles(plan: RewindReport): Promise<string[] | undefined
   if (scope === "all") return undefined;
   const picked = await multiselect({
     message: "Put back which files? (space selects, enter confirms)",
-    options: planPaths(plan).map((p) => ({ value: p, label: p })),
+    options: planPaths(plan).map((p) => ({ value: p, label: humanPath(p) })),
     required: true,
   });
   return isCancel(picked) ? null : (picked as string[]);

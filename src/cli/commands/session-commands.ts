@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { TurnRecord } from "../../types.js";
 import { globalsOf, open, withGlobals } from "../context.js";
-import { age, color, counted, formatCount, nFiles, shortId } from "../output.js";
+import { age, color, counted, formatCount, humanPath, humanText, nFiles, shortId } from "../output.js";
 import type { Action } from "../runner.js";
 import * as rewind from "./rewind.js";
 import {
@@ -120,9 +120,10 @@ function describeLog(session: string, turns: TurnRecord[]): string {
     const state = STATE_COLOR[t.state](t.state.padEnd(7));
     const files = nFiles(t.changed.length).padEnd(filesWidth);
     const turn = color.bold(t.turn) + " ".repeat(turnWidth - t.turn.length);
-    lines.push(`  ${turn}  ${state} ${files} ${age(t.startedAt).padEnd(11)} ${t.prompt}`);
+    lines.push(`  ${turn}  ${state} ${files} ${age(t.startedAt).padEnd(11)} ${humanText(t.prompt)}`);
     if (t.rewoundPaths) {
-      const shown = t.rewoundPaths.slice(0, 5).join(", ") + (t.rewoundPaths.length > 5 ? ", …" : "");
+      const shown =
+        t.rewoundPaths.slice(0, 5).map(humanPath).join(", ") + (t.rewoundPaths.length > 5 ? ", …" : "");
       lines.push(color.dim(`        rewound only: ${shown}`));
     }
   }
@@ -130,7 +131,7 @@ function describeLog(session: string, turns: TurnRecord[]): string {
 }
 
 function listPaths(paths: string[], limit = 20): string[] {
-  const lines = paths.slice(0, limit).map((p) => `  ${p}`);
+  const lines = paths.slice(0, limit).map((p) => `  ${humanPath(p)}`);
   if (paths.length > limit) lines.push(`  … and ${formatCount(paths.length - limit)} more (see --json)`);
   return lines;
 }

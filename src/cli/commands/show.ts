@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { globalsOf, open, withGlobals } from "../context.js";
-import { color, formatCount, formatExcluded, humanPath } from "../output.js";
+import { color, formatCount, formatExcluded, humanPath, humanText } from "../output.js";
 import type { Action } from "../runner.js";
 
 export function register(program: Command, run: Action): void {
@@ -16,7 +16,7 @@ export function register(program: Command, run: Action): void {
             [
               `${color.bold(details.id)}`,
               `created  ${details.createdAt}`,
-              `message  ${details.message}`,
+              `message  ${humanText(details.message)}`,
               `parent   ${details.parent ?? "(none)"}`,
               ...(details.session ? [`session  ${details.session} turn ${details.turn ?? "?"}`] : []),
               `files    ${formatCount(details.fileCount)}`,

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { runGit } from "../../git/exec.js";
 import type { Workspace } from "../../workspace.js";
 import { globalsOf, open, withGlobals } from "../context.js";
-import { color, formatExcluded, nFiles, progress, shortId } from "../output.js";
+import { color, formatExcluded, humanText, nFiles, progress, shortId } from "../output.js";
 import type { Action } from "../runner.js";
 
 export function register(program: Command, run: Action): void {
@@ -22,7 +22,7 @@ export function register(program: Command, run: Action): void {
           json: snap,
           human: () =>
             [
-              `${color.green("snapshot")} ${color.bold(shortId(snap.id))} ${nFiles(snap.fileCount)}${snap.message !== "snapshot" ? ` · ${snap.message}` : ""}`,
+              `${color.green("snapshot")} ${color.bold(shortId(snap.id))} ${nFiles(snap.fileCount)}${snap.message !== "snapshot" ? ` · ${humanText(snap.message)}` : ""}`,
               ...formatExcluded(snap.excluded),
               ...(ignored
                 ? [
