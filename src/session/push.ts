@@ -66,7 +66,8 @@ export async function pushWorkspace(
   if (!existsSync(engine.paths.gitDir)) return report; // nothing was ever recorded here
   // Under the store's write lock: gc must not prune the session commits before they are sent.
   return engine.writing(() =>
-    withSyncLock(engine, async () => {
+    withSyncLock(engine, async function attempt(again = false): Promise<PushReport> {
+      Object.assign(report, { sessions: [], unchanged: [], behind: [], snapshots: [], refs: 0, bytes: 0 });
       const gitDir = engine.paths.gitDir;
       const remoteRefs = await listRemoteRefs(gitDir, remote);
       const snapshots = await engine.refs.list();
@@ -130,7 +131,14 @@ export async function pushWorkspace(
         toSend.length > 0 ? await writePushCarrier(engine, tips, remoteRefs, present, snapshots) : null;
       const sent = carrier ? [carrier.oid] : tips;
       report.bytes = await bytesToSend(engine.paths.dir, engine.readEnv, sent, [...present]);
-      await pushRefs(gitDir, remote, carrier ? [...refUpdates, [carrier.oid, carrier.ref]] : refUpdates);
+      try {
+        await pushRefs(gitDir, remote, carrier ? [...refUpdates, [carrier.oid, carrier.ref]] : refUpdates);
+      } catch (error) {
+        // Another machine pushed one of these refs meanwhile (the same new session id): judged
+        // afresh, that is the usual conflict (or nothing to do), not git's "atomic push failed".
+        if (again || !(await remoteMoved(gitDir, remote, remoteRefs, refUpdates))) throw error;
+        return attempt(true);
+      }
       await trackPushed(engine, remote, updates);
       const leftOver = carrierRefs(engine, remoteRefs);
       await deleteRemoteRefs(gitDir, remote, carrier ? [carrier.ref, ...leftOver] : leftOver);
@@ -140,6 +148,17 @@ export async function pushWorkspace(
       return report;
     }),
   );
+}
+
+/** Whether a ref this push meant to write changed on the remote since it was listed. */
+async function remoteMoved(
+  gitDir: string,
+  remote: ResolvedRemote,
+  listed: Map<string, string>,
+  updates: [string, string][],
+): Promise<boolean> {
+  const now = await listRemoteRefs(gitDir, remote).catch(() => null);
+  return now !== null && updates.some(([, ref]) => now.get(ref) !== listed.get(ref));
 }
 
 /** The journal up to its last whole record: a line being appended right now is left for next time. */

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Repo } from "../helpers/repo.js";
+import { CLI, type Repo } from "../helpers/repo.js";
 import { cliTurn, cloneOf, ghostRefs, gitDaemon, hook, machines, originRepo } from "./remote-support.js";
 
 const { a, b, bare } = machines();
@@ -257,6 +257,29 @@ describe("push and fetch through a local bare repository", () => {
     // Nothing recorded: nothing to push, said as such (the remote is not asked).
     const empty = originRepo(a, "behind-empty", bare("behind-empty.git"), { "f.txt": "0\n" });
     expect(empty.cli(["push"]).stdout).toMatch(/^nothing to push: no session was recorded/);
+  });
+
+  it("refuses as a conflict, not as a failed transaction, when another machine pushed the same session id meanwhile", () => {
+    const remote = bare("race.git");
+    const onA = originRepo(a, "race-a", remote, { "f.txt": "0\n" });
+    const onB = cloneOf(b, remote, "race-b");
+    cliTurn(onA, "task", "1", () => onA.write({ "f.txt": "A\n" }));
+    cliTurn(onB, "task", "1", () => onB.write({ "f.txt": "B\n" }));
+    // While A's push waits in the remote's pre-receive, B's push of the same session lands.
+    const envB = Object.entries(b.env)
+      .map(([k, v]) => `${k}='${v}'`)
+      .join(" ");
+    hook(
+      remote,
+      "pre-receive",
+      `cat >/dev/null; [ -e "$GIT_DIR/raced" ] && exit 0; touch "$GIT_DIR/raced"
+cd '${onB.dir}' && env -i ${envB} '${process.execPath}' '${CLI}' push >/dev/null 2>&1; exit 0`,
+    );
+    const pushed = onA.cli(["push", "--json"]);
+    expect(pushed.status, pushed.stderr).toBe(3);
+    expect(pushed.json.error.code).toBe("conflict");
+    expect(pushed.json.conflicts).toEqual(["task"]);
+    expect(ghostRefs(a, remote).filter((ref) => ref.includes("/carriers/"))).toEqual([]);
   });
 
   it("reports from each remote only the sessions that remote holds", () => {
