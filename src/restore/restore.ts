@@ -6,7 +6,6 @@ import type { Captured } from "../capture/context.js";
 import { loadGhostignore } from "../capture/ghostignore.js";
 import { ignoresCase } from "../capture/conversion.js";
 import { ghostignoreMatch } from "../capture/policy.js";
-import { hasUnsafeAncestor } from "../capture/read-worktree.js";
 import type { FileState } from "../git/trees.js";
 import type { StoreContext } from "../store/context.js";
 import { GhostcommitError } from "../errors.js";
@@ -14,7 +13,7 @@ import type { CatFile } from "../git/cat-file.js";
 import { runGit } from "../git/exec.js";
 import { MODE } from "../git/objects.js";
 import { DIFF_TREE, isAbsentMode, parseRawDiff, parseStdinDiff, type RawChange } from "../git/diff-tree.js";
-import { displayPath, fsPath, type RelPath } from "../paths.js";
+import { displayPath, type RelPath } from "../paths.js";
 import type { RestoreReport } from "../types.js";
 import {
   journalFile,
@@ -31,6 +30,7 @@ import type { StoredSnapshot } from "../store/store.js";
 import { type ApplyOutcome, applyPlan } from "./apply.js";
 import { ignoredAtTarget, ignoreScope } from "./ignored-at-target.js";
 import { selectNamed } from "./path-filter.js";
+import { presentUncapturedOf, skipUnseenEdits } from "./unseen-edits.js";
 import { type PathChange, type PlanStep, planRestore, proveAbsent } from "./plan.js";
 import { isoFromMillis } from "../util/format.js";
 
@@ -155,27 +155,19 @@ async function prepareRestore(
     engine.root,
     await ignoresCase(engine.location, engine.paths.dir),
   );
-  const presentUncaptured = new Set<RelPath>();
-  for (const change of target.changes) {
-    if (change.current === null && change.target !== null) {
-      // A directory in the way is not content of its own: the write replaces it only once it is
-      // empty (its captured files are deleted first; anything uncaptured left in it blocks the write).
-      // A path below a symlink is not in the workspace (lstat would follow the link outside).
-      if (hasUnsafeAncestor(engine.root, change.path)) continue;
-      const stat = await fs.lstat(fsPath(engine.root, change.path)).catch(() => null);
-      if (
-        stat &&
-        (!stat.isDirectory() || (await dirHoldsUncaptured(engine.root, change.path, target.changes)))
-      )
-        presentUncaptured.add(change.path);
-    }
-  }
-  const steps = planRestore({
-    changes: target.changes,
-    provenAbsent: target.provenAbsent,
-    presentUncaptured,
-    untouchable: (p) => ghostignoreMatch(p, ghostignore?.matcher ?? null) !== null,
-  });
+  const presentUncaptured = await presentUncapturedOf(engine.root, target.changes);
+  const steps = await skipUnseenEdits(
+    engine.root,
+    engine.location.worktreeRoot ?? null,
+    engine.location.prefix,
+    planRestore({
+      changes: target.changes,
+      provenAbsent: target.provenAbsent,
+      presentUncaptured,
+      untouchable: (p) => ghostignoreMatch(p, ghostignore?.matcher ?? null) !== null,
+    }),
+    target.changes,
+  );
   if (run.dryRun) {
     const result: RestoreResult = {
       written: steps.filter((s) => s.kind === "write").map((s) => s.path),
@@ -201,17 +193,6 @@ async function prepareRestore(
     contents.set(oid, object.content);
   });
   return { kind: "apply", steps, contents };
-}
-
-/**
- * Whether a directory standing where a file is to be written holds content the safety snapshot
- * lacks: it is not empty and no captured file below it is being deleted (so it is all ignored or
- * excluded content). Such a directory is left alone; an empty one is simply replaced.
- */
-async function dirHoldsUncaptured(root: string, dir: RelPath, changes: PathChange[]): Promise<boolean> {
-  if (changes.some((c) => c.current !== null && c.path.startsWith(`${dir}/`))) return false;
-  const entries = await fs.readdir(fsPath(root, dir)).catch(() => [] as string[]);
-  return entries.length > 0;
 }
 
 /** A path that could not be written (SPEC §4: the only skips that make the status 1). */

@@ -17,6 +17,28 @@ describe("restore", () => {
     expect(r.exists("new-name.txt")).toBe(false);
   });
 
+  it("never overwrites a local edit git does not show (skip-worktree, assume-unchanged), which no snapshot holds", () => {
+    for (const flag of ["--skip-worktree", "--assume-unchanged"]) {
+      const r = repo({ "database.yml": "db: prod\n", "other.txt": "o\n" });
+      r.write({ "database.yml": "db: staging\n", "other.txt": "o2\n" });
+      const snap = r.ok("snapshot");
+      r.git("checkout", "-q", "database.yml");
+      r.git("update-index", flag, "database.yml");
+      r.write({ "database.yml": "db: localhost password=hunter2\n" }); // the user's local-only edit
+      r.write({ "other.txt": "o3\n" });
+      const report = r.ok("restore", snap.id);
+      expect([flag, report.skipped]).toEqual([flag, [{ path: "database.yml", reason: "excluded" }]]);
+      expect(report.written).toEqual(["other.txt"]);
+      expect(r.read("database.yml")).toBe("db: localhost password=hunter2\n");
+      // The way back still works for what was written.
+      r.ok("restore", report.safety);
+      expect([r.read("other.txt"), r.read("database.yml")]).toEqual([
+        "o3\n",
+        "db: localhost password=hunter2\n",
+      ]);
+    }
+  });
+
   it("leaves staged changes staged: the user's index is byte-identical", () => {
     const r = repo({ "a.txt": "a\n", "b.txt": "b\n" });
     r.write({ "a.txt": "staged\n", "c.txt": "new staged\n" });
