@@ -126,7 +126,12 @@ export async function runCli(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.exitCode === 0) return 0; // --help, --version
-      const message = error.message.replace(/^error: /, "");
+      // A command with subcommands given none (`turn`, or options alone): commander has printed
+      // its usage, and its message is a placeholder.
+      const message =
+        error.code === "commander.help"
+          ? "a command is needed (ghostcommit --help lists them)"
+          : error.message.replace(/^error: /, "");
       return emitError(new GhostcommitError("usage", message), wantsJson);
     }
     return emitError(error, wantsJson);

@@ -110,6 +110,22 @@ describe("snapshot ids", () => {
     expect(r.ok("log", "--session", "u")[0].prompt).toBe(`${"x".repeat(198)}…`);
   });
 
+  it("asks for a command where one is missing, with the usage, never commander's placeholder", () => {
+    const r = repo();
+    const turn = r.cli(["turn"]);
+    expect(turn.status).toBe(2);
+    expect(turn.stderr).toContain("Usage: ghostcommit turn");
+    expect(turn.stderr.trim().split("\n").pop()).toBe(
+      "ghostcommit: a command is needed (ghostcommit --help lists them)",
+    );
+    const json = r.cli(["--json"]);
+    expect([json.status, json.json?.error]).toEqual([
+      2,
+      { code: "usage", message: "a command is needed (ghostcommit --help lists them)" },
+    ]);
+    expect(turn.stderr + json.stdout + json.stderr).not.toContain("outputHelp");
+  });
+
   it("fails with status 1 on an ambiguous prefix", async () => {
     const r = repo();
     r.ok("drop", r.ok("snapshot").id); // the store is created by the first write
