@@ -100,8 +100,13 @@ function readConfigFile(file: string): Partial<Settings> {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
-  } catch {
-    return {};
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return {}; // no such file: the defaults
+    // There but unreadable (permissions, a directory, a symlink loop): its settings, maybe
+    // `"enabled": false`, must not be silently dropped.
+    const why = code === "EISDIR" ? "it is a directory" : code === "EACCES" ? "permission denied" : code;
+    throw new GhostcommitError("bad-config", `cannot read ${file}: ${why}`, { file }, error);
   }
   let parsed: unknown;
   try {

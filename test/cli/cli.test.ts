@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EMPTY_TREE, objectId, serializeCommit } from "../../src/git/objects.js";
@@ -124,6 +124,17 @@ describe("snapshot ids", () => {
       { code: "usage", message: "a command is needed (ghostcommit --help lists them)" },
     ]);
     expect(turn.stderr + json.stdout + json.stderr).not.toContain("outputHelp");
+  });
+
+  it("refuses a settings file it cannot read instead of acting without its settings", () => {
+    const r = repo();
+    mkdirSync(r.path(".ghostcommit.json")); // where `{"enabled": false}` might have been meant
+    const run = r.cli(["snapshot", "--json"]);
+    expect([run.status, run.json.error.code]).toEqual([1, "bad-config"]);
+    expect(run.stderr.trim()).toBe(
+      `ghostcommit: cannot read ${r.path(".ghostcommit.json")}: it is a directory`,
+    );
+    expect(r.cli(["list", "--json"]).json).toMatchObject({ error: { code: "bad-config" } });
   });
 
   it("fails with status 1 on an ambiguous prefix", async () => {
