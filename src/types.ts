@@ -110,7 +110,9 @@ export type DoctorProblemCode =
   | "hook-errors"
   | "hook-command-broken"
   | "push-failed"
-  | "data-dir-unusable";
+  | "data-dir-unusable"
+  | "damaged-store"
+  | "leftover-fetch-refs";
 
 /** What `doctor --repair` can do about it. */
 export type DoctorRepairCode =
@@ -119,7 +121,9 @@ export type DoctorRepairCode =
   | "acknowledged-interrupted-restore"
   | "dropped-damaged-snapshot"
   | "reset-state-file"
-  | "reset-plain-index";
+  | "reset-plain-index"
+  | "rewrote-store-frame"
+  | "removed-fetch-refs";
 
 export interface DoctorProblem {
   code: DoctorProblemCode;

@@ -17,6 +17,9 @@ import {
   staleGitTempFiles,
 } from "./store-check.js";
 import { STORE_FILES, storeCannotBeMade } from "../store/layout.js";
+import { fetchedLinkRefs, removeFetchedLinks } from "../store/fetched-links.js";
+import { withSyncLock } from "../session/remote-sessions.js";
+import { damagedFrame, repairFrame } from "./store-frame.js";
 
 /** Extra checks contributed by other layers (session journals, hook logs). */
 export type DoctorCheck = (engine: StoreContext) => Promise<Problem[]>;
@@ -55,13 +58,27 @@ export async function runDoctor(
       message: `git ${MIN_GIT.join(".")} or newer is needed (found: ${versionText.trim() || "none"})`,
     });
   }
+  const frame = await damagedFrame(engine);
   const storeExists = await fs.access(path.join(engine.paths.gitDir, "HEAD")).then(
     () => true,
     () => false,
   );
-  // No store yet is not a problem: nothing has been snapshotted (or the workspace is disabled).
-  if (storeExists) {
+  if (frame.length > 0) {
+    problems.push({
+      code: "damaged-store",
+      message: `the store's git directory is damaged (${frame.join(", ")} missing or unreadable): every command fails until doctor --repair writes them again; the snapshots' refs and objects are kept`,
+      path: engine.paths.gitDir,
+    });
+  } else if (storeExists) {
+    // No store yet is not a problem: nothing has been snapshotted (or the workspace is disabled).
     problems.push(...(await checkSnapshots(engine)));
+    const leftLinks = await fetchedLinkRefs(engine);
+    if (leftLinks.length > 0) {
+      problems.push({
+        code: "leftover-fetch-refs",
+        message: `${leftLinks.length} temporary ref(s) of a fetch that was cut off keep snapshots from being freed; doctor --repair, gc or the next fetch removes them`,
+      });
+    }
     if (
       engine.refs.kind === "shadow" &&
       engine.location.kind === "git" &&
@@ -181,6 +198,15 @@ function interruptedProblem(safety: string | null, file: string, startedAt = "")
  */
 export async function repairStore(engine: StoreContext): Promise<DoctorRepair[]> {
   const done: DoctorRepair[] = [];
+  const frame = await damagedFrame(engine);
+  if (frame.length > 0) {
+    repairFrame(engine, frame);
+    done.push({
+      code: "rewrote-store-frame",
+      message: `wrote the store's ${frame.join(", ")} again`,
+      path: engine.paths.gitDir,
+    });
+  }
   const storeExists = await fs.access(path.join(engine.paths.gitDir, "HEAD")).then(
     () => true,
     () => false,
@@ -197,6 +223,14 @@ export async function repairStore(engine: StoreContext): Promise<DoctorRepair[]>
   for (const file of [...(await deadLocks(engine, alive)), ...(await staleGitLocks(engine))]) {
     await fs.rm(file, { force: true });
     done.push({ code: "removed-stale-lock", message: `removed ${file}`, path: file });
+  }
+  // Under the sync lock: a fetch running now still needs its own.
+  const removedLinks = await withSyncLock(engine, () => removeFetchedLinks(engine));
+  if (removedLinks > 0) {
+    done.push({
+      code: "removed-fetch-refs",
+      message: `removed ${removedLinks} temporary ref(s) of a fetch that was cut off`,
+    });
   }
   for (const record of await interruptedRestores(engine.paths)) {
     await fs.rm(record.file, { force: true });

@@ -6,6 +6,7 @@ import { STORE_FILES, readJson } from "../store/layout.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { waitForSharedHolders, withLock } from "../util/lock.js";
 import { ownBytes } from "./disk.js";
+import { removeFetchedLinks } from "../store/fetched-links.js";
 
 export interface GcPolicy {
   /** Expire snapshots created before this time (ms since epoch). */
@@ -97,6 +98,9 @@ async function pack(engine: StoreContext, writerWaitMs: number, keepTrees: strin
   // Writers that began before gc took its lock finish first: repack and prune see their refs.
   const quiet = await waitForSharedHolders(path.join(engine.paths.dir, STORE_FILES.writersDir), writerWaitMs);
   await releaseOrphanedPacks(engine);
+  // A fetch cut off before it removed its temporary link refs left them holding snapshots this
+  // gc may drop; none is running now (fetches write under the same lock).
+  if (quiet) await removeFetchedLinks(engine);
   // The protected trees are tips for repack and prune only while they run; a gc cut off leaves
   // its refs to the next, which replaces them.
   const stale = (await git(["for-each-ref", "--format=%(refname)", KEEP_REFS])).stdout

@@ -9,6 +9,7 @@ import { fetchRefs, remoteNamespace, resolveRemote } from "../store/remote.js";
 import type { FetchOptions, FetchReport, SessionOrigin } from "../types.js";
 import { Journal } from "./journal.js";
 import { foldJournal, parseJournal } from "./model.js";
+import { fetchedLinksPrefix, removeFetchedLinks } from "../store/fetched-links.js";
 import {
   extendsJournal,
   readSessionCommit,
@@ -46,9 +47,7 @@ export async function fetchWorkspace(
     withSyncLock(engine, async () => {
       const ns = remoteNamespace(engine.location);
       const before = new Set(await engine.refs.refIds());
-      // Links only let git leave out what this store has (see push-edges.ts): their refs go
-      // once the fetch is done, or they would keep dropped snapshots alive.
-      const links = engine.refs.refPrefix.replace(/snapshots\/$/, "fetched-links/");
+      const links = fetchedLinksPrefix(engine);
       try {
         report.bytes = await fetchRefs(engine.refs.refsGitDir, remote, [
           `${ns}snapshots/*:${engine.refs.refPrefix}*`,
@@ -57,7 +56,7 @@ export async function fetchWorkspace(
         ]);
       } finally {
         // Never in place of the fetch's own error; any left are removed by the next fetch.
-        await deleteRefsUnder(engine, links).catch(() => {});
+        await removeFetchedLinks(engine).catch(() => {});
       }
       report.snapshots = (await engine.refs.refIds()).filter((id) => !before.has(id));
       if (engine.refs.kind === "shadow" && engine.location.commonDir) {
@@ -114,28 +113,6 @@ export async function fetchWorkspace(
       }
       return report;
     }),
-  );
-}
-
-async function deleteRefsUnder(engine: StoreContext, prefix: string): Promise<void> {
-  const env = { GIT_DIR: engine.refs.refsGitDir };
-  const listed = await runGit(["for-each-ref", "--format=%(refname)", prefix], {
-    cwd: engine.paths.dir,
-    env,
-  });
-  const refs = listed.stdout.toString("utf8").split("\n").filter(Boolean);
-  if (refs.length === 0) return;
-  await runGit(
-    [
-      "-c",
-      "core.hooksPath=/nonexistent/ghostcommit-no-hooks",
-      "-c",
-      "core.logAllRefUpdates=false",
-      "update-ref",
-      "--stdin",
-      "-z",
-    ],
-    { cwd: engine.paths.dir, env, input: refs.map((ref) => `delete ${ref}\0\0`).join("") },
   );
 }
 

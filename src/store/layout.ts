@@ -14,6 +14,7 @@ import { dataHome } from "../config.js";
 import { fsError } from "../errors.js";
 import type { WorkspaceLocation } from "../git/repository.js";
 import { writeFileAtomic } from "../util/state-files.js";
+import { GhostcommitError } from "../errors.js";
 
 // The store's files are written and read through these (kept with the other file helpers).
 export { isPlainObject, readJson, writeFileAtomic } from "../util/state-files.js";
@@ -115,7 +116,7 @@ export function storePaths(location: WorkspaceLocation): StorePaths {
  * Config of the private git directory. It wins over the user's global config, so nothing the
  * user set there (autocrlf, fsmonitor, file mode, renames, hooks, signing) changes a snapshot.
  */
-const STORE_CONFIG = `[core]
+export const STORE_CONFIG = `[core]
 \trepositoryformatversion = 0
 \tbare = false
 \tfilemode = true
@@ -232,6 +233,14 @@ export async function ensureStore(paths: StorePaths, location: WorkspaceLocation
     try {
       await fs.access(path.join(paths.gitDir, "HEAD"));
     } catch {
+      if (existsSync(paths.gitDir)) {
+        // Not a race: a git directory without its HEAD (removed by hand, a damaged disk).
+        throw new GhostcommitError(
+          "store-damaged",
+          `the store's git directory ${paths.gitDir} is damaged (its HEAD is missing); ghostcommit doctor --repair mends it`,
+          { file: path.join(paths.gitDir, "HEAD") },
+        );
+      }
       throw error;
     }
     await ensureTmpDir(paths);

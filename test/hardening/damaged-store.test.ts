@@ -127,6 +127,51 @@ describe("a damaged store", () => {
     expect(readdirSync(pack).filter((n) => n.startsWith("tmp_"))).toEqual(["tmp_pack_running"]);
   });
 
+  it("a store git directory without its HEAD, refs/ or a readable config: doctor names it and repair writes them again", () => {
+    const repo = sb.repo("ws", { "a.txt": "one\n" });
+    repo.ok("turn", "begin", "--session", "s", "--turn", "1");
+    repo.write({ "a.txt": "two\n" });
+    repo.ok("turn", "end", "--session", "s", "--turn", "1");
+    const gitDir = path.join(storeDir(sb), "git");
+    for (const damage of [
+      () => rmSync(path.join(gitDir, "HEAD")),
+      () => writeFileSync(path.join(gitDir, "config"), "[core\n\tjunk"),
+    ]) {
+      damage();
+      const failed = repo.cli(["snapshot", "--json"]);
+      expect(failed.status).toBe(1);
+      const doctor = repo.cli(["doctor", "--json"]);
+      expect(doctor.status).toBe(1);
+      expect(doctor.json.problems.map((p: any) => p.code)).toEqual(["damaged-store"]);
+      const repaired = repo.ok("doctor", "--repair");
+      expect(repaired.repaired.map((r: any) => r.code)).toContain("rewrote-store-frame");
+      expect(repaired.ok).toBe(true);
+      expect(repo.ok("log", "--session", "s")).toHaveLength(1);
+    }
+    expect(repo.cli(["snapshot"]).status).toBe(0);
+    repo.ok("rewind", "--session", "s", "--to", "1");
+    expect(repo.read("a.txt")).toBe("one\n");
+  });
+
+  it("a fetch's temporary link refs left by a kill: doctor reports them, repair and gc remove them", () => {
+    const repo = sb.repo("ws", { "a.txt": "one\n" });
+    const snap = repo.ok("snapshot").id;
+    const gitDir = path.join(storeDir(sb), "git");
+    const left = "refs/ghostcommit/fetched-links/0123456789abcdef0123456789abcdef01234567";
+    const put = () => sb.git(sb.home, `--git-dir=${gitDir}`, "update-ref", left, snap);
+    put();
+    const doctor = repo.cli(["doctor", "--json"]);
+    expect(doctor.json.problems.map((p: any) => p.code)).toEqual(["leftover-fetch-refs"]);
+    expect(repo.ok("doctor", "--repair").repaired.map((r: any) => r.code)).toContain("removed-fetch-refs");
+    put();
+    repo.ok("drop", snap);
+    repo.ok("gc");
+    expect(sb.git(sb.home, `--git-dir=${gitDir}`, "for-each-ref", "refs/ghostcommit/fetched-links/")).toBe(
+      "",
+    );
+    expect(() => sb.git(sb.home, `--git-dir=${gitDir}`, "cat-file", "-e", snap)).toThrow(); // freed
+  });
+
   it("garbage in plain-state.json does not push new files over the budget", () => {
     const dir = sb.dir("plain");
     writeFileSync(path.join(dir, "a.txt"), "a\n");

@@ -1,0 +1,43 @@
+import { runGit } from "../git/exec.js";
+import type { StoreContext } from "./context.js";
+
+/**
+ * Where a fetch keeps the remote's snapshot links while it runs (see session/push-edges.ts): they
+ * let git leave out what this store has, and must go once it is done, or they would keep dropped
+ * snapshots alive. A fetch killed before removing them leaves them to the next fetch or to gc.
+ */
+export function fetchedLinksPrefix(engine: StoreContext): string {
+  return engine.refs.refPrefix.replace(/snapshots\/$/, "fetched-links/");
+}
+
+/** The fetched-links refs there are now. */
+export async function fetchedLinkRefs(engine: StoreContext): Promise<string[]> {
+  const listed = await runGit(["for-each-ref", "--format=%(refname)", fetchedLinksPrefix(engine)], {
+    cwd: engine.paths.dir,
+    env: { GIT_DIR: engine.refs.refsGitDir },
+  });
+  return listed.stdout.toString("utf8").split("\n").filter(Boolean);
+}
+
+/** Removes them all (the caller holds what keeps a fetch from running meanwhile). */
+export async function removeFetchedLinks(engine: StoreContext): Promise<number> {
+  const refs = await fetchedLinkRefs(engine);
+  if (refs.length === 0) return 0;
+  await runGit(
+    [
+      "-c",
+      "core.hooksPath=/nonexistent/ghostcommit-no-hooks",
+      "-c",
+      "core.logAllRefUpdates=false",
+      "update-ref",
+      "--stdin",
+      "-z",
+    ],
+    {
+      cwd: engine.paths.dir,
+      env: { GIT_DIR: engine.refs.refsGitDir },
+      input: refs.map((ref) => `delete ${ref}\0\0`).join(""),
+    },
+  );
+  return refs.length;
+}
