@@ -8,6 +8,7 @@ import { runGit } from "../git/exec.js";
 import { isBorrowState } from "../store/borrow.js";
 import { STORE_FILES, isPlainObject } from "../store/layout.js";
 import type { DoctorReport } from "../types.js";
+import { deadSharedHolders } from "../util/lock.js";
 
 export type Problem = DoctorReport["problems"][number];
 
@@ -155,5 +156,7 @@ export async function deadLocks(engine: StoreContext, alive: (pid: number) => bo
     const stat = await fs.stat(file).catch(() => null);
     if (Number.isInteger(pid) ? !alive(pid) : stat && Date.now() - stat.mtimeMs > 10_000) found.push(file);
   }
+  // The shared side: one file per snapshot writing, left by one killed.
+  found.push(...deadSharedHolders(path.join(engine.paths.dir, STORE_FILES.writersDir)));
   return found;
 }

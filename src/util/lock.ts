@@ -2,7 +2,7 @@ import { randomHex } from "./crypto.js";
 import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { GhostcommitError } from "../errors.js";
+import { fsError, GhostcommitError } from "../errors.js";
 import { alive } from "./process.js";
 import { namesIn } from "./small-files.js";
 
@@ -31,8 +31,13 @@ const BREAK_STALE_MS = 5_000;
  */
 function createExclusive(file: string, content: string): boolean {
   const temp = `${file}.new-${randomHex(4)}`;
-  writeFileSync(temp, content, { flag: "wx", mode: 0o600 });
   try {
+    // Inside the try: on a full disk the write fails after creating the file, which must not stay.
+    try {
+      writeFileSync(temp, content, { flag: "wx", mode: 0o600 });
+    } catch (error) {
+      throw fsError(error, "write a lock file in", path.dirname(file));
+    }
     linkSync(temp, file);
     return true;
   } catch (error) {
@@ -145,7 +150,12 @@ export async function withSharedLock<T>(
   // trips for a directory, a small file and a missing one cost more than the calls themselves.
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   for (;;) {
-    writeFileSync(file, JSON.stringify(owner), { mode: 0o600 });
+    try {
+      writeFileSync(file, JSON.stringify(owner), { mode: 0o600 });
+    } catch (error) {
+      rmSync(file, { force: true }); // an empty one (a full disk) would read as a holder for a while
+      throw fsError(error, "write a lock file in", dir);
+    }
     if (!existsSync(exclusiveFile) || takeOverIfStale(exclusiveFile)) break;
     rmSync(file, { force: true }); // step back so the exclusive holder can go on
     if (Date.now() > deadline) {
@@ -167,6 +177,16 @@ export async function withSharedLock<T>(
  * Waits, while holding the exclusive side, until no live process holds the shared side;
  * announcements of dead processes are removed. False when live holders remain at the deadline.
  */
+/** Shared-side lock files in `dir` whose owners died (kill -9): doctor --repair removes them. */
+export function deadSharedHolders(dir: string): string[] {
+  return namesIn(dir)
+    .map((name) => path.join(dir, name))
+    .filter((file) => {
+      const stale = isStale(file);
+      return stale !== "absent" && stale !== false;
+    });
+}
+
 export async function waitForSharedHolders(dir: string, timeoutMs = 60_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   let delay = 5;

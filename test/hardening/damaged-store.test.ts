@@ -1,4 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Sandbox } from "../helpers/repo.js";
@@ -170,6 +172,24 @@ describe("a damaged store", () => {
       "",
     );
     expect(() => sb.git(sb.home, `--git-dir=${gitDir}`, "cat-file", "-e", snap)).toThrow(); // freed
+  });
+
+  it("a snapshot killed while writing leaves its writer lock: doctor reports it, repair removes it", () => {
+    const repo = sb.repo("ws", { "a.txt": "one\n" });
+    repo.ok("snapshot");
+    const dead = spawnSync("true").pid!; // gone once spawnSync returns
+    const writers = path.join(storeDir(sb), "writers");
+    mkdirSync(writers, { recursive: true });
+    const lock = path.join(writers, `${dead}-0123abcd.lock`);
+    writeFileSync(
+      lock,
+      JSON.stringify({ pid: dead, host: os.hostname(), token: "0123abcd", since: Date.now() }),
+    );
+    const doctor = repo.cli(["doctor", "--json"]);
+    expect(doctor.json.problems).toEqual([expect.objectContaining({ code: "stale-lock" })]);
+    const repaired = repo.ok("doctor", "--repair");
+    expect(repaired.repaired).toEqual([expect.objectContaining({ code: "removed-stale-lock", path: lock })]);
+    expect(readdirSync(writers)).toEqual([]);
   });
 
   it("garbage in plain-state.json does not push new files over the budget", () => {

@@ -87,6 +87,42 @@ describe("a full disk under the store", () => {
   );
 
   (mounted ? it : it.skip)(
+    "a lock that cannot be written names its directory and leaves no empty or temp lock file",
+    () => {
+      const repo = sandbox.repo("disk/locks", { "a.txt": "a\n" });
+      repo.ok("turn", "begin", "--session", "f", "--turn", "1");
+      repo.write({ "a.txt": "b\n" });
+      repo.ok("turn", "end", "--session", "f", "--turn", "1");
+      const store = repo.ok("doctor").store as string;
+      const filler = path.join(disk, "lock-filler");
+      spawnSync("dd", ["if=/dev/zero", `of=${filler}`, "bs=4k"], { stdio: "ignore" });
+      try {
+        for (const args of [["rewind", "--to", "1"], ["snapshot"]]) {
+          const failed = repo.cli(args);
+          expect(failed.status).toBe(1);
+          expect(failed.stderr).toMatch(
+            /^ghostcommit: cannot \S.* \/.*: no space left on the device \(ENOSPC\)$/m,
+          );
+        }
+        const left: string[] = [];
+        const visit = (at: string) => {
+          for (const entry of readdirSync(at, { withFileTypes: true })) {
+            const full = path.join(at, entry.name);
+            if (entry.isDirectory()) visit(full);
+            else if (/\.new-|\.lock$|\.ghostlock$/.test(entry.name)) left.push(full);
+          }
+        };
+        visit(store);
+        expect(left).toEqual([]);
+      } finally {
+        execFileSync("rm", ["-f", filler]);
+      }
+      expect(repo.cli(["rewind", "--to", "1"]).status).toBe(0);
+      expect(repo.read("a.txt")).toBe("a\n");
+    },
+  );
+
+  (mounted ? it : it.skip)(
     "a state file that cannot be replaced keeps its old content, with no temp file left beside it",
     async () => {
       const dir = path.join(disk, "state");
