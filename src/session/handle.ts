@@ -106,8 +106,10 @@ export function toTurnRecord(turn: TurnState): TurnRecord {
   };
   if (turn.endedAt !== undefined) record.endedAt = isoFromMicros(turn.endedAt);
   if (turn.uncertain.size > 0) record.uncertain = [...turn.uncertain].map(displayPath);
+  // Only while the turn stands: rewound whole since, all of it is put back (a redo brings the
+  // partial state back, and these paths with it).
   const rewound = new Set([...turn.rewoundPaths.values()].flat());
-  if (rewound.size > 0) record.rewoundPaths = [...rewound].sort().map(displayPath);
+  if (rewound.size > 0 && turn.state !== "rewound") record.rewoundPaths = [...rewound].sort().map(displayPath);
   return record;
 }
 

@@ -49,6 +49,11 @@ describe("rewind of chosen paths", () => {
     expect(full.deleted).toEqual(["d/new.txt"]);
     expect([r.read("a.txt"), r.read("d/b.txt"), r.exists("d/new.txt")]).toEqual(["a0\n", "b0\n", false]);
     expect(r.ok("log").map((t: any) => t.state)).toEqual(["rewound", "rewound"]);
+    // Rewound whole, no turn is "rewound only" in part; a redo brings the partial state back.
+    expect(r.ok("log").map((t: any) => t.rewoundPaths)).toEqual([undefined, undefined]);
+    expect(r.cli(["log"]).stdout).not.toContain("rewound only");
+    r.ok("redo");
+    expect(r.ok("log").map((t: any) => t.rewoundPaths)).toEqual([undefined, ["d/b.txt"]]);
   });
 
   it("puts back a directory that the turn replaced by a file, naming a file below it", () => {
