@@ -31,6 +31,7 @@ import { type ApplyOutcome, applyPlan } from "./apply.js";
 import { ignoredAtTarget, ignoreScope } from "./ignored-at-target.js";
 import { selectNamed } from "./path-filter.js";
 import { presentUncapturedOf, skipUnseenEdits } from "./unseen-edits.js";
+import { skipExcludedNow } from "./excluded-now.js";
 import { type PathChange, type PlanStep, planRestore, proveAbsent } from "./plan.js";
 import { isoFromMillis } from "../util/format.js";
 
@@ -156,7 +157,7 @@ async function prepareRestore(
     await ignoresCase(engine.location, engine.paths.dir),
   );
   const presentUncaptured = await presentUncapturedOf(engine.root, target.changes);
-  const steps = await skipUnseenEdits(
+  const planned = await skipUnseenEdits(
     engine.root,
     engine.location.worktreeRoot ?? null,
     engine.location.prefix,
@@ -167,6 +168,13 @@ async function prepareRestore(
       untouchable: (p) => ghostignoreMatch(p, ghostignore?.matcher ?? null) !== null,
     }),
     target.changes,
+  );
+  const steps = await skipExcludedNow(
+    engine,
+    planned,
+    target.changes,
+    run.includes,
+    async (oid) => (await cat.read(oid))?.content.length ?? 0,
   );
   if (run.dryRun) {
     const result: RestoreResult = {

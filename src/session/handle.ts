@@ -109,7 +109,8 @@ export function toTurnRecord(turn: TurnState): TurnRecord {
   // Only while the turn stands: rewound whole since, all of it is put back (a redo brings the
   // partial state back, and these paths with it).
   const rewound = new Set([...turn.rewoundPaths.values()].flat());
-  if (rewound.size > 0 && turn.state !== "rewound") record.rewoundPaths = [...rewound].sort().map(displayPath);
+  if (rewound.size > 0 && turn.state !== "rewound")
+    record.rewoundPaths = [...rewound].sort().map(displayPath);
   return record;
 }
 

@@ -39,6 +39,36 @@ describe("restore", () => {
     }
   });
 
+  it("does not write back a file today's settings leave out (ignored, a dependency directory, too large), which no undo could remove", () => {
+    const r = repo({ "a.txt": "a\n", ".ghostcommit.json": '{"dependencyDirs": []}\n' });
+    r.write({
+      "notes.txt": "n\n",
+      "vendor/pkg/i.js": "i\n",
+      "gen.txt": "generated output 12345\n",
+      "back.log": "l\n",
+    });
+    const snap = r.ok("snapshot").id;
+    for (const p of ["notes.txt", "vendor", "gen.txt", "back.log"]) r.remove(p);
+    r.write({ ".git/info/exclude": "notes.txt\n", ".gitignore": "*.log\n" });
+    r.write({ ".ghostcommit.json": '{"dependencyDirs": ["vendor"], "largeFileBytes": 10}\n' });
+    const report = r.ok("restore", snap);
+    expect(report.skipped).toEqual([
+      { path: "gen.txt", reason: "excluded" },
+      { path: "notes.txt", reason: "excluded" },
+      { path: "vendor/pkg/i.js", reason: "excluded" },
+    ]);
+    // back.log is written: the restore removes the .gitignore that ignores it.
+    expect([report.written.sort(), report.deleted]).toEqual([
+      [".ghostcommit.json", "back.log"],
+      [".gitignore"],
+    ]);
+    expect(["notes.txt", "vendor/pkg/i.js", "gen.txt"].map((p) => r.exists(p))).toEqual([
+      false,
+      false,
+      false,
+    ]);
+  });
+
   it("leaves staged changes staged: the user's index is byte-identical", () => {
     const r = repo({ "a.txt": "a\n", "b.txt": "b\n" });
     r.write({ "a.txt": "staged\n", "c.txt": "new staged\n" });

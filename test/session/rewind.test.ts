@@ -62,6 +62,21 @@ describe("rewind and redo through the CLI", () => {
     expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["a0\n", "mine\n"]);
   });
 
+  it("leaves a file a turn deleted when settings exclude it since, and redo has nothing to take for a conflict", () => {
+    const r = repo({ "a.txt": "a0\n", ".ghostcommit.json": "{}\n" });
+    r.write({ "gen.txt": "generated output 12345\n" });
+    turn(r, "s", "1", () => {
+      r.remove("gen.txt");
+      r.write({ "a.txt": "a1\n" });
+    });
+    r.write({ ".ghostcommit.json": '{"largeFileBytes": 5}\n' });
+    const rewind = r.ok("rewind", "--to", "1");
+    expect([rewind.written, rewind.skipped]).toEqual([["a.txt"], [{ path: "gen.txt", reason: "excluded" }]]);
+    expect(r.exists("gen.txt")).toBe(false);
+    expect(r.cli(["redo"]).status).toBe(0);
+    expect([r.read("a.txt"), r.exists("gen.txt")]).toEqual(["a1\n", false]);
+  });
+
   it("says which files the rewound turns made but did not capture, and leaves them as they are", () => {
     const r = repo({ "a.txt": "a0\n", ".ghostignore": "*.secret\n" });
     r.write({ "old.secret": "there before\n" });

@@ -1,0 +1,116 @@
+import { dependencyDirOf } from "../capture/policy.js";
+import { runGit, splitNul } from "../git/exec.js";
+import { isWithin, type RelPath, relBytes, relFromBytes } from "../paths.js";
+import type { StoreContext } from "../store/context.js";
+import type { PathChange, PlanStep } from "./plan.js";
+
+/**
+ * Writes of paths today's capture leaves out, turned into skips (`excluded`): a file deleted since
+ * the target that is now ignored (`.gitignore`, `info/exclude`), inside a dependency directory, or
+ * over `largeFileBytes`. The safety snapshot cannot hold such a file, so restoring it could not
+ * be undone, and the README promises restore never touches ignored or excluded paths. Paths the
+ * restore captures on purpose (touched, included) are written; so is a path whose `.gitignore` the
+ * same restore puts back or removes (the target's own rules decide then). Tracked files are always captured.
+ */
+export async function skipExcludedNow(
+  engine: StoreContext,
+  steps: PlanStep[],
+  changes: PathChange[],
+  includes: RelPath[],
+  sizeOf: (oid: string) => Promise<number>,
+): Promise<PlanStep[]> {
+  const fresh = new Set(changes.filter((c) => c.current === null).map((c) => c.path));
+  const writes = steps.filter(
+    (s): s is Extract<PlanStep, { kind: "write" }> => s.kind === "write" && fresh.has(s.path),
+  );
+  if (writes.length === 0) return steps;
+  // Touched and included paths are captured even if ignored or in a dependency directory, never
+  // past the size limit.
+  const included = (p: RelPath) => includes.some((i) => isWithin(p, i));
+  const candidates = writes.filter((s) => !included(s.path));
+  const rewrittenIgnores = new Set(
+    steps.flatMap((s) => (s.kind !== "skip" && /(^|\/)\.gitignore$/.test(s.path) ? [s.path] : [])),
+  );
+  const dependencyDirs = new Set(engine.settings.dependencyDirs);
+  const limit = engine.settings.largeFileBytes;
+  const suspects: typeof writes = [];
+  for (const s of writes) {
+    const inDependencyDir = !included(s.path) && dependencyDirOf(s.path, dependencyDirs) !== null;
+    if (inDependencyDir || (await sizeOf(s.state.oid)) > limit) suspects.push(s);
+  }
+  const git = engine.location.kind === "git" ? engine.location : null;
+  const [ignoredBy, tracked] = git
+    ? await Promise.all([
+        ignoringFiles(
+          git.worktreeRoot!,
+          git.prefix,
+          candidates.map((s) => s.path),
+        ),
+        askGit(
+          git.worktreeRoot!,
+          git.prefix,
+          ["ls-files", "-z", "--pathspec-from-file=-", "--pathspec-file-nul"],
+          suspects.map((s) => s.path),
+        ),
+      ])
+    : [new Map<RelPath, string>(), new Set<RelPath>()];
+  const excluded = new Set<RelPath>();
+  for (const step of candidates) {
+    const source = ignoredBy.get(step.path);
+    // Ignored by a .gitignore this restore rewrites or removes: the target's rules decide.
+    if (source !== undefined && !rewrittenIgnores.has(source)) excluded.add(step.path);
+  }
+  for (const step of suspects) if (!tracked.has(step.path)) excluded.add(step.path);
+  if (excluded.size === 0) return steps;
+  return steps.map((s) => (excluded.has(s.path) ? { kind: "skip", path: s.path, reason: "excluded" } : s));
+}
+
+/**
+ * The candidates git ignores now, each with the file whose rule does (workspace-relative for a
+ * `.gitignore` in it; as git names it otherwise: info/exclude, the user's excludes file).
+ */
+async function ignoringFiles(
+  worktreeRoot: string,
+  prefix: RelPath,
+  paths: RelPath[],
+): Promise<Map<RelPath, string>> {
+  const found = new Map<RelPath, string>();
+  if (paths.length === 0) return found;
+  const full = (p: RelPath) => (prefix === "" ? p : `${prefix}/${p}`);
+  const result = await runGit(["check-ignore", "-v", "-z", "--stdin"], {
+    cwd: worktreeRoot,
+    env: { GIT_LITERAL_PATHSPECS: "0" }, // check-ignore rejects the literal-pathspec switch
+    input: Buffer.concat(paths.flatMap((p) => [relBytes(full(p)), Buffer.from([0])])),
+    okCodes: [0, 1],
+  }).catch(() => null);
+  const fields = result ? splitNul(result.stdout) : [];
+  const strip = (p: string) => (prefix !== "" && p.startsWith(`${prefix}/`) ? p.slice(prefix.length + 1) : p);
+  // Four fields per ignored path: the rule's file, its line, the pattern, the path.
+  for (let i = 0; i + 3 < fields.length; i += 4) {
+    found.set(strip(relFromBytes(fields[i + 3])), strip(fields[i].toString("latin1")));
+  }
+  return found;
+}
+
+/** The paths (workspace-relative) a git command reading NUL-separated paths on stdin prints back. */
+async function askGit(
+  worktreeRoot: string,
+  prefix: RelPath,
+  args: string[],
+  paths: RelPath[],
+): Promise<Set<RelPath>> {
+  if (paths.length === 0) return new Set();
+  const full = (p: RelPath) => (prefix === "" ? p : `${prefix}/${p}`);
+  const result = await runGit(args, {
+    cwd: worktreeRoot,
+    env: { GIT_LITERAL_PATHSPECS: "1" },
+    input: Buffer.concat(paths.flatMap((p) => [relBytes(full(p)), Buffer.from([0])])),
+    okCodes: [0, 1],
+  }).catch(() => null);
+  const out = new Set<RelPath>();
+  for (const line of result ? splitNul(result.stdout) : []) {
+    const rel = relFromBytes(line);
+    out.add(prefix === "" ? rel : rel.slice(prefix.length + 1));
+  }
+  return out;
+}
