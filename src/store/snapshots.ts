@@ -37,6 +37,10 @@ export async function requireSnapshot(
   const snapshot = listed && !listed.has(id) ? null : await readSnapshot(cat, id);
   if (!snapshot) {
     const other = await store?.otherStoreHolding(id);
+    // Kept by the workspace's other store (its `store` setting changed between turns): the shadow
+    // store reads the repository's objects, so a snapshot of the repo store is readable here.
+    const across = other ? await readSnapshot(cat, id) : null;
+    if (across) return across;
     const why = other
       ? `is in this workspace's ${other} store, and it now uses the ${store?.kind} store (\`--store ${other}\` reaches it)`
       : "is gone (expired or dropped)";

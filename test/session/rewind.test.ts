@@ -142,17 +142,18 @@ describe("rewind and redo through the CLI", () => {
     expect([r.read("d"), r.read("k")]).toEqual(["a file\n", "keep\n"]);
   });
 
-  it("says where a session's snapshots are when the workspace's store setting changed since", () => {
-    const r = repo({ "a.txt": "a0\n" });
-    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
-    r.write({ ".ghostcommit.json": JSON.stringify({ store: "repo" }) });
-    const refused = r.cli(["rewind", "--session", "s", "--to", "1"]);
-    expect(refused.status).toBe(1);
-    expect(refused.stderr).toMatch(
-      /^ghostcommit: the snapshot before turn 1 \([0-9a-f]{12}\) is in this workspace's shadow store, and it now uses the repo store \(`--store shadow` reaches it\)\n$/,
-    );
-    r.ok("rewind", "--session", "s", "--to", "1", "--store", "shadow");
-    expect(r.read("a.txt")).toBe("a0\n");
+  it("rewinds a session whose turns are in both stores (the workspace's store setting changed between them)", () => {
+    for (const flags of [[], ["--store", "shadow"], ["--store", "repo"]]) {
+      const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
+      turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+      r.write({ ".ghostcommit.json": JSON.stringify({ store: "repo" }) });
+      turn(r, "s", "2", () => r.write({ "b.txt": "b2\n" }));
+      const rewound = r.cli(["rewind", "--session", "s", "--to", "1", ...flags, "--json"]);
+      expect([flags, rewound.status, rewound.stderr]).toEqual([flags, 0, ""]);
+      expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["a0\n", "b0\n"]);
+      r.ok("redo", "--session", "s", ...flags);
+      expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["a1\n", "b2\n"]);
+    }
   });
 
   it("refuses with status 3, naming the files, when a person edited a file the agent changed; --force proceeds", () => {
