@@ -140,8 +140,11 @@ export function validateSettings(value: unknown, source: string): Partial<Settin
         out.watchman = raw;
         break;
       case "dependencyDirs":
-        if (!Array.isArray(raw) || raw.some((d) => typeof d !== "string" || d.includes("/"))) {
-          throw bad("a list of directory names");
+        if (
+          !Array.isArray(raw) ||
+          raw.some((d) => typeof d !== "string" || d.includes("/") || d === "" || d === "." || d === "..")
+        ) {
+          throw bad('a list of directory names (such as "node_modules"; not "", "." or "..")');
         }
         out.dependencyDirs = raw as string[];
         break;

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EMPTY_TREE, objectId, serializeCommit } from "../../src/git/objects.js";
@@ -135,6 +135,15 @@ describe("snapshot ids", () => {
       `ghostcommit: cannot read ${r.path(".ghostcommit.json")}: it is a directory`,
     );
     expect(r.cli(["list", "--json"]).json).toMatchObject({ error: { code: "bad-config" } });
+    // Names that could never match a directory are refused, not silently useless.
+    rmSync(r.path(".ghostcommit.json"), { recursive: true });
+    for (const name of ["", ".", ".."]) {
+      r.write({ ".ghostcommit.json": JSON.stringify({ dependencyDirs: ["node_modules", name] }) });
+      expect(r.cli(["snapshot", "--json"]).json.error).toMatchObject({
+        code: "bad-config",
+        message: expect.stringContaining('"dependencyDirs" must be a list of directory names'),
+      });
+    }
   });
 
   it("fails with status 1 on an ambiguous prefix", async () => {
