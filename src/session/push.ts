@@ -12,7 +12,7 @@ import {
   type ResolvedRemote,
   resolveRemote,
 } from "../store/remote.js";
-import type { StoredSnapshot } from "../store/store.js";
+import { type StoredSnapshot, updateRefsQuietly } from "../store/store.js";
 import type { PushOptions, PushReport } from "../types.js";
 import { Journal } from "./journal.js";
 import { foldJournal, parseJournal } from "./model.js";
@@ -227,16 +227,5 @@ async function trackPushed(
   if (updates.length === 0) return;
   const prefix = trackingPrefix(engine, remote);
   const input = updates.map((u) => `update ${prefix}${u.name}\0${u.commit}\0\0`).join("");
-  await runGit(
-    [
-      "-c",
-      "core.hooksPath=/nonexistent/ghostcommit-no-hooks",
-      "-c",
-      "core.logAllRefUpdates=false",
-      "update-ref",
-      "--stdin",
-      "-z",
-    ],
-    { cwd: engine.paths.dir, env: { GIT_DIR: engine.refs.refsGitDir }, input },
-  );
+  await updateRefsQuietly(engine.paths.dir, engine.refs.refsGitDir, input);
 }

@@ -1,5 +1,6 @@
 import { runGit } from "../git/exec.js";
 import type { StoreContext } from "./context.js";
+import { updateRefsQuietly } from "./store.js";
 
 /**
  * Where a fetch keeps the remote's snapshot links while it runs (see session/push-edges.ts): they
@@ -23,21 +24,10 @@ export async function fetchedLinkRefs(engine: StoreContext): Promise<string[]> {
 export async function removeFetchedLinks(engine: StoreContext): Promise<number> {
   const refs = await fetchedLinkRefs(engine);
   if (refs.length === 0) return 0;
-  await runGit(
-    [
-      "-c",
-      "core.hooksPath=/nonexistent/ghostcommit-no-hooks",
-      "-c",
-      "core.logAllRefUpdates=false",
-      "update-ref",
-      "--stdin",
-      "-z",
-    ],
-    {
-      cwd: engine.paths.dir,
-      env: { GIT_DIR: engine.refs.refsGitDir },
-      input: refs.map((ref) => `delete ${ref}\0\0`).join(""),
-    },
+  await updateRefsQuietly(
+    engine.paths.dir,
+    engine.refs.refsGitDir,
+    refs.map((ref) => `delete ${ref}\0\0`).join(""),
   );
   return refs.length;
 }

@@ -165,21 +165,8 @@ export async function pushRefs(
 ): Promise<void> {
   if (updates.length === 0) return;
   const refspecs = updates.map(([source, destination]) => `${source}:${destination}`);
-  const result = await runGit(
-    [
-      ...TRANSFER_CONFIG,
-      "push",
-      "--atomic",
-      "--porcelain",
-      "--no-verify",
-      "--no-signed",
-      "--",
-      remote.url,
-      ...refspecs,
-    ],
-    // Status 1 is a refused ref: the reason is in the porcelain lines on stdout.
-    { cwd: path.dirname(gitDir), env: { GIT_DIR: gitDir, ...remote.env }, okCodes: [0, 1] },
-  ).catch((error: GhostcommitError) => {
+  // Status 1 is a refused ref: the reason is in the porcelain lines on stdout.
+  const result = await atomicPush(gitDir, remote, refspecs).catch((error: GhostcommitError) => {
     throw transferError("push to", remote.url, error);
   });
   if (result.code !== 0) {
@@ -201,20 +188,30 @@ export async function deleteRemoteRefs(
   refs: string[],
 ): Promise<boolean> {
   if (refs.length === 0) return true;
-  const result = await runGit(
+  const result = await atomicPush(
+    gitDir,
+    remote,
+    refs.map((r) => `:${r}`),
+  ).catch(() => null);
+  return result?.code === 0;
+}
+
+/** One `git push --atomic` of `refspecs`, hooks and signing off; status 1 (a refused ref) is an answer. */
+function atomicPush(gitDir: string, remote: ResolvedRemote, refspecs: string[]) {
+  return runGit(
     [
       ...TRANSFER_CONFIG,
       "push",
       "--atomic",
       "--porcelain",
       "--no-verify",
+      "--no-signed",
       "--",
       remote.url,
-      ...refs.map((r) => `:${r}`),
+      ...refspecs,
     ],
     { cwd: path.dirname(gitDir), env: { GIT_DIR: gitDir, ...remote.env }, okCodes: [0, 1] },
-  ).catch(() => null);
-  return result?.code === 0;
+  );
 }
 
 /**

@@ -25,6 +25,15 @@ const QUIET_REF_CONFIG = [
   "core.logAllRefUpdates=false",
 ];
 
+/** `update-ref --stdin -z` on the refs of `refsGitDir`, quietly (see QUIET_REF_CONFIG). */
+export async function updateRefsQuietly(cwd: string, refsGitDir: string, input: string): Promise<void> {
+  await runGit([...QUIET_REF_CONFIG, "update-ref", "--stdin", "-z"], {
+    cwd,
+    env: { GIT_DIR: refsGitDir },
+    input,
+  });
+}
+
 /**
  * Where snapshot commits and their refs live. Objects are always readable through the private
  * git directory (which borrows the user's objects); only where new objects and refs are written
