@@ -14,7 +14,7 @@ import {
 } from "./conversion.js";
 import type { CaptureContext, Captured } from "./context.js";
 import { loadGhostignore } from "./ghostignore.js";
-import { captureNestedRepos, nestedReposToCapture } from "./nested-repos.js";
+import { captureNestedRepos, nestedReposToCapture, submoduleHead } from "./nested-repos.js";
 import { expandIncludes } from "./includes.js";
 import { classifyUntracked, dependencyDirOf, ghostignoreMatch, largeDirCandidates } from "./policy.js";
 import { captureWorktreePath } from "./read-worktree.js";
@@ -122,6 +122,12 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     }
     inBase.set(rel, !/^0+$/.test(entry.headOid));
     stagedPaths.push(rel);
+    if (entry.indexMode === MODE.gitlink && entry.y === "M") {
+      // A submodule with another commit checked out than the index records: kept as that commit.
+      const checkedOut = await submoduleHead(path.join(worktreeRoot, ...entry.path.split("/")));
+      changes.set(rel, { mode: MODE.gitlink, oid: checkedOut ?? entry.indexOid });
+      continue;
+    }
     if (entry.y !== ".") {
       if (entry.y === "D") changes.set(rel, null);
       else reads.push({ path: rel, limit: null, untracked: false });

@@ -177,3 +177,13 @@ export async function nestedReposToCapture(
   }
   return [...roots].sort();
 }
+
+/** The commit checked out in a submodule's work tree, or null when git cannot tell. */
+export async function submoduleHead(dir: string): Promise<string | null> {
+  const result = await runGit(["rev-parse", "--verify", "-q", "HEAD"], {
+    cwd: dir,
+    okCodes: [0, 1, 128],
+  }).catch(() => null);
+  const oid = result?.code === 0 ? result.stdout.toString("latin1").trim() : "";
+  return /^[0-9a-f]{40}$/.test(oid) ? oid : null;
+}

@@ -111,7 +111,8 @@ export async function runStatus(
       "-z",
       "--untracked-files=all",
       "--no-renames",
-      "--ignore-submodules=all",
+      // A submodule's checked-out commit counts (its own content does not): git only reads its HEAD.
+      "--ignore-submodules=dirty",
     ];
     if (prefix !== "") args.push("--", relBytes(prefix).toString("utf8"));
     // A capture compresses only once status has answered: zlib's module loads, and its first

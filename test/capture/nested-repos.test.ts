@@ -87,6 +87,28 @@ describe("a folder holding several repositories", () => {
 });
 
 describe("repositories nested in a git workspace", () => {
+  it("keep a submodule as the commit checked out in it, staged or not, and its turn records the change", () => {
+    const lib = repo({ "lib.c": "v1\n" });
+    lib.write({ "lib.c": "v2\n" });
+    lib.git("commit", "-qam", "v2");
+    const r = repo({ "a.txt": "a\n" });
+    r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "lib");
+    r.git("commit", "-qm", "submodule");
+    const gitlink = (id: string) => r.git("ls-tree", id, "lib").split(/\s/)[2];
+    const [v1, v2] = [lib.git("rev-parse", "HEAD~1").trim(), lib.git("rev-parse", "HEAD").trim()];
+    const store = r.ok("doctor").store as string;
+    const inStore = (id: string) =>
+      sandbox.git(r.dir, `--git-dir=${store}/git`, "ls-tree", id, "lib").split(/\s/)[2];
+    r.ok("turn", "begin", "--session", "s", "--turn", "1");
+    sandbox.git(r.path("lib"), "checkout", "-q", v1); // not staged in the superproject
+    const ended = r.ok("turn", "end", "--session", "s", "--turn", "1");
+    expect(ended.changed).toEqual(["lib"]);
+    expect([gitlink("HEAD"), inStore(ended.after)]).toEqual([v2, v1]);
+    expect(r.ok("diff", ended.after, "--name-status")).toEqual([]); // the work tree is as captured
+    r.git("add", "lib"); // staged now: the same
+    expect(inStore(r.ok("snapshot").id)).toBe(v1);
+  });
+
   it("stay excluded by default and are captured by their own rules with nestedRepos: capture", () => {
     const lib = repo({ "lib.c": "int lib;\n" });
     const r = repo({ "a.txt": "a\n" });
