@@ -46,12 +46,12 @@ export async function skipExcludedNow(
           git.prefix,
           candidates.map((s) => s.path),
         ),
-        askGit(
+        lsFiles(
           git.worktreeRoot!,
           git.prefix,
-          ["ls-files", "-z", "--pathspec-from-file=-", "--pathspec-file-nul"],
+          [],
           suspects.map((s) => s.path),
-        ),
+        ).then((lines) => new Set(lines.map((line) => fromTop(git.prefix, relFromBytes(line))))),
       ])
     : [new Map<RelPath, string>(), new Set<RelPath>()];
   const excluded = new Set<RelPath>();
@@ -92,25 +92,32 @@ async function ignoringFiles(
   return found;
 }
 
-/** The paths (workspace-relative) a git command reading NUL-separated paths on stdin prints back. */
-async function askGit(
+/**
+ * `git ls-files -z FLAGS -- PATHS` (literal paths, relative to the workspace), its records as
+ * git prints them (relative to the work tree's top). Git 2.39's ls-files takes no pathspec file,
+ * so the paths go on the command line, a thousand at a time.
+ */
+export async function lsFiles(
   worktreeRoot: string,
   prefix: RelPath,
-  args: string[],
+  flags: string[],
   paths: RelPath[],
-): Promise<Set<RelPath>> {
-  if (paths.length === 0) return new Set();
-  const full = (p: RelPath) => (prefix === "" ? p : `${prefix}/${p}`);
-  const result = await runGit(args, {
-    cwd: worktreeRoot,
-    env: { GIT_LITERAL_PATHSPECS: "1" },
-    input: Buffer.concat(paths.flatMap((p) => [relBytes(full(p)), Buffer.from([0])])),
-    okCodes: [0, 1],
-  }).catch(() => null);
-  const out = new Set<RelPath>();
-  for (const line of result ? splitNul(result.stdout) : []) {
-    const rel = relFromBytes(line);
-    out.add(prefix === "" ? rel : rel.slice(prefix.length + 1));
+): Promise<Buffer[]> {
+  const lines: Buffer[] = [];
+  for (let at = 0; at < paths.length; at += 1000) {
+    const chunk = paths
+      .slice(at, at + 1000)
+      .map((p) => relBytes(prefix === "" ? p : `${prefix}/${p}`).toString("utf8"));
+    const result = await runGit(["ls-files", "-z", ...flags, "--", ...chunk], {
+      cwd: worktreeRoot,
+      env: { GIT_LITERAL_PATHSPECS: "1" },
+    });
+    lines.push(...splitNul(result.stdout));
   }
-  return out;
+  return lines;
+}
+
+/** A path git printed relative to the work tree's top, made relative to the workspace. */
+export function fromTop(prefix: RelPath, rel: RelPath): RelPath {
+  return prefix !== "" && rel.startsWith(`${prefix}/`) ? rel.slice(prefix.length + 1) : rel;
 }

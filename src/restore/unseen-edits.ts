@@ -1,8 +1,8 @@
 import { promises as fs } from "node:fs";
 import { hasUnsafeAncestor } from "../capture/read-worktree.js";
-import { runGit, splitNul } from "../git/exec.js";
 import { MODE, objectId } from "../git/objects.js";
-import { fsPath, type RelPath, relBytes, relFromBytes } from "../paths.js";
+import { fsPath, type RelPath, relFromBytes } from "../paths.js";
+import { fromTop, lsFiles } from "./excluded-now.js";
 import type { PathChange, PlanStep } from "./plan.js";
 
 /** Paths the restore would write that exist on disk although the safety snapshot does not hold them. */
@@ -76,20 +76,13 @@ export async function skipUnseenEdits(
 
 /** Which of `paths` the index marks skip-worktree or assume-unchanged (`ls-files -v` tags them S or in lower case). */
 async function hiddenFromStatus(worktreeRoot: string, prefix: RelPath, paths: RelPath[]): Promise<RelPath[]> {
-  const full = (p: RelPath) => (prefix === "" ? p : `${prefix}/${p}`);
-  const input = Buffer.concat(paths.flatMap((p) => [relBytes(full(p)), Buffer.from([0])]));
-  const listed = await runGit(["ls-files", "-v", "-z", "--pathspec-from-file=-", "--pathspec-file-nul"], {
-    cwd: worktreeRoot,
-    input,
-    okCodes: [0, 1],
-  }).catch(() => null);
+  const listed = await lsFiles(worktreeRoot, prefix, ["-v"], paths).catch(() => null);
   if (!listed) return paths; // cannot tell: read them all
   const hidden: RelPath[] = [];
-  for (const line of splitNul(listed.stdout)) {
+  for (const line of listed) {
     const tag = String.fromCharCode(line[0]);
     if (tag !== "S" && tag === tag.toUpperCase()) continue;
-    const path = relFromBytes(line.subarray(2));
-    hidden.push(prefix === "" ? path : path.slice(prefix.length + 1));
+    hidden.push(fromTop(prefix, relFromBytes(line.subarray(2))));
   }
   return hidden;
 }

@@ -40,7 +40,11 @@ describe("restore", () => {
   });
 
   it("does not write back a file today's settings leave out (ignored, a dependency directory, too large), which no undo could remove", () => {
-    const r = repo({ "a.txt": "a\n", ".ghostcommit.json": '{"dependencyDirs": []}\n' });
+    const r = repo({
+      "a.txt": "a\n",
+      ".ghostcommit.json": '{"dependencyDirs": []}\n',
+      "committed.bin": "tracked, so always captured\n",
+    });
     r.write({
       "notes.txt": "n\n",
       "vendor/pkg/i.js": "i\n",
@@ -48,7 +52,7 @@ describe("restore", () => {
       "back.log": "l\n",
     });
     const snap = r.ok("snapshot").id;
-    for (const p of ["notes.txt", "vendor", "gen.txt", "back.log"]) r.remove(p);
+    for (const p of ["notes.txt", "vendor", "gen.txt", "back.log", "committed.bin"]) r.remove(p);
     r.write({ ".git/info/exclude": "notes.txt\n", ".gitignore": "*.log\n" });
     r.write({ ".ghostcommit.json": '{"dependencyDirs": ["vendor"], "largeFileBytes": 10}\n' });
     const report = r.ok("restore", snap);
@@ -58,8 +62,9 @@ describe("restore", () => {
       { path: "vendor/pkg/i.js", reason: "excluded" },
     ]);
     // back.log is written: the restore removes the .gitignore that ignores it.
+    // committed.bin is over the limit too, but tracked: captured, so written back.
     expect([report.written.sort(), report.deleted]).toEqual([
-      [".ghostcommit.json", "back.log"],
+      [".ghostcommit.json", "back.log", "committed.bin"],
       [".gitignore"],
     ]);
     expect(["notes.txt", "vendor/pkg/i.js", "gen.txt"].map((p) => r.exists(p))).toEqual([
