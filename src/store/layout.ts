@@ -233,14 +233,8 @@ export async function ensureStore(paths: StorePaths, location: WorkspaceLocation
     try {
       await fs.access(path.join(paths.gitDir, "HEAD"));
     } catch {
-      if (existsSync(paths.gitDir)) {
-        // Not a race: a git directory without its HEAD (removed by hand, a damaged disk).
-        throw new GhostcommitError(
-          "store-damaged",
-          `the store's git directory ${paths.gitDir} is damaged (its HEAD is missing); ghostcommit doctor --repair mends it`,
-          { file: path.join(paths.gitDir, "HEAD") },
-        );
-      }
+      // Not a race: a git directory without its HEAD (removed by hand, a damaged disk).
+      if (existsSync(paths.gitDir)) throw headlessStore(paths.gitDir);
       throw error;
     }
     await ensureTmpDir(paths);
@@ -248,6 +242,15 @@ export async function ensureStore(paths: StorePaths, location: WorkspaceLocation
   }
   mkdirSync(paths.tmpDir, { recursive: true, mode: 0o700 });
   mkdirSync(paths.sessionsDir, { recursive: true, mode: 0o700 });
+}
+
+/** A store git directory that lost its HEAD: every command says so (doctor --repair mends it). */
+export function headlessStore(gitDir: string): GhostcommitError {
+  return new GhostcommitError(
+    "store-damaged",
+    `the store's git directory ${gitDir} is damaged (its HEAD is missing); ghostcommit doctor --repair mends it`,
+    { file: path.join(gitDir, "HEAD") },
+  );
 }
 
 /** Ensures the store's scratch directory exists (a killed store creation may have skipped it). */

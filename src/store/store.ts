@@ -6,9 +6,9 @@ import { runGit, splitNul } from "../git/exec.js";
 import { keptElsewhere, readOptional, type WorkspaceLocation } from "../git/repository.js";
 import { syncDirs, writeFileSynced } from "../util/durable.js";
 import { decodeMessage, type SnapshotMeta } from "./metadata.js";
-import type { StorePaths } from "./layout.js";
 import { treeOfCommit } from "../git/objects.js";
 import { readLooseObject } from "../git/loose-objects.js";
+import { headlessStore, type StorePaths } from "./layout.js";
 
 /** A snapshot as found in the store: its commit id, tree and metadata. */
 export interface StoredSnapshot {
@@ -130,8 +130,12 @@ export class SnapshotRefs {
 
   /** Every snapshot of this workspace, newest first. */
   async list(): Promise<StoredSnapshot[]> {
-    // No store yet (nothing snapshotted, or the workspace is disabled): nothing to list.
-    if (!existsSync(path.join(this.refsGitDir, "HEAD"))) return [];
+    // No store yet (nothing snapshotted, or the workspace is disabled): nothing to list. A store
+    // whose HEAD is gone is not empty, though its snapshots cannot be listed.
+    if (!existsSync(path.join(this.refsGitDir, "HEAD"))) {
+      if (this.kind === "shadow" && existsSync(this.refsGitDir)) throw headlessStore(this.refsGitDir);
+      return [];
+    }
     const result = await runGit(
       [
         ...QUIET_REF_CONFIG,

@@ -142,6 +142,10 @@ describe("a damaged store", () => {
       damage();
       const failed = repo.cli(["snapshot", "--json"]);
       expect(failed.status).toBe(1);
+      // Not "no snapshots yet": the store is there, damaged.
+      const listed = repo.cli(["list"]);
+      expect(listed.status).toBe(1);
+      expect(listed.stdout).not.toContain("no snapshots");
       const doctor = repo.cli(["doctor", "--json"]);
       expect(doctor.status).toBe(1);
       expect(doctor.json.problems.map((p: any) => p.code)).toEqual(["damaged-store"]);
