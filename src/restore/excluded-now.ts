@@ -33,11 +33,11 @@ export async function skipExcludedNow(
   );
   const dependencyDirs = new Set(engine.settings.dependencyDirs);
   const limit = engine.settings.largeFileBytes;
-  const suspects: typeof writes = [];
-  for (const s of writes) {
-    const inDependencyDir = !included(s.path) && dependencyDirOf(s.path, dependencyDirs) !== null;
-    if (inDependencyDir || (await sizeOf(s.state.oid)) > limit) suspects.push(s);
-  }
+  // All sizes asked at once: cat-file answers in order, one round trip for them all.
+  const sizes = await Promise.all(writes.map((s) => sizeOf(s.state.oid)));
+  const suspects = writes.filter(
+    (s, i) => sizes[i] > limit || (!included(s.path) && dependencyDirOf(s.path, dependencyDirs) !== null),
+  );
   const git = engine.location.kind === "git" ? engine.location : null;
   const [ignoredBy, tracked] = git
     ? await Promise.all([
@@ -84,10 +84,9 @@ async function ignoringFiles(
     okCodes: [0, 1],
   }).catch(() => null);
   const fields = result ? splitNul(result.stdout) : [];
-  const strip = (p: string) => (prefix !== "" && p.startsWith(`${prefix}/`) ? p.slice(prefix.length + 1) : p);
   // Four fields per ignored path: the rule's file, its line, the pattern, the path.
   for (let i = 0; i + 3 < fields.length; i += 4) {
-    found.set(strip(relFromBytes(fields[i + 3])), strip(fields[i].toString("latin1")));
+    found.set(fromTop(prefix, relFromBytes(fields[i + 3])), fromTop(prefix, fields[i].toString("latin1")));
   }
   return found;
 }

@@ -169,12 +169,18 @@ async function prepareRestore(
     }),
     target.changes,
   );
+  // Each blob is read once: the size check below and the writes share the answers.
+  const blobs = new Map<string, ReturnType<CatFile["read"]>>();
+  const readBlob = (oid: string) => {
+    if (!blobs.has(oid)) blobs.set(oid, cat.read(oid));
+    return blobs.get(oid)!;
+  };
   const steps = await skipExcludedNow(
     engine,
     planned,
     target.changes,
     run.includes,
-    async (oid) => (await cat.read(oid))?.content.length ?? 0,
+    async (oid) => (await readBlob(oid))?.content.length ?? 0,
   );
   if (run.dryRun) {
     const result: RestoreResult = {
@@ -190,7 +196,7 @@ async function prepareRestore(
   // make a large restore wait on the pipe, and widen the window in which it can be interrupted.
   const contents = new Map<string, Buffer>();
   const oids = [...new Set(steps.flatMap((s) => (s.kind === "write" ? [s.state.oid] : [])))];
-  const objects = await Promise.all(oids.map((oid) => cat.read(oid)));
+  const objects = await Promise.all(oids.map(readBlob));
   oids.forEach((oid, i) => {
     const object = objects[i];
     if (object?.type !== "blob") {
