@@ -125,8 +125,25 @@ export async function readAllJournals(dir: string): Promise<SessionState[]> {
     .map((j) => j.state);
 }
 
+/**
+ * How long another session may be silent before a turn of this one began and still count as
+ * running beside it. Its turn may be inside one long tool call (a build, a test run) that sends
+ * no event until it ends: Claude Code lets a shell command run up to 10 minutes. A turn silent
+ * for longer is taken as abandoned (Esc, then a new conversation), not as overlapping every
+ * later turn of every session.
+ */
+export const SILENT_TURN_MS = 15 * 60_000;
+
+/**
+ * Other sessions whose turns may have run beside a turn that began at `startedAt` (microseconds):
+ * those heard from since `SILENT_TURN_MS` before it (one stat per journal), excluding `except`.
+ */
+export function journalsAround(dir: string, startedAt: number, except: string): Promise<SessionState[]> {
+  return recentJournals(dir, startedAt / 1000 - SILENT_TURN_MS, except);
+}
+
 /** Journals modified at or after `sinceMs` (cheap: one stat per journal), excluding `except`. */
-export async function recentJournals(dir: string, sinceMs: number, except: string): Promise<SessionState[]> {
+async function recentJournals(dir: string, sinceMs: number, except: string): Promise<SessionState[]> {
   const names = namesIn(dir);
   const out: SessionState[] = [];
   for (const name of names) {

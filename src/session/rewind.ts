@@ -10,7 +10,7 @@ import type { RewindOptions, RewindReport } from "../types.js";
 import { attributeTurn, overlappingTouches } from "./attribution.js";
 import { checkTurnId, conflictError, requireTurn, type SessionContext } from "./context.js";
 import { proveDeletions } from "./deletions.js";
-import { recentJournals } from "./journal.js";
+import { journalsAround } from "./journal.js";
 import { liveTurns, openTurnOf, type TurnState } from "./model.js";
 import { isNamed, refuseUnmatched, resolveNamedPaths, selectNamed } from "../restore/path-filter.js";
 import {
@@ -278,9 +278,9 @@ async function openTurnChanges(
   currentTree: string,
 ): Promise<RelPath[]> {
   const diff = await diffTrees(ctx.engine, beforeTree, currentTree);
-  const others = await recentJournals(
+  const others = await journalsAround(
     ctx.engine.paths.sessionsDir,
-    open.startedAt / 1000 - 1000,
+    open.startedAt,
     path.basename(ctx.journal.file),
   );
   return attributeTurn(

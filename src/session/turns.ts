@@ -12,7 +12,7 @@ import { settledWith } from "../util/settled.js";
 import type { TurnBegun, TurnEnded } from "../types.js";
 import { attributeTurn, overlappingTouches, overlappingTurns } from "./attribution.js";
 import { checkTurnId, requireTurn, type SessionContext } from "./context.js";
-import { type NewRecord, recentJournals } from "./journal.js";
+import { type NewRecord, journalsAround } from "./journal.js";
 import { changedSinceProgress } from "./progress.js";
 import { applyRecord, openTurnOf, promptPreview, type SessionState, type TurnState } from "./model.js";
 
@@ -170,11 +170,7 @@ async function endLocked(
     return { after: snap, ...compared };
   });
   const now = nowMicros();
-  const others = await recentJournals(
-    engine.paths.sessionsDir,
-    turn.startedAt / 1000 - 1000,
-    path.basename(journal.file),
-  );
+  const others = await journalsAround(engine.paths.sessionsDir, turn.startedAt, path.basename(journal.file));
   // The session's own rewinds and redos during the turn (an undo from the chat) are its work too.
   const ownTouched = new Set(turn.touched);
   for (const undo of state.undos) {

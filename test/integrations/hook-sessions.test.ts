@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Repo, Sandbox } from "../helpers/repo.js";
@@ -201,6 +201,45 @@ describe("hooks across sessions and outside projects", () => {
       );
     }
     expect(repo.read("notes.md")).toBe("by a shell of one of them\n");
+  });
+
+  /** Dates the session journals back, as if their agents had been silent for `minutes`. */
+  const silentFor = (minutes: number) => {
+    const workspaces = path.join(sandbox.home, "data", "workspaces");
+    const when = new Date(Date.now() - minutes * 60_000);
+    for (const workspace of readdirSync(workspaces)) {
+      const sessions = path.join(workspaces, workspace, "sessions");
+      for (const name of readdirSync(sessions)) utimesSync(path.join(sessions, name), when, when);
+    }
+  };
+
+  it("counts a turn still open in one long shell command as overlapping a later session's turn", () => {
+    // A's agent sends its prompt, then runs a build that sends no event for minutes (Claude Code's
+    // Bash tool allows up to 10); meanwhile B's whole turn runs, and A's build writes a file.
+    send(claude(repo.dir, "A", "UserPromptSubmit", { prompt: "build it" }), repo.dir);
+    silentFor(5);
+    send(claude(repo.dir, "B", "UserPromptSubmit", { prompt: "b" }), repo.dir);
+    repo.write({ "built.txt": "made by A's long build\n" });
+    send(claude(repo.dir, "B", "Stop", { stop_hook_active: false }), repo.dir);
+    send(claude(repo.dir, "A", "Stop", { stop_hook_active: false }), repo.dir);
+    expect(log("B")[0].uncertain).toEqual(["built.txt"]);
+    const refused = repo.cli(["rewind", "--session", "B", "--to", "1", "--json"]);
+    expect(refused.status).toBe(3);
+    expect(refused.json.conflicts).toEqual(["built.txt"]);
+    expect(repo.read("built.txt")).toBe("made by A's long build\n");
+  });
+
+  it("does not take a turn abandoned long ago for one running beside every later turn", () => {
+    // A was interrupted (Esc) an hour ago and never ended; B's shell edit now is B's alone.
+    send(claude(repo.dir, "A", "UserPromptSubmit", { prompt: "a" }), repo.dir);
+    silentFor(60);
+    send(claude(repo.dir, "B", "UserPromptSubmit", { prompt: "b" }), repo.dir);
+    repo.write({ "notes.md": "by B's shell\n" });
+    send(claude(repo.dir, "B", "Stop", { stop_hook_active: false }), repo.dir);
+    expect(log("B")[0].uncertain ?? []).toEqual([]);
+    const rewound = repo.cli(["rewind", "--session", "B", "--to", "1", "--json"]);
+    expect(rewound.status, rewound.stderr).toBe(0);
+    expect(repo.read("notes.md")).toBe("n0\n");
   });
 
   it("does not let one session revert another's shell edit to a file it had touched", () => {
