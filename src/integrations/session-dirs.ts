@@ -48,22 +48,23 @@ export async function rememberWorkspace(agent: AgentName, session: string, dir: 
 }
 
 /** Every session record: its workspace, and when it was last active. */
-async function sessionRecords(): Promise<{ dir: string; session: string; at: number }[]> {
+async function sessionRecords(): Promise<{ dir: string; session: string; agent: string; at: number }[]> {
   let names: string[];
   try {
     names = await fs.readdir(recordsDir());
   } catch {
     return [];
   }
-  const found: { dir: string; session: string; at: number }[] = [];
+  const found: { dir: string; session: string; agent: string; at: number }[] = [];
   for (const name of names) {
     if (!name.endsWith(".json")) continue;
     const file = path.join(recordsDir(), name);
     try {
       const [text, stat] = await Promise.all([fs.readFile(file, "utf8"), fs.stat(file)]);
-      const value = JSON.parse(text) as { dir?: unknown; session?: unknown };
+      const value = JSON.parse(text) as { dir?: unknown; session?: unknown; agent?: unknown };
       if (typeof value.dir !== "string" || typeof value.session !== "string") continue;
-      found.push({ dir: value.dir, session: value.session, at: stat.mtimeMs });
+      const agent = typeof value.agent === "string" ? value.agent : "";
+      found.push({ dir: value.dir, session: value.session, agent, at: stat.mtimeMs });
     } catch {
       // a record being written or removed
     }
@@ -84,6 +85,18 @@ export async function hookSessionsBelow(root: string): Promise<{ dir: string; se
     byDir.set(dir, [...(byDir.get(dir) ?? []), session]);
   }
   return [...byDir].map(([dir, sessions]) => ({ dir, sessions }));
+}
+
+/**
+ * The workspace of the agent's most recently begun session that holds `dir` (is it or above it):
+ * where a command naming no session (an older Claude Code leaves it empty) run from the directory
+ * the agent `cd`-ed into means to act.
+ */
+export async function latestWorkspaceHolding(agent: AgentName, dir: string): Promise<string | undefined> {
+  return (await sessionRecords()).find((r) => {
+    const rel = path.relative(r.dir, dir);
+    return r.agent === agent && !rel.startsWith("..") && !path.isAbsolute(rel);
+  })?.dir;
 }
 
 /** The workspaces other than `root` where an agent's hooks keep a session with this id. */

@@ -3,7 +3,12 @@ import { openWorkspace, type Workspace } from "../workspace.js";
 import { GhostcommitError } from "../errors.js";
 import { keptElsewhere } from "../git/repository.js";
 import { AGENTS } from "./event.js";
-import { hookSessionDirs, hookSessionsBelow, sessionWorkspace } from "./session-dirs.js";
+import {
+  hookSessionDirs,
+  hookSessionsBelow,
+  latestWorkspaceHolding,
+  sessionWorkspace,
+} from "./session-dirs.js";
 import type { SessionHandle, TurnRecord } from "../types.js";
 
 /**
@@ -56,14 +61,14 @@ export async function resolveSessionWithTurns(
   ws: Workspace,
   given: string | undefined,
   agent?: string,
-): Promise<{ session: SessionHandle; turns: TurnRecord[] }> {
+): Promise<{ session: SessionHandle; turns: TurnRecord[]; ws: Workspace }> {
   if (agent !== undefined) ws = await agentsWorkspace(ws, given, agent);
   const session = await resolveSession(ws, given);
   const turns = await session.log();
-  if (given === undefined || given === "" || turns.length > 0) return { session, turns };
+  if (given === undefined || given === "" || turns.length > 0) return { session, turns, ws };
   const hooks = await hookSessionDirs(given, ws.root);
   const [elsewhere] = hooks.length > 0 ? hooks : await workspacesAboveWith(ws, given);
-  if (elsewhere === undefined) return { session, turns };
+  if (elsewhere === undefined) return { session, turns, ws };
   const keeper = hooks.length > 0 ? "its agent's hooks keep it" : "it is kept";
   throw new GhostcommitError(
     "not-found",
@@ -74,7 +79,8 @@ export async function resolveSessionWithTurns(
 
 /**
  * `--agent A`: the workspace agent A's hooks keep the session in, wherever the command runs (a
- * slash command's line runs where the agent last `cd`-ed). `ws` when they keep none.
+ * slash command's line runs where the agent last `cd`-ed); with no session named, that of A's
+ * latest session begun here or above. `ws` when they keep none.
  */
 async function agentsWorkspace(
   ws: Workspace,
@@ -84,7 +90,7 @@ async function agentsWorkspace(
   const known = AGENTS.find((a) => a === agent);
   if (!known)
     throw new GhostcommitError("usage", `unknown agent "${agent}" (use one of ${AGENTS.join(", ")})`);
-  const dir = session ? await sessionWorkspace(known, session) : undefined;
+  const dir = session ? await sessionWorkspace(known, session) : await latestWorkspaceHolding(known, ws.root);
   return dir === undefined || dir === ws.root ? ws : openWorkspace({ cwd: dir, store: ws.store });
 }
 

@@ -77,8 +77,26 @@ describe("Claude Code's /ghostcommit-* commands", () => {
     const fromSub = typedIn("ghostcommit-rewind", "3");
     expect(fromSub.status, fromSub.stderr).toBe(0);
     expect(repo.read("src/s.txt")).toBe("s0\n");
+    // Its undo hint (which the model relays) runs as printed where the line ran.
+    const hint = /undo with: ghostcommit (.*)$/m.exec(fromSub.stdout)?.[1];
+    expect(hint).toBe(`-C ${repo.dir} redo --session K1`);
+    const cli = slashCommand(path.join(commands, "ghostcommit-log.md"), "", "K1").replace(/ log .*$/, "");
+    const undo = shellHook(sandbox, `${cli} ${hint}`, "", deeper);
+    expect(undo.status, undo.stderr).toBe(0);
+    expect(repo.read("src/s.txt")).toBe("s1\n");
+    expect(typedIn("ghostcommit-rewind", "3").status).toBe(0);
     expect(typedIn("ghostcommit-redo", "").status).toBe(0);
     expect(repo.read("src/s.txt")).toBe("s1\n");
+    // An older Claude Code leaves the session empty there too: the latest session of the
+    // workspace its hooks keep, not "no session" in the subdirectory.
+    const oldFromSub = shellHook(
+      sandbox,
+      slashCommand(path.join(commands, "ghostcommit-log.md"), "", undefined),
+      "",
+      deeper,
+    );
+    expect(oldFromSub.status, oldFromSub.stderr).toBe(0);
+    expect(oldFromSub.stdout).toContain("cd src and write there");
 
     // An older Claude Code leaves the token: the shell makes it empty, meaning the latest session.
     const old = typed("ghostcommit-log", "", undefined);

@@ -46,15 +46,14 @@ export function register(program: Command, run: Action): void {
           );
         }
         const paths = checkNamedPaths(globals, command.args);
-        const { session } = await resolveSessionWithTurns(
-          await open(globals),
-          options.session,
-          options.agent,
-        );
+        const here = await open(globals);
+        const { session, ws } = await resolveSessionWithTurns(here, options.session, options.agent);
+        // The hints printed run where this command ran: they name the workspace --agent moved to.
+        const hints = ws.root === here.root ? globals : { ...globals, C: ws.root };
         if (options.to === undefined) {
           // Loaded on demand: the picker's terminal UI costs start-up time every other command would pay.
           const { pickAndRewind } = await import("./picker.js");
-          return pickAndRewind(session, { force: options.force, dryRun: options.dryRun, paths }, globals);
+          return pickAndRewind(session, { force: options.force, dryRun: options.dryRun, paths }, hints);
         }
         const done = progress("rewinding");
         const report = await session
@@ -68,7 +67,7 @@ export function register(program: Command, run: Action): void {
           .finally(done);
         return {
           json: report,
-          human: () => describeRewind(report, globals),
+          human: () => describeRewind(report, hints),
           exitCode: hardSkips(report) ? 1 : 0,
         };
       }),
