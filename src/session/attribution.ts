@@ -42,11 +42,18 @@ export function overlappingTouches(others: SessionState[], startedAt: number, en
   return out;
 }
 
-/** True when a turn of another session overlaps [startedAt, endedAt] (microseconds). */
-export function overlappingTurns(others: SessionState[], startedAt: number, endedAt: number): boolean {
-  return others.some((session) =>
-    session.turns.some(
-      (turn) => turn.startedAt <= endedAt && (turn.endedAt === undefined || turn.endedAt >= startedAt),
-    ),
-  );
+/**
+ * When a turn of another session first ran beside [startedAt, endedAt] (microseconds): its start,
+ * or `startedAt` if one was running already; null if none overlaps.
+ */
+export function overlapStart(others: SessionState[], startedAt: number, endedAt: number): number | null {
+  let first: number | null = null;
+  for (const session of others) {
+    for (const turn of session.turns) {
+      if (turn.startedAt > endedAt || (turn.endedAt !== undefined && turn.endedAt < startedAt)) continue;
+      const from = Math.max(turn.startedAt, startedAt);
+      if (first === null || from < first) first = from;
+    }
+  }
+  return first;
 }

@@ -79,6 +79,8 @@ export interface TurnState {
   beforeUnknown: Set<RelPath>;
   /** The tree of the latest progress mark, if any. */
   progress?: string;
+  /** Every progress mark of the turn, oldest first: its tree, and when it was taken (microseconds). */
+  marks: { tree: string; t: number }[];
   /** Changed paths whose attribution to this turn is uncertain: rewinding them needs --force. */
   uncertain: Set<RelPath>;
   state: TurnStatus;
@@ -137,6 +139,7 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
         touched: new Set(),
         beforeAbsent: new Set(),
         beforeUnknown: new Set(),
+        marks: [],
         uncertain: new Set(),
         state: "open",
         rewoundPaths: new Map(),
@@ -157,7 +160,9 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
     }
     case "mark": {
       const turn = findTurn(state, record.turn);
-      if (turn?.state === "open") turn.progress = record.tree;
+      if (turn?.state !== "open") break;
+      turn.progress = record.tree;
+      turn.marks.push({ tree: record.tree, t: record.t });
       break;
     }
     case "end": {

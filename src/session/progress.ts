@@ -80,3 +80,29 @@ export async function changedSinceProgress(
   }
   return out;
 }
+
+/**
+ * Of `paths` (changed by a turn, reported by none of its tool calls), those already as they ended
+ * at a progress mark taken before another session's turn began beside it (`overlapFrom`): a
+ * change made while the turn ran alone is its own, whatever happened beside it later.
+ */
+export async function settledBefore(
+  cat: CatFile,
+  turn: TurnState,
+  overlapFrom: number,
+  afterTree: string,
+  paths: RelPath[],
+): Promise<Set<RelPath>> {
+  const mark = turn.marks.filter((m) => m.t < overlapFrom).at(-1);
+  const settled = new Set<RelPath>();
+  if (!mark || paths.length === 0) return settled;
+  const lookup = new TreeLookup(cat);
+  try {
+    for (const p of paths) {
+      if (sameState(await lookup.file(mark.tree, p), await lookup.file(afterTree, p))) settled.add(p);
+    }
+  } catch {
+    return new Set(); // the mark's objects are gone: nothing is proven
+  }
+  return settled;
+}

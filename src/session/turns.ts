@@ -10,10 +10,10 @@ import type { StoredSnapshot } from "../store/store.js";
 import { writeSnapshot } from "../store/snapshots.js";
 import { settledWith } from "../util/settled.js";
 import type { TurnBegun, TurnEnded } from "../types.js";
-import { attributeTurn, overlappingTouches, overlappingTurns } from "./attribution.js";
+import { attributeTurn, overlappingTouches, overlapStart } from "./attribution.js";
 import { checkTurnId, requireTurn, type SessionContext } from "./context.js";
 import { type NewRecord, journalsAround } from "./journal.js";
-import { changedSinceProgress } from "./progress.js";
+import { changedSinceProgress, settledBefore } from "./progress.js";
 import { applyRecord, openTurnOf, promptPreview, type SessionState, type TurnState } from "./model.js";
 
 /**
@@ -189,8 +189,13 @@ async function endLocked(
   // While another session's turn ran too, an edit neither reported may be the other agent's: so
   // may a change to a file this turn touched, made after its last tool call (another agent's
   // shell appending to it).
-  if (overlappingTurns(others, turn.startedAt, now)) {
-    for (const p of attributed) if (!ownTouched.has(p)) uncertain.add(p);
+  const overlapFrom = overlapStart(others, turn.startedAt, now);
+  if (overlapFrom !== null) {
+    const unreported = attributed.filter((p) => !ownTouched.has(p));
+    const own = await engine.withReader((cat) =>
+      settledBefore(cat, turn, overlapFrom, after.tree, unreported),
+    );
+    for (const p of unreported) if (!own.has(p)) uncertain.add(p);
     for (const p of sinceProgress) uncertain.add(p);
   }
   const record: Extract<NewRecord, { e: "end" }> = { e: "end", turn: turn.turn, after: after.id, changed };

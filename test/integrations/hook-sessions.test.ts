@@ -203,6 +203,31 @@ describe("hooks across sessions and outside projects", () => {
     expect(repo.read("notes.md")).toBe("by a shell of one of them\n");
   });
 
+  it("keeps a session's own shell edit, made before another session's turn began, its own", () => {
+    send(claude(repo.dir, "A", "UserPromptSubmit", { prompt: "a" }), repo.dir);
+    // A's shell command, reported after it ran (Claude Code's PostToolUse for Bash).
+    const bash = { tool_name: "Bash", tool_input: { command: "./gen.sh" }, tool_use_id: "t1" };
+    repo.write({ "notes.md": "by A's shell\n", "README.md": "by A's shell\n" });
+    send(
+      claude(repo.dir, "A", "PostToolUse", { ...bash, tool_response: { stdout: "", stderr: "" } }),
+      repo.dir,
+    );
+    // Only then does B's turn begin; during it README.md changes again, reported by no one.
+    send(claude(repo.dir, "B", "UserPromptSubmit", { prompt: "b" }), repo.dir);
+    repo.write({ "README.md": "by A's shell, then someone\n" });
+    send(claude(repo.dir, "B", "Stop", { stop_hook_active: false }), repo.dir);
+    send(claude(repo.dir, "A", "Stop", { stop_hook_active: false }), repo.dir);
+    expect(log("A")[0].changed).toEqual(["README.md", "notes.md"]);
+    expect(log("A")[0].uncertain).toEqual(["README.md"]);
+    const rewound = repo.cli(["rewind", "--session", "A", "--to", "1", "--json", "--", "notes.md"]);
+    expect(rewound.status, rewound.stderr).toBe(0);
+    expect(rewound.json.written).toEqual(["notes.md"]);
+    expect(repo.read("notes.md")).toBe("n0\n");
+    const refused = repo.cli(["rewind", "--session", "A", "--to", "1", "--json"]);
+    expect(refused.status).toBe(3);
+    expect(refused.json.conflicts).toEqual(["README.md"]);
+  });
+
   /** Dates the session journals back, as if their agents had been silent for `minutes`. */
   const silentFor = (minutes: number) => {
     const workspaces = path.join(sandbox.home, "data", "workspaces");
