@@ -113,6 +113,8 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       if (!force && !dryRun) await precheck(ctx, lookup, turns, afters, named, partial);
       const targets = new Map<RelPath, FileState | null>();
       let closed: { turn: string; changed: RelPath[] } | undefined;
+      // Conflicts --force overwrites (or would, in a dry run): said, never silent.
+      let overridden: string[] = [];
       // Paths whose state before the turn was never captured: reported, never written.
       const notCaptured: RelPath[] = [];
       const excludedNow = new Set<RelPath>();
@@ -174,6 +176,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
             const uncertain = states.filter((s) => s.uncertain).map((s) => displayPath(s.path));
             throw conflictError("rewind", session, conflicts.map(displayPath), uncertain);
           }
+          overridden = conflicts.map(displayPath);
           const changes = changesOf(states);
           for (const c of changes) targets.set(c.path, c.target);
           const deletions = changes.filter((c) => c.target === null).map((c) => c.path);
@@ -206,6 +209,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       ]);
       for (const p of [...excluded].sort()) report.skipped.push({ path: displayPath(p), reason: "excluded" });
       if (named) report.paths = named.map(displayPath);
+      if (overridden.length > 0) report.overridden = overridden;
       if (dryRun) {
         report.dryRun = true;
         return report;

@@ -53,6 +53,8 @@ export interface RewindReport {
   rewoundTurns: string[];
   /** Set when the rewind was limited to these paths (its turns stay `done`). */
   paths?: string[];
+  /** With `force`: the conflicts it overwrote (would, in a dry run), edited since or uncertain. */
+  overridden?: string[];
   written: string[];
   deleted: string[];
   skipped: { path: string; reason: SkipReason }[];

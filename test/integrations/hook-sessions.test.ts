@@ -291,10 +291,13 @@ describe("hooks across sessions and outside projects", () => {
     expect(refused.status).toBe(3);
     expect(refused.json.uncertain).toEqual(["shared.md"]);
     expect(repo.read("shared.md")).toBe("A\nB\n");
-    // The person decides: --force rewinds it.
-    expect(repo.cli(["rewind", "--session", "A", "--to", "1", "--force", "--json"]).json.deleted).toEqual([
-      "shared.md",
-    ]);
+    // The person decides: --force rewinds it, and says what it overwrites (first as a plan).
+    const plan = repo.cli(["rewind", "--session", "A", "--to", "1", "--force", "--dry-run"]);
+    expect(plan.stdout).toContain("would overwrite (--force) 1 conflict: shared.md");
+    expect(repo.read("shared.md")).toBe("A\nB\n");
+    const forced = repo.cli(["rewind", "--session", "A", "--to", "1", "--force", "--json"]);
+    expect(forced.json.deleted).toEqual(["shared.md"]);
+    expect(forced.json.overridden).toEqual(["shared.md"]);
   });
 
   it("creates no store for events from $HOME, and doctor elsewhere reports only what concerns it", () => {

@@ -9,7 +9,7 @@ import {
   open,
   withGlobals,
 } from "../context.js";
-import { color, progress, turnList } from "../output.js";
+import { color, humanPath, progress, turnList } from "../output.js";
 import type { Action } from "../runner.js";
 import { hardSkips } from "../../restore/restore.js";
 import { describeRestore } from "./restore.js";
@@ -105,7 +105,11 @@ export function describeRewind(report: RewindReport, globals: GlobalOptions = {}
     ? `would rewind ${turns} of session ${report.session}`
     : `rewound ${color.bold(turns)} of session ${report.session} (files as before turn ${report.to})`;
   const lines = [head];
-  if (report.paths) lines.push(`only: ${report.paths.join(", ")}`);
+  if (report.paths) lines.push(`only: ${report.paths.map(humanPath).join(", ")}`);
+  if (report.overridden)
+    lines.push(
+      `${report.dryRun ? "would overwrite" : "overwrote"} (--force) ${report.overridden.length === 1 ? "1 conflict" : `${report.overridden.length} conflicts`}: ${report.overridden.map(humanPath).join(", ")}`,
+    );
   lines.push(describeRestore({ ...report, safety: null }));
   if (!report.dryRun)
     lines.push(color.dim(`undo with: ${commandHint(globals, `redo --session ${report.session}`)}`));
