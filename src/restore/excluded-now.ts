@@ -84,8 +84,10 @@ async function ignoringFiles(
     okCodes: [0, 1],
   }).catch(() => null);
   const fields = result ? splitNul(result.stdout) : [];
-  // Four fields per ignored path: the rule's file, its line, the pattern, the path.
+  // Four fields per matched path: the rule's file, its line, the pattern, the path. With -v git
+  // also prints paths whose last matching rule is a negation (`!.env.example`): not ignored.
   for (let i = 0; i + 3 < fields.length; i += 4) {
+    if (fields[i + 2][0] === 0x21) continue;
     found.set(fromTop(prefix, relFromBytes(fields[i + 3])), fromTop(prefix, fields[i].toString("latin1")));
   }
   return found;

@@ -74,6 +74,19 @@ describe("restore", () => {
     ]);
   });
 
+  it("writes back a file a negated rule keeps (`!.env.example`), and its undo deletes it again", () => {
+    const r = repo({ ".gitignore": ".env*\n!.env.example\n", "a.txt": "a\n" });
+    r.write({ ".env.example": "KEY=\n", "sub/.gitignore": "*\n!keep.txt\n", "sub/keep.txt": "k\n" });
+    const snap = r.ok("snapshot").id;
+    r.remove(".env.example");
+    r.remove("sub/keep.txt");
+    const report = r.ok("restore", snap);
+    expect([report.written.sort(), report.skipped]).toEqual([[".env.example", "sub/keep.txt"], []]);
+    expect(r.read(".env.example")).toBe("KEY=\n");
+    const undo = r.ok("restore", report.safety);
+    expect(undo.deleted.sort()).toEqual([".env.example", "sub/keep.txt"]);
+  });
+
   it("leaves staged changes staged: the user's index is byte-identical", () => {
     const r = repo({ "a.txt": "a\n", "b.txt": "b\n" });
     r.write({ "a.txt": "staged\n", "c.txt": "new staged\n" });
