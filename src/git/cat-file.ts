@@ -25,6 +25,10 @@ interface Pending {
 export class CatFile {
   private child: ChildProcessWithoutNullStreams | undefined;
   private buffer: Buffer = Buffer.alloc(0);
+  /** Output not yet joined to `buffer`: a large object's chunks are joined once, when all are in. */
+  private parts: Buffer[] = [];
+  private held = 0;
+  private need = 0;
   private queue: Pending[] = [];
   private failed: Error | undefined;
   private stderr = "";
@@ -44,8 +48,17 @@ export class CatFile {
       stdio: ["pipe", "pipe", "pipe"],
     });
     child.stdout.on("data", (chunk: Buffer) => {
-      this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
+      this.parts.push(chunk);
+      this.held += chunk.length;
+      if (this.held < this.need) return; // joining each 64 KiB chunk made a large blob quadratic
+      this.buffer =
+        this.buffer.length === 0 && this.parts.length === 1
+          ? chunk
+          : Buffer.concat([this.buffer, ...this.parts]);
+      this.parts = [];
+      this.need = 0;
       this.drain();
+      this.held = this.buffer.length;
     });
     child.stderr.on("data", (chunk: Buffer) => {
       this.stderr += chunk.toString("utf8");
@@ -79,7 +92,10 @@ export class CatFile {
       }
       const [, type, sizeText] = header.split(" ");
       const size = Number(sizeText);
-      if (this.buffer.length < newline + 1 + size + 1) return;
+      if (this.buffer.length < newline + 1 + size + 1) {
+        this.need = newline + 1 + size + 1;
+        return;
+      }
       const content = Buffer.from(this.buffer.subarray(newline + 1, newline + 1 + size));
       this.buffer = this.buffer.subarray(newline + 1 + size + 1);
       this.queue.shift();
