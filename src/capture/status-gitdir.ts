@@ -1,3 +1,4 @@
+import { fsError } from "../errors.js";
 import { randomHex } from "../util/crypto.js";
 import { promises as fs, mkdirSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -20,13 +21,17 @@ export async function throwawayGitDir(
 ): Promise<string> {
   const dir = path.join(paths.tmpDir, `gitdir-${process.pid}-${randomHex(4)}`);
   // Synchronously: seven thread-pool trips otherwise, just before status starts.
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw fsError(error, "create a temporary git directory in", paths.tmpDir);
+  }
   try {
     writeFileSync(path.join(dir, "HEAD"), `${head}\n`, { mode: 0o600 });
     writeFileSync(path.join(dir, "commondir"), `${paths.gitDir}\n`, { mode: 0o600 });
   } catch (error) {
     removeThrowawayGitDir(dir);
-    throw error;
+    throw fsError(error, "write a temporary git directory", dir);
   }
   return dir;
 }
