@@ -168,3 +168,12 @@ export function reportable(error: unknown): unknown {
     error,
   );
 }
+
+/** A library argument of the wrong shape is a usage error, as a bad flag is on the command line. */
+export function checkArgument(ok: boolean, message: string): void {
+  if (!ok) throw new GhostcommitError("usage", message);
+}
+
+export function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((s) => typeof s === "string");
+}

@@ -2,7 +2,7 @@ import { captureTree, takeSnapshot } from "./capture/snapshot.js";
 import { existsSync } from "node:fs";
 import { checkStoreKind, type StoreKind } from "./config.js";
 import { StoreContext } from "./store/context.js";
-import { GhostcommitError } from "./errors.js";
+import { checkArgument, GhostcommitError, isStringList } from "./errors.js";
 import { runGit, splitNul } from "./git/exec.js";
 import { MODE } from "./git/objects.js";
 import { displayPath, type RelPath, relBytes, relFromBytes, resolveInside } from "./paths.js";
@@ -85,14 +85,20 @@ export class Workspace {
   }
 
   /** Session `session`'s rewinds and redos since its last turn began, oldest first: what its model has not been told. */
-  undoneSinceLastTurn(session: string): Promise<UndoEvent[]> {
+  async undoneSinceLastTurn(session: string): Promise<UndoEvent[]> {
+    checkArgument(typeof session === "string" && session !== "", "undoneSinceLastTurn needs a session id");
     return undoneSinceLastBegin(this.engine, session);
   }
 
   /** Takes a snapshot of the whole workspace. Never touches the user's index or repository state. */
   async snapshot(options: SnapshotOptions = {}): Promise<Snapshot> {
-    const includes = (options.include ?? []).map((p) => resolveInside(this.root, this.root, p));
-    const message = options.message?.trim() || "snapshot";
+    const { include = [], message: given = "" } = options;
+    checkArgument(
+      isStringList(include) && typeof given === "string",
+      "include takes paths, message a string",
+    );
+    const includes = include.map((p) => resolveInside(this.root, this.root, p));
+    const message = given.trim() || "snapshot";
     const retention = prepareRetention(this.engine);
     const stored = await this.engine.writing(() =>
       this.engine.withReader((cat) => takeSnapshot(this.engine, cat, includes, { message })),
@@ -268,6 +274,7 @@ export class Workspace {
 
   /** Forgets snapshots (their content is freed by the next gc). */
   async drop(ids: string[]): Promise<{ dropped: string[] }> {
+    checkArgument(isStringList(ids), "drop takes a list of snapshot ids (strings)");
     if (ids.length === 0) throw new GhostcommitError("usage", "drop needs at least one snapshot id");
     const resolved: string[] = [];
     for (const id of ids) resolved.push((await this.engine.refs.resolve(id)).id);
@@ -278,6 +285,7 @@ export class Workspace {
 
 /** Opens the workspace at `cwd` (default: the current directory). */
 export async function openWorkspace(options: OpenOptions = {}): Promise<Workspace> {
+  checkArgument(typeof options === "object" && options !== null, "openWorkspace takes { cwd, store }");
   checkStoreKind(options.store, "store"); // as the command line checks --store
   if (options.cwd !== undefined && typeof options.cwd !== "string") {
     throw new GhostcommitError("usage", "cwd must be a directory path (a string)");

@@ -68,5 +68,14 @@ describe('import { openWorkspace } from "ghostcommit"', () => {
     expect((await ws.list()).map((s) => s.id)).toEqual([kept.id]); // gc({keep: -1}) had dropped it
     expect(await caught(() => ws.restore(undefined as never))).toBe("bad-id");
     expect(await caught(() => ws.session("s").touched("README.md" as never))).toBe("usage");
+    // Wrong shapes an embedding host may pass (untyped JavaScript): usage errors, nothing done.
+    expect(await caught(() => ws.snapshot({ include: "README.md" as never }))).toBe("usage");
+    expect(await caught(() => ws.snapshot({ include: [1] as never }))).toBe("usage");
+    expect(await caught(() => ws.snapshot({ message: 5 as never }))).toBe("usage");
+    expect(await caught(() => ws.drop(kept.id as never))).toBe("usage");
+    expect(await caught(() => ws.undoneSinceLastTurn(undefined as never))).toBe("usage");
+    // A directory passed alone would have opened the current directory instead.
+    expect(await caught(() => openWorkspace(repo.dir as never))).toBe("usage");
+    expect((await ws.list()).map((s) => s.id)).toEqual([kept.id]);
   });
 });
