@@ -170,6 +170,9 @@ export async function withSharedLock<T>(
     return await work();
   } finally {
     rmSync(file, { force: true });
+    // Those of processes killed while holding it go too (one directory read, usually empty),
+    // so a kill -9 is not reported by doctor after every later command.
+    for (const dead of deadSharedHolders(dir)) rmSync(dead, { force: true });
   }
 }
 

@@ -194,6 +194,15 @@ describe("a damaged store", () => {
     const repaired = repo.ok("doctor", "--repair");
     expect(repaired.repaired).toEqual([expect.objectContaining({ code: "removed-stale-lock", path: lock })]);
     expect(readdirSync(writers)).toEqual([]);
+    // Without a repair, the next command that writes removes it: doctor is clean again after it.
+    writeFileSync(
+      lock,
+      JSON.stringify({ pid: dead, host: os.hostname(), token: "0123abcd", since: Date.now() }),
+    );
+    repo.write({ "a.txt": "two\n" });
+    repo.ok("snapshot");
+    expect(readdirSync(writers)).toEqual([]);
+    expect(repo.cli(["doctor", "--json"]).json.ok).toBe(true);
   });
 
   it("garbage in plain-state.json does not push new files over the budget", () => {
