@@ -102,6 +102,11 @@ export async function runStatus(
       // Marks where the entries end, so what depends on them only is not redone for a new cache.
       "-c",
       "index.recordEndOfIndexEntries=true",
+      // A skip-worktree file that is on disk (written outside a sparse checkout's cone, or one
+      // marked by hand) is compared as any other: git then clears the bit in memory, as the
+      // user's own git does in a sparse checkout, and a local edit to it is captured.
+      "-c",
+      "core.sparseCheckout=true",
       // Git keeps an untracked cache only for the untracked mode its config names (git 2.39 serves
       // --untracked-files=all from it, listing unchanged directories' files without reading them).
       "-c",

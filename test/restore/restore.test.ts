@@ -17,8 +17,24 @@ describe("restore", () => {
     expect(r.exists("new-name.txt")).toBe(false);
   });
 
-  it("never overwrites a local edit git does not show (skip-worktree, assume-unchanged), which no snapshot holds", () => {
-    for (const flag of ["--skip-worktree", "--assume-unchanged"]) {
+  it("captures a skip-worktree file's local edit as it is on disk, so a restore's undo brings it back", () => {
+    const r = repo({ "database.yml": "db: prod\n", "other.txt": "o\n" });
+    r.write({ "database.yml": "db: staging\n" });
+    const snap = r.ok("snapshot");
+    r.git("checkout", "-q", "database.yml");
+    r.git("update-index", "--skip-worktree", "database.yml");
+    r.write({ "database.yml": "db: localhost password=hunter2\n" }); // the user's local-only edit
+    expect(r.ok("diff", snap.id)).toEqual([expect.objectContaining({ path: "database.yml" })]);
+    const report = r.ok("restore", snap.id);
+    expect([report.written, report.skipped]).toEqual([["database.yml"], []]);
+    expect(r.read("database.yml")).toBe("db: staging\n");
+    r.ok("restore", report.safety);
+    expect(r.read("database.yml")).toBe("db: localhost password=hunter2\n");
+    expect(r.git("ls-files", "-v", "database.yml")).toBe("S database.yml\n"); // the user's index as it was
+  });
+
+  it("never overwrites a local edit git does not show (assume-unchanged), which no snapshot holds", () => {
+    for (const flag of ["--assume-unchanged"]) {
       const r = repo({ "database.yml": "db: prod\n", "other.txt": "o\n" });
       r.write({ "database.yml": "db: staging\n", "other.txt": "o2\n" });
       const snap = r.ok("snapshot");

@@ -140,6 +140,13 @@ describe("worktrees, sparse checkout and plain directories", () => {
     expect(report.deleted).toEqual(["in/new.txt"]);
     expect(r.exists("out")).toBe(false);
     expect(readFileSync(r.path(".git/index")).equals(index)).toBe(true);
+    // The agent writes outside the cone: git's own status calls it modified, and so is it kept.
+    r.write({ "out/b.txt": "important\n" });
+    const outside = r.ok("snapshot");
+    r.write({ "out/b.txt": "garbage\n" });
+    expect(r.ok("restore", outside.id).written).toEqual(["out/b.txt"]);
+    expect(r.read("out/b.txt")).toBe("important\n");
+    expect(readFileSync(r.path(".git/index")).equals(index)).toBe(true);
   });
 
   it("never enters a submodule: its gitlink is kept and its files are left alone", () => {
