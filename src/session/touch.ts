@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { HashCache } from "../capture/hash-cache.js";
 import { expandIncludes } from "../capture/includes.js";
 import { captureWorktreePath } from "../capture/read-worktree.js";
@@ -11,6 +13,7 @@ import { LooseObjectWriter } from "../git/loose-objects.js";
 import {
   ancestorsOf,
   displayPath,
+  fsPath,
   isWithin,
   type RelPath,
   relBytes,
@@ -137,10 +140,29 @@ async function unseenBy(
     if (meta.excluded.some((e) => isWithin(rel, e.path))) unseen.push(rel);
     else maybeIgnored.push(rel);
   }
-  if (engine.location.kind === "git" && maybeIgnored.length > 0) {
-    unseen.push(...(await ignoredNow(engine.root, maybeIgnored)));
-  }
+  if (maybeIgnored.length === 0) return unseen;
+  if (engine.location.kind === "git") unseen.push(...(await ignoredNow(engine.root, maybeIgnored)));
+  else unseen.push(...(await ignoredInHeldRepos(engine.root, maybeIgnored)));
   return unseen;
+}
+
+/**
+ * In a plain directory, the paths a repository it holds ignores now (each by the innermost
+ * repository above it, with that repository's rules, as its capture judged them).
+ */
+async function ignoredInHeldRepos(root: string, paths: RelPath[]): Promise<RelPath[]> {
+  const byRepo = new Map<RelPath, RelPath[]>();
+  for (const rel of paths) {
+    const repo = ancestorsOf(rel)
+      .reverse()
+      .find((dir) => existsSync(fsPath(root, `${dir}/.git`)));
+    if (repo !== undefined) byRepo.set(repo, [...(byRepo.get(repo) ?? []), rel.slice(repo.length + 1)]);
+  }
+  const ignored: RelPath[] = [];
+  for (const [repo, inside] of byRepo) {
+    for (const rel of await ignoredNow(path.join(root, repo), inside)) ignored.push(`${repo}/${rel}`);
+  }
+  return ignored;
 }
 
 /**

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { GhostcommitError } from "../../src/errors.js";
 import { libTurn, openIn, sessionSandbox } from "./support.js";
@@ -102,5 +103,23 @@ describe("rewind history through the library", () => {
     expect([d.read("a.txt"), d.exists("b.txt"), d.read("c.txt")]).toEqual(["0\n", false, "person"]);
     await s.redo();
     expect([d.read("a.txt"), d.read("b.txt")]).toEqual(["2\n", "b"]);
+  });
+
+  it("in a plain directory, a file a repository there ignores is rewound to what it held when touched", async () => {
+    const d = plain({ "notes.txt": "n\n" });
+    const fe = sandbox.repo(path.join(path.basename(d.dir), "fe"), {
+      ".gitignore": "*.log\n",
+      "a.js": "code\n",
+    });
+    fe.write({ "debug.log": "precious\n" });
+    const ws = await openIn(sandbox, d.dir);
+    const s = ws.session("s");
+    await s.beginTurn("1", { prompt: "edit the log" });
+    await s.touched(["fe/debug.log"]); // before the edit, as a pre-edit hook does
+    fe.write({ "debug.log": "agent edit\n" });
+    await s.endTurn("1");
+    const report = await s.rewind({ to: "1" });
+    expect([report.written, report.deleted]).toEqual([["fe/debug.log"], []]);
+    expect(fe.read("debug.log")).toBe("precious\n");
   });
 });
