@@ -5,7 +5,7 @@ import { openWorkspace, type Workspace } from "../workspace.js";
 import { checkStoreKind, type StoreKind } from "../config.js";
 import { GhostcommitError } from "../errors.js";
 import { resolveNamedPaths } from "../restore/path-filter.js";
-import { shellQuote } from "../util/shell.js";
+import { shellWord } from "../util/shell.js";
 
 /** Options every command accepts, before or after its name. */
 export interface GlobalOptions {
@@ -23,10 +23,6 @@ export function commandHint(globals: GlobalOptions, rest: string): string {
   if (globals.C !== undefined) words.push("-C", shellWord(path.resolve(globals.C)));
   if (globals.store !== undefined) words.push("--store", globals.store);
   return `${words.join(" ")} ${rest}`;
-}
-
-function shellWord(word: string): string {
-  return /^[\w./@%+=:,-]+$/.test(word) ? word : shellQuote(word);
 }
 
 /** Declares the global options on a command (commander only sees a parent's options before the command name). */

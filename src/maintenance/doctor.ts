@@ -156,10 +156,10 @@ async function checkFiles(engine: StoreContext): Promise<Problem[]> {
     const match = /^restore-(\d+)\.json$/.exec(name);
     if (!match || alive(Number(match[1]))) continue;
     const file = path.join(engine.paths.tmpDir, name);
-    problems.push(interruptedProblem(await safetyNamedIn(file), file));
+    problems.push(interruptedProblem(await namedIn(file), file));
   }
   for (const record of await interruptedRestores(engine.paths)) {
-    problems.push(interruptedProblem(record.safety, record.file, record.startedAt));
+    problems.push(interruptedProblem(record, record.file, record.startedAt));
   }
   for (const file of [...(await deadLocks(engine, alive)), ...(await staleGitLocks(engine))]) {
     problems.push({
@@ -171,21 +171,31 @@ async function checkFiles(engine: StoreContext): Promise<Problem[]> {
   return problems;
 }
 
-/** The safety snapshot a restore's state file names; null when the file is torn or unreadable. */
-async function safetyNamedIn(file: string): Promise<string | null> {
+/** The safety snapshot and hint a restore's state file names; nulls when it is torn or unreadable. */
+async function namedIn(file: string): Promise<{ safety: string | null; hint?: string }> {
   try {
-    const value: unknown = JSON.parse(await fs.readFile(file, "utf8"));
-    const safety = (value as { safety?: unknown } | null)?.safety;
-    return typeof safety === "string" ? safety : null;
+    const value = JSON.parse(await fs.readFile(file, "utf8")) as { safety?: unknown; hint?: unknown } | null;
+    return {
+      safety: typeof value?.safety === "string" ? value.safety : null,
+      ...(typeof value?.hint === "string" ? { hint: value.hint } : {}),
+    };
   } catch {
-    return null;
+    return { safety: null };
   }
 }
 
-function interruptedProblem(safety: string | null, file: string, startedAt = ""): Problem {
+function interruptedProblem(
+  named: { safety: string | null; hint?: string },
+  file: string,
+  startedAt = "",
+): Problem {
+  // A rewind or redo says how to finish or undo it through its session, which also keeps the
+  // session's record true; restoring the safety snapshot would leave the session out of step.
+  const wayBack =
+    named.hint ?? `\`ghostcommit restore ${named.safety ?? "<safety id>"}\` brings back the state before it`;
   return {
     code: "interrupted-restore",
-    message: `a restore${startedAt ? ` started ${startedAt}` : ""} was interrupted; \`ghostcommit restore ${safety ?? "<safety id>"}\` brings back the state before it (a restore that runs to its end, or \`doctor --repair\`, settles this)`,
+    message: `a restore${startedAt ? ` started ${startedAt}` : ""} was interrupted; ${wayBack} (a restore that runs to its end, or \`doctor --repair\`, settles this)`,
     path: file,
   };
 }

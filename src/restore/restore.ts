@@ -50,6 +50,13 @@ export interface RestoreRun {
   session?: string;
   /** Computes the wanted changes from the current tree. */
   target: (currentTree: string) => Promise<RestoreTarget>;
+  /**
+   * Runs once the way back is on disk, before the first file changes: a caller that must be able
+   * to resume or undo a restore killed half-way records its plan here.
+   */
+  beforeApply?: (steps: PlanStep[], safety: string) => Promise<void>;
+  /** How to finish or undo this restore if it dies half-way, for `doctor` (a sentence). */
+  interruptedHint?: string;
 }
 
 export interface RestoreResult extends ApplyOutcome {
@@ -118,6 +125,7 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
     startedAt: isoFromMillis(Date.now()),
     token: randomHex(5),
     dirs: tempDirsOf(steps.flatMap((s) => (s.kind === "write" ? [s.path] : []))),
+    ...(run.interruptedHint ? { hint: run.interruptedHint } : {}),
   };
   await writeFileAtomic(journal, JSON.stringify(record));
   // The journal and last-safety.json are fsynced; their directory entries must be too before the
@@ -125,6 +133,7 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
   await syncDirs([engine.paths.dir, path.dirname(journal)]);
   trace("restore: journal on disk");
   try {
+    if (run.beforeApply && safety) await run.beforeApply(steps, safety);
     const outcome = await applyPlan(
       engine.root,
       steps,

@@ -51,6 +51,12 @@ export type JournalRecord =
       paths?: RelPath[];
       /** An open turn the rewind (forced) closed: its after is the safety snapshot. */
       closed?: { turn: string; changed: RelPath[] };
+      /**
+       * Written before the first file changes, with what the rewind plans to write and delete; the
+       * record with the same id and without it, after the last. Alone, it is a rewind killed
+       * half-way: running it again finishes it, redo undoes what it did.
+       */
+      pending?: true;
       t: number;
     }
   | {
@@ -199,7 +205,9 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
         if (rewound.length > 0) turn.rewoundPaths.set(record.id, rewound);
       }
       const { e: _kind, closed: _closed, ...rewind } = record;
-      state.redoStack.push(rewind);
+      const planned = state.redoStack.findIndex((r) => r.id === record.id);
+      if (planned === -1) state.redoStack.push(rewind);
+      else state.redoStack[planned] = rewind; // the end of a rewind whose plan was recorded
       state.undos.push({ t: record.t, paths: pathsChangedBy(record) });
       break;
     }

@@ -1,5 +1,5 @@
 import { GhostcommitError } from "../errors.js";
-import { displayPath } from "../paths.js";
+import { displayPath, type RelPath } from "../paths.js";
 import { displayOutcome, runRestore } from "../restore/restore.js";
 import type { RedoOptions, RedoReport } from "../types.js";
 import { conflictError, type SessionContext } from "./context.js";
@@ -36,14 +36,18 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
         undefined,
         engine.refs,
       );
+      const lookup = new TreeLookup(cat);
       if (!force && !dryRun) {
         const now = await worktreeStates(engine, paths);
-        const conflicts = paths.filter(
-          (p) => now.get(p) !== undefined && !sameState(now.get(p)!, left.get(p)!),
-        );
+        const conflicts: RelPath[] = [];
+        for (const p of paths) {
+          const current = now.get(p);
+          if (current === undefined || sameState(current, left.get(p)!)) continue;
+          // Already back as before the rewind: a redo killed half-way and run again wrote it.
+          if (!sameState(current, await lookup.file(safety.tree, p))) conflicts.push(p);
+        }
         if (conflicts.length > 0) throw conflictError("redo", session, conflicts.sort().map(displayPath));
       }
-      const lookup = new TreeLookup(cat);
       const result = await runRestore(engine, cat, {
         includes: paths,
         dryRun,

@@ -37,16 +37,18 @@ export interface PathStates {
 
 /**
  * Paths someone changed after the session last did (current differs from what the session left),
- * or that the session may not have changed at all, sorted.
+ * or that the session may not have changed at all, sorted. A path already as wanted is none: nothing
+ * of it would be overwritten (a redo or rewind killed half-way and run again finds its own writes).
  */
 export function conflictsOf(paths: PathStates[]): RelPath[] {
   return paths
     .filter(
       (p) =>
-        p.uncertain ||
-        (p.expected !== undefined &&
-          !sameState(p.current, p.expected) &&
-          !(p.leftByRewind !== undefined && sameState(p.current, p.leftByRewind))),
+        !sameState(p.current, p.target) &&
+        (p.uncertain ||
+          (p.expected !== undefined &&
+            !sameState(p.current, p.expected) &&
+            !(p.leftByRewind !== undefined && sameState(p.current, p.leftByRewind)))),
     )
     .map((p) => p.path)
     .sort();

@@ -1,17 +1,15 @@
 import { randomHex } from "../util/crypto.js";
-import path from "node:path";
 import type { FileState } from "../git/trees.js";
 import { GhostcommitError } from "../errors.js";
 import { displayPath, fsPath, type RelPath } from "../paths.js";
-import { diffTrees, displayOutcome, runRestore } from "../restore/restore.js";
-import { nowMicros } from "../store/metadata.js";
+import { displayOutcome, runRestore } from "../restore/restore.js";
 import type { StoredSnapshot } from "../store/store.js";
 import type { RewindOptions, RewindReport } from "../types.js";
-import { attributeTurn, overlappingTouches } from "./attribution.js";
 import { checkTurnId, conflictError, requireTurn, type SessionContext } from "./context.js";
 import { proveDeletions } from "./deletions.js";
-import { journalsAround } from "./journal.js";
-import { liveTurns, openTurnOf, type TurnState } from "./model.js";
+import { liveTurns, openTurnOf } from "./model.js";
+import { openTurnChanges, precheck } from "./rewind-checks.js";
+import { interruptedHint, plannedRewind, resumeRewind } from "./rewind-resume.js";
 import { isNamed, refuseUnmatched, resolveNamedPaths, selectNamed } from "../restore/path-filter.js";
 import {
   attributePaths,
@@ -26,8 +24,7 @@ import {
   rewindOutcome,
 } from "./rewind-plan.js";
 import { requireSnapshot } from "../store/snapshots.js";
-import { sameState, TreeLookup } from "../git/tree-lookup.js";
-import { worktreeStates } from "../capture/worktree-state.js";
+import { TreeLookup } from "../git/tree-lookup.js";
 import { existsNow, isFileOnDisk } from "../util/small-files.js";
 
 /**
@@ -47,6 +44,9 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
   engine.assertEnabled();
   return journal.locked(async () => {
     const state = await journal.load();
+    // A rewind killed half-way: the same rewind finishes it, redo undoes it; nothing else runs first.
+    const interrupted = state.redoStack.at(-1);
+    if (interrupted?.pending) return resumeRewind(ctx, interrupted, { to, force, dryRun, named });
     const target = requireTurn(state, to);
     if (target.state === "rewound") {
       throw new GhostcommitError(
@@ -118,6 +118,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       // Paths whose state before the turn was never captured: reported, never written.
       const notCaptured: RelPath[] = [];
       const excludedNow = new Set<RelPath>();
+      const id = randomHex(8);
       const includes = new Set<RelPath>([
         ...state.touched,
         ...turns.flatMap((t) => [...t.changed, ...t.touched]),
@@ -128,6 +129,28 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         safetyMessage: `before rewinding session ${session} to turn ${to}`,
         guards: target.before,
         session,
+        interruptedHint: interruptedHint(session, to, named),
+        beforeApply: (steps, safety) =>
+          journal
+            .append(
+              [
+                {
+                  e: "rewind",
+                  ...plannedRewind(
+                    id,
+                    to,
+                    turns.map((t) => t.turn),
+                    safety,
+                    steps,
+                    named,
+                    closed,
+                  ),
+                  pending: true,
+                },
+              ],
+              true,
+            )
+            .then(() => {}),
         target: async (currentTree) => {
           const changedLists = turns.map((t) => t.changed);
           if (open) {
@@ -219,7 +242,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         [
           {
             e: "rewind",
-            id: randomHex(8),
+            id,
             to,
             turns: report.rewoundTurns,
             safety: result.safety!,
@@ -233,63 +256,4 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       return report;
     });
   });
-}
-
-/**
- * Refuses before the safety snapshot when the work tree already shows a conflict, so a refused
- * rewind leaves the store as it was. Paths it cannot judge cheaply are left to the final check.
- */
-async function precheck(
-  ctx: SessionContext,
-  lookup: TreeLookup,
-  turns: TurnState[],
-  afters: (StoredSnapshot | null)[],
-  named: RelPath[] | undefined,
-  partial: ReadonlyMap<RelPath, FileState | null>,
-): Promise<void> {
-  const attributed = new Map([...attributePaths(turns)].filter(([p]) => isNamed(p, named)));
-  const now = await worktreeStates(ctx.engine, [...attributed.keys()]);
-  const conflicts: RelPath[] = [];
-  const uncertain: RelPath[] = [];
-  for (const [p, span] of attributed) {
-    if (turns[span.first].beforeUnknown.has(p)) continue;
-    if (isUncertain(turns, p, span)) {
-      conflicts.push(p);
-      uncertain.push(p);
-      continue;
-    }
-    const after = afters[span.last];
-    const current = now.get(p);
-    if (!after || current === undefined) continue;
-    // Not captured at the turn's end (a .ghostignore match, over the size limit): the final
-    // check leaves it as excluded, when it is not captured now either.
-    if (after.meta.excluded.some((e) => e.path === p || p.startsWith(`${e.path.replace(/\/$/, "")}/`)))
-      continue;
-    if (partial.has(p) && sameState(current, partial.get(p)!)) continue;
-    if (!sameState(current, await lookup.file(after.tree, p))) conflicts.push(p);
-  }
-  if (conflicts.length > 0) {
-    const session = ctx.journal.session;
-    throw conflictError("rewind", session, conflicts.sort().map(displayPath), uncertain.map(displayPath));
-  }
-}
-
-/** A forced rewind closes the open turn: its changes are what differs from its before-state now. */
-async function openTurnChanges(
-  ctx: SessionContext,
-  open: TurnState,
-  beforeTree: string,
-  currentTree: string,
-): Promise<RelPath[]> {
-  const diff = await diffTrees(ctx.engine, beforeTree, currentTree);
-  const others = await journalsAround(
-    ctx.engine.paths.sessionsDir,
-    open.startedAt,
-    path.basename(ctx.journal.file),
-  );
-  return attributeTurn(
-    diff.map((c) => c.path),
-    open.touched,
-    overlappingTouches(others, open.startedAt, nowMicros()),
-  );
 }

@@ -21,6 +21,8 @@ export interface RestoreJournal {
   token: string;
   /** Directories (workspace-relative RelPaths) where it may have left temp files. */
   dirs: RelPath[];
+  /** How to finish or undo it (a rewind or redo names its session's commands). */
+  hint?: string;
 }
 
 /** A restore that died half-way, kept (after its temp files were removed) until `doctor --repair`. */
@@ -29,6 +31,7 @@ export interface InterruptedRestore {
   safety: string | null;
   startedAt: string;
   journal: string;
+  hint?: string;
 }
 
 /** The directories a plan's writes put temp files in (each write's parent). */
@@ -146,6 +149,7 @@ async function settleJournal(
     safety: typeof raw.safety === "string" ? raw.safety : null,
     startedAt: typeof raw.startedAt === "string" ? raw.startedAt : "",
     journal: path.basename(file),
+    ...(typeof raw.hint === "string" ? { hint: raw.hint } : {}),
   };
   const target = path.join(interruptedDir(paths), `restore-${record.pid}-${randomHex(4)}.json`);
   try {
@@ -186,6 +190,7 @@ export async function interruptedRestores(
       safety: typeof record.safety === "string" ? record.safety : null,
       startedAt: typeof record.startedAt === "string" ? record.startedAt : "",
       journal: typeof record.journal === "string" ? record.journal : name,
+      ...(typeof record.hint === "string" ? { hint: record.hint } : {}),
       file,
     });
   }

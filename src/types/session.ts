@@ -55,6 +55,8 @@ export interface RewindReport {
   paths?: string[];
   /** With `force`: the conflicts it overwrote (would, in a dry run), edited since or uncertain. */
   overridden?: string[];
+  /** Set when this run finished a rewind that was killed half-way (the same one, run again). */
+  resumed?: true;
   written: string[];
   deleted: string[];
   skipped: { path: string; reason: SkipReason }[];

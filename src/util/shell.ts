@@ -6,6 +6,11 @@ export function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+/** A word as a person would type it: quoted only when /bin/sh would otherwise split or expand it. */
+export function shellWord(word: string): string {
+  return /^[\w./@%+=:,-]+$/.test(word) ? word : shellQuote(word);
+}
+
 /** The first executable file named `name` in `$PATH`'s directories, or null. */
 export async function findOnPath(name: string, searchPath = process.env.PATH ?? ""): Promise<string | null> {
   for (const dir of searchPath.split(path.delimiter)) {

@@ -42,9 +42,10 @@ describe("kill -9 at random points", () => {
     const started = Date.now();
     const full = await cliAsync(sb, dir, ["restore", target, "--json"]);
     const duration = Math.max(300, Date.now() - started);
-    expect(full.status).toBe(0);
+    expect(full.status, full.stderr).toBe(0);
     const undo = JSON.parse(full.stdout).safety;
-    expect((await cliAsync(sb, dir, ["restore", undo])).status).toBe(0);
+    const undone = await cliAsync(sb, dir, ["restore", undo]);
+    expect(undone.status, undone.stderr).toBe(0);
     expect(fingerprint(dir)).toEqual(before);
 
     const random = seeded(42);
@@ -55,7 +56,7 @@ describe("kill -9 at random points", () => {
       const killed = await cliAsync(sb, dir, ["restore", target, "--json"], delay);
       expect(readFileSync(canary, "utf8")).toBe("outside\n");
       if (killed.signal !== "SIGKILL") {
-        expect(killed.status).toBe(0); // finished before the kill
+        expect(killed.status, killed.stderr).toBe(0); // finished before the kill
       } else {
         interrupted++;
       }
@@ -89,7 +90,8 @@ describe("kill -9 at random points", () => {
     }
     const next = await cliAsync(sb, dir, ["snapshot", "--json"]);
     expect(next.status, next.stderr).toBe(0);
-    expect((await cliAsync(sb, dir, ["restore", JSON.parse(next.stdout).id])).status).toBe(0);
+    const latest = await cliAsync(sb, dir, ["restore", JSON.parse(next.stdout).id]);
+    expect(latest.status, latest.stderr).toBe(0);
     expect(fingerprint(dir)).toEqual(before);
 
     // A restore that ran to its end settled the interrupted ones: doctor no longer names them.

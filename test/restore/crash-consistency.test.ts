@@ -239,3 +239,101 @@ describe("killed at each of its renames and deletions", () => {
     expect(doctor.json?.ok, doctor.stdout).toBe(true);
   }, 120_000);
 });
+
+describe("a rewind or redo killed half-way", () => {
+  /** Runs the CLI under strace, killed at the n-th rename of one thread (never, when there are fewer). */
+  function killedAt(repo: Repo, env: NodeJS.ProcessEnv, args: string[], n: number) {
+    return spawnSync(
+      "strace",
+      [
+        "-f",
+        "-qq",
+        "-o",
+        "/dev/null",
+        "-e",
+        "trace=rename",
+        "-e",
+        `inject=rename:signal=SIGKILL:when=${n}`,
+      ].concat([process.execPath, CLI, ...args]),
+      { cwd: repo.dir, env, encoding: "utf8", timeout: 60_000 },
+    );
+  }
+
+  it("is finished by running it again or undone by redo; a killed redo run again finishes it; doctor says how", () => {
+    const repo = sb.repo("killed-rewind", BASE);
+    repo.ok("turn", "begin", "--session", "s", "--turn", "1");
+    repo.write({ "a/f0.txt": "turn\n", "a/f1.txt": "turn\n", "b/f0.txt": "turn\n", "b/f2.txt": "turn\n" });
+    repo.write({ "c/f0.txt": "turn\n", "c/f1.txt": "turn\n", "made/one.txt": "made\n" });
+    repo.remove("top.txt");
+    repo.ok("turn", "end", "--session", "s", "--turn", "1");
+    const turnDone = fingerprint(repo.dir);
+    const env = { ...sb.env, UV_THREADPOOL_SIZE: "1" };
+    const rewind = ["rewind", "--session", "s", "--to", "1", "--json"];
+    const full = traceCli(repo.dir, rewind, env, path.join(sb.home, "rewind-full.strace"));
+    expect(full.status, full.stderr).toBe(0);
+    const rewound = fingerprint(repo.dir);
+    repo.ok("redo", "--session", "s");
+    expect(fingerprint(repo.dir)).toEqual(turnDone);
+
+    let finished = 0;
+    let undone = 0;
+    for (let n = 1; n <= mostPerThread(full.calls, "rename"); n++) {
+      const run = killedAt(repo, env, rewind, n);
+      const now = fingerprint(repo.dir);
+      const midway =
+        run.signal === "SIGKILL" &&
+        JSON.stringify([...now]) !== JSON.stringify([...turnDone]) &&
+        JSON.stringify([...now]) !== JSON.stringify([...rewound]);
+      if (run.signal !== "SIGKILL") expect(run.status, run.stderr).toBe(0);
+      if (midway) {
+        const doctor = repo.cli(["doctor", "--json"]);
+        const problem = doctor.json.problems.find((p: { code: string }) => p.code === "interrupted-restore");
+        expect(problem?.message).toContain("`ghostcommit rewind --session s --to 1` finishes it");
+        expect(problem?.message).toContain("`ghostcommit redo --session s` puts back the files");
+        // Another rewind would plan from a half-done state: refused, naming the two ways on.
+        const other = repo.cli(["rewind", "--session", "s", "--to", "1", "a/f0.txt"]);
+        expect(other.status).toBe(1);
+        expect(other.stderr).toContain("the rewind of session s to turn 1 was interrupted");
+        if ((finished + undone) % 2 === 0) {
+          const again = repo.ok(...rewind.slice(0, -1), "--json");
+          expect(again.resumed).toBe(true);
+          expect(fingerprint(repo.dir)).toEqual(rewound);
+          finished++;
+        } else {
+          undone++;
+        }
+      }
+      // However it ended, redo brings back the turn's work exactly (and settles doctor).
+      if (run.signal !== "SIGKILL" || JSON.stringify([...now]) !== JSON.stringify([...turnDone]))
+        repo.ok("redo", "--session", "s");
+      expect(fingerprint(repo.dir), `rewind killed at rename ${n}`).toEqual(turnDone);
+      expect(repo.ok("log", "--session", "s").map((t: { state: string }) => t.state)).toEqual(["done"]);
+    }
+    expect(finished).toBeGreaterThan(0);
+    expect(undone).toBeGreaterThan(0);
+
+    // A killed redo, run again, finishes it.
+    repo.ok(...rewind);
+    const redo = ["redo", "--session", "s", "--json"];
+    const fullRedo = traceCli(repo.dir, redo, env, path.join(sb.home, "redo-full.strace"));
+    expect(fullRedo.status, fullRedo.stderr).toBe(0);
+    let redoMidway = 0;
+    for (let n = 1; n <= mostPerThread(fullRedo.calls, "rename"); n++) {
+      repo.ok(...rewind);
+      const run = killedAt(repo, env, redo, n);
+      const now = fingerprint(repo.dir);
+      if (run.signal === "SIGKILL" && JSON.stringify([...now]) !== JSON.stringify([...rewound])) {
+        if (JSON.stringify([...now]) !== JSON.stringify([...turnDone])) redoMidway++;
+        repo.ok(...redo);
+      } else if (run.signal !== "SIGKILL") {
+        expect(run.status, run.stderr).toBe(0);
+      } else {
+        repo.ok(...redo);
+      }
+      expect(fingerprint(repo.dir), `redo killed at rename ${n}`).toEqual(turnDone);
+    }
+    expect(redoMidway).toBeGreaterThan(0);
+    const repair = repo.cli(["doctor", "--repair", "--json"]);
+    expect(repair.json?.ok, repair.stdout).toBe(true);
+  }, 120_000);
+});

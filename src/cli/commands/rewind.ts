@@ -14,6 +14,7 @@ import type { Action } from "../runner.js";
 import { hardSkips } from "../../restore/restore.js";
 import { describeRestore } from "./restore.js";
 import { resolveSessionWithTurns } from "../../integrations/session-lookup.js";
+import { shellWord } from "../../util/shell.js";
 
 export function register(program: Command, run: Action): void {
   withGlobals(program.command("rewind"))
@@ -101,9 +102,10 @@ export function register(program: Command, run: Action): void {
 
 export function describeRewind(report: RewindReport, globals: GlobalOptions = {}): string {
   const turns = turnList(report.rewoundTurns);
+  const verb = report.resumed ? "finish rewinding" : "rewind";
   const head = report.dryRun
-    ? `would rewind ${turns} of session ${report.session}`
-    : `rewound ${color.bold(turns)} of session ${report.session} (files as before turn ${report.to})`;
+    ? `would ${verb} ${turns} of session ${report.session}`
+    : `${report.resumed ? "finished rewinding" : "rewound"} ${color.bold(turns)} of session ${report.session} (files as before turn ${report.to})`;
   const lines = [head];
   if (report.paths) lines.push(`only: ${report.paths.map(humanPath).join(", ")}`);
   if (report.overridden)
@@ -112,7 +114,9 @@ export function describeRewind(report: RewindReport, globals: GlobalOptions = {}
     );
   lines.push(describeRestore({ ...report, safety: null }));
   if (!report.dryRun)
-    lines.push(color.dim(`undo with: ${commandHint(globals, `redo --session ${report.session}`)}`));
+    lines.push(
+      color.dim(`undo with: ${commandHint(globals, `redo --session ${shellWord(report.session)}`)}`),
+    );
   return lines.join("\n");
 }
 

@@ -1,0 +1,75 @@
+import path from "node:path";
+import { worktreeStates } from "../capture/worktree-state.js";
+import { sameState, type TreeLookup } from "../git/tree-lookup.js";
+import type { FileState } from "../git/trees.js";
+import { displayPath, type RelPath } from "../paths.js";
+import { isNamed } from "../restore/path-filter.js";
+import { diffTrees } from "../restore/restore.js";
+import { nowMicros } from "../store/metadata.js";
+import type { StoredSnapshot } from "../store/store.js";
+import { attributeTurn, overlappingTouches } from "./attribution.js";
+import { conflictError, type SessionContext } from "./context.js";
+import { journalsAround } from "./journal.js";
+import type { TurnState } from "./model.js";
+import { attributePaths, isUncertain } from "./rewind-plan.js";
+
+/** The checks of a rewind that need the work tree or the journals: before it, and of an open turn. */
+
+/**
+ * Refuses before the safety snapshot when the work tree already shows a conflict, so a refused
+ * rewind leaves the store as it was. Paths it cannot judge cheaply are left to the final check.
+ */
+export async function precheck(
+  ctx: SessionContext,
+  lookup: TreeLookup,
+  turns: TurnState[],
+  afters: (StoredSnapshot | null)[],
+  named: RelPath[] | undefined,
+  partial: ReadonlyMap<RelPath, FileState | null>,
+): Promise<void> {
+  const attributed = new Map([...attributePaths(turns)].filter(([p]) => isNamed(p, named)));
+  const now = await worktreeStates(ctx.engine, [...attributed.keys()]);
+  const conflicts: RelPath[] = [];
+  const uncertain: RelPath[] = [];
+  for (const [p, span] of attributed) {
+    if (turns[span.first].beforeUnknown.has(p)) continue;
+    if (isUncertain(turns, p, span)) {
+      conflicts.push(p);
+      uncertain.push(p);
+      continue;
+    }
+    const after = afters[span.last];
+    const current = now.get(p);
+    if (!after || current === undefined) continue;
+    // Not captured at the turn's end (a .ghostignore match, over the size limit): the final
+    // check leaves it as excluded, when it is not captured now either.
+    if (after.meta.excluded.some((e) => e.path === p || p.startsWith(`${e.path.replace(/\/$/, "")}/`)))
+      continue;
+    if (partial.has(p) && sameState(current, partial.get(p)!)) continue;
+    if (!sameState(current, await lookup.file(after.tree, p))) conflicts.push(p);
+  }
+  if (conflicts.length > 0) {
+    const session = ctx.journal.session;
+    throw conflictError("rewind", session, conflicts.sort().map(displayPath), uncertain.map(displayPath));
+  }
+}
+
+/** A forced rewind closes the open turn: its changes are what differs from its before-state now. */
+export async function openTurnChanges(
+  ctx: SessionContext,
+  open: TurnState,
+  beforeTree: string,
+  currentTree: string,
+): Promise<RelPath[]> {
+  const diff = await diffTrees(ctx.engine, beforeTree, currentTree);
+  const others = await journalsAround(
+    ctx.engine.paths.sessionsDir,
+    open.startedAt,
+    path.basename(ctx.journal.file),
+  );
+  return attributeTurn(
+    diff.map((c) => c.path),
+    open.touched,
+    overlappingTouches(others, open.startedAt, nowMicros()),
+  );
+}
