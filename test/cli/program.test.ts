@@ -24,6 +24,7 @@ beforeEach(() => {
 });
 
 afterEach(() => {
+  sandbox.cleanup();
   process.stdout.write = writes.stdout;
   process.stderr.write = writes.stderr;
   process.exitCode = undefined;

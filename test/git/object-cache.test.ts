@@ -3,10 +3,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { ObjectCache } from "../../src/git/object-cache.js";
-import { tempDir } from "../helpers/env.js";
 import { fileSandbox, filesOf } from "../helpers/support.js";
 
-const { repo } = fileSandbox();
+const { repo, sandbox } = fileSandbox();
 
 function objectId(type: string, content: Buffer): string {
   return createHash("sha1").update(`${type} ${content.length}\0`).update(content).digest("hex");
@@ -14,7 +13,7 @@ function objectId(type: string, content: Buffer): string {
 
 describe("ObjectCache (trees and commits kept between captures)", () => {
   test("gives back what a run noted, hashes every object it hands out, and survives a torn file", () => {
-    const file = path.join(tempDir(), "object-cache.bin");
+    const file = path.join(sandbox.home, "object-cache.bin");
     const tree = Buffer.from("100644 a.txt\0aaaaaaaaaaaaaaaaaaaa");
     const commit = Buffer.from("tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n\nmessage\n");
     const blob = Buffer.from("file content\n");
@@ -50,7 +49,7 @@ describe("ObjectCache (trees and commits kept between captures)", () => {
     const store = r.ok("doctor").store as string;
     const cacheFile = path.join(store, "object-cache.bin");
     r.write({ "src/deep/a.ts": "edited\n", "src/new.ts": "n\n" });
-    const gitTrace = path.join(tempDir(), "git-trace.txt");
+    const gitTrace = path.join(sandbox.home, "git-trace.txt");
     const cached = r.sandbox.cli(r.dir, ["snapshot", "--json"], undefined, { GIT_TRACE: gitTrace });
     expect(cached.status, cached.stderr).toBe(0);
     expect(readFileSync(gitTrace, "utf8")).not.toContain("cat-file");

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { Sandbox } from "../helpers/repo.js";
 
 /** Loose and packed bytes of the shadow store, as git counts them. */
@@ -14,6 +14,7 @@ function storeBytes(sandbox: Sandbox, gitDir: string): number {
 describe("gc", () => {
   it("frees the content of expired snapshots at once, not ten minutes later", () => {
     const sandbox = new Sandbox();
+    onTestFinished(() => sandbox.cleanup());
     const repo = sandbox.repo();
     // 30 snapshots of 200 KB of fresh, incompressible untracked content each
     for (let i = 0; i < 30; i++) {
