@@ -2,6 +2,7 @@ import { nodeCrypto } from "../util/crypto.js";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
+import { fsError } from "../errors.js";
 
 export const GHOSTIGNORE = ".ghostignore";
 
@@ -17,10 +18,14 @@ export interface Ghostignore {
  */
 export async function loadGhostignore(root: string, ignoreCase: boolean): Promise<Ghostignore | null> {
   let text: string;
+  const file = path.join(root, GHOSTIGNORE);
   try {
-    text = readFileSync(path.join(root, GHOSTIGNORE), "utf8"); // small, and usually not there
-  } catch {
-    return null;
+    text = readFileSync(file, "utf8"); // small, and usually not there
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    // Its rules keep secrets out of every snapshot and restore: without them neither may run.
+    throw fsError(error, "read", file);
   }
   return {
     matcher: ignore({ allowRelativePaths: true, ignorecase: ignoreCase }).add(text),

@@ -154,6 +154,39 @@ describe("hostile trees", () => {
 
   // Needs root to switch to another user (uid 65534).
   it.skipIf(process.getuid?.() !== 0)(
+    "an unreadable .ghostignore stops snapshot and restore: the secrets it names are never captured or overwritten",
+    (ctx) => {
+      const cli = cliForOtherUser(ctx);
+      const dir = sb.dir("plain-ignore");
+      writeFileSync(path.join(dir, "ok.txt"), "fine\n");
+      writeFileSync(path.join(dir, ".env"), "TOKEN=1\n");
+      writeFileSync(path.join(dir, ".ghostignore"), ".env\n");
+      spawnSync("chown", ["-R", "65534:65534", sb.home]);
+      const run = (args: string[]) =>
+        spawnSync(process.execPath, [cli, ...args, "--json"], {
+          cwd: dir,
+          env: sb.env,
+          uid: 65534,
+          gid: 65534,
+          encoding: "utf8",
+        });
+      const before = run(["snapshot"]);
+      expect(before.status, before.stderr).toBe(0);
+      writeFileSync(path.join(dir, ".env"), "TOKEN=2\n");
+      chownSync(path.join(dir, ".ghostignore"), 0, 0);
+      chmodSync(path.join(dir, ".ghostignore"), 0o600);
+      const snap = run(["snapshot"]);
+      expect(snap.status).toBe(1);
+      expect(snap.stderr).toMatch(/ghostcommit: cannot read .*\.ghostignore: permission denied/);
+      expect(JSON.parse(run(["list"]).stdout)).toHaveLength(1);
+      const restored = run(["restore", JSON.parse(before.stdout).id]);
+      expect(restored.status).toBe(1);
+      expect(readFileSync(path.join(dir, ".env"), "utf8")).toBe("TOKEN=2\n");
+    },
+  );
+
+  // Needs root to switch to another user (uid 65534).
+  it.skipIf(process.getuid?.() !== 0)(
     "a tracked file that is unreadable or a FIFO now is not claimed as committed: restore and diff report it",
     (ctx) => {
       const cli = cliForOtherUser(ctx);
