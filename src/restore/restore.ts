@@ -48,8 +48,8 @@ export interface RestoreRun {
   safetyMessage: string;
   guards?: string;
   session?: string;
-  /** Computes the wanted changes from the current tree. */
-  target: (currentTree: string) => Promise<RestoreTarget>;
+  /** Computes the wanted changes from the current tree and the repositories it looked into. */
+  target: (currentTree: string, capturedRepos: readonly RelPath[]) => Promise<RestoreTarget>;
   /**
    * Runs once the way back is on disk, before the first file changes: a caller that must be able
    * to resume or undo a restore killed half-way records its plan here.
@@ -105,7 +105,10 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
     safety = snap.id;
     capturedRepos = snap.meta.nested ?? [];
   }
-  const prepared = await settledWith(published, prepareRestore(engine, cat, run, currentTree));
+  const prepared = await settledWith(
+    published,
+    prepareRestore(engine, cat, run, currentTree, capturedRepos),
+  );
   if (prepared.kind === "dry-run") return prepared.result;
   const { steps, contents } = prepared;
   trace("restore: planned, way back on disk");
@@ -159,8 +162,9 @@ async function prepareRestore(
   cat: CatFile,
   run: RestoreRun,
   currentTree: string,
+  capturedRepos: readonly RelPath[],
 ): Promise<PreparedRestore> {
-  const target = await run.target(currentTree);
+  const target = await run.target(currentTree, capturedRepos);
   const ghostignore = await loadGhostignore(
     engine.root,
     await ignoresCase(engine.location, engine.paths.dir),
@@ -265,7 +269,7 @@ export async function restoreSnapshot(
     dryRun,
     safetyMessage: `before restoring ${target.id.slice(0, 12)}`,
     guards: target.id,
-    target: async (currentTree) => {
+    target: async (currentTree, capturedRepos) => {
       const raw = await diffTrees(engine, currentTree, target.tree);
       const all: PathChange[] = raw.map((c) => ({
         path: c.path,
@@ -288,10 +292,14 @@ export async function restoreSnapshot(
       );
       // Nor was a repository there looked into (a submodule or nested repository not captured then).
       const reposInTarget = changes.filter((c) => c.target?.mode === MODE.gitlink).map((c) => c.path);
+      // A repository captured now that the snapshot did not look into (made or cloned since): its
+      // absence then proves nothing a person would want deleted, and its .git stays either way.
+      const lookedInto = new Set(target.meta.nested ?? []);
+      const reposSince = capturedRepos.filter((r) => !lookedInto.has(r));
       const provenAbsent = proveAbsent(
         candidates,
         filesInTarget,
-        [...target.meta.excluded.map((e) => e.path), ...reposInTarget],
+        [...target.meta.excluded.map((e) => e.path), ...reposInTarget, ...reposSince],
         (p) => ignored.has(p),
       );
       return { changes, provenAbsent };

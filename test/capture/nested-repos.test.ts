@@ -1,3 +1,4 @@
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Repo } from "../helpers/repo.js";
 import { fileSandbox, filesOf, gitDirDigest } from "../helpers/support.js";
@@ -22,6 +23,25 @@ function folderOfRepos(names: string[]): { folder: Repo; repos: Repo[] } {
 }
 
 describe("a folder holding several repositories", () => {
+  it("a restore to a snapshot taken before a repository was cloned there deletes nothing inside it", () => {
+    const folder = new Repo(sandbox, sandbox.dir(`folder${++folders}`));
+    folder.write({ "notes.md": "top\n" });
+    const early = folder.ok("snapshot");
+    const cloned = sandbox.repo(`${path.basename(folder.dir)}/be`, { "main.c": "code\n" });
+    cloned.write({ "wip.c": "uncommitted\n" });
+    folder.write({ "later.md": "later\n" });
+    const gitDir = gitDirDigest(cloned);
+    const report = folder.ok("restore", early.id);
+    // The folder's own new file goes; the repository, work tree and .git alike, stays whole.
+    expect(report.deleted).toEqual(["later.md"]);
+    expect(report.skipped).toEqual([
+      { path: "be/main.c", reason: "excluded" },
+      { path: "be/wip.c", reason: "excluded" },
+    ]);
+    expect([cloned.read("main.c"), cloned.read("wip.c")]).toEqual(["code\n", "uncommitted\n"]);
+    expect(gitDirDigest(cloned)).toEqual(gitDir);
+  });
+
   it("captures each repository by its own rules and restores into it, its .git and index untouched", () => {
     const { folder, repos } = folderOfRepos(["fe", "be"]);
     const [fe, be] = repos;
