@@ -169,7 +169,7 @@ function collect(
       const stderr = Buffer.concat(err).toString("utf8");
       const status = code ?? (signal ? 128 : 1);
       if (!okCodes.includes(status)) {
-        reject(gitFailure(args, status, stderr));
+        reject(gitFailure(args, status, stderr, undefined, options.cwd));
         return;
       }
       resolve({ stdout: Buffer.concat(out), stderr, code: status });
@@ -177,8 +177,23 @@ function collect(
   });
 }
 
-function gitFailure(args: string[], code: number, stderr: string, cause?: unknown): GhostcommitError {
+function gitFailure(
+  args: string[],
+  code: number,
+  stderr: string,
+  cause?: unknown,
+  cwd?: string,
+): GhostcommitError {
   const reason = gitReason(stderr);
+  // A full disk is the user's to fix, not git's failure: said as every other full-disk error is.
+  if (/No space left on device|Out of diskspace/i.test(stderr)) {
+    return new GhostcommitError(
+      "io",
+      `cannot write to ${cwd ?? "the store"} (git ${subcommand(args)}): no space left on the device (ENOSPC)`,
+      { ...(cwd ? { path: cwd } : {}), errno: "ENOSPC" },
+      cause,
+    );
+  }
   return new GhostcommitError(
     "git-failed",
     `git ${args
@@ -188,6 +203,15 @@ function gitFailure(args: string[], code: number, stderr: string, cause?: unknow
     { exitCode: code, stderr: stderr.slice(0, 4000) },
     cause,
   );
+}
+
+/** The git command run (`repack`), past `-c key=value` and other global options. */
+function subcommand(args: string[]): string {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "-c" || args[i] === "-C") i++;
+    else if (!args[i].startsWith("-")) return args[i];
+  }
+  return "";
 }
 
 /**

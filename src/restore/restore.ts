@@ -105,10 +105,7 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
     safety = snap.id;
     capturedRepos = snap.meta.nested ?? [];
   }
-  const prepared = await settledWith(
-    published,
-    prepareRestore(engine, cat, run, currentTree, capturedRepos),
-  );
+  const prepared = await settledWith(published, prepareRestore(engine, cat, run, currentTree, capturedRepos));
   if (prepared.kind === "dry-run") return prepared.result;
   const { steps, contents } = prepared;
   trace("restore: planned, way back on disk");

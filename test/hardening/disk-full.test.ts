@@ -1,6 +1,6 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statfsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Journal } from "../../src/session/journal.js";
@@ -119,6 +119,39 @@ describe("a full disk under the store", () => {
       }
       expect(repo.cli(["rewind", "--to", "1"]).status).toBe(0);
       expect(repo.read("a.txt")).toBe("a\n");
+    },
+  );
+
+  (mounted ? it : it.skip)(
+    "gc on a full disk says so as every full-disk error does; the snapshots it keeps stay whole and the next gc packs",
+    () => {
+      const repo = sandbox.repo("disk/gc", { "a.txt": "a\n" });
+      for (let i = 0; i < 4; i++) {
+        repo.write({ [`r${i}.bin`]: randomBytes(60_000).toString("base64") });
+        repo.ok("snapshot");
+      }
+      const before = workDigest(repo.dir);
+      // Room for gc's locks and state files, none for a new pack of the kept snapshots.
+      const filler = path.join(disk, "gc-filler");
+      const { bavail, bsize } = statfsSync(disk);
+      writeFileSync(filler, Buffer.alloc(bavail * bsize - 32 * 1024));
+      try {
+        const failed = repo.cli(["gc", "--keep", "2"]);
+        expect(failed.status).toBe(1);
+        expect(failed.stderr).toMatch(
+          /^ghostcommit: cannot write to \/.*: no space left on the device \(ENOSPC\)$/m,
+        );
+        expect(failed.stderr).not.toMatch(/tmp_pack|exit 128|Out of diskspace/);
+      } finally {
+        execFileSync("rm", ["-f", filler]);
+      }
+      const kept = repo.ok("list");
+      expect(kept).toHaveLength(2);
+      expect(repo.ok("gc").kept).toHaveLength(2);
+      repo.ok("restore", kept[1].id);
+      repo.ok("restore", kept[0].id);
+      expect(workDigest(repo.dir)).toEqual(before);
+      expect(repo.cli(["doctor", "--json"]).json.ok).toBe(true);
     },
   );
 
