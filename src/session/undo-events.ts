@@ -22,10 +22,15 @@ export async function undoneSinceLastBegin(engine: StoreContext, session: string
   }
   const rewinds = new Map<string, Extract<JournalRecord, { e: "rewind" }>>();
   const events: UndoEvent[] = [];
+  const eventOf = new Map<string, number>();
   records.forEach((record, index) => {
     if (record.e === "rewind") {
       rewinds.set(record.id, record);
-      if (index >= start) events.push(undoEvent("rewind", record));
+      if (index < start) return;
+      // A rewind records its plan first and its outcome after (the same id): one event, the outcome.
+      const told = eventOf.get(record.id);
+      if (told === undefined) eventOf.set(record.id, events.push(undoEvent("rewind", record)) - 1);
+      else events[told] = undoEvent("rewind", record);
     } else if (record.e === "redo" && index >= start) {
       const undone = rewinds.get(record.rewind);
       if (undone) events.push(undoEvent("redo", undone, record.deleted));

@@ -63,6 +63,8 @@ describe("the model is told what went back", () => {
     );
     expect(told.hookSpecificOutput.hookEventName).toBe("UserPromptSubmit");
     expect(told.hookSpecificOutput.additionalContext).toMatch(/Rewound turn t1[\s\S]*- src\/app\.js/);
+    // Told once, though the rewind journals its plan before its outcome.
+    expect(told.hookSpecificOutput.additionalContext.match(/Rewound/g)).toHaveLength(1);
     send("codex", codex(repo.dir, cx, "Stop", { turn_id: "t2", stop_hook_active: false }));
     expect(send("codex", codex(repo.dir, cx, "UserPromptSubmit", { turn_id: "t3", prompt: "p3" }))).toBe("");
     // Each session's turn ends before the next agent edits the same file: turns of two sessions
