@@ -1,7 +1,7 @@
 import { randomHex } from "../util/crypto.js";
 import type { FileState } from "../git/trees.js";
 import { GhostcommitError } from "../errors.js";
-import { displayPath, fsPath, type RelPath } from "../paths.js";
+import { displayPath, type RelPath } from "../paths.js";
 import { displayOutcome, runRestore } from "../restore/restore.js";
 import type { StoredSnapshot } from "../store/store.js";
 import type { RewindOptions, RewindReport } from "../types.js";
@@ -171,7 +171,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
             // A file on disk but not in the capture now: excluded since (a .ghostignore line, a
             // lower size limit, unreadable). Its state is unknown, so it is left as it is. (A
             // directory where the file was is the turn's change, which the rewind undoes.)
-            if (current === null && isFileOnDisk(fsPath(engine.root, p))) {
+            if (current === null && isFileOnDisk(engine.root, p)) {
               excludedNow.add(p);
               continue;
             }
@@ -227,7 +227,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         afters.map((a) => a?.meta ?? null),
       );
       const excluded = new Set([
-        ...uncaptured.filter((p) => isNamed(p, named) && existsNow(fsPath(engine.root, p))),
+        ...uncaptured.filter((p) => isNamed(p, named) && existsNow(engine.root, p)),
         ...[...excludedNow].filter((p) => isNamed(p, named)),
       ]);
       for (const p of [...excluded].sort()) report.skipped.push({ path: displayPath(p), reason: "excluded" });

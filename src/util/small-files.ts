@@ -1,4 +1,5 @@
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, type Stats } from "node:fs";
+import { fsPath, parentOf, type RelPath } from "../paths.js";
 
 /*
  * Small files and directory listings read synchronously: a command makes dozens of these tiny
@@ -24,21 +25,30 @@ export function readTextOrEmpty(file: string | Buffer): string {
   }
 }
 
-/** Whether something other than a directory is at `file` now (any failure to look: no). */
-export function isFileOnDisk(file: Buffer): boolean {
-  try {
-    const stat = lstatSync(file, { throwIfNoEntry: false });
-    return stat !== undefined && !stat.isDirectory();
-  } catch {
-    return false;
-  }
+/**
+ * Whether something other than a directory is at `rel` in the workspace now, reached through real
+ * directories only: past a directory since turned into a symlink, a same-named file elsewhere is
+ * not the workspace's (any failure to look: no).
+ */
+export function isFileOnDisk(root: string, rel: RelPath): boolean {
+  const stat = statBelow(root, rel);
+  return stat !== undefined && !stat.isDirectory();
 }
 
-/** Whether something is at `file` now (a report only: any failure to look counts as nothing). */
-export function existsNow(file: Buffer): boolean {
+/** Whether something is at `rel` in the workspace now, as `isFileOnDisk` reaches it (a report only). */
+export function existsNow(root: string, rel: RelPath): boolean {
+  return statBelow(root, rel) !== undefined;
+}
+
+function statBelow(root: string, rel: RelPath): Stats | undefined {
   try {
-    return lstatSync(file, { throwIfNoEntry: false }) !== undefined;
+    let parent = parentOf(rel);
+    const parents: RelPath[] = [];
+    for (; parent !== ""; parent = parentOf(parent)) parents.unshift(parent);
+    for (const dir of parents)
+      if (!lstatSync(fsPath(root, dir), { throwIfNoEntry: false })?.isDirectory()) return undefined;
+    return lstatSync(fsPath(root, rel), { throwIfNoEntry: false });
   } catch {
-    return false;
+    return undefined;
   }
 }

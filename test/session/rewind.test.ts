@@ -1,3 +1,4 @@
+import { lstatSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { sessionSandbox, turn } from "./support.js";
 
@@ -31,6 +32,29 @@ describe("rewind and redo through the CLI", () => {
     expect([r.read("a.txt"), r.read("b.txt"), r.exists("new.txt")]).toEqual(["a2\n", "b3\n", false]);
     expect(r.ok("log").map((t: any) => t.state)).toEqual(["done", "done", "done"]);
     expect(r.cli(["redo", "--json"]).json.error.code).toBe("nothing-to-redo");
+  });
+
+  it("puts back a directory the turn replaced with a symlink, though the link's target has a file of the same name", () => {
+    // A monorepo's `rm -rf lib && ln -s shared lib` in the agent's shell: shared/index.js is
+    // reachable as lib/index.js through the link, and must not pass for the file the turn removed.
+    const r = repo({ "lib/index.js": "lib\n", "shared/index.js": "shared\n" });
+    turn(r, "s", "1", () => {
+      r.remove("lib");
+      r.symlink("shared", "lib");
+    });
+    const report = r.ok("rewind", "--session", "s", "--to", "1");
+    expect([report.written, report.deleted, report.skipped]).toEqual([["lib/index.js"], ["lib"], []]);
+    expect([
+      lstatSync(r.path("lib")).isSymbolicLink(),
+      r.read("lib/index.js"),
+      r.read("shared/index.js"),
+    ]).toEqual([false, "lib\n", "shared\n"]);
+    expect(r.status()).toBe("");
+    r.ok("redo", "--session", "s");
+    expect([lstatSync(r.path("lib")).isSymbolicLink(), r.read("shared/index.js")]).toEqual([
+      true,
+      "shared\n",
+    ]);
   });
 
   it("keeps an undo made from inside a later turn undone when rewinding further back", () => {
