@@ -18,6 +18,7 @@ import type { CaptureContext } from "./context.js";
 import { classifyUntracked, ghostignoreMatch } from "./policy.js";
 import { captureWorktreePath } from "./read-worktree.js";
 import type { TreeChanges } from "../git/trees.js";
+import { MODE } from "../git/objects.js";
 import { looksLikeRepository } from "./nested-check.js";
 
 /** What the repositories nested in a workspace contribute to its snapshot. */
@@ -35,6 +36,9 @@ export interface NestedCapture {
  * do not ignore, never its `.git`. One `git ls-files` per repository (its index and one walk,
  * like a `git status`), which writes nothing in it; contents go through the store's stat cache.
  * A repository with more files than the plain-directory budget is reported, not walked.
+ * The repositories inside each (its submodules, nested ones) are treated as a git workspace
+ * treats its own: captured the same way with `"nestedRepos": "capture"`, else a nested one is
+ * excluded and a submodule kept as the commit checked out in it.
  */
 export async function captureNestedRepos(
   ctx: CaptureContext,
@@ -43,14 +47,16 @@ export async function captureNestedRepos(
 ): Promise<NestedCapture> {
   const out: NestedCapture = { files: new Map(), roots: [], excluded: [] };
   const dependencyDirs = new Set(ctx.settings.dependencyDirs);
-  for (const root of roots) {
+  const captureInner = ctx.settings.nestedRepos === "capture";
+  const queue = new Set(roots); // grows with the repositories found inside those captured
+  for (const root of queue) {
     const dir = fsPath(ctx.location.root, root).toString("utf8");
     const tracked = await trackedCount(dir);
     if (tracked > ctx.settings.budgetFiles) {
       out.excluded.push({ path: root, reason: "budget", files: tracked });
       continue;
     }
-    let listed: { tracked: RelPath[]; untracked: RelPath[] };
+    let listed: { tracked: Map<RelPath, string | null>; untracked: RelPath[] };
     try {
       listed = await listRepository(dir);
     } catch {
@@ -65,15 +71,25 @@ export async function captureNestedRepos(
       ghostignore,
       isTrackedDir: () => false,
     });
-    out.excluded.push(...policy.excluded);
-    const reads = [
-      ...listed.tracked.map(inside).flatMap((rel) => {
-        const matched = ghostignoreMatch(rel, ghostignore);
-        if (matched) out.excluded.push({ path: matched, reason: "ignore-file" });
-        return matched ? [] : [{ rel, limit: null as number | null }];
-      }),
-      ...policy.capture.map((rel) => ({ rel, limit: ctx.settings.largeFileBytes as number | null })),
-    ];
+    for (const entry of policy.excluded) {
+      if (captureInner && entry.reason === "nested-repo") queue.add(entry.path);
+      else out.excluded.push(entry);
+    }
+    const reads: { rel: RelPath; limit: number | null; gitlink: string | null }[] = [];
+    for (const [path, gitlink] of listed.tracked) {
+      const rel = inside(path);
+      const matched = ghostignoreMatch(rel, ghostignore);
+      if (matched) out.excluded.push({ path: matched, reason: "ignore-file" });
+      else if (gitlink && looksLikeRepository(ctx.location.root, rel)) {
+        // A submodule checked out here: git's walk of this repository does not enter it.
+        if (captureInner) queue.add(rel);
+        else {
+          const head = await submoduleHead(fsPath(ctx.location.root, rel).toString("utf8"));
+          out.files.set(rel, { mode: MODE.gitlink, oid: head ?? gitlink });
+        }
+      } else reads.push({ rel, limit: null, gitlink });
+    }
+    for (const rel of policy.capture) reads.push({ rel, limit: ctx.settings.largeFileBytes, gitlink: null });
     const results = await mapLimit(reads, 8, (read) =>
       captureWorktreePath(ctx.location.root, read.rel, ctx.writer, ctx.cache, read.limit),
     );
@@ -84,26 +100,39 @@ export async function captureNestedRepos(
         out.excluded.push({ path: read.rel, reason: "large-file", bytes: result.size, files: 1 });
       else if (result.kind === "unreadable" || result.kind === "special")
         out.excluded.push({ path: read.rel, reason: "unreadable" });
-      // absent (a tracked file deleted) and directories (its own submodules) hold nothing to capture
+      // A submodule not checked out: the commit its repository records, as git keeps it.
+      else if (result.kind === "directory" && read.gitlink)
+        out.files.set(read.rel, { mode: MODE.gitlink, oid: read.gitlink });
+      // absent: a tracked file deleted
     });
     out.roots.push(root);
   }
+  out.roots.sort();
   return out;
 }
 
-/** Tracked and untracked-not-ignored paths of the repository at `dir` (nested ones as "dir/"). */
-async function listRepository(dir: string): Promise<{ tracked: RelPath[]; untracked: RelPath[] }> {
+/**
+ * Tracked paths of the repository at `dir` (each with its commit when it is a submodule) and
+ * untracked-not-ignored ones (nested repositories as "dir/").
+ */
+async function listRepository(
+  dir: string,
+): Promise<{ tracked: Map<RelPath, string | null>; untracked: RelPath[] }> {
   // Read-only: no optional locks (no index refresh), no fsmonitor hook of the user's config runs.
   const env = { GIT_OPTIONAL_LOCKS: "0" };
   const config = ["-c", "core.fsmonitor=false"];
-  const [cached, others] = await Promise.all([
-    runGit([...config, "ls-files", "-z", "--cached"], { cwd: dir, env }),
+  const [staged, others] = await Promise.all([
+    runGit([...config, "ls-files", "-z", "--stage"], { cwd: dir, env }),
     runGit([...config, "ls-files", "-z", "--others", "--exclude-standard"], { cwd: dir, env }),
   ]);
-  return {
-    tracked: [...new Set(splitNul(cached.stdout).map(relFromBytes))],
-    untracked: splitNul(others.stdout).map(relFromBytes),
-  };
+  const tracked = new Map<RelPath, string | null>();
+  for (const part of splitNul(staged.stdout)) {
+    // "<mode> <id> <stage>\t<path>"; a conflict lists a path once per stage.
+    const tab = part.indexOf(0x09);
+    const [mode, oid] = part.subarray(0, tab).toString("latin1").split(" ");
+    tracked.set(relFromBytes(part.subarray(tab + 1)), mode === MODE.gitlink ? oid : null);
+  }
+  return { tracked, untracked: splitNul(others.stdout).map(relFromBytes) };
 }
 
 /** How many entries the repository's index holds (its header), without running git. */

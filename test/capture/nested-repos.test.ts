@@ -104,6 +104,52 @@ describe("a folder holding several repositories", () => {
       "small/untracked.txt",
     ]);
   });
+  it("treats a held repository's submodule as a git workspace treats its own", () => {
+    const lib = repo({ "lib.c": "v1\n" });
+    lib.write({ "lib.c": "v2\n" });
+    lib.git("commit", "-qam", "v2");
+    const [v1, v2] = [lib.git("rev-parse", "HEAD~1").trim(), lib.git("rev-parse", "HEAD").trim()];
+    const { folder, repos } = folderOfRepos(["app"]);
+    const [app] = repos;
+    app.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "lib");
+    app.git("commit", "-qm", "submodule");
+    app.write({ "lib/lib.c": "edited\n", "lib/new.c": "new\n" });
+    const store = folder.ok("doctor").store as string;
+    const inStore = (id: string) =>
+      sandbox.git(folder.dir, `--git-dir=${store}/git`, "ls-tree", id, "app/lib").split(/\s/)[2];
+
+    // By default: kept as the commit checked out in it, and a turn that checks out another changes it.
+    const before = folder.ok("snapshot");
+    expect(filesOf(folder, before.id).filter((f) => f.startsWith("app/lib"))).toEqual(["app/lib"]);
+    expect(inStore(before.id)).toBe(v2);
+    folder.ok("turn", "begin", "--session", "s", "--turn", "1");
+    app.write({ "lib/lib.c": "v2\n" });
+    sandbox.git(app.path("lib"), "checkout", "-q", v1);
+    const ended = folder.ok("turn", "end", "--session", "s", "--turn", "1");
+    expect([ended.changed, inStore(ended.after)]).toEqual([["app/lib"], v1]);
+    sandbox.git(app.path("lib"), "checkout", "-q", v2);
+
+    // With nestedRepos: capture, its files by its own rules, and restores write into it.
+    folder.write({ ".ghostcommit.json": JSON.stringify({ nestedRepos: "capture" }) });
+    app.write({ "lib/lib.c": "edited\n" });
+    const snap = folder.ok("snapshot");
+    expect(snap.excluded).toEqual([]);
+    expect(filesOf(folder, snap.id).filter((f) => f.startsWith("app/lib"))).toEqual([
+      "app/lib/lib.c",
+      "app/lib/new.c",
+    ]);
+    const gitDir = gitDirDigest(app); // the submodule's git directory is in app's
+    app.write({ "lib/lib.c": "agent\n", "lib/agent.c": "agent\n" });
+    const report = folder.ok("restore", snap.id);
+    expect([report.written, report.deleted]).toEqual([["app/lib/lib.c"], ["app/lib/agent.c"]]);
+    expect(app.read("lib/lib.c")).toBe("edited\n");
+    expect(gitDirDigest(app)).toEqual(gitDir);
+
+    // Back to the snapshot that did not look into it: nothing inside it is proven absent.
+    const old = folder.ok("restore", before.id);
+    expect(old.deleted).toEqual([".ghostcommit.json"]);
+    expect([app.read("lib/new.c"), app.read("lib/lib.c")]).toEqual(["new\n", "edited\n"]);
+  });
 });
 
 describe("repositories nested in a git workspace", () => {
