@@ -5,6 +5,7 @@ import { openWorkspace, type Workspace } from "../workspace.js";
 import { checkStoreKind, type StoreKind } from "../config.js";
 import { GhostcommitError } from "../errors.js";
 import { resolveNamedPaths } from "../restore/path-filter.js";
+import { refuseNotUtf8 } from "./raw-args.js";
 import { shellWord } from "../util/shell.js";
 
 /** Options every command accepts, before or after its name. */
@@ -36,6 +37,8 @@ export function withGlobals(command: Command): Command {
 export function globalsOf(command: Command): GlobalOptions {
   const options = command.optsWithGlobals() as GlobalOptions;
   checkStoreKind(options.store, "--store");
+  if (options.C !== undefined)
+    refuseNotUtf8([options.C], "run ghostcommit from inside that directory instead");
   return options;
 }
 
@@ -45,6 +48,7 @@ export function globalsOf(command: Command): GlobalOptions {
  */
 export function checkNamedPaths(options: GlobalOptions, paths: string[]): string[] | undefined {
   if (paths.length === 0) return undefined;
+  refuseNotUtf8(paths, "name its directory instead: that covers every path below it");
   let root: string;
   try {
     root = realpathSync(options.C ?? process.cwd());

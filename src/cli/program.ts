@@ -10,6 +10,7 @@ import * as restore from "./commands/restore.js";
 import * as show from "./commands/show.js";
 import * as snapshot from "./commands/snapshot.js";
 import { emit, emitError } from "./output.js";
+import { rememberRawArgs } from "./raw-args.js";
 import type { Action } from "./runner.js";
 import { markProcessShortLived } from "../util/detached.js";
 import { trace } from "../util/trace.js";
@@ -111,6 +112,7 @@ const SERVERS = new Set(["mcp", "ui"]);
  */
 export async function runCli(argv: string[]): Promise<number> {
   trace("cli: loaded");
+  rememberRawArgs(argv);
   const wantsJson = argv.includes("--json");
   const program = buildProgram(argv);
   const named = commandNamed(program, argv);

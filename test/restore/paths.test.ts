@@ -1,6 +1,8 @@
-import { lstatSync, readdirSync, symlinkSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { lstatSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { CLI } from "../helpers/repo.js";
 import { fileSandbox, gitDirDigest } from "../helpers/support.js";
 
 const { sandbox, repo } = fileSandbox();
@@ -153,5 +155,52 @@ describe("restore and diff of chosen paths", () => {
     }
     expect(dataListing()).toEqual(before);
     expect(r.read("a.txt")).toBe("a\n");
+  });
+
+  it("refuses a path argument that is not UTF-8 as such, changing nothing; its directory can be named", () => {
+    const r = repo({ "a.txt": "a\n" });
+    const bad = (dir: string) => Buffer.concat([Buffer.from(`${r.dir}/${dir}`), Buffer.from([0x62, 0xff])]);
+    r.write({ "d/\ufffd.txt": "v1\n" }); // a name really spelled with U+FFFD
+    writeFileSync(bad(""), "v1\n");
+    writeFileSync(bad("d/"), "v1\n");
+    const snap = r.ok("snapshot");
+    r.ok("turn", "begin", "--session", "s", "--turn", "1");
+    writeFileSync(bad(""), "v2\n");
+    writeFileSync(bad("d/"), "v2\n");
+    r.ok("turn", "end", "--session", "s", "--turn", "1");
+    const listed = r.ok("list").length;
+    // The shell puts the byte 0xff in the last argument, after `prefix`: Node cannot decode it.
+    const withBadArg = (args: string[], prefix = "") =>
+      spawnSync(
+        "/bin/sh",
+        ["-c", 'exec "$@" "$PREFIX$(printf "b\\377")"', "sh", process.execPath, CLI, ...args],
+        {
+          cwd: r.dir,
+          env: { ...sandbox.env, PREFIX: prefix },
+          encoding: "utf8",
+        },
+      );
+    for (const [args, prefix] of [
+      [["restore", snap.id, "--"], ""],
+      [["diff", snap.id, "--"], ""],
+      [["rewind", "--to", "1"], ""],
+      [["snapshot", "--include"], ""],
+      [["snapshot"], "--include="],
+      [["touch"], ""],
+      [["list", "-C"], ""],
+    ] as const) {
+      const result = withBadArg(["--json", ...args], prefix);
+      expect(result.status, args.join(" ")).toBe(2);
+      expect(JSON.parse(result.stdout).error.code).toBe("usage");
+      expect(result.stderr).toMatch(
+        /^ghostcommit: path argument is not valid UTF-8, so it cannot be passed on the command line: b\ufffd \(/,
+      );
+    }
+    expect([readFileSync(bad(""), "utf8"), r.ok("list").length]).toEqual(["v2\n", listed]);
+    // Its directory names it; a name spelled with U+FFFD is an ordinary one.
+    expect(r.ok("restore", snap.id, "d").written).toEqual(["d/b\ufffd"]);
+    expect(readFileSync(bad("d/"), "utf8")).toBe("v1\n");
+    r.write({ "d/\ufffd.txt": "v2\n" });
+    expect(r.ok("restore", snap.id, "d/\ufffd.txt").written).toEqual(["d/\ufffd.txt"]);
   });
 });

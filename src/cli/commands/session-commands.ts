@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import type { TurnRecord } from "../../types.js";
 import { globalsOf, open, withGlobals } from "../context.js";
 import { age, color, counted, formatCount, humanPath, humanText, nFiles, shortId } from "../output.js";
+import { refuseNotUtf8 } from "../raw-args.js";
 import type { Action } from "../runner.js";
 import * as rewind from "./rewind.js";
 import {
@@ -61,6 +62,7 @@ export function register(program: Command, run: Action): void {
     .action(
       run(async (command) => {
         const options = command.opts() as { session?: string };
+        refuseNotUtf8(command.args, "touch its directory instead: that covers every file below it");
         const ws = await open(globalsOf(command));
         const session = await resolveSession(ws, options.session);
         const result = await session.touched(command.args);
