@@ -1,8 +1,6 @@
 import { existsSync, promises as fs } from "node:fs";
 import type { StoreContext } from "../store/context.js";
 import { GhostcommitError } from "../errors.js";
-import { runGit, splitNul } from "../git/exec.js";
-import { displayPath, relFromBytes } from "../paths.js";
 import {
   bytesToSend,
   deleteRemoteRefs,
@@ -12,9 +10,10 @@ import {
   type ResolvedRemote,
   resolveRemote,
 } from "../store/remote.js";
-import { type StoredSnapshot, updateRefsQuietly } from "../store/store.js";
+import { updateRefsQuietly } from "../store/store.js";
 import type { PushOptions, PushReport } from "../types.js";
 import { Journal } from "./journal.js";
+import { refuseIgnoredContent } from "./push-secrets.js";
 import { foldJournal, parseJournal } from "./model.js";
 import {
   extendsJournal,
@@ -178,43 +177,6 @@ function sessionConflict(conflicts: { session: string; host: string }[], url: st
     "conflict",
     `push refused: ${url} holds a different history under the same session id: ${shown}; nothing was sent. Push the other sessions with --session, or continue under a new session id`,
     { conflicts: conflicts.map((c) => c.session), pushedFrom: conflicts.map((c) => c.host) },
-  );
-}
-
-/**
- * Secrets stay home by default: a snapshot may hold files the repository ignores (a touched or
- * force-included `.env`). Lists every such path across the snapshots about to be sent.
- */
-async function refuseIgnoredContent(engine: StoreContext, snapshots: StoredSnapshot[]): Promise<void> {
-  if (engine.location.kind !== "git") return;
-  const offending = new Map<string, string[]>();
-  for (const snapshot of snapshots) {
-    if (snapshot.meta.included.length === 0) continue;
-    const listed = await runGit(
-      ["ls-tree", "-r", "-z", "--name-only", snapshot.tree, "--", ...snapshot.meta.included],
-      { cwd: engine.paths.dir, env: engine.readEnv },
-    );
-    const files = splitNul(listed.stdout);
-    if (files.length === 0) continue;
-    const ignored = await runGit(["check-ignore", "-z", "--stdin"], {
-      cwd: engine.root,
-      // check-ignore takes plain path names and rejects the literal-pathspec switch.
-      env: { GIT_LITERAL_PATHSPECS: "0" },
-      input: Buffer.concat(files.flatMap((f) => [f, Buffer.from([0])])),
-      okCodes: [0, 1],
-    });
-    for (const file of splitNul(ignored.stdout)) {
-      const shown = displayPath(relFromBytes(file));
-      offending.set(shown, [...(offending.get(shown) ?? []), snapshot.id]);
-    }
-  }
-  if (offending.size === 0) return;
-  const paths = [...offending.keys()].sort();
-  const shown = paths.slice(0, 10).join(", ") + (paths.length > 10 ? ", …" : "");
-  throw new GhostcommitError(
-    "conflict",
-    `push refused: snapshots hold ${paths.length} ${paths.length === 1 ? "file" : "files"} the repository ignores (${shown}); nothing was sent, --include-ignored sends them`,
-    { conflicts: paths, snapshots: [...new Set([...offending.values()].flat())] },
   );
 }
 

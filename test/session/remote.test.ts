@@ -202,6 +202,23 @@ describe("push and fetch through a local bare repository", () => {
     expect(a.git(remote, "cat-file", "-p", `${after}:.env`)).toBe("TOKEN=hunter2\n");
   });
 
+  it("refuses a file captured before the repository came to ignore it, as ignored today", () => {
+    // An agent writes .env in one turn and ignores it in the next: the first turn's after snapshot
+    // holds it without any touch or --include naming it.
+    const remote = bare("ignored-since.git");
+    const repo = originRepo(a, "ignored-since", remote, { "app.ts": "1\n", "sub/keep.ts": "k\n" });
+    cliTurn(repo, "s", "1", () => repo.write({ ".env": "TOKEN=hunter2\n", "sub/id.key": "secret\n" }));
+    cliTurn(repo, "s", "2", () => repo.write({ ".gitignore": ".env\n*.key\n", "app.ts": "2\n" }));
+    const refused = repo.cli(["push", "--json"]);
+    expect(refused.status, refused.stderr).toBe(3);
+    expect(refused.json.conflicts).toEqual([".env", "sub/id.key"]);
+    expect(ghostRefs(a, remote)).toEqual([]);
+    // Committed, a file is the repository's own: git's rules no longer apply to it.
+    repo.git("add", "-f", ".env", "sub/id.key");
+    repo.git("commit", "-qm", "tracked now");
+    expect(repo.ok("push").sessions).toEqual([{ session: "s", turns: 2, status: "created" }]);
+  });
+
   it("never lets two machines' sessions with one id overwrite each other", async () => {
     const remote = bare("collide.git");
     const onA = originRepo(a, "ca", remote, { "f.txt": "0\n" });

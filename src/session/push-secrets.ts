@@ -1,0 +1,60 @@
+import { GhostcommitError } from "../errors.js";
+import { runGit, splitNul } from "../git/exec.js";
+import { displayPath, relFromBytes } from "../paths.js";
+import type { StoreContext } from "../store/context.js";
+import type { StoredSnapshot } from "../store/store.js";
+
+/**
+ * Secrets stay home by default: a snapshot may hold files the repository ignores (a touched or
+ * force-included `.env`, or one captured before a `.gitignore` line covered it). Lists every such
+ * path across the snapshots about to be sent, judged by the repository's rules today.
+ */
+export async function refuseIgnoredContent(engine: StoreContext, snapshots: StoredSnapshot[]): Promise<void> {
+  if (engine.location.kind !== "git" || snapshots.length === 0) return;
+  const base = await headTree(engine);
+  // Only what a snapshot adds to HEAD can be ignored: git's rules never apply to a tracked file
+  // (check-ignore leaves those out too), and what HEAD holds is committed anyway.
+  const holders = new Map<string, string[]>();
+  for (const snapshot of snapshots) {
+    const args = base
+      ? ["diff-tree", "-r", "-z", "--name-only", "--no-renames", "--diff-filter=AMT", base, snapshot.tree]
+      : ["ls-tree", "-r", "-z", "--name-only", snapshot.tree];
+    const listed = await runGit(args, { cwd: engine.paths.dir, env: engine.readEnv });
+    for (const file of splitNul(listed.stdout)) {
+      const key = file.toString("latin1");
+      holders.set(key, [...(holders.get(key) ?? []), snapshot.id]);
+    }
+  }
+  if (holders.size === 0) return;
+  const ignored = await runGit(["check-ignore", "-z", "--stdin"], {
+    cwd: engine.root,
+    // check-ignore takes plain path names and rejects the literal-pathspec switch.
+    env: { GIT_LITERAL_PATHSPECS: "0" },
+    input: Buffer.concat([...holders.keys()].flatMap((f) => [Buffer.from(f, "latin1"), Buffer.from([0])])),
+    okCodes: [0, 1],
+  });
+  const offending = new Map<string, string[]>();
+  for (const file of splitNul(ignored.stdout)) {
+    offending.set(displayPath(relFromBytes(file)), holders.get(file.toString("latin1")) ?? []);
+  }
+  if (offending.size === 0) return;
+  const paths = [...offending.keys()].sort();
+  const shown = paths.slice(0, 10).join(", ") + (paths.length > 10 ? ", …" : "");
+  throw new GhostcommitError(
+    "conflict",
+    `push refused: snapshots hold ${paths.length} ${paths.length === 1 ? "file" : "files"} the repository ignores (${shown}); nothing was sent, --include-ignored sends them`,
+    { conflicts: paths, snapshots: [...new Set([...offending.values()].flat())] },
+  );
+}
+
+/** The tree HEAD holds at the workspace's root (a subdirectory workspace's own), or null (unborn). */
+async function headTree(engine: StoreContext): Promise<string | null> {
+  // `./` is relative to the directory git runs in: the workspace root, wherever it is in the repository.
+  const result = await runGit(["rev-parse", "--verify", "-q", "HEAD:./"], {
+    cwd: engine.root,
+    env: { GIT_LITERAL_PATHSPECS: "0" },
+    okCodes: [0, 1, 128],
+  });
+  const oid = result.stdout.toString().trim();
+  return result.code === 0 && /^[0-9a-f]{40,64}$/.test(oid) ? oid : null;
+}
