@@ -1,5 +1,6 @@
 import { GhostcommitError } from "../errors.js";
-import { readStdin, runHook } from "../integrations/hook.js";
+import { runHook } from "../integrations/hook.js";
+import { readStdin } from "../util/stdin.js";
 import { markProcessShortLived } from "../util/detached.js";
 import { trace } from "../util/trace.js";
 import type { GlobalOptions } from "./context.js";

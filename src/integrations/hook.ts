@@ -11,13 +11,14 @@ import { parseGemini } from "./agents/gemini.js";
 import { AGENTS, type AgentName, type HookEvent, type Payload } from "./event.js";
 import { appendHookLog, globalHookLog, type HookLogEntry } from "../maintenance/hook-log.js";
 import { canTellModel, undoNotice } from "./undo-notice.js";
-import { rememberWorkspace, sessionWorkspace } from "./session-dirs.js";
+import { rememberWorkspace, sessionWorkspace, sessionWorkspaceKind } from "./session-dirs.js";
 import {
   agentShowsNotices,
   noSnapshotsNotice,
   PromptAnswer,
   reply,
   snapshotFailedNotice,
+  storeChangedMessage,
 } from "./user-notices.js";
 import { storeCannotBeMade } from "../store/layout.js";
 import { reportable } from "../errors.js";
@@ -48,33 +49,10 @@ const PROJECT_ENV: Record<AgentName, string | undefined> = {
   gemini: "GEMINI_PROJECT_DIR",
 };
 
-/** How long to wait for the agent to close stdin. */
-const STDIN_TIMEOUT_MS = 5000;
-
 export interface HookOptions {
   /** Workspace override (`-C`); otherwise the event's own. */
   dir?: string;
   store?: StoreKind;
-}
-
-/** Reads stdin to its end (or until the timeout): hooks get one JSON document. */
-export function readStdin(timeoutMs = STDIN_TIMEOUT_MS): Promise<string> {
-  if (process.stdin.isTTY) return Promise.resolve("");
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      process.stdin.destroy();
-      resolve(Buffer.concat(chunks).toString("utf8"));
-    };
-    const timer = setTimeout(finish, timeoutMs);
-    process.stdin.on("data", (chunk: Buffer) => chunks.push(chunk));
-    process.stdin.on("end", finish);
-    process.stdin.on("error", finish);
-  });
 }
 
 function parsePayload(text: string): Payload | undefined {
@@ -166,9 +144,17 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
     await log("error", "the event has no session id");
     return;
   }
-  if (!fixed && !options.dir) await rememberWorkspace(event.agent, event.session, ws.root);
-  const storeDir = path.dirname(ws.logFile);
   const shows = agentShowsNotices(event.agent);
+  if (!options.dir) {
+    const kindThen = fixed ? sessionWorkspaceKind(event.agent, event.session) : undefined;
+    if (!fixed || kindThen !== ws.kind) await rememberWorkspace(event.agent, event.session, ws.root, ws.kind);
+    if (kindThen !== undefined && kindThen !== ws.kind) {
+      const message = storeChangedMessage(ws.root, event.session, kindThen);
+      await log("warn", message);
+      if (shows) answer.notices.push(`ghostcommit: ${message}`);
+    }
+  }
+  const storeDir = path.dirname(ws.logFile);
   // A store that cannot be made (a data directory that is a file, or read-only) is told before the
   // first snapshot fails where the person cannot see it.
   const unusable = shows && action.kind === "begin" ? storeCannotBeMade(storeDir) : null;

@@ -28,14 +28,29 @@ export async function sessionWorkspace(agent: AgentName, session: string): Promi
   }
 }
 
+/** Whether the session's workspace was a git repository or a plain directory when last recorded. */
+export function sessionWorkspaceKind(agent: AgentName, session: string): "git" | "plain" | undefined {
+  try {
+    const { kind } = JSON.parse(readFileSync(recordFile(agent, session), "utf8")) as { kind?: unknown };
+    return kind === "git" || kind === "plain" ? kind : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Fixes a session's workspace (its first event's): later events from a subdirectory the agent
  * `cd`-ed into act in the same workspace. Forgets records of long-gone sessions on the way.
  */
-export async function rememberWorkspace(agent: AgentName, session: string, dir: string): Promise<void> {
+export async function rememberWorkspace(
+  agent: AgentName,
+  session: string,
+  dir: string,
+  kind: "git" | "plain",
+): Promise<void> {
   try {
     await fs.mkdir(recordsDir(), { recursive: true, mode: 0o700 });
-    await writeFileAtomic(recordFile(agent, session), JSON.stringify({ dir, session, agent }));
+    await writeFileAtomic(recordFile(agent, session), JSON.stringify({ dir, session, agent, kind }));
     const now = Date.now();
     for (const name of await fs.readdir(recordsDir())) {
       const file = path.join(recordsDir(), name);

@@ -93,3 +93,14 @@ export class PromptAnswer {
 export function reply(text: string): void {
   if (text) process.stdout.write(`${text}\n`);
 }
+
+/**
+ * A folder that became a repository mid-session (the agent ran `git init`), or stopped being one,
+ * is another workspace with its own store: the session's turns so far, and a turn open then, stay
+ * in the old one, which this directory no longer opens. Said once, so the person does not count on
+ * rewinding them.
+ */
+export function storeChangedMessage(root: string, session: string, kindThen: "git" | "plain"): string {
+  const became = kindThen === "plain" ? "became a git repository" : "is no longer a git repository";
+  return `${root} ${became} during session ${session}: its turns until then (and one open then) cannot be rewound from here; the session's next turns are recorded as usual`;
+}

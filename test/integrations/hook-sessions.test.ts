@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Repo, Sandbox } from "../helpers/repo.js";
+import { Repo, Sandbox } from "../helpers/repo.js";
 import { SCRIPTS } from "./agent-events.js";
 import { claude, cursor } from "./events.js";
 import { expectQuiet, installedCommand, shellHook, storeCount } from "./hook-helpers.js";
@@ -143,6 +143,26 @@ describe("hooks across sessions and outside projects", () => {
       "codex",
     );
     expect(log("x1")[0]).toMatchObject({ state: "done", changed: ["notes.md"] });
+  });
+
+  it("tells the person when the agent's `git init` moves the session to another store", () => {
+    // A new project: the folder is plain at the first prompt, a repository by its Stop.
+    const proj = new Repo(sandbox, sandbox.dir("proj"));
+    proj.write({ "keep.txt": "keep\n" });
+    const run = (event: unknown) => shellHook(sandbox, installedCommand("claude-code"), event, proj.dir);
+    expectQuiet(run(claude(proj.dir, "g1", "UserPromptSubmit", { prompt: "set up the project" })));
+    proj.write({ "app.js": "app\n" });
+    sandbox.git(proj.dir, "init", "-q");
+    const stop = run(claude(proj.dir, "g1", "Stop", { stop_hook_active: false }));
+    expect(stop.status).toBe(0);
+    const told = JSON.parse(stop.stdout).systemMessage;
+    expect(told).toContain(`${proj.dir} became a git repository during session g1`);
+    expect(told).toContain("cannot be rewound from here");
+    // Said once; the session's next turns are recorded in the repository's store.
+    expectQuiet(run(claude(proj.dir, "g1", "UserPromptSubmit", { prompt: "second" })));
+    proj.write({ "app.js": "app v2\n" });
+    expectQuiet(run(claude(proj.dir, "g1", "Stop", { stop_hook_active: false })));
+    expect(proj.ok("log", "--session", "g1")).toMatchObject([{ state: "done", changed: ["app.js"] }]);
   });
 
   it("points from the repository's root to a session an agent started in a subdirectory", () => {
