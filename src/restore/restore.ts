@@ -19,7 +19,7 @@ import {
   journalFile,
   type RestoreJournal,
   settleEarlierInterrupted,
-  tempDirsOf,
+  journalDirs,
 } from "../store/restore-journal.js";
 import { STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import { syncDirs } from "../util/durable.js";
@@ -116,7 +116,7 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
       JSON.stringify({ id: safety }),
     );
   }
-  // The journal names the temp files this run may leave (token + directories), so the next run
+  // The journal names the temp files and new directories this run may leave, so the next run
   // removes them if this process dies half-way (and `doctor` reports the interrupted restore).
   const journal = journalFile(engine.paths);
   const record: RestoreJournal = {
@@ -124,7 +124,7 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
     safety,
     startedAt: isoFromMillis(Date.now()),
     token: randomHex(5),
-    dirs: tempDirsOf(steps.flatMap((s) => (s.kind === "write" ? [s.path] : []))),
+    ...journalDirs(engine.root, steps),
     ...(run.interruptedHint ? { hint: run.interruptedHint } : {}),
   };
   await writeFileAtomic(journal, JSON.stringify(record));

@@ -1,7 +1,7 @@
 import { randomHex } from "../util/crypto.js";
-import { promises as fs } from "node:fs";
+import { promises as fs, lstatSync } from "node:fs";
 import path from "node:path";
-import { fsPath, parentOf, type RelPath } from "../paths.js";
+import { ancestorsOf, fsPath, parentOf, type RelPath } from "../paths.js";
 import { isPlainObject, readJson, STORE_FILES, type StorePaths, writeFileAtomic } from "./layout.js";
 import { alive } from "../util/process.js";
 import { namesIn } from "../util/small-files.js";
@@ -21,6 +21,11 @@ export interface RestoreJournal {
   token: string;
   /** Directories (workspace-relative RelPaths) where it may have left temp files. */
   dirs: RelPath[];
+  /**
+   * Directories it may make (none was a directory when it began): once its temp files are gone,
+   * those left empty are removed, so undoing a restore killed before filling them leaves none.
+   */
+  made?: RelPath[];
   /** How to finish or undo it (a rewind or redo names its session's commands). */
   hint?: string;
 }
@@ -34,9 +39,36 @@ export interface InterruptedRestore {
   hint?: string;
 }
 
-/** The directories a plan's writes put temp files in (each write's parent). */
-export function tempDirsOf(paths: RelPath[]): RelPath[] {
-  return [...new Set(paths.map(parentOf))].sort();
+/**
+ * The directories a plan's writes put temp files in (each write's parent), and those of them and
+ * their ancestors that are not directories yet (the restore makes them). Recorded before the
+ * first change, so a restore killed right after a mkdir still names the directory it made. One
+ * lstat per directory, none below one found missing.
+ */
+export function journalDirs(
+  root: string,
+  steps: readonly { kind: string; path: RelPath }[],
+): { dirs: RelPath[]; made: RelPath[] } {
+  const dirs = [...new Set(steps.flatMap((s) => (s.kind === "write" ? [parentOf(s.path)] : [])))].sort();
+  const made = new Set<RelPath>();
+  const present = new Set<RelPath>();
+  for (const dir of dirs) {
+    if (dir === "") continue;
+    for (const each of [...ancestorsOf(dir), dir]) {
+      if (made.has(each) || present.has(each)) continue;
+      if (made.has(parentOf(each)) || !isDirectory(fsPath(root, each))) made.add(each);
+      else present.add(each);
+    }
+  }
+  return { dirs, made: [...made].sort() };
+}
+
+function isDirectory(full: Buffer): boolean {
+  try {
+    return lstatSync(full, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch {
+    return false; // below a file, or unreadable: not a directory it can use as it is
+  }
 }
 
 export function journalFile(paths: StorePaths, pid = process.pid): string {
@@ -59,7 +91,8 @@ function isJournal(value: unknown): boolean {
     typeof v.token === "string" &&
     /^[0-9a-f]{8,}$/.test(v.token) &&
     Array.isArray(v.dirs) &&
-    v.dirs.every((d) => typeof d === "string")
+    v.dirs.every((d) => typeof d === "string") &&
+    (v.made === undefined || (Array.isArray(v.made) && v.made.every((d) => typeof d === "string")))
   );
 }
 
@@ -117,8 +150,8 @@ async function removeIfOld(full: string, report: LeftoverReport, ageMs = 60_000)
 
 /**
  * Removes the temp files of a dead restore (never following a symlink: each listed directory
- * must still be a real directory below the workspace root) and moves its journal to
- * `interrupted/`, where `doctor` reports it.
+ * must still be a real directory below the workspace root), then the directories it made that
+ * are left empty, and moves its journal to `interrupted/`, where `doctor` reports it.
  */
 async function settleJournal(
   paths: StorePaths,
@@ -142,6 +175,17 @@ async function settleJournal(
         await fs.unlink(full).catch(() => {});
         report.removed.push(full.toString("utf8"));
       }
+    }
+    // Deepest first, so a parent it made is empty once its children are gone; rmdir removes
+    // only an empty directory, so one holding anything (a restored file, the user's) stays.
+    const made = [...(journal.made ?? [])].sort((a, b) => b.split("/").length - a.split("/").length);
+    for (const dir of made) {
+      if (dir === "" || !(await isRealDirBelow(root, dir))) continue;
+      const removed = await fs.rmdir(fsPath(root, dir)).then(
+        () => true,
+        () => false,
+      );
+      if (removed) report.removed.push(fsPath(root, dir).toString("utf8"));
     }
   }
   const record: InterruptedRestore = {

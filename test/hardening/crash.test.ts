@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Sandbox } from "../helpers/repo.js";
@@ -146,5 +155,44 @@ describe("kill -9 at random points", () => {
     // Doing what it says (or any restore that then runs to its end) settles it.
     sb.ok(dir, "restore", snap.id);
     expect(sb.ok(dir, "doctor").ok).toBe(true);
+  });
+});
+
+describe("a restore killed before it filled the directories it made", () => {
+  const sb = new Sandbox();
+  afterAll(() => sb.cleanup());
+
+  it("the next run removes its temp files and those directories left empty, and nothing else", () => {
+    const repo = sb.repo("made", { "a.txt": "one\n" });
+    const safety = repo.ok("snapshot").id;
+    const store = storeDir(sb, repo.dir);
+    const deadPid = 2 ** 22 + 4321; // above pid_max's default: never a live process
+    // As the journal lists them: directories that were not there when it began.
+    mkdirSync(repo.path("new/x/y"), { recursive: true });
+    writeFileSync(repo.path("new/x/.f.txt.gc-abcdef0123-0~"), "half-written");
+    mkdirSync(repo.path("filled"));
+    writeFileSync(repo.path("filled/mine.txt"), "put there since\n");
+    mkdirSync(repo.path("empty-before")); // the user's own, not listed: stays
+    mkdirSync(path.join(sb.home, "outside"));
+    symlinkSync(path.join(sb.home, "outside"), repo.path("link"));
+    writeFileSync(
+      path.join(store, "tmp", `restore-${deadPid}.json`),
+      JSON.stringify({
+        pid: deadPid,
+        safety,
+        startedAt: "x",
+        token: "abcdef0123",
+        dirs: ["new/x"],
+        made: ["filled", "link", "link/sub", "new", "new/x", "new/x/y", "../outside"],
+      }),
+    );
+    repo.ok("snapshot");
+    expect(existsSync(repo.path("new"))).toBe(false);
+    expect(readFileSync(repo.path("filled/mine.txt"), "utf8")).toBe("put there since\n");
+    expect(lstatSync(repo.path("empty-before")).isDirectory()).toBe(true);
+    expect(lstatSync(repo.path("link")).isSymbolicLink()).toBe(true);
+    expect(existsSync(path.join(sb.home, "outside"))).toBe(true);
+    const doctor = repo.cli(["doctor", "--json"]);
+    expect(doctor.json.problems.map((p: { code: string }) => p.code)).toContain("interrupted-restore");
   });
 });

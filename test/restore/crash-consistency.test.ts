@@ -169,6 +169,14 @@ describe("the checker itself", () => {
   });
 });
 
+/** Every directory below `dir` (its `.git` aside): `fingerprint` sees files only. */
+function dirsIn(dir: string, rel = ""): string[] {
+  return readdirSync(path.join(dir, rel), { withFileTypes: true })
+    .filter((e) => e.isDirectory() && !(rel === "" && e.name === ".git"))
+    .flatMap((e) => [`${rel}${e.name}/`, ...dirsIn(dir, `${rel}${e.name}/`)])
+    .sort();
+}
+
 /** The most calls of `name` one thread made (strace counts injections per thread and per call). */
 function mostPerThread(calls: Call[], name: string): number {
   const counts = new Map<number, number>();
@@ -194,6 +202,7 @@ describe("killed at each of its renames and deletions", () => {
     repo.remove("extra");
     repo.remove("a/new.txt");
     const before = fingerprint(repo.dir);
+    const dirsBefore = dirsIn(repo.dir);
     // One libuv worker thread: the order of the calls, and so the n-th of each, is the same every run.
     const env = { ...sb.env, UV_THREADPOOL_SIZE: "1" };
     const full = traceCli(repo.dir, ["restore", target, "--json"], env, path.join(sb.home, "full.strace"));
@@ -231,6 +240,7 @@ describe("killed at each of its renames and deletions", () => {
           repo.ok("restore", safety.id);
         }
         expect(fingerprint(repo.dir), `killed at ${call} ${n}`).toEqual(before);
+        expect(dirsIn(repo.dir), `killed at ${call} ${n}`).toEqual(dirsBefore);
       }
     }
     expect(killedUntouched).toBeGreaterThan(0);
