@@ -111,6 +111,7 @@ export type DoctorProblemCode =
   | "hook-command-broken"
   | "push-failed"
   | "data-dir-unusable"
+  | "store-not-writable"
   | "damaged-store"
   | "leftover-fetch-refs";
 

@@ -15,6 +15,7 @@ import {
   snapshotsMissingObjects,
   staleGitLocks,
   staleGitTempFiles,
+  unwritableStoreDir,
 } from "./store-check.js";
 import { STORE_FILES, storeCannotBeMade } from "../store/layout.js";
 import { fetchedLinkRefs, removeFetchedLinks } from "../store/fetched-links.js";
@@ -71,6 +72,14 @@ export async function runDoctor(
     });
   } else if (storeExists) {
     // No store yet is not a problem: nothing has been snapshotted (or the workspace is disabled).
+    const unwritable = unwritableStoreDir(engine);
+    if (unwritable) {
+      problems.push({
+        code: "store-not-writable",
+        message: `${unwritable.dir} cannot be written to (${unwritable.errno}): every snapshot, restore and drop fails until this user may write there`,
+        path: unwritable.dir,
+      });
+    }
     problems.push(...(await checkSnapshots(engine)));
     const leftLinks = await fetchedLinkRefs(engine);
     if (leftLinks.length > 0) {

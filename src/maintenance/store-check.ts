@@ -1,4 +1,4 @@
-import { promises as fs } from "node:fs";
+import { accessSync, constants, promises as fs } from "node:fs";
 import path from "node:path";
 import { isBaseInfoFile } from "../capture/base-info.js";
 import { isProofCache } from "../capture/clean-proof.js";
@@ -159,4 +159,32 @@ export async function deadLocks(engine: StoreContext, alive: (pid: number) => bo
   // The shared side: one file per snapshot writing, left by one killed.
   found.push(...deadSharedHolders(path.join(engine.paths.dir, STORE_FILES.writersDir)));
   return found;
+}
+
+/**
+ * The first directory every snapshot writes in that this user cannot write to (a store made
+ * read-only, owned by another user, or on a read-only mount), with the system's code: each
+ * snapshot fails there. One access() each; one not made yet is made below one checked before it.
+ */
+export function unwritableStoreDir(engine: StoreContext): { dir: string; errno: string } | null {
+  const { paths, refs } = engine;
+  const dirs = [
+    paths.dir,
+    paths.tmpDir,
+    path.join(paths.dir, STORE_FILES.writersDir),
+    paths.gitDir,
+    refs.objectsDir,
+    path.join(refs.objectsDir, "pack"),
+    path.join(refs.refsGitDir, "refs"),
+    path.join(refs.refsGitDir, refs.refPrefix),
+  ];
+  for (const dir of dirs) {
+    try {
+      accessSync(dir, constants.W_OK | constants.X_OK);
+    } catch (error) {
+      const errno = (error as NodeJS.ErrnoException).code ?? "EACCES";
+      if (errno !== "ENOENT") return { dir, errno };
+    }
+  }
+  return null;
 }

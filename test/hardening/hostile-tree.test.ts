@@ -16,6 +16,7 @@ import net from "node:net";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { copyCli, Sandbox } from "../helpers/repo.js";
+import { storeDir } from "./helpers.js";
 
 let sb: Sandbox;
 beforeEach(() => {
@@ -117,6 +118,42 @@ describe("hostile trees", () => {
     expect(readFileSync(repo.path(long), "utf8")).toBe("long name\n");
     expect(readFileSync(repo.path(`${deep}/leaf.txt`), "utf8")).toBe("deep\n");
   });
+
+  // Needs root to switch to another user (uid 65534): root may write anywhere.
+  it.skipIf(process.getuid?.() !== 0)(
+    "a store this user cannot write to: doctor reports it, naming the directory, as every snapshot fails",
+    (ctx) => {
+      const cli = cliForOtherUser(ctx);
+      const repo = sb.repo("read-only-store", { "a.txt": "one\n" });
+      spawnSync("chown", ["-R", "65534:65534", sb.home]);
+      const run = (args: string[]) =>
+        spawnSync(process.execPath, [cli, ...args, "--json"], {
+          cwd: repo.dir,
+          env: sb.env,
+          uid: 65534,
+          gid: 65534,
+          encoding: "utf8",
+        });
+      expect(run(["snapshot"]).status).toBe(0);
+      expect(JSON.parse(run(["doctor"]).stdout).ok).toBe(true);
+      const store = storeDir(sb);
+      spawnSync("chmod", ["-R", "a-w", store]);
+      writeFileSync(repo.path("a.txt"), "two\n");
+      const snap = run(["snapshot"]);
+      expect(snap.status).toBe(1);
+      expect(snap.stderr).toMatch(/^ghostcommit: .*permission denied \(EACCES\)/);
+      const doctor = run(["doctor"]);
+      expect(doctor.status).toBe(1);
+      expect(JSON.parse(doctor.stdout).problems).toContainEqual({
+        code: "store-not-writable",
+        message: `${store} cannot be written to (EACCES): every snapshot, restore and drop fails until this user may write there`,
+        path: store,
+      });
+      spawnSync("chmod", ["-R", "u+w", store]);
+      expect(JSON.parse(run(["doctor"]).stdout).ok).toBe(true);
+      expect(run(["snapshot"]).status).toBe(0);
+    },
+  );
 
   // Needs root to switch to another user (uid 65534).
   it.skipIf(process.getuid?.() !== 0)(
