@@ -1,6 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { childProcess } from "../util/child-process.js";
-import { GhostcommitError } from "../errors.js";
+import path from "node:path";
+import { GhostcommitError, fsError } from "../errors.js";
 import { WaitingChild } from "../util/detached.js";
 import { trace, tracing } from "../util/trace.js";
 
@@ -169,7 +170,8 @@ function collect(
       const stderr = Buffer.concat(err).toString("utf8");
       const status = code ?? (signal ? 128 : 1);
       if (!okCodes.includes(status)) {
-        reject(gitFailure(args, status, stderr, undefined, options.cwd));
+        const failure = gitFailure(args, status, stderr, undefined, options.cwd);
+        reject(localWriteFailure(stderr, options, failure) ?? failure);
         return;
       }
       resolve({ stdout: Buffer.concat(out), stderr, code: status });
@@ -185,8 +187,10 @@ function gitFailure(
   cwd?: string,
 ): GhostcommitError {
   const reason = gitReason(stderr);
-  // A full disk is the user's to fix, not git's failure: said as every other full-disk error is.
-  if (/No space left on device|Out of diskspace/i.test(stderr)) {
+  // A full disk here is the user's to fix, not git's failure: said as every other full-disk error
+  // is (a remote's full disk, in its `remote:` lines, is the transfer's error).
+  const local = stderr.split("\n").filter((line) => !line.startsWith("remote:"));
+  if (local.some((line) => /No space left on device|Out of diskspace/i.test(line))) {
     return new GhostcommitError(
       "io",
       `cannot write to ${cwd ?? "the store"} (git ${subcommand(args)}): no space left on the device (ENOSPC)`,
@@ -197,7 +201,7 @@ function gitFailure(
   return new GhostcommitError(
     "git-failed",
     `git ${args
-      .filter((a) => !a.startsWith("-c"))
+      .filter((a, i) => a !== "-c" && args[i - 1] !== "-c")
       .slice(0, 3)
       .join(" ")} failed (exit ${code})${reason ? `: ${reason}` : ""}`,
     { exitCode: code, stderr: stderr.slice(0, 4000) },
@@ -212,6 +216,37 @@ function subcommand(args: string[]): string {
     else if (!args[i].startsWith("-")) return args[i];
   }
   return "";
+}
+
+/** The system's messages (strerror) git quotes for a write a person can fix, by code. */
+const STRERROR: [string, string][] = [
+  ["Permission denied", "EACCES"],
+  ["No space left on device", "ENOSPC"],
+  ["Read-only file system", "EROFS"],
+  ["Disk quota exceeded", "EDQUOT"],
+  ["Operation not permitted", "EPERM"],
+];
+const WRITING = /unable to create|unable to write|could not write|cannot lock|failed to write|for writing/i;
+
+/**
+ * A write git could not make in a local file (a ref's lock, an object, an index): reported as
+ * ghostcommit's own writes are, `cannot write <path>: permission denied (EACCES)`, instead of
+ * git's command line; null for any other failure. A remote's own lines (`remote: …`) are its
+ * side's, told by the transfer's error.
+ */
+function localWriteFailure(stderr: string, options: GitRunOptions, cause: GhostcommitError): unknown {
+  for (const line of stderr.split("\n")) {
+    const said = /^(?:fatal|error): (.*)$/.exec(line.trim())?.[1];
+    if (!said || said.startsWith("remote ")) continue;
+    const database = /^insufficient permission for adding an object to repository database (.+)$/.exec(said);
+    const errno = database ? "EACCES" : STRERROR.find(([text]) => said.includes(text))?.[1];
+    if (!errno || !(database || WRITING.test(said))) continue;
+    // The file it names (a lock's target), else the directory git was writing in.
+    const named = database?.[1] ?? [...said.matchAll(/'([^']+)'/g)].at(-1)?.[1]?.replace(/\.lock$/, "");
+    const where = path.resolve(options.cwd, named ?? options.env?.GIT_DIR ?? ".");
+    return fsError(Object.assign(new Error(cause.message, { cause }), { code: errno }), "write", where);
+  }
+  return null;
 }
 
 /**

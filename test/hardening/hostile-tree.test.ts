@@ -155,6 +155,34 @@ describe("hostile trees", () => {
     },
   );
 
+  // Needs root to switch to another user (uid 65534): root may write anywhere.
+  it.skipIf(process.getuid?.() !== 0)(
+    "drop in a store this user cannot write to names the file and the cause, not git's command line; the snapshot stays",
+    (ctx) => {
+      const cli = cliForOtherUser(ctx);
+      const repo = sb.repo("read-only-drop", { "a.txt": "one\n" });
+      spawnSync("chown", ["-R", "65534:65534", sb.home]);
+      const run = (args: string[]) =>
+        spawnSync(process.execPath, [cli, ...args], {
+          cwd: repo.dir,
+          env: sb.env,
+          uid: 65534,
+          gid: 65534,
+          encoding: "utf8",
+        });
+      const id = JSON.parse(run(["snapshot", "--json"]).stdout).id;
+      const store = storeDir(sb);
+      spawnSync("chmod", ["-R", "a-w", store]);
+      const drop = run(["drop", id]);
+      expect(drop.status).toBe(1);
+      const ref = path.join(store, "git/refs/ghostcommit/snapshots", id);
+      expect(drop.stderr).toBe(`ghostcommit: cannot write ${ref}: permission denied (EACCES)\n`);
+      const json = JSON.parse(run(["drop", id, "--json"]).stdout);
+      expect(json.error).toEqual({ code: "io", message: `cannot write ${ref}: permission denied (EACCES)` });
+      expect(JSON.parse(run(["list", "--json"]).stdout).map((s: { id: string }) => s.id)).toEqual([id]);
+    },
+  );
+
   // Needs root to switch to another user (uid 65534).
   it.skipIf(process.getuid?.() !== 0)(
     "an unreadable file is excluded as unreadable and left alone (run as an unprivileged user)",
