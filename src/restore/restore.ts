@@ -6,13 +6,9 @@ import type { Captured } from "../capture/context.js";
 import { loadGhostignore } from "../capture/ghostignore.js";
 import { ignoresCase } from "../capture/conversion.js";
 import { ghostignoreMatch } from "../capture/policy.js";
-import type { FileState } from "../git/trees.js";
 import type { StoreContext } from "../store/context.js";
 import { GhostcommitError } from "../errors.js";
 import type { CatFile } from "../git/cat-file.js";
-import { runGit } from "../git/exec.js";
-import { MODE } from "../git/objects.js";
-import { DIFF_TREE, isAbsentMode, parseRawDiff, parseStdinDiff, type RawChange } from "../git/diff-tree.js";
 import { displayPath, type RelPath } from "../paths.js";
 import type { RestoreReport } from "../types.js";
 import {
@@ -26,13 +22,10 @@ import { syncDirs } from "../util/durable.js";
 import { withLock } from "../util/lock.js";
 import { settledWith } from "../util/settled.js";
 import { trace } from "../util/trace.js";
-import type { StoredSnapshot } from "../store/store.js";
 import { type ApplyOutcome, applyPlan } from "./apply.js";
-import { ignoredAtTarget, ignoreScope } from "./ignored-at-target.js";
-import { selectNamed } from "./path-filter.js";
 import { presentUncapturedOf, skipUnseenEdits } from "./unseen-edits.js";
 import { skipExcludedNow } from "./excluded-now.js";
-import { type PathChange, type PlanStep, planRestore, proveAbsent } from "./plan.js";
+import { type PathChange, type PlanStep, planRestore } from "./plan.js";
 import { isoFromMillis } from "../util/format.js";
 
 /** What the caller wants restored, computed once the current state (the safety tree) is known. */
@@ -232,76 +225,6 @@ export function displayOutcome(result: RestoreResult): RestoreReport {
     skipped: result.skipped.map((s) => ({ path: displayPath(s.path), reason: s.reason })),
     safety: result.safety,
   };
-}
-
-/**
- * Raw diff between two trees (proportional to what changed): by the `diff-tree` made ready for
- * this command (`prepareDiff`) where there is one.
- */
-export async function diffTrees(engine: StoreContext, from: string, to: string): Promise<RawChange[]> {
-  const ahead = engine.takeDiffAhead();
-  if (ahead) {
-    const { stdout, stderr } = await ahead.run(`${from} ${to}\n`);
-    return parseStdinDiff(stdout, from, to, stderr);
-  }
-  const result = await runGit([...DIFF_TREE, from, to], { cwd: engine.paths.dir, env: engine.readEnv });
-  return parseRawDiff(result.stdout);
-}
-
-function stateOf(mode: string, oid: string): FileState | null {
-  return isAbsentMode(mode) ? null : { mode, oid };
-}
-
-/** `restore ID`: make the capture set equal to the snapshot. */
-export async function restoreSnapshot(
-  engine: StoreContext,
-  cat: CatFile,
-  target: StoredSnapshot,
-  dryRun: boolean,
-  named?: RelPath[],
-): Promise<RestoreResult> {
-  engine.prepareDiff(); // its target is the diff from what is there now
-  return runRestore(engine, cat, {
-    includes: target.meta.included,
-    dryRun,
-    safetyMessage: `before restoring ${target.id.slice(0, 12)}`,
-    guards: target.id,
-    target: async (currentTree, capturedRepos) => {
-      const raw = await diffTrees(engine, currentTree, target.tree);
-      const all: PathChange[] = raw.map((c) => ({
-        path: c.path,
-        current: stateOf(c.oldMode, c.oldOid),
-        target: stateOf(c.newMode, c.newOid),
-      }));
-      const changes = selectNamed(all, named);
-      // A gitlink (a repository nested there) is no file: it proves nothing about paths below it.
-      const filesInTarget = new Set(
-        changes.filter((c) => c.target && c.target.mode !== MODE.gitlink).map((c) => c.path),
-      );
-      const candidates = changes.filter((c) => c.current && !c.target).map((c) => c.path);
-      const ignored = await ignoredAtTarget(
-        cat,
-        target.tree,
-        candidates,
-        new Set(all.map((c) => c.path)),
-        ignoreScope(engine.location.kind, target.meta.nested),
-        () => ignoresCase(engine.location, engine.paths.dir),
-      );
-      // Nor was a repository there looked into (a submodule or nested repository not captured then).
-      const reposInTarget = changes.filter((c) => c.target?.mode === MODE.gitlink).map((c) => c.path);
-      // A repository captured now that the snapshot did not look into (made or cloned since): its
-      // absence then proves nothing a person would want deleted, and its .git stays either way.
-      const lookedInto = new Set(target.meta.nested ?? []);
-      const reposSince = capturedRepos.filter((r) => !lookedInto.has(r));
-      const provenAbsent = proveAbsent(
-        candidates,
-        filesInTarget,
-        [...target.meta.excluded.map((e) => e.path), ...reposInTarget, ...reposSince],
-        (p) => ignored.has(p),
-      );
-      return { changes, provenAbsent };
-    },
-  });
 }
 
 export type { Captured };

@@ -4,7 +4,7 @@ import { sameState, type TreeLookup } from "../git/tree-lookup.js";
 import type { FileState } from "../git/trees.js";
 import { displayPath, type RelPath } from "../paths.js";
 import { isNamed } from "../restore/path-filter.js";
-import { diffTrees } from "../restore/restore.js";
+import { diffTrees } from "../restore/restore-snapshot.js";
 import { nowMicros } from "../store/metadata.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { attributeTurn, overlappingTouches } from "./attribution.js";

@@ -3,7 +3,7 @@ import path from "node:path";
 import { commitTreeFrom } from "../git/trees.js";
 import { GhostcommitError } from "../errors.js";
 import { displayPath, type RelPath } from "../paths.js";
-import { diffTrees } from "../restore/restore.js";
+import { diffTrees } from "../restore/restore-snapshot.js";
 import { newNonce, nowMicros, type SnapshotMeta } from "../store/metadata.js";
 import type { StoreContext } from "../store/context.js";
 import type { StoredSnapshot } from "../store/store.js";
