@@ -5,10 +5,11 @@ import { StoreContext } from "./store/context.js";
 import { checkArgument, GhostcommitError, isStringList } from "./errors.js";
 import { runGit, splitNul } from "./git/exec.js";
 import { MODE } from "./git/objects.js";
-import { displayPath, type RelPath, relBytes, relFromBytes, resolveInside } from "./paths.js";
-import { isNamed, refuseUnmatched, resolveNamedPaths } from "./restore/path-filter.js";
+import { displayPath, type RelPath, relFromBytes, resolveInside } from "./paths.js";
+import { refuseUnmatched, resolveNamedPaths } from "./restore/path-filter.js";
 import { displayOutcome } from "./restore/restore.js";
-import { diffTrees, restoreSnapshot } from "./restore/restore-snapshot.js";
+import { restoreSnapshot } from "./restore/restore-snapshot.js";
+import { diffEntries, diffTreesText } from "./restore/tree-diff.js";
 import { toSnapshot, toSummary } from "./store/snapshots.js";
 import { collectGarbage } from "./maintenance/gc.js";
 import { type DoctorCheck, runDoctor } from "./maintenance/doctor.js";
@@ -130,26 +131,7 @@ export class Workspace {
    */
   async diff(id: string, id2?: string, options: DiffOptions = {}): Promise<DiffEntry[]> {
     const named = resolveNamedPaths(this.root, options.paths);
-    const all = await this.withTrees(id, id2, async (from, to) => {
-      await this.refuseUnmatched(named, [from, to], id2 === undefined);
-      return diffTrees(this.engine, from, to);
-    });
-    return all
-      .filter((c) => isNamed(c.path, named))
-      .map((c) => {
-        const status: DiffEntry["status"] =
-          c.status === "A"
-            ? "added"
-            : c.status === "D"
-              ? "deleted"
-              : c.status === "T"
-                ? "type-changed"
-                : "modified";
-        const entry: DiffEntry = { path: displayPath(c.path), status };
-        if (c.status !== "A") entry.oldMode = c.oldMode;
-        if (c.status !== "D") entry.newMode = c.newMode;
-        return entry;
-      });
+    return this.withTrees(id, id2, named, (from, to) => diffEntries(this.engine, from, to, named));
   }
 
   /** The same diff as git prints it: "patch", "stat" or "name-status". */
@@ -160,16 +142,21 @@ export class Workspace {
     options: DiffOptions = {},
   ): Promise<string> {
     const named = resolveNamedPaths(this.root, options.paths);
-    const flag = format === "patch" ? "-p" : format === "stat" ? "--stat" : "--name-status";
-    const pathspecs = named ? ["--", ...named.map((p) => relBytes(p).toString("utf8"))] : [];
-    const result = await this.withTrees(id, id2, async (from, to) => {
-      await this.refuseUnmatched(named, [from, to], id2 === undefined);
-      return runGit(["diff-tree", "-r", "--no-renames", "--no-color", flag, from, to, ...pathspecs], {
-        cwd: this.engine.paths.dir,
-        env: this.engine.readEnv,
-      });
+    return this.withTrees(id, id2, named, (from, to) => diffTreesText(this.engine, format, from, to, named));
+  }
+
+  /**
+   * @internal Both diffs of one capture of the working tree: captured twice, files an agent
+   * writes meanwhile would make the two name different files.
+   */
+  async diffWithPatch(id: string, id2?: string): Promise<{ entries: DiffEntry[]; patch: string }> {
+    return this.withTrees(id, id2, undefined, async (from, to) => {
+      const [entries, patch] = await Promise.all([
+        diffEntries(this.engine, from, to),
+        diffTreesText(this.engine, "patch", from, to),
+      ]);
+      return { entries, patch };
     });
-    return result.stdout.toString("utf8");
   }
 
   /** Named paths must name something in these trees (or, `onDisk`, in the workspace). */
@@ -179,20 +166,25 @@ export class Workspace {
   }
 
   /**
-   * Runs `work` on the two trees of a diff. The working tree is captured without a snapshot: its
-   * objects are unreachable, so the work runs under the store's write lock, where gc cannot
-   * prune them.
+   * Runs `work` on the two trees of a diff, once `named` paths are known to name something. The
+   * working tree is captured without a snapshot: its objects are unreachable, so the work runs
+   * under the store's write lock, where gc cannot prune them.
    */
   private async withTrees<T>(
     id: string,
     id2: string | undefined,
+    named: RelPath[] | undefined,
     work: (from: string, to: string) => Promise<T>,
-  ) {
+  ): Promise<T> {
     const from = await this.engine.refs.resolve(id);
-    if (id2 !== undefined) return work(from.tree, (await this.engine.refs.resolve(id2)).tree);
+    const checked = async (a: string, b: string) => {
+      await this.refuseUnmatched(named, [a, b], id2 === undefined);
+      return work(a, b);
+    };
+    if (id2 !== undefined) return checked(from.tree, (await this.engine.refs.resolve(id2)).tree);
     return this.engine.writing(async () => {
       const now = await this.engine.withReader((cat) => captureTree(this.engine, cat, from.meta.included));
-      return work(from.tree, now.tree);
+      return checked(from.tree, now.tree);
     });
   }
 

@@ -59,11 +59,8 @@ export class DiffCache {
     const key = `${from}..${to ?? ""}`;
     const cached = this.views.get(key);
     if (cached) return cached;
-    const id2 = to ?? undefined;
-    const [entries, patch] = await Promise.all([
-      this.ws.diff(from, id2),
-      this.ws.diffText("patch", from, id2),
-    ]);
+    // One capture of the working tree for both: parsePatch pairs them by position.
+    const { entries, patch } = await this.ws.diffWithPatch(from, to ?? undefined);
     const view: DiffView = { from, to, files: parsePatch(entries, patch) };
     if (to !== null) {
       this.views.set(key, view);

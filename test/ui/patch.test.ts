@@ -1,4 +1,4 @@
-import { symlinkSync, unlinkSync } from "node:fs";
+import { rmSync, symlinkSync, unlinkSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { DiffCache } from "../../src/ui/timeline.js";
 import { libTurn, openIn, sessionSandbox } from "../session/support.js";
@@ -29,5 +29,32 @@ describe("the page's diff of a turn", () => {
       ["+", null, 2, "2"],
       ["+", null, 3, "three"],
     ]);
+  });
+
+  it("keeps each file's lines under its own name while an open turn's agent adds and removes files", async () => {
+    const r = repo({ "m.txt": "m0\n" });
+    const ws = await openIn(sandbox, r.dir);
+    const { before } = await ws.session("s").beginTurn("1");
+    r.write({ "m.txt": "m1\n" });
+    // The agent writes between any two captures of the working tree (each runs under the store's
+    // write lock, taken here one at a time): a.txt sorts before m.txt, so a diff and a patch of
+    // different captures would pair m.txt with a.txt's lines.
+    const engine = ws.engine;
+    const writing = engine.writing.bind(engine);
+    let queue: Promise<unknown> = Promise.resolve();
+    let n = 0;
+    engine.writing = (work) => {
+      const run = queue.then(() => writing(work));
+      queue = run
+        .catch(() => {})
+        .then(() => {
+          if (n++ % 2 === 0) r.write({ "a.txt": "the agent's new file\n" });
+          else rmSync(r.path("a.txt"));
+        });
+      return run;
+    };
+    const { files } = await new DiffCache(ws).view(before, null);
+    const lines = files.map((f) => [f.path, f.hunks.flatMap((h) => h.lines.map((l) => l[0] + l[3]))]);
+    expect(lines).toEqual([["m.txt", ["-m0", "+m1"]]]);
   });
 });
