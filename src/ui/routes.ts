@@ -175,7 +175,10 @@ export class Routes {
     }
   }
 
-  /** Added and removed line counts of turns: `pairs=BEFORE..AFTER,…`. */
+  /**
+   * Added and removed line counts of turns: `pairs=BEFORE..AFTER,…`. A pair that cannot be counted
+   * (a snapshot expired or dropped) is left out: the other turns keep their counts.
+   */
   private async counts(url: URL): Promise<Record<string, { added: number; removed: number }>> {
     const pairs = (url.searchParams.get("pairs") ?? "").split(",").filter(Boolean);
     if (pairs.length > 1000) throw new GhostcommitError("usage", "at most 1000 pairs per request");
@@ -186,7 +189,9 @@ export class Routes {
       }
       return [from, to] as const;
     });
-    const counts = await mapLimit(parsed, 4, ([from, to]) => this.diffs.lineCounts(from, to));
-    return Object.fromEntries(pairs.map((pair, i) => [pair, counts[i]]));
+    const counts = await mapLimit(parsed, 4, ([from, to]) =>
+      this.diffs.lineCounts(from, to).catch(() => null),
+    );
+    return Object.fromEntries(pairs.flatMap((pair, i) => (counts[i] ? [[pair, counts[i]]] : [])));
   }
 }

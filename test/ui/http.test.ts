@@ -137,6 +137,26 @@ describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
     expect(both.read("n.txt")).toBe("a shell's line\n");
   });
 
+  it("answers the line counts of the turns it can count when one turn's snapshot is gone", async () => {
+    const two = repo({ "a.txt": "a0\n" });
+    turn(two, "s", "1", () => two.write({ "a.txt": "a1\n" }));
+    turn(two, "s", "2", () => two.write({ "b.txt": "b1\nb2\n" }));
+    const [first, second] = two.ok("log", "--session", "s");
+    two.ok("drop", first.after);
+    const other = await startUi(two);
+    try {
+      const gone = `${first.before}..${first.after}`;
+      const kept = `${second.before}..${second.after}`;
+      const res = await rawRequest(other.port, {
+        path: `/api/counts?pairs=${gone},${kept}`,
+        headers: { Host: `127.0.0.1:${other.port}`, "X-Ghostcommit-Token": other.token },
+      });
+      expect([res.status, JSON.parse(res.body)]).toEqual([200, { [kept]: { added: 2, removed: 0 } }]);
+    } finally {
+      await other.stop();
+    }
+  });
+
   it("listens on loopback only", async () => {
     const outside = Object.values(os.networkInterfaces())
       .flat()

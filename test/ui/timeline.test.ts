@@ -186,6 +186,21 @@ describe("the web timeline in a real browser", () => {
   });
 });
 
+describe("a turn whose snapshot is gone", () => {
+  it("leaves only that turn's line counts blank", async () => {
+    const gone = repo({ "a.txt": "a0\n" });
+    turn(gone, "s", "1", () => gone.write({ "a.txt": "a1\n" }));
+    turn(gone, "s", "2", () => gone.write({ "b.txt": "b1\nb2\n" }));
+    gone.ok("drop", gone.ok("log", "--session", "s")[0].after);
+    const ui = await startUi(gone);
+    servers.push(ui);
+    const { page } = await openPage(ui);
+    await poll(() => turnItem(page, "s", "2").locator(".counts").textContent()).toBe("+2 −0");
+    expect(await turnItem(page, "s", "1").locator(".counts").textContent()).toBe("");
+    await page.close();
+  });
+});
+
 describe("rewind and redo from the page", () => {
   const work = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
   let ui: RunningUi;

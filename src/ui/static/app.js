@@ -71,7 +71,8 @@ async function fetchCounts() {
   const missing = state.timeline.sessions.flatMap((s) => s.turns.map(pairOf)).filter((p) => p && !state.counts.has(p));
   for (let i = 0; i < missing.length; i += 100) {
     const { status, body } = await api(`/api/counts?pairs=${missing.slice(i, i + 100).join(",")}`);
-    if (status !== 200) return;
+    // Pairs that cannot be counted (a snapshot gone) are left out; a failed batch leaves its turns blank.
+    if (status !== 200) continue;
     for (const [pair, c] of Object.entries(body)) {
       state.counts.set(pair, c);
       for (const el of timelineEl.querySelectorAll(`[data-pair="${pair}"]`)) el.replaceChildren(...counts(c.added, c.removed));
