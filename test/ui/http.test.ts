@@ -157,6 +157,49 @@ describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
     }
   });
 
+  it("refuses a confirmed rewind that would now rewind more than its preview showed, changing nothing", async () => {
+    const late = repo({ "a.txt": "a0\n" });
+    turn(late, "s", "1", () => late.write({ "a.txt": "a1\n" }));
+    turn(late, "s", "2", () => late.write({ "b.txt": "b2\n" }));
+    const other = await startUi(late);
+    const rewind = (body: object) =>
+      rawRequest(other.port, {
+        method: "POST",
+        path: "/api/rewind",
+        headers: {
+          Host: `127.0.0.1:${other.port}`,
+          "Content-Type": "application/json",
+          "X-Ghostcommit-Token": other.token,
+        },
+        body: JSON.stringify({ session: "s", to: "2", ...body }),
+      });
+    try {
+      const preview = JSON.parse((await rewind({ dryRun: true })).body);
+      expect(preview).toMatchObject({ rewoundTurns: ["2"], written: [], deleted: ["b.txt"] });
+      // The agent ends another turn before the user confirms.
+      turn(late, "s", "3", () => late.write({ "c.txt": "c3\n" }));
+      const refused = await rewind({ previewed: preview });
+      expect(refused.status).toBe(409);
+      const body = JSON.parse(refused.body);
+      expect(body.error).toEqual({
+        code: "plan-changed",
+        message:
+          "the rewind is no longer the one previewed: it would now rewind turns 2, 3, not 2 and write or delete other files; nothing was changed",
+      });
+      expect(body.preview).toMatchObject({ rewoundTurns: ["2", "3"], deleted: ["b.txt", "c.txt"] });
+      expect([late.exists("b.txt"), late.exists("c.txt")]).toEqual([true, true]);
+      expect(late.ok("log", "--session", "s").map((t: any) => t.state)).toEqual(["done", "done", "done"]);
+      const bad = await rewind({ previewed: { rewoundTurns: "2" } });
+      expect([bad.status, JSON.parse(bad.body).error.code]).toEqual([400, "usage"]);
+      // Confirming the new preview rewinds what it showed.
+      const done = await rewind({ previewed: body.preview });
+      expect([done.status, JSON.parse(done.body).rewoundTurns]).toEqual([200, ["2", "3"]]);
+      expect([late.exists("b.txt"), late.exists("c.txt")]).toEqual([false, false]);
+    } finally {
+      await other.stop();
+    }
+  });
+
   it("listens on loopback only", async () => {
     const outside = Object.values(os.networkInterfaces())
       .flat()

@@ -265,4 +265,31 @@ describe("rewind and redo from the page", () => {
     expect(disk()).toEqual(["a1\n", "b0\n", false]);
     await page.close();
   });
+
+  it("shows the new preview instead of rewinding a turn that ended after the preview", async () => {
+    const late = repo({ "a.txt": "a0\n" });
+    turn(late, "t", "1", () => late.write({ "a.txt": "a1\n" }));
+    turn(late, "t", "2", () => late.write({ "b.txt": "b2\n" }));
+    const other = await startUi(late);
+    servers.push(other);
+    const { page } = await openPage(other);
+    await turnItem(page, "t", "2").click();
+    await page.getByRole("button", { name: "Rewind to before this turn" }).click();
+    const preview = page.locator(".panel.preview");
+    await preview.waitFor();
+    expect(await preview.locator("strong").textContent()).toBe("Rewind turns 2");
+    turn(late, "t", "3", () => late.write({ "c.txt": "c3\n" }));
+
+    await page.getByRole("button", { name: "Confirm rewind" }).click();
+    await page.waitForSelector(".panel.preview .notice");
+    expect(await preview.locator(".notice").textContent()).toMatch(/^Not rewound: the rewind is no longer/);
+    expect(await preview.locator("strong").textContent()).toBe("Rewind turns 2, 3");
+    expect(await preview.locator("ul.deleted li").allTextContents()).toEqual(["b.txt", "c.txt"]);
+    expect([late.exists("b.txt"), late.exists("c.txt")]).toEqual([true, true]);
+
+    await page.getByRole("button", { name: "Confirm rewind" }).click();
+    await page.waitForSelector(".panel.done");
+    expect([late.exists("b.txt"), late.exists("c.txt")]).toEqual([false, false]);
+    await page.close();
+  });
 });

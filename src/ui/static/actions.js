@@ -31,9 +31,12 @@ function failed(el, body, status) {
   el.replaceChildren(h("div", { class: "panel conflict" }, body?.error?.message ?? `request failed (${status})`));
 }
 
-async function rewind(el, session, turn, refresh, force) {
-  const { status, body } = await api("/api/rewind", { method: "POST", body: { session, to: turn, force } });
-  if (status === 409) return refusal(el, body, "Rewind anyway", () => rewind(el, session, turn, refresh, true));
+/** Rewinds as `plan` (the dry run shown) said; the server refuses a rewind that would now do more or else. */
+async function rewind(el, session, turn, refresh, force, plan) {
+  const previewed = plan && { rewoundTurns: plan.rewoundTurns, written: plan.written, deleted: plan.deleted };
+  const { status, body } = await api("/api/rewind", { method: "POST", body: { session, to: turn, force, previewed } });
+  // Refused, or no longer what was shown (a turn ended, files changed): nothing changed; preview it afresh.
+  if (status === 409) return showRewind(el, session, turn, refresh, body.error.code === "plan-changed" ? body.error.message : null);
   if (status !== 200) return failed(el, body, status);
   el.replaceChildren(
     h(
@@ -54,15 +57,15 @@ function planLists(plan, verb) {
   ];
 }
 
-/** Shows what a rewind to before `turn` would write and delete, with "Confirm rewind". */
-export async function showRewind(el, session, turn, refresh) {
+/** Shows what a rewind to before `turn` would write and delete, with "Confirm rewind" (and why it is shown again). */
+export async function showRewind(el, session, turn, refresh, notice = null) {
   el.replaceChildren(h("p", { class: "muted" }, "working out what a rewind would change…"));
   const dryRun = (force) => api("/api/rewind", { method: "POST", body: { session, to: turn, dryRun: true, force } });
   const { status, body } = await dryRun(false);
   if (status === 409) {
     // Refused: show why, and what forcing it would write and delete.
     const forced = await dryRun(true);
-    const anyway = () => rewind(el, session, turn, refresh, true);
+    const anyway = () => rewind(el, session, turn, refresh, true, forced.status === 200 ? forced.body : null);
     return refusal(el, body, "Rewind anyway", anyway, forced.status === 200 ? forced.body : null);
   }
   if (status !== 200) return failed(el, body, status);
@@ -71,13 +74,14 @@ export async function showRewind(el, session, turn, refresh) {
     h(
       "div",
       { class: "panel preview" },
+      notice ? h("p", { class: "notice" }, `Not rewound: ${notice}. This is what it would do now.`) : null,
       h("strong", {}, `Rewind turns ${body.rewoundTurns.join(", ")}`),
       nothing ? h("p", {}, "No file would change.") : null,
       planLists(body, "Will"),
       h(
         "div",
         { class: "actions" },
-        h("button", { class: "primary confirm", onclick: () => rewind(el, session, turn, refresh, false) }, "Confirm rewind"),
+        h("button", { class: "primary confirm", onclick: () => rewind(el, session, turn, refresh, false, body) }, "Confirm rewind"),
         h("button", { onclick: () => el.replaceChildren() }, "Cancel"),
       ),
     ),
