@@ -103,7 +103,9 @@ export async function resolveRemote(
     const args = ["remote", "get-url", ...(direction === "push" ? ["--push"] : []), name];
     const result = await runGit(args, { cwd: location.root, okCodes: [0, 2, 128] });
     const url = result.stdout.toString("utf8").trim();
-    if (result.code === 0 && url) return { name, url: absoluteIfPath(url, location.root), env };
+    // Git resolves a configured path from the work tree's top level, wherever in it git runs.
+    const top = location.worktreeRoot ?? location.root;
+    if (result.code === 0 && url) return { name, url: absoluteIfPath(url, top), env };
   }
   if (options.configuredOnly) {
     throw new GhostcommitError(
@@ -132,7 +134,7 @@ function looksLikeUrl(text: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(text) || (/^[^/:]+@?[^/:]*:/.test(text) && !text.startsWith("/"));
 }
 
-/** A remote URL that is a relative path means relative to the repository, not to our git dir. */
+/** A remote URL that is a relative path means relative to the work tree's top level, not to our git dir. */
 function absoluteIfPath(url: string, root: string): string {
   return looksLikeUrl(url) || path.isAbsolute(url) ? url : path.resolve(root, url);
 }

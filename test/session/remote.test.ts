@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { CLI, type Repo } from "../helpers/repo.js";
+import { CLI, Repo } from "../helpers/repo.js";
 import { cliTurn, cloneOf, ghostRefs, gitDaemon, hook, machines, originRepo } from "./remote-support.js";
 
 const { a, b, bare } = machines();
@@ -356,6 +356,39 @@ describe("reaching the remote", () => {
     cliTurn(repo, "s", "1", () => repo.write({ "f.txt": "1\n" }));
     expect(repo.ok("push").sessions).toEqual([{ session: "s", turns: 1, status: "created" }]);
     expect(ghostRefs(a, remote).some((ref) => ref.includes("/sessions/"))).toBe(true);
+  });
+});
+
+describe("a remote configured as a relative path", () => {
+  it("is reached from the repository's top level, as git reaches it, when the workspace is a subdirectory", () => {
+    const remote = path.join(a.home, "relative.git");
+    a.git(a.home, "init", "-q", "--bare", "-b", "main", remote);
+    const repo = originRepo(a, "outer/relative", remote, { "sub/f.txt": "0\n" });
+    repo.git("remote", "set-url", "origin", "../../relative.git");
+    // Where that path would lead from the subdirectory: a repository that must not be reached.
+    const decoy = path.join(a.home, "outer", "relative.git");
+    a.git(a.home, "init", "-q", "--bare", decoy);
+    const sub = new Repo(a, repo.path("sub"));
+    cliTurn(sub, "s", "1", () => sub.write({ "f.txt": "1\n" }));
+    expect(sub.ok("push")).toMatchObject({
+      url: remote,
+      sessions: [{ session: "s", turns: 1, status: "created" }],
+    });
+    expect(ghostRefs(a, remote).some((ref) => ref.includes("/sessions/"))).toBe(true);
+    expect(ghostRefs(a, decoy)).toEqual([]);
+
+    const clone = cloneOf(b, remote, "relative-b");
+    clone.git("remote", "set-url", "origin", path.relative(clone.dir, remote));
+    const onB = new Repo(b, clone.path("sub"));
+    expect(onB.ok("fetch")).toMatchObject({
+      url: remote,
+      sessions: [{ session: "s", turns: 1, status: "created" }],
+    });
+    // A path given on the command line means what it means from the current directory.
+    cliTurn(sub, "s", "2", () => sub.write({ "f.txt": "2\n" }));
+    expect(sub.ok("push", path.relative(sub.dir, remote)).sessions).toEqual([
+      { session: "s", turns: 2, status: "updated" },
+    ]);
   });
 });
 
