@@ -29,7 +29,8 @@ export function emit(output: CommandOutput, asJson: boolean): void {
 export function emitError(thrown: unknown, asJson: boolean): number {
   const error = reportable(thrown);
   const status = exitStatusFor(error);
-  process.stderr.write(`ghostcommit: ${messageWith(error, "--force")}\n`);
+  // A message may name what came from elsewhere (a session id, a remote's): never sent raw.
+  process.stderr.write(`ghostcommit: ${humanLines(messageWith(error, "--force"))}\n`);
   if (asJson) process.stdout.write(`${JSON.stringify(errorDocument(error, "--force"), null, 2)}\n`);
   return status;
 }
@@ -58,7 +59,7 @@ export function counted(n: number, noun: string): string {
 
 /** "turn 2", "turns 2, 3": a list of turn ids after its noun in the right number. */
 export function turnList(turns: string[]): string {
-  return `${turns.length === 1 ? "turn" : "turns"} ${turns.join(", ")}`;
+  return `${turns.length === 1 ? "turn" : "turns"} ${turns.map(humanText).join(", ")}`;
 }
 
 import { formatCount } from "../util/format.js";
@@ -133,13 +134,19 @@ const C_ESCAPES: Record<string, string> = {
 };
 
 /**
- * Free text for human output (a prompt, a message): control characters, which could move the
+ * Free text for human output (a prompt, a message, a session or turn id, a name a remote gave):
+ * control characters, which could move the
  * cursor, retitle or clear the terminal, are shown as escapes (`\e`, `\n`, `\033`), never sent raw.
  */
 export function humanText(text: string): string {
   return text.replace(/[\x00-\x1f\x7f-\x9f]/g, (c) =>
     c === "\x1b" ? "\\e" : (C_ESCAPES[c] ?? `\\${c.charCodeAt(0).toString(8).padStart(3, "0")}`),
   );
+}
+
+/** Free text of several lines (an error, a finding of doctor's): each line as `humanText` shows it. */
+export function humanLines(text: string): string {
+  return text.split("\n").map(humanText).join("\n");
 }
 
 /** At most `max` characters, with "…" where it was cut; never between the two halves of an emoji. */

@@ -6,9 +6,20 @@ export function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** A word as a person would type it: quoted only when /bin/sh would otherwise split or expand it. */
+/**
+ * A word as a person would type it: quoted only when /bin/sh would otherwise split or expand it.
+ * One holding a control character is written `$'…'` with escapes (bash, zsh, ksh), so a hint
+ * printed on a terminal neither sends it raw nor names another word.
+ */
 export function shellWord(word: string): string {
-  return /^[\w./@%+=:,-]+$/.test(word) ? word : shellQuote(word);
+  if (/^[\w./@%+=:,-]+$/.test(word)) return word;
+  if (!/[\x00-\x1f\x7f-\x9f]/.test(word)) return shellQuote(word);
+  // Octal escapes of the character's UTF-8 bytes: what the shell puts back is the word's bytes.
+  const octal = (c: string) => [...Buffer.from(c, "utf8")].map((n) => `\\${n.toString(8).padStart(3, "0")}`);
+  const escaped = word.replace(/[\x00-\x1f\x7f-\x9f'\\]/g, (c) =>
+    c === "'" || c === "\\" ? `\\${c}` : octal(c).join(""),
+  );
+  return `$'${escaped}'`;
 }
 
 /** The first executable file named `name` in `$PATH`'s directories, or null. */

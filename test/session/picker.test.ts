@@ -42,12 +42,14 @@ describe("the rewind picker's content", () => {
     ]);
     expect(choice.label).toMatch(/^1 · hi \\e\]0;PWNED\\a \\e\[2J x+…$/);
     expect(choice.label).toHaveLength(4 + 60);
+    const [named] = turnChoices([record("t\x1b[2J", "done", ["a"], "hi")]);
+    expect(named).toMatchObject({ value: "t\x1b[2J", label: "t\\e[2J · hi" });
     const cut = turnChoices([record("1", "done", ["a"], `${"x".repeat(58)}🎉🎉`)])[0].label;
     expect(cut).toBe(`1 · ${"x".repeat(58)}…`); // not a lone half of the first 🎉
     const text = previewText({
       session: "s",
       to: "1",
-      rewoundTurns: ["1"],
+      rewoundTurns: ["1", "t\x1b[2J"],
       written: ["evil\x1b]0;PWNED\x07name"],
       deleted: ["new\nline"],
       skipped: [],
@@ -56,7 +58,7 @@ describe("the rewind picker's content", () => {
     });
     expect(text).not.toMatch(/[\x07\x1b]/);
     expect(text.split("\n")).toEqual([
-      "turn 1 is undone",
+      "turns 1, t\\e[2J are undone",
       'write  "evil\\033]0;PWNED\\aname"',
       'delete "new\\nline"',
     ]);

@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -389,6 +389,76 @@ describe("a remote configured as a relative path", () => {
     expect(sub.ok("push", path.relative(sub.dir, remote)).sessions).toEqual([
       { session: "s", turns: 2, status: "updated" },
     ]);
+  });
+});
+
+describe("session and turn ids with control characters", () => {
+  it("are printed as escapes by every command, ids a remote brings included; JSON keeps them exact", async () => {
+    const S = "esc\x1b]0;pwned\x07x";
+    const T = "t\x1b[2J";
+    const other = "two\x1b[2Jx";
+    const host = "box\x1b]0;pwned\x07";
+    const remote = bare("control.git");
+    const onA = originRepo(a, "control-a", remote, { "f.txt": "0\n" });
+    const printed: string[] = [];
+    const run = (repo: Repo, ...args: string[]) => {
+      const result = repo.cli(args);
+      printed.push(result.stdout + result.stderr);
+      return result;
+    };
+    run(onA, "turn", "begin", "--session", S, "--turn", T, "--prompt", "hi");
+    onA.write({ "f.txt": "1\n" });
+    run(onA, "turn", "end", "--session", S, "--turn", T);
+    cliTurn(onA, other, "1", () => onA.write({ "g.txt": "1\n" }));
+    run(onA, "sessions");
+    run(onA, "log", "--session", S);
+    run(onA, "list");
+    run(onA, "show", onA.ok("list")[0].id);
+    run(onA, "rewind", "--session", S, "--to", T, "--dry-run");
+    const rewound = run(onA, "rewind", "--session", S, "--to", T);
+    run(onA, "redo", "--session", S);
+    const refused = run(onA, "turn", "end", "--session", S, "--turn", "q\x1b[2J");
+    run(onA, "push");
+    // The pushing machine's name, as the remote holds it in each session commit.
+    const git = (input: string, ...args: string[]) =>
+      execFileSync("git", args, { cwd: remote, env: a.env, input, encoding: "utf8" }).trim();
+    for (const ref of ghostRefs(a, remote).filter((r) => r.includes("/sessions/"))) {
+      const named = git(JSON.stringify({ host }), "hash-object", "-w", "--stdin");
+      const journal = git("", "rev-parse", `${ref}:journal.jsonl`);
+      const tree = git(
+        `100644 blob ${journal}\tjournal.jsonl\n100644 blob ${named}\torigin.json\n`,
+        "mktree",
+      );
+      git("", "update-ref", ref, git("", "commit-tree", tree, "-m", "ghostcommit session journal"));
+    }
+
+    const onB = cloneOf(b, remote, "control-b");
+    cliTurn(onB, other, "mine", () => onB.write({ "f.txt": "b\n" }));
+    const fetched = run(onB, "fetch");
+    const listed = run(onB, "sessions");
+    run(onB, "log", "--session", S);
+    run(onB, "doctor");
+    // The push after the turn is refused for the other session: doctor says so, naming it.
+    onB.write({ ".ghostcommit.json": JSON.stringify({ push: { remote: "origin", after: "turn" } }) });
+    cliTurn(onB, S, "3", () => onB.write({ "f.txt": "3\n" }));
+    await until(() => onB.cli(["doctor", "--json"]).json?.problems.length > 0);
+    const doctor = run(onB, "doctor");
+    const conflict = run(onB, "push");
+    expect(run(onB, "push", "--session", S).status).toBe(0);
+    const behind = run(onA, "push");
+
+    for (const out of printed) expect(out).not.toMatch(/[\x07\x1b]/);
+    expect(listed.stdout).toContain("esc\\e]0;pwned\\ax");
+    expect(listed.stdout).toContain(`fetched from box\\e]0;pwned\\a via`);
+    expect(fetched.stdout).toContain("two\\e[2Jx  not fetched: this workspace has a different history");
+    expect(rewound.stdout).toContain("rewound turn t\\e[2J of session esc\\e]0;pwned\\ax");
+    expect(rewound.stdout).toContain("redo --session $'esc\\033]0;pwned\\007x'");
+    expect(refused.stderr).toContain("session esc\\e]0;pwned\\ax has no turn q\\e[2J");
+    expect(conflict.stderr).toContain("same session id: two\\e[2Jx (pushed from box\\e]0;pwned\\a)");
+    expect(doctor.stdout).toContain("same session id: two\\e[2Jx (pushed from box\\e]0;pwned\\a)");
+    expect(behind.stdout).toContain("esc\\e]0;pwned\\ax  the remote has later turns of it");
+    expect(onB.ok("sessions").find((s: any) => s.session === S)?.origin.host).toBe(host);
+    expect(onA.ok("log", "--session", S)[0].turn).toBe(T);
   });
 });
 

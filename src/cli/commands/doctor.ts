@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { checkInstalledHooks } from "../../integrations/hook-check.js";
 import { globalsOf, open, withGlobals } from "../context.js";
-import { color } from "../output.js";
+import { color, humanLines } from "../output.js";
 import type { Action } from "../runner.js";
 
 export function register(program: Command, run: Action): void {
@@ -28,11 +28,12 @@ export function register(program: Command, run: Action): void {
               ...(report.watchman
                 ? [`watchman: ${report.watchman.inUse ? "in use" : "not used"}: ${report.watchman.reason}`]
                 : []),
-              ...(report.repaired ?? []).map((r) => `${color.green("repaired")} ${r.message}`),
+              // Findings may name sessions, turns and remotes: never sent to the terminal raw.
+              ...(report.repaired ?? []).map((r) => `${color.green("repaired")} ${humanLines(r.message)}`),
               ...(report.repaired && report.repaired.length === 0 ? ["nothing to repair"] : []),
               ...(report.ok
                 ? [color.green("no problems found")]
-                : report.problems.map((p) => `${color.red("problem")} ${p.message}`)),
+                : report.problems.map((p) => `${color.red("problem")} ${humanLines(p.message)}`)),
             ].join("\n"),
         };
       }),

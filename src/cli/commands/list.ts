@@ -18,7 +18,9 @@ export function register(program: Command, run: Action): void {
               return `no snapshots of ${ws.root} yet (take one with \`ghostcommit snapshot\`)`;
             return list
               .map((s) => {
-                const where = s.session ? color.dim(` [${s.session}${s.turn ? ` turn ${s.turn}` : ""}]`) : "";
+                const where = s.session
+                  ? color.dim(` [${humanText(s.session)}${s.turn ? ` turn ${humanText(s.turn)}` : ""}]`)
+                  : "";
                 const kind = s.kind === "snapshot" ? "" : color.cyan(`${s.kind} `);
                 return `${color.bold(shortId(s.id))}  ${age(s.createdAt).padEnd(11)} ${kind}${humanText(s.message)}${where}`;
               })

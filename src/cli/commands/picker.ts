@@ -1,4 +1,5 @@
 import { commandHint, type GlobalOptions } from "../context.js";
+import { shellWord } from "../../util/shell.js";
 import { cancel, confirm, intro, isCancel, multiselect, note, outro, select } from "@clack/prompts";
 import { GhostcommitError } from "../../errors.js";
 import type { RewindReport, SessionHandle, TurnRecord } from "../../types.js";
@@ -9,6 +10,7 @@ import {
   counted,
   cutText,
   formatCount,
+  humanLines,
   humanPath,
   humanText,
   nFiles,
@@ -36,7 +38,7 @@ export function turnChoices(turns: TurnRecord[], now = Date.now()): TurnChoice[]
       const files = t.state === "open" ? "open" : nFiles(t.changed.length);
       return {
         value: t.turn,
-        label: `${t.turn}${prompt ? ` · ${prompt}` : ""}`,
+        label: `${humanText(t.turn)}${prompt ? ` · ${prompt}` : ""}`,
         hint: `${age(t.startedAt, now)} · ${files}`,
       };
     });
@@ -68,7 +70,7 @@ export async function pickAndRewind(
   globals: GlobalOptions = {},
 ): Promise<CommandOutput> {
   const nothing = (): CommandOutput => ({ json: null, human: () => "" });
-  intro(`rewind session ${session.id}`);
+  intro(`rewind session ${humanText(session.id)}`);
   const choices = turnChoices(await session.log());
   if (choices.length === 0) {
     cancel("no turn to rewind");
@@ -125,7 +127,7 @@ export async function pickAndRewind(
   }
   const report = await session.rewind({ to, force, paths });
   outro(
-    `rewound ${turnList(report.rewoundTurns)}: wrote ${nFiles(report.written.length)}, deleted ${nFiles(report.deleted.length)} · undo with: ${commandHint(globals, `redo --session ${session.id}`)}`,
+    `rewound ${turnList(report.rewoundTurns)}: wrote ${nFiles(report.written.length)}, deleted ${nFiles(report.deleted.length)} · undo with: ${commandHint(globals, `redo --session ${shellWord(session.id)}`)}`,
   );
   return {
     json: report,
@@ -140,11 +142,15 @@ function refusal(error: GhostcommitError): boolean {
 
 function refusalText(error: GhostcommitError): string {
   const conflicts = GhostcommitError.is(error, "conflict") ? error.data.conflicts : [];
-  if (conflicts.length === 0) return error.message;
+  if (conflicts.length === 0) return humanLines(error.message);
   const uncertain = new Set(GhostcommitError.is(error, "conflict") ? error.data.uncertain : []);
   const shown = conflicts
     .slice(0, 15)
-    .map((p) => (uncertain.has(p) ? `not reported by the session's tools: ${p}` : `changed since: ${p}`));
+    .map((p) =>
+      uncertain.has(p)
+        ? `not reported by the session's tools: ${humanPath(p)}`
+        : `changed since: ${humanPath(p)}`,
+    );
   if (conflicts.length > 15) shown.push(`… and ${conflicts.length - 15} more`);
   return shown.join("\n");
 }

@@ -9,7 +9,7 @@ import {
   open,
   withGlobals,
 } from "../context.js";
-import { color, humanPath, progress, turnList } from "../output.js";
+import { color, humanPath, humanText, progress, turnList } from "../output.js";
 import type { Action } from "../runner.js";
 import { hardSkips } from "../../restore/restore.js";
 import { describeRestore } from "./restore.js";
@@ -104,8 +104,8 @@ export function describeRewind(report: RewindReport, globals: GlobalOptions = {}
   const turns = turnList(report.rewoundTurns);
   const verb = report.resumed ? "finish rewinding" : "rewind";
   const head = report.dryRun
-    ? `would ${verb} ${turns} of session ${report.session}`
-    : `${report.resumed ? "finished rewinding" : "rewound"} ${color.bold(turns)} of session ${report.session} (files as before turn ${report.to})`;
+    ? `would ${verb} ${turns} of session ${humanText(report.session)}`
+    : `${report.resumed ? "finished rewinding" : "rewound"} ${color.bold(turns)} of session ${humanText(report.session)} (files as before turn ${humanText(report.to)})`;
   const lines = [head];
   if (report.paths) lines.push(`only: ${report.paths.map(humanPath).join(", ")}`);
   if (report.overridden)
@@ -123,7 +123,7 @@ export function describeRewind(report: RewindReport, globals: GlobalOptions = {}
 export function describeRedo(report: RedoReport): string {
   const turns = turnList(report.restoredTurns);
   const head = report.dryRun
-    ? `would restore ${turns} of session ${report.session}`
-    : `restored ${color.bold(turns)} of session ${report.session}`;
+    ? `would restore ${turns} of session ${humanText(report.session)}`
+    : `restored ${color.bold(turns)} of session ${humanText(report.session)}`;
   return [head, describeRestore({ ...report, safety: null })].join("\n");
 }

@@ -29,7 +29,7 @@ export function register(program: Command, run: Action): void {
         const begun = await ws.session(options.session).beginTurn(options.turn, { prompt: options.prompt });
         return {
           json: begun,
-          human: () => `turn ${color.bold(begun.turn)} began · before ${shortId(begun.before)}`,
+          human: () => `turn ${color.bold(humanText(begun.turn))} began · before ${shortId(begun.before)}`,
         };
       }),
     );
@@ -47,7 +47,7 @@ export function register(program: Command, run: Action): void {
           json: ended,
           human: () =>
             [
-              `turn ${color.bold(ended.turn)} ended · after ${shortId(ended.after)} · ${nFiles(ended.changed.length)} changed`,
+              `turn ${color.bold(humanText(ended.turn))} ended · after ${shortId(ended.after)} · ${nFiles(ended.changed.length)} changed`,
               ...listPaths(ended.changed),
             ].join("\n"),
         };
@@ -86,10 +86,10 @@ export function register(program: Command, run: Action): void {
               : list
                   .map(
                     (s) =>
-                      `${color.bold(s.session)}  ${counted(s.turns, "turn")}  ${age(s.updatedAt)}${s.origin ? color.dim(`  fetched from ${s.origin.host} via ${s.origin.remote}`) : ""}`,
+                      `${color.bold(humanText(s.session))}  ${counted(s.turns, "turn")}  ${age(s.updatedAt)}${s.origin ? color.dim(`  fetched from ${humanText(s.origin.host)} via ${humanText(s.origin.remote)}`) : ""}`,
                   )
                   .join("\n") +
-                (elsewhere ? `\n${color.dim(elsewhere.trim().replace(/^\((.*)\)$/, "$1"))}` : ""),
+                (elsewhere ? `\n${color.dim(humanText(elsewhere.trim().replace(/^\((.*)\)$/, "$1")))}` : ""),
         };
       }),
     );
@@ -113,15 +113,16 @@ export function register(program: Command, run: Action): void {
 const STATE_COLOR = { open: color.cyan, done: color.green, rewound: color.dim };
 
 function describeLog(session: string, turns: TurnRecord[]): string {
-  if (turns.length === 0) return `session ${session} has no turns yet`;
-  const lines = [`session ${color.bold(session)}`];
+  if (turns.length === 0) return `session ${humanText(session)} has no turns yet`;
+  const lines = [`session ${color.bold(humanText(session))}`];
   // Columns as wide as their widest cell: turn ids and file counts vary in length.
-  const turnWidth = Math.max(...turns.map((t) => t.turn.length));
+  const turnWidth = Math.max(...turns.map((t) => humanText(t.turn).length));
   const filesWidth = Math.max(...turns.map((t) => nFiles(t.changed.length).length));
   for (const t of turns) {
     const state = STATE_COLOR[t.state](t.state.padEnd(7));
     const files = nFiles(t.changed.length).padEnd(filesWidth);
-    const turn = color.bold(t.turn) + " ".repeat(turnWidth - t.turn.length);
+    const shown = humanText(t.turn);
+    const turn = color.bold(shown) + " ".repeat(turnWidth - shown.length);
     lines.push(`  ${turn}  ${state} ${files} ${age(t.startedAt).padEnd(11)} ${humanText(t.prompt)}`);
     if (t.rewoundPaths) {
       const shown =

@@ -18,7 +18,9 @@ export function register(program: Command, run: Action): void {
               `created  ${details.createdAt}`,
               `message  ${humanText(details.message)}`,
               `parent   ${details.parent ?? "(none)"}`,
-              ...(details.session ? [`session  ${details.session} turn ${details.turn ?? "?"}`] : []),
+              ...(details.session
+                ? [`session  ${humanText(details.session)} turn ${humanText(details.turn ?? "?")}`]
+                : []),
               `files    ${formatCount(details.fileCount)}`,
               ...formatExcluded(details.excluded),
               "",

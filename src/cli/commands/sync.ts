@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { FetchReport, PushReport } from "../../types.js";
 import { globalsOf, open, withGlobals } from "../context.js";
-import { color, formatBytes, formatCount, progress } from "../output.js";
+import { color, formatBytes, formatCount, humanText, progress } from "../output.js";
 import type { Action } from "../runner.js";
 
 /** push and fetch: snapshot history through git remotes. */
@@ -57,26 +57,27 @@ function describePush(report: PushReport): string {
   const lines =
     report.refs > 0
       ? [
-          `pushed to ${report.url}: ${formatCount(report.sessions.length)} sessions, ${formatCount(report.snapshots.length)} snapshots (${formatBytes(report.bytes)})`,
+          `pushed to ${humanText(report.url)}: ${formatCount(report.sessions.length)} sessions, ${formatCount(report.snapshots.length)} snapshots (${formatBytes(report.bytes)})`,
         ]
       : report.unchanged.length + report.behind.length > 0
-        ? [`${report.url} is up to date`]
+        ? [`${humanText(report.url)} is up to date`]
         : [
             "nothing to push: no session was recorded in this workspace (--snapshots sends the snapshots of none)",
           ];
   for (const s of report.sessions)
-    lines.push(`  ${color.bold(s.session)}  ${s.status}, ${formatCount(s.turns)} turns`);
+    lines.push(`  ${color.bold(humanText(s.session))}  ${s.status}, ${formatCount(s.turns)} turns`);
   for (const s of report.behind)
-    lines.push(`  ${color.yellow(s)}  the remote has later turns of it: fetch brings them`);
+    lines.push(`  ${color.yellow(humanText(s))}  the remote has later turns of it: fetch brings them`);
   return lines.join("\n");
 }
 
 function describeFetch(report: FetchReport): string {
   const lines = [
-    `fetched from ${report.url}: ${formatCount(report.sessions.length)} sessions, ${formatCount(report.snapshots.length)} new snapshots (${formatBytes(report.bytes)})`,
+    `fetched from ${humanText(report.url)}: ${formatCount(report.sessions.length)} sessions, ${formatCount(report.snapshots.length)} new snapshots (${formatBytes(report.bytes)})`,
   ];
   for (const s of report.sessions)
-    lines.push(`  ${color.bold(s.session)}  ${s.status}, ${formatCount(s.turns)} turns`);
-  for (const c of report.conflicts) lines.push(`  ${color.yellow(c.session)}  not fetched: ${c.reason}`);
+    lines.push(`  ${color.bold(humanText(s.session))}  ${s.status}, ${formatCount(s.turns)} turns`);
+  for (const c of report.conflicts)
+    lines.push(`  ${color.yellow(humanText(c.session))}  not fetched: ${humanText(c.reason)}`);
   return lines.join("\n");
 }
