@@ -35,6 +35,18 @@ function cliForOtherUser(ctx: { skip: (note?: string) => void }): string {
   return copyCli(sb.dir("cli"));
 }
 
+/** Runs that copy of the CLI as uid 65534 in `cwd` (with --json unless `trailing` says otherwise). */
+function asNobody(cli: string, cwd: string, trailing = ["--json"]) {
+  return (args: string[]) =>
+    spawnSync(process.execPath, [cli, ...args, ...trailing], {
+      cwd,
+      env: sb.env,
+      uid: 65534,
+      gid: 65534,
+      encoding: "utf8",
+    });
+}
+
 describe("hostile trees", () => {
   it("symlinks to /, to a parent and in loops, FIFOs and sockets: captured as links or skipped; nothing outside is touched", async () => {
     const repo = sb.repo("ws", { "a.txt": "one\n" });
@@ -126,14 +138,7 @@ describe("hostile trees", () => {
       const cli = cliForOtherUser(ctx);
       const repo = sb.repo("read-only-store", { "a.txt": "one\n" });
       spawnSync("chown", ["-R", "65534:65534", sb.home]);
-      const run = (args: string[]) =>
-        spawnSync(process.execPath, [cli, ...args, "--json"], {
-          cwd: repo.dir,
-          env: sb.env,
-          uid: 65534,
-          gid: 65534,
-          encoding: "utf8",
-        });
+      const run = asNobody(cli, repo.dir);
       expect(run(["snapshot"]).status).toBe(0);
       expect(JSON.parse(run(["doctor"]).stdout).ok).toBe(true);
       const store = storeDir(sb);
@@ -162,14 +167,7 @@ describe("hostile trees", () => {
       const cli = cliForOtherUser(ctx);
       const repo = sb.repo("read-only-drop", { "a.txt": "one\n" });
       spawnSync("chown", ["-R", "65534:65534", sb.home]);
-      const run = (args: string[]) =>
-        spawnSync(process.execPath, [cli, ...args], {
-          cwd: repo.dir,
-          env: sb.env,
-          uid: 65534,
-          gid: 65534,
-          encoding: "utf8",
-        });
+      const run = asNobody(cli, repo.dir, []);
       const id = JSON.parse(run(["snapshot", "--json"]).stdout).id;
       const store = storeDir(sb);
       spawnSync("chmod", ["-R", "a-w", store]);
@@ -194,14 +192,7 @@ describe("hostile trees", () => {
       spawnSync("chown", ["-R", "65534:65534", sb.home]);
       chownSync(path.join(dir, "secret.txt"), 0, 0);
       chmodSync(path.join(dir, "secret.txt"), 0o600);
-      const run = (args: string[]) =>
-        spawnSync(process.execPath, [cli, ...args, "--json"], {
-          cwd: dir,
-          env: sb.env,
-          uid: 65534,
-          gid: 65534,
-          encoding: "utf8",
-        });
+      const run = asNobody(cli, dir);
       const snap = run(["snapshot"]);
       expect(snap.status, snap.stderr).toBe(0);
       const json = JSON.parse(snap.stdout);
@@ -227,14 +218,7 @@ describe("hostile trees", () => {
       writeFileSync(path.join(dir, ".env"), "TOKEN=1\n");
       writeFileSync(path.join(dir, ".ghostignore"), ".env\n");
       spawnSync("chown", ["-R", "65534:65534", sb.home]);
-      const run = (args: string[]) =>
-        spawnSync(process.execPath, [cli, ...args, "--json"], {
-          cwd: dir,
-          env: sb.env,
-          uid: 65534,
-          gid: 65534,
-          encoding: "utf8",
-        });
+      const run = asNobody(cli, dir);
       const before = run(["snapshot"]);
       expect(before.status, before.stderr).toBe(0);
       writeFileSync(path.join(dir, ".env"), "TOKEN=2\n");
@@ -308,14 +292,7 @@ describe("hostile trees", () => {
       spawnSync("chown", ["-R", "65534:65534", sb.home]);
       const remote = path.join(sb.home, "read-only.git");
       sb.git(sb.home, "init", "-q", "--bare", remote); // root's: that user may read, not write
-      const run = (args: string[]) =>
-        spawnSync(process.execPath, [cli, ...args], {
-          cwd: repo.dir,
-          env: sb.env,
-          uid: 65534,
-          gid: 65534,
-          encoding: "utf8",
-        });
+      const run = asNobody(cli, repo.dir, []);
       for (const step of [
         ["turn", "begin", "--session", "s", "--turn", "1"],
         ["turn", "end", "--session", "s", "--turn", "1"],

@@ -184,6 +184,24 @@ function mostPerThread(calls: Call[], name: string): number {
   return Math.max(0, ...counts.values());
 }
 
+/** Runs the CLI under strace, killed at the n-th `call` of one thread (never, when there are fewer). */
+function killedAt(repo: Repo, env: NodeJS.ProcessEnv, args: string[], call: string, n: number) {
+  return spawnSync(
+    "strace",
+    [
+      "-f",
+      "-qq",
+      "-o",
+      "/dev/null",
+      "-e",
+      `trace=${call}`,
+      "-e",
+      `inject=${call}:signal=SIGKILL:when=${n}`,
+    ].concat([process.execPath, CLI, ...args]),
+    { cwd: repo.dir, env, encoding: "utf8", timeout: 60_000 },
+  );
+}
+
 describe("killed at each of its renames and deletions", () => {
   it("a restore killed at any of them is undone byte for byte by restore <safety>", () => {
     // The target has many changes; the state restored from is the commit itself, so the safety
@@ -213,20 +231,7 @@ describe("killed at each of its renames and deletions", () => {
     let killedMidway = 0;
     for (const call of ["rename", "unlink", "rmdir"]) {
       for (let n = 1; n <= mostPerThread(full.calls, call); n++) {
-        const run = spawnSync(
-          "strace",
-          [
-            "-f",
-            "-qq",
-            "-o",
-            "/dev/null",
-            "-e",
-            `trace=${call}`,
-            "-e",
-            `inject=${call}:signal=SIGKILL:when=${n}`,
-          ].concat([process.execPath, CLI, "restore", target, "--json"]),
-          { cwd: repo.dir, env, encoding: "utf8", timeout: 60_000 },
-        );
+        const run = killedAt(repo, env, ["restore", target, "--json"], call, n);
         const now = fingerprint(repo.dir);
         if (run.signal !== "SIGKILL") {
           expect(run.status, run.stderr).toBe(0);
@@ -252,22 +257,6 @@ describe("killed at each of its renames and deletions", () => {
 
 describe("a rewind or redo killed half-way", () => {
   /** Runs the CLI under strace, killed at the n-th rename of one thread (never, when there are fewer). */
-  function killedAt(repo: Repo, env: NodeJS.ProcessEnv, args: string[], n: number) {
-    return spawnSync(
-      "strace",
-      [
-        "-f",
-        "-qq",
-        "-o",
-        "/dev/null",
-        "-e",
-        "trace=rename",
-        "-e",
-        `inject=rename:signal=SIGKILL:when=${n}`,
-      ].concat([process.execPath, CLI, ...args]),
-      { cwd: repo.dir, env, encoding: "utf8", timeout: 60_000 },
-    );
-  }
 
   it("is finished by running it again or undone by redo; a killed redo run again finishes it; doctor says how", () => {
     const repo = sb.repo("killed-rewind", BASE);
@@ -290,7 +279,7 @@ describe("a rewind or redo killed half-way", () => {
     // From the last rename back: the workspace's renames come last (the store's come first), and
     // three kills among them show both ways on.
     for (let n = mostPerThread(full.calls, "rename"); n >= 1 && finished + undone < 3; n--) {
-      const run = killedAt(repo, env, rewind, n);
+      const run = killedAt(repo, env, rewind, "rename", n);
       const now = fingerprint(repo.dir);
       const midway =
         run.signal === "SIGKILL" &&
@@ -332,7 +321,7 @@ describe("a rewind or redo killed half-way", () => {
     let redoMidway = 0;
     for (let n = mostPerThread(fullRedo.calls, "rename"); n >= 1 && redoMidway < 2; n--) {
       repo.ok(...rewind);
-      const run = killedAt(repo, env, redo, n);
+      const run = killedAt(repo, env, redo, "rename", n);
       const now = fingerprint(repo.dir);
       if (run.signal === "SIGKILL" && JSON.stringify([...now]) !== JSON.stringify([...rewound])) {
         if (JSON.stringify([...now]) !== JSON.stringify([...turnDone])) redoMidway++;
