@@ -113,7 +113,8 @@ export type DoctorProblemCode =
   | "data-dir-unusable"
   | "store-not-writable"
   | "damaged-store"
-  | "leftover-fetch-refs";
+  | "leftover-fetch-refs"
+  | "leftover-temp-pack";
 
 /** What `doctor --repair` can do about it. */
 export type DoctorRepairCode =

@@ -62,21 +62,9 @@ export function turnList(turns: string[]): string {
   return `${turns.length === 1 ? "turn" : "turns"} ${turns.map(humanText).join(", ")}`;
 }
 
-import { formatCount } from "../util/format.js";
+import { formatBytes, formatCount } from "../util/format.js";
 
-export { formatCount };
-
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ["KiB", "MiB", "GiB", "TiB"];
-  let value = n / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
-}
+export { formatBytes, formatCount };
 
 /** "excluded node_modules/ (dependency dir, 5,000 files)". */
 export function formatExcluded(entries: Excluded[], limit = 20): string[] {

@@ -10,6 +10,7 @@ import { alive } from "../util/process.js";
 import {
   damagedStateFiles,
   deadLocks,
+  leftoverPackTemps,
   type Problem,
   plainIndexProblem,
   snapshotsMissingObjects,
@@ -19,6 +20,7 @@ import {
 } from "./store-check.js";
 import { STORE_FILES, storeCannotBeMade } from "../store/layout.js";
 import { fetchedLinkRefs, removeFetchedLinks } from "../store/fetched-links.js";
+import { deadPackTemps, removePackTemps } from "../store/pack-temps.js";
 import { withSyncLock } from "../session/remote-sessions.js";
 import { damagedFrame, repairFrame } from "./store-frame.js";
 
@@ -170,6 +172,7 @@ async function checkFiles(engine: StoreContext): Promise<Problem[]> {
   for (const record of await interruptedRestores(engine.paths)) {
     problems.push(interruptedProblem(record, record.file, record.startedAt));
   }
+  problems.push(...(await leftoverPackTemps(engine)));
   for (const file of [...(await deadLocks(engine, alive)), ...(await staleGitLocks(engine))]) {
     problems.push({
       code: "stale-lock",
@@ -236,6 +239,9 @@ export async function repairStore(engine: StoreContext): Promise<DoctorRepair[]>
     await fs.rm(file, { force: true });
     leftovers.removed.push(file);
   }
+  // Under the sync lock: no fetch starts writing one meanwhile.
+  const temps = await withSyncLock(engine, async () => removePackTemps(await deadPackTemps(engine, true)));
+  leftovers.removed.push(...temps.map((temp) => temp.file));
   for (const file of leftovers.removed) {
     done.push({ code: "removed-leftover", message: `removed ${file}`, path: file });
   }

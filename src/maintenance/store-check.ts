@@ -9,6 +9,8 @@ import { isBorrowState } from "../store/borrow.js";
 import { STORE_FILES, isPlainObject } from "../store/layout.js";
 import type { DoctorReport } from "../types.js";
 import { deadSharedHolders } from "../util/lock.js";
+import { deadPackTemps, isGitPackTemp } from "../store/pack-temps.js";
+import { formatBytes } from "../util/format.js";
 
 export type Problem = DoctorReport["problems"][number];
 
@@ -133,12 +135,22 @@ export async function staleGitTempFiles(engine: StoreContext, ageMs = 3_600_000)
   const found: string[] = [];
   for (const dir of [engine.paths.objectsDir, path.join(engine.paths.objectsDir, "pack")]) {
     for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
-      if (!/^tmp_(pack|idx|rev|obj)_/.test(name)) continue;
+      // git's own temp packs are removed once no process can be writing them (deadPackTemps).
+      if (!/^tmp_(pack|idx|rev|obj)_/.test(name) || isGitPackTemp(name)) continue;
       const stat = await fs.lstat(path.join(dir, name)).catch(() => null);
       if (stat?.isFile() && Date.now() - stat.mtimeMs > ageMs) found.push(path.join(dir, name));
     }
   }
   return found;
+}
+
+/** git's temp pack files no live process writes, each named with its size. */
+export async function leftoverPackTemps(engine: StoreContext): Promise<Problem[]> {
+  return (await deadPackTemps(engine, false)).map((temp) => ({
+    code: "leftover-temp-pack",
+    message: `${temp.file} (${formatBytes(temp.bytes)}) was left by a git that died (a fetch cut off); doctor --repair or the next fetch removes it`,
+    path: temp.file,
+  }));
 }
 
 /** `.ghostlock` files whose owner process is dead (taken over anyway by the next run). */

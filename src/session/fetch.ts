@@ -10,6 +10,7 @@ import type { FetchOptions, FetchReport, SessionOrigin } from "../types.js";
 import { Journal } from "./journal.js";
 import { foldJournal, parseJournal } from "./model.js";
 import { fetchedLinksPrefix, removeFetchedLinks } from "../store/fetched-links.js";
+import { deadPackTemps, removePackTemps } from "../store/pack-temps.js";
 import {
   extendsJournal,
   readSessionCommit,
@@ -48,6 +49,9 @@ export async function fetchWorkspace(
       const ns = remoteNamespace(engine.location);
       const before = new Set(await engine.refs.refIds());
       const links = fetchedLinksPrefix(engine);
+      // A fetch killed mid-transfer left git's temp pack, as large as what it had received: no
+      // other fetch runs now, so it goes once nothing else can be writing it.
+      await removePackTemps(await deadPackTemps(engine, true)).catch(() => []);
       try {
         report.bytes = await fetchRefs(engine.refs.refsGitDir, remote, [
           `${ns}snapshots/*:${engine.refs.refPrefix}*`,

@@ -176,6 +176,21 @@ export async function withSharedLock<T>(
   }
 }
 
+/** Whether a live process holds the lock file (or is writing it: unreadable, but new). */
+export function heldByLive(file: string): boolean {
+  return isStale(file) === false;
+}
+
+/** The pids of the live holders of the shared side in `dir` (NaN for one still writing its file). */
+export function liveSharedHolders(dir: string): number[] {
+  return namesIn(dir).flatMap((name) => {
+    const file = path.join(dir, name);
+    if (isStale(file) !== false) return [];
+    const owner = readOwner(file);
+    return [owner && owner !== "absent" ? owner.pid : Number.NaN];
+  });
+}
+
 /**
  * Waits, while holding the exclusive side, until no live process holds the shared side;
  * announcements of dead processes are removed. False when live holders remain at the deadline.

@@ -1,6 +1,6 @@
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI, Repo } from "../helpers/repo.js";
@@ -459,6 +459,94 @@ describe("session and turn ids with control characters", () => {
     expect(behind.stdout).toContain("esc\\e]0;pwned\\ax  the remote has later turns of it");
     expect(onB.ok("sessions").find((s: any) => s.session === S)?.origin.host).toBe(host);
     expect(onA.ok("log", "--session", S)[0].turn).toBe(T);
+  });
+});
+
+describe("a fetch killed mid-transfer", () => {
+  it("leaves git's temp pack only until nothing can be writing it: doctor names it, the next fetch or a repair removes it", async () => {
+    const remote = bare("killed.git");
+    const onA = originRepo(a, "killed-a", remote, { "f.txt": "0\n" });
+    cliTurn(onA, "big", "1", () => onA.write({ "big1.bin": randomBytes(3 << 20) }));
+    onA.ok("push");
+    const onB = cloneOf(b, remote, "killed-b");
+    // The remote sends the first 1 MB of the pack, then stalls: the fetch is caught mid-transfer.
+    const stall = path.join(b.home, "stall.sh");
+    writeFileSync(stall, '#!/bin/sh\n"$@" | { head -c 1000000; sleep 300; cat; }\n', { mode: 0o755 });
+    const stallConfig = path.join(b.home, "stall.gitconfig");
+    writeFileSync(stallConfig, `[uploadpack]\n\tpackObjectsHook = ${stall}\n`);
+    const temps = () =>
+      (existsSync(path.join(b.home, "data", "workspaces"))
+        ? readdirSync(path.join(b.home, "data", "workspaces"), { recursive: true })
+        : []
+      )
+        .map(String)
+        .filter((name) => /objects\/pack\/tmp_pack_[A-Za-z0-9]{6}$/.test(name))
+        .map((name) => path.join(b.home, "data", "workspaces", name));
+    const stalledFetch = async () => {
+      const child = spawn(process.execPath, [CLI, "fetch"], {
+        cwd: onB.dir,
+        env: { ...b.env, GIT_CONFIG_GLOBAL: stallConfig },
+        detached: true, // its own process group, git's processes included
+        stdio: "ignore",
+      });
+      await until(() => temps().some((file) => statSync(file).size >= 900_000));
+      // Killed, it must be reaped before it reads as dead (a zombie still answers kill -0).
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      return { group: child.pid!, exited };
+    };
+    const gone = (group: number) => {
+      try {
+        process.kill(-group, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    const leftovers = () =>
+      onB.cli(["doctor", "--json"]).json.problems.filter((p: any) => p.code === "leftover-temp-pack");
+
+    // Only ghostcommit is killed: its git goes on receiving, and its temp pack is left alone.
+    const { group: orphaned, exited } = await stalledFetch();
+    try {
+      process.kill(orphaned, "SIGKILL");
+      await exited;
+      const [live] = temps();
+      expect(leftovers()).toEqual([]);
+      expect(onB.ok("fetch").sessions).toEqual([{ session: "big", turns: 1, status: "created" }]);
+      expect(temps()).toEqual([live]);
+      const repaired = onB.ok("doctor", "--repair").repaired.map((r: any) => r.path);
+      expect(repaired).not.toContain(live);
+      expect(temps()).toEqual([live]);
+    } finally {
+      if (!gone(orphaned)) process.kill(-orphaned, "SIGKILL");
+    }
+    await until(() => gone(orphaned));
+    // Now dead: doctor names it with its size, and a repair removes it.
+    const [dead] = temps();
+    expect(statSync(dead).size).toBeGreaterThan(900_000); // 1 MB received: "977 KiB"
+    expect(leftovers()).toEqual([
+      expect.objectContaining({
+        path: dead,
+        message: expect.stringMatching(/ \(\d+(\.\d)? KiB\) was left by a git that died/),
+      }),
+    ]);
+    expect(onB.cli(["doctor"]).stdout).toContain(dead);
+    expect(onB.ok("doctor", "--repair").repaired).toEqual([
+      expect.objectContaining({ code: "removed-leftover", path: dead }),
+    ]);
+    expect(temps()).toEqual([]);
+
+    // The whole fetch killed, git with it: the next fetch removes what it left.
+    cliTurn(onA, "big", "2", () => onA.write({ "big2.bin": randomBytes(3 << 20) }));
+    onA.ok("push");
+    const { group: killed, exited: killedExited } = await stalledFetch();
+    process.kill(-killed, "SIGKILL");
+    await killedExited;
+    await until(() => gone(killed));
+    expect(temps()).toHaveLength(1);
+    expect(onB.ok("fetch").sessions).toEqual([{ session: "big", turns: 2, status: "updated" }]);
+    expect(temps()).toEqual([]);
+    expect(onB.ok("doctor").problems).toEqual([]);
   });
 });
 
