@@ -200,3 +200,32 @@ export function unwritableStoreDir(engine: StoreContext): { dir: string; errno: 
   }
   return null;
 }
+
+/** The safety snapshot and hint a restore's state file names; nulls when it is torn or unreadable. */
+export async function namedIn(file: string): Promise<{ safety: string | null; hint?: string }> {
+  try {
+    const value = JSON.parse(await fs.readFile(file, "utf8")) as { safety?: unknown; hint?: unknown } | null;
+    return {
+      safety: typeof value?.safety === "string" ? value.safety : null,
+      ...(typeof value?.hint === "string" ? { hint: value.hint } : {}),
+    };
+  } catch {
+    return { safety: null };
+  }
+}
+
+export function interruptedProblem(
+  named: { safety: string | null; hint?: string },
+  file: string,
+  startedAt = "",
+): Problem {
+  // A rewind or redo says how to finish or undo it through its session, which also keeps the
+  // session's record true; restoring the safety snapshot would leave the session out of step.
+  const wayBack =
+    named.hint ?? `\`ghostcommit restore ${named.safety ?? "<safety id>"}\` brings back the state before it`;
+  return {
+    code: "interrupted-restore",
+    message: `a restore${startedAt ? ` started ${startedAt}` : ""} was interrupted; ${wayBack} (a restore that runs to its end, or \`doctor --repair\`, settles this)`,
+    path: file,
+  };
+}
