@@ -11,7 +11,7 @@ import { parseGemini } from "./agents/gemini.js";
 import { AGENTS, type AgentName, type HookEvent, type Payload } from "./event.js";
 import { appendHookLog, globalHookLog, type HookLogEntry } from "../maintenance/hook-log.js";
 import { canTellModel, undoNotice } from "./undo-notice.js";
-import { rememberWorkspace, sessionWorkspace, sessionWorkspaceKind } from "./session-dirs.js";
+import { rememberWorkspace, sessionRecord } from "./session-dirs.js";
 import {
   agentShowsNotices,
   noSnapshotsNotice,
@@ -112,8 +112,8 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
   if (action.kind === "none" || (event.subagent && (action.kind === "begin" || action.kind === "end")))
     return;
   // One session, one workspace: fixed by its first event, whatever directory the agent `cd`s into.
-  const fixed =
-    event.session && !options.dir ? await sessionWorkspace(event.agent, event.session) : undefined;
+  const record = event.session && !options.dir ? sessionRecord(event.agent, event.session) : {};
+  const fixed = record.dir;
   const dir = options.dir ?? fixed ?? event.projectDir ?? envDir(event.agent) ?? event.cwd ?? process.cwd();
   const base = { agent: event.agent, event: event.name, session: event.session, dir };
   // Why a prompt's work gets no snapshot: the person expects undo, and a log alone goes unread.
@@ -146,7 +146,7 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
   }
   const shows = agentShowsNotices(event.agent);
   if (!options.dir) {
-    const kindThen = fixed ? sessionWorkspaceKind(event.agent, event.session) : undefined;
+    const kindThen = fixed ? record.kind : undefined;
     if (!fixed || kindThen !== ws.kind) await rememberWorkspace(event.agent, event.session, ws.root, ws.kind);
     if (kindThen !== undefined && kindThen !== ws.kind) {
       const message = storeChangedMessage(ws.root, event.session, kindThen);

@@ -17,25 +17,29 @@ function recordFile(agent: AgentName, session: string): string {
   return path.join(recordsDir(), `${key}.json`);
 }
 
-/** The workspace a session's first event fixed, if it has one. */
-export async function sessionWorkspace(agent: AgentName, session: string): Promise<string | undefined> {
+/**
+ * What a session's record holds: the workspace its first event fixed, and whether that was a git
+ * repository or a plain directory when last recorded. Read by every hook event before its work.
+ */
+export function sessionRecord(agent: AgentName, session: string): { dir?: string; kind?: "git" | "plain" } {
   try {
-    // Synchronous: every hook event reads it before its work starts; a small file.
-    const value = JSON.parse(readFileSync(recordFile(agent, session), "utf8")) as { dir?: unknown };
-    return typeof value.dir === "string" && value.dir !== "" ? value.dir : undefined;
+    // Synchronous: a small file, read before the event's work starts.
+    const value = JSON.parse(readFileSync(recordFile(agent, session), "utf8")) as {
+      dir?: unknown;
+      kind?: unknown;
+    };
+    return {
+      ...(typeof value.dir === "string" && value.dir !== "" ? { dir: value.dir } : {}),
+      ...(value.kind === "git" || value.kind === "plain" ? { kind: value.kind } : {}),
+    };
   } catch {
-    return undefined;
+    return {};
   }
 }
 
-/** Whether the session's workspace was a git repository or a plain directory when last recorded. */
-export function sessionWorkspaceKind(agent: AgentName, session: string): "git" | "plain" | undefined {
-  try {
-    const { kind } = JSON.parse(readFileSync(recordFile(agent, session), "utf8")) as { kind?: unknown };
-    return kind === "git" || kind === "plain" ? kind : undefined;
-  } catch {
-    return undefined;
-  }
+/** The workspace a session's first event fixed, if it has one. */
+export async function sessionWorkspace(agent: AgentName, session: string): Promise<string | undefined> {
+  return sessionRecord(agent, session).dir;
 }
 
 /**
