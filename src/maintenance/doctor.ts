@@ -213,7 +213,9 @@ export async function repairStore(engine: StoreContext): Promise<DoctorRepair[]>
     leftovers.removed.push(file);
   }
   // Under the sync lock: no fetch starts writing one meanwhile.
-  const temps = await withSyncLock(engine, async () => removePackTemps(await deadPackTemps(engine, true)));
+  const temps = await withSyncLock(engine, async () =>
+    removePackTemps(await deadPackTemps(engine, { sync: true })),
+  );
   leftovers.removed.push(...temps.map((temp) => temp.file));
   for (const file of leftovers.removed) {
     done.push({ code: "removed-leftover", message: `removed ${file}`, path: file });

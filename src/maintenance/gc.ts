@@ -7,6 +7,7 @@ import type { StoredSnapshot } from "../store/store.js";
 import { waitForSharedHolders, withLock } from "../util/lock.js";
 import { ownBytes } from "./disk.js";
 import { removeFetchedLinks } from "../store/fetched-links.js";
+import { deadPackTemps, removePackTemps } from "../store/pack-temps.js";
 
 export interface GcPolicy {
   /** Expire snapshots created before this time (ms since epoch). */
@@ -119,6 +120,9 @@ async function pack(engine: StoreContext, writerWaitMs: number, keepTrees: strin
   // a pack's unreachable objects loose (dated as their pack, which writers touch) for the
   // prune below to spare, where -a would drop them.
   const unreachable = quiet ? ["-a"] : ["-A", "--unpack-unreachable=10.minutes.ago"];
+  // What an earlier gc's or fetch's git left when it died (a reboot mid-repack leaves a pack as
+  // large as the store): this one holds the gc lock, so only a fetch may be writing, and it is checked.
+  await removePackTemps(await deadPackTemps(engine, { gc: true }));
   await git(["repack", ...unreachable, "-d", "-l", "-q", "--no-write-bitmap-index"]);
   await git(["prune", quiet ? "--expire=now" : "--expire=10.minutes.ago"]);
   if (keepRefs.length > 0)

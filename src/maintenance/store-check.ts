@@ -146,9 +146,9 @@ export async function staleGitTempFiles(engine: StoreContext, ageMs = 3_600_000)
 
 /** git's temp pack files no live process writes, each named with its size. */
 export async function leftoverPackTemps(engine: StoreContext): Promise<Problem[]> {
-  return (await deadPackTemps(engine, false)).map((temp) => ({
+  return (await deadPackTemps(engine)).map((temp) => ({
     code: "leftover-temp-pack",
-    message: `${temp.file} (${formatBytes(temp.bytes)}) was left by a git that died (a fetch cut off); doctor --repair or the next fetch removes it`,
+    message: `${temp.file} (${formatBytes(temp.bytes)}) was left by a git that died (a fetch or gc cut off); doctor --repair, the next fetch or the next gc removes it`,
     path: temp.file,
   }));
 }

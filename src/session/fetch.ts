@@ -51,7 +51,7 @@ export async function fetchWorkspace(
       const links = fetchedLinksPrefix(engine);
       // A fetch killed mid-transfer left git's temp pack, as large as what it had received: no
       // other fetch runs now, so it goes once nothing else can be writing it.
-      await removePackTemps(await deadPackTemps(engine, true)).catch(() => []);
+      await removePackTemps(await deadPackTemps(engine, { sync: true })).catch(() => []);
       try {
         report.bytes = await fetchRefs(engine.refs.refsGitDir, remote, [
           `${ns}snapshots/*:${engine.refs.refPrefix}*`,

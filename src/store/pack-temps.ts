@@ -6,9 +6,11 @@ import { STORE_FILES } from "./layout.js";
 
 /**
  * The temp files git writes in objects/pack while a pack comes in or is made: `tmp_pack_`,
- * `tmp_idx_` and `tmp_rev_` and six characters of mkstemp's. Ours are `tmp_pack_gc_…`, never these.
+ * `tmp_idx_` and `tmp_rev_` and six characters of mkstemp's (ours are `tmp_pack_gc_…`, never
+ * these), and the finished pack `git repack` keeps as `.tmp-<its pid>-pack-<id>.*` until it moves
+ * it in place (a gc killed or cut off by a reboot leaves it: as large as the store).
  */
-const GIT_PACK_TEMP = /^tmp_(pack|idx|rev)_[A-Za-z0-9]{6}$/;
+const GIT_PACK_TEMP = /^(tmp_(pack|idx|rev)_[A-Za-z0-9]{6}|\.tmp-\d+-pack-[0-9a-f]{40,64}\.[a-z]+)$/;
 
 /** Without /proc a git left running by a killed ghostcommit cannot be seen: only old files count. */
 const UNSEEN_AGE_MS = 3_600_000;
@@ -27,14 +29,17 @@ export interface PackTemp {
 /**
  * git's temp pack files in the shadow store that no live process is writing: a fetch killed
  * mid-transfer leaves one as large as what it had received. Only the git processes ghostcommit
- * runs on the store write them: a fetch's (under the sync lock; `syncHeld` when the caller holds
- * it), gc's repack (under the gc lock) and a plain directory's snapshot adding a file over git's
+ * runs on the store write them: a fetch's (under the sync lock), gc's repack (under the gc lock;
+ * `held` names those the caller holds) and a plain directory's snapshot adding a file over git's
  * bigFileThreshold (a writer, the shared side of the gc lock). So none is dead while a live
  * process holds one of those; and, as a git whose ghostcommit alone was killed goes on writing,
  * none while a live process other than ours works on the store (its GIT_DIR) or has one open.
  * The files are listed before those checks: one a process starts after them is not among them.
  */
-export async function deadPackTemps(engine: StoreContext, syncHeld: boolean): Promise<PackTemp[]> {
+export async function deadPackTemps(
+  engine: StoreContext,
+  held: { sync?: boolean; gc?: boolean } = {},
+): Promise<PackTemp[]> {
   if (engine.refs.kind !== "shadow") return []; // the repo store's objects are the user's git's
   const dir = path.join(engine.paths.objectsDir, "pack");
   const found: PackTemp[] = [];
@@ -46,8 +51,8 @@ export async function deadPackTemps(engine: StoreContext, syncHeld: boolean): Pr
   }
   if (found.length === 0) return [];
   const lock = (name: string) => path.join(engine.paths.dir, name);
-  if (!syncHeld && heldByLive(lock(STORE_FILES.syncLock))) return [];
-  if (heldByLive(lock(STORE_FILES.gcLock))) return [];
+  if (!held.sync && heldByLive(lock(STORE_FILES.syncLock))) return [];
+  if (!held.gc && heldByLive(lock(STORE_FILES.gcLock))) return [];
   if (liveSharedHolders(lock(STORE_FILES.writersDir)).some((pid) => pid !== process.pid)) return [];
   const busy = await storeInUse(
     engine.paths.gitDir,

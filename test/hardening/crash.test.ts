@@ -8,6 +8,8 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Sandbox } from "../helpers/repo.js";
@@ -194,5 +196,60 @@ describe("a restore killed before it filled the directories it made", () => {
     expect(existsSync(path.join(sb.home, "outside"))).toBe(true);
     const doctor = repo.cli(["doctor", "--json"]);
     expect(doctor.json.problems.map((p: { code: string }) => p.code)).toContain("interrupted-restore");
+  });
+});
+
+describe("a gc cut off mid-repack (the machine lost power while it ran)", () => {
+  const sb = new Sandbox();
+  afterAll(() => sb.cleanup());
+
+  it("leaves a pack as large as the store under a temp name: doctor names it, the next gc removes it", () => {
+    const repo = sb.repo("gc-cut", { "a.txt": "one\n" });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      repo.write({ [`big${i}.bin`]: randomBytes(1 << 20).toString("base64") });
+      ids.push(repo.ok("snapshot").id);
+    }
+    const gitDir = path.join(storeDir(sb, repo.dir), "git");
+    const pack = path.join(gitDir, "objects", "pack");
+    // gc's repack as gc runs it, its pack-objects killed at its second rename: the pack has
+    // its temp name `.tmp-<repack's pid>-pack-<id>.pack` and the index is still mkstemp's.
+    const killed = spawnSync(
+      "strace",
+      [
+        "-f",
+        "-qq",
+        "-o",
+        "/dev/null",
+        "-e",
+        "trace=rename",
+        "-e",
+        "inject=rename:signal=SIGKILL:when=2",
+      ].concat(["git", "repack", "-a", "-d", "-l", "-q", "--no-write-bitmap-index"]),
+      { env: { ...sb.env, GIT_DIR: gitDir }, encoding: "utf8" },
+    );
+    expect(killed.stderr).toMatch(/pack-objects died of signal 9/);
+    const temps = () => readdirSync(pack).filter((name) => /^(\.tmp-|tmp_)/.test(name));
+    const left = temps().sort();
+    expect(left).toEqual([
+      expect.stringMatching(/^\.tmp-\d+-pack-[0-9a-f]{40}\.pack$/),
+      expect.stringMatching(/^tmp_idx_[A-Za-z0-9]{6}$/),
+    ]);
+    expect(lstatSync(path.join(pack, left[0])).size).toBeGreaterThan(3_000_000);
+
+    const named = repo
+      .cli(["doctor", "--json"])
+      .json.problems.filter((p: { code: string }) => p.code === "leftover-temp-pack")
+      .map((p: { path: string }) => path.basename(p.path))
+      .sort();
+    expect(named).toEqual(left);
+    repo.ok("gc");
+    expect(temps()).toEqual([]);
+    expect(repo.ok("doctor").ok).toBe(true);
+    expect(fsckStore(sb)).toEqual({ status: 0, problems: [] });
+    repo.ok("restore", ids[0]);
+    expect(existsSync(repo.path("big1.bin"))).toBe(false);
+    repo.ok("restore", ids[2]);
+    expect(readFileSync(repo.path("big2.bin"), "utf8").length).toBeGreaterThan(1_000_000);
   });
 });
