@@ -2,10 +2,36 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { writeFileAtomic } from "../store/layout.js";
+import { sha256Hex } from "../util/sha256.js";
 import type { Scope } from "./specs.js";
 
-/** A line in the front matter of every command file ghostcommit writes: uninstall removes only files that carry it. */
-const MARK = "# written by `ghostcommit install claude-code`; `ghostcommit uninstall claude-code` removes it";
+/**
+ * A line in the front matter of every command file ghostcommit writes, ending with the digest of
+ * the rest of the file: install rewrites and uninstall removes only files that carry it unedited.
+ * A file the user edited (its digest no longer matches) is theirs now and stays as it is.
+ */
+const MARK =
+  "# written by `ghostcommit install claude-code`; `ghostcommit uninstall claude-code` removes it unless edited";
+/** Files written before they carried a digest end the line at "removes it": taken as unedited. */
+const MARK_START = "# written by `ghostcommit install claude-code`;";
+const STAMP = / \(sha256 ([0-9a-f]{16})\)$/;
+
+function digestOf(text: string): string {
+  const rest = text.split("\n").filter((line) => !line.startsWith(MARK_START));
+  return sha256Hex(rest.join("\n")).slice(0, 16);
+}
+
+type Owner = "nobody" | "user" | "ghostcommit" | "edited";
+
+/** Whose the file holding `existing` (null: no file) is. */
+function ownerOf(existing: string | null): Owner {
+  if (existing === null) return "nobody";
+  const mark = existing.split("\n").find((line) => line.startsWith(MARK_START));
+  if (mark === undefined) return "user";
+  const stamp = STAMP.exec(mark);
+  if (!stamp) return "ghostcommit";
+  return stamp[1] === digestOf(existing) ? "ghostcommit" : "edited";
+}
 
 /**
  * Claude Code custom slash commands: `/ghostcommit-log`, `/ghostcommit-rewind <turn>`,
@@ -25,8 +51,8 @@ const MARK = "# written by `ghostcommit install claude-code`; `ghostcommit unins
 const THIS_SESSION = "--agent claude-code --session=${CLAUDE_SESSION_ID}";
 
 function commandFiles(cli: string): Record<string, string> {
-  const file = (description: string, hint: string | null, run: string, ask: string) =>
-    [
+  const file = (description: string, hint: string | null, run: string, ask: string) => {
+    const text = [
       "---",
       MARK,
       `description: ${description}`,
@@ -39,6 +65,8 @@ function commandFiles(cli: string): Record<string, string> {
       ask,
       "",
     ].join("\n");
+    return text.replace(MARK, `${MARK} (sha256 ${digestOf(text)})`);
+  };
   return {
     "ghostcommit-log.md": file(
       "List this session's turns (ghostcommit): pick one for /ghostcommit-rewind",
@@ -72,33 +100,46 @@ export function cliOf(hookCommand: string): string {
   return hookCommand.replace(/ hook claude-code$/, "");
 }
 
-/** Writes the command files (rewriting ours, never a file of the user's). Returns their paths. */
-export async function installCommands(scope: Scope, projectDir: string, cli: string): Promise<string[]> {
+export interface CommandFiles {
+  /** Written, removed, or already as install writes them. */
+  done: string[];
+  /** Files install wrote that the user has edited since: left as they are. */
+  keptEdited: string[];
+}
+
+/** Writes the command files (rewriting ours, never a file of the user's, nor one they edited). */
+export async function installCommands(scope: Scope, projectDir: string, cli: string): Promise<CommandFiles> {
   const dir = commandsDir(scope, projectDir);
   await fs.mkdir(dir, { recursive: true });
-  const written: string[] = [];
+  const result: CommandFiles = { done: [], keptEdited: [] };
   for (const [name, text] of Object.entries(commandFiles(cli))) {
     const file = path.join(dir, name);
     const existing = await fs.readFile(file, "utf8").catch(() => null);
-    if (existing !== null && !existing.includes(MARK)) continue; // the user's own command of that name
+    const owner = ownerOf(existing);
+    if (owner === "user") continue; // the user's own command of that name
+    if (owner === "edited") {
+      result.keptEdited.push(file);
+      continue;
+    }
     // Readable like the project's other files (they may be committed with it).
     if (existing !== text) await writeFileAtomic(file, text, 0o644);
-    written.push(file);
+    result.done.push(file);
   }
-  return written;
+  return result;
 }
 
-/** Removes the command files install wrote (and the commands directory if that leaves it empty). */
-export async function uninstallCommands(scope: Scope, projectDir: string): Promise<string[]> {
+/** Removes the command files install wrote and nobody edited (and the directory, if left empty). */
+export async function uninstallCommands(scope: Scope, projectDir: string): Promise<CommandFiles> {
   const dir = commandsDir(scope, projectDir);
-  const removed: string[] = [];
+  const result: CommandFiles = { done: [], keptEdited: [] };
   for (const name of Object.keys(commandFiles(""))) {
     const file = path.join(dir, name);
-    const existing = await fs.readFile(file, "utf8").catch(() => null);
-    if (existing === null || !existing.includes(MARK)) continue;
+    const owner = ownerOf(await fs.readFile(file, "utf8").catch(() => null));
+    if (owner === "edited") result.keptEdited.push(file);
+    if (owner !== "ghostcommit") continue;
     await fs.rm(file, { force: true });
-    removed.push(file);
+    result.done.push(file);
   }
-  if (removed.length > 0) await fs.rmdir(dir).catch(() => {}); // fails, as it should, when not empty
-  return removed;
+  if (result.done.length > 0) await fs.rmdir(dir).catch(() => {}); // fails, as it should, when not empty
+  return result;
 }

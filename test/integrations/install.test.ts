@@ -135,6 +135,38 @@ describe("install claude-code", () => {
     expect(readdirSync(commands).sort()).toEqual(["ghostcommit-redo.md", "review.md"]);
   });
 
+  it("leaves a command file the user edited as it is: install does not rewrite it, uninstall does not remove it", () => {
+    const dir = sandbox.dir("project");
+    const commands = path.join(dir, ".claude", "commands");
+    sandbox.ok(dir, "install", "claude-code", "--project");
+    // The user adds a line of their own to the rewind command (the mark line stays as it was).
+    const rewindFile = path.join(commands, "ghostcommit-rewind.md");
+    const edited = `${readFileSync(rewindFile, "utf8")}Then run the tests again.\n`;
+    writeFileSync(rewindFile, edited);
+    const again = sandbox.cli(dir, ["install", "claude-code", "--project"]);
+    expect(again.status, again.stderr).toBe(0);
+    expect(readFileSync(rewindFile, "utf8")).toBe(edited);
+    const reinstalled = sandbox.ok(dir, "install", "claude-code", "--project");
+    expect(reinstalled.commandsKept).toEqual([rewindFile]);
+    expect(reinstalled.commands.map((f: string) => path.basename(f)).sort()).toEqual([
+      "ghostcommit-log.md",
+      "ghostcommit-redo.md",
+    ]);
+    // A file an earlier version wrote, before files carried their digest, is taken as unedited.
+    const logFile = path.join(commands, "ghostcommit-log.md");
+    writeFileSync(
+      logFile,
+      "---\n# written by `ghostcommit install claude-code`; `ghostcommit uninstall claude-code` removes it\ndescription: old\n---\n",
+    );
+    sandbox.ok(dir, "install", "claude-code", "--project");
+    expect(readFileSync(logFile, "utf8")).toMatch(/removes it unless edited \(sha256 [0-9a-f]{16}\)\n/);
+    const human = sandbox.cli(dir, ["uninstall", "claude-code", "--project"]);
+    expect(human.status, human.stderr).toBe(0);
+    expect(human.stdout).toContain(`kept ${rewindFile} as you edited it`);
+    expect(readdirSync(commands)).toEqual(["ghostcommit-rewind.md"]);
+    expect(readFileSync(rewindFile, "utf8")).toBe(edited);
+  });
+
   it("writes through a symlinked settings file (a dotfile manager's), also one whose target is not there yet", () => {
     const dir = sandbox.dir("project");
     const dotfiles = sandbox.dir("dotfiles");

@@ -4,13 +4,30 @@ import type { Command } from "commander";
 import { GhostcommitError } from "../../errors.js";
 import type { AgentName } from "../../integrations/event.js";
 import { AGENTS } from "../../integrations/hook.js";
-import { cliOf, installCommands, uninstallCommands } from "../../integrations/claude-commands.js";
+import {
+  type CommandFiles,
+  cliOf,
+  installCommands,
+  uninstallCommands,
+} from "../../integrations/claude-commands.js";
 import { install, uninstall } from "../../integrations/install.js";
 import { hookCommand, type Scope, SPECS } from "../../integrations/specs.js";
 import { type GlobalOptions, globalsOf, withGlobals } from "../context.js";
 import { runHookCommand } from "../hook-entry.js";
 import { color } from "../output.js";
 import type { Action } from "../runner.js";
+
+const NO_FILES: CommandFiles = { done: [], keptEdited: [] };
+
+function slashNames(files: string[]): string {
+  return files.map((file) => `/${path.basename(file, ".md")}`).join(", ");
+}
+
+function keptLines(edited: string[]): string[] {
+  return edited.map((file) =>
+    color.yellow(`kept ${file} as you edited it (remove it and run install again for ghostcommit's)`),
+  );
+}
 
 /** Integration commands: hook, install, uninstall, mcp. */
 export function register(program: Command, run: Action): void {
@@ -46,21 +63,34 @@ export function register(program: Command, run: Action): void {
           const spec = SPECS[agent];
           if (verb === "uninstall") {
             // Command files first: removing the settings may remove the directory they are in.
-            const commands = agent === "claude-code" ? await uninstallCommands(scope, dir) : [];
+            const files = agent === "claude-code" ? await uninstallCommands(scope, dir) : NO_FILES;
             const removed = await uninstall(spec, scope, dir);
-            const report = { ...removed, changed: removed.changed || commands.length > 0, commands };
+            const report = {
+              ...removed,
+              changed: removed.changed || files.done.length > 0,
+              commands: files.done,
+              commandsKept: files.keptEdited,
+            };
             const what = report.deleted
               ? `removed ${report.file} (install had created it)`
-              : report.changed
+              : removed.changed
                 ? `removed ghostcommit's ${spec.label} hooks from ${report.file}`
-                : `no ghostcommit hooks in ${report.file}; nothing changed`;
-            return { json: report, human: () => what };
+                : `no ghostcommit hooks in ${report.file}${report.changed ? "" : "; nothing changed"}`;
+            return {
+              json: report,
+              human: () =>
+                [
+                  what,
+                  ...(files.done.length > 0 ? [`removed slash commands: ${slashNames(files.done)}`] : []),
+                  ...keptLines(files.keptEdited),
+                ].join("\n"),
+            };
           }
           const entry = realpathSync(process.argv[1]);
           const hook = hookCommand(agent, process.execPath, entry);
           const installed = await install(spec, scope, dir, hook);
-          const commands = agent === "claude-code" ? await installCommands(scope, dir, cliOf(hook)) : [];
-          const report = { ...installed, commands };
+          const files = agent === "claude-code" ? await installCommands(scope, dir, cliOf(hook)) : NO_FILES;
+          const report = { ...installed, commands: files.done, commandsKept: files.keptEdited };
           const warnings = entry.split(path.sep).includes("_npx")
             ? [
                 `the hooks run ${entry} from npx's cache, which npm may clear: install ghostcommit (npm i -g ghostcommit) and run install again.`,
@@ -73,9 +103,8 @@ export function register(program: Command, run: Action): void {
                 report.changed
                   ? `${color.green("installed")} ${spec.label} hooks (${report.events.join(", ")}) in ${report.file}`
                   : `${spec.label} hooks already installed in ${report.file}; nothing changed`,
-                ...(commands.length > 0
-                  ? [`slash commands: ${commands.map((f) => `/${path.basename(f, ".md")}`).join(", ")}`]
-                  : []),
+                ...(files.done.length > 0 ? [`slash commands: ${slashNames(files.done)}`] : []),
+                ...keptLines(files.keptEdited),
                 ...spec.notes.map((n) => color.dim(n)),
                 ...warnings.map((w) => color.yellow(w)),
               ].join("\n"),
