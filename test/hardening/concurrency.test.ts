@@ -1,4 +1,6 @@
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Sandbox } from "../helpers/repo.js";
@@ -103,4 +105,32 @@ describe("many processes on one workspace and store", () => {
     expect(repo.git("log", "--format=%s").split("\n").filter(Boolean)).toHaveLength(6);
     expect(repo.ok("doctor").ok).toBe(true);
   }, 60_000);
+});
+
+describe("a lock whose owner was killed but not yet reaped (a zombie)", () => {
+  it("is taken over at once: the owner runs no code, though its pid still answers", () => {
+    const repo = sb.repo("zombie", { "a.txt": "a\n" });
+    repo.ok("snapshot");
+    // `sleep 0` ends at once; its parent then becomes `sleep 60`, which never reaps it.
+    const parent = spawn("/bin/sh", ["-c", "sleep 0 & echo $!; exec sleep 60"], {
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    try {
+      const zombie = Number(
+        execFileSync("/bin/sh", ["-c", `sleep 0.3; pgrep -P ${parent.pid} sleep`]).toString(),
+      );
+      expect(readFileSync(`/proc/${zombie}/stat`, "latin1")).toMatch(/\) Z /);
+      const lock = path.join(storeDir(sb, repo.dir), "gc.ghostlock");
+      writeFileSync(
+        lock,
+        JSON.stringify({ pid: zombie, host: os.hostname(), token: "0123abcd", since: Date.now() }),
+      );
+      // A live owner would be waited for (120 s, past this test's time limit), then refused.
+      const gc = repo.cli(["gc", "--json"]);
+      expect(gc.status, gc.stderr).toBe(0);
+      expect(existsSync(lock)).toBe(false);
+    } finally {
+      parent.kill("SIGKILL");
+    }
+  });
 });
