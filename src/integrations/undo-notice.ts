@@ -1,3 +1,5 @@
+import { realpathSync } from "node:fs";
+import path from "node:path";
 import type { Workspace } from "../workspace.js";
 import type { UndoEvent } from "../types.js";
 import type { HookEvent } from "./event.js";
@@ -28,13 +30,24 @@ export async function undoNotice(ws: Workspace, event: HookEvent): Promise<strin
   if (!hookEventName || !event.session) return null;
   const events = await ws.undoneSinceLastTurn(event.session);
   if (events.length === 0) return null;
-  const additionalContext = noticeText(events);
+  // The agent's shell may be in a subdirectory (it `cd`-ed there); the paths are the workspace's.
+  const elsewhere = event.cwd !== undefined && realOrAsIs(event.cwd) !== ws.root;
+  const additionalContext = noticeText(events, elsewhere ? ws.root : null);
   return JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext } });
 }
 
+function realOrAsIs(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return path.resolve(dir);
+  }
+}
+
 /** Plain sentences (no angle brackets: some agents escape them). */
-export function noticeText(events: UndoEvent[]): string {
+export function noticeText(events: UndoEvent[], pathsFrom: string | null = null): string {
   const lines = ["ghostcommit: files of this workspace changed outside your edits since the last prompt."];
+  if (pathsFrom !== null) lines.push(`Paths are relative to ${pathsFrom}.`);
   for (const e of events) {
     const turns = `${e.turns.length === 1 ? "turn" : "turns"} ${e.turns.join(", ")}`;
     lines.push(

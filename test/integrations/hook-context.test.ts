@@ -58,9 +58,11 @@ describe("the model is told what went back", () => {
           last_assistant_message: "ok",
         }),
     );
+    // The agent's shell is in src/ now (`cd src` in a command): the paths are the workspace's, and it says so.
     const told = JSON.parse(
-      send("codex", codex(repo.dir, cx, "UserPromptSubmit", { turn_id: "t2", prompt: "p2" })),
+      send("codex", codex(repo.path("src"), cx, "UserPromptSubmit", { turn_id: "t2", prompt: "p2" })),
     );
+    expect(told.hookSpecificOutput.additionalContext).toContain(`\nPaths are relative to ${repo.dir}.\n`);
     expect(told.hookSpecificOutput.hookEventName).toBe("UserPromptSubmit");
     expect(told.hookSpecificOutput.additionalContext).toMatch(/Rewound turn t1[\s\S]*- src\/app\.js/);
     // Told once, though the rewind journals its plan before its outcome.
@@ -87,6 +89,7 @@ describe("the model is told what went back", () => {
     expect(gTold.hookSpecificOutput.hookEventName).toBe("BeforeAgent");
     expect(gTold.hookSpecificOutput.additionalContext).toContain("- src/app.js");
     expect(gTold.hookSpecificOutput.additionalContext).not.toMatch(/[<>]/);
+    expect(gTold.hookSpecificOutput.additionalContext).not.toContain("Paths are relative to");
     expect(send("gemini", gemini(repo.dir, gm, "AfterAgent", { prompt: "p3", prompt_response: "ok" }))).toBe(
       "{}",
     );
