@@ -147,7 +147,7 @@ const ERRNO_MEANING: Record<string, string> = {
   EIO: "input/output error",
 };
 
-function explained(errno: string): string {
+export function explained(errno: string): string {
   const meaning = ERRNO_MEANING[errno];
   return meaning ? `${meaning} (${errno})` : errno;
 }

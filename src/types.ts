@@ -56,11 +56,19 @@ export interface DiffEntry {
 /** `not-captured`: a rewind cannot know the path's earlier state (the agent reported the edit after it). */
 export type SkipReason = "permission" | "io" | "excluded" | "not-captured";
 
+/** A path a restore, rewind or redo left as it was. */
+export interface SkippedPath {
+  path: string;
+  reason: SkipReason;
+  /** Where the file system refused the write or deletion: its code (ENOSPC, EACCES, EIO…). */
+  errno?: string;
+}
+
 /** What a restore changed (or, with dryRun, would change). */
 export interface RestoreReport {
   written: string[];
   deleted: string[];
-  skipped: { path: string; reason: SkipReason }[];
+  skipped: SkippedPath[];
   /** The safety snapshot taken first (null for a dry run). */
   safety: string | null;
   dryRun?: boolean;

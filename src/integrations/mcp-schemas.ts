@@ -8,7 +8,11 @@ import { z } from "zod";
 
 const id = z.string().describe("snapshot id (40 hex digits)");
 const skipped = z.array(
-  z.looseObject({ path: z.string(), reason: z.enum(["permission", "io", "excluded", "not-captured"]) }),
+  z.looseObject({
+    path: z.string(),
+    reason: z.enum(["permission", "io", "excluded", "not-captured"]),
+    errno: z.string().optional(),
+  }),
 );
 
 const summary = {

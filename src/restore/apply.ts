@@ -12,18 +12,22 @@ import type { PlanStep } from "./plan.js";
 export interface ApplyOutcome {
   written: RelPath[];
   deleted: RelPath[];
-  skipped: { path: RelPath; reason: SkipReason }[];
+  skipped: Skip[];
 }
 
-/** A write whose temp file is on disk, or the reason it could not be prepared. */
-type Prepared = { path: RelPath; temp: RelPath } | { path: RelPath; skip: SkipReason };
+type Skip = { path: RelPath; reason: SkipReason; errno?: string };
 
-function reasonOf(error: unknown): SkipReason {
+/** A write whose temp file is on disk, or why it could not be prepared. */
+type Prepared = { path: RelPath; temp: RelPath } | { skip: Skip };
+
+/** Why `error` left `path` as it was, with the system's code where it had one. */
+function skipOf(path: RelPath, error: unknown): Skip {
   const code = (error as NodeJS.ErrnoException).code;
   // A directory in the way that still holds files after the restore's own deletions holds only
   // content no snapshot captured (ignored, excluded): it stays, like any excluded path.
-  if (code === "ENOTEMPTY") return "excluded";
-  return code === "EACCES" || code === "EPERM" || code === "EROFS" ? "permission" : "io";
+  if (code === "ENOTEMPTY") return { path, reason: "excluded" };
+  const reason = code === "EACCES" || code === "EPERM" || code === "EROFS" ? "permission" : "io";
+  return typeof code === "string" ? { path, reason, errno: code } : { path, reason };
 }
 
 /**
@@ -46,7 +50,7 @@ export async function applyPlan(
 ): Promise<ApplyOutcome> {
   const outcome: ApplyOutcome = { written: [], deleted: [], skipped: [] };
   const changedDirs = new Set<RelPath>();
-  const fail = (rel: RelPath, error: unknown) => outcome.skipped.push({ path: rel, reason: reasonOf(error) });
+  const fail = (rel: RelPath, error: unknown) => outcome.skipped.push(skipOf(rel, error));
   // Deletions come first (see planRestore), then the directories they emptied go before any write
   // (which may create directories again), so a file can take the place of a directory tree.
   const emptiedDirs = new Set<RelPath>();
@@ -75,19 +79,20 @@ export async function applyPlan(
   const prepared = await mapLimit(writes, 16, async ({ step, n }): Promise<Prepared> => {
     try {
       const way = ancestorsAreRealDirs(root, step.path, true, changedDirs, capturedRepos);
-      if (way !== "ok") return { path: step.path, skip: way === "nested-repo" ? "excluded" : "io" };
+      if (way !== "ok")
+        return { skip: { path: step.path, reason: way === "nested-repo" ? "excluded" : "io" } };
       const temp = tempPathOf(step.path, restoreTempName(baseName(step.path), tempToken, n));
       await writeTemp(fsPath(root, temp), step.state.mode, contentOf(step.state.oid), flushEach);
       await keepOwner(fsPath(root, temp), fsPath(root, step.path), fsPath(root, parentOf(step.path)));
       return { path: step.path, temp };
     } catch (error) {
-      return { path: step.path, skip: reasonOf(error) };
+      return { skip: skipOf(step.path, error) };
     }
   });
   if (!flushEach) await syncFileSystems([root]);
   for (const write of prepared) {
     if ("skip" in write) {
-      outcome.skipped.push({ path: write.path, reason: write.skip });
+      outcome.skipped.push(write.skip);
       continue;
     }
     try {

@@ -222,7 +222,7 @@ export function displayOutcome(result: RestoreResult): RestoreReport {
   return {
     written: result.written.map(displayPath),
     deleted: result.deleted.map(displayPath),
-    skipped: result.skipped.map((s) => ({ path: displayPath(s.path), reason: s.reason })),
+    skipped: result.skipped.map((s) => ({ ...s, path: displayPath(s.path) })),
     safety: result.safety,
   };
 }

@@ -1,6 +1,6 @@
 // Sessions and turns: what the session handle takes and reports.
 
-import type { SkipReason } from "../types.js";
+import type { SkippedPath } from "../types.js";
 
 /** A turn as the session journal knows it. */
 export interface TurnRecord {
@@ -59,7 +59,7 @@ export interface RewindReport {
   resumed?: true;
   written: string[];
   deleted: string[];
-  skipped: { path: string; reason: SkipReason }[];
+  skipped: SkippedPath[];
   safety: string | null;
   dryRun?: boolean;
 }
@@ -69,7 +69,7 @@ export interface RedoReport {
   restoredTurns: string[];
   written: string[];
   deleted: string[];
-  skipped: { path: string; reason: SkipReason }[];
+  skipped: SkippedPath[];
   /** The safety snapshot redo took first (null for a dry run). */
   safety?: string | null;
   dryRun?: boolean;

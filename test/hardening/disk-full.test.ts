@@ -156,6 +156,34 @@ describe("a full disk under the store", () => {
   );
 
   (mounted ? it : it.skip)(
+    "a restore that runs out of room says why for each file it could not write, and loses nothing",
+    () => {
+      const repo = sandbox.repo("disk/restore", { "a.txt": "a\n" });
+      repo.write({ "big.bin": randomBytes(1 << 20) });
+      const target = repo.ok("snapshot").id;
+      repo.remove("big.bin");
+      repo.write({ "a.txt": "edited\n" });
+      // Room for the safety snapshot (one small file changed), none for the 1 MiB file.
+      const filler = path.join(disk, "restore-filler");
+      const { bavail, bsize } = statfsSync(disk);
+      writeFileSync(filler, Buffer.alloc(bavail * bsize - 256 * 1024));
+      try {
+        const failed = repo.cli(["restore", target, "--json"]);
+        expect(failed.status, failed.stderr).toBe(1);
+        expect(failed.json.skipped).toEqual([{ path: "big.bin", reason: "io", errno: "ENOSPC" }]);
+        expect(failed.json.written).toEqual(["a.txt"]);
+        const human = repo.cli(["restore", target]);
+        expect(human.stdout).toContain("big.bin (io: no space left on the device (ENOSPC))");
+        expect(readdirSync(repo.dir).sort()).toEqual([".git", "a.txt"]);
+      } finally {
+        execFileSync("rm", ["-f", filler]);
+      }
+      repo.ok("restore", target);
+      expect(readFileSync(repo.path("big.bin")).length).toBe(1 << 20);
+    },
+  );
+
+  (mounted ? it : it.skip)(
     "a state file that cannot be replaced keeps its old content, with no temp file left beside it",
     async () => {
       const dir = path.join(disk, "state");

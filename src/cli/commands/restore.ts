@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import type { RestoreReport } from "../../types.js";
+import { explained } from "../../errors.js";
+import type { RestoreReport, SkippedPath } from "../../types.js";
 import { checkNamedPaths, commandHint, globalsOf, open, withGlobals } from "../context.js";
 import { color, nFiles, formatCount, humanPath, progress, shortId } from "../output.js";
 import type { Action } from "../runner.js";
@@ -49,11 +50,14 @@ export function describeRestore(
   for (const path of report.deleted)
     lines.push(`  ${color.red(report.dryRun ? "delete" : "gone  ")} ${humanPath(path)}`);
   for (const skip of report.skipped) {
-    lines.push(
-      `  ${color.yellow("skip  ")} ${humanPath(skip.path)} (${skip.reason === "excluded" ? "not captured now or then" : skip.reason})`,
-    );
+    lines.push(`  ${color.yellow("skip  ")} ${humanPath(skip.path)} (${skipWhy(skip)})`);
   }
   lines.push(`${verb} ${nFiles(report.written.length)}, ${del} ${formatCount(report.deleted.length)}`);
   if (undo) lines.push(color.dim(`undo with: ${undo}`));
   return lines.join("\n");
+}
+
+function skipWhy(skip: SkippedPath): string {
+  if (skip.reason === "excluded") return "not captured now or then";
+  return skip.errno ? `${skip.reason}: ${explained(skip.errno)}` : skip.reason;
 }
