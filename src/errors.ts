@@ -32,6 +32,8 @@ export interface ErrorData {
   "bad-input": { session?: string; turn?: string; file?: string };
   "no-session": Record<never, never>;
   "nothing-to-redo": { session?: string };
+  /** A refusal: the rewind would no longer do what the caller's `expect` says (nothing changed). */
+  "plan-changed": { session: string; turn: string };
 }
 
 /** Stable error codes. The CLI maps them to exit statuses; JSON output carries them verbatim. */
@@ -116,7 +118,7 @@ export function errorDocument(error: unknown, force: string | null): Record<stri
 export function exitStatusFor(error: unknown): number {
   if (error instanceof GhostcommitError) {
     if (error.code === "usage") return 2;
-    if (error.code === "conflict" || error.code === "open-turn") return 3;
+    if (error.code === "conflict" || error.code === "open-turn" || error.code === "plan-changed") return 3;
   }
   return 1;
 }

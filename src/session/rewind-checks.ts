@@ -8,6 +8,9 @@ import { diffTrees } from "../restore/restore-snapshot.js";
 import { nowMicros } from "../store/metadata.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { attributeTurn, overlappingTouches } from "./attribution.js";
+import { GhostcommitError, isStringList } from "../errors.js";
+import type { PlanStep } from "../restore/plan.js";
+import type { ExpectedRewind } from "../types.js";
 import { conflictError, type SessionContext } from "./context.js";
 import { journalsAround } from "./journal.js";
 import type { TurnState } from "./model.js";
@@ -72,4 +75,57 @@ export async function openTurnChanges(
     open.touched,
     overlappingTouches(others, open.startedAt, nowMicros()),
   );
+}
+
+/**
+ * Refuses (`plan-changed`) a rewind that would do other than what the caller previewed: other
+ * turns, or (once `steps` are known, just before the first file changes) other files written or
+ * deleted. The message says what it would now do.
+ */
+export function refuseUnexpected(
+  expected: ExpectedRewind | undefined,
+  where: { session: string; to: string },
+  turns: string[],
+  steps?: PlanStep[],
+): void {
+  if (!expected) return;
+  const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+  const sameSet = (wanted: string[] | undefined, kind: PlanStep["kind"]) =>
+    wanted === undefined ||
+    same(
+      [...wanted].sort(),
+      steps!
+        .filter((s) => s.kind === kind)
+        .map((s) => displayPath(s.path))
+        .sort(),
+    );
+  const changes: string[] = [];
+  if (!same(expected.rewoundTurns, turns))
+    changes.push(`rewind turns ${turns.join(", ")}, not ${expected.rewoundTurns.join(", ") || "none"}`);
+  if (steps && (!sameSet(expected.written, "write") || !sameSet(expected.deleted, "delete")))
+    changes.push("write or delete other files");
+  if (changes.length === 0) return;
+  throw new GhostcommitError(
+    "plan-changed",
+    `the rewind is no longer the one previewed: it would now ${changes.join(" and ")}; nothing was changed`,
+    { session: where.session, turn: where.to },
+  );
+}
+
+/** `value` checked as an `ExpectedRewind` (named `name` in the error); undefined when absent. */
+export function expectedRewind(value: unknown, name: string): ExpectedRewind | undefined {
+  if (value === undefined) return undefined;
+  const plan = value as Partial<Record<keyof ExpectedRewind, unknown>>;
+  const valid =
+    typeof value === "object" &&
+    value !== null &&
+    isStringList(plan.rewoundTurns) &&
+    (plan.written === undefined || isStringList(plan.written)) &&
+    (plan.deleted === undefined || isStringList(plan.deleted));
+  if (!valid)
+    throw new GhostcommitError(
+      "usage",
+      `${name} must be {rewoundTurns, written?, deleted?}: lists of strings`,
+    );
+  return value as ExpectedRewind;
 }

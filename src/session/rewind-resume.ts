@@ -4,10 +4,11 @@ import { displayPath, type RelPath } from "../paths.js";
 import type { PlanStep } from "../restore/plan.js";
 import { displayOutcome, runRestore } from "../restore/restore.js";
 import { requireSnapshot } from "../store/snapshots.js";
-import type { RewindReport } from "../types.js";
+import type { ExpectedRewind, RewindReport } from "../types.js";
 import { shellWord } from "../util/shell.js";
 import { conflictError, type SessionContext } from "./context.js";
 import type { RewindState } from "./model.js";
+import { refuseUnexpected } from "./rewind-checks.js";
 import { changesOf, conflictsOf, leftByRewinds, type PathStates } from "./rewind-plan.js";
 
 /**
@@ -63,7 +64,13 @@ function samePaths(a: RelPath[] | undefined, b: RelPath[] | undefined): boolean 
 export async function resumeRewind(
   ctx: SessionContext,
   pending: RewindState,
-  request: { to: string; force: boolean; dryRun: boolean; named: RelPath[] | undefined },
+  request: {
+    to: string;
+    force: boolean;
+    dryRun: boolean;
+    named: RelPath[] | undefined;
+    expect: ExpectedRewind | undefined;
+  },
 ): Promise<RewindReport> {
   const { engine, journal } = ctx;
   const session = journal.session;
@@ -74,6 +81,8 @@ export async function resumeRewind(
       { session, turn: pending.to },
     );
   }
+  const where = { session, to: pending.to };
+  refuseUnexpected(request.expect, where, pending.turns);
   const planned = leftByRewinds([pending]);
   const paths = [...planned.keys()];
   return engine.withReader(async (cat) => {
@@ -94,6 +103,7 @@ export async function resumeRewind(
       guards: pending.safety,
       session,
       interruptedHint: interruptedHint(session, pending.to, pending.paths),
+      beforeApply: async (steps) => refuseUnexpected(request.expect, where, pending.turns, steps),
       target: async (currentTree) => {
         const states: PathStates[] = [];
         for (const p of paths) {

@@ -8,7 +8,7 @@ import type { RewindOptions, RewindReport } from "../types.js";
 import { checkTurnId, conflictError, requireTurn, type SessionContext } from "./context.js";
 import { proveDeletions } from "./deletions.js";
 import { liveTurns, openTurnOf } from "./model.js";
-import { openTurnChanges, precheck } from "./rewind-checks.js";
+import { expectedRewind, openTurnChanges, precheck, refuseUnexpected } from "./rewind-checks.js";
 import { interruptedHint, plannedRewind, resumeRewind } from "./rewind-resume.js";
 import { isNamed, refuseUnmatched, resolveNamedPaths, selectNamed } from "../restore/path-filter.js";
 import {
@@ -41,12 +41,13 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
   const dryRun = Boolean(options.dryRun);
   const session = journal.session;
   const named = resolveNamedPaths(engine.root, options.paths);
+  const expect = expectedRewind(options.expect, "expect");
   engine.assertEnabled();
   return journal.locked(async () => {
     const state = await journal.load();
     // A rewind killed half-way: the same rewind finishes it, redo undoes it; nothing else runs first.
     const interrupted = state.redoStack.at(-1);
-    if (interrupted?.pending) return resumeRewind(ctx, interrupted, { to, force, dryRun, named });
+    if (interrupted?.pending) return resumeRewind(ctx, interrupted, { to, force, dryRun, named, expect });
     const target = requireTurn(state, to);
     if (target.state === "rewound") {
       throw new GhostcommitError(
@@ -71,6 +72,11 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       );
     }
     const turns = live.slice(live.indexOf(target)).filter((t) => !(keepOpen && t === openNow));
+    refuseUnexpected(
+      expect,
+      { session, to },
+      turns.map((t) => t.turn),
+    );
     const open = keepOpen ? undefined : openNow;
     if (open && !force) {
       const error = new GhostcommitError(
@@ -130,8 +136,14 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         guards: target.before,
         session,
         interruptedHint: interruptedHint(session, to, named),
-        beforeApply: (steps, safety) =>
-          journal
+        beforeApply: (steps, safety) => {
+          refuseUnexpected(
+            expect,
+            { session, to },
+            turns.map((t) => t.turn),
+            steps,
+          );
+          return journal
             .append(
               [
                 {
@@ -150,7 +162,8 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
               ],
               true,
             )
-            .then(() => {}),
+            .then(() => {});
+        },
         target: async (currentTree) => {
           const changedLists = turns.map((t) => t.changed);
           if (open) {

@@ -45,6 +45,20 @@ export interface RewindOptions {
    * Without it, an open turn refuses the rewind (`open-turn`) unless forced.
    */
   keepOpenTurn?: boolean;
+  /**
+   * What a dry run of this rewind showed the user (its `rewoundTurns`, `written`, `deleted`): the
+   * rewind is refused (`plan-changed`, nothing changed) unless it would do exactly that. Checked
+   * under the session's lock just before the first file changes, so a turn that ends, or a file
+   * that changes, between the preview and the confirmation cannot slip into the rewind.
+   */
+  expect?: ExpectedRewind;
+}
+
+export interface ExpectedRewind {
+  rewoundTurns: string[];
+  /** Left out: not compared. */
+  written?: string[];
+  deleted?: string[];
 }
 
 export interface RewindReport {

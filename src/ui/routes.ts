@@ -1,7 +1,7 @@
 import { nodeCrypto } from "../util/crypto.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { GhostcommitError, type Workspace } from "../index.js";
-import { isStringList } from "../errors.js";
+import { expectedRewind } from "../session/rewind-checks.js";
 import { mapLimit } from "../util/pool.js";
 import { DiffCache, readTimeline } from "./timeline.js";
 
@@ -102,49 +102,6 @@ function stringField(body: Record<string, unknown>, name: string): string {
   return value;
 }
 
-interface Plan {
-  rewoundTurns: string[];
-  written?: string[];
-  deleted?: string[];
-}
-
-/** A rewind's plan as a dry run reported it: its turns, and optionally the paths written and deleted. */
-function planField(body: Record<string, unknown>, name: string): Plan | null {
-  const value = body[name];
-  if (value === undefined) return null;
-  const plan = value as Partial<Record<keyof Plan, unknown>>;
-  const valid =
-    typeof value === "object" &&
-    value !== null &&
-    isStringList(plan.rewoundTurns) &&
-    (plan.written === undefined || isStringList(plan.written)) &&
-    (plan.deleted === undefined || isStringList(plan.deleted));
-  if (!valid) {
-    throw new GhostcommitError(
-      "usage",
-      `${name} must be {rewoundTurns, written?, deleted?}: lists of strings`,
-    );
-  }
-  return value as Plan;
-}
-
-/** How `now` differs from the plan previewed, in words; null when it does the same. */
-function planChange(previewed: Plan, now: Plan): string | null {
-  const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
-  const sameSet = (a: string[] | undefined, b: string[] | undefined) =>
-    a === undefined || b === undefined || same([...a].sort(), [...b].sort());
-  const changes: string[] = [];
-  if (!same(previewed.rewoundTurns, now.rewoundTurns)) {
-    changes.push(
-      `rewind turns ${now.rewoundTurns.join(", ")}, not ${previewed.rewoundTurns.join(", ") || "none"}`,
-    );
-  }
-  if (!sameSet(previewed.written, now.written) || !sameSet(previewed.deleted, now.deleted)) {
-    changes.push("write or delete other files");
-  }
-  return changes.length > 0 ? changes.join(" and ") : null;
-}
-
 /** The API the page calls; every action goes through the library's public session API. */
 export class Routes {
   private readonly diffs: DiffCache;
@@ -198,22 +155,20 @@ export class Routes {
   /**
    * A rewind; the page's "Confirm rewind" sends the plan it `previewed`, and a rewind that would
    * now do something else (another turn ended since, files changed) is refused with the new plan,
-   * changing nothing: the user confirms what was shown, never more.
+   * changing nothing: the user confirms what was shown, never more. The library compares them
+   * under the session's lock, just before the first file changes.
    */
   private async rewind(body: Record<string, unknown>, res: ServerResponse): Promise<void> {
     const session = this.ws.session(stringField(body, "session"));
     const options = { to: stringField(body, "to"), dryRun: body.dryRun === true, force: body.force === true };
-    const previewed = planField(body, "previewed");
-    if (previewed && !options.dryRun) {
-      const plan = await session.rewind({ ...options, dryRun: true });
-      const changed = planChange(previewed, plan);
-      if (changed) {
-        const message = `the rewind is no longer the one previewed: it would now ${changed}; nothing was changed`;
-        sendJson(res, 409, { error: { code: "plan-changed", message }, preview: plan });
-        return;
-      }
+    const previewed = expectedRewind(body.previewed, "previewed");
+    try {
+      sendJson(res, 200, await session.rewind({ ...options, ...(previewed ? { expect: previewed } : {}) }));
+    } catch (error) {
+      if (!(error instanceof GhostcommitError && error.code === "plan-changed")) throw error;
+      const preview = await session.rewind({ ...options, dryRun: true });
+      sendJson(res, 409, { error: { code: error.code, message: error.message }, preview });
     }
-    sendJson(res, 200, await session.rewind(options));
   }
 
   /** The whole timeline; an unchanged one answers 304 so the page can poll cheaply. */

@@ -1,8 +1,8 @@
 import { lstatSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { sessionSandbox, turn } from "./support.js";
+import { openIn, sessionSandbox, turn } from "./support.js";
 
-const { repo } = sessionSandbox();
+const { sandbox, repo } = sessionSandbox();
 
 describe("rewind and redo through the CLI", () => {
   it("rewinds to the middle of three turns exactly, names the rewound turns, and redo brings them back", () => {
@@ -229,5 +229,48 @@ describe("rewind and redo through the CLI", () => {
     expect(usage.status).toBe(2);
     expect(usage.stderr).toMatch(/--to/);
     expect(r.cli(["rewind", "--to", "nope", "--json"]).json.error.code).toBe("not-found");
+  });
+});
+
+describe("a rewind confirmed after its preview (library `expect`, as the web timeline sends it)", () => {
+  it("is refused, changing nothing, when a turn ended or a file changed since the preview; the plan shown now rewinds", async () => {
+    const r = repo({ "a.txt": "a0\n" });
+    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    turn(r, "s", "2", () => r.write({ "b.txt": "b2\n", "c.txt": "c2\n" }));
+    const session = (await openIn(sandbox, r.dir)).session("s");
+    const refusal = (expect: object) =>
+      session.rewind({ to: "2", expect: expect as any }).then(
+        () => null,
+        (error) => ({ code: error.code, message: error.message }),
+      );
+    const shown = await session.rewind({ to: "2", dryRun: true });
+    expect(shown).toMatchObject({ rewoundTurns: ["2"], written: [], deleted: ["b.txt", "c.txt"] });
+
+    // The agent ends another turn before the user confirms.
+    turn(r, "s", "3", () => r.write({ "d.txt": "d3\n" }));
+    expect(await refusal(shown)).toEqual({
+      code: "plan-changed",
+      message:
+        "the rewind is no longer the one previewed: it would now rewind turns 2, 3, not 2; nothing was changed",
+    });
+    // Another window rewinds one of its files meanwhile: the rewind would now delete less.
+    const again = await session.rewind({ to: "2", dryRun: true });
+    r.ok("rewind", "--session", "s", "--to", "2", "c.txt");
+    expect(await refusal(again)).toEqual({
+      code: "plan-changed",
+      message:
+        "the rewind is no longer the one previewed: it would now write or delete other files; nothing was changed",
+    });
+    expect([r.exists("b.txt"), r.exists("d.txt")]).toEqual([true, true]);
+    expect(r.ok("log", "--session", "s").map((t: any) => t.state)).toEqual(["done", "done", "done"]);
+    expect(await refusal({ rewoundTurns: "2" })).toMatchObject({ code: "usage" });
+
+    const now = await session.rewind({ to: "2", dryRun: true });
+    const done = await session.rewind({ to: "2", expect: now });
+    expect([done.rewoundTurns, done.deleted.sort()]).toEqual([
+      ["2", "3"],
+      ["b.txt", "d.txt"],
+    ]);
+    expect([r.exists("b.txt"), r.exists("d.txt"), r.read("a.txt")]).toEqual([false, false, "a1\n"]);
   });
 });
