@@ -80,7 +80,7 @@ describe("the rewind picker's content", () => {
 });
 
 /** Runs the CLI in a pseudo-terminal (util-linux `script`), answering prompts as they appear. */
-async function drive(cwd: string, args: string, steps: [RegExp, string][]): Promise<string> {
+async function drive(cwd: string, args: string, steps: [RegExp, string | (() => string)][]): Promise<string> {
   const command = `stty cols 120 rows 40; exec ${process.execPath} ${CLI} ${args}`;
   const child = spawn("script", ["-qfec", command, "/dev/null"], {
     cwd,
@@ -97,7 +97,7 @@ async function drive(cwd: string, args: string, steps: [RegExp, string][]): Prom
       if (Date.now() > deadline) throw new Error(`no ${wanted} in:\n${plain()}`);
       await new Promise((r) => setTimeout(r, 50));
     }
-    child.stdin.write(keys);
+    child.stdin.write(typeof keys === "string" ? keys : keys());
   }
   const status = await new Promise<number | null>((resolve) => child.on("exit", resolve));
   expect(status).toBe(0);
@@ -135,6 +135,27 @@ describe.runIf(hasScript)("the rewind picker on a terminal", () => {
     expect(screen).toMatch(/refused/);
     expect(screen).toMatch(/a\.txt/);
     expect(r.read("a.txt")).toBe("a0\n");
+  });
+
+  it("rewinds only what it previewed: a turn that ended meanwhile is shown in a new preview first", async () => {
+    const r = repo({ "f.txt": "0\n" });
+    turn(r, "s", "1", () => r.write({ "f.txt": "1\n" }), "first prompt");
+    const screen = await drive(r.dir, "rewind", [
+      [/before which turn/, "\r"],
+      // The agent ends another turn while the person reads the preview, then they confirm.
+      [
+        /Rewind 1 turn\?/,
+        () => {
+          turn(r, "s", "2", () => r.write({ "late.txt": "2\n" }), "second prompt");
+          return "\r";
+        },
+      ],
+      [/Rewind 2 turns\?/, "\r"],
+    ]);
+    expect(screen).toMatch(/changed since the preview/);
+    expect(screen).toMatch(/turns 1, 2 are undone/);
+    expect([r.read("f.txt"), r.exists("late.txt")]).toEqual(["0\n", false]);
+    expect(r.ok("log").map((t: any) => t.state)).toEqual(["rewound", "rewound"]);
   });
 
   it("offers only some files after the turn is chosen, and rewinds just those", async () => {

@@ -86,20 +86,24 @@ export async function pickAndRewind(
   }
   let force = Boolean(options.force);
   let paths = options.paths;
-  let plan: RewindReport | undefined;
-  while (!plan) {
-    try {
-      plan = await session.rewind({ to, dryRun: true, force, paths });
-    } catch (error) {
-      if (force || !(error instanceof GhostcommitError) || !refusal(error)) throw error;
-      note(refusalText(error), color.yellow("refused"));
-      const override = await confirm({ message: "Rewind anyway (overwrite)?", initialValue: false });
-      if (isCancel(override) || !override) {
-        cancel("nothing was changed");
-        return nothing();
+  /** The dry run to show; a refusal is explained and may be overridden. Null: the person declined. */
+  const preview = async (): Promise<RewindReport | null> => {
+    for (;;) {
+      try {
+        return await session.rewind({ to, dryRun: true, force, paths });
+      } catch (error) {
+        if (force || !(error instanceof GhostcommitError) || !refusal(error)) throw error;
+        note(refusalText(error), color.yellow("refused"));
+        const override = await confirm({ message: "Rewind anyway (overwrite)?", initialValue: false });
+        if (isCancel(override) || !override) return null;
+        force = true;
       }
-      force = true;
     }
+  };
+  let plan = await preview();
+  if (plan === null) {
+    cancel("nothing was changed");
+    return nothing();
   }
   if (paths === undefined && planPaths(plan).length > 1) {
     const chosen = await chooseSomeFiles(plan);
@@ -112,20 +116,36 @@ export async function pickAndRewind(
       plan = await session.rewind({ to, dryRun: true, force, paths });
     }
   }
-  note(previewText(plan), "preview");
-  if (options.dryRun) {
-    outro("dry run: nothing was changed");
-    return { json: plan, human: () => "" };
+  let report: RewindReport | undefined;
+  while (!report) {
+    note(previewText(plan), "preview");
+    if (options.dryRun) {
+      outro("dry run: nothing was changed");
+      return { json: plan, human: () => "" };
+    }
+    const go = await confirm({
+      message: `Rewind ${counted(plan.rewoundTurns.length, "turn")}?`,
+      initialValue: true,
+    });
+    if (isCancel(go) || !go) {
+      cancel("nothing was changed");
+      return nothing();
+    }
+    try {
+      // Only what was shown: a turn that ended, or a file that changed, while the person read
+      // the preview makes the rewind refuse (nothing changed), and the new plan is shown instead.
+      report = await session.rewind({ to, force, paths, expect: plan });
+    } catch (error) {
+      if (!GhostcommitError.is(error, "plan-changed")) throw error;
+      note(humanLines(error.message), color.yellow("changed since the preview"));
+      const again = await preview();
+      if (again === null) {
+        cancel("nothing was changed");
+        return nothing();
+      }
+      plan = again;
+    }
   }
-  const go = await confirm({
-    message: `Rewind ${counted(plan.rewoundTurns.length, "turn")}?`,
-    initialValue: true,
-  });
-  if (isCancel(go) || !go) {
-    cancel("nothing was changed");
-    return nothing();
-  }
-  const report = await session.rewind({ to, force, paths });
   outro(
     `rewound ${turnList(report.rewoundTurns)}: wrote ${nFiles(report.written.length)}, deleted ${nFiles(report.deleted.length)} · undo with: ${commandHint(globals, `redo --session ${shellWord(session.id)}`)}`,
   );
