@@ -201,7 +201,8 @@ function findGitAbove(dir: string): boolean {
   }
 }
 
-function plainLocation(root: string): WorkspaceLocation {
+/** The location `root` had as a plain folder (its store is keyed without a git directory). */
+export function plainLocation(root: string): WorkspaceLocation {
   return { root, kind: "plain", prefix: "", key: keyOf(root, "") };
 }
 

@@ -149,9 +149,14 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
     const kindThen = fixed ? record.kind : undefined;
     if (!fixed || kindThen !== ws.kind) await rememberWorkspace(event.agent, event.session, ws.root, ws.kind);
     if (kindThen !== undefined && kindThen !== ws.kind) {
-      const message = storeChangedMessage(ws.root, event.session, kindThen);
-      await log("warn", message);
-      if (shows) answer.notices.push(`ghostcommit: ${message}`);
+      // A folder's new repository store takes over its plain store's history when it is made
+      // (nothing to tell then); one made before (the folder was a repository once) has not.
+      const kept = kindThen === "plain" && (await ws.session(event.session).log()).length > 0;
+      if (!kept) {
+        const message = storeChangedMessage(ws.root, event.session, kindThen);
+        await log("warn", message);
+        if (shows) answer.notices.push(`ghostcommit: ${message}`);
+      }
     }
   }
   const storeDir = path.dirname(ws.logFile);

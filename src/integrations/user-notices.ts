@@ -95,10 +95,10 @@ export function reply(text: string): void {
 }
 
 /**
- * A folder that became a repository mid-session (the agent ran `git init`), or stopped being one,
- * is another workspace with its own store: the session's turns so far, and a turn open then, stay
- * in the old one, which this directory no longer opens. Said once, so the person does not count on
- * rewinding them.
+ * A folder that stopped being a repository mid-session, or became one whose store existed already
+ * (a new one takes over the folder's history), is another workspace with its own store: the
+ * session's turns so far, and a turn open then, stay in the old one, which this directory no
+ * longer opens. Said once, so the person does not count on rewinding them.
  */
 export function storeChangedMessage(root: string, session: string, kindThen: "git" | "plain"): string {
   const became = kindThen === "plain" ? "became a git repository" : "is no longer a git repository";

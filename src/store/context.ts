@@ -9,6 +9,8 @@ import { FlushAhead, syncFileSystems } from "../util/durable.js";
 import { withSharedLock } from "../util/lock.js";
 import { ensureStore, STORE_FILES, type StorePaths, storePaths } from "./layout.js";
 import { SnapshotRefs } from "./store.js";
+import { adoptPlainHistory, plainStoreOf } from "./adopt-plain.js";
+import { existsSync } from "node:fs";
 
 /**
  * One workspace opened with its settings and its store: what every operation above the store
@@ -28,7 +30,28 @@ export class StoreContext {
     const kind: StoreKind = location.kind === "plain" && !overrides.store ? "shadow" : settings.store;
     const paths = storePaths(location);
     const refs = new SnapshotRefs(kind, paths, location);
-    return new StoreContext(location, settings, paths, refs);
+    const context = new StoreContext(location, settings, paths, refs);
+    // A folder that became a repository: its history comes along before anything reads the store.
+    if (
+      kind === "shadow" &&
+      settings.enabled &&
+      !existsSync(path.join(paths.gitDir, "HEAD")) &&
+      context.plainStore()
+    )
+      await context.ensureStore();
+    return context;
+  }
+
+  /** The folder's store from before it was a git repository, which this one takes over when made. */
+  private plainStore(): StorePaths | null {
+    return this.refs.kind === "shadow" ? plainStoreOf(this.location) : null;
+  }
+
+  private async ensureStore(): Promise<void> {
+    await ensureStore(this.paths, this.location, async (staging) => {
+      const plain = this.plainStore();
+      if (plain) await adoptPlainHistory(staging, this.paths, plain);
+    });
   }
 
   get root(): string {
@@ -92,7 +115,7 @@ export class StoreContext {
     // The store is created by the first write, so a command refused for its arguments, or one
     // that only reads, never leaves a store behind.
     this.assertEnabled();
-    await ensureStore(this.paths, this.location);
+    await this.ensureStore();
     return withSharedLock(
       path.join(this.paths.dir, STORE_FILES.writersDir),
       path.join(this.paths.dir, STORE_FILES.gcLock),

@@ -176,8 +176,15 @@ export const STORE_CONFIG = `[core]
 /** Attributes that switch off every content conversion, so hashes are of the raw bytes. */
 const STORE_ATTRIBUTES = "* -text -crlf -filter -ident -working-tree-encoding\n";
 
-/** Creates the store if missing. Safe when several processes race: each builds aside and renames in. */
-export async function ensureStore(paths: StorePaths, location: WorkspaceLocation): Promise<void> {
+/**
+ * Creates the store if missing. Safe when several processes race: each builds aside and renames in.
+ * `fill` adds to the git directory being built (at `staging`) before it is put in place.
+ */
+export async function ensureStore(
+  paths: StorePaths,
+  location: WorkspaceLocation,
+  fill?: (staging: string) => Promise<void>,
+): Promise<void> {
   if (existsSync(path.join(paths.gitDir, "HEAD"))) {
     // A process killed between creating the git dir and its scratch dir left no tmp/.
     await ensureTmpDir(paths);
@@ -226,6 +233,7 @@ export async function ensureStore(paths: StorePaths, location: WorkspaceLocation
       0o600,
       false,
     );
+    await fill?.(staging);
     renameSync(staging, paths.gitDir);
   } catch (error) {
     await fs.rm(staging, { recursive: true, force: true });

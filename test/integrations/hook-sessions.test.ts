@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Repo, Sandbox } from "../helpers/repo.js";
@@ -145,24 +145,42 @@ describe("hooks across sessions and outside projects", () => {
     expect(log("x1")[0]).toMatchObject({ state: "done", changed: ["notes.md"] });
   });
 
-  it("tells the person when the agent's `git init` moves the session to another store", () => {
-    // A new project: the folder is plain at the first prompt, a repository by its Stop.
+  it("keeps a session's turns when the agent's `git init` makes the folder a repository mid-turn", () => {
+    // A new project: the folder is plain at the first prompts, a repository by the second Stop.
     const proj = new Repo(sandbox, sandbox.dir("proj"));
     proj.write({ "keep.txt": "keep\n" });
     const run = (event: unknown) => shellHook(sandbox, installedCommand("claude-code"), event, proj.dir);
-    expectQuiet(run(claude(proj.dir, "g1", "UserPromptSubmit", { prompt: "set up the project" })));
+    expectQuiet(run(claude(proj.dir, "g1", "UserPromptSubmit", { prompt: "write the app" })));
     proj.write({ "app.js": "app\n" });
-    sandbox.git(proj.dir, "init", "-q");
-    const stop = run(claude(proj.dir, "g1", "Stop", { stop_hook_active: false }));
-    expect(stop.status).toBe(0);
-    const told = JSON.parse(stop.stdout).systemMessage;
-    expect(told).toContain(`${proj.dir} became a git repository during session g1`);
-    expect(told).toContain("cannot be rewound from here");
-    // Said once; the session's next turns are recorded in the repository's store.
-    expectQuiet(run(claude(proj.dir, "g1", "UserPromptSubmit", { prompt: "second" })));
-    proj.write({ "app.js": "app v2\n" });
     expectQuiet(run(claude(proj.dir, "g1", "Stop", { stop_hook_active: false })));
-    expect(proj.ok("log", "--session", "g1")).toMatchObject([{ state: "done", changed: ["app.js"] }]);
+    expectQuiet(run(claude(proj.dir, "g1", "UserPromptSubmit", { prompt: "set up git" })));
+    sandbox.git(proj.dir, "init", "-q");
+    proj.write({ ".gitignore": "dist/\n", "dist/app.min.js": "built\n", "app.js": "app v2\n" });
+    // The turn begun in the plain folder ends in the repository, nothing to tell.
+    expectQuiet(run(claude(proj.dir, "g1", "Stop", { stop_hook_active: false })));
+    expectQuiet(run(claude(proj.dir, "g1", "UserPromptSubmit", { prompt: "third" })));
+    proj.write({ "app.js": "app v3\n" });
+    expectQuiet(run(claude(proj.dir, "g1", "Stop", { stop_hook_active: false })));
+    const turns = proj.ok("log", "--session", "g1");
+    expect(turns.map((t: any) => [t.state, t.changed])).toEqual([
+      ["done", ["app.js"]],
+      ["done", [".gitignore", "app.js"]],
+      ["done", ["app.js"]],
+    ]);
+    // Back to before the first turn: the repository itself, and what git ignores, stay.
+    const rewind = proj.ok("rewind", "--session", "g1", "--to", turns[0].turn);
+    expect(rewind.rewoundTurns).toEqual(turns.map((t: any) => t.turn));
+    expect(readdirSync(proj.dir).sort()).toEqual([".git", "dist", "keep.txt"]);
+    proj.ok("redo", "--session", "g1");
+    expect([proj.read("app.js"), proj.read(".gitignore")]).toEqual(["app v3\n", "dist/\n"]);
+
+    // Its .git removed mid-session: the folder's plain store comes back, without the later turns.
+    rmSync(proj.path(".git"), { recursive: true });
+    const prompt = run(claude(proj.dir, "g1", "UserPromptSubmit", { prompt: "fourth" }));
+    expect(prompt.status).toBe(0);
+    const told = JSON.parse(prompt.stdout).systemMessage;
+    expect(told).toContain(`${proj.dir} is no longer a git repository during session g1`);
+    expect(told).toContain("cannot be rewound from here");
   });
 
   it("points from the repository's root to a session an agent started in a subdirectory", () => {

@@ -6,7 +6,7 @@ import { storeDir } from "../hardening/helpers.js";
 import { runCliTraced } from "../helpers/short-lived.js";
 import { libTurn, openIn, sessionSandbox } from "./support.js";
 
-const { sandbox, repo } = sessionSandbox();
+const { sandbox, repo, plain } = sessionSandbox();
 
 describe("sessions side by side", () => {
   it("rewinding one of two interleaved sessions keeps the other's work", async () => {
@@ -272,5 +272,23 @@ describe("touch", () => {
     expect(await ws.sessions()).toEqual([]);
     const cli = sandbox.cli(r.dir, ["touch", "--session", "t", "/etc/passwd", "--json"]);
     expect([cli.status, cli.json.error.code]).toEqual([1, "outside-workspace"]);
+  });
+});
+
+describe("a folder that becomes a git repository", () => {
+  it("shows its earlier sessions and snapshots to the first command after `git init`, a read included", () => {
+    const dir = plain({ "notes.md": "n0\n" });
+    dir.ok("turn", "begin", "--session", "s", "--turn", "1");
+    dir.write({ "notes.md": "n1\n", "big.bin": "x".repeat(100_000) });
+    dir.ok("turn", "end", "--session", "s", "--turn", "1");
+    const kept = dir.ok("snapshot", "-m", "by hand").id;
+    sandbox.git(dir.dir, "init", "-q");
+    expect(dir.ok("log", "--session", "s")).toMatchObject([{ turn: "1", state: "done" }]);
+    expect(dir.ok("list").map((s: any) => s.id)).toContain(kept);
+    expect(dir.ok("doctor").ok).toBe(true);
+    dir.ok("rewind", "--session", "s", "--to", "1");
+    expect([dir.read("notes.md"), dir.exists("big.bin"), dir.exists(".git")]).toEqual(["n0\n", false, true]);
+    dir.ok("restore", kept);
+    expect(dir.read("big.bin")).toHaveLength(100_000);
   });
 });
