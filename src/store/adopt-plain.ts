@@ -1,4 +1,12 @@
-import { constants, existsSync, promises as fs, mkdirSync } from "node:fs";
+import {
+  constants,
+  existsSync,
+  promises as fs,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { runGit } from "../git/exec.js";
 import { plainLocation, type WorkspaceLocation } from "../git/repository.js";
@@ -16,8 +24,8 @@ export function plainStoreOf(location: WorkspaceLocation): StorePaths | null {
 
 /**
  * Brings the history of the folder's plain store into its new git store as that store is made
- * (`staging` is its git directory, not yet in place): every snapshot (one local fetch of their
- * refs, which copies the objects the repository does not hold), the session journals and the
+ * (`staging` is its git directory, not yet in place): every snapshot (its objects hard-linked, as
+ * git never changes an object file in place, and its refs), the session journals and the
  * protection of the latest safety snapshot. The session an agent was in when it ran `git init`
  * keeps its turns, and a turn open across it ends here. The plain store is left as it was (the
  * folder opens it again if its `.git` is removed). Progress marks are trees no ref names: an
@@ -28,16 +36,35 @@ export async function adoptPlainHistory(
   paths: StorePaths,
   plain: StorePaths,
 ): Promise<void> {
-  await runGit(
-    [
-      "fetch",
-      "-q",
-      "--no-tags",
-      "--no-write-fetch-head",
-      plain.gitDir,
-      "+refs/ghostcommit/snapshots/*:refs/ghostcommit/snapshots/*",
-    ],
-    { cwd: paths.dir, env: { GIT_DIR: staging } },
+  const refs = await runGit(["for-each-ref", "--format=%(objectname) %(refname)", SNAPSHOT_REFS], {
+    cwd: plain.dir,
+    env: { GIT_DIR: plain.gitDir },
+  });
+  const lines = refs.stdout.toString("latin1").split("\n").filter(Boolean).sort(byRefName);
+  try {
+    linkObjects(plain.objectsDir, path.join(staging, "objects"));
+  } catch {
+    // Links refused (another file system, a file system without them): a local fetch copies.
+    await runGit(
+      [
+        "fetch",
+        "-q",
+        "--no-tags",
+        "--no-write-fetch-head",
+        plain.gitDir,
+        `+${SNAPSHOT_REFS}*:${SNAPSHOT_REFS}*`,
+      ],
+      {
+        cwd: paths.dir,
+        env: { GIT_DIR: staging },
+      },
+    );
+  }
+  // The refs as git packs them: sorted, one line each (commits: nothing to peel).
+  writeFileSync(
+    path.join(staging, "packed-refs"),
+    `# pack-refs with: peeled fully-peeled sorted \n${lines.map((line) => `${line}\n`).join("")}`,
+    { mode: 0o600 },
   );
   mkdirSync(paths.sessionsDir, { recursive: true, mode: 0o700 });
   const journals = (await fs.readdir(plain.sessionsDir).catch(() => [] as string[])).filter((name) =>
@@ -52,5 +79,30 @@ export async function adoptPlainHistory(
     await fs.copyFile(from, to, constants.COPYFILE_EXCL).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== "EEXIST" && error.code !== "ENOENT") throw error;
     });
+  }
+}
+
+const SNAPSHOT_REFS = "refs/ghostcommit/snapshots/";
+
+function byRefName(a: string, b: string): number {
+  const [nameA, nameB] = [a.slice(a.indexOf(" ") + 1), b.slice(b.indexOf(" ") + 1)];
+  return nameA < nameB ? -1 : nameA > nameB ? 1 : 0;
+}
+
+/** Hard-links every pack and loose object file of `from` into `to` (an object directory). */
+function linkObjects(from: string, to: string): void {
+  for (const dir of readdirSync(from)) {
+    const isPack = dir === "pack";
+    if (!isPack && !/^[0-9a-f]{2}$/.test(dir)) continue;
+    const target = path.join(to, dir);
+    mkdirSync(target, { recursive: true, mode: 0o700 });
+    for (const name of readdirSync(path.join(from, dir))) {
+      if (isPack ? !/^pack-[0-9a-f]+\.(pack|idx|rev)$/.test(name) : !/^[0-9a-f]{38}$/.test(name)) continue;
+      try {
+        linkSync(path.join(from, dir, name), path.join(target, name));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+    }
   }
 }
