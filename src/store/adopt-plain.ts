@@ -28,8 +28,9 @@ export function plainStoreOf(location: WorkspaceLocation): StorePaths | null {
  * git never changes an object file in place, and its refs), the session journals and the
  * protection of the latest safety snapshot. The session an agent was in when it ran `git init`
  * keeps its turns, and a turn open across it ends here. The plain store is left as it was (the
- * folder opens it again if its `.git` is removed). Progress marks are trees no ref names: an
- * interrupted turn's marks stay behind, so its edits after the interrupt count as uncertain.
+ * folder opens it again if its `.git` is removed). The open turn's progress marks, trees no ref
+ * names, come along with the linked objects (not through the fetch used where links are refused:
+ * its edits after an interrupt then count as uncertain).
  */
 export async function adoptPlainHistory(
   staging: string,
