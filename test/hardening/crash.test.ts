@@ -8,11 +8,11 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
-import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Sandbox } from "../helpers/repo.js";
+import { killedAtCall } from "../restore/strace.js";
 import { cliAsync, fingerprint, fsckStore, seeded, storeDir } from "./helpers.js";
 
 function tempFiles(print: Map<string, string>): string[] {
@@ -214,19 +214,13 @@ describe("a gc cut off mid-repack (the machine lost power while it ran)", () => 
     const pack = path.join(gitDir, "objects", "pack");
     // gc's repack as gc runs it, its pack-objects killed at its second rename: the pack has
     // its temp name `.tmp-<repack's pid>-pack-<id>.pack` and the index is still mkstemp's.
-    const killed = spawnSync(
-      "strace",
-      [
-        "-f",
-        "-qq",
-        "-o",
-        "/dev/null",
-        "-e",
-        "trace=rename",
-        "-e",
-        "inject=rename:signal=SIGKILL:when=2",
-      ].concat(["git", "repack", "-a", "-d", "-l", "-q", "--no-write-bitmap-index"]),
-      { env: { ...sb.env, GIT_DIR: gitDir }, encoding: "utf8" },
+    const killed = killedAtCall(
+      ["git", "repack", "-a", "-d", "-l", "-q", "--no-write-bitmap-index"],
+      "rename",
+      2,
+      {
+        env: { ...sb.env, GIT_DIR: gitDir },
+      },
     );
     expect(killed.stderr).toMatch(/pack-objects died of signal 9/);
     const temps = () => readdirSync(pack).filter((name) => /^(\.tmp-|tmp_)/.test(name));

@@ -1,10 +1,9 @@
-import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { fingerprint, storeDir } from "../hardening/helpers.js";
 import { CLI, type Repo, Sandbox } from "../helpers/repo.js";
-import { type Call, orderProblems, parseTrace, traceCli } from "./strace.js";
+import { type Call, killedAtCall, orderProblems, parseTrace, traceCli } from "./strace.js";
 
 /**
  * A power cut cannot be simulated in a test, so the order of the system calls is checked
@@ -186,20 +185,7 @@ function mostPerThread(calls: Call[], name: string): number {
 
 /** Runs the CLI under strace, killed at the n-th `call` of one thread (never, when there are fewer). */
 function killedAt(repo: Repo, env: NodeJS.ProcessEnv, args: string[], call: string, n: number) {
-  return spawnSync(
-    "strace",
-    [
-      "-f",
-      "-qq",
-      "-o",
-      "/dev/null",
-      "-e",
-      `trace=${call}`,
-      "-e",
-      `inject=${call}:signal=SIGKILL:when=${n}`,
-    ].concat([process.execPath, CLI, ...args]),
-    { cwd: repo.dir, env, encoding: "utf8", timeout: 60_000 },
-  );
+  return killedAtCall([process.execPath, CLI, ...args], call, n, { cwd: repo.dir, env });
 }
 
 describe("killed at each of its renames and deletions", () => {

@@ -10,6 +10,29 @@ import { CLI } from "../helpers/repo.js";
 
 const TRACED = "fsync,fdatasync,syncfs,rename,renameat,renameat2,unlink,unlinkat,rmdir,mkdir,mkdirat";
 
+/**
+ * Runs `command` under strace, each of its processes killed by the kernel at its n-th `call`
+ * (strace counts injections per thread: a process making fewer runs to its end).
+ */
+export function killedAtCall(
+  command: string[],
+  call: string,
+  n: number,
+  options: { cwd?: string; env: NodeJS.ProcessEnv },
+) {
+  const strace = [
+    "-f",
+    "-qq",
+    "-o",
+    "/dev/null",
+    "-e",
+    `trace=${call}`,
+    "-e",
+    `inject=${call}:signal=SIGKILL:when=${n}`,
+  ];
+  return spawnSync("strace", [...strace, ...command], { ...options, encoding: "utf8", timeout: 60_000 });
+}
+
 export interface Call {
   pid: number;
   name: string;
