@@ -1,4 +1,6 @@
-import { existsSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { GhostcommitError } from "../../src/errors.js";
@@ -290,5 +292,35 @@ describe("a folder that becomes a git repository", () => {
     expect([dir.read("notes.md"), dir.exists("big.bin"), dir.exists(".git")]).toEqual(["n0\n", false, true]);
     dir.ok("restore", kept);
     expect(dir.read("big.bin")).toHaveLength(100_000);
+  });
+});
+
+describe("a folder that becomes a git repository, its store on another file system", () => {
+  it("copies the plain store's objects where they cannot be linked", () => {
+    const dir = plain({ "notes.md": "n0\n" });
+    dir.ok("turn", "begin", "--session", "s", "--turn", "1");
+    dir.write({ "notes.md": "n1\n" });
+    dir.ok("turn", "end", "--session", "s", "--turn", "1");
+    sandbox.git(dir.dir, "init", "-q");
+    // The repository's store, keyed by its root and .git, made on a file system of its own.
+    const key = createHash("sha256")
+      .update(`${dir.dir}\0${path.join(dir.dir, ".git")}`)
+      .digest("hex")
+      .slice(0, 20);
+    const storeAt = path.join(sandbox.env.GHOSTCOMMIT_HOME as string, "workspaces", key);
+    mkdirSync(storeAt, { recursive: true });
+    if (spawnSync("mount", ["-t", "tmpfs", "-o", "size=16m", "tmpfs", storeAt]).status !== 0) return; // not root
+    try {
+      expect(dir.ok("log", "--session", "s")).toMatchObject([{ turn: "1", state: "done" }]);
+      dir.ok("rewind", "--session", "s", "--to", "1");
+      expect(dir.read("notes.md")).toBe("n0\n");
+      const fsck = spawnSync("git", ["fsck", "--no-dangling"], {
+        env: { ...sandbox.env, GIT_DIR: path.join(storeAt, "git") },
+        encoding: "utf8",
+      });
+      expect(fsck.status, fsck.stderr).toBe(0);
+    } finally {
+      spawnSync("umount", [storeAt]);
+    }
   });
 });
