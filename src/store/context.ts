@@ -14,7 +14,8 @@ import { existsSync } from "node:fs";
 
 /**
  * One workspace opened with its settings and its store: what every operation above the store
- * layer works with. Opening reads only; the store is created by the first write. Operations open git helpers for their own duration and close them.
+ * layer works with. Opening reads only; the store is created by the first write (or at opening,
+ * when a folder that became a repository has a plain store whose history it takes over). Operations open git helpers for their own duration and close them.
  */
 export class StoreContext {
   private constructor(
@@ -113,7 +114,7 @@ export class StoreContext {
    */
   async writing<T>(work: () => Promise<T>): Promise<T> {
     // The store is created by the first write, so a command refused for its arguments, or one
-    // that only reads, never leaves a store behind.
+    // that only reads, never leaves a store behind (but for a plain store's history, see open).
     this.assertEnabled();
     await this.ensureStore();
     return withSharedLock(
