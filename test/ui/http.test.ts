@@ -117,16 +117,7 @@ describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
     both.ok("turn", "end", "--session", "q", "--turn", "1");
     const other = await startUi(both);
     try {
-      const refused = await rawRequest(other.port, {
-        method: "POST",
-        path: "/api/rewind",
-        headers: {
-          Host: `127.0.0.1:${other.port}`,
-          "Content-Type": "application/json",
-          "X-Ghostcommit-Token": other.token,
-        },
-        body: JSON.stringify({ session: "p", to: "1", dryRun: true }),
-      });
+      const refused = await postJson(other, "/api/rewind", { session: "p", to: "1", dryRun: true });
       expect(refused.status).toBe(409);
       const body = JSON.parse(refused.body);
       expect(body).toMatchObject({ error: { code: "conflict" }, conflicts: ["n.txt"], uncertain: ["n.txt"] });
@@ -162,17 +153,7 @@ describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
     turn(late, "s", "1", () => late.write({ "a.txt": "a1\n" }));
     turn(late, "s", "2", () => late.write({ "b.txt": "b2\n" }));
     const other = await startUi(late);
-    const rewind = (body: object) =>
-      rawRequest(other.port, {
-        method: "POST",
-        path: "/api/rewind",
-        headers: {
-          Host: `127.0.0.1:${other.port}`,
-          "Content-Type": "application/json",
-          "X-Ghostcommit-Token": other.token,
-        },
-        body: JSON.stringify({ session: "s", to: "2", ...body }),
-      });
+    const rewind = (body: object) => postJson(other, "/api/rewind", { session: "s", to: "2", ...body });
     try {
       const preview = JSON.parse((await rewind({ dryRun: true })).body);
       expect(preview).toMatchObject({ rewoundTurns: ["2"], written: [], deleted: ["b.txt"] });
@@ -246,3 +227,17 @@ describe("ghostcommit ui: starting", () => {
     expect([taken.status, taken.stderr]).toEqual([1, `ghostcommit: port ${port} on 127.0.0.1 is in use\n`]);
   });
 });
+
+/** A POST of JSON with the server's token, as the page sends one. */
+function postJson(server: { port: number; token: string }, route: string, body: object) {
+  return rawRequest(server.port, {
+    method: "POST",
+    path: route,
+    headers: {
+      Host: `127.0.0.1:${server.port}`,
+      "Content-Type": "application/json",
+      "X-Ghostcommit-Token": server.token,
+    },
+    body: JSON.stringify(body),
+  });
+}
