@@ -11,6 +11,7 @@ import path from "node:path";
 import { runGit } from "../git/exec.js";
 import { plainLocation, type WorkspaceLocation } from "../git/repository.js";
 import { STORE_FILES, type StorePaths, storePaths } from "./layout.js";
+import { SHADOW_SNAPSHOT_REFS } from "./store.js";
 
 /**
  * The store a folder had while it was not a git repository, or null. A store is keyed by its
@@ -37,7 +38,7 @@ export async function adoptPlainHistory(
   paths: StorePaths,
   plain: StorePaths,
 ): Promise<void> {
-  const refs = await runGit(["for-each-ref", "--format=%(objectname) %(refname)", SNAPSHOT_REFS], {
+  const refs = await runGit(["for-each-ref", "--format=%(objectname) %(refname)", SHADOW_SNAPSHOT_REFS], {
     cwd: plain.dir,
     env: { GIT_DIR: plain.gitDir },
   });
@@ -53,7 +54,7 @@ export async function adoptPlainHistory(
         "--no-tags",
         "--no-write-fetch-head",
         plain.gitDir,
-        `+${SNAPSHOT_REFS}*:${SNAPSHOT_REFS}*`,
+        `+${SHADOW_SNAPSHOT_REFS}*:${SHADOW_SNAPSHOT_REFS}*`,
       ],
       {
         cwd: paths.dir,
@@ -82,8 +83,6 @@ export async function adoptPlainHistory(
     });
   }
 }
-
-const SNAPSHOT_REFS = "refs/ghostcommit/snapshots/";
 
 function byRefName(a: string, b: string): number {
   const [nameA, nameB] = [a.slice(a.indexOf(" ") + 1), b.slice(b.indexOf(" ") + 1)];

@@ -17,6 +17,9 @@ export interface StoredSnapshot {
   meta: SnapshotMeta;
 }
 
+/** Where a shadow store keeps its snapshots' refs. */
+export const SHADOW_SNAPSHOT_REFS = "refs/ghostcommit/snapshots/";
+
 /** No hook, reflog or user config of the user's repository runs when we write a ref there. */
 const QUIET_REF_CONFIG = [
   "-c",
@@ -66,7 +69,7 @@ export class SnapshotRefs {
     } else {
       this.objectsDir = paths.objectsDir;
       this.refsGitDir = paths.gitDir;
-      this.refPrefix = "refs/ghostcommit/snapshots/";
+      this.refPrefix = SHADOW_SNAPSHOT_REFS;
     }
   }
 
@@ -229,7 +232,7 @@ export class SnapshotRefs {
   async otherStoreHolding(id: string): Promise<StoreKind | null> {
     const other: { kind: StoreKind; gitDir: string; prefix: string } | null =
       this.kind === "repo"
-        ? { kind: "shadow", gitDir: this.paths.gitDir, prefix: "refs/ghostcommit/snapshots/" }
+        ? { kind: "shadow", gitDir: this.paths.gitDir, prefix: SHADOW_SNAPSHOT_REFS }
         : this.location.commonDir
           ? {
               kind: "repo",
