@@ -80,13 +80,15 @@ export async function openTurnChanges(
 /**
  * Refuses (`plan-changed`) a rewind that would do other than what the caller previewed: other
  * turns, or (once `steps` are known, just before the first file changes) other files written or
- * deleted. The message says what it would now do.
+ * deleted, or other conflicts overwritten (`overridden`, a forced rewind's). The message says
+ * what it would now do.
  */
 export function refuseUnexpected(
   expected: ExpectedRewind | undefined,
   where: { session: string; to: string },
   turns: string[],
   steps?: PlanStep[],
+  overridden: string[] = [],
 ): void {
   if (!expected) return;
   const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
@@ -104,6 +106,14 @@ export function refuseUnexpected(
     changes.push(`rewind turns ${turns.join(", ")}, not ${expected.rewoundTurns.join(", ") || "none"}`);
   if (steps && (!sameSet(expected.written, "write") || !sameSet(expected.deleted, "delete")))
     changes.push("write or delete other files");
+  // A file edited after a forced preview would be overwritten unseen: "never silent" holds only
+  // for the conflicts the person was shown.
+  if (steps && !same([...(expected.overridden ?? [])].sort(), [...overridden].sort()))
+    changes.push(
+      overridden.length > 0
+        ? `overwrite changes made since the turns to ${overridden.join(", ")}`
+        : "overwrite no change made since the turns",
+    );
   if (changes.length === 0) return;
   throw new GhostcommitError(
     "plan-changed",
@@ -121,11 +131,12 @@ export function expectedRewind(value: unknown, name: string): ExpectedRewind | u
     value !== null &&
     isStringList(plan.rewoundTurns) &&
     (plan.written === undefined || isStringList(plan.written)) &&
-    (plan.deleted === undefined || isStringList(plan.deleted));
+    (plan.deleted === undefined || isStringList(plan.deleted)) &&
+    (plan.overridden === undefined || isStringList(plan.overridden));
   if (!valid)
     throw new GhostcommitError(
       "usage",
-      `${name} must be {rewoundTurns, written?, deleted?}: lists of strings`,
+      `${name} must be {rewoundTurns, written?, deleted?, overridden?}: lists of strings`,
     );
   return value as ExpectedRewind;
 }

@@ -103,7 +103,7 @@ export async function resumeRewind(
       guards: pending.safety,
       session,
       interruptedHint: interruptedHint(session, pending.to, pending.paths),
-      beforeApply: async (steps) => refuseUnexpected(request.expect, where, pending.turns, steps),
+      beforeApply: async (steps) => refuseUnexpected(request.expect, where, pending.turns, steps, overridden),
       target: async (currentTree) => {
         const states: PathStates[] = [];
         for (const p of paths) {

@@ -142,6 +142,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
             { session, to },
             turns.map((t) => t.turn),
             steps,
+            overridden,
           );
           return journal
             .append(

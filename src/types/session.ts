@@ -46,8 +46,9 @@ export interface RewindOptions {
    */
   keepOpenTurn?: boolean;
   /**
-   * What a dry run of this rewind showed the user (its `rewoundTurns`, `written`, `deleted`): the
-   * rewind is refused (`plan-changed`, nothing changed) unless it would do exactly that. Checked
+   * What a dry run of this rewind showed the user (its `rewoundTurns`, `written`, `deleted`,
+   * `overridden`): the rewind is refused (`plan-changed`, nothing changed) unless it would do
+   * exactly that. Checked
    * under the session's lock just before the first file changes, so a turn that ends, or a file
    * that changes, between the preview and the confirmation cannot slip into the rewind.
    */
@@ -59,6 +60,8 @@ export interface ExpectedRewind {
   /** Left out: not compared. */
   written?: string[];
   deleted?: string[];
+  /** The conflicts a forced rewind would overwrite. Left out: none (as a dry run's report leaves it out). */
+  overridden?: string[];
 }
 
 export interface RewindReport {

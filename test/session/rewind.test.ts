@@ -273,4 +273,34 @@ describe("a rewind confirmed after its preview (library `expect`, as the web tim
     ]);
     expect([r.exists("b.txt"), r.exists("d.txt"), r.read("a.txt")]).toEqual([false, false, "a1\n"]);
   });
+
+  it("confirmed with force, is refused when a file the preview did not list as overridden changed since it", async () => {
+    const r = repo({ "f.txt": "0\n" });
+    turn(r, "s", "1", () => r.write({ "f.txt": "1\n", "new.txt": "n\n" }));
+    r.write({ "f.txt": "1\nthe user's edit\n" });
+    const session = (await openIn(sandbox, r.dir)).session("s");
+    // "Rewind anyway" shows the forced dry run: f.txt would be overwritten, new.txt deleted.
+    const shown = await session.rewind({ to: "1", force: true, dryRun: true });
+    expect(shown).toMatchObject({ overridden: ["f.txt"], deleted: ["new.txt"] });
+    // The person types into new.txt while reading it.
+    r.write({ "new.txt": "n\ntyped after the preview\n" });
+    const refused = await session.rewind({ to: "1", force: true, expect: shown }).catch((error) => error);
+    expect([refused.code, refused.message]).toEqual([
+      "plan-changed",
+      "the rewind is no longer the one previewed: it would now overwrite changes made since the turns to f.txt, new.txt; nothing was changed",
+    ]);
+    expect([r.read("f.txt"), r.read("new.txt")]).toEqual([
+      "1\nthe user's edit\n",
+      "n\ntyped after the preview\n",
+    ]);
+    // A preview without conflicts (its report leaves `overridden` out) expects none.
+    const plain = { rewoundTurns: ["1"], written: ["f.txt"], deleted: ["new.txt"] };
+    expect((await session.rewind({ to: "1", force: true, expect: plain }).catch((e) => e)).code).toBe(
+      "plan-changed",
+    );
+    const now = await session.rewind({ to: "1", force: true, dryRun: true });
+    const done = await session.rewind({ to: "1", force: true, expect: now });
+    expect(done.overridden).toEqual(["f.txt", "new.txt"]);
+    expect([r.read("f.txt"), r.exists("new.txt")]).toEqual(["0\n", false]);
+  });
 });

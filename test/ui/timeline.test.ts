@@ -266,6 +266,37 @@ describe("rewind and redo from the page", () => {
     await page.close();
   });
 
+  it("rewinds anyway only over the conflicts it showed: a file edited after the preview brings the new preview", async () => {
+    const edited = repo({ "a.txt": "a0\n" });
+    turn(edited, "e", "1", () => edited.write({ "a.txt": "a1\n", "new.txt": "n\n" }));
+    edited.write({ "a.txt": "a1\na person's edit\n" });
+    const other = await startUi(edited);
+    servers.push(other);
+    const { page } = await openPage(other);
+    await turnItem(page, "e", "1").click();
+    await page.getByRole("button", { name: "Rewind to before this turn" }).click();
+    const refusal = page.locator('.panel.conflict[data-code="conflict"]');
+    await refusal.waitFor();
+    expect(await refusal.locator("ul.conflicts li").allTextContents()).toEqual(["a.txt"]);
+    expect(await refusal.locator("ul.deleted li").allTextContents()).toEqual(["new.txt"]);
+    // The person types into the file the page says will be deleted, then presses the button.
+    edited.write({ "new.txt": "n\ntyped after the preview\n" });
+
+    await page.getByRole("button", { name: "Rewind anyway" }).click();
+    await page.waitForSelector(".panel.conflict .notice");
+    expect(await refusal.locator(".notice").textContent()).toMatch(/^Not rewound: the rewind is no longer/);
+    expect(await refusal.locator("ul.conflicts li").allTextContents()).toEqual(["a.txt", "new.txt"]);
+    expect([edited.read("a.txt"), edited.read("new.txt")]).toEqual([
+      "a1\na person's edit\n",
+      "n\ntyped after the preview\n",
+    ]);
+
+    await page.getByRole("button", { name: "Rewind anyway" }).click();
+    await page.waitForSelector(".panel.done");
+    expect([edited.read("a.txt"), edited.exists("new.txt")]).toEqual(["a0\n", false]);
+    await page.close();
+  });
+
   it("shows the new preview instead of rewinding a turn that ended after the preview", async () => {
     const late = repo({ "a.txt": "a0\n" });
     turn(late, "t", "1", () => late.write({ "a.txt": "a1\n" }));

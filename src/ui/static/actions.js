@@ -5,13 +5,14 @@ const pathList = (label, paths, kind) =>
   paths.length === 0 ? null : [h("p", {}, label), h("ul", { class: kind }, paths.map((p) => h("li", {}, p)))];
 
 /** A refusal (conflict or open turn): its message and paths, and an explicit way past it. */
-function refusal(el, body, anywayLabel, anyway, plan = null) {
+function refusal(el, body, anywayLabel, anyway, plan = null, notice = null) {
   const uncertain = body.uncertain ?? [];
   const edited = (body.conflicts ?? []).filter((p) => !uncertain.includes(p));
   el.replaceChildren(
     h(
       "div",
       { class: "panel conflict", "data-code": body.error.code },
+      notice ? h("p", { class: "notice" }, `Not rewound: ${notice}. This is what it would do now.`) : null,
       h("strong", {}, "Refused: "),
       body.error.message,
       pathList("Changed since the session last changed them:", edited, "conflicts"),
@@ -33,7 +34,12 @@ function failed(el, body, status) {
 
 /** Rewinds as `plan` (the dry run shown) said; the server refuses a rewind that would now do more or else. */
 async function rewind(el, session, turn, refresh, force, plan) {
-  const previewed = plan && { rewoundTurns: plan.rewoundTurns, written: plan.written, deleted: plan.deleted };
+  const previewed = plan && {
+    rewoundTurns: plan.rewoundTurns,
+    written: plan.written,
+    deleted: plan.deleted,
+    overridden: plan.overridden ?? [],
+  };
   const { status, body } = await api("/api/rewind", { method: "POST", body: { session, to: turn, force, previewed } });
   // Refused, or no longer what was shown (a turn ended, files changed): nothing changed; preview it afresh.
   if (status === 409) return showRewind(el, session, turn, refresh, body.error.code === "plan-changed" ? body.error.message : null);
@@ -66,7 +72,7 @@ export async function showRewind(el, session, turn, refresh, notice = null) {
     // Refused: show why, and what forcing it would write and delete.
     const forced = await dryRun(true);
     const anyway = () => rewind(el, session, turn, refresh, true, forced.status === 200 ? forced.body : null);
-    return refusal(el, body, "Rewind anyway", anyway, forced.status === 200 ? forced.body : null);
+    return refusal(el, body, "Rewind anyway", anyway, forced.status === 200 ? forced.body : null, notice);
   }
   if (status !== 200) return failed(el, body, status);
   const nothing = body.written.length === 0 && body.deleted.length === 0;
