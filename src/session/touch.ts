@@ -20,18 +20,22 @@ import {
   relFromBytes,
   resolveInside,
 } from "../paths.js";
-import { newNonce } from "../store/metadata.js";
 import type { SessionContext } from "./context.js";
 import { openTurnOf, type TurnState } from "./model.js";
 import { readSnapshot, writeSnapshot } from "../store/snapshots.js";
-import { TreeLookup } from "../git/tree-lookup.js";
+import { sameState, TreeLookup } from "../git/tree-lookup.js";
+import { newNonce, nowMicros } from "../store/metadata.js";
+import { overlappingTouches } from "./attribution.js";
+import { journalsAround } from "./journal.js";
 
 /**
  * `touch`: marks paths as agent-touched. Every later snapshot of the session captures them even
  * if ignored (still bounded by the size limit). During an open turn they are attributed to it,
  * and a path its before snapshot did not look at (ignored or excluded then) has its current
  * content captured into the turn's before-state; a path the before snapshot captured, or proved
- * absent, keeps that state. With `edited` (reported after the edit, as Cursor does) the current
+ * absent, keeps that state, unless another session's turn beside this one touched it and it
+ * changed since: then its state now is this turn's starting point for it, so that rewinding this
+ * turn leaves the other agent's work in place. With `edited` (reported after the edit, as Cursor does) the current
  * content is not the before-state: such paths are recorded as never captured instead, so a rewind
  * reports them as skipped rather than writing the edit back. All paths are checked before anything
  * is recorded.
@@ -67,7 +71,7 @@ export async function touchPaths(
         ? { absent: [] }
         : options.edited
           ? { unknown: await unseenBefore(engine, open, fresh) }
-          : await captureIntoBefore(engine, open, fresh);
+          : await captureIntoBefore(engine, open, fresh, await touchedBeside(ctx, open, fresh));
     await journal.append([{ e: "touch", turn: open.turn, paths: rels, files, ...amended }]);
     // The replaced before-snapshot is now unreferenced by the journal: forget it.
     if (amended.before) await engine.refs.remove([open.before]).catch(() => {});
@@ -84,11 +88,23 @@ async function unseenBefore(engine: StoreContext, open: TurnState, paths: RelPat
   });
 }
 
-/** Captures into a new before-snapshot the paths the turn's before snapshot did not look at. */
+/** Of `paths`, those another session's turn beside the open one touched (or its rewind wrote). */
+async function touchedBeside(ctx: SessionContext, open: TurnState, paths: RelPath[]): Promise<Set<RelPath>> {
+  const { engine, journal } = ctx;
+  const others = await journalsAround(engine.paths.sessionsDir, open.startedAt, path.basename(journal.file));
+  const touched = overlappingTouches(others, open.startedAt, nowMicros());
+  return new Set(paths.filter((p) => touched.has(p)));
+}
+
+/**
+ * Captures into a new before-snapshot the paths the turn's before snapshot did not look at, and
+ * those of `besideTouched` (see `touchPaths`) that changed since it.
+ */
 async function captureIntoBefore(
   engine: StoreContext,
   open: TurnState,
   paths: RelPath[],
+  besideTouched: ReadonlySet<RelPath>,
 ): Promise<{ before?: string; absent: RelPath[] }> {
   return engine.withReader(async (cat) => {
     cat.preferLoose(engine.refs.objectsDir); // a few trees along the paths, often written loose
@@ -106,12 +122,22 @@ async function captureIntoBefore(
       else if (read.kind === "absent") absent.push(rel);
       // large, unreadable or special: still not captured, so a rewind leaves it alone
     }
+    const lookup = new TreeLookup(cat);
+    for (const rel of besideTouched) {
+      if (unseen.includes(rel)) continue;
+      const read = await captureWorktreePath(engine.root, rel, writer, cache, engine.settings.largeFileBytes);
+      const now = read.kind === "file" ? read.state : read.kind === "absent" ? null : undefined;
+      // large, unreadable or special now: the before-state stays (a rewind's check sees the rest)
+      if (now !== undefined && !sameState(now, await lookup.file(before.tree, rel))) changes.set(rel, now);
+    }
     if (changes.size === 0) return { absent };
     const tree = await editTree(cat, writer, before.tree, changes);
     const id = await writeSnapshot(engine, tree, {
       ...before.meta,
       excluded: before.meta.excluded.filter((e) => !changes.has(e.path)),
-      included: [...new Set([...before.meta.included, ...changes.keys()])].sort(),
+      included: [
+        ...new Set([...before.meta.included, ...[...changes].filter(([, state]) => state).map(([p]) => p)]),
+      ].sort(),
       nonce: newNonce(),
     });
     return { before: id, absent };

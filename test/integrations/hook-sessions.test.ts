@@ -338,6 +338,39 @@ describe("hooks across sessions and outside projects", () => {
     expect(forced.json.overridden).toEqual(["shared.md"]);
   });
 
+  it("rewinds a session's edit of a file another session wrote beside it back to the other's version", () => {
+    // B's turn begins; A's turn, beside it, writes notes2.md and appends to notes.md with its tools and
+    // ends; then B's Edit tool changes both. Rewinding B must leave A's work (SPEC §8).
+    send(claude(repo.dir, "A", "UserPromptSubmit", { prompt: "a" }), repo.dir);
+    send(claude(repo.dir, "B", "UserPromptSubmit", { prompt: "b" }), repo.dir);
+    const tool = (name: string, file: string, id: string) => ({
+      tool_name: name,
+      tool_input: { file_path: repo.path(file) },
+      tool_use_id: id,
+    });
+    const edit = (session: string, call: ReturnType<typeof tool>, files: Record<string, string>) => {
+      send(claude(repo.dir, session, "PreToolUse", call), repo.dir);
+      repo.write(files);
+      send(claude(repo.dir, session, "PostToolUse", { ...call, tool_response: { success: true } }), repo.dir);
+    };
+    edit("A", tool("Write", "notes2.md", "a1"), { "notes2.md": "A's notes\n" });
+    edit("A", tool("Edit", "notes.md", "a2"), { "notes.md": "n0\nA's line\n" });
+    send(claude(repo.dir, "A", "Stop", { stop_hook_active: false }), repo.dir);
+    edit("B", tool("Edit", "notes2.md", "b1"), { "notes2.md": "A's notes\nB's line\n" });
+    edit("B", tool("Edit", "notes.md", "b2"), { "notes.md": "n0\nA's line\nB's line\n" });
+    send(claude(repo.dir, "B", "Stop", { stop_hook_active: false }), repo.dir);
+
+    const rewound = repo.cli(["rewind", "--session", "B", "--to", "1", "--json"]);
+    expect(rewound.status, rewound.stderr).toBe(0);
+    expect([rewound.json.written, rewound.json.deleted]).toEqual([["notes.md", "notes2.md"], []]);
+    expect([repo.read("notes2.md"), repo.read("notes.md")]).toEqual(["A's notes\n", "n0\nA's line\n"]);
+    // A's own rewind then takes back A's work, and B's redo is refused over it, not applied blindly.
+    const undone = repo.cli(["rewind", "--session", "A", "--to", "1", "--json"]);
+    expect(undone.status, undone.stderr).toBe(0);
+    expect([repo.exists("notes2.md"), repo.read("notes.md")]).toEqual([false, "n0\n"]);
+    expect(repo.cli(["redo", "--session", "B"]).status).toBe(3);
+  });
+
   it("creates no store for events from $HOME, and doctor elsewhere reports only what concerns it", () => {
     const home = sandbox.home;
     // Claude Code shows the user why, once a session (Cursor's answers have no such field).
