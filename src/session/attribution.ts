@@ -1,5 +1,5 @@
 import type { RelPath } from "../paths.js";
-import type { SessionState } from "./model.js";
+import type { SessionState, TurnState } from "./model.js";
 
 /**
  * Which paths a turn changed: those that differ between its before and after
@@ -56,4 +56,13 @@ export function overlapStart(others: SessionState[], startedAt: number, endedAt:
     }
   }
   return first;
+}
+
+/** Other sessions' turns that ran beside [startedAt, endedAt] (microseconds), as `overlappingTouches` counts them. */
+export function overlappingTurns(others: SessionState[], startedAt: number, endedAt: number): TurnState[] {
+  return others.flatMap((session) =>
+    session.turns.filter(
+      (turn) => turn.startedAt <= endedAt && (turn.endedAt === undefined || turn.endedAt >= startedAt),
+    ),
+  );
 }

@@ -2,7 +2,7 @@ import { HashCache } from "../capture/hash-cache.js";
 import { expandIncludes } from "../capture/includes.js";
 import { captureWorktreePath } from "../capture/read-worktree.js";
 import { captureTree } from "../capture/snapshot.js";
-import { commitTree, editTree, type TreeChanges } from "../git/trees.js";
+import { commitTree, commitTreeFrom, editTree, type FileState, type TreeChanges } from "../git/trees.js";
 import type { StoreContext } from "../store/context.js";
 import type { CatFile } from "../git/cat-file.js";
 import { LooseObjectWriter } from "../git/loose-objects.js";
@@ -105,4 +105,43 @@ export async function settledBefore(
     return new Set(); // the mark's objects are gone: nothing is proven
   }
   return settled;
+}
+
+/**
+ * Of `paths` (changed by a turn, reported by none of its tool calls), those every turn of another
+ * session beside it left as they were when this turn began: each of those turns has ended, and
+ * its after-snapshot holds the path as this turn's before-snapshot does. The change came after
+ * they all ended, while this turn ran alone. Empty while one of them is still open.
+ */
+export async function changedAfterOthersEnded(
+  engine: StoreContext,
+  cat: CatFile,
+  beside: TurnState[],
+  beforeTree: string,
+  paths: RelPath[],
+): Promise<Set<RelPath>> {
+  const proven = new Set<RelPath>();
+  if (paths.length === 0 || beside.some((turn) => !turn.after)) return proven;
+  const lookup = new TreeLookup(cat);
+  try {
+    const afterTrees = await Promise.all(
+      beside.map((turn) => commitTreeFrom(engine.refs.objectsDir, cat, turn.after!)),
+    );
+    for (const p of paths) {
+      const before = await lookup.file(beforeTree, p);
+      if (await everySame(afterTrees, (tree) => lookup.file(tree, p), before)) proven.add(p);
+    }
+  } catch {
+    return new Set(); // an after-snapshot's objects are gone: nothing is proven
+  }
+  return proven;
+}
+
+async function everySame<T>(
+  items: T[],
+  stateOf: (item: T) => Promise<FileState | null>,
+  want: FileState | null,
+) {
+  for (const item of items) if (!sameState(await stateOf(item), want)) return false;
+  return true;
 }

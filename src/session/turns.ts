@@ -10,10 +10,10 @@ import type { StoredSnapshot } from "../store/store.js";
 import { writeSnapshot } from "../store/snapshots.js";
 import { settledWith } from "../util/settled.js";
 import type { TurnBegun, TurnEnded } from "../types.js";
-import { attributeTurn, overlappingTouches, overlapStart } from "./attribution.js";
+import { attributeTurn, overlappingTouches, overlappingTurns, overlapStart } from "./attribution.js";
 import { checkTurnId, requireTurn, type SessionContext } from "./context.js";
 import { type NewRecord, journalsAround } from "./journal.js";
-import { changedSinceProgress, settledBefore } from "./progress.js";
+import { changedAfterOthersEnded, changedSinceProgress, settledBefore } from "./progress.js";
 import { applyRecord, openTurnOf, promptPreview, type SessionState, type TurnState } from "./model.js";
 
 /**
@@ -130,7 +130,7 @@ async function endLocked(
 ): Promise<{ ended: TurnEnded; after: StoredSnapshot }> {
   const { engine, journal } = ctx;
   const session = journal.session;
-  const { after, diff, sinceProgress } = await engine.withReader(async (cat) => {
+  const { after, beforeTree, diff, sinceProgress } = await engine.withReader(async (cat) => {
     // Durable before the hook returns: a lost after-snapshot would lose the turn's record. Its
     // flush also writes out the before-snapshot and the journal's earlier records. The diff
     // (reads only) runs meanwhile; the journal records the turn once both are done. The flush is
@@ -167,7 +167,7 @@ async function endLocked(
         return { diff, sinceProgress };
       })(),
     );
-    return { after: snap, ...compared };
+    return { after: snap, beforeTree, ...compared };
   });
   const now = nowMicros();
   const others = await journalsAround(engine.paths.sessionsDir, turn.startedAt, path.basename(journal.file));
@@ -192,9 +192,13 @@ async function endLocked(
   const overlapFrom = overlapStart(others, turn.startedAt, now);
   if (overlapFrom !== null) {
     const unreported = attributed.filter((p) => !ownTouched.has(p));
-    const own = await engine.withReader((cat) =>
-      settledBefore(cat, turn, overlapFrom, after.tree, unreported),
-    );
+    const beside = overlappingTurns(others, turn.startedAt, now);
+    const own = await engine.withReader(async (cat) => {
+      const settled = await settledBefore(cat, turn, overlapFrom, after.tree, unreported);
+      const later = unreported.filter((p) => !settled.has(p));
+      for (const p of await changedAfterOthersEnded(engine, cat, beside, beforeTree, later)) settled.add(p);
+      return settled;
+    });
     for (const p of unreported) if (!own.has(p)) uncertain.add(p);
     for (const p of sinceProgress) uncertain.add(p);
   }

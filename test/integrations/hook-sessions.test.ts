@@ -241,6 +241,36 @@ describe("hooks across sessions and outside projects", () => {
     expect(repo.read("notes.md")).toBe("by a shell of one of them\n");
   });
 
+  it("keeps a session's shell edit its own when the other session's turn beside it had already ended", () => {
+    send(claude(repo.dir, "A", "UserPromptSubmit", { prompt: "a quick question" }), repo.dir);
+    send(claude(repo.dir, "B", "UserPromptSubmit", { prompt: "b" }), repo.dir);
+    send(claude(repo.dir, "A", "Stop", { stop_hook_active: false }), repo.dir);
+    // Only then does B's shell command write two files (Claude Code reports Bash after it ran).
+    repo.write({ "bb.txt": "bb\n", "notes.md": "by B's shell\n" });
+    const bash = { tool_name: "Bash", tool_input: { command: "./make.sh" }, tool_use_id: "t1" };
+    send(
+      claude(repo.dir, "B", "PostToolUse", { ...bash, tool_response: { stdout: "", stderr: "" } }),
+      repo.dir,
+    );
+    send(claude(repo.dir, "B", "Stop", { stop_hook_active: false }), repo.dir);
+    expect(log("B")[0]).toMatchObject({ changed: ["bb.txt", "notes.md"] });
+    expect(log("B")[0].uncertain ?? []).toEqual([]);
+    const rewound = repo.cli(["rewind", "--session", "B", "--to", "1", "--json"]);
+    expect(rewound.status, rewound.stderr).toBe(0);
+    expect([repo.exists("bb.txt"), repo.read("notes.md")]).toEqual([false, "n0\n"]);
+  });
+
+  it("still doubts a shell edit that the other session's ended turn already shows", () => {
+    send(claude(repo.dir, "A", "UserPromptSubmit", { prompt: "a" }), repo.dir);
+    send(claude(repo.dir, "B", "UserPromptSubmit", { prompt: "b" }), repo.dir);
+    repo.write({ "bb.txt": "by a shell of one of them\n" });
+    send(claude(repo.dir, "A", "Stop", { stop_hook_active: false }), repo.dir);
+    send(claude(repo.dir, "B", "Stop", { stop_hook_active: false }), repo.dir);
+    expect(log("B")[0].uncertain).toEqual(["bb.txt"]);
+    expect(repo.cli(["rewind", "--session", "B", "--to", "1"]).status).toBe(3);
+    expect(repo.read("bb.txt")).toBe("by a shell of one of them\n");
+  });
+
   it("keeps a session's own shell edit, made before another session's turn began, its own", () => {
     send(claude(repo.dir, "A", "UserPromptSubmit", { prompt: "a" }), repo.dir);
     // A's shell command, reported after it ran (Claude Code's PostToolUse for Bash).
