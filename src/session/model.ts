@@ -1,4 +1,5 @@
 import type { RelPath } from "../paths.js";
+import { settleInnerUndos } from "./inner-undos.js";
 
 /**
  * The session journal: one JSON record per line, appended. Records are facts ("turn 3 began
@@ -205,6 +206,7 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
         if (rewound.length > 0) turn.rewoundPaths.set(record.id, rewound);
       }
       const { e: _kind, closed: _closed, ...rewind } = record;
+      settleInnerUndos(state, rewind, false, (id) => findTurn(state, id));
       const planned = state.redoStack.findIndex((r) => r.id === record.id);
       if (planned === -1) state.redoStack.push(rewind);
       else state.redoStack[planned] = rewind; // the end of a rewind whose plan was recorded
@@ -221,6 +223,7 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
         turn?.rewoundPaths.delete(undone.id);
         if (turn && turn.state === "rewound") turn.state = "done";
       }
+      settleInnerUndos(state, undone, true, (id) => findTurn(state, id));
       break;
     }
   }

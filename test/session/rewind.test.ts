@@ -75,6 +75,27 @@ describe("rewind and redo through the CLI", () => {
     expect([r.read("a.txt"), r.read("b.txt"), r.read("c.txt")]).toEqual(["a1\n", "b0\n", "c3\n"]);
   });
 
+  it("counts the turns an undo from inside a later turn rewound as done again once that later turn is rewound", () => {
+    const r = repo({ "x.txt": "0\n" });
+    turn(r, "s", "1", () => r.write({ "x.txt": "1\n" }));
+    // The agent undoes turn 1 from inside turn 2 (the person asked it to), and ends the turn.
+    turn(r, "s", "2", () => r.ok("rewind", "--session", "s", "--keep-open-turn", "--to", "1"));
+    expect(r.read("x.txt")).toBe("0\n");
+    const states = () => r.ok("log", "--session", "s").map((t: any) => `${t.turn}:${t.state}`);
+    expect(states()).toEqual(["1:rewound", "2:done"]);
+    // Rewinding turn 2 undoes its undo: turn 1's work is on disk again, and the log says so.
+    r.ok("rewind", "--session", "s", "--to", "2");
+    expect(r.read("x.txt")).toBe("1\n");
+    expect(states()).toEqual(["1:done", "2:rewound"]);
+    // Redo puts turn 2 back, its undo of turn 1 with it.
+    r.ok("redo", "--session", "s");
+    expect([r.read("x.txt"), ...states()]).toEqual(["0\n", "1:rewound", "2:done"]);
+    r.ok("rewind", "--session", "s", "--to", "2");
+    // Turn 1 is rewound like any done turn.
+    expect(r.ok("rewind", "--session", "s", "--to", "1").rewoundTurns).toEqual(["1"]);
+    expect([r.read("x.txt"), ...states()]).toEqual(["0\n", "1:rewound", "2:rewound"]);
+  });
+
   it("keeps a person's edit made after an undo between turns when rewinding further back", () => {
     const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
     turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));

@@ -1,0 +1,43 @@
+import type { RewindState, SessionState, TurnState } from "./model.js";
+
+/**
+ * An agent's undo from inside its turn (a rewind of earlier turns while it stays open) is that
+ * turn's work: rewinding the turn puts back what the undo took away. So the turns the undo
+ * rewound, where they came before the turn the new rewind goes back to, count as `done` again;
+ * its redo makes them `rewound` once more. `rewind`: the new rewind (or the one redo undoes).
+ * Turns the new rewind itself goes back past stay as the undo left them: their work stays undone.
+ */
+export function settleInnerUndos(
+  state: SessionState,
+  rewind: Pick<RewindState, "id" | "to" | "turns" | "paths" | "t">,
+  redone: boolean,
+  turnOf: (id: string) => TurnState | undefined,
+): void {
+  if (rewind.paths !== undefined) return; // limited to some paths: its turns' undos stay as they are
+  const target = turnOf(rewind.to);
+  if (!target) return;
+  const before = (turn: TurnState) => state.turns.indexOf(turn) < state.turns.indexOf(target);
+  for (const id of rewind.turns) {
+    const turn = turnOf(id);
+    if (!turn) continue;
+    const end = turn.endedAt ?? rewind.t;
+    for (const inner of state.redoStack) {
+      if (inner.id === rewind.id || inner.t < turn.startedAt || inner.t > end) continue;
+      for (const undoneId of inner.turns) {
+        const undone = turnOf(undoneId);
+        if (!undone || !before(undone)) continue;
+        if (inner.paths !== undefined) {
+          if (!redone) undone.rewoundPaths.delete(inner.id);
+          else {
+            const putBack = new Set([...inner.written.map(([p]) => p), ...inner.deleted]);
+            undone.rewoundPaths.set(
+              inner.id,
+              undone.changed.filter((p) => putBack.has(p)),
+            );
+          }
+        } else if (!redone && undone.state === "rewound") undone.state = "done";
+        else if (redone && undone.state === "done") undone.state = "rewound";
+      }
+    }
+  }
+}
