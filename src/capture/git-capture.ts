@@ -17,6 +17,7 @@ import { loadGhostignore } from "./ghostignore.js";
 import { captureNestedRepos, nestedReposToCapture, submoduleHead } from "./nested-repos.js";
 import { expandIncludes } from "./includes.js";
 import { classifyUntracked, dependencyDirOf, ghostignoreMatch, largeDirCandidates } from "./policy.js";
+import { sortExclusions } from "./policy.js";
 import { captureWorktreePath } from "./read-worktree.js";
 import { syncExcludes } from "./status-gitdir.js";
 import { runStatus } from "./status-run.js";
@@ -100,6 +101,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   const untracked: RelPath[] = [];
   const stagedPaths: RelPath[] = [];
   const unmerged: RelPath[] = [];
+  const fromIndex = new Set<RelPath>();
   const matcher = ghostignore?.matcher ?? null;
 
   for (const entry of status.entries) {
@@ -134,7 +136,9 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     } else if (entry.x === "D") {
       changes.set(rel, null);
     } else {
+      // Staged, and git's stat cache calls the file its index blob: proven below where git converts content.
       changes.set(rel, { mode: entry.indexMode, oid: entry.indexOid });
+      fromIndex.add(rel);
     }
   }
 
@@ -248,11 +252,11 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     // the files that cannot be proven identical cheaply are read (through ghostcommit's stat cache).
     const unproven = await toVerify;
     trace(`capture: ${unproven.length} tracked files to verify for content conversion`);
-    const seen = new Set([...statusPaths, ...reads.map((r) => r.path)]);
+    const seen = new Set([...statusPaths, ...reads.map((r) => r.path)].filter((p) => !fromIndex.has(p)));
     const verify: PendingRead[] = [];
     for (const rel of unproven) {
       if (seen.has(rel) || ghostignoreMatch(rel, matcher)) continue;
-      inBase.set(rel, true);
+      if (!inBase.has(rel)) inBase.set(rel, true);
       verify.push({ path: rel, limit: null, untracked: false, verifyOnly: true });
     }
     await readAll(verify);
@@ -291,10 +295,4 @@ async function entryInBase(
 ): Promise<FileState | null> {
   const entry = await entryAt(ctx.cat, baseTree, rel);
   return entry && entry.mode !== MODE.tree ? entry : null;
-}
-
-export function sortExclusions(list: StoredExclusion[]): StoredExclusion[] {
-  const seen = new Map<string, StoredExclusion>();
-  for (const entry of list) seen.set(`${entry.reason}\0${entry.path}`, entry);
-  return [...seen.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -180,3 +180,10 @@ export function parseSettingAside(
 }
 
 const SLASH = 0x2f;
+
+/** Exclusions one per path and reason, in path order. */
+export function sortExclusions(list: StoredExclusion[]): StoredExclusion[] {
+  const seen = new Map<string, StoredExclusion>();
+  for (const entry of list) seen.set(`${entry.reason}\0${entry.path}`, entry);
+  return [...seen.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}

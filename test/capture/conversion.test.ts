@@ -98,6 +98,46 @@ describe("content conversion: only files git's clean step may have changed are r
     });
   }
 
+  const STAGED: [string, (r: Repo) => void][] = [
+    ...CONVERSIONS,
+    [
+      "a clean/smudge filter",
+      (r) => {
+        r.git("config", "filter.rot.clean", "tr a-z n-za-m");
+        r.git("config", "filter.rot.smudge", "tr a-z n-za-m");
+        r.write({ ".gitattributes": "*.txt filter=rot\n" });
+      },
+    ],
+  ];
+  for (const [[conversion, setUp], which] of STAGED.flatMap((c) => [
+    [c, "first"] as const,
+    [c, "later"] as const,
+  ])) {
+    it(`${conversion}: a staged file git calls clean against its index blob is captured byte for byte (${which} snapshot)`, () => {
+      const r = repo({});
+      setUp(r);
+      r.write({ "kept.txt": "kept\n", "changed.txt": "old\n" });
+      r.git("add", "-A");
+      r.git("commit", "-qm", "base");
+      if (which === "later") tracedSnapshot(r); // status then runs on the store's copy of the index
+      // A new file and an edited one, staged with git add: the index holds their cleaned blobs.
+      r.write({ "new.txt": "one\r\ntwo\r\n", "changed.txt": "new\r\nlines\r\n" });
+      backdate(r, "new.txt", "changed.txt");
+      r.git("add", "new.txt", "changed.txt");
+      expect(r.git("status", "--porcelain=v1").split("\n").filter(Boolean).sort()).toEqual([
+        "A  new.txt",
+        "M  changed.txt",
+      ]);
+      const { id } = tracedSnapshot(r);
+      r.write({ "new.txt": "agent\n", "changed.txt": "agent\n" });
+      r.ok("restore", id);
+      expect([
+        readFileSync(r.path("new.txt"), "latin1"),
+        readFileSync(r.path("changed.txt"), "latin1"),
+      ]).toEqual(["one\r\ntwo\r\n", "new\r\nlines\r\n"]);
+    });
+  }
+
   it("the proof is not made again when status only rewrites its index's caches", () => {
     const r = repo({});
     r.write({ ".gitattributes": "* text=auto eol=lf\n", "a.txt": "one\ntwo\n", "b.txt": "b\n" });
