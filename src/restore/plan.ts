@@ -41,7 +41,11 @@ export function planRestore(input: PlanInput): PlanStep[] {
       skips.push({ kind: "skip", path, reason: "excluded" });
       continue;
     }
-    if (current?.mode === MODE.gitlink || target?.mode === MODE.gitlink) continue; // submodules are never entered
+    if (current?.mode === MODE.gitlink || target?.mode === MODE.gitlink) {
+      // Submodules are never entered: one at another commit than the target's is said to be left.
+      if (!sameGitlink(current, target)) skips.push({ kind: "skip", path, reason: "excluded" });
+      continue;
+    }
     if (target === null) {
       if (current === null) continue;
       if (input.provenAbsent.has(path)) deletes.push({ kind: "delete", path });
@@ -89,4 +93,11 @@ export function proveAbsent(
     proven.add(path);
   }
   return proven;
+}
+
+function sameGitlink(
+  a: { mode: string; oid: string } | null,
+  b: { mode: string; oid: string } | null,
+): boolean {
+  return a !== null && b !== null && a.mode === b.mode && a.oid === b.oid;
 }

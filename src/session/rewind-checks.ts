@@ -2,6 +2,7 @@ import path from "node:path";
 import { worktreeStates } from "../capture/worktree-state.js";
 import { sameState, type TreeLookup } from "../git/tree-lookup.js";
 import type { FileState } from "../git/trees.js";
+import { MODE } from "../git/objects.js";
 import { displayPath, type RelPath } from "../paths.js";
 import { isNamed } from "../restore/path-filter.js";
 import { diffTrees } from "../restore/restore-snapshot.js";
@@ -44,6 +45,8 @@ export async function precheck(
     const after = afters[span.last];
     const current = now.get(p);
     if (!after || current === undefined) continue;
+    // A submodule: never entered by a rewind, so never its conflict (the plan lists it as left).
+    if ((await lookup.file(after.tree, p))?.mode === MODE.gitlink) continue;
     // Not captured at the turn's end (a .ghostignore match, over the size limit): the final
     // check leaves it as excluded, when it is not captured now either.
     if (after.meta.excluded.some((e) => e.path === p || p.startsWith(`${e.path.replace(/\/$/, "")}/`)))

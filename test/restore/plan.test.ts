@@ -52,13 +52,16 @@ describe("planRestore", () => {
         { path: ".GIT/x", current: f("1"), target: null },
         { path: "private/key", current: f("1"), target: f("2") },
         { path: "module", current: f("1", MODE.gitlink), target: f("2", MODE.gitlink) },
+        { path: "same-module", current: f("3", MODE.gitlink), target: f("3", MODE.gitlink) },
       ],
       { untouchable: (p) => p.startsWith("private/") },
     );
+    // A submodule at another commit is said to be left as it is; one already there is not named.
     expect(steps).toEqual([
       { kind: "skip", path: "sub/.git/config", reason: "excluded" },
       { kind: "skip", path: ".GIT/x", reason: "excluded" },
       { kind: "skip", path: "private/key", reason: "excluded" },
+      { kind: "skip", path: "module", reason: "excluded" },
     ]);
   });
 });
