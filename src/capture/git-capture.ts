@@ -17,7 +17,7 @@ import { loadGhostignore } from "./ghostignore.js";
 import { captureNestedRepos, nestedReposToCapture, submoduleHead } from "./nested-repos.js";
 import { expandIncludes } from "./includes.js";
 import { classifyUntracked, dependencyDirOf, ghostignoreMatch, largeDirCandidates } from "./policy.js";
-import { sortExclusions } from "./policy.js";
+import { sortExclusions, withoutIncludedDirs } from "./policy.js";
 import { captureWorktreePath } from "./read-worktree.js";
 import { syncExcludes } from "./status-gitdir.js";
 import { runStatus } from "./status-run.js";
@@ -281,7 +281,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     tree,
     parent: head,
     fileCount: Math.max(0, fileCount),
-    excluded: sortExclusions(excluded),
+    excluded: sortExclusions(withoutIncludedDirs(excluded, includes)),
     included: [...capturedIncludes].sort(),
     ...(nested.roots.length > 0 ? { nested: nested.roots } : {}),
     ...(status.copyDeferred ? { statusCopyDeferred: status.copyDeferred } : {}),

@@ -12,7 +12,7 @@ import { expandIncludes } from "./includes.js";
 import { captureNestedRepos, nestedRoots } from "./nested-repos.js";
 import { isDirectory, listNewDirectory } from "./plain-walk.js";
 import { listChanges } from "./plain-status.js";
-import { classifyUntracked, ghostignoreMatch, sortExclusions } from "./policy.js";
+import { classifyUntracked, ghostignoreMatch, sortExclusions, withoutIncludedDirs } from "./policy.js";
 import { editTree } from "../git/trees.js";
 import { indexEntryCount } from "../git/index-file.js";
 import { indexExtensions } from "../git/index-walk.js";
@@ -194,7 +194,7 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
           tree: deferred.tree,
           parent: null,
           fileCount: deferred.fileCount + nested.files.size,
-          excluded: sortExclusions([...excluded, ...deferred.excluded]),
+          excluded: sortExclusions(withoutIncludedDirs([...excluded, ...deferred.excluded], includes)),
           included: [...forced].filter((rel) => deferred.captured.has(rel)),
           ...(nested.roots.length > 0 ? { nested: nested.roots } : {}),
         };
@@ -229,7 +229,7 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
       tree: snapshotTree,
       parent: null,
       fileCount: fileCount + nested.files.size,
-      excluded: sortExclusions(excluded),
+      excluded: sortExclusions(withoutIncludedDirs(excluded, includes)),
       included: [...forced].filter((rel) => kept.add.some((c) => c.path === rel)),
       ...(nested.roots.length > 0 ? { nested: nested.roots } : {}),
     };

@@ -187,3 +187,17 @@ export function sortExclusions(list: StoredExclusion[]): StoredExclusion[] {
   for (const entry of list) seen.set(`${entry.reason}\0${entry.path}`, entry);
   return [...seen.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
+
+/**
+ * Less the directory exclusions an include took back whole (`--include build` captures the
+ * dependency directory `build/`): what a snapshot reports as left out, it left out.
+ */
+export function withoutIncludedDirs(
+  excluded: StoredExclusion[],
+  includes: readonly RelPath[],
+): StoredExclusion[] {
+  const whole = (e: StoredExclusion) =>
+    (e.reason === "dependency-dir" || e.reason === "large-dir") &&
+    includes.some((inc) => isWithin(e.path, inc));
+  return excluded.filter((e) => !whole(e));
+}

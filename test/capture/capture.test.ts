@@ -214,6 +214,24 @@ describe("capture in a git repository", () => {
     expect(r.read("secrets/a")).toBe("A");
   });
 
+  it("does not report a dependency or large directory an include captured whole as left out", () => {
+    const r = repo({ "a.txt": "a\n", ".ghostcommit.json": JSON.stringify({ largeDirFiles: 3 }) });
+    r.write({ "node_modules/x/index.js": "x\n", "node_modules/y.js": "y\n" });
+    r.write({ "fixtures/1": "1", "fixtures/2": "2", "fixtures/3": "3", "fixtures/4": "4" });
+    const plain = r.ok("snapshot");
+    expect(plain.excluded.map((e: any) => `${e.path}:${e.reason}`)).toEqual([
+      "fixtures:large-dir",
+      "node_modules:dependency-dir",
+    ]);
+    const whole = r.ok("snapshot", "--include", "node_modules", "--include", "fixtures");
+    expect(whole.excluded).toEqual([]);
+    expect(filesOf(r, whole.id)).toEqual(expect.arrayContaining(["node_modules/x/index.js", "fixtures/4"]));
+    // One file taken from a directory leaves the rest of it out, and says so.
+    const one = r.ok("snapshot", "--include", "node_modules/y.js");
+    expect(one.excluded.map((e: any) => e.path)).toEqual(["fixtures", "node_modules"]);
+    expect(filesOf(r, one.id)).toContain("node_modules/y.js");
+  });
+
   it("refuses an include outside the workspace with exit 1 and writes nothing", () => {
     const r = repo();
     sandbox.dir("outside");
