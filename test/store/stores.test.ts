@@ -215,6 +215,10 @@ describe("worktrees, sparse checkout and plain directories", () => {
     expect(report.deleted).toEqual(["src/new.py"]);
     expect(readFileSync(path.join(dir, "node_modules/dep/j.js"), "utf8")).toBe("y");
     expect(readdirSync(dir).sort()).toEqual([".gitignore", "app.log", "node_modules", "secret", "src"]);
+    // An include of the dependency directory captures it whole: no longer reported as left out.
+    const included = sandbox.ok(dir, "snapshot", "--include", "node_modules");
+    expect(included.excluded).toEqual([]);
+    expect(sandbox.ok(dir, "show", included.id).files).toContain("node_modules/dep/j.js");
   });
 });
 
