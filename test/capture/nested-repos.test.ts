@@ -171,6 +171,12 @@ describe("repositories nested in a git workspace", () => {
     expect(ended.changed).toEqual(["lib"]);
     expect([gitlink("HEAD"), inStore(ended.after)]).toEqual([v2, v1]);
     expect(r.ok("diff", ended.after, "--name-status")).toEqual([]); // the work tree is as captured
+    // Its rewind leaves the submodule (never entered), says so, and finds no conflict in it.
+    const plan = r.ok("rewind", "--to", "1", "--dry-run");
+    const rewound = r.cli(["rewind", "--to", "1", "--json"]);
+    expect(rewound.status, rewound.stderr).toBe(0);
+    for (const report of [plan, rewound.json])
+      expect(report.skipped).toEqual([{ path: "lib", reason: "excluded" }]);
     r.git("add", "lib"); // staged now: the same
     expect(inStore(r.ok("snapshot").id)).toBe(v1);
   });

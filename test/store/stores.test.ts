@@ -165,26 +165,6 @@ describe("worktrees, sparse checkout and plain directories", () => {
     expect(r.exists("lib/new.c")).toBe(false);
   });
 
-  it("rewinds a turn that checked out another submodule commit, leaving the submodule and saying so", () => {
-    const lib = repo({ "lib.c": "v1\n" });
-    lib.write({ "lib.c": "v2\n" });
-    lib.git("commit", "-qam", "v2");
-    const r = repo({ "a.txt": "a\n" });
-    r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "lib");
-    r.git("commit", "-qm", "submodule");
-    r.ok("turn", "begin", "--session", "s", "--turn", "1");
-    sandbox.git(r.path("lib"), "checkout", "-q", "HEAD~1");
-    r.write({ "a.txt": "agent\n" });
-    expect(r.ok("turn", "end", "--session", "s", "--turn", "1").changed).toEqual(["a.txt", "lib"]);
-    const plan = r.ok("rewind", "--to", "1", "--dry-run");
-    const rewound = r.cli(["rewind", "--to", "1", "--json"]);
-    expect(rewound.status, rewound.stderr).toBe(0);
-    for (const report of [plan, rewound.json]) {
-      expect([report.written, report.skipped]).toEqual([["a.txt"], [{ path: "lib", reason: "excluded" }]]);
-    }
-    expect([r.read("a.txt"), r.read("lib/lib.c")]).toEqual(["a\n", "v1\n"]);
-  });
-
   it("plain directory: every file counts (a .gitignore there excludes nothing) and no .git appears", () => {
     const dir = sandbox.dir("plain-dir");
     const write = (rel: string, content: string) => {

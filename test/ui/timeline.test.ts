@@ -2,6 +2,7 @@ import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Repo } from "../helpers/repo.js";
 import { sessionSandbox, turn } from "../session/support.js";
 import { launchChromium, type RunningUi, startUi } from "./support.js";
 
@@ -36,6 +37,16 @@ async function openPage(ui: RunningUi): Promise<{ page: Page; requests: string[]
   await page.goto(ui.url);
   await page.waitForSelector("body[data-ready]");
   return { page, requests, dialogs };
+}
+
+/** Serves `repo` on a server of its own and presses "Rewind to before this turn" on one turn. */
+async function rewindOnNewServer(repo: Repo, session: string, id: string): Promise<Page> {
+  const ui = await startUi(repo);
+  servers.push(ui);
+  const { page } = await openPage(ui);
+  await turnItem(page, session, id).click();
+  await page.getByRole("button", { name: "Rewind to before this turn" }).click();
+  return page;
 }
 
 const turnItem = (page: Page, session: string, id: string) =>
@@ -270,11 +281,7 @@ describe("rewind and redo from the page", () => {
     const edited = repo({ "a.txt": "a0\n" });
     turn(edited, "e", "1", () => edited.write({ "a.txt": "a1\n", "new.txt": "n\n" }));
     edited.write({ "a.txt": "a1\na person's edit\n" });
-    const other = await startUi(edited);
-    servers.push(other);
-    const { page } = await openPage(other);
-    await turnItem(page, "e", "1").click();
-    await page.getByRole("button", { name: "Rewind to before this turn" }).click();
+    const page = await rewindOnNewServer(edited, "e", "1");
     const refusal = page.locator('.panel.conflict[data-code="conflict"]');
     await refusal.waitFor();
     expect(await refusal.locator("ul.conflicts li").allTextContents()).toEqual(["a.txt"]);
@@ -301,11 +308,7 @@ describe("rewind and redo from the page", () => {
     const late = repo({ "a.txt": "a0\n" });
     turn(late, "t", "1", () => late.write({ "a.txt": "a1\n" }));
     turn(late, "t", "2", () => late.write({ "b.txt": "b2\n" }));
-    const other = await startUi(late);
-    servers.push(other);
-    const { page } = await openPage(other);
-    await turnItem(page, "t", "2").click();
-    await page.getByRole("button", { name: "Rewind to before this turn" }).click();
+    const page = await rewindOnNewServer(late, "t", "2");
     const preview = page.locator(".panel.preview");
     await preview.waitFor();
     expect(await preview.locator("strong").textContent()).toBe("Rewind turns 2");
