@@ -35,10 +35,10 @@ import { journalsAround } from "./journal.js";
  * content captured into the turn's before-state; a path the before snapshot captured, or proved
  * absent, keeps that state, unless another session's turn beside this one touched it and it
  * changed since: then its state now is this turn's starting point for it, so that rewinding this
- * turn leaves the other agent's work in place. With `edited` (reported after the edit, as Cursor does) the current
- * content is not the before-state: such paths are recorded as never captured instead, so a rewind
- * reports them as skipped rather than writing the edit back. All paths are checked before anything
- * is recorded.
+ * turn leaves the other agent's work in place. With `edited` (reported after the edit, as Cursor
+ * does) the current content is not the before-state: such paths are recorded as never captured
+ * instead, so a rewind reports them as skipped rather than writing the edit back. All paths are
+ * checked before anything is recorded.
  */
 export async function touchPaths(
   ctx: SessionContext,
