@@ -21,7 +21,7 @@ export function settleInnerUndos(
     const turn = turnOf(id);
     if (!turn) continue;
     const end = turn.endedAt ?? rewind.t;
-    for (const inner of state.redoStack) {
+    for (const inner of state.rewinds.values()) {
       if (inner.id === rewind.id || inner.t < turn.startedAt || inner.t > end) continue;
       for (const undoneId of inner.turns) {
         const undone = turnOf(undoneId);

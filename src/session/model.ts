@@ -110,6 +110,8 @@ export interface SessionState {
   touched: Set<RelPath>;
   /** Rewinds redo can undo, oldest first; a new turn empties it. */
   redoStack: RewindState[];
+  /** Every rewind of the session that no redo undid, by id (see `settleInnerUndos`). */
+  rewinds: Map<string, RewindState>;
   /**
    * Every rewind and redo of the session: when, and the paths it wrote or deleted. Another
    * session's turn open meanwhile sees them change, and must not take them for its own work.
@@ -118,7 +120,16 @@ export interface SessionState {
 }
 
 export function emptySession(session: string): SessionState {
-  return { session, createdAt: 0, updatedAt: 0, turns: [], touched: new Set(), redoStack: [], undos: [] };
+  return {
+    session,
+    createdAt: 0,
+    updatedAt: 0,
+    turns: [],
+    touched: new Set(),
+    redoStack: [],
+    rewinds: new Map(),
+    undos: [],
+  };
 }
 
 function findTurn(state: SessionState, turn: string): TurnState | undefined {
@@ -207,6 +218,7 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       }
       const { e: _kind, closed: _closed, ...rewind } = record;
       settleInnerUndos(state, rewind, false, (id) => findTurn(state, id));
+      state.rewinds.set(rewind.id, rewind);
       const planned = state.redoStack.findIndex((r) => r.id === record.id);
       if (planned === -1) state.redoStack.push(rewind);
       else state.redoStack[planned] = rewind; // the end of a rewind whose plan was recorded
@@ -217,6 +229,7 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       const index = state.redoStack.findIndex((r) => r.id === record.rewind);
       if (index === -1) break;
       const [undone] = state.redoStack.splice(index);
+      state.rewinds.delete(undone.id);
       state.undos.push({ t: record.t, paths: pathsChangedBy(undone) }); // put back what it changed
       for (const id of undone.turns) {
         const turn = findTurn(state, id);

@@ -96,6 +96,25 @@ describe("rewind and redo through the CLI", () => {
     expect([r.read("x.txt"), ...states()]).toEqual(["0\n", "1:rewound", "2:rewound"]);
   });
 
+  it("counts them done again also when later turns ran before that turn is rewound", () => {
+    const r = repo({ "a.txt": "a\n" });
+    turn(r, "k", "1", () => r.write({ "a.txt": "t1\n" }));
+    turn(r, "k", "2", () => r.write({ "a.txt": "t2\n" }));
+    turn(r, "k", "3", () => r.ok("rewind", "--session", "k", "--keep-open-turn", "--to", "2"));
+    turn(r, "k", "4", () => {});
+    r.ok("rewind", "--session", "k", "--to", "3");
+    expect(r.read("a.txt")).toBe("t2\n");
+    expect(r.ok("log", "--session", "k").map((t: any) => `${t.turn}:${t.state}`)).toEqual([
+      "1:done",
+      "2:done",
+      "3:rewound",
+      "4:rewound",
+    ]);
+    const back = r.cli(["rewind", "--session", "k", "--to", "1", "--json"]);
+    expect(back.status, back.stderr).toBe(0);
+    expect([back.json.rewoundTurns, r.read("a.txt")]).toEqual([["1", "2"], "a\n"]);
+  });
+
   it("keeps a person's edit made after an undo between turns when rewinding further back", () => {
     const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
     turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
