@@ -176,6 +176,31 @@ export function checkArgument(ok: boolean, message: string): void {
   if (!ok) throw new GhostcommitError("usage", message);
 }
 
+/**
+ * A library call's options checked as the command line checks its flags: an object (left out:
+ * `{}`) whose `booleans` are booleans, `strings` strings and `lists` lists of strings, where given.
+ */
+export function checkedOptions<T extends object>(
+  options: T | undefined,
+  name: string,
+  kinds: { booleans?: string[]; strings?: string[]; lists?: string[] },
+): T {
+  if (options === undefined) return {} as T;
+  checkArgument(
+    typeof options === "object" && options !== null && !Array.isArray(options),
+    `${name} takes an options object`,
+  );
+  const values = options as Record<string, unknown>;
+  const wrong = (keys: string[] | undefined, ok: (v: unknown) => boolean, what: string) => {
+    for (const key of keys ?? [])
+      checkArgument(values[key] === undefined || ok(values[key]), `${name}: ${key} must be ${what}`);
+  };
+  wrong(kinds.booleans, (v) => typeof v === "boolean", "true or false");
+  wrong(kinds.strings, (v) => typeof v === "string", "a string");
+  wrong(kinds.lists, isStringList, "a list of strings");
+  return options;
+}
+
 export function isStringList(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((s) => typeof s === "string");
 }

@@ -68,6 +68,9 @@ export function resolveInside(
   given: string,
   linksInside: "follow" | "keep" = "follow",
 ): RelPath {
+  // No file name holds a NUL byte; the system would cut the path there and name another file.
+  if (given.includes("\0"))
+    throw new GhostcommitError("usage", `a path cannot hold a NUL byte: ${JSON.stringify(given)}`);
   const spelled = path.resolve(base, given);
   const absolute = linksInside === "keep" ? keepLinksInside(root, spelled) : realpathOfExisting(spelled);
   const relative = path.relative(root, absolute);

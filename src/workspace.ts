@@ -2,7 +2,7 @@ import { captureTree, takeSnapshot } from "./capture/snapshot.js";
 import { existsSync } from "node:fs";
 import { checkStoreKind, type StoreKind } from "./config.js";
 import { StoreContext } from "./store/context.js";
-import { checkArgument, GhostcommitError, isStringList } from "./errors.js";
+import { checkArgument, checkedOptions, GhostcommitError, isStringList } from "./errors.js";
 import { runGit, splitNul } from "./git/exec.js";
 import { MODE } from "./git/objects.js";
 import { displayPath, type RelPath, relFromBytes, resolveInside } from "./paths.js";
@@ -93,8 +93,8 @@ export class Workspace {
   }
 
   /** Takes a snapshot of the whole workspace. Never touches the user's index or repository state. */
-  async snapshot(options: SnapshotOptions = {}): Promise<Snapshot> {
-    const { include = [], message: given = "" } = options;
+  async snapshot(options?: SnapshotOptions): Promise<Snapshot> {
+    const { include = [], message: given = "" } = checkedOptions(options, "snapshot", {});
     checkArgument(
       isStringList(include) && typeof given === "string",
       "include takes paths, message a string",
@@ -141,6 +141,10 @@ export class Workspace {
     id2?: string,
     options: DiffOptions = {},
   ): Promise<string> {
+    checkArgument(
+      ["patch", "stat", "name-status"].includes(format),
+      "diffText's format is patch, stat or name-status",
+    );
     const named = resolveNamedPaths(this.root, options.paths);
     return this.withTrees(id, id2, named, (from, to) => diffTreesText(this.engine, format, from, to, named));
   }
@@ -189,7 +193,8 @@ export class Workspace {
   }
 
   /** Makes the workspace's capture set equal to snapshot `id`: a safety snapshot first, proven deletions only. */
-  async restore(id: string, options: RestoreOptions = {}): Promise<RestoreReport> {
+  async restore(id: string, given?: RestoreOptions): Promise<RestoreReport> {
+    const options = checkedOptions(given, "restore", { booleans: ["dryRun"] });
     const named = resolveNamedPaths(this.root, options.paths);
     this.engine.assertEnabled();
     const target = await this.engine.refs.resolve(id);
@@ -207,7 +212,8 @@ export class Workspace {
   }
 
   /** Expires snapshots by hand with the retention policy (protected ones are always kept) and packs the store. */
-  async gc(options: GcOptions = {}): Promise<GcReport> {
+  async gc(given?: GcOptions): Promise<GcReport> {
+    const options = checkedOptions(given, "gc", {});
     // No store (never enabled, or nothing ever taken while enabled): nothing to collect, nothing to create.
     if (!existsSync(this.engine.paths.dir)) return { dropped: [], kept: [], bytesBefore: 0, bytesAfter: 0 };
     const policy = manualPolicy(this.engine.settings, options);
@@ -256,13 +262,19 @@ export class Workspace {
   }
 
   /** Sends sessions (and with `snapshots`, plain snapshots) to a git remote under refs/ghostcommit/. */
-  async push(options: PushOptions = {}): Promise<PushReport> {
-    return pushWorkspace(this.engine, this.cwd, options);
+  async push(options?: PushOptions): Promise<PushReport> {
+    const kinds = {
+      booleans: ["configuredRemoteOnly", "snapshots", "includeIgnored"],
+      strings: ["remote"],
+      lists: ["sessions"],
+    };
+    return pushWorkspace(this.engine, this.cwd, checkedOptions(options, "push", kinds));
   }
 
   /** Brings a git remote's sessions and snapshots into this workspace's store. */
-  async fetch(options: FetchOptions = {}): Promise<FetchReport> {
-    return fetchWorkspace(this.engine, this.cwd, options);
+  async fetch(options?: FetchOptions): Promise<FetchReport> {
+    const kinds = { booleans: ["configuredRemoteOnly"], strings: ["remote"] };
+    return fetchWorkspace(this.engine, this.cwd, checkedOptions(options, "fetch", kinds));
   }
 
   /** Forgets snapshots (their content is freed by the next gc). */
@@ -277,12 +289,9 @@ export class Workspace {
 }
 
 /** Opens the workspace at `cwd` (default: the current directory). */
-export async function openWorkspace(options: OpenOptions = {}): Promise<Workspace> {
-  checkArgument(typeof options === "object" && options !== null, "openWorkspace takes { cwd, store }");
+export async function openWorkspace(given?: OpenOptions): Promise<Workspace> {
+  const options = checkedOptions(given, "openWorkspace", { strings: ["cwd"] });
   checkStoreKind(options.store, "store"); // as the command line checks --store
-  if (options.cwd !== undefined && typeof options.cwd !== "string") {
-    throw new GhostcommitError("usage", "cwd must be a directory path (a string)");
-  }
   const cwd = options.cwd ?? process.cwd();
   const engine = await StoreContext.open(cwd, options.store ? { store: options.store } : {});
   return new Workspace(engine, cwd);

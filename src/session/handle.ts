@@ -1,4 +1,4 @@
-import { GhostcommitError } from "../errors.js";
+import { checkArgument, checkedOptions, isStringList } from "../errors.js";
 import type { StoreContext } from "../store/context.js";
 import { displayPath } from "../paths.js";
 import { isoFromMicros } from "../store/metadata.js";
@@ -39,8 +39,9 @@ export class Session implements SessionHandle {
     this.ctx = sessionContext(engine, cwd, id);
   }
 
-  beginTurn(turn: string, options: { prompt?: string } = {}): Promise<TurnBegun> {
-    return this.ctx.engine.writing(() => beginTurn(this.ctx, turn, options.prompt ?? ""));
+  async beginTurn(turn: string, options?: { prompt?: string }): Promise<TurnBegun> {
+    const { prompt = "" } = checkedOptions(options, "beginTurn", { strings: ["prompt"] });
+    return this.ctx.engine.writing(() => beginTurn(this.ctx, turn, prompt));
   }
 
   /** Ends `turn` (default: the open turn). */
@@ -51,15 +52,15 @@ export class Session implements SessionHandle {
     return ended;
   }
 
-  touched(paths: string[], options: { edited?: boolean } = {}): Promise<{ touched: string[] }> {
-    if (!Array.isArray(paths) || paths.some((p) => typeof p !== "string")) {
-      return Promise.reject(new GhostcommitError("usage", "touched takes a list of paths (strings)"));
-    }
-    return this.ctx.engine.writing(() => touchPaths(this.ctx, paths, options));
+  async touched(paths: string[], options?: { edited?: boolean }): Promise<{ touched: string[] }> {
+    checkArgument(isStringList(paths), "touched takes a list of paths (strings)");
+    const checked = checkedOptions(options, "touched", { booleans: ["edited"] });
+    return this.ctx.engine.writing(() => touchPaths(this.ctx, paths, checked));
   }
 
   /** Records what the open turn changed so far (all of it, or only `paths`): a progress mark. */
-  progress(paths?: string[]): Promise<void> {
+  async progress(paths?: string[]): Promise<void> {
+    checkArgument(paths === undefined || isStringList(paths), "progress takes a list of paths (strings)");
     return this.ctx.engine.writing(() => markProgress(this.ctx, paths));
   }
 
@@ -71,12 +72,16 @@ export class Session implements SessionHandle {
     return ended;
   }
 
-  rewind(options: RewindOptions): Promise<RewindReport> {
-    return this.ctx.engine.writing(() => rewindSession(this.ctx, options));
+  async rewind(options: RewindOptions): Promise<RewindReport> {
+    const booleans = ["force", "dryRun", "keepOpenTurn"];
+    checkArgument(options !== undefined, "rewind needs { to }");
+    const checked = checkedOptions(options, "rewind", { booleans, strings: ["to"] });
+    return this.ctx.engine.writing(() => rewindSession(this.ctx, checked));
   }
 
-  redo(options: RedoOptions = {}): Promise<RedoReport> {
-    return this.ctx.engine.writing(() => redoSession(this.ctx, options));
+  async redo(options?: RedoOptions): Promise<RedoReport> {
+    const checked = checkedOptions(options, "redo", { booleans: ["force", "dryRun"] });
+    return this.ctx.engine.writing(() => redoSession(this.ctx, checked));
   }
 
   async log(): Promise<TurnRecord[]> {

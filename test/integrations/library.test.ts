@@ -78,4 +78,39 @@ describe('import { openWorkspace } from "ghostcommit"', () => {
     expect(await caught(() => openWorkspace(repo.dir as never))).toBe("usage");
     expect((await ws.list()).map((s) => s.id)).toEqual([kept.id]);
   });
+
+  it("refuses null options, flags that are not booleans and paths holding a NUL byte, doing nothing", async () => {
+    sandbox.applyToProcess();
+    const caught = (run: () => Promise<unknown>) =>
+      run().then(
+        () => "no error",
+        (e) => (e instanceof GhostcommitError ? `${e.code}: ${e.message}` : `not typed: ${String(e)}`),
+      );
+    const ws = await openWorkspace({ cwd: repo.dir });
+    const kept = await ws.snapshot();
+    const s = ws.session("s");
+    const refusals = {
+      "beginTurn prompt": () => s.beginTurn("1", { prompt: 5 as never }),
+      "beginTurn null": () => s.beginTurn("1", null as never),
+      "progress string": () => s.progress("README.md" as never),
+      "snapshot null": () => ws.snapshot(null as never),
+      "gc null": () => ws.gc(null as never),
+      "redo null": () => s.redo(null as never),
+      "restore null": () => ws.restore(kept.id, null as never),
+      "restore dryRun": () => ws.restore(kept.id, { dryRun: "yes" as never }),
+      "rewind force": () => s.rewind({ to: "1", force: "no" as never }),
+      "push sessions": () => ws.push({ sessions: "s" as never }),
+      "diffText format": () => ws.diffText("bogus" as never, kept.id),
+      "include NUL": () => ws.snapshot({ include: ["a\0b"] }),
+      "restore path NUL": () => ws.restore(kept.id, { paths: ["README.md\0../../etc"] }),
+    };
+    const answers = Object.fromEntries(
+      await Promise.all(Object.entries(refusals).map(async ([name, run]) => [name, await caught(run)])),
+    );
+    for (const [name, answer] of Object.entries(answers)) expect(answer, name).toMatch(/^usage: /);
+    expect(answers["restore dryRun"]).toBe("usage: restore: dryRun must be true or false");
+    expect(answers["include NUL"]).toBe('usage: a path cannot hold a NUL byte: "a\\u0000b"');
+    expect((await ws.list()).map((x) => x.id)).toEqual([kept.id]);
+    expect(await s.log()).toEqual([]);
+  });
 });
