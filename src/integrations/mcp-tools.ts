@@ -6,6 +6,9 @@ import { hardSkips } from "../restore/restore.js";
 import { resolveSessionWithTurns } from "./session-lookup.js";
 import * as out from "./mcp-schemas.js";
 
+/** How a tool call names a session, for the messages that ask for one. */
+const SESSION_ARGUMENT = "the `session` argument";
+
 /** A tool result: the CLI's `--json` document as text, and as structured content (lists as `{items}`). */
 export function result(json: unknown, structured?: Record<string, unknown>, isError = false): CallToolResult {
   const out: CallToolResult = {
@@ -136,7 +139,12 @@ export function registerTools(server: McpServer, withWorkspace: WithWorkspace): 
       annotations: reader,
     },
     withWorkspace(async (ws, args: { session?: string; limit?: number }) => {
-      const { session: handle, turns } = await resolveSessionWithTurns(ws, args.session);
+      const { session: handle, turns } = await resolveSessionWithTurns(
+        ws,
+        args.session,
+        undefined,
+        SESSION_ARGUMENT,
+      );
       const shown = args.limit === undefined ? turns : turns.slice(-args.limit);
       return result(shown, { session: handle.id, items: shown });
     }),
@@ -163,7 +171,12 @@ export function registerTools(server: McpServer, withWorkspace: WithWorkspace): 
         ws,
         args: { to: string; session?: string; paths?: string[]; dryRun?: boolean; force?: boolean },
       ) => {
-        const { session: handle } = await resolveSessionWithTurns(ws, args.session);
+        const { session: handle } = await resolveSessionWithTurns(
+          ws,
+          args.session,
+          undefined,
+          SESSION_ARGUMENT,
+        );
         const { to, paths: chosen, dryRun, force } = args;
         // The caller is the agent, inside its own turn when one is open.
         return reported(await handle.rewind({ to, paths: chosen, dryRun, force, keepOpenTurn: true }));
@@ -185,7 +198,11 @@ export function registerTools(server: McpServer, withWorkspace: WithWorkspace): 
       annotations: { ...local, readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     },
     withWorkspace(async (ws, args: { session?: string; force?: boolean }) =>
-      reported(await (await resolveSessionWithTurns(ws, args.session)).session.redo({ force: args.force })),
+      reported(
+        await (await resolveSessionWithTurns(ws, args.session, undefined, SESSION_ARGUMENT)).session.redo({
+          force: args.force,
+        }),
+      ),
     ),
   );
 }

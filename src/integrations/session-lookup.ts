@@ -16,14 +16,18 @@ import type { SessionHandle, TurnRecord } from "../types.js";
  * latter too: what a Claude Code command file's `--session=${CLAUDE_SESSION_ID}` becomes where
  * Claude Code does not fill it in.
  */
-export async function resolveSession(ws: Workspace, given: string | undefined): Promise<SessionHandle> {
+export async function resolveSession(
+  ws: Workspace,
+  given: string | undefined,
+  naming = "--session",
+): Promise<SessionHandle> {
   if (given !== undefined && given !== "") return ws.session(given);
   const latest = await ws.latestSession();
   if (!latest) {
     const elsewhere = await sessionsElsewhere(ws);
     throw new GhostcommitError(
       "no-session",
-      `this workspace has no session yet${elsewhere || " (use --session)"}`,
+      `this workspace has no session yet${elsewhere || ` (use ${naming})`}`,
     );
   }
   return latest;
@@ -61,9 +65,11 @@ export async function resolveSessionWithTurns(
   ws: Workspace,
   given: string | undefined,
   agent?: string,
+  /** How the surface names a session (`--session`; an MCP tool's `session` argument). */
+  naming?: string,
 ): Promise<{ session: SessionHandle; turns: TurnRecord[]; ws: Workspace }> {
   if (agent !== undefined) ws = await agentsWorkspace(ws, given, agent);
-  const session = await resolveSession(ws, given);
+  const session = await resolveSession(ws, given, naming);
   const turns = await session.log();
   if (given === undefined || given === "" || turns.length > 0) return { session, turns, ws };
   const hooks = await hookSessionDirs(given, ws.root);

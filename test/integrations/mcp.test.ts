@@ -147,6 +147,12 @@ describe("ghostcommit mcp", () => {
     expect(textJson(outside).error.code).toBe("outside-workspace");
     const malformed = await call("diff", { id: "xyz" });
     expect(malformed.isError).toBe(true);
+    // No session yet: the way past it is named as a tool call names it, not as the command line does.
+    const noSession = textJson(await call("log", {})).error;
+    expect(noSession).toEqual({
+      code: "no-session",
+      message: "this workspace has no session yet (use the `session` argument)",
+    });
     // the server is still serving
     expect((await call("list_snapshots")).isError).toBeFalsy();
   });
