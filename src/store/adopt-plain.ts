@@ -1,5 +1,4 @@
 import {
-  constants,
   existsSync,
   promises as fs,
   linkSync,
@@ -76,11 +75,25 @@ export async function adoptPlainHistory(
     ...journals.map((name) => [path.join(plain.sessionsDir, name), path.join(paths.sessionsDir, name)]),
     [path.join(plain.dir, STORE_FILES.lastSafety), path.join(paths.dir, STORE_FILES.lastSafety)],
   ];
-  for (const [from, to] of copies) {
-    // A process racing to make the same store copies the same files: the first copy stands.
-    await fs.copyFile(from, to, constants.COPYFILE_EXCL).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== "EEXIST" && error.code !== "ENOENT") throw error;
-    });
+  for (const [from, to] of copies) await copyWhole(from, to);
+}
+
+/**
+ * Copies `from` to `to` unless `to` exists: through a temp name linked into place, so a copy cut
+ * off (a kill, a full disk) never leaves a part of a journal where the next run would take it for
+ * the whole (the next run makes the store again and copies it whole). A process racing to make
+ * the same store copies the same files: the first copy stands.
+ */
+async function copyWhole(from: string, to: string): Promise<void> {
+  const temp = `${to}.${process.pid}.tmp`;
+  try {
+    await fs.copyFile(from, temp);
+    await fs.link(temp, to);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EEXIST" && code !== "ENOENT") throw error;
+  } finally {
+    await fs.rm(temp, { force: true });
   }
 }
 

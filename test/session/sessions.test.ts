@@ -5,7 +5,9 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { GhostcommitError } from "../../src/errors.js";
 import { storeDir } from "../hardening/helpers.js";
+import { CLI } from "../helpers/repo.js";
 import { runCliTraced } from "../helpers/short-lived.js";
+import { killedAtCall } from "../restore/strace.js";
 import { libTurn, openIn, sessionSandbox } from "./support.js";
 
 const { sandbox, repo, plain } = sessionSandbox();
@@ -292,6 +294,23 @@ describe("a folder that becomes a git repository", () => {
     expect([dir.read("notes.md"), dir.exists("big.bin"), dir.exists(".git")]).toEqual(["n0\n", false, true]);
     dir.ok("restore", kept);
     expect(dir.read("big.bin")).toHaveLength(100_000);
+  });
+
+  it("keeps the session when the first command after `git init` is killed while it copies a journal", () => {
+    const dir = plain({ "a.txt": "a\n" });
+    dir.ok("turn", "begin", "--session", "s", "--turn", "1");
+    dir.write({ "b.txt": "b\n" });
+    dir.ok("turn", "end", "--session", "s", "--turn", "1");
+    dir.ok("turn", "begin", "--session", "s", "--turn", "2");
+    sandbox.git(dir.dir, "init", "-q");
+    dir.write({ "c.txt": "c\n" });
+    const args = [process.execPath, CLI, "turn", "end", "--session", "s", "--turn", "2"];
+    const killed = killedAtCall(args, "copy_file_range", 1, { cwd: dir.dir, env: sandbox.env });
+    expect(killed.status).toBeNull(); // killed by the kernel at its first copy
+    expect(dir.ok("turn", "end", "--session", "s", "--turn", "2").changed).toEqual(["c.txt"]);
+    expect(dir.ok("log", "--session", "s").map((t: any) => t.turn)).toEqual(["1", "2"]);
+    dir.ok("rewind", "--session", "s", "--to", "1");
+    expect([dir.exists("b.txt"), dir.exists("c.txt"), dir.exists(".git")]).toEqual([false, false, true]);
   });
 });
 
