@@ -163,7 +163,9 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
         rewoundPaths: new Map(),
         startedAt: record.t,
       });
-      state.redoStack = []; // a new turn after a rewind makes the rewound future unreachable
+      // A new turn after a rewind makes the rewound future unreachable; a rewind killed half-way
+      // stays, to be finished or undone (the next prompt's hook must not strand its files).
+      state.redoStack = state.redoStack.filter((r) => r.pending);
       break;
     }
     case "touch": {

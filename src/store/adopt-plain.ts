@@ -1,11 +1,4 @@
-import {
-  existsSync,
-  promises as fs,
-  linkSync,
-  mkdirSync,
-  readdirSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, promises as fs, linkSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { runGit } from "../git/exec.js";
 import { plainLocation, type WorkspaceLocation } from "../git/repository.js";

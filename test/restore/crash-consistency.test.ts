@@ -323,4 +323,38 @@ describe("a rewind or redo killed half-way", () => {
     const repair = repo.cli(["doctor", "--repair", "--json"]);
     expect(repair.json?.ok, repair.stdout).toBe(true);
   }, 120_000);
+
+  it("is still finished, or undone, after the agent's next prompt began a turn", () => {
+    for (const way of ["finish", "undo"]) {
+      const repo = sb.repo(`killed-rewind-next-turn-${way}`, BASE);
+      repo.ok("turn", "begin", "--session", "s", "--turn", "1");
+      repo.write({ "a/f0.txt": "turn\n", "a/f1.txt": "turn\n", "b/f0.txt": "turn\n", "c/f1.txt": "turn\n" });
+      repo.ok("turn", "end", "--session", "s", "--turn", "1");
+      const turnDone = JSON.stringify([...fingerprint(repo.dir)]);
+      const env = { ...sb.env, UV_THREADPOOL_SIZE: "1" };
+      const rewind = ["rewind", "--session", "s", "--to", "1", "--json"];
+      const full = traceCli(repo.dir, rewind, env, path.join(sb.home, `rewind-next-${way}.strace`));
+      const rewound = JSON.stringify([...fingerprint(repo.dir)]);
+      repo.ok("redo", "--session", "s");
+      // Killed between its first and last file: the files are half-way.
+      let n = mostPerThread(full.calls, "rename");
+      for (; n >= 1; n--) {
+        const run = killedAt(repo, env, rewind, "rename", n);
+        const now = JSON.stringify([...fingerprint(repo.dir)]);
+        if (now !== turnDone && now !== rewound) break;
+        // Rewound (or recorded as begun) before the kill: redo makes the next try start afresh.
+        if (run.signal !== "SIGKILL" || now !== turnDone) repo.ok("redo", "--session", "s");
+      }
+      expect(n, "no kill left the files half-way").toBeGreaterThan(0);
+      repo.ok("turn", "begin", "--session", "s", "--turn", "2");
+      if (way === "finish") {
+        expect(repo.ok(...rewind.slice(0, -1), "--json").resumed).toBe(true);
+        expect(JSON.stringify([...fingerprint(repo.dir)])).toBe(rewound);
+      } else {
+        repo.ok("redo", "--session", "s");
+        expect(JSON.stringify([...fingerprint(repo.dir)])).toBe(turnDone);
+      }
+      expect(repo.cli(["doctor", "--json"]).json.ok).toBe(true);
+    }
+  }, 120_000);
 });
