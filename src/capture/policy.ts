@@ -2,6 +2,7 @@ import type { Ignore } from "ignore";
 import { parseStatusV2, type StatusEntry } from "../git/status.js";
 import { ancestorsOf, isWithin, type RelPath } from "../paths.js";
 import type { StoredExclusion } from "../store/metadata.js";
+import { isRestoreTemp } from "../store/restore-journal.js";
 
 /**
  * What to capture of the untracked files git listed: pure decisions, tested without a disk.
@@ -108,6 +109,7 @@ export function classifyUntracked(input: UntrackedPolicyInput): UntrackedPolicyR
       else excluded.set(dir, { path: dir, reason: "nested-repo" });
       continue;
     }
+    if (isRestoreTemp(raw)) continue; // another process's restore, mid-way: its to remove
     const depDir = dependencyDirOf(raw, input.dependencyDirs);
     if (depDir) {
       count(depDir, "dependency-dir");

@@ -84,6 +84,14 @@ export function restoreTempName(name: RelPath, token: string, n: number): RelPat
   return `.${name.slice(0, 100)}.gc-${token}-${n}~`;
 }
 
+/**
+ * A restore's temp file (see `restoreTempName`), named by its path: never captured, so a snapshot
+ * taken while another process restores cannot hold one (a dead process's are removed first).
+ */
+export function isRestoreTemp(rel: RelPath): boolean {
+  return /(^|\/)\.[^/]*\.gc-[0-9a-f]{10}-\d+~$/s.test(rel);
+}
+
 function isJournal(value: unknown): boolean {
   const v = value as RestoreJournal;
   return (

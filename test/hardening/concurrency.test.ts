@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Sandbox } from "../helpers/repo.js";
+import { CLI, Sandbox } from "../helpers/repo.js";
 import { workDigest } from "../helpers/support.js";
 import { cliAsync, fsckStore, hasTurnCommand, storeDir } from "./helpers.js";
 
@@ -74,6 +74,43 @@ describe("many processes on one workspace and store", () => {
       expect(workDigest(repo.dir)).toEqual(digest);
     }
   }, 120_000);
+
+  it("a snapshot taken while another process restores holds none of the restore's temp files", async () => {
+    const files = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`f${i}.txt`, `${i}\n`]));
+    const repo = sb.repo("ws", files);
+    const target = repo.ok("snapshot").id;
+    repo.write(Object.fromEntries(Object.keys(files).map((f) => [f, "changed\n"])));
+    // The restore stops (SIGSTOP) at its 10th rename, its temp files written beside their targets.
+    const inject = [
+      "-f",
+      "-qq",
+      "-o",
+      "/dev/null",
+      "-e",
+      "trace=rename",
+      "-e",
+      "inject=rename:signal=SIGSTOP:when=10",
+    ];
+    const restore = spawn("strace", [...inject, process.execPath, CLI, "restore", target], {
+      cwd: repo.dir,
+      env: sb.env,
+      stdio: "ignore",
+    });
+    const temps = () => readdirSync(repo.dir).filter((name) => /\.gc-[0-9a-f]+-\d+~$/.test(name));
+    try {
+      await expect.poll(() => temps().length, { timeout: 20_000 }).toBeGreaterThan(0);
+      const during = repo.ok("snapshot", "-m", "during");
+      const held = repo.ok("show", during.id).files as string[];
+      expect(held.filter((name) => name.includes(".gc-"))).toEqual([]);
+      expect(held).toContain("f0.txt");
+    } finally {
+      // strace stops the traced process; a SIGCONT to the whole group lets it finish.
+      execFileSync("pkill", ["-CONT", "-f", `${CLI} restore ${target}`]);
+      await new Promise((resolve) => restore.once("exit", resolve));
+    }
+    expect(temps()).toEqual([]);
+    expect(repo.read("f1.txt")).toBe("1\n");
+  });
 
   it("the user's index.lock never blocks us, and we never touch it", () => {
     const repo = sb.repo("ws", { "a.txt": "one\n" });
