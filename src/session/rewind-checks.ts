@@ -27,6 +27,7 @@ export async function precheck(
   ctx: SessionContext,
   lookup: TreeLookup,
   turns: TurnState[],
+  befores: StoredSnapshot[],
   afters: (StoredSnapshot | null)[],
   named: RelPath[] | undefined,
   partial: ReadonlyMap<RelPath, FileState | null>,
@@ -37,22 +38,28 @@ export async function precheck(
   const uncertain: RelPath[] = [];
   for (const [p, span] of attributed) {
     if (turns[span.first].beforeUnknown.has(p)) continue;
+    const current = now.get(p);
+    // Already as the rewind would leave it (a person put it back): the rewind has nothing to do there.
+    if (current !== undefined && sameState(current, await lookup.file(befores[span.first].tree, p))) continue;
     if (isUncertain(turns, p, span)) {
       conflicts.push(p);
       uncertain.push(p);
       continue;
     }
     const after = afters[span.last];
-    const current = now.get(p);
     if (!after || current === undefined) continue;
+    const ended = await lookup.file(after.tree, p);
     // A submodule: never entered by a rewind, so never its conflict (the plan lists it as left).
-    if ((await lookup.file(after.tree, p))?.mode === MODE.gitlink) continue;
+    if (ended?.mode === MODE.gitlink) continue;
+    // On disk, not captured at the turn's end: ignored or excluded now, maybe (a .gitignore the
+    // turn wrote), which only the final check's capture tells.
+    if (ended === null && current !== null) continue;
     // Not captured at the turn's end (a .ghostignore match, over the size limit): the final
     // check leaves it as excluded, when it is not captured now either.
     if (after.meta.excluded.some((e) => e.path === p || p.startsWith(`${e.path.replace(/\/$/, "")}/`)))
       continue;
     if (partial.has(p) && sameState(current, partial.get(p)!)) continue;
-    if (!sameState(current, await lookup.file(after.tree, p))) conflicts.push(p);
+    if (!sameState(current, ended)) conflicts.push(p);
   }
   if (conflicts.length > 0) {
     const session = ctx.journal.session;

@@ -116,7 +116,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       await refuseUnmatched(named, cat, trees, engine.root);
       // Paths an earlier rewind of some paths put back are the session's doing, not someone else's.
       const partial = leftByRewinds(state.redoStack.filter((r) => r.paths !== undefined));
-      if (!force && !dryRun) await precheck(ctx, lookup, turns, afters, named, partial);
+      if (!force && !dryRun) await precheck(ctx, lookup, turns, befores, afters, named, partial);
       const targets = new Map<RelPath, FileState | null>();
       let closed: { turn: string; changed: RelPath[] } | undefined;
       // Conflicts --force overwrites (or would, in a dry run): said, never silent.

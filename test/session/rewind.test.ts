@@ -2,7 +2,7 @@ import { lstatSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { openIn, sessionSandbox, turn } from "./support.js";
 
-const { sandbox, repo } = sessionSandbox();
+const { sandbox, repo, plain } = sessionSandbox();
 
 describe("rewind and redo through the CLI", () => {
   it("rewinds to the middle of three turns exactly, names the rewound turns, and redo brings them back", () => {
@@ -113,6 +113,36 @@ describe("rewind and redo through the CLI", () => {
     const back = r.cli(["rewind", "--session", "k", "--to", "1", "--json"]);
     expect(back.status, back.stderr).toBe(0);
     expect([back.json.rewoundTurns, r.read("a.txt")]).toEqual([["1", "2"], "a\n"]);
+  });
+
+  it("does not refuse a file a person already put back as the rewind would, as its dry run said", () => {
+    const r = repo({ "a.txt": "a\n", "b.txt": "b\n" });
+    turn(r, "s", "1", () => r.write({ "a.txt": "a\na1\n", "b.txt": "b\nb1\n" }));
+    r.git("checkout", "a.txt");
+    const plan = r.ok("rewind", "--to", "1", "--dry-run");
+    const done = r.cli(["rewind", "--to", "1", "--json"]);
+    expect(done.status, done.stderr).toBe(0);
+    for (const report of [plan, done.json])
+      expect([report.written, report.overridden]).toEqual([["b.txt"], undefined]);
+    expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["a\n", "b\n"]);
+  });
+
+  it("rewinds a turn that made a file ignored (git init, .gitignore) leaving that file, as its dry run said", () => {
+    const dir = plain({ "notes.md": "n0\n", "b.bin": "binary\n" });
+    turn(dir, "s", "1", () => dir.write({ "notes.md": "n1\n" }));
+    turn(dir, "s", "2", () => {
+      sandbox.git(dir.dir, "init", "-q");
+      dir.write({ ".gitignore": "*.bin\n", "notes.md": "n2\n" });
+    });
+    const plan = dir.ok("rewind", "--to", "2", "--dry-run");
+    const done = dir.cli(["rewind", "--to", "2", "--json"]);
+    expect(done.status, done.stderr).toBe(0);
+    expect(done.json.written).toEqual(plan.written);
+    expect([dir.read("notes.md"), dir.read("b.bin"), dir.exists(".gitignore")]).toEqual([
+      "n1\n",
+      "binary\n",
+      false,
+    ]);
   });
 
   it("keeps a person's edit made after an undo between turns when rewinding further back", () => {
