@@ -196,6 +196,8 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   const nestedRoots = await nestedReposToCapture(ctx, policy.excluded);
   const nested = await captureNestedRepos(ctx, nestedRoots, matcher);
   excluded.push(...policy.excluded.filter((e) => !nestedRoots.includes(e.path)), ...nested.excluded);
+  for (const dir of status.unreadableDirs.filter((d) => isWithin(d, prefix)))
+    excluded.push({ path: strip(dir), reason: "unreadable" });
   for (const root of nested.roots) {
     if (inBase.has(root)) continue;
     inBase.set(root, (await entryInBase(ctx, baseTree, root)) !== null); // a submodule's gitlink

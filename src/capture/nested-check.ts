@@ -1,4 +1,4 @@
-import { closeSync, lstatSync, openSync, readSync, statSync } from "node:fs";
+import { closeSync, lstatSync, openSync, readSync, type Stats, statSync } from "node:fs";
 import path from "node:path";
 import type { StatusEntry } from "../git/status.js";
 import { ancestorsOf, fsPath, type RelPath } from "../paths.js";
@@ -63,10 +63,14 @@ export function looksLikeRepository(worktreeRoot: string, dir: RelPath): boolean
   const dotGit = PRINTABLE_ASCII.test(dir)
     ? `${worktreeRoot}/${dir}/.git`
     : fsPath(worktreeRoot, `${dir}/.git`);
-  const stat = lstatSync(dotGit, { throwIfNoEntry: false });
+  const stat = quietStat(() => lstatSync(dotGit, { throwIfNoEntry: false }));
   if (!stat) return false;
   if (stat.isDirectory()) {
-    return statSync(fsPath(worktreeRoot, `${dir}/.git/HEAD`), { throwIfNoEntry: false })?.isFile() ?? false;
+    return (
+      quietStat(() =>
+        statSync(fsPath(worktreeRoot, `${dir}/.git/HEAD`), { throwIfNoEntry: false }),
+      )?.isFile() ?? false
+    );
   }
   if (!stat.isFile()) return false;
   let text: string;
@@ -89,5 +93,17 @@ export function looksLikeRepository(worktreeRoot: string, dir: RelPath): boolean
     : typeof dotGit === "string"
       ? path.join(path.dirname(dotGit), target, "HEAD")
       : Buffer.concat([dotGit.subarray(0, dotGit.lastIndexOf(0x2f) + 1), Buffer.from(`${target}/HEAD`)]);
-  return statSync(head, { throwIfNoEntry: false })?.isFile() ?? false;
+  return quietStat(() => statSync(head, { throwIfNoEntry: false }))?.isFile() ?? false;
+}
+
+/**
+ * A stat that a directory this user may not search answers with "nothing there" (EACCES): git
+ * cannot use a repository there either, and its files are reported as unreadable where read.
+ */
+function quietStat(stat: () => Stats | undefined): Stats | undefined {
+  try {
+    return stat();
+  } catch {
+    return undefined;
+  }
 }

@@ -10,7 +10,7 @@ import {
 } from "node:fs";
 import path from "node:path";
 import { runGit, splitNul } from "../git/exec.js";
-import type { StatusEntry } from "../git/status.js";
+import { type StatusEntry, unreadableDirs } from "../git/status.js";
 import { indexChecksum, usesSplitIndex } from "../git/index-file.js";
 import { type RelPath, relBytes, relFromBytes } from "../paths.js";
 import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
@@ -38,6 +38,8 @@ export interface StatusResult {
   indexFile: string;
   /** The private copy is to be made by a detached process (see status-cache.ts). */
   copyDeferred: DeferredBuild | null;
+  /** Directories status could not read (repository-relative; see `unreadableDirs`). */
+  unreadableDirs: RelPath[];
 }
 
 /**
@@ -125,6 +127,7 @@ export async function runStatus(
     whenGitRuns(() => void zlib().deflateSync(Buffer.alloc(0)));
     trace("capture: status started");
     let stdout: Buffer;
+    let unreadable: RelPath[] = [];
     try {
       const running = runGit(args, { cwd: worktreeRoot, env });
       options.spawned?.();
@@ -132,7 +135,9 @@ export async function runStatus(
       // those others that wait for it (a push after the turn).
       if (deferred) copyDeferred = ctx.prepareStatusBuild?.() ?? { waiting: null };
       gitRunning();
-      stdout = (await running).stdout;
+      const done = await running;
+      stdout = done.stdout;
+      unreadable = unreadableDirs(done.stderr);
       trace("capture: status done");
       if (persist) await privateCopy!.markPersisted(watch?.watchStarted ?? false).catch(() => {});
     } catch (error) {
@@ -150,19 +155,17 @@ export async function runStatus(
             ? "core.untrackedCache=keep"
             : arg,
       );
-      const { stdout } = await runGit(readOnly, {
+      const { stdout, stderr } = await runGit(readOnly, {
         cwd: worktreeRoot,
         env: { ...env, GIT_INDEX_FILE: userIndex, GIT_OPTIONAL_LOCKS: "0" },
       });
-      return {
-        ...parseSettingAside(stdout, dependencyDirs, prefix),
-        indexFile: userIndex,
-        copyDeferred,
-      };
+      const parsed = parseSettingAside(stdout, dependencyDirs, prefix);
+      return { ...parsed, indexFile: userIndex, copyDeferred, unreadableDirs: unreadableDirs(stderr) };
     }
     const { entries: parsed, dependencyDirFiles } = parseSettingAside(stdout, dependencyDirs, prefix);
     // No untracked cache: git looked at everything.
-    if (!copy) return { entries: parsed, dependencyDirFiles, indexFile, copyDeferred };
+    if (!copy)
+      return { entries: parsed, dependencyDirFiles, indexFile, copyDeferred, unreadableDirs: unreadable };
     // Read-only helpers for the rare corrections, run in the same git directory.
     const readOnlyEnv = { ...env, GIT_OPTIONAL_LOCKS: "0" };
     const pathspec = (dir: RelPath) => `${relBytes(dir).toString("utf8")}/`;
@@ -183,7 +186,7 @@ export async function runStatus(
         return splitNul(listed.stdout).map(relFromBytes);
       },
     );
-    return { entries, dependencyDirFiles, indexFile, copyDeferred };
+    return { entries, dependencyDirFiles, indexFile, copyDeferred, unreadableDirs: unreadable };
   } finally {
     removeThrowawayGitDir(tempGitDir);
   }

@@ -85,3 +85,16 @@ function splitFields(record: string, count: number): { fields: string[]; rest: R
   }
   return { fields, rest: record.slice(at) };
 }
+
+/**
+ * The directories status could not read (its "could not open directory" warnings, in git's C
+ * locale), repository-relative: what is in them is unknown, so a snapshot must say it left them
+ * out rather than let a restore take their files for absent.
+ */
+export function unreadableDirs(stderr: string): RelPath[] {
+  const dirs: RelPath[] = [];
+  for (const match of stderr.matchAll(/^warning: could not open directory '(.*)\/': Permission denied$/gm)) {
+    dirs.push(Buffer.from(match[1], "utf8").toString("latin1"));
+  }
+  return dirs;
+}

@@ -210,6 +210,32 @@ describe("hostile trees", () => {
 
   // Needs root to switch to another user (uid 65534).
   it.skipIf(process.getuid?.() !== 0)(
+    "directories it may not search or not list are reported unreadable, and a restore deletes nothing in them",
+    (ctx) => {
+      const cli = cliForOtherUser(ctx);
+      const repo = sb.repo("ws-unreadable-dirs", { "a.txt": "one\n" });
+      repo.write({ "listable/f": "x\n", "closed/f": "secret\n" });
+      spawnSync("chown", ["-R", "65534:65534", sb.home]);
+      chmodSync(repo.path("listable"), 0o600); // its names can be read, its files not reached
+      chmodSync(repo.path("closed"), 0o000);
+      const run = asNobody(cli, repo.dir);
+      const snap = run(["snapshot"]);
+      expect(snap.status, snap.stderr).toBe(0);
+      const json = JSON.parse(snap.stdout);
+      expect(json.excluded).toEqual([
+        { path: "closed", reason: "unreadable" },
+        { path: "listable/f", reason: "unreadable" },
+      ]);
+      chmodSync(repo.path("listable"), 0o700);
+      chmodSync(repo.path("closed"), 0o700);
+      const restored = run(["restore", json.id]);
+      expect(restored.status, restored.stderr).toBe(0);
+      expect([repo.read("listable/f"), repo.read("closed/f")]).toEqual(["x\n", "secret\n"]);
+    },
+  );
+
+  // Needs root to switch to another user (uid 65534).
+  it.skipIf(process.getuid?.() !== 0)(
     "an unreadable .ghostignore stops snapshot and restore: the secrets it names are never captured or overwritten",
     (ctx) => {
       const cli = cliForOtherUser(ctx);
