@@ -184,6 +184,40 @@ describe("a full disk under the store", () => {
   );
 
   (mounted ? it : it.skip)(
+    "a rewind that runs out of room is finished by running it again once there is room, or undone by redo",
+    () => {
+      const repo = sandbox.repo("disk/rewind", { "a.txt": "a\n" });
+      repo.write({ "big.bin": randomBytes(1 << 20) });
+      repo.ok("turn", "begin", "--session", "s", "--turn", "1");
+      repo.remove("big.bin");
+      repo.write({ "a.txt": "edited\n" });
+      repo.ok("turn", "end", "--session", "s", "--turn", "1");
+      const rewind = ["rewind", "--session", "s", "--to", "1"];
+      const filler = path.join(disk, "rewind-filler");
+      const { bavail, bsize } = statfsSync(disk);
+      writeFileSync(filler, Buffer.alloc(bavail * bsize - 256 * 1024));
+      try {
+        const failed = repo.cli([...rewind, "--json"]);
+        expect(failed.status, failed.stderr).toBe(1);
+        expect(failed.json.skipped).toEqual([{ path: "big.bin", reason: "io", errno: "ENOSPC" }]);
+        const again = repo.cli(rewind);
+        expect(again.status).toBe(1);
+        expect(again.stdout).toContain(
+          "not finished: `ghostcommit rewind --session s --to 1` finishes it once those files can be written",
+        );
+      } finally {
+        execFileSync("rm", ["-f", filler]);
+      }
+      const finished = repo.ok(...rewind);
+      expect(finished.resumed).toBe(true);
+      expect([readFileSync(repo.path("big.bin")).length, repo.read("a.txt")]).toEqual([1 << 20, "a\n"]);
+      expect(repo.ok("log", "--session", "s")[0].state).toBe("rewound");
+      repo.ok("redo", "--session", "s");
+      expect([repo.exists("big.bin"), repo.read("a.txt")]).toEqual([false, "edited\n"]);
+    },
+  );
+
+  (mounted ? it : it.skip)(
     "a state file that cannot be replaced keeps its old content, with no temp file left beside it",
     async () => {
       const dir = path.join(disk, "state");

@@ -113,10 +113,13 @@ export function describeRewind(report: RewindReport, globals: GlobalOptions = {}
       `${report.dryRun ? "would overwrite" : "overwrote"} (--force) ${report.overridden.length === 1 ? "1 conflict" : `${report.overridden.length} conflicts`}: ${report.overridden.map(humanPath).join(", ")}`,
     );
   lines.push(describeRestore({ ...report, safety: null }));
-  if (!report.dryRun)
+  const session = shellWord(report.session);
+  if (!report.dryRun && hardSkips(report))
     lines.push(
-      color.dim(`undo with: ${commandHint(globals, `redo --session ${shellWord(report.session)}`)}`),
+      `not finished: \`${commandHint(globals, `rewind --session ${session} --to ${shellWord(report.to)}`)}\` finishes it once those files can be written`,
     );
+  if (!report.dryRun)
+    lines.push(color.dim(`undo with: ${commandHint(globals, `redo --session ${session}`)}`));
   return lines.join("\n");
 }
 
