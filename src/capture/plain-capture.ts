@@ -75,6 +75,7 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
       }
     }
     for (const dir of walked.dependencyDirs) excluded.push({ path: dir, reason: "dependency-dir" });
+    for (const dir of walked.unreadableDirs) excluded.push({ path: dir, reason: "unreadable" });
     // .ghostignore changed: entries captured before may now be excluded.
     const ghostignoreChanged = (ghostignore?.hash ?? null) !== stateBefore.ghostignoreHash;
     if (ghostignoreChanged && matcher) {

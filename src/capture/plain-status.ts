@@ -4,7 +4,7 @@ import { fileIdentity } from "../git/index-file.js";
 import { indexExtensions } from "../git/index-walk.js";
 import { LooseObjectWriter } from "../git/loose-objects.js";
 import { serializeCommit } from "../git/objects.js";
-import { parseStatusV2 } from "../git/status.js";
+import { parseStatusV2, unreadableDirs } from "../git/status.js";
 import { untrackedCacheIgnoreFileDirs } from "../git/untracked-cache.js";
 import { fsPath, type RelPath, relFromBytes } from "../paths.js";
 import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
@@ -28,6 +28,8 @@ export interface PlainStatus {
    * `*`): what they hide is set aside whole anyway, but git may not have listed the directory.
    */
   dependencyDirsWithIgnoreFiles: RelPath[];
+  /** Directories status could not list (see `unreadableDirs`). */
+  unreadableDirs: RelPath[];
 }
 
 /**
@@ -57,6 +59,7 @@ export async function plainStatus(
   const knownFile = path.join(ctx.paths.dir, STORE_FILES.plainIgnoreFiles);
   const known = readJson<KnownIgnoreFiles | null>(knownFile, null, isKnownIgnoreFiles); // read while status runs
   let stdout: Buffer;
+  let unreadable: RelPath[] = [];
   try {
     // The same bytes for the same tree: written once, found (and freshened) after that.
     const head = await new LooseObjectWriter(ctx.writer.objectsDir).write(
@@ -93,7 +96,9 @@ export async function plainStatus(
     ];
     const running = runGit(args, { cwd: ctx.location.root, env });
     gitRunning(); // what the command starts ahead (a flush, a diff) starts while this runs
-    stdout = (await running).stdout;
+    const done = await running;
+    stdout = done.stdout;
+    unreadable = unreadableDirs(done.stderr);
   } catch {
     return null;
   } finally {
@@ -104,6 +109,7 @@ export async function plainStatus(
     untracked: [],
     ignoreFilesSeen: false,
     dependencyDirsWithIgnoreFiles: [],
+    unreadableDirs: unreadable,
   };
   for (const entry of parseStatusV2(stdout)) {
     if (entry.kind === "untracked") result.untracked.push(entry.path);
@@ -178,7 +184,7 @@ export interface Listing {
  */
 export async function listChanges(
   ctx: CaptureContext,
-  git: (args: string[]) => Promise<{ stdout: Buffer }>,
+  git: (args: string[]) => Promise<{ stdout: Buffer; stderr: string }>,
   indexFile: string,
   indexedBefore: number,
   state: { indexTree?: string; ignoreFiles?: boolean },
@@ -191,7 +197,7 @@ export async function listChanges(
       return { changed: status.changed, walked: await walkOnce(git, root, depNames), ignoreFiles: true };
     }
     if (status) {
-      const walked = expandListing(root, status.untracked, depNames);
+      const walked = expandListing(root, status.untracked, depNames, status.unreadableDirs);
       // One whose .gitignore hid all of it from git (a virtual environment's `*`) is still reported.
       for (const dir of status.dependencyDirsWithIgnoreFiles) {
         if (!walked.dependencyDirs.includes(dir) && isDirectory(fsPath(root, dir)))

@@ -1,6 +1,7 @@
 import { type Dirent, promises as fs, lstatSync, readdirSync } from "node:fs";
 import { splitNul } from "../git/exec.js";
 import { fsPath, type RelPath, relFromBytes, touchesGitDir } from "../paths.js";
+import { unreadableDirs } from "../git/status.js";
 import { looksLikeRepository } from "./nested-check.js";
 import { dependencyDirOf } from "./policy.js";
 
@@ -11,14 +12,18 @@ export interface Walked {
   untracked: RelPath[];
   /** Dependency directories, set aside whole. */
   dependencyDirs: RelPath[];
+  /** Directories that could not be listed (permissions): what they hold is unknown. */
+  unreadableDirs: RelPath[];
 }
+
+type Git = (args: string[]) => Promise<{ stdout: Buffer; stderr: string }>;
 
 /**
  * The first snapshot's walk: everything is new, so git lists every file, with the dependency
  * directories left out of that walk and found by a second one.
  */
 export async function walkTwice(
-  git: (args: string[]) => Promise<{ stdout: Buffer }>,
+  git: Git,
   excludeFile: string,
   depNames: ReadonlySet<string>,
 ): Promise<Walked> {
@@ -32,7 +37,8 @@ export async function walkTwice(
     const dir = relFromBytes(part).replace(/\/$/, "");
     if (depNames.has(dir.slice(dir.lastIndexOf("/") + 1))) dependencyDirs.push(dir);
   }
-  return { untracked: splitNul(othersOut.stdout).map(relFromBytes), dependencyDirs };
+  const untracked = splitNul(othersOut.stdout).map(relFromBytes);
+  return { untracked, dependencyDirs, unreadableDirs: unreadableDirs(othersOut.stderr) };
 }
 
 /**
@@ -41,18 +47,24 @@ export async function walkTwice(
  * snapshot), instead of two walks of the whole tree. New directories are listed here, as git
  * would have listed them, with dependency directories and repositories found on the way.
  */
-export async function walkOnce(
-  git: (args: string[]) => Promise<{ stdout: Buffer }>,
-  root: string,
-  depNames: ReadonlySet<string>,
-): Promise<Walked> {
+export async function walkOnce(git: Git, root: string, depNames: ReadonlySet<string>): Promise<Walked> {
   const listed = await git(["ls-files", "-z", "--others", "--directory", "--no-empty-directory"]);
-  return expandListing(root, splitNul(listed.stdout).map(relFromBytes), depNames);
+  return expandListing(
+    root,
+    splitNul(listed.stdout).map(relFromBytes),
+    depNames,
+    unreadableDirs(listed.stderr),
+  );
 }
 
 /** Git's listing with each directory it reported as "dir/" listed here (see `walkOnce`). */
-export function expandListing(root: string, listed: RelPath[], depNames: ReadonlySet<string>): Walked {
-  const walked: Walked = { untracked: [], dependencyDirs: [] };
+export function expandListing(
+  root: string,
+  listed: RelPath[],
+  depNames: ReadonlySet<string>,
+  unreadable: RelPath[] = [],
+): Walked {
+  const walked: Walked = { untracked: [], dependencyDirs: [], unreadableDirs: [...unreadable] };
   for (const rel of listed) {
     if (!rel.endsWith("/")) walked.untracked.push(rel);
     else listNewDirectory(root, rel.slice(0, -1), depNames, walked);
@@ -91,8 +103,10 @@ export function listNewDirectory(
   let entries: Dirent<Buffer>[];
   try {
     entries = readdirSync(fsPath(root, dir), { withFileTypes: true, encoding: "buffer" });
-  } catch {
-    return; // gone since git's walk, or unreadable: git would list nothing from it either
+  } catch (error) {
+    // Gone since git's walk: nothing to list. Unreadable: said, so no restore takes its files for absent.
+    if ((error as NodeJS.ErrnoException).code === "EACCES") walked.unreadableDirs.push(dir);
+    return;
   }
   for (const entry of entries) {
     const rel = `${dir}/${relFromBytes(entry.name)}`;

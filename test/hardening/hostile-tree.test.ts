@@ -231,6 +231,20 @@ describe("hostile trees", () => {
       const restored = run(["restore", json.id]);
       expect(restored.status, restored.stderr).toBe(0);
       expect([repo.read("listable/f"), repo.read("closed/f")]).toEqual(["x\n", "secret\n"]);
+
+      // A plain folder, first and later snapshot alike.
+      const dir = sb.dir("plain-unreadable");
+      writeFileSync(path.join(dir, "a.txt"), "a\n");
+      mkdirSync(path.join(dir, "closed"));
+      writeFileSync(path.join(dir, "closed", "f"), "secret\n");
+      spawnSync("chown", ["-R", "65534:65534", dir]);
+      chmodSync(path.join(dir, "closed"), 0o000);
+      const inPlain = asNobody(cli, dir);
+      const snaps = [inPlain(["snapshot"]), inPlain(["snapshot"])].map((r) => JSON.parse(r.stdout));
+      for (const snap of snaps) expect(snap.excluded).toEqual([{ path: "closed", reason: "unreadable" }]);
+      chmodSync(path.join(dir, "closed"), 0o700);
+      expect(inPlain(["restore", snaps[0].id]).status).toBe(0);
+      expect(readFileSync(path.join(dir, "closed", "f"), "utf8")).toBe("secret\n");
     },
   );
 
