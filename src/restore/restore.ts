@@ -217,6 +217,14 @@ export function hardSkips(report: { skipped: RestoreReport["skipped"] }): boolea
   return report.skipped.some((s) => s.reason === "permission" || s.reason === "io");
 }
 
+/**
+ * A path the file system failed to write (a full disk, an I/O error): worth trying again, unlike
+ * one the user's permissions protect. A rewind with such a skip is left to finish (see rewindSession).
+ */
+export function ioSkips(report: { skipped: RestoreReport["skipped"] }): boolean {
+  return report.skipped.some((s) => s.reason === "io");
+}
+
 /** A restore's outcome as people and JSON see it: display paths instead of raw bytes. */
 export function displayOutcome(result: RestoreResult): RestoreReport {
   return {

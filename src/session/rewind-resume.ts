@@ -2,7 +2,7 @@ import { GhostcommitError } from "../errors.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
 import { displayPath, type RelPath } from "../paths.js";
 import type { PlanStep } from "../restore/plan.js";
-import { displayOutcome, hardSkips, runRestore } from "../restore/restore.js";
+import { displayOutcome, ioSkips, runRestore } from "../restore/restore.js";
 import { requireSnapshot } from "../store/snapshots.js";
 import type { ExpectedRewind, RewindReport } from "../types.js";
 import { shellWord } from "../util/shell.js";
@@ -144,7 +144,7 @@ export async function resumeRewind(
       report.dryRun = true;
       return report;
     }
-    if (hardSkips(report)) return report; // still files it cannot write: still to finish (see rewindSession)
+    if (ioSkips(report)) return report; // still files it cannot write: still to finish (see rewindSession)
     const done = new Set([...reached, ...result.written, ...result.deleted]);
     const { pending: _pending, t: _t, ...finished } = pending;
     await journal.append(

@@ -2,7 +2,7 @@ import { randomHex } from "../util/crypto.js";
 import type { FileState } from "../git/trees.js";
 import { GhostcommitError } from "../errors.js";
 import { displayPath, type RelPath } from "../paths.js";
-import { displayOutcome, hardSkips, runRestore } from "../restore/restore.js";
+import { displayOutcome, ioSkips, runRestore } from "../restore/restore.js";
 import type { StoredSnapshot } from "../store/store.js";
 import type { RewindOptions, RewindReport } from "../types.js";
 import { checkTurnId, conflictError, requireTurn, type SessionContext } from "./context.js";
@@ -251,9 +251,9 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         report.dryRun = true;
         return report;
       }
-      // Files it could not write (a full disk, permissions): it stays pending, as a rewind killed
+      // Files it could not write (a full disk, an I/O error): it stays pending, as a rewind killed
       // half-way does, so running it again finishes it once they can be written (redo undoes it).
-      if (hardSkips(report)) return report;
+      if (ioSkips(report)) return report;
       const outcome = rewindOutcome(result.written, result.deleted, targets);
       await journal.append(
         [

@@ -11,7 +11,7 @@ import {
 } from "../context.js";
 import { color, humanPath, humanText, progress, turnList } from "../output.js";
 import type { Action } from "../runner.js";
-import { hardSkips } from "../../restore/restore.js";
+import { hardSkips, ioSkips } from "../../restore/restore.js";
 import { describeRestore } from "./restore.js";
 import { resolveSessionWithTurns } from "../../integrations/session-lookup.js";
 import { shellWord } from "../../util/shell.js";
@@ -114,7 +114,7 @@ export function describeRewind(report: RewindReport, globals: GlobalOptions = {}
     );
   lines.push(describeRestore({ ...report, safety: null }));
   const session = shellWord(report.session);
-  if (!report.dryRun && hardSkips(report))
+  if (!report.dryRun && ioSkips(report))
     lines.push(
       `not finished: \`${commandHint(globals, `rewind --session ${session} --to ${shellWord(report.to)}`)}\` finishes it once those files can be written`,
     );
