@@ -250,6 +250,32 @@ describe("hostile trees", () => {
 
   // Needs root to switch to another user (uid 65534).
   it.skipIf(process.getuid?.() !== 0)(
+    "a rewind that may not write one file (permissions) ends without it; it is not left to finish",
+    (ctx) => {
+      const cli = cliForOtherUser(ctx);
+      const repo = sb.repo("ws-protected", { "a.txt": "a\n", "locked/b.txt": "b\n" });
+      spawnSync("chown", ["-R", "65534:65534", sb.home]);
+      const run = asNobody(cli, repo.dir, []);
+      expect(run(["turn", "begin", "--session", "s", "--turn", "1"]).status).toBe(0);
+      writeFileSync(repo.path("a.txt"), "a1\n");
+      writeFileSync(repo.path("locked/b.txt"), "b1\n");
+      expect(run(["turn", "end", "--session", "s", "--turn", "1"]).status).toBe(0);
+      chownSync(repo.path("locked"), 0, 0); // the user cannot write in it any more
+      const rewound = run(["rewind", "--session", "s", "--to", "1", "--json"]);
+      expect(rewound.status).toBe(1);
+      expect(JSON.parse(rewound.stdout).skipped).toEqual([
+        { path: "locked/b.txt", reason: "permission", errno: "EACCES" },
+      ]);
+      expect(repo.read("a.txt")).toBe("a\n");
+      // Done, not pending: running it again does not try to finish it; redo undoes it as any rewind.
+      expect(run(["rewind", "--session", "s", "--to", "1"]).stderr).toContain("is already rewound");
+      expect(run(["redo", "--session", "s"]).status).toBe(0);
+      expect(repo.read("a.txt")).toBe("a1\n");
+    },
+  );
+
+  // Needs root to switch to another user (uid 65534).
+  it.skipIf(process.getuid?.() !== 0)(
     "an unreadable .ghostignore stops snapshot and restore: the secrets it names are never captured or overwritten",
     (ctx) => {
       const cli = cliForOtherUser(ctx);
