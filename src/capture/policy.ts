@@ -109,7 +109,7 @@ export function classifyUntracked(input: UntrackedPolicyInput): UntrackedPolicyR
       else excluded.set(dir, { path: dir, reason: "nested-repo" });
       continue;
     }
-    if (isRestoreTemp(raw)) continue; // another process's restore, mid-way: its to remove
+    if (isRestoreTemp(raw)) continue; // a live restore's temp file: that restore removes it
     const depDir = dependencyDirOf(raw, input.dependencyDirs);
     if (depDir) {
       count(depDir, "dependency-dir");

@@ -28,16 +28,19 @@ export function settleInnerUndos(
         if (!undone || !before(undone)) continue;
         if (inner.paths !== undefined) {
           if (!redone) undone.rewoundPaths.delete(inner.id);
-          else {
-            const putBack = new Set([...inner.written.map(([p]) => p), ...inner.deleted]);
-            undone.rewoundPaths.set(
-              inner.id,
-              undone.changed.filter((p) => putBack.has(p)),
-            );
-          }
+          else undone.rewoundPaths.set(inner.id, changesPutBack(undone, inner));
         } else if (!redone && undone.state === "rewound") undone.state = "done";
         else if (redone && undone.state === "done") undone.state = "rewound";
       }
     }
   }
+}
+
+/** Of `turn`'s changes, those a rewind limited to some paths put back (one it skipped was not). */
+export function changesPutBack(
+  turn: TurnState,
+  rewind: { written: [string, string, string][]; deleted: string[] },
+): string[] {
+  const putBack = new Set([...rewind.written.map(([p]) => p), ...rewind.deleted]);
+  return turn.changed.filter((p) => putBack.has(p));
 }

@@ -1,5 +1,5 @@
 import type { RelPath } from "../paths.js";
-import { settleInnerUndos } from "./inner-undos.js";
+import { changesPutBack, settleInnerUndos } from "./inner-undos.js";
 
 /**
  * The session journal: one JSON record per line, appended. Records are facts ("turn 3 began
@@ -214,8 +214,7 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
         }
         if (turn.state === "open") turn.state = "done"; // closed by this (forced) rewind
         // What this rewind put back of the turn's changes (a path it had to skip was not rewound).
-        const putBack = new Set([...record.written.map(([p]) => p), ...record.deleted]);
-        const rewound = turn.changed.filter((p) => putBack.has(p));
+        const rewound = changesPutBack(turn, record);
         if (rewound.length > 0) turn.rewoundPaths.set(record.id, rewound);
       }
       const { e: _kind, closed: _closed, ...rewind } = record;
