@@ -115,6 +115,7 @@ export type DoctorProblemCode =
   | "damaged-plain-index"
   | "stale-lock"
   | "interrupted-restore"
+  | "unfinished-rewind"
   | "hook-errors"
   | "hook-command-broken"
   | "push-failed"

@@ -13,8 +13,7 @@ import { diffEntries, diffTreesText } from "./restore/tree-diff.js";
 import { toSnapshot, toSummary } from "./store/snapshots.js";
 import { collectGarbage } from "./maintenance/gc.js";
 import { type DoctorCheck, runDoctor } from "./maintenance/doctor.js";
-import { checkHookLog } from "./maintenance/hook-log.js";
-import { checkBackgroundPush } from "./maintenance/push-check.js";
+import { layerChecks } from "./maintenance/checks.js";
 import { PushAfterTurn } from "./session/auto-push.js";
 import { fetchWorkspace } from "./session/fetch.js";
 import { pushWorkspace } from "./session/push.js";
@@ -222,7 +221,7 @@ export class Workspace {
 
   /** Checks git, the store and leftovers of interrupted runs (plus `checks` of the layers above). */
   async doctor(options: { repair?: boolean; checks?: DoctorCheck[] } = {}): Promise<DoctorReport> {
-    return runDoctor(this.engine, [checkHookLog, checkBackgroundPush, ...(options.checks ?? [])], options);
+    return runDoctor(this.engine, [...layerChecks, ...(options.checks ?? [])], options);
   }
 
   /** The session `id` of this workspace (created by its first turn or touch). */

@@ -207,7 +207,17 @@ describe("a full disk under the store", () => {
       } finally {
         execFileSync("rm", ["-f", filler]);
       }
+      // Doctor names it, with the way on, until it is finished.
+      const doctor = repo.cli(["doctor", "--json"]);
+      expect(doctor.status).toBe(1);
+      expect(doctor.json.problems).toEqual([
+        expect.objectContaining({
+          code: "unfinished-rewind",
+          message: expect.stringContaining("`ghostcommit rewind --session s --to 1` finishes it"),
+        }),
+      ]);
       const finished = repo.ok(...rewind);
+      expect(repo.cli(["doctor", "--json"]).json.ok).toBe(true);
       expect(finished.resumed).toBe(true);
       expect([readFileSync(repo.path("big.bin")).length, repo.read("a.txt")]).toEqual([1 << 20, "a\n"]);
       expect(repo.ok("log", "--session", "s")[0].state).toBe("rewound");

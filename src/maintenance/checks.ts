@@ -1,0 +1,28 @@
+import { readAllJournals } from "../session/journal.js";
+import { interruptedHint } from "../session/rewind-resume.js";
+import type { StoreContext } from "../store/context.js";
+import { interruptedRestores } from "../store/restore-journal.js";
+import type { DoctorCheck } from "./doctor.js";
+import { checkHookLog } from "./hook-log.js";
+import { checkBackgroundPush } from "./push-check.js";
+
+/**
+ * Doctor check: a session's rewind that has not finished. A rewind killed mid-restore is already
+ * named by its restore's state file (with the same way on); this finds the rest: one that could
+ * not write some files (a full disk), or was killed just before its restore began or just after it
+ * ended. Until it is finished or undone, the session's next rewind is refused.
+ */
+export const checkPendingRewinds: DoctorCheck = async (engine: StoreContext) => {
+  const named = new Set((await interruptedRestores(engine.paths)).map((r) => r.safety));
+  return (await readAllJournals(engine.paths.sessionsDir)).flatMap((state) =>
+    state.redoStack
+      .filter((rewind) => rewind.pending && !named.has(rewind.safety))
+      .map((rewind) => ({
+        code: "unfinished-rewind" as const,
+        message: `the rewind of session ${state.session} to turn ${rewind.to}${rewind.paths ? " (some paths)" : ""} did not finish: ${interruptedHint(state.session, rewind.to, rewind.paths)}`,
+      })),
+  );
+};
+
+/** The checks of the layers above the store that every `doctor` runs (the CLI adds the hooks'). */
+export const layerChecks: DoctorCheck[] = [checkHookLog, checkBackgroundPush, checkPendingRewinds];
