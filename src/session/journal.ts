@@ -135,10 +135,10 @@ export async function readAllJournals(dir: string): Promise<SessionState[]> {
 export const SILENT_TURN_MS = 15 * 60_000;
 
 /**
- * Other sessions whose turns may have run beside a turn that began at `startedAt` (microseconds):
- * those heard from since `SILENT_TURN_MS` before it (one stat per journal), excluding `except`.
+ * The sessions in `dir` whose turns may have run beside a turn that began at `startedAt`
+ * (microseconds): those heard from since `SILENT_TURN_MS` before it (one stat per journal), excluding `except`.
  */
-export function journalsAround(dir: string, startedAt: number, except: string): Promise<SessionState[]> {
+export function sessionsAround(dir: string, startedAt: number, except: string): Promise<SessionState[]> {
   return recentJournals(dir, startedAt / 1000 - SILENT_TURN_MS, except);
 }
 

@@ -1,4 +1,3 @@
-import path from "node:path";
 import { worktreeStates } from "../capture/worktree-state.js";
 import { sameState, type TreeLookup } from "../git/tree-lookup.js";
 import type { FileState } from "../git/trees.js";
@@ -13,7 +12,7 @@ import { GhostcommitError, isStringList } from "../errors.js";
 import type { PlanStep } from "../restore/plan.js";
 import type { ExpectedRewind } from "../types.js";
 import { conflictError, type SessionContext } from "./context.js";
-import { journalsAround } from "./journal.js";
+import { journalsAround } from "./sessions-around.js";
 import type { TurnState } from "./model.js";
 import { attributePaths, isUncertain } from "./rewind-plan.js";
 
@@ -75,11 +74,7 @@ export async function openTurnChanges(
   currentTree: string,
 ): Promise<RelPath[]> {
   const diff = await diffTrees(ctx.engine, beforeTree, currentTree);
-  const others = await journalsAround(
-    ctx.engine.paths.sessionsDir,
-    open.startedAt,
-    path.basename(ctx.journal.file),
-  );
+  const others = await journalsAround(ctx.engine, open.startedAt, ctx.journal.file);
   return attributeTurn(
     diff.map((c) => c.path),
     open.touched,

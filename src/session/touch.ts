@@ -26,7 +26,7 @@ import { readSnapshot, writeSnapshot } from "../store/snapshots.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
 import { newNonce, nowMicros } from "../store/metadata.js";
 import { overlappingTouches } from "./attribution.js";
-import { journalsAround } from "./journal.js";
+import { journalsAround } from "./sessions-around.js";
 
 /**
  * `touch`: marks paths as agent-touched. Every later snapshot of the session captures them even
@@ -91,7 +91,7 @@ async function unseenBefore(engine: StoreContext, open: TurnState, paths: RelPat
 /** Of `paths`, those another session's turn beside the open one touched (or its rewind wrote). */
 async function touchedBeside(ctx: SessionContext, open: TurnState, paths: RelPath[]): Promise<Set<RelPath>> {
   const { engine, journal } = ctx;
-  const others = await journalsAround(engine.paths.sessionsDir, open.startedAt, path.basename(journal.file));
+  const others = await journalsAround(engine, open.startedAt, journal.file);
   const touched = overlappingTouches(others, open.startedAt, nowMicros());
   return new Set(paths.filter((p) => touched.has(p)));
 }

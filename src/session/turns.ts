@@ -1,5 +1,4 @@
 import { takeSnapshot, writeUnpublishedSnapshot } from "../capture/snapshot.js";
-import path from "node:path";
 import { commitTreeFrom } from "../git/trees.js";
 import { GhostcommitError } from "../errors.js";
 import { displayPath, type RelPath } from "../paths.js";
@@ -12,7 +11,8 @@ import { settledWith } from "../util/settled.js";
 import type { TurnBegun, TurnEnded } from "../types.js";
 import { attributeTurn, overlappingTouches, overlappingTurns, overlapStart } from "./attribution.js";
 import { checkTurnId, requireTurn, type SessionContext } from "./context.js";
-import { type NewRecord, journalsAround } from "./journal.js";
+import type { NewRecord } from "./journal.js";
+import { journalsAround, registerWorkspace } from "./sessions-around.js";
 import { changedAfterOthersEnded, changedSinceProgress, settledBefore } from "./progress.js";
 import { applyRecord, openTurnOf, promptPreview, type SessionState, type TurnState } from "./model.js";
 
@@ -54,6 +54,7 @@ export async function beginTurn(ctx: SessionContext, turn: string, prompt = ""):
     const before = interrupted
       ? await snapshotAgain(engine, interrupted.after, extras)
       : (await engine.withReader((cat) => takeSnapshot(engine, cat, [...state.touched], extras))).id;
+    await registerWorkspace(engine); // before its turn is recorded: see sessions-around.ts
     await journal.append([{ e: "begin", turn, prompt: preview, before }]);
     return { session, turn, before };
   });
@@ -170,7 +171,7 @@ async function endLocked(
     return { after: snap, beforeTree, ...compared };
   });
   const now = nowMicros();
-  const others = await journalsAround(engine.paths.sessionsDir, turn.startedAt, path.basename(journal.file));
+  const others = await journalsAround(engine, turn.startedAt, journal.file);
   // The session's own rewinds and redos during the turn (an undo from the chat) are its work too.
   const ownTouched = new Set(turn.touched);
   for (const undo of state.undos) {

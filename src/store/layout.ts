@@ -99,8 +99,13 @@ export const STORE_FILES = {
   gcGo: "gc-go",
 } as const;
 
+/** The data directory of the workspace with this key (its store, sessions and caches). */
+export function workspaceDir(key: string): string {
+  return path.join(dataHome(), "workspaces", key);
+}
+
 export function storePaths(location: WorkspaceLocation): StorePaths {
-  const dir = path.join(dataHome(), "workspaces", location.key);
+  const dir = workspaceDir(location.key);
   const gitDir = path.join(dir, "git");
   return {
     dir,

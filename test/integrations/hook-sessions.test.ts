@@ -241,6 +241,55 @@ describe("hooks across sessions and outside projects", () => {
     expect(repo.read("notes.md")).toBe("by a shell of one of them\n");
   });
 
+  it("keeps a session at the root and one an agent started in a subdirectory from reverting each other's work", () => {
+    // Codex names no project directory: a session started in packages/x is that directory's
+    // workspace, with its own store, while its files are the root session's files too.
+    const codexEvent = SCRIPTS[1];
+    const sub = repo.path("packages/x");
+    send(codexEvent.begin(repo.dir, "root", 1, repo.dir), repo.dir, "codex");
+    send(codexEvent.begin(sub, "sub", 1, sub), sub, "codex");
+    // The subdirectory's agent patches index.js (a path relative to its cwd); a shell writes made.txt.
+    send(codexEvent.pre(sub, "sub", "index.js", sub), sub, "codex");
+    repo.write({ "packages/x/index.js": "x by sub\n" });
+    send(codexEvent.post(sub, "sub", "index.js", sub), sub, "codex");
+    repo.write({ "packages/x/made.txt": "by a shell of one of them\n" });
+    send(codexEvent.stop(sub, "sub", sub), sub, "codex");
+    send(codexEvent.stop(repo.dir, "root", repo.dir), repo.dir, "codex");
+    // The sub session's patch is its own, not the root session's; the shell's file is in doubt in both.
+    expect(log("root")[0]).toMatchObject({
+      changed: ["packages/x/made.txt"],
+      uncertain: ["packages/x/made.txt"],
+    });
+    const subLog = sandbox.cli(repo.dir, ["-C", sub, "log", "--session", "sub", "--json"]).json;
+    expect(subLog[0]).toMatchObject({ changed: ["index.js", "made.txt"], uncertain: ["made.txt"] });
+    const fromRoot = repo.cli(["rewind", "--session", "root", "--to", "turn-1", "--json"]);
+    expect(fromRoot.status, fromRoot.stderr).toBe(3);
+    expect(fromRoot.json.uncertain).toEqual(["packages/x/made.txt"]);
+    const fromSub = sandbox.cli(repo.dir, [
+      "-C",
+      sub,
+      "rewind",
+      "--session",
+      "sub",
+      "--to",
+      "turn-1",
+      "--json",
+    ]);
+    expect(fromSub.status, fromSub.stderr).toBe(3);
+    expect(fromSub.json.uncertain).toEqual(["made.txt"]);
+    expect([repo.read("packages/x/index.js"), repo.read("packages/x/made.txt")]).toEqual([
+      "x by sub\n",
+      "by a shell of one of them\n",
+    ]);
+    // The root session's own rewind, limited to what is surely its own, leaves the patch alone.
+    const forced = repo.cli(["rewind", "--session", "root", "--to", "turn-1", "--force", "--json"]);
+    expect(forced.status, forced.stderr).toBe(0);
+    expect([repo.read("packages/x/index.js"), repo.exists("packages/x/made.txt")]).toEqual([
+      "x by sub\n",
+      false,
+    ]);
+  });
+
   it("keeps a session's shell edit its own when the other session's turn beside it had already ended", () => {
     send(claude(repo.dir, "A", "UserPromptSubmit", { prompt: "a quick question" }), repo.dir);
     send(claude(repo.dir, "B", "UserPromptSubmit", { prompt: "b" }), repo.dir);
