@@ -8,6 +8,7 @@ import { waitForSharedHolders, withLock } from "../util/lock.js";
 import { ownBytes } from "./disk.js";
 import { removeFetchedLinks } from "../store/fetched-links.js";
 import { deadPackTemps, removePackTemps } from "../store/pack-temps.js";
+import { linkBorrowed } from "../store/snapshots.js";
 
 export interface GcPolicy {
   /** Expire snapshots created before this time (ms since epoch). */
@@ -127,8 +128,12 @@ async function pack(engine: StoreContext, writerWaitMs: number, keepTrees: strin
   await git(["prune", quiet ? "--expire=now" : "--expire=10.minutes.ago"]);
   if (keepRefs.length > 0)
     await git(["update-ref", "--stdin"], keepRefs.map((ref) => `delete ${ref}\n`).join(""));
-  // Prune may have dropped links to borrowed loose objects; relink them on the next snapshot.
+  // Repack -l left out, and its prune-packed removed, the store's links to every object the user's
+  // repository also holds (in a pack of its own now, after its gc): until they are linked
+  // again, the user's next `git gc --prune=now` could take what a snapshot needs. So all are
+  // relinked now, from scratch: the record of what was linked no longer holds.
   await fs.rm(path.join(engine.paths.dir, STORE_FILES.borrowed), { force: true });
+  await linkBorrowed(engine);
   // The hash cache maps files to blob ids without rewriting the blob: after a prune its ids may
   // name objects that are gone, and a snapshot trusting them would be unrestorable.
   await fs.rm(path.join(engine.paths.dir, STORE_FILES.hashCache), { force: true });

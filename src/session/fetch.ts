@@ -1,9 +1,7 @@
 import { promises as fs } from "node:fs";
-import path from "node:path";
 import type { StoreContext } from "../store/context.js";
 import { runGit } from "../git/exec.js";
 import { isoFromMicros, nowMicros } from "../store/metadata.js";
-import { linkBorrowedObjects } from "../store/borrow.js";
 import { writeFileAtomic } from "../store/layout.js";
 import { fetchRefs, remoteNamespace, resolveRemote } from "../store/remote.js";
 import type { FetchOptions, FetchReport, SessionOrigin } from "../types.js";
@@ -11,6 +9,7 @@ import { Journal } from "./journal.js";
 import { foldJournal, parseJournal } from "./model.js";
 import { fetchedLinksPrefix, removeFetchedLinks } from "../store/fetched-links.js";
 import { deadPackTemps, removePackTemps } from "../store/pack-temps.js";
+import { linkBorrowed } from "../store/snapshots.js";
 import {
   extendsJournal,
   readSessionCommit,
@@ -63,14 +62,8 @@ export async function fetchWorkspace(
         await removeFetchedLinks(engine).catch(() => {});
       }
       report.snapshots = (await engine.refs.refIds()).filter((id) => !before.has(id));
-      if (engine.refs.kind === "shadow" && engine.location.commonDir) {
-        // Fetched snapshots may need objects only the repository has: protect them from its gc.
-        await linkBorrowedObjects(
-          engine.paths.dir,
-          engine.paths.objectsDir,
-          path.join(engine.location.commonDir, "objects"),
-        );
-      }
+      // Fetched snapshots may need objects only the repository has: protect them from its gc.
+      await linkBorrowed(engine);
       const origins: Record<string, SessionOrigin> = {};
       // Only this remote's: the sessions fetched before from others are not in its report.
       for (const commit of await trackedSessionCommits(engine, trackingPrefix(engine, remote))) {

@@ -77,17 +77,26 @@ export async function writeSnapshot(
  */
 export function linkBorrowedAhead(store: StoreContext): { linked: Promise<void> | null } {
   const ahead: { linked: Promise<void> | null } = { linked: null };
-  const userGitDir = store.location.commonDir;
-  if (store.refs.kind !== "shadow" || !userGitDir) return ahead;
+  if (store.refs.kind !== "shadow" || !store.location.commonDir) return ahead;
   whenGitRuns(() => {
-    ahead.linked = linkBorrowedObjects(
-      store.paths.dir,
-      store.paths.objectsDir,
-      path.join(userGitDir, "objects"),
-    );
+    ahead.linked = linkBorrowed(store);
     ahead.linked.catch(() => {}); // awaited with the commit
   });
   return ahead;
+}
+
+/**
+ * Hard-links into a shadow store the user's object files it may borrow from (see
+ * `linkBorrowedObjects`): after a snapshot, a fetch, and a gc (whose repack left out and
+ * pruned the store's copies of whatever the user's repository also holds).
+ */
+export async function linkBorrowed(store: StoreContext): Promise<void> {
+  if (store.refs.kind !== "shadow" || !store.location.commonDir) return;
+  await linkBorrowedObjects(
+    store.paths.dir,
+    store.paths.objectsDir,
+    path.join(store.location.commonDir, "objects"),
+  );
 }
 
 /** Writes a snapshot's commit (and links what it borrows); no ref yet, so nothing lists it. */
@@ -112,11 +121,7 @@ export async function writeSnapshotCommit(
     // index status may have read) is linked now. The pass looks only into the fan-out
     // directories changed since, by their times.
     if (options.linkedAhead?.linked) await options.linkedAhead.linked;
-    await linkBorrowedObjects(
-      store.paths.dir,
-      store.paths.objectsDir,
-      path.join(store.location.commonDir, "objects"),
-    );
+    await linkBorrowed(store);
     trace("snapshot: borrowed objects linked");
   }
   return id;

@@ -68,4 +68,27 @@ describe("a snapshot links what it borrows from your repository while its status
     r.ok("restore", snap.id);
     expect(r.read("b.txt")).toBe(content);
   });
+
+  it("a snapshot stays restorable when ghostcommit's gc runs between your git gc and your next prune", () => {
+    const r = sandbox.repo("links-after-gc", { "a.txt": "base\n" });
+    r.git("checkout", "-qb", "feature");
+    r.write({ "f.txt": "only on the feature branch\n" });
+    r.git("add", "f.txt");
+    r.git("commit", "-qm", "feature");
+    const snap = r.ok("snapshot", "-m", "on feature");
+    r.git("checkout", "-q", "main");
+    // Your git packs the feature's objects; ghostcommit's gc runs before any other snapshot.
+    r.git("gc", "-q");
+    r.ok("gc");
+    // Then the branch goes, and your git prunes what only it held.
+    r.git("branch", "-qD", "feature");
+    r.git("reflog", "expire", "--expire=now", "--all");
+    r.git("gc", "-q", "--prune=now");
+    expect(
+      spawnSync("git", ["rev-parse", "-q", "--verify", "feature"], { cwd: r.dir, env: sandbox.env }).status,
+    ).not.toBe(0);
+    r.ok("restore", snap.id);
+    expect(r.read("f.txt")).toBe("only on the feature branch\n");
+    expect(r.cli(["doctor", "--json"]).json.ok).toBe(true);
+  });
 });
