@@ -72,13 +72,23 @@ export async function collectGarbage(
     await engine.refs.remove([...drop]);
     if (engine.refs.kind === "shadow") await pack(engine, writerWaitMs, trees);
     if (policy.maxBytes !== undefined) {
-      // Over the cap: drop the oldest unprotected snapshots until under it (or none are left).
+      // Over the cap: drop the oldest unprotected snapshots until under it (or none are left),
+      // no more than needed. What a snapshot frees is known only after a repack: each round
+      // drops as many as the excess over what one freed on average so far (first, the store's
+      // size over its snapshots), at most a quarter of those left, so the repacks stay few.
       const oldestFirst = snapshots.filter((s) => !drop.has(s.id) && !keep.has(s.id)).reverse();
-      while ((await ownBytes(storeDir)) > policy.maxBytes && oldestFirst.length > 0) {
-        const batch = oldestFirst.splice(0, Math.max(1, Math.ceil(oldestFirst.length / 4)));
+      let size = await ownBytes(storeDir);
+      let perSnapshot = size / Math.max(1, snapshots.length - drop.size);
+      while (size > policy.maxBytes && oldestFirst.length > 0) {
+        const quarter = Math.ceil(oldestFirst.length / 4);
+        const needed = perSnapshot > 0 ? Math.ceil((size - policy.maxBytes) / perSnapshot) : quarter;
+        const batch = oldestFirst.splice(0, Math.max(1, Math.min(needed, quarter)));
         await engine.refs.remove(batch.map((s) => s.id));
         for (const s of batch) drop.add(s.id);
         if (engine.refs.kind === "shadow") await pack(engine, writerWaitMs, trees);
+        const after = await ownBytes(storeDir);
+        perSnapshot = (size - after) / batch.length;
+        size = after;
       }
     }
     const bytesAfter = await ownBytes(storeDir);

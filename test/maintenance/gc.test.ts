@@ -42,4 +42,24 @@ describe("gc", () => {
     const restore = repo.ok("restore", report.kept[0], "--dry-run");
     expect(restore.dryRun).toBe(true);
   });
+
+  it("over the size cap, drops the oldest snapshots it must and no more", () => {
+    const sandbox = new Sandbox();
+    onTestFinished(() => sandbox.cleanup());
+    const repo = sandbox.repo();
+    // 20 snapshots of 50 KB of fresh, incompressible untracked content each
+    for (let i = 0; i < 20; i++) {
+      repo.write({ "data.bin": execFileSync("head", ["-c", "50000", "/dev/urandom"]) });
+      repo.ok("snapshot", "-m", `s${i}`);
+    }
+    const size = repo.ok("gc").bytesAfter;
+    // A cap 1 KB below the store: one snapshot's content is enough to drop, the oldest.
+    repo.write({ ".ghostcommit.json": `{"maxStoreBytes": ${size - 1000}}\n` });
+    const report = repo.ok("gc");
+    expect(report.dropped).toHaveLength(1);
+    expect(report.bytesAfter).toBeLessThanOrEqual(size - 1000);
+    const left = repo.ok("list").map((s: { message: string }) => s.message);
+    expect(left).not.toContain("s0");
+    expect(left).toContain("s1");
+  });
 });
