@@ -55,8 +55,8 @@ export async function collectGarbage(
   writerWaitMs = WRITER_WAIT_MS,
 ): Promise<GcOutcome> {
   return withLock(path.join(engine.paths.dir, STORE_FILES.gcLock), async () => {
-    const storeDir = engine.refs.kind === "shadow" ? engine.paths.gitDir : engine.paths.dir;
-    const bytesBefore = await ownBytes(storeDir);
+    const measure = () => storeBytes(engine);
+    const bytesBefore = await measure();
     const snapshots = await engine.refs.list(); // newest first
     const { ids: keep, trees } = await protection(snapshots);
     const lastSafety = (
@@ -77,7 +77,7 @@ export async function collectGarbage(
       // drops as many as the excess over what one freed on average so far (first, the store's
       // size over its snapshots), at most a quarter of those left, so the repacks stay few.
       const oldestFirst = snapshots.filter((s) => !drop.has(s.id) && !keep.has(s.id)).reverse();
-      let size = await ownBytes(storeDir);
+      let size = await measure();
       let perSnapshot = size / Math.max(1, snapshots.length - drop.size);
       while (size > policy.maxBytes && oldestFirst.length > 0) {
         const quarter = Math.ceil(oldestFirst.length / 4);
@@ -86,12 +86,12 @@ export async function collectGarbage(
         await engine.refs.remove(batch.map((s) => s.id));
         for (const s of batch) drop.add(s.id);
         if (engine.refs.kind === "shadow") await pack(engine, writerWaitMs, trees);
-        const after = await ownBytes(storeDir);
+        const after = await measure();
         perSnapshot = (size - after) / batch.length;
         size = after;
       }
     }
-    const bytesAfter = await ownBytes(storeDir);
+    const bytesAfter = await measure();
     return {
       dropped: snapshots.filter((s) => drop.has(s.id)).map((s) => s.id),
       kept: snapshots.filter((s) => !drop.has(s.id)).map((s) => s.id),
@@ -99,6 +99,32 @@ export async function collectGarbage(
       bytesAfter,
     };
   });
+}
+
+/**
+ * The bytes a store's snapshots take: the shadow store's own files; in the repo store, the objects
+ * on disk that only its snapshots reach in your repository (not your refs, HEAD or index), which
+ * your repository's next gc frees once they are dropped.
+ */
+async function storeBytes(engine: StoreContext): Promise<number> {
+  if (engine.refs.kind === "shadow") return ownBytes(engine.paths.gitDir);
+  const git = (args: string[], input?: Buffer) =>
+    runGit(args, { cwd: engine.root, env: { GIT_DIR: engine.location.commonDir }, input });
+  const objects = (
+    await git([
+      "rev-list",
+      "--objects",
+      "--no-object-names",
+      `--glob=${engine.refs.refPrefix}*`,
+      "--not",
+      "--exclude=refs/ghostcommit/*",
+      "--all",
+      "--indexed-objects",
+    ])
+  ).stdout;
+  if (objects.length === 0) return 0;
+  const sizes = (await git(["cat-file", "--batch-check=%(objectsize:disk)"], objects)).stdout.toString();
+  return sizes.split("\n").reduce((sum, line) => sum + (Number(line) || 0), 0);
 }
 
 async function pack(engine: StoreContext, writerWaitMs: number, keepTrees: string[]): Promise<void> {

@@ -62,4 +62,27 @@ describe("gc", () => {
     expect(left).not.toContain("s0");
     expect(left).toContain("s1");
   });
+
+  it("in the repo store, measures the snapshots' objects in your repository and holds them to the size cap", () => {
+    const sandbox = new Sandbox();
+    onTestFinished(() => sandbox.cleanup());
+    const repo = sandbox.repo();
+    for (let i = 0; i < 10; i++) {
+      repo.write({ "data.bin": execFileSync("head", ["-c", "200000", "/dev/urandom"]) });
+      repo.ok("--store", "repo", "snapshot", "-m", `s${i}`);
+    }
+    const measured = repo.ok("--store", "repo", "gc");
+    // Ten blobs of 200 KB that nothing but the snapshots reaches.
+    expect(measured.bytesBefore).toBeGreaterThan(10 * 200_000);
+    expect(measured.dropped).toEqual([]);
+    repo.write({ ".ghostcommit.json": '{"maxStoreBytes": 700000}\n' });
+    const report = repo.ok("--store", "repo", "gc");
+    expect(report.dropped).toHaveLength(7);
+    expect(report.bytesAfter).toBeLessThanOrEqual(700_000);
+    expect(repo.ok("--store", "repo", "list").map((s: { message: string }) => s.message)).toEqual([
+      "s9",
+      "s8",
+      "s7",
+    ]);
+  });
 });
