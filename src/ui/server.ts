@@ -51,6 +51,9 @@ export interface UiServer {
   url: string;
   port: number;
   token: string;
+  /** Whether a request is being answered (a rewind may be writing files). */
+  busy(): boolean;
+  /** Stops taking requests, lets those being answered finish, then closes every connection. */
   close(): Promise<void>;
 }
 
@@ -115,11 +118,16 @@ export async function startUi(ws: Workspace, options: { port?: number } = {}): P
     res.end(req.method === "HEAD" ? undefined : body);
   };
 
+  // Requests being answered: a rewind or redo the page started runs to its end before the server stops.
+  const inFlight = new Set<Promise<void>>();
   const server: Server = createServer((req, res) => {
-    handle(req, res).catch((error) => {
-      if (!res.headersSent) sendJson(res, 500, { error: { code: "internal", message: String(error) } });
-      else res.end();
-    });
+    const answered = handle(req, res)
+      .catch((error) => {
+        if (!res.headersSent) sendJson(res, 500, { error: { code: "internal", message: String(error) } });
+        else res.end();
+      })
+      .finally(() => inFlight.delete(answered));
+    inFlight.add(answered);
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -130,10 +138,13 @@ export async function startUi(ws: Workspace, options: { port?: number } = {}): P
     url: `http://127.0.0.1:${port}/?token=${token}`,
     port,
     token,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    busy: () => inFlight.size > 0,
+    close: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await Promise.allSettled([...inFlight]);
+      server.closeAllConnections();
+      await closed;
+    },
   };
 }

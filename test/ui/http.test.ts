@@ -1,8 +1,19 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, symlinkSync } from "node:fs";
+import { createHash } from "node:crypto";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sessionSandbox, turn } from "../session/support.js";
 import { rawRequest, type RunningUi, startUi } from "./support.js";
@@ -213,6 +224,57 @@ describe("ghostcommit ui: starting", () => {
     });
     expect(res.status).toBe(200);
     expect(await ui.stop()).toBe(0);
+  });
+
+  it("gives the browser opener a private file, never the token on a command line others can read", async () => {
+    const r = repo();
+    const bin = path.join(sandbox.home, "bin-opener");
+    mkdirSync(bin, { recursive: true });
+    symlinkSync(
+      execFileSync("/bin/sh", ["-c", "command -v git"], { encoding: "utf8" }).trim(),
+      path.join(bin, "git"),
+    );
+    // An xdg-open that records its arguments (what /proc/PID/cmdline shows every user).
+    const argsFile = path.join(sandbox.home, "opener-args");
+    writeFileSync(path.join(bin, "xdg-open"), `#!/bin/sh\nprintf '%s\\n' "$@" > '${argsFile}'\n`, {
+      mode: 0o755,
+    });
+    const ui = await startUi(r, [], { PATH: `${bin}:/usr/bin:/bin` });
+    await expect.poll(() => existsSync(argsFile)).toBe(true);
+    const opened = readFileSync(argsFile, "utf8").trim();
+    expect(opened).not.toContain(ui.token);
+    const file = fileURLToPath(opened);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, "utf8")).toContain(`url=${ui.url}`);
+    expect(await ui.stop()).toBe(0);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it("lets a rewind the page started finish before stopping on SIGTERM", async () => {
+    const r = repo({ "a.txt": "a0\n" });
+    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "b.txt": "new\n" }));
+    const ui = await startUi(r);
+    // The session's lock held by this (live) process: the rewind waits for it, mid-request.
+    const sessions = path.join(sandbox.env.GHOSTCOMMIT_HOME!, "workspaces");
+    const [store] = readdirSync(sessions).filter((key) =>
+      readFileSync(path.join(sessions, key, "workspace.json"), "utf8").includes(JSON.stringify(r.dir)),
+    );
+    const name = createHash("sha256").update("s").digest("hex").slice(0, 32);
+    const lock = path.join(sessions, store, "sessions", `${name}.ghostlock`);
+    writeFileSync(
+      lock,
+      JSON.stringify({ pid: process.pid, host: os.hostname(), token: "held", since: Date.now() }),
+    );
+    const answer = postJson(ui, "/api/rewind", { session: "s", to: "1" });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const exited = ui.stop();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(ui.process.exitCode).toBeNull(); // still finishing the rewind
+    rmSync(lock);
+    expect(await exited).toBe(0);
+    expect((await answer).status).toBe(200);
+    expect([r.read("a.txt"), r.exists("b.txt")]).toEqual(["a0\n", false]);
+    expect(r.cli(["doctor", "--json"]).json.ok).toBe(true);
   });
 
   it("fails with a clear message on a bad or busy port", async () => {

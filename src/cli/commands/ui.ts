@@ -21,14 +21,21 @@ export function register(program: Command, run: Action): void {
             error.code === "EADDRINUSE" ? "is in use" : `cannot be used (${error.code ?? error.message})`;
           throw new GhostcommitError("io", `port ${port} on 127.0.0.1 ${reason}`, {}, error);
         });
+        let removeOpener = () => {};
         for (const signal of ["SIGINT", "SIGTERM"] as const) {
+          // A rewind the page started finishes first (cut off, it would be left half-done); a
+          // second signal stops at once, as it would without this handler.
           process.once(signal, () => {
-            server.close().then(() => process.exit(0));
+            if (server.busy()) process.stderr.write("ghostcommit: finishing the request in progress first\n");
+            server.close().then(() => {
+              removeOpener();
+              process.exit(0);
+            });
           });
         }
         if (options.open) {
           const { openBrowser } = await import("../../ui/open-browser.js");
-          openBrowser(server.url);
+          removeOpener = openBrowser(server.url);
         }
         // The listening server keeps the process alive after this returns and the URL is printed.
         return {
