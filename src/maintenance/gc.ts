@@ -9,6 +9,7 @@ import { ownBytes } from "./disk.js";
 import { removeFetchedLinks } from "../store/fetched-links.js";
 import { deadPackTemps, removePackTemps } from "../store/pack-temps.js";
 import { linkBorrowed } from "../store/snapshots.js";
+import { promisedObjectsArgs } from "../store/promisor.js";
 
 export interface GcPolicy {
   /** Expire snapshots created before this time (ms since epoch). */
@@ -110,10 +111,13 @@ async function storeBytes(engine: StoreContext): Promise<number> {
   if (engine.refs.kind === "shadow") return ownBytes(engine.paths.gitDir);
   const git = (args: string[], input?: Buffer) =>
     runGit(args, { cwd: engine.root, env: { GIT_DIR: engine.location.commonDir }, input });
+  // A partial clone's missing blobs are left out of the walk (and so never fetched by cat-file).
+  const promised = promisedObjectsArgs(engine).length > 0 ? ["--missing=allow-promisor"] : [];
   const objects = (
     await git([
       "rev-list",
       "--objects",
+      ...promised,
       "--no-object-names",
       `--glob=${engine.refs.refPrefix}*`,
       "--not",
@@ -132,7 +136,10 @@ async function pack(engine: StoreContext, writerWaitMs: number, keepTrees: strin
   // repack and prune count what it names as reachable (GIT_INDEX_FILE), so gc never leaves
   // it pointing at pruned objects (which would fail every later snapshot).
   const env = { ...engine.readEnv, GIT_INDEX_FILE: path.join(engine.paths.dir, STORE_FILES.plainIndex) };
-  const git = (args: string[], input?: string) => runGit(args, { cwd: engine.paths.dir, env, input });
+  // Blobs a partial clone of yours never fetched are left out, not a failure (see promisor.ts).
+  const promised = promisedObjectsArgs(engine);
+  const git = (args: string[], input?: string) =>
+    runGit([...promised, ...args], { cwd: engine.paths.dir, env, input });
   // Writers that began before gc took its lock finish first: repack and prune see their refs.
   const quiet = await waitForSharedHolders(path.join(engine.paths.dir, STORE_FILES.writersDir), writerWaitMs);
   await releaseOrphanedPacks(engine);

@@ -7,6 +7,7 @@ import type { StoreContext } from "../store/context.js";
 import { runGit } from "../git/exec.js";
 import { isBorrowState } from "../store/borrow.js";
 import { STORE_FILES, isPlainObject } from "../store/layout.js";
+import { promisedObjectsArgs } from "../store/promisor.js";
 import type { DoctorReport } from "../types.js";
 import { deadSharedHolders } from "../util/lock.js";
 import { deadPackTemps, isGitPackTemp } from "../store/pack-temps.js";
@@ -57,19 +58,23 @@ export async function snapshotsMissingObjects(
 ): Promise<Map<string, string[]>> {
   const missing = new Map<string, string[]>();
   if (ids.length === 0) return missing;
-  const walk = (input: string[]) =>
-    runGit(["rev-list", "--objects", "--no-walk", "--missing=print", "--stdin"], {
+  const promised = promisedObjectsArgs(engine);
+  const walk = (input: string[], mode = "print") =>
+    runGit([...promised, "rev-list", "--objects", "--no-walk", `--missing=${mode}`, "--stdin"], {
       cwd: engine.paths.dir,
       env: engine.readEnv,
       input: `${input.join("\n")}\n`,
       okCodes: [0, 128],
     });
-  const all = await walk(ids);
+  // In a partial clone, first walk allowing what it was promised (the walk fails on anything else).
+  const firstMode = promised.length > 0 ? "allow-promisor" : "print";
+  const all = await walk(ids, firstMode);
   if (all.code === 0 && !all.stdout.toString("latin1").includes("\n?")) {
     if (!all.stdout.toString("latin1").startsWith("?")) return missing;
   }
   // Something is missing: find out which snapshots need it, one walk per snapshot.
   for (const id of ids) {
+    if (promised.length > 0 && (await walk([id], firstMode)).code === 0) continue;
     const one = await walk([id]);
     const lines = one.stdout.toString("latin1").split("\n");
     const gone = lines.filter((l) => l.startsWith("?")).map((l) => l.slice(1, 41));

@@ -7,9 +7,10 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
+import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Repo } from "../helpers/repo.js";
+import { Repo } from "../helpers/repo.js";
 import { fileSandbox, filesOf, gitDirDigest, workDigest } from "../helpers/support.js";
 
 const { sandbox, repo } = fileSandbox();
@@ -147,6 +148,32 @@ describe("worktrees, sparse checkout and plain directories", () => {
     expect(r.ok("restore", outside.id).written).toEqual(["out/b.txt"]);
     expect(r.read("out/b.txt")).toBe("important\n");
     expect(readFileSync(r.path(".git/index")).equals(index)).toBe(true);
+  });
+
+  it("a partial clone's sparse checkout: blobs it never fetched are promised, not lost (doctor, gc, repair)", () => {
+    const origin = repo({ "in/a.txt": "a\n", "out/b.txt": "b\n" });
+    origin.git("config", "uploadpack.allowFilter", "true");
+    const cloneDir = path.join(sandbox.home, `partial-${path.basename(origin.dir)}`);
+    execFileSync("git", ["clone", "-q", "--filter=blob:none", "--sparse", `file://${origin.dir}`, cloneDir], {
+      env: sandbox.env,
+    });
+    const r = new Repo(sandbox, cloneDir);
+    r.git("sparse-checkout", "set", "in");
+    const outBlob = r.git("rev-parse", "HEAD:out/b.txt").trim();
+    // The clone never fetched out/b.txt's blob, and the snapshot names it.
+    const unfetched = () => r.git("rev-list", "--objects", "--missing=print", "HEAD").includes(`?${outBlob}`);
+    expect(unfetched()).toBe(true);
+    const first = r.ok("snapshot");
+    r.write({ "in/a.txt": "agent\n" });
+    const second = r.ok("snapshot");
+    expect(r.cli(["doctor", "--json"]).json).toMatchObject({ ok: true, problems: [] });
+    expect(r.ok("gc").kept).toEqual([second.id, first.id]);
+    expect(r.ok("doctor", "--repair").problems).toEqual([]);
+    expect(r.ok("list").map((s: any) => s.id)).toEqual([second.id, first.id]);
+    expect(r.ok("restore", first.id).written).toEqual(["in/a.txt"]);
+    expect([r.read("in/a.txt"), r.exists("out")]).toEqual(["a\n", false]);
+    // Nothing was fetched meanwhile: the blob is still the clone's promise.
+    expect(unfetched()).toBe(true);
   });
 
   it("never enters a submodule: its gitlink is kept and its files are left alone", () => {
