@@ -1,5 +1,5 @@
 import path from "node:path";
-import { MODE } from "../git/objects.js";
+import { EMPTY_BLOB, MODE } from "../git/objects.js";
 import { isWithin, type RelPath } from "../paths.js";
 import type { StoredExclusion } from "../store/metadata.js";
 import { readHead } from "../git/repository.js";
@@ -100,7 +100,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   const excluded: StoredExclusion[] = [];
   const untracked: RelPath[] = [];
   const stagedPaths: RelPath[] = [];
-  const unmerged: RelPath[] = [];
+  const baseUnknown: RelPath[] = []; // whether HEAD holds them is looked up below
   const fromIndex = new Set<RelPath>();
   const matcher = ghostignore?.matcher ?? null;
 
@@ -117,12 +117,12 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
       continue;
     }
     if (entry.kind === "unmerged") {
-      // Whether HEAD holds it (not for "deleted by us") is looked up below, for the file count.
-      unmerged.push(rel);
+      baseUnknown.push(rel); // not for "deleted by us"
       reads.push({ path: rel, limit: null, untracked: false });
       continue;
     }
-    inBase.set(rel, !/^0+$/.test(entry.headOid));
+    // The empty blob is also git's HEAD id for an intent-to-add entry deleted from disk.
+    if (entry.headOid !== EMPTY_BLOB) inBase.set(rel, !/^0+$/.test(entry.headOid));
     stagedPaths.push(rel);
     if (entry.indexMode === MODE.gitlink && entry.y === "M") {
       // A submodule with another commit checked out than the index records: kept as that commit.
@@ -265,7 +265,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   }
 
   // Included paths that are tracked and unchanged are already in the base.
-  for (const rel of [...capturedIncludes, ...unmerged]) {
+  for (const rel of [...capturedIncludes, ...baseUnknown, ...stagedPaths]) {
     if (!inBase.has(rel)) inBase.set(rel, (await entryInBase(ctx, baseTree, rel)) !== null);
   }
 

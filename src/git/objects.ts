@@ -16,6 +16,9 @@ export const MODE = {
   gitlink: "160000",
 } as const;
 
+/** The id of the empty blob. */
+export const EMPTY_BLOB = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+
 export function objectId(type: ObjectType, content: Buffer): string {
   return nodeCrypto().createHash("sha1").update(`${type} ${content.length}\0`).update(content).digest("hex");
 }

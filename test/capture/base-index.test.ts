@@ -115,6 +115,14 @@ describe("the base tree's file count and .gitattributes, from the index's cache 
         r.git("add", "-N", "later.ts");
       },
     ],
+    [
+      "an intent-to-add entry deleted from disk (git gives it the empty blob as its HEAD id)",
+      (r) => {
+        r.write({ "gone.ts": "g\n" });
+        r.git("add", "-N", "gone.ts");
+        r.remove("gone.ts");
+      },
+    ],
     ["a split index", (r) => r.git("update-index", "--split-index")],
     [
       "a merge conflict",
