@@ -100,7 +100,7 @@ export async function runDoctor(
       problems.push({
         code: "borrowed-unprotected",
         message:
-          "the store is on another file system than the repository: objects borrowed from it are not protected from its gc",
+          'the store is on another file system than the repository: objects borrowed from it are not protected from its gc (set GHOSTCOMMIT_HOME to a directory on the repository\'s file system, or use the repo store: "store": "repo")',
       });
     }
     problems.push(...(await checkFiles(engine)));
@@ -132,7 +132,7 @@ async function checkSnapshots(engine: StoreContext): Promise<Problem[]> {
   for (const id of unreadable) {
     problems.push({
       code: "bad-snapshot",
-      message: `snapshot ${id} cannot be read (its commit is missing or is not a snapshot)`,
+      message: `snapshot ${id} cannot be read (its commit is missing or is not a snapshot); \`doctor --repair\` drops it`,
     });
   }
   const missing = await snapshotsMissingObjects(
@@ -142,7 +142,7 @@ async function checkSnapshots(engine: StoreContext): Promise<Problem[]> {
   for (const [id, oids] of missing) {
     problems.push({
       code: "missing-objects",
-      message: `snapshot ${id} cannot be restored: ${oids.length} object(s) it needs are missing (first: ${oids[0]})`,
+      message: `snapshot ${id} cannot be restored: ${oids.length} object(s) it needs are missing (first: ${oids[0]}); \`doctor --repair\` drops it`,
     });
   }
   return problems;
@@ -178,7 +178,7 @@ async function checkFiles(engine: StoreContext): Promise<Problem[]> {
   for (const file of [...(await deadLocks(engine, alive)), ...(await staleGitLocks(engine))]) {
     problems.push({
       code: "stale-lock",
-      message: `${path.basename(file)} was left by a process that died`,
+      message: `${path.basename(file)} was left by a process that died; \`doctor --repair\` removes it`,
       path: file,
     });
   }

@@ -42,6 +42,10 @@ describe("a damaged store", () => {
     expect(doctor.status).toBe(1);
     expect(doctor.json.problems.map((p: any) => p.code)).toContain("missing-objects");
     expect(JSON.stringify(doctor.json.problems)).toContain(damaged);
+    // Each finding names its way on.
+    expect(doctor.json.problems.find((p: any) => p.code === "missing-objects").message).toContain(
+      "; `doctor --repair` drops it",
+    );
 
     // other snapshots still list and restore
     expect(repo.ok("list").map((s: any) => s.id)).toContain(healthy);
@@ -190,7 +194,12 @@ describe("a damaged store", () => {
       JSON.stringify({ pid: dead, host: os.hostname(), token: "0123abcd", since: Date.now() }),
     );
     const doctor = repo.cli(["doctor", "--json"]);
-    expect(doctor.json.problems).toEqual([expect.objectContaining({ code: "stale-lock" })]);
+    expect(doctor.json.problems).toEqual([
+      expect.objectContaining({
+        code: "stale-lock",
+        message: `${path.basename(lock)} was left by a process that died; \`doctor --repair\` removes it`,
+      }),
+    ]);
     const repaired = repo.ok("doctor", "--repair");
     expect(repaired.repaired).toEqual([expect.objectContaining({ code: "removed-stale-lock", path: lock })]);
     expect(readdirSync(writers)).toEqual([]);
