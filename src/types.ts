@@ -118,6 +118,7 @@ export type DoctorProblemCode =
   | "unfinished-rewind"
   | "hook-errors"
   | "hook-command-broken"
+  | "hook-install-outdated"
   | "push-failed"
   | "data-dir-unusable"
   | "store-not-writable"

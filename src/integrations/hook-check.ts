@@ -70,20 +70,25 @@ export function whyNotRunnable(command: string): string | null {
   return null;
 }
 
-function handlerCommands(settings: unknown, agent: AgentName): string[] {
+/** Our handler commands in a settings file, per event they are under. */
+function handlerCommands(settings: unknown, agent: AgentName): Map<string, string[]> {
   const hooks = (settings as { hooks?: unknown } | null)?.hooks;
-  if (typeof hooks !== "object" || hooks === null) return [];
-  const found = new Set<string>();
-  const visit = (value: unknown): void => {
-    if (Array.isArray(value)) value.forEach(visit);
-    else if (typeof value === "object" && value !== null) {
-      const command = (value as { command?: unknown }).command;
-      if (isHookCommand(command, agent)) found.add(command as string);
-      visit((value as { hooks?: unknown }).hooks);
-    }
-  };
-  for (const list of Object.values(hooks)) visit(list);
-  return [...found];
+  const byEvent = new Map<string, string[]>();
+  if (typeof hooks !== "object" || hooks === null) return byEvent;
+  for (const [event, list] of Object.entries(hooks)) {
+    const found = new Set<string>();
+    const visit = (value: unknown): void => {
+      if (Array.isArray(value)) value.forEach(visit);
+      else if (typeof value === "object" && value !== null) {
+        const command = (value as { command?: unknown }).command;
+        if (isHookCommand(command, agent)) found.add(command as string);
+        visit((value as { hooks?: unknown }).hooks);
+      }
+    };
+    visit(list);
+    if (found.size > 0) byEvent.set(event, [...found]);
+  }
+  return byEvent;
 }
 
 /** Doctor check: every installed ghostcommit hook (user settings, and this workspace's) still runs. */
@@ -112,12 +117,23 @@ export const checkInstalledHooks: DoctorCheck = async (engine: StoreContext) => 
         }
         continue;
       }
-      for (const command of handlerCommands(settings, spec.agent)) {
+      const installed = handlerCommands(settings, spec.agent);
+      const again = `run \`ghostcommit install ${spec.agent}${scope === "project" ? " --project" : ""}\` again`;
+      for (const command of new Set([...installed.values()].flat())) {
         const why = whyNotRunnable(command);
         if (!why) continue;
         problems.push({
           code: "hook-command-broken",
-          message: `the ${spec.label} hook in ${file} cannot run (${why}); run \`ghostcommit install ${spec.agent}${scope === "project" ? " --project" : ""}\` again`,
+          message: `the ${spec.label} hook in ${file} cannot run (${why}); ${again}`,
+          path: file,
+        });
+      }
+      // Installed by an older release: an event added since (an end of turn) would leave turns open.
+      const missing = Object.keys(spec.entries("")).filter((event) => !installed.has(event));
+      if (installed.size > 0 && missing.length > 0) {
+        problems.push({
+          code: "hook-install-outdated",
+          message: `the ${spec.label} hooks in ${file} lack ${missing.join(", ")}; ${again}`,
           path: file,
         });
       }

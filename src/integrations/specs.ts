@@ -94,6 +94,8 @@ export const SPECS: Record<AgentName, InstallSpec> = {
       Stop: { hooks: [handler(command, { timeout: 60 })] },
       // The user interrupted the turn: no Stop follows.
       Interrupt: { hooks: [handler(command, { timeout: 60 })] },
+      // Fired instead of Stop when the turn ends on an API error.
+      StopFailure: { hooks: [handler(command, { timeout: 60 })] },
     }),
     notes: [
       "Codex runs a hook only after you review and trust it: open /hooks in Codex.",

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Repo, Sandbox } from "../helpers/repo.js";
 import { SCRIPTS } from "./agent-events.js";
-import { claude, cursor } from "./events.js";
+import { claude, codex, cursor } from "./events.js";
 import { expectQuiet, installedCommand, shellHook, storeCount } from "./hook-helpers.js";
 
 let sandbox: Sandbox;
@@ -143,6 +143,42 @@ describe("hooks across sessions and outside projects", () => {
       "codex",
     );
     expect(log("x1")[0]).toMatchObject({ state: "done", changed: ["notes.md"] });
+  });
+
+  it("ends a Codex turn on StopFailure (an API error), which install registers and a second install adds", () => {
+    const file = repo.ok("install", "codex", "--project").file;
+    const settings = JSON.parse(readFileSync(file, "utf8"));
+    const command = settings.hooks.StopFailure[0].hooks[0].command;
+    const run = (event: unknown) => expectQuiet(shellHook(sandbox, command, event, repo.dir));
+    run(codex(repo.dir, "s1", "UserPromptSubmit", { turn_id: "t1", prompt: "p" }));
+    repo.write({ "src/app.js": "v1\n" });
+    run(
+      codex(repo.dir, "s1", "StopFailure", {
+        turn_id: "t1",
+        error: "rate_limit",
+        error_details: "429 Too Many Requests",
+        last_assistant_message: null,
+      }),
+    );
+    expect(log("s1")[0]).toMatchObject({ turn: "t1", state: "done", changed: ["src/app.js"] });
+    expect(repo.cli(["rewind", "--session", "s1", "--to", "t1"]).status).toBe(0);
+    expect(repo.read("src/app.js")).toBe("v0\n");
+    // An install from before StopFailure: doctor says so, and install again adds only it.
+    delete settings.hooks.StopFailure;
+    writeFileSync(file, JSON.stringify(settings, null, 2));
+    const doctor = repo.cli(["doctor", "--json"]);
+    expect(doctor.status).toBe(1);
+    expect(doctor.json.problems).toEqual([
+      expect.objectContaining({
+        code: "hook-install-outdated",
+        message: `the Codex hooks in ${file} lack StopFailure; run \`ghostcommit install codex --project\` again`,
+      }),
+    ]);
+    expect(repo.ok("install", "codex", "--project")).toMatchObject({
+      changed: true,
+      events: ["StopFailure"],
+    });
+    expect(repo.ok("doctor").ok).toBe(true);
   });
 
   it("keeps a session's turns when the agent's `git init` makes the folder a repository mid-turn", () => {

@@ -233,7 +233,7 @@ describe("install claude-code", () => {
 });
 
 describe("install for other agents", () => {
-  it("codex: ~/.codex/hooks.json with tool hooks matching Bash too, Stop and Interrupt", () => {
+  it("codex: ~/.codex/hooks.json with tool hooks matching Bash too, Stop, Interrupt and StopFailure", () => {
     const dir = sandbox.dir("project");
     const result = sandbox.ok(dir, "install", "codex");
     expect(result.file).toBe(path.join(sandbox.home, ".codex", "hooks.json"));
@@ -247,6 +247,7 @@ describe("install for other agents", () => {
         PostToolUse: [{ matcher, hooks: [{ ...cmd, timeout: 60 }] }],
         Stop: [{ hooks: [{ ...cmd, timeout: 60 }] }],
         Interrupt: [{ hooks: [{ ...cmd, timeout: 60 }] }],
+        StopFailure: [{ hooks: [{ ...cmd, timeout: 60 }] }],
       },
     });
   });

@@ -98,8 +98,9 @@ function codexAction(name: string, payload: Payload): HookAction {
     }
     case "Stop":
       return endAction(payload);
-    // Interrupt (newest builds) ends a turn that Stop will not.
+    // Interrupt (newest builds) and StopFailure (an API error) end a turn that Stop will not.
     case "Interrupt":
+    case "StopFailure":
       return { kind: "end" };
     default:
       return { kind: "none" };
