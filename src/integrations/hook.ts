@@ -88,9 +88,9 @@ export async function runHook(
   const payload = parsePayload(input);
   if (!payload) {
     reply(FALLBACK_REPLY[agent]);
-    const dir = options.dir ?? envDir(agent) ?? process.cwd();
+    const dir = options.dir ?? envDir(agent) ?? ownDir(agent);
     const excerpt = JSON.stringify(input.slice(0, 120));
-    await logFor(dir, options, { level: "error", agent, message: `not a JSON hook event: ${excerpt}` });
+    await logFor(options, { level: "error", agent, message: `not a JSON hook event: ${excerpt}` }, dir);
     return;
   }
   const event = PARSERS[agent](payload);
@@ -114,7 +114,8 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
   // One session, one workspace: fixed by its first event, whatever directory the agent `cd`s into.
   const record = event.session && !options.dir ? sessionRecord(event.agent, event.session) : {};
   const fixed = record.dir;
-  const dir = options.dir ?? fixed ?? event.projectDir ?? envDir(event.agent) ?? event.cwd ?? process.cwd();
+  const dir =
+    options.dir ?? fixed ?? event.projectDir ?? envDir(event.agent) ?? event.cwd ?? ownDir(event.agent);
   const base = { agent: event.agent, event: event.name, session: event.session, dir };
   // Why a prompt's work gets no snapshot: the person expects undo, and a log alone goes unread.
   const toldAtPrompt = (why: string): string[] =>
@@ -122,8 +123,10 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
       ? noSnapshotsNotice(event.agent, event.session, why)
       : [];
   // An agent started in ~ or / would snapshot everything the user owns on every prompt.
-  if (!options.dir && isTooBroad(dir)) {
-    const message = `not snapshotting ${dir} (home or root directory); start the agent in a project or pass -C`;
+  if (dir === undefined || (!options.dir && isTooBroad(dir))) {
+    const message = dir
+      ? `not snapshotting ${dir} (home or root directory); start the agent in a project or pass -C`
+      : "not snapshotting: the event names no workspace (no workspace_roots)";
     await appendHookLog(globalHookLog(), { ...base, level: "warn", message });
     answer.notices = toldAtPrompt(message);
     return;
@@ -261,6 +264,11 @@ export function isTooBroad(dir: string): boolean {
   }
 }
 
+/** The hook's own directory for an event naming none; not Cursor's (its user hooks run in ~/.cursor). */
+function ownDir(agent: AgentName): string | undefined {
+  return agent === "cursor" ? undefined : process.cwd();
+}
+
 function envDir(agent: AgentName): string | undefined {
   const name = PROJECT_ENV[agent];
   return name ? process.env[name] || undefined : undefined;
@@ -268,10 +276,10 @@ function envDir(agent: AgentName): string | undefined {
 
 /**
  * Logs to the store of `dir` (silently nothing when ghostcommit is disabled there), else globally;
- * never creates a store in the home or root directory.
+ * never creates a store in the home or root directory, nor without a directory.
  */
-async function logFor(dir: string, options: HookOptions, entry: Omit<HookLogEntry, "t">): Promise<void> {
-  if (!options.dir && isTooBroad(dir)) {
+async function logFor(options: HookOptions, entry: Omit<HookLogEntry, "t">, dir?: string): Promise<void> {
+  if (dir === undefined || (!options.dir && isTooBroad(dir))) {
     await appendHookLog(globalHookLog(), { ...entry, dir });
     return;
   }

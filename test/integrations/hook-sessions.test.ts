@@ -486,6 +486,29 @@ describe("hooks across sessions and outside projects", () => {
     expect(repo.cli(["redo", "--session", "B"]).status).toBe(3);
   });
 
+  it("creates no store for a Cursor event that names no workspace (user hooks run in ~/.cursor)", () => {
+    const dotCursor = sandbox.dir(".cursor");
+    const send = (event: unknown, reply: string) =>
+      expectQuiet(shellHook(sandbox, installedCommand("cursor"), event, dotCursor), reply);
+    const prompt = cursor(repo.dir, "c1", "beforeSubmitPrompt", { prompt: "p" });
+    const { workspace_roots: _, ...noRoots } = prompt;
+    for (const roots of [[], [""], "/x", null])
+      send({ ...prompt, workspace_roots: roots }, '{"continue":true}');
+    send(noRoots, '{"continue":true}');
+    send({ ...noRoots, hook_event_name: "stop", status: "completed" }, "{}");
+    send("not json", '{"continue":true}');
+    expect(storeCount(sandbox)).toBe(0);
+    const lines = readLines(path.join(sandbox.home, "data", "hooks.log"));
+    expect(lines).toHaveLength(7);
+    expect(lines[0]).toMatchObject({ level: "warn", agent: "cursor", event: "beforeSubmitPrompt" });
+    expect(lines[0].message).toContain("names no workspace");
+    // The other agents' events all carry a `cwd`: from a project, one still has its store.
+    expectQuiet(
+      shellHook(sandbox, installedCommand("codex"), codex(repo.dir, "x1", "UserPromptSubmit"), repo.dir),
+    );
+    expect(storeCount(sandbox)).toBe(1);
+  });
+
   it("creates no store for events from $HOME, and doctor elsewhere reports only what concerns it", () => {
     const home = sandbox.home;
     // Claude Code shows the user why, once a session (Cursor's answers have no such field).
