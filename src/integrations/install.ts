@@ -50,8 +50,11 @@ async function updateRecord(file: string, record: InstallRecord | null): Promise
   await writeFileAtomic(recordsFile(), `${JSON.stringify(records, null, 2)}\n`);
 }
 
-/** The `hooks` object and its event lists, refusing shapes the agent would not accept either. */
-function hooksOf(settings: Json, file: string, create: boolean): Json | undefined {
+/**
+ * The `hooks` object, refusing shapes the agent would not accept either: our events must be lists.
+ * Other keys are the agent's or the user's (Gemini CLI's `enabled`, `disabled`), kept as they are.
+ */
+function hooksOf(settings: Json, file: string, spec: InstallSpec, create: boolean): Json | undefined {
   const hooks = settings.hooks;
   if (hooks === undefined) {
     if (!create) return undefined;
@@ -63,8 +66,9 @@ function hooksOf(settings: Json, file: string, create: boolean): Json | undefine
       file,
     });
   }
-  for (const [event, list] of Object.entries(hooks)) {
-    if (!Array.isArray(list)) {
+  for (const event of Object.keys(spec.entries(""))) {
+    const list = (hooks as Json)[event];
+    if (list !== undefined && !Array.isArray(list)) {
       throw new GhostcommitError("bad-config", `${file}: hooks.${event} is not a list; nothing was changed`, {
         file,
       });
@@ -143,7 +147,7 @@ export async function install(
   const loaded = (await load(file)) ?? null;
   const current: Loaded = loaded ?? { value: {}, indent: 2 };
   const settings = current.value;
-  const hooks = hooksOf(settings, file, true) as Json;
+  const hooks = hooksOf(settings, file, spec, true) as Json;
   const events: string[] = [];
   for (const [event, entry] of Object.entries(spec.entries(command))) {
     const list = (hooks[event] as unknown[] | undefined) ?? [];
@@ -192,11 +196,12 @@ export async function uninstall(
   const loaded = await load(file);
   if (!loaded) return report;
   const settings = loaded.value;
-  const hooks = hooksOf(settings, file, false);
+  const hooks = hooksOf(settings, file, spec, false);
   if (hooks) {
+    // Every list, also an event an older release installed that this one no longer does.
     for (const event of Object.keys(hooks)) {
-      const list = hooks[event] as unknown[] | undefined;
-      if (!list || removeOurs(list, spec) === 0) continue;
+      const list = hooks[event];
+      if (!Array.isArray(list) || removeOurs(list, spec) === 0) continue;
       report.events.push(event);
       if (list.length === 0) delete hooks[event];
     }

@@ -300,4 +300,37 @@ describe("install for other agents", () => {
     sandbox.ok(dir, "uninstall", "gemini", "--project");
     expect(readJson(file)).toEqual({ general: { checkpointing: { enabled: true } } });
   });
+
+  it("gemini: keeps the hooks object's switches (enabled, disabled) as they are, install and uninstall", () => {
+    const dir = sandbox.dir("project");
+    const file = path.join(dir, ".gemini", "settings.json");
+    const mine = {
+      hooks: {
+        enabled: true,
+        disabled: ["my-linter"],
+        AfterTool: [
+          { matcher: "write_file", hooks: [{ name: "my-linter", type: "command", command: "lint" }] },
+        ],
+      },
+    };
+    writeJson(file, mine);
+    expect(sandbox.ok(dir, "install", "gemini", "--project").changed).toBe(true);
+    const installed = readJson(file).hooks;
+    expect([installed.enabled, installed.disabled]).toEqual([true, ["my-linter"]]);
+    expect(installed.AfterTool).toHaveLength(2);
+    sandbox.ok(dir, "uninstall", "gemini", "--project");
+    expect(readJson(file)).toEqual(mine);
+    // Hooks switched off and none of the user's own: the switch stays after uninstall.
+    writeJson(file, { hooks: { enabled: false } });
+    sandbox.ok(dir, "install", "gemini", "--project");
+    sandbox.ok(dir, "uninstall", "gemini", "--project");
+    expect(readJson(file)).toEqual({ hooks: { enabled: false } });
+    // An event install writes must still be a list.
+    writeJson(file, { hooks: { AfterAgent: "nope" } });
+    const bad = sandbox.cli(dir, ["install", "gemini", "--project"]);
+    expect([bad.status, bad.stderr.trim()]).toEqual([
+      1,
+      `ghostcommit: ${file}: hooks.AfterAgent is not a list; nothing was changed`,
+    ]);
+  });
 });
