@@ -134,6 +134,18 @@ async function missingDirs(dir: string): Promise<string[]> {
 }
 
 /**
+ * For a settings file with comments, which install (`command`) and uninstall refuse to rewrite: how
+ * the user can do it instead. Undefined for agents whose files cannot have comments.
+ */
+function byHand(spec: InstallSpec, command?: string): string | undefined {
+  if (!spec.comments) return undefined;
+  if (command === undefined)
+    return `Remove them and run uninstall again, or remove the hooks whose command ends in \`hook ${spec.agent}\` yourself`;
+  const lists = Object.entries(spec.entries(command)).map(([event, entry]) => [event, [entry]]);
+  return `Remove them and run install again, or add these entries to the lists under "hooks" yourself:\n${JSON.stringify(Object.fromEntries(lists), null, 2)}`;
+}
+
+/**
  * Merges the agent's hook entries running `command` into its settings file; entries of ours that
  * differ (an older release's, or a moved Node's) are replaced. Running it twice changes nothing.
  */
@@ -144,7 +156,7 @@ export async function install(
   command: string,
 ): Promise<InstallReport> {
   const file = target(spec.file(scope, projectDir));
-  const loaded = (await load(file)) ?? null;
+  const loaded = (await load(file, byHand(spec, command))) ?? null;
   const current: Loaded = loaded ?? { value: {}, indent: 2 };
   const settings = current.value;
   const hooks = hooksOf(settings, file, spec, true) as Json;
@@ -193,7 +205,7 @@ export async function uninstall(
     deleted: false,
     events: [],
   };
-  const loaded = await load(file);
+  const loaded = await load(file, byHand(spec));
   if (!loaded) return report;
   const settings = loaded.value;
   const hooks = hooksOf(settings, file, spec, false);

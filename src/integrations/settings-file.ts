@@ -2,6 +2,7 @@ import { promises as fs, readlinkSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { GhostcommitError } from "../errors.js";
 import { writeFileAtomic } from "../store/layout.js";
+import { parseJsonc } from "./jsonc.js";
 
 /** An agent's settings file: a JSON object. */
 export type Json = Record<string, unknown>;
@@ -39,8 +40,11 @@ export interface Loaded {
   stat?: { mode: number; uid: number; gid: number };
 }
 
-/** Reads a settings file; null when absent. Refuses anything that is not a JSON object. */
-export async function load(file: string): Promise<Loaded | null> {
+/**
+ * Reads a settings file; null when absent. Refuses anything that is not a JSON object. `byHand`,
+ * for an agent that reads comments and trailing commas: what to do about a file that has them.
+ */
+export async function load(file: string, byHand?: string): Promise<Loaded | null> {
   let text: string;
   try {
     text = await fs.readFile(file, "utf8");
@@ -52,9 +56,11 @@ export async function load(file: string): Promise<Loaded | null> {
   try {
     value = text.trim() === "" ? {} : JSON.parse(text);
   } catch {
-    throw new GhostcommitError("bad-config", `${file} is not valid JSON; fix it first, nothing was changed`, {
-      file,
-    });
+    const why =
+      byHand !== undefined && isJsonc(text)
+        ? `${file} has comments or trailing commas, which ghostcommit does not rewrite (they would be lost); nothing was changed. ${byHand}`
+        : `${file} is not valid JSON; fix it first, nothing was changed`;
+    throw new GhostcommitError("bad-config", why, { file });
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new GhostcommitError("bad-config", `${file} does not hold a JSON object; nothing was changed`, {
@@ -67,6 +73,15 @@ export async function load(file: string): Promise<Loaded | null> {
     indent: /\n([ \t]+)\S/.exec(text)?.[1] ?? 2,
     stat: stat && { mode: stat.mode & 0o7777, uid: stat.uid, gid: stat.gid },
   };
+}
+
+function isJsonc(text: string): boolean {
+  try {
+    parseJsonc(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Writes a settings file back as it was laid out, keeping a rewritten file's mode and owner. */

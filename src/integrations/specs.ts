@@ -16,6 +16,8 @@ export interface InstallSpec {
   style: "nested" | "flat";
   /** Per event: the group (nested) or handler (flat) to add, running `command`. */
   entries(command: string): Record<string, Record<string, unknown>>;
+  /** The agent reads comments and trailing commas in the file, which install cannot keep. */
+  comments?: boolean;
   /** Things the user still has to do, shown after install. */
   notes: string[];
 }
@@ -125,6 +127,7 @@ export const SPECS: Record<AgentName, InstallSpec> = {
         : path.join(dir, ".gemini", "settings.json"),
     base: {},
     style: "nested",
+    comments: true,
     entries: (command) => ({
       BeforeAgent: { hooks: [{ name: "ghostcommit-begin", ...handler(command), timeout: 30000 }] },
       BeforeTool: {

@@ -301,6 +301,35 @@ describe("install for other agents", () => {
     expect(readJson(file)).toEqual({ general: { checkpointing: { enabled: true } } });
   });
 
+  it("gemini: a settings file with comments is not rewritten, and the refusal says how to add the hooks", () => {
+    const dir = sandbox.dir("project");
+    const file = path.join(dir, ".gemini", "settings.json");
+    mkdirSync(path.dirname(file), { recursive: true });
+    // Gemini CLI reads comments and trailing commas: this file works, it is not broken.
+    const text = '{\n  // my theme\n  "ui": { "theme": "GitHub", },\n}\n';
+    writeFileSync(file, text);
+    const result = sandbox.cli(dir, ["install", "gemini", "--project", "--json"]);
+    expect(result.status).toBe(1);
+    expect(result.json.error.code).toBe("bad-config");
+    const [first, ...rest] = result.stderr.trim().split("\n");
+    expect(first).toBe(
+      `ghostcommit: ${file} has comments or trailing commas, which ghostcommit does not rewrite (they would be lost); nothing was changed. Remove them and run install again, or add these entries to the lists under "hooks" yourself:`,
+    );
+    expect(result.stderr).not.toContain("not valid JSON");
+    // What to add: each event's entry, as install would have written it.
+    const entries = JSON.parse(rest.join("\n"));
+    expect(Object.keys(entries)).toEqual(["BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent"]);
+    expect(entries.AfterAgent).toEqual([
+      { hooks: [{ name: "ghostcommit-end", type: "command", command: command("gemini"), timeout: 60000 }] },
+    ]);
+    const removal = sandbox.cli(dir, ["uninstall", "gemini", "--project"]);
+    expect([removal.status, removal.stderr.trim()]).toEqual([
+      1,
+      `ghostcommit: ${file} has comments or trailing commas, which ghostcommit does not rewrite (they would be lost); nothing was changed. Remove them and run uninstall again, or remove the hooks whose command ends in \`hook gemini\` yourself`,
+    ]);
+    expect(readFileSync(file, "utf8")).toBe(text);
+  });
+
   it("gemini: keeps the hooks object's switches (enabled, disabled) as they are, install and uninstall", () => {
     const dir = sandbox.dir("project");
     const file = path.join(dir, ".gemini", "settings.json");
