@@ -3,7 +3,7 @@ import path from "node:path";
 import { dataHome } from "../config.js";
 import { GhostcommitError } from "../errors.js";
 import { readJson, writeFileAtomic } from "../store/layout.js";
-import { type Json, type Loaded, load, save, target } from "./settings-file.js";
+import { type Json, type Loaded, load, refuseReadOnly, save, target } from "./settings-file.js";
 import { type InstallSpec, isHookCommand, type Scope } from "./specs.js";
 
 /** The result of `install <agent>`. */
@@ -171,6 +171,7 @@ export async function install(
   }
   const report: InstallReport = { agent: spec.agent, scope, file, changed: false, created: false, events };
   if (loaded && events.length === 0) return report;
+  if (loaded) refuseReadOnly(file, loaded);
   const addedKeys = Object.keys(spec.base).filter((key) => !(key in settings));
   // Base keys first, as the agents' own examples order them.
   current.value = { ...Object.fromEntries(addedKeys.map((k) => [k, spec.base[k]])), ...settings };
@@ -190,11 +191,14 @@ export async function install(
 /**
  * Removes exactly the entries install adds (recognized by their command), drops lists and objects
  * this leaves empty, and deletes the file (and the directories) install created once nothing is left.
+ * `first` runs once the file is known to be changeable, before it changes (files of ours in the
+ * directories install created).
  */
 export async function uninstall(
   spec: InstallSpec,
   scope: Scope,
   projectDir: string,
+  first: () => Promise<void> = async () => {},
 ): Promise<UninstallReport> {
   const file = target(spec.file(scope, projectDir));
   const report: UninstallReport = {
@@ -206,7 +210,10 @@ export async function uninstall(
     events: [],
   };
   const loaded = await load(file, byHand(spec));
-  if (!loaded) return report;
+  if (!loaded) {
+    await first();
+    return report;
+  }
   const settings = loaded.value;
   const hooks = hooksOf(settings, file, spec, false);
   if (hooks) {
@@ -230,7 +237,10 @@ export async function uninstall(
     }
   }
   report.changed = report.events.length > 0 || removedKeys > 0;
-  if (record?.created && Object.keys(settings).length === 0) {
+  const remove = record?.created === true && Object.keys(settings).length === 0;
+  if (remove || report.changed) refuseReadOnly(file, loaded);
+  await first();
+  if (remove) {
     await fs.rm(file, { force: true });
     for (const dir of [...(record.createdDirs ?? [])].reverse()) await fs.rmdir(dir).catch(() => {});
     await updateRecord(file, null);

@@ -84,6 +84,18 @@ function isJsonc(text: string): boolean {
   }
 }
 
+/**
+ * Refuses to change a file whose mode has no write bit: its owner made it read-only to protect it,
+ * and a rename would replace it all the same.
+ */
+export function refuseReadOnly(file: string, loaded: Loaded): void {
+  if (loaded.stat && (loaded.stat.mode & 0o222) === 0)
+    throw new GhostcommitError("io", `${file} is read-only; nothing was changed`, {
+      path: file,
+      errno: "EACCES",
+    });
+}
+
 /** Writes a settings file back as it was laid out, keeping a rewritten file's mode and owner. */
 export async function save(file: string, loaded: Loaded): Promise<void> {
   const text = `${JSON.stringify(loaded.value, null, loaded.indent)}\n`;

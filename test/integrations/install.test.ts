@@ -1,10 +1,12 @@
 import {
+  chmodSync,
   existsSync,
   lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -209,6 +211,32 @@ describe("install claude-code", () => {
       expect(result.stderr).toContain("not valid JSON");
     }
     expect(readFileSync(file, "utf8")).toBe('{ "model": "opus", }');
+  });
+
+  it("refuses to change a read-only settings file, install and uninstall, slash commands included", () => {
+    const dir = sandbox.dir("project");
+    const file = path.join(dir, ".claude", "settings.json");
+    writeJson(file, userClaudeSettings);
+    const text = readFileSync(file, "utf8");
+    chmodSync(file, 0o444);
+    const refused = `ghostcommit: ${file} is read-only; nothing was changed`;
+    const install = sandbox.cli(dir, ["install", "claude-code", "--project"]);
+    expect([install.status, install.stderr.trim()]).toEqual([1, refused]);
+    expect(existsSync(path.join(dir, ".claude", "commands"))).toBe(false);
+    // Installed while writable, then protected: uninstall leaves the hooks and the commands.
+    chmodSync(file, 0o644);
+    sandbox.ok(dir, "install", "claude-code", "--project");
+    const installed = readFileSync(file, "utf8");
+    chmodSync(file, 0o444);
+    expect(sandbox.ok(dir, "install", "claude-code", "--project").changed).toBe(false);
+    const uninstall = sandbox.cli(dir, ["uninstall", "claude-code", "--project", "--json"]);
+    expect([uninstall.status, uninstall.stderr.trim()]).toEqual([1, refused]);
+    expect(readFileSync(file, "utf8")).toBe(installed);
+    expect(statSync(file).mode & 0o777).toBe(0o444);
+    expect(readdirSync(path.join(dir, ".claude", "commands"))).toHaveLength(3);
+    chmodSync(file, 0o644);
+    sandbox.ok(dir, "uninstall", "claude-code", "--project");
+    expect(readFileSync(file, "utf8")).toBe(text);
   });
 
   it("tells, for each agent, what else it needs, in lines a terminal shows as written", () => {

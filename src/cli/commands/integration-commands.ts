@@ -62,9 +62,12 @@ export function register(program: Command, run: Action): void {
           const dir = path.resolve(globals.C ?? process.cwd());
           const spec = SPECS[agent];
           if (verb === "uninstall") {
-            // Command files first: removing the settings may remove the directory they are in.
-            const files = agent === "claude-code" ? await uninstallCommands(scope, dir) : NO_FILES;
-            const removed = await uninstall(spec, scope, dir);
+            // Command files once the settings can change (a refusal changes nothing), and before:
+            // removing the settings may remove the directory they are in.
+            let files = NO_FILES;
+            const removed = await uninstall(spec, scope, dir, async () => {
+              if (agent === "claude-code") files = await uninstallCommands(scope, dir);
+            });
             const report = {
               ...removed,
               changed: removed.changed || files.done.length > 0,
