@@ -158,6 +158,46 @@ describe.runIf(hasScript)("the rewind picker on a terminal", () => {
     expect(r.ok("log").map((t: any) => t.state)).toEqual(["rewound", "rewound"]);
   });
 
+  it("shows a file edited while the preview was on screen as a refusal, rewinding only when told", async () => {
+    const r = repo({ "a.txt": "a0\n" });
+    turn(r, "s", "1", () => r.write({ "a.txt": "a0\nt1\n" }), "first prompt");
+    const screen = await drive(r.dir, "rewind", [
+      [/before which turn/, "\r"],
+      // A person appends to the file while reading the preview, then confirms it.
+      [
+        /Rewind 1 turn\?/,
+        () => {
+          r.write({ "a.txt": "a0\nt1\nmine\n" });
+          return "\r";
+        },
+      ],
+      [/Rewind anyway \(overwrite\)\?/, "\x1b[D"], // left: from "No" to "Yes"
+      [/Rewind anyway[\s\S]*● Yes/, "\r"],
+      [/Rewind anyway[\s\S]*◆\s+Rewind 1 turn\?/, "\r"],
+    ]);
+    expect(screen).toMatch(/changed since: a\.txt/);
+    expect(r.read("a.txt")).toBe("a0\n");
+    expect(r.ok("log")[0].state).toBe("rewound");
+  });
+
+  it("changes nothing when a refusal after the preview is declined", async () => {
+    const r = repo({ "a.txt": "a0\n" });
+    turn(r, "s", "1", () => r.write({ "a.txt": "a0\nt1\n" }), "first prompt");
+    await drive(r.dir, "rewind", [
+      [/before which turn/, "\r"],
+      [
+        /Rewind 1 turn\?/,
+        () => {
+          r.write({ "a.txt": "a0\nt1\nmine\n" });
+          return "\r";
+        },
+      ],
+      [/Rewind anyway \(overwrite\)\?/, "\x1b"], // Esc
+    ]);
+    expect(r.read("a.txt")).toBe("a0\nt1\nmine\n");
+    expect(r.ok("log")[0].state).toBe("done");
+  });
+
   it("offers only some files after the turn is chosen, and rewinds just those", async () => {
     const r = repo({ "f.txt": "0\n" });
     turn(r, "s", "1", () => r.write({ "f.txt": "1\n", "new.txt": "n" }), "first prompt");

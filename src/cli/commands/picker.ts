@@ -134,10 +134,13 @@ export async function pickAndRewind(
     try {
       // Only what was shown: a turn that ended, or a file that changed, while the person read
       // the preview makes the rewind refuse (nothing changed), and the new plan is shown instead.
+      // Unforced, the library refuses an edited file (or a turn begun meanwhile) before comparing
+      // plans: that refusal, too, goes back through the preview, which offers to rewind anyway.
       report = await session.rewind({ to, force, paths, expect: plan });
     } catch (error) {
-      if (!GhostcommitError.is(error, "plan-changed")) throw error;
-      note(humanLines(error.message), color.yellow("changed since the preview"));
+      const refused = error instanceof GhostcommitError && !force && refusal(error);
+      if (!GhostcommitError.is(error, "plan-changed") && !refused) throw error;
+      if (!refused) note(humanLines(error.message), color.yellow("changed since the preview"));
       const again = await preview();
       if (again === null) {
         cancel("nothing was changed");
