@@ -327,3 +327,37 @@ describe("rewind and redo from the page", () => {
     await page.close();
   });
 });
+
+describe("a page whose server has stopped", () => {
+  it("says the server is not reachable instead of waiting forever, and what that means for an action", async () => {
+    const r = repo({ "a.txt": "a0\n" });
+    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    turn(r, "s", "2", () => r.write({ "b.txt": "b2\n" }));
+    const ui = await startUi(r);
+    const { page } = await openPage(ui);
+    const errors: string[] = [];
+    page.on("pageerror", (error) => errors.push(error.message));
+    await turnItem(page, "s", "2").click();
+    await page.getByRole("button", { name: "Rewind to before this turn" }).click();
+    await page.waitForSelector(".panel.preview");
+    expect(await ui.stop()).toBe(0);
+
+    // An action whose answer never came: its outcome is unknown to the page.
+    await page.getByRole("button", { name: "Confirm rewind" }).click();
+    await poll(() => page.locator(".plan").textContent()).toMatch(
+      /not reachable \(stopped\?\): whether the rewind happened is unknown; ghostcommit log shows it/,
+    );
+    await turnItem(page, "s", "1").click();
+    await poll(() => page.locator(".diff-pane").textContent()).toMatch(
+      /server is not reachable \(stopped\?\): nothing was changed by this page/,
+    );
+    await page.getByRole("button", { name: "Rewind to before this turn" }).click();
+    await poll(() => page.locator(".plan").textContent()).toMatch(/nothing was changed by this page/);
+    // The timeline's polling says so too, and throws nothing.
+    await poll(() => page.locator("#status").textContent()).toMatch(/server is not reachable/);
+    await page.waitForTimeout(2500);
+    expect(errors).toEqual([]);
+    expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["a1\n", "b2\n"]);
+    await page.close();
+  });
+});

@@ -17,14 +17,23 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
-/** Calls the server's API with the token in its header; resolves to {status, body}. */
+/**
+ * Calls the server's API with the token in its header; resolves to {status, body}, never rejects:
+ * a server that is gone (ghostcommit ui stopped) is status 0 with a message saying so.
+ */
 export async function api(path, { method = "GET", body, etag } = {}) {
   const headers = { "X-Ghostcommit-Token": token };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (etag) headers["If-None-Match"] = etag;
-  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  if (res.status === 304) return { status: 304, body: null, etag };
-  const text = await res.text();
+  let res;
+  let text;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (res.status === 304) return { status: 304, body: null, etag };
+    text = await res.text();
+  } catch {
+    return { status: 0, body: { error: { code: "unreachable", message: unreachable(path, method, body) } }, etag: null };
+  }
   let parsed = null;
   try {
     parsed = text ? JSON.parse(text) : null;
@@ -32,6 +41,15 @@ export async function api(path, { method = "GET", body, etag } = {}) {
     parsed = { error: { code: "internal", message: text } };
   }
   return { status: res.status, body: parsed, etag: res.headers.get("ETag") };
+}
+
+/** Reads change nothing; an action whose answer never came may or may not have happened. */
+function unreachable(path, method, body) {
+  const action = method !== "GET" && body?.dryRun !== true;
+  const what = action
+    ? `whether the ${path.split("/").pop()} happened is unknown; ghostcommit log shows it`
+    : "nothing was changed by this page";
+  return `the ghostcommit ui server is not reachable (stopped?): ${what}`;
 }
 
 /** "3 min ago" */
