@@ -32,8 +32,8 @@ export interface ErrorData {
   "bad-input": { session?: string; turn?: string; file?: string };
   "no-session": Record<never, never>;
   "nothing-to-redo": { session?: string };
-  /** A refusal: the rewind would no longer do what the caller's `expect` says (nothing changed). */
-  "plan-changed": { session: string; turn: string };
+  /** A refusal: the rewind (or redo: no turn) would no longer do what the caller's `expect` says (nothing changed). */
+  "plan-changed": { session: string; turn?: string };
 }
 
 /** Stable error codes. The CLI maps them to exit statuses; JSON output carries them verbatim. */

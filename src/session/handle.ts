@@ -84,6 +84,10 @@ export class Session implements SessionHandle {
     return this.ctx.engine.writing(() => redoSession(this.ctx, checked));
   }
 
+  async nextRedo(): Promise<string[] | null> {
+    return (await this.ctx.journal.load()).redoStack.at(-1)?.turns ?? null;
+  }
+
   async log(): Promise<TurnRecord[]> {
     return (await this.ctx.journal.load()).turns.map(toTurnRecord);
   }

@@ -1,7 +1,7 @@
-import { GhostcommitError } from "../errors.js";
+import { GhostcommitError, isStringList } from "../errors.js";
 import { displayPath, type RelPath } from "../paths.js";
 import { displayOutcome, runRestore } from "../restore/restore.js";
-import type { RedoOptions, RedoReport } from "../types.js";
+import type { ExpectedRedo, RedoOptions, RedoReport } from "../types.js";
 import { conflictError, type SessionContext } from "./context.js";
 import { changesOf, conflictsOf, leftByRewinds, type PathStates } from "./rewind-plan.js";
 import { requireSnapshot } from "../store/snapshots.js";
@@ -19,6 +19,7 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
   const session = journal.session;
   const force = Boolean(options.force);
   const dryRun = Boolean(options.dryRun);
+  const expect = expectedRedo(options.expect);
   engine.assertEnabled();
   return journal.locked(async () => {
     const state = await journal.load();
@@ -26,6 +27,7 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
     if (!rewind) {
       throw new GhostcommitError("nothing-to-redo", `session ${session} has no rewind to redo`, { session });
     }
+    refuseOtherRedo(expect, session, rewind.turns);
     const left = leftByRewinds([rewind]);
     const paths = [...left.keys()];
     return engine.withReader(async (cat) => {
@@ -89,4 +91,28 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
       return report;
     });
   });
+}
+
+/** `expect` checked as an `ExpectedRedo`; undefined when absent. */
+function expectedRedo(value: unknown): ExpectedRedo | undefined {
+  if (value === undefined) return undefined;
+  const turns = (value as { restoredTurns?: unknown } | null)?.restoredTurns;
+  if (typeof value !== "object" || !isStringList(turns))
+    throw new GhostcommitError("usage", "expect must be {restoredTurns}: a list of strings");
+  return value as ExpectedRedo;
+}
+
+/**
+ * Refuses (`plan-changed`) a redo of another rewind than the one the caller showed: one made, or
+ * redone, since (by another window, the command line) would bring back turns nobody was shown.
+ */
+function refuseOtherRedo(expected: ExpectedRedo | undefined, session: string, turns: string[]): void {
+  if (!expected) return;
+  const shown = expected.restoredTurns;
+  if (shown.length === turns.length && shown.every((t, i) => t === turns[i])) return;
+  throw new GhostcommitError(
+    "plan-changed",
+    `the redo is no longer the one shown: it would now bring back turns ${turns.join(", ")}, not ${shown.join(", ") || "none"}; nothing was changed`,
+    { session },
+  );
 }

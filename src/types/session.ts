@@ -127,6 +127,8 @@ export interface SessionHandle {
   rewind(options: RewindOptions): Promise<RewindReport>;
   /** Undoes the last rewind (again: the one before it; a new turn discards them). */
   redo(options?: RedoOptions): Promise<RedoReport>;
+  /** The turns the next `redo` brings back (null: nothing to redo); reads the journal only. */
+  nextRedo(): Promise<string[] | null>;
   /** Turns, oldest first. */
   log(): Promise<TurnRecord[]>;
   /** The id of the turn begun and not ended, or null. */
@@ -137,6 +139,16 @@ export interface RedoOptions {
   dryRun?: boolean;
   /** Overwrite paths changed since the rewind. */
   force?: boolean;
+  /**
+   * The redo the user was shown (the turns it brings back, as `nextRedo` or a dry run's
+   * `restoredTurns` said): refused (`plan-changed`, nothing changed) when the session's last
+   * rewind is now another one, checked under the session's lock before anything changes.
+   */
+  expect?: ExpectedRedo;
+}
+
+export interface ExpectedRedo {
+  restoredTurns: string[];
 }
 
 /** A rewind or redo, as the model should hear of it. */

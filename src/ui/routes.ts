@@ -1,6 +1,6 @@
 import { nodeCrypto } from "../util/crypto.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { GhostcommitError, type Workspace } from "../index.js";
+import { type ExpectedRedo, GhostcommitError, type Workspace } from "../index.js";
 import { expectedRewind } from "../session/rewind-checks.js";
 import { mapLimit } from "../util/pool.js";
 import { DiffCache, readTimeline } from "./timeline.js";
@@ -30,6 +30,7 @@ function statusFor(error: GhostcommitError): number {
   switch (error.code) {
     case "conflict":
     case "open-turn":
+    case "plan-changed":
     case "nothing-to-redo":
       return 409;
     case "not-found":
@@ -130,10 +131,13 @@ export class Routes {
           await this.rewind(await readBody(req), res);
           return true;
         case "POST /api/redo": {
+          // The page sends the turns it showed the redo bringing back ("Redo anyway" too): a
+          // rewind made or redone elsewhere since is refused (409 plan-changed), nothing changed.
           const body = await readBody(req);
+          const expect = body.shown === undefined ? {} : { expect: body.shown as ExpectedRedo };
           const report = await this.ws
             .session(stringField(body, "session"))
-            .redo({ force: body.force === true });
+            .redo({ force: body.force === true, ...expect });
           sendJson(res, 200, report);
           return true;
         }

@@ -6,6 +6,8 @@ export interface TimelineSession {
   updatedAt: string;
   /** The session's last turn is rewound, so `redo` has something to bring back. */
   redoable: boolean;
+  /** The turns `redo` brings back (null: none); the page's Redo sends them as what it showed. */
+  redoTurns: string[] | null;
   /** Newest first. */
   turns: TurnRecord[];
 }
@@ -22,11 +24,13 @@ export async function readTimeline(ws: Workspace): Promise<Timeline> {
   const summaries = await ws.sessions();
   const sessions = await Promise.all(
     summaries.map(async (summary): Promise<TimelineSession> => {
-      const turns = await ws.session(summary.session).log();
+      const session = ws.session(summary.session);
+      const [turns, redoTurns] = await Promise.all([session.log(), session.nextRedo()]);
       return {
         session: summary.session,
         updatedAt: summary.updatedAt,
         redoable: turns[turns.length - 1]?.state === "rewound",
+        redoTurns,
         turns: turns.reverse(),
       };
     }),

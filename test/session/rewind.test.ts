@@ -374,3 +374,32 @@ describe("a rewind confirmed after its preview (library `expect`, as the web tim
     expect([r.read("f.txt"), r.exists("new.txt")]).toEqual(["0\n", false]);
   });
 });
+
+describe("a redo confirmed after it was shown (library `expect`, as the web timeline sends it)", () => {
+  it("is refused, changing nothing, when the last rewind is another one than the turns shown", async () => {
+    const r = repo({ "a.txt": "a0\n" });
+    for (const id of ["1", "2", "3"]) turn(r, "s", id, () => r.write({ [`f${id}.txt`]: `${id}\n` }));
+    const session = (await openIn(sandbox, r.dir)).session("s");
+    expect(await session.nextRedo()).toBeNull();
+    r.ok("rewind", "--session", "s", "--to", "3");
+    const shown = { restoredTurns: (await session.nextRedo())! };
+    expect(shown.restoredTurns).toEqual(["3"]);
+    // Another window redoes that rewind and rewinds further back.
+    r.ok("redo", "--session", "s");
+    r.ok("rewind", "--session", "s", "--to", "2");
+    const refused = await session.redo({ expect: shown, force: true }).catch((error) => error);
+    expect([refused.code, refused.message]).toEqual([
+      "plan-changed",
+      "the redo is no longer the one shown: it would now bring back turns 2, 3, not 3; nothing was changed",
+    ]);
+    expect([r.exists("f2.txt"), r.exists("f3.txt")]).toEqual([false, false]);
+    expect(r.ok("log", "--session", "s").map((t: any) => t.state)).toEqual(["done", "rewound", "rewound"]);
+    expect((await session.redo({ expect: { restoredTurns: "2" } as any }).catch((e) => e)).code).toBe(
+      "usage",
+    );
+
+    const done = await session.redo({ expect: { restoredTurns: ["2", "3"] } });
+    expect(done.restoredTurns).toEqual(["2", "3"]);
+    expect([r.exists("f2.txt"), r.exists("f3.txt")]).toEqual([true, true]);
+  });
+});

@@ -361,3 +361,63 @@ describe("a page whose server has stopped", () => {
     await page.close();
   });
 });
+
+describe("a page left open while the command line redoes and rewinds", () => {
+  /**
+   * Opens the page in a tab the browser reports hidden (in the background), so it does not poll;
+   * its timers stand still too, so nothing but the page's own reactions can refresh it.
+   */
+  async function openStalePage(r: Repo): Promise<Page> {
+    const ui = await startUi(r);
+    servers.push(ui);
+    const page = await browser.newPage({ viewport: { width: 1100, height: 680 } });
+    await page.clock.install();
+    await page.addInitScript(() => {
+      Object.defineProperty(document, "hidden", { get: () => (window as any).hiddenTab !== false });
+    });
+    await page.goto(ui.url);
+    await page.waitForSelector("body[data-ready]");
+    await page.clock.pauseAt(Date.now() + 10_000);
+    return page;
+  }
+  const states = (r: Repo) => r.ok("log", "--session", "s").map((t: any) => t.state);
+
+  it("redoes only the rewind it shows: another one made since is refused and the session shown afresh", async () => {
+    const r = repo({ "a.txt": "a0\n" });
+    for (const id of ["1", "2", "3"]) turn(r, "s", id, () => r.write({ [`f${id}.txt`]: `${id}\n` }));
+    r.ok("rewind", "--session", "s", "--to", "3");
+    const page = await openStalePage(r);
+    const redo = page.locator('[data-session="s"] header').getByRole("button", { name: "Redo" });
+    expect(await redo.getAttribute("title")).toBe("brings back turn 3");
+    r.ok("redo", "--session", "s");
+    r.ok("rewind", "--session", "s", "--to", "2");
+
+    await redo.click();
+    await poll(() => page.locator("#status").textContent()).toMatch(
+      /^Not redone: the redo is no longer the one shown: it would now bring back turns 2, 3, not 3; nothing was changed/,
+    );
+    expect(states(r)).toEqual(["done", "rewound", "rewound"]);
+    expect([r.exists("f2.txt"), r.exists("f3.txt")]).toEqual([false, false]);
+    await poll(() => turnItem(page, "s", "2").locator(".state").textContent()).toBe("rewound");
+    expect(await redo.getAttribute("title")).toBe("brings back turns 2, 3");
+
+    await redo.click();
+    await poll(() => turnItem(page, "s", "2").locator(".state").textContent()).toBe("done");
+    expect([r.exists("f2.txt"), r.exists("f3.txt")]).toEqual([true, true]);
+    await page.close();
+  });
+
+  it("shows the session afresh when its tab is visible again", async () => {
+    const r = repo({ "a.txt": "a0\n" });
+    turn(r, "s", "1", () => r.write({ "f1.txt": "1\n" }));
+    const page = await openStalePage(r);
+    await turnItem(page, "s", "1").waitFor();
+    r.ok("rewind", "--session", "s", "--to", "1");
+    await page.evaluate(() => {
+      (window as any).hiddenTab = false;
+      document.dispatchEvent(new Event("visibilitychange"));
+    });
+    await poll(() => turnItem(page, "s", "1").locator(".state").textContent()).toBe("rewound");
+    await page.close();
+  });
+});

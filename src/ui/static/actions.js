@@ -94,15 +94,23 @@ export async function showRewind(el, session, turn, refresh, notice = null) {
   );
 }
 
-/** Undoes the session's last rewind; a refusal offers "Redo anyway". */
-export async function redo(session, refresh, force = false) {
-  const { status, body } = await api("/api/redo", { method: "POST", body: { session, force } });
+/**
+ * Undoes the session's last rewind, if it still brings back the `turns` shown (the server refuses
+ * another, changing nothing, and the page shows the session afresh); a conflict offers "Redo anyway".
+ */
+export async function redo(session, turns, refresh, force = false) {
+  const shown = { restoredTurns: turns ?? [] };
+  const { status, body } = await api("/api/redo", { method: "POST", body: { session, force, shown } });
+  if (status === 409 && body.error.code === "plan-changed") {
+    setStatus(`Not redone: ${body.error.message}. This is the session now.`);
+    return refresh();
+  }
   if (status === 409 && body.error.code === "conflict") {
     const el = document.querySelector(".plan") ?? document.getElementById("detail");
-    return refusal(el, body, "Redo anyway", () => redo(session, refresh, true));
+    return refusal(el, body, "Redo anyway", () => redo(session, turns, refresh, true));
   }
   if (status !== 200) return setStatus(body?.error?.message ?? `redo failed (${status})`);
-  const turns = body.restoredTurns;
-  setStatus(`redo: ${turns.length === 1 ? "turn" : "turns"} ${turns.join(", ")} of session ${session} ${turns.length === 1 ? "is" : "are"} back`);
+  const back = body.restoredTurns;
+  setStatus(`redo: ${back.length === 1 ? "turn" : "turns"} ${back.join(", ")} of session ${session} ${back.length === 1 ? "is" : "are"} back`);
   await refresh();
 }

@@ -40,6 +40,19 @@ function snapshotItem(snapshot) {
   );
 }
 
+/** "Redo", naming the turns it brings back: the server redoes only those (see actions.js). */
+function redoButton(session) {
+  const turns = session.redoTurns ?? [];
+  const title = `brings back ${turns.length === 1 ? "turn" : "turns"} ${turns.join(", ")}`;
+  return h("button", { class: "redo", title, onclick: () => redo(session.session, turns, reload) }, "Redo");
+}
+
+/** The timeline, and the open turn's pane with it (its state and buttons may have changed). */
+async function reload() {
+  await refresh();
+  if (state.selected) await select(state.selected, false);
+}
+
 function renderTimeline() {
   const { sessions, snapshots, root } = state.timeline;
   document.getElementById("root").textContent = root;
@@ -52,7 +65,7 @@ function renderTimeline() {
         {},
         h("h2", { title: session.session }, session.session),
         h("span", { class: "muted" }, `${plural(session.turns.length, "turn")} · ${age(session.updatedAt)}`),
-        session.redoable ? h("button", { class: "redo", onclick: () => redo(session.session, refresh) }, "Redo") : null,
+        session.redoable ? redoButton(session) : null,
       ),
       h("ol", { class: "items" }, session.turns.map((turn) => turnItem(session, turn))),
     ),
@@ -122,7 +135,7 @@ async function select(key, focus = true) {
         "div",
         { class: "actions" },
         turn.state === "rewound"
-          ? session.redoable && h("button", { class: "redo", onclick: () => redo(session.session, refresh) }, "Redo")
+          ? session.redoable && redoButton(session)
           : h("button", { class: "rewind", onclick: () => showRewind(plan, session.session, turn.turn, refresh) }, "Rewind to before this turn"),
       ),
     ];
@@ -191,6 +204,8 @@ viewEl.addEventListener("change", () => {
 
 // A hook adding a turn shows up within two seconds; an unchanged timeline costs a 304.
 setInterval(() => document.hidden || refresh(), 2000);
+// Back on a tab left in the background: what it shows may be long out of date.
+document.addEventListener("visibilitychange", () => document.hidden || refresh());
 setInterval(() => {
   for (const el of document.querySelectorAll("[data-time]")) el.textContent = age(el.dataset.time);
 }, 30000);
