@@ -1,4 +1,5 @@
 import { nodeCrypto } from "../util/crypto.js";
+import { statSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type ExpectedRedo, GhostcommitError, type Workspace } from "../index.js";
 import { expectedRewind } from "../session/rewind-checks.js";
@@ -44,6 +45,8 @@ function statusFor(error: GhostcommitError): number {
       return 400;
     case "locked":
       return 423;
+    case "not-a-workspace":
+      return 410;
     default:
       return 500;
   }
@@ -115,6 +118,7 @@ export class Routes {
   async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
     const route = `${req.method} ${url.pathname}`;
     try {
+      if (url.pathname.startsWith("/api/")) this.requireWorkspace();
       switch (route) {
         case "GET /api/timeline":
           await this.timeline(req, res);
@@ -154,6 +158,19 @@ export class Routes {
       return true;
     }
     return false;
+  }
+
+  /**
+   * The workspace deleted (or moved) while the server runs: said as such, before anything runs
+   * there, since git would only fail to start in it and a rewind could re-create its directory.
+   */
+  private requireWorkspace(): void {
+    if (statSync(this.ws.root, { throwIfNoEntry: false })?.isDirectory()) return;
+    throw new GhostcommitError(
+      "not-a-workspace",
+      `the workspace ${this.ws.root} no longer exists (deleted or moved?): nothing was changed`,
+      { path: this.ws.root },
+    );
   }
 
   /**

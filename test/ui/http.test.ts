@@ -192,6 +192,33 @@ describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
     }
   });
 
+  it("says the workspace no longer exists when it was deleted, re-creating nothing", async () => {
+    const gone = repo({ "a.txt": "a0\n" });
+    turn(gone, "s", "1", () => gone.write({ "a.txt": "a1\n" }));
+    const other = await startUi(gone);
+    try {
+      rmSync(gone.dir, { recursive: true, force: true });
+      const message = `the workspace ${gone.dir} no longer exists (deleted or moved?): nothing was changed`;
+      for (const body of [{ dryRun: true }, {}]) {
+        const refused = await postJson(other, "/api/rewind", { session: "s", to: "1", ...body });
+        expect([refused.status, JSON.parse(refused.body)]).toEqual([
+          410,
+          { error: { code: "not-a-workspace", message } },
+        ]);
+      }
+      const redo = await postJson(other, "/api/redo", { session: "s" });
+      expect(JSON.parse(redo.body).error.code).toBe("not-a-workspace");
+      const timeline = await rawRequest(other.port, {
+        path: "/api/timeline",
+        headers: { Host: `127.0.0.1:${other.port}`, "X-Ghostcommit-Token": other.token },
+      });
+      expect([timeline.status, JSON.parse(timeline.body).error.message]).toEqual([410, message]);
+      expect(existsSync(gone.dir)).toBe(false);
+    } finally {
+      await other.stop();
+    }
+  });
+
   it("listens on loopback only", async () => {
     const outside = Object.values(os.networkInterfaces())
       .flat()
