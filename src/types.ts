@@ -8,7 +8,8 @@ export type ExclusionReason =
   | "ignore-file"
   | "nested-repo"
   | "budget"
-  | "unreadable";
+  | "unreadable"
+  | "store";
 
 /** A path left out of a snapshot, with totals for a directory. Paths are workspace-relative, '/'-separated. */
 export interface Excluded {

@@ -17,7 +17,7 @@ import { loadGhostignore } from "./ghostignore.js";
 import { captureNestedRepos, nestedReposToCapture, submoduleHead } from "./nested-repos.js";
 import { expandIncludes } from "./includes.js";
 import { classifyUntracked, dependencyDirOf, ghostignoreMatch, largeDirCandidates } from "./policy.js";
-import { sortExclusions, withoutIncludedDirs } from "./policy.js";
+import { dataDirWithin, sortExclusions, withoutIncludedDirs } from "./policy.js";
 import { captureWorktreePath } from "./read-worktree.js";
 import { syncExcludes } from "./status-gitdir.js";
 import { runStatus } from "./status-run.js";
@@ -182,10 +182,10 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
       trackedDirs.add(dir);
     }
   }
-  const dependencyDirFiles = new Map<RelPath, number>();
-  for (const [dir, files] of status.dependencyDirFiles) dependencyDirFiles.set(strip(dir), files);
+  const dependencyDirFiles = new Map([...status.dependencyDirFiles].map(([d, n]) => [strip(d), n] as const));
   const policy = classifyUntracked({
     untracked,
+    dataDir: dataDirWithin(location.root),
     dependencyDirFiles,
     dependencyDirs,
     largeDirFiles: settings.largeDirFiles,

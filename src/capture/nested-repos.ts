@@ -15,7 +15,7 @@ import {
 import type { StoredExclusion } from "../store/metadata.js";
 import { mapLimit } from "../util/pool.js";
 import type { CaptureContext } from "./context.js";
-import { classifyUntracked, ghostignoreMatch } from "./policy.js";
+import { classifyUntracked, dataDirWithin, ghostignoreMatch } from "./policy.js";
 import { captureWorktreePath } from "./read-worktree.js";
 import type { TreeChanges } from "../git/trees.js";
 import { MODE } from "../git/objects.js";
@@ -66,6 +66,7 @@ export async function captureNestedRepos(
     const inside = (rel: RelPath) => `${root}/${rel}`;
     const policy = classifyUntracked({
       untracked: listed.untracked.map(inside),
+      dataDir: dataDirWithin(ctx.location.root),
       dependencyDirs,
       largeDirFiles: null,
       ghostignore,

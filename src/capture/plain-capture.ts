@@ -12,7 +12,13 @@ import { expandIncludes } from "./includes.js";
 import { captureNestedRepos, nestedRoots } from "./nested-repos.js";
 import { isDirectory, listNewDirectory } from "./plain-walk.js";
 import { listChanges } from "./plain-status.js";
-import { classifyUntracked, ghostignoreMatch, sortExclusions, withoutIncludedDirs } from "./policy.js";
+import {
+  classifyUntracked,
+  dataDirWithin,
+  ghostignoreMatch,
+  sortExclusions,
+  withoutIncludedDirs,
+} from "./policy.js";
 import { editTree } from "../git/trees.js";
 import { indexEntryCount } from "../git/index-file.js";
 import { indexExtensions } from "../git/index-walk.js";
@@ -88,6 +94,7 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     }
     const policy = classifyUntracked({
       untracked: walked.untracked,
+      dataDir: dataDirWithin(ctx.location.root),
       dependencyDirs: depNames,
       largeDirFiles: null,
       ghostignore: matcher,

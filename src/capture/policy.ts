@@ -1,6 +1,9 @@
+import { realpathSync } from "node:fs";
+import path from "node:path";
 import type { Ignore } from "ignore";
+import { dataHome } from "../config.js";
 import { parseStatusV2, type StatusEntry } from "../git/status.js";
-import { ancestorsOf, isWithin, type RelPath } from "../paths.js";
+import { ancestorsOf, isWithin, type RelPath, relFromText } from "../paths.js";
 import type { StoredExclusion } from "../store/metadata.js";
 import { isRestoreTemp } from "../store/restore-journal.js";
 
@@ -20,6 +23,26 @@ export interface UntrackedPolicyInput {
   isTrackedDir: (dir: RelPath) => boolean;
   /** Untracked files already counted per outermost dependency directory (not in `untracked`). */
   dependencyDirFiles?: ReadonlyMap<RelPath, number>;
+  /** ghostcommit's data directory, where it lies inside the workspace (`dataDirWithin`). */
+  dataDir?: RelPath | null;
+}
+
+/**
+ * ghostcommit's data directory (`GHOSTCOMMIT_HOME`), as a path of the workspace at `root` when it
+ * lies inside it (an agent started in ~, a store set inside a project): its stores are never a
+ * workspace's files. Captured, a restore of an older snapshot deleted the store's newer objects
+ * and refs, its own safety snapshot's among them.
+ */
+export function dataDirWithin(root: string): RelPath | null {
+  let data: string;
+  try {
+    data = realpathSync(dataHome());
+  } catch {
+    return null; // not made yet: nothing of it to capture
+  }
+  const rel = path.relative(root, data);
+  if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) return null;
+  return relFromText(rel.split(path.sep).join("/"));
 }
 
 export interface UntrackedPolicyResult {
@@ -99,7 +122,12 @@ export function classifyUntracked(input: UntrackedPolicyInput): UntrackedPolicyR
     excluded.set(path, entry);
   };
   const remaining: RelPath[] = [];
+  const dataDir = input.dataDir ?? null;
   for (const raw of input.untracked) {
+    if (dataDir !== null && isWithin(raw.endsWith("/") ? raw.slice(0, -1) : raw, dataDir)) {
+      count(dataDir, "store");
+      continue;
+    }
     if (raw.endsWith("/")) {
       const dir = raw.slice(0, -1);
       const depDir = dependencyDirOf(`${dir}/x`, input.dependencyDirs);

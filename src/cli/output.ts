@@ -43,9 +43,10 @@ const REASON_TEXT: Record<Excluded["reason"], string> = {
   "nested-repo": "nested repository",
   budget: "over budget",
   unreadable: "unreadable",
+  store: "ghostcommit's data directory",
 };
 
-const DIR_REASONS = new Set<Excluded["reason"]>(["dependency-dir", "large-dir", "nested-repo"]);
+const DIR_REASONS = new Set<Excluded["reason"]>(["dependency-dir", "large-dir", "nested-repo", "store"]);
 
 /** "1 file", "5,000 files". */
 export function nFiles(n: number): string {

@@ -3,6 +3,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmSync,
   unlinkSync,
   utimesSync,
   writeFileSync,
@@ -370,4 +371,32 @@ describe("doctor and gc", () => {
     expect(r.ok("list")).toHaveLength(1);
     expect(gitDirDigest(r)).toEqual(before);
   });
+});
+
+describe("a data directory inside the workspace", () => {
+  it.each(["a repository", "a plain directory"])(
+    "is never captured in %s, so a restore of an older snapshot leaves the store whole",
+    (kind) => {
+      const r = repo({ "a.txt": "a\n" });
+      if (kind === "a plain directory") rmSync(r.path(".git"), { recursive: true });
+      // A store set inside a project (or an agent started in ~, where ~/.local/share/ghostcommit is).
+      const home = { GHOSTCOMMIT_HOME: r.path("gc-data") };
+      const run = (...args: string[]) => {
+        const result = sandbox.cli(r.dir, [...args, "--json"], undefined, home);
+        expect(result.status, result.stderr).toBe(0);
+        return result.json;
+      };
+      const one = run("snapshot", "-m", "one");
+      expect(one.excluded).toEqual([expect.objectContaining({ path: "gc-data", reason: "store" })]);
+      r.write({ "work.txt": "important\n" });
+      const two = run("snapshot", "-m", "two");
+      expect(run("show", two.id).files.sort()).toEqual(["a.txt", "work.txt"]);
+      const restored = run("restore", one.id);
+      expect(restored.deleted).toEqual(["work.txt"]);
+      expect(run("list").map((s: { id: string }) => s.id)).toEqual([restored.safety, two.id, one.id]);
+      expect(run("doctor").ok).toBe(true);
+      run("restore", restored.safety);
+      expect(r.read("work.txt")).toBe("important\n");
+    },
+  );
 });
