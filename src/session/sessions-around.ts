@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { dataHome } from "../config.js";
-import { type RelPath, relFromText } from "../paths.js";
+import { displayPath, isWithin, type RelPath, relFromText } from "../paths.js";
 import type { StoreContext } from "../store/context.js";
 import { workspaceDir } from "../store/layout.js";
 import { sha256Hex } from "../util/sha256.js";
@@ -35,14 +35,10 @@ export async function registerWorkspace(engine: StoreContext): Promise<void> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   await writeFileAtomic(
     file,
-    `${JSON.stringify({ prefix: prefixText(engine.location.prefix) })}\n`,
+    `${JSON.stringify({ prefix: displayPath(engine.location.prefix) })}\n`,
     0o600,
     false,
   );
-}
-
-function prefixText(prefix: RelPath): string {
-  return Buffer.from(prefix, "latin1").toString("utf8");
 }
 
 /**
@@ -77,9 +73,7 @@ export async function journalsAround(
 
 /** Maps paths of the workspace at `from` to the workspace at `to` (prefixes in one work tree); null when neither holds the other. */
 function pathMap(from: RelPath, to: RelPath): ((p: RelPath) => RelPath | null) | null {
-  const inside = (outer: RelPath, inner: RelPath) =>
-    outer === "" || inner === outer || inner.startsWith(`${outer}/`);
-  if (from === to || !(inside(from, to) || inside(to, from))) return null;
+  if (from === to || !(isWithin(to, from) || isWithin(from, to))) return null;
   return (p) => {
     const full = from === "" ? p : `${from}/${p}`;
     if (to === "") return full;
