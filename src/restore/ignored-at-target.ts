@@ -1,7 +1,34 @@
 import ignore, { type Ignore } from "ignore";
+import { GHOSTIGNORE } from "../capture/ghostignore.js";
+import { ghostignoreMatch } from "../capture/policy.js";
 import { entryAt } from "../git/trees.js";
 import type { CatFile } from "../git/cat-file.js";
+import { MODE } from "../git/objects.js";
 import { ancestorsOf, isWithin, type RelPath } from "../paths.js";
+
+/**
+ * Answers "did the target snapshot's own `.ghostignore` keep this path out?" for deletion
+ * candidates. Today's rules only say what may be touched now: a file made since under other rules
+ * (the `.ghostignore` removed or changed) would be matched by the target's and was never captured
+ * then, so the snapshot proves nothing about it. A `.ghostignore` the target left out (excluded,
+ * or a symlink) has rules no one can read back: then it proves nothing about any path.
+ */
+export async function ghostignoredAtTarget(
+  cat: CatFile,
+  targetTree: string,
+  excludedInTarget: readonly RelPath[],
+  ignoreCase: () => Promise<boolean>,
+): Promise<(path: RelPath) => boolean> {
+  if (excludedInTarget.some((dir) => isWithin(GHOSTIGNORE, dir))) return () => true;
+  const entry = await entryAt(cat, targetTree, GHOSTIGNORE);
+  if (!entry || entry.mode === MODE.tree || entry.mode === MODE.gitlink) return () => false;
+  const blob = entry.mode === MODE.link ? null : await cat.read(entry.oid);
+  if (!blob) return () => true;
+  const matcher = ignore({ allowRelativePaths: true, ignorecase: await ignoreCase() }).add(
+    blob.content.toString("utf8"),
+  );
+  return (path) => ghostignoreMatch(path, matcher) !== null;
+}
 
 /**
  * Answers "was this path ignored when the target snapshot was taken?" for deletion candidates.

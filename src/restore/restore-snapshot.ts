@@ -7,7 +7,7 @@ import { ignoresCase } from "../capture/conversion.js";
 import type { RelPath } from "../paths.js";
 import type { StoreContext } from "../store/context.js";
 import type { StoredSnapshot } from "../store/store.js";
-import { ignoredAtTarget, ignoreScope } from "./ignored-at-target.js";
+import { ghostignoredAtTarget, ignoredAtTarget, ignoreScope } from "./ignored-at-target.js";
 import { selectNamed } from "./path-filter.js";
 import { type PathChange, proveAbsent } from "./plan.js";
 import { type RestoreResult, runRestore } from "./restore.js";
@@ -71,11 +71,15 @@ export async function restoreSnapshot(
       // absence then proves nothing a person would want deleted, and its .git stays either way.
       const lookedInto = new Set(target.meta.nested ?? []);
       const reposSince = capturedRepos.filter((r) => !lookedInto.has(r));
+      const excludedThen = target.meta.excluded.map((e) => e.path);
+      const ghostignored = await ghostignoredAtTarget(cat, target.tree, excludedThen, () =>
+        ignoresCase(engine.location, engine.paths.dir),
+      );
       const provenAbsent = proveAbsent(
         candidates,
         filesInTarget,
-        [...target.meta.excluded.map((e) => e.path), ...reposInTarget, ...reposSince],
-        (p) => ignored.has(p),
+        [...excludedThen, ...reposInTarget, ...reposSince],
+        (p) => ignored.has(p) || ghostignored(p),
       );
       return { changes, provenAbsent };
     },

@@ -2,7 +2,7 @@ import type { StoreContext } from "../store/context.js";
 import type { CatFile } from "../git/cat-file.js";
 import { MODE } from "../git/objects.js";
 import { ancestorsOf, type RelPath } from "../paths.js";
-import { ignoredAtTarget, ignoreScope } from "../restore/ignored-at-target.js";
+import { ghostignoredAtTarget, ignoredAtTarget, ignoreScope } from "../restore/ignored-at-target.js";
 import { ignoresCase } from "../capture/conversion.js";
 import { proveAbsent } from "../restore/plan.js";
 import type { StoredSnapshot } from "../store/store.js";
@@ -17,7 +17,8 @@ export interface AbsenceSource {
 
 /**
  * Deletion needs proof: a path absent from the turn's before snapshot is deleted only
- * when that snapshot would have captured it had it existed (not excluded, not ignored then), or
+ * when that snapshot would have captured it had it existed (not excluded, not ignored nor
+ * matched by its `.ghostignore` then), or
  * when a touch recorded it as absent. Candidates are grouped by the snapshot that decides them.
  */
 export async function proveDeletions(
@@ -66,8 +67,13 @@ export async function proveDeletions(
             ignoresCase(engine.location, engine.paths.dir),
           )
         : new Set<RelPath>();
-    const excluded = [...snapshot.meta.excluded.map((e) => e.path), ...reposInTarget];
-    for (const p of proveAbsent(paths, fileInTarget, excluded, (q) => ignored.has(q))) proven.add(p);
+    const excludedThen = snapshot.meta.excluded.map((e) => e.path);
+    const ghostignored = await ghostignoredAtTarget(cat, snapshot.tree, excludedThen, () =>
+      ignoresCase(engine.location, engine.paths.dir),
+    );
+    const excluded = [...excludedThen, ...reposInTarget];
+    for (const p of proveAbsent(paths, fileInTarget, excluded, (q) => ignored.has(q) || ghostignored(q)))
+      proven.add(p);
   }
   return proven;
 }

@@ -1,9 +1,11 @@
 import { existsSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { Repo } from "../helpers/repo.js";
 import { fileSandbox, filesOf, gitDirDigest, mtimeNs, workDigest } from "../helpers/support.js";
 
 const { sandbox, repo } = fileSandbox();
+let plainDirs = 0;
 
 describe("restore", () => {
   it("undoes a move (rename) of a tracked file", () => {
@@ -231,6 +233,30 @@ describe("restore", () => {
     expect(c.ok("snapshot").excluded).toEqual([]);
     c.git("config", "core.ignoreCase", "true");
     expect(c.ok("snapshot").excluded).toEqual([{ path: "notes.md", reason: "ignore-file" }]);
+  });
+
+  it("never deletes a file the snapshot's own .ghostignore kept out, though today's rules (or none) do not", () => {
+    const plain = () => new Repo(sandbox, sandbox.dir(`plain-${++plainDirs}`));
+    for (const make of [plain, () => repo({ "README.md": "r\n" })]) {
+      // The .ghostignore removed since: restore writes it back and leaves the secret made meanwhile.
+      const r = make();
+      r.write({ ".ghostignore": "*.secret\n", "keep.txt": "k\n" });
+      const s0 = r.ok("snapshot");
+      r.remove(".ghostignore");
+      r.write({ "prod.secret": "API_KEY=1\n", "new.txt": "n\n" });
+      const report = r.ok("restore", s0.id);
+      expect([report.written, report.deleted, report.skipped]).toEqual([
+        [".ghostignore"],
+        ["new.txt"],
+        [{ path: "prod.secret", reason: "excluded" }],
+      ]);
+      expect(r.read("prod.secret")).toBe("API_KEY=1\n");
+
+      // Its rule changed since: a file made under the new rule that the old one matched stays too.
+      r.write({ ".ghostignore": "*.env\n", "y.secret": "y\n" });
+      expect(r.ok("restore", s0.id).deleted).toEqual([]);
+      expect([r.read(".ghostignore"), r.read("y.secret")]).toEqual(["*.secret\n", "y\n"]);
+    }
   });
 
   it("restores the executable bit, symlinks and empty files", () => {

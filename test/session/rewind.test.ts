@@ -212,6 +212,23 @@ describe("rewind and redo through the CLI", () => {
     }
   });
 
+  it("leaves a file the turn made that its before-snapshot's .ghostignore kept out, when the turn removed that rule", () => {
+    for (const r of [plain({ "a.txt": "a0\n" }), repo({ "a.txt": "a0\n" })]) {
+      r.write({ ".ghostignore": "*.secret\n" });
+      turn(r, "s", "1", () => {
+        r.remove(".ghostignore");
+        r.write({ "prod.secret": "API_KEY=1\n", "a.txt": "a1\n" });
+      });
+      const rewound = r.ok("rewind", "--session", "s", "--to", "1");
+      expect([rewound.written, rewound.deleted, rewound.skipped]).toEqual([
+        [".ghostignore", "a.txt"],
+        [],
+        [{ path: "prod.secret", reason: "excluded" }],
+      ]);
+      expect([r.read(".ghostignore"), r.read("prod.secret")]).toEqual(["*.secret\n", "API_KEY=1\n"]);
+    }
+  });
+
   it("leaves a touched file .ghostignore keeps out, without taking it for a conflict", () => {
     const r = repo({ a: "a\n", ".ghostignore": "local.cfg\n" });
     r.write({ "local.cfg": "v1\n" });
