@@ -7,11 +7,15 @@ export interface Candidate {
   size: number;
   mtimeMs: number;
   forced: boolean;
+  /** In the last snapshot already (edited since, or not): it keeps its place before new files. */
+  captured: boolean;
 }
 
 /**
- * Keeps a plain directory within its budget: touched files always, then the most recently
- * modified, so a home directory snapshot finishes and says what it left out.
+ * Keeps a plain directory within its budget: touched files always, then those already captured,
+ * then the most recently modified, so a home directory snapshot finishes and says what it left
+ * out. A file once captured is not thrown out for a newer one: it would vanish from the next
+ * snapshot although nobody removed it, and a rewind would take that for a change.
  */
 export function applyBudget(
   candidates: Candidate[],
@@ -23,7 +27,8 @@ export function applyBudget(
     return { add: candidates, dropped: [] };
   }
   const ordered = [...candidates].sort(
-    (a, b) => Number(b.forced) - Number(a.forced) || b.mtimeMs - a.mtimeMs,
+    (a, b) =>
+      Number(b.forced) - Number(a.forced) || Number(b.captured) - Number(a.captured) || b.mtimeMs - a.mtimeMs,
   );
   const add: Candidate[] = [];
   const dropped: Candidate[] = [];

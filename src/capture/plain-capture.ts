@@ -2,7 +2,7 @@ import { lstatSync, rmSync } from "node:fs";
 import path from "node:path";
 import { MANY_OBJECTS_ENV, runGit, splitNul } from "../git/exec.js";
 import { ancestorsOf, fsPath, type RelPath, relBytes, relFromBytes, touchesGitDir } from "../paths.js";
-import { STORE_FILES, readJson, writeFileAtomic } from "../store/layout.js";
+import { STORE_FILES } from "../store/layout.js";
 import type { StoredExclusion } from "../store/metadata.js";
 import { withLock } from "../util/lock.js";
 import type { CaptureContext, Captured } from "./context.js";
@@ -25,6 +25,7 @@ import { indexExtensions } from "../git/index-walk.js";
 import { cacheTreeRoot } from "../git/cache-tree.js";
 import { captureOverIndexTree, DEFERRED_PATHS_LIMIT } from "./plain-deferred.js";
 import { applyBudget, type Candidate, groupBudgetExclusions } from "./plain-budget.js";
+import { readState, writeState } from "./plain-state.js";
 
 /**
  * Captures a directory that is not in any git repository. The store keeps its own index of the
@@ -115,6 +116,11 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     excluded.push(...nested.excluded);
 
     const forced = new Set(await expandIncludes(ctx.location.root, includes));
+    // In the last snapshot: in the index and not left out since, or added over it (see below).
+    const addedOver = new Set(stateBefore.addedOverIndex ?? []);
+    const removedOver = new Set(stateBefore.removedOverIndex ?? []);
+    const capturedBefore = (rel: RelPath) =>
+      addedOver.has(rel) || (indexed.has(rel) && !removedOver.has(rel));
     const candidates: Candidate[] = [];
     const seen = new Set<RelPath>();
     for (const rel of [...toAdd, ...policy.capture, ...forced]) {
@@ -149,7 +155,13 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
         toRemove.add(rel);
         continue;
       }
-      candidates.push({ path: rel, size: stat.size, mtimeMs: stat.mtimeMs, forced: forced.has(rel) });
+      candidates.push({
+        path: rel,
+        size: stat.size,
+        mtimeMs: stat.mtimeMs,
+        forced: forced.has(rel),
+        captured: capturedBefore(rel),
+      });
     }
 
     // Files the index keeps untouched: only removals of indexed paths shrink it, and changed
@@ -195,9 +207,15 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
         nestedFiles: nested.files,
       }).catch(() => null);
       if (deferred) {
-        if (listing.ignoreFiles !== null && listing.ignoreFiles !== (stateBefore.ignoreFiles ?? false)) {
-          await writeState(ctx.paths.dir, { ...stateBefore, ignoreFiles: listing.ignoreFiles });
-        }
+        // The files this snapshot holds that the index does not name are still captured ones
+        // for the next snapshot's budget, which sees them as new to the index.
+        const state = {
+          ...stateBefore,
+          ...(listing.ignoreFiles !== null ? { ignoreFiles: listing.ignoreFiles } : {}),
+          addedOverIndex: deferred.added,
+          removedOverIndex: deferred.removed,
+        };
+        if (JSON.stringify(state) !== JSON.stringify(stateBefore)) await writeState(ctx.paths.dir, state);
         return {
           tree: deferred.tree,
           parent: null,
@@ -242,35 +260,6 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
       ...(nested.roots.length > 0 ? { nested: nested.roots } : {}),
     };
   });
-}
-
-interface PlainState {
-  ghostignoreHash: string | null;
-  files: number;
-  /** The tree the store's index held when it was last written. */
-  indexTree?: string;
-  /** Status saw a `.gitignore` in the directory: later snapshots walk it (see `listChanges`). */
-  ignoreFiles?: boolean;
-}
-
-async function readState(dir: string): Promise<PlainState> {
-  const fallback: PlainState = { ghostignoreHash: null, files: 0 };
-  // A damaged state file (wrong types) must not push every file over the budget.
-  return readJson<PlainState>(path.join(dir, STORE_FILES.plainState), fallback, (value) => {
-    const v = value as PlainState | null;
-    return (
-      typeof v === "object" &&
-      v !== null &&
-      (v.ghostignoreHash === null || typeof v.ghostignoreHash === "string") &&
-      Number.isFinite(v.files) &&
-      (v.indexTree === undefined || /^[0-9a-f]{40}$/.test(v.indexTree)) &&
-      (v.ignoreFiles === undefined || typeof v.ignoreFiles === "boolean")
-    );
-  });
-}
-
-async function writeState(dir: string, state: PlainState): Promise<void> {
-  await writeFileAtomic(path.join(dir, STORE_FILES.plainState), JSON.stringify(state));
 }
 
 function nulList(paths: RelPath[]): Buffer {

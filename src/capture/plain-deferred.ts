@@ -35,15 +35,27 @@ export interface PathInIndex {
   indexed: boolean | null;
 }
 
+export interface OverIndexResult {
+  tree: string;
+  fileCount: number;
+  excluded: StoredExclusion[];
+  captured: Set<RelPath>;
+  /** Files the tree holds that the index does not, and index files it left out. */
+  added: RelPath[];
+  removed: RelPath[];
+}
+
 export async function captureOverIndexTree(
   ctx: CaptureContext,
   input: OverIndexTree,
-): Promise<{ tree: string; fileCount: number; excluded: StoredExclusion[]; captured: Set<RelPath> }> {
+): Promise<OverIndexResult> {
   const { cat, writer } = ctx;
   const { indexTree } = input;
   const changes: TreeChanges = new Map();
   const excluded: StoredExclusion[] = [];
   const captured = new Set<RelPath>();
+  const added: RelPath[] = [];
+  const removed: RelPath[] = [];
   let fileCount = input.indexFiles;
   // What the index's tree holds at the path; looked up where the caller cannot say.
   const heldAs = async (path: RelPath, indexed: boolean | null): Promise<"file" | "directory" | null> => {
@@ -56,7 +68,9 @@ export async function captureOverIndexTree(
   const remove = (path: RelPath, held: "file" | "directory" | null) => {
     if (held === "directory") return;
     changes.set(path, null);
-    if (held === "file") fileCount--;
+    if (held !== "file") return;
+    fileCount--;
+    removed.push(path);
   };
   for (const { path, indexed } of input.removals) remove(path, await heldAs(path, indexed));
   const results = await mapLimit(input.reads, 8, (read) =>
@@ -70,7 +84,9 @@ export async function captureOverIndexTree(
       case "file":
         changes.set(path, result.state);
         captured.add(path);
-        if (held !== "file") fileCount++;
+        if (held === "file") break;
+        fileCount++;
+        added.push(path);
         break;
       case "large":
         excluded.push({ path, reason: "large-file", bytes: result.size, files: 1 });
@@ -91,5 +107,5 @@ export async function captureOverIndexTree(
   for (const [path, state] of input.nestedFiles) changes.set(path, state);
   const tree = await editTree(cat, writer, indexTree, changes);
   trace(`capture: plain index left as it is, ${input.reads.length} paths read`);
-  return { tree, fileCount: Math.max(0, fileCount), excluded, captured };
+  return { tree, fileCount: Math.max(0, fileCount), excluded, captured, added, removed };
 }

@@ -1,7 +1,30 @@
+import { utimesSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { applyBudget, groupBudgetExclusions } from "../../src/capture/plain-budget.js";
+import { Repo } from "../helpers/repo.js";
+import { fileSandbox } from "../helpers/support.js";
 
-const file = (path: string, mtimeMs: number, size = 10, forced = false) => ({ path, size, mtimeMs, forced });
+const file = (path: string, mtimeMs: number, size = 10, forced = false, captured = false) => ({
+  path,
+  size,
+  mtimeMs,
+  forced,
+  captured,
+});
+
+const { sandbox } = fileSandbox();
+let dirs = 0;
+/** A plain directory (no git) with these settings, each file modified a second after the last. */
+function plainDir(settings: object): { dir: Repo; write: (files: Record<string, string>) => void } {
+  const dir = new Repo(sandbox, sandbox.dir(`plain-${++dirs}`));
+  let at = Date.now() / 1000 - 3600;
+  const write = (files: Record<string, string>) => {
+    dir.write(files);
+    for (const rel of Object.keys(files)) utimesSync(dir.path(rel), ++at, at);
+  };
+  write({ ".ghostcommit.json": JSON.stringify(settings) });
+  return { dir, write };
+}
 
 describe("plain-directory budget", () => {
   test("keeps touched files first, then the most recently modified, within the file budget", () => {
@@ -13,6 +36,48 @@ describe("plain-directory budget", () => {
     );
     expect(result.add.map((c) => c.path)).toEqual(["touched", "new"]);
     expect(result.dropped.map((c) => c.path)).toEqual(["mid", "old"]);
+  });
+
+  test("keeps files already captured before newer ones", () => {
+    const result = applyBudget(
+      [file("new", 3), file("edited", 1, 10, false, true)],
+      { files: 1, bytes: 0 },
+      2,
+      1_000,
+    );
+    expect([result.add.map((c) => c.path), result.dropped.map((c) => c.path)]).toEqual([["edited"], ["new"]]);
+  });
+
+  test("a snapshot keeps every file it captured before, also one edited since, and leaves the new one out", () => {
+    const { dir, write } = plainDir({ budgetFiles: 3 });
+    write({ a: "a\n" });
+    dir.ok("snapshot");
+    write({ b: "b\n" });
+    expect(dir.ok("snapshot").excluded).toEqual([]);
+    write({ c: "c\n" }); // the newest, but past the budget
+    expect(dir.ok("snapshot").excluded).toEqual([{ path: "c", reason: "budget", files: 1, bytes: 2 }]);
+    write({ a: "a, edited\n" });
+    write({ d: "d\n" });
+    const snap = dir.ok("snapshot");
+    expect(snap.excluded).toEqual([
+      { path: "c", reason: "budget", files: 1, bytes: 2 },
+      { path: "d", reason: "budget", files: 1, bytes: 2 },
+    ]);
+    expect(dir.ok("show", snap.id).files).toEqual([".ghostcommit.json", "a", "b"]);
+    expect(dir.read("a")).toBe("a, edited\n");
+  });
+
+  test("a turn's edit of a captured file in a full directory is its change, and its rewind puts it back", () => {
+    const { dir, write } = plainDir({ budgetFiles: 2 });
+    write({ a: "a\n" });
+    dir.ok("snapshot");
+    dir.ok("turn", "begin", "--session", "s", "--turn", "1");
+    write({ a: "a, edited\n" });
+    write({ n: "new\n" });
+    expect(dir.ok("turn", "end", "--session", "s", "--turn", "1").changed).toEqual(["a"]);
+    const rewound = dir.ok("rewind", "--session", "s", "--to", "1");
+    expect([rewound.written, rewound.skipped]).toEqual([["a"], [{ path: "n", reason: "excluded" }]]);
+    expect(dir.read("a")).toBe("a\n");
   });
 
   test("reports a directory holding nothing but left-out files as one entry with totals", () => {
