@@ -1,3 +1,4 @@
+import { walkIndexFile } from "../git/index-walk.js";
 import { ancestorsOf, type RelPath } from "../paths.js";
 import type { StoredExclusion } from "../store/metadata.js";
 
@@ -44,6 +45,23 @@ export function applyBudget(
     }
   }
   return { add, dropped };
+}
+
+/**
+ * Bytes of the regular files the store's index holds (`count` entries), less those of `leaving`
+ * (files this run removes or reads again, whose new sizes count as candidates): one walk of the
+ * index, some tens of milliseconds for 50,000 entries, asked only near the budget. The sizes are
+ * git's stat sizes, modulo 2^32 (a file past 4 GiB is past any sensible size limit); symlinks are
+ * left out. Null when the index cannot be read.
+ */
+export function indexedBytes(indexFile: string, count: number, leaving: ReadonlySet<RelPath>): number | null {
+  const every = leaving.size > 0 ? new Set(Array.from({ length: count }, (_, i) => i)) : undefined;
+  const walk = walkIndexFile(indexFile, { files: true, namesAt: every });
+  if (!walk?.files) return null;
+  const { count: files, statSizes, positions } = walk.files;
+  let bytes = 0;
+  for (let i = 0; i < files; i++) if (!every || !leaving.has(walk.names[positions[i]])) bytes += statSizes[i];
+  return bytes;
 }
 
 /**

@@ -24,7 +24,7 @@ import { indexEntryCount } from "../git/index-file.js";
 import { indexExtensions } from "../git/index-walk.js";
 import { cacheTreeRoot } from "../git/cache-tree.js";
 import { captureOverIndexTree, DEFERRED_PATHS_LIMIT } from "./plain-deferred.js";
-import { applyBudget, type Candidate, groupBudgetExclusions } from "./plain-budget.js";
+import { applyBudget, type Candidate, groupBudgetExclusions, indexedBytes } from "./plain-budget.js";
 import { readState, writeState } from "./plain-state.js";
 
 /**
@@ -170,8 +170,20 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     const removedIndexed = [...toRemove].filter((rel) => indexed.has(rel)).length;
     const readded = toAdd.filter((rel) => !toRemove.has(rel)).length;
     const existingFiles = indexedBefore - removedIndexed - readded;
-    // Bytes of files already captured are not tracked: the byte budget bounds what one run adds.
-    const existing = { files: Math.max(0, existingFiles), bytes: 0 };
+    // The byte budget is a total: what the index keeps counts. The bound recorded when the index
+    // was last written spares its walk until the candidates may not fit beside it.
+    const tree = indexedBefore > 0 ? indexExtensions(indexFile, new Set(["TREE"]))?.get("TREE") : undefined;
+    const sameIndex = tree !== undefined && cacheTreeRoot(tree) === stateBefore.indexTree;
+    const bound = sameIndex ? stateBefore.bytes : undefined;
+    const adding = candidates.reduce((total, c) => total + c.size, 0);
+    const leaving = () => new Set([...toRemove, ...toAdd].filter((rel) => indexed.has(rel)));
+    const existingBytes =
+      indexedBefore === 0
+        ? 0
+        : bound !== undefined && bound + adding <= ctx.settings.budgetBytes
+          ? bound
+          : (indexedBytes(indexFile, indexedBefore, leaving()) ?? 0);
+    const existing = { files: Math.max(0, existingFiles), bytes: existingBytes };
     const kept = applyBudget(candidates, existing, ctx.settings.budgetFiles, ctx.settings.budgetBytes);
     if (kept.dropped.length > 0) {
       // Files that stay captured: kept candidates and index entries this run does not remove.
@@ -186,11 +198,9 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     // Few paths outstanding and the index still the tree it was last written as (status only
     // refreshes its stat data and cache; a write cut short by a kill invalidates its cache tree):
     // the index is left as it is.
-    const tree = indexedBefore > 0 ? indexExtensions(indexFile, new Set(["TREE"]))?.get("TREE") : undefined;
     if (
       stateBefore.indexTree &&
-      tree &&
-      cacheTreeRoot(tree) === stateBefore.indexTree &&
+      sameIndex &&
       !ghostignoreChanged &&
       !becameRepository &&
       kept.dropped.length === 0 &&
@@ -247,6 +257,7 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     await writeState(ctx.paths.dir, {
       ghostignoreHash: ghostignore?.hash ?? null,
       files: fileCount,
+      bytes: existingBytes + kept.add.reduce((total, c) => total + c.size, 0),
       indexTree: plainTree,
       // Seen by this run, or not looked for: status is tried again after the index is rewritten.
       ignoreFiles: listing.ignoreFiles === true,

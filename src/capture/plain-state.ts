@@ -6,6 +6,8 @@ import { STORE_FILES, readJson, writeFileAtomic } from "../store/layout.js";
 export interface PlainState {
   ghostignoreHash: string | null;
   files: number;
+  /** At least the bytes of the index's files: the budget walks the index only when near it. */
+  bytes?: number;
   /** The tree the store's index held when it was last written. */
   indexTree?: string;
   /** Status saw a `.gitignore` in the directory: later snapshots walk it (see `listChanges`). */
@@ -31,6 +33,7 @@ export async function readState(dir: string): Promise<PlainState> {
       v !== null &&
       (v.ghostignoreHash === null || typeof v.ghostignoreHash === "string") &&
       Number.isFinite(v.files) &&
+      (v.bytes === undefined || (Number.isFinite(v.bytes) && v.bytes >= 0)) &&
       (v.indexTree === undefined || /^[0-9a-f]{40}$/.test(v.indexTree)) &&
       (v.ignoreFiles === undefined || typeof v.ignoreFiles === "boolean") &&
       isPathList(v.addedOverIndex) &&

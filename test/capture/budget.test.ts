@@ -80,6 +80,28 @@ describe("plain-directory budget", () => {
     expect(dir.read("a")).toBe("a\n");
   });
 
+  test("the byte budget counts what is already captured, not only what one snapshot adds", () => {
+    const { dir, write } = plainDir({ budgetBytes: 1000 });
+    const kb = (c: string) => c.repeat(600);
+    write({ f1: kb("1") });
+    expect(dir.ok("snapshot").excluded).toEqual([]);
+    for (const n of [2, 3, 4, 5]) {
+      write({ [`f${n}`]: kb(String(n)) });
+      const snap = dir.ok("snapshot");
+      expect(snap.excluded.map((e: any) => [e.path, e.reason])).toEqual(
+        [2, 3, 4, 5].filter((k) => k <= n).map((k) => [`f${k}`, "budget"]),
+      );
+    }
+    // Edited, a captured file keeps its place: its old size is not counted beside its new one.
+    write({ f1: kb("x") });
+    expect(dir.ok("show", dir.ok("snapshot").id).files).toEqual([".ghostcommit.json", "f1"]);
+    // Removed, it makes room for the newest.
+    dir.remove("f1");
+    const snap = dir.ok("snapshot");
+    expect(dir.ok("show", snap.id).files).toEqual([".ghostcommit.json", "f5"]);
+    expect(snap.excluded.map((e: any) => e.path)).toEqual(["f2", "f3", "f4"]);
+  });
+
   test("reports a directory holding nothing but left-out files as one entry with totals", () => {
     const dropped = [
       file("cache/a/1", 0, 5),
