@@ -180,7 +180,9 @@ describe("rewind and redo through the CLI", () => {
     turn(r, "s", "3", () => r.remove("gone.bin"));
     const run = r.cli(["rewind", "--session", "s", "--to", "1"]);
     expect(run.status, run.stderr).toBe(0); // a skip of what was never captured is not a failure
-    expect(run.stdout).toContain("skip   model.bin (excluded: the target or the safety snapshot lacks it, so it is left as it is)");
+    expect(run.stdout).toContain(
+      "skip   model.bin (excluded: the target or the safety snapshot lacks it, so it is left as it is)",
+    );
     const report = r.ok("redo", "--session", "s") && r.ok("rewind", "--session", "s", "--to", "1");
     expect(report.written).toEqual(["a.txt"]);
     // Only what the turns added and is still there: not what was excluded before them, not a

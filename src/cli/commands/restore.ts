@@ -59,6 +59,7 @@ export function describeRestore(
 
 function skipWhy(skip: SkippedPath): string {
   // Left out of the target or of the safety snapshot: written over or deleted, it could not come back.
-  if (skip.reason === "excluded") return "excluded: the target or the safety snapshot lacks it, so it is left as it is";
+  if (skip.reason === "excluded")
+    return "excluded: the target or the safety snapshot lacks it, so it is left as it is";
   return skip.errno ? `${skip.reason}: ${explained(skip.errno)}` : skip.reason;
 }
