@@ -36,3 +36,26 @@ describe.runIf(existsSync("/dev/full"))("output that cannot be written", () => {
     expect(r.ok("list")[0].message).toBe(`before restoring ${snap.id.slice(0, 12)}`);
   });
 });
+
+/** The CLI writing into a pipe whose reader has closed it; the CLI's exit status. */
+function toClosedPipe(r: Repo, args: string[], streams = ""): number {
+  const command = `"$0" "$@" ${streams} | (exec 0<&-; sleep 1); exit \${PIPESTATUS[0]}`;
+  return spawnSync("bash", ["-c", command, process.execPath, CLI, ...args], {
+    cwd: r.dir,
+    env: r.sandbox.env,
+  }).status as number;
+}
+
+describe("a reader that closed the pipe", () => {
+  it("ends the output quietly and leaves the command's exit status as it is", () => {
+    const r = repo({ "a.txt": "a\n" });
+    r.ok("turn", "begin", "--session", "s", "--turn", "1");
+    r.write({ "a.txt": "turn\n" });
+    r.ok("turn", "end", "--session", "s", "--turn", "1");
+    r.write({ "a.txt": "edited by hand\n" });
+    expect(toClosedPipe(r, ["--json", "rewind", "--to", "1"], "2>/dev/null")).toBe(3);
+    expect(toClosedPipe(r, ["show", "zzzzzzz"], "2>&1")).toBe(1);
+    expect(toClosedPipe(r, ["list"])).toBe(0);
+    expect(r.read("a.txt")).toBe("edited by hand\n");
+  });
+});
