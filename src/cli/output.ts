@@ -63,7 +63,7 @@ export function turnList(turns: string[]): string {
   return `${turns.length === 1 ? "turn" : "turns"} ${turns.map(humanText).join(", ")}`;
 }
 
-import { formatBytes, formatCount } from "../util/format.js";
+import { C_ESCAPES, formatBytes, formatCount, quotedPath } from "../util/format.js";
 
 export { formatBytes, formatCount };
 
@@ -74,7 +74,7 @@ export function formatExcluded(entries: Excluded[], limit = 20): string[] {
     const details = [REASON_TEXT[e.reason]];
     if (e.files !== undefined && e.files !== 1) details.push(`${formatCount(e.files)} files`);
     if (e.bytes !== undefined) details.push(formatBytes(e.bytes));
-    return `  ${color.yellow("excluded")} ${e.path}${isDir} (${details.join(", ")})`;
+    return `  ${color.yellow("excluded")} ${humanPath(`${e.path}${isDir}`)} (${details.join(", ")})`;
   });
   if (entries.length > limit) lines.push(`  … and ${formatCount(entries.length - limit)} more (see --json)`);
   return lines;
@@ -110,18 +110,6 @@ export function progress(label: string): () => void {
   };
 }
 
-const C_ESCAPES: Record<string, string> = {
-  "\n": "\\n",
-  "\t": "\\t",
-  "\r": "\\r",
-  '"': '\\"',
-  "\\": "\\\\",
-  "\x07": "\\a",
-  "\b": "\\b",
-  "\f": "\\f",
-  "\v": "\\v",
-};
-
 /**
  * Free text for human output (a prompt, a message, a session or turn id, a name a remote gave):
  * control characters, which could move the
@@ -146,16 +134,5 @@ export function cutText(text: string, max: number): string {
   return `${text.slice(0, end)}…`;
 }
 
-/**
- * A path for human output, quoted as git quotes it when it holds a control character, a quote or a
- * backslash (`"new\nline"`), so one name never reads as two lines or two names. JSON output keeps
- * names as they are.
- */
-export function humanPath(path: string): string {
-  if (!/[\x00-\x1f\x7f"\\]/.test(path)) return path;
-  const escaped = path.replace(
-    /[\x00-\x1f\x7f"\\]/g,
-    (c) => C_ESCAPES[c] ?? `\\${c.charCodeAt(0).toString(8).padStart(3, "0")}`,
-  );
-  return `"${escaped}"`;
-}
+/** A path for human output, quoted as git quotes it where needed; JSON output keeps names as they are. */
+export const humanPath = quotedPath;

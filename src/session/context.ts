@@ -1,5 +1,6 @@
 import type { StoreContext } from "../store/context.js";
 import { GhostcommitError } from "../errors.js";
+import { quotedPath } from "../util/format.js";
 import { Journal } from "./journal.js";
 import type { SessionState, TurnState } from "./model.js";
 
@@ -72,6 +73,7 @@ export function conflictError(
   return error;
 }
 
+/** Quoted where needed: the message is one line, and a name must not end it or reach the terminal raw. */
 function listed(paths: string[]): string {
-  return paths.slice(0, 10).join(", ") + (paths.length > 10 ? ", …" : "");
+  return paths.slice(0, 10).map(quotedPath).join(", ") + (paths.length > 10 ? ", …" : "");
 }

@@ -3,6 +3,7 @@ import { runGit, splitNul } from "../git/exec.js";
 import { displayPath, relFromBytes } from "../paths.js";
 import type { StoreContext } from "../store/context.js";
 import type { StoredSnapshot } from "../store/store.js";
+import { quotedPath } from "../util/format.js";
 
 /**
  * Secrets stay home by default: a snapshot may hold files the repository ignores (a touched or
@@ -39,7 +40,7 @@ export async function refuseIgnoredContent(engine: StoreContext, snapshots: Stor
   }
   if (offending.size === 0) return;
   const paths = [...offending.keys()].sort();
-  const shown = paths.slice(0, 10).join(", ") + (paths.length > 10 ? ", …" : "");
+  const shown = paths.slice(0, 10).map(quotedPath).join(", ") + (paths.length > 10 ? ", …" : "");
   throw new GhostcommitError(
     "conflict",
     `push refused: snapshots hold ${paths.length} ${paths.length === 1 ? "file" : "files"} the repository ignores (${shown}); nothing was sent, --include-ignored sends them`,

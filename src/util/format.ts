@@ -30,3 +30,30 @@ export function isoFromMillis(ms: number): string {
   const time = `${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())}`;
   return `${day}T${time}.${String(date.getUTCMilliseconds()).padStart(3, "0")}Z`;
 }
+
+/** git's C-style escapes of the characters that need no octal. */
+export const C_ESCAPES: Record<string, string> = {
+  "\n": "\\n",
+  "\t": "\\t",
+  "\r": "\\r",
+  '"': '\\"',
+  "\\": "\\\\",
+  "\x07": "\\a",
+  "\b": "\\b",
+  "\f": "\\f",
+  "\v": "\\v",
+};
+
+/**
+ * A path for people, quoted as git quotes it when it holds a control character, a quote or a
+ * backslash (`"new\nline"`), so one name never reads as two lines or two names and never sends a
+ * terminal escape. Machine-readable output keeps names as they are.
+ */
+export function quotedPath(path: string): string {
+  if (!/[\x00-\x1f\x7f"\\]/.test(path)) return path;
+  const escaped = path.replace(
+    /[\x00-\x1f\x7f"\\]/g,
+    (c) => C_ESCAPES[c] ?? `\\${c.charCodeAt(0).toString(8).padStart(3, "0")}`,
+  );
+  return `"${escaped}"`;
+}

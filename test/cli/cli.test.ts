@@ -278,6 +278,31 @@ describe("human output", () => {
     expect(restore).toContain('  gone   "new\\nline"\n');
     expect(r.exists("new\nline")).toBe(false);
   });
+
+  it("quotes excluded names and the paths of a refusal, so none splits a line or reaches the terminal raw", () => {
+    const big = "big\x1b]0;pwned\x07.bin";
+    const r = repo({ "a.txt": "a\n" });
+    r.write({ [big]: Buffer.alloc(11 << 20), "we\nird/node_modules/x/i.js": "1" });
+    const snap = r.cli(["snapshot"]);
+    const excluded = [
+      '  excluded "big\\033]0;pwned\\a.bin" (large file, 11 MiB)',
+      '  excluded "we\\nird/node_modules/" (dependency dir)',
+    ];
+    expect(snap.stdout.split("\n").slice(1, 3)).toEqual(excluded);
+    const id = snap.stdout.split(" ")[1];
+    expect(r.cli(["show", id]).stdout).toContain(`${excluded.join("\n")}\n`);
+
+    const odd = "x\x1b[2Jy\nz";
+    r.ok("turn", "begin", "--session", "s", "--turn", "1");
+    r.write({ [odd]: "turn\n" });
+    r.ok("turn", "end", "--session", "s", "--turn", "1");
+    r.write({ [odd]: "edited by hand\n" });
+    const refused = r.cli(["rewind", "--to", "1"]);
+    expect(refused.status).toBe(3);
+    expect(refused.stderr).toBe(
+      'ghostcommit: rewind refused: 1 file was changed since session s last changed it ("x\\033[2Jy\\nz"); nothing was changed, --force overwrites\n',
+    );
+  });
 });
 
 describe("show, diff and drop", () => {
