@@ -19,7 +19,7 @@ import { openTurnOf, type SessionState, type TurnState } from "./model.js";
 import { redoSession } from "./redo.js";
 import { readOrigins } from "./remote-sessions.js";
 import { rewindSession } from "./rewind.js";
-import { touchPaths } from "./touch.js";
+import { touchPaths, touchTargets } from "./touch.js";
 import { markProgress } from "./progress.js";
 import { beginTurn, endTurn, extendTurn } from "./turns.js";
 
@@ -55,7 +55,8 @@ export class Session implements SessionHandle {
   async touched(paths: string[], options?: { edited?: boolean }): Promise<{ touched: string[] }> {
     checkArgument(isStringList(paths), "touched takes a list of paths (strings)");
     const checked = checkedOptions(options, "touched", { booleans: ["edited"] });
-    return this.ctx.engine.writing(() => touchPaths(this.ctx, paths, checked));
+    const rels = touchTargets(this.ctx, paths); // before writing makes the store
+    return this.ctx.engine.writing(() => touchPaths(this.ctx, rels, checked));
   }
 
   /** Records what the open turn changed so far (all of it, or only `paths`): a progress mark. */

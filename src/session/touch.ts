@@ -29,6 +29,22 @@ import { overlappingTouches } from "./attribution.js";
 import { journalsAround } from "./sessions-around.js";
 
 /**
+ * The paths `touch` names, relative to the workspace; one outside it, or the workspace itself,
+ * fails. Checked before the store is written (or made), so a bad path changes nothing.
+ */
+export function touchTargets(ctx: SessionContext, given: string[]): RelPath[] {
+  if (given.length === 0) throw new GhostcommitError("usage", "touch needs at least one path");
+  const rels = [...new Set(given.map((g) => resolveInside(ctx.engine.root, ctx.cwd, g)))];
+  if (rels.includes("")) {
+    throw new GhostcommitError(
+      "usage",
+      "touch names files or directories below the workspace, not the workspace itself",
+    );
+  }
+  return rels;
+}
+
+/**
  * `touch`: marks paths as agent-touched. Every later snapshot of the session captures them even
  * if ignored (still bounded by the size limit). During an open turn they are attributed to it,
  * and a path its before snapshot did not look at (ignored or excluded then) has its current
@@ -37,23 +53,15 @@ import { journalsAround } from "./sessions-around.js";
  * changed since: then its state now is this turn's starting point for it, so that rewinding this
  * turn leaves the other agent's work in place. With `edited` (reported after the edit, as Cursor
  * does) the current content is not the before-state: such paths are recorded as never captured
- * instead, so a rewind reports them as skipped rather than writing the edit back. All paths are
- * checked before anything is recorded.
+ * instead, so a rewind reports them as skipped rather than writing the edit back. `rels` come
+ * from `touchTargets`.
  */
 export async function touchPaths(
   ctx: SessionContext,
-  given: string[],
+  rels: RelPath[],
   options: { edited?: boolean } = {},
 ): Promise<{ touched: string[] }> {
   const { engine, journal } = ctx;
-  if (given.length === 0) throw new GhostcommitError("usage", "touch needs at least one path");
-  const rels = [...new Set(given.map((g) => resolveInside(engine.root, ctx.cwd, g)))];
-  if (rels.includes("")) {
-    throw new GhostcommitError(
-      "usage",
-      "touch names files or directories below the workspace, not the workspace itself",
-    );
-  }
   engine.assertEnabled();
   await journal.locked(async () => {
     const state = await journal.load();

@@ -277,6 +277,18 @@ describe("touch", () => {
     const cli = sandbox.cli(r.dir, ["touch", "--session", "t", "/etc/passwd", "--json"]);
     expect([cli.status, cli.json.error.code]).toEqual([1, "outside-workspace"]);
   });
+
+  it("makes no store for a path outside the workspace", () => {
+    const r = repo();
+    const home = path.join(sandbox.home, "fresh-data");
+    for (const given of ["/etc/passwd", "../elsewhere.txt"]) {
+      const cli = sandbox.cli(r.dir, ["touch", "--session", "t", given, "--json"], undefined, {
+        GHOSTCOMMIT_HOME: home,
+      });
+      expect([cli.status, cli.json.error.code]).toEqual([1, "outside-workspace"]);
+      expect(existsSync(home)).toBe(false);
+    }
+  });
 });
 
 describe("a folder that becomes a git repository", () => {
