@@ -98,6 +98,7 @@ export class Workspace {
       isStringList(include) && typeof given === "string",
       "include takes paths, message a string",
     );
+    checkArgument(!include.includes(""), "an include path cannot be empty (`.` names the whole workspace)");
     const includes = include.map((p) => resolveInside(this.root, this.root, p));
     const message = given.trim() || "snapshot";
     const retention = prepareRetention(this.engine);

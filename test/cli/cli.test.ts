@@ -206,12 +206,14 @@ describe("usage errors", () => {
       ["gc", "--older-than", "soon"],
       ["--store", "cloud", "list"],
       ["diff", "--stat", "--patch", "0000000"],
+      ["snapshot", "--include", ""], // an unset "$VAR": not the whole workspace
     ]) {
       const result = r.cli([...args, "--json"]);
       expect(result.status, args.join(" ")).toBe(2);
       expect(result.json?.error?.code, args.join(" ")).toBe("usage");
       expect(result.stderr).toMatch(/^ghostcommit: /);
     }
+    expect(r.ok("list")).toEqual([]);
     expect(r.cli([]).status).toBe(2);
   });
 

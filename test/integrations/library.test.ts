@@ -102,6 +102,7 @@ describe('import { openWorkspace } from "ghostcommit"', () => {
       "push sessions": () => ws.push({ sessions: "s" as never }),
       "diffText format": () => ws.diffText("bogus" as never, kept.id),
       "include NUL": () => ws.snapshot({ include: ["a\0b"] }),
+      "include empty": () => ws.snapshot({ include: [""] }),
       "restore path NUL": () => ws.restore(kept.id, { paths: ["README.md\0../../etc"] }),
     };
     const answers = Object.fromEntries(
