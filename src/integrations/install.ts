@@ -3,6 +3,7 @@ import path from "node:path";
 import { dataHome } from "../config.js";
 import { GhostcommitError } from "../errors.js";
 import { readJson, writeFileAtomic } from "../store/layout.js";
+import { makeDirsAsync } from "../util/make-dirs.js";
 import { type Json, type Loaded, load, refuseReadOnly, save, target } from "./settings-file.js";
 import { type InstallSpec, isHookCommand, type Scope } from "./specs.js";
 
@@ -46,7 +47,7 @@ async function updateRecord(file: string, record: InstallRecord | null): Promise
   const records = await readJson<Record<string, InstallRecord>>(recordsFile(), {});
   if (record) records[file] = record;
   else delete records[file];
-  await fs.mkdir(path.dirname(recordsFile()), { recursive: true, mode: 0o700 });
+  await makeDirsAsync(path.dirname(recordsFile()));
   await writeFileAtomic(recordsFile(), `${JSON.stringify(records, null, 2)}\n`);
 }
 

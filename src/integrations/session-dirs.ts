@@ -1,8 +1,9 @@
 import { sha256Hex } from "../util/sha256.js";
-import { promises as fs, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { promises as fs, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { dataHome } from "../config.js";
 import { writeFileAtomic } from "../store/layout.js";
+import { makeDirs, makeDirsAsync } from "../util/make-dirs.js";
 import type { AgentName } from "./event.js";
 
 /** Records older than this are forgotten (a session idle that long starts afresh). */
@@ -53,7 +54,7 @@ export async function rememberWorkspace(
   kind: "git" | "plain",
 ): Promise<void> {
   try {
-    await fs.mkdir(recordsDir(), { recursive: true, mode: 0o700 });
+    await makeDirsAsync(recordsDir());
     await writeFileAtomic(recordFile(agent, session), JSON.stringify({ dir, session, agent, kind }));
     const now = Date.now();
     for (const name of await fs.readdir(recordsDir())) {
@@ -137,7 +138,7 @@ export function newToSession(agent: AgentName, session: string, text: string): b
     // not told yet
   }
   try {
-    mkdirSync(recordsDir(), { recursive: true, mode: 0o700 });
+    makeDirs(recordsDir());
     writeFileSync(file, text, { mode: 0o600 });
   } catch {
     // told again next time

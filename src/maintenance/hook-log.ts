@@ -5,6 +5,7 @@ import type { StoreContext } from "../store/context.js";
 import type { DoctorProblem } from "../types.js";
 import type { DoctorCheck } from "./doctor.js";
 import { isoFromMillis } from "../util/format.js";
+import { makeDirsAsync } from "../util/make-dirs.js";
 
 /** One line of the hook log (JSON Lines). */
 export interface HookLogEntry {
@@ -36,7 +37,7 @@ export function globalHookLog(): string {
  */
 export async function appendHookLog(file: string, entry: Omit<HookLogEntry, "t">): Promise<void> {
   try {
-    await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    await makeDirsAsync(path.dirname(file));
     const size = await fs.stat(file).then(
       (s) => s.size,
       () => 0,

@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { dataHome } from "../config.js";
 import { displayPath, isWithin, type RelPath, relFromText } from "../paths.js";
 import type { StoreContext } from "../store/context.js";
 import { workspaceDir } from "../store/layout.js";
 import { sha256Hex } from "../util/sha256.js";
+import { makeDirs } from "../util/make-dirs.js";
 import { namesIn } from "../util/small-files.js";
 import { writeFileAtomic } from "../util/state-files.js";
 import { sessionsAround } from "./journal.js";
@@ -32,7 +33,7 @@ export async function registerWorkspace(engine: StoreContext): Promise<void> {
   if (!dir) return;
   const file = path.join(dir, engine.location.key);
   if (existsSync(file)) return;
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirs(dir);
   await writeFileAtomic(
     file,
     `${JSON.stringify({ prefix: displayPath(engine.location.prefix) })}\n`,

@@ -14,6 +14,7 @@ import { dataHome } from "../config.js";
 import { fsError } from "../errors.js";
 import type { WorkspaceLocation } from "../git/repository.js";
 import { writeFileAtomic } from "../util/state-files.js";
+import { makeDirs } from "../util/make-dirs.js";
 import { GhostcommitError } from "../errors.js";
 
 // The store's files are written and read through these (kept with the other file helpers).
@@ -197,7 +198,7 @@ export async function ensureStore(
   }
   // Private: the store holds file contents (a touched .env included).
   try {
-    mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+    makeDirs(paths.dir);
   } catch (error) {
     throw fsError(error, "create this workspace's store in", path.dirname(path.dirname(paths.dir)));
   }

@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { dataHome } from "../config.js";
 import { randomHex } from "../util/crypto.js";
+import { makeDirs } from "../util/make-dirs.js";
 
 /**
  * Opens `url` with the platform's opener, detached so the server's lifetime is not tied to the
@@ -17,7 +18,7 @@ export function openBrowser(url: string): () => void {
   const dir = path.join(dataHome(), "ui");
   const file = path.join(dir, `open-${randomHex(8)}.html`);
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDirs(dir);
     writeFileSync(file, redirectPage(url), { mode: 0o600 });
   } catch {
     return () => {}; // no private file: the printed URL is the way in

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EMPTY_TREE, objectId, serializeCommit } from "../../src/git/objects.js";
@@ -380,5 +380,29 @@ describe("show, diff and drop", () => {
     const listed = r.ok("list");
     expect(listed.map((s: any) => s.id)).toEqual([b, a]);
     expect(listed[0].createdAt > listed[1].createdAt).toBe(true);
+  });
+});
+
+describe.runIf(existsSync("/proc/self"))("a data directory where no directory can be made", () => {
+  it("fails at once with a message instead of spinning: /proc answers ENOENT to every mkdir", () => {
+    const r = repo();
+    const run = (args: string[], input?: string) =>
+      spawnSync(process.execPath, [CLI, ...args], {
+        cwd: r.dir,
+        env: { ...r.sandbox.env, GHOSTCOMMIT_HOME: "/proc" },
+        input,
+        encoding: "utf8",
+        timeout: 20_000,
+      });
+    const snap = run(["snapshot"]);
+    expect([snap.status, snap.stderr]).toEqual([
+      1,
+      "ghostcommit: cannot create this workspace's store in /proc: no such file or directory (ENOENT)\n",
+    ]);
+    // A hook logs the failure (not there either) and still answers the agent at once.
+    const event = { session_id: "s", hook_event_name: "UserPromptSubmit", prompt: "hi", cwd: r.dir };
+    const hook = run(["hook", "claude-code"], JSON.stringify(event));
+    expect(hook.status).toBe(0);
+    expect(hook.stdout).toContain("cannot create this workspace's store in /proc");
   });
 });
