@@ -85,15 +85,32 @@ export const WORKSPACE_CONFIG = ".ghostcommit.json";
 
 /** The user-wide config file: `$XDG_CONFIG_HOME/ghostcommit/config.json` (default `~/.config/...`). */
 export function userConfigPath(): string {
-  const base = process.env.XDG_CONFIG_HOME || path.join(os.homedir(), ".config");
+  const base = xdgDir("XDG_CONFIG_HOME") ?? path.join(os.homedir(), ".config");
   return path.join(base, "ghostcommit", "config.json");
 }
 
-/** The data directory holding every store: `$GHOSTCOMMIT_HOME`, else the XDG data dir. */
+/**
+ * The data directory holding every store: `$GHOSTCOMMIT_HOME`, else the XDG data dir. A relative
+ * GHOSTCOMMIT_HOME is refused: taken from each command's directory, it gave each directory a store
+ * of its own (snapshots seemed to vanish), most often inside the workspace.
+ */
 export function dataHome(): string {
-  if (process.env.GHOSTCOMMIT_HOME) return path.resolve(process.env.GHOSTCOMMIT_HOME);
-  const base = process.env.XDG_DATA_HOME || path.join(os.homedir(), ".local", "share");
-  return path.join(base, "ghostcommit");
+  const home = process.env.GHOSTCOMMIT_HOME;
+  if (home && !path.isAbsolute(home)) {
+    throw new GhostcommitError(
+      "bad-config",
+      `GHOSTCOMMIT_HOME must be an absolute path, not ${JSON.stringify(home)}: relative, it would name another directory from each directory a command runs in`,
+      { source: "GHOSTCOMMIT_HOME" },
+    );
+  }
+  if (home) return path.resolve(home);
+  return path.join(xdgDir("XDG_DATA_HOME") ?? path.join(os.homedir(), ".local", "share"), "ghostcommit");
+}
+
+/** An XDG base directory from the environment; a relative one is invalid and ignored, as the XDG spec says. */
+function xdgDir(name: "XDG_CONFIG_HOME" | "XDG_DATA_HOME"): string | undefined {
+  const value = process.env[name];
+  return value && path.isAbsolute(value) ? value : undefined;
 }
 
 function readConfigFile(file: string): Partial<Settings> {

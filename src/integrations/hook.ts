@@ -78,7 +78,7 @@ export async function runHook(
 ): Promise<void> {
   const agent = AGENTS.find((a) => a === agentArg);
   if (!agent) {
-    await appendHookLog(globalHookLog(), {
+    await appendHookLog(globalHookLog, {
       level: "error",
       agent: agentArg ?? "",
       message: `unknown agent "${agentArg ?? ""}" (use one of ${AGENTS.join(", ")})`,
@@ -127,7 +127,7 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
     const message = dir
       ? `not snapshotting ${dir} (home or root directory); start the agent in a project or pass -C`
       : "not snapshotting: the event names no workspace (no workspace_roots)";
-    await appendHookLog(globalHookLog(), { ...base, level: "warn", message });
+    await appendHookLog(globalHookLog, { ...base, level: "warn", message });
     answer.notices = toldAtPrompt(message);
     return;
   }
@@ -136,7 +136,7 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
     ws = await openWorkspace({ cwd: dir, store: options.store });
   } catch (error) {
     const why = messageOf(error);
-    await appendHookLog(globalHookLog(), { ...base, level: "error", message: `${dir}: ${why}` });
+    await appendHookLog(globalHookLog, { ...base, level: "error", message: `${dir}: ${why}` });
     answer.notices = toldAtPrompt(why);
     return;
   }
@@ -280,14 +280,14 @@ function envDir(agent: AgentName): string | undefined {
  */
 async function logFor(options: HookOptions, entry: Omit<HookLogEntry, "t">, dir?: string): Promise<void> {
   if (dir === undefined || (!options.dir && isTooBroad(dir))) {
-    await appendHookLog(globalHookLog(), { ...entry, dir });
+    await appendHookLog(globalHookLog, { ...entry, dir });
     return;
   }
   try {
     const ws = await openWorkspace({ cwd: dir, store: options.store });
     if (ws.enabled) await appendHookLog(ws.logFile, entry);
   } catch {
-    await appendHookLog(globalHookLog(), { ...entry, dir });
+    await appendHookLog(globalHookLog, { ...entry, dir });
   }
 }
 

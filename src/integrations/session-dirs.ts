@@ -131,7 +131,12 @@ export async function hookSessionDirs(session: string, root: string): Promise<st
  * session's record (and forgotten with it).
  */
 export function newToSession(agent: AgentName, session: string, text: string): boolean {
-  const file = recordFile(agent, session).replace(/\.json$/, ".told");
+  let file: string;
+  try {
+    file = recordFile(agent, session).replace(/\.json$/, ".told");
+  } catch {
+    return true; // no data directory to remember it in (GHOSTCOMMIT_HOME set wrong): told each time
+  }
   try {
     if (readFileSync(file, "utf8") === text) return false;
   } catch {

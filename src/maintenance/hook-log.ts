@@ -32,11 +32,16 @@ export function globalHookLog(): string {
 }
 
 /**
- * Appends an entry to a hook log. Never throws: a hook that cannot log must still exit 0.
+ * Appends an entry to a hook log (`to`: its file, or what names it). Never throws: a hook that cannot log must still exit 0.
  * Concurrent hooks append whole lines (O_APPEND), so lines never interleave.
  */
-export async function appendHookLog(file: string, entry: Omit<HookLogEntry, "t">): Promise<void> {
+export async function appendHookLog(
+  to: string | (() => string),
+  entry: Omit<HookLogEntry, "t">,
+): Promise<void> {
   try {
+    // Inside the try: naming the global log throws when GHOSTCOMMIT_HOME is set wrong.
+    const file = typeof to === "string" ? to : to();
     await makeDirsAsync(path.dirname(file));
     const size = await fs.stat(file).then(
       (s) => s.size,

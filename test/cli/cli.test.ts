@@ -406,3 +406,39 @@ describe.runIf(existsSync("/proc/self"))("a data directory where no directory ca
     expect(hook.stdout).toContain("cannot create this workspace's store in /proc");
   });
 });
+
+describe("a relative data directory", () => {
+  it("GHOSTCOMMIT_HOME is refused; a relative XDG_DATA_HOME is ignored, as the XDG spec says", () => {
+    const r = repo({ "a.txt": "a\n", "sub/b.txt": "b\n" });
+    const env = (extra: NodeJS.ProcessEnv) => ({ ...r.sandbox.env, ...extra });
+    const run = (cwd: string, extra: NodeJS.ProcessEnv, ...args: string[]) =>
+      spawnSync(process.execPath, [CLI, "-C", r.dir, ...args, "--json"], {
+        cwd,
+        env: env(extra),
+        encoding: "utf8",
+      });
+    const refused = run(r.dir, { GHOSTCOMMIT_HOME: "data" }, "snapshot");
+    expect(refused.status).toBe(1);
+    expect(JSON.parse(refused.stdout).error).toEqual({
+      code: "bad-config",
+      message:
+        'GHOSTCOMMIT_HOME must be an absolute path, not "data": relative, it would name another directory from each directory a command runs in',
+    });
+    expect(r.exists("data")).toBe(false);
+    // An agent's prompt is told why its work has no snapshots.
+    const event = { session_id: "s", hook_event_name: "UserPromptSubmit", prompt: "hi", cwd: r.dir };
+    const hook = spawnSync(process.execPath, [CLI, "hook", "claude-code"], {
+      env: env({ GHOSTCOMMIT_HOME: "data" }),
+      input: JSON.stringify(event),
+      encoding: "utf8",
+    });
+    expect(hook.status).toBe(0);
+    expect(JSON.parse(hook.stdout).systemMessage).toContain("GHOSTCOMMIT_HOME must be an absolute path");
+    // Taken from one directory, listed from another: the same store, in the default place.
+    const xdg = { GHOSTCOMMIT_HOME: undefined, XDG_DATA_HOME: "xdg-data" };
+    const snap = JSON.parse(run(r.dir, xdg, "snapshot").stdout);
+    expect(JSON.parse(run(r.path("sub"), xdg, "list").stdout).map((s: any) => s.id)).toEqual([snap.id]);
+    expect([r.exists("xdg-data"), r.exists("sub/xdg-data")]).toEqual([false, false]);
+    expect(existsSync(path.join(r.sandbox.home, ".local", "share", "ghostcommit", "workspaces"))).toBe(true);
+  });
+});
