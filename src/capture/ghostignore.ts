@@ -12,6 +12,11 @@ export interface Ghostignore {
   hash: string;
 }
 
+/** Rules in gitignore syntax (a `.ghostignore` or a `.gitignore`), matching paths of its directory. */
+export function ignoreMatcher(text: string, ignoreCase: boolean): Ignore {
+  return ignore({ allowRelativePaths: true, ignorecase: ignoreCase }).add(text);
+}
+
 /**
  * Loads `.ghostignore` (gitignore syntax) from the workspace root; null when there is none. Its
  * patterns match regardless of case only where git's own ignore rules do (`ignoresCase`).
@@ -28,7 +33,7 @@ export async function loadGhostignore(root: string, ignoreCase: boolean): Promis
     throw fsError(error, "read", file);
   }
   return {
-    matcher: ignore({ allowRelativePaths: true, ignorecase: ignoreCase }).add(text),
+    matcher: ignoreMatcher(text, ignoreCase),
     hash: nodeCrypto()
       .createHash("sha1")
       .update(ignoreCase ? `i\0${text}` : text)

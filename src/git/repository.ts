@@ -206,7 +206,8 @@ export function plainLocation(root: string): WorkspaceLocation {
   return { root, kind: "plain", prefix: "", key: keyOf(root, "") };
 }
 
-function keyOf(root: string, gitDir: string): string {
+/** A stable key for a directory and its git directory ("" for none): workspaces, work trees. */
+export function keyOf(root: string, gitDir: string): string {
   return sha256Hex(`${root}\0${gitDir}`).slice(0, 20);
 }
 

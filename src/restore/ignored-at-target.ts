@@ -1,5 +1,5 @@
-import ignore, { type Ignore } from "ignore";
-import { GHOSTIGNORE } from "../capture/ghostignore.js";
+import type { Ignore } from "ignore";
+import { GHOSTIGNORE, ignoreMatcher } from "../capture/ghostignore.js";
 import { ghostignoreMatch } from "../capture/policy.js";
 import { entryAt } from "../git/trees.js";
 import type { CatFile } from "../git/cat-file.js";
@@ -24,9 +24,7 @@ export async function ghostignoredAtTarget(
   if (!entry || entry.mode === MODE.tree || entry.mode === MODE.gitlink) return () => false;
   const blob = entry.mode === MODE.link ? null : await cat.read(entry.oid);
   if (!blob) return () => true;
-  const matcher = ignore({ allowRelativePaths: true, ignorecase: await ignoreCase() }).add(
-    blob.content.toString("utf8"),
-  );
+  const matcher = ignoreMatcher(blob.content.toString("utf8"), await ignoreCase());
   return (path) => ghostignoreMatch(path, matcher) !== null;
 }
 
@@ -59,7 +57,7 @@ export async function ignoredAtTarget(
     let matcher: Ignore | null = null;
     if (entry) {
       const blob = await cat.read(entry.oid);
-      if (blob) matcher = ignore({ allowRelativePaths: true, ignorecase }).add(blob.content.toString("utf8"));
+      if (blob) matcher = ignoreMatcher(blob.content.toString("utf8"), ignorecase);
     }
     matchers.set(dir, matcher);
     return matcher;

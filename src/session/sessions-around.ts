@@ -4,7 +4,7 @@ import { dataHome } from "../config.js";
 import { displayPath, isWithin, type RelPath, relFromText } from "../paths.js";
 import type { StoreContext } from "../store/context.js";
 import { workspaceDir } from "../store/layout.js";
-import { sha256Hex } from "../util/sha256.js";
+import { keyOf } from "../git/repository.js";
 import { makeDirs } from "../util/make-dirs.js";
 import { namesIn } from "../util/small-files.js";
 import { writeFileAtomic } from "../util/state-files.js";
@@ -23,8 +23,7 @@ import type { SessionState, TurnState } from "./model.js";
 function registryDir(engine: StoreContext): string | null {
   const { location } = engine;
   if (location.kind !== "git") return null;
-  const worktree = sha256Hex(`${location.worktreeRoot}\0${location.gitDir}`).slice(0, 20);
-  return path.join(dataHome(), "worktrees", worktree);
+  return path.join(dataHome(), "worktrees", keyOf(location.worktreeRoot!, location.gitDir!));
 }
 
 /** Registers this workspace beside the others of its work tree (once: one stat a turn after that). */
