@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { request } from "node:http";
 import { createInterface } from "node:readline";
 import { type Browser, chromium } from "playwright-core";
+import { afterEach } from "vitest";
 import { CLI, type Repo } from "../helpers/repo.js";
 
 /** Debian's chromium; CI installs it. A missing browser fails the tests: they never skip. */
@@ -35,6 +36,13 @@ export interface RunningUi {
   stop(): Promise<number | null>;
 }
 
+/** Servers still running when a test ends (it failed before stopping them): killed, never left behind. */
+const running = new Set<ChildProcess>();
+afterEach(() => {
+  for (const child of running) child.kill("SIGKILL");
+  running.clear();
+});
+
 /** Runs `ghostcommit ui` as a subprocess in `repo` and waits for the URL on its first line. */
 export async function startUi(
   repo: Repo,
@@ -50,7 +58,13 @@ export async function startUi(
   child.stderr?.on("data", (chunk) => {
     stderr += chunk;
   });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  running.add(child);
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
   const firstLine = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.once("line", resolve);
