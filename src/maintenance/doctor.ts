@@ -25,6 +25,7 @@ import { fetchedLinkRefs, removeFetchedLinks } from "../store/fetched-links.js";
 import { deadPackTemps, removePackTemps } from "../store/pack-temps.js";
 import { withSyncLock } from "../session/remote-sessions.js";
 import { damagedFrame, repairFrame } from "./store-frame.js";
+import { cannotMakeDirectoryIn } from "./data-dir-probe.js";
 
 /** Extra checks contributed by other layers (session journals, hook logs). */
 export type DoctorCheck = (engine: StoreContext) => Promise<Problem[]>;
@@ -105,7 +106,7 @@ export async function runDoctor(
     }
     problems.push(...(await checkFiles(engine)));
   } else {
-    const unusable = storeCannotBeMade(engine.paths.dir);
+    const unusable = storeCannotBeMade(engine.paths.dir) ?? (await cannotMakeDirectoryIn(engine.paths.dir));
     if (unusable) problems.push({ code: "data-dir-unusable", message: unusable });
   }
   for (const check of extraChecks) problems.push(...(await check(engine)));

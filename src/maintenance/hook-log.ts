@@ -102,9 +102,13 @@ export const checkHookLog: DoctorCheck = async (engine: StoreContext) => {
     }
     if (errors.length === 0) continue;
     const last = errors[errors.length - 1];
+    const when =
+      file === engine.paths.logFile
+        ? "in the last 7 days"
+        : "logged outside any workspace (this workspace's of the last 7 days, others' of the last hour)";
     problems.push({
       code: "hook-errors",
-      message: `${errors.length} hook failure${errors.length === 1 ? "" : "s"} in the last 7 days; latest (${last.t}, ${last.agent}${last.event ? ` ${last.event}` : ""}): ${last.message}. Details in ${file}; delete it to clear this.`,
+      message: `${errors.length} hook failure${errors.length === 1 ? "" : "s"} ${when}; latest (${last.t}, ${last.agent}${last.event ? ` ${last.event}` : ""}): ${last.message}. Details in ${file}; delete it to clear this.`,
       path: file,
     });
   }

@@ -404,6 +404,16 @@ describe.runIf(existsSync("/proc/self"))("a data directory where no directory ca
     const hook = run(["hook", "claude-code"], JSON.stringify(event));
     expect(hook.status).toBe(0);
     expect(hook.stdout).toContain("cannot create this workspace's store in /proc");
+    // doctor says so too (write permission alone passed as root), and leaves nothing behind
+    const doctor = run(["doctor", "--json"]);
+    expect(doctor.status).toBe(1);
+    expect(JSON.parse(doctor.stdout).problems).toEqual([
+      {
+        code: "data-dir-unusable",
+        message:
+          "the data directory cannot hold a store: no directory can be made in /proc (ENOENT) (GHOSTCOMMIT_HOME or XDG_DATA_HOME sets it)",
+      },
+    ]);
   });
 });
 

@@ -525,7 +525,11 @@ describe("hooks across sessions and outside projects", () => {
     const lines = readLines(global);
     expect(lines.map((l) => l.level)).toEqual(["warn", "error", "error"]);
     // Fresh failures are shown everywhere; an hour later only where they concern the workspace.
-    expect(repo.cli(["doctor"]).status).toBe(1);
+    const fresh = repo.cli(["doctor"]);
+    expect(fresh.status).toBe(1);
+    expect(fresh.stdout).toContain(
+      "2 hook failures logged outside any workspace (this workspace's of the last 7 days, others' of the last hour)",
+    );
     const old = new Date(Date.now() - 2 * 3600_000).toISOString();
     writeLines(
       global,
