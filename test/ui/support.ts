@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { request } from "node:http";
 import { createInterface } from "node:readline";
 import { type Browser, chromium } from "playwright-core";
-import { afterEach } from "vitest";
+import { afterAll } from "vitest";
 import { CLI, type Repo } from "../helpers/repo.js";
 
 /** Debian's chromium; CI installs it. A missing browser fails the tests: they never skip. */
@@ -36,9 +36,9 @@ export interface RunningUi {
   stop(): Promise<number | null>;
 }
 
-/** Servers still running when a test ends (it failed before stopping them): killed, never left behind. */
+/** Servers still running when a test file ends (a test failed before stopping them): killed, never left behind. */
 const running = new Set<ChildProcess>();
-afterEach(() => {
+afterAll(() => {
   for (const child of running) child.kill("SIGKILL");
   running.clear();
 });
