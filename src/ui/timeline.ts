@@ -4,7 +4,7 @@ import { countLines, type FilePatch, parsePatch } from "./patch.js";
 export interface TimelineSession {
   session: string;
   updatedAt: string;
-  /** The session's last turn is rewound, so `redo` has something to bring back. */
+  /** `redo` has something to bring back: a rewind (of whole turns or of chosen paths) not yet redone. */
   redoable: boolean;
   /** The turns `redo` brings back (null: none); the page's Redo sends them as what it showed. */
   redoTurns: string[] | null;
@@ -29,7 +29,7 @@ export async function readTimeline(ws: Workspace): Promise<Timeline> {
       return {
         session: summary.session,
         updatedAt: summary.updatedAt,
-        redoable: turns[turns.length - 1]?.state === "rewound",
+        redoable: redoTurns !== null,
         redoTurns,
         turns: turns.reverse(),
       };

@@ -407,6 +407,20 @@ describe("a page left open while the command line redoes and rewinds", () => {
     await page.close();
   });
 
+  it("offers Redo after a rewind of chosen paths, whose turns stay done", async () => {
+    const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
+    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "b.txt": "b1\n" }));
+    r.ok("rewind", "--session", "s", "--to", "1", "a.txt");
+    expect([r.read("a.txt"), r.read("b.txt"), states(r)]).toEqual(["a0\n", "b1\n", ["done"]]);
+    const page = await openStalePage(r);
+    const redo = page.locator('[data-session="s"] header').getByRole("button", { name: "Redo" });
+    expect(await redo.getAttribute("title")).toBe("brings back turn 1");
+    await redo.click();
+    await expect.poll(() => r.read("a.txt")).toBe("a1\n");
+    await poll(() => page.locator('[data-session="s"] header button').count()).toBe(0);
+    await page.close();
+  });
+
   it("shows the session afresh when its tab is visible again", async () => {
     const r = repo({ "a.txt": "a0\n" });
     turn(r, "s", "1", () => r.write({ "f1.txt": "1\n" }));
