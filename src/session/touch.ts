@@ -139,9 +139,17 @@ async function captureIntoBefore(
       if (now !== undefined && !sameState(now, await lookup.file(before.tree, rel))) changes.set(rel, now);
     }
     if (changes.size === 0) return { absent };
+    // The count `show` and `list` report follows the files added to or taken from the tree.
+    let fileCount = before.meta.fileCount;
+    for (const [rel, state] of changes) {
+      const was = (await lookup.file(before.tree, rel)) !== null;
+      if (state && !was) fileCount++;
+      if (!state && was) fileCount--;
+    }
     const tree = await editTree(cat, writer, before.tree, changes);
     const id = await writeSnapshot(engine, tree, {
       ...before.meta,
+      fileCount: Math.max(0, fileCount),
       excluded: before.meta.excluded.filter((e) => !changes.has(e.path)),
       included: [
         ...new Set([...before.meta.included, ...[...changes].filter(([, state]) => state).map(([p]) => p)]),

@@ -264,6 +264,18 @@ describe("touch", () => {
     expect(r.read("a.txt")).toBe("original\n");
   });
 
+  it("counts a file a touch adds to the turn's before-state in that snapshot's file count", () => {
+    const r = repo({ ".gitignore": ".env\n", "a.txt": "a\n" });
+    r.write({ ".env": "K=1\n" });
+    const { before } = r.ok("turn", "begin", "--session", "s", "--turn", "1");
+    expect(r.ok("show", before).fileCount).toBe(2);
+    r.ok("touch", "--session", "s", ".env");
+    const amended = r.ok("log", "--session", "s")[0].before;
+    expect(amended).not.toBe(before);
+    const shown = r.ok("show", amended);
+    expect([shown.fileCount, shown.files.length]).toEqual([3, 3]);
+  });
+
   it("refuses a path outside the workspace and records nothing", async () => {
     const r = repo();
     const ws = await openIn(sandbox, r.dir);
