@@ -37,7 +37,8 @@ function ownerOf(existing: string | null): Owner {
  * Claude Code custom slash commands: `/ghostcommit-log`, `/ghostcommit-rewind <turn>`,
  * `/ghostcommit-redo`. Each runs the CLI (`!` lines run before the prompt reaches the model) and
  * asks the model to report the result and re-read what went back. The command's own prompt may
- * already have opened a turn, so rewind keeps that turn open instead of refusing.
+ * already have opened a turn, so rewind keeps that turn open instead of refusing, and redo still
+ * undoes the rewind that turn's beginning would have put out of reach.
  *
  * Each names the session it is typed in: Claude Code (2.1.9 and later) puts the session's id in
  * place of `${CLAUDE_SESSION_ID}` before the `!` line runs, as it does `$ARGUMENTS`. Without it,
@@ -83,7 +84,7 @@ function commandFiles(cli: string): Record<string, string> {
     "ghostcommit-redo.md": file(
       "Undo the last ghostcommit rewind of this session",
       null,
-      `${cli} redo ${THIS_SESSION}`,
+      `${cli} redo ${THIS_SESSION} --keep-open-turn`,
       "Above is ghostcommit's report of the redo. Tell the user in a sentence which turns and files came back, or why it refused. Re-read those files before editing them again.",
     ),
   };

@@ -201,6 +201,7 @@ export function registerTools(server: McpServer, withWorkspace: WithWorkspace): 
       reported(
         await (await resolveSessionWithTurns(ws, args.session, undefined, SESSION_ARGUMENT)).session.redo({
           force: args.force,
+          keepOpenTurn: true,
         }),
       ),
     ),

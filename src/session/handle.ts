@@ -81,7 +81,7 @@ export class Session implements SessionHandle {
   }
 
   async redo(options?: RedoOptions): Promise<RedoReport> {
-    const checked = checkedOptions(options, "redo", { booleans: ["force", "dryRun"] });
+    const checked = checkedOptions(options, "redo", { booleans: ["force", "dryRun", "keepOpenTurn"] });
     return this.ctx.engine.writing(() => redoSession(this.ctx, checked));
   }
 

@@ -44,3 +44,16 @@ export function changesPutBack(
   const putBack = new Set([...rewind.written.map(([p]) => p), ...rewind.deleted]);
   return turn.changed.filter((p) => putBack.has(p));
 }
+
+/**
+ * Empties the redo stack for the turn `turn` begins, but for a rewind killed half-way. What it
+ * held is kept in `heldRedo` for a redo from inside that turn (see `redoSession`), together with
+ * what the previous turn kept if that turn changed nothing (`/ghostcommit-log`, then a redo).
+ */
+export function holdRedos(state: SessionState, turn: string): void {
+  const last = state.turns.at(-1);
+  const quiet = last !== undefined && last.turn === state.heldRedo?.turn && last.changed.length === 0;
+  const kept = quiet && last.state === "done" ? (state.heldRedo?.stack ?? []) : [];
+  state.heldRedo = { turn, stack: [...kept, ...state.redoStack.filter((r) => !r.pending)] };
+  state.redoStack = state.redoStack.filter((r) => r.pending);
+}

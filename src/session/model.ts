@@ -1,5 +1,5 @@
 import type { RelPath } from "../paths.js";
-import { changesPutBack, settleInnerUndos } from "./inner-undos.js";
+import { changesPutBack, holdRedos, settleInnerUndos } from "./inner-undos.js";
 
 /**
  * The session journal: one JSON record per line, appended. Records are facts ("turn 3 began
@@ -110,6 +110,8 @@ export interface SessionState {
   touched: Set<RelPath>;
   /** Rewinds redo can undo, oldest first; a new turn empties it. */
   redoStack: RewindState[];
+  /** What the latest turn's beginning emptied it of: a redo from inside that turn may use it. */
+  heldRedo?: { turn: string; stack: RewindState[] };
   /** Every rewind of the session that no redo undid, by id (see `settleInnerUndos`). */
   rewinds: Map<string, RewindState>;
   /**
@@ -148,6 +150,9 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       break;
     case "begin": {
       state.turns = state.turns.filter((t) => !(t.turn === record.turn && t.state === "rewound"));
+      // A new turn after a rewind makes the rewound future unreachable; a rewind killed half-way
+      // stays, to be finished or undone (the next prompt's hook must not strand its files).
+      holdRedos(state, record.turn);
       state.turns.push({
         turn: record.turn,
         prompt: record.prompt,
@@ -163,9 +168,6 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
         rewoundPaths: new Map(),
         startedAt: record.t,
       });
-      // A new turn after a rewind makes the rewound future unreachable; a rewind killed half-way
-      // stays, to be finished or undone (the next prompt's hook must not strand its files).
-      state.redoStack = state.redoStack.filter((r) => r.pending);
       break;
     }
     case "touch": {
@@ -227,6 +229,9 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       break;
     }
     case "redo": {
+      const held = state.heldRedo?.stack ?? [];
+      if (held.some((r) => r.id === record.rewind)) state.redoStack.unshift(...held);
+      state.heldRedo = undefined;
       const index = state.redoStack.findIndex((r) => r.id === record.rewind);
       if (index === -1) break;
       const [undone] = state.redoStack.splice(index);

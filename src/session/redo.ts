@@ -7,12 +7,15 @@ import { changesOf, conflictsOf, leftByRewinds, type PathStates } from "./rewind
 import { requireSnapshot } from "../store/snapshots.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
 import { worktreeStates } from "../capture/worktree-state.js";
+import { commitTree } from "../git/trees.js";
+import { openTurnOf, type RewindState, type SessionState } from "./model.js";
 
 /**
  * `redo`: undoes the session's last rewind that is still undoable. Only the paths that rewind
  * wrote or deleted change, each back to its state in the rewind's safety snapshot; the rewound
  * turns are `done` again. Refuses (unless forced) when someone changed such a path since the
- * rewind. Repeated redo walks back through earlier rewinds; a new turn discards them all.
+ * rewind. Repeated redo walks back through earlier rewinds; a new turn discards them all (see
+ * `heldRedo` for the one exception).
  */
 export async function redoSession(ctx: SessionContext, options: RedoOptions = {}): Promise<RedoReport> {
   const { engine, journal } = ctx;
@@ -23,7 +26,7 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
   engine.assertEnabled();
   return journal.locked(async () => {
     const state = await journal.load();
-    const rewind = state.redoStack[state.redoStack.length - 1];
+    const rewind = state.redoStack.at(-1) ?? (options.keepOpenTurn ? await heldRedo(ctx, state) : undefined);
     if (!rewind) {
       throw new GhostcommitError("nothing-to-redo", `session ${session} has no rewind to redo`, { session });
     }
@@ -91,6 +94,24 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
       return report;
     });
   });
+}
+
+/**
+ * The rewind a redo from inside the open turn (`keepOpenTurn`) may still undo although the turn's
+ * beginning discarded the redo history (or that of an earlier turn that changed nothing): the
+ * command's own prompt began that turn (Claude Code's `/ghostcommit-redo`, a request the agent
+ * answers with the MCP tool). Only while the turn has changed nothing the journal knows of: no
+ * touched path, no progress mark unlike its start.
+ */
+async function heldRedo(ctx: SessionContext, state: SessionState): Promise<RewindState | undefined> {
+  const open = openTurnOf(state);
+  const held = state.heldRedo;
+  if (!open || held?.turn !== open.turn || open.touched.size > 0) return;
+  if (open.marks.length > 0) {
+    const start = await ctx.engine.withReader((cat) => commitTree(cat, open.before));
+    if (open.marks.some((m) => m.tree !== start)) return;
+  }
+  return held.stack.at(-1);
 }
 
 /** `expect` checked as an `ExpectedRedo`; undefined when absent. */

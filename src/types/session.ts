@@ -140,6 +140,11 @@ export interface RedoOptions {
   /** Overwrite paths changed since the rewind. */
   force?: boolean;
   /**
+   * The caller is the agent working in the session's open turn (it was asked to redo): the rewinds
+   * that turn's beginning discarded can still be undone while the turn has changed nothing.
+   */
+  keepOpenTurn?: boolean;
+  /**
    * The redo the user was shown (the turns it brings back, as `nextRedo` or a dry run's
    * `restoredTurns` said): refused (`plan-changed`, nothing changed) when the session's last
    * rewind is now another one, checked under the session's lock before anything changes.

@@ -32,6 +32,9 @@ describe("Claude Code's /ghostcommit-* commands", () => {
     const settings = JSON.parse(readFileSync(path.join(repo.dir, ".claude", "settings.json"), "utf8"));
     const hookCommand: string = settings.hooks.UserPromptSubmit[0].hooks[0].command;
     const send = (event: unknown) => expectQuiet(shellHook(sandbox, hookCommand, event, repo.dir));
+    // A prompt after a rewind or redo answers with what the model must re-read.
+    const prompt = (text: string) =>
+      expect(shellHook(sandbox, hookCommand, ev.prompt(repo.dir, "K1", text), repo.dir).status).toBe(0);
     /** The user typing `/<name> <args>` in session `session`. */
     const typed = (name: string, args: string, session: string | undefined) =>
       shellHook(sandbox, slashCommand(path.join(commands, `${name}.md`), args, session), "", repo.dir);
@@ -54,8 +57,14 @@ describe("Claude Code's /ghostcommit-* commands", () => {
     expect(rewind.status, rewind.stderr).toBe(0);
     expect(rewind.stdout).toContain("of session K1");
     expect([repo.exists("k1.txt"), repo.read("k2.txt")]).toEqual([false, "K2\n"]);
+    send(ev.stop(repo.dir, "K1"));
+    // Each command typed is a prompt too: its hook begins a turn before the ! line runs. Neither
+    // that of /ghostcommit-log nor that of /ghostcommit-redo puts the rewind out of redo's reach.
+    prompt("/ghostcommit-log");
     const log = typed("ghostcommit-log", "", "K1");
     expect(log.stdout).toContain("/ghostcommit-rewind 1");
+    send(ev.stop(repo.dir, "K1"));
+    prompt("/ghostcommit-redo");
     const redo = typed("ghostcommit-redo", "", "K1");
     expect(redo.status, redo.stderr).toBe(0);
     expect(repo.read("k1.txt")).toBe("K1\n");
@@ -74,7 +83,7 @@ describe("Claude Code's /ghostcommit-* commands", () => {
     const typedIn = (name: string, args: string) =>
       shellHook(sandbox, slashCommand(path.join(commands, `${name}.md`), args, "K1"), "", deeper);
     expect(typedIn("ghostcommit-log", "").stdout).toContain("cd src and write there");
-    const fromSub = typedIn("ghostcommit-rewind", "3");
+    const fromSub = typedIn("ghostcommit-rewind", "5");
     expect(fromSub.status, fromSub.stderr).toBe(0);
     expect(repo.read("src/s.txt")).toBe("s0\n");
     // Its undo hint (which the model relays) runs as printed where the line ran.
@@ -84,7 +93,7 @@ describe("Claude Code's /ghostcommit-* commands", () => {
     const undo = shellHook(sandbox, `${cli} ${hint}`, "", deeper);
     expect(undo.status, undo.stderr).toBe(0);
     expect(repo.read("src/s.txt")).toBe("s1\n");
-    expect(typedIn("ghostcommit-rewind", "3").status).toBe(0);
+    expect(typedIn("ghostcommit-rewind", "5").status).toBe(0);
     expect(typedIn("ghostcommit-redo", "").status).toBe(0);
     expect(repo.read("src/s.txt")).toBe("s1\n");
     // An older Claude Code leaves the session empty there too: the latest session of the
@@ -102,5 +111,39 @@ describe("Claude Code's /ghostcommit-* commands", () => {
     const old = typed("ghostcommit-log", "", undefined);
     expect(old.status, old.stderr).toBe(0);
     expect(old.stdout).toContain("write k1.txt");
+  }, 120_000);
+
+  it("leave a rewind out of redo's reach once a later turn changed files", () => {
+    const repo = sandbox.repo("redo-after-work", { "f.txt": "v0\n" });
+    sandbox.ok(repo.dir, "install", "claude-code", "--project");
+    const commands = path.join(repo.dir, ".claude", "commands");
+    const settings = JSON.parse(readFileSync(path.join(repo.dir, ".claude", "settings.json"), "utf8"));
+    const hookCommand: string = settings.hooks.UserPromptSubmit[0].hooks[0].command;
+    const send = (event: unknown) => expect(shellHook(sandbox, hookCommand, event, repo.dir).status).toBe(0);
+    /** The user typing `/<name> <args>`: its prompt, its ! line, the turn's end. */
+    const typed = (name: string, args: string) => {
+      send(ev.prompt(repo.dir, "S", `/${name} ${args}`.trim()));
+      const result = shellHook(
+        sandbox,
+        slashCommand(path.join(commands, `${name}.md`), args, "S"),
+        "",
+        repo.dir,
+      );
+      send(ev.stop(repo.dir, "S"));
+      return result;
+    };
+    const turn = (file: string, content: string) => {
+      send(ev.prompt(repo.dir, "S", `write ${file}`));
+      send(ev.write(repo.dir, "S", repo.path(file)));
+      repo.write({ [file]: content });
+      send(ev.stop(repo.dir, "S"));
+    };
+    turn("f.txt", "v1\n");
+    expect(typed("ghostcommit-rewind", "1").status).toBe(0);
+    expect(repo.read("f.txt")).toBe("v0\n");
+    turn("g.txt", "g\n");
+    const late = typed("ghostcommit-redo", "");
+    expect([late.status, late.stderr.trim()]).toEqual([1, "ghostcommit: session S has no rewind to redo"]);
+    expect([repo.read("f.txt"), repo.read("g.txt")]).toEqual(["v0\n", "g\n"]);
   });
 });

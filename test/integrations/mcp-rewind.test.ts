@@ -132,15 +132,17 @@ describe("undo from inside the agent (MCP)", () => {
     expect(context).toContain("Redo restored turn 2");
     expect(context).toContain("- b.txt (deleted)");
     expect(context).toContain("- src/app.js");
+    claude(ev.write(cwd, s, repo.path("c.txt")));
+    repo.write({ "c.txt": "c\n" });
     claude(ev.stop(cwd, s));
     expect(claude(ev.prompt(cwd, s, "and d"))).toBe("");
 
-    // A later turn has no redo left (a new turn discards it), but turn 3 recorded the undo as its
-    // own change: rewinding turn 3 brings turn 2's files back.
+    // A turn that changed files since has left no redo (a new turn discards it), but turn 3
+    // recorded the undo as its own change: rewinding turn 3 brings turn 2's files back.
     expect((await call("redo", {})).structuredContent).toMatchObject({ error: { code: "nothing-to-redo" } });
     const back = await call("rewind", { to: "3" });
     expect(back.structuredContent).toMatchObject({ rewoundTurns: ["3", "4"] });
-    expect(repo.read("src/app.js")).toBe("v2\n");
+    expect([repo.read("src/app.js"), repo.exists("c.txt")]).toEqual(["v2\n", false]);
     expect(repo.read("b.txt")).toBe("b\n");
   });
 

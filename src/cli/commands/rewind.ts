@@ -79,6 +79,10 @@ export function register(program: Command, run: Action): void {
     .option("--session <id>", "the session (default: the most recently active)")
     .option("--dry-run", "print the plan and change nothing")
     .option("--force", "redo even over edits made since the rewind")
+    .option(
+      "--keep-open-turn",
+      "for an agent redoing from inside its own open turn: one that has changed nothing keeps the redo",
+    )
     .option("--agent <name>", "the session is this agent's: act in the workspace its hooks keep it in")
     .action(
       run(async (command) => {
@@ -86,6 +90,7 @@ export function register(program: Command, run: Action): void {
           session?: string;
           dryRun?: boolean;
           force?: boolean;
+          keepOpenTurn?: boolean;
           agent?: string;
         };
         const { session } = await resolveSessionWithTurns(
@@ -94,7 +99,9 @@ export function register(program: Command, run: Action): void {
           options.agent,
         );
         const done = progress("redoing");
-        const report = await session.redo({ dryRun: options.dryRun, force: options.force }).finally(done);
+        const report = await session
+          .redo({ dryRun: options.dryRun, force: options.force, keepOpenTurn: options.keepOpenTurn })
+          .finally(done);
         return { json: report, human: () => describeRedo(report), exitCode: hardSkips(report) ? 1 : 0 };
       }),
     );
