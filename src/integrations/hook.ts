@@ -1,5 +1,4 @@
 import { realpathSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { openWorkspace, type Workspace } from "../workspace.js";
 import type { StoreKind } from "../config.js";
@@ -12,6 +11,7 @@ import { AGENTS, type AgentName, type HookEvent, type Payload } from "./event.js
 import { appendHookLog, globalHookLog, type HookLogEntry } from "../maintenance/hook-log.js";
 import { canTellModel, undoNotice } from "./undo-notice.js";
 import { rememberWorkspace, sessionRecord } from "./session-dirs.js";
+import { envDir, isTooBroad, otherWorkTreeMessage, ownDir, workTreeOfCwd } from "./hook-dirs.js";
 import {
   agentShowsNotices,
   noSnapshotsNotice,
@@ -39,14 +39,6 @@ const FALLBACK_REPLY: Record<AgentName, string> = {
   codex: "",
   cursor: CURSOR_CONTINUE,
   gemini: "{}",
-};
-
-/** Environment variables naming the project directory, per agent. */
-const PROJECT_ENV: Record<AgentName, string | undefined> = {
-  "claude-code": "CLAUDE_PROJECT_DIR",
-  codex: undefined,
-  cursor: "CURSOR_PROJECT_DIR",
-  gemini: "GEMINI_PROJECT_DIR",
 };
 
 export interface HookOptions {
@@ -114,8 +106,14 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
   // One session, one workspace: fixed by its first event, whatever directory the agent `cd`s into.
   const record = event.session && !options.dir ? sessionRecord(event.agent, event.session) : {};
   const fixed = record.dir;
+  const projectDir = event.projectDir ?? envDir(event.agent);
   const dir =
-    options.dir ?? fixed ?? event.projectDir ?? envDir(event.agent) ?? event.cwd ?? ownDir(event.agent);
+    options.dir ??
+    fixed ??
+    (await workTreeOfCwd(projectDir, event.cwd)) ??
+    projectDir ??
+    event.cwd ??
+    ownDir(event.agent);
   const base = { agent: event.agent, event: event.name, session: event.session, dir };
   // Why a prompt's work gets no snapshot: the person expects undo, and a log alone goes unread.
   const toldAtPrompt = (why: string): string[] =>
@@ -148,6 +146,10 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
     return;
   }
   const shows = agentShowsNotices(event.agent);
+  const warn = async (message: string) => {
+    await log("warn", message);
+    if (shows) answer.notices.push(`ghostcommit: ${message}`);
+  };
   if (!options.dir) {
     const kindThen = fixed ? record.kind : undefined;
     if (!fixed || kindThen !== ws.kind) await rememberWorkspace(event.agent, event.session, ws.root, ws.kind);
@@ -155,11 +157,7 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
       // A folder's new repository store takes over its plain store's history when it is made
       // (nothing to tell then); one made before (the folder was a repository once) has not.
       const kept = kindThen === "plain" && (await ws.session(event.session).log()).length > 0;
-      if (!kept) {
-        const message = storeChangedMessage(ws.root, event.session, kindThen);
-        await log("warn", message);
-        if (shows) answer.notices.push(`ghostcommit: ${message}`);
-      }
+      if (!kept) await warn(storeChangedMessage(ws.root, event.session, kindThen));
     }
   }
   const storeDir = path.dirname(ws.logFile);
@@ -174,6 +172,8 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
   try {
     const session = ws.session(event.session);
     if (action.kind === "begin") {
+      const away = fixed ? await workTreeOfCwd(fixed, event.cwd) : null;
+      if (away) await warn(otherWorkTreeMessage(ws.root, away));
       if (canTellModel(event)) answer.context = await undoNotice(ws, event).catch(() => null);
       await begin(session, action.turn, action.prompt);
     } else if (action.kind === "end") {
@@ -252,26 +252,6 @@ export function workspacePath(root: string, dir: string, base: string, given: st
     }
   }
   return null;
-}
-
-/** `$HOME` or `/`: never a workspace (a snapshot there would hold everything the user owns). */
-export function isTooBroad(dir: string): boolean {
-  try {
-    const real = realpathSync(dir);
-    return real === path.parse(real).root || real === realpathSync(os.homedir());
-  } catch {
-    return false;
-  }
-}
-
-/** The hook's own directory for an event naming none; not Cursor's (its user hooks run in ~/.cursor). */
-function ownDir(agent: AgentName): string | undefined {
-  return agent === "cursor" ? undefined : process.cwd();
-}
-
-function envDir(agent: AgentName): string | undefined {
-  const name = PROJECT_ENV[agent];
-  return name ? process.env[name] || undefined : undefined;
 }
 
 /**

@@ -3,7 +3,7 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { openWorkspace } from "../workspace.js";
 import type { StoreKind } from "../config.js";
 import { errorDocument, GhostcommitError, reportable } from "../errors.js";
-import { isTooBroad } from "./hook.js";
+import { isTooBroad } from "./hook-dirs.js";
 import { registerRemoteTools } from "./mcp-remote-tools.js";
 import { registerTools, result, type WithWorkspace } from "./mcp-tools.js";
 import { collectAnnouncements } from "../util/announce.js";

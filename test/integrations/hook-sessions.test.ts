@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, realpathSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Repo, Sandbox } from "../helpers/repo.js";
@@ -484,6 +484,50 @@ describe("hooks across sessions and outside projects", () => {
     expect(undone.status, undone.stderr).toBe(0);
     expect([repo.exists("notes2.md"), repo.read("notes.md")]).toEqual([false, "n0\n"]);
     expect(repo.cli(["redo", "--session", "B"]).status).toBe(3);
+  });
+
+  it("snapshots a Claude session working in a linked worktree there, not in the project directory that names it", () => {
+    // INTEGRATIONS: CLAUDE_PROJECT_DIR is where the session started; `cwd` follows worktrees
+    // (`claude --worktree` works in .claude/worktrees/<name>).
+    repo.git("worktree", "add", "-q", ".claude/worktrees/feat", "-b", "feat");
+    const tree = repo.path(".claude/worktrees/feat");
+    const env = { CLAUDE_PROJECT_DIR: repo.dir };
+    const send = (event: unknown, cwd = tree) =>
+      expectQuiet(shellHook(sandbox, installedCommand("claude-code"), event, cwd, env));
+    send(claude(tree, "w1", "UserPromptSubmit", { prompt: "work in the worktree" }));
+    send(
+      claude(tree, "w1", "PreToolUse", { tool_name: "Edit", tool_input: { file_path: `${tree}/notes.md` } }),
+    );
+    writeFileSync(path.join(tree, "notes.md"), "edited\n");
+    writeFileSync(path.join(tree, "made-by-shell.txt"), "new\n");
+    send(
+      claude(tree, "w1", "PostToolUse", {
+        tool_name: "Bash",
+        tool_input: { command: "echo new > made-by-shell.txt" },
+      }),
+    );
+    send(claude(tree, "w1", "Stop", { stop_hook_active: false }));
+
+    expect(repo.cli(["sessions"]).stdout).toContain(`-C ${realpathSync(tree)} has session w1`);
+    const [turn] = sandbox.ok(tree, "log", "--session", "w1");
+    expect([turn.state, turn.changed]).toEqual(["done", ["made-by-shell.txt", "notes.md"]]);
+    const rewound = sandbox.ok(tree, "rewind", "--session", "w1", "--to", "1");
+    expect([rewound.written, rewound.deleted]).toEqual([["notes.md"], ["made-by-shell.txt"]]);
+    expect(sandbox.git(tree, "status", "--porcelain")).toBe("");
+
+    // A session fixed at the root that later works in the worktree is told, not silently skipped.
+    send(claude(repo.dir, "r1", "UserPromptSubmit", { prompt: "at the root" }), repo.dir);
+    send(claude(repo.dir, "r1", "Stop", { stop_hook_active: false }), repo.dir);
+    const told = shellHook(
+      sandbox,
+      installedCommand("claude-code"),
+      claude(tree, "r1", "UserPromptSubmit", { prompt: "in the worktree" }),
+      tree,
+      env,
+    );
+    expect(JSON.parse(told.stdout).systemMessage).toBe(
+      `ghostcommit: this session's workspace is ${repo.dir}, fixed by its first event; its work in ${realpathSync(tree)} (another git work tree) is not snapshotted: start a new session there for undo`,
+    );
   });
 
   it("creates no store for a Cursor event that names no workspace (user hooks run in ~/.cursor)", () => {
