@@ -44,6 +44,8 @@ export async function captureNestedRepos(
   ctx: CaptureContext,
   roots: RelPath[],
   ghostignore: Ignore | null,
+  /** Touched and included paths: captured even if the repository ignores them. */
+  forced: ReadonlySet<RelPath> = new Set(),
 ): Promise<NestedCapture> {
   const out: NestedCapture = { files: new Map(), roots: [], excluded: [] };
   const dependencyDirs = new Set(ctx.settings.dependencyDirs);
@@ -91,6 +93,14 @@ export async function captureNestedRepos(
       } else reads.push({ rel, limit: null, gitlink });
     }
     for (const rel of policy.capture) reads.push({ rel, limit: ctx.settings.largeFileBytes, gitlink: null });
+    // Touched files its rules leave out (ignored ones) are captured all the same.
+    const taken = new Set([...reads.map((r) => r.rel), ...[...listed.tracked.keys()].map(inside)]);
+    for (const rel of forced) {
+      if (!rel.startsWith(`${root}/`) || taken.has(rel) || touchesGitDir(rel)) continue;
+      const matched = ghostignoreMatch(rel, ghostignore);
+      if (matched) out.excluded.push({ path: matched, reason: "ignore-file" });
+      else reads.push({ rel, limit: ctx.settings.largeFileBytes, gitlink: null });
+    }
     const results = await mapLimit(reads, 8, (read) =>
       captureWorktreePath(ctx.location.root, read.rel, ctx.writer, ctx.cache, read.limit),
     );

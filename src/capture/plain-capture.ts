@@ -112,10 +112,9 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
       const listed = await git(["ls-files", "-z", "--", ...specs]);
       for (const part of splitNul(listed.stdout)) toRemove.add(relFromBytes(part));
     }
-    const nested = await captureNestedRepos(ctx, [...roots].sort(), matcher);
-    excluded.push(...nested.excluded);
-
     const forced = new Set(await expandIncludes(ctx.location.root, includes));
+    const nested = await captureNestedRepos(ctx, [...roots].sort(), matcher, forced);
+    excluded.push(...nested.excluded);
     // In the last snapshot: in the index and not left out since, or added over it (see below).
     const addedOver = new Set(stateBefore.addedOverIndex ?? []);
     const removedOver = new Set(stateBefore.removedOverIndex ?? []);
@@ -126,7 +125,9 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     for (const rel of [...toAdd, ...policy.capture, ...forced]) {
       if (seen.has(rel) || touchesGitDir(rel)) continue;
       seen.add(rel);
-      if (inRepo(rel) && !forced.has(rel)) continue; // the repository's own rules decide, touched files aside
+      // The repository's capture takes it, touched files too: in the store's index, a file would
+      // hide its repository from the next walks, so their snapshots would not write into it.
+      if (inRepo(rel)) continue;
       if (ghostignoreMatch(rel, matcher)) {
         toRemove.add(rel);
         if (forced.has(rel)) excluded.push({ path: rel, reason: "ignore-file" });
@@ -231,7 +232,7 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
           parent: null,
           fileCount: deferred.fileCount + nested.files.size,
           excluded: sortExclusions(withoutIncludedDirs([...excluded, ...deferred.excluded], includes)),
-          included: [...forced].filter((rel) => deferred.captured.has(rel)),
+          included: [...forced].filter((rel) => deferred.captured.has(rel) || nested.files.has(rel)),
           ...(nested.roots.length > 0 ? { nested: nested.roots } : {}),
         };
       }
@@ -267,7 +268,7 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
       parent: null,
       fileCount: fileCount + nested.files.size,
       excluded: sortExclusions(withoutIncludedDirs(excluded, includes)),
-      included: [...forced].filter((rel) => kept.add.some((c) => c.path === rel)),
+      included: [...forced].filter((rel) => nested.files.has(rel) || kept.add.some((c) => c.path === rel)),
       ...(nested.roots.length > 0 ? { nested: nested.roots } : {}),
     };
   });

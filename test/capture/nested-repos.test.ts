@@ -91,6 +91,51 @@ describe("a folder holding several repositories", () => {
     expect([fe.status(), be.status()]).toEqual(statuses);
   });
 
+  it("a rewind undoes an edit to a repository's file the agent touched or a dry run looked at", () => {
+    // Repositories of one file each: nothing else in them shows to the folder's own walk.
+    const oneFileRepo = () => {
+      const folder = new Repo(sandbox, sandbox.dir(`folder${++folders}`));
+      const be = sandbox.repo(`${path.basename(folder.dir)}/be`, { "main.go": "m\n" });
+      return { folder, be, gitDir: gitDirDigest(be) };
+    };
+    const agentTurn = (folder: Repo, be: Repo, touch: boolean) => {
+      folder.ok("turn", "begin", "--session", "s", "--turn", "1");
+      if (touch) folder.ok("touch", "--session", "s", "be/main.go"); // as an agent's edit hook does
+      be.write({ "main.go": "m2\n" });
+      folder.ok("turn", "end", "--session", "s", "--turn", "1");
+    };
+    const touched = oneFileRepo();
+    agentTurn(touched.folder, touched.be, true);
+    const rewind = touched.folder.ok("rewind", "--to", "1");
+    expect([rewind.written, rewind.skipped, touched.be.read("main.go")]).toEqual([["be/main.go"], [], "m\n"]);
+    touched.folder.ok("redo", "--session", "s");
+    expect(touched.be.read("main.go")).toBe("m2\n");
+    expect(gitDirDigest(touched.be)).toEqual(touched.gitDir);
+
+    const previewed = oneFileRepo();
+    agentTurn(previewed.folder, previewed.be, false);
+    const dry = previewed.folder.ok("rewind", "--to", "1", "--dry-run");
+    const real = previewed.folder.ok("rewind", "--to", "1");
+    expect([dry.written, real.written, real.skipped]).toEqual([["be/main.go"], ["be/main.go"], []]);
+    expect(previewed.be.read("main.go")).toBe("m\n");
+    expect(gitDirDigest(previewed.be)).toEqual(previewed.gitDir);
+  });
+
+  it("a touched file a repository ignores is captured, and a rewind puts it back", () => {
+    const { folder, repos } = folderOfRepos(["be"]);
+    const [be] = repos;
+    folder.ok("turn", "begin", "--session", "s", "--turn", "1");
+    folder.ok("touch", "--session", "s", "be/debug.log");
+    be.write({ "debug.log": "agent\n" });
+    folder.ok("turn", "end", "--session", "s", "--turn", "1");
+    const rewind = folder.ok("rewind", "--to", "1");
+    expect([rewind.written, rewind.skipped, be.read("debug.log")]).toEqual([
+      ["be/debug.log"],
+      [],
+      "be ignored\n",
+    ]);
+  });
+
   it("reports a repository over the plain-directory budget instead of walking it", () => {
     const { folder } = folderOfRepos(["big", "small"]);
     folder.write({ ".ghostcommit.json": JSON.stringify({ budgetFiles: 2 }) });
