@@ -97,6 +97,34 @@ export function looksLikeRepository(worktreeRoot: string, dir: RelPath): boolean
 }
 
 /**
+ * Whether `dir` is itself a git directory, as git's own check has it: a HEAD naming a ref or a
+ * commit, and `objects/` and `refs/` directories (or a `commondir` file saying where they are).
+ * A bare repository, or the git directory `git init --separate-git-dir` put there: git's walk
+ * lists its refs and objects as plain files, but they are git's own data.
+ */
+export function isGitDirectory(root: string, dir: RelPath): boolean {
+  const stat = (name: string) =>
+    quietStat(() => statSync(fsPath(root, `${dir}/${name}`), { throwIfNoEntry: false }));
+  if (!stat("HEAD")?.isFile()) return false;
+  let head: string;
+  try {
+    const bytes = Buffer.alloc(80);
+    const fd = openSync(fsPath(root, `${dir}/HEAD`), "r");
+    try {
+      head = bytes.toString("latin1", 0, readSync(fd, bytes, 0, bytes.length, 0));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false; // unreadable: git could not use it either
+  }
+  if (!/^(ref: refs\/|[0-9a-f]{40}(?:[0-9a-f]{24})?\s)/.test(head)) return false;
+  return (
+    stat("commondir")?.isFile() || (stat("objects")?.isDirectory() && stat("refs")?.isDirectory()) || false
+  );
+}
+
+/**
  * A stat that a directory this user may not search answers with "nothing there" (EACCES): git
  * cannot use a repository there either, and its files are reported as unreadable where read.
  */

@@ -83,6 +83,7 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     }
     for (const dir of walked.dependencyDirs) excluded.push({ path: dir, reason: "dependency-dir" });
     for (const dir of walked.unreadableDirs) excluded.push({ path: dir, reason: "unreadable" });
+    for (const dir of walked.gitDirs) excluded.push({ path: dir.path, reason: "nested-repo" });
     // .ghostignore changed: entries captured before may now be excluded.
     const ghostignoreChanged = (ghostignore?.hash ?? null) !== stateBefore.ghostignoreHash;
     if (ghostignoreChanged && matcher) {
@@ -104,11 +105,14 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     // Git repositories in the folder (a `fe/` and a `be/`) are captured each by its own rules.
     const roots = await nestedRoots(ctx.location.root, policy.excluded, [...toAdd, ...policy.capture]);
     excluded.push(...policy.excluded.filter((e) => !(e.reason === "nested-repo" && roots.has(e.path))));
-    const inRepo = (rel: RelPath) => ancestorsOf(rel).some((dir) => roots.has(dir));
-    const becameRepository = [...roots].some((root) => !policy.excluded.some((e) => e.path === root));
+    const aside = new Set([...roots, ...walked.gitDirs.map((d) => d.path)]); // their own rules, or never
+    const inRepo = (rel: RelPath) => ancestorsOf(rel).some((dir) => aside.has(dir));
+    // Files captured plainly before: in a directory that became a repository since, or in a git directory.
+    const gitDirsListed = walked.gitDirs.flatMap((d) => (d.listed ? [d.path] : []));
+    const becameRepository =
+      gitDirsListed.length > 0 || [...roots].some((r) => !policy.excluded.some((e) => e.path === r));
     if (becameRepository) {
-      // A directory that became a repository after its files were captured plainly.
-      const specs = [...roots].map((r) => relBytes(r).toString("utf8"));
+      const specs = [...roots, ...gitDirsListed].map((r) => relBytes(r).toString("utf8"));
       const listed = await git(["ls-files", "-z", "--", ...specs]);
       for (const part of splitNul(listed.stdout)) toRemove.add(relFromBytes(part));
     }
@@ -125,8 +129,7 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     for (const rel of [...toAdd, ...policy.capture, ...forced]) {
       if (seen.has(rel) || touchesGitDir(rel)) continue;
       seen.add(rel);
-      // The repository's capture takes it, touched files too: in the store's index, a file would
-      // hide its repository from the next walks, so their snapshots would not write into it.
+      // The repository's capture takes it, touched too (the store's index would hide the repository).
       if (inRepo(rel)) continue;
       if (ghostignoreMatch(rel, matcher)) {
         toRemove.add(rel);

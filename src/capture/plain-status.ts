@@ -11,8 +11,15 @@ import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import { gitRunning } from "../util/detached.js";
 import { trace } from "../util/trace.js";
 import type { CaptureContext } from "./context.js";
-import { expandListing, isDirectory, type Walked, walkOnce, walkTwice } from "./plain-walk.js";
-import { dependencyDirOf } from "./policy.js";
+import {
+  expandListing,
+  isDirectory,
+  setGitDirsAside,
+  type Walked,
+  walkOnce,
+  walkTwice,
+} from "./plain-walk.js";
+import { dataDirWithin, dependencyDirOf } from "./policy.js";
 import { removeThrowawayGitDir, throwawayGitDir } from "./status-gitdir.js";
 
 /** What one status of a plain directory against the store's index found. */
@@ -180,9 +187,15 @@ export interface Listing {
  * What changed since the index was written, and what it does not name. A later snapshot asks
  * status, with git's untracked cache (see `plainStatus`), unless a `.gitignore` was seen in the
  * directory since the index was last written: then, as when status fails, `diff-files` runs
- * beside one walk of the directory. A first snapshot lists everything.
+ * beside one walk of the directory. A first snapshot lists everything. Git directories are set aside.
  */
-export async function listChanges(
+export async function listChanges(...args: Parameters<typeof listAll>): Promise<Listing> {
+  const listing = await listAll(...args);
+  setGitDirsAside(args[0].location.root, listing, dataDirWithin(args[0].location.root));
+  return listing;
+}
+
+async function listAll(
   ctx: CaptureContext,
   git: (args: string[]) => Promise<{ stdout: Buffer; stderr: string }>,
   indexFile: string,

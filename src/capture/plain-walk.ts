@@ -1,8 +1,8 @@
 import { type Dirent, promises as fs, lstatSync, readdirSync } from "node:fs";
 import { splitNul } from "../git/exec.js";
-import { fsPath, type RelPath, relFromBytes, touchesGitDir } from "../paths.js";
+import { fsPath, isWithin, type RelPath, relFromBytes, touchesGitDir } from "../paths.js";
 import { unreadableDirs } from "../git/status.js";
-import { looksLikeRepository } from "./nested-check.js";
+import { isGitDirectory, looksLikeRepository } from "./nested-check.js";
 import { dependencyDirOf } from "./policy.js";
 
 /** How a plain directory's snapshot finds the files no captured entry names. */
@@ -14,6 +14,11 @@ export interface Walked {
   dependencyDirs: RelPath[];
   /** Directories that could not be listed (permissions): what they hold is unknown. */
   unreadableDirs: RelPath[];
+  /**
+   * Git directories (a bare repository), set aside whole (`nested-repo`); `listed`: git listed
+   * files in it, so the store's index may hold some (captured by an older version).
+   */
+  gitDirs: { path: RelPath; listed: boolean }[];
 }
 
 type Git = (args: string[]) => Promise<{ stdout: Buffer; stderr: string }>;
@@ -38,7 +43,7 @@ export async function walkTwice(
     if (depNames.has(dir.slice(dir.lastIndexOf("/") + 1))) dependencyDirs.push(dir);
   }
   const untracked = splitNul(othersOut.stdout).map(relFromBytes);
-  return { untracked, dependencyDirs, unreadableDirs: unreadableDirs(othersOut.stderr) };
+  return { untracked, dependencyDirs, unreadableDirs: unreadableDirs(othersOut.stderr), gitDirs: [] };
 }
 
 /**
@@ -64,7 +69,7 @@ export function expandListing(
   depNames: ReadonlySet<string>,
   unreadable: RelPath[] = [],
 ): Walked {
-  const walked: Walked = { untracked: [], dependencyDirs: [], unreadableDirs: [...unreadable] };
+  const walked: Walked = { untracked: [], dependencyDirs: [], unreadableDirs: [...unreadable], gitDirs: [] };
   for (const rel of listed) {
     if (!rel.endsWith("/")) walked.untracked.push(rel);
     else listNewDirectory(root, rel.slice(0, -1), depNames, walked);
@@ -100,6 +105,10 @@ export function listNewDirectory(
     walked.untracked.push(`${dir}/`);
     return;
   }
+  if (isGitDirectory(root, dir)) {
+    walked.gitDirs.push({ path: dir, listed: false });
+    return;
+  }
   let entries: Dirent<Buffer>[];
   try {
     entries = readdirSync(fsPath(root, dir), { withFileTypes: true, encoding: "buffer" });
@@ -114,4 +123,38 @@ export function listNewDirectory(
     if (entry.isDirectory()) listNewDirectory(root, rel, depNames, walked);
     else if (entry.isFile() || entry.isSymbolicLink()) walked.untracked.push(rel);
   }
+}
+
+/**
+ * Sets aside the files git listed inside git directories (see `isGitDirectory`): those of the
+ * walk, and the captured ones that changed. Each directory is checked once, the outermost wins;
+ * ghostcommit's own data directory is left to the policy (`store`).
+ */
+export function setGitDirsAside(
+  root: string,
+  listing: { changed: { path: RelPath; deleted: boolean }[]; walked: Walked },
+  dataDir: RelPath | null,
+): void {
+  const above = new Map<RelPath, RelPath | null>([["", null]]);
+  const gitDirAbove = (dir: RelPath): RelPath | null => {
+    let found = above.get(dir);
+    if (found === undefined) {
+      const slash = dir.lastIndexOf("/");
+      found = gitDirAbove(slash === -1 ? "" : dir.slice(0, slash));
+      if (found === null && !touchesGitDir(dir) && isGitDirectory(root, dir)) found = dir;
+      above.set(dir, found);
+    }
+    return found;
+  };
+  const listed = new Set<RelPath>();
+  const keep = (rel: RelPath) => {
+    if (dataDir !== null && isWithin(rel, dataDir)) return true;
+    const name = rel.endsWith("/") ? rel.slice(0, -1) : rel;
+    const dir = gitDirAbove(name.slice(0, Math.max(0, name.lastIndexOf("/"))));
+    if (dir !== null) listed.add(dir);
+    return dir === null;
+  };
+  listing.walked.untracked = listing.walked.untracked.filter(keep);
+  listing.changed = listing.changed.filter((c) => c.deleted || keep(c.path));
+  for (const path of listed) listing.walked.gitDirs.push({ path, listed: true });
 }

@@ -1,6 +1,6 @@
 import { randomHex } from "../util/crypto.js";
 import { promises as fs, lchownSync, lstatSync, mkdirSync, renameSync, rmdirSync, unlinkSync } from "node:fs";
-import { looksLikeRepository } from "../capture/nested-check.js";
+import { isGitDirectory, looksLikeRepository } from "../capture/nested-check.js";
 import { MODE } from "../git/objects.js";
 import { restoreTempName } from "../store/restore-journal.js";
 import { ancestorsOf, fsPath, parentOf, type RelPath } from "../paths.js";
@@ -133,6 +133,7 @@ function ancestorsAreRealDirs(
       // `.git` that git would not take for a repository (an empty fixture directory, a stray
       // file) makes none: capture looked inside, so restore writes there too.
       if (!capturedRepos.has(dir) && looksLikeRepository(root, dir)) return "nested-repo";
+      if (isGitDirectory(root, dir)) return "nested-repo"; // a bare repository: git's own data
       continue;
     }
     if (stat) return "unsafe"; // a symlink or file where a directory should be

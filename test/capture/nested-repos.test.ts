@@ -1,7 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Repo } from "../helpers/repo.js";
-import { fileSandbox, filesOf, gitDirDigest } from "../helpers/support.js";
+import { fileSandbox, filesOf, gitDirDigest, treeDigest } from "../helpers/support.js";
 
 const { sandbox, repo } = fileSandbox();
 let folders = 0;
@@ -134,6 +134,30 @@ describe("a folder holding several repositories", () => {
       [],
       "be ignored\n",
     ]);
+  });
+
+  it("never captures nor writes a bare repository or a separate git directory it holds", () => {
+    const folder = new Repo(sandbox, sandbox.dir(`folder${++folders}`));
+    const app = sandbox.repo(`${path.basename(folder.dir)}/app`, { f: "v1\n" });
+    sandbox.git(folder.dir, "clone", "-q", "--bare", app.dir, "origin.git");
+    sandbox.git(folder.dir, "init", "-q", `--separate-git-dir=${folder.path("sep")}`, "lib");
+    const snap = folder.ok("snapshot");
+    expect(snap.excluded).toEqual([
+      { path: "origin.git", reason: "nested-repo" },
+      { path: "sep", reason: "nested-repo" },
+    ]);
+    expect(filesOf(folder, snap.id)).toEqual(["app/f"]);
+
+    app.git("remote", "add", "origin", "../origin.git");
+    app.write({ f: "v2\n" });
+    app.git("commit", "-qam", "v2");
+    app.git("push", "-q", "origin", "HEAD:master");
+    const bare = Object.fromEntries(treeDigest(folder.path("origin.git")));
+    const report = folder.ok("restore", snap.id);
+    expect([report.written, report.deleted, report.skipped]).toEqual([["app/f"], [], []]);
+    // The push stays: its ref and objects are the bare repository's own.
+    expect(Object.fromEntries(treeDigest(folder.path("origin.git")))).toEqual(bare);
+    expect(sandbox.git(folder.path("origin.git"), "log", "--format=%s", "master").trim()).toBe("v2\ninitial");
   });
 
   it("reports a repository over the plain-directory budget instead of walking it", () => {
