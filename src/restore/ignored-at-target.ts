@@ -31,8 +31,9 @@ export async function ghostignoredAtTarget(
 /**
  * Answers "was this path ignored when the target snapshot was taken?" for deletion candidates.
  * A candidate is in the current capture set, so it is not ignored under today's rules; only when
- * a `.gitignore` on its way changed since the target do the target's own rules need reading,
- * matched with or without regard to case as git matches them here (`ignoreCase`).
+ * a `.gitignore` on its way changed since the target, or its rules start elsewhere now (`scopeNow`:
+ * a repository whose `.git` was removed, its `.gitignore` kept but no longer read), do the target's
+ * own rules need reading, matched with or without regard to case as git matches them here (`ignoreCase`).
  */
 export async function ignoredAtTarget(
   cat: CatFile,
@@ -40,6 +41,7 @@ export async function ignoredAtTarget(
   candidates: RelPath[],
   changedPaths: ReadonlySet<RelPath>,
   scopeOf: (path: RelPath) => RelPath | null,
+  scopeNow: (path: RelPath) => RelPath | null,
   ignoreCase: () => Promise<boolean>,
 ): Promise<Set<RelPath>> {
   const changedIgnoreDirs = new Set<RelPath>();
@@ -48,7 +50,8 @@ export async function ignoredAtTarget(
     else if (path.endsWith("/.gitignore")) changedIgnoreDirs.add(path.slice(0, -"/.gitignore".length));
   }
   const ignored = new Set<RelPath>();
-  if (changedIgnoreDirs.size === 0) return ignored;
+  const rescoped = (path: RelPath) => scopeOf(path) !== null && scopeOf(path) !== scopeNow(path);
+  if (changedIgnoreDirs.size === 0 && !candidates.some(rescoped)) return ignored;
   const ignorecase = await ignoreCase();
   const matchers = new Map<RelPath, Ignore | null>();
   const matcherFor = async (dir: RelPath): Promise<Ignore | null> => {
@@ -85,7 +88,7 @@ export async function ignoredAtTarget(
     if (scope === null) continue;
     const dirs = ancestorsOf(path).filter((dir) => scope === "" || dir.startsWith(`${scope}/`));
     const levels = [scope, ...dirs];
-    if (!levels.some((dir) => changedIgnoreDirs.has(dir))) continue;
+    if (!levels.some((dir) => changedIgnoreDirs.has(dir)) && !rescoped(path)) continue;
     // As git walks: an ignored directory is never entered, so nothing below it (not even a
     // deeper "!" rule) can bring a path back; dirs[k] is judged by the levels above it.
     let verdict = false;

@@ -63,6 +63,7 @@ export async function restoreSnapshot(
         candidates,
         new Set(all.map((c) => c.path)),
         ignoreScope(engine.location.kind, target.meta.nested),
+        ignoreScope(engine.location.kind, capturedRepos),
         () => ignoresCase(engine.location, engine.paths.dir),
       );
       // Nor was a repository there looked into (a submodule or nested repository not captured then).

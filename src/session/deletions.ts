@@ -26,10 +26,12 @@ export async function proveDeletions(
   cat: CatFile,
   lookup: TreeLookup,
   currentTree: string,
+  capturedRepos: readonly RelPath[],
   candidates: RelPath[],
   sourceOf: (path: RelPath) => AbsenceSource,
 ): Promise<Set<RelPath>> {
   const proven = new Set<RelPath>();
+  const scopeNow = ignoreScope(engine.location.kind, capturedRepos);
   const groups = new Map<StoredSnapshot, RelPath[]>();
   for (const p of candidates) {
     const source = sourceOf(p);
@@ -46,6 +48,7 @@ export async function proveDeletions(
     const fileInTarget = new Set<RelPath>();
     const reposInTarget: RelPath[] = []; // not looked into then: proves nothing below
     const changedIgnores = new Set<RelPath>();
+    let rescoped = false; // a repository then, its rules no longer read (its .git removed)
     for (const p of paths) {
       for (const dir of ancestorsOf(p)) {
         const entry = await lookup.entry(snapshot.tree, dir);
@@ -54,6 +57,7 @@ export async function proveDeletions(
         else if (entry && entry.mode !== MODE.tree) fileInTarget.add(dir);
       }
       if (scopeOf(p) === null) continue;
+      if (scopeOf(p) !== scopeNow(p)) rescoped = true;
       for (const dir of ["", ...ancestorsOf(p)]) {
         const rules = dir === "" ? ".gitignore" : `${dir}/.gitignore`;
         if (changedIgnores.has(rules)) continue;
@@ -62,8 +66,8 @@ export async function proveDeletions(
       }
     }
     const ignored =
-      changedIgnores.size > 0
-        ? await ignoredAtTarget(cat, snapshot.tree, paths, changedIgnores, scopeOf, () =>
+      changedIgnores.size > 0 || rescoped
+        ? await ignoredAtTarget(cat, snapshot.tree, paths, changedIgnores, scopeOf, scopeNow, () =>
             ignoresCase(engine.location, engine.paths.dir),
           )
         : new Set<RelPath>();

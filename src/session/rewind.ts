@@ -165,7 +165,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
             )
             .then(() => {});
         },
-        target: async (currentTree) => {
+        target: async (currentTree, capturedRepos) => {
           const changedLists = turns.map((t) => t.changed);
           if (open) {
             const index = turns.indexOf(open);
@@ -222,6 +222,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
             cat,
             lookup,
             currentTree,
+            capturedRepos,
             deletions,
             (p) => originOfPath.get(p)!,
           );

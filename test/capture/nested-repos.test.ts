@@ -1,3 +1,4 @@
+import { renameSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Repo } from "../helpers/repo.js";
@@ -40,6 +41,31 @@ describe("a folder holding several repositories", () => {
     ]);
     expect([cloned.read("main.c"), cloned.read("wip.c")]).toEqual(["code\n", "uncommitted\n"]);
     expect(gitDirDigest(cloned)).toEqual(gitDir);
+  });
+
+  it("a restore or rewind keeps what a repository ignored then, once its .git is removed", () => {
+    const { folder, repos } = folderOfRepos(["fe"]);
+    const [fe] = repos;
+    const aside = (inner: Repo) => `${path.dirname(inner.dir)}-${path.basename(inner.dir)}.git`; // outside the folder
+    const snap = folder.ok("snapshot");
+    // Without its .git, fe is a plain directory: debug.log is captured now, yet *.log kept it out then.
+    renameSync(fe.path(".git"), aside(fe));
+    const report = folder.ok("restore", snap.id);
+    expect(report.deleted).toEqual([]);
+    expect(report.skipped).toEqual([{ path: "fe/debug.log", reason: "excluded" }]);
+    expect(fe.read("debug.log")).toBe("fe ignored\n");
+
+    // The same for a rewind of the turn that removed it.
+    const other = folderOfRepos(["be"]);
+    const [be] = other.repos;
+    other.folder.ok("turn", "begin", "--session", "s", "--turn", "1");
+    renameSync(be.path(".git"), aside(be));
+    be.write({ "a.txt": "agent\n" });
+    const ended = other.folder.ok("turn", "end", "--session", "s", "--turn", "1");
+    expect(ended.changed).toEqual(["be/a.txt", "be/debug.log"]);
+    const rewind = other.folder.ok("rewind", "--to", "1");
+    expect([rewind.written, rewind.deleted]).toEqual([["be/a.txt"], []]);
+    expect([be.read("a.txt"), be.read("debug.log")]).toEqual(["be a\n", "be ignored\n"]);
   });
 
   it("captures each repository by its own rules and restores into it, its .git and index untouched", () => {
