@@ -1,6 +1,6 @@
 import { dependencyDirOf } from "../capture/policy.js";
 import { runGit, splitNul } from "../git/exec.js";
-import { isWithin, type RelPath, relBytes, relFromBytes } from "../paths.js";
+import { fsPath, isWithin, type RelPath, relBytes, relFromBytes } from "../paths.js";
 import type { StoreContext } from "../store/context.js";
 import type { PathChange, PlanStep } from "./plan.js";
 
@@ -11,12 +11,15 @@ import type { PathChange, PlanStep } from "./plan.js";
  * be undone, and the README promises restore never touches ignored or excluded paths. Paths the
  * restore captures on purpose (touched, included) are written; so is a path whose `.gitignore` the
  * same restore puts back or removes (the target's own rules decide then). Tracked files are always captured.
+ * Inside a repository the capture looked into (`capturedRepos`, held by a plain directory or
+ * nested and captured) that repository's own rules decide, as they decide its capture.
  */
 export async function skipExcludedNow(
   engine: StoreContext,
   steps: PlanStep[],
   changes: PathChange[],
   includes: RelPath[],
+  capturedRepos: readonly RelPath[],
   sizeOf: (oid: string) => Promise<number>,
 ): Promise<PlanStep[]> {
   const fresh = new Set(changes.filter((c) => c.current === null).map((c) => c.path));
@@ -39,12 +42,31 @@ export async function skipExcludedNow(
     (s, i) => sizes[i] > limit || (!included(s.path) && dependencyDirOf(s.path, dependencyDirs) !== null),
   );
   const git = engine.location.kind === "git" ? engine.location : null;
-  const [ignoredBy, tracked] = git
+  // Each candidate goes to the innermost captured repository holding it, else to the workspace's.
+  const repoOf = (p: RelPath) =>
+    capturedRepos.reduce<RelPath | null>(
+      (found, r) => (isWithin(p, r) && p !== r && (found === null || r.length > found.length) ? r : found),
+      null,
+    );
+  const byRepo = new Map<RelPath, RelPath[]>();
+  for (const step of candidates) {
+    const repo = repoOf(step.path);
+    if (repo === null) continue;
+    if (!byRepo.has(repo)) byRepo.set(repo, []);
+    byRepo.get(repo)!.push(step.path.slice(repo.length + 1));
+  }
+  const held = await Promise.all(
+    [...byRepo].map(async ([repo, paths]) => {
+      const found = await ignoringFiles(fsPath(engine.root, repo).toString("utf8"), "", paths);
+      return [...found].map(([p, source]): [RelPath, string] => [`${repo}/${p}`, `${repo}/${source}`]);
+    }),
+  );
+  const [ignoredHere, tracked] = git
     ? await Promise.all([
         ignoringFiles(
           git.worktreeRoot!,
           git.prefix,
-          candidates.map((s) => s.path),
+          candidates.filter((s) => repoOf(s.path) === null).map((s) => s.path),
         ),
         lsFiles(
           git.worktreeRoot!,
@@ -54,6 +76,7 @@ export async function skipExcludedNow(
         ).then((lines) => new Set(lines.map((line) => fromTop(git.prefix, relFromBytes(line))))),
       ])
     : [new Map<RelPath, string>(), new Set<RelPath>()];
+  const ignoredBy = new Map([...ignoredHere, ...held.flat()]);
   const excluded = new Set<RelPath>();
   for (const step of candidates) {
     const source = ignoredBy.get(step.path);

@@ -183,6 +183,7 @@ async function prepareRestore(
     planned,
     target.changes,
     run.includes,
+    capturedRepos,
     async (oid) => (await readBlob(oid))?.content.length ?? 0,
   );
   if (run.dryRun) {

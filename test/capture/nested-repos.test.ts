@@ -68,6 +68,21 @@ describe("a folder holding several repositories", () => {
     expect([be.read("a.txt"), be.read("debug.log")]).toEqual(["be a\n", "be ignored\n"]);
   });
 
+  it("a restore does not write back a file a held repository ignores now, so its undo is exact", () => {
+    const folder = new Repo(sandbox, sandbox.dir(`folder${++folders}`));
+    folder.write({ "fe/a.js": "a\n", "fe/x.log": "log\n" });
+    const plain = folder.ok("snapshot");
+    const fe = sandbox.repo(`${path.basename(folder.dir)}/fe`, { ".gitignore": "*.log\n" });
+    fe.remove("x.log");
+    const report = folder.ok("restore", plain.id);
+    // fe's own rules ignore x.log: the safety snapshot could not hold it, so no undo could remove it.
+    expect(report.written).toEqual([]);
+    expect(report.skipped).toContainEqual({ path: "fe/x.log", reason: "excluded" });
+    expect(fe.exists("x.log")).toBe(false);
+    folder.ok("restore", report.safety);
+    expect([fe.exists("x.log"), fe.read(".gitignore"), fe.read("a.js")]).toEqual([false, "*.log\n", "a\n"]);
+  });
+
   it("captures each repository by its own rules and restores into it, its .git and index untouched", () => {
     const { folder, repos } = folderOfRepos(["fe", "be"]);
     const [fe, be] = repos;
