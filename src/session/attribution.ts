@@ -66,3 +66,22 @@ export function overlappingTurns(others: SessionState[], startedAt: number, ende
     ),
   );
 }
+
+/**
+ * Of the files `turn` touched, those a turn of another session beside it (`beside`) touched after
+ * this turn's first report of them, or before with no tool call of its own finished by then (no
+ * progress mark, no end): that agent's edit may be in this turn's bytes, so rewinding this turn
+ * could revert it. One touched before and settled is in this turn's before-state (see touch.ts).
+ */
+export function touchedBesideSince(turn: TurnState, beside: TurnState[]): Set<RelPath> {
+  const out = new Set<RelPath>();
+  for (const other of beside) {
+    for (const [path, { last }] of other.touchTimes) {
+      const mine = turn.touchTimes.get(path);
+      if (!mine) continue;
+      const settled = other.marks.find((m) => m.t > last)?.t ?? other.endedAt ?? Number.POSITIVE_INFINITY;
+      if (settled > mine.first) out.add(path);
+    }
+  }
+  return out;
+}

@@ -55,9 +55,11 @@ export function conflictError(
     );
   }
   if (maybe.length > 0) {
-    // Changed with no tool call reporting it while another session's turn ran, or after an interrupt.
+    // Changed with no tool call reporting it (or edited by another session's tools too) while
+    // another session's turn ran, or after an interrupt.
+    const one = maybe.length === 1;
     reasons.push(
-      `${maybe.length} ${maybe.length === 1 ? "file" : "files"} may not be session ${session}'s work: no tool call reported ${maybe.length === 1 ? "its change" : "their changes"}, made while another session's turn ran or after an interrupt (${listed(maybe)})`,
+      `${maybe.length} ${one ? "file" : "files"} may not be session ${session}'s work: no tool call reported ${one ? "its change" : "their changes"}, or another session's also edited ${one ? "it" : "them"}, while another session's turn ran or after an interrupt (${listed(maybe)})`,
     );
   }
   const error = new GhostcommitError(

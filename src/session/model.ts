@@ -80,6 +80,8 @@ export interface TurnState {
   changed: RelPath[];
   /** Files touched during the turn (attributed to it alone). */
   touched: Set<RelPath>;
+  /** When each of them was first and last reported (microseconds): see `touchedBesideSince`. */
+  touchTimes: Map<RelPath, { first: number; last: number }>;
   /** Touched paths the before-state proves absent although the before snapshot did not look at them. */
   beforeAbsent: Set<RelPath>;
   /** Touched paths whose before-state was never captured (reported after the edit). */
@@ -160,6 +162,7 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
         after: null,
         changed: [],
         touched: new Set(),
+        touchTimes: new Map(),
         beforeAbsent: new Set(),
         beforeUnknown: new Set(),
         marks: [],
@@ -174,7 +177,10 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       for (const p of record.paths) state.touched.add(p);
       const turn = record.turn === null ? undefined : findTurn(state, record.turn);
       if (turn?.state !== "open") break;
-      for (const p of record.files) turn.touched.add(p);
+      for (const p of record.files) {
+        turn.touched.add(p);
+        turn.touchTimes.set(p, { first: turn.touchTimes.get(p)?.first ?? record.t, last: record.t });
+      }
       for (const p of record.absent ?? []) turn.beforeAbsent.add(p);
       for (const p of record.unknown ?? []) turn.beforeUnknown.add(p);
       if (record.before) turn.before = record.before;

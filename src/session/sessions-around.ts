@@ -95,6 +95,9 @@ function seenFrom(state: SessionState, map: (p: RelPath) => RelPath | null): Ses
     marks: [],
     changed: paths(turn.changed),
     touched: new Set(paths(turn.touched)),
+    touchTimes: new Map(
+      [...turn.touchTimes].flatMap(([p, times]) => paths([p]).map((q) => [q, times] as const)),
+    ),
     beforeAbsent: new Set(paths(turn.beforeAbsent)),
     beforeUnknown: new Set(paths(turn.beforeUnknown)),
     uncertain: new Set(paths(turn.uncertain)),

@@ -9,7 +9,13 @@ import type { StoredSnapshot } from "../store/store.js";
 import { writeSnapshot } from "../store/snapshots.js";
 import { settledWith } from "../util/settled.js";
 import type { TurnBegun, TurnEnded } from "../types.js";
-import { attributeTurn, overlappingTouches, overlappingTurns, overlapStart } from "./attribution.js";
+import {
+  attributeTurn,
+  overlappingTouches,
+  overlappingTurns,
+  overlapStart,
+  touchedBesideSince,
+} from "./attribution.js";
 import { checkTurnId, requireTurn, type SessionContext } from "./context.js";
 import type { NewRecord } from "./journal.js";
 import { journalsAround, registerWorkspace } from "./sessions-around.js";
@@ -189,11 +195,13 @@ async function endLocked(
   ]);
   // While another session's turn ran too, an edit neither reported may be the other agent's: so
   // may a change to a file this turn touched, made after its last tool call (another agent's
-  // shell appending to it).
+  // shell appending to it), and one the other agent's tool edited after this turn's (a progress
+  // mark of this turn's shell, taken later, holds those bytes too).
   const overlapFrom = overlapStart(others, turn.startedAt, now);
   if (overlapFrom !== null) {
     const unreported = attributed.filter((p) => !ownTouched.has(p));
     const beside = overlappingTurns(others, turn.startedAt, now);
+    for (const p of touchedBesideSince(turn, beside)) uncertain.add(p);
     const own = await engine.withReader(async (cat) => {
       const settled = await settledBefore(cat, turn, overlapFrom, after.tree, unreported);
       const later = unreported.filter((p) => !settled.has(p));

@@ -271,7 +271,7 @@ describe("hooks across sessions and outside projects", () => {
       expect(refused.json.uncertain).toEqual(["notes.md"]);
       // Nobody changed it since: the refusal says why it is in doubt, not that it was edited later.
       expect(repo.cli(["rewind", "--session", s, "--to", "1"]).stderr.trim()).toBe(
-        `ghostcommit: rewind refused: 1 file may not be session ${s}'s work: no tool call reported its change, made while another session's turn ran or after an interrupt (notes.md); nothing was changed, --force overwrites`,
+        `ghostcommit: rewind refused: 1 file may not be session ${s}'s work: no tool call reported its change, or another session's also edited it, while another session's turn ran or after an interrupt (notes.md); nothing was changed, --force overwrites`,
       );
     }
     expect(repo.read("notes.md")).toBe("by a shell of one of them\n");
@@ -528,6 +528,39 @@ describe("hooks across sessions and outside projects", () => {
     expect(JSON.parse(told.stdout).systemMessage).toBe(
       `ghostcommit: this session's workspace is ${repo.dir}, fixed by its first event; its work in ${realpathSync(tree)} (another git work tree) is not snapshotted: start a new session there for undo`,
     );
+  it("does not let one session revert another's later edit of a file both edited, after its own shell ran", () => {
+    // A's Edit tool appends to notes.md, then B's does; then A's shell runs a command that changes
+    // nothing, so A's progress mark holds B's line too. Rewinding A must not take B's line (SPEC §8).
+    send(claude(repo.dir, "A", "UserPromptSubmit", { prompt: "a" }), repo.dir);
+    send(claude(repo.dir, "B", "UserPromptSubmit", { prompt: "b" }), repo.dir);
+    const call = { tool_name: "Edit", tool_input: { file_path: repo.path("notes.md") } };
+    const edit = (session: string, id: string, content: string) => {
+      send(claude(repo.dir, session, "PreToolUse", { ...call, tool_use_id: id }), repo.dir);
+      repo.write({ "notes.md": content });
+      const done = { ...call, tool_use_id: id, tool_response: { success: true } };
+      send(claude(repo.dir, session, "PostToolUse", done), repo.dir);
+    };
+    edit("A", "a1", "n0\nA's line\n");
+    edit("B", "b1", "n0\nA's line\nB's line\n");
+    const bash = { tool_name: "Bash", tool_input: { command: "npm test" }, tool_use_id: "a2" };
+    send(
+      claude(repo.dir, "A", "PostToolUse", { ...bash, tool_response: { stdout: "", stderr: "" } }),
+      repo.dir,
+    );
+    send(claude(repo.dir, "A", "Stop", { stop_hook_active: false }), repo.dir);
+    send(claude(repo.dir, "B", "Stop", { stop_hook_active: false }), repo.dir);
+    expect(log("A")[0]).toMatchObject({ changed: ["notes.md"], uncertain: ["notes.md"] });
+    const refused = repo.cli(["rewind", "--session", "A", "--to", "1", "--json"]);
+    expect(refused.status, refused.stderr).toBe(3);
+    expect([refused.json.conflicts, refused.json.uncertain]).toEqual([["notes.md"], ["notes.md"]]);
+    expect(repo.cli(["rewind", "--session", "A", "--to", "1"]).stderr.trim()).toBe(
+      "ghostcommit: rewind refused: 1 file may not be session A's work: no tool call reported its change, or another session's also edited it, while another session's turn ran or after an interrupt (notes.md); nothing was changed, --force overwrites",
+    );
+    expect(repo.read("notes.md")).toBe("n0\nA's line\nB's line\n");
+    // B's turn took the file from A's version: rewinding B keeps A's line.
+    const rewound = repo.cli(["rewind", "--session", "B", "--to", "1", "--json"]);
+    expect(rewound.status, rewound.stderr).toBe(0);
+    expect(repo.read("notes.md")).toBe("n0\nA's line\n");
   });
 
   it("creates no store for a Cursor event that names no workspace (user hooks run in ~/.cursor)", () => {

@@ -16,7 +16,7 @@ function refusal(el, body, anywayLabel, anyway, plan = null, notice = null) {
       h("strong", {}, "Refused: "),
       body.error.message,
       pathList("Changed since the session last changed them:", edited, "conflicts"),
-      pathList("May not be this session's work (no tool call reported the change):", uncertain, "uncertain"),
+      pathList("May not be this session's work (no tool call reported the change, or another session's edited it too):", uncertain, "uncertain"),
       plan ? planLists(plan, "Rewinding anyway would") : null,
       h(
         "div",
