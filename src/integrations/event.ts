@@ -19,7 +19,12 @@ export type HookAction =
    * another hook blocked its stop, and this later stop moves the end of that same turn.
    */
   | { kind: "end"; extend?: boolean }
-  /** Nothing to do (unknown events, session start/end, tools that edit nothing). */
+  /**
+   * The conversation ended (cleared, exited): an open turn is over, as after an interrupt. No
+   * snapshot: the agent allows such hooks very little time.
+   */
+  | { kind: "abandon" }
+  /** Nothing to do (unknown events, session start, tools that edit nothing). */
   | { kind: "none" };
 
 /** One hook event, normalized. */

@@ -101,11 +101,11 @@ export async function runHook(
 async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer): Promise<void> {
   const action = event.action;
   // Subagents share the parent's session: their turns are not the user's.
-  if (action.kind === "none" || (event.subagent && (action.kind === "begin" || action.kind === "end")))
-    return;
+  if (action.kind === "none" || (event.subagent && !["touch", "progress"].includes(action.kind))) return;
   // One session, one workspace: fixed by its first event, whatever directory the agent `cd`s into.
   const record = event.session && !options.dir ? sessionRecord(event.agent, event.session) : {};
   const fixed = record.dir;
+  if (action.kind === "abandon" && !fixed && !options.dir) return; // never seen: no turn to end
   const projectDir = event.projectDir ?? envDir(event.agent);
   const dir =
     options.dir ??
@@ -176,6 +176,8 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
       if (away) await warn(otherWorkTreeMessage(ws.root, away));
       if (canTellModel(event)) answer.context = await undoNotice(ws, event).catch(() => null);
       await begin(session, action.turn, action.prompt);
+    } else if (action.kind === "abandon") {
+      await session.abandonTurn();
     } else if (action.kind === "end") {
       if (action.extend) await session.extendTurn();
       else {

@@ -77,6 +77,8 @@ export const SPECS: Record<AgentName, InstallSpec> = {
       Stop: { hooks: [handler(command, { timeout: 60 })] },
       // Fired instead of Stop when the turn ends on an API error.
       StopFailure: { hooks: [handler(command, { timeout: 60 })] },
+      // /clear or exit: a turn left open by Esc is over (no snapshot: a 1.5 s budget).
+      SessionEnd: { hooks: [handler(command)] },
     }),
     notes: ["Claude Code picks up settings changes live (older versions: review them in /hooks)."],
   },

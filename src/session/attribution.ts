@@ -32,7 +32,8 @@ export function overlappingTouches(others: SessionState[], startedAt: number, en
   for (const session of others) {
     for (const turn of session.turns) {
       if (turn.startedAt > endedAt) continue;
-      if (turn.endedAt !== undefined && turn.endedAt < startedAt) continue;
+      const until = ranUntil(turn);
+      if (until !== undefined && until < startedAt) continue;
       for (const path of turn.touched) out.add(path);
     }
     for (const undo of session.undos) {
@@ -50,7 +51,8 @@ export function overlapStart(others: SessionState[], startedAt: number, endedAt:
   let first: number | null = null;
   for (const session of others) {
     for (const turn of session.turns) {
-      if (turn.startedAt > endedAt || (turn.endedAt !== undefined && turn.endedAt < startedAt)) continue;
+      const until = ranUntil(turn);
+      if (turn.startedAt > endedAt || (until !== undefined && until < startedAt)) continue;
       const from = Math.max(turn.startedAt, startedAt);
       if (first === null || from < first) first = from;
     }
@@ -62,7 +64,7 @@ export function overlapStart(others: SessionState[], startedAt: number, endedAt:
 export function overlappingTurns(others: SessionState[], startedAt: number, endedAt: number): TurnState[] {
   return others.flatMap((session) =>
     session.turns.filter(
-      (turn) => turn.startedAt <= endedAt && (turn.endedAt === undefined || turn.endedAt >= startedAt),
+      (turn) => turn.startedAt <= endedAt && (ranUntil(turn) ?? Number.POSITIVE_INFINITY) >= startedAt,
     ),
   );
 }
@@ -79,9 +81,17 @@ export function touchedBesideSince(turn: TurnState, beside: TurnState[]): Set<Re
     for (const [path, { last }] of other.touchTimes) {
       const mine = turn.touchTimes.get(path);
       if (!mine) continue;
-      const settled = other.marks.find((m) => m.t > last)?.t ?? other.endedAt ?? Number.POSITIVE_INFINITY;
+      const settled = other.marks.find((m) => m.t > last)?.t ?? ranUntil(other) ?? Number.POSITIVE_INFINITY;
       if (settled > mine.first) out.add(path);
     }
   }
   return out;
+}
+
+/**
+ * When a turn stopped running: its end, or when its conversation ended with it still open (an
+ * interrupt, then /clear or exit); undefined while it may still run.
+ */
+function ranUntil(turn: TurnState): number | undefined {
+  return turn.endedAt ?? turn.abandonedAt;
 }

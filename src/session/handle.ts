@@ -21,7 +21,7 @@ import { readOrigins } from "./remote-sessions.js";
 import { rewindSession } from "./rewind.js";
 import { touchPaths, touchTargets } from "./touch.js";
 import { markProgress } from "./progress.js";
-import { beginTurn, endTurn, extendTurn } from "./turns.js";
+import { abandonTurn, beginTurn, endTurn, extendTurn } from "./turns.js";
 
 /** One agent conversation in a workspace: the library face of the session layer. */
 export class Session implements SessionHandle {
@@ -71,6 +71,13 @@ export class Session implements SessionHandle {
     const ended = await this.ctx.engine.writing(() => extendTurn(this.ctx));
     await this.afterTurnEnd();
     return ended;
+  }
+
+  /** The conversation ended with a turn open: marks it as over, without a snapshot. */
+  async abandonTurn(): Promise<string | null> {
+    // Read first: a session with no open turn is left as it is (and no store is made for it).
+    if ((await this.openTurn()) === null) return null;
+    return this.ctx.engine.writing(() => abandonTurn(this.ctx));
   }
 
   async rewind(options: RewindOptions): Promise<RewindReport> {

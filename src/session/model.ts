@@ -28,6 +28,8 @@ export type JournalRecord =
     }
   /** A progress mark after a tool call: the tree of what the agent had done by then. */
   | { e: "mark"; turn: string; tree: string; t: number }
+  /** The agent's conversation ended (cleared, exited) with the turn open: it ran no longer. */
+  | { e: "abandon"; turn: string; t: number }
   | {
       e: "end";
       turn: string;
@@ -97,6 +99,8 @@ export interface TurnState {
   rewoundPaths: Map<string, RelPath[]>;
   startedAt: number;
   endedAt?: number;
+  /** When its conversation ended while it was open (no snapshot then): see `abandonTurn`. */
+  abandonedAt?: number;
 }
 
 /** A rewind that redo can still undo: its journal record, less what only the fold needs. */
@@ -191,6 +195,11 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       if (turn?.state !== "open") break;
       turn.progress = record.tree;
       turn.marks.push({ tree: record.tree, t: record.t });
+      break;
+    }
+    case "abandon": {
+      const turn = findTurn(state, record.turn);
+      if (turn?.state === "open") turn.abandonedAt ??= record.t;
       break;
     }
     case "end": {
@@ -293,13 +302,4 @@ export function openTurnOf(state: SessionState): TurnState | undefined {
 /** Turns not rewound, in order. */
 export function liveTurns(state: SessionState): TurnState[] {
   return state.turns.filter((t) => t.state !== "rewound");
-}
-
-/** A one-line prompt preview (whitespace collapsed, at most `max` characters). */
-export function promptPreview(prompt: string, max = 200): string {
-  const flat = prompt.replace(/\s+/g, " ").trim();
-  if (flat.length <= max) return flat;
-  // Never between the two halves of an emoji (a lone surrogate is not text).
-  const end = /[\ud800-\udbff]/.test(flat[max - 2] ?? "") ? max - 2 : max - 1;
-  return `${flat.slice(0, end)}…`;
 }

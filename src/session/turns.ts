@@ -20,7 +20,8 @@ import { checkTurnId, requireTurn, type SessionContext } from "./context.js";
 import type { NewRecord } from "./journal.js";
 import { journalsAround, registerWorkspace } from "./sessions-around.js";
 import { changedAfterOthersEnded, changedSinceProgress, settledBefore } from "./progress.js";
-import { applyRecord, openTurnOf, promptPreview, type SessionState, type TurnState } from "./model.js";
+import { applyRecord, openTurnOf, type SessionState, type TurnState } from "./model.js";
+import { promptPreview } from "../util/format.js";
 
 /**
  * `turn begin`: snapshot before the turn. A still-open turn of the session is ended first
@@ -111,6 +112,23 @@ export async function extendTurn(ctx: SessionContext): Promise<TurnEnded | null>
     return (await endLocked(ctx, state, last, { extend: true })).ended;
   });
   return ended;
+}
+
+/**
+ * The agent's conversation ended (cleared, exited) with a turn open, as after an interrupt: the
+ * turn is marked as over, without a snapshot (the agent gives its end hooks 1.5 s), so other
+ * sessions' later turns do not count it as running beside them. Its changes stay as an
+ * interrupt leaves them: a resumed conversation's next prompt ends it, its later ones uncertain.
+ * Returns the turn, or null when none was open.
+ */
+export async function abandonTurn(ctx: SessionContext): Promise<string | null> {
+  const { engine, journal } = ctx;
+  engine.assertEnabled();
+  return journal.locked(async () => {
+    const open = openTurnOf(await journal.load());
+    if (open && open.abandonedAt === undefined) await journal.append([{ e: "abandon", turn: open.turn }]);
+    return open?.turn ?? null;
+  });
 }
 
 /** A new snapshot of the state `of` holds (its tree and what it captured), made now, with other metadata. */

@@ -123,6 +123,12 @@ export interface SessionHandle {
   progress(paths?: string[]): Promise<void>;
   /** A stop after a blocked stop: the latest turn's end moves here. Null with no turn to end. */
   extendTurn(): Promise<TurnEnded | null>;
+  /**
+   * The agent's conversation ended (cleared, exited) with a turn open, as after an interrupt: no
+   * snapshot, but other sessions' later turns no longer count it as running beside them. Returns
+   * that turn's id, or null when none was open.
+   */
+  abandonTurn(): Promise<string | null>;
   /** Files back to the state before turn `to`. */
   rewind(options: RewindOptions): Promise<RewindReport>;
   /** Undoes the last rewind (again: the one before it; a new turn discards them). */

@@ -57,3 +57,12 @@ export function quotedPath(path: string): string {
   );
   return `"${escaped}"`;
 }
+
+/** A one-line prompt preview (whitespace collapsed, at most `max` characters). */
+export function promptPreview(prompt: string, max = 200): string {
+  const flat = prompt.replace(/\s+/g, " ").trim();
+  if (flat.length <= max) return flat;
+  // Never between the two halves of an emoji (a lone surrogate is not text).
+  const end = /[\ud800-\udbff]/.test(flat[max - 2] ?? "") ? max - 2 : max - 1;
+  return `${flat.slice(0, end)}…`;
+}

@@ -55,7 +55,7 @@ describe("hook robustness", () => {
     );
   });
 
-  it("does no work on SessionEnd (1.5 s budget) or SessionStart: no store is even created", () => {
+  it("does no work on SessionStart, or SessionEnd of a session it never saw: no store is even created", () => {
     expectQuiet(hook(sandbox, "claude-code", claudeEvents.sessionStart(repo.dir, "s"), repo.dir));
     expectQuiet(hook(sandbox, "claude-code", claudeEvents.sessionEnd(repo.dir, "s"), repo.dir));
     expectQuiet(hook(sandbox, "claude-code", claudeEvents.bash(repo.dir, "s", "ls"), repo.dir));

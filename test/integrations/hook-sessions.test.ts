@@ -420,6 +420,57 @@ describe("hooks across sessions and outside projects", () => {
     expect(repo.read("notes.md")).toBe("n0\n");
   });
 
+  it("takes a turn left open by Esc as over once /clear ends its conversation (SessionEnd)", () => {
+    // The user presses Esc in OLD's turn (no Stop), then /clear: Claude Code ends OLD and starts
+    // NEW at once. NEW's shell edit is NEW's alone: no other turn is running.
+    send(claude(repo.dir, "OLD", "UserPromptSubmit", { prompt: "first try" }), repo.dir);
+    const bash = (command: string, id: string) => ({
+      tool_name: "Bash",
+      tool_input: { command },
+      tool_use_id: id,
+      tool_response: { stdout: "", stderr: "" },
+    });
+    send(claude(repo.dir, "OLD", "PostToolUse", bash("ls", "t1")), repo.dir);
+    send(claude(repo.dir, "OLD", "SessionEnd", { reason: "clear" }), repo.dir);
+    send(claude(repo.dir, "NEW", "SessionStart", { source: "clear" }), repo.dir);
+    send(claude(repo.dir, "NEW", "UserPromptSubmit", { prompt: "second try" }), repo.dir);
+    repo.write({ "gen.txt": "gen\n" });
+    send(claude(repo.dir, "NEW", "PostToolUse", bash("echo gen > gen.txt", "t2")), repo.dir);
+    send(claude(repo.dir, "NEW", "Stop", { stop_hook_active: false }), repo.dir);
+    expect(log("NEW")[0]).toMatchObject({ changed: ["gen.txt"] });
+    expect(log("NEW")[0].uncertain ?? []).toEqual([]);
+    const rewound = repo.cli(["rewind", "--session", "NEW", "--to", "1", "--json"]);
+    expect(rewound.status, rewound.stderr).toBe(0);
+    expect(repo.exists("gen.txt")).toBe(false);
+    // OLD's turn took no snapshot at its end: it stays as an interrupt leaves it, closed by the
+    // next prompt if the conversation is resumed.
+    expect(log("OLD")[0]).toMatchObject({ turn: "1", state: "open", after: null });
+    send(claude(repo.dir, "OLD", "SessionStart", { source: "resume" }), repo.dir);
+    send(claude(repo.dir, "OLD", "UserPromptSubmit", { prompt: "again" }), repo.dir);
+    expect(log("OLD").map((t) => [t.turn, t.state])).toEqual([
+      ["1", "done"],
+      ["2", "open"],
+    ]);
+  });
+
+  it("registers SessionEnd on install, and doctor tells an install from before it", () => {
+    const file = repo.ok("install", "claude-code", "--project").file;
+    const settings = JSON.parse(readFileSync(file, "utf8"));
+    expect(settings.hooks.SessionEnd[0].hooks[0].command).toBe(settings.hooks.Stop[0].hooks[0].command);
+    delete settings.hooks.SessionEnd;
+    writeFileSync(file, JSON.stringify(settings, null, 2));
+    expect(repo.cli(["doctor", "--json"]).json.problems).toEqual([
+      expect.objectContaining({
+        code: "hook-install-outdated",
+        message: `the Claude Code hooks in ${file} lack SessionEnd; run \`ghostcommit install claude-code --project\` again`,
+      }),
+    ]);
+    expect(repo.ok("install", "claude-code", "--project")).toMatchObject({
+      changed: true,
+      events: ["SessionEnd"],
+    });
+  });
+
   it("does not let one session revert another's shell edit to a file it had touched", () => {
     send(claude(repo.dir, "A", "UserPromptSubmit", { prompt: "a" }), repo.dir);
     send(claude(repo.dir, "B", "UserPromptSubmit", { prompt: "b" }), repo.dir);
@@ -528,6 +579,8 @@ describe("hooks across sessions and outside projects", () => {
     expect(JSON.parse(told.stdout).systemMessage).toBe(
       `ghostcommit: this session's workspace is ${repo.dir}, fixed by its first event; its work in ${realpathSync(tree)} (another git work tree) is not snapshotted: start a new session there for undo`,
     );
+  });
+
   it("does not let one session revert another's later edit of a file both edited, after its own shell ran", () => {
     // A's Edit tool appends to notes.md, then B's does; then A's shell runs a command that changes
     // nothing, so A's progress mark holds B's line too. Rewinding A must not take B's line (SPEC §8).

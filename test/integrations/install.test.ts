@@ -63,6 +63,7 @@ describe("install claude-code", () => {
         ],
         Stop: [{ hooks: [{ ...cmd, timeout: 60 }] }],
         StopFailure: [{ hooks: [{ ...cmd, timeout: 60 }] }],
+        SessionEnd: [{ hooks: [cmd] }],
       },
     });
   });

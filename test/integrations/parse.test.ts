@@ -3,7 +3,7 @@ import { parseClaude } from "../../src/integrations/agents/claude.js";
 import { parseCodex, patchPaths } from "../../src/integrations/agents/codex.js";
 import { parseCursor } from "../../src/integrations/agents/cursor.js";
 import { parseGemini } from "../../src/integrations/agents/gemini.js";
-import { promptPreview } from "../../src/session/model.js";
+import { promptPreview } from "../../src/util/format.js";
 import { nextTurnNumber, workspacePath } from "../../src/integrations/hook.js";
 import { claudeEvents, codex, cursor, gemini, PATCH, subagent } from "./events.js";
 
@@ -32,10 +32,10 @@ describe("Claude Code events", () => {
     expect(parseClaude(claudeEvents.bash(ws, "s", "rm -rf build")).action.kind).toBe("none");
   });
 
-  it("Stop ends the turn; SessionStart and SessionEnd do nothing", () => {
+  it("Stop ends the turn; SessionEnd marks an open one over; SessionStart does nothing", () => {
     expect(parseClaude(claudeEvents.stop(ws, "s")).action.kind).toBe("end");
     expect(parseClaude(claudeEvents.sessionStart(ws, "s")).action.kind).toBe("none");
-    expect(parseClaude(claudeEvents.sessionEnd(ws, "s")).action.kind).toBe("none");
+    expect(parseClaude(claudeEvents.sessionEnd(ws, "s")).action.kind).toBe("abandon");
   });
 
   it("marks subagent payloads (agent_id) but not a main thread started with --agent (agent_type only)", () => {

@@ -1,13 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { attributeTurn, overlappingTouches } from "../../src/session/attribution.js";
-import {
-  foldJournal,
-  type JournalRecord,
-  liveTurns,
-  parseJournal,
-  promptPreview,
-} from "../../src/session/model.js";
+import { foldJournal, type JournalRecord, liveTurns, parseJournal } from "../../src/session/model.js";
 import { attributePaths, changesOf, conflictsOf } from "../../src/session/rewind-plan.js";
+import { promptPreview } from "../../src/util/format.js";
 
 const A = { mode: "100644", oid: "a".repeat(40) };
 const B = { mode: "100644", oid: "b".repeat(40) };

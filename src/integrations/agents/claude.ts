@@ -61,7 +61,11 @@ function claudeAction(name: string, payload: Payload): HookAction {
     // Replaces Stop when the turn ends on an API error.
     case "StopFailure":
       return { kind: "end" };
-    // SessionStart: the next prompt begins a turn; SessionEnd has a 1.5 s budget for every hook.
+    // /clear, exit or logout: a turn still open (Esc) will never stop. The 1.5 s budget all
+    // SessionEnd hooks share leaves no time for a snapshot, only to mark the turn over.
+    case "SessionEnd":
+      return { kind: "abandon" };
+    // SessionStart: the next prompt begins a turn.
     default:
       return { kind: "none" };
   }
