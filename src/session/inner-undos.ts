@@ -1,3 +1,4 @@
+import type { RelPath } from "../paths.js";
 import type { RewindState, SessionState, TurnState } from "./model.js";
 
 /**
@@ -56,4 +57,19 @@ export function holdRedos(state: SessionState, turn: string): void {
   const kept = quiet && last.state === "done" ? (state.heldRedo?.stack ?? []) : [];
   state.heldRedo = { turn, stack: [...kept, ...state.redoStack.filter((r) => !r.pending)] };
   state.redoStack = state.redoStack.filter((r) => r.pending);
+}
+
+/** A redo of a rewind a turn's beginning held back (see `holdRedos`) finds it on the stack again. */
+export function releaseHeldRedos(state: SessionState, rewindId: string): void {
+  const held = state.heldRedo?.stack ?? [];
+  if (held.some((r) => r.id === rewindId)) state.redoStack.unshift(...held);
+  state.heldRedo = undefined;
+}
+
+/** The paths a rewind wrote or deleted. */
+export function pathsChangedBy(rewind: {
+  written: [RelPath, string, string][];
+  deleted: RelPath[];
+}): RelPath[] {
+  return [...rewind.written.map(([p]) => p), ...rewind.deleted];
 }

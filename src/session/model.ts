@@ -1,5 +1,5 @@
 import type { RelPath } from "../paths.js";
-import { changesPutBack, holdRedos, settleInnerUndos } from "./inner-undos.js";
+import * as innerUndos from "./inner-undos.js";
 
 /**
  * The session journal: one JSON record per line, appended. Records are facts ("turn 3 began
@@ -158,7 +158,7 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       state.turns = state.turns.filter((t) => !(t.turn === record.turn && t.state === "rewound"));
       // A new turn after a rewind makes the rewound future unreachable; a rewind killed half-way
       // stays, to be finished or undone (the next prompt's hook must not strand its files).
-      holdRedos(state, record.turn);
+      innerUndos.holdRedos(state, record.turn);
       state.turns.push({
         turn: record.turn,
         prompt: record.prompt,
@@ -231,40 +231,34 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
         }
         if (turn.state === "open") turn.state = "done"; // closed by this (forced) rewind
         // What this rewind put back of the turn's changes (a path it had to skip was not rewound).
-        const rewound = changesPutBack(turn, record);
+        const rewound = innerUndos.changesPutBack(turn, record);
         if (rewound.length > 0) turn.rewoundPaths.set(record.id, rewound);
       }
       const { e: _kind, closed: _closed, ...rewind } = record;
-      settleInnerUndos(state, rewind, false, (id) => findTurn(state, id));
+      innerUndos.settleInnerUndos(state, rewind, false, (id) => findTurn(state, id));
       state.rewinds.set(rewind.id, rewind);
       const planned = state.redoStack.findIndex((r) => r.id === record.id);
       if (planned === -1) state.redoStack.push(rewind);
       else state.redoStack[planned] = rewind; // the end of a rewind whose plan was recorded
-      state.undos.push({ t: record.t, paths: pathsChangedBy(record) });
+      state.undos.push({ t: record.t, paths: innerUndos.pathsChangedBy(record) });
       break;
     }
     case "redo": {
-      const held = state.heldRedo?.stack ?? [];
-      if (held.some((r) => r.id === record.rewind)) state.redoStack.unshift(...held);
-      state.heldRedo = undefined;
+      innerUndos.releaseHeldRedos(state, record.rewind);
       const index = state.redoStack.findIndex((r) => r.id === record.rewind);
       if (index === -1) break;
       const [undone] = state.redoStack.splice(index);
       state.rewinds.delete(undone.id);
-      state.undos.push({ t: record.t, paths: pathsChangedBy(undone) }); // put back what it changed
+      state.undos.push({ t: record.t, paths: innerUndos.pathsChangedBy(undone) }); // put back what it changed
       for (const id of undone.turns) {
         const turn = findTurn(state, id);
         turn?.rewoundPaths.delete(undone.id);
         if (turn && turn.state === "rewound") turn.state = "done";
       }
-      settleInnerUndos(state, undone, true, (id) => findTurn(state, id));
+      innerUndos.settleInnerUndos(state, undone, true, (id) => findTurn(state, id));
       break;
     }
   }
-}
-
-function pathsChangedBy(rewind: { written: [RelPath, string, string][]; deleted: RelPath[] }): RelPath[] {
-  return [...rewind.written.map(([p]) => p), ...rewind.deleted];
 }
 
 /**
