@@ -7,19 +7,9 @@ import { editTree, type TreeChanges } from "../git/trees.js";
 import type { StoreContext } from "../store/context.js";
 import { GhostcommitError } from "../errors.js";
 import type { CatFile } from "../git/cat-file.js";
-import { runGit, splitNul } from "../git/exec.js";
 import { MODE } from "../git/objects.js";
 import { LooseObjectWriter } from "../git/loose-objects.js";
-import {
-  ancestorsOf,
-  displayPath,
-  fsPath,
-  isWithin,
-  type RelPath,
-  relBytes,
-  relFromBytes,
-  resolveInside,
-} from "../paths.js";
+import { ancestorsOf, displayPath, fsPath, isWithin, type RelPath, resolveInside } from "../paths.js";
 import type { SessionContext } from "./context.js";
 import { openTurnOf, type TurnState } from "./model.js";
 import { readSnapshot, writeSnapshot } from "../store/snapshots.js";
@@ -27,6 +17,7 @@ import { sameState, TreeLookup } from "../git/tree-lookup.js";
 import { newNonce, nowMicros } from "../store/metadata.js";
 import { overlappingTouches } from "./attribution.js";
 import { journalsAround } from "./sessions-around.js";
+import { type IgnoreJudge, ignoredAtSnapshot } from "./ignored-before.js";
 
 /**
  * The paths `touch` names, relative to the workspace; one outside it, or the workspace itself,
@@ -183,16 +174,36 @@ async function unseenBy(
     else maybeIgnored.push(rel);
   }
   if (maybeIgnored.length === 0) return unseen;
-  if (engine.location.kind === "git") unseen.push(...(await ignoredNow(engine.root, maybeIgnored)));
-  else unseen.push(...(await ignoredInHeldRepos(engine.root, maybeIgnored)));
+  const { location } = engine;
+  const judge = { excluded: meta.excluded.map((e) => e.path), scratch: engine.paths.dir };
+  if (location.kind === "git") {
+    // Judged from the work tree's root: the workspace may lie below it.
+    const prefix = location.prefix;
+    const top = (rel: RelPath) => (prefix === "" ? rel : `${prefix}/${rel}`);
+    const inSnapshot = (rel: RelPath) =>
+      prefix === "" ? rel : isWithin(rel, prefix) ? rel.slice(prefix.length + 1) : null;
+    const ignored = await ignoredAtSnapshot(
+      { ...judge, top: location.worktreeRoot!, gitDir: location.gitDir!, inSnapshot },
+      cat,
+      tree,
+      maybeIgnored.map(top),
+    );
+    unseen.push(...ignored.map((rel) => inSnapshot(rel)!));
+  } else unseen.push(...(await ignoredInHeldRepos(engine.root, cat, tree, judge, maybeIgnored)));
   return unseen;
 }
 
 /**
- * In a plain directory, the paths a repository it holds ignores now (each by the innermost
- * repository above it, with that repository's rules, as its capture judged them).
+ * In a plain directory, the paths a repository it holds ignored at the snapshot (each by the
+ * innermost repository above it, with that repository's rules, as its capture judged them).
  */
-async function ignoredInHeldRepos(root: string, paths: RelPath[]): Promise<RelPath[]> {
+async function ignoredInHeldRepos(
+  root: string,
+  cat: CatFile,
+  tree: string,
+  judge: Pick<IgnoreJudge, "excluded" | "scratch">,
+  paths: RelPath[],
+): Promise<RelPath[]> {
   const byRepo = new Map<RelPath, RelPath[]>();
   for (const rel of paths) {
     const repo = ancestorsOf(rel)
@@ -202,23 +213,10 @@ async function ignoredInHeldRepos(root: string, paths: RelPath[]): Promise<RelPa
   }
   const ignored: RelPath[] = [];
   for (const [repo, inside] of byRepo) {
-    for (const rel of await ignoredNow(path.join(root, repo), inside)) ignored.push(`${repo}/${rel}`);
+    const top = path.join(root, repo);
+    const inSnapshot = (rel: RelPath) => `${repo}/${rel}`;
+    const held = { ...judge, top, gitDir: path.join(top, ".git"), inSnapshot };
+    for (const rel of await ignoredAtSnapshot(held, cat, tree, inside)) ignored.push(inSnapshot(rel));
   }
   return ignored;
-}
-
-/**
- * Paths git ignores now (read-only `check-ignore` in the user's repository). Used as the
- * answer for the moment the turn began: a pre-edit hook runs before the agent can change rules.
- */
-async function ignoredNow(root: string, paths: RelPath[]): Promise<RelPath[]> {
-  // check-ignore rejects literal pathspecs; "./" keeps a name starting with ":" from being magic.
-  const input = Buffer.concat(paths.flatMap((p) => [Buffer.from("./"), relBytes(p), Buffer.from([0])]));
-  const result = await runGit(["check-ignore", "-z", "--stdin", "--no-index"], {
-    cwd: root,
-    env: { GIT_LITERAL_PATHSPECS: "0" },
-    input,
-    okCodes: [0, 1],
-  });
-  return splitNul(result.stdout).map((b) => relFromBytes(b).replace(/^\.\//, ""));
 }

@@ -75,6 +75,21 @@ describe("Cursor hook adapter", () => {
     expect(repo.read("src/app.js")).toBe("v1\n");
   });
 
+  it("deletes on rewind a file the turn created and ignored before its after-edit report", () => {
+    const c = "conv-env";
+    const send = (event: unknown) => hook(sandbox, "cursor", event, repo.dir);
+    send(cursor(repo.dir, c, "beforeSubmitPrompt", { generation_id: "g", prompt: "p", attachments: [] }));
+    repo.write({ ".env": "API_KEY=real\n", ".gitignore": "docs/\n.env\n" }); // the agent's shell
+    repo.write({ ".env": "API_KEY=x\n" });
+    send(
+      cursor(repo.dir, c, "afterFileEdit", { generation_id: "g", file_path: repo.path(".env"), edits: [] }),
+    );
+    send(cursor(repo.dir, c, "stop", { generation_id: "g", status: "completed", loop_count: 0 }));
+    const report = repo.ok("rewind", "--session", c, "--to", "g");
+    expect([report.written, report.deleted, report.skipped]).toEqual([[".gitignore"], [".env"], []]);
+    expect([repo.exists(".env"), repo.read(".gitignore")]).toEqual([false, "docs/\n"]);
+  });
+
   it("recognizes Cursor payloads arriving at the Claude Code adapter (third-party hooks)", () => {
     const c = "conv-2";
     const begin = hook(

@@ -276,6 +276,33 @@ describe("touch", () => {
     expect([shown.fileCount, shown.files.length]).toEqual([3, 3]);
   });
 
+  it("deletes a file the turn created and then ignored before touching it, judged by the rules of the turn's start", () => {
+    // The agent's shell makes .env and ignores it; a pre-edit hook then names .env.
+    const r = repo({ "a.txt": "a\n" });
+    r.ok("turn", "begin", "--session", "s", "--turn", "1");
+    r.write({ ".env": "API_KEY=real\n", ".gitignore": ".env\n" });
+    r.ok("touch", "--session", "s", ".env");
+    r.write({ ".env": "API_KEY=x\n" });
+    r.ok("turn", "end", "--session", "s", "--turn", "1");
+    const report = r.ok("rewind", "--to", "1");
+    expect([report.written, report.deleted.sort(), report.skipped]).toEqual([[], [".env", ".gitignore"], []]);
+    expect([r.exists(".env"), r.exists(".gitignore")]).toEqual([false, false]);
+  });
+
+  it("puts back an ignored file the turn un-ignored before touching it, and judges a workspace below the repository's root", () => {
+    const r = repo({ "app/.gitignore": "*.local\n", "app/a.txt": "a\n", ".gitignore": "/x\n" });
+    r.write({ "app/keys.local": "K=1\n" });
+    const app = path.join(r.dir, "app");
+    sandbox.ok(app, "turn", "begin", "--session", "s", "--turn", "1");
+    r.write({ "app/.gitignore": "*.log\n", "app/new.local": "n\n" });
+    sandbox.ok(app, "touch", "--session", "s", "keys.local", "new.local");
+    r.write({ "app/keys.local": "K=2\n", "app/.gitignore": "*.local\n" });
+    sandbox.ok(app, "turn", "end", "--session", "s", "--turn", "1");
+    const report = sandbox.ok(app, "rewind", "--to", "1");
+    expect([report.written, report.deleted, report.skipped]).toEqual([["keys.local"], [], []]);
+    expect([r.read("app/keys.local"), r.read("app/new.local")]).toEqual(["K=1\n", "n\n"]);
+  });
+
   it("refuses a path outside the workspace and records nothing", async () => {
     const r = repo();
     const ws = await openIn(sandbox, r.dir);
