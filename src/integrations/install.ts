@@ -4,7 +4,7 @@ import { dataHome } from "../config.js";
 import { GhostcommitError } from "../errors.js";
 import { readJson, writeFileAtomic } from "../store/layout.js";
 import { makeDirsAsync } from "../util/make-dirs.js";
-import { type Json, type Loaded, load, refuseReadOnly, save, target } from "./settings-file.js";
+import { type Json, type Loaded, load, refuseRewrite, save, target } from "./settings-file.js";
 import { type InstallSpec, isHookCommand, type Scope } from "./specs.js";
 
 /** The result of `install <agent>`. */
@@ -172,7 +172,7 @@ export async function install(
   }
   const report: InstallReport = { agent: spec.agent, scope, file, changed: false, created: false, events };
   if (loaded && events.length === 0) return report;
-  if (loaded) refuseReadOnly(file, loaded);
+  if (loaded) refuseRewrite(file, loaded);
   const addedKeys = Object.keys(spec.base).filter((key) => !(key in settings));
   // Base keys first, as the agents' own examples order them.
   current.value = { ...Object.fromEntries(addedKeys.map((k) => [k, spec.base[k]])), ...settings };
@@ -239,7 +239,7 @@ export async function uninstall(
   }
   report.changed = report.events.length > 0 || removedKeys > 0;
   const remove = record?.created === true && Object.keys(settings).length === 0;
-  if (remove || report.changed) refuseReadOnly(file, loaded);
+  if (remove || report.changed) refuseRewrite(file, loaded);
   await first();
   if (remove) {
     await fs.rm(file, { force: true });

@@ -38,11 +38,15 @@ export interface Loaded {
   indent: string | number;
   /** Mode and owner of the file as found, kept when it is rewritten (it may hold API keys). */
   stat?: { mode: number; uid: number; gid: number };
+  /** Why the file must not be rewritten (it has comments), though it could be read. */
+  keep?: string;
 }
 
 /**
  * Reads a settings file; null when absent. Refuses anything that is not a JSON object. `byHand`,
  * for an agent that reads comments and trailing commas: what to do about a file that has them.
+ * Such a file is read, so that a command with nothing to change there succeeds; only a rewrite
+ * (`refuseRewrite`) is refused.
  */
 export async function load(file: string, byHand?: string): Promise<Loaded | null> {
   let text: string;
@@ -53,14 +57,20 @@ export async function load(file: string, byHand?: string): Promise<Loaded | null
     throw new GhostcommitError("io", `cannot read ${file}: ${(error as Error).message}`, { path: file });
   }
   let value: unknown;
+  let keep: string | undefined;
   try {
     value = text.trim() === "" ? {} : JSON.parse(text);
   } catch {
-    const why =
-      byHand !== undefined && isJsonc(text)
-        ? `${file} has comments or trailing commas, which ghostcommit does not rewrite (they would be lost); nothing was changed. ${byHand}`
-        : `${file} is not valid JSON; fix it first, nothing was changed`;
-    throw new GhostcommitError("bad-config", why, { file });
+    value = byHand === undefined ? undefined : jsoncOrUndefined(text);
+    if (value === undefined)
+      throw new GhostcommitError(
+        "bad-config",
+        `${file} is not valid JSON; fix it first, nothing was changed`,
+        {
+          file,
+        },
+      );
+    keep = `${file} has comments or trailing commas, which ghostcommit does not rewrite (they would be lost); nothing was changed. ${byHand}`;
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new GhostcommitError("bad-config", `${file} does not hold a JSON object; nothing was changed`, {
@@ -72,23 +82,24 @@ export async function load(file: string, byHand?: string): Promise<Loaded | null
     value: value as Json,
     indent: /\n([ \t]+)\S/.exec(text)?.[1] ?? 2,
     stat: stat && { mode: stat.mode & 0o7777, uid: stat.uid, gid: stat.gid },
+    ...(keep === undefined ? {} : { keep }),
   };
 }
 
-function isJsonc(text: string): boolean {
+function jsoncOrUndefined(text: string): unknown {
   try {
-    parseJsonc(text);
-    return true;
+    return parseJsonc(text);
   } catch {
-    return false;
+    return undefined;
   }
 }
 
 /**
- * Refuses to change a file whose mode has no write bit: its owner made it read-only to protect it,
- * and a rename would replace it all the same.
+ * Refuses to change a file with comments (see `load`), or one whose mode has no write bit: its
+ * owner made it read-only to protect it, and a rename would replace it all the same.
  */
-export function refuseReadOnly(file: string, loaded: Loaded): void {
+export function refuseRewrite(file: string, loaded: Loaded): void {
+  if (loaded.keep !== undefined) throw new GhostcommitError("bad-config", loaded.keep, { file });
   if (loaded.stat && (loaded.stat.mode & 0o222) === 0)
     throw new GhostcommitError("io", `${file} is read-only; nothing was changed`, {
       path: file,

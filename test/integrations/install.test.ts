@@ -351,6 +351,23 @@ describe("install for other agents", () => {
     expect(entries.AfterAgent).toEqual([
       { hooks: [{ name: "ghostcommit-end", type: "command", command: command("gemini"), timeout: 60000 }] },
     ]);
+    // With no hooks of ours in it, uninstall has nothing to change there.
+    const removal = sandbox.cli(dir, ["uninstall", "gemini", "--project"]);
+    expect([removal.status, removal.stdout.trim(), removal.stderr]).toEqual([
+      0,
+      `no ghostcommit hooks in ${file}; nothing changed`,
+      "",
+    ]);
+    expect(readFileSync(file, "utf8")).toBe(text);
+  });
+
+  it("gemini: uninstall refuses to rewrite a settings file with comments only when it holds our hooks", () => {
+    const dir = sandbox.dir("project");
+    const file = path.join(dir, ".gemini", "settings.json");
+    sandbox.ok(dir, "install", "gemini", "--project");
+    const text = `// my settings\n${readFileSync(file, "utf8")}`;
+    writeFileSync(file, text);
+    expect(sandbox.ok(dir, "install", "gemini", "--project").changed).toBe(false);
     const removal = sandbox.cli(dir, ["uninstall", "gemini", "--project"]);
     expect([removal.status, removal.stderr.trim()]).toEqual([
       1,
