@@ -169,8 +169,13 @@ export function validateSettings(value: unknown, source: string): Partial<Settin
       case "largeDirFiles":
       case "budgetFiles":
       case "budgetBytes":
-      case "retentionDays":
       case "maxStoreBytes":
+        // Counts of files and bytes: 1.5 would be taken as some other limit than the one meant.
+        if (!Number.isSafeInteger(raw) || (raw as number) < 0) throw bad("a non-negative whole number");
+        out[key] = raw as number;
+        break;
+      case "retentionDays":
+        // A span of time: 0.5 is half a day.
         if (typeof raw !== "number" || !Number.isFinite(raw) || raw < 0) throw bad("a non-negative number");
         out[key] = raw;
         break;

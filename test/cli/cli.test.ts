@@ -146,6 +146,23 @@ describe("snapshot ids", () => {
     }
   });
 
+  it("refuses a fractional count of bytes or files in a settings file, and takes a fraction of a day", () => {
+    const r = repo({ "a.txt": "a\n" });
+    for (const key of ["largeFileBytes", "largeDirFiles", "budgetFiles", "budgetBytes", "maxStoreBytes"]) {
+      r.write({ ".ghostcommit.json": JSON.stringify({ [key]: 1.5 }) });
+      const run = r.cli(["snapshot", "--json"]);
+      expect([run.status, run.json.error]).toEqual([
+        1,
+        {
+          code: "bad-config",
+          message: `${r.path(".ghostcommit.json")}: "${key}" must be a non-negative whole number`,
+        },
+      ]);
+    }
+    r.write({ ".ghostcommit.json": JSON.stringify({ retentionDays: 0.5, largeFileBytes: 1e6 }) });
+    expect(r.cli(["snapshot", "--json"]).status).toBe(0);
+  });
+
   it("fails with status 1 on an ambiguous prefix", async () => {
     const r = repo();
     r.ok("drop", r.ok("snapshot").id); // the store is created by the first write
