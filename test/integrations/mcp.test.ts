@@ -61,6 +61,10 @@ describe("ghostcommit mcp", () => {
     const writers = ["redo", "restore", "rewind", "snapshot"];
     const remotes = ["fetch", "push"];
     expect(Object.keys(byName).sort()).toEqual([...readers, ...writers, ...remotes].sort());
+    // The command line's help names the same tools.
+    const help = repo.cli(["--help"]).stdout.replace(/\s+/g, " ");
+    const named = /mcp \[options\] serve .*?\(tools: ([^)]*)\)/.exec(help)?.[1].split(", ");
+    expect(named?.sort()).toEqual(Object.keys(byName).sort());
     // push and fetch reach a git remote; the others touch this machine only
     for (const name of remotes) expect(byName[name].annotations).toMatchObject({ openWorldHint: true });
     expect(Object.keys(byName.push.inputSchema.properties ?? {}).sort()).toEqual([

@@ -118,7 +118,7 @@ export function register(program: Command, run: Action): void {
 
   withGlobals(program.command("mcp"))
     .description(
-      "serve the Model Context Protocol on stdio (tools: snapshot, list_snapshots, diff, restore, sessions, log, rewind, redo)",
+      "serve the Model Context Protocol on stdio (tools: snapshot, list_snapshots, diff, restore, sessions, log, rewind, redo, push, fetch)",
     )
     .action(async (_options: unknown, command: Command) => {
       const globals = globalsOf(command);
