@@ -57,9 +57,8 @@ export async function applyPlan(
   for (const step of steps) {
     if (step.kind !== "delete") continue;
     try {
-      const way = ancestorsAreRealDirs(root, step.path, false, changedDirs, capturedRepos);
-      if (way !== "ok") {
-        outcome.skipped.push({ path: step.path, reason: way === "nested-repo" ? "excluded" : "io" });
+      if (ancestorsAreRealDirs(root, step.path, false, changedDirs, capturedRepos) !== "ok") {
+        outcome.skipped.push({ path: step.path, reason: "excluded" });
         continue;
       }
       deletePath(root, step.path);
@@ -78,9 +77,10 @@ export async function applyPlan(
   const flushEach = writes.length <= MANY_FILES;
   const prepared = await mapLimit(writes, 16, async ({ step, n }): Promise<Prepared> => {
     try {
-      const way = ancestorsAreRealDirs(root, step.path, true, changedDirs, capturedRepos);
-      if (way !== "ok")
-        return { skip: { path: step.path, reason: way === "nested-repo" ? "excluded" : "io" } };
+      // What stands in the way (see skipBlockedWrites; here, one whose deletion failed or made
+      // since the plan) is kept: no system error, and nothing a retry would change.
+      if (ancestorsAreRealDirs(root, step.path, true, changedDirs, capturedRepos) !== "ok")
+        return { skip: { path: step.path, reason: "excluded" } };
       const temp = tempPathOf(step.path, restoreTempName(baseName(step.path), tempToken, n));
       await writeTemp(fsPath(root, temp), step.state.mode, contentOf(step.state.oid), flushEach);
       await keepOwner(fsPath(root, temp), fsPath(root, step.path), fsPath(root, parentOf(step.path)));

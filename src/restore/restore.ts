@@ -25,6 +25,7 @@ import { trace } from "../util/trace.js";
 import { type ApplyOutcome, applyPlan } from "./apply.js";
 import { presentUncapturedOf, skipUnseenEdits } from "./unseen-edits.js";
 import { skipExcludedNow } from "./excluded-now.js";
+import { skipBlockedWrites } from "./obstacles.js";
 import { type PathChange, type PlanStep, planRestore } from "./plan.js";
 import { isoFromMillis } from "../util/format.js";
 
@@ -178,13 +179,17 @@ async function prepareRestore(
     if (!blobs.has(oid)) blobs.set(oid, cat.read(oid));
     return blobs.get(oid)!;
   };
-  const steps = await skipExcludedNow(
-    engine,
-    planned,
-    target.changes,
-    run.includes,
-    capturedRepos,
-    async (oid) => (await readBlob(oid))?.content.length ?? 0,
+  const steps = skipBlockedWrites(
+    engine.root,
+    await skipExcludedNow(
+      engine,
+      planned,
+      target.changes,
+      run.includes,
+      capturedRepos,
+      async (oid) => (await readBlob(oid))?.content.length ?? 0,
+    ),
+    new Set(capturedRepos),
   );
   if (run.dryRun) {
     const result: RestoreResult = {

@@ -184,6 +184,26 @@ describe("restore", () => {
     expect(r.read("f")).toBe("file\n");
   });
 
+  it("leaves an excluded file standing where the snapshot had a directory, as its dry run said (excluded, status 0)", () => {
+    const r = repo({ ".ghostcommit.json": '{"largeFileBytes": 100}\n', "d/f": "1\n", "keep.txt": "k\n" });
+    const snap = r.ok("snapshot");
+    r.remove("d");
+    r.write({ d: "x".repeat(200) }); // too large to capture: no safety snapshot could bring it back
+    for (const args of [[], ["d/f"]]) {
+      const plan = r.cli(["restore", snap.id, "--dry-run", "--json", ...args]);
+      const done = r.cli(["restore", snap.id, "--json", ...args]);
+      expect([plan.status, done.status], args.join(" ")).toEqual([0, 0]);
+      for (const result of [plan, done]) {
+        expect(result.json).toMatchObject({
+          written: [],
+          deleted: [],
+          skipped: [{ path: "d/f", reason: "excluded" }],
+        });
+      }
+    }
+    expect(r.read("d")).toBe("x".repeat(200));
+  });
+
   it("leaves a directory of ignored files standing where the snapshot had a file (excluded, status 0)", () => {
     const r = repo({ ".gitignore": "*.log\n", out: "a file\n" });
     const snap = r.ok("snapshot");

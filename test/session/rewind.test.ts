@@ -34,6 +34,25 @@ describe("rewind and redo through the CLI", () => {
     expect(r.cli(["redo", "--json"]).json.error.code).toBe("nothing-to-redo");
   });
 
+  it("leaves an excluded file a turn put where a directory was, and the rewind ends (excluded, status 0)", () => {
+    const r = repo({ ".ghostcommit.json": '{"largeFileBytes": 100}\n', "d/f": "1\n", "a.txt": "a0\n" });
+    turn(r, "s", "1", () => {
+      r.remove("d");
+      r.write({ d: "x".repeat(200), "a.txt": "a1\n" });
+    });
+    const skipped = [
+      { path: "d/f", reason: "excluded" },
+      { path: "d", reason: "excluded" },
+    ];
+    const plan = r.cli(["rewind", "--to", "1", "--dry-run", "--json"]);
+    expect([plan.status, plan.json.written, plan.json.skipped]).toEqual([0, ["a.txt"], skipped]);
+    const done = r.cli(["rewind", "--to", "1", "--json"]);
+    expect([done.status, done.json.written, done.json.skipped]).toEqual([0, ["a.txt"], skipped]);
+    expect([r.read("a.txt"), r.read("d")]).toEqual(["a0\n", "x".repeat(200)]);
+    expect(r.ok("log").map((t: any) => t.state)).toEqual(["rewound"]);
+    expect(r.cli(["doctor"]).status).toBe(0);
+  });
+
   it("puts back a directory the turn replaced with a symlink, though the link's target has a file of the same name", () => {
     // A monorepo's `rm -rf lib && ln -s shared lib` in the agent's shell: shared/index.js is
     // reachable as lib/index.js through the link, and must not pass for the file the turn removed.
