@@ -215,16 +215,37 @@ describe("restore", () => {
     expect(r.read("out/run.log")).toBe("ignored\n");
   });
 
-  it("a directory holding captured and ignored files where the snapshot had a file: the captured go, the rest stays", () => {
-    const r = repo({ ".gitignore": "*.log\n", out: "a file\n" });
+  it("a directory holding captured and ignored files where the snapshot had a file stays whole, as its dry run said", () => {
+    const r = repo({ ".gitignore": "*.log\n", out: "a file\n", "keep.txt": "k\n" });
     const snap = r.ok("snapshot");
     r.remove("out");
-    r.write({ "out/deep/run.log": "ignored\n", "out/deep/new.txt": "captured\n" });
-    const result = r.cli(["restore", snap.id, "--json"]);
-    expect(result.status).toBe(0);
-    expect(result.json.deleted).toEqual(["out/deep/new.txt"]);
-    expect(result.json.skipped).toEqual([{ path: "out", reason: "excluded" }]);
-    expect(r.read("out/deep/run.log")).toBe("ignored\n");
+    r.write({ "out/deep/run.log": "ignored\n", "out/deep/new.txt": "captured\n", "keep.txt": "k2\n" });
+    // The file cannot take the directory's place, so its captured files are not deleted for it.
+    const skipped = [
+      { path: "out/deep/new.txt", reason: "excluded" },
+      { path: "out", reason: "excluded" },
+    ];
+    for (const args of [[], ["out"]]) {
+      const plan = r.cli(["restore", snap.id, "--dry-run", "--json", ...args]);
+      const done = r.cli(["restore", snap.id, "--json", ...args]);
+      expect([plan.status, done.status], args.join(" ")).toEqual([0, 0]);
+      for (const result of [plan, done]) {
+        expect(result.json.deleted).toEqual([]);
+        expect(result.json.skipped).toEqual(skipped);
+      }
+    }
+    expect([r.read("out/deep/run.log"), r.read("out/deep/new.txt"), r.read("keep.txt")]).toEqual([
+      "ignored\n",
+      "captured\n",
+      "k\n",
+    ]);
+    // Once the ignored file is gone, the file takes the directory's place.
+    r.remove("out/deep/run.log");
+    expect(r.ok("restore", snap.id, "out")).toMatchObject({
+      written: ["out"],
+      deleted: ["out/deep/new.txt"],
+    });
+    expect(r.read("out")).toBe("a file\n");
   });
 
   it("matches ignore rules with case as git does here (core.ignoreCase), so a proof of absence holds", () => {
