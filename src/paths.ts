@@ -1,6 +1,7 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import { GhostcommitError } from "./errors.js";
+import { quotedPath } from "./util/format.js";
 
 /**
  * A workspace-relative path as git stores it: '/'-separated bytes, kept in a "binary string"
@@ -76,13 +77,13 @@ export function resolveInside(
   const relative = path.relative(root, absolute);
   if (relative === "") return "";
   if (!isUnder(root, absolute)) {
-    throw new GhostcommitError("outside-workspace", `path is outside the workspace: ${given}`, {
+    throw new GhostcommitError("outside-workspace", `path is outside the workspace: ${quotedPath(given)}`, {
       path: given,
     });
   }
   const rel = relFromText(relative.split(path.sep).join("/"));
   if (touchesGitDir(rel)) {
-    throw new GhostcommitError("outside-workspace", `path is inside a .git directory: ${given}`, {
+    throw new GhostcommitError("outside-workspace", `path is inside a .git directory: ${quotedPath(given)}`, {
       path: given,
     });
   }

@@ -1,6 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import { readFileSync } from "node:fs";
 import { GhostcommitError } from "../errors.js";
+import { quotedPath } from "../util/format.js";
 
 /**
  * Node decodes the command line as UTF-8 and puts U+FFFD for each byte it cannot decode, so a
@@ -52,7 +53,7 @@ export function refuseNotUtf8(paths: readonly string[], hint: string): void {
     if (!given.includes("\uFFFD") || !notUtf8.some((arg) => arg.endsWith(given))) continue;
     throw new GhostcommitError(
       "usage",
-      `path argument is not valid UTF-8, so it cannot be passed on the command line: ${given} (${hint})`,
+      `path argument is not valid UTF-8, so it cannot be passed on the command line: ${quotedPath(given)} (${hint})`,
       { path: given },
     );
   }

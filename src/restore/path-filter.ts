@@ -4,6 +4,7 @@ import { hasUnsafeAncestor } from "../capture/read-worktree.js";
 import type { CatFile } from "../git/cat-file.js";
 import { entryAt } from "../git/trees.js";
 import { displayPath, fsPath, isWithin, type RelPath, resolveInside } from "../paths.js";
+import { quotedPath } from "../util/format.js";
 
 /**
  * Resolves the paths a restore, rewind or diff is limited to. Relative paths are taken from the
@@ -25,7 +26,7 @@ export function resolveNamedPaths(root: string, given: unknown): RelPath[] | und
       if (error instanceof GhostcommitError && error.code === "outside-workspace") {
         throw new GhostcommitError(
           "usage",
-          `${error.message} (paths are relative to the workspace ${root})`,
+          `${error.message} (paths are relative to the workspace ${quotedPath(root)})`,
           {
             path,
           },
@@ -83,7 +84,7 @@ export async function refuseUnmatched(
   const where = root === null ? "the snapshots" : "the snapshot or the workspace";
   throw new GhostcommitError(
     "usage",
-    `${unmatched.map(displayPath).join(", ")}: no such path in ${where} (paths are not patterns)`,
+    `${unmatched.map((p) => quotedPath(displayPath(p))).join(", ")}: no such path in ${where} (paths are not patterns)`,
     { path: displayPath(unmatched[0]) },
   );
 }

@@ -157,6 +157,23 @@ describe("restore and diff of chosen paths", () => {
     expect(r.read("a.txt")).toBe("a\n");
   });
 
+  it("quotes the paths a usage error names, so a newline in one cannot split the one-line message", () => {
+    const r = repo({ "a.txt": "a\n" });
+    const snap = r.ok("snapshot");
+    for (const [args, message] of [
+      [["diff", snap.id, "--", "no\nsuch"], '"no\\nsuch": no such path in the snapshot or the workspace'],
+      [
+        ["restore", snap.id, "--", "../x\ny"],
+        'path is outside the workspace: "../x\\ny" (paths are relative',
+      ],
+      [["diff", snap.id, "no\tid", "--", "a.txt"], 'not a snapshot id: "no\\tid" (paths go after --)'],
+    ] as const) {
+      const result = r.cli(args as unknown as string[]);
+      expect(result.status, args.join(" ")).toBe(2);
+      expect(result.stderr.split("\n")).toEqual([expect.stringContaining(`ghostcommit: ${message}`), ""]);
+    }
+  });
+
   it("refuses a path argument that is not UTF-8 as such, changing nothing; its directory can be named", () => {
     const r = repo({ "a.txt": "a\n" });
     const bad = (dir: string) => Buffer.concat([Buffer.from(`${r.dir}/${dir}`), Buffer.from([0x62, 0xff])]);

@@ -80,7 +80,7 @@ function splitDiffArgs(command: Command): { id: string; id2?: string; paths: str
     return { id, id2, paths: [...more, ...paths] };
   }
   if (dashes !== -1 && rest.length > 0) {
-    throw new GhostcommitError("usage", `not a snapshot id: ${rest[0]} (paths go after --)`);
+    throw new GhostcommitError("usage", `not a snapshot id: ${humanPath(rest[0])} (paths go after --)`);
   }
   return { id, paths: [...rest, ...paths] };
 }
