@@ -13,6 +13,7 @@ import type { PlanStep } from "../restore/plan.js";
 import type { ExpectedRewind } from "../types.js";
 import { conflictError, type SessionContext } from "./context.js";
 import { journalsAround } from "./sessions-around.js";
+import { quotedPath } from "../util/format.js";
 import type { TurnState } from "./model.js";
 import { attributePaths, isUncertain } from "./rewind-plan.js";
 
@@ -144,4 +145,26 @@ export function expectedRewind(value: unknown, name: string): ExpectedRewind | u
       `${name} must be {rewoundTurns, written?, deleted?, overridden?}: lists of strings`,
     );
   return value as ExpectedRewind;
+}
+
+/**
+ * Refuses named paths none of the rewound turns changed: such a rewind would put nothing back yet
+ * record a rewind, which `redo` would then spend its next call undoing. (Paths that name nothing
+ * at all are refused earlier, by refuseUnmatched.)
+ */
+export function refuseUnchanged(
+  named: readonly RelPath[] | undefined,
+  changed: readonly (readonly RelPath[])[],
+  where: { session: string; turns: string[] },
+): void {
+  if (named === undefined) return;
+  const all = changed.flat();
+  const unchanged = named.filter((n) => !all.some((p) => isNamed(p, [n])));
+  if (unchanged.length === 0) return;
+  const turns = where.turns.length === 1 ? `turn ${where.turns[0]}` : `turns ${where.turns.join(", ")}`;
+  throw new GhostcommitError(
+    "usage",
+    `${unchanged.map((p) => quotedPath(displayPath(p))).join(", ")}: not changed by ${turns} of session ${where.session}, so there is nothing to rewind there`,
+    { path: displayPath(unchanged[0]) },
+  );
 }

@@ -8,7 +8,13 @@ import type { RewindOptions, RewindReport } from "../types.js";
 import { checkTurnId, conflictError, requireTurn, type SessionContext } from "./context.js";
 import { proveDeletions } from "./deletions.js";
 import { liveTurns, openTurnOf } from "./model.js";
-import { expectedRewind, openTurnChanges, precheck, refuseUnexpected } from "./rewind-checks.js";
+import {
+  expectedRewind,
+  openTurnChanges,
+  precheck,
+  refuseUnchanged,
+  refuseUnexpected,
+} from "./rewind-checks.js";
 import { interruptedHint, plannedRewind, resumeRewind } from "./rewind-resume.js";
 import { isNamed, refuseUnmatched, resolveNamedPaths, selectNamed } from "../restore/path-filter.js";
 import {
@@ -114,6 +120,14 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       // As for restore and diff: a named path must name something (a typo would rewind nothing).
       const trees = [...befores, ...afters].flatMap((s) => (s ? [s.tree] : []));
       await refuseUnmatched(named, cat, trees, engine.root);
+      const where = { session, turns: turns.map((t) => t.turn) };
+      // An open turn's changes are known once the capture has seen them (below).
+      if (!open)
+        refuseUnchanged(
+          named,
+          turns.map((t) => t.changed),
+          where,
+        );
       // Paths an earlier rewind of some paths put back are the session's doing, not someone else's.
       const partial = leftByRewinds(state.redoStack.filter((r) => r.paths !== undefined));
       if (!force && !dryRun) await precheck(ctx, lookup, turns, befores, afters, named, partial);
@@ -172,6 +186,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
             const changed = await openTurnChanges(ctx, open, befores[index].tree, currentTree);
             changedLists[index] = changed;
             closed = { turn: open.turn, changed };
+            refuseUnchanged(named, changedLists, where);
           }
           const all: PathStates[] = [];
           const originOfPath = new Map<RelPath, { snapshot: StoredSnapshot; absent: ReadonlySet<RelPath> }>();

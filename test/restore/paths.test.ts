@@ -129,9 +129,11 @@ describe("restore and diff of chosen paths", () => {
       expect(result.stderr).toContain(`ghostcommit: ${message} (paths are not patterns)`);
     }
     expect([r.read("fe/main.js"), r.ok("list").length, r.cli(["redo"]).status]).toEqual(["b\n", listed, 1]);
-    // A path the snapshot holds, or one on disk only, is fine: a rewind of a path no turn changed
-    // is one that writes nothing (SPEC §10: the same shape as any).
-    expect(r.ok("rewind", "--dry-run", "--to", "1", "keep.txt")).toMatchObject({ written: [], deleted: [] });
+    // A path the snapshot holds, or one on disk only, is fine for a restore; a rewind refuses a path
+    // no rewound turn changed, which would rewind nothing.
+    expect(r.cli(["rewind", "--dry-run", "--to", "1", "keep.txt"]).stderr).toContain(
+      "keep.txt: not changed by turn 1 of session s",
+    );
     expect(r.ok("rewind", "--to", "1", "fe")).toMatchObject({ written: ["fe/main.js"] });
     r.write({ "new.txt": "n\n" });
     expect(r.ok("restore", snap.id, "new.txt")).toMatchObject({ deleted: ["new.txt"] });

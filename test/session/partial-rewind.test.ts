@@ -69,6 +69,40 @@ describe("rewind of chosen paths", () => {
     expect([r.read("d"), r.read("other.txt")]).toEqual(["a file now\n", "o1\n"]);
   });
 
+  it("refuses named paths the turns never changed (usage, status 2), recording nothing for redo", async () => {
+    const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n", "d/c.txt": "c0\n" });
+    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    turn(r, "s", "2", () => r.write({ "a.txt": "a2\n" }));
+    r.ok("rewind", "--to", "2", "a.txt");
+    const listed = r.ok("list").length;
+    for (const args of [["b.txt"], ["a.txt", "d"], ["--dry-run", "b.txt"]]) {
+      const result = r.cli(["rewind", "--to", "1", "--json", ...args]);
+      expect(result.status, args.join(" ")).toBe(2);
+      expect(result.json.error.code).toBe("usage");
+    }
+    expect(r.cli(["rewind", "--to", "1", "b.txt", "d"]).stderr).toBe(
+      "ghostcommit: b.txt, d: not changed by turns 1, 2 of session s, so there is nothing to rewind there\n",
+    );
+    // Nothing was recorded: no safety snapshot, and one redo undoes the real rewind.
+    expect(r.ok("list").length).toBe(listed);
+    expect(r.ok("redo").restoredTurns).toEqual(["2"]);
+    expect(r.read("a.txt")).toBe("a2\n");
+    // An open turn's changes count once seen (forced); the library refuses the same way.
+    r.ok("turn", "begin", "--session", "s", "--turn", "3");
+    r.write({ "b.txt": "b3\n" });
+    expect(r.cli(["rewind", "--to", "2", "--force", "d/c.txt"]).status).toBe(2);
+    expect(r.ok("rewind", "--to", "2", "--force", "b.txt").written).toEqual(["b.txt"]);
+    const ws = await openIn(sandbox, r.dir);
+    const refused = await ws
+      .session("s")
+      .rewind({ to: "1", paths: ["d/c.txt"] })
+      .catch((error) => error);
+    expect([refused.code, refused.message]).toEqual([
+      "usage",
+      "d/c.txt: not changed by turns 1, 2, 3 of session s, so there is nothing to rewind there",
+    ]);
+  });
+
   it("takes `paths` in the library's restore, diff and rewind options, relative to the workspace", async () => {
     const r = repo({ "a.txt": "a0\n", "d/b.txt": "b0\n" });
     const ws = await openIn(sandbox, r.dir);
