@@ -125,7 +125,8 @@ export type DoctorProblemCode =
   | "store-not-writable"
   | "damaged-store"
   | "leftover-fetch-refs"
-  | "leftover-temp-pack";
+  | "leftover-temp-pack"
+  | "lost-safety-snapshot";
 
 /** What `doctor --repair` can do about it. */
 export type DoctorRepairCode =

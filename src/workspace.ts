@@ -10,7 +10,7 @@ import { refuseUnmatched, resolveNamedPaths } from "./restore/path-filter.js";
 import { displayOutcome } from "./restore/restore.js";
 import { restoreSnapshot } from "./restore/restore-snapshot.js";
 import { diffEntries, diffTreesText } from "./restore/tree-diff.js";
-import { toSnapshot, toSummary } from "./store/snapshots.js";
+import { dropSnapshots, toSnapshot, toSummary } from "./store/snapshots.js";
 import { collectGarbage } from "./maintenance/gc.js";
 import { type DoctorCheck, runDoctor } from "./maintenance/doctor.js";
 import { layerChecks } from "./maintenance/checks.js";
@@ -283,8 +283,7 @@ export class Workspace {
     if (ids.length === 0) throw new GhostcommitError("usage", "drop needs at least one snapshot id");
     const resolved: string[] = [];
     for (const id of ids) resolved.push((await this.engine.refs.resolve(id)).id);
-    await this.engine.refs.remove([...new Set(resolved)]);
-    return { dropped: [...new Set(resolved)] };
+    return { dropped: await dropSnapshots(this.engine, resolved) };
   }
 }
 

@@ -19,6 +19,7 @@ import {
   unwritableStoreDir,
   namedIn,
   interruptedProblem,
+  lostLastSafety,
 } from "./store-check.js";
 import { STORE_FILES, storeCannotBeMade } from "../store/layout.js";
 import { fetchedLinkRefs, removeFetchedLinks } from "../store/fetched-links.js";
@@ -146,6 +147,14 @@ async function checkSnapshots(engine: StoreContext): Promise<Problem[]> {
       message: `snapshot ${id} cannot be restored: ${oids.length} object(s) it needs are missing (first: ${oids[0]}); \`doctor --repair\` drops it`,
     });
   }
+  const lost = await lostLastSafety(engine, ids);
+  if (lost) {
+    problems.push({
+      code: "lost-safety-snapshot",
+      message: `the safety snapshot of the latest restore, ${lost}, is gone (expired while that restore ran): that restore cannot be undone; \`doctor --repair\` forgets it`,
+      path: path.join(engine.paths.dir, STORE_FILES.lastSafety),
+    });
+  }
   return problems;
 }
 
@@ -256,6 +265,14 @@ export async function repairStore(engine: StoreContext): Promise<DoctorRepair[]>
         message: `dropped snapshot ${id}: ${unreadable.includes(id) ? "its commit cannot be read" : "objects it needs are missing"}`,
       });
     }
+  }
+  const lost = await lostLastSafety(
+    engine,
+    ids.filter((id) => !drop.includes(id)),
+  );
+  if (lost) {
+    await fs.rm(path.join(engine.paths.dir, STORE_FILES.lastSafety), { force: true });
+    done.push({ code: "reset-state-file", message: `forgot the lost safety snapshot ${lost}` });
   }
   for (const name of await damagedStateFiles(engine)) {
     await fs.rm(path.join(engine.paths.dir, name), { force: true });

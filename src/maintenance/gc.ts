@@ -4,7 +4,7 @@ import type { StoreContext } from "../store/context.js";
 import { runGit } from "../git/exec.js";
 import { STORE_FILES, readJson } from "../store/layout.js";
 import type { StoredSnapshot } from "../store/store.js";
-import { waitForSharedHolders, withLock } from "../util/lock.js";
+import { heldByLive, waitForSharedHolders, withLock } from "../util/lock.js";
 import { ownBytes } from "./disk.js";
 import { removeFetchedLinks } from "../store/fetched-links.js";
 import { deadPackTemps, removePackTemps } from "../store/pack-temps.js";
@@ -60,6 +60,13 @@ export async function collectGarbage(
     const bytesBefore = await measure();
     const snapshots = await engine.refs.list(); // newest first
     const { ids: keep, trees } = await protection(snapshots);
+    // A restore publishes its safety snapshot before last-safety.json names it (once its plan is
+    // made): while a restore runs, the newest safety snapshot may be its way back, so it stays.
+    // Checked before last-safety.json is read: a restore lets go of its lock only after writing it.
+    if (heldByLive(path.join(engine.paths.dir, STORE_FILES.restoreLock))) {
+      const running = snapshots.find((s) => s.meta.kind === "safety");
+      if (running) keep.add(running.id);
+    }
     const lastSafety = (
       await readJson<{ id?: unknown }>(path.join(engine.paths.dir, STORE_FILES.lastSafety), {})
     ).id;

@@ -6,7 +6,7 @@ import { isCacheRow } from "../capture/hash-cache.js";
 import type { StoreContext } from "../store/context.js";
 import { runGit } from "../git/exec.js";
 import { isBorrowState } from "../store/borrow.js";
-import { STORE_FILES, isPlainObject } from "../store/layout.js";
+import { STORE_FILES, isPlainObject, readJson } from "../store/layout.js";
 import { promisedObjectsArgs } from "../store/promisor.js";
 import type { DoctorReport } from "../types.js";
 import { deadSharedHolders } from "../util/lock.js";
@@ -156,6 +156,15 @@ export async function leftoverPackTemps(engine: StoreContext): Promise<Problem[]
     message: `${temp.file} (${formatBytes(temp.bytes)}) was left by a git that died (a fetch or gc cut off); doctor --repair, the next fetch or the next gc removes it`,
     path: temp.file,
   }));
+}
+
+/** The snapshot last-safety.json names when the store no longer lists it, or null. */
+export async function lostLastSafety(
+  engine: StoreContext,
+  listed: readonly string[],
+): Promise<string | null> {
+  const id = (await readJson<{ id?: unknown }>(path.join(engine.paths.dir, STORE_FILES.lastSafety), {})).id;
+  return typeof id === "string" && /^[0-9a-f]{40}$/.test(id) && !listed.includes(id) ? id : null;
 }
 
 /** `.ghostlock` files whose owner process is dead (taken over anyway by the next run). */

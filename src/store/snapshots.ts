@@ -1,3 +1,4 @@
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import { linkBorrowedObjects } from "./borrow.js";
 import type { StoreContext } from "./context.js";
@@ -11,6 +12,7 @@ import { encodeMessage, isoFromMicros, type SnapshotMeta, type StoredExclusion }
 import { displayPath } from "../paths.js";
 import type { Excluded, Snapshot, SnapshotSummary } from "../types.js";
 import { type SnapshotRefs, snapshotOfCommit, type StoredSnapshot } from "./store.js";
+import { readJson, STORE_FILES } from "./layout.js";
 
 /**
  * Reads one snapshot straight from its commit object: no ref listing, so the cost does not grow
@@ -141,6 +143,19 @@ export async function publishSnapshot(store: StoreContext, id: string, durable: 
 }
 
 /** The library's views of a stored snapshot: display paths and ISO times. */
+/**
+ * Forgets snapshots by hand: dropping the latest restore's safety snapshot is a choice, so
+ * last-safety.json stops naming it (doctor reports a safety snapshot lost any other way).
+ */
+export async function dropSnapshots(store: StoreContext, ids: string[]): Promise<string[]> {
+  const unique = [...new Set(ids)];
+  await store.refs.remove(unique);
+  const file = path.join(store.paths.dir, STORE_FILES.lastSafety);
+  const named = (await readJson<{ id?: unknown }>(file, {})).id;
+  if (typeof named === "string" && unique.includes(named)) await fs.rm(file, { force: true });
+  return unique;
+}
+
 export function toExcluded(entries: StoredExclusion[]): Excluded[] {
   return entries.map((e) => ({ ...e, path: displayPath(e.path) }));
 }

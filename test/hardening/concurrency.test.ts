@@ -112,6 +112,43 @@ describe("many processes on one workspace and store", () => {
     expect(repo.read("f1.txt")).toBe("1\n");
   });
 
+  it("a gc while a restore runs keeps that restore's safety snapshot, and doctor names one lost", () => {
+    const repo = sb.repo("ws", { "a.txt": "one\n" });
+    const target = repo.ok("snapshot").id;
+    repo.write({ "a.txt": "two\n" });
+    const earlier = repo.ok("restore", target).safety;
+    repo.write({ "a.txt": "three\n" });
+    const running = repo.ok("restore", target).safety;
+    // The second restore as a gc can find it half-way: its safety snapshot published, its lock
+    // held by a live process, and last-safety.json not yet naming it (written once the plan is made).
+    const store = storeDir(sb, repo.dir);
+    writeFileSync(path.join(store, "last-safety.json"), JSON.stringify({ id: earlier }));
+    const holder = spawn("sleep", ["60"]);
+    const owner = { pid: holder.pid, host: os.hostname(), token: "0123abcd", since: Date.now() };
+    writeFileSync(path.join(store, "restore.ghostlock"), JSON.stringify(owner));
+    try {
+      const gc = repo.ok("gc", "--keep", "0");
+      expect(gc.kept).toEqual(expect.arrayContaining([running, earlier]));
+    } finally {
+      holder.kill("SIGKILL");
+    }
+    repo.ok("restore", running);
+    expect(repo.read("a.txt")).toBe("three\n");
+    // One lost anyway (its ref deleted behind our back) is named; dropping it by hand is a choice.
+    const latest = JSON.parse(readFileSync(path.join(store, "last-safety.json"), "utf8")).id;
+    const gitDir = path.join(store, "git");
+    sb.git(repo.dir, `--git-dir=${gitDir}`, "update-ref", "-d", `refs/ghostcommit/snapshots/${latest}`);
+    const doctor = repo.cli(["doctor", "--json"]);
+    expect(doctor.status).toBe(1);
+    expect(JSON.parse(doctor.stdout).problems).toContainEqual(
+      expect.objectContaining({ code: "lost-safety-snapshot", message: expect.stringContaining(latest) }),
+    );
+    expect(repo.ok("doctor", "--repair").ok).toBe(true);
+    repo.write({ "a.txt": "four\n" });
+    repo.ok("drop", repo.ok("restore", running).safety);
+    expect(repo.ok("doctor").ok).toBe(true);
+  }, 60_000);
+
   it("the user's index.lock never blocks us, and we never touch it", () => {
     const repo = sb.repo("ws", { "a.txt": "one\n" });
     const lock = repo.path(".git/index.lock");
