@@ -29,7 +29,7 @@ export interface SnapshotExtras {
 export async function captureTree(store: StoreContext, cat: CatFile, includes: RelPath[]): Promise<Captured> {
   // A restore killed half-way may have left temp files in the workspace: remove them before
   // they could be captured (only those of dead processes; cheap when there are none).
-  await cleanLeftovers(store.paths, store.root);
+  await cleanLeftovers(store.paths, store.root, store.refs.objectsDir);
   const cache = new HashCache(store.paths.dir);
   await cache.load();
   const objectsFile = path.join(store.paths.dir, STORE_FILES.objectCache);

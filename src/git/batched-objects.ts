@@ -1,7 +1,6 @@
-import { randomHex } from "../util/crypto.js";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { fsError } from "../errors.js";
-import { LooseObjectWriter, SYNC_BYTES } from "./loose-objects.js";
+import { captureTempName, LooseObjectWriter, SYNC_BYTES } from "./loose-objects.js";
 import { type ObjectType, objectId } from "./objects.js";
 import {
   encodePack,
@@ -106,7 +105,7 @@ export class BatchingObjectWriter extends LooseObjectWriter {
     const { pack, index, name } = encodePack(records);
     const dir = `${this.objectsDir}/pack`;
     mkdirSync(dir, { recursive: true, mode: this.dirMode });
-    const temp = `${dir}/tmp_pack_gc_${randomHex(6)}`;
+    const temp = `${dir}/${captureTempName("pack")}`;
     const packFile = `${dir}/pack-${name}.pack`;
     try {
       writeFileSync(temp, pack, { mode: this.fileMode, flag: "wx" });

@@ -16,9 +16,29 @@ import { pipeline } from "node:stream/promises";
 import { fsError } from "../errors.js";
 import { type ObjectType, objectId } from "./objects.js";
 import { namesIn } from "../util/small-files.js";
+import { alive } from "../util/process.js";
 import { zlib } from "../util/zlib.js";
 
 /** Loose objects written from Node, so a snapshot needs no extra git process. */
+
+/**
+ * The temp files a capture writes objects to: its pack in objects/pack, a large file's blob in
+ * objects/incoming, small blobs beside their final place. The writer's pid in the name tells one
+ * left by a capture that was killed (as large as what it had written) from a live one's.
+ */
+export function captureTempName(kind: "pack" | "obj"): string {
+  return `tmp_${kind}_gc_${process.pid}_${randomHex(6)}`;
+}
+
+/** Temp files of captures that died, in objects/pack and objects/incoming (the large ones). */
+export function deadCaptureTemps(objectsDir: string): string[] {
+  return ["pack", "incoming"].flatMap((sub) =>
+    namesIn(path.join(objectsDir, sub)).flatMap((name) => {
+      const owner = /^tmp_(pack|obj)_gc_(\d+)_/.exec(name);
+      return owner && !alive(Number(owner[2])) ? [path.join(objectsDir, sub, name)] : [];
+    }),
+  );
+}
 
 /** Objects up to this size are read, compressed and written with synchronous calls. */
 export const SYNC_BYTES = 256 * 1024;
@@ -139,7 +159,7 @@ export class LooseObjectWriter {
   }
 
   /** Temp names: one random part per writer, then a counter (a syscall less per object). */
-  private readonly tempPrefix = `tmp_obj_gc_${randomHex(6)}_`;
+  private readonly tempPrefix = `${captureTempName("obj")}_`;
   private tempCount = 0;
 
   private tempIn(dir: string): string {
@@ -231,7 +251,7 @@ export class LooseObjectWriter {
     }
     const dir = path.join(this.objectsDir, "incoming");
     await fs.mkdir(dir, { recursive: true, mode: this.dirMode });
-    const temp = path.join(dir, `tmp_obj_gc_${randomHex(6)}`);
+    const temp = path.join(dir, captureTempName("obj"));
     const hash = nodeCrypto().createHash("sha1");
     const header = Buffer.from(`blob ${size}\0`);
     hash.update(header);

@@ -217,7 +217,7 @@ export async function repairStore(engine: StoreContext): Promise<DoctorRepair[]>
     () => false,
   );
   if (!storeExists) return done;
-  const leftovers = await cleanLeftovers(engine.paths, engine.root);
+  const leftovers = await cleanLeftovers(engine.paths, engine.root, engine.refs.objectsDir);
   for (const file of await staleGitTempFiles(engine)) {
     await fs.rm(file, { force: true });
     leftovers.removed.push(file);

@@ -12,6 +12,7 @@ import type { DoctorReport } from "../types.js";
 import { deadSharedHolders } from "../util/lock.js";
 import { deadPackTemps, isGitPackTemp } from "../store/pack-temps.js";
 import { formatBytes } from "../util/format.js";
+import { deadCaptureTemps } from "../git/loose-objects.js";
 
 export type Problem = DoctorReport["problems"][number];
 
@@ -149,13 +150,23 @@ export async function staleGitTempFiles(engine: StoreContext, ageMs = 3_600_000)
   return found;
 }
 
-/** git's temp pack files no live process writes, each named with its size. */
+/** git's temp pack files no live process writes, and those of killed captures, each with its size. */
 export async function leftoverPackTemps(engine: StoreContext): Promise<Problem[]> {
-  return (await deadPackTemps(engine)).map((temp) => ({
-    code: "leftover-temp-pack",
+  const gits = (await deadPackTemps(engine)).map((temp) => ({
+    code: "leftover-temp-pack" as const,
     message: `${temp.file} (${formatBytes(temp.bytes)}) was left by a git that died (a fetch or gc cut off); doctor --repair, the next fetch or the next gc removes it`,
     path: temp.file,
   }));
+  const captures: Problem[] = [];
+  for (const file of deadCaptureTemps(engine.refs.objectsDir)) {
+    const bytes = (await fs.lstat(file).catch(() => null))?.size ?? 0;
+    captures.push({
+      code: "leftover-temp-pack",
+      message: `${file} (${formatBytes(bytes)}) was left by a snapshot that was killed while writing it; the next snapshot or doctor --repair removes it`,
+      path: file,
+    });
+  }
+  return [...gits, ...captures];
 }
 
 /** The snapshot last-safety.json names when the store no longer lists it, or null. */

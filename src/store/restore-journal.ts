@@ -5,6 +5,7 @@ import { ancestorsOf, fsPath, parentOf, type RelPath } from "../paths.js";
 import { isPlainObject, readJson, STORE_FILES, type StorePaths, writeFileAtomic } from "./layout.js";
 import { alive } from "../util/process.js";
 import { namesIn } from "../util/small-files.js";
+import { deadCaptureTemps } from "../git/loose-objects.js";
 
 /**
  * Leftovers of processes that died (kill -9, power loss): restore temp files in the workspace,
@@ -120,11 +121,17 @@ const GO_AHEAD = new RegExp(`^(${STORE_FILES.pushGo}|${STORE_FILES.gcGo})-[0-9a-
 
 /**
  * Removes what dead processes left behind. Runs at the start of every capture, so a restore's
- * temp files never end up in the next snapshot, and by `doctor --repair`. Cheap: two readdirs
+ * temp files never end up in the next snapshot, and by `doctor --repair`. Cheap: four readdirs
  * when there is nothing to do.
  */
-export async function cleanLeftovers(paths: StorePaths, root: string): Promise<LeftoverReport> {
+export async function cleanLeftovers(
+  paths: StorePaths,
+  root: string,
+  objectsDir = paths.objectsDir,
+): Promise<LeftoverReport> {
   const report: LeftoverReport = { interrupted: [], removed: [] };
+  // A capture killed while writing its pack leaves it, as large as what it captured.
+  for (const temp of deadCaptureTemps(objectsDir)) await remove(temp, report);
   for (const name of namesIn(paths.tmpDir)) {
     const full = path.join(paths.tmpDir, name);
     const journal = /^restore-(\d+)\.json$/.exec(name);

@@ -11,7 +11,7 @@ import {
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Sandbox } from "../helpers/repo.js";
+import { CLI, Sandbox } from "../helpers/repo.js";
 import { killedAtCall } from "../restore/strace.js";
 import { cliAsync, fingerprint, fsckStore, seeded, storeDir } from "./helpers.js";
 
@@ -245,5 +245,42 @@ describe("a gc cut off mid-repack (the machine lost power while it ran)", () => 
     expect(existsSync(repo.path("big1.bin"))).toBe(false);
     repo.ok("restore", ids[2]);
     expect(readFileSync(repo.path("big2.bin"), "utf8").length).toBeGreaterThan(1_000_000);
+  });
+});
+
+describe("a snapshot killed while it writes its pack", () => {
+  const sb = new Sandbox();
+  afterAll(() => sb.cleanup());
+
+  it("leaves a temp pack that doctor names and the next snapshot, or doctor --repair, removes", () => {
+    const repo = sb.repo("snap-cut", { "a.txt": "one\n" });
+    repo.ok("snapshot");
+    const pack = path.join(storeDir(sb, repo.dir), "git", "objects", "pack");
+    const temps = () => readdirSync(pack).filter((name) => name.startsWith("tmp_pack_gc_"));
+    const killedWritingPack = (round: number) => {
+      repo.write(
+        Object.fromEntries(
+          Array.from({ length: 40 }, (_, i) => [`big${round}/b${i}.bin`, randomBytes(100_000)]),
+        ),
+      );
+      // Its main thread's renames: borrowed.json's (when it changed), the pack's into place, then
+      // the index's through the same temp name. Killed at the second, one of the two is left there.
+      killedAtCall([process.execPath, CLI, "snapshot"], "rename", 2, { cwd: repo.dir, env: sb.env });
+      expect(temps()).toHaveLength(1);
+    };
+    killedWritingPack(0);
+    const named = repo
+      .cli(["doctor", "--json"])
+      .json.problems.filter((p: { code: string }) => p.code === "leftover-temp-pack")
+      .map((p: { path: string }) => path.basename(p.path));
+    expect(named).toEqual(temps());
+    repo.ok("snapshot");
+    expect(temps()).toEqual([]);
+    killedWritingPack(1);
+    expect(repo.ok("doctor", "--repair").repaired).toContainEqual(
+      expect.objectContaining({ code: "removed-leftover", path: expect.stringContaining("tmp_pack_gc_") }),
+    );
+    expect(temps()).toEqual([]);
+    expect(repo.ok("doctor").ok).toBe(true);
   });
 });
