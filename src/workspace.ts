@@ -85,10 +85,11 @@ export class Workspace {
     return this.engine.paths.logFile;
   }
 
-  /** Session `session`'s rewinds and redos since its last turn began, oldest first: what its model has not been told. */
-  async undoneSinceLastTurn(session: string): Promise<UndoEvent[]> {
-    checkArgument(typeof session === "string" && session !== "", "undoneSinceLastTurn needs a session id");
-    return undoneSinceLastBegin(this.engine, session);
+  /** A session's (its id or handle) rewinds and redos since its last turn began, oldest first: what its model has not been told. */
+  async undoneSinceLastTurn(session: string | SessionHandle): Promise<UndoEvent[]> {
+    const id = typeof session === "object" && session !== null ? session.id : session;
+    checkArgument(typeof id === "string" && id !== "", "undoneSinceLastTurn needs a session id or handle");
+    return undoneSinceLastBegin(this.engine, id);
   }
 
   /** Takes a snapshot of the whole workspace. Never touches the user's index or repository state. */

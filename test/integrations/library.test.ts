@@ -34,6 +34,7 @@ describe('import { openWorkspace } from "ghostcommit"', () => {
     expect(out.changed).toEqual([["notes.md"], [".env"], ["notes.md"]]);
     expect(out.rewoundTurns).toEqual(["2", "3"]);
     expect(out.afterRewind).toEqual(["1:done", "2:rewound", "3:rewound"]);
+    expect(out.undone).toEqual(["rewind:2,3"]);
     expect(out.errorCode).toBe("not-found");
     expect(out.restoredTurns).toEqual(["2", "3"]);
     expect(repo.read("notes.md")).toBe("turn 3\n");
