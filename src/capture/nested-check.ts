@@ -1,4 +1,4 @@
-import { closeSync, lstatSync, openSync, readSync, type Stats, statSync } from "node:fs";
+import { closeSync, lstatSync, openSync, type PathLike, readSync, type Stats, statSync } from "node:fs";
 import path from "node:path";
 import type { StatusEntry } from "../git/status.js";
 import { ancestorsOf, fsPath, type RelPath } from "../paths.js";
@@ -73,18 +73,8 @@ export function looksLikeRepository(worktreeRoot: string, dir: RelPath): boolean
     );
   }
   if (!stat.isFile()) return false;
-  let text: string;
-  try {
-    const head = Buffer.alloc(4096);
-    const fd = openSync(dotGit, "r");
-    try {
-      text = head.toString("utf8", 0, readSync(fd, head, 0, head.length, 0));
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return false; // unreadable: git could not use it either
-  }
+  const text = readStart(dotGit, 4096, "utf8");
+  if (text === null) return false; // unreadable: git could not use it either
   const target = /^gitdir: (.+)$/m.exec(text)?.[1]?.trim();
   if (!target) return false;
   // A relative target is relative to the directory (whose name may not be UTF-8: kept as bytes).
@@ -106,18 +96,8 @@ export function isGitDirectory(root: string, dir: RelPath): boolean {
   const stat = (name: string) =>
     quietStat(() => statSync(fsPath(root, `${dir}/${name}`), { throwIfNoEntry: false }));
   if (!stat("HEAD")?.isFile()) return false;
-  let head: string;
-  try {
-    const bytes = Buffer.alloc(80);
-    const fd = openSync(fsPath(root, `${dir}/HEAD`), "r");
-    try {
-      head = bytes.toString("latin1", 0, readSync(fd, bytes, 0, bytes.length, 0));
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return false; // unreadable: git could not use it either
-  }
+  const head = readStart(fsPath(root, `${dir}/HEAD`), 80, "latin1");
+  if (head === null) return false; // unreadable: git could not use it either
   if (!/^(ref: refs\/|[0-9a-f]{40}(?:[0-9a-f]{24})?\s)/.test(head)) return false;
   return (
     stat("commondir")?.isFile() || (stat("objects")?.isDirectory() && stat("refs")?.isDirectory()) || false
@@ -133,5 +113,20 @@ function quietStat(stat: () => Stats | undefined): Stats | undefined {
     return stat();
   } catch {
     return undefined;
+  }
+}
+
+/** The first `size` bytes of a file as text; null when it cannot be read. */
+function readStart(file: PathLike, size: number, encoding: BufferEncoding): string | null {
+  try {
+    const bytes = Buffer.alloc(size);
+    const fd = openSync(file, "r");
+    try {
+      return bytes.toString(encoding, 0, readSync(fd, bytes, 0, size, 0));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return null;
   }
 }
