@@ -114,10 +114,11 @@ export function refuseUnexpected(
     changes.push("write or delete other files");
   // A file edited after a forced preview would be overwritten unseen: "never silent" holds only
   // for the conflicts the person was shown.
-  if (steps && !same([...(expected.overridden ?? [])].sort(), [...overridden].sort()))
+  const overwrote = steps ? overwritten(overridden, stepPaths(steps)) : [];
+  if (steps && !same([...(expected.overridden ?? [])].sort(), overwrote.sort()))
     changes.push(
-      overridden.length > 0
-        ? `overwrite changes made since the turns to ${overridden.join(", ")}`
+      overwrote.length > 0
+        ? `overwrite changes made since the turns to ${overwrote.join(", ")}`
         : "overwrite no change made since the turns",
     );
   if (changes.length === 0) return;
@@ -167,4 +168,18 @@ export function refuseUnchanged(
     `${unchanged.map((p) => quotedPath(displayPath(p))).join(", ")}: not changed by ${turns} of session ${where.session}, so there is nothing to rewind there`,
     { path: displayPath(unchanged[0]) },
   );
+}
+
+/**
+ * The conflicts a forced rewind overwrites: those it writes or deletes. One it skips (excluded,
+ * say, once its directory became a repository) is left as it is, so it is not reported as overwritten.
+ */
+export function overwritten(conflicts: string[], done: { written: string[]; deleted: string[] }): string[] {
+  const changed = new Set([...done.written, ...done.deleted]);
+  return conflicts.filter((p) => changed.has(p));
+}
+
+function stepPaths(steps: PlanStep[]): { written: string[]; deleted: string[] } {
+  const of = (kind: PlanStep["kind"]) => steps.filter((s) => s.kind === kind).map((s) => displayPath(s.path));
+  return { written: of("write"), deleted: of("delete") };
 }

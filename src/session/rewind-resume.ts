@@ -8,7 +8,7 @@ import type { ExpectedRewind, RewindReport } from "../types.js";
 import { shellWord } from "../util/shell.js";
 import { conflictError, type SessionContext } from "./context.js";
 import type { RewindState } from "./model.js";
-import { refuseUnexpected } from "./rewind-checks.js";
+import { overwritten, refuseUnexpected } from "./rewind-checks.js";
 import { changesOf, conflictsOf, leftByRewinds, type PathStates } from "./rewind-plan.js";
 
 /**
@@ -139,7 +139,8 @@ export async function resumeRewind(
       ...displayOutcome(result),
     };
     if (pending.paths) report.paths = pending.paths.map(displayPath);
-    if (overridden.length > 0) report.overridden = overridden;
+    const overwrote = overwritten(overridden, report);
+    if (overwrote.length > 0) report.overridden = overwrote;
     if (request.dryRun) {
       report.dryRun = true;
       return report;

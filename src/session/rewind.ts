@@ -11,6 +11,7 @@ import { liveTurns, openTurnOf } from "./model.js";
 import {
   expectedRewind,
   openTurnChanges,
+  overwritten,
   precheck,
   refuseUnchanged,
   refuseUnexpected,
@@ -262,7 +263,8 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       ]);
       for (const p of [...excluded].sort()) report.skipped.push({ path: displayPath(p), reason: "excluded" });
       if (named) report.paths = named.map(displayPath);
-      if (overridden.length > 0) report.overridden = overridden;
+      const overwrote = overwritten(overridden, report);
+      if (overwrote.length > 0) report.overridden = overwrote;
       if (dryRun) {
         report.dryRun = true;
         return report;

@@ -201,6 +201,23 @@ describe("a folder holding several repositories", () => {
     expect(sandbox.git(folder.path("origin.git"), "log", "--format=%s", "master").trim()).toBe("v2\ninitial");
   });
 
+  it("a forced rewind reports as overwritten only the conflicts it writes or deletes, not those it leaves as excluded", () => {
+    // The folder becomes a repository after turn 1 (`git init` at its root): fe/ is then a nested
+    // repository, which a forced rewind leaves as it is.
+    const folder = new Repo(sandbox, sandbox.dir(`folder${++folders}`));
+    const fe = sandbox.repo(`${path.basename(folder.dir)}/fe`, { "a.js": "a\n" });
+    folder.ok("turn", "begin", "--session", "s", "--turn", "1");
+    fe.write({ "a.js": "b\n", "out.txt": "out\n" });
+    folder.ok("turn", "end", "--session", "s", "--turn", "1");
+    folder.ok("turn", "begin", "--session", "s", "--turn", "2");
+    folder.git("init", "-q");
+    folder.ok("turn", "end", "--session", "s", "--turn", "2");
+    const forced = folder.ok("rewind", "--to", "1", "--force");
+    expect([forced.written, forced.deleted, forced.overridden]).toEqual([[], [], undefined]);
+    expect(forced.skipped.map((s: { path: string }) => s.path)).toContain("fe/a.js");
+    expect([fe.read("a.js"), fe.read("out.txt")]).toEqual(["b\n", "out\n"]);
+  });
+
   it("reports a repository over the plain-directory budget instead of walking it", () => {
     const { folder } = folderOfRepos(["big", "small"]);
     folder.write({ ".ghostcommit.json": JSON.stringify({ budgetFiles: 2 }) });
