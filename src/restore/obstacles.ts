@@ -20,9 +20,11 @@ export function skipBlockedWrites(
 ): PlanStep[] {
   const deletes = new Set(steps.flatMap((s) => (s.kind === "delete" ? [s.path] : [])));
   const kept: RelPath[] = [];
+  // Writes share their directories: each is looked at once, not once per file below it.
+  const seen = new Map<RelPath, Standing>();
   for (const step of steps) {
     if (step.kind !== "write") continue;
-    const way = wayTo(root, step.path, deletes, capturedRepos);
+    const way = wayTo(root, step.path, deletes, capturedRepos, seen);
     if (way === "blocked") kept.push(step.path);
     else if (way === "dirs" && statOf(root, step.path)?.isDirectory()) {
       if (!emptiedBy(root, step.path, deletes).emptied) kept.push(step.path);
@@ -46,15 +48,29 @@ function wayTo(
   rel: RelPath,
   deletes: ReadonlySet<RelPath>,
   capturedRepos: ReadonlySet<RelPath>,
+  seen: Map<RelPath, Standing>,
 ): "blocked" | "clear" | "dirs" {
   for (const dir of ancestorsOf(rel)) {
     if (deletes.has(dir)) return "clear";
-    const stat = statOf(root, dir);
-    if (!stat) return "clear";
-    if (!stat.isDirectory()) return "blocked";
-    if (!capturedRepos.has(dir) && looksLikeRepository(root, dir)) return "blocked";
+    let standing = seen.get(dir);
+    if (standing === undefined) {
+      standing = standingAt(root, dir, capturedRepos);
+      seen.set(dir, standing);
+    }
+    if (standing === "missing") return "clear";
+    if (standing === "blocked") return "blocked";
   }
   return "dirs";
+}
+
+type Standing = "missing" | "blocked" | "directory";
+
+/** What stands at a directory on a write's way: nothing, something that blocks it, or a directory. */
+function standingAt(root: string, dir: RelPath, capturedRepos: ReadonlySet<RelPath>): Standing {
+  const stat = statOf(root, dir);
+  if (!stat) return "missing";
+  if (!stat.isDirectory()) return "blocked";
+  return !capturedRepos.has(dir) && looksLikeRepository(root, dir) ? "blocked" : "directory";
 }
 
 /**
