@@ -8,6 +8,7 @@ import { announce } from "../util/announce.js";
 import { formatCount, isoFromMillis } from "../util/format.js";
 import { findOnPath, shellQuote } from "../util/shell.js";
 import { spawnText } from "../util/spawn-text.js";
+import { answerAhead } from "./fsmonitor-answer.js";
 import { FSMONITOR_HOOK } from "./fsmonitor-hook.js";
 
 /**
@@ -25,6 +26,8 @@ interface WatchState {
   since: string;
   /** Watchman could not watch it (retried an hour later). */
   failed?: string;
+  /** Watchman's socket, where this process asks it ahead of status (see fsmonitor-answer.ts). */
+  socket?: string;
 }
 
 const RETRY_FAILED_WATCH_MS = 60 * 60 * 1000;
@@ -66,6 +69,8 @@ export async function fsmonitorOptions(
   settings: Settings,
   worktreeRoot: string,
   userIndex: string,
+  /** The index status reads, and its git directory (where an answer asked ahead is left for it). */
+  [statusIndex, statusGitDir]: [string, string],
 ): Promise<FsmonitorUse> {
   const unused = { options: [], watchStarted: false };
   const found = await tools(settings, worktreeRoot, userIndex);
@@ -96,11 +101,31 @@ export async function fsmonitorOptions(
       );
     }
   }
+  if (state.socket === undefined) {
+    state.socket = (await socketOf(found.watchman)) ?? "";
+    await writeFileAtomic(stateFile, JSON.stringify(state));
+  }
+  const ahead = state.socket
+    ? await answerAhead(state.socket, worktreeRoot, statusIndex, statusGitDir)
+    : null;
   const hook = path.join(paths.dir, STORE_FILES.fsmonitorHook);
-  const current = await fs.readFile(hook, "utf8").catch(() => null);
+  const current = ahead ? FSMONITOR_HOOK : await fs.readFile(hook, "utf8").catch(() => null);
   if (current !== FSMONITOR_HOOK) await writeFileAtomic(hook, FSMONITOR_HOOK, 0o700);
-  const command = [found.perl, hook, found.watchman, worktreeRoot, lostMark].map(shellQuote).join(" ");
+  const command =
+    ahead ?? [found.perl, hook, found.watchman, worktreeRoot, lostMark].map(shellQuote).join(" ");
   return { options: ["-c", `core.fsmonitor=${command}`, "-c", "core.fsmonitorHookVersion=2"], watchStarted };
+}
+
+/** Where Watchman's daemon listens (`WATCHMAN_SOCK`, as its client reads it, else its own answer). */
+async function socketOf(watchman: string): Promise<string | null> {
+  if (process.env.WATCHMAN_SOCK) return process.env.WATCHMAN_SOCK;
+  const reply = await spawnText(watchman, ["--no-pretty", "--no-spawn", "get-sockname"]);
+  try {
+    const sockname = (JSON.parse(reply ?? "") as { sockname?: unknown }).sockname;
+    return typeof sockname === "string" && path.isAbsolute(sockname) ? sockname : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Watches the work tree, starting Watchman's daemon if it is not running. */

@@ -4,6 +4,7 @@ import { promises as fs, mkdirSync, rmdirSync, rmSync, writeFileSync } from "nod
 import path from "node:path";
 import { readOptional } from "../git/repository.js";
 import { type StorePaths, writeFileAtomic } from "../store/layout.js";
+import { FSMONITOR_ANSWER_FILE } from "./fsmonitor-answer.js";
 
 /**
  * The git directory a status runs from: a throw-away one per run, sharing the store's (its
@@ -45,7 +46,8 @@ export async function throwawayGitDir(
  */
 export function removeThrowawayGitDir(dir: string): void {
   try {
-    for (const name of ["HEAD", "commondir"]) rmSync(path.join(dir, name), { force: true });
+    for (const name of ["HEAD", "commondir", FSMONITOR_ANSWER_FILE])
+      rmSync(path.join(dir, name), { force: true });
     rmdirSync(dir);
   } catch {
     fs.rm(dir, { recursive: true, force: true }).catch(() => {});

@@ -82,7 +82,7 @@ export async function runStatus(
     // Not in a detached build: a watch it began would be announced to no one.
     const watch =
       copy && !options.buildCopy
-        ? await fsmonitorOptions(ctx.paths, ctx.settings, worktreeRoot, userIndex)
+        ? await fsmonitorOptions(ctx.paths, ctx.settings, worktreeRoot, userIndex, [copy, tempGitDir])
         : null;
     const fsmonitor = watch?.options ?? [];
     const persist = privateCopy?.due(fsmonitor.length > 0, watch?.watchStarted ?? false) ?? false;

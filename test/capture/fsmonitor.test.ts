@@ -11,23 +11,34 @@ import type { Repo } from "../helpers/repo.js";
 const installed = spawnSync("watchman", ["--version"]).status === 0;
 const { sandbox, repo: makeRepo } = fileSandbox();
 const watched: string[] = [];
+const LATIN1 = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x2e, 0x74, 0x78, 0x74]); // "café.txt" in latin1
 
 const watchRoots = (): string[] =>
   JSON.parse(
     spawnSync("watchman", ["--no-pretty", "--no-spawn", "watch-list"], { encoding: "utf8" }).stdout || "{}",
   ).roots ?? [];
 
-/** A snapshot with git's trace2 on: the fsmonitor hook's outcomes in its status. */
-function tracedSnapshot(r: Repo): { id: string; stderr: string; hook: string[] } {
+/**
+ * A snapshot with git's trace2 on: the fsmonitor hook's outcomes in its status, and whether
+ * ghostcommit asked Watchman itself, ahead of status (`ahead`), or left it to the hook script.
+ */
+function tracedSnapshot(r: Repo): { id: string; stderr: string; hook: string[]; ahead: boolean } {
   const log = path.join(sandbox.home, "trace2.txt");
   rmSync(log, { force: true });
-  const result = sandbox.cli(r.dir, ["snapshot", "--json"], undefined, { GIT_TRACE2_PERF: log });
+  const result = sandbox.cli(r.dir, ["snapshot", "--json"], undefined, {
+    GIT_TRACE2_PERF: log,
+    GHOSTCOMMIT_TRACE: "1",
+  });
   expect(result.status, result.stderr).toBe(0);
-  const hook = readFileSync(log, "utf8")
-    .split("\n")
+  const lines = readFileSync(log, "utf8").split("\n");
+  const hook = lines
     .filter((line) => line.includes("| fsm_hook ") && /query\/(response-length|failed)/.test(line))
     .map((line) => /query\/(\S+)/.exec(line)![1]);
-  return { id: result.json.id, stderr: result.stderr, hook };
+  const hookRuns = lines.filter((line) => line.includes("child_start") && line.includes("fsmonitor"));
+  const ahead = result.stderr.includes("capture: Watchman asked ahead");
+  // Asked ahead, git runs a one-line command instead of the Perl script, never both.
+  if (hook.length > 0) expect(hookRuns.some((line) => line.includes("fsmonitor-hook.pl"))).toBe(!ahead);
+  return { id: result.json.id, stderr: result.stderr, hook, ahead };
 }
 
 describe.skipIf(!installed)("Watchman through git's fsmonitor hook", () => {
@@ -55,6 +66,7 @@ describe.skipIf(!installed)("Watchman through git's fsmonitor hook", () => {
     r.write({ "src/a.ts": "two\n", "src/new/c.ts": "sea\n" }); // same size as before
     r.remove("src/b.ts");
     const later = tracedSnapshot(r);
+    expect(later.ahead).toBe(true);
     expect(later.stderr).not.toContain("Watchman now watches");
     expect(later.hook.length).toBeGreaterThan(0);
     expect(later.hook.every((outcome) => outcome.startsWith("response-length"))).toBe(true);
@@ -102,6 +114,25 @@ describe.skipIf(!installed)("Watchman through git's fsmonitor hook", () => {
     r.ok("restore", snaps[2]);
     expect(r.read("a.txt")).toBe("d\n");
     expect(r.read("new/dir/c.txt")).toBe("c\n");
+  });
+
+  it("a tracked file whose name is not UTF-8, edited with its size kept, is captured (Watchman's answer names it byte for byte)", () => {
+    const r = repo({ "a.txt": "a\n" });
+    const name = Buffer.concat([Buffer.from(`${r.dir}/t/`), LATIN1]);
+    mkdirSync(path.join(r.dir, "t"));
+    writeFileSync(name, "one\n");
+    r.git("add", "-A");
+    r.git("commit", "-qm", "latin1 name");
+    tracedSnapshot(r);
+    const before = tracedSnapshot(r); // Watchman's token from here on
+    writeFileSync(name, "two\n");
+    const after = tracedSnapshot(r);
+    expect(after.ahead).toBe(true);
+    writeFileSync(name, "xxx\n");
+    r.ok("restore", after.id);
+    expect(readFileSync(name, "utf8")).toBe("two\n");
+    r.ok("restore", before.id);
+    expect(readFileSync(name, "utf8")).toBe("one\n");
   });
 
   it("works for a work tree whose path holds a space and a quote (the hook runs through the shell)", () => {
