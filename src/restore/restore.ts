@@ -25,6 +25,7 @@ import { trace } from "../util/trace.js";
 import { type ApplyOutcome, applyPlan } from "./apply.js";
 import { presentUncapturedOf, skipUnseenEdits } from "./unseen-edits.js";
 import { skipExcludedNow } from "./excluded-now.js";
+import { skipOutsideSparseCheckout } from "./sparse-absent.js";
 import { skipBlockedWrites } from "./obstacles.js";
 import { type PathChange, type PlanStep, planRestore } from "./plan.js";
 import { isoFromMillis } from "../util/format.js";
@@ -161,7 +162,7 @@ async function prepareRestore(
     await ignoresCase(engine.location, engine.paths.dir),
   );
   const presentUncaptured = await presentUncapturedOf(engine.root, target.changes);
-  const planned = await skipUnseenEdits(
+  const unseen = await skipUnseenEdits(
     engine.root,
     engine.location.worktreeRoot ?? null,
     engine.location.prefix,
@@ -173,6 +174,7 @@ async function prepareRestore(
     }),
     target.changes,
   );
+  const planned = await skipOutsideSparseCheckout(engine, unseen, target.changes);
   // Each blob is read once: the size check below and the writes share the answers.
   const blobs = new Map<string, ReturnType<CatFile["read"]>>();
   const readBlob = (oid: string) => {

@@ -5,6 +5,7 @@ import type { ExpectedRedo, RedoOptions, RedoReport } from "../types.js";
 import { conflictError, type SessionContext } from "./context.js";
 import { changesOf, conflictsOf, leftByRewinds, type PathStates } from "./rewind-plan.js";
 import { requireSnapshot } from "../store/snapshots.js";
+import { insideSparseCheckout } from "../restore/sparse-absent.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
 import { worktreeStates } from "../capture/worktree-state.js";
 import { commitTree } from "../git/trees.js";
@@ -51,7 +52,8 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
           // Already back as before the rewind: a redo killed half-way and run again wrote it.
           if (!sameState(current, await lookup.file(safety.tree, p))) conflicts.push(p);
         }
-        if (conflicts.length > 0) throw conflictError("redo", session, conflicts.sort().map(displayPath));
+        const inside = await insideSparseCheckout(engine, conflicts);
+        if (inside.length > 0) throw conflictError("redo", session, inside.sort().map(displayPath));
       }
       const result = await runRestore(engine, cat, {
         includes: paths,
@@ -69,7 +71,7 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
               expected: left.get(p),
             });
           }
-          const conflicts = conflictsOf(states);
+          const conflicts = await insideSparseCheckout(engine, conflictsOf(states));
           if (!force && conflicts.length > 0)
             throw conflictError("redo", session, conflicts.map(displayPath));
           const changes = changesOf(states);

@@ -4,6 +4,7 @@ import type { FileState } from "../git/trees.js";
 import { MODE } from "../git/objects.js";
 import { displayPath, type RelPath } from "../paths.js";
 import { isNamed } from "../restore/path-filter.js";
+import { insideSparseCheckout } from "../restore/sparse-absent.js";
 import { diffTrees } from "../restore/restore-snapshot.js";
 import { nowMicros } from "../store/metadata.js";
 import type { StoredSnapshot } from "../store/store.js";
@@ -61,9 +62,11 @@ export async function precheck(
     if (partial.has(p) && sameState(current, partial.get(p)!)) continue;
     if (!sameState(current, ended)) conflicts.push(p);
   }
-  if (conflicts.length > 0) {
+  const inside = await insideSparseCheckout(ctx.engine, conflicts);
+  if (inside.length > 0) {
     const session = ctx.journal.session;
-    throw conflictError("rewind", session, conflicts.sort().map(displayPath), uncertain.map(displayPath));
+    const said = uncertain.filter((p) => inside.includes(p));
+    throw conflictError("rewind", session, inside.sort().map(displayPath), said.map(displayPath));
   }
 }
 

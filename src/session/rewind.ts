@@ -31,6 +31,7 @@ import {
   rewindOutcome,
 } from "./rewind-plan.js";
 import { requireSnapshot } from "../store/snapshots.js";
+import { insideSparseCheckout } from "../restore/sparse-absent.js";
 import { TreeLookup } from "../git/tree-lookup.js";
 import { existsNow, isFileOnDisk } from "../util/small-files.js";
 
@@ -224,7 +225,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
             originOfPath.set(p, origin);
           }
           const states = selectNamed(all, named);
-          const conflicts = conflictsOf(states);
+          const conflicts = await insideSparseCheckout(engine, conflictsOf(states));
           if (!force && conflicts.length > 0) {
             const uncertain = states.filter((s) => s.uncertain).map((s) => displayPath(s.path));
             throw conflictError("rewind", session, conflicts.map(displayPath), uncertain);
