@@ -4,6 +4,7 @@ import { displayOutcome, runRestore } from "../restore/restore.js";
 import type { ExpectedRedo, RedoOptions, RedoReport } from "../types.js";
 import { conflictError, type SessionContext } from "./context.js";
 import { changesOf, conflictsOf, leftByRewinds, type PathStates } from "./rewind-plan.js";
+import { overwritten } from "./rewind-checks.js";
 import { requireSnapshot } from "../store/snapshots.js";
 import { insideSparseCheckout } from "../restore/sparse-absent.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
@@ -43,6 +44,8 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
         engine.refs,
       );
       const lookup = new TreeLookup(cat);
+      // Conflicts --force overwrites (or would, in a dry run): said, never silent, as a rewind's are.
+      let overridden: string[] = [];
       if (!force && !dryRun) {
         const now = await worktreeStates(engine, paths);
         const conflicts: RelPath[] = [];
@@ -74,6 +77,7 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
           const conflicts = await insideSparseCheckout(engine, conflictsOf(states));
           if (!force && conflicts.length > 0)
             throw conflictError("redo", session, conflicts.map(displayPath));
+          overridden = conflicts.map(displayPath);
           const changes = changesOf(states);
           // The rewind's safety snapshot captured each of these paths, so its absence there is proof.
           return {
@@ -87,6 +91,8 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
         restoredTurns: rewind.turns,
         ...displayOutcome(result),
       };
+      const overwrote = overwritten(overridden, report);
+      if (overwrote.length > 0) report.overridden = overwrote;
       if (dryRun) {
         report.dryRun = true;
         return report;

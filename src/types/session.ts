@@ -84,6 +84,11 @@ export interface RewindReport {
 export interface RedoReport {
   session: string;
   restoredTurns: string[];
+  /**
+   * With `force`: the files it overwrote (would, in a dry run) although they were changed since
+   * the rewind; the redo's safety snapshot holds them as they were.
+   */
+  overridden?: string[];
   written: string[];
   deleted: string[];
   skipped: SkippedPath[];

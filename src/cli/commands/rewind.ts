@@ -9,7 +9,7 @@ import {
   open,
   withGlobals,
 } from "../context.js";
-import { color, humanPath, humanText, progress, turnList } from "../output.js";
+import { color, humanPath, humanText, progress, shortId, turnList } from "../output.js";
 import type { Action } from "../runner.js";
 import { hardSkips, ioSkips } from "../../restore/restore.js";
 import { describeRestore } from "./restore.js";
@@ -93,16 +93,19 @@ export function register(program: Command, run: Action): void {
           keepOpenTurn?: boolean;
           agent?: string;
         };
-        const { session } = await resolveSessionWithTurns(
-          await open(globalsOf(command)),
-          options.session,
-          options.agent,
-        );
+        const globals = globalsOf(command);
+        const here = await open(globals);
+        const { session, ws } = await resolveSessionWithTurns(here, options.session, options.agent);
+        const hints = ws.root === here.root ? globals : { ...globals, C: ws.root };
         const done = progress("redoing");
         const report = await session
           .redo({ dryRun: options.dryRun, force: options.force, keepOpenTurn: options.keepOpenTurn })
           .finally(done);
-        return { json: report, human: () => describeRedo(report), exitCode: hardSkips(report) ? 1 : 0 };
+        return {
+          json: report,
+          human: () => describeRedo(report, hints),
+          exitCode: hardSkips(report) ? 1 : 0,
+        };
       }),
     );
 }
@@ -115,10 +118,7 @@ export function describeRewind(report: RewindReport, globals: GlobalOptions = {}
     : `${report.resumed ? "finished rewinding" : "rewound"} ${color.bold(turns)} of session ${humanText(report.session)} (files as before turn ${humanText(report.to)})`;
   const lines = [head];
   if (report.paths) lines.push(`only: ${report.paths.map(humanPath).join(", ")}`);
-  if (report.overridden)
-    lines.push(
-      `${report.dryRun ? "would overwrite" : "overwrote"} (--force) ${report.overridden.length === 1 ? "1 conflict" : `${report.overridden.length} conflicts`}: ${report.overridden.map(humanPath).join(", ")}`,
-    );
+  if (report.overridden) lines.push(overwroteLine(report.overridden, report.dryRun));
   lines.push(describeRestore({ ...report, safety: null }));
   const session = shellWord(report.session);
   if (!report.dryRun && ioSkips(report))
@@ -130,10 +130,22 @@ export function describeRewind(report: RewindReport, globals: GlobalOptions = {}
   return lines.join("\n");
 }
 
-export function describeRedo(report: RedoReport): string {
+export function describeRedo(report: RedoReport, globals: GlobalOptions = {}): string {
   const turns = turnList(report.restoredTurns);
   const head = report.dryRun
     ? `would restore ${turns} of session ${humanText(report.session)}`
     : `restored ${color.bold(turns)} of session ${humanText(report.session)}`;
-  return [head, describeRestore({ ...report, safety: null })].join("\n");
+  const lines = [head];
+  if (report.overridden) lines.push(overwroteLine(report.overridden, report.dryRun));
+  lines.push(describeRestore({ ...report, safety: null }));
+  // What it overwrote is only in its safety snapshot, which holds the files as before the redo.
+  if (!report.dryRun && report.overridden && report.safety)
+    lines.push(color.dim(`undo with: ${commandHint(globals, `restore ${shortId(report.safety)}`)}`));
+  return lines.join("\n");
+}
+
+/** A forced rewind's or redo's overrides, said so that none is silent. */
+function overwroteLine(overridden: string[], dryRun: boolean | undefined): string {
+  const count = overridden.length === 1 ? "1 conflict" : `${overridden.length} conflicts`;
+  return `${dryRun ? "would overwrite" : "overwrote"} (--force) ${count}: ${overridden.map(humanPath).join(", ")}`;
 }
