@@ -57,10 +57,21 @@ export interface DiffEntry {
 /** `not-captured`: a rewind cannot know the path's earlier state (the agent reported the edit after it). */
 export type SkipReason = "permission" | "io" | "excluded" | "not-captured";
 
+/**
+ * Why an `excluded` path was left where the target and the safety snapshot both hold it:
+ * `submodule` (a restore never checks out a submodule's commit), `local-edit` (its bytes on disk
+ * are an edit git does not show, assume-unchanged or skip-worktree, or one made while the restore
+ * ran), `sparse-checkout` (outside the sparse checkout, not on disk). Absent: the target or the
+ * safety snapshot lacks it (ignored, excluded, in the way).
+ */
+export type ExcludedDetail = "submodule" | "local-edit" | "sparse-checkout";
+
 /** A path a restore, rewind or redo left as it was. */
 export interface SkippedPath {
   path: string;
   reason: SkipReason;
+  /** With `excluded`: why, where it is not that a snapshot lacks the path. */
+  detail?: ExcludedDetail;
   /** Where the file system refused the write or deletion: its code (ENOSPC, EACCES, EIO…). */
   errno?: string;
 }

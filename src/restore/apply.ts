@@ -4,7 +4,7 @@ import { isGitDirectory, looksLikeRepository } from "../capture/nested-check.js"
 import { MODE } from "../git/objects.js";
 import { restoreTempName } from "../store/restore-journal.js";
 import { ancestorsOf, fsPath, parentOf, type RelPath } from "../paths.js";
-import type { SkipReason } from "../types.js";
+import type { ExcludedDetail, SkipReason } from "../types.js";
 import { MANY_FILES, syncDirs, syncFileSystems } from "../util/durable.js";
 import { mapLimit } from "../util/pool.js";
 import type { PlanStep } from "./plan.js";
@@ -15,7 +15,13 @@ export interface ApplyOutcome {
   skipped: Skip[];
 }
 
-type Skip = { path: RelPath; reason: SkipReason; errno?: string };
+type Skip = { path: RelPath; reason: SkipReason; errno?: string; detail?: ExcludedDetail };
+
+/** A planned skip as reported: its detail only where it has one (reports compare as they were). */
+export function plannedSkip(step: Extract<PlanStep, { kind: "skip" }>): Skip {
+  const { path, reason, detail } = step;
+  return detail ? { path, reason, detail } : { path, reason };
+}
 
 /** A write whose temp file is on disk, or why it could not be prepared. */
 type Prepared = { path: RelPath; temp: RelPath } | { skip: Skip };
@@ -104,8 +110,7 @@ export async function applyPlan(
       fail(write.path, error);
     }
   }
-  for (const step of steps)
-    if (step.kind === "skip") outcome.skipped.push({ path: step.path, reason: step.reason });
+  for (const step of steps) if (step.kind === "skip") outcome.skipped.push(plannedSkip(step));
   if (changedDirs.size > MANY_FILES) await syncFileSystems([root]);
   else await syncDirs([...changedDirs].map((dir) => fsPath(root, dir)));
   return outcome;

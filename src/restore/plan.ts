@@ -1,7 +1,7 @@
 import type { FileState } from "../git/trees.js";
 import { MODE } from "../git/objects.js";
 import { ancestorsOf, isWithin, type RelPath, touchesGitDir } from "../paths.js";
-import type { SkipReason } from "../types.js";
+import type { ExcludedDetail, SkipReason } from "../types.js";
 
 /** A path whose state differs between now (the safety snapshot) and what the restore wants. */
 export interface PathChange {
@@ -25,7 +25,7 @@ export interface PlanInput {
 export type PlanStep =
   | { kind: "write"; path: RelPath; state: FileState }
   | { kind: "delete"; path: RelPath }
-  | { kind: "skip"; path: RelPath; reason: SkipReason };
+  | { kind: "skip"; path: RelPath; reason: SkipReason; detail?: ExcludedDetail };
 
 /**
  * Decides, per path, what a restore does. Pure: the rules of restore in one place. Deletions
@@ -43,7 +43,8 @@ export function planRestore(input: PlanInput): PlanStep[] {
     }
     if (current?.mode === MODE.gitlink || target?.mode === MODE.gitlink) {
       // Submodules are never entered: one at another commit than the target's is said to be left.
-      if (!sameGitlink(current, target)) skips.push({ kind: "skip", path, reason: "excluded" });
+      if (!sameGitlink(current, target))
+        skips.push({ kind: "skip", path, reason: "excluded", detail: "submodule" });
       continue;
     }
     if (target === null) {

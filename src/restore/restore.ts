@@ -22,7 +22,7 @@ import { syncDirs } from "../util/durable.js";
 import { withLock } from "../util/lock.js";
 import { settledWith } from "../util/settled.js";
 import { trace } from "../util/trace.js";
-import { type ApplyOutcome, applyPlan } from "./apply.js";
+import { type ApplyOutcome, applyPlan, plannedSkip } from "./apply.js";
 import { presentUncapturedOf, skipUnseenEdits } from "./unseen-edits.js";
 import { skipExcludedNow } from "./excluded-now.js";
 import { skipOutsideSparseCheckout } from "./sparse-absent.js";
@@ -197,7 +197,7 @@ async function prepareRestore(
     const result: RestoreResult = {
       written: steps.filter((s) => s.kind === "write").map((s) => s.path),
       deleted: steps.filter((s) => s.kind === "delete").map((s) => s.path),
-      skipped: steps.flatMap((s) => (s.kind === "skip" ? [{ path: s.path, reason: s.reason }] : [])),
+      skipped: steps.flatMap((s) => (s.kind === "skip" ? [plannedSkip(s)] : [])),
       safety: null,
     };
     return { kind: "dry-run", result };

@@ -63,6 +63,8 @@ export async function skipOutsideSparseCheckout(
   const outside = await outsideSparseCheckout(engine, candidates);
   if (outside.size === 0) return steps;
   return steps.map((s) =>
-    s.kind !== "skip" && outside.has(s.path) ? { kind: "skip", path: s.path, reason: "excluded" } : s,
+    s.kind !== "skip" && outside.has(s.path)
+      ? { kind: "skip", path: s.path, reason: "excluded", detail: "sparse-checkout" }
+      : s,
   );
 }

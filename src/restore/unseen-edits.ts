@@ -71,7 +71,9 @@ export async function skipUnseenEdits(
     if (content !== null && objectId("blob", content) !== captured.get(path)?.oid) unseen.add(path);
   }
   if (unseen.size === 0) return steps;
-  return steps.map((s) => (unseen.has(s.path) ? { kind: "skip", path: s.path, reason: "excluded" } : s));
+  return steps.map((s) =>
+    unseen.has(s.path) ? { kind: "skip", path: s.path, reason: "excluded", detail: "local-edit" } : s,
+  );
 }
 
 /** Which of `paths` the index marks skip-worktree or assume-unchanged (`ls-files -v` tags them S or in lower case). */

@@ -303,7 +303,7 @@ describe("repositories nested in a git workspace", () => {
     const rewound = r.cli(["rewind", "--to", "1", "--json"]);
     expect(rewound.status, rewound.stderr).toBe(0);
     for (const report of [plan, rewound.json])
-      expect(report.skipped).toEqual([{ path: "lib", reason: "excluded" }]);
+      expect(report.skipped).toEqual([{ path: "lib", reason: "excluded", detail: "submodule" }]);
     r.git("add", "lib"); // staged now: the same
     expect(inStore(r.ok("snapshot").id)).toBe(v1);
   });

@@ -61,7 +61,7 @@ describe("planRestore", () => {
       { kind: "skip", path: "sub/.git/config", reason: "excluded" },
       { kind: "skip", path: ".GIT/x", reason: "excluded" },
       { kind: "skip", path: "private/key", reason: "excluded" },
-      { kind: "skip", path: "module", reason: "excluded" },
+      { kind: "skip", path: "module", reason: "excluded", detail: "submodule" },
     ]);
   });
 });

@@ -45,7 +45,10 @@ describe("restore", () => {
       r.write({ "database.yml": "db: localhost password=hunter2\n" }); // the user's local-only edit
       r.write({ "other.txt": "o3\n" });
       const report = r.ok("restore", snap.id);
-      expect([flag, report.skipped]).toEqual([flag, [{ path: "database.yml", reason: "excluded" }]]);
+      expect([flag, report.skipped]).toEqual([
+        flag,
+        [{ path: "database.yml", reason: "excluded", detail: "local-edit" }],
+      ]);
       expect(report.written).toEqual(["other.txt"]);
       expect(r.read("database.yml")).toBe("db: localhost password=hunter2\n");
       // The way back still works for what was written.

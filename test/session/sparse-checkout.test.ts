@@ -3,7 +3,7 @@ import { sessionSandbox, turn } from "./support.js";
 
 const { repo } = sessionSandbox();
 
-const skippedNotes = [{ path: "docs/notes.md", reason: "excluded" }];
+const skippedNotes = [{ path: "docs/notes.md", reason: "excluded", detail: "sparse-checkout" }];
 
 describe("files outside a sparse checkout", () => {
   it("are left off the disk by a rewind's dry run, the rewind and a forced one alike, never called a conflict", () => {

@@ -57,9 +57,21 @@ export function describeRestore(
   return lines.join("\n");
 }
 
+/** Why an `excluded` path was left, where both snapshots hold it (see ExcludedDetail). */
+const EXCLUDED_BECAUSE: Record<NonNullable<SkippedPath["detail"]>, string> = {
+  submodule: "a submodule, which a restore never enters nor checks out at another commit",
+  "local-edit":
+    "its bytes on disk are an edit no snapshot holds (assume-unchanged, skip-worktree, or made while the restore ran)",
+  "sparse-checkout": "outside the sparse checkout (not on disk)",
+};
+
 function skipWhy(skip: SkippedPath): string {
-  // Left out of the target or of the safety snapshot: written over or deleted, it could not come back.
-  if (skip.reason === "excluded")
-    return "excluded: the target or the safety snapshot lacks it, so it is left as it is";
+  if (skip.reason === "excluded") {
+    // Otherwise left out of the target or of the safety snapshot: written over or deleted, it could not come back.
+    const because = skip.detail
+      ? EXCLUDED_BECAUSE[skip.detail]
+      : "the target or the safety snapshot lacks it";
+    return `excluded: ${because}, so it is left as it is`;
+  }
   return skip.errno ? `${skip.reason}: ${explained(skip.errno)}` : skip.reason;
 }
