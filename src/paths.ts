@@ -111,8 +111,15 @@ function keepLinksInside(root: string, absolute: string): string {
 }
 
 function isUnder(root: string, absolute: string): boolean {
-  const relative = path.relative(root, absolute);
-  return relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative);
+  return !climbsOut(path.relative(root, absolute));
+}
+
+/**
+ * True when `relative` (what `path.relative` returned) leaves the directory it was taken from.
+ * Only a whole ".." component climbs: `..env.local` or `...` is a file's name inside it.
+ */
+export function climbsOut(relative: string): boolean {
+  return relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative);
 }
 
 /**

@@ -3,7 +3,7 @@ import path from "node:path";
 import type { Ignore } from "ignore";
 import { dataHome } from "../config.js";
 import { parseStatusV2, type StatusEntry } from "../git/status.js";
-import { ancestorsOf, isWithin, type RelPath, relFromText } from "../paths.js";
+import { ancestorsOf, climbsOut, isWithin, type RelPath, relFromText } from "../paths.js";
 import type { StoredExclusion } from "../store/metadata.js";
 import { isRestoreTemp } from "../store/restore-journal.js";
 
@@ -41,7 +41,7 @@ export function dataDirWithin(root: string): RelPath | null {
     return null; // not made yet: nothing of it to capture
   }
   const rel = path.relative(root, data);
-  if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) return null;
+  if (rel === "" || climbsOut(rel)) return null;
   return relFromText(rel.split(path.sep).join("/"));
 }
 

@@ -3,7 +3,7 @@ import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "nod
 import path from "node:path";
 import { GhostcommitError } from "../errors.js";
 import { gitSeesEnv, runGit } from "./exec.js";
-import { type RelPath, relFromText } from "../paths.js";
+import { climbsOut, type RelPath, relFromText } from "../paths.js";
 
 /** Where a workspace is and what kind it is. Resolved once per process. */
 export interface WorkspaceLocation {
@@ -190,8 +190,7 @@ function validHead(file: string): boolean {
 }
 
 function isOutside(dir: string, target: string): boolean {
-  const relative = path.relative(dir, target);
-  return relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative);
+  return climbsOut(path.relative(dir, target));
 }
 
 function findGitAbove(dir: string): boolean {

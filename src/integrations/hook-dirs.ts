@@ -2,6 +2,7 @@ import { realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { locateWorkspace } from "../git/repository.js";
+import { climbsOut } from "../paths.js";
 import type { AgentName } from "./event.js";
 
 /** Environment variables naming the project directory, per agent. */
@@ -50,7 +51,7 @@ export async function workTreeOfCwd(
     if (project.kind !== "git" || here.kind !== "git" || !here.worktreeRoot) return null;
     if (here.worktreeRoot === project.worktreeRoot) return null;
     const rel = path.relative(project.root, here.worktreeRoot);
-    const below = rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
+    const below = rel !== "" && !climbsOut(rel);
     const real = (dir?: string) => (dir ? realpathSync(dir) : undefined);
     const sameRepository = real(here.commonDir) === real(project.commonDir);
     return below || sameRepository ? here.worktreeRoot : null;

@@ -3,6 +3,7 @@ import path from "node:path";
 import { openWorkspace, type Workspace } from "../workspace.js";
 import type { StoreKind } from "../config.js";
 import type { SessionHandle } from "../types.js";
+import { climbsOut } from "../paths.js";
 import { parseClaude } from "./agents/claude.js";
 import { parseCodex } from "./agents/codex.js";
 import { CURSOR_CONTINUE, parseCursor } from "./agents/cursor.js";
@@ -247,7 +248,7 @@ export function workspacePath(root: string, dir: string, base: string, given: st
   for (const candidate of candidates) {
     for (const top of [root, path.resolve(dir)]) {
       const rel = path.relative(top, candidate);
-      if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) continue;
+      if (rel === "" || climbsOut(rel)) continue;
       const parts = rel.split(path.sep);
       if (parts.some((p) => p.toLowerCase() === ".git")) return ".git";
       return parts.join("/");

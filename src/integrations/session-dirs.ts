@@ -2,6 +2,7 @@ import { sha256Hex } from "../util/sha256.js";
 import { promises as fs, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { dataHome } from "../config.js";
+import { climbsOut } from "../paths.js";
 import { writeFileAtomic } from "../store/layout.js";
 import { makeDirs, makeDirsAsync } from "../util/make-dirs.js";
 import type { AgentName } from "./event.js";
@@ -101,7 +102,7 @@ export async function hookSessionsBelow(root: string): Promise<{ dir: string; se
   const byDir = new Map<string, string[]>();
   for (const { dir, session } of await sessionRecords()) {
     const rel = path.relative(root, dir);
-    if (rel === "" || rel.startsWith("..") || path.isAbsolute(rel)) continue;
+    if (rel === "" || climbsOut(rel)) continue;
     byDir.set(dir, [...(byDir.get(dir) ?? []), session]);
   }
   return [...byDir].map(([dir, sessions]) => ({ dir, sessions }));
@@ -115,7 +116,7 @@ export async function hookSessionsBelow(root: string): Promise<{ dir: string; se
 export async function latestWorkspaceHolding(agent: AgentName, dir: string): Promise<string | undefined> {
   return (await sessionRecords()).find((r) => {
     const rel = path.relative(r.dir, dir);
-    return r.agent === agent && !rel.startsWith("..") && !path.isAbsolute(rel);
+    return r.agent === agent && !climbsOut(rel);
   })?.dir;
 }
 

@@ -1,6 +1,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { dataHome } from "../config.js";
+import { climbsOut } from "../paths.js";
 import type { StoreContext } from "../store/context.js";
 import type { DoctorProblem } from "../types.js";
 import type { DoctorCheck } from "./doctor.js";
@@ -84,7 +85,7 @@ async function recentErrors(file: string, now: number): Promise<HookLogEntry[]> 
 function concerns(entry: HookLogEntry, root: string): boolean {
   if (!entry.dir) return false;
   const rel = path.relative(root, path.resolve(entry.dir));
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+  return rel === "" || !climbsOut(rel);
 }
 
 /**

@@ -399,4 +399,17 @@ describe("a data directory inside the workspace", () => {
       expect(r.read("work.txt")).toBe("important\n");
     },
   );
+  it("is never captured when its name starts with two dots (`..gc-data` is inside, not above)", () => {
+    const r = repo({ "a.txt": "a\n" });
+    const home = { GHOSTCOMMIT_HOME: r.path("..gc-data") };
+    const run = (...args: string[]) => {
+      const result = sandbox.cli(r.dir, [...args, "--json"], undefined, home);
+      expect(result.status, result.stderr).toBe(0);
+      return result.json;
+    };
+    run("snapshot", "-m", "one");
+    const two = run("snapshot", "-m", "two");
+    expect(two.excluded).toEqual([expect.objectContaining({ path: "..gc-data", reason: "store" })]);
+    expect(run("show", two.id).files).toEqual(["a.txt"]);
+  });
 });
