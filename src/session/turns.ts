@@ -1,7 +1,7 @@
 import { takeSnapshot, writeUnpublishedSnapshot } from "../capture/snapshot.js";
 import { commitTreeFrom } from "../git/trees.js";
 import { GhostcommitError } from "../errors.js";
-import { displayPath, type RelPath } from "../paths.js";
+import { displayPath, isWithin, type RelPath } from "../paths.js";
 import { diffTrees } from "../restore/restore-snapshot.js";
 import { newNonce, nowMicros, type SnapshotMeta } from "../store/metadata.js";
 import type { StoreContext } from "../store/context.js";
@@ -22,6 +22,8 @@ import { journalsAround, registerWorkspace } from "./sessions-around.js";
 import { changedAfterOthersEnded, changedSinceProgress, settledBefore } from "./progress.js";
 import { applyRecord, openTurnOf, type SessionState, type TurnState } from "./model.js";
 import { promptPreview } from "../util/format.js";
+import { isAbsentMode, type RawChange } from "../git/diff-tree.js";
+import { existsNow } from "../util/small-files.js";
 
 /**
  * `turn begin`: snapshot before the turn. A still-open turn of the session is ended first
@@ -202,7 +204,7 @@ async function endLocked(
     if (undo.t >= turn.startedAt && undo.t <= now) for (const p of undo.paths) ownTouched.add(p);
   }
   const attributed = attributeTurn(
-    diff.map((c) => c.path),
+    diff.filter((c) => !leftOutSince(engine.root, after, c)).map((c) => c.path),
     ownTouched,
     overlappingTouches(others, turn.startedAt, now),
   );
@@ -234,4 +236,15 @@ async function endLocked(
   if (how.extend) record.extend = true;
   for (const applied of await journal.append([record], true)) applyRecord(state, applied);
   return { ended: { session, turn: turn.turn, after: after.id, changed: changed.map(displayPath) }, after };
+}
+
+/**
+ * A path missing from the after-snapshot only because it left it out, though it is still on disk
+ * (its directory grew past the large-dir limit, a .ghostignore line came): its state at the turn's
+ * end is unknown, not deleted by the turn, so the turn does not claim it (nor a rewind undo it).
+ */
+function leftOutSince(root: string, after: StoredSnapshot, change: RawChange): boolean {
+  if (!isAbsentMode(change.newMode)) return false;
+  const inExcluded = after.meta.excluded.some((e) => isWithin(change.path, e.path.replace(/\/$/, "")));
+  return inExcluded && existsNow(root, change.path);
 }

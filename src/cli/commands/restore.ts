@@ -49,8 +49,12 @@ export function describeRestore(
     lines.push(`  ${color.green(report.dryRun ? "write " : "wrote ")} ${humanPath(path)}`);
   for (const path of report.deleted)
     lines.push(`  ${color.red(report.dryRun ? "delete" : "gone  ")} ${humanPath(path)}`);
+  const changed = [...report.written, ...report.deleted];
   for (const skip of report.skipped) {
-    lines.push(`  ${color.yellow("skip  ")} ${humanPath(skip.path)} (${skipWhy(skip)})`);
+    // A directory left out of a later snapshot (grown past the large-dir limit) whose files an
+    // earlier one captured: those are written or deleted as listed, only the rest is left.
+    const inside = changed.some((p) => p.startsWith(`${skip.path.replace(/\/$/, "")}/`));
+    lines.push(`  ${color.yellow("skip  ")} ${humanPath(skip.path)} (${skipWhy(skip, inside)})`);
   }
   lines.push(`${verb} ${nFiles(report.written.length)}, ${del} ${formatCount(report.deleted.length)}`);
   if (undo) lines.push(color.dim(`undo with: ${undo}`));
@@ -65,13 +69,12 @@ const EXCLUDED_BECAUSE: Record<NonNullable<SkippedPath["detail"]>, string> = {
   "sparse-checkout": "outside the sparse checkout (not on disk)",
 };
 
-function skipWhy(skip: SkippedPath): string {
+function skipWhy(skip: SkippedPath, changedInside: boolean): string {
   if (skip.reason === "excluded") {
+    if (skip.detail) return `excluded: ${EXCLUDED_BECAUSE[skip.detail]}, so it is left as it is`;
     // Otherwise left out of the target or of the safety snapshot: written over or deleted, it could not come back.
-    const because = skip.detail
-      ? EXCLUDED_BECAUSE[skip.detail]
-      : "the target or the safety snapshot lacks it";
-    return `excluded: ${because}, so it is left as it is`;
+    if (changedInside) return "excluded: what in it the target or the safety snapshot lacks is left as it is";
+    return "excluded: the target or the safety snapshot lacks it, so it is left as it is";
   }
   return skip.errno ? `${skip.reason}: ${explained(skip.errno)}` : skip.reason;
 }

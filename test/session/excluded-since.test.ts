@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { sessionSandbox, turn } from "./support.js";
+
+const { repo } = sessionSandbox();
+
+// A generator run over two turns: its directory is captured after the first and grows past the
+// large-dir limit (here 5 files, as `.ghostcommit.json` may set it) in the second, whose
+// after-snapshot then leaves the whole directory out.
+function generatorOverTwoTurns() {
+  const r = repo({ ".ghostcommit.json": '{"largeDirFiles": 5}\n', "src/a.ts": "a1\n" });
+  const gen = (from: number, to: number) => {
+    for (let i = from; i <= to; i++) r.write({ [`src/gen/f${i}.ts`]: `g${i}\n` });
+  };
+  turn(r, "s", "t1", () => gen(1, 4));
+  const second = turn(r, "s", "t2", () => {
+    gen(5, 7);
+    r.write({ "src/a.ts": "a2\n" });
+  });
+  return { r, second };
+}
+
+const firstFour = ["src/gen/f1.ts", "src/gen/f2.ts", "src/gen/f3.ts", "src/gen/f4.ts"];
+
+describe("a directory a later turn's snapshot leaves out (grown past the large-dir limit)", () => {
+  it("is not claimed by that turn, and rewinding both turns is no conflict: the first turn's files go, the rest stay", () => {
+    const { r, second } = generatorOverTwoTurns();
+    expect(second.changed).toEqual(["src/a.ts"]);
+    expect(r.ok("log", "--session", "s").map((t: any) => t.changed.length)).toEqual([4, 1]);
+
+    const before = r.ok("list").length;
+    const preview = r.cli(["rewind", "--to", "t1", "--dry-run"]);
+    expect(preview.status, preview.stderr).toBe(0);
+    // It deletes files inside src/gen, so it does not say the directory is left as it is.
+    expect(preview.stdout).toContain("skip   src/gen (excluded: what in it the target or the safety");
+    expect(preview.stdout).not.toContain("src/gen (excluded: the target or the safety snapshot lacks it");
+    const done = r.cli(["rewind", "--to", "t1", "--json"]);
+    expect(done.status, done.stderr).toBe(0);
+    expect(done.json).toMatchObject({
+      written: ["src/a.ts"],
+      skipped: [{ path: "src/gen", reason: "excluded" }],
+    });
+    expect(done.json.deleted.sort()).toEqual(firstFour);
+    expect(r.ok("list").length).toBe(before + 1); // its safety snapshot
+    expect([r.read("src/a.ts"), ...[5, 6, 7].map((i) => r.read(`src/gen/f${i}.ts`))]).toEqual([
+      "a1\n",
+      "g5\n",
+      "g6\n",
+      "g7\n",
+    ]);
+    expect(firstFour.some((p) => r.exists(p))).toBe(false);
+    r.ok("redo", "--session", "s");
+    expect(firstFour.map((p) => r.read(p))).toEqual(["g1\n", "g2\n", "g3\n", "g4\n"]);
+  });
+});
