@@ -100,7 +100,15 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
     safety = snap.id;
     capturedRepos = snap.meta.nested ?? [];
   }
-  const prepared = await settledWith(published, prepareRestore(engine, cat, run, currentTree, capturedRepos));
+  const prepared = await settledWith(
+    published,
+    prepareRestore(engine, cat, run, currentTree, capturedRepos),
+  ).catch(async (error) => {
+    // Refused by the final check (a conflict the capture showed) or failed before any file
+    // changed: a refusal leaves the store as it was, so its safety snapshot goes too.
+    if (safety) await engine.refs.remove([safety]).catch(() => {});
+    throw error;
+  });
   if (prepared.kind === "dry-run") return prepared.result;
   const { steps, contents } = prepared;
   trace("restore: planned, way back on disk");

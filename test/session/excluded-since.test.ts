@@ -52,3 +52,21 @@ describe("a directory a later turn's snapshot leaves out (grown past the large-d
     expect(firstFour.map((p) => r.read(p))).toEqual(["g1\n", "g2\n", "g3\n", "g4\n"]);
   });
 });
+
+describe("a rewind refused by its last check, once the work tree is captured", () => {
+  it("writes no safety snapshot, as a refusal changes nothing", () => {
+    // The turn deleted old.txt; a person made it again. Only the capture tells what it holds.
+    const r = repo({ "old.txt": "old\n", "b.txt": "b0\n" });
+    turn(r, "s", "1", () => {
+      r.remove("old.txt");
+      r.write({ "b.txt": "b1\n" });
+    });
+    r.write({ "old.txt": "made again by hand\n" });
+    const before = r.ok("list").map((s: any) => s.id);
+    const refused = r.cli(["rewind", "--to", "1", "--json"]);
+    expect(refused.status).toBe(3);
+    expect(refused.json.conflicts).toEqual(["old.txt"]);
+    expect(r.ok("list").map((s: any) => s.id)).toEqual(before);
+    expect([r.read("old.txt"), r.read("b.txt")]).toEqual(["made again by hand\n", "b1\n"]);
+  });
+});
