@@ -64,3 +64,27 @@ export async function workTreeOfCwd(
 export function otherWorkTreeMessage(workspace: string, workTree: string): string {
   return `this session's workspace is ${workspace}, fixed by its first event; its work in ${workTree} (another git work tree) is not snapshotted: start a new session there for undo`;
 }
+
+/**
+ * What a prompt of a session fixed to `workspace` (its record's `fixed`, opened as `root`) must say
+ * when the agent now runs where its work is not snapshotted: in another git work tree, or outside
+ * the workspace altogether (`codex resume` run in another repository, or in a parent of the
+ * directory the session began in). Null when its work there is snapshotted.
+ */
+export async function awayMessage(
+  fixed: string,
+  root: string,
+  cwd: string | undefined,
+): Promise<string | null> {
+  const tree = await workTreeOfCwd(fixed, cwd);
+  if (tree) return otherWorkTreeMessage(root, tree);
+  if (!cwd) return null;
+  let here: string;
+  try {
+    here = realpathSync(cwd);
+  } catch {
+    return null; // gone: nothing is written there
+  }
+  if (!climbsOut(path.relative(root, here))) return null;
+  return `this session's workspace is ${root}, fixed by its first event; its work outside it (here, ${here}) is not snapshotted: start a new session here for undo`;
+}

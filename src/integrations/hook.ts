@@ -12,7 +12,7 @@ import { AGENTS, type AgentName, type HookEvent, type Payload } from "./event.js
 import { appendHookLog, globalHookLog, type HookLogEntry } from "../maintenance/hook-log.js";
 import { canTellModel, undoNotice } from "./undo-notice.js";
 import { rememberWorkspace, sessionRecord } from "./session-dirs.js";
-import { envDir, isTooBroad, otherWorkTreeMessage, ownDir, workTreeOfCwd } from "./hook-dirs.js";
+import { awayMessage, envDir, isTooBroad, ownDir, workTreeOfCwd } from "./hook-dirs.js";
 import {
   agentShowsNotices,
   noSnapshotsNotice,
@@ -173,8 +173,8 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
   try {
     const session = ws.session(event.session);
     if (action.kind === "begin") {
-      const away = fixed ? await workTreeOfCwd(fixed, event.cwd) : null;
-      if (away) await warn(otherWorkTreeMessage(ws.root, away));
+      const away = fixed ? await awayMessage(fixed, ws.root, event.cwd) : null;
+      if (away) await warn(away);
       if (canTellModel(event)) answer.context = await undoNotice(ws, event).catch(() => null);
       await begin(session, action.turn, action.prompt);
     } else if (action.kind === "abandon") {
@@ -191,10 +191,12 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
       for (const given of action.paths ?? []) {
         const rel = workspacePath(ws.root, dir, event.cwd ?? dir, given);
         if (rel === ".git") await log("warn", `ignored a path in .git: ${given}`);
-        // An edit nothing can undo: doctor shows it.
-        else if (rel === null)
-          await log("error", `not recorded: a path outside the workspace ${ws.root}: ${given}`);
-        else if (!paths.includes(rel)) paths.push(rel);
+        // An edit nothing can undo: doctor shows it, by the path it is (a relative one is the
+        // agent's directory's, which may be another repository).
+        else if (rel === null) {
+          const where = path.resolve(event.cwd ?? dir, given);
+          await log("error", `not recorded: a path outside the workspace ${ws.root}: ${where}`);
+        } else if (!paths.includes(rel)) paths.push(rel);
       }
       // Absolute under the real root: the handle resolves relative paths against the cwd it was opened with.
       const absolute = paths.map((p) => path.join(ws.root, p));

@@ -1,0 +1,71 @@
+import { realpathSync } from "node:fs";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type Repo, Sandbox } from "../helpers/repo.js";
+import { codex } from "./events.js";
+import { hookLogs, installedCommand, shellHook } from "./hook-helpers.js";
+
+// `codex resume <id>` continues a session wherever Codex is started: its events keep the
+// session_id and carry the new `cwd` (developers.openai.com/codex/hooks: session_id, turn_id, cwd).
+// A session's workspace is fixed by its first event, so work elsewhere is not snapshotted, and
+// README ("One session, one workspace") promises its next prompt says so.
+let sandbox: Sandbox;
+let proj: Repo;
+let other: Repo;
+beforeEach(() => {
+  sandbox = new Sandbox();
+  proj = sandbox.repo("proj", { "src/a.ts": "a1\n", "notes.txt": "n0\n" });
+  other = sandbox.repo("other", { "src/a.ts": "a1\n" });
+});
+afterEach(() => sandbox.cleanup());
+
+const send = (event: unknown, cwd: string) => {
+  const run = shellHook(sandbox, installedCommand("codex"), event, cwd);
+  expect(run.status, run.stderr).toBe(0);
+  return run.stdout;
+};
+const patch = `*** Begin Patch\n*** Update File: src/a.ts\n@@\n-a1\n+edited\n*** End Patch\n`;
+
+describe("a Codex session resumed outside the workspace its first event fixed", () => {
+  it("in another repository: its next prompt says its work there is not snapshotted, and doctor names the file", () => {
+    send(codex(proj.dir, "s1", "UserPromptSubmit", { turn_id: "t1", prompt: "first turn" }), proj.dir);
+    send(codex(proj.dir, "s1", "Stop", { turn_id: "t1", stop_hook_active: false }), proj.dir);
+
+    const answer = send(
+      codex(other.dir, "s1", "UserPromptSubmit", { turn_id: "t2", prompt: "resumed in other" }),
+      other.dir,
+    );
+    const here = realpathSync(other.dir);
+    expect(JSON.parse(answer).systemMessage).toBe(
+      `ghostcommit: this session's workspace is ${proj.dir}, fixed by its first event; its work outside it (here, ${here}) is not snapshotted: start a new session here for undo`,
+    );
+    const call = {
+      turn_id: "t2",
+      tool_name: "apply_patch",
+      tool_use_id: "call_1",
+      tool_input: { command: patch },
+    };
+    expect(send(codex(other.dir, "s1", "PreToolUse", call), other.dir)).toBe("");
+    // The log names the file that was not recorded where it is, not as a path of the workspace.
+    const errors = hookLogs(sandbox)
+      .filter((e) => e.level === "error")
+      .map((e) => e.message);
+    expect(errors).toEqual([`not recorded: a path outside the workspace ${proj.dir}: ${other.dir}/src/a.ts`]);
+  });
+
+  it("in the repository above the directory it began in: the prompt says so; inside it nothing is said", () => {
+    const src = proj.path("src");
+    send(codex(src, "s2", "UserPromptSubmit", { turn_id: "t1", prompt: "began in src" }), src);
+    send(codex(src, "s2", "Stop", { turn_id: "t1", stop_hook_active: false }), src);
+    const inside = send(codex(src, "s2", "UserPromptSubmit", { turn_id: "t2", prompt: "still in src" }), src);
+    expect(inside).toBe("");
+    send(codex(src, "s2", "Stop", { turn_id: "t2", stop_hook_active: false }), src);
+
+    const answer = send(
+      codex(proj.dir, "s2", "UserPromptSubmit", { turn_id: "t3", prompt: "resumed at the root" }),
+      proj.dir,
+    );
+    expect(JSON.parse(answer).systemMessage).toContain(
+      `this session's workspace is ${realpathSync(src)}, fixed by its first event; its work outside it (here, ${realpathSync(proj.dir)}) is not snapshotted`,
+    );
+  });
+});
