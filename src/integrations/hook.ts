@@ -11,7 +11,7 @@ import { parseGemini } from "./agents/gemini.js";
 import { AGENTS, type AgentName, type HookEvent, type Payload } from "./event.js";
 import { appendHookLog, globalHookLog, type HookLogEntry } from "../maintenance/hook-log.js";
 import { canTellModel, undoNotice } from "./undo-notice.js";
-import { rememberWorkspace, sessionRecord } from "./session-dirs.js";
+import { rememberWorkspace, sessionRecord, touchSessionRecord } from "./session-dirs.js";
 import { awayMessage, envDir, isTooBroad, ownDir, workTreeOfCwd } from "./hook-dirs.js";
 import {
   agentShowsNotices,
@@ -154,6 +154,7 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
   if (!options.dir) {
     const kindThen = fixed ? record.kind : undefined;
     if (!fixed || kindThen !== ws.kind) await rememberWorkspace(event.agent, event.session, ws.root, ws.kind);
+    else if (action.kind === "begin") await touchSessionRecord(event.agent, event.session);
     if (kindThen !== undefined && kindThen !== ws.kind) {
       // A folder's new repository store takes over its plain store's history when it is made
       // (nothing to tell then); one made before (the folder was a repository once) has not.

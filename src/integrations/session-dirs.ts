@@ -68,6 +68,15 @@ export async function rememberWorkspace(
   }
 }
 
+/**
+ * Marks a session active now (its prompt began a turn): a record is forgotten 30 days after its
+ * session was last active, not after its first event, so a session used daily keeps its workspace.
+ */
+export async function touchSessionRecord(agent: AgentName, session: string): Promise<void> {
+  const now = new Date();
+  await fs.utimes(recordFile(agent, session), now, now).catch(() => {});
+}
+
 /** Every session record: its workspace, and when it was last active. */
 async function sessionRecords(): Promise<{ dir: string; session: string; agent: string; at: number }[]> {
   let names: string[];

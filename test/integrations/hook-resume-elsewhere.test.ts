@@ -1,4 +1,5 @@
-import { realpathSync } from "node:fs";
+import { readdirSync, realpathSync, utimesSync } from "node:fs";
+import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Repo, Sandbox } from "../helpers/repo.js";
 import { codex } from "./events.js";
@@ -67,5 +68,24 @@ describe("a Codex session resumed outside the workspace its first event fixed", 
     expect(JSON.parse(answer).systemMessage).toContain(
       `this session's workspace is ${realpathSync(src)}, fixed by its first event; its work outside it (here, ${realpathSync(proj.dir)}) is not snapshotted`,
     );
+  });
+});
+
+describe("a Codex session active every day for over 30 days", () => {
+  it("keeps the workspace its first event fixed, resumed from a subdirectory after another session began", () => {
+    send(codex(proj.dir, "long", "UserPromptSubmit", { turn_id: "t1", prompt: "day 1" }), proj.dir);
+    send(codex(proj.dir, "long", "Stop", { turn_id: "t1", stop_hook_active: false }), proj.dir);
+    // Its record was written at its first event, 31 days ago.
+    const records = path.join(sandbox.home, "data", "hook-sessions");
+    const monthAgo = new Date(Date.now() - 31 * 24 * 3600 * 1000);
+    for (const name of readdirSync(records)) utimesSync(path.join(records, name), monthAgo, monthAgo);
+    send(codex(proj.dir, "long", "UserPromptSubmit", { turn_id: "t2", prompt: "day 31" }), proj.dir);
+    send(codex(proj.dir, "long", "Stop", { turn_id: "t2", stop_hook_active: false }), proj.dir);
+    // Any new session's first event forgets records idle for 30 days.
+    send(codex(other.dir, "new", "UserPromptSubmit", { turn_id: "o1", prompt: "elsewhere" }), other.dir);
+    const src = proj.path("src");
+    send(codex(src, "long", "UserPromptSubmit", { turn_id: "t3", prompt: "day 32, from src/" }), src);
+    send(codex(src, "long", "Stop", { turn_id: "t3", stop_hook_active: false }), src);
+    expect(proj.ok("log", "--session", "long").map((t: any) => t.turn)).toEqual(["t1", "t2", "t3"]);
   });
 });
