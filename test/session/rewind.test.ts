@@ -441,3 +441,16 @@ describe("a redo confirmed after it was shown (library `expect`, as the web time
     expect([r.exists("f2.txt"), r.exists("f3.txt")]).toEqual([true, true]);
   });
 });
+
+describe("show of a rewind's safety snapshot", () => {
+  it("names the session it guards and no made-up turn", () => {
+    const r = repo({ "a.txt": "a0\n" });
+    turn(r, "s-ign", "1", () => r.write({ "a.txt": "a1\n" }));
+    const { safety } = r.ok("rewind", "--session", "s-ign", "--to", "1");
+    const shown = r.cli(["show", safety]);
+    expect(shown.status, shown.stderr).toBe(0);
+    expect(shown.stdout.split("\n").filter((l) => l.startsWith("session"))).toEqual(["session  s-ign"]);
+    const turnAfter = r.ok("list").find((s: any) => s.kind === "turn-after");
+    expect(r.cli(["show", turnAfter.id]).stdout).toContain("session  s-ign turn 1\n");
+  });
+});

@@ -18,8 +18,11 @@ export function register(program: Command, run: Action): void {
               `created  ${details.createdAt}`,
               `message  ${humanText(details.message)}`,
               `parent   ${details.parent ?? "(none)"}`,
+              // A restore's safety snapshot names the session it rewound, and no turn.
               ...(details.session
-                ? [`session  ${humanText(details.session)} turn ${humanText(details.turn ?? "?")}`]
+                ? [
+                    `session  ${humanText(details.session)}${details.turn === undefined ? "" : ` turn ${humanText(details.turn)}`}`,
+                  ]
                 : []),
               `files    ${formatCount(details.fileCount)}`,
               ...formatExcluded(details.excluded),
