@@ -108,11 +108,31 @@ async function sessionRecords(): Promise<{ dir: string; session: string; agent: 
  * at the repository's root finds none of them there (each workspace keeps its own).
  */
 export async function hookSessionsBelow(root: string): Promise<{ dir: string; sessions: string[] }[]> {
+  return hookSessionsIn((dir) => isStrictlyBelow(dir, root));
+}
+
+/**
+ * The same for workspaces between `repositoryRoot` and `root`, both left out: from a directory
+ * below an agent's subdirectory workspace (`src/lib` under `src`), where its sessions are.
+ */
+export async function hookSessionsBetween(
+  repositoryRoot: string,
+  root: string,
+): Promise<{ dir: string; sessions: string[] }[]> {
+  return hookSessionsIn((dir) => isStrictlyBelow(dir, repositoryRoot) && isStrictlyBelow(root, dir));
+}
+
+function isStrictlyBelow(dir: string, top: string): boolean {
+  const rel = path.relative(top, dir);
+  return rel !== "" && !climbsOut(rel);
+}
+
+async function hookSessionsIn(
+  keep: (dir: string) => boolean,
+): Promise<{ dir: string; sessions: string[] }[]> {
   const byDir = new Map<string, string[]>();
   for (const { dir, session } of await sessionRecords()) {
-    const rel = path.relative(root, dir);
-    if (rel === "" || climbsOut(rel)) continue;
-    byDir.set(dir, [...(byDir.get(dir) ?? []), session]);
+    if (keep(dir)) byDir.set(dir, [...(byDir.get(dir) ?? []), session]);
   }
   return [...byDir].map(([dir, sessions]) => ({ dir, sessions }));
 }

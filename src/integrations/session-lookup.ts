@@ -6,6 +6,7 @@ import { AGENTS } from "./event.js";
 import {
   hookSessionDirs,
   hookSessionsBelow,
+  hookSessionsBetween,
   latestWorkspaceHolding,
   sessionWorkspace,
 } from "./session-dirs.js";
@@ -36,22 +37,28 @@ export async function resolveSession(
 /** Shown where a workspace has no session: where the ones a person may mean are, or "". */
 export async function sessionsElsewhere(ws: Workspace): Promise<string> {
   const above = keptElsewhere(ws.root, ws.repositoryRoot, "sessions");
-  if (above) return above;
-  return sessionsBelow(ws);
+  if (!above) return sessionsBelow(ws);
+  // Below an agent's subdirectory workspace (src/lib under src), its sessions are there, not at the root.
+  const between = await hookSessionsBetween(ws.repositoryRoot!, ws.root);
+  return between.length === 0 ? above : `${above.slice(0, -1)}; ${listed(between)})`;
 }
 
 /** The sessions agents started in subdirectories keep there (their own workspaces), or "". */
 export async function sessionsBelow(ws: Workspace): Promise<string> {
   const below = await hookSessionsBelow(ws.root);
   if (below.length === 0) return "";
-  const shown = below
+  return ` (an agent started in a subdirectory keeps its sessions there: ${listed(below)})`;
+}
+
+function listed(found: { dir: string; sessions: string[] }[]): string {
+  const shown = found
     .slice(0, 3)
     .map(
       ({ dir, sessions }) =>
         `-C ${dir} has ${sessions.length === 1 ? "session" : "sessions"} ${sessions.slice(0, 3).join(", ")}${sessions.length > 3 ? ", …" : ""}`,
     );
-  if (below.length > 3) shown.push("…");
-  return ` (an agent started in a subdirectory keeps its sessions there: ${shown.join("; ")})`;
+  if (found.length > 3) shown.push("…");
+  return shown.join("; ");
 }
 
 /**

@@ -89,3 +89,17 @@ describe("a Codex session active every day for over 30 days", () => {
     expect(proj.ok("log", "--session", "long").map((t: any) => t.turn)).toEqual(["t1", "t2", "t3"]);
   });
 });
+
+describe("a command run below a subdirectory where a Codex session began", () => {
+  it("names that subdirectory's sessions, not only the repository's root", () => {
+    const src = proj.path("src");
+    proj.write({ "src/lib/x.ts": "x\n" });
+    send(codex(src, "s3", "UserPromptSubmit", { turn_id: "t1", prompt: "began in src" }), src);
+    send(codex(src, "s3", "Stop", { turn_id: "t1", stop_hook_active: false }), src);
+    const lost = sandbox.cli(proj.path("src/lib"), ["log"]);
+    expect(lost.status).not.toBe(0);
+    expect(lost.stderr).toContain(
+      `(a subdirectory keeps its own sessions: the repository's are reached with -C ${proj.dir}; -C ${realpathSync(src)} has session s3)`,
+    );
+  });
+});
