@@ -141,6 +141,9 @@ export const SPECS: Record<AgentName, InstallSpec> = {
         hooks: [{ name: "ghostcommit-progress", ...handler(command), timeout: 60000 }],
       },
       AfterAgent: { hooks: [{ name: "ghostcommit-end", ...handler(command), timeout: 60000 }] },
+      // /clear or exit (Gemini fires no AfterAgent for a Ctrl-C'd turn): that turn is over. /clear
+      // waits for this hook, exit does not: no snapshot, only a journal record.
+      SessionEnd: { hooks: [{ name: "ghostcommit-session-end", ...handler(command), timeout: 10000 }] },
     }),
     notes: [
       "Project settings load only in trusted folders; older Gemini CLI builds need `tools.enableHooks: true`.",

@@ -323,6 +323,7 @@ describe("install for other agents", () => {
           },
         ],
         AfterAgent: [{ hooks: [{ name: "ghostcommit-end", ...cmd, timeout: 60000 }] }],
+        SessionEnd: [{ hooks: [{ name: "ghostcommit-session-end", ...cmd, timeout: 10000 }] }],
       },
     });
     expect(sandbox.ok(dir, "install", "gemini", "--project").changed).toBe(false);
@@ -347,7 +348,13 @@ describe("install for other agents", () => {
     expect(result.stderr).not.toContain("not valid JSON");
     // What to add: each event's entry, as install would have written it.
     const entries = JSON.parse(rest.join("\n"));
-    expect(Object.keys(entries)).toEqual(["BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent"]);
+    expect(Object.keys(entries)).toEqual([
+      "BeforeAgent",
+      "BeforeTool",
+      "AfterTool",
+      "AfterAgent",
+      "SessionEnd",
+    ]);
     expect(entries.AfterAgent).toEqual([
       { hooks: [{ name: "ghostcommit-end", type: "command", command: command("gemini"), timeout: 60000 }] },
     ]);

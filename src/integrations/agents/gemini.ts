@@ -42,6 +42,10 @@ function geminiAction(name: string, payload: Payload): HookAction {
     }
     case "AfterAgent":
       return endAction(payload);
+    // /clear, exit or logout: a turn still open (Ctrl-C, which fires no AfterAgent) will never end;
+    // Gemini does not wait for this hook on exit, so it only marks the turn over (no snapshot).
+    case "SessionEnd":
+      return { kind: "abandon" };
     default:
       return { kind: "none" };
   }
