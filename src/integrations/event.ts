@@ -18,7 +18,12 @@ export type HookAction =
    * The agent finished its answer: snapshot after the open turn. `extend`: the agent went on after
    * another hook blocked its stop, and this later stop moves the end of that same turn.
    */
-  | { kind: "end"; extend?: boolean }
+  | {
+      kind: "end";
+      extend?: boolean;
+      /** With `extend`, the prompt the stop answers (Gemini: its retry began a turn of its own). */
+      prompt?: string;
+    }
   /**
    * The conversation ended (cleared, exited): an open turn is over, as after an interrupt. No
    * snapshot: the agent allows such hooks very little time.

@@ -181,7 +181,7 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
     } else if (action.kind === "abandon") {
       await session.abandonTurn();
     } else if (action.kind === "end") {
-      if (action.extend) await session.extendTurn();
+      if (action.extend) await session.extendTurn({ prompt: action.prompt });
       else {
         const open = await session.openTurn();
         if (open !== null) await session.endTurn(open);

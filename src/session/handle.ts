@@ -66,9 +66,13 @@ export class Session implements SessionHandle {
   }
 
   /** A later stop of a turn whose stop was blocked: the latest turn's end moves here. */
-  async extendTurn(): Promise<TurnEnded | null> {
+  async extendTurn(options: { prompt?: string } = {}): Promise<TurnEnded | null> {
+    checkArgument(
+      options.prompt === undefined || typeof options.prompt === "string",
+      "extendTurn's prompt is a string",
+    );
     this.beforeTurnEnd();
-    const ended = await this.ctx.engine.writing(() => extendTurn(this.ctx));
+    const ended = await this.ctx.engine.writing(() => extendTurn(this.ctx, options.prompt));
     await this.afterTurnEnd();
     return ended;
   }

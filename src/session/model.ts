@@ -1,11 +1,11 @@
 import type { RelPath } from "../paths.js";
+import { foldContinuation } from "./continuation.js";
 import * as innerUndos from "./inner-undos.js";
 
 /**
- * The session journal: one JSON record per line, appended. Records are facts ("turn 3 began
- * with before-snapshot X"); the session's state is their fold, so a record that never made it
- * to disk (a killed process) simply did not happen. Paths are RelPaths (binary strings), which
- * JSON round-trips exactly.
+ * The session journal: one JSON record per line, appended. Records are facts ("turn 3 began with
+ * before-snapshot X"); the session's state is their fold, so a record that never made it to disk
+ * (a killed process) simply did not happen. Paths are RelPaths (binary strings), JSON-exact.
  */
 export type JournalRecord =
   | { e: "session"; session: string; t: number }
@@ -39,6 +39,8 @@ export type JournalRecord =
       uncertain?: RelPath[];
       /** A later stop of a done turn (its stop was blocked by another hook): moves its end. */
       extend?: boolean;
+      /** The open turn the agent's retry began, made part of this one (see continuation.ts). */
+      folds?: { turn: string; unknown?: RelPath[] };
       t: number;
     }
   | {
@@ -142,7 +144,6 @@ export function emptySession(session: string): SessionState {
 
 function findTurn(state: SessionState, turn: string): TurnState | undefined {
   for (let i = state.turns.length - 1; i >= 0; i--) if (state.turns[i].turn === turn) return state.turns[i];
-  return undefined;
 }
 
 /** Applies one record. Pure apart from mutating `state`; unknown or inapplicable records are ignored. */
@@ -152,8 +153,6 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
     state.updatedAt = Math.max(state.updatedAt, record.t);
   }
   switch (record.e) {
-    case "session":
-      break;
     case "begin": {
       state.turns = state.turns.filter((t) => !(t.turn === record.turn && t.state === "rewound"));
       // A new turn after a rewind makes the rewound future unreachable; a rewind killed half-way
@@ -204,6 +203,7 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
     }
     case "end": {
       const turn = findTurn(state, record.turn);
+      if (turn && record.folds) foldContinuation(state, turn, record.folds);
       const extends_ = record.extend === true && turn?.state === "done" && state.turns.at(-1) === turn;
       if (!turn || (turn.state !== "open" && !extends_)) break;
       turn.after = record.after;

@@ -79,7 +79,11 @@ export async function touchPaths(
 }
 
 /** Of `paths`, those the turn's before snapshot did not look at. */
-async function unseenBefore(engine: StoreContext, open: TurnState, paths: RelPath[]): Promise<RelPath[]> {
+export async function unseenBefore(
+  engine: StoreContext,
+  open: TurnState,
+  paths: RelPath[],
+): Promise<RelPath[]> {
   return engine.withReader(async (cat) => {
     cat.preferLoose(engine.refs.objectsDir); // a few trees along the paths, often written loose
     const before = await readSnapshot(cat, open.before);

@@ -24,6 +24,8 @@ import { applyRecord, openTurnOf, type SessionState, type TurnState } from "./mo
 import { promptPreview } from "../util/format.js";
 import { isAbsentMode, type RawChange } from "../git/diff-tree.js";
 import { existsNow } from "../util/small-files.js";
+import { continuedTurn, foldContinuation } from "./continuation.js";
+import { unseenBefore } from "./touch.js";
 
 /**
  * `turn begin`: snapshot before the turn. A still-open turn of the session is ended first
@@ -100,14 +102,25 @@ export async function endTurn(ctx: SessionContext, turn?: string): Promise<TurnE
 /**
  * A stop that follows a blocked stop (`stop_hook_active`): the agent went on working after the
  * latest turn ended, so that turn's end moves here and rewinding it undoes all its work. With an
- * open turn (the first stop was lost), that turn simply ends. Null when there is no turn to end.
+ * open turn (the first stop was lost), that turn simply ends, unless the agent's retry began it
+ * (see `continuedTurn`): then it becomes part of the turn it continues. Null when there is no
+ * turn to end.
  */
-export async function extendTurn(ctx: SessionContext): Promise<TurnEnded | null> {
+export async function extendTurn(ctx: SessionContext, prompt?: string): Promise<TurnEnded | null> {
   const { engine, journal } = ctx;
   engine.assertEnabled();
   const ended = await journal.locked(async () => {
     const state = await journal.load();
     const open = openTurnOf(state);
+    const into = open && continuedTurn(state, open, prompt);
+    if (open && into) {
+      // What the retry touched that the continued turn's before snapshot never looked at (an
+      // ignored file): its state when that turn began is unknown, so a rewind leaves it, reported.
+      const fresh = [...open.touched].filter((p) => !into.touched.has(p));
+      const folds = { turn: open.turn, unknown: await unseenBefore(engine, into, fresh) };
+      foldContinuation(state, into, folds); // as the end record's fold will, for its attribution
+      return (await endLocked(ctx, state, into, { extend: true, folds })).ended;
+    }
     if (open) return (await endLocked(ctx, state, open)).ended;
     const last = state.turns.at(-1);
     if (last?.state !== "done") return null;
@@ -153,7 +166,7 @@ async function endLocked(
   ctx: SessionContext,
   state: SessionState,
   turn: TurnState,
-  how: { interrupted?: boolean; extend?: boolean } = {},
+  how: { interrupted?: boolean; extend?: boolean; folds?: { turn: string; unknown: RelPath[] } } = {},
 ): Promise<{ ended: TurnEnded; after: StoredSnapshot }> {
   const { engine, journal } = ctx;
   const session = journal.session;
@@ -234,6 +247,7 @@ async function endLocked(
   const record: Extract<NewRecord, { e: "end" }> = { e: "end", turn: turn.turn, after: after.id, changed };
   if (uncertain.size > 0) record.uncertain = [...uncertain].filter((p) => changed.includes(p)).sort();
   if (how.extend) record.extend = true;
+  if (how.folds) record.folds = how.folds.unknown.length > 0 ? how.folds : { turn: how.folds.turn };
   for (const applied of await journal.append([record], true)) applyRecord(state, applied);
   return { ended: { session, turn: turn.turn, after: after.id, changed: changed.map(displayPath) }, after };
 }

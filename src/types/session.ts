@@ -126,8 +126,12 @@ export interface SessionHandle {
    * changes made after the agent stopped (an interrupt) are not taken for the turn's.
    */
   progress(paths?: string[]): Promise<void>;
-  /** A stop after a blocked stop: the latest turn's end moves here. Null with no turn to end. */
-  extendTurn(): Promise<TurnEnded | null>;
+  /**
+   * A stop after a blocked stop: the latest turn's end moves here. Null with no turn to end.
+   * `prompt`: the prompt the stop answers; an open turn begun by the agent's retry (another prompt)
+   * right after the done turn of that prompt becomes part of it.
+   */
+  extendTurn(options?: { prompt?: string }): Promise<TurnEnded | null>;
   /**
    * The agent's conversation ended (cleared, exited) with a turn open, as after an interrupt: no
    * snapshot, but other sessions' later turns no longer count it as running beside them. Returns

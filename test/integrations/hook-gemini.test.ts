@@ -85,3 +85,50 @@ describe("Gemini CLI SessionEnd", () => {
     });
   });
 });
+
+describe("Gemini CLI AfterAgent retry", () => {
+  it("keeps the work of a retry another AfterAgent hook asked for in the turn of the user's prompt", () => {
+    // gemini-cli 926dddf0 (v0.35.0), client.ts sendMessageStream: when an AfterAgent hook blocks,
+    // "Reset hook state so the continuation fires BeforeAgent fresh" with the hook's reason as the
+    // request, then the continuation's AfterAgent carries `stopHookActive: true` ("signal retry to
+    // AfterAgent hooks") and the original prompt (`hookState.originalRequest`).
+    send("g1", "BeforeAgent", { prompt: "implement feature X" });
+    repo.write({ "feature.js": "feature\n" });
+    send("g1", "AfterAgent", {
+      prompt: "implement feature X",
+      prompt_response: "done",
+      stop_hook_active: false,
+    });
+    send("g1", "BeforeAgent", { prompt: "Tests fail: fix src/app.js" });
+    const write = {
+      tool_name: "write_file",
+      tool_input: { file_path: repo.path("src/app.js"), content: "v1" },
+    };
+    send("g1", "BeforeTool", write);
+    repo.write({ "src/app.js": "v1\n" });
+    send("g1", "AfterTool", write);
+    send("g1", "AfterAgent", {
+      prompt: "implement feature X",
+      prompt_response: "fixed",
+      stop_hook_active: true,
+    });
+    expect(log("g1").map((t) => [t.turn, t.state, t.prompt, [...t.changed].sort()])).toEqual([
+      ["1", "done", "implement feature X", ["feature.js", "src/app.js"]],
+    ]);
+    repo.ok("rewind", "--session", "g1", "--to", "1");
+    expect(repo.exists("feature.js")).toBe(false);
+    expect(repo.read("src/app.js")).toBe("v0\n");
+  });
+
+  it("leaves a new prompt's turn its own when its stop is a plain one", () => {
+    send("g2", "BeforeAgent", { prompt: "same words" });
+    send("g2", "AfterAgent", { prompt: "same words", prompt_response: "ok", stop_hook_active: false });
+    send("g2", "BeforeAgent", { prompt: "other words" });
+    repo.write({ "b.txt": "b\n" });
+    send("g2", "AfterAgent", { prompt: "other words", prompt_response: "ok", stop_hook_active: false });
+    expect(log("g2").map((t) => [t.turn, t.changed])).toEqual([
+      ["1", []],
+      ["2", ["b.txt"]],
+    ]);
+  });
+});

@@ -40,8 +40,14 @@ function geminiAction(name: string, payload: Payload): HookAction {
       if (file) return { kind: "progress", paths: [file] };
       return tool === "run_shell_command" ? { kind: "progress" } : { kind: "none" };
     }
-    case "AfterAgent":
-      return endAction(payload);
+    case "AfterAgent": {
+      // After another hook blocks the answer, Gemini (since 0.35, client.ts) fires BeforeAgent
+      // again with the hook's reason as the prompt, then this AfterAgent (stop_hook_active) with the
+      // user's prompt: naming it lets the retry's turn join the turn of that prompt.
+      const end = endAction(payload);
+      const prompt = str(payload, "prompt");
+      return end.kind === "end" && end.extend && prompt !== undefined ? { ...end, prompt } : end;
+    }
     // /clear, exit or logout: a turn still open (Ctrl-C, which fires no AfterAgent) will never end;
     // Gemini does not wait for this hook on exit, so it only marks the turn over (no snapshot).
     case "SessionEnd":
