@@ -131,6 +131,7 @@ export type DoctorProblemCode =
   | "hook-errors"
   | "hook-command-broken"
   | "hook-install-outdated"
+  | "hook-switched-off"
   | "push-failed"
   | "data-dir-unusable"
   | "store-not-writable"

@@ -6,6 +6,7 @@ import type { DoctorProblem } from "../types.js";
 import type { AgentName } from "./event.js";
 import { isHookCommand, type Scope, SPECS } from "./specs.js";
 import { parseJsonc } from "./jsonc.js";
+import { geminiSwitchesOff } from "./gemini-switches.js";
 
 /** The PATH agents' shells often have: no Node version manager, no Homebrew. */
 const BARE_PATH = ["/usr/bin", "/bin"];
@@ -94,6 +95,7 @@ function handlerCommands(settings: unknown, agent: AgentName): Map<string, strin
 /** Doctor check: every installed ghostcommit hook (user settings, and this workspace's) still runs. */
 export const checkInstalledHooks: DoctorCheck = async (engine: StoreContext) => {
   const problems: DoctorProblem[] = [];
+  let geminiInstalled = false;
   for (const spec of Object.values(SPECS)) {
     for (const scope of ["user", "project"] as Scope[]) {
       const file = spec.file(scope, engine.root);
@@ -118,6 +120,7 @@ export const checkInstalledHooks: DoctorCheck = async (engine: StoreContext) => 
         continue;
       }
       const installed = handlerCommands(settings, spec.agent);
+      if (spec.agent === "gemini" && installed.size > 0) geminiInstalled = true;
       const again = `run \`ghostcommit install ${spec.agent}${scope === "project" ? " --project" : ""}\` again`;
       for (const command of new Set([...installed.values()].flat())) {
         const why = whyNotRunnable(command);
@@ -138,6 +141,11 @@ export const checkInstalledHooks: DoctorCheck = async (engine: StoreContext) => 
         });
       }
     }
+  }
+  // Installed, yet Gemini's own switches keep them from running: undo the user counts on is not there.
+  if (geminiInstalled) {
+    for (const message of geminiSwitchesOff(engine.root))
+      problems.push({ code: "hook-switched-off", message });
   }
   return problems;
 };

@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Repo, Sandbox } from "../helpers/repo.js";
 import { gemini } from "./events.js";
@@ -130,5 +131,36 @@ describe("Gemini CLI AfterAgent retry", () => {
       ["1", []],
       ["2", ["b.txt"]],
     ]);
+  });
+});
+
+describe("Gemini CLI switches", () => {
+  it("install and doctor say when Gemini's hooksConfig keeps the hooks from running", () => {
+    // settingsSchema.ts: hooksConfig.enabled "When disabled, no hooks will be executed";
+    // hooksConfig.disabled "Hooks in this list will not execute even if configured" (merged as a
+    // union across settings files); hookRegistry.ts matches a hook's `name`, else its `command`.
+    const user = path.join(sandbox.home, ".gemini", "settings.json");
+    const project = repo.path(".gemini/settings.json");
+    mkdirSync(path.dirname(user), { recursive: true });
+    writeFileSync(user, JSON.stringify({ hooksConfig: { enabled: false } }));
+    const off = `Gemini CLI runs no hooks: "hooksConfig": {"enabled": false} in ${user}, so ghostcommit records no turn (set it to true for undo)`;
+    expect(repo.ok("install", "gemini").warnings).toEqual([off]);
+    expect(repo.cli(["doctor", "--json"]).json.problems).toEqual([
+      { code: "hook-switched-off", message: off },
+    ]);
+    // The project's switch overrides the user's; `/hooks disable ghostcommit-end` lists it.
+    writeFileSync(
+      project,
+      JSON.stringify({ ...settings, hooksConfig: { enabled: true, disabled: ["ghostcommit-end"] } }),
+    );
+    const skipped = `Gemini CLI skips ghostcommit-end: "hooksConfig": {"disabled": [...]} in ${project} names it, so ghostcommit misses those events (turns not begun, or left open with their edits uncertain); remove it from the list, or use /hooks enable in Gemini CLI`;
+    expect(repo.ok("install", "gemini", "--project").warnings).toEqual([skipped]);
+    expect(repo.cli(["doctor", "--json"]).json.problems).toEqual([
+      { code: "hook-switched-off", message: skipped },
+    ]);
+    writeFileSync(project, JSON.stringify(settings));
+    writeFileSync(user, JSON.stringify({ hooksConfig: { enabled: true, disabled: ["my-linter"] } }));
+    expect(repo.ok("install", "gemini", "--project").warnings).toEqual([]);
+    expect(repo.cli(["doctor", "--json"]).json.problems).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@ import {
   installCommands,
   uninstallCommands,
 } from "../../integrations/claude-commands.js";
+import { geminiSwitchesOff } from "../../integrations/gemini-switches.js";
 import { install, uninstall } from "../../integrations/install.js";
 import { hookCommand, type Scope, SPECS } from "../../integrations/specs.js";
 import { type GlobalOptions, globalsOf, withGlobals } from "../context.js";
@@ -99,6 +100,7 @@ export function register(program: Command, run: Action): void {
                 `the hooks run ${entry} from npx's cache, which npm may clear: install ghostcommit (npm i -g ghostcommit) and run install again.`,
               ]
             : [];
+          if (agent === "gemini") warnings.push(...geminiSwitchesOff(dir));
           return {
             json: { ...report, notes: spec.notes, warnings },
             human: () =>
