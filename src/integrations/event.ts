@@ -43,6 +43,8 @@ export interface HookEvent {
   cwd?: string;
   /** The project directory the payload names (Cursor's `workspace_roots[0]`). */
   projectDir?: string;
+  /** A multi-root Cursor workspace's other folders (`workspace_roots` after the first). */
+  otherRoots?: string[];
   /** Sent from a subagent: it may touch paths but never begins or ends turns. */
   subagent: boolean;
   action: HookAction;

@@ -12,6 +12,7 @@ import { AGENTS, type AgentName, type HookEvent, type Payload } from "./event.js
 import { appendHookLog, globalHookLog, type HookLogEntry } from "../maintenance/hook-log.js";
 import { canTellModel, undoNotice } from "./undo-notice.js";
 import { rememberWorkspace, sessionRecord, touchSessionRecord } from "./session-dirs.js";
+import { logFoldersLeftOut, logNotRecorded } from "./cursor-roots.js";
 import { awayMessage, envDir, isTooBroad, ownDir, workTreeOfCwd } from "./hook-dirs.js";
 import {
   agentShowsNotices,
@@ -162,6 +163,9 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
       if (!kept) await warn(storeChangedMessage(ws.root, event.session, kindThen));
     }
   }
+  // A conversation's first event: say which folders of a multi-root workspace have no undo.
+  if (!fixed && !options.dir && event.otherRoots)
+    await logFoldersLeftOut(ws.root, ws.logFile, base, event.otherRoots);
   const storeDir = path.dirname(ws.logFile);
   // A store that cannot be made (a data directory that is a file, or read-only) is told before the
   // first snapshot fails where the person cannot see it.
@@ -192,12 +196,15 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
       for (const given of action.paths ?? []) {
         const rel = workspacePath(ws.root, dir, event.cwd ?? dir, given);
         if (rel === ".git") await log("warn", `ignored a path in .git: ${given}`);
-        // An edit nothing can undo: doctor shows it, by the path it is (a relative one is the
-        // agent's directory's, which may be another repository).
-        else if (rel === null) {
-          const where = path.resolve(event.cwd ?? dir, given);
-          await log("error", `not recorded: a path outside the workspace ${ws.root}: ${where}`);
-        } else if (!paths.includes(rel)) paths.push(rel);
+        // An edit nothing can undo: doctor shows it, by the path it is (also in the other folder
+        // it is in; a relative one is the agent's directory's, which may be another repository).
+        else if (rel === null)
+          await logNotRecorded(ws.root, ws.logFile, base, {
+            given,
+            from: event.cwd ?? dir,
+            others: event.otherRoots ?? [],
+          });
+        else if (!paths.includes(rel)) paths.push(rel);
       }
       // Absolute under the real root: the handle resolves relative paths against the cwd it was opened with.
       const absolute = paths.map((p) => path.join(ws.root, p));

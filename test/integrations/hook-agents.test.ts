@@ -1,7 +1,9 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Repo, Sandbox } from "../helpers/repo.js";
 import { codex, cursor, gemini, PATCH } from "./events.js";
-import { expectQuiet, hook } from "./hook-helpers.js";
+import { expectQuiet, hook, installedCommand, shellHook } from "./hook-helpers.js";
 
 let sandbox: Sandbox;
 let repo: Repo;
@@ -107,6 +109,50 @@ describe("Cursor hook adapter", () => {
       repo.dir,
     );
     expect(log(c)).toMatchObject([{ turn: "g7", state: "done", changed: ["src/app.js"] }]);
+  });
+});
+
+describe("Cursor multi-root workspace", () => {
+  it("says, in doctor of the first folder and of the others, that only the first is snapshotted", () => {
+    // Cursor's hooks documentation: every event carries `workspace_roots`, all the folders of the
+    // workspace; Cursor runs user hooks in ~/.cursor. Here the notes folder comes first.
+    const notes = sandbox.dir("notes");
+    const roots = [notes, repo.dir];
+    const home = sandbox.dir(".cursor");
+    const send = (event: string, extra: Record<string, unknown>) =>
+      expectQuiet(
+        shellHook(
+          sandbox,
+          installedCommand("cursor"),
+          cursor(notes, "c1", event, { ...extra, workspace_roots: roots }),
+          home,
+        ),
+        event === "beforeSubmitPrompt" ? '{"continue":true}' : "{}",
+      );
+    send("beforeSubmitPrompt", { generation_id: "g1", prompt: "rename in app", attachments: [] });
+    repo.write({ "src/app.js": "v2\n" });
+    send("afterFileEdit", { generation_id: "g1", file_path: repo.path("src/app.js"), edits: [] });
+    send("stop", { generation_id: "g1", status: "completed", loop_count: 0 });
+    const edited = `not recorded: ${repo.path("src/app.js")} is in ${repo.dir}, a folder of this Cursor workspace other than the first (${notes}), which ghostcommit does not snapshot`;
+    const problems = (dir: string) =>
+      sandbox.cli(dir, ["doctor", "--json"]).json.problems.map((p: any) => p.message);
+    // In the folder the agent edited, where no session ever ran.
+    expect(problems(repo.dir)).toEqual([
+      expect.stringContaining(`2 hook failures logged outside any workspace`),
+    ]);
+    expect(problems(repo.dir)[0]).toContain(edited);
+    expect(problems(notes)[0]).toContain(edited);
+    const logged = readFileSync(path.join(sandbox.home, "data", "hooks.log"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    expect(logged.map((e: any) => [e.dir, e.message])).toEqual([
+      [
+        repo.dir,
+        `not snapshotted: ${repo.dir} is not the first folder of its Cursor workspace (${notes} is), and ghostcommit snapshots only the first, so edits here have no undo (open it as a workspace of its own for undo there)`,
+      ],
+      [repo.dir, edited],
+    ]);
   });
 });
 

@@ -17,6 +17,9 @@ export function parseCursor(payload: Payload): HookEvent {
   const name = str(payload, "hook_event_name") ?? "";
   const roots = payload.workspace_roots;
   const root = Array.isArray(roots) && typeof roots[0] === "string" && roots[0] ? roots[0] : undefined;
+  const others = root
+    ? (roots as unknown[]).slice(1).filter((r): r is string => typeof r === "string" && r !== "")
+    : [];
   const action = cursorAction(name, payload);
   return {
     agent: "cursor",
@@ -24,6 +27,7 @@ export function parseCursor(payload: Payload): HookEvent {
     session: str(payload, "conversation_id"),
     cwd: str(payload, "cwd") ?? root,
     projectDir: root,
+    ...(others.length > 0 ? { otherRoots: others } : {}),
     subagent: false,
     action,
     reply: cursorReply(name),
