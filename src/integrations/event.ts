@@ -23,6 +23,8 @@ export type HookAction =
       extend?: boolean;
       /** With `extend`, the prompt the stop answers (Gemini: its retry began a turn of its own). */
       prompt?: string;
+      /** The turn the stop is for, when the agent names it (Cursor's `generation_id`). */
+      turn?: string;
     }
   /**
    * The conversation ended (cleared, exited): an open turn is over, as after an interrupt. No

@@ -188,7 +188,11 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
       if (action.extend) await session.extendTurn({ prompt: action.prompt });
       else {
         const open = await session.openTurn();
-        if (open !== null) await session.endTurn(open);
+        const late = action.turn !== undefined && action.turn !== open;
+        // A late or repeated stop of a turn that already ended must not end the next one early.
+        if (late && (await session.log()).some((t) => t.turn === action.turn))
+          await log("warn", `ignored a stop of turn ${action.turn}, which already ended`);
+        else if (open !== null) await session.endTurn(open);
       }
     } else {
       // Relative paths are the agent's: against the directory it is in now.

@@ -112,6 +112,33 @@ describe("Cursor hook adapter", () => {
   });
 });
 
+describe("Cursor stop of an earlier generation", () => {
+  it("does not end the open generation's turn on a late or repeated stop of one that ended", () => {
+    // Cursor's hooks documentation: every event carries the `generation_id` it belongs to.
+    const send = (generation: string, event: string, extra: Record<string, unknown> = {}) =>
+      hook(
+        sandbox,
+        "cursor",
+        cursor(repo.dir, "c6", event, { generation_id: generation, ...extra }),
+        repo.dir,
+      );
+    send("ga", "beforeSubmitPrompt", { prompt: "A", attachments: [] });
+    repo.write({ "a.txt": "a\n" });
+    send("ga", "stop", { status: "completed", loop_count: 0 });
+    send("gb", "beforeSubmitPrompt", { prompt: "B", attachments: [] });
+    repo.write({ "b1.txt": "b1\n" });
+    send("ga", "stop", { status: "completed", loop_count: 0 }); // delivered late, or again
+    repo.write({ "b2.txt": "b2\n" });
+    send("gb", "stop", { status: "completed", loop_count: 0 });
+    expect(log("c6").map((t) => [t.turn, t.changed])).toEqual([
+      ["ga", ["a.txt"]],
+      ["gb", ["b1.txt", "b2.txt"]],
+    ]);
+    repo.ok("rewind", "--session", "c6", "--to", "gb");
+    expect([repo.exists("b1.txt"), repo.exists("b2.txt")]).toEqual([false, false]);
+  });
+});
+
 describe("Cursor multi-root workspace", () => {
   it("says, in doctor of the first folder and of the others, that only the first is snapshotted", () => {
     // Cursor's hooks documentation: every event carries `workspace_roots`, all the folders of the

@@ -49,8 +49,10 @@ function cursorAction(name: string, payload: Payload): HookAction {
       return file ? { kind: "touch", paths: [file], edited: true } : { kind: "none" };
     }
     case "stop":
-    case "Stop":
-      return { kind: "end" };
+    case "Stop": {
+      const turn = str(payload, "generation_id");
+      return turn ? { kind: "end", turn } : { kind: "end" };
+    }
     default:
       return { kind: "none" };
   }
