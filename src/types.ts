@@ -115,6 +115,11 @@ export interface GcReport {
   kept: string[];
   bytesBefore: number;
   bytesAfter: number;
+  /**
+   * Set when the store stays over `maxStoreBytes`: what is over it is needed by the snapshots
+   * kept (protected ones, or `unprotectedLeft` whose drop would free nothing), so no more went.
+   */
+  overCap?: { maxBytes: number; unprotectedLeft: number };
 }
 
 /** What `doctor` can find wrong. */
@@ -138,7 +143,8 @@ export type DoctorProblemCode =
   | "damaged-store"
   | "leftover-fetch-refs"
   | "leftover-temp-pack"
-  | "lost-safety-snapshot";
+  | "lost-safety-snapshot"
+  | "store-over-cap";
 
 /** What `doctor --repair` can do about it. */
 export type DoctorRepairCode =

@@ -5,6 +5,7 @@ import { interruptedRestores } from "../store/restore-journal.js";
 import type { DoctorCheck } from "./doctor.js";
 import { checkHookLog } from "./hook-log.js";
 import { checkBackgroundPush } from "./push-check.js";
+import { checkStoreSize } from "./store-size-check.js";
 
 /**
  * Doctor check: a session's rewind that has not finished. A rewind killed mid-restore is already
@@ -25,4 +26,9 @@ export const checkPendingRewinds: DoctorCheck = async (engine: StoreContext) => 
 };
 
 /** The checks of the layers above the store that every `doctor` runs (the CLI adds the hooks'). */
-export const layerChecks: DoctorCheck[] = [checkHookLog, checkBackgroundPush, checkPendingRewinds];
+export const layerChecks: DoctorCheck[] = [
+  checkHookLog,
+  checkBackgroundPush,
+  checkPendingRewinds,
+  checkStoreSize,
+];

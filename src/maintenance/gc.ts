@@ -6,9 +6,11 @@ import { STORE_FILES, readJson } from "../store/layout.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { heldByLive, waitForSharedHolders, withLock } from "../util/lock.js";
 import { ownBytes } from "./disk.js";
+import { dropFreesAnything } from "./freeable.js";
 import { removeFetchedLinks } from "../store/fetched-links.js";
 import { deadPackTemps, removePackTemps } from "../store/pack-temps.js";
 import { linkBorrowed } from "../store/snapshots.js";
+import { sameFile } from "../store/borrowed-packs.js";
 import { promisedObjectsArgs } from "../store/promisor.js";
 
 export interface GcPolicy {
@@ -25,6 +27,11 @@ export interface GcOutcome {
   kept: string[];
   bytesBefore: number;
   bytesAfter: number;
+  /**
+   * Set when the store stays over the size cap: dropping the unprotected snapshots left (if any)
+   * would free nothing, so none was dropped for it.
+   */
+  overCap?: { maxBytes: number; unprotectedLeft: number };
 }
 
 /** How long gc waits for object writers that began before it, before it packs around them. */
@@ -79,15 +86,28 @@ export async function collectGarbage(
     });
     await engine.refs.remove([...drop]);
     if (engine.refs.kind === "shadow") await pack(engine, writerWaitMs, trees);
+    let overCap: GcOutcome["overCap"];
     if (policy.maxBytes !== undefined) {
       // Over the cap: drop the oldest unprotected snapshots until under it (or none are left),
       // no more than needed. What a snapshot frees is known only after a repack: each round
       // drops as many as the excess over what one freed on average so far (first, the store's
       // size over its snapshots), at most a quarter of those left, so the repacks stay few.
+      // Before each round: if dropping all that are left would free nothing (what is over the cap
+      // is what the kept snapshots need), none is dropped for it.
       const oldestFirst = snapshots.filter((s) => !drop.has(s.id) && !keep.has(s.id)).reverse();
       let size = await measure();
       let perSnapshot = size / Math.max(1, snapshots.length - drop.size);
-      while (size > policy.maxBytes && oldestFirst.length > 0) {
+      while (size > policy.maxBytes) {
+        const ids = oldestFirst.map((s) => s.id);
+        const left = new Set(ids);
+        // Their trees too: rev-list spares a tree of a commit not given as a parent only if named.
+        const staying = snapshots
+          .filter((s) => !drop.has(s.id) && !left.has(s.id))
+          .flatMap((s) => [s.id, s.tree]);
+        if (!(await dropFreesAnything(engine, ids, staying, trees))) {
+          overCap = { maxBytes: policy.maxBytes, unprotectedLeft: oldestFirst.length };
+          break;
+        }
         const quarter = Math.ceil(oldestFirst.length / 4);
         const needed = perSnapshot > 0 ? Math.ceil((size - policy.maxBytes) / perSnapshot) : quarter;
         const batch = oldestFirst.splice(0, Math.max(1, Math.min(needed, quarter)));
@@ -96,6 +116,12 @@ export async function collectGarbage(
         if (engine.refs.kind === "shadow") await pack(engine, writerWaitMs, trees);
         const after = await measure();
         perSnapshot = (size - after) / batch.length;
+        // Freed nothing after all (objects a running writer still guards): no more rounds.
+        if (after >= size && after > policy.maxBytes) {
+          overCap = { maxBytes: policy.maxBytes, unprotectedLeft: oldestFirst.length };
+          size = after;
+          break;
+        }
         size = after;
       }
     }
@@ -105,6 +131,7 @@ export async function collectGarbage(
       kept: snapshots.filter((s) => !drop.has(s.id)).map((s) => s.id),
       bytesBefore,
       bytesAfter,
+      ...(overCap ? { overCap } : {}),
     };
   });
 }
@@ -114,7 +141,7 @@ export async function collectGarbage(
  * on disk that only its snapshots reach in your repository (not your refs, HEAD or index), which
  * your repository's next gc frees once they are dropped.
  */
-async function storeBytes(engine: StoreContext): Promise<number> {
+export async function storeBytes(engine: StoreContext): Promise<number> {
   if (engine.refs.kind === "shadow") return ownBytes(engine.paths.gitDir);
   const git = (args: string[], input?: Buffer) =>
     runGit(args, { cwd: engine.root, env: { GIT_DIR: engine.location.commonDir }, input });
@@ -190,17 +217,19 @@ async function pack(engine: StoreContext, writerWaitMs: number, keepTrees: strin
 }
 
 /**
- * A linked pack whose original the user's git has deleted is ours alone now: drop its .keep so
- * repack keeps only what snapshots need from it and frees the rest.
+ * A linked pack whose original the user's git has deleted, or rewritten under the same name (its
+ * `git gc` on unchanged content: same checksum, new file), is ours alone now: drop its .keep so
+ * repack keeps only what snapshots need from it (nothing the user's repository holds: -l) and frees
+ * the rest. Judged by the file (device and inode), not the name.
  */
 async function releaseOrphanedPacks(engine: StoreContext): Promise<void> {
   if (!engine.location.commonDir) return;
   const ours = path.join(engine.paths.objectsDir, "pack");
-  const theirs = new Set(
-    await fs.readdir(path.join(engine.location.commonDir, "objects", "pack")).catch(() => []),
-  );
+  const theirs = path.join(engine.location.commonDir, "objects", "pack");
   for (const name of await fs.readdir(ours).catch(() => [] as string[])) {
-    if (name.endsWith(".keep") && !theirs.has(name.replace(/\.keep$/, ".pack"))) {
+    if (!name.endsWith(".keep")) continue;
+    const pack = name.replace(/\.keep$/, ".pack");
+    if (!sameFile(path.join(ours, pack), path.join(theirs, pack))) {
       await fs.rm(path.join(ours, name), { force: true });
     }
   }

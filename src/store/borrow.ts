@@ -2,6 +2,7 @@ import { linkSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } fro
 import path from "node:path";
 import { STORE_FILES, readJson, writeFileAtomic } from "./layout.js";
 import { namesIn } from "../util/small-files.js";
+import { relinkRewrittenPack } from "./borrowed-packs.js";
 
 interface BorrowState {
   /** mtime (ms) of each loose-object fan-out directory when last linked. */
@@ -68,14 +69,22 @@ export async function borrowingProtected(storeDir: string): Promise<boolean> {
 
 function linkPacks(storeObjects: string, userObjects: string, state: BorrowState): boolean {
   const userPacks = path.join(userObjects, "pack");
+  const ourPacks = path.join(storeObjects, "pack");
   const names = namesIn(userPacks); // none: nothing to link
   const known = new Set(state.packs);
   let changed = false;
   for (const name of names) {
     if (!name.endsWith(".idx")) continue;
     const base = name.slice(0, -4);
-    if (known.has(base)) continue;
-    const ourPacks = path.join(storeObjects, "pack");
+    // Judged by the file, not the name: a known pack the user's gc rewrote under the same name
+    // (another inode) is linked again, or the store would keep the old file as a private copy.
+    if (relinkRewrittenPack(userPacks, ourPacks, base)) {
+      if (!known.has(base)) {
+        state.packs.push(base);
+        changed = true;
+      }
+      continue;
+    }
     mkdirSync(ourPacks, { recursive: true, mode: 0o700 });
     // .keep stops our own repack from rewriting (and so duplicating) a borrowed pack.
     writeFileSync(path.join(ourPacks, `${base}.keep`), "borrowed from the workspace repository\n", {
@@ -84,7 +93,7 @@ function linkPacks(storeObjects: string, userObjects: string, state: BorrowState
     const linked = linkIfMissing(path.join(userPacks, `${base}.pack`), path.join(ourPacks, `${base}.pack`));
     if (linked) linkIfMissing(path.join(userPacks, name), path.join(ourPacks, name));
     else rmSync(path.join(ourPacks, `${base}.keep`), { force: true });
-    if (linked) {
+    if (linked && !known.has(base)) {
       state.packs.push(base);
       changed = true;
     }

@@ -21,8 +21,20 @@ export function register(program: Command, run: Action): void {
         return {
           json: report,
           human: () =>
-            `dropped ${counted(report.dropped.length, "snapshot")}, kept ${formatCount(report.kept.length)}; store ${formatBytes(report.bytesBefore)} → ${formatBytes(report.bytesAfter)}`,
+            [
+              `dropped ${counted(report.dropped.length, "snapshot")}, kept ${formatCount(report.kept.length)}; store ${formatBytes(report.bytesBefore)} → ${formatBytes(report.bytesAfter)}`,
+              ...(report.overCap ? [overCapNote(report.overCap)] : []),
+            ].join("\n"),
         };
       }),
     );
+}
+
+/** Why the store stays over its cap: nothing retention may drop would make it smaller. */
+export function overCapNote(over: { maxBytes: number; unprotectedLeft: number }): string {
+  const why =
+    over.unprotectedLeft > 0
+      ? `dropping the ${counted(over.unprotectedLeft, "unprotected snapshot")} left would free nothing, so they were kept`
+      : "what it holds is needed by the protected snapshots";
+  return `store stays over its cap (maxStoreBytes ${formatBytes(over.maxBytes)}): ${why}`;
 }

@@ -1,0 +1,65 @@
+import { runGit } from "../git/exec.js";
+import type { StoreContext } from "../store/context.js";
+import { promisedObjectsArgs } from "../store/promisor.js";
+
+/**
+ * Whether dropping `candidates` (snapshot ids) would free any of the store's disk beyond their
+ * own commit records: some tree or file only they reach (not the snapshots that stay, nor the
+ * protected trees) that the store holds on its own. Objects your repository also holds cost the shadow store nothing (they are borrowed,
+ * its copies are links); in the repo store, objects your refs or index reach stay with them. When
+ * nothing would be freed, the size cap must not drop snapshots for it: what keeps the store over
+ * its cap is content the kept snapshots need.
+ */
+export async function dropFreesAnything(
+  engine: StoreContext,
+  candidates: string[],
+  /** The commits and trees of the snapshots that stay. */
+  staying: string[],
+  keepTrees: string[],
+): Promise<boolean> {
+  if (candidates.length === 0) return false;
+  const input = `${[...candidates, ...staying.map((id) => `^${id}`), ...keepTrees.map((t) => `^${t}`)].join("\n")}\n`;
+  const promised = promisedObjectsArgs(engine).length > 0 ? ["--missing=allow-promisor"] : [];
+  if (engine.refs.kind !== "shadow") {
+    const env = { GIT_DIR: engine.location.commonDir };
+    const only = await runGit(
+      [
+        "rev-list",
+        "--objects",
+        ...promised,
+        "--no-object-names",
+        "--stdin",
+        "--not",
+        "--exclude=refs/ghostcommit/*",
+        "--all",
+        "--indexed-objects",
+      ],
+      { cwd: engine.root, env, input },
+    );
+    return content(only.stdout, candidates).length > 0;
+  }
+  const only = await runGit(["rev-list", "--objects", ...promised, "--no-object-names", "--stdin"], {
+    cwd: engine.paths.dir,
+    env: engine.readEnv,
+    input,
+  });
+  const objects = content(only.stdout, candidates);
+  if (objects.length === 0) return false;
+  if (!engine.location.commonDir) return true;
+  // Those your repository holds are borrowed: dropping them frees nothing here.
+  const held = await runGit(["cat-file", "--batch-check=%(objectname)"], {
+    cwd: engine.root,
+    env: { GIT_DIR: engine.location.commonDir },
+    input: `${objects.join("\n")}\n`,
+  });
+  return held.stdout.toString().includes(" missing");
+}
+
+/** The objects listed but the candidates' own commits (a few hundred bytes each, no content). */
+function content(listed: Buffer, candidates: string[]): string[] {
+  const own = new Set(candidates);
+  return listed
+    .toString()
+    .split("\n")
+    .filter((oid) => oid && !own.has(oid));
+}
