@@ -2,7 +2,7 @@ import { linkSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } fro
 import path from "node:path";
 import { STORE_FILES, readJson, writeFileAtomic } from "./layout.js";
 import { namesIn } from "../util/small-files.js";
-import { relinkRewrittenPack } from "./borrowed-packs.js";
+import { freeSupersededPacks, relinkRewrittenPack } from "./borrowed-packs.js";
 
 interface BorrowState {
   /** mtime (ms) of each loose-object fan-out directory when last linked. */
@@ -97,6 +97,15 @@ function linkPacks(storeObjects: string, userObjects: string, state: BorrowState
       state.packs.push(base);
       changed = true;
     }
+  }
+  // Linked packs your git has deleted since (its repack wrote their objects into a new pack, just
+  // linked): each is a private copy now, freed here where the store holds all its objects anyway.
+  const listed = new Set(names);
+  const gone = state.packs.filter((base) => !listed.has(`${base}.idx`));
+  if (gone.length > 0 && names.length > 0) {
+    freeSupersededPacks(storeObjects, gone);
+    state.packs = state.packs.filter((base) => listed.has(`${base}.idx`));
+    changed = true;
   }
   return changed;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { readdirSync, statSync } from "node:fs";
+import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Repo } from "../helpers/repo.js";
@@ -14,15 +14,18 @@ import { fileSandbox } from "../helpers/support.js";
 
 const { sandbox, repo: makeRepo } = fileSandbox();
 
-function storePackDir(): string {
+/** The store of `r`: the workspace directory whose workspace.json names it. */
+function storePackDir(r: Repo): string {
   const workspaces = path.join(sandbox.env.GHOSTCOMMIT_HOME!, "workspaces");
-  const [key] = readdirSync(workspaces);
-  return path.join(workspaces, key, "git", "objects", "pack");
+  const key = readdirSync(workspaces).find((k) =>
+    readFileSync(path.join(workspaces, k, "workspace.json"), "utf8").includes(JSON.stringify(r.dir)),
+  );
+  return path.join(workspaces, key!, "git", "objects", "pack");
 }
 
 /** Bytes of the store's pack files that are not links to your repository's (link count 1). */
-function privatePackBytes(): number {
-  const dir = storePackDir();
+function privatePackBytes(r: Repo): number {
+  const dir = storePackDir(r);
   return readdirSync(dir)
     .map((name) => statSync(path.join(dir, name)))
     .filter((s) => s.isFile() && s.nlink === 1)
@@ -50,9 +53,9 @@ describe("packs your git rewrites under the same name", () => {
     r.git("gc", "-q");
     r.write({ "a.txt": "a2\n" });
     snapshots.set(r.ok("snapshot", "-m", "two").id, "a2\n");
-    expect(privatePackBytes()).toBeLessThan(100_000);
+    expect(privatePackBytes(r)).toBeLessThan(100_000);
     r.ok("gc");
-    expect(privatePackBytes()).toBeLessThan(100_000);
+    expect(privatePackBytes(r)).toBeLessThan(100_000);
     for (let i = 1; i <= 5; i++) {
       r.write({ "a.txt": `v${i}\n` });
       snapshots.set(r.ok("snapshot", "-m", `s${i}`).id, `v${i}\n`);
@@ -94,5 +97,55 @@ describe("the size cap", () => {
     );
     const doctor = r.cli(["doctor", "--json"]).json;
     expect(doctor.problems.map((p: { code: string }) => p.code)).toEqual(["store-over-cap"]);
+  });
+});
+
+describe("packs your git deletes after writing their objects into a new pack", () => {
+  it("are freed by the next snapshot, and every snapshot restores after your prune", () => {
+    const r = makeRepo({ "a.txt": "a\n" });
+    r.write({ "big.bin": randomBytes(2_000_000) });
+    r.git("add", "-A");
+    r.git("commit", "-qm", "big");
+    r.git("gc", "-q");
+    const snapshots = new Map<string, string>();
+    for (let i = 1; i <= 3; i++) {
+      r.write({ "a.txt": `work ${i}\n` });
+      snapshots.set(r.ok("snapshot", "-m", `s${i}`).id, `work ${i}\n`);
+      // Your commit and git gc: a new pack, the old one deleted.
+      r.git("add", "-A");
+      r.git("commit", "-qm", `c${i}`);
+      r.git("gc", "-q");
+    }
+    expect(privatePackBytes(r)).toBeGreaterThan(2_000_000); // the last one, until the next capture
+    r.write({ "a.txt": "last\n" });
+    snapshots.set(r.ok("snapshot", "-m", "last").id, "last\n");
+    expect(privatePackBytes(r)).toBeLessThan(100_000);
+    r.git("gc", "-q", "--prune=now");
+    restoresAll(r, snapshots);
+  });
+
+  it("are kept while they hold objects your repository no longer has", () => {
+    const r = makeRepo({ "a.txt": "a\n" });
+    r.git("checkout", "-qb", "feature");
+    const only = randomBytes(500_000);
+    r.write({ "feat.bin": only, "a.txt": "on feature\n" });
+    r.git("add", "-A");
+    r.git("commit", "-qm", "feature");
+    r.git("gc", "-q");
+    const snap = r.ok("snapshot", "-m", "on feature").id;
+    r.git("checkout", "-q", "main");
+    r.git("branch", "-qD", "feature");
+    r.git("reflog", "expire", "--expire=now", "--all");
+    r.git("gc", "-q", "--prune=now");
+    r.write({ "a.txt": "next\n" });
+    r.ok("snapshot", "-m", "after your prune");
+    expect(privatePackBytes(r)).toBeGreaterThan(500_000);
+    r.ok("restore", snap);
+    expect(r.read("a.txt")).toBe("on feature\n");
+    expect(Buffer.compare(readFileSync(r.path("feat.bin")), only)).toBe(0);
+    r.ok("gc");
+    r.remove("feat.bin");
+    r.ok("restore", snap);
+    expect(Buffer.compare(readFileSync(r.path("feat.bin")), only)).toBe(0);
   });
 });
