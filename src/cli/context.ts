@@ -65,6 +65,8 @@ export function open(options: GlobalOptions): Promise<Workspace> {
 
 /** Parses a duration such as 7d, 12h, 30m, 2w or 45s into milliseconds. */
 export function parseDuration(text: string): number {
+  // Zero is zero in any unit: `--older-than 0` means the same as `0d`.
+  if (/^0+(\.0+)?$/.test(text.trim())) return 0;
   const match = /^(\d+(?:\.\d+)?)\s*(s|m|h|d|w)$/.exec(text.trim());
   if (!match) throw new GhostcommitError("usage", `not a duration: ${text} (use e.g. 7d, 12h, 30m)`);
   const unit = { s: 1, m: 60, h: 3600, d: 86400, w: 604800 }[match[2] as "s" | "m" | "h" | "d" | "w"];

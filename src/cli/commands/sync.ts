@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import type { FetchReport, PushReport } from "../../types.js";
 import { globalsOf, open, withGlobals } from "../context.js";
-import { color, formatBytes, formatCount, humanText, progress } from "../output.js";
+import { color, counted, formatBytes, humanText, progress } from "../output.js";
 import type { Action } from "../runner.js";
 
 /** push and fetch: snapshot history through git remotes. */
@@ -57,7 +57,7 @@ function describePush(report: PushReport): string {
   const lines =
     report.refs > 0
       ? [
-          `pushed to ${humanText(report.url)}: ${formatCount(report.sessions.length)} sessions, ${formatCount(report.snapshots.length)} snapshots (${formatBytes(report.bytes)})`,
+          `pushed to ${humanText(report.url)}: ${counted(report.sessions.length, "session")}, ${counted(report.snapshots.length, "snapshot")} (${formatBytes(report.bytes)})`,
         ]
       : report.unchanged.length + report.behind.length > 0
         ? [`${humanText(report.url)} is up to date`]
@@ -65,7 +65,7 @@ function describePush(report: PushReport): string {
             "nothing to push: no session was recorded in this workspace (--snapshots sends the snapshots of none)",
           ];
   for (const s of report.sessions)
-    lines.push(`  ${color.bold(humanText(s.session))}  ${s.status}, ${formatCount(s.turns)} turns`);
+    lines.push(`  ${color.bold(humanText(s.session))}  ${s.status}, ${counted(s.turns, "turn")}`);
   for (const s of report.behind)
     lines.push(`  ${color.yellow(humanText(s))}  the remote has later turns of it: fetch brings them`);
   return lines.join("\n");
@@ -73,10 +73,10 @@ function describePush(report: PushReport): string {
 
 function describeFetch(report: FetchReport): string {
   const lines = [
-    `fetched from ${humanText(report.url)}: ${formatCount(report.sessions.length)} sessions, ${formatCount(report.snapshots.length)} new snapshots (${formatBytes(report.bytes)})`,
+    `fetched from ${humanText(report.url)}: ${counted(report.sessions.length, "session")}, ${counted(report.snapshots.length, "new snapshot")} (${formatBytes(report.bytes)})`,
   ];
   for (const s of report.sessions)
-    lines.push(`  ${color.bold(humanText(s.session))}  ${s.status}, ${formatCount(s.turns)} turns`);
+    lines.push(`  ${color.bold(humanText(s.session))}  ${s.status}, ${counted(s.turns, "turn")}`);
   for (const c of report.conflicts)
     lines.push(`  ${color.yellow(humanText(c.session))}  not fetched: ${humanText(c.reason)}`);
   return lines.join("\n");
