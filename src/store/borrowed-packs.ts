@@ -1,4 +1,16 @@
-import { existsSync, linkSync, lstatSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  linkSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import path from "node:path";
 import { namesIn } from "../util/small-files.js";
 
@@ -33,6 +45,11 @@ export function relinkRewrittenPack(userPacks: string, ourPacks: string, base: s
   if (pairs.some((p) => !p.theirs || !p.ours)) return false;
   if (pairs.every((p) => p.theirs?.dev === p.ours?.dev && p.theirs?.ino === p.ours?.ino)) return true;
   if (pairs.some((p) => p.theirs?.size !== p.ours?.size)) return false;
+  // Older git named a pack after its object list, not its bytes: the same name may then hold
+  // other deltas at other offsets. Equal trailers (each file's checksum of its own bytes) prove
+  // the same bytes, so a crash between the two renames below pairs nothing mismatched.
+  if (!pairs.every((p) => tail(path.join(userPacks, p.name)).equals(tail(path.join(ourPacks, p.name)))))
+    return false;
   for (const { name } of pairs) {
     const target = path.join(ourPacks, name);
     // Not a name git reads as a pack (no .pack/.idx end), so a crash between the two calls leaves
@@ -48,6 +65,19 @@ export function relinkRewrittenPack(userPacks: string, ourPacks: string, base: s
     renameSync(temp, target);
   }
   return true;
+}
+
+/** A pack's or an index's last 40 bytes: its trailing checksum (and, for an index, its pack's). */
+function tail(file: string): Buffer {
+  const fd = openSync(file, "r");
+  try {
+    const size = fstatSync(fd).size;
+    const buffer = Buffer.alloc(Math.min(40, size));
+    readSync(fd, buffer, 0, buffer.length, size - buffer.length);
+    return buffer;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Index bytes a capture reads at most to prove a left-behind pack redundant (~140,000 objects, ~0.2 s once per repack of yours). */
