@@ -74,10 +74,12 @@ export async function resolveSessionWithTurns(
   agent?: string,
   /** How the surface names a session (`--session`; an MCP tool's `session` argument). */
   naming?: string,
+  /** Passed to `log` (`gone`: mark the turns whose snapshots are gone). */
+  logOptions?: { gone?: boolean },
 ): Promise<{ session: SessionHandle; turns: TurnRecord[]; ws: Workspace }> {
   if (agent !== undefined) ws = await agentsWorkspace(ws, given, agent);
   const session = await resolveSession(ws, given, naming);
-  const turns = await session.log();
+  const turns = await session.log(logOptions);
   if (given === undefined || given === "" || turns.length > 0) return { session, turns, ws };
   const hooks = await hookSessionDirs(given, ws.root);
   const [elsewhere] = hooks.length > 0 ? hooks : await workspacesAboveWith(ws, given);

@@ -1,6 +1,7 @@
 import { checkArgument, checkedOptions, isStringList } from "../errors.js";
 import type { StoreContext } from "../store/context.js";
 import { displayPath } from "../paths.js";
+import { goneSnapshots } from "../store/live-snapshots.js";
 import { isoFromMicros } from "../store/metadata.js";
 import type {
   RedoOptions,
@@ -100,8 +101,19 @@ export class Session implements SessionHandle {
     return (await this.ctx.journal.load()).redoStack.at(-1)?.turns ?? null;
   }
 
-  async log(): Promise<TurnRecord[]> {
-    return (await this.ctx.journal.load()).turns.map(toTurnRecord);
+  async log(options?: { gone?: boolean }): Promise<TurnRecord[]> {
+    const { gone } = checkedOptions(options, "log", { booleans: ["gone"] });
+    const turns = (await this.ctx.journal.load()).turns.map(toTurnRecord);
+    if (!gone) return turns;
+    // One listing of the store's refs for the whole session, not a lookup per turn.
+    // A store whose refs cannot be listed (damaged: doctor says how) leaves the turns unmarked:
+    // the log still reads, and a rewind says what is wrong.
+    const lost = await goneSnapshots(
+      this.ctx.engine.refs,
+      turns.flatMap((t) => (t.after ? [t.before, t.after] : [t.before])),
+    ).catch(() => new Set<string>());
+    for (const t of turns) if (lost.has(t.before) || (t.after !== null && lost.has(t.after))) t.gone = true;
+    return turns;
   }
 
   async openTurn(): Promise<string | null> {

@@ -230,22 +230,23 @@ export class SnapshotRefs {
    * the workspace's `store` setting changed), else null. Read from ref files; no git process.
    */
   async otherStoreHolding(id: string): Promise<StoreKind | null> {
-    const other: { kind: StoreKind; gitDir: string; prefix: string } | null =
-      this.kind === "repo"
-        ? { kind: "shadow", gitDir: this.paths.gitDir, prefix: SHADOW_SNAPSHOT_REFS }
-        : this.location.commonDir
-          ? {
-              kind: "repo",
-              gitDir: this.location.commonDir,
-              prefix: `refs/ghostcommit/${this.location.key}/snapshots/`,
-            }
-          : null;
+    const other = this.otherStore();
     if (!other) return null;
     const refName = `${other.prefix}${id}`;
     const loose = await readOptional(path.join(other.gitDir, ...refName.split("/")));
     if (loose?.toString("latin1").trim() === id) return other.kind;
     const packed = await readOptional(path.join(other.gitDir, "packed-refs"));
     return packed?.toString("latin1").includes(`\n${id} ${refName}\n`) ? other.kind : null;
+  }
+
+  /** The workspace's other store: its kind and where its snapshot refs are (null: it can have none). */
+  otherStore(): { kind: StoreKind; gitDir: string; prefix: string } | null {
+    if (this.kind === "repo")
+      return { kind: "shadow", gitDir: this.paths.gitDir, prefix: SHADOW_SNAPSHOT_REFS };
+    const { commonDir, key } = this.location;
+    return commonDir
+      ? { kind: "repo", gitDir: commonDir, prefix: `refs/ghostcommit/${key}/snapshots/` }
+      : null;
   }
 
   /** Finds a snapshot by full id or unique prefix of at least 7 hex digits. */

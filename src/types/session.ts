@@ -16,6 +16,11 @@ export interface TurnRecord {
   endedAt?: string;
   /** Changed paths the turn may not have changed itself (an interrupt, an overlapping session): rewinding them needs force. */
   uncertain?: string[];
+  /**
+   * Set (by `log({ gone: true })`) when a snapshot of the turn, before or after, is no longer in
+   * the store (expired by retention, or dropped): rewinding to it, or to an earlier turn, fails.
+   */
+  gone?: true;
 }
 
 export interface SessionSummary {
@@ -144,8 +149,8 @@ export interface SessionHandle {
   redo(options?: RedoOptions): Promise<RedoReport>;
   /** The turns the next `redo` brings back (null: nothing to redo); reads the journal only. */
   nextRedo(): Promise<string[] | null>;
-  /** Turns, oldest first. */
-  log(): Promise<TurnRecord[]>;
+  /** Turns, oldest first; with `gone`, those whose snapshots are gone say so (one read of the store's refs). */
+  log(options?: { gone?: boolean }): Promise<TurnRecord[]>;
   /** The id of the turn begun and not ended, or null. */
   openTurn(): Promise<string | null>;
 }

@@ -214,3 +214,76 @@ describe.runIf(hasScript)("the rewind picker on a terminal", () => {
     expect(r.ok("log")[0]).toMatchObject({ state: "done", rewoundPaths: ["new.txt"] });
   });
 });
+
+describe("turns whose snapshots are gone", () => {
+  /** Three turns of session s, then retention keeps only the two newest snapshots (turn 3's). */
+  function expiredTwo() {
+    const r = repo({ "a.txt": "a\n" });
+    for (const id of ["1", "2", "3"]) turn(r, "s", id, () => r.write({ [`f${id}.txt`]: `${id}\n` }));
+    expect(r.ok("gc", "--keep", "2").dropped).toHaveLength(4);
+    return r;
+  }
+
+  it("are marked gone by log, in its JSON and in its state column", () => {
+    const r = expiredTwo();
+    const turns = r.ok("log");
+    expect(turns.map((t: any) => [t.turn, t.state, t.gone])).toEqual([
+      ["1", "done", true],
+      ["2", "done", true],
+      ["3", "done", undefined],
+    ]);
+    const human = r.cli(["log"]);
+    expect(human.status).toBe(0);
+    const rows = human.stdout.split("\n").filter((l) => /^ {2}\d/.test(l));
+    expect(rows.map((l) => l.trim().split(/\s+/).slice(0, 2))).toEqual([
+      ["1", "gone"],
+      ["2", "gone"],
+      ["3", "done"],
+    ]);
+    expect(human.stdout).toMatch(/gone: the turn's snapshots expired or were dropped/);
+    // Rewinding to one still says why it cannot (the listing only says so first).
+    expect(r.cli(["rewind", "--to", "2", "--dry-run"]).stderr).toMatch(/before turn 2 .* is gone/);
+  });
+
+  it("are offered disabled, with the reason, a rewind to an earlier turn needing them too", () => {
+    const gone = (t: TurnRecord): TurnRecord => ({ ...t, gone: true });
+    const choices = turnChoices([
+      gone(record("1", "done", ["a"], "one")),
+      record("2", "done", ["a"], "two"),
+      gone(record("3", "done", ["a"], "three")),
+      record("4", "rewound", ["a"], "four"),
+      record("5", "done", ["a"], "five"),
+    ]);
+    expect(
+      choices.map((c) => [c.value, c.disabled ?? false, c.hint.startsWith("gone") ? c.hint : ""]),
+    ).toEqual([
+      ["5", false, ""],
+      ["3", true, "gone: its snapshots expired or were dropped"],
+      ["2", true, "gone: the snapshots of turn 3 expired or were dropped"],
+      ["1", true, "gone: its snapshots expired or were dropped"],
+    ]);
+  });
+
+  it.runIf(hasScript)("cannot be picked on a terminal: only the turn still rewindable is", async () => {
+    const r = expiredTwo();
+    const screen = await drive(r.dir, "rewind", [
+      [/before which turn/, "\x1b[B"], // down: past turn 3 only to what can be chosen
+      [/gone: its snapshots expired/, "\r"],
+      [/Rewind 1 turn/, "\r"],
+    ]);
+    expect(screen).toMatch(/2 · prompt 2 \(gone: its snapshots expired or were dropped\)/);
+    expect(screen).not.toMatch(/is gone/);
+    expect(r.ok("log").map((t: any) => t.state)).toEqual(["done", "done", "rewound"]);
+    expect([r.exists("f3.txt"), r.exists("f2.txt")]).toEqual([false, true]);
+  });
+
+  it("leave nothing to pick when the newest turn's are gone too", async () => {
+    const r = expiredTwo();
+    const [, , third] = r.ok("log");
+    expect(r.cli(["drop", third.after]).status).toBe(0);
+    expect(r.ok("log").every((t: any) => t.gone)).toBe(true);
+    if (!hasScript) return;
+    const screen = await drive(r.dir, "rewind", []);
+    expect(screen).toMatch(/no turn to rewind: the snapshots of every turn are gone/);
+  });
+});

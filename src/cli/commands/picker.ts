@@ -23,24 +23,29 @@ export interface TurnChoice {
   value: string;
   label: string;
   hint: string;
+  /** Shown, but not choosable: a snapshot the rewind needs is gone (the hint says whose). */
+  disabled?: boolean;
 }
 
 /**
  * The turns a rewind can go back to (not already rewound), newest first, each with its prompt
- * preview, when it began and how many files it changed. Pure.
+ * preview, when it began and how many files it changed. Pure. A rewind to a turn needs the
+ * snapshots of it and of every later turn: where one of them is gone (`gone`, see
+ * `log({ gone: true })`), the turn is offered disabled, saying so.
  */
 export function turnChoices(turns: TurnRecord[], now = Date.now()): TurnChoice[] {
+  let lost: TurnRecord | undefined; // the newest turn so far (newest first) whose snapshots are gone
   return turns
     .filter((t) => t.state !== "rewound")
     .reverse()
     .map((t) => {
+      if (t.gone && !lost) lost = t;
       const prompt = cutText(humanText(t.prompt), 60);
       const files = t.state === "open" ? "open" : nFiles(t.changed.length);
-      return {
-        value: t.turn,
-        label: `${humanText(t.turn)}${prompt ? ` · ${prompt}` : ""}`,
-        hint: `${age(t.startedAt, now)} · ${files}`,
-      };
+      const label = `${humanText(t.turn)}${prompt ? ` · ${prompt}` : ""}`;
+      if (!lost) return { value: t.turn, label, hint: `${age(t.startedAt, now)} · ${files}` };
+      const whose = t.gone ? "its snapshots" : `the snapshots of turn ${humanText(lost.turn)}`;
+      return { value: t.turn, label, hint: `gone: ${whose} expired or were dropped`, disabled: true };
     });
 }
 
@@ -71,9 +76,13 @@ export async function pickAndRewind(
 ): Promise<CommandOutput> {
   const nothing = (): CommandOutput => ({ json: null, human: () => "" });
   intro(`rewind session ${humanText(session.id)}`);
-  const choices = turnChoices(await session.log());
+  const choices = turnChoices(await session.log({ gone: true }));
   if (choices.length === 0) {
     cancel("no turn to rewind");
+    return nothing();
+  }
+  if (choices.every((c) => c.disabled)) {
+    cancel("no turn to rewind: the snapshots of every turn are gone (expired or dropped)");
     return nothing();
   }
   const to = await select({

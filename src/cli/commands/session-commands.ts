@@ -102,7 +102,14 @@ export function register(program: Command, run: Action): void {
       run(async (command) => {
         const options = command.opts() as { session?: string; agent?: string };
         const ws = await open(globalsOf(command));
-        const { session, turns } = await resolveSessionWithTurns(ws, options.session, options.agent);
+        const marked = { gone: true }; // turns whose snapshots are gone say so
+        const { session, turns } = await resolveSessionWithTurns(
+          ws,
+          options.session,
+          options.agent,
+          undefined,
+          marked,
+        );
         return { json: turns, human: () => describeLog(session.id, turns) };
       }),
     );
@@ -110,7 +117,7 @@ export function register(program: Command, run: Action): void {
   rewind.register(program, run);
 }
 
-const STATE_COLOR = { open: color.cyan, done: color.green, rewound: color.dim };
+const STATE_COLOR = { open: color.cyan, done: color.green, rewound: color.dim, gone: color.yellow };
 
 function describeLog(session: string, turns: TurnRecord[]): string {
   if (turns.length === 0) return `session ${humanText(session)} has no turns yet`;
@@ -119,7 +126,9 @@ function describeLog(session: string, turns: TurnRecord[]): string {
   const turnWidth = Math.max(...turns.map((t) => humanText(t.turn).length));
   const filesWidth = Math.max(...turns.map((t) => nFiles(t.changed.length).length));
   for (const t of turns) {
-    const state = STATE_COLOR[t.state](t.state.padEnd(7));
+    // A turn whose snapshots are gone looks like no other: rewinding to it can only fail.
+    const shownState = t.gone ? "gone" : t.state;
+    const state = STATE_COLOR[shownState](shownState.padEnd(7));
     const files = nFiles(t.changed.length).padEnd(filesWidth);
     const shown = humanText(t.turn);
     const turn = color.bold(shown) + " ".repeat(turnWidth - shown.length);
@@ -130,6 +139,8 @@ function describeLog(session: string, turns: TurnRecord[]): string {
       lines.push(color.dim(`        rewound only: ${shown}`));
     }
   }
+  if (turns.some((t) => t.gone))
+    lines.push(color.dim("gone: the turn's snapshots expired or were dropped; it can no longer be rewound"));
   return lines.join("\n");
 }
 
