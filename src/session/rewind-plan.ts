@@ -1,6 +1,7 @@
 import type { FileState } from "../git/trees.js";
 import type { RelPath } from "../paths.js";
 import { sameState } from "../git/tree-lookup.js";
+import type { RewindState, SessionState } from "./model.js";
 
 /**
  * Pure rules for rewind and redo: which turn decides each attributed path, which
@@ -64,6 +65,16 @@ export function leftByRewinds(
     for (const p of rewind.deleted) left.set(p, null);
   }
   return left;
+}
+
+/**
+ * The rewinds limited to some paths that no redo undid and whose put-back paths a turn still
+ * lists (`rewoundPaths`), oldest first. Not the redo stack: a new turn empties that, and the
+ * files such a rewind put back stay the session's doing.
+ */
+export function partialRewindsInEffect(state: SessionState): RewindState[] {
+  const listed = new Set(state.turns.flatMap((t) => [...t.rewoundPaths.keys()]));
+  return [...state.rewinds.values()].filter((r) => r.paths !== undefined && listed.has(r.id));
 }
 
 /** Only paths whose state must change become restore changes. */

@@ -26,6 +26,7 @@ import {
   leftByRewinds,
   newlyExcluded,
   originOf,
+  partialRewindsInEffect,
   type PathStates,
   type RewoundTurn,
   rewindOutcome,
@@ -130,8 +131,9 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
           turns.map((t) => t.changed),
           where,
         );
-      // Paths an earlier rewind of some paths put back are the session's doing, not someone else's.
-      const partial = leftByRewinds(state.redoStack.filter((r) => r.paths !== undefined));
+      // Paths an earlier rewind of some paths put back are the session's doing, not someone else's:
+      // every such rewind a turn still lists, also once a new turn has emptied the redo stack.
+      const partial = leftByRewinds(partialRewindsInEffect(state));
       if (!force && !dryRun) await precheck(ctx, lookup, turns, befores, afters, named, partial);
       const targets = new Map<RelPath, FileState | null>();
       let closed: { turn: string; changed: RelPath[] } | undefined;

@@ -56,6 +56,22 @@ describe("rewind of chosen paths", () => {
     expect(r.ok("log").map((t: any) => t.rewoundPaths)).toEqual([undefined, ["d/b.txt"]]);
   });
 
+  it("still counts the files a partial rewind put back as the session's own after a new turn empties the redo history", () => {
+    const r = repo({ "a.txt": "base\n", "b.txt": "base\n" });
+    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    turn(r, "s", "2", () => r.write({ "a.txt": "a2\n", "b.txt": "b2\n" }));
+    r.ok("rewind", "--to", "2", "a.txt"); // a.txt back to a1, b.txt stays b2
+    // An unrelated turn: the redo of the partial rewind is gone, its ownership of a.txt is not.
+    turn(r, "s", "3", () => r.write({ "c.txt": "c\n" }));
+    expect(r.ok("log").map((t: any) => t.rewoundPaths)).toEqual([undefined, ["a.txt"], undefined]);
+    const plan = r.cli(["rewind", "--to", "1", "--dry-run", "--json"]);
+    expect(plan.status, plan.stderr).toBe(0);
+    expect(plan.json).toMatchObject({ rewoundTurns: ["1", "2", "3"], written: ["a.txt", "b.txt"] });
+    expect(plan.json.overridden).toBeUndefined();
+    r.ok("rewind", "--to", "1");
+    expect([r.read("a.txt"), r.read("b.txt"), r.exists("c.txt")]).toEqual(["base\n", "base\n", false]);
+  });
+
   it("puts back a directory that the turn replaced by a file, naming a file below it", () => {
     const r = repo({ "d/x.txt": "x\n", "d/y.txt": "y\n", "other.txt": "o\n" });
     turn(r, "s", "1", () => {
