@@ -4,7 +4,7 @@ import { displayOutcome, runRestore } from "../restore/restore.js";
 import type { ExpectedRedo, RedoOptions, RedoReport } from "../types.js";
 import { conflictError, type SessionContext } from "./context.js";
 import { changesOf, conflictsOf, leftByRewinds, type PathStates } from "./rewind-plan.js";
-import { overwritten } from "./rewind-checks.js";
+import { otherFiles, overwritten } from "./rewind-checks.js";
 import { requireSnapshot } from "../store/snapshots.js";
 import { insideSparseCheckout } from "../restore/sparse-absent.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
@@ -24,7 +24,7 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
   const session = journal.session;
   const force = Boolean(options.force);
   const dryRun = Boolean(options.dryRun);
-  const expect = expectedRedo(options.expect);
+  const expect = expectedRedo(options.expect, "expect");
   engine.assertEnabled();
   return journal.locked(async () => {
     const state = await journal.load();
@@ -64,6 +64,11 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
         safetyMessage: `before redoing ${rewind.turns.length === 1 ? "turn" : "turns"} ${rewind.turns.join(", ")} of session ${session}`,
         guards: rewind.safety,
         session,
+        // As a rewind's: only the files shown are written, and only the conflicts shown overwritten.
+        beforeApply: async (steps) => {
+          const changes = expect ? otherFiles(expect, steps, overridden, "the rewind") : [];
+          if (changes.length > 0) throw otherPlan(session, `it would now ${changes.join(" and ")}`);
+        },
         target: async (currentTree) => {
           const states: PathStates[] = [];
           for (const p of paths) {
@@ -122,12 +127,23 @@ async function heldRedo(ctx: SessionContext, state: SessionState): Promise<Rewin
   return held.stack.at(-1);
 }
 
-/** `expect` checked as an `ExpectedRedo`; undefined when absent. */
-function expectedRedo(value: unknown): ExpectedRedo | undefined {
+/** `value` checked as an `ExpectedRedo` (named `name` in the error); undefined when absent. */
+export function expectedRedo(value: unknown, name: string): ExpectedRedo | undefined {
   if (value === undefined) return undefined;
-  const turns = (value as { restoredTurns?: unknown } | null)?.restoredTurns;
-  if (typeof value !== "object" || !isStringList(turns))
-    throw new GhostcommitError("usage", "expect must be {restoredTurns}: a list of strings");
+  const plan = value as Partial<Record<keyof ExpectedRedo, unknown>> | null;
+  const optional = (list: unknown) => list === undefined || isStringList(list);
+  const valid =
+    typeof value === "object" &&
+    plan !== null &&
+    isStringList(plan.restoredTurns) &&
+    optional(plan.written) &&
+    optional(plan.deleted) &&
+    optional(plan.overridden);
+  if (!valid)
+    throw new GhostcommitError(
+      "usage",
+      `${name} must be {restoredTurns, written?, deleted?, overridden?}: lists of strings`,
+    );
   return value as ExpectedRedo;
 }
 
@@ -139,9 +155,16 @@ function refuseOtherRedo(expected: ExpectedRedo | undefined, session: string, tu
   if (!expected) return;
   const shown = expected.restoredTurns;
   if (shown.length === turns.length && shown.every((t, i) => t === turns[i])) return;
-  throw new GhostcommitError(
+  throw otherPlan(
+    session,
+    `it would now bring back turns ${turns.join(", ")}, not ${shown.join(", ") || "none"}`,
+  );
+}
+
+function otherPlan(session: string, what: string): GhostcommitError {
+  return new GhostcommitError(
     "plan-changed",
-    `the redo is no longer the one shown: it would now bring back turns ${turns.join(", ")}, not ${shown.join(", ") || "none"}; nothing was changed`,
+    `the redo is no longer the one shown: ${what}; nothing was changed`,
     { session },
   );
 }

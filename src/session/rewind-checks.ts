@@ -100,36 +100,47 @@ export function refuseUnexpected(
   overridden: string[] = [],
 ): void {
   if (!expected) return;
-  const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
-  const sameSet = (wanted: string[] | undefined, kind: PlanStep["kind"]) =>
-    wanted === undefined ||
-    same(
-      [...wanted].sort(),
-      steps!
-        .filter((s) => s.kind === kind)
-        .map((s) => displayPath(s.path))
-        .sort(),
-    );
   const changes: string[] = [];
-  if (!same(expected.rewoundTurns, turns))
+  if (!sameList(expected.rewoundTurns, turns))
     changes.push(`rewind turns ${turns.join(", ")}, not ${expected.rewoundTurns.join(", ") || "none"}`);
-  if (steps && (!sameSet(expected.written, "write") || !sameSet(expected.deleted, "delete")))
-    changes.push("write or delete other files");
-  // A file edited after a forced preview would be overwritten unseen: "never silent" holds only
-  // for the conflicts the person was shown.
-  const overwrote = steps ? overwritten(overridden, stepPaths(steps)) : [];
-  if (steps && !same([...(expected.overridden ?? [])].sort(), overwrote.sort()))
-    changes.push(
-      overwrote.length > 0
-        ? `overwrite changes made since the turns to ${overwrote.join(", ")}`
-        : "overwrite no change made since the turns",
-    );
+  if (steps) changes.push(...otherFiles(expected, steps, overridden));
   if (changes.length === 0) return;
   throw new GhostcommitError(
     "plan-changed",
     `the rewind is no longer the one previewed: it would now ${changes.join(" and ")}; nothing was changed`,
     { session: where.session, turn: where.to },
   );
+}
+
+const sameList = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
+/**
+ * How a rewind's or redo's `steps` differ from the files the caller was shown: other files written
+ * or deleted, or other conflicts overwritten (`overridden`, a forced one's). A file edited after a
+ * forced preview would be overwritten unseen: "never silent" holds only for the conflicts the
+ * person was shown. Lists the caller left out are not compared; `overridden` left out is none.
+ */
+export function otherFiles(
+  expected: { written?: string[]; deleted?: string[]; overridden?: string[] },
+  steps: PlanStep[],
+  overridden: string[],
+  since = "the turns",
+): string[] {
+  const done = stepPaths(steps);
+  const sameSet = (wanted: string[] | undefined, now: string[]) =>
+    wanted === undefined || sameList([...wanted].sort(), [...now].sort());
+  const changes: string[] = [];
+  if (!sameSet(expected.written, done.written) || !sameSet(expected.deleted, done.deleted))
+    changes.push("write or delete other files");
+  const overwrote = overwritten(overridden, done);
+  if (!sameList([...(expected.overridden ?? [])].sort(), overwrote.sort()))
+    changes.push(
+      overwrote.length > 0
+        ? `overwrite changes made since ${since} to ${overwrote.join(", ")}`
+        : `overwrite no change made since ${since}`,
+    );
+  return changes;
 }
 
 /** `value` checked as an `ExpectedRewind` (named `name` in the error); undefined when absent. */

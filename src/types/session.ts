@@ -166,14 +166,24 @@ export interface RedoOptions {
   keepOpenTurn?: boolean;
   /**
    * The redo the user was shown (the turns it brings back, as `nextRedo` or a dry run's
-   * `restoredTurns` said): refused (`plan-changed`, nothing changed) when the session's last
-   * rewind is now another one, checked under the session's lock before anything changes.
+   * `restoredTurns` said, and optionally a dry run's files): refused (`plan-changed`, nothing
+   * changed) when the session's last rewind is now another one, checked under the session's lock
+   * before anything changes, or when it would now write, delete or overwrite other files, checked
+   * just before the first file changes.
    */
   expect?: ExpectedRedo;
 }
 
 export interface ExpectedRedo {
   restoredTurns: string[];
+  /** A dry run's files (left out: not compared), as for `ExpectedRewind`. */
+  written?: string[];
+  deleted?: string[];
+  /**
+   * The conflicts a forced redo was shown to overwrite (left out: none): a forced redo that would
+   * now overwrite others (a file edited after the refusal was shown) is refused, `plan-changed`.
+   */
+  overridden?: string[];
 }
 
 /** A rewind or redo, as the model should hear of it. */

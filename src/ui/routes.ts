@@ -1,7 +1,8 @@
 import { nodeCrypto } from "../util/crypto.js";
 import { statSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type ExpectedRedo, GhostcommitError, type Workspace } from "../index.js";
+import { GhostcommitError, type Workspace } from "../index.js";
+import { expectedRedo } from "../session/redo.js";
 import { expectedRewind } from "../session/rewind-checks.js";
 import { mapLimit } from "../util/pool.js";
 import { DiffCache, readTimeline } from "./timeline.js";
@@ -135,13 +136,16 @@ export class Routes {
           await this.rewind(await readBody(req), res);
           return true;
         case "POST /api/redo": {
-          // The page sends the turns it showed the redo bringing back ("Redo anyway" too): a
-          // rewind made or redone elsewhere since is refused (409 plan-changed), nothing changed.
+          // The page sends the turns it showed the redo bringing back, and "Redo anyway" the
+          // files and conflicts it showed: a rewind made or redone elsewhere since, or a file
+          // edited after the refusal, is refused (409 plan-changed), nothing changed.
           const body = await readBody(req);
-          const expect = body.shown === undefined ? {} : { expect: body.shown as ExpectedRedo };
-          const report = await this.ws
-            .session(stringField(body, "session"))
-            .redo({ force: body.force === true, ...expect });
+          const shown = expectedRedo(body.shown, "shown");
+          const report = await this.ws.session(stringField(body, "session")).redo({
+            force: body.force === true,
+            dryRun: body.dryRun === true,
+            ...(shown ? { expect: shown } : {}),
+          });
           sendJson(res, 200, report);
           return true;
         }

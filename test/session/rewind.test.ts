@@ -442,6 +442,42 @@ describe("a redo confirmed after it was shown (library `expect`, as the web time
   });
 });
 
+describe("a forced redo confirmed after its refusal was shown (library `expect`)", () => {
+  it("overwrites only the conflicts shown: a file edited after the refusal is refused, plan-changed, nothing changed", async () => {
+    const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
+    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "b.txt": "b1\n" }));
+    r.ok("rewind", "--session", "s", "--to", "1");
+    r.write({ "a.txt": "a person's edit\n" });
+    const session = (await openIn(sandbox, r.dir)).session("s");
+    expect((await session.redo().catch((e) => e)).code).toBe("conflict");
+    const plan = await session.redo({ force: true, dryRun: true });
+    expect([plan.written, plan.overridden]).toEqual([["a.txt", "b.txt"], ["a.txt"]]);
+    // "Redo anyway" was shown to overwrite a.txt; then the person edits b.txt.
+    r.write({ "b.txt": "typed after the refusal\n" });
+    const expected = {
+      restoredTurns: plan.restoredTurns,
+      written: plan.written,
+      deleted: plan.deleted,
+      overridden: plan.overridden,
+    };
+    const refused = await session.redo({ force: true, expect: expected }).catch((e) => e);
+    expect([refused.code, refused.message]).toEqual([
+      "plan-changed",
+      "the redo is no longer the one shown: it would now overwrite changes made since the rewind to a.txt, b.txt; nothing was changed",
+    ]);
+    // Only the turns, forced: `overridden` left out is none, so no conflict is overwritten unseen.
+    const turnsOnly = await session.redo({ force: true, expect: { restoredTurns: ["1"] } }).catch((e) => e);
+    expect(turnsOnly.code).toBe("plan-changed");
+    expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["a person's edit\n", "typed after the refusal\n"]);
+    expect(r.ok("log", "--session", "s").map((t: any) => t.state)).toEqual(["rewound"]);
+
+    const now = await session.redo({ force: true, dryRun: true });
+    const done = await session.redo({ force: true, expect: { ...now, overridden: now.overridden } });
+    expect(done.overridden).toEqual(["a.txt", "b.txt"]);
+    expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["a1\n", "b1\n"]);
+  });
+});
+
 describe("show of a rewind's safety snapshot", () => {
   it("names the session it guards and no made-up turn", () => {
     const r = repo({ "a.txt": "a0\n" });

@@ -304,6 +304,37 @@ describe("rewind and redo from the page", () => {
     await page.close();
   });
 
+  it("redoes anyway only over the conflicts it showed: a file edited after the refusal brings the refusal afresh", async () => {
+    const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
+    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "b.txt": "b1\n" }));
+    r.ok("rewind", "--session", "s", "--to", "1");
+    r.write({ "a.txt": "a person's edit\n" });
+    const server = await startUi(r);
+    servers.push(server);
+    const { page } = await openPage(server);
+    await page.locator('[data-session="s"] header').getByRole("button", { name: "Redo" }).click();
+    const refusal = page.locator('.panel.conflict[data-code="conflict"]');
+    await refusal.waitFor();
+    expect(await refusal.locator("ul.conflicts li").allTextContents()).toEqual(["a.txt"]);
+    expect(await refusal.locator("p").allTextContents()).toContain("Redoing anyway would write 2 files:");
+    expect(await refusal.locator("ul.written li").allTextContents()).toEqual(["a.txt", "b.txt"]);
+    // The person reads the refusal (a.txt only), edits b.txt, then presses the button.
+    r.write({ "b.txt": "typed after the refusal\n" });
+
+    await page.getByRole("button", { name: "Redo anyway" }).click();
+    await page.waitForSelector(".panel.conflict .notice");
+    expect(await refusal.locator(".notice").textContent()).toMatch(
+      /^Not redone: the redo is no longer the one shown: it would now overwrite changes made since the rewind to a\.txt, b\.txt/,
+    );
+    expect(await refusal.locator("ul.conflicts li").allTextContents()).toEqual(["a.txt", "b.txt"]);
+    expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["a person's edit\n", "typed after the refusal\n"]);
+
+    await page.getByRole("button", { name: "Redo anyway" }).click();
+    await poll(() => turnItem(page, "s", "1").locator(".state").textContent()).toBe("done");
+    expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["a1\n", "b1\n"]);
+    await page.close();
+  });
+
   it("shows the new preview instead of rewinding a turn that ended after the preview", async () => {
     const late = repo({ "a.txt": "a0\n" });
     turn(late, "t", "1", () => late.write({ "a.txt": "a1\n" }));

@@ -4,20 +4,23 @@ const { h, api, plural, setStatus } = await import(`./dom.js${new URL(import.met
 const pathList = (label, paths, kind) =>
   paths.length === 0 ? null : [h("p", {}, label), h("ul", { class: kind }, paths.map((p) => h("li", {}, p)))];
 
-/** A refusal (conflict or open turn): its message and paths, and an explicit way past it. */
-function refusal(el, body, anywayLabel, anyway, plan = null, notice = null) {
+const REWIND_WORDS = { not: "Not rewound", anyway: "Rewinding anyway would" };
+const REDO_WORDS = { not: "Not redone", anyway: "Redoing anyway would" };
+
+/** A refusal (conflict or open turn): its message and paths, what forcing would do, and an explicit way past it. */
+function refusal(el, body, anywayLabel, anyway, plan = null, notice = null, words = REWIND_WORDS) {
   const uncertain = body.uncertain ?? [];
   const edited = (body.conflicts ?? []).filter((p) => !uncertain.includes(p));
   el.replaceChildren(
     h(
       "div",
       { class: "panel conflict", "data-code": body.error.code },
-      notice ? h("p", { class: "notice" }, `Not rewound: ${notice}. This is what it would do now.`) : null,
+      notice ? h("p", { class: "notice" }, `${words.not}: ${notice}. This is what it would do now.`) : null,
       h("strong", {}, "Refused: "),
       body.error.message,
       pathList("Changed since the session last changed them:", edited, "conflicts"),
       pathList("May not be this session's work (no tool call reported the change, or another session's edited it too):", uncertain, "uncertain"),
-      plan ? planLists(plan, "Rewinding anyway would") : null,
+      plan ? planLists(plan, words.anyway) : null,
       h(
         "div",
         { class: "actions" },
@@ -94,23 +97,66 @@ export async function showRewind(el, session, turn, refresh, notice = null) {
   );
 }
 
+/** What a redo sends as `shown`: its turns, and the files and conflicts its dry run showed, if any. */
+const redoShown = (turns, plan) => ({
+  restoredTurns: turns ?? [],
+  ...(plan ? { written: plan.written, deleted: plan.deleted, overridden: plan.overridden ?? [] } : {}),
+});
+
+const redoPanel = () => document.querySelector(".plan") ?? document.getElementById("detail");
+
 /**
  * Undoes the session's last rewind, if it still brings back the `turns` shown (the server refuses
- * another, changing nothing, and the page shows the session afresh); a conflict offers "Redo anyway".
+ * another, changing nothing, and the page shows the session afresh); a conflict offers "Redo
+ * anyway", which overwrites only the conflicts it showed (`plan`, a forced dry run): a file
+ * edited since is refused too, and the refusal shown afresh.
  */
-export async function redo(session, turns, refresh, force = false) {
-  const shown = { restoredTurns: turns ?? [] };
+export async function redo(session, turns, refresh, force = false, plan = null) {
+  const shown = redoShown(turns, plan);
   const { status, body } = await api("/api/redo", { method: "POST", body: { session, force, shown } });
+  if (status === 409 && body.error.code === "plan-changed" && plan) return showRedo(session, turns, refresh, body.error.message);
   if (status === 409 && body.error.code === "plan-changed") {
     setStatus(`Not redone: ${body.error.message}. This is the session now.`);
     return refresh();
   }
-  if (status === 409 && body.error.code === "conflict") {
-    const el = document.querySelector(".plan") ?? document.getElementById("detail");
-    return refusal(el, body, "Redo anyway", () => redo(session, turns, refresh, true));
-  }
+  if (status === 409 && body.error.code === "conflict") return redoRefusal(session, turns, refresh, body);
   if (status !== 200) return setStatus(body?.error?.message ?? `redo failed (${status})`);
   const back = body.restoredTurns;
   setStatus(`redo: ${back.length === 1 ? "turn" : "turns"} ${back.join(", ")} of session ${session} ${back.length === 1 ? "is" : "are"} back`);
   await refresh();
+}
+
+/** A redo's conflict, with what "Redo anyway" would write, delete and overwrite (a forced dry run). */
+async function redoRefusal(session, turns, refresh, body, notice = null) {
+  const dryRun = { session, force: true, dryRun: true, shown: redoShown(turns) };
+  const forced = await api("/api/redo", { method: "POST", body: dryRun });
+  const plan = forced.status === 200 ? forced.body : null;
+  const anyway = () => redo(session, turns, refresh, true, plan);
+  refusal(redoPanel(), body, "Redo anyway", anyway, plan, notice, REDO_WORDS);
+}
+
+/** A "Redo anyway" refused because the files changed since it was shown: what the redo would do now. */
+async function showRedo(session, turns, refresh, notice) {
+  const { status, body } = await api("/api/redo", { method: "POST", body: { session, dryRun: true, shown: redoShown(turns) } });
+  if (status === 409 && body.error.code === "conflict") return redoRefusal(session, turns, refresh, body, notice);
+  if (status !== 200) {
+    setStatus(`Not redone: ${body?.error?.message ?? notice}. This is the session now.`);
+    return refresh();
+  }
+  const el = redoPanel();
+  el.replaceChildren(
+    h(
+      "div",
+      { class: "panel preview" },
+      h("p", { class: "notice" }, `Not redone: ${notice}. This is what it would do now.`),
+      h("strong", {}, `Redo turns ${body.restoredTurns.join(", ")}`),
+      planLists(body, "Will"),
+      h(
+        "div",
+        { class: "actions" },
+        h("button", { class: "primary redo", onclick: () => redo(session, turns, refresh, false, body) }, "Redo"),
+        h("button", { onclick: () => el.replaceChildren() }, "Cancel"),
+      ),
+    ),
+  );
 }
