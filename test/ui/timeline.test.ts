@@ -438,6 +438,42 @@ describe("a page left open while the command line redoes and rewinds", () => {
     await page.close();
   });
 
+  it("offers Redo in a rewound turn's pane only when the next redo brings that turn back, and names the turns", async () => {
+    const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
+    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    turn(r, "s", "2", () => r.write({ "a.txt": "a2\n" }));
+    turn(r, "s", "3", () => r.write({ "b.txt": "b3\n" }));
+    // Stacked rewinds: the next redo brings back turn 2, the one after it turn 3.
+    r.ok("rewind", "--session", "s", "--to", "3");
+    r.ok("rewind", "--session", "s", "--to", "2");
+    const server = await startUi(r);
+    servers.push(server);
+    const { page } = await openPage(server);
+    await turnItem(page, "s", "3").click();
+    await poll(() => page.locator("#detail h2").textContent()).toBe("Turn 3 · rewound");
+    expect(await page.locator("#detail button.redo").count()).toBe(0);
+    expect(await page.locator("#detail .redo-first").textContent()).toBe(
+      "Redo brings back turn 2 first (the session's last rewind); this turn comes back with a later redo.",
+    );
+    expect(await page.locator('[data-session="s"] header button.redo').textContent()).toBe("Redo turn 2");
+
+    await turnItem(page, "s", "2").click();
+    await poll(() => page.locator("#detail h2").textContent()).toBe("Turn 2 · rewound");
+    await page.locator("#detail").getByRole("button", { name: "Redo turn 2" }).click();
+    await poll(() => turnItem(page, "s", "2").locator(".state").textContent()).toBe("done");
+    expect([r.read("a.txt"), r.read("b.txt"), states(r)]).toEqual([
+      "a2\n",
+      "b0\n",
+      ["done", "done", "rewound"],
+    ]);
+
+    await turnItem(page, "s", "3").click();
+    await page.locator("#detail").getByRole("button", { name: "Redo turn 3" }).click();
+    await poll(() => turnItem(page, "s", "3").locator(".state").textContent()).toBe("done");
+    expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["a2\n", "b3\n"]);
+    await page.close();
+  });
+
   it("offers Redo after a rewind of chosen paths, whose turns stay done", async () => {
     const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
     turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "b.txt": "b1\n" }));

@@ -40,11 +40,25 @@ function snapshotItem(snapshot) {
   );
 }
 
-/** "Redo", naming the turns it brings back: the server redoes only those (see actions.js). */
+const turnsNamed = (turns) => `${turns.length === 1 ? "turn" : "turns"} ${turns.join(", ")}`;
+
+/** "Redo turn N", naming the turns it brings back on the button itself: the server redoes only those (see actions.js). */
 function redoButton(session) {
   const turns = session.redoTurns ?? [];
-  const title = `brings back ${turns.length === 1 ? "turn" : "turns"} ${turns.join(", ")}`;
-  return h("button", { class: "redo", title, onclick: () => redo(session.session, turns, reload) }, "Redo");
+  const title = `brings back ${turnsNamed(turns)}`;
+  return h("button", { class: "redo", title, onclick: () => redo(session.session, turns, reload) }, `Redo ${turnsNamed(turns)}`);
+}
+
+/**
+ * A rewound turn's way back: Redo only when the next redo brings this turn back; otherwise which
+ * redo comes first (rewinds stack: the last one is redone first), or why none will.
+ */
+function redoOfTurn(session, turn) {
+  const turns = session.redoable ? (session.redoTurns ?? []) : [];
+  if (turns.includes(turn.turn)) return redoButton(session);
+  if (turns.length > 0)
+    return h("p", { class: "muted redo-first" }, `Redo brings back ${turnsNamed(turns)} first (the session's last rewind); this turn comes back with a later redo.`);
+  return h("p", { class: "muted" }, "No redo brings this turn back: a later turn discarded the redo history.");
 }
 
 /** The timeline, and the open turn's pane with it (its state and buttons may have changed). */
@@ -135,7 +149,7 @@ async function select(key, focus = true) {
         "div",
         { class: "actions" },
         turn.state === "rewound"
-          ? session.redoable && redoButton(session)
+          ? redoOfTurn(session, turn)
           : h("button", { class: "rewind", onclick: () => showRewind(plan, session.session, turn.turn, refresh) }, "Rewind to before this turn"),
       ),
     ];
