@@ -335,6 +335,34 @@ describe("rewind and redo from the page", () => {
     await page.close();
   });
 
+  it("shows the turn's pane afresh after Confirm rewind and when its open turn ends", async () => {
+    const r = repo({ "a.txt": "a0\n" });
+    turn(r, "p", "1", () => r.write({ "a.txt": "a1\n" }));
+    r.ok("turn", "begin", "--session", "p", "--turn", "2", "--prompt", "prompt 2");
+    r.write({ "b.txt": "b2\n" });
+    const page = await rewindOnNewServer(r, "p", "1");
+    const detail = page.locator("#detail");
+    await page.waitForSelector('.panel.conflict[data-code="open-turn"]');
+    // The hook's stop arrives while the pane shows the open-turn refusal.
+    await turnItem(page, "p", "2").click();
+    await poll(() => detail.locator("h2").textContent()).toBe("Turn 2 · open");
+    await page.getByRole("button", { name: "Rewind to before this turn" }).click();
+    await page.waitForSelector('.panel.conflict[data-code="open-turn"]');
+    r.ok("turn", "end", "--session", "p", "--turn", "2");
+    await poll(() => detail.locator("h2").textContent()).toBe("Turn 2 · done");
+    expect(await detail.locator(".panel.conflict").count()).toBe(0);
+    expect(await detail.locator("p.muted").first().textContent()).not.toMatch(/still open/);
+
+    await page.getByRole("button", { name: "Rewind to before this turn" }).click();
+    await page.getByRole("button", { name: "Confirm rewind" }).click();
+    await poll(() => detail.locator("h2").textContent()).toBe("Turn 2 · rewound");
+    expect(await detail.locator(".panel.done").textContent()).toMatch(/^Rewound turns 2: /);
+    expect(await detail.locator("button.rewind").count()).toBe(0);
+    expect(await detail.locator("button.redo").textContent()).toBe("Redo turn 2");
+    expect(r.exists("b.txt")).toBe(false);
+    await page.close();
+  });
+
   it("shows the new preview instead of rewinding a turn that ended after the preview", async () => {
     const late = repo({ "a.txt": "a0\n" });
     turn(late, "t", "1", () => late.write({ "a.txt": "a1\n" }));

@@ -63,8 +63,15 @@ function redoOfTurn(session, turn) {
 
 /** The timeline, and the open turn's pane with it (its state and buttons may have changed). */
 async function reload() {
-  await refresh();
-  if (state.selected) await select(state.selected, false);
+  if (!(await refresh()) && state.selected) await select(state.selected, false);
+}
+
+/** What the selected turn's pane shows that the timeline can change: its state, its end, the session's redo. */
+function paneSignature() {
+  const picked = findSelected();
+  if (picked?.kind !== "turn") return "";
+  const { session, turn } = picked;
+  return JSON.stringify([turn.state, turn.after, session.redoable, session.redoTurns]);
 }
 
 function renderTimeline() {
@@ -126,7 +133,8 @@ function markSelected() {
   for (const el of timelineEl.querySelectorAll(".item")) el.classList.toggle("selected", el.dataset.key === state.selected);
 }
 
-async function select(key, focus = true) {
+/** Shows `key`'s pane; `kept` (a rewind's outcome) goes where its actions' panels go. */
+async function select(key, focus = true, kept = null) {
   state.selected = key;
   state.file = -1;
   markSelected();
@@ -162,7 +170,7 @@ async function select(key, focus = true) {
       h("p", { class: "muted" }, `${snapshot.kind} ${snapshot.id} · ${age(snapshot.createdAt)} · ${older ? "changes since the snapshot before it" : "the files now, against this snapshot"}`),
     ];
   }
-  const plan = h("div", { class: "plan" });
+  const plan = h("div", { class: "plan" }, kept);
   const diffEl = h("div", { class: "diff-pane" }, h("p", { class: "muted" }, "loading diff…"));
   detailEl.replaceChildren(...head, plan, diffEl);
   const seq = ++state.diffSeq;
@@ -180,14 +188,26 @@ function pickFile(i) {
   files[state.file].scrollIntoView({ block: "start" });
 }
 
+/**
+ * The timeline afresh; when the selected turn's state, end or redo changed (a rewind, the hook's
+ * stop, a redo elsewhere), its pane too, since its header, diff and buttons were of the old state:
+ * a preview or refusal panel goes with them, a rewind's outcome stays. True when it re-rendered the pane.
+ */
 async function refresh() {
   const { status, body, etag } = await api("/api/timeline", { etag: state.etag });
-  if (status === 304) return;
-  if (status !== 200) return setStatus(body?.error?.message ?? `timeline failed (${status})`);
+  if (status === 304) return false;
+  if (status !== 200) {
+    setStatus(body?.error?.message ?? `timeline failed (${status})`);
+    return false;
+  }
+  const before = paneSignature();
   state.timeline = body;
   state.etag = etag;
   renderTimeline();
   if (state.selected && !findSelected()) state.selected = null;
+  if (!state.selected || paneSignature() === before) return false;
+  await select(state.selected, false, detailEl.querySelector(".plan > .panel.done"));
+  return true;
 }
 
 timelineEl.addEventListener("click", (event) => {
