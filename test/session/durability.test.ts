@@ -71,7 +71,11 @@ describe("retention", () => {
 
   it("expires the oldest unprotected snapshots past the size cap", () => {
     const r = repo({ "f.txt": "0\n", ".ghostcommit.json": '{"maxStoreBytes": 1}\n' });
+    // Content only this snapshot holds: dropping it frees something (a cap that would free
+    // nothing drops nothing, see borrowed-pack-identity.test.ts).
+    r.write({ "draft.txt": "a draft no other snapshot holds\n" });
     const plain = r.ok("snapshot", "-m", "by hand").id;
+    r.remove("draft.txt");
     turn(r, "s", "1", () => r.write({ "f.txt": "1\n" }));
     const report = r.ok("gc");
     expect(report.dropped).toEqual([plain]);
