@@ -1,6 +1,7 @@
-import { closeSync, openSync, readSync, statSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import type * as Net from "node:net";
 import path from "node:path";
+import { fsmonitorToken } from "../git/index-file.js";
 import { shellQuote } from "../util/shell.js";
 import { lazyBuiltin } from "../util/lazy-builtin.js";
 import { trace } from "../util/trace.js";
@@ -93,42 +94,4 @@ async function ask(socket: string, request: unknown): Promise<BserValue> {
     });
     connection.on("end", () => done(null));
   });
-}
-
-/**
- * git's fsmonitor token in an index (its `FSMN` extension), found through the `EOIE` extension
- * git writes last when asked to (`index.recordEndOfIndexEntries`), so the entries are not read.
- */
-export function fsmonitorToken(indexFile: string): string | null {
-  let fd: number;
-  try {
-    fd = openSync(indexFile, "r");
-  } catch {
-    return null;
-  }
-  try {
-    const size = statSync(indexFile).size;
-    const read = (offset: number, length: number): Buffer | null => {
-      if (offset < 12 || offset + length > size - 20) return null;
-      const buffer = Buffer.alloc(length);
-      return readSync(fd, buffer, 0, length, offset) === length ? buffer : null;
-    };
-    const eoie = read(size - 20 - 32, 12);
-    if (eoie?.toString("latin1", 0, 4) !== "EOIE" || eoie.readUInt32BE(4) !== 24) return null;
-    for (let offset = eoie.readUInt32BE(8); offset < size - 20 - 32; ) {
-      const header = read(offset, 8);
-      if (!header) return null;
-      const length = header.readUInt32BE(4);
-      if (header.toString("latin1", 0, 4) === "FSMN") {
-        const data = read(offset + 8, Math.min(length, 4 + 256));
-        if (data?.readUInt32BE(0) !== 2) return null;
-        const end = data.indexOf(0, 4);
-        return end === -1 ? null : data.toString("utf8", 4, end);
-      }
-      offset += 8 + length;
-    }
-    return null;
-  } finally {
-    closeSync(fd);
-  }
 }

@@ -137,3 +137,41 @@ export async function fileIdentity(file: string): Promise<string | null> {
 export function identityOf(stat: BigIntStats | null): string | null {
   return stat && `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
 }
+
+/**
+ * git's fsmonitor token in an index (its `FSMN` extension), found through the end-of-entries
+ * record (`index.recordEndOfIndexEntries`), so the entries are not read; null without either.
+ */
+export function fsmonitorToken(file: string): string | null {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch {
+    return null;
+  }
+  try {
+    const { size } = fstatSync(fd);
+    const extensionsEnd = size - SHA1_BYTES - EOIE_BYTES;
+    const read = (position: number, length: number): Buffer | null => {
+      if (position < HEADER || position + length > size - SHA1_BYTES) return null;
+      const bytes = Buffer.alloc(length);
+      return readSync(fd, bytes, 0, length, position) === length ? bytes : null;
+    };
+    const eoie = read(extensionsEnd, EOIE_BYTES);
+    let offset = eoie ? entriesEnd(eoie, size) : null;
+    while (offset !== null && offset < extensionsEnd) {
+      const header = read(offset, 8);
+      if (!header) return null;
+      const length = header.readUInt32BE(4);
+      if (header.toString("latin1", 0, 4) === "FSMN") {
+        const data = read(offset + 8, Math.min(length, 4 + 256));
+        const end = data?.readUInt32BE(0) === 2 ? data.indexOf(0, 4) : -1;
+        return end === -1 ? null : data!.toString("utf8", 4, end);
+      }
+      offset += 8 + length;
+    }
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
