@@ -8,6 +8,7 @@ import type { StoredSnapshot } from "../store/store.js";
 import { linkBorrowedAhead, publishSnapshot, writeSnapshotCommit } from "../store/snapshots.js";
 import type { CaptureContext, Captured } from "./context.js";
 import { captureGit } from "./git-capture.js";
+import { discardStatusAhead } from "./status-ahead.js";
 import { HashCache } from "./hash-cache.js";
 import { capturePlain } from "./plain-capture.js";
 import { prepareStatusCacheBuild, startStatusCacheBuild } from "./status-cache.js";
@@ -29,7 +30,8 @@ export interface SnapshotExtras {
 export async function captureTree(store: StoreContext, cat: CatFile, includes: RelPath[]): Promise<Captured> {
   // A restore killed half-way may have left temp files in the workspace: remove them before
   // they could be captured (only those of dead processes; cheap when there are none).
-  await cleanLeftovers(store.paths, store.root, store.refs.objectsDir);
+  const leftovers = await cleanLeftovers(store.paths, store.root, store.refs.objectsDir);
+  if (leftovers.interrupted.length > 0) discardStatusAhead("a dead restore's temp files removed");
   const cache = new HashCache(store.paths.dir);
   await cache.load();
   const objectsFile = path.join(store.paths.dir, STORE_FILES.objectCache);

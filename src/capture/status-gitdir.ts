@@ -1,10 +1,11 @@
 import { fsError } from "../errors.js";
 import { randomHex } from "../util/crypto.js";
-import { promises as fs, mkdirSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { promises as fs, rmdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { readOptional } from "../git/repository.js";
 import { type StorePaths, writeFileAtomic } from "../store/layout.js";
 import { FSMONITOR_ANSWER_FILE } from "./fsmonitor-answer.js";
+import { discardStatusAhead, makeGitDir } from "./status-ahead.js";
 
 /**
  * The git directory a status runs from: a throw-away one per run, sharing the store's (its
@@ -20,21 +21,12 @@ export async function throwawayGitDir(
   paths: Pick<StorePaths, "tmpDir" | "gitDir">,
   head: string,
 ): Promise<string> {
-  const dir = path.join(paths.tmpDir, `gitdir-${process.pid}-${randomHex(4)}`);
   // Synchronously: seven thread-pool trips otherwise, just before status starts.
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return makeGitDir(paths.tmpDir, paths.gitDir, head, randomHex(4));
   } catch (error) {
     throw fsError(error, "create a temporary git directory in", paths.tmpDir);
   }
-  try {
-    writeFileSync(path.join(dir, "HEAD"), `${head}\n`, { mode: 0o600 });
-    writeFileSync(path.join(dir, "commondir"), `${paths.gitDir}\n`, { mode: 0o600 });
-  } catch (error) {
-    removeThrowawayGitDir(dir);
-    throw fsError(error, "write a temporary git directory", dir);
-  }
-  return dir;
 }
 
 /**
@@ -54,11 +46,15 @@ export function removeThrowawayGitDir(dir: string): void {
   }
 }
 
-/** Mirrors the user's `info/exclude` into the store so status ignores exactly what the user's git ignores. */
+/**
+ * Mirrors the user's `info/exclude` into the store so status ignores exactly what the user's git
+ * ignores. A status started ahead ran with the old copy: it is dropped when the copy changes.
+ */
 export async function syncExcludes(commonDir: string, storeGitDir: string): Promise<void> {
   const source = (await readOptional(path.join(commonDir, "info", "exclude"))) ?? Buffer.alloc(0);
   const target = path.join(storeGitDir, "info", "exclude");
   const current = await readOptional(target);
   if (current?.equals(source)) return;
+  discardStatusAhead("info/exclude changed");
   await writeFileAtomic(target, source, 0o600, false); // a copy, made again whenever it differs
 }

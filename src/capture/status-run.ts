@@ -1,26 +1,23 @@
-import { randomHex } from "../util/crypto.js";
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  promises as fs,
-  renameSync,
-  statSync,
-  utimesSync,
-} from "node:fs";
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import { runGit, splitNul } from "../git/exec.js";
 import { type StatusEntry, unreadableDirs } from "../git/status.js";
-import { indexChecksum, usesSplitIndex } from "../git/index-file.js";
 import { type RelPath, relBytes, relFromBytes } from "../paths.js";
-import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import { gitRunning, whenGitRuns } from "../util/detached.js";
 import { zlib } from "../util/zlib.js";
 import { removeThrowawayGitDir, throwawayGitDir } from "./status-gitdir.js";
 import { trace } from "../util/trace.js";
 import type { CaptureContext } from "./context.js";
 import { fsmonitorOptions } from "./fsmonitor.js";
-import { buildInBackground, buildInProgress, type DeferredBuild } from "./status-cache.js";
+import type { DeferredBuild } from "./status-cache.js";
+import { privateIndex } from "./private-index.js";
+import {
+  adoptStatusAhead,
+  aheadGitDir,
+  discardStatusAhead,
+  type StatusPlan,
+  saveStatusPlan,
+} from "./status-ahead.js";
 import { reconcileNestedRepos } from "./nested-check.js";
 import { parseSettingAside } from "./policy.js";
 import type { UserGitConfig } from "./conversion.js";
@@ -72,7 +69,11 @@ export async function runStatus(
   const privateCopy = deferred ? null : found;
   const copy = privateCopy?.file ?? null;
   const indexFile = copy ?? userIndex;
-  const tempGitDir = await throwawayGitDir(ctx.paths, head ?? "ref: refs/heads/ghostcommit-unborn");
+  const headLine = head ?? "ref: refs/heads/ghostcommit-unborn";
+  // A status started ahead ran against the copy as it was: not one made again just now.
+  if (!privateCopy?.reused) discardStatusAhead("the private index copy is made again");
+  const tempGitDir =
+    aheadGitDir(headLine, ctx.paths.tmpDir, ctx.paths.gitDir) ?? (await throwawayGitDir(ctx.paths, headLine));
   try {
     const config = [
       ...(userConfig.excludesFile === null ? [] : ["-c", `core.excludesFile=${userConfig.excludesFile}`]),
@@ -122,6 +123,23 @@ export async function runStatus(
       "--ignore-submodules=dirty",
     ];
     if (prefix !== "") args.push("--", relBytes(prefix).toString("utf8"));
+    // What the next command from this directory may start ahead: never a status that writes.
+    const plan: StatusPlan | null =
+      copy && fsmonitor.length === 0 && !options.buildCopy
+        ? {
+            from: process.cwd(),
+            cwd: worktreeRoot,
+            args,
+            env: { GIT_WORK_TREE: worktreeRoot, GIT_INDEX_FILE: copy, GIT_OPTIONAL_LOCKS: "0" },
+            head: headLine,
+            tmpDir: ctx.paths.tmpDir,
+            commonDir: ctx.paths.gitDir,
+            stampFile: privateCopy!.stampFile,
+          }
+        : null;
+    const ahead = plan && !persist ? adoptStatusAhead(plan) : null;
+    if (!ahead)
+      discardStatusAhead(persist ? "the private index copy is due to be written" : "another status");
     // A capture compresses only once status has answered: zlib's module loads, and its first
     // stream's one-time set-up (~1 ms, against ~0.1 ms for each later one) runs, while status does.
     whenGitRuns(() => void zlib().deflateSync(Buffer.alloc(0)));
@@ -129,7 +147,9 @@ export async function runStatus(
     let stdout: Buffer;
     let unreadable: RelPath[] = [];
     try {
-      const running = runGit(args, { cwd: worktreeRoot, env });
+      const running = ahead
+        ? ahead.then((early) => (early.code === 0 ? early : runGit(args, { cwd: worktreeRoot, env })))
+        : runGit(args, { cwd: worktreeRoot, env });
       options.spawned?.();
       // Its process, if it can wait for this one's end, starts now, while status runs; so do
       // those others that wait for it (a push after the turn).
@@ -139,6 +159,7 @@ export async function runStatus(
       stdout = done.stdout;
       unreadable = unreadableDirs(done.stderr);
       trace("capture: status done");
+      if (plan) saveStatusPlan(plan);
       if (persist) await privateCopy!.markPersisted(watch?.watchStarted ?? false).catch(() => {});
     } catch (error) {
       if (!copy) throw error;
@@ -191,108 +212,3 @@ export async function runStatus(
     removeThrowawayGitDir(tempGitDir);
   }
 }
-
-/**
- * The private index status runs against: a copy of the user's index, made again whenever the
- * user's git writes a new one (its checksum changes). Null for a split index, whose shared part
- * git looks for beside the user's index only: then status reads the user's index without writing.
- * "deferred" where a detached process is to make the copy (or is making it), unless `build`
- * (that process): status then also reads the user's index.
- */
-async function privateIndex(
-  storeDir: string,
-  userGitDir: string,
-  build: boolean,
-  ignoreCase: boolean,
-): Promise<PrivateIndex | "deferred" | null> {
-  if (usesSplitIndex(userGitDir)) return null;
-  const userIndex = path.join(userGitDir, "index");
-  const target = path.join(storeDir, STORE_FILES.statusIndex);
-  const stampFile = path.join(storeDir, STORE_FILES.statusIndexSource);
-  const checksum = await indexChecksum(userIndex);
-  const stamp = await readJson<IndexStamp | null>(stampFile, null);
-  const present = existsSync(target);
-  // Git's untracked cache does not record core.ignoreCase: a copy made under the other value
-  // would answer with the other value's verdicts, so it is made again.
-  const current =
-    stamp?.source === checksum &&
-    (stamp.ignoreCase ?? false) === ignoreCase &&
-    (present || checksum === null);
-  const writes = current && Number.isInteger(stamp?.writes) ? stamp!.writes! : 0;
-  const writtenAt = current && typeof stamp?.writtenAt === "number" ? stamp.writtenAt : 0;
-  const index: PrivateIndex = {
-    file: target,
-    due: (watchman, watchStarted) =>
-      watchStarted ||
-      writes < (watchman ? WATCHMAN_TOKEN_WRITES : 1) ||
-      Date.now() - writtenAt >= PERSIST_INTERVAL_MS,
-    markPersisted: (watchStarted) =>
-      writeFileAtomic(
-        stampFile,
-        JSON.stringify({
-          source: checksum,
-          ignoreCase,
-          writes: watchStarted ? 1 : writes + 1,
-          writtenAt: Date.now(),
-        } satisfies IndexStamp),
-        0o600,
-        false, // only timing: a lost update costs one more index write
-      ),
-  };
-  if (!build && (await buildInProgress(storeDir))) return "deferred";
-  if (current) return index;
-  if (!build && (await buildInBackground(userIndex))) return "deferred";
-  const temp = `${target}.tmp-${process.pid}-${randomHex(4)}`;
-  if (checksum === null) await fs.rm(target, { force: true });
-  else {
-    // The copy keeps (just under) the original's mtime: git treats entries modified at or after
-    // its index's mtime as "racily clean" and compares their content, and a fresh mtime would
-    // make it trust a same-size edit made within the file system's timestamp granularity.
-    // Synchronous: status waits for the copy, and each call's thread-pool round trip cost more
-    // than the call itself (the copy of a 10 MB index included).
-    const { mtimeMs, atime } = statSync(userIndex);
-    copyFileSync(userIndex, temp);
-    chmodSync(temp, 0o600); // private, as everything under the data home
-    utimesSync(temp, atime, new Date(Math.floor(mtimeMs) - 1));
-    renameSync(temp, target);
-  }
-  // Unflushed, like the copy: whatever index status reads, its answer is right (it compares the
-  // work tree with that index and the index with HEAD), and flushing this stamp would make the file
-  // system write out the fresh 10 MB copy first (~20 ms on 100k files).
-  await writeFileAtomic(
-    stampFile,
-    JSON.stringify({ source: checksum, ignoreCase } satisfies IndexStamp),
-    0o600,
-    false,
-  );
-  return index;
-}
-
-/** Which user index the private copy was made from, and when status last wrote it. */
-interface IndexStamp {
-  source: string | null;
-  /** The core.ignoreCase its untracked cache was made under (absent: false). */
-  ignoreCase?: boolean;
-  /** Statuses that wrote the copy since it was made (or, with Watchman, the watch began). */
-  writes?: number;
-  writtenAt?: number;
-}
-
-interface PrivateIndex {
-  file: string;
-  /** Whether status should write its caches into the copy this time. */
-  due: (watchman: boolean, watchStarted: boolean) => boolean;
-  markPersisted: (watchStarted: boolean) => Promise<void>;
-}
-
-/**
- * Status rewrites the whole copy (~60 ms for 100k files) whenever a cached directory changed
- * (a file created, deleted or renamed into it, as every restore does) or, with Watchman, to record
- * its new token. Rewriting it each time costs more than it saves: a status reads again only the
- * directories changed since the last write (a file whose stat changed but not its content is
- * hashed again), and Watchman answers from an older token with every file changed since. So
- * the copy is written by the first status after it was made (with Watchman the first two after
- * the watch began: git's first token is its own, the second Watchman's), then at most this often.
- */
-const PERSIST_INTERVAL_MS = 60_000;
-const WATCHMAN_TOKEN_WRITES = 2;

@@ -2,6 +2,7 @@ import { nodeCrypto } from "../util/crypto.js";
 import fs from "node:fs";
 import path from "node:path";
 import { dataHome } from "../config.js";
+import { ownedPrivately } from "../util/private-file.js";
 
 /**
  * V8's code cache for the command-line bundle: its compiled form, so a command skips parsing and
@@ -51,20 +52,15 @@ export function codeCacheFile(source: Buffer, built?: BuiltBundle): string {
   return path.join(dataHome(), "cache", `cli-${key}-${process.version}-${process.arch}.v8`);
 }
 
-/** Owned by this user and writable by no one else. */
-function trusted(stat: fs.Stats): boolean {
-  return stat.uid === process.getuid?.() && (stat.mode & 0o022) === 0;
-}
-
 /** The cache, or why there is none to use. */
 export function readCodeCache(file: string): CodeCache | "absent" | "untrusted" {
   let fd: number | undefined;
   try {
     const dir = fs.lstatSync(path.dirname(file));
-    if (!dir.isDirectory() || !trusted(dir)) return "untrusted";
+    if (!dir.isDirectory() || !ownedPrivately(dir)) return "untrusted";
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
     const stat = fs.fstatSync(fd);
-    if (!stat.isFile() || !trusted(stat)) return "untrusted";
+    if (!stat.isFile() || !ownedPrivately(stat)) return "untrusted";
     const bytes = fs.readFileSync(fd);
     return bytes.length > 1 ? { runs: bytes[0], data: bytes.subarray(1) } : "absent";
   } catch (error) {
@@ -90,7 +86,7 @@ export function writeCodeCache(file: string, cache: CodeCache): boolean {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") return false;
     }
     const stat = fs.lstatSync(dir);
-    if (!stat.isDirectory() || !trusted(stat)) return false;
+    if (!stat.isDirectory() || !ownedPrivately(stat)) return false;
     fs.writeFileSync(temp, Buffer.concat([Buffer.of(Math.min(cache.runs, 255)), cache.data]), {
       mode: 0o600,
       flag: "wx",

@@ -1,0 +1,133 @@
+import { chmodSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import type { Repo } from "../helpers/repo.js";
+import { fileSandbox, filesOf } from "../helpers/support.js";
+
+// A later snapshot's status is started by the command-line loader, before the bundle loads, from
+// the plan the last snapshot from the same directory left; the capture takes it only when it is
+// exactly the status it would start itself. These tests watch which happened through the trace
+// and check that every snapshot holds what is on disk either way.
+const { sandbox, repo: makeRepo } = fileSandbox();
+
+function snapshot(repo: Repo, cwd = repo.dir, env: NodeJS.ProcessEnv = {}) {
+  const result = sandbox.cli(cwd, ["snapshot", "--json"], undefined, { GHOSTCOMMIT_TRACE: "1", ...env });
+  expect(result.status, result.stderr).toBe(0);
+  const ahead = result.stderr
+    .split("\n")
+    .filter((line) => line.includes("status ahead:"))
+    .map((line) => line.replace(/^.*status ahead: /, ""));
+  return { id: JSON.parse(result.stdout).id as string, ahead };
+}
+
+/** The content of `rel` in snapshot `id`, read back by restoring it into the work tree. */
+function contentAt(repo: Repo, id: string, rel: string, cwd = repo.dir): string {
+  const restored = sandbox.cli(cwd, ["restore", id, "--json"]);
+  expect(restored.status, restored.stderr).toBe(0);
+  return repo.read(rel);
+}
+
+function storeTmp(): string[] {
+  const workspaces = path.join(sandbox.env.GHOSTCOMMIT_HOME!, "workspaces");
+  return readdirSync(workspaces).flatMap((ws) => readdirSync(path.join(workspaces, ws, "tmp")));
+}
+
+function planFiles(): string[] {
+  const cache = path.join(sandbox.env.GHOSTCOMMIT_HOME!, "cache");
+  return readdirSync(cache)
+    .filter((name) => name.startsWith("status-"))
+    .map((name) => path.join(cache, name));
+}
+
+describe("status started ahead of the bundle", () => {
+  it("a later snapshot takes it, and holds every edit, new file and deletion made since the last one", () => {
+    const repo = makeRepo({ "src/a.ts": "a1\n", "src/b.ts": "b1\n", "README.md": "readme\n" });
+    expect(snapshot(repo).ahead).toEqual([]); // no plan yet
+    snapshot(repo); // the private index copy's first write: nothing started ahead of a status that writes
+    repo.write({ "src/a.ts": "a2\n", "notes/new.txt": "new\n" });
+    repo.remove("src/b.ts");
+    const later = snapshot(repo);
+    expect(later.ahead).toEqual(["started", "adopted"]);
+    expect(filesOf(repo, later.id)).toEqual(["README.md", "notes/new.txt", "src/a.ts"]);
+    repo.write({ "src/a.ts": "a3\n" });
+    const again = snapshot(repo);
+    expect(again.ahead).toEqual(["started", "adopted"]);
+    expect(contentAt(repo, later.id, "src/a.ts")).toBe("a2\n");
+    expect(contentAt(repo, again.id, "src/a.ts")).toBe("a3\n");
+    expect(storeTmp()).toEqual([]); // its git directory was removed with the capture's
+  });
+
+  it("a restore's safety snapshot takes it too, and holds the edits the restore replaces", () => {
+    const repo = makeRepo({ "lib.ts": "l1\n" });
+    const target = snapshot(repo).id;
+    snapshot(repo);
+    repo.write({ "lib.ts": "unsaved work\n", "draft.md": "draft\n" });
+    const restored = sandbox.cli(repo.dir, ["restore", target, "--json"], undefined, {
+      GHOSTCOMMIT_TRACE: "1",
+    });
+    expect(restored.status, restored.stderr).toBe(0);
+    expect(restored.stderr).toContain("status ahead: adopted");
+    expect(repo.read("lib.ts")).toBe("l1\n");
+    expect(repo.exists("draft.md")).toBe(false);
+    const back = repo.cli(["restore", JSON.parse(restored.stdout).safety, "--json"]);
+    expect(back.status, back.stderr).toBe(0);
+    expect(repo.read("lib.ts")).toBe("unsaved work\n");
+    expect(repo.read("draft.md")).toBe("draft\n");
+  });
+
+  it("is dropped when HEAD moved, the user's index changed or info/exclude changed, and the snapshot is right", () => {
+    const repo = makeRepo({ "app.js": "v1\n" });
+    snapshot(repo);
+    snapshot(repo);
+    // A commit since, made without touching the index: the status started ahead compared
+    // against the old HEAD.
+    const commit = repo.git("commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", "empty").trim();
+    repo.git("update-ref", "HEAD", commit);
+    const afterCommit = snapshot(repo);
+    expect(repo.ok("show", afterCommit.id).parent).toBe(repo.git("rev-parse", "HEAD").trim());
+    expect(afterCommit.ahead).toEqual(["started", "discarded (HEAD moved)"]);
+
+    snapshot(repo); // the copy, made again for the new index, is written once
+    // A file staged since: the private index copy is made again.
+    repo.write({ "staged.txt": "s\n" });
+    repo.git("add", "staged.txt");
+    const afterAdd = snapshot(repo);
+    expect(filesOf(repo, afterAdd.id)).toEqual(["app.js", "staged.txt"]);
+    expect(afterAdd.ahead).toEqual(["started", "discarded (the private index copy is made again)"]);
+
+    snapshot(repo);
+    // The status started ahead listed secret.txt; the repository's exclude file now hides it.
+    repo.write({ "secret.txt": "token\n" });
+    snapshot(repo);
+    writeFileSync(repo.path(".git/info/exclude"), "secret.txt\n");
+    const afterExclude = snapshot(repo);
+    expect(filesOf(repo, afterExclude.id)).toEqual(["app.js", "staged.txt"]);
+    expect(afterExclude.ahead).toEqual(["started", "discarded (info/exclude changed)"]);
+    expect(storeTmp()).toEqual([]);
+  });
+
+  it("each directory has its own plan; a plan others may write is never run; it can be turned off", () => {
+    const others = planFiles();
+    const repo = makeRepo({ "src/main.ts": "m1\n", "top.txt": "t\n" });
+    const src = repo.path("src");
+    snapshot(repo, src);
+    snapshot(repo, src);
+    repo.write({ "src/main.ts": "m2\n" });
+    const fromSrc = snapshot(repo, src);
+    expect(fromSrc.ahead).toEqual(["started", "adopted"]);
+    expect(contentAt(repo, fromSrc.id, "src/main.ts", src)).toBe("m2\n");
+
+    const mine = planFiles().filter((file) => !others.includes(file));
+    expect(mine).toHaveLength(1);
+    chmodSync(mine[0], 0o666);
+    repo.write({ "src/main.ts": "m3\n" });
+    const untrusted = snapshot(repo, src);
+    expect(untrusted.ahead).toEqual([]);
+    expect(contentAt(repo, untrusted.id, "src/main.ts", src)).toBe("m3\n");
+
+    const off = snapshot(repo, src, { GHOSTCOMMIT_NO_STATUS_AHEAD: "1" });
+    expect(off.ahead).toEqual([]);
+    // The plan names a program's arguments: a file others may write is replaced, never run.
+    expect(statSync(mine[0]).mode & 0o077).toBe(0);
+  });
+});
