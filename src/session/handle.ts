@@ -15,7 +15,7 @@ import type {
   TurnRecord,
 } from "../types.js";
 import { type SessionContext, sessionContext } from "./context.js";
-import { readAllJournals } from "./journal.js";
+import { latestJournal, readAllJournals } from "./journal.js";
 import { openTurnOf, type SessionState, type TurnState } from "./model.js";
 import { redoSession } from "./redo.js";
 import { readOrigins } from "./remote-sessions.js";
@@ -167,5 +167,5 @@ export async function listSessions(engine: StoreContext): Promise<SessionSummary
 
 /** The most recently active session's id, or null when there is none. */
 export async function latestSessionId(engine: StoreContext): Promise<string | null> {
-  return (await readAllJournals(engine.paths.sessionsDir))[0]?.session ?? null;
+  return (await latestJournal(engine.paths.sessionsDir))?.session ?? null;
 }

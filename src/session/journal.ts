@@ -113,6 +113,45 @@ export async function readJournal(
   return { state: foldJournal(session, records), mtimeMs };
 }
 
+/** The journal files in `dir` (`.jsonl`) with their modification times, most recently modified first. */
+export function journalFiles(dir: string): { file: string; mtimeMs: number }[] {
+  const out: { file: string; mtimeMs: number }[] = [];
+  for (const name of namesIn(dir)) {
+    if (!name.endsWith(".jsonl")) continue;
+    const file = path.join(dir, name);
+    try {
+      out.push({ file, mtimeMs: statSync(file).mtimeMs });
+    } catch {
+      // removed meanwhile (gc forgot it): not a session any more
+    }
+  }
+  return out.sort((a, b) => b.mtimeMs - a.mtimeMs);
+}
+
+/**
+ * Slack for file systems whose times are coarse (whole or even seconds): a journal modified this
+ * much before another's last record may still hold a later one.
+ */
+const MTIME_SLACK_MS = 2000;
+
+/**
+ * The most recently active session (as `readAllJournals` orders them), reading journals newest
+ * modified first and only while one could be newer: a record is stamped before its write, so a
+ * journal last modified before the best one's last record holds none later. With months of
+ * conversations this reads one or two journals, not all of them.
+ */
+export async function latestJournal(dir: string): Promise<SessionState | null> {
+  let best: { state: SessionState; mtimeMs: number } | null = null;
+  for (const { file, mtimeMs } of journalFiles(dir)) {
+    if (best && mtimeMs + MTIME_SLACK_MS < best.state.updatedAt / 1000) break;
+    const journal = await readJournal(file);
+    if (!journal) continue;
+    const [a, b] = [journal.state.updatedAt, best?.state.updatedAt ?? -1];
+    if (!best || a > b || (a === b && journal.mtimeMs > best.mtimeMs)) best = journal;
+  }
+  return best?.state ?? null;
+}
+
 /** Every session journal in the store, most recently active first. */
 export async function readAllJournals(dir: string): Promise<SessionState[]> {
   const names = namesIn(dir);

@@ -1,0 +1,34 @@
+import { createHash } from "node:crypto";
+import { utimesSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { storeDir } from "../hardening/helpers.js";
+import type { Repo } from "../helpers/repo.js";
+import { sessionSandbox, turn } from "./support.js";
+
+const { sandbox, repo } = sessionSandbox();
+
+function journalOf(r: Repo, session: string): string {
+  const name = createHash("sha256").update(session).digest("hex").slice(0, 32);
+  return path.join(storeDir(sandbox, r.dir), "sessions", `${name}.jsonl`);
+}
+
+const sessionsOf = (r: Repo) => (r.ok("sessions") as { session: string }[]).map((s) => s.session);
+
+describe("the latest session", () => {
+  it("is the one used last, whatever the order of the journals on disk or of their mtimes", () => {
+    const r = repo({ "a.txt": "0\n" });
+    for (const session of ["zulu", "alpha", "mike", "kilo"]) {
+      turn(r, session, "1", () => r.write({ [`${session}.txt`]: "1\n" }));
+    }
+    turn(r, "alpha", "2", () => r.write({ "alpha.txt": "2\n" }));
+    expect(r.ok("log").map((t: { prompt: string; turn: string }) => t.turn)).toEqual(["1", "2"]);
+    expect(sessionsOf(r)[0]).toBe("alpha");
+    // A journal touched later without a newer record (copied back, say) does not make its session the latest.
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(journalOf(r, "mike"), later, later);
+    expect(r.ok("log").map((t: { changed: string[] }) => t.changed)).toEqual([["alpha.txt"], ["alpha.txt"]]);
+    // The redo without --session resolves the same one.
+    expect(r.cli(["redo"]).stderr).toContain("session alpha");
+  });
+});
