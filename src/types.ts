@@ -120,6 +120,11 @@ export interface GcReport {
    * kept (protected ones, or `unprotectedLeft` whose drop would free nothing), so no more went.
    */
   overCap?: { maxBytes: number; unprotectedLeft: number };
+  /**
+   * Sessions forgotten (their journals removed): every snapshot they named is gone, and they were
+   * last active longer ago than `retentionDays`.
+   */
+  forgottenSessions: number;
 }
 
 /** What `doctor` can find wrong. */

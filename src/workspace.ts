@@ -11,7 +11,6 @@ import { displayOutcome } from "./restore/restore.js";
 import { restoreSnapshot } from "./restore/restore-snapshot.js";
 import { diffEntries, diffTreesText } from "./restore/tree-diff.js";
 import { dropSnapshots, toSnapshot, toSummary } from "./store/snapshots.js";
-import { collectGarbage } from "./maintenance/gc.js";
 import { type DoctorCheck, runDoctor } from "./maintenance/doctor.js";
 import { layerChecks } from "./maintenance/checks.js";
 import { PushAfterTurn } from "./session/auto-push.js";
@@ -20,7 +19,7 @@ import { pushWorkspace } from "./session/push.js";
 import {
   maybeRunRetention,
   prepareRetention,
-  protectedSnapshots,
+  collectAndForget,
   manualPolicy,
 } from "./maintenance/retention.js";
 import type { WorkerAfterCommand } from "./util/detached.js";
@@ -216,9 +215,9 @@ export class Workspace {
   async gc(given?: GcOptions): Promise<GcReport> {
     const options = checkedOptions(given, "gc", {});
     // No store (never enabled, or nothing ever taken while enabled): nothing to collect, nothing to create.
-    if (!existsSync(this.engine.paths.dir)) return { dropped: [], kept: [], bytesBefore: 0, bytesAfter: 0 };
-    const policy = manualPolicy(this.engine.settings, options);
-    return collectGarbage(this.engine, policy, (snapshots) => protectedSnapshots(this.engine, snapshots));
+    if (!existsSync(this.engine.paths.dir))
+      return { dropped: [], kept: [], bytesBefore: 0, bytesAfter: 0, forgottenSessions: 0 };
+    return collectAndForget(this.engine, manualPolicy(this.engine.settings, options));
   }
 
   /** Checks git, the store and leftovers of interrupted runs (plus `checks` of the layers above). */

@@ -3,9 +3,10 @@ import path from "node:path";
 import { startWorkerNow, WorkerAfterCommand, type WorkerSpec } from "../util/detached.js";
 import type { Settings } from "../config.js";
 import { GhostcommitError } from "../errors.js";
-import type { GcOptions } from "../types.js";
+import type { GcOptions, GcReport } from "../types.js";
 import type { StoreContext } from "../store/context.js";
-import { collectGarbage, type GcOutcome, type GcPolicy, type Protected } from "./gc.js";
+import { collectGarbage, type GcPolicy, type Protected } from "./gc.js";
+import { forgetExpiredSessions } from "../session/forget.js";
 import { readAllJournals } from "../session/journal.js";
 import { openTurnOf } from "../session/model.js";
 import { STORE_FILES, readJson, writeFileAtomic } from "../store/layout.js";
@@ -69,9 +70,24 @@ export function manualPolicy(settings: Settings, options: GcOptions): GcPolicy {
   return policy;
 }
 
+/**
+ * Expires snapshots by `policy`, then forgets the sessions nothing is left of that were last
+ * active before `retentionDays` (whatever `policy` says: `--older-than` tightens what snapshots
+ * expire, not how long a conversation is remembered).
+ */
+export async function collectAndForget(engine: StoreContext, policy: GcPolicy): Promise<GcReport> {
+  const outcome = await collectGarbage(engine, policy, (s) => protectedSnapshots(engine, s));
+  // After the gc lock is let go: each journal is removed under its own session's lock.
+  const forgottenSessions = await forgetExpiredSessions(
+    engine,
+    retentionPolicy(engine.settings).olderThan ?? 0,
+  );
+  return { ...outcome, forgottenSessions };
+}
+
 /** Runs the retention policy now (what `gc` without flags does). */
-export function runRetention(engine: StoreContext): Promise<GcOutcome> {
-  return collectGarbage(engine, retentionPolicy(engine.settings), (s) => protectedSnapshots(engine, s));
+export function runRetention(engine: StoreContext): Promise<GcReport> {
+  return collectAndForget(engine, retentionPolicy(engine.settings));
 }
 
 /**

@@ -391,7 +391,13 @@ describe("scope and settings", () => {
     const before = existsSync(workspaces) ? readdirSync(workspaces).length : 0;
     r.cli(["snapshot"]);
     expect(r.ok("list")).toEqual([]);
-    expect(r.ok("gc")).toEqual({ dropped: [], kept: [], bytesBefore: 0, bytesAfter: 0 });
+    expect(r.ok("gc")).toEqual({
+      dropped: [],
+      kept: [],
+      bytesBefore: 0,
+      bytesAfter: 0,
+      forgottenSessions: 0,
+    });
     expect(existsSync(workspaces) ? readdirSync(workspaces).length : 0).toBe(before);
   });
 });

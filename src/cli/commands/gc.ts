@@ -24,6 +24,9 @@ export function register(program: Command, run: Action): void {
             [
               `dropped ${counted(report.dropped.length, "snapshot")}, kept ${formatCount(report.kept.length)}; store ${formatBytes(report.bytesBefore)} → ${formatBytes(report.bytesAfter)}`,
               ...(report.overCap ? [overCapNote(report.overCap)] : []),
+              ...(report.forgottenSessions > 0
+                ? [`forgot ${counted(report.forgottenSessions, "session")} whose snapshots had all expired`]
+                : []),
             ].join("\n"),
         };
       }),
