@@ -12,7 +12,7 @@ import path from "node:path";
 import { indexChecksum, usesSplitIndex } from "../git/index-file.js";
 import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import { buildInBackground, buildInProgress } from "./status-cache.js";
-import { type IndexStamp, persistDue } from "./status-ahead.js";
+import { type IndexStamp, persistDue } from "./status-plan.js";
 
 /**
  * The private index status runs against: a copy of the user's index, made again whenever the

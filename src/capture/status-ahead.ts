@@ -1,11 +1,19 @@
 import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { dataHome } from "../config.js";
 import { baseGitEnv } from "../git/git-env.js";
 import { childProcess } from "../util/child-process.js";
-import { ownedPrivately } from "../util/private-file.js";
 import { trace } from "../util/trace.js";
+import {
+  persistDue,
+  readPlanFor,
+  readStamp,
+  type StatusPlan,
+  trailingChecksum,
+  writePlan,
+} from "./status-plan.js";
+
+export { type IndexStamp, persistDue, type StatusPlan } from "./status-plan.js";
 
 /**
  * A later snapshot's status, started by the command-line loader before the bundle is even read.
@@ -23,21 +31,6 @@ import { trace } from "../util/trace.js";
 
 /** Any non-empty value turns starting status ahead off. */
 export const STATUS_AHEAD_OFF = "GHOSTCOMMIT_NO_STATUS_AHEAD";
-
-export interface StatusPlan {
-  /** The directory the command ran in: the plan file is named after it. */
-  from: string;
-  /** Where status runs (the work tree's root), with what and under which extra environment. */
-  cwd: string;
-  args: string[];
-  env: Record<string, string>;
-  /** The throw-away git directory's HEAD line, and where it is made and what it shares. */
-  head: string;
-  tmpDir: string;
-  commonDir: string;
-  /** The private index copy's stamp (see `persistDue`). */
-  stampFile: string;
-}
 
 interface Ahead {
   plan: StatusPlan;
@@ -61,38 +54,6 @@ interface Slot {
 }
 const SLOT = Symbol.for("ghostcommit.statusAhead");
 const slot = (): Slot | undefined => (globalThis as { [SLOT]?: Slot })[SLOT];
-
-/**
- * Status rewrites the whole private index copy (~60 ms for 100k files) whenever a cached directory
- * changed (a file created, deleted or renamed into it, as every restore does) or, with Watchman, to
- * record its new token. Rewriting it each time costs more than it saves: a status reads again only
- * the directories changed since the last write (a file whose stat changed but not its content is
- * hashed again), and Watchman answers from an older token with every file changed since. So
- * the copy is written by the first status after it was made (with Watchman the first two after
- * the watch began: git's first token is its own, the second Watchman's), then at most this often.
- */
-const PERSIST_INTERVAL_MS = 60_000;
-const WATCHMAN_TOKEN_WRITES = 2;
-
-export interface IndexStamp {
-  source: string | null;
-  /** The core.ignoreCase its untracked cache was made under (absent: false). */
-  ignoreCase?: boolean;
-  /** Statuses that wrote the copy since it was made (or, with Watchman, the watch began). */
-  writes?: number;
-  writtenAt?: number;
-}
-
-/** Whether the next status should write its caches into the private copy. */
-export function persistDue(stamp: IndexStamp | null, watchman: boolean, watchStarted: boolean): boolean {
-  const writes = Number.isInteger(stamp?.writes) ? stamp!.writes! : 0;
-  const writtenAt = typeof stamp?.writtenAt === "number" ? stamp.writtenAt : 0;
-  return (
-    watchStarted ||
-    writes < (watchman ? WATCHMAN_TOKEN_WRITES : 1) ||
-    Date.now() - writtenAt >= PERSIST_INTERVAL_MS
-  );
-}
 
 /** Makes a throw-away git directory sharing `commonDir`, with `head` as its HEAD. */
 export function makeGitDir(
@@ -123,10 +84,13 @@ export function startStatusAhead(): void {
   (globalThis as { [SLOT]?: Slot })[SLOT] = state;
   if (!state.offered) return;
   try {
-    const plan = readPlan(planFile(process.cwd()));
-    if (!plan || plan.from !== process.cwd()) return;
+    const plan = readPlanFor(process.cwd());
+    if (!plan) return;
     state.plan = plan;
-    if (persistDue(readStamp(plan.stampFile), false, false)) return;
+    // The capture would make the copy again (your git wrote a new index) or write it: it would
+    // not take this status.
+    const stamp = readStamp(plan.stampFile);
+    if (stamp?.source !== trailingChecksum(plan.userIndex) || persistDue(stamp, false, false)) return;
     const suffix = `${process.hrtime.bigint().toString(16).slice(-8)}a`;
     // Not `recursive`: a store removed since the plan was written is not made again.
     const gitDir = makeGitDir(plan.tmpDir, plan.commonDir, plan.head, suffix, false);
@@ -215,65 +179,5 @@ export function saveStatusPlan(plan: StatusPlan): void {
   if (!state?.offered || plan.from !== process.cwd()) return;
   if (state.plan && JSON.stringify(state.plan) === JSON.stringify(plan)) return;
   state.plan = plan;
-  const file = planFile(plan.from);
-  const temp = `${file}.${process.pid}.tmp`;
-  try {
-    const dir = path.dirname(file);
-    // Beside the code cache; like it, never the data home itself: a command that stored nothing
-    // leaves nothing behind.
-    if (fs.existsSync(path.dirname(dir))) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    if (!trustedDir(dir)) return;
-    fs.writeFileSync(temp, JSON.stringify(plan), { mode: 0o600, flag: "wx" });
-    fs.renameSync(temp, file);
-  } catch {
-    fs.rmSync(temp, { force: true });
-  }
-}
-
-/** The plan's file: in the code cache's directory, named after the directory a command runs in. */
-function planFile(from: string): string {
-  return path.join(dataHome(), "cache", `status-${fnv(from, 0x811c9dc5)}${fnv(from, 0x050c5d1f)}.json`);
-}
-
-function fnv(text: string, seed: number): string {
-  let hash = seed;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return (hash >>> 0).toString(16).padStart(8, "0");
-}
-
-function trustedDir(dir: string): boolean {
-  const stat = fs.lstatSync(dir);
-  return stat.isDirectory() && ownedPrivately(stat);
-}
-
-function readPlan(file: string): StatusPlan | null {
-  if (!process.getuid || !trustedDir(path.dirname(file))) return null;
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile() || !ownedPrivately(stat)) return null;
-    const plan = JSON.parse(fs.readFileSync(fd, "utf8")) as StatusPlan;
-    const strings = (values: unknown[]) => values.every((value) => typeof value === "string");
-    const shaped =
-      strings([plan.from, plan.cwd, plan.head, plan.tmpDir, plan.commonDir, plan.stampFile]) &&
-      Array.isArray(plan.args) &&
-      strings(plan.args) &&
-      typeof plan.env === "object" &&
-      plan.env !== null &&
-      strings(Object.values(plan.env));
-    return shaped ? plan : null;
-  } catch {
-    return null;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
-}
-
-function readStamp(file: string): IndexStamp | null {
-  try {
-    return JSON.parse(fs.readFileSync(file, "utf8")) as IndexStamp;
-  } catch {
-    return null;
-  }
+  writePlan(plan);
 }

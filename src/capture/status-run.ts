@@ -135,6 +135,7 @@ export async function runStatus(
             tmpDir: ctx.paths.tmpDir,
             commonDir: ctx.paths.gitDir,
             stampFile: privateCopy!.stampFile,
+            userIndex,
           }
         : null;
     const ahead = plan && !persist ? adoptStatusAhead(plan) : null;
