@@ -30,6 +30,7 @@ const STATIC_FILES: Record<string, string> = {
   "/dom.js": "dom.js",
   "/diff.js": "diff.js",
   "/actions.js": "actions.js",
+  "/keys.js": "keys.js",
 };
 
 const CONTENT_TYPES: Record<string, string> = {

@@ -4,6 +4,29 @@ const { h, api, plural, setStatus } = await import(`./dom.js${new URL(import.met
 const pathList = (label, paths, kind) =>
   paths.length === 0 ? null : [h("p", {}, label), h("ul", { class: kind }, paths.map((p) => h("li", {}, p)))];
 
+/** The button that opened the panel shown (a Rewind or Redo button): Cancel gives focus back to it. */
+let opener = null;
+
+function rememberOpener() {
+  const el = document.activeElement;
+  if (el?.tagName === "BUTTON" && !el.closest(".panel")) opener = el;
+}
+
+/** Closes the panel; focus goes back to its opener (or, the pane drawn afresh since, its first action). */
+function cancel(el) {
+  el.replaceChildren();
+  (opener?.isConnected ? opener : document.querySelector("#detail .actions button"))?.focus();
+}
+
+/** Shows `panel` in `el`; focus that was on the panel it replaces moves to it, not to <body>. */
+function put(el, panel) {
+  const had = el.contains(document.activeElement);
+  el.replaceChildren(panel);
+  if (!had) return;
+  panel.tabIndex = -1;
+  panel.focus();
+}
+
 const REWIND_WORDS = { not: "Not rewound", anyway: "Rewinding anyway would" };
 const REDO_WORDS = { not: "Not redone", anyway: "Redoing anyway would" };
 
@@ -11,7 +34,8 @@ const REDO_WORDS = { not: "Not redone", anyway: "Redoing anyway would" };
 function refusal(el, body, anywayLabel, anyway, plan = null, notice = null, words = REWIND_WORDS) {
   const uncertain = body.uncertain ?? [];
   const edited = (body.conflicts ?? []).filter((p) => !uncertain.includes(p));
-  el.replaceChildren(
+  put(
+    el,
     h(
       "div",
       { class: "panel conflict", "data-code": body.error.code },
@@ -25,14 +49,14 @@ function refusal(el, body, anywayLabel, anyway, plan = null, notice = null, word
         "div",
         { class: "actions" },
         h("button", { class: "danger anyway", onclick: anyway }, anywayLabel),
-        h("button", { onclick: () => el.replaceChildren() }, "Cancel"),
+        h("button", { onclick: () => cancel(el) }, "Cancel"),
       ),
     ),
   );
 }
 
 function failed(el, body, status) {
-  el.replaceChildren(h("div", { class: "panel conflict" }, body?.error?.message ?? `request failed (${status})`));
+  put(el, h("div", { class: "panel conflict" }, body?.error?.message ?? `request failed (${status})`));
 }
 
 /** Rewinds as `plan` (the dry run shown) said; the server refuses a rewind that would now do more or else. */
@@ -47,7 +71,8 @@ async function rewind(el, session, turn, refresh, force, plan) {
   // Refused, or no longer what was shown (a turn ended, files changed): nothing changed; preview it afresh.
   if (status === 409) return showRewind(el, session, turn, refresh, body.error.code === "plan-changed" ? body.error.message : null);
   if (status !== 200) return failed(el, body, status);
-  el.replaceChildren(
+  put(
+    el,
     h(
       "div",
       { class: "panel done" },
@@ -68,7 +93,8 @@ function planLists(plan, verb) {
 
 /** Shows what a rewind to before `turn` would write and delete, with "Confirm rewind" (and why it is shown again). */
 export async function showRewind(el, session, turn, refresh, notice = null) {
-  el.replaceChildren(h("p", { class: "muted" }, "working out what a rewind would change…"));
+  rememberOpener();
+  put(el, h("p", { class: "muted" }, "working out what a rewind would change…"));
   const dryRun = (force) => api("/api/rewind", { method: "POST", body: { session, to: turn, dryRun: true, force } });
   const { status, body } = await dryRun(false);
   if (status === 409) {
@@ -79,7 +105,8 @@ export async function showRewind(el, session, turn, refresh, notice = null) {
   }
   if (status !== 200) return failed(el, body, status);
   const nothing = body.written.length === 0 && body.deleted.length === 0;
-  el.replaceChildren(
+  put(
+    el,
     h(
       "div",
       { class: "panel preview" },
@@ -91,7 +118,7 @@ export async function showRewind(el, session, turn, refresh, notice = null) {
         "div",
         { class: "actions" },
         h("button", { class: "primary confirm", onclick: () => rewind(el, session, turn, refresh, false, body) }, "Confirm rewind"),
-        h("button", { onclick: () => el.replaceChildren() }, "Cancel"),
+        h("button", { onclick: () => cancel(el) }, "Cancel"),
       ),
     ),
   );
@@ -112,6 +139,7 @@ const redoPanel = () => document.querySelector(".plan") ?? document.getElementBy
  * edited since is refused too, and the refusal shown afresh.
  */
 export async function redo(session, turns, refresh, force = false, plan = null) {
+  rememberOpener();
   const shown = redoShown(turns, plan);
   const { status, body } = await api("/api/redo", { method: "POST", body: { session, force, shown } });
   if (status === 409 && body.error.code === "plan-changed" && plan) return showRedo(session, turns, refresh, body.error.message);
@@ -144,7 +172,8 @@ async function showRedo(session, turns, refresh, notice) {
     return refresh();
   }
   const el = redoPanel();
-  el.replaceChildren(
+  put(
+    el,
     h(
       "div",
       { class: "panel preview" },
@@ -155,7 +184,7 @@ async function showRedo(session, turns, refresh, notice) {
         "div",
         { class: "actions" },
         h("button", { class: "primary redo", onclick: () => redo(session, turns, refresh, false, body) }, "Redo"),
-        h("button", { onclick: () => el.replaceChildren() }, "Cancel"),
+        h("button", { onclick: () => cancel(el) }, "Cancel"),
       ),
     ),
   );

@@ -1,8 +1,8 @@
 // The timeline page: sessions and their turns, plain snapshots, a diff pane, rewind and redo.
 const query = new URL(import.meta.url).search;
 // Loaded in parallel; each URL carries the token, as every request must.
-const [{ h, api, age, counts, plural, setStatus }, { renderDiff }, { showRewind, redo }] = await Promise.all(
-  ["dom", "diff", "actions"].map((name) => import(`./${name}.js${query}`)),
+const [{ h, api, age, counts, plural, setStatus }, { renderDiff }, { showRewind, redo }, keys] = await Promise.all(
+  ["dom", "diff", "actions", "keys"].map((name) => import(`./${name}.js${query}`)),
 );
 
 const state = { timeline: null, etag: null, selected: null, counts: new Map(), file: -1, diffSeq: 0 };
@@ -18,7 +18,7 @@ function turnItem(session, turn) {
   const known = pair && state.counts.get(pair);
   return h(
     "li",
-    { class: `item turn ${turn.state}`, tabindex: 0, "data-key": `turn:${JSON.stringify([session.session, turn.turn])}` },
+    { class: `item turn ${turn.state}`, tabindex: -1, "data-key": `turn:${JSON.stringify([session.session, turn.turn])}` },
     h("div", { class: "line1" }, h("span", { class: "id" }, `#${turn.turn}`), h("span", { class: "prompt", title: turn.prompt }, turn.prompt || "(no prompt)")),
     h(
       "div",
@@ -34,7 +34,7 @@ function turnItem(session, turn) {
 function snapshotItem(snapshot) {
   return h(
     "li",
-    { class: "item snapshot", tabindex: 0, "data-key": `snap:${snapshot.id}` },
+    { class: "item snapshot", tabindex: -1, "data-key": `snap:${snapshot.id}` },
     h("div", { class: "line1" }, h("span", { class: "id" }, snapshot.id.slice(0, 8)), h("span", { class: "prompt" }, snapshot.message)),
     h("div", { class: "line2" }, h("span", { "data-time": snapshot.createdAt }, age(snapshot.createdAt)), h("span", { class: "state" }, snapshot.kind)),
   );
@@ -95,8 +95,10 @@ function renderTimeline() {
     parts.push(h("section", { class: "snapshots" }, h("h2", {}, "Snapshots"), h("ol", { class: "items" }, snapshots.map(snapshotItem))));
   }
   if (parts.length === 0) parts.push(h("p", { class: "muted", style: null }, "No sessions or snapshots yet."));
+  const focused = keys.focusInList(timelineEl);
   timelineEl.replaceChildren(...parts);
   markSelected();
+  keys.restoreListFocus(timelineEl, focused, state.selected);
   fetchCounts();
 }
 
@@ -180,6 +182,18 @@ async function select(key, focus = true, kept = null) {
   else diffEl.replaceChildren(...renderDiff(body, viewEl.value, pickFile));
 }
 
+/**
+ * Moves focus into the pane `shown` (a select() under way) draws: its first button, else, once
+ * the diff is in, its first file; unless focus went elsewhere meanwhile.
+ */
+async function focusPane(shown) {
+  const first = () => detailEl.querySelector(".actions button, .files li");
+  const was = document.activeElement;
+  if (first()) return first().focus();
+  await shown;
+  if (document.activeElement === was || document.activeElement === document.body) first()?.focus();
+}
+
 function pickFile(i) {
   const files = detailEl.querySelectorAll("section.file");
   if (files.length === 0) return;
@@ -201,12 +215,16 @@ async function refresh() {
     return false;
   }
   const before = paneSignature();
+  const inPane = detailEl.contains(document.activeElement);
   state.timeline = body;
   state.etag = etag;
   renderTimeline();
   if (state.selected && !findSelected()) state.selected = null;
   if (!state.selected || paneSignature() === before) return false;
-  await select(state.selected, false, detailEl.querySelector(".plan > .panel.done"));
+  const shown = select(state.selected, false, detailEl.querySelector(".plan > .panel.done"));
+  // Focus was on what the old pane showed: the new pane's first action takes it, not <body>.
+  if (inPane) await focusPane(shown);
+  else await shown;
   return true;
 }
 
@@ -215,20 +233,12 @@ timelineEl.addEventListener("click", (event) => {
   if (item) select(item.dataset.key);
 });
 
-document.addEventListener("keydown", (event) => {
-  if (event.target.closest?.("select, input, textarea") || event.ctrlKey || event.metaKey || event.altKey) return;
-  const items = [...timelineEl.querySelectorAll(".item")];
-  const at = items.findIndex((el) => el.dataset.key === state.selected);
-  const move = { j: 1, ArrowDown: 1, k: -1, ArrowUp: -1 }[event.key];
-  if (move && items.length > 0) {
-    event.preventDefault();
-    const next = items[at < 0 ? 0 : Math.max(0, Math.min(items.length - 1, at + move))];
-    select(next.dataset.key);
-  } else if (event.key === "n" || event.key === "p") {
-    pickFile(state.file + (event.key === "n" ? 1 : -1));
-  } else if (event.key === "Enter" && event.target.classList?.contains("item")) {
-    select(event.target.dataset.key);
-  }
+keys.listenForKeys(timelineEl, {
+  select,
+  open: (key) => focusPane(select(key)),
+  pickFile,
+  file: () => state.file,
+  selected: () => state.selected,
 });
 
 viewEl.addEventListener("change", () => {

@@ -62,7 +62,7 @@ function body(file, view) {
   return view === "split" ? split(file) : unified(file);
 }
 
-/** The diff's elements; `onPick(i)` is called when file i of the list is clicked. */
+/** The diff's elements; `onPick(i)` is called when file i of the list is clicked or entered. */
 export function renderDiff(diff, view, onPick) {
   if (diff.files.length === 0) return [h("p", { class: "muted" }, "No files changed.")];
   const list = h(
@@ -71,7 +71,17 @@ export function renderDiff(diff, view, onPick) {
     diff.files.map((file, i) =>
       h(
         "li",
-        { "data-file": i, onclick: () => onPick(i) },
+        {
+          "data-file": i,
+          // A row is a Tab stop too: Enter (or Space) goes to its file as a click does.
+          tabindex: 0,
+          onclick: () => onPick(i),
+          onkeydown: (event) => {
+            if (event.key !== "Enter" && event.key !== " ") return;
+            event.preventDefault();
+            onPick(i);
+          },
+        },
         h("span", { class: "badge", title: file.status }, STATUS[file.status] ?? "?"),
         h("span", { class: "path" }, file.path),
         file.binary ? h("span", { class: "badge" }, "binary") : counts(file.added, file.removed),
