@@ -40,8 +40,13 @@ export async function api(path, { method = "GET", body, etag } = {}) {
   } catch {
     parsed = { error: { code: "internal", message: text } };
   }
+  // The page was served with the token it sends: refused now, it is another server on that port
+  // (one restarted with --port), with a new token the page cannot know.
+  if (res.status === 403 && parsed?.error?.code === "bad-token") parsed.error.message = RESTARTED;
   return { status: res.status, body: parsed, etag: res.headers.get("ETag") };
 }
+
+const RESTARTED = "the ghostcommit ui server was restarted: open the new URL it printed (this page's token is no longer valid; nothing was changed by this page)";
 
 /** Reads change nothing; an action whose answer never came may or may not have happened. */
 function unreachable(path, method, body) {

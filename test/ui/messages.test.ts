@@ -1,0 +1,55 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sessionSandbox, turn } from "../session/support.js";
+import { launchChromium, type RunningUi, startUi } from "./support.js";
+
+const { repo } = sessionSandbox();
+const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 20_000 });
+
+let browser: Browser;
+const servers: RunningUi[] = [];
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  for (const ui of servers) await ui.stop();
+  await browser?.close();
+});
+
+async function openPage(ui: RunningUi): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 680 } });
+  await page.goto(ui.url);
+  await page.waitForSelector("body[data-ready]");
+  return page;
+}
+
+const turnItem = (page: Page, session: string, id: string) =>
+  page.locator(`[data-session="${session}"] .item`, {
+    has: page.locator(".id", { hasText: new RegExp(`^#${id}$`) }),
+  });
+
+describe("what the web timeline says", () => {
+  it("says the server was restarted, not 'wrong token', to a page kept open across a restart on the same port", async () => {
+    const r = repo({ "a.txt": "a0\n" });
+    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    turn(r, "s", "2", () => r.write({ "b.txt": "b2\n" }));
+    const first = await startUi(r);
+    const page = await openPage(first);
+    expect(await first.stop()).toBe(0);
+    // The README's `ghostcommit ui --no-open --port 8123`, started again: a new token.
+    const second = await startUi(r, ["--no-open", "--port", String(first.port)]);
+    servers.push(second);
+    expect(second.token).not.toBe(first.token);
+
+    const restarted = /^the ghostcommit ui server was restarted: open the new URL it printed/;
+    await turnItem(page, "s", "2").click();
+    await poll(() => page.locator(".diff-pane").textContent()).toMatch(restarted);
+    await page.getByRole("button", { name: "Rewind to before this turn" }).click();
+    await poll(() => page.locator(".plan").textContent()).toMatch(restarted);
+    await poll(() => page.locator("#status").textContent()).toMatch(restarted);
+    expect(await page.locator("body").textContent()).not.toContain("wrong token");
+    expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["a1\n", "b2\n"]);
+    await page.close();
+  });
+});
