@@ -101,6 +101,15 @@ export class Session implements SessionHandle {
     return (await this.ctx.journal.load()).redoStack.at(-1)?.turns ?? null;
   }
 
+  async nextRedoPaths(): Promise<string[] | null> {
+    const state = await this.ctx.journal.load();
+    const last = state.redoStack.at(-1);
+    if (last?.paths === undefined) return null;
+    // What it put back of its turns' changes, as log's "rewound only" lists them.
+    const putBack = new Set(state.turns.flatMap((t) => t.rewoundPaths.get(last.id) ?? []));
+    return [...putBack].sort().map(displayPath);
+  }
+
   async log(options?: { gone?: boolean }): Promise<TurnRecord[]> {
     const { gone } = checkedOptions(options, "log", { booleans: ["gone"] });
     const turns = (await this.ctx.journal.load()).turns.map(toTurnRecord);

@@ -149,6 +149,11 @@ export interface SessionHandle {
   redo(options?: RedoOptions): Promise<RedoReport>;
   /** The turns the next `redo` brings back (null: nothing to redo); reads the journal only. */
   nextRedo(): Promise<string[] | null>;
+  /**
+   * The paths the next `redo` brings back when the rewind it undoes was limited to some paths
+   * (null: it brings back whole turns, or there is nothing to redo); reads the journal only.
+   */
+  nextRedoPaths(): Promise<string[] | null>;
   /** Turns, oldest first; with `gone`, those whose snapshots are gone say so (one read of the store's refs). */
   log(options?: { gone?: boolean }): Promise<TurnRecord[]>;
   /** The id of the turn begun and not ended, or null. */

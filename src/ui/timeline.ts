@@ -8,6 +8,8 @@ export interface TimelineSession {
   redoable: boolean;
   /** The turns `redo` brings back (null: none); the page's Redo sends them as what it showed. */
   redoTurns: string[] | null;
+  /** The paths `redo` brings back when its rewind was of chosen paths (null: whole turns, or none). */
+  redoPaths: string[] | null;
   /** Newest first. */
   turns: TurnRecord[];
 }
@@ -25,12 +27,17 @@ export async function readTimeline(ws: Workspace): Promise<Timeline> {
   const sessions = await Promise.all(
     summaries.map(async (summary): Promise<TimelineSession> => {
       const session = ws.session(summary.session);
-      const [turns, redoTurns] = await Promise.all([session.log(), session.nextRedo()]);
+      const [turns, redoTurns, redoPaths] = await Promise.all([
+        session.log(),
+        session.nextRedo(),
+        session.nextRedoPaths(),
+      ]);
       return {
         session: summary.session,
         updatedAt: summary.updatedAt,
         redoable: redoTurns !== null,
         redoTurns,
+        redoPaths,
         turns: turns.reverse(),
       };
     }),

@@ -413,6 +413,23 @@ describe("a rewind confirmed after its preview (library `expect`, as the web tim
   });
 });
 
+describe("nextRedoPaths", () => {
+  it("names the paths the next redo brings back after rewinds of chosen paths, and null for whole turns", async () => {
+    const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
+    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "b.txt": "b1\n" }));
+    const session = (await openIn(sandbox, r.dir)).session("s");
+    expect(await session.nextRedoPaths()).toBeNull();
+    r.ok("rewind", "--session", "s", "--to", "1", "a.txt");
+    r.ok("rewind", "--session", "s", "--to", "1", "b.txt");
+    expect([await session.nextRedo(), await session.nextRedoPaths()]).toEqual([["1"], ["b.txt"]]);
+    r.ok("redo", "--session", "s");
+    expect(await session.nextRedoPaths()).toEqual(["a.txt"]);
+    r.ok("redo", "--session", "s");
+    r.ok("rewind", "--session", "s", "--to", "1");
+    expect([await session.nextRedo(), await session.nextRedoPaths()]).toEqual([["1"], null]);
+  });
+});
+
 describe("a redo confirmed after it was shown (library `expect`, as the web timeline sends it)", () => {
   it("is refused, changing nothing, when the last rewind is another one than the turns shown", async () => {
     const r = repo({ "a.txt": "a0\n" });

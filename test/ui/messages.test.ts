@@ -52,4 +52,34 @@ describe("what the web timeline says", () => {
     expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["a1\n", "b2\n"]);
     await page.close();
   });
+
+  it("shows partial rewinds as log does, and the Redo title names the paths it brings back", async () => {
+    const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
+    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "b.txt": "b1\n", "c.txt": "c1\n" }));
+    turn(r, "s", "2", () => r.write({ "d.txt": "d2\n" }));
+    r.ok("rewind", "--session", "s", "--to", "1", "a.txt");
+    r.ok("rewind", "--session", "s", "--to", "1", "b.txt");
+    const log = r.ok("log", "--session", "s");
+    expect(log.map((t: any) => [t.state, t.rewoundPaths])).toEqual([
+      ["done", ["a.txt", "b.txt"]],
+      ["done", undefined],
+    ]);
+    const ui = await startUi(r);
+    servers.push(ui);
+    const page = await openPage(ui);
+    expect(await turnItem(page, "s", "1").locator(".line3").textContent()).toBe("rewound only: a.txt, b.txt");
+    expect(await turnItem(page, "s", "2").locator(".line3").count()).toBe(0);
+    // The last rewind put back b.txt only: that is what Redo brings back.
+    const redo = page.locator('[data-session="s"] header button.redo');
+    expect(await redo.getAttribute("title")).toBe("brings back b.txt of turns 1, 2");
+    await turnItem(page, "s", "1").click();
+    await poll(() => page.locator("#detail .rewound-only").textContent()).toBe("rewound only: a.txt, b.txt");
+
+    await redo.click();
+    await poll(() => turnItem(page, "s", "1").locator(".line3").textContent()).toBe("rewound only: a.txt");
+    await poll(() => page.locator("#detail .rewound-only").textContent()).toBe("rewound only: a.txt");
+    expect(await redo.getAttribute("title")).toBe("brings back a.txt of turns 1, 2");
+    expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["a0\n", "b1\n"]);
+    await page.close();
+  });
 });

@@ -509,7 +509,7 @@ describe("a page left open while the command line redoes and rewinds", () => {
     expect([r.read("a.txt"), r.read("b.txt"), states(r)]).toEqual(["a0\n", "b1\n", ["done"]]);
     const page = await openStalePage(r);
     const redo = page.locator('[data-session="s"] header').getByRole("button", { name: "Redo" });
-    expect(await redo.getAttribute("title")).toBe("brings back turn 1");
+    expect(await redo.getAttribute("title")).toBe("brings back a.txt of turn 1");
     await redo.click();
     await expect.poll(() => r.read("a.txt")).toBe("a1\n");
     await poll(() => page.locator('[data-session="s"] header button').count()).toBe(0);

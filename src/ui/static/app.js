@@ -28,8 +28,12 @@ function turnItem(session, turn) {
       h("span", {}, plural(turn.changed.length, "file")),
       h("span", { class: "counts", "data-pair": pair ?? "" }, known ? counts(known.added, known.removed) : ""),
     ),
+    turn.rewoundPaths ? h("div", { class: "line3" }, rewoundOnly(turn.rewoundPaths)) : null,
   );
 }
+
+/** A done turn's paths a rewind of chosen paths put back, as `log` lists them. */
+const rewoundOnly = (paths) => `rewound only: ${paths.slice(0, 5).join(", ")}${paths.length > 5 ? ", …" : ""}`;
 
 function snapshotItem(snapshot) {
   return h(
@@ -45,7 +49,9 @@ const turnsNamed = (turns) => `${turns.length === 1 ? "turn" : "turns"} ${turns.
 /** "Redo turn N", naming the turns it brings back on the button itself: the server redoes only those (see actions.js). */
 function redoButton(session) {
   const turns = session.redoTurns ?? [];
-  const title = `brings back ${turnsNamed(turns)}`;
+  // A rewind of chosen paths left its turns done: the redo brings back those paths, not the turns.
+  const paths = session.redoPaths;
+  const title = `brings back ${paths ? `${paths.join(", ")} of ` : ""}${turnsNamed(turns)}`;
   return h("button", { class: "redo", title, onclick: () => redo(session.session, turns, reload) }, `Redo ${turnsNamed(turns)}`);
 }
 
@@ -71,7 +77,7 @@ function paneSignature() {
   const picked = findSelected();
   if (picked?.kind !== "turn") return "";
   const { session, turn } = picked;
-  return JSON.stringify([turn.state, turn.after, session.redoable, session.redoTurns]);
+  return JSON.stringify([turn.state, turn.after, turn.rewoundPaths, session.redoable, session.redoTurns, session.redoPaths]);
 }
 
 function renderTimeline() {
@@ -154,6 +160,7 @@ async function select(key, focus = true, kept = null) {
     head = [
       h("h2", {}, `Turn ${turn.turn} · ${turn.state}`),
       h("p", { class: "muted" }, `session ${session.session} · started ${age(turn.startedAt)}${turn.after ? "" : " · still open: diff against the files now"}`),
+      turn.rewoundPaths ? h("p", { class: "muted rewound-only" }, rewoundOnly(turn.rewoundPaths)) : null,
       h("div", { class: "full-prompt" }, turn.prompt || "(no prompt)"),
       h(
         "div",
