@@ -82,4 +82,27 @@ describe("what the web timeline says", () => {
     expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["a0\n", "b1\n"]);
     await page.close();
   });
+
+  it("says an empty file added or deleted is an empty file, not a change of mode or kind", async () => {
+    const r = repo({ "old-empty.txt": "", "run.sh": "echo hi\n" });
+    turn(r, "s", "1", () => {
+      r.write({ "src/empty.ts": "" });
+      r.remove("old-empty.txt");
+      r.chmod("run.sh", 0o755);
+    });
+    const ui = await startUi(r);
+    servers.push(ui);
+    const page = await openPage(ui);
+    await turnItem(page, "s", "1").click();
+    await page.waitForSelector("section.file");
+    const said = async (path: string) =>
+      page
+        .locator("section.file", { has: page.locator(`h3 .path:text-is("${path}")`) })
+        .locator("p")
+        .textContent();
+    expect(await said("src/empty.ts")).toBe("Added as an empty file.");
+    expect(await said("old-empty.txt")).toBe("Deleted: it was an empty file.");
+    expect(await said("run.sh")).toBe("No change to the content (mode or kind only).");
+    await page.close();
+  });
 });

@@ -58,6 +58,9 @@ function split(file) {
 function body(file, view) {
   if (file.binary) return h("p", {}, "Binary file, not shown.");
   if (file.large) return h("p", {}, `Large diff (+${file.added} −${file.removed} lines), not shown.`);
+  // git writes no hunk for a file added or deleted empty: its content did change, from or to nothing.
+  if (file.hunks.length === 0 && file.status === "added") return h("p", {}, "Added as an empty file.");
+  if (file.hunks.length === 0 && file.status === "deleted") return h("p", {}, "Deleted: it was an empty file.");
   if (file.hunks.length === 0) return h("p", {}, "No change to the content (mode or kind only).");
   return view === "split" ? split(file) : unified(file);
 }
