@@ -107,17 +107,26 @@ export function parsePatch(entries: DiffEntry[], patch: string): FilePatch[] {
   });
 }
 
-/** Total added and removed lines of a patch, for a turn's summary. */
-export function countLines(patch: string): { added: number; removed: number } {
+/** A turn's summary: added and removed lines; `binary`, set only when some, counts the binary files. */
+export interface LineCounts {
+  added: number;
+  removed: number;
+  binary?: number;
+}
+
+/** Total added and removed lines of a patch, for a turn's summary, and its binary files (no lines). */
+export function countLines(patch: string): LineCounts {
   let added = 0;
   let removed = 0;
+  let binary = 0;
   for (const part of sections(patch)) {
     let inHunk = false;
     for (const line of part) {
       if (line.startsWith("@@ ")) inHunk = true;
       else if (inHunk && line[0] === "+") added++;
       else if (inHunk && line[0] === "-") removed++;
+      else if (!inHunk && (line.startsWith("Binary files ") || line === "GIT binary patch")) binary++;
     }
   }
-  return { added, removed };
+  return binary > 0 ? { added, removed, binary } : { added, removed };
 }

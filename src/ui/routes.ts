@@ -5,6 +5,7 @@ import { GhostcommitError, type Workspace } from "../index.js";
 import { expectedRedo } from "../session/redo.js";
 import { expectedRewind } from "../session/rewind-checks.js";
 import { mapLimit } from "../util/pool.js";
+import type { LineCounts } from "./patch.js";
 import { DiffCache, readTimeline } from "./timeline.js";
 
 /** The largest request body an action accepts; actions carry a session and a turn id. */
@@ -214,10 +215,11 @@ export class Routes {
   }
 
   /**
-   * Added and removed line counts of turns: `pairs=BEFORE..AFTER,…`. A pair that cannot be counted
+   * Added and removed line counts of turns (and `binary`, their binary files, when some):
+   * `pairs=BEFORE..AFTER,…`. A pair that cannot be counted
    * (a snapshot expired or dropped) is left out: the other turns keep their counts.
    */
-  private async counts(url: URL): Promise<Record<string, { added: number; removed: number }>> {
+  private async counts(url: URL): Promise<Record<string, LineCounts>> {
     const pairs = (url.searchParams.get("pairs") ?? "").split(",").filter(Boolean);
     if (pairs.length > 1000) throw new GhostcommitError("usage", "at most 1000 pairs per request");
     const parsed = pairs.map((pair) => {

@@ -1,5 +1,5 @@
 import type { SnapshotSummary, TurnRecord, Workspace } from "../index.js";
-import { countLines, type FilePatch, parsePatch } from "./patch.js";
+import { countLines, type FilePatch, type LineCounts, parsePatch } from "./patch.js";
 
 export interface TimelineSession {
   session: string;
@@ -58,7 +58,7 @@ export interface DiffView {
  * snapshots are cached; a diff against the working tree is computed each time.
  */
 export class DiffCache {
-  private readonly counts = new Map<string, { added: number; removed: number }>();
+  private readonly counts = new Map<string, LineCounts>();
   private readonly views = new Map<string, DiffView>();
 
   constructor(
@@ -80,7 +80,7 @@ export class DiffCache {
     return view;
   }
 
-  async lineCounts(from: string, to: string): Promise<{ added: number; removed: number }> {
+  async lineCounts(from: string, to: string): Promise<LineCounts> {
     const key = `${from}..${to}`;
     let counts = this.counts.get(key);
     if (!counts) {

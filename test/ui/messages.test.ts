@@ -105,4 +105,16 @@ describe("what the web timeline says", () => {
     expect(await said("run.sh")).toBe("No change to the content (mode or kind only).");
     await page.close();
   });
+
+  it("says binary in the row of a turn that changed only binary files, not +0 −0", async () => {
+    const r = repo({ "logo.bin": "x" });
+    turn(r, "s", "1", () => r.write({ "logo.bin": Buffer.from([0, 1, 2, 0, 255]) }));
+    turn(r, "s", "2", () => r.write({ "notes.md": "one\ntwo\n", "icon.bin": Buffer.from([0, 9, 0]) }));
+    const ui = await startUi(r);
+    servers.push(ui);
+    const page = await openPage(ui);
+    await poll(() => turnItem(page, "s", "1").locator(".counts").textContent()).toBe("binary");
+    await poll(() => turnItem(page, "s", "2").locator(".counts").textContent()).toBe("+2 −0");
+    await page.close();
+  });
 });

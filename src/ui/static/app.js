@@ -26,11 +26,15 @@ function turnItem(session, turn) {
       h("span", { "data-time": turn.startedAt }, age(turn.startedAt)),
       h("span", { class: `state state-${turn.state}` }, turn.state),
       h("span", {}, plural(turn.changed.length, "file")),
-      h("span", { class: "counts", "data-pair": pair ?? "" }, known ? counts(known.added, known.removed) : ""),
+      h("span", { class: "counts", "data-pair": pair ?? "" }, known ? lineCounts(known) : ""),
     ),
     turn.rewoundPaths ? h("div", { class: "line3" }, rewoundOnly(turn.rewoundPaths)) : null,
   );
 }
+
+/** "+2 −1"; a turn whose changes are all binary files says "binary", not "+0 −0" (a no-op, it would seem). */
+const lineCounts = (c) =>
+  c.binary && c.added === 0 && c.removed === 0 ? [h("span", { class: "badge" }, "binary")] : counts(c.added, c.removed);
 
 /** A done turn's paths a rewind of chosen paths put back, as `log` lists them. */
 const rewoundOnly = (paths) => `rewound only: ${paths.slice(0, 5).join(", ")}${paths.length > 5 ? ", …" : ""}`;
@@ -117,7 +121,7 @@ async function fetchCounts() {
     if (status !== 200) continue;
     for (const [pair, c] of Object.entries(body)) {
       state.counts.set(pair, c);
-      for (const el of timelineEl.querySelectorAll(`[data-pair="${pair}"]`)) el.replaceChildren(...counts(c.added, c.removed));
+      for (const el of timelineEl.querySelectorAll(`[data-pair="${pair}"]`)) el.replaceChildren(...lineCounts(c));
     }
   }
 }
