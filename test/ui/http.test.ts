@@ -183,6 +183,13 @@ describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
       expect(late.ok("log", "--session", "s").map((t: any) => t.state)).toEqual(["done", "done", "done"]);
       const bad = await rewind({ previewed: { rewoundTurns: "2" } });
       expect([bad.status, JSON.parse(bad.body).error.code]).toEqual([400, "usage"]);
+      // A malformed plan is named by the field the request sent, not by the library's option.
+      expect(JSON.parse(bad.body).error.message).toMatch(/^previewed must be \{rewoundTurns/);
+      const badRedo = await postJson(other, "/api/redo", { session: "s", shown: { restoredTurns: "2" } });
+      expect([badRedo.status, JSON.parse(badRedo.body).error.message]).toEqual([
+        400,
+        "shown must be {restoredTurns, written?, deleted?, overridden?}: lists of strings",
+      ]);
       // Confirming the new preview rewinds what it showed.
       const done = await rewind({ previewed: body.preview });
       expect([done.status, JSON.parse(done.body).rewoundTurns]).toEqual([200, ["2", "3"]]);
