@@ -68,9 +68,23 @@ export function writePlan(plan: StatusPlan): void {
     if (!trustedDir(dir)) return;
     fs.writeFileSync(temp, JSON.stringify(plan), { mode: 0o600, flag: "wx" });
     fs.renameSync(temp, file);
+    prunePlans(dir);
   } catch {
     fs.rmSync(temp, { force: true });
   }
+}
+
+/** How many directories keep a plan: one is written for each a capture runs in. */
+const KEEP_PLANS = 64;
+
+/** Keeps the most recently written plans (one is written only when its status changed). */
+function prunePlans(dir: string): void {
+  const plans = fs.readdirSync(dir).filter((name) => /^status-[0-9a-f]{16}\.json$/.test(name));
+  if (plans.length <= KEEP_PLANS) return;
+  const byAge = plans
+    .map((name) => ({ name, mtime: fs.lstatSync(path.join(dir, name)).mtimeMs }))
+    .sort((a, b) => b.mtime - a.mtime);
+  for (const { name } of byAge.slice(KEEP_PLANS)) fs.rmSync(path.join(dir, name), { force: true });
 }
 
 /** The plan for `from`, when there is one this user alone could have written. */

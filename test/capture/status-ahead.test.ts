@@ -1,4 +1,4 @@
-import { chmodSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Repo } from "../helpers/repo.js";
@@ -129,5 +129,20 @@ describe("status started ahead of the bundle", () => {
     expect(off.ahead).toEqual([]);
     // The plan names a program's arguments: a file others may write is replaced, never run.
     expect(statSync(mine[0]).mode & 0o077).toBe(0);
+  });
+
+  it("keeps the plans of the 64 directories most recently captured from, whatever their number", () => {
+    const cache = path.join(sandbox.env.GHOSTCOMMIT_HOME!, "cache");
+    const old = new Date(Date.now() - 86_400_000);
+    for (let n = 0; n < 80; n++) {
+      const file = path.join(cache, `status-${n.toString(16).padStart(16, "0")}.json`);
+      writeFileSync(file, "{}", { mode: 0o600 });
+      utimesSync(file, old, old);
+    }
+    const repo = makeRepo({ "x.txt": "x\n" });
+    snapshot(repo);
+    const plans = planFiles();
+    expect(plans).toHaveLength(64);
+    expect(plans.filter((file) => readFileSync(file, "utf8").includes(repo.dir))).toHaveLength(1);
   });
 });
