@@ -5,6 +5,7 @@ import { baseGitEnv } from "../git/git-env.js";
 import { childProcess } from "../util/child-process.js";
 import { trace } from "../util/trace.js";
 import {
+  fileMark,
   persistDue,
   readPlanFor,
   readStamp,
@@ -29,11 +30,20 @@ export { type IndexStamp, persistDue, type StatusPlan } from "./status-plan.js";
  * private copy due to be written) makes the capture kill it and run its own.
  */
 
+/**
+ * The oldest a status started ahead may be when the capture takes it: about how much longer than
+ * its own status a command may take to get there (a slow machine, a cold start).
+ */
+const MAX_AGE_MS = 1000;
+
 /** Any non-empty value turns starting status ahead off. */
 export const STATUS_AHEAD_OFF = "GHOSTCOMMIT_NO_STATUS_AHEAD";
 
 interface Ahead {
   plan: StatusPlan;
+  /** The restores' mark when it started (see `fileMark`), and when it started. */
+  restoreMark: string;
+  startedAt: number;
   gitDir: string | null;
   child: ChildProcess;
   result: Promise<AheadResult>;
@@ -91,6 +101,11 @@ export function startStatusAhead(): void {
     // not take this status.
     const stamp = readStamp(plan.stampFile);
     if (stamp?.source !== trailingChecksum(plan.userIndex) || persistDue(stamp, false, false)) return;
+    // Not while a restore runs (it may be writing files); one that starts later rewrites its
+    // mark before its first write, which the capture then sees. In this order, so a restore
+    // that takes the lock between the two is seen too.
+    const restoreMark = fileMark(plan.lastSafety);
+    if (fs.existsSync(plan.restoreLock)) return;
     const suffix = `${process.hrtime.bigint().toString(16).slice(-8)}a`;
     // Not `recursive`: a store removed since the plan was written is not made again.
     const gitDir = makeGitDir(plan.tmpDir, plan.commonDir, plan.head, suffix, false);
@@ -99,7 +114,7 @@ export function startStatusAhead(): void {
       env: { ...baseGitEnv(), ...plan.env, GIT_DIR: gitDir },
       stdio: ["ignore", "pipe", "pipe"],
     });
-    state.ahead = { plan, gitDir, child, result: collect(child) };
+    state.ahead = { plan, restoreMark, startedAt: performance.now(), gitDir, child, result: collect(child) };
     process.once("exit", () => discardStatusAhead("not used"));
     trace("status ahead: started");
   } catch {
@@ -166,6 +181,16 @@ export function adoptStatusAhead(plan: StatusPlan): Promise<AheadResult> | null 
   if (!ahead) return null;
   if (JSON.stringify(ahead.plan) !== JSON.stringify(plan)) {
     discardStatusAhead("another status");
+    return null;
+  }
+  // A restore since (a second one waits for the first), or a wait for the user (the picker):
+  // files may have changed after it looked, and the capture must see the workspace as it is.
+  if (fileMark(plan.lastSafety) !== ahead.restoreMark) {
+    discardStatusAhead("a restore ran meanwhile");
+    return null;
+  }
+  if (performance.now() - ahead.startedAt > MAX_AGE_MS) {
+    discardStatusAhead("started too long ago");
     return null;
   }
   state.ahead = null;

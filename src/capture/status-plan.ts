@@ -22,6 +22,9 @@ export interface StatusPlan {
   /** The private index copy's stamp (see `persistDue`), and the user's index it was made from. */
   stampFile: string;
   userIndex: string;
+  /** Rewritten by every restore before it changes a file, and held while one runs. */
+  lastSafety: string;
+  restoreLock: string;
 }
 
 /**
@@ -126,6 +129,8 @@ function readPlan(file: string): StatusPlan | null {
         plan.commonDir,
         plan.stampFile,
         plan.userIndex,
+        plan.lastSafety,
+        plan.restoreLock,
       ]) &&
       Array.isArray(plan.args) &&
       strings(plan.args) &&
@@ -162,5 +167,15 @@ export function trailingChecksum(file: string): string | null {
     return null;
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** Which version of a file is there (its inode and time), or "absent". */
+export function fileMark(file: string): string {
+  try {
+    const stat = fs.statSync(file, { bigint: true });
+    return `${stat.ino}:${stat.mtimeNs}`;
+  } catch {
+    return "absent";
   }
 }

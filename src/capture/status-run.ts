@@ -3,6 +3,7 @@ import path from "node:path";
 import { runGit, splitNul } from "../git/exec.js";
 import { type StatusEntry, unreadableDirs } from "../git/status.js";
 import { type RelPath, relBytes, relFromBytes } from "../paths.js";
+import { STORE_FILES } from "../store/layout.js";
 import { gitRunning, whenGitRuns } from "../util/detached.js";
 import { zlib } from "../util/zlib.js";
 import { removeThrowawayGitDir, throwawayGitDir } from "./status-gitdir.js";
@@ -136,6 +137,8 @@ export async function runStatus(
             commonDir: ctx.paths.gitDir,
             stampFile: privateCopy!.stampFile,
             userIndex,
+            lastSafety: path.join(ctx.paths.dir, STORE_FILES.lastSafety),
+            restoreLock: path.join(ctx.paths.dir, STORE_FILES.restoreLock),
           }
         : null;
     const ahead = plan && !persist ? adoptStatusAhead(plan) : null;

@@ -1,4 +1,5 @@
-import { chmodSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Repo } from "../helpers/repo.js";
@@ -55,6 +56,22 @@ describe("status started ahead of the bundle", () => {
     expect(contentAt(repo, later.id, "src/a.ts")).toBe("a2\n");
     expect(contentAt(repo, again.id, "src/a.ts")).toBe("a3\n");
     expect(storeTmp()).toEqual([]); // its git directory was removed with the capture's
+
+    // While a restore holds its lock it may be writing files: nothing is started ahead then.
+    const workspaces = path.join(sandbox.env.GHOSTCOMMIT_HOME!, "workspaces");
+    const [store] = readdirSync(workspaces).filter((ws) =>
+      readFileSync(path.join(workspaces, ws, "workspace.json"), "utf8").includes(repo.dir),
+    );
+    const lock = path.join(workspaces, store, "restore.ghostlock");
+    writeFileSync(
+      lock,
+      JSON.stringify({ pid: process.pid, host: os.hostname(), token: "t", since: Date.now() }),
+    );
+    repo.write({ "src/a.ts": "a4\n" });
+    const duringRestore = snapshot(repo);
+    rmSync(lock);
+    expect(duringRestore.ahead).toEqual([]);
+    expect(contentAt(repo, duringRestore.id, "src/a.ts")).toBe("a4\n");
   });
 
   it("a restore's safety snapshot takes it too, and holds the edits the restore replaces", () => {
