@@ -57,8 +57,8 @@ export async function applyPlan(
   const outcome: ApplyOutcome = { written: [], deleted: [], skipped: [] };
   const changedDirs = new Set<RelPath>();
   const fail = (rel: RelPath, error: unknown) => outcome.skipped.push(skipOf(rel, error));
-  // Deletions come first (see planRestore), then the directories they emptied go before any write
-  // (which may create directories again), so a file can take the place of a directory tree.
+  // Deletions come first (see planRestore), then the directories they emptied and no write goes
+  // into are removed before any write, so a file can take the place of a directory tree.
   const emptiedDirs = new Set<RelPath>();
   for (const step of steps) {
     if (step.kind !== "delete") continue;
@@ -74,6 +74,11 @@ export async function applyPlan(
     } catch (error) {
       fail(step.path, error);
     }
+  }
+  // A directory that holds a write once the restore is done is only emptied for a moment (a turn
+  // that renamed the files in it): it stays, with its inode, mode, owner and anyone's cwd in it.
+  for (const step of steps) {
+    if (step.kind === "write") for (const dir of ancestorsOf(step.path)) emptiedDirs.delete(dir);
   }
   removeEmptyDirs(root, emptiedDirs, changedDirs);
   // Every temp file is written and flushed first, concurrently (one flush costs milliseconds of
