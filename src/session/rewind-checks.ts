@@ -2,7 +2,7 @@ import { worktreeStates } from "../capture/worktree-state.js";
 import { sameState, type TreeLookup } from "../git/tree-lookup.js";
 import type { FileState } from "../git/trees.js";
 import { MODE } from "../git/objects.js";
-import { displayPath, type RelPath } from "../paths.js";
+import { ancestorsOf, displayPath, type RelPath } from "../paths.js";
 import { isNamed } from "../restore/path-filter.js";
 import { insideSparseCheckout } from "../restore/sparse-absent.js";
 import { diffTrees } from "../restore/restore-snapshot.js";
@@ -10,7 +10,7 @@ import { nowMicros } from "../store/metadata.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { attributeTurn, overlappingTouches } from "./attribution.js";
 import { GhostcommitError, isStringList } from "../errors.js";
-import type { PlanStep } from "../restore/plan.js";
+import type { PathChange, PlanStep } from "../restore/plan.js";
 import type { ExpectedRewind } from "../types.js";
 import { conflictError, type SessionContext } from "./context.js";
 import { journalsAround } from "./sessions-around.js";
@@ -196,4 +196,35 @@ export function overwritten(conflicts: string[], done: { written: string[]; dele
 function stepPaths(steps: PlanStep[]): { written: string[]; deleted: string[] } {
   const of = (kind: PlanStep["kind"]) => steps.filter((s) => s.kind === kind).map((s) => displayPath(s.path));
   return { written: of("write"), deleted: of("delete") };
+}
+
+/**
+ * A forced rewind's way to the files it writes: a file or symlink the safety snapshot holds where
+ * the target has a directory (the user put it there since the turn) is deleted first, as a plain
+ * restore of the target does, instead of leaving the turn's files unwritten. The link's target is
+ * never touched; the safety snapshot holds what is removed. Adds the deletions to `changes` (proven
+ * absent: the target has a directory there) and returns them, for `overridden`.
+ */
+export async function clearWay(
+  changes: PathChange[],
+  provenAbsent: Set<RelPath>,
+  currentTree: string,
+  lookup: TreeLookup,
+): Promise<string[]> {
+  const planned = new Set(changes.map((c) => c.path));
+  const blockers: PathChange[] = [];
+  for (const change of changes.filter((c) => c.target !== null)) {
+    for (const dir of ancestorsOf(change.path)) {
+      if (planned.has(dir)) break; // deleted already, or handled for an earlier write
+      const current = await lookup.file(currentTree, dir);
+      if (current === null) continue; // a directory, or nothing: the apply makes it
+      // A submodule is never entered or removed (the plan leaves what is below it).
+      if (current.mode !== MODE.gitlink) blockers.push({ path: dir, current, target: null });
+      planned.add(dir);
+      break;
+    }
+  }
+  for (const blocker of blockers) provenAbsent.add(blocker.path);
+  changes.push(...blockers);
+  return blockers.map((b) => displayPath(b.path));
 }

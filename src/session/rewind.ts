@@ -9,6 +9,7 @@ import { checkTurnId, conflictError, requireTurn, type SessionContext } from "./
 import { proveDeletions } from "./deletions.js";
 import { liveTurns, openTurnOf } from "./model.js";
 import {
+  clearWay,
   expectedRewind,
   openTurnChanges,
   overwritten,
@@ -245,6 +246,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
             deletions,
             (p) => originOfPath.get(p)!,
           );
+          if (force) overridden.push(...(await clearWay(changes, provenAbsent, currentTree, lookup)));
           return { changes, provenAbsent };
         },
       });
