@@ -74,6 +74,8 @@ export interface SkippedPath {
   detail?: ExcludedDetail;
   /** Where the file system refused the write or deletion: its code (ENOSPC, EACCES, EIO…). */
   errno?: string;
+  /** A rewind's `permission` skip: the snapshot holding what it wanted there (`restore FROM -- PATH`). */
+  from?: string;
 }
 
 /** What a restore changed (or, with dryRun, would change). */

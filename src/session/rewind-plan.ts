@@ -1,5 +1,6 @@
 import type { FileState } from "../git/trees.js";
 import type { RelPath } from "../paths.js";
+import type { SkippedPath } from "../types.js";
 import { sameState } from "../git/tree-lookup.js";
 import type { RewindState, SessionState } from "./model.js";
 
@@ -157,4 +158,20 @@ export async function originOf<S>(
     if (sameState(startedAs, leftAs)) origin = { snapshot: before, absent: turn.beforeAbsent };
   }
   return origin;
+}
+
+/**
+ * A file its permissions kept as it was is named with the snapshot that holds what the rewind
+ * wanted there (`from`), so the person who fixes the permission can put it back with `restore`:
+ * running the rewind again would find the turn already rewound. `shown` is `skipped` as displayed.
+ */
+export function notePermissionSources(
+  shown: SkippedPath[],
+  skipped: readonly { path: RelPath; reason: string }[],
+  origins: ReadonlyMap<RelPath, { snapshot: { id: string } }>,
+): void {
+  skipped.forEach((skip, i) => {
+    const from = skip.reason === "permission" ? origins.get(skip.path)?.snapshot.id : undefined;
+    if (from) shown[i].from = from;
+  });
 }

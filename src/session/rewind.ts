@@ -26,6 +26,7 @@ import {
   isUncertain,
   leftByRewinds,
   newlyExcluded,
+  notePermissionSources,
   originOf,
   partialRewindsInEffect,
   type PathStates,
@@ -108,8 +109,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
           t.after ? requireSnapshot(cat, t.after, `after turn ${t.turn}`, listed, engine.refs) : null,
         ),
       );
-      // Turns of the range already rewound, latest first: an undo from inside a later turn
-      // must stay undone (see originOf).
+      // Turns of the range already rewound, latest first: an undo from inside a later turn stays undone.
       const tolerant = (id: string | null) =>
         id ? requireSnapshot(cat, id, "a rewound turn", listed, engine.refs).catch(() => null) : null;
       const rewound = state.turns.slice(state.turns.indexOf(target)).filter((t) => t.state === "rewound");
@@ -137,6 +137,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       const partial = leftByRewinds(partialRewindsInEffect(state));
       if (!force && !dryRun) await precheck(ctx, lookup, turns, befores, afters, named, partial);
       const targets = new Map<RelPath, FileState | null>();
+      const originOfPath = new Map<RelPath, { snapshot: StoredSnapshot; absent: ReadonlySet<RelPath> }>();
       let closed: { turn: string; changed: RelPath[] } | undefined;
       // Conflicts --force overwrites (or would, in a dry run): said, never silent.
       let overridden: string[] = [];
@@ -194,7 +195,6 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
             refuseUnchanged(named, changedLists, where);
           }
           const all: PathStates[] = [];
-          const originOfPath = new Map<RelPath, { snapshot: StoredSnapshot; absent: ReadonlySet<RelPath> }>();
           for (const [p, span] of attributePaths(changedLists.map((changed) => ({ changed })))) {
             const { first, last } = span;
             if (turns[first].beforeUnknown.has(p)) {
@@ -256,6 +256,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         rewoundTurns: turns.map((t) => t.turn),
         ...displayOutcome(result),
       };
+      notePermissionSources(report.skipped, result.skipped, originOfPath);
       for (const p of notCaptured.sort())
         report.skipped.push({ path: displayPath(p), reason: "not-captured" });
       const uncaptured = newlyExcluded(

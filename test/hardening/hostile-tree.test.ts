@@ -263,14 +263,41 @@ describe("hostile trees", () => {
       chownSync(repo.path("locked"), 0, 0); // the user cannot write in it any more
       const rewound = run(["rewind", "--session", "s", "--to", "1", "--json"]);
       expect(rewound.status).toBe(1);
+      const before = JSON.parse(run(["log", "--session", "s", "--json"]).stdout)[0].before;
       expect(JSON.parse(rewound.stdout).skipped).toEqual([
-        { path: "locked/b.txt", reason: "permission", errno: "EACCES" },
+        { path: "locked/b.txt", reason: "permission", errno: "EACCES", from: before },
       ]);
       expect(repo.read("a.txt")).toBe("a\n");
       // Done, not pending: running it again does not try to finish it; redo undoes it as any rewind.
       expect(run(["rewind", "--session", "s", "--to", "1"]).stderr).toContain("is already rewound");
       expect(run(["redo", "--session", "s"]).status).toBe(0);
       expect(repo.read("a.txt")).toBe("a1\n");
+    },
+  );
+
+  // Needs root to switch to another user (uid 65534).
+  it.skipIf(process.getuid?.() !== 0)(
+    "a rewind that may not write one file names the restore that puts it back once the permission is fixed",
+    (ctx) => {
+      const cli = cliForOtherUser(ctx);
+      const repo = sb.repo("ws-protected-hint", { "x.txt": "x\n", "out/report.txt": "v1\n" });
+      spawnSync("chown", ["-R", "65534:65534", sb.home]);
+      const run = asNobody(cli, repo.dir, []);
+      expect(run(["turn", "begin", "--session", "s", "--turn", "1"]).status).toBe(0);
+      writeFileSync(repo.path("x.txt"), "y\n");
+      writeFileSync(repo.path("out/report.txt"), "v2\n");
+      expect(run(["turn", "end", "--session", "s", "--turn", "1"]).status).toBe(0);
+      chmodSync(repo.path("out"), 0o555); // a build step makes its output read-only
+      const rewound = run(["rewind", "--session", "s", "--to", "1"]);
+      expect(rewound.status).toBe(1);
+      const hint = rewound.stdout.match(
+        /\nnot rewound: once you can write it, `ghostcommit (restore [0-9a-f]{12} -- out\/report\.txt)` puts it back as the rewind meant to\n/,
+      );
+      expect(hint, rewound.stdout).not.toBeNull();
+      chmodSync(repo.path("out"), 0o755); // the user fixes the permission
+      const restored = run(hint![1].split(" "));
+      expect(restored.status, restored.stderr).toBe(0);
+      expect([repo.read("out/report.txt"), repo.read("x.txt")]).toEqual(["v1\n", "x\n"]);
     },
   );
 

@@ -125,9 +125,26 @@ export function describeRewind(report: RewindReport, globals: GlobalOptions = {}
     lines.push(
       `not finished: \`${commandHint(globals, `rewind --session ${session} --to ${shellWord(report.to)}`)}\` finishes it once those files can be written`,
     );
+  if (!report.dryRun) lines.push(...permissionHints(report, globals));
   if (!report.dryRun)
     lines.push(color.dim(`undo with: ${commandHint(globals, `redo --session ${session}`)}`));
   return lines.join("\n");
+}
+
+/**
+ * Files the rewind left for their permissions: the turn now counts as rewound, so running it again
+ * does nothing; once the permission is fixed, restoring them from the snapshot it wanted does.
+ */
+function permissionHints(report: RewindReport, globals: GlobalOptions): string[] {
+  const bySnapshot = new Map<string, string[]>();
+  for (const skip of report.skipped) {
+    if (skip.reason !== "permission" || !skip.from) continue;
+    bySnapshot.set(skip.from, [...(bySnapshot.get(skip.from) ?? []), skip.path]);
+  }
+  return [...bySnapshot].map(
+    ([id, paths]) =>
+      `not rewound: once you can write ${paths.length === 1 ? "it" : "them"}, \`${commandHint(globals, `restore ${shortId(id)} -- ${paths.map(shellWord).join(" ")}`)}\` puts ${paths.length === 1 ? "it" : "them"} back as the rewind meant to`,
+  );
 }
 
 export function describeRedo(report: RedoReport, globals: GlobalOptions = {}): string {
