@@ -44,7 +44,6 @@ export async function privateIndex(
   const index: PrivateIndex = {
     file: target,
     reused: current && present,
-    stampFile,
     due: (watchman, watchStarted) => persistDue(current ? stamp : null, watchman, watchStarted),
     markPersisted: (watchStarted) =>
       writeFileAtomic(
@@ -92,8 +91,6 @@ export interface PrivateIndex {
   file: string;
   /** Made by an earlier capture from the user's index as it is now (not made again by this one). */
   reused: boolean;
-  /** Which user index it was made from, and when status last wrote it (an `IndexStamp`). */
-  stampFile: string;
   /** Whether status should write its caches into the copy this time. */
   due: (watchman: boolean, watchStarted: boolean) => boolean;
   markPersisted: (watchStarted: boolean) => Promise<void>;

@@ -7,6 +7,7 @@ import { trace } from "../util/trace.js";
 import {
   fileMark,
   persistDue,
+  planFiles,
   readPlanFor,
   readStamp,
   type StatusPlan,
@@ -99,16 +100,17 @@ export function startStatusAhead(): void {
     state.plan = plan;
     // The capture would make the copy again (your git wrote a new index) or write it: it would
     // not take this status.
-    const stamp = readStamp(plan.stampFile);
+    const files = planFiles(plan);
+    const stamp = readStamp(files.stamp);
     if (stamp?.source !== trailingChecksum(plan.userIndex) || persistDue(stamp, false, false)) return;
     // Not while a restore runs (it may be writing files); one that starts later rewrites its
     // mark before its first write, which the capture then sees. In this order, so a restore
     // that takes the lock between the two is seen too.
-    const restoreMark = fileMark(plan.lastSafety);
-    if (fs.existsSync(plan.restoreLock)) return;
+    const restoreMark = fileMark(files.lastSafety);
+    if (fs.existsSync(files.restoreLock)) return;
     const suffix = `${process.hrtime.bigint().toString(16).slice(-8)}a`;
     // Not `recursive`: a store removed since the plan was written is not made again.
-    const gitDir = makeGitDir(plan.tmpDir, plan.commonDir, plan.head, suffix, false);
+    const gitDir = makeGitDir(files.tmpDir, files.gitDir, plan.head, suffix, false);
     const child = childProcess().spawn("git", plan.args, {
       cwd: plan.cwd,
       env: { ...baseGitEnv(), ...plan.env, GIT_DIR: gitDir },
@@ -158,11 +160,11 @@ export function discardStatusAhead(reason: string): void {
  * HEAD and store it would make one with (the capture then removes it). Null, and the status
  * discarded, otherwise.
  */
-export function aheadGitDir(head: string, tmpDir: string, commonDir: string): string | null {
+export function aheadGitDir(head: string, store: string): string | null {
   const ahead = slot()?.ahead;
   if (!ahead?.gitDir) return null;
   const { plan } = ahead;
-  if (plan.head !== head || plan.tmpDir !== tmpDir || plan.commonDir !== commonDir) {
+  if (plan.head !== head || plan.store !== store) {
     discardStatusAhead(plan.head !== head ? "HEAD moved" : "another store");
     return null;
   }
@@ -185,7 +187,7 @@ export function adoptStatusAhead(plan: StatusPlan): Promise<AheadResult> | null 
   }
   // A restore since (a second one waits for the first), or a wait for the user (the picker):
   // files may have changed after it looked, and the capture must see the workspace as it is.
-  if (fileMark(plan.lastSafety) !== ahead.restoreMark) {
+  if (fileMark(planFiles(plan).lastSafety) !== ahead.restoreMark) {
     discardStatusAhead("a restore ran meanwhile");
     return null;
   }

@@ -1,6 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { dataHome } from "../config.js";
+import { identityOf } from "../git/index-file.js";
+import { STORE_FILES, storePathsAt } from "../store/layout.js";
 import { ownedPrivately } from "../util/private-file.js";
 
 /**
@@ -15,16 +17,12 @@ export interface StatusPlan {
   cwd: string;
   args: string[];
   env: Record<string, string>;
-  /** The throw-away git directory's HEAD line, and where it is made and what it shares. */
+  /** The throw-away git directory's HEAD line. */
   head: string;
-  tmpDir: string;
-  commonDir: string;
-  /** The private index copy's stamp (see `persistDue`), and the user's index it was made from. */
-  stampFile: string;
+  /** The workspace's data directory: its store, the private index copy and its stamp. */
+  store: string;
+  /** The user's index the private copy is made from. */
   userIndex: string;
-  /** Rewritten by every restore before it changes a file, and held while one runs. */
-  lastSafety: string;
-  restoreLock: string;
 }
 
 /**
@@ -121,17 +119,7 @@ function readPlan(file: string): StatusPlan | null {
     const plan = JSON.parse(fs.readFileSync(fd, "utf8")) as StatusPlan;
     const strings = (values: unknown[]) => values.every((value) => typeof value === "string");
     const shaped =
-      strings([
-        plan.from,
-        plan.cwd,
-        plan.head,
-        plan.tmpDir,
-        plan.commonDir,
-        plan.stampFile,
-        plan.userIndex,
-        plan.lastSafety,
-        plan.restoreLock,
-      ]) &&
+      strings([plan.from, plan.cwd, plan.head, plan.store, plan.userIndex]) &&
       Array.isArray(plan.args) &&
       strings(plan.args) &&
       typeof plan.env === "object" &&
@@ -170,12 +158,24 @@ export function trailingChecksum(file: string): string | null {
   }
 }
 
-/** Which version of a file is there (its inode and time), or "absent". */
+/** Which version of a file is there (see `identityOf`), or "absent". */
 export function fileMark(file: string): string {
   try {
-    const stat = fs.statSync(file, { bigint: true });
-    return `${stat.ino}:${stat.mtimeNs}`;
+    return identityOf(fs.statSync(file, { bigint: true })) ?? "absent";
   } catch {
     return "absent";
   }
+}
+
+/** What a plan's store holds that starting its status depends on. */
+export function planFiles(plan: StatusPlan) {
+  const { dir, tmpDir, gitDir } = storePathsAt(plan.store);
+  return {
+    tmpDir,
+    gitDir,
+    stamp: path.join(dir, STORE_FILES.statusIndexSource),
+    // Rewritten by every restore before it changes a file, and held while one runs.
+    lastSafety: path.join(dir, STORE_FILES.lastSafety),
+    restoreLock: path.join(dir, STORE_FILES.restoreLock),
+  };
 }

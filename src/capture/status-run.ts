@@ -3,7 +3,6 @@ import path from "node:path";
 import { runGit, splitNul } from "../git/exec.js";
 import { type StatusEntry, unreadableDirs } from "../git/status.js";
 import { type RelPath, relBytes, relFromBytes } from "../paths.js";
-import { STORE_FILES } from "../store/layout.js";
 import { gitRunning, whenGitRuns } from "../util/detached.js";
 import { zlib } from "../util/zlib.js";
 import { removeThrowawayGitDir, throwawayGitDir } from "./status-gitdir.js";
@@ -73,8 +72,7 @@ export async function runStatus(
   const headLine = head ?? "ref: refs/heads/ghostcommit-unborn";
   // A status started ahead ran against the copy as it was: not one made again just now.
   if (!privateCopy?.reused) discardStatusAhead("the private index copy is made again");
-  const tempGitDir =
-    aheadGitDir(headLine, ctx.paths.tmpDir, ctx.paths.gitDir) ?? (await throwawayGitDir(ctx.paths, headLine));
+  const tempGitDir = aheadGitDir(headLine, ctx.paths.dir) ?? (await throwawayGitDir(ctx.paths, headLine));
   try {
     const config = [
       ...(userConfig.excludesFile === null ? [] : ["-c", `core.excludesFile=${userConfig.excludesFile}`]),
@@ -133,12 +131,8 @@ export async function runStatus(
             args,
             env: { GIT_WORK_TREE: worktreeRoot, GIT_INDEX_FILE: copy, GIT_OPTIONAL_LOCKS: "0" },
             head: headLine,
-            tmpDir: ctx.paths.tmpDir,
-            commonDir: ctx.paths.gitDir,
-            stampFile: privateCopy!.stampFile,
+            store: ctx.paths.dir,
             userIndex,
-            lastSafety: path.join(ctx.paths.dir, STORE_FILES.lastSafety),
-            restoreLock: path.join(ctx.paths.dir, STORE_FILES.restoreLock),
           }
         : null;
     const ahead = plan && !persist ? adoptStatusAhead(plan) : null;

@@ -106,7 +106,11 @@ export function workspaceDir(key: string): string {
 }
 
 export function storePaths(location: WorkspaceLocation): StorePaths {
-  const dir = workspaceDir(location.key);
+  return storePathsAt(workspaceDir(location.key));
+}
+
+/** The paths of the store in workspace data directory `dir`. */
+export function storePathsAt(dir: string): StorePaths {
   const gitDir = path.join(dir, "git");
   return {
     dir,
