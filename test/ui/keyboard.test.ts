@@ -1,21 +1,12 @@
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import { sessionSandbox, turn } from "../session/support.js";
-import { launchChromium, type RunningUi, startUi } from "./support.js";
+import { browserPages, type RunningUi, startUi } from "./support.js";
 
 const { repo } = sessionSandbox();
 const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 20_000 });
 
-let browser: Browser;
-const servers: RunningUi[] = [];
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  for (const ui of servers) expect(await ui.stop()).toBe(0);
-  await browser?.close();
-});
+const { servers, openPage } = browserPages();
 
 /** What has focus: a turn as "#id", a file row as "file path", else the element's tag and text. */
 const focused = (page: Page) =>
@@ -30,13 +21,6 @@ const focused = (page: Page) =>
 async function tabIntoList(page: Page): Promise<void> {
   for (let i = 0; i < 10 && !(await focused(page))?.startsWith("#"); i++) await page.keyboard.press("Tab");
   expect(await focused(page)).toMatch(/^#/);
-}
-
-async function openPage(ui: RunningUi): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1100, height: 680 } });
-  await page.goto(ui.url);
-  await page.waitForSelector("body[data-ready]");
-  return page;
 }
 
 describe("the web timeline from the keyboard alone", () => {

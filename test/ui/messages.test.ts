@@ -1,28 +1,12 @@
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { sessionSandbox, turn } from "../session/support.js";
-import { launchChromium, type RunningUi, startUi } from "./support.js";
+import { browserPages, startUi } from "./support.js";
 
 const { repo } = sessionSandbox();
 const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 20_000 });
 
-let browser: Browser;
-const servers: RunningUi[] = [];
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  for (const ui of servers) await ui.stop();
-  await browser?.close();
-});
-
-async function openPage(ui: RunningUi): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1100, height: 680 } });
-  await page.goto(ui.url);
-  await page.waitForSelector("body[data-ready]");
-  return page;
-}
+const { servers, openPage } = browserPages(false); // the first server is stopped by its test
 
 const turnItem = (page: Page, session: string, id: string) =>
   page.locator(`[data-session="${session}"] .item`, {

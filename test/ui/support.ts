@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { request } from "node:http";
 import { createInterface } from "node:readline";
-import { type Browser, chromium } from "playwright-core";
-import { afterAll } from "vitest";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, expect } from "vitest";
 import { CLI, type Repo } from "../helpers/repo.js";
 
 /** Debian's chromium; CI installs it. A missing browser fails the tests: they never skip. */
@@ -117,4 +117,33 @@ export function rawRequest(
     req.on("error", reject);
     req.end(options.body);
   });
+}
+
+/**
+ * One browser for a test file, and the servers its tests start (stopped at the end; with
+ * `cleanStop`, each must exit 0). `openPage` opens a server's page once it is ready.
+ */
+export function browserPages(cleanStop = true): {
+  servers: RunningUi[];
+  openPage: (ui: RunningUi) => Promise<Page>;
+} {
+  let browser: Browser;
+  const servers: RunningUi[] = [];
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    for (const ui of servers) {
+      const code = await ui.stop();
+      if (cleanStop) expect(code).toBe(0);
+    }
+    await browser?.close();
+  });
+  const openPage = async (ui: RunningUi) => {
+    const page = await browser.newPage({ viewport: { width: 1100, height: 680 } });
+    await page.goto(ui.url);
+    await page.waitForSelector("body[data-ready]");
+    return page;
+  };
+  return { servers, openPage };
 }
