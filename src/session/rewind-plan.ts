@@ -3,6 +3,7 @@ import type { RelPath } from "../paths.js";
 import type { SkippedPath } from "../types.js";
 import { sameState } from "../git/tree-lookup.js";
 import type { RewindState, SessionState } from "./model.js";
+import type { StoredExclusion } from "../store/metadata.js";
 
 /**
  * Pure rules for rewind and redo: which turn decides each attributed path, which
@@ -174,4 +175,30 @@ export function notePermissionSources(
     const from = skip.reason === "permission" ? origins.get(skip.path)?.snapshot.id : undefined;
     if (from) shown[i].from = from;
   });
+}
+
+/**
+ * The turns' changed lists, each with the files its after-snapshot newly left out past the size
+ * limit that its before-snapshot held: such a turn changed the file (it grew it past the limit),
+ * so a rewind takes it back to that before-snapshot's bytes, not to a later turn's start that
+ * never held it. `read` gives a file's state in a snapshot.
+ */
+export async function withFilesLeftOut<S extends { meta: { excluded: readonly StoredExclusion[] } }>(
+  changed: readonly (readonly RelPath[])[],
+  befores: readonly S[],
+  afters: readonly (S | null)[],
+  read: (snapshot: S, path: RelPath) => Promise<FileState | null>,
+): Promise<RelPath[][]> {
+  return Promise.all(
+    changed.map(async (list, i) => {
+      const after = afters[i];
+      if (!after) return [...list];
+      const already = new Set(befores[i].meta.excluded.map((e) => e.path));
+      const grown = after.meta.excluded
+        .filter((e) => e.reason === "large-file" && !already.has(e.path) && !list.includes(e.path))
+        .map((e) => e.path);
+      const held = await Promise.all(grown.map((p) => read(befores[i], p)));
+      return [...list, ...grown.filter((_, k) => held[k] !== null)].sort();
+    }),
+  );
 }

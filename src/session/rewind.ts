@@ -18,25 +18,26 @@ import {
   refuseUnexpected,
 } from "./rewind-checks.js";
 import { interruptedHint, plannedRewind, resumeRewind } from "./rewind-resume.js";
-import { isNamed, refuseUnmatched, resolveNamedPaths, selectNamed } from "../restore/path-filter.js";
+import { refuseUnmatched, resolveNamedPaths, selectNamed } from "../restore/path-filter.js";
 import {
   attributePaths,
   changesOf,
   conflictsOf,
   isUncertain,
   leftByRewinds,
-  newlyExcluded,
   notePermissionSources,
   originOf,
   partialRewindsInEffect,
   type PathStates,
   type RewoundTurn,
   rewindOutcome,
+  withFilesLeftOut,
 } from "./rewind-plan.js";
 import { requireSnapshot } from "../store/snapshots.js";
 import { insideSparseCheckout } from "../restore/sparse-absent.js";
 import { TreeLookup } from "../git/tree-lookup.js";
-import { existsNow, isFileOnDisk } from "../util/small-files.js";
+import { isFileOnDisk } from "../util/small-files.js";
+import { addLeftSkips } from "./rewind-skips.js";
 
 /**
  * `rewind --to T`: every path that turns T and later (of this session, not yet rewound)
@@ -83,11 +84,8 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       );
     }
     const turns = live.slice(live.indexOf(target)).filter((t) => !(keepOpen && t === openNow));
-    refuseUnexpected(
-      expect,
-      { session, to },
-      turns.map((t) => t.turn),
-    );
+    const ids = turns.map((t) => t.turn);
+    refuseUnexpected(expect, { session, to }, ids);
     const open = keepOpen ? undefined : openNow;
     if (open && !force) {
       const error = new GhostcommitError(
@@ -124,7 +122,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       // As for restore and diff: a named path must name something (a typo would rewind nothing).
       const trees = [...befores, ...afters].flatMap((s) => (s ? [s.tree] : []));
       await refuseUnmatched(named, cat, trees, engine.root);
-      const where = { session, turns: turns.map((t) => t.turn) };
+      const where = { session, turns: ids };
       // An open turn's changes are known once the capture has seen them (below).
       if (!open)
         refuseUnchanged(
@@ -157,27 +155,13 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         session,
         interruptedHint: interruptedHint(session, to, named),
         beforeApply: (steps, safety) => {
-          refuseUnexpected(
-            expect,
-            { session, to },
-            turns.map((t) => t.turn),
-            steps,
-            overridden,
-          );
+          refuseUnexpected(expect, { session, to }, ids, steps, overridden);
           return journal
             .append(
               [
                 {
                   e: "rewind",
-                  ...plannedRewind(
-                    id,
-                    to,
-                    turns.map((t) => t.turn),
-                    safety,
-                    steps,
-                    named,
-                    closed,
-                  ),
+                  ...plannedRewind(id, to, ids, safety, steps, named, closed),
                   pending: true,
                 },
               ],
@@ -186,7 +170,13 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
             .then(() => {});
         },
         target: async (currentTree, capturedRepos) => {
-          const changedLists = turns.map((t) => t.changed);
+          const read = (snapshot: StoredSnapshot, p: RelPath) => lookup.file(snapshot.tree, p);
+          const changedLists = await withFilesLeftOut(
+            turns.map((t) => t.changed),
+            befores,
+            afters,
+            read,
+          );
           if (open) {
             const index = turns.indexOf(open);
             const changed = await openTurnChanges(ctx, open, befores[index].tree, currentTree);
@@ -253,21 +243,18 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       const report: RewindReport = {
         session,
         to,
-        rewoundTurns: turns.map((t) => t.turn),
+        rewoundTurns: ids,
         ...displayOutcome(result),
       };
       notePermissionSources(report.skipped, result.skipped, originOfPath);
-      for (const p of notCaptured.sort())
-        report.skipped.push({ path: displayPath(p), reason: "not-captured" });
-      const uncaptured = newlyExcluded(
-        befores[0].meta,
-        afters.map((a) => a?.meta ?? null),
-      );
-      const excluded = new Set([
-        ...uncaptured.filter((p) => isNamed(p, named) && existsNow(engine.root, p)),
-        ...[...excludedNow].filter((p) => isNamed(p, named)),
-      ]);
-      for (const p of [...excluded].sort()) report.skipped.push({ path: displayPath(p), reason: "excluded" });
+      addLeftSkips(report, {
+        notCaptured,
+        root: engine.root,
+        named,
+        before: befores[0].meta,
+        afters: afters.map((a) => a?.meta ?? null),
+        excludedNow,
+      });
       if (named) report.paths = named.map(displayPath);
       const overwrote = overwritten(overridden, report);
       if (overwrote.length > 0) report.overridden = overwrote;

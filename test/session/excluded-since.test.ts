@@ -70,3 +70,30 @@ describe("a rewind refused by its last check, once the work tree is captured", (
     expect([r.read("old.txt"), r.read("b.txt")]).toEqual(["made again by hand\n", "b1\n"]);
   });
 });
+
+describe("a file a turn grows past the size limit and a later turn shrinks back under it", () => {
+  it("goes back to its bytes before the first turn, which that turn's before-snapshot holds, listed once", () => {
+    const r = repo({ ".ghostcommit.json": '{"largeFileBytes": 1000}\n', "README.md": "hi\n" });
+    const original = `${"u".repeat(500)}\n`; // the user's own untracked file, under the limit
+    r.write({ "data.bin": original });
+    turn(r, "s", "1", () => r.write({ "data.bin": "g".repeat(3000) })); // past the limit: left out
+    turn(r, "s", "2", () => r.write({ "data.bin": "small\n" })); // under it again
+    const done = r.cli(["rewind", "--to", "1", "--json"]);
+    expect(done.status, done.stderr).toBe(0);
+    expect(done.json.written).toEqual(["data.bin"]);
+    expect(done.json.skipped).toEqual([]);
+    expect(r.read("data.bin")).toBe(original);
+    r.ok("redo", "--session", "s");
+    expect(r.read("data.bin")).toBe("small\n");
+  });
+
+  it("is left, once, when it is still past the limit (the safety snapshot could not hold it)", () => {
+    const r = repo({ ".ghostcommit.json": '{"largeFileBytes": 1000}\n', "README.md": "hi\n" });
+    r.write({ "data.bin": "small\n" });
+    turn(r, "s", "1", () => r.write({ "data.bin": "g".repeat(3000) }));
+    const done = r.cli(["rewind", "--to", "1", "--json"]);
+    expect(done.status, done.stderr).toBe(0);
+    expect(done.json.skipped).toEqual([{ path: "data.bin", reason: "excluded" }]);
+    expect(r.read("data.bin")).toBe("g".repeat(3000));
+  });
+});
