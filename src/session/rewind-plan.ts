@@ -113,17 +113,21 @@ export function isUncertain(
 
 /**
  * Paths the rewound turns left uncaptured (a file past the size limit, a new dependency directory,
- * a `.ghostignore` match) that were not so before them: a rewind leaves them as they are, and says
- * so, so a person does not take them for undone.
+ * a `.ghostignore` match) that were not so before them, and every dependency or large directory
+ * their after-snapshots left out, even one left out before them too: the turns may have changed
+ * files in it that no snapshot holds. A rewind leaves them as they are, and says so, so a person
+ * does not take them for undone.
  */
 export function newlyExcluded(
   before: { excluded: readonly { path: RelPath }[] },
-  afters: readonly ({ excluded: readonly { path: RelPath }[] } | null)[],
+  afters: readonly ({ excluded: readonly { path: RelPath; reason: string }[] } | null)[],
 ): RelPath[] {
   const already = new Set(before.excluded.map((e) => e.path));
+  const wholeDirs = new Set(["dependency-dir", "large-dir"]);
   const found = new Set<RelPath>();
   for (const after of afters)
-    for (const { path } of after?.excluded ?? []) if (!already.has(path)) found.add(path);
+    for (const { path, reason } of after?.excluded ?? [])
+      if (!already.has(path) || wholeDirs.has(reason)) found.add(path);
   return [...found].sort();
 }
 

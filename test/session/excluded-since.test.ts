@@ -97,3 +97,21 @@ describe("a file a turn grows past the size limit and a later turn shrinks back 
     expect(r.read("data.bin")).toBe("g".repeat(3000));
   });
 });
+
+describe("a dependency directory left out both before and after a turn", () => {
+  it("is listed as skipped by a rewind, which cannot undo what the turn changed in it", () => {
+    // A Maven project whose Java package is named `target` (com.acme.target), a dependency-dir name.
+    const d = "src/main/java/com/acme/target";
+    const r = repo({ [`${d}/Foo.java`]: "public class Foo {}\n" });
+    r.write({ [`${d}/UserDraft.java`]: "class UserDraft { /* hours of work */ }\n" });
+    turn(r, "s", "1", () => {
+      r.write({ [`${d}/Foo.java`]: "public class Foo { int x; }\n" });
+      r.write({ [`${d}/Bar.java`]: "class Bar {}\n" });
+    });
+    const done = r.cli(["rewind", "--to", "1", "--json"]);
+    expect(done.status, done.stderr).toBe(0);
+    expect(done.json.written).toEqual([`${d}/Foo.java`]);
+    expect(done.json.skipped).toEqual([{ path: d, reason: "excluded" }]);
+    expect(r.read(`${d}/Bar.java`)).toBe("class Bar {}\n");
+  });
+});
