@@ -9,7 +9,7 @@ import { displayPath, type RelPath, relFromBytes, resolveInside } from "./paths.
 import { refuseUnmatched, resolveNamedPaths } from "./restore/path-filter.js";
 import { displayOutcome } from "./restore/restore.js";
 import { restoreSnapshot } from "./restore/restore-snapshot.js";
-import { diffEntries, diffTreesText } from "./restore/tree-diff.js";
+import { diffEntries, diffTreesText, type LeftOut, sides } from "./restore/tree-diff.js";
 import { dropSnapshots, toSnapshot, toSummary } from "./store/snapshots.js";
 import { type DoctorCheck, runDoctor } from "./maintenance/doctor.js";
 import { layerChecks } from "./maintenance/checks.js";
@@ -131,7 +131,7 @@ export class Workspace {
    */
   async diff(id: string, id2?: string, options: DiffOptions = {}): Promise<DiffEntry[]> {
     const named = resolveNamedPaths(this.root, options.paths);
-    return this.withTrees(id, id2, named, (from, to) => diffEntries(this.engine, from, to, named));
+    return this.withTrees(id, id2, named, (from, to, out) => diffEntries(this.engine, from, to, named, out));
   }
 
   /** The same diff as git prints it: "patch", "stat" or "name-status". */
@@ -146,7 +146,9 @@ export class Workspace {
       "diffText's format is patch, stat or name-status",
     );
     const named = resolveNamedPaths(this.root, options.paths);
-    return this.withTrees(id, id2, named, (from, to) => diffTreesText(this.engine, format, from, to, named));
+    return this.withTrees(id, id2, named, (a, b, out) =>
+      diffTreesText(this.engine, format, a, b, named, out),
+    );
   }
 
   /**
@@ -154,10 +156,10 @@ export class Workspace {
    * writes meanwhile would make the two name different files.
    */
   async diffWithPatch(id: string, id2?: string): Promise<{ entries: DiffEntry[]; patch: string }> {
-    return this.withTrees(id, id2, undefined, async (from, to) => {
+    return this.withTrees(id, id2, undefined, async (from, to, out) => {
       const [entries, patch] = await Promise.all([
-        diffEntries(this.engine, from, to),
-        diffTreesText(this.engine, "patch", from, to),
+        diffEntries(this.engine, from, to, undefined, out),
+        diffTreesText(this.engine, "patch", from, to, undefined, out),
       ]);
       return { entries, patch };
     });
@@ -178,14 +180,12 @@ export class Workspace {
     id: string,
     id2: string | undefined,
     named: RelPath[] | undefined,
-    work: (from: string, to: string) => Promise<T>,
+    work: (from: string, to: string, leftOut?: LeftOut) => Promise<T>,
   ): Promise<T> {
     const from = await this.engine.refs.resolve(id);
-    const checked = async (a: string, b: string) => {
-      await this.refuseUnmatched(named, [a, b], id2 === undefined);
-      return work(a, b);
-    };
-    if (id2 !== undefined) return checked(from.tree, (await this.engine.refs.resolve(id2)).tree);
+    const checked = (a: string, b: string, leftOut?: LeftOut) =>
+      this.refuseUnmatched(named, [a, b], id2 === undefined).then(() => work(a, b, leftOut));
+    if (id2 !== undefined) return checked(...sides(from, await this.engine.refs.resolve(id2)));
     return this.engine.writing(async () => {
       const now = await this.engine.withReader((cat) => captureTree(this.engine, cat, from.meta.included));
       return checked(from.tree, now.tree);

@@ -1,9 +1,43 @@
 import { runGit } from "../git/exec.js";
-import { displayPath, type RelPath, relBytes } from "../paths.js";
+import { displayPath, isWithin, type RelPath, relBytes } from "../paths.js";
 import type { StoreContext } from "../store/context.js";
+import type { StoredSnapshot } from "../store/store.js";
 import type { DiffEntry } from "../types.js";
 import { isNamed } from "./path-filter.js";
 import { diffTrees } from "./restore-snapshot.js";
+
+/** What each snapshot of a diff left out (its `excluded` paths). */
+export interface LeftOut {
+  from: RelPath[];
+  to: RelPath[];
+}
+
+/**
+ * The two trees of a snapshot-to-snapshot diff, with what each left out. Not an unreadable file:
+ * a tracked one is shown deleted, its content being unknown (see the README's exclusion table).
+ */
+export function sides(from: StoredSnapshot, to: StoredSnapshot): [string, string, LeftOut] {
+  const paths = (s: StoredSnapshot) =>
+    s.meta.excluded.filter((e) => e.reason !== "unreadable").map((e) => e.path);
+  return [from.tree, to.tree, { from: paths(from), to: paths(to) }];
+}
+
+/**
+ * The raw changes between two trees but those that are only one snapshot leaving a path out (a
+ * file grown past the size limit, a directory past the large-dir limit): not captured there is
+ * not deleted, nor added (`turn end` does not count them as the turn's change either).
+ */
+async function capturedChanges(engine: StoreContext, from: string, to: string, leftOut?: LeftOut) {
+  const within = (p: RelPath, paths: RelPath[]) => paths.some((e) => isWithin(p, e.replace(/\/$/, "")));
+  return (await diffTrees(engine, from, to)).filter(
+    (c) =>
+      !leftOut ||
+      !(
+        (c.status === "D" && within(c.path, leftOut.to)) ||
+        (c.status === "A" && within(c.path, leftOut.from))
+      ),
+  );
+}
 
 /** The changes between two trees as the library reports them; `named` limits them to those paths. */
 export async function diffEntries(
@@ -11,8 +45,9 @@ export async function diffEntries(
   from: string,
   to: string,
   named?: RelPath[],
+  leftOut?: LeftOut,
 ): Promise<DiffEntry[]> {
-  return (await diffTrees(engine, from, to))
+  return (await capturedChanges(engine, from, to, leftOut))
     .filter((c) => isNamed(c.path, named))
     .map((c) => {
       const status: DiffEntry["status"] =
@@ -37,15 +72,28 @@ export async function diffTreesText(
   from: string,
   to: string,
   named?: RelPath[],
+  leftOut?: LeftOut,
 ): Promise<string> {
   const flag = format === "patch" ? "-p" : format === "stat" ? "--stat" : "--name-status";
-  const pathspecs = named ? ["--", ...named.map((p) => relBytes(p).toString("utf8"))] : [];
+  const spec = (magic: string, p: RelPath) => `:(${magic})${relBytes(p).toString("utf8")}`;
+  // Changes that are only a snapshot leaving a path out are left out of the text too (see capturedChanges).
+  const all = leftOut ? await diffTrees(engine, from, to) : [];
+  const kept = new Set((await capturedChanges(engine, from, to, leftOut)).map((c) => c.path));
+  const dropped = all.filter((c) => !kept.has(c.path)).map((c) => spec("exclude,literal", c.path));
+  if (dropped.length > 0 && kept.size === 0) return "";
+  const pathspecs = [...(named ?? []).map((p) => spec("literal", p)), ...dropped];
   const result = await runGit(
-    ["diff-tree", "-r", "--no-renames", "--no-color", flag, from, to, ...pathspecs],
-    {
-      cwd: engine.paths.dir,
-      env: engine.readEnv,
-    },
+    [
+      "diff-tree",
+      "-r",
+      "--no-renames",
+      "--no-color",
+      flag,
+      from,
+      to,
+      ...(pathspecs.length ? ["--", ...pathspecs] : []),
+    ],
+    { cwd: engine.paths.dir, env: { ...engine.readEnv, GIT_LITERAL_PATHSPECS: "0" } },
   );
   return result.stdout.toString("utf8");
 }

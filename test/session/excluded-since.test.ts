@@ -115,3 +115,30 @@ describe("a dependency directory left out both before and after a turn", () => {
     expect(r.read(`${d}/Bar.java`)).toBe("class Bar {}\n");
   });
 });
+
+describe("diff of a turn's two snapshots when the after-snapshot left out what the before held", () => {
+  it("does not show the files left out as deleted: they were not captured, and they are still on disk", () => {
+    const r = repo({
+      ".ghostcommit.json": '{"largeDirFiles": 5, "largeFileBytes": 1000}\n',
+      "a.txt": "a1\n",
+    });
+    for (let i = 1; i <= 4; i++) r.write({ [`data/f${i}.txt`]: `v1 ${i}\n` });
+    r.write({ "dump.sql": "x".repeat(500) });
+    turn(r, "s", "1", () => {
+      for (let i = 5; i <= 7; i++) r.write({ [`data/f${i}.txt`]: `v2 ${i}\n` }); // past largeDirFiles
+      r.write({ "dump.sql": "x".repeat(3000) }); // past largeFileBytes
+      r.write({ "a.txt": "a2\n" });
+    });
+    const [t] = r.ok("log", "--session", "s");
+    expect(r.ok("diff", t.before, t.after)).toEqual([
+      { path: "a.txt", status: "modified", oldMode: "100644", newMode: "100644" },
+    ]);
+    const stat = r.cli(["diff", t.before, t.after, "--stat"]);
+    expect(stat.stdout).toContain("a.txt");
+    expect(stat.stdout).not.toContain("dump.sql");
+    expect(stat.stdout).not.toContain("data/");
+    expect(r.cli(["diff", t.before, t.after, "--patch", "--", "dump.sql"]).stdout.trim()).toBe(
+      "no differences",
+    );
+  });
+});
