@@ -17,6 +17,7 @@ import { journalsAround } from "./sessions-around.js";
 import { quotedPath } from "../util/format.js";
 import type { TurnState } from "./model.js";
 import { attributePaths, isUncertain } from "./rewind-plan.js";
+import { inDependencyDirsSince } from "./rewind-skips.js";
 
 /** The checks of a rewind that need the work tree or the journals: before it, and of an open turn. */
 
@@ -32,13 +33,16 @@ export async function precheck(
   afters: (StoredSnapshot | null)[],
   named: RelPath[] | undefined,
   partial: ReadonlyMap<RelPath, FileState | null>,
+  touched: ReadonlySet<RelPath>,
 ): Promise<void> {
   const attributed = new Map([...attributePaths(turns)].filter(([p]) => isNamed(p, named)));
+  // In a dependency directory named since: the final check leaves it as excluded.
+  const since = await inDependencyDirsSince(ctx.engine, attributed.keys(), touched);
   const now = await worktreeStates(ctx.engine, [...attributed.keys()]);
   const conflicts: RelPath[] = [];
   const uncertain: RelPath[] = [];
   for (const [p, span] of attributed) {
-    if (turns[span.first].beforeUnknown.has(p)) continue;
+    if (turns[span.first].beforeUnknown.has(p) || since.has(p)) continue;
     const current = now.get(p);
     // Already as the rewind would leave it (a person put it back): the rewind has nothing to do there.
     if (current !== undefined && sameState(current, await lookup.file(befores[span.first].tree, p))) continue;

@@ -1,8 +1,11 @@
-import { displayPath, type RelPath } from "../paths.js";
+import { dependencyDirOf } from "../capture/policy.js";
+import { displayPath, type RelPath, relFromBytes } from "../paths.js";
+import { fromTop, lsFiles } from "../restore/excluded-now.js";
+import type { StoreContext } from "../store/context.js";
 import { isNamed } from "../restore/path-filter.js";
 import type { SnapshotMeta } from "../store/metadata.js";
 import type { RewindReport } from "../types.js";
-import { existsNow } from "../util/small-files.js";
+import { existsNow, isFileOnDisk } from "../util/small-files.js";
 import { newlyExcluded } from "./rewind-plan.js";
 
 /**
@@ -34,4 +37,33 @@ export function addLeftSkips(
   const said = new Set([...report.skipped.map((s) => s.path), ...report.written, ...report.deleted]);
   for (const p of [...excluded].sort())
     if (!said.has(displayPath(p))) report.skipped.push({ path: displayPath(p), reason: "excluded" });
+}
+
+/**
+ * Of the paths the rewound turns changed, the untracked files on disk that today's
+ * `dependencyDirs` leave out though no agent tool touched them: a name added to the setting after
+ * the turn. Their state now is unknown to any snapshot (the safety snapshot holds them only
+ * because a rewind includes what the turns changed), so, as for a `.ghostignore` line added since,
+ * a rewind leaves them and lists them, neither a conflict nor deleted.
+ */
+export async function inDependencyDirsSince(
+  engine: StoreContext,
+  paths: Iterable<RelPath>,
+  touched: ReadonlySet<RelPath>,
+): Promise<Set<RelPath>> {
+  const names = new Set(engine.settings.dependencyDirs);
+  const found = [...paths].filter(
+    (p) => !touched.has(p) && dependencyDirOf(p, names) !== null && isFileOnDisk(engine.root, p),
+  );
+  const git = engine.location.kind === "git" ? engine.location : null;
+  if (!git || found.length === 0) return new Set(found);
+  // Tracked files are always captured: a dependency directory's rule never leaves them out.
+  const lines = await lsFiles(git.worktreeRoot!, git.prefix, [], found);
+  const tracked = new Set(lines.map((line) => fromTop(git.prefix, relFromBytes(line))));
+  return new Set(found.filter((p) => !tracked.has(p)));
+}
+
+/** The paths an agent's tool touched in the session or in the rewound turns. */
+export function touchedBy(state: { touched: Iterable<RelPath> }, turns: { touched: Iterable<RelPath> }[]) {
+  return new Set<RelPath>([...state.touched, ...turns.flatMap((t) => [...t.touched])]);
 }

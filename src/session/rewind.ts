@@ -37,7 +37,7 @@ import { requireSnapshot } from "../store/snapshots.js";
 import { insideSparseCheckout } from "../restore/sparse-absent.js";
 import { TreeLookup } from "../git/tree-lookup.js";
 import { isFileOnDisk } from "../util/small-files.js";
-import { addLeftSkips } from "./rewind-skips.js";
+import { addLeftSkips, inDependencyDirsSince, touchedBy } from "./rewind-skips.js";
 
 /**
  * `rewind --to T`: every path that turns T and later (of this session, not yet rewound)
@@ -133,7 +133,8 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       // Paths an earlier rewind of some paths put back are the session's doing, not someone else's:
       // every such rewind a turn still lists, also once a new turn has emptied the redo stack.
       const partial = leftByRewinds(partialRewindsInEffect(state));
-      if (!force && !dryRun) await precheck(ctx, lookup, turns, befores, afters, named, partial);
+      if (!force && !dryRun)
+        await precheck(ctx, lookup, turns, befores, afters, named, partial, touchedBy(state, turns));
       const targets = new Map<RelPath, FileState | null>();
       const originOfPath = new Map<RelPath, { snapshot: StoredSnapshot; absent: ReadonlySet<RelPath> }>();
       let closed: { turn: string; changed: RelPath[] } | undefined;
@@ -185,7 +186,9 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
             refuseUnchanged(named, changedLists, where);
           }
           const all: PathStates[] = [];
-          for (const [p, span] of attributePaths(changedLists.map((changed) => ({ changed })))) {
+          const attributed = attributePaths(changedLists.map((changed) => ({ changed })));
+          const since = await inDependencyDirsSince(engine, attributed.keys(), touchedBy(state, turns));
+          for (const [p, span] of attributed) {
             const { first, last } = span;
             if (turns[first].beforeUnknown.has(p)) {
               notCaptured.push(p);
@@ -195,7 +198,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
             // A file on disk but not in the capture now: excluded since (a .ghostignore line, a
             // lower size limit, unreadable). Its state is unknown, so it is left as it is. (A
             // directory where the file was is the turn's change, which the rewind undoes.)
-            if (current === null && isFileOnDisk(engine.root, p)) {
+            if ((current === null && isFileOnDisk(engine.root, p)) || since.has(p)) {
               excludedNow.add(p);
               continue;
             }

@@ -142,3 +142,18 @@ describe("diff of a turn's two snapshots when the after-snapshot left out what t
     );
   });
 });
+
+describe("a directory named in dependencyDirs after the turn that wrote files in it", () => {
+  it("is neither a conflict nor deleted by a rewind, as a .ghostignore line added since: its files are left and listed", () => {
+    const r = repo({ "README.md": "hi\n" });
+    turn(r, "s", "1", () => r.write({ "gen/a.txt": "gen v1\n" }));
+    // The user now tells ghostcommit gen/ is generated, and edits the file by hand.
+    r.write({ ".ghostcommit.json": '{"dependencyDirs": ["node_modules", "gen"]}\n' });
+    r.write({ "gen/a.txt": "user's hand edit\n" });
+    const done = r.cli(["rewind", "--to", "1", "--json"]);
+    expect(done.status, done.stderr).toBe(0);
+    expect(done.json.deleted).toEqual([]);
+    expect(done.json.skipped).toEqual([{ path: "gen/a.txt", reason: "excluded" }]);
+    expect(r.read("gen/a.txt")).toBe("user's hand edit\n");
+  });
+});
