@@ -283,7 +283,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     tree,
     parent: head,
     fileCount: Math.max(0, fileCount),
-    excluded: sortExclusions(withoutIncludedDirs(excluded, includes)),
+    excluded: sortExclusions(withoutIncludedDirs(excluded, includes, capturedIncludes)),
     included: [...capturedIncludes].sort(),
     ...(nested.roots.length > 0 ? { nested: nested.roots } : {}),
     ...(status.copyDeferred ? { statusCopyDeferred: status.copyDeferred } : {}),

@@ -220,14 +220,25 @@ export function sortExclusions(list: StoredExclusion[]): StoredExclusion[] {
 
 /**
  * Less the directory exclusions an include took back whole (`--include build` captures the
- * dependency directory `build/`): what a snapshot reports as left out, it left out.
+ * dependency directory `build/`), and less, in a directory's file count, the files included one
+ * by one and captured (`captured`: `--include dist/chunk-1.js`, a touched file, a rewind's safety
+ * snapshot), a directory none of whose counted files is left keeping no count: what a snapshot
+ * reports as left out, it left out.
  */
 export function withoutIncludedDirs(
   excluded: StoredExclusion[],
   includes: readonly RelPath[],
+  captured: Iterable<RelPath> = [],
 ): StoredExclusion[] {
-  const whole = (e: StoredExclusion) =>
-    (e.reason === "dependency-dir" || e.reason === "large-dir") &&
-    includes.some((inc) => isWithin(e.path, inc));
-  return excluded.filter((e) => !whole(e));
+  const isDir = (e: StoredExclusion) => e.reason === "dependency-dir" || e.reason === "large-dir";
+  const whole = (e: StoredExclusion) => isDir(e) && includes.some((inc) => isWithin(e.path, inc));
+  const files = [...captured];
+  return excluded.flatMap((e) => {
+    if (whole(e)) return [];
+    if (!isDir(e) || e.files === undefined) return [e];
+    const left = e.files - files.filter((f) => isWithin(f, e.path) && f !== e.path).length;
+    // None left: still listed (without a count), as a restore must not take a file made there
+    // later for one this snapshot proves absent.
+    return left > 0 ? [{ ...e, files: left }] : [{ path: e.path, reason: e.reason }];
+  });
 }

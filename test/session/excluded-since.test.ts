@@ -157,3 +157,20 @@ describe("a directory named in dependencyDirs after the turn that wrote files in
     expect(r.read("gen/a.txt")).toBe("user's hand edit\n");
   });
 });
+
+describe("a dependency directory some of whose untracked files a snapshot captured by --include", () => {
+  it("counts as left out only the files it left out, and gives no count when it left none", () => {
+    const r = repo({ "dist/bundle.js": "v1\n" }); // a tracked, published bundle
+    r.write({ "dist/chunk-1.js": "c1\n", "dist/chunk-2.js": "c2\n", "dist/chunk-3.js": "c3\n" });
+    const one = r.ok("snapshot", "--include", "dist/chunk-1.js");
+    expect(one.excluded).toEqual([{ path: "dist", reason: "dependency-dir", files: 2 }]);
+    const all = ["dist/chunk-1.js", "dist/chunk-2.js", "dist/chunk-3.js"].flatMap((p) => ["--include", p]);
+    // Still listed: a restore to it must not delete a chunk made there later (the snapshot would
+    // not have captured it).
+    expect(r.ok("snapshot", ...all).excluded).toEqual([{ path: "dist", reason: "dependency-dir" }]);
+    r.write({ "dist/chunk-4.js": "c4\n" });
+    const snaps = r.ok("list");
+    r.ok("restore", snaps[0].id);
+    expect(r.read("dist/chunk-4.js")).toBe("c4\n");
+  });
+});
