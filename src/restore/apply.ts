@@ -1,9 +1,10 @@
 import { randomHex } from "../util/crypto.js";
-import { promises as fs, lchownSync, lstatSync, mkdirSync, renameSync, rmdirSync, unlinkSync } from "node:fs";
+import { promises as fs, lchownSync, lstatSync, renameSync, rmdirSync, unlinkSync } from "node:fs";
 import { isGitDirectory, looksLikeRepository } from "../capture/nested-check.js";
 import { MODE } from "../git/objects.js";
 import { restoreTempName } from "../store/restore-journal.js";
 import { ancestorsOf, fsPath, parentOf, type RelPath } from "../paths.js";
+import { PinnedDirs } from "./pinned-dirs.js";
 import type { ExcludedDetail, SkipReason } from "../types.js";
 import { MANY_FILES, syncDirs, syncFileSystems } from "../util/durable.js";
 import { mapLimit } from "../util/pool.js";
@@ -39,7 +40,9 @@ function skipOf(path: RelPath, error: unknown): Skip {
 /**
  * Carries out a plan in the work tree. Every write goes to a temp file beside its target and is
  * renamed over it; no write or delete ever goes through a symlinked or non-directory ancestor,
- * so nothing outside the workspace is touched. A path that fails is reported; the rest go on.
+ * not even one another process puts in place while the restore runs (each directory is opened
+ * once and written through its handle: see PinnedDirs), so nothing outside the workspace is
+ * touched. A path that fails is reported; the rest go on.
  *
  * Crash-consistent (the caller has made the way back durable first): each temp file is on disk
  * before its rename, so after a power cut a file is either old or new, never torn; every directory
@@ -54,8 +57,26 @@ export async function applyPlan(
   /** Nested repositories the current state captured by their own rules: written into, their `.git` never. */
   capturedRepos: ReadonlySet<RelPath> = new Set(),
 ): Promise<ApplyOutcome> {
+  const pins = new PinnedDirs(root);
+  try {
+    return await applyPinned(root, pins, steps, contentOf, tempToken, capturedRepos);
+  } finally {
+    pins.close();
+  }
+}
+
+async function applyPinned(
+  root: string,
+  pins: PinnedDirs,
+  steps: PlanStep[],
+  contentOf: (oid: string) => Buffer,
+  tempToken: string,
+  capturedRepos: ReadonlySet<RelPath>,
+): Promise<ApplyOutcome> {
   const outcome: ApplyOutcome = { written: [], deleted: [], skipped: [] };
   const changedDirs = new Set<RelPath>();
+  const safe = (path: RelPath, create: boolean) =>
+    ancestorsAreRealDirs(root, pins, path, create, changedDirs, capturedRepos) === "ok";
   const fail = (rel: RelPath, error: unknown) => outcome.skipped.push(skipOf(rel, error));
   // Deletions come first (see planRestore), then the directories they emptied and no write goes
   // into are removed before any write, so a file can take the place of a directory tree.
@@ -63,11 +84,11 @@ export async function applyPlan(
   for (const step of steps) {
     if (step.kind !== "delete") continue;
     try {
-      if (ancestorsAreRealDirs(root, step.path, false, changedDirs, capturedRepos) !== "ok") {
+      if (!safe(step.path, false)) {
         outcome.skipped.push({ path: step.path, reason: "excluded" });
         continue;
       }
-      deletePath(root, step.path);
+      deletePath(pins, step.path);
       outcome.deleted.push(step.path);
       changedDirs.add(parentOf(step.path));
       for (const dir of ancestorsOf(step.path)) emptiedDirs.add(dir);
@@ -80,7 +101,7 @@ export async function applyPlan(
   for (const step of steps) {
     if (step.kind === "write") for (const dir of ancestorsOf(step.path)) emptiedDirs.delete(dir);
   }
-  removeEmptyDirs(root, emptiedDirs, changedDirs);
+  removeEmptyDirs(pins, emptiedDirs, changedDirs);
   // Every temp file is written and flushed first, concurrently (one flush costs milliseconds of
   // waiting on the disk, which overlap), then each is renamed into place in plan order. Many
   // files are flushed by one syncfs of the workspace's file system instead of one fsync each.
@@ -90,11 +111,16 @@ export async function applyPlan(
     try {
       // What stands in the way (see skipBlockedWrites; here, one whose deletion failed or made
       // since the plan) is kept: no system error, and nothing a retry would change.
-      if (ancestorsAreRealDirs(root, step.path, true, changedDirs, capturedRepos) !== "ok")
-        return { skip: { path: step.path, reason: "excluded" } };
+      if (!safe(step.path, true)) return { skip: { path: step.path, reason: "excluded" } };
       const temp = tempPathOf(step.path, restoreTempName(baseName(step.path), tempToken, n));
-      await writeTemp(fsPath(root, temp), step.state.mode, contentOf(step.state.oid), flushEach);
-      await keepOwner(fsPath(root, temp), fsPath(root, step.path), fsPath(root, parentOf(step.path)));
+      const dir = parentOf(step.path);
+      pins.hold(dir);
+      try {
+        await writeTemp(pins.path(temp), step.state.mode, contentOf(step.state.oid), flushEach);
+        await keepOwner(pins.path(temp), pins.path(step.path), pins.self(dir));
+      } finally {
+        pins.release(dir);
+      }
       return { path: step.path, temp };
     } catch (error) {
       return { skip: skipOf(step.path, error) };
@@ -106,12 +132,21 @@ export async function applyPlan(
       outcome.skipped.push(write.skip);
       continue;
     }
+    // Open still, unless many directories made it close the handle: then opened and checked again.
+    if (pins.open(parentOf(write.path), false) !== "ok") {
+      outcome.skipped.push({ path: write.path, reason: "excluded" });
+      continue;
+    }
     try {
-      renameIntoPlace(fsPath(root, write.temp), fsPath(root, write.path));
+      renameIntoPlace(pins, write.temp, write.path);
       outcome.written.push(write.path);
       changedDirs.add(parentOf(write.path));
     } catch (error) {
-      await fs.rm(fsPath(root, write.temp), { force: true }).catch(() => {});
+      try {
+        unlinkSync(pins.path(write.temp));
+      } catch {
+        // already gone
+      }
       fail(write.path, error);
     }
   }
@@ -122,51 +157,45 @@ export async function applyPlan(
 }
 
 /**
- * Checks each ancestor is a real directory (not a symlink). With `create`, missing ones are made;
- * an ancestor that is an empty directory's worth of nothing but a stale file blocks the path.
+ * Checks each ancestor is a real directory (not a symlink) and opens it (see PinnedDirs). With
+ * `create`, missing ones are made; an ancestor that is a file or symlink blocks the path.
  * Synchronous calls: a restore makes several per path (the 10k bench's 20 paths made 120), each a
  * tiny one whose thread-pool round trip cost more than the call.
  */
 function ancestorsAreRealDirs(
   root: string,
+  pins: PinnedDirs,
   rel: RelPath,
   create: boolean,
   changedDirs: Set<RelPath>,
   capturedRepos: ReadonlySet<RelPath>,
 ): "ok" | "unsafe" | "nested-repo" {
+  const made = (dir: RelPath) => {
+    changedDirs.add(parentOf(dir));
+    ownAsParent(pins.path(dir), pins.self(parentOf(dir)));
+  };
   for (const dir of ancestorsOf(rel)) {
-    const target = fsPath(root, dir);
-    const stat = lstatSync(target, { throwIfNoEntry: false });
-    if (stat?.isDirectory()) {
-      // Another repository's work tree (a nested repo or submodule) is never written into,
-      // unless it is captured by its own rules (then the safety snapshot holds what changes). A
-      // `.git` that git would not take for a repository (an empty fixture directory, a stray
-      // file) makes none: capture looked inside, so restore writes there too.
-      if (!capturedRepos.has(dir) && looksLikeRepository(root, dir)) return "nested-repo";
-      if (isGitDirectory(root, dir)) return "nested-repo"; // a bare repository: git's own data
-      continue;
-    }
-    if (stat) return "unsafe"; // a symlink or file where a directory should be
-    if (!create) return "ok"; // nothing below a missing directory exists to delete
-    try {
-      mkdirSync(target);
-      changedDirs.add(parentOf(dir));
-      ownAsParent(target, fsPath(root, parentOf(dir)));
-    } catch (error) {
-      // Another write below the same new directory made it first.
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || !lstatSync(target).isDirectory()) throw error;
-    }
+    const opened = pins.open(dir, create, made);
+    if (opened === "unsafe") return "unsafe"; // a symlink or file where a directory should be
+    if (opened === "missing") return "ok"; // nothing below a missing directory exists to delete
+    // Another repository's work tree (a nested repo or submodule) is never written into, unless
+    // it is captured by its own rules (then the safety snapshot holds what changes). A `.git`
+    // that git would not take for a repository (an empty fixture directory, a stray file) makes
+    // none: capture looked inside, so restore writes there too.
+    if (!capturedRepos.has(dir) && looksLikeRepository(root, dir)) return "nested-repo";
+    if (isGitDirectory(root, dir)) return "nested-repo"; // a bare repository: git's own data
   }
   return "ok";
 }
 
-function deletePath(root: string, rel: RelPath): void {
-  const target = fsPath(root, rel);
+function deletePath(pins: PinnedDirs, rel: RelPath): void {
+  const target = pins.path(rel);
   const stat = lstatSync(target, { throwIfNoEntry: false });
   if (!stat) return;
   if (stat.isDirectory()) {
     // A directory appeared where the snapshot had a file: only an empty one may go.
     rmdirSync(target);
+    pins.forget(rel);
     return;
   }
   unlinkSync(target);
@@ -223,25 +252,29 @@ function ownAsParent(made: Buffer, parent: Buffer): void {
 }
 
 /** Synchronous, as the checks and removals around it: one tiny call each, made in plan order. */
-function renameIntoPlace(temp: Buffer, target: Buffer): void {
+function renameIntoPlace(pins: PinnedDirs, temp: RelPath, rel: RelPath): void {
+  const target = pins.path(rel);
   let existing: import("node:fs").Stats | undefined;
   try {
     existing = lstatSync(target, { throwIfNoEntry: false });
   } catch {
     // unreadable: the rename says what is wrong
   }
-  if (existing?.isDirectory()) rmdirSync(target); // only succeeds when empty
-  renameSync(temp, target);
+  if (existing?.isDirectory()) {
+    rmdirSync(target); // only succeeds when empty
+    pins.forget(rel);
+  }
+  renameSync(pins.path(temp), target);
 }
 
 /** Removes directories the restore emptied, deepest first; a non-empty one simply stays. */
-function removeEmptyDirs(root: string, dirs: Set<RelPath>, changedDirs: Set<RelPath>): void {
+function removeEmptyDirs(pins: PinnedDirs, dirs: Set<RelPath>, changedDirs: Set<RelPath>): void {
   const ordered = [...dirs].sort((a, b) => b.split("/").length - a.split("/").length);
   for (const dir of ordered) {
     try {
-      const stat = lstatSync(fsPath(root, dir));
-      if (stat.isDirectory()) {
-        rmdirSync(fsPath(root, dir));
+      if (pins.open(parentOf(dir), false) === "ok" && lstatSync(pins.path(dir)).isDirectory()) {
+        rmdirSync(pins.path(dir));
+        pins.forget(dir);
         changedDirs.add(parentOf(dir));
       }
     } catch {

@@ -8,7 +8,7 @@ import { CLI } from "../helpers/repo.js";
  * completed, with the paths they touched (absolute: `-y` names each descriptor's file).
  */
 
-const TRACED = "fsync,fdatasync,syncfs,rename,renameat,renameat2,unlink,unlinkat,rmdir,mkdir,mkdirat";
+const TRACED = "fsync,fdatasync,syncfs,rename,renameat,renameat2,unlink,unlinkat,rmdir,mkdir,mkdirat,openat";
 
 /**
  * Runs `command` under strace, each of its processes killed by the kernel at its n-th `call`
@@ -80,7 +80,12 @@ export function traceCli(
 
 const QUOTED = /(AT_FDCWD|\d+)?(?:<([^>]*)>)?,? ?"((?:[^"\\]|\\.)*)"/g;
 
-function pathsOf(name: string, args: string): string[] {
+/**
+ * A restore writes through directories it holds open, naming `/proc/self/fd/N/name`: `dirs` has
+ * the path each such descriptor was opened on (opened with O_DIRECTORY|O_NOFOLLOW, which git's
+ * own directory reads do not use).
+ */
+function pathsOf(name: string, args: string, dirs: Map<string, string>): string[] {
   if (/sync/.test(name)) {
     const fd = /^\d+<([^>]*)>/.exec(args);
     return fd ? [fd[1]] : [];
@@ -88,7 +93,9 @@ function pathsOf(name: string, args: string): string[] {
   const found: string[] = [];
   for (const m of args.matchAll(QUOTED)) {
     const [, , dir, rel] = m;
-    found.push(rel.startsWith("/") || !dir ? rel : path.join(dir, rel));
+    const held = /^\/proc\/self\/fd\/(\d+)\/(.*)$/.exec(rel);
+    const named = held && dirs.has(held[1]) ? path.join(dirs.get(held[1])!, held[2]) : rel;
+    found.push(named.startsWith("/") || !dir ? named : path.join(dir, named));
   }
   return found;
 }
@@ -96,10 +103,18 @@ function pathsOf(name: string, args: string): string[] {
 export function parseTrace(text: string): Call[] {
   const calls: Call[] = [];
   const pending = new Map<string, { name: string; args: string; start: number }>();
+  const dirs = new Map<string, string>();
+  const finish = (pid: number, name: string, args: string, ret: string, start: number, end: number) => {
+    const opened = /^(\d+)<([^>]*)>/.exec(ret);
+    if (name === "openat" && opened && /O_DIRECTORY/.test(args) && /O_NOFOLLOW/.test(args))
+      dirs.set(opened[1], opened[2]);
+    if (name !== "openat")
+      calls.push({ pid, name, paths: pathsOf(name, args, dirs), ok: /^0\b/.test(ret), start, end });
+  };
   text.split("\n").forEach((line, n) => {
     let m = /^(\d+) +(\w+)\((.*)\) += (.*)$/.exec(line);
     if (m) {
-      calls.push(finish(Number(m[1]), m[2], m[3], m[4], n, n));
+      finish(Number(m[1]), m[2], m[3], m[4], n, n);
       return;
     }
     m = /^(\d+) +(\w+)\((.*) <unfinished \.\.\.>$/.exec(line);
@@ -112,14 +127,10 @@ export function parseTrace(text: string): Call[] {
       const begun = pending.get(`${m[1]} ${m[2]}`);
       if (!begun) return;
       pending.delete(`${m[1]} ${m[2]}`);
-      calls.push(finish(Number(m[1]), m[2], begun.args + m[3], m[4], begun.start, n));
+      finish(Number(m[1]), m[2], begun.args + m[3], m[4], begun.start, n);
     }
   });
   return calls.sort((a, b) => a.end - b.end);
-}
-
-function finish(pid: number, name: string, args: string, ret: string, start: number, end: number): Call {
-  return { pid, name, paths: pathsOf(name, args), ok: /^0\b/.test(ret), start, end };
 }
 
 const isSync = (c: Call) => c.ok && (c.name === "fsync" || c.name === "fdatasync");

@@ -1,0 +1,74 @@
+import { spawn } from "node:child_process";
+import { readdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { Sandbox } from "../helpers/repo.js";
+
+const sandbox = new Sandbox();
+afterAll(() => sandbox.cleanup());
+
+/**
+ * Another process (a dev server, a build, the agent's background shell) that keeps renaming
+ * `d` away, putting a symlink to `outside` in its place for a moment, and putting `d` back,
+ * until `stop` exists. Resolves once it has swapped at least once; `done` once it has stopped.
+ */
+function swapper(ws: string, outside: string, stop: string): Promise<{ done: Promise<void> }> {
+  const script = `
+    const fs = require("node:fs");
+    const [ws, out, stop] = process.argv.slice(1);
+    const d = ws + "/d", away = ws + "/d.away";
+    let swaps = 0;
+    while (!fs.existsSync(stop)) {
+      try {
+        fs.renameSync(d, away);
+        fs.symlinkSync(out, d);
+        fs.unlinkSync(d);
+        fs.renameSync(away, d);
+        if (++swaps === 1) process.stdout.write("swapping\\n");
+      } catch {}
+    }`;
+  const child = spawn(process.execPath, ["-e", script, ws, outside, stop], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const done = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  return new Promise((resolve) => child.stdout.once("data", () => resolve({ done })));
+}
+
+/** Every file below `dir` (the repository's .git left out). */
+function filesBelow(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => !e.isDirectory())
+    .map((e) => path.relative(dir, path.join(e.parentPath ?? e.path, e.name)))
+    .filter((rel) => !rel.startsWith(".git/"));
+}
+
+describe("a directory another process swaps for a symlink while a restore writes in it", () => {
+  it.skipIf(process.platform !== "linux")(
+    "is never written through: nothing lands outside the workspace, no temp file stays",
+    async () => {
+      const files = (text: string) =>
+        Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`d/f${i}`, `${text}${i}\n`]));
+      const r = sandbox.repo("ws", files("orig"));
+      const outside = sandbox.dir("outside");
+      const before = r.ok("snapshot").id;
+      // A few rounds: the swaps are timed by the system, so any one round may miss the writes.
+      for (let round = 0; round < 4; round++) {
+        r.write(files(`agent${round}-`));
+        const stop = path.join(sandbox.home, `stop${round}`);
+        const { done } = await swapper(r.dir, outside, stop);
+        const restored = r.cli(["restore", before, "--json"]);
+        writeFileSync(stop, "");
+        await done;
+
+        expect(readdirSync(outside)).toEqual([]);
+        expect(filesBelow(r.dir).filter((rel) => /\.gc-[0-9a-f]+-\d+~$/.test(rel))).toEqual([]);
+        // Whatever the swaps made it skip, the restore said so, and running it again finishes it.
+        expect([0, 1]).toContain(restored.status);
+        // A swap that found d made anew by the restore leaves the old one beside it: put aside.
+        r.remove("d.away");
+        r.ok("restore", before);
+        expect([r.read("d/f0"), r.read("d/f499")]).toEqual(["orig0\n", "orig499\n"]);
+      }
+    },
+  );
+});
