@@ -60,6 +60,8 @@ export interface AheadResult {
 interface Slot {
   /** This command may start status ahead, so its captures keep the plan current. */
   offered: boolean;
+  /** The directory the command acts on (`-C`, else where it runs): its plan is named after it. */
+  from: string;
   plan: StatusPlan | null;
   ahead: Ahead | null;
 }
@@ -86,16 +88,43 @@ export function makeGitDir(
   return dir;
 }
 
+/** Commands that capture the workspace first. */
+const CAPTURING = new Set(["snapshot", "restore", "rewind", "redo"]);
+
 /**
- * Run by the loader for a command that captures: starts the planned status, if there is a plan
- * for this directory and the private copy is not due to be written. Never throws.
+ * The command a command line runs and the directory it acts on, as far as the loader can tell
+ * without the CLI's parser, when the command captures: null when it does not, or for another
+ * store, or in a dry run. A plan found by a word misread would name another status, which the
+ * capture does not take.
  */
-export function startStatusAhead(): void {
-  const state: Slot = { offered: !process.env[STATUS_AHEAD_OFF], plan: null, ahead: null };
+export function captureTarget(argv: readonly string[]): { command: string; dir: string } | null {
+  let command: string | undefined;
+  let dir: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--") break;
+    if (arg.startsWith("-C")) {
+      const value = arg === "-C" ? argv[++i] : arg.slice(2);
+      if (!value || dir !== undefined) return null;
+      dir = path.resolve(value);
+    } else if (arg.startsWith("--store") || arg === "--dry-run") return null;
+    else if (command === undefined && !arg.startsWith("-")) command = arg;
+  }
+  return command && CAPTURING.has(command) ? { command, dir: dir ?? process.cwd() } : null;
+}
+
+/**
+ * Run by the loader for a command that captures (see captureTarget): starts the planned status,
+ * if there is a plan for its directory and the private copy is not due to be written. Never throws.
+ */
+export function startStatusAhead(argv: readonly string[]): void {
+  const target = captureTarget(argv);
+  if (!target) return;
+  const state: Slot = { offered: !process.env[STATUS_AHEAD_OFF], from: target.dir, plan: null, ahead: null };
   (globalThis as { [SLOT]?: Slot })[SLOT] = state;
   if (!state.offered) return;
   try {
-    const plan = readPlanFor(process.cwd());
+    const plan = readPlanFor(state.from);
     if (!plan) return;
     state.plan = plan;
     // The capture would make the copy again (your git wrote a new index) or write it: it would
@@ -200,10 +229,15 @@ export function adoptStatusAhead(plan: StatusPlan): Promise<AheadResult> | null 
   return ahead.result;
 }
 
+/** The directory whose plan this command keeps (see Slot.from). */
+export function statusAheadFrom(): string {
+  return slot()?.from ?? process.cwd();
+}
+
 /** Keeps the plan for this directory current: written only when the status to start changed. */
 export function saveStatusPlan(plan: StatusPlan): void {
   const state = slot();
-  if (!state?.offered || plan.from !== process.cwd()) return;
+  if (!state?.offered || plan.from !== state.from) return;
   if (state.plan && JSON.stringify(state.plan) === JSON.stringify(plan)) return;
   state.plan = plan;
   writePlan(plan);

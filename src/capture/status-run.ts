@@ -17,6 +17,7 @@ import {
   discardStatusAhead,
   type StatusPlan,
   saveStatusPlan,
+  statusAheadFrom,
 } from "./status-ahead.js";
 import { reconcileNestedRepos } from "./nested-check.js";
 import { parseSettingAside } from "./policy.js";
@@ -126,7 +127,7 @@ export async function runStatus(
     const plan: StatusPlan | null =
       copy && fsmonitor.length === 0 && !options.buildCopy
         ? {
-            from: process.cwd(),
+            from: statusAheadFrom(),
             cwd: worktreeRoot,
             args,
             env: { GIT_WORK_TREE: worktreeRoot, GIT_INDEX_FILE: copy, GIT_OPTIONAL_LOCKS: "0" },

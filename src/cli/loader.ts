@@ -17,13 +17,9 @@ import { CODE_CACHE_OFF, codeCacheFile, readCodeCache, WRITING_RUNS, writeCodeCa
 /** The bundle's SHA-256, defined when the loader is bundled with it (scripts/bundle.mjs). */
 declare const __ghostcommitBundleDigest: string | undefined;
 
-/** Commands that capture the workspace first. */
-const CAPTURING = new Set(["snapshot", "restore", "rewind", "redo"]);
 // A snapshot's status (a restore's safety snapshot's) runs while the bundle loads (see
 // capture/status-ahead.ts).
-// Not for another directory or store: the plans are kept per directory a command runs in.
-const elsewhere = process.argv.some((arg) => /^(-C|--store)/.test(arg));
-if (CAPTURING.has(process.argv[2]) && !elsewhere && !process.argv.includes("--dry-run")) startStatusAhead();
+startStatusAhead(process.argv.slice(2));
 const url = new URL("./cli.cjs", import.meta.url);
 const bundle = fileURLToPath(url);
 const bundleFd = openSync(bundle, "r");

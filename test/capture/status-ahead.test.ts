@@ -11,8 +11,8 @@ import { fileSandbox, filesOf } from "../helpers/support.js";
 // and check that every snapshot holds what is on disk either way.
 const { sandbox, repo: makeRepo } = fileSandbox();
 
-function snapshot(repo: Repo, cwd = repo.dir, env: NodeJS.ProcessEnv = {}) {
-  const result = sandbox.cli(cwd, ["snapshot", "--json"], undefined, { GHOSTCOMMIT_TRACE: "1", ...env });
+function snapshot(repo: Repo, cwd = repo.dir, env: NodeJS.ProcessEnv = {}, args = ["snapshot"]) {
+  const result = sandbox.cli(cwd, [...args, "--json"], undefined, { GHOSTCOMMIT_TRACE: "1", ...env });
   expect(result.status, result.stderr).toBe(0);
   const ahead = result.stderr
     .split("\n")
@@ -146,6 +146,29 @@ describe("status started ahead of the bundle", () => {
     expect(off.ahead).toEqual([]);
     // The plan names a program's arguments: a file others may write is replaced, never run.
     expect(statSync(mine[0]).mode & 0o077).toBe(0);
+  });
+
+  it("is started for the directory -C names, before or after the command, from anywhere", () => {
+    const repo = makeRepo({ "pkg/index.js": "i1\n", "top.txt": "t\n" });
+    const elsewhere = sandbox.dir("elsewhere");
+    const viaC = (args: string[]) => snapshot(repo, elsewhere, {}, args);
+    viaC(["-C", repo.path("pkg"), "snapshot"]);
+    viaC(["-C", repo.path("pkg"), "snapshot"]);
+    repo.write({ "pkg/index.js": "i2\n", "pkg/new.js": "n\n" });
+    const before = viaC(["-C", repo.path("pkg"), "snapshot"]);
+    expect(before.ahead).toEqual(["started", "adopted"]);
+    const pkg = repo.path("pkg"); // the workspace: the directory -C names
+    expect(sandbox.ok(pkg, "show", before.id).files).toEqual(["index.js", "new.js"]);
+    // The same directory named relative to the repository, after the command: the same plan.
+    repo.write({ "pkg/index.js": "i3\n" });
+    const after = snapshot(repo, repo.dir, {}, ["snapshot", "-Cpkg"]);
+    expect(after.ahead).toEqual(["started", "adopted"]);
+    expect(contentAt(repo, after.id, "pkg/index.js", pkg)).toBe("i3\n");
+    // Another store than the workspace's own: none is started (its plan would be another's).
+    repo.write({ "pkg/index.js": "i4\n" });
+    const store = snapshot(repo, pkg, {}, ["snapshot", "--store", "shadow"]);
+    expect(store.ahead).toEqual([]);
+    expect(contentAt(repo, store.id, "pkg/index.js", pkg)).toBe("i4\n");
   });
 
   it("keeps the plans of the 64 directories most recently captured from, whatever their number", () => {
