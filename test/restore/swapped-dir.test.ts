@@ -10,28 +10,33 @@ afterAll(() => sandbox.cleanup());
 /**
  * Another process (a dev server, a build, the agent's background shell) that keeps renaming
  * `d` away, putting a symlink to `outside` in its place for a moment, and putting `d` back,
- * until `stop` exists. Resolves once it has swapped at least once; `done` once it has stopped.
+ * until `stop` exists (or 30 s have passed: it never outlives a failed test). Resolves once it
+ * runs; `stopped` ends it and resolves once it has.
  */
-function swapper(ws: string, outside: string, stop: string): Promise<{ done: Promise<void> }> {
+function swapper(ws: string, outside: string, stop: string): Promise<{ stopped: () => Promise<void> }> {
   const script = `
     const fs = require("node:fs");
     const [ws, out, stop] = process.argv.slice(1);
     const d = ws + "/d", away = ws + "/d.away";
-    let swaps = 0;
-    while (!fs.existsSync(stop)) {
+    const end = Date.now() + 30000;
+    process.stdout.write("swapping\\n");
+    while (!fs.existsSync(stop) && Date.now() < end) {
       try {
         fs.renameSync(d, away);
         fs.symlinkSync(out, d);
         fs.unlinkSync(d);
         fs.renameSync(away, d);
-        if (++swaps === 1) process.stdout.write("swapping\\n");
       } catch {}
     }`;
   const child = spawn(process.execPath, ["-e", script, ws, outside, stop], {
     stdio: ["ignore", "pipe", "inherit"],
   });
-  const done = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  return new Promise((resolve) => child.stdout.once("data", () => resolve({ done })));
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  const stopped = () => {
+    writeFileSync(stop, "");
+    return exited;
+  };
+  return new Promise((resolve) => child.stdout.once("data", () => resolve({ stopped })));
 }
 
 /** Every file below `dir` (the repository's .git left out). */
@@ -55,10 +60,13 @@ describe("a directory another process swaps for a symlink while a restore writes
       for (let round = 0; round < 4; round++) {
         r.write(files(`agent${round}-`));
         const stop = path.join(sandbox.home, `stop${round}`);
-        const { done } = await swapper(r.dir, outside, stop);
-        const restored = r.cli(["restore", before, "--json"]);
-        writeFileSync(stop, "");
-        await done;
+        const { stopped } = await swapper(r.dir, outside, stop);
+        let restored: ReturnType<typeof r.cli>;
+        try {
+          restored = r.cli(["restore", before, "--json"]);
+        } finally {
+          await stopped();
+        }
 
         expect(readdirSync(outside)).toEqual([]);
         expect(filesBelow(r.dir).filter((rel) => /\.gc-[0-9a-f]+-\d+~$/.test(rel))).toEqual([]);
