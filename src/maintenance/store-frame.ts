@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { runGit } from "../git/exec.js";
 import type { StoreContext } from "../store/context.js";
-import { STORE_CONFIG } from "../store/layout.js";
+import { STORE_CONFIG } from "../store/store-config.js";
 
 /**
  * The frame of the store's git directory: the few files and directories that make it one (what
