@@ -2,6 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { baseGitEnv } from "../git/git-env.js";
+import { indexChecksumNow } from "../git/index-file.js";
 import { childProcess } from "../util/child-process.js";
 import { trace } from "../util/trace.js";
 import {
@@ -11,7 +12,6 @@ import {
   readPlanFor,
   readStamp,
   type StatusPlan,
-  trailingChecksum,
   writePlan,
 } from "./status-plan.js";
 
@@ -131,7 +131,7 @@ export function startStatusAhead(argv: readonly string[]): void {
     // not take this status.
     const files = planFiles(plan);
     const stamp = readStamp(files.stamp);
-    if (stamp?.source !== trailingChecksum(plan.userIndex) || persistDue(stamp, false, false)) return;
+    if (stamp?.source !== indexChecksumNow(plan.userIndex) || persistDue(stamp, false, false)) return;
     // Not while a restore runs (it may be writing files); one that starts later rewrites its
     // mark before its first write, which the capture then sees. In this order, so a restore
     // that takes the lock between the two is seen too.

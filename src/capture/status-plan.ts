@@ -141,23 +141,6 @@ export function readStamp(file: string): IndexStamp | null {
   }
 }
 
-/** An index file's trailing checksum (hex), as `indexChecksum` reads it, without a promise. */
-export function trailingChecksum(file: string): string | null {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(file, "r");
-    const { size } = fs.fstatSync(fd);
-    if (size < 12 + 20) return null; // header and checksum
-    const sum = Buffer.alloc(20);
-    fs.readSync(fd, sum, 0, 20, size - 20);
-    return sum.toString("hex");
-  } catch {
-    return null;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
-}
-
 /** Which version of a file is there (see `identityOf`), or "absent". */
 export function fileMark(file: string): string {
   try {

@@ -4,7 +4,7 @@ import { HEADER, SHA1_BYTES } from "./index-entries.js";
 
 type IndexReader = {
   size: number;
-  read: (length: number, position: number) => Promise<Buffer>;
+  read: (length: number, position: number) => Buffer;
   /** The SHA-1 (hex) of bytes [0, end), or null when fewer could be read. */
   sha1Of: (end: number) => string | null;
 };
@@ -20,7 +20,7 @@ export const WINDOW_BYTES = 256 * 1024;
  * synchronously: a few small reads, each of which would be a thread-pool trip, and a snapshot
  * asks this before status starts.
  */
-async function withIndex<T>(file: string, work: (index: IndexReader) => Promise<T>): Promise<T | null> {
+function withIndex<T>(file: string, work: (index: IndexReader) => T): T | null {
   let fd: number;
   try {
     fd = openSync(file, "r");
@@ -29,9 +29,9 @@ async function withIndex<T>(file: string, work: (index: IndexReader) => Promise<
   }
   try {
     const { size } = fstatSync(fd);
-    return await work({
+    return work({
       size,
-      read: async (length, position) => {
+      read: (length, position) => {
         const bytes = Buffer.allocUnsafe(length); // only what was read is handed out
         const bytesRead = readSync(fd, bytes, 0, length, position);
         return bytes.subarray(0, bytesRead);
@@ -71,8 +71,8 @@ export function usesSplitIndex(gitDir: string): boolean {
 
 /** How many entries the index holds (from its header), or null when it is missing or not an index. */
 export async function indexEntryCount(file: string): Promise<number | null> {
-  return withIndex(file, async ({ read }) => {
-    const header = await read(HEADER, 0);
+  return withIndex(file, ({ read }) => {
+    const header = read(HEADER, 0);
     return header.length === HEADER && header.toString("latin1", 0, 4) === "DIRC"
       ? header.readUInt32BE(8)
       : null;
@@ -80,12 +80,17 @@ export async function indexEntryCount(file: string): Promise<number | null> {
 }
 
 /** The trailing checksum (hex), or null when the file is too short to be an index. */
-async function checksumOf({ size, read }: IndexReader): Promise<string | null> {
-  return size < HEADER + SHA1_BYTES ? null : (await read(SHA1_BYTES, size - SHA1_BYTES)).toString("hex");
+function checksumOf({ size, read }: IndexReader): string | null {
+  return size < HEADER + SHA1_BYTES ? null : read(SHA1_BYTES, size - SHA1_BYTES).toString("hex");
 }
 
 /** The index's trailing checksum (hex), or null when the file is missing or too short. */
 export async function indexChecksum(file: string): Promise<string | null> {
+  return withIndex(file, checksumOf);
+}
+
+/** The same, at once: the command-line loader asks it before any promise could settle. */
+export function indexChecksumNow(file: string): string | null {
   return withIndex(file, checksumOf);
 }
 
@@ -111,10 +116,10 @@ export function entriesEnd(eoie: Buffer, size: number): number | null {
     : null;
 }
 
-async function entriesDigest(index: IndexReader): Promise<string | null> {
+function entriesDigest(index: IndexReader): string | null {
   const { size, read } = index;
   if (size < HEADER + EOIE_BYTES + SHA1_BYTES) return checksumOf(index);
-  const tail = await read(EOIE_BYTES + SHA1_BYTES, size - SHA1_BYTES - EOIE_BYTES);
+  const tail = read(EOIE_BYTES + SHA1_BYTES, size - SHA1_BYTES - EOIE_BYTES);
   const end = entriesEnd(tail, size);
   if (end === null) return tail.subarray(EOIE_BYTES).toString("hex"); // the file's checksum
   const entries = index.sha1Of(end);
