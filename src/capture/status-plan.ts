@@ -88,10 +88,15 @@ function prunePlans(dir: string): void {
   for (const { name } of byAge.slice(KEEP_PLANS)) fs.rmSync(path.join(dir, name), { force: true });
 }
 
-/** The plan for `from`, when there is one this user alone could have written. */
+/**
+ * The plan for `from`, when there is one this user alone could have written, for a store of this
+ * data directory: a cache directory copied from another one (a data directory set up from a
+ * used one) names that one's stores, whose status would only be killed, having cost its CPU.
+ */
 export function readPlanFor(from: string): StatusPlan | null {
   const plan = readPlan(planFile(from));
-  return plan?.from === from ? plan : null;
+  const ours = plan?.store.startsWith(path.join(dataHome(), "workspaces") + path.sep);
+  return plan?.from === from && ours ? plan : null;
 }
 /** The plan's file: in the code cache's directory, named after the directory a command runs in. */
 function planFile(from: string): string {

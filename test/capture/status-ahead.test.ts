@@ -1,4 +1,13 @@
-import { chmodSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -169,6 +178,26 @@ describe("status started ahead of the bundle", () => {
     const store = snapshot(repo, pkg, {}, ["snapshot", "--store", "shadow"]);
     expect(store.ahead).toEqual([]);
     expect(contentAt(repo, store.id, "pkg/index.js", pkg)).toBe("i4\n");
+  });
+
+  it("is not started from a plan copied with a used data directory's cache: it names that one's store", () => {
+    const repo = makeRepo({ "a.txt": "a1\n" });
+    snapshot(repo);
+    snapshot(repo);
+    repo.write({ "a.txt": "a2\n" });
+    expect(snapshot(repo).ahead).toEqual(["started", "adopted"]);
+    // A new data directory set up from the used one's cache (its code cache, and its plans).
+    const home = sandbox.dir("copied-home");
+    cpSync(path.join(sandbox.env.GHOSTCOMMIT_HOME!, "cache"), path.join(home, "cache"), { recursive: true });
+    repo.write({ "a.txt": "a3\n" });
+    const first = snapshot(repo, repo.dir, { GHOSTCOMMIT_HOME: home });
+    expect(first.ahead).toEqual([]);
+    repo.write({ "a.txt": "later\n" });
+    const restored = sandbox.cli(repo.dir, ["restore", first.id, "--json"], undefined, {
+      GHOSTCOMMIT_HOME: home,
+    });
+    expect(restored.status, restored.stderr).toBe(0);
+    expect(repo.read("a.txt")).toBe("a3\n");
   });
 
   it("keeps the plans of the 64 directories most recently captured from, whatever their number", () => {
