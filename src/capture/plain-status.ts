@@ -1,10 +1,10 @@
 import path from "node:path";
 import { runGit, splitNul } from "../git/exec.js";
-import { fileIdentity } from "../git/index-file.js";
+import { fileIdentity, indexChecksumNow } from "../git/index-file.js";
 import { indexExtensions } from "../git/index-walk.js";
 import { LooseObjectWriter } from "../git/loose-objects.js";
 import { serializeCommit } from "../git/objects.js";
-import { parseStatusV2, unreadableDirs } from "../git/status.js";
+import { ignoreFilesChanged, parseStatusV2, unreadableDirs } from "../git/status.js";
 import { untrackedCacheIgnoreFileDirs } from "../git/untracked-cache.js";
 import { fsPath, type RelPath, relFromBytes } from "../paths.js";
 import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
@@ -20,6 +20,15 @@ import {
   walkTwice,
 } from "./plain-walk.js";
 import { dataDirWithin, dependencyDirOf } from "./policy.js";
+import {
+  adoptStatusAhead,
+  aheadGitDir,
+  discardStatusAhead,
+  type StatusPlan,
+  saveStatusPlan,
+  statusAheadFrom,
+} from "./status-ahead.js";
+import { persistDue, readStamp } from "./status-plan.js";
 import { removeThrowawayGitDir, throwawayGitDir } from "./status-gitdir.js";
 
 /** What one status of a plain directory against the store's index found. */
@@ -65,6 +74,14 @@ export async function plainStatus(
   let gitDir: string | null = null;
   const knownFile = path.join(ctx.paths.dir, STORE_FILES.plainIgnoreFiles);
   const known = readJson<KnownIgnoreFiles | null>(knownFile, null, isKnownIgnoreFiles); // read while status runs
+  const root = ctx.location.root;
+  // Status writes the untracked cache it refreshed into the store's index only when that is due
+  // (see `persistDue`): a status that never writes is one the next command can start ahead of
+  // the bundle (see status-ahead.ts), as a repository's later snapshot does.
+  const stampFile = path.join(ctx.paths.dir, STORE_FILES.statusIndexSource);
+  const checksum = indexChecksumNow(indexFile);
+  const stamp = readStamp(stampFile);
+  let persist = checksum === null || stamp?.source !== checksum || persistDue(stamp, false, false);
   let stdout: Buffer;
   let unreadable: RelPath[] = [];
   try {
@@ -78,14 +95,7 @@ export async function plainStatus(
         message: "ghostcommit: a plain directory's index\n",
       }),
     );
-    gitDir = await throwawayGitDir(ctx.paths, head);
-    const env = {
-      GIT_DIR: gitDir,
-      GIT_WORK_TREE: ctx.location.root,
-      GIT_INDEX_FILE: indexFile,
-      // The untracked cache lives in the store's index: git must be free to write it.
-      GIT_OPTIONAL_LOCKS: "1",
-    };
+    gitDir = aheadGitDir(head, ctx.paths.dir) ?? (await throwawayGitDir(ctx.paths, head));
     const args = [
       // A name that never exists: the user's global ignore file must not hide anything here.
       ...["-c", `core.excludesFile=${path.join(ctx.paths.dir, "no-excludes-file")}`],
@@ -101,11 +111,52 @@ export async function plainStatus(
       "--no-renames",
       "--ignore-submodules=all",
     ];
-    const running = runGit(args, { cwd: ctx.location.root, env });
+    // A status that does not write reports whether an ignore file changed since the cache in
+    // the index was written, which the cache itself would have told (see `ignoreFileDirsOf`).
+    const readOnlyEnv = {
+      GIT_WORK_TREE: root,
+      GIT_INDEX_FILE: indexFile,
+      GIT_OPTIONAL_LOCKS: "0",
+      GIT_TRACE2_PERF: "2",
+      GIT_TRACE2_PERF_BRIEF: "1",
+    };
+    const plan: StatusPlan = {
+      from: statusAheadFrom(),
+      cwd: root,
+      args,
+      env: readOnlyEnv,
+      head,
+      store: ctx.paths.dir,
+      userIndex: indexFile,
+    };
+    const ahead = persist ? null : adoptStatusAhead(plan);
+    if (!ahead) discardStatusAhead(persist ? "the plain index is due to be written" : "another status");
+    const dir = gitDir;
+    const run = (writing: boolean) =>
+      runGit(args, {
+        cwd: root,
+        env: writing
+          ? { GIT_DIR: dir, GIT_WORK_TREE: root, GIT_INDEX_FILE: indexFile, GIT_OPTIONAL_LOCKS: "1" }
+          : { ...readOnlyEnv, GIT_DIR: dir },
+      });
+    const running = ahead ? ahead.then((early) => (early.code === 0 ? early : run(persist))) : run(persist);
     gitRunning(); // what the command starts ahead (a flush, a diff) starts while this runs
-    const done = await running;
+    let done = await running;
+    if (!persist && ignoreFilesChanged(done.stderr) !== 0) {
+      // A .gitignore came, went or changed: the cache in the index no longer says where they
+      // are. Asked again, status writes it.
+      trace("capture: status asked again, writing git's cache: an ignore file changed");
+      persist = true;
+      done = await run(true);
+    }
     stdout = done.stdout;
     unreadable = unreadableDirs(done.stderr);
+    saveStatusPlan(plan);
+    if (persist) {
+      const written = { source: indexChecksumNow(indexFile), writes: 1, writtenAt: Date.now() };
+      // Only timing: a lost stamp costs the next status one more write.
+      await writeFileAtomic(stampFile, JSON.stringify(written), 0o600, false).catch(() => {});
+    }
   } catch {
     return null;
   } finally {

@@ -268,6 +268,8 @@ describe("a later snapshot of a plain directory through status", () => {
       ).sort(),
       statuses: lines.filter((line) => /capture: plain status/.test(line)).length,
       ignoreFileSeen: lines.some((line) => /capture: plain status, a .gitignore seen/.test(line)),
+      // A status that did not write git's cache told of a changed ignore file, so one that does ran.
+      askedAgain: lines.some((line) => /capture: status asked again/.test(line)),
       walks: lines.filter((line) => /git ls-files -z --others/.test(line)).length,
     };
   };
@@ -301,6 +303,7 @@ describe("a later snapshot of a plain directory through status", () => {
     write("src/deeper/x.txt", "x\n");
     const third = snapshot(home);
     expect([third.statuses, third.walks, third.ignoreFileSeen]).toEqual([1, 1, true]);
+    expect([second.askedAgain, third.askedAgain]).toEqual([false, true]);
     expect(third.files).toEqual(
       expect.arrayContaining(["src/.gitignore", "src/hidden.txt", "src/deeper/x.txt", "src/a.txt"]),
     );

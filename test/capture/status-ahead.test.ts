@@ -11,7 +11,7 @@ import {
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { Repo } from "../helpers/repo.js";
+import { Repo } from "../helpers/repo.js";
 import { fileSandbox, filesOf } from "../helpers/support.js";
 
 // A later snapshot's status is started by the command-line loader, before the bundle loads, from
@@ -27,7 +27,7 @@ function snapshot(repo: Repo, cwd = repo.dir, env: NodeJS.ProcessEnv = {}, args 
     .split("\n")
     .filter((line) => line.includes("status ahead:"))
     .map((line) => line.replace(/^.*status ahead: /, ""));
-  return { id: JSON.parse(result.stdout).id as string, ahead };
+  return { id: JSON.parse(result.stdout).id as string, ahead, trace: result.stderr };
 }
 
 /** The content of `rel` in snapshot `id`, read back by restoring it into the work tree. */
@@ -40,6 +40,15 @@ function contentAt(repo: Repo, id: string, rel: string, cwd = repo.dir): string 
 function storeTmp(): string[] {
   const workspaces = path.join(sandbox.env.GHOSTCOMMIT_HOME!, "workspaces");
   return readdirSync(workspaces).flatMap((ws) => readdirSync(path.join(workspaces, ws, "tmp")));
+}
+
+/** The store directory of the workspace at `dir`. */
+function storeOf(dir: string): string {
+  const workspaces = path.join(sandbox.env.GHOSTCOMMIT_HOME!, "workspaces");
+  const [store] = readdirSync(workspaces).filter((ws) =>
+    readFileSync(path.join(workspaces, ws, "workspace.json"), "utf8").includes(JSON.stringify(dir)),
+  );
+  return path.join(workspaces, store);
 }
 
 function planFiles(): string[] {
@@ -198,6 +207,59 @@ describe("status started ahead of the bundle", () => {
     });
     expect(restored.status, restored.stderr).toBe(0);
     expect(repo.read("a.txt")).toBe("a3\n");
+  });
+
+  it("a plain directory's later snapshot takes it too, and a status started ahead never writes the store's index", () => {
+    const dir = new Repo(sandbox, sandbox.dir("plain-ahead"));
+    dir.write({ "src/a.txt": "a1\n", "src/deep/b.txt": "b1\n", "notes.md": "n\n" });
+    expect(snapshot(dir).ahead).toEqual([]); // the first snapshot lists everything, no status
+    snapshot(dir); // the first status writes git's untracked cache into the store's index
+    const index = path.join(storeOf(dir.dir), "plain-index");
+    const written = statSync(index, { bigint: true });
+    // A new directory inside a cached one, an edit and a deletion.
+    dir.write({ "src/a.txt": "a2\n", "src/deep/new/c.txt": "c\n" });
+    dir.remove("notes.md");
+    const later = snapshot(dir);
+    expect(later.ahead).toEqual(["started", "adopted"]);
+    expect(filesOf(dir, later.id)).toEqual(["src/a.txt", "src/deep/b.txt", "src/deep/new/c.txt"]);
+    // The same directory turned into a file.
+    dir.remove("src/deep/new");
+    dir.write({ "src/deep/new": "now a file\n" });
+    const kind = snapshot(dir);
+    expect(kind.ahead).toEqual(["started", "adopted"]);
+    expect(filesOf(dir, kind.id)).toEqual(["src/a.txt", "src/deep/b.txt", "src/deep/new"]);
+    const after = statSync(index, { bigint: true });
+    expect([after.ino, after.mtimeNs]).toEqual([written.ino, written.mtimeNs]);
+
+    // More changes than a snapshot keeps over the index: the capture rewrites it, so the next
+    // command starts nothing ahead (its status writes the cache), and the one after does again.
+    dir.write(Object.fromEntries(Array.from({ length: 450 }, (_, n) => [`bulk/f${n}.txt`, `${n}\n`])));
+    expect(snapshot(dir).ahead).toEqual(["started", "adopted"]);
+    expect(statSync(index, { bigint: true }).mtimeNs).not.toBe(written.mtimeNs);
+    dir.write({ "src/a.txt": "a3\n" });
+    expect(snapshot(dir).ahead).toEqual([]);
+    dir.write({ "src/a.txt": "a4\n", "bulk/f7.txt": "seven\n" });
+    const back = snapshot(dir);
+    expect(back.ahead).toEqual(["started", "adopted"]);
+    expect(filesOf(dir, back.id)).toHaveLength(453);
+    expect(contentAt(dir, later.id, "src/a.txt")).toBe("a2\n");
+    expect(contentAt(dir, kind.id, "src/deep/new")).toBe("now a file\n");
+    expect(contentAt(dir, back.id, "bulk/f7.txt")).toBe("seven\n");
+    expect(dir.read("src/a.txt")).toBe("a4\n");
+
+    // A .gitignore hiding itself and all beside it, in a directory git's cache holds: a status
+    // that does not write the cache still says an ignore file changed, and the capture asks again.
+    // The restores above changed the files the index was written with: the next capture writes
+    // the index again, and the one after it writes git's cache; the third starts status ahead.
+    snapshot(dir);
+    snapshot(dir);
+    expect(snapshot(dir).ahead).toEqual(["started", "adopted"]);
+    dir.write({ "src/.gitignore": "*\n", "src/hidden.txt": "h\n" });
+    const hidden = snapshot(dir);
+    expect(hidden.ahead).toEqual(["started", "adopted"]);
+    expect(hidden.trace).toContain("capture: status asked again");
+    expect(filesOf(dir, hidden.id)).toEqual(expect.arrayContaining(["src/.gitignore", "src/hidden.txt"]));
+    expect(storeTmp()).toEqual([]);
   });
 
   it("keeps the plans of the 64 directories most recently captured from, whatever their number", () => {
