@@ -221,6 +221,7 @@ describe("status started ahead of the bundle", () => {
     dir.remove("notes.md");
     const later = snapshot(dir);
     expect(later.ahead).toEqual(["started", "adopted"]);
+    expect(later.trace).not.toContain("status asked again"); // git said no ignore file changed
     expect(filesOf(dir, later.id)).toEqual(["src/a.txt", "src/deep/b.txt", "src/deep/new/c.txt"]);
     // The same directory turned into a file.
     dir.remove("src/deep/new");
