@@ -67,11 +67,17 @@ writeSync(2, "flushed\\n");`,
 });
 
 describe("a turn's end starts its flush and its diff during its capture, not after it", () => {
-  /** `turn end` under strace: where the flush's shell and the diff started, and the capture's first object went into the store. */
+  /**
+   * `turn end` under strace: where the status, the flush's shell and the diff were started, and
+   * where the capture's first object went into the store. A process counts as started where its
+   * parent's fork returned its pid: its own execve may be reported after the parent has gone on
+   * (the parent wakes as the execve closes its descriptors, before the call returns in the child),
+   * which on a loaded machine put the diff's execve after the capture's first object.
+   */
   function endTraced(workspace: Repo, name: string) {
     workspace.ok("turn", "begin", "--session", "s", "--turn", "1");
     workspace.write({ "a.txt": "changed\n" });
-    const result = runCliTraced(sandbox, name, workspace.dir, "execve,rename", [
+    const result = runCliTraced(sandbox, name, workspace.dir, "execve,rename,clone,clone3,fork,vfork", [
       "turn",
       "end",
       "--session",
@@ -85,11 +91,15 @@ describe("a turn's end starts its flush and its diff during its capture, not aft
       const at = lines.slice(after).findIndex((line) => pattern.test(line));
       return at === -1 ? -1 : after + at;
     };
-    const status = first(/execve\("[^"]*\/git", \["git", .*"status".* = 0$/);
+    const started = (execve: RegExp) => {
+      const pid = /^(\d+) /.exec(lines[first(execve)] ?? "")?.[1];
+      return pid === undefined ? -1 : first(new RegExp(`^\\d+ +v?(clone3?|fork)\\(.*\\) = ${pid}$`));
+    };
+    const status = started(/execve\("[^"]*\/git", \["git", .*"status".* = 0$/);
     return {
       status,
-      flush: first(/execve\("\/bin\/sh", .*read -r go.* = 0$/),
-      diff: first(/execve\("[^"]*\/git", \["git", "diff-tree", .*"--stdin"\].* = 0$/),
+      flush: started(/execve\("\/bin\/sh", .*read -r go.* = 0$/),
+      diff: started(/execve\("[^"]*\/git", \["git", "diff-tree", .*"--stdin"\].* = 0$/),
       // A loose object or a pack renamed into place after status: the capture has written what it found.
       written: first(/rename\(".*\/objects\/(pack\/tmp_pack|[0-9a-f]{2}\/tmp_obj)/, status + 1),
     };
