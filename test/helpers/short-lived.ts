@@ -125,3 +125,15 @@ export function straceLines(text: string): string[] {
 export function lineOf(lines: string[], pattern: RegExp): number {
   return lines.findIndex((line) => pattern.test(line));
 }
+
+/**
+ * Where the process whose execve matches `execve` was started (traced with clone, clone3, fork
+ * and vfork): the line where its parent's fork returned its pid, or -1. Its own execve may be
+ * reported after the parent has gone on (Node's spawn returns once the execve closes the
+ * child's descriptors, before the call returns in the child), so on a loaded machine an
+ * ordering by execve lines does not hold.
+ */
+export function startedAt(lines: string[], execve: RegExp): number {
+  const pid = /^(\d+) /.exec(lines[lineOf(lines, execve)] ?? "")?.[1];
+  return pid === undefined ? -1 : lineOf(lines, new RegExp(`^\\d+ +v?(clone3?|fork)\\(.*\\) = ${pid}$`));
+}

@@ -3,7 +3,7 @@ import { statSync, unlinkSync, utimesSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Sandbox } from "../helpers/repo.js";
-import { lineOf, runCliTraced } from "../helpers/short-lived.js";
+import { lineOf, runCliTraced, startedAt } from "../helpers/short-lived.js";
 
 /**
  * The shadow store hard-links your loose objects into itself, so a snapshot that borrows them
@@ -18,13 +18,16 @@ describe("a snapshot links what it borrows from your repository while its status
     // A young repository: its commit's objects are loose, and a new store has linked none.
     const workspace = sandbox.repo("links-ahead", { "a.txt": "1\n", "src/b.txt": "2\n" });
     workspace.write({ "a.txt": "changed\n" });
-    const result = runCliTraced(sandbox, "links-ahead-trace", workspace.dir, "execve,link,linkat,rename", [
-      "snapshot",
-      "--json",
-    ]);
+    const result = runCliTraced(
+      sandbox,
+      "links-ahead-trace",
+      workspace.dir,
+      "execve,link,linkat,rename,clone,clone3,fork,vfork",
+      ["snapshot", "--json"],
+    );
     expect(result.status).toBe(0);
     const { lines } = result;
-    const status = lineOf(lines, /execve\("[^"]*\/git", \["git", .*"status".* = 0$/);
+    const status = startedAt(lines, /execve\("[^"]*\/git", \["git", .*"status".* = 0$/);
     const linked = lineOf(lines, /link(at)?\(.*\.git\/objects\/[0-9a-f]{2}\/[0-9a-f]{38}".* = 0$/);
     const afterStatus = lines.slice(status + 1);
     const written = afterStatus.findIndex((line) =>

@@ -1,6 +1,13 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { Repo, Sandbox } from "../helpers/repo.js";
-import { DIST, killChildren, lineOf, runCliTraced, runShortLived } from "../helpers/short-lived.js";
+import {
+  DIST,
+  killChildren,
+  lineOf,
+  runCliTraced,
+  runShortLived,
+  startedAt,
+} from "../helpers/short-lived.js";
 
 /**
  * The flush of a durable snapshot (a turn's end, a restore's way back) made ready while the
@@ -68,11 +75,8 @@ writeSync(2, "flushed\\n");`,
 
 describe("a turn's end starts its flush and its diff during its capture, not after it", () => {
   /**
-   * `turn end` under strace: where the status, the flush's shell and the diff were started, and
-   * where the capture's first object went into the store. A process counts as started where its
-   * parent's fork returned its pid: its own execve may be reported after the parent has gone on
-   * (the parent wakes as the execve closes its descriptors, before the call returns in the child),
-   * which on a loaded machine put the diff's execve after the capture's first object.
+   * `turn end` under strace: where the status, the flush's shell and the diff were started (see
+   * `startedAt`), and where the capture's first object went into the store.
    */
   function endTraced(workspace: Repo, name: string) {
     workspace.ok("turn", "begin", "--session", "s", "--turn", "1");
@@ -91,10 +95,7 @@ describe("a turn's end starts its flush and its diff during its capture, not aft
       const at = lines.slice(after).findIndex((line) => pattern.test(line));
       return at === -1 ? -1 : after + at;
     };
-    const started = (execve: RegExp) => {
-      const pid = /^(\d+) /.exec(lines[first(execve)] ?? "")?.[1];
-      return pid === undefined ? -1 : first(new RegExp(`^\\d+ +v?(clone3?|fork)\\(.*\\) = ${pid}$`));
-    };
+    const started = (execve: RegExp) => startedAt(lines, execve);
     const status = started(/execve\("[^"]*\/git", \["git", .*"status".* = 0$/);
     return {
       status,
