@@ -49,6 +49,22 @@ async function rewindOnNewServer(repo: Repo, session: string, id: string): Promi
   return page;
 }
 
+/**
+ * Waits for the panel of a rewind or redo that was carried out; should another panel stay
+ * instead (a refusal shown again, a failure), the error says what it shows.
+ */
+async function waitDone(page: Page): Promise<void> {
+  try {
+    await page.waitForSelector(".panel.done");
+  } catch (error) {
+    const shown = await page
+      .locator(".panel")
+      .allTextContents()
+      .catch(() => []);
+    throw new Error(`${(error as Error).message}\npanels shown instead: ${JSON.stringify(shown)}`);
+  }
+}
+
 const turnItem = (page: Page, session: string, id: string) =>
   page.locator(`[data-session="${session}"] .item`, {
     has: page.locator(".id", { hasText: new RegExp(`^#${id}$`) }),
@@ -244,7 +260,7 @@ describe("rewind and redo from the page", () => {
     expect(disk()).toEqual(["a1\n", "b2\n", true]);
 
     await page.getByRole("button", { name: "Confirm rewind" }).click();
-    await page.waitForSelector(".panel.done");
+    await waitDone(page);
     expect(disk()).toEqual(["a1\n", "b0\n", false]);
     await page.waitForSelector('[data-session="s"] .item.rewound');
     expect(await turnItem(page, "s", "2").locator(".state").textContent()).toBe("rewound");
@@ -272,7 +288,7 @@ describe("rewind and redo from the page", () => {
     expect(disk()).toEqual(["a1\n", "a person's edit\n", true]);
 
     await page.getByRole("button", { name: "Rewind anyway" }).click();
-    await page.waitForSelector(".panel.done");
+    await waitDone(page);
     expect(disk()).toEqual(["a1\n", "b0\n", false]);
     await page.close();
   });
@@ -299,7 +315,7 @@ describe("rewind and redo from the page", () => {
     ]);
 
     await page.getByRole("button", { name: "Rewind anyway" }).click();
-    await page.waitForSelector(".panel.done");
+    await waitDone(page);
     expect([edited.read("a.txt"), edited.exists("new.txt")]).toEqual(["a0\n", false]);
     await page.close();
   });
@@ -381,7 +397,7 @@ describe("rewind and redo from the page", () => {
     expect([late.exists("b.txt"), late.exists("c.txt")]).toEqual([true, true]);
 
     await page.getByRole("button", { name: "Confirm rewind" }).click();
-    await page.waitForSelector(".panel.done");
+    await waitDone(page);
     expect([late.exists("b.txt"), late.exists("c.txt")]).toEqual([false, false]);
     await page.close();
   });
