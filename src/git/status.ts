@@ -91,6 +91,14 @@ function splitFields(record: string, count: number): { fields: string[]; rest: R
  * locale), repository-relative: what is in them is unknown, so a snapshot must say it left them
  * out rather than let a restore take their files for absent.
  */
+export function unreadableDirs(stderr: string): RelPath[] {
+  const dirs: RelPath[] = [];
+  for (const match of stderr.matchAll(/^warning: could not open directory '(.*)\/': Permission denied$/gm)) {
+    dirs.push(Buffer.from(match[1], "utf8").toString("latin1"));
+  }
+  return dirs;
+}
+
 /**
  * How many directories' ignore files a status found changed from what git's untracked cache
  * records (its trace2 "gitignore-invalidation" count, with `GIT_TRACE2_PERF` on stderr); null
@@ -99,12 +107,4 @@ function splitFields(record: string, count: number): { fields: string[]; rest: R
 export function ignoreFilesChanged(stderr: string): number | null {
   const counts = [...stderr.matchAll(/\bgitignore-invalidation:(\d+)$/gm)].map((m) => Number(m[1]));
   return counts.length > 0 ? counts.reduce((sum, count) => sum + count, 0) : null;
-}
-
-export function unreadableDirs(stderr: string): RelPath[] {
-  const dirs: RelPath[] = [];
-  for (const match of stderr.matchAll(/^warning: could not open directory '(.*)\/': Permission denied$/gm)) {
-    dirs.push(Buffer.from(match[1], "utf8").toString("latin1"));
-  }
-  return dirs;
 }
