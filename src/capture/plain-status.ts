@@ -20,14 +20,7 @@ import {
   walkTwice,
 } from "./plain-walk.js";
 import { dataDirWithin, dependencyDirOf } from "./policy.js";
-import {
-  adoptStatusAhead,
-  aheadGitDir,
-  discardStatusAhead,
-  type StatusPlan,
-  saveStatusPlan,
-  statusAheadFrom,
-} from "./status-ahead.js";
+import { aheadGitDir, plannedStatus, type StatusPlan, statusAheadFrom } from "./status-ahead.js";
 import { persistDue, readStamp } from "./status-plan.js";
 import { removeThrowawayGitDir, throwawayGitDir } from "./status-gitdir.js";
 
@@ -129,8 +122,6 @@ export async function plainStatus(
       store: ctx.paths.dir,
       userIndex: indexFile,
     };
-    const ahead = persist ? null : adoptStatusAhead(plan);
-    if (!ahead) discardStatusAhead(persist ? "the plain index is due to be written" : "another status");
     const dir = gitDir;
     const run = (writing: boolean) =>
       runGit(args, {
@@ -139,7 +130,7 @@ export async function plainStatus(
           ? { GIT_DIR: dir, GIT_WORK_TREE: root, GIT_INDEX_FILE: indexFile, GIT_OPTIONAL_LOCKS: "1" }
           : { ...readOnlyEnv, GIT_DIR: dir },
       });
-    const running = ahead ? ahead.then((early) => (early.code === 0 ? early : run(persist))) : run(persist);
+    const running = plannedStatus(plan, persist, () => run(persist));
     gitRunning(); // what the command starts ahead (a flush, a diff) starts while this runs
     let done = await running;
     if (!persist && ignoreFilesChanged(done.stderr) !== 0) {
@@ -151,7 +142,6 @@ export async function plainStatus(
     }
     stdout = done.stdout;
     unreadable = unreadableDirs(done.stderr);
-    saveStatusPlan(plan);
     if (persist) {
       const written = { source: indexChecksumNow(indexFile), writes: 1, writtenAt: Date.now() };
       // Only timing: a lost stamp costs the next status one more write.

@@ -229,6 +229,23 @@ export function adoptStatusAhead(plan: StatusPlan): Promise<AheadResult> | null 
   return ahead.result;
 }
 
+/**
+ * The capture's status: the one started ahead where it is `plan` exactly (see `adoptStatusAhead`)
+ * and this one is not to write its index, else `run()`, started before this returns; a status
+ * started ahead and not taken is killed. Once it answered, the plan is kept for the next command.
+ */
+export async function plannedStatus(
+  plan: StatusPlan | null,
+  writing: boolean,
+  run: () => Promise<{ stdout: Buffer; stderr: string }>,
+): Promise<{ stdout: Buffer; stderr: string }> {
+  const ahead = plan && !writing ? adoptStatusAhead(plan) : null;
+  if (!ahead) discardStatusAhead(writing ? "the index is due to be written" : "another status");
+  const done = await (ahead ? ahead.then((early) => (early.code === 0 ? early : run())) : run());
+  if (plan) saveStatusPlan(plan);
+  return done;
+}
+
 /** The directory whose plan this command keeps (see Slot.from). */
 export function statusAheadFrom(): string {
   return slot()?.from ?? process.cwd();

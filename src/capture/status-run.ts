@@ -12,11 +12,10 @@ import { fsmonitorOptions } from "./fsmonitor.js";
 import type { DeferredBuild } from "./status-cache.js";
 import { privateIndex } from "./private-index.js";
 import {
-  adoptStatusAhead,
   aheadGitDir,
   discardStatusAhead,
+  plannedStatus,
   type StatusPlan,
-  saveStatusPlan,
   statusAheadFrom,
 } from "./status-ahead.js";
 import { reconcileNestedRepos } from "./nested-check.js";
@@ -136,9 +135,6 @@ export async function runStatus(
             userIndex,
           }
         : null;
-    const ahead = plan && !persist ? adoptStatusAhead(plan) : null;
-    if (!ahead)
-      discardStatusAhead(persist ? "the private index copy is due to be written" : "another status");
     // A capture compresses only once status has answered: zlib's module loads, and its first
     // stream's one-time set-up (~1 ms, against ~0.1 ms for each later one) runs, while status does.
     whenGitRuns(() => void zlib().deflateSync(Buffer.alloc(0)));
@@ -146,9 +142,7 @@ export async function runStatus(
     let stdout: Buffer;
     let unreadable: RelPath[] = [];
     try {
-      const running = ahead
-        ? ahead.then((early) => (early.code === 0 ? early : runGit(args, { cwd: worktreeRoot, env })))
-        : runGit(args, { cwd: worktreeRoot, env });
+      const running = plannedStatus(plan, persist, () => runGit(args, { cwd: worktreeRoot, env }));
       options.spawned?.();
       // Its process, if it can wait for this one's end, starts now, while status runs; so do
       // those others that wait for it (a push after the turn).
@@ -158,7 +152,6 @@ export async function runStatus(
       stdout = done.stdout;
       unreadable = unreadableDirs(done.stderr);
       trace("capture: status done");
-      if (plan) saveStatusPlan(plan);
       if (persist) await privateCopy!.markPersisted(watch?.watchStarted ?? false).catch(() => {});
     } catch (error) {
       if (!copy) throw error;
