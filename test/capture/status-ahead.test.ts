@@ -76,11 +76,7 @@ describe("status started ahead of the bundle", () => {
     expect(storeTmp()).toEqual([]); // its git directory was removed with the capture's
 
     // While a restore holds its lock it may be writing files: nothing is started ahead then.
-    const workspaces = path.join(sandbox.env.GHOSTCOMMIT_HOME!, "workspaces");
-    const [store] = readdirSync(workspaces).filter((ws) =>
-      readFileSync(path.join(workspaces, ws, "workspace.json"), "utf8").includes(repo.dir),
-    );
-    const lock = path.join(workspaces, store, "restore.ghostlock");
+    const lock = path.join(storeOf(repo.dir), "restore.ghostlock");
     writeFileSync(
       lock,
       JSON.stringify({ pid: process.pid, host: os.hostname(), token: "t", since: Date.now() }),

@@ -95,12 +95,11 @@ describe("a turn's end starts its flush and its diff during its capture, not aft
       const at = lines.slice(after).findIndex((line) => pattern.test(line));
       return at === -1 ? -1 : after + at;
     };
-    const started = (execve: RegExp) => startedAt(lines, execve);
-    const status = started(/execve\("[^"]*\/git", \["git", .*"status".* = 0$/);
+    const status = startedAt(lines, /execve\("[^"]*\/git", \["git", .*"status".* = 0$/);
     return {
       status,
-      flush: started(/execve\("\/bin\/sh", .*read -r go.* = 0$/),
-      diff: started(/execve\("[^"]*\/git", \["git", "diff-tree", .*"--stdin"\].* = 0$/),
+      flush: startedAt(lines, /execve\("\/bin\/sh", .*read -r go.* = 0$/),
+      diff: startedAt(lines, /execve\("[^"]*\/git", \["git", "diff-tree", .*"--stdin"\].* = 0$/),
       // A loose object or a pack renamed into place after status: the capture has written what it found.
       written: first(/rename\(".*\/objects\/(pack\/tmp_pack|[0-9a-f]{2}\/tmp_obj)/, status + 1),
     };
