@@ -1,4 +1,4 @@
-import { claude, codex, cursor, gemini } from "./events.js";
+import { claude, codex, cursor, gemini, updatePatch } from "./events.js";
 
 /**
  * One agent turn's events, per adapter, in the shapes the agents document (INTEGRATIONS.md):
@@ -24,7 +24,7 @@ export interface AgentScript {
   stop(cwd: string, s: string, root: string, blockedBefore?: boolean): unknown | null;
 }
 
-const patch = (file: string) => `*** Begin Patch\n*** Update File: ${file}\n@@\n-a\n+b\n*** End Patch\n`;
+const patch = (file: string) => updatePatch(file, "a", "b");
 
 export const SCRIPTS: AgentScript[] = [
   {

@@ -1,14 +1,12 @@
 import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Repo, Sandbox } from "../helpers/repo.js";
-import { codex } from "./events.js";
+import { codex, updatePatch as patch } from "./events.js";
 import { shellHook } from "./hook-helpers.js";
 
 // Codex's shell tool takes `command` (argv) and `workdir` (codex-rs protocol's ShellToolCallParams),
 // and Codex applies a patch written as `cd DIR && apply_patch <<'EOF'` in DIR (codex-rs
 // apply-patch recognizes that form). The patch's paths are relative to that directory.
-const patch = (file: string, from: string, to: string) =>
-  `*** Begin Patch\n*** Update File: ${file}\n@@\n-${from}\n+${to}\n*** End Patch\n`;
 
 let sandbox: Sandbox;
 let repo: Repo;

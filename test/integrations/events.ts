@@ -96,6 +96,10 @@ export function gemini(cwd: string, session: string, event: string, extra: Recor
   };
 }
 
+/** An apply_patch text that changes one line of one file (Codex's patch format). */
+export const updatePatch = (file: string, from: string, to: string): string =>
+  `*** Begin Patch\n*** Update File: ${file}\n@@\n-${from}\n+${to}\n*** End Patch\n`;
+
 export const PATCH = [
   "*** Begin Patch",
   "*** Add File: docs/new.md",

@@ -1,15 +1,13 @@
 import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Repo, Sandbox } from "../helpers/repo.js";
-import { codex } from "./events.js";
+import { codex, updatePatch as patch } from "./events.js";
 import { hookLogs, shellHook } from "./hook-helpers.js";
 
 // A name that starts with two dots (`..env.local`, `..secrets`) is a file inside the workspace: only
 // a whole ".." component climbs out of it. Codex reports an apply_patch call as `tool_name:
 // "apply_patch"` with the patch in `tool_input.command` (developers.openai.com/codex/hooks,
 // openai/codex#16732), its paths relative to the event's `cwd`.
-const patch = (file: string, from: string, to: string) =>
-  `*** Begin Patch\n*** Update File: ${file}\n@@\n-${from}\n+${to}\n*** End Patch\n`;
 
 let sandbox: Sandbox;
 let repo: Repo;

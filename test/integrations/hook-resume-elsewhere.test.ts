@@ -2,7 +2,7 @@ import { readdirSync, realpathSync, utimesSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Repo, Sandbox } from "../helpers/repo.js";
-import { codex } from "./events.js";
+import { codex, updatePatch } from "./events.js";
 import { hookLogs, installedCommand, shellHook } from "./hook-helpers.js";
 
 // `codex resume <id>` continues a session wherever Codex is started: its events keep the
@@ -24,7 +24,7 @@ const send = (event: unknown, cwd: string) => {
   expect(run.status, run.stderr).toBe(0);
   return run.stdout;
 };
-const patch = `*** Begin Patch\n*** Update File: src/a.ts\n@@\n-a1\n+edited\n*** End Patch\n`;
+const patch = updatePatch("src/a.ts", "a1", "edited");
 
 describe("a Codex session resumed outside the workspace its first event fixed", () => {
   it("in another repository: its next prompt says its work there is not snapshotted, and doctor names the file", () => {

@@ -5,7 +5,7 @@ import { parseCursor } from "../../src/integrations/agents/cursor.js";
 import { parseGemini } from "../../src/integrations/agents/gemini.js";
 import { promptPreview } from "../../src/util/format.js";
 import { nextTurnNumber, workspacePath } from "../../src/integrations/hook.js";
-import { claudeEvents, codex, cursor, gemini, PATCH, subagent } from "./events.js";
+import { claudeEvents, codex, cursor, gemini, PATCH, subagent, updatePatch } from "./events.js";
 
 const ws = "/w/proj";
 
@@ -75,7 +75,7 @@ describe("Codex events", () => {
   });
 
   it("takes a patch's paths from the directory it is applied in: `cd DIR &&` or the call's workdir", () => {
-    const one = "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n*** End Patch\n";
+    const one = updatePatch("a.txt", "a", "b");
     const paths = (tool_input: Record<string, unknown>) =>
       parseCodex(codex(ws, "s", "PreToolUse", { tool_name: "Bash", tool_input })).action;
     const script = (prefix: string) => ({
