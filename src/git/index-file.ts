@@ -148,19 +148,14 @@ export function identityOf(stat: BigIntStats | null): string | null {
  * record (`index.recordEndOfIndexEntries`), so the entries are not read; null without either.
  */
 export function fsmonitorToken(file: string): string | null {
-  let fd: number;
-  try {
-    fd = openSync(file, "r");
-  } catch {
-    return null;
-  }
-  try {
-    const { size } = fstatSync(fd);
+  return withIndex(file, (index) => {
+    const { size } = index;
     const extensionsEnd = size - SHA1_BYTES - EOIE_BYTES;
+    // Only whole reads within the extensions: a short one means a file cut short.
     const read = (position: number, length: number): Buffer | null => {
       if (position < HEADER || position + length > size - SHA1_BYTES) return null;
-      const bytes = Buffer.alloc(length);
-      return readSync(fd, bytes, 0, length, position) === length ? bytes : null;
+      const bytes = index.read(length, position);
+      return bytes.length === length ? bytes : null;
     };
     const eoie = read(extensionsEnd, EOIE_BYTES);
     let offset = eoie ? entriesEnd(eoie, size) : null;
@@ -176,7 +171,5 @@ export function fsmonitorToken(file: string): string | null {
       offset += 8 + length;
     }
     return null;
-  } finally {
-    closeSync(fd);
-  }
+  });
 }
