@@ -88,8 +88,8 @@ export function makeGitDir(
   return dir;
 }
 
-/** Commands that capture the workspace first. */
-const CAPTURING = new Set(["snapshot", "restore", "rewind", "redo"]);
+/** Commands that capture the workspace first (`turn begin` and `turn end` each take a snapshot). */
+const CAPTURING = new Set(["snapshot", "restore", "rewind", "redo", "turn"]);
 
 /**
  * The command a command line runs and the directory it acts on, as far as the loader can tell

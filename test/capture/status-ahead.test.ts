@@ -106,6 +106,33 @@ describe("status started ahead of the bundle", () => {
     expect(repo.read("draft.md")).toBe("draft\n");
   });
 
+  it("an agent's turn through the command line takes it for both its snapshots, and records what the turn changed", () => {
+    const repo = makeRepo({ "src/app.ts": "v1\n", "README.md": "readme\n" });
+    snapshot(repo);
+    snapshot(repo); // the plan for this directory, with the private index copy written
+    const turn = (step: "begin" | "end") => {
+      const result = sandbox.cli(
+        repo.dir,
+        ["turn", step, "--session", "s", "--turn", "1", "--json"],
+        undefined,
+        {
+          GHOSTCOMMIT_TRACE: "1",
+        },
+      );
+      expect(result.status, result.stderr).toBe(0);
+      return { json: JSON.parse(result.stdout), adopted: result.stderr.includes("status ahead: adopted") };
+    };
+    repo.write({ "src/app.ts": "edited before the turn\n" });
+    const begun = turn("begin");
+    repo.write({ "src/app.ts": "v2\n", "src/new.ts": "new\n" });
+    repo.remove("README.md");
+    const ended = turn("end");
+    expect([begun.adopted, ended.adopted]).toEqual([true, true]);
+    expect([...ended.json.changed].sort()).toEqual(["README.md", "src/app.ts", "src/new.ts"]);
+    expect(filesOf(repo, ended.json.after)).toEqual(["src/app.ts", "src/new.ts"]);
+    expect(contentAt(repo, begun.json.before, "src/app.ts")).toBe("edited before the turn\n");
+  });
+
   it("is dropped when HEAD moved, the user's index changed or info/exclude changed, and the snapshot is right", () => {
     const repo = makeRepo({ "app.js": "v1\n" });
     snapshot(repo);
