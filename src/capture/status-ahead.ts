@@ -114,11 +114,12 @@ export function captureTarget(argv: readonly string[]): { command: string; dir: 
 }
 
 /**
- * Run by the loader for a command that captures (see captureTarget): starts the planned status,
+ * Run by the loader for a command that captures (see captureTarget), or an agent's hook whose
+ * event does (`hookCaptures`; its plan is its working directory's): starts the planned status,
  * if there is a plan for its directory and the private copy is not due to be written. Never throws.
  */
-export function startStatusAhead(argv: readonly string[]): void {
-  const target = captureTarget(argv);
+export function startStatusAhead(argv: readonly string[], hookCaptures = false): void {
+  const target = captureTarget(argv) ?? (hookCaptures ? { command: "hook", dir: process.cwd() } : null);
   if (!target) return;
   const state: Slot = { offered: !process.env[STATUS_AHEAD_OFF], from: target.dir, plan: null, ahead: null };
   (globalThis as { [SLOT]?: Slot })[SLOT] = state;

@@ -1,5 +1,6 @@
 import "./epipe.js";
-import { isBareHookCall, runBareHook } from "./hook-entry.js";
+import { isBareHookCall } from "./bare-hook.js";
+import { runBareHook } from "./hook-entry.js";
 
 // No top-level await: the bundle built from this file is a CommonJS script (see loader.ts). The
 // command line (commander and every command) is set up only when the call is not an agent's hook.

@@ -6,14 +6,9 @@ import { trace } from "../util/trace.js";
 import type { GlobalOptions } from "./context.js";
 
 /**
- * `ghostcommit hook <agent>` as agents' settings run it, with no option: answered without
- * setting up the command line (commander and every command's module), which an agent pays for
- * at each of its tool calls.
+ * A bare hook call (see `isBareHookCall`), answered without setting up the command line
+ * (commander and every command's module), which an agent pays for at each of its tool calls.
  */
-export function isBareHookCall(argv: string[]): boolean {
-  return argv.length === 4 && argv[2] === "hook" && !argv[3].startsWith("-");
-}
-
 export async function runBareHook(agent: string): Promise<number> {
   trace("cli: loaded");
   markProcessShortLived();

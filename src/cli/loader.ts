@@ -5,6 +5,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import vm from "node:vm";
 import { startStatusAhead } from "../capture/status-ahead.js";
+import { capturesWholeWorkspace } from "../integrations/hook-event.js";
+import { readStdinNow } from "../util/stdin.js";
+import { isBareHookCall } from "./bare-hook.js";
 import { trace } from "../util/trace.js";
 import { CODE_CACHE_OFF, codeCacheFile, readCodeCache, WRITING_RUNS, writeCodeCache } from "./code-cache.js";
 
@@ -17,9 +20,14 @@ import { CODE_CACHE_OFF, codeCacheFile, readCodeCache, WRITING_RUNS, writeCodeCa
 /** The bundle's SHA-256, defined when the loader is bundled with it (scripts/bundle.mjs). */
 declare const __ghostcommitBundleDigest: string | undefined;
 
-// A snapshot's status (a restore's safety snapshot's) runs while the bundle loads (see
-// capture/status-ahead.ts).
-startStatusAhead(process.argv.slice(2));
+// A snapshot's status (a restore's safety snapshot's, a turn's) runs while the bundle loads (see
+// capture/status-ahead.ts). An agent's hook says on stdin which event came, and so whether it
+// captures: what is there already is read first (it is handed on to the hook).
+const hookInput = isBareHookCall(process.argv) ? readStdinNow() : null;
+startStatusAhead(
+  process.argv.slice(2),
+  hookInput?.ended === true && capturesWholeWorkspace(process.argv[3], hookInput.bytes.toString("utf8")),
+);
 const url = new URL("./cli.cjs", import.meta.url);
 const bundle = fileURLToPath(url);
 const bundleFd = openSync(bundle, "r");

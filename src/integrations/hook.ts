@@ -4,11 +4,9 @@ import { openWorkspace, type Workspace } from "../workspace.js";
 import type { StoreKind } from "../config.js";
 import type { SessionHandle } from "../types.js";
 import { climbsOut } from "../paths.js";
-import { parseClaude } from "./agents/claude.js";
-import { parseCodex } from "./agents/codex.js";
-import { CURSOR_CONTINUE, parseCursor } from "./agents/cursor.js";
-import { parseGemini } from "./agents/gemini.js";
-import { AGENTS, type AgentName, type HookEvent, type Payload } from "./event.js";
+import { CURSOR_CONTINUE } from "./agents/cursor.js";
+import { AGENTS, type AgentName, type HookEvent } from "./event.js";
+import { PARSERS, parsePayload } from "./hook-event.js";
 import { appendHookLog, globalHookLog, type HookLogEntry } from "../maintenance/hook-log.js";
 import { canTellModel, undoNotice } from "./undo-notice.js";
 import { rememberWorkspace, sessionRecord, touchSessionRecord } from "./session-dirs.js";
@@ -28,13 +26,6 @@ import { collectAnnouncements } from "../util/announce.js";
 
 export { AGENTS };
 
-const PARSERS: Record<AgentName, (payload: Payload) => HookEvent> = {
-  "claude-code": parseClaude,
-  codex: parseCodex,
-  cursor: parseCursor,
-  gemini: parseGemini,
-};
-
 /** What to print when the input cannot be understood: whatever lets the agent go on. */
 const FALLBACK_REPLY: Record<AgentName, string> = {
   "claude-code": "",
@@ -47,17 +38,6 @@ export interface HookOptions {
   /** Workspace override (`-C`); otherwise the event's own. */
   dir?: string;
   store?: StoreKind;
-}
-
-function parsePayload(text: string): Payload | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? (value as Payload)
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
