@@ -7,12 +7,11 @@ import { installedCommand, shellHook } from "./hook-helpers.js";
 
 // Claude Code's documented payloads (code.claude.com/docs/en/hooks): UserPromptSubmit carries
 // `prompt`; PreToolUse `tool_name` and `tool_input`; PostToolUse adds `tool_response`; Stop
-// `stop_hook_active`. Sent through the installed command run by `/bin/sh -c`, on a pipe, as
-// Codex (a Rust program: `Stdio::piped()`) hands a hook its event. The loader reads what the pipe
-// holds before the bundle loads and, when the event takes a snapshot of the whole workspace,
-// starts the status the last capture from the hook's directory ran, as a later `snapshot` does.
-// (Node-based agents hand it a socket, which the loader cannot read without waiting: no status
-// is started ahead for them.)
+// `stop_hook_active`. Sent through the installed command run by `/bin/sh -c`, on a socket as
+// Node-based agents such as Claude Code hand a hook its event, or on a pipe as Codex (a Rust
+// program: `Stdio::piped()`) does. The loader looks at the event before the bundle loads and,
+// when it takes a snapshot of the whole workspace, starts the status the last capture from the
+// hook's directory ran, as a later `snapshot` does.
 
 let sandbox: Sandbox;
 let repo: Repo;
@@ -29,11 +28,14 @@ function piped(producer: string): string {
   return `${producer} | ${installedCommand("claude-code")}`;
 }
 
-/** Sends one event; returns what the trace says of the status started ahead. */
-function send(event: unknown): string[] {
+/** Sends one event, on a socket or a pipe; returns what the trace says of the status started ahead. */
+function send(event: unknown, on: "socket" | "pipe" = "socket"): string[] {
   const file = path.join(sandbox.home, "event.json");
   writeFileSync(file, JSON.stringify(event));
-  const run = shellHook(sandbox, piped(`cat '${file}'`), "", repo.dir, env());
+  const run =
+    on === "socket"
+      ? shellHook(sandbox, installedCommand("claude-code"), event, repo.dir, env())
+      : shellHook(sandbox, piped(`cat '${file}'`), "", repo.dir, env());
   expect([run.status, run.stdout]).toEqual([0, ""]);
   return run.stderr
     .split("\n")
@@ -69,7 +71,7 @@ describe("a hook's status started ahead of the bundle", () => {
     );
     repo.write({ "notes.txt": "from the shell\n" });
     repo.remove("README.md");
-    expect(send(claude(repo.dir, "s", "PostToolUse", shell))).toEqual(["started", "adopted"]);
+    expect(send(claude(repo.dir, "s", "PostToolUse", shell), "pipe")).toEqual(["started", "adopted"]);
     repo.write({ "notes.txt": "from the shell, again\n" });
     expect(send(claude(repo.dir, "s", "Stop", { stop_hook_active: false }))).toEqual(["started", "adopted"]);
 
@@ -90,7 +92,7 @@ describe("a hook's status started ahead of the bundle", () => {
     send(claude(repo.dir, "s", "UserPromptSubmit", { prompt: "first" }));
     send(claude(repo.dir, "s", "Stop", { stop_hook_active: false }));
     // A prompt long enough to span several reads, written in two parts a second apart: the
-    // loader finds the first part only.
+    // loader does not wait for the second, and the hook reads on.
     const prompt = `a long prompt ${"x".repeat(200_000)} ends here`;
     const file = path.join(sandbox.home, "event.json");
     const text = JSON.stringify(claude(repo.dir, "s", "UserPromptSubmit", { prompt }));
