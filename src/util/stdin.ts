@@ -12,7 +12,7 @@ interface Collected {
 const COLLECTED = Symbol.for("ghostcommit.stdin");
 const slot = globalThis as { [COLLECTED]?: Collected };
 
-function collect(timeoutMs: number): Collected {
+function collect(): Collected {
   const existing = slot[COLLECTED];
   if (existing) return existing;
   const collected: Collected = { chunks: [], ended: false, done: Promise.resolve() };
@@ -28,7 +28,7 @@ function collect(timeoutMs: number): Collected {
       process.stdin.destroy();
       resolve();
     };
-    const timer = setTimeout(() => finish(false), timeoutMs);
+    const timer = setTimeout(() => finish(false), STDIN_TIMEOUT_MS);
     process.stdin.on("data", (chunk: Buffer) => collected.chunks.push(chunk));
     process.stdin.on("end", () => finish(true));
     process.stdin.on("error", () => finish(false));
@@ -37,8 +37,8 @@ function collect(timeoutMs: number): Collected {
 }
 
 /** Reads stdin to its end (or until the timeout): hooks get one JSON document. */
-export async function readStdin(timeoutMs = STDIN_TIMEOUT_MS): Promise<string> {
-  const collected = collect(timeoutMs);
+export async function readStdin(): Promise<string> {
+  const collected = collect();
   await collected.done;
   return Buffer.concat(collected.chunks).toString("utf8");
 }
@@ -51,7 +51,7 @@ export async function readStdin(timeoutMs = STDIN_TIMEOUT_MS): Promise<string> {
  * the wait.
  */
 export async function hookEventWithin(waitMs: number): Promise<string | null> {
-  const collected = collect(STDIN_TIMEOUT_MS);
+  const collected = collect();
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([collected.done, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
   clearTimeout(timer);
