@@ -27,6 +27,10 @@ export function plannedSkip(step: Extract<PlanStep, { kind: "skip" }>): Skip {
 /** A write whose temp file is on disk, or why it could not be prepared. */
 type Prepared = { path: RelPath; temp: RelPath } | { skip: Skip };
 
+function outOfRoomCode(skip: Skip): boolean {
+  return skip.errno === "ENOSPC" || skip.errno === "EDQUOT";
+}
+
 /** Why `error` left `path` as it was, with the system's code where it had one. */
 function skipOf(path: RelPath, error: unknown): Skip {
   const code = (error as NodeJS.ErrnoException).code;
@@ -107,7 +111,7 @@ async function applyPinned(
   // files are flushed by one syncfs of the workspace's file system instead of one fsync each.
   const writes = steps.flatMap((s, n) => (s.kind === "write" ? [{ step: s, n }] : []));
   const flushEach = writes.length <= MANY_FILES;
-  const prepared = await mapLimit(writes, 16, async ({ step, n }): Promise<Prepared> => {
+  const prepareWrite = async ({ step, n }: (typeof writes)[number]): Promise<Prepared> => {
     try {
       // What stands in the way (see skipBlockedWrites; here, one whose deletion failed or made
       // since the plan) is kept: no system error, and nothing a retry would change.
@@ -125,7 +129,17 @@ async function applyPinned(
     } catch (error) {
       return { skip: skipOf(step.path, error) };
     }
-  });
+  };
+  const prepared = await mapLimit(writes, 16, prepareWrite);
+  // Side by side, a large file's temp can take the last room on a nearly full disk while smaller
+  // ones are written, and is then removed: those out of room are tried again one at a time,
+  // smallest first, so a restore writes every file that fits.
+  const outOfRoom = prepared.flatMap((write, i) => ("skip" in write && outOfRoomCode(write.skip) ? [i] : []));
+  if (writes.length > 1) {
+    const sizeOf = (i: number) => contentOf(writes[i].step.state.oid).length;
+    for (const i of outOfRoom.sort((a, b) => sizeOf(a) - sizeOf(b)))
+      prepared[i] = await prepareWrite(writes[i]);
+  }
   if (!flushEach) await syncFileSystems([root]);
   for (const write of prepared) {
     if ("skip" in write) {

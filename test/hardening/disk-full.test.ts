@@ -156,14 +156,20 @@ describe("a full disk under the store", () => {
   );
 
   (mounted ? it : it.skip)(
-    "a restore that runs out of room says why for each file it could not write, and loses nothing",
+    "a restore that runs out of room writes every file that fits, says why for each it could not write, and loses nothing",
     () => {
-      const repo = sandbox.repo("disk/restore", { "a.txt": "a\n" });
+      // Small files are written beside the large one: its temp file takes the last room while
+      // they are written, and is removed when it fails; they must be written all the same.
+      const small = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`s${i}.txt`, `s${i}\n`]));
+      const repo = sandbox.repo("disk/restore", { "a.txt": "a\n", ...small });
       repo.write({ "big.bin": randomBytes(1 << 20) });
       const target = repo.ok("snapshot").id;
       repo.remove("big.bin");
-      repo.write({ "a.txt": "edited\n" });
-      // Room for the safety snapshot (one small file changed), none for the 1 MiB file.
+      repo.write({
+        "a.txt": "edited\n",
+        ...Object.fromEntries(Object.keys(small).map((rel) => [rel, "edited\n"])),
+      });
+      // Room for the safety snapshot (small files changed), none for the 1 MiB file.
       const filler = path.join(disk, "restore-filler");
       const { bavail, bsize } = statfsSync(disk);
       writeFileSync(filler, Buffer.alloc(bavail * bsize - 256 * 1024));
@@ -171,10 +177,11 @@ describe("a full disk under the store", () => {
         const failed = repo.cli(["restore", target, "--json"]);
         expect(failed.status, failed.stderr).toBe(1);
         expect(failed.json.skipped).toEqual([{ path: "big.bin", reason: "io", errno: "ENOSPC" }]);
-        expect(failed.json.written).toEqual(["a.txt"]);
+        expect(failed.json.written).toEqual(["a.txt", ...Object.keys(small)]);
+        for (const [rel, content] of Object.entries(small)) expect(repo.read(rel)).toBe(content);
         const human = repo.cli(["restore", target]);
         expect(human.stdout).toContain("big.bin (io: no space left on the device (ENOSPC))");
-        expect(readdirSync(repo.dir).sort()).toEqual([".git", "a.txt"]);
+        expect(readdirSync(repo.dir).sort()).toEqual([".git", "a.txt", ...Object.keys(small)]);
       } finally {
         execFileSync("rm", ["-f", filler]);
       }
