@@ -46,6 +46,11 @@ export interface RestoreRun {
   /** Computes the wanted changes from the current tree and the repositories it looked into. */
   target: (currentTree: string, capturedRepos: readonly RelPath[]) => Promise<RestoreTarget>;
   /**
+   * Checks the plan before it is carried out: a throw refuses the restore as the final check's
+   * conflicts do, so the store stays as it was (its safety snapshot goes).
+   */
+  refusePlan?: (steps: PlanStep[]) => void;
+  /**
    * Runs once the way back is on disk, before the first file changes: a caller that must be able
    * to resume or undo a restore killed half-way records its plan here.
    */
@@ -201,6 +206,7 @@ async function prepareRestore(
     ),
     new Set(capturedRepos),
   );
+  if (!run.dryRun) run.refusePlan?.(steps);
   if (run.dryRun) {
     const result: RestoreResult = {
       written: steps.filter((s) => s.kind === "write").map((s) => s.path),

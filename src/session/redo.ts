@@ -65,7 +65,7 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
         guards: rewind.safety,
         session,
         // As a rewind's: only the files shown are written, and only the conflicts shown overwritten.
-        beforeApply: async (steps) => {
+        refusePlan: (steps) => {
           const changes = expect ? otherFiles(expect, steps, overridden, "the rewind") : [];
           if (changes.length > 0) throw otherPlan(session, `it would now ${changes.join(" and ")}`);
         },

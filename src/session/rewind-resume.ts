@@ -7,7 +7,7 @@ import { requireSnapshot } from "../store/snapshots.js";
 import type { ExpectedRewind, RewindReport } from "../types.js";
 import { shellWord } from "../util/shell.js";
 import { conflictError, type SessionContext } from "./context.js";
-import type { RewindState } from "./model.js";
+import type { JournalRecord, RewindState } from "./model.js";
 import { overwritten, refuseUnexpected } from "./rewind-checks.js";
 import { changesOf, conflictsOf, leftByRewinds, type PathStates } from "./rewind-plan.js";
 
@@ -17,6 +17,9 @@ import { changesOf, conflictsOf, leftByRewinds, type PathStates } from "./rewind
  * session's record and the files agree again.
  */
 
+/** An open turn a rewind closes (see the journal's rewind record). */
+export type ClosedTurn = NonNullable<Extract<JournalRecord, { e: "rewind" }>["closed"]>;
+
 /** The journal fields of a rewind about to apply `steps`: what it will write and delete. */
 export function plannedRewind(
   id: string,
@@ -25,8 +28,8 @@ export function plannedRewind(
   safety: string,
   steps: PlanStep[],
   named: RelPath[] | undefined,
-  closed: { turn: string; changed: RelPath[] } | undefined,
-): Omit<RewindState, "t"> & { closed?: { turn: string; changed: RelPath[] } } {
+  closed: ClosedTurn | undefined,
+): Omit<RewindState, "t"> & { closed?: ClosedTurn } {
   return {
     id,
     to,
@@ -103,7 +106,7 @@ export async function resumeRewind(
       guards: pending.safety,
       session,
       interruptedHint: interruptedHint(session, pending.to, pending.paths),
-      beforeApply: async (steps) => refuseUnexpected(request.expect, where, pending.turns, steps, overridden),
+      refusePlan: (steps) => refuseUnexpected(request.expect, where, pending.turns, steps, overridden),
       target: async (currentTree) => {
         const states: PathStates[] = [];
         for (const p of paths) {

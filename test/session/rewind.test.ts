@@ -364,12 +364,15 @@ describe("a rewind confirmed after its preview (library `expect`, as the web tim
     // Another window rewinds one of its files meanwhile: the rewind would now delete less.
     const again = await session.rewind({ to: "2", dryRun: true });
     r.ok("rewind", "--session", "s", "--to", "2", "c.txt");
+    const snapshots = r.ok("list").length;
     expect(await refusal(again)).toEqual({
       code: "plan-changed",
       message:
         "the rewind is no longer the one previewed: it would now write or delete other files; nothing was changed",
     });
     expect([r.exists("b.txt"), r.exists("d.txt")]).toEqual([true, true]);
+    // Nothing was changed: not even a safety snapshot of a rewind that did not happen is kept.
+    expect(r.ok("list").length).toBe(snapshots);
     expect(r.ok("log", "--session", "s").map((t: any) => t.state)).toEqual(["done", "done", "done"]);
     expect(await refusal({ rewoundTurns: "2" })).toMatchObject({ code: "usage" });
 
@@ -392,6 +395,7 @@ describe("a rewind confirmed after its preview (library `expect`, as the web tim
     expect(shown).toMatchObject({ overridden: ["f.txt"], deleted: ["new.txt"] });
     // The person types into new.txt while reading it.
     r.write({ "new.txt": "n\ntyped after the preview\n" });
+    const snapshots = r.ok("list").length;
     const refused = await session.rewind({ to: "1", force: true, expect: shown }).catch((error) => error);
     expect([refused.code, refused.message]).toEqual([
       "plan-changed",
@@ -401,6 +405,7 @@ describe("a rewind confirmed after its preview (library `expect`, as the web tim
       "1\nthe user's edit\n",
       "n\ntyped after the preview\n",
     ]);
+    expect(r.ok("list").length).toBe(snapshots);
     // A preview without conflicts (its report leaves `overridden` out) expects none.
     const plain = { rewoundTurns: ["1"], written: ["f.txt"], deleted: ["new.txt"] };
     expect((await session.rewind({ to: "1", force: true, expect: plain }).catch((e) => e)).code).toBe(
@@ -471,6 +476,7 @@ describe("a forced redo confirmed after its refusal was shown (library `expect`)
     expect([plan.written, plan.overridden]).toEqual([["a.txt", "b.txt"], ["a.txt"]]);
     // "Redo anyway" was shown to overwrite a.txt; then the person edits b.txt.
     r.write({ "b.txt": "typed after the refusal\n" });
+    const snapshots = r.ok("list").length;
     const expected = {
       restoredTurns: plan.restoredTurns,
       written: plan.written,
@@ -487,6 +493,7 @@ describe("a forced redo confirmed after its refusal was shown (library `expect`)
     expect(turnsOnly.code).toBe("plan-changed");
     expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["a person's edit\n", "typed after the refusal\n"]);
     expect(r.ok("log", "--session", "s").map((t: any) => t.state)).toEqual(["rewound"]);
+    expect(r.ok("list").length).toBe(snapshots);
 
     const now = await session.redo({ force: true, dryRun: true });
     const done = await session.redo({ force: true, expect: { ...now, overridden: now.overridden } });
