@@ -54,8 +54,8 @@ export type JournalRecord =
       deleted: RelPath[];
       /** Set when the rewind was limited to these paths: its turns stay `done`. */
       paths?: RelPath[];
-      /** An open turn the rewind (forced) closed: its after is the safety snapshot. */
-      closed?: { turn: string; changed: RelPath[] };
+      /** An open turn the rewind closed: its after is the safety snapshot; uncertain as after an interrupt. */
+      closed?: { turn: string; changed: RelPath[]; uncertain?: RelPath[] };
       /**
        * Written before the first file changes, with what the rewind plans to write and delete; the
        * record with the same id and without it, after the last. Alone, it is a rewind killed
@@ -219,6 +219,7 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
         if (open && open.state === "open") {
           open.after = record.safety;
           open.changed = record.closed.changed;
+          open.uncertain = new Set(record.closed.uncertain ?? []);
           open.endedAt = record.t;
         }
       }

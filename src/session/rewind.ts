@@ -17,7 +17,8 @@ import {
   refuseUnchanged,
   refuseUnexpected,
 } from "./rewind-checks.js";
-import { interruptedHint, plannedRewind, resumeRewind } from "./rewind-resume.js";
+import { type ClosedTurn, interruptedHint, plannedRewind, resumeRewind } from "./rewind-resume.js";
+import { changedSinceProgress } from "./progress.js";
 import { refuseUnmatched, resolveNamedPaths, selectNamed } from "../restore/path-filter.js";
 import {
   attributePaths,
@@ -87,7 +88,8 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
     const ids = turns.map((t) => t.turn);
     refuseUnexpected(expect, { session, to }, ids);
     const open = keepOpen ? undefined : openNow;
-    if (open && !force) {
+    // A turn whose conversation ended (SessionEnd) is not running: only its uncertain paths need --force.
+    if (open && !force && open.abandonedAt === undefined) {
       const error = new GhostcommitError(
         "open-turn",
         `session ${session} has an open turn ${open.turn}: the agent may still be writing; end the turn first`,
@@ -137,7 +139,8 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         await precheck(ctx, lookup, turns, befores, afters, named, partial, touchedBy(state, turns));
       const targets = new Map<RelPath, FileState | null>();
       const originOfPath = new Map<RelPath, { snapshot: StoredSnapshot; absent: ReadonlySet<RelPath> }>();
-      let closed: { turn: string; changed: RelPath[] } | undefined;
+      let closed: ClosedTurn | undefined;
+      const uncertainOf = turns.map((t) => ({ uncertain: t.uncertain as ReadonlySet<RelPath> }));
       // Conflicts --force overwrites (or would, in a dry run): said, never silent.
       let overridden: string[] = [];
       // Paths whose state before the turn was never captured: reported, never written.
@@ -155,8 +158,8 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         guards: target.before,
         session,
         interruptedHint: interruptedHint(session, to, named),
+        refusePlan: (steps) => refuseUnexpected(expect, { session, to }, ids, steps, overridden),
         beforeApply: (steps, safety) => {
-          refuseUnexpected(expect, { session, to }, ids, steps, overridden);
           return journal
             .append(
               [
@@ -182,7 +185,11 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
             const index = turns.indexOf(open);
             const changed = await openTurnChanges(ctx, open, befores[index].tree, currentTree);
             changedLists[index] = changed;
-            closed = { turn: open.turn, changed };
+            // No end event came: what changed since its last progress mark may not be the agent's
+            // (the person's edit after an interrupt), as when the next prompt closes such a turn.
+            const since = await changedSinceProgress(cat, open, befores[index].tree, currentTree, changed);
+            uncertainOf[index] = { uncertain: new Set(since) };
+            closed = { turn: open.turn, changed, ...(since.length > 0 ? { uncertain: since } : {}) };
             refuseUnchanged(named, changedLists, where);
           }
           const all: PathStates[] = [];
@@ -215,7 +222,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
               current,
               target: await lookup.file(origin.snapshot.tree, p),
               expected: after ? await lookup.file(after.tree, p) : undefined,
-              uncertain: isUncertain(turns, p, span),
+              uncertain: isUncertain(uncertainOf, p, span),
               leftByRewind: partial.get(p),
             });
             originOfPath.set(p, origin);
