@@ -83,7 +83,15 @@ export async function resolveSessionWithTurns(
   if (given === undefined || given === "" || turns.length > 0) return { session, turns, ws };
   const hooks = await hookSessionDirs(given, ws.root);
   const [elsewhere] = hooks.length > 0 ? hooks : await workspacesAboveWith(ws, given);
-  if (elsewhere === undefined) return { session, turns, ws };
+  if (elsewhere === undefined) {
+    // A mistyped id would read as a session with no turns yet: one this workspace never heard of is named.
+    if ((await ws.sessions()).some((known) => known.session === given)) return { session, turns, ws };
+    throw new GhostcommitError(
+      "not-found",
+      `no session ${given} in ${ws.root} (\`ghostcommit sessions\` lists them)`,
+      { session: given },
+    );
+  }
   const keeper = hooks.length > 0 ? "its agent's hooks keep it" : "it is kept";
   throw new GhostcommitError(
     "not-found",

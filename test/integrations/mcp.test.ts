@@ -146,6 +146,8 @@ describe("ghostcommit mcp", () => {
     const unknown = await call("restore", { id: "deadbeefdeadbeef" });
     expect(unknown.isError).toBe(true);
     expect(textJson(unknown).error.code).toBe("not-found");
+    const unknownSession = await call("log", { session: "nope" });
+    expect([unknownSession.isError, textJson(unknownSession).error.code]).toEqual([true, "not-found"]);
     const outside = await call("snapshot", { include: ["../elsewhere"] });
     expect(outside.isError).toBe(true);
     expect(textJson(outside).error.code).toBe("outside-workspace");

@@ -90,6 +90,13 @@ describe("sessions side by side", () => {
     expect(Object.keys(cli.json[0]).sort()).toEqual(
       ["after", "before", "changed", "endedAt", "prompt", "startedAt", "state", "turn"].sort(),
     );
+    // A mistyped id is not a session with no turns yet.
+    const typo = sandbox.cli(r.dir, ["log", "--session", "nwe"]);
+    expect([typo.status, typo.stderr]).toEqual([
+      1,
+      `ghostcommit: no session nwe in ${r.dir} (\`ghostcommit sessions\` lists them)\n`,
+    ]);
+    expect(sandbox.cli(r.dir, ["log", "--session", "nwe", "--json"]).json.error.code).toBe("not-found");
   });
 
   it("counts a session's own undo from the chat as its turn's work while another session's turn runs", async () => {
