@@ -67,6 +67,47 @@ describe("what the web timeline says", () => {
     await page.close();
   });
 
+  it("shows nothing in a pane for what a turn or snapshot does not have (no stray text such as null)", async () => {
+    const r = repo({ "a.txt": "a0\n" });
+    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    turn(r, "s", "2", () => r.write({ "b.txt": "b2\n" }));
+    r.ok("rewind", "--session", "s", "--to", "2");
+    r.ok("snapshot", "-m", "by hand");
+    const ui = await startUi(r);
+    servers.push(ui);
+    const page = await openPage(ui);
+    /** The pane's own children: its elements by tag (and class), and any text node between them. */
+    const paneNodes = () =>
+      page
+        .locator("#detail")
+        .evaluate((pane) =>
+          [...pane.childNodes].map((node) =>
+            node instanceof Element
+              ? `${node.tagName.toLowerCase()}${node.className ? `.${node.className.split(" ")[0]}` : ""}`
+              : `text ${JSON.stringify(node.textContent)}`,
+          ),
+        );
+    // A done turn with no "rewound only" list, a rewound one, then a plain snapshot.
+    for (const id of ["1", "2"]) {
+      await turnItem(page, "s", id).click();
+      await poll(() => page.locator("#detail h2").textContent()).toMatch(new RegExp(`^Turn ${id} `));
+      expect(await paneNodes()).toEqual([
+        "h2",
+        "p.muted",
+        "div.full-prompt",
+        "div.actions",
+        "div.plan",
+        "div.diff-pane",
+      ]);
+    }
+    await page.locator(".snapshots .item", { hasText: "by hand" }).click();
+    await poll(() => page.locator("#detail h2").textContent()).toBe("by hand");
+    expect(await paneNodes()).toEqual(["h2", "p.muted", "div.plan", "div.diff-pane"]);
+    await poll(() => page.locator("#detail .diff-pane").textContent()).not.toBe("loading diff…");
+    expect(await page.locator("#detail").textContent()).not.toMatch(/\bnull\b|\bundefined\b/);
+    await page.close();
+  });
+
   it("says an empty file added or deleted is an empty file, not a change of mode or kind", async () => {
     const r = repo({ "old-empty.txt": "", "run.sh": "echo hi\n" });
     turn(r, "s", "1", () => {

@@ -1,5 +1,5 @@
 // Rewind (dry run first, then confirm; a refusal is shown with its paths) and redo.
-const { h, api, plural, setStatus } = await import(`./dom.js${new URL(import.meta.url).search}`);
+const { h, fill, api, plural, setStatus } = await import(`./dom.js${new URL(import.meta.url).search}`);
 
 const pathList = (label, paths, kind) =>
   paths.length === 0 ? null : [h("p", {}, label), h("ul", { class: kind }, paths.map((p) => h("li", {}, p)))];
@@ -21,7 +21,7 @@ function cancel(el) {
 /** Shows `panel` in `el`; focus that was on the panel it replaces moves to it, not to <body>. */
 function put(el, panel) {
   const had = el.contains(document.activeElement);
-  el.replaceChildren(panel);
+  fill(el, panel);
   if (!had) return;
   panel.tabIndex = -1;
   panel.focus();

@@ -1,7 +1,7 @@
 // The timeline page: sessions and their turns, plain snapshots, a diff pane, rewind and redo.
 const query = new URL(import.meta.url).search;
 // Loaded in parallel; each URL carries the token, as every request must.
-const [{ h, api, age, counts, plural, setStatus }, { renderDiff }, { showRewind, redo }, keys] = await Promise.all(
+const [{ h, fill, api, age, counts, plural, setStatus }, { renderDiff }, { showRewind, redo }, keys] = await Promise.all(
   ["dom", "diff", "actions", "keys"].map((name) => import(`./${name}.js${query}`)),
 );
 
@@ -106,7 +106,7 @@ function renderTimeline() {
   }
   if (parts.length === 0) parts.push(h("p", { class: "muted", style: null }, "No sessions or snapshots yet."));
   const focused = keys.focusInList(timelineEl);
-  timelineEl.replaceChildren(...parts);
+  fill(timelineEl, parts);
   markSelected();
   keys.restoreListFocus(timelineEl, focused, state.selected);
   fetchCounts();
@@ -121,7 +121,7 @@ async function fetchCounts() {
     if (status !== 200) continue;
     for (const [pair, c] of Object.entries(body)) {
       state.counts.set(pair, c);
-      for (const el of timelineEl.querySelectorAll(`[data-pair="${pair}"]`)) el.replaceChildren(...lineCounts(c));
+      for (const el of timelineEl.querySelectorAll(`[data-pair="${pair}"]`)) fill(el, lineCounts(c));
     }
   }
 }
@@ -185,12 +185,12 @@ async function select(key, focus = true, kept = null) {
   }
   const plan = h("div", { class: "plan" }, kept);
   const diffEl = h("div", { class: "diff-pane" }, h("p", { class: "muted" }, "loading diff…"));
-  detailEl.replaceChildren(...head, plan, diffEl);
+  fill(detailEl, head, plan, diffEl);
   const seq = ++state.diffSeq;
   const { status, body } = await api(`/api/diff?from=${from}${to ? `&to=${to}` : ""}`);
   if (seq !== state.diffSeq) return;
-  if (status !== 200) diffEl.replaceChildren(h("p", { class: "panel conflict" }, body?.error?.message ?? "diff failed"));
-  else diffEl.replaceChildren(...renderDiff(body, viewEl.value, pickFile));
+  if (status !== 200) fill(diffEl, h("p", { class: "panel conflict" }, body?.error?.message ?? "diff failed"));
+  else fill(diffEl, renderDiff(body, viewEl.value, pickFile));
 }
 
 /**

@@ -10,12 +10,18 @@ export function h(tag, attrs = {}, ...children) {
     else if (name === "class") el.className = value;
     else el.setAttribute(name, value === true ? "" : String(value));
   }
-  for (const child of children.flat(Number.POSITIVE_INFINITY)) {
-    if (child === null || child === undefined || child === false) continue;
-    el.append(typeof child === "string" || typeof child === "number" ? String(child) : child);
-  }
+  el.append(...present(children));
   return el;
 }
+
+/** Replaces `el`'s children as h() builds them: the DOM itself would write a null in as the text "null". */
+export function fill(el, ...children) {
+  el.replaceChildren(...present(children));
+  return el;
+}
+
+/** Nested lists flattened, and what is absent (null, undefined, false) left out. */
+const present = (children) => children.flat(Number.POSITIVE_INFINITY).filter((c) => c !== null && c !== undefined && c !== false);
 
 /**
  * Calls the server's API with the token in its header; resolves to {status, body}, never rejects:
