@@ -86,6 +86,43 @@ describe("the web timeline from the keyboard alone", () => {
     await page.close();
   });
 
+  it("leaves the selection and an open preview alone on arrows pressed on a pane button; Escape cancels the preview", async () => {
+    const c = repo({ "a.txt": "a0\n" });
+    for (const id of ["1", "2", "3"]) turn(c, "s", id, () => c.write({ "a.txt": `a${id}\n` }));
+    const server = await startUi(c);
+    servers.push(server);
+    const page = await openPage(server);
+    const selected = () => page.locator(".item.selected .id").textContent();
+    await tabIntoList(page);
+    await page.keyboard.press("ArrowDown");
+    await poll(() => focused(page)).toBe("#2");
+    await page.keyboard.press("Enter");
+    await poll(() => focused(page)).toBe("BUTTON Rewind to before this turn");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector(".panel.preview");
+    await page.keyboard.press("Tab");
+    expect(await focused(page)).toBe("BUTTON Confirm rewind");
+    for (const key of ["ArrowDown", "ArrowUp", "j", "k"]) {
+      await page.keyboard.press(key);
+      await page.waitForTimeout(100);
+      const shown = [await selected(), await page.locator(".panel.preview").count(), await focused(page)];
+      expect([key, ...shown]).toEqual([key, "#2", 1, "BUTTON Confirm rewind"]);
+    }
+
+    await page.keyboard.press("Escape");
+    expect(await page.locator(".panel").count()).toBe(0);
+    expect(await focused(page)).toBe("BUTTON Rewind to before this turn");
+    await page.keyboard.press("ArrowDown");
+    expect([await selected(), await focused(page)]).toEqual(["#2", "BUTTON Rewind to before this turn"]);
+    // Back on the list, the arrow keys move through it again.
+    await page.keyboard.press("Shift+Tab");
+    expect(await focused(page)).toBe("#2");
+    await page.keyboard.press("ArrowDown");
+    await poll(() => selected()).toBe("#1");
+    expect(c.read("a.txt")).toBe("a3\n");
+    await page.close();
+  });
+
   it("gives focus back to the Redo button when its refusal is cancelled", async () => {
     const c = repo({ "a.txt": "a0\n" });
     turn(c, "s", "1", () => c.write({ "a.txt": "a1\n" }));
@@ -103,6 +140,12 @@ describe("the web timeline from the keyboard alone", () => {
     expect(await focused(page)).toBe("BUTTON Redo anyway");
     await page.keyboard.press("Tab");
     await page.keyboard.press("Enter");
+    expect(await page.locator(".panel").count()).toBe(0);
+    expect(await focused(page)).toBe("BUTTON Redo turn 1");
+    // Escape is Cancel too.
+    await page.keyboard.press("Enter");
+    await page.waitForSelector(".panel.conflict");
+    await page.keyboard.press("Escape");
     expect(await page.locator(".panel").count()).toBe(0);
     expect(await focused(page)).toBe("BUTTON Redo turn 1");
     expect(c.read("a.txt")).toBe("edited by hand\n");

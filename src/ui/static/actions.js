@@ -18,6 +18,13 @@ function cancel(el) {
   (opener?.isConnected ? opener : document.querySelector("#detail .actions button"))?.focus();
 }
 
+/** Escape: the Cancel of the preview or refusal shown, if one is; false when none is open. */
+export function cancelShown() {
+  const button = document.querySelector("#detail .panel button.cancel");
+  button?.click();
+  return Boolean(button);
+}
+
 /** Shows `panel` in `el`; focus that was on the panel it replaces moves to it, not to <body>. */
 function put(el, panel) {
   const had = el.contains(document.activeElement);
@@ -49,7 +56,7 @@ function refusal(el, body, anywayLabel, anyway, plan = null, notice = null, word
         "div",
         { class: "actions" },
         h("button", { class: "danger anyway", onclick: anyway }, anywayLabel),
-        h("button", { onclick: () => cancel(el) }, "Cancel"),
+        h("button", { class: "cancel", onclick: () => cancel(el) }, "Cancel"),
       ),
     ),
   );
@@ -118,7 +125,7 @@ export async function showRewind(el, session, turn, refresh, notice = null) {
         "div",
         { class: "actions" },
         h("button", { class: "primary confirm", onclick: () => rewind(el, session, turn, refresh, false, body) }, "Confirm rewind"),
-        h("button", { onclick: () => cancel(el) }, "Cancel"),
+        h("button", { class: "cancel", onclick: () => cancel(el) }, "Cancel"),
       ),
     ),
   );
@@ -184,7 +191,7 @@ async function showRedo(session, turns, refresh, notice) {
         "div",
         { class: "actions" },
         h("button", { class: "primary redo", onclick: () => redo(session, turns, refresh, false, body) }, "Redo"),
-        h("button", { onclick: () => cancel(el) }, "Cancel"),
+        h("button", { class: "cancel", onclick: () => cancel(el) }, "Cancel"),
       ),
     ),
   );

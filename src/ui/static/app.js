@@ -1,7 +1,7 @@
 // The timeline page: sessions and their turns, plain snapshots, a diff pane, rewind and redo.
 const query = new URL(import.meta.url).search;
 // Loaded in parallel; each URL carries the token, as every request must.
-const [{ h, fill, api, age, counts, plural, setStatus }, { renderDiff }, { showRewind, redo }, keys] = await Promise.all(
+const [{ h, fill, api, age, counts, plural, setStatus }, { renderDiff }, { showRewind, redo, cancelShown }, keys] = await Promise.all(
   ["dom", "diff", "actions", "keys"].map((name) => import(`./${name}.js${query}`)),
 );
 
@@ -250,6 +250,7 @@ keys.listenForKeys(timelineEl, {
   pickFile,
   file: () => state.file,
   selected: () => state.selected,
+  cancel: cancelShown,
 });
 
 viewEl.addEventListener("change", () => {

@@ -40,20 +40,28 @@ export function restoreListFocus(listEl, focused, selected) {
 
 /**
  * The page's keys: j/k and the arrow keys move through the list (from the item focused, else the
- * one selected), Enter on an item opens it, n/p move between the diff's files.
+ * one selected), Enter on an item opens it, n/p move between the diff's files, Escape is the
+ * Cancel of an open preview or refusal (`cancel()`: false when none is open).
  */
-export function listenForKeys(listEl, { select, open, pickFile, file, selected }) {
+export function listenForKeys(listEl, { select, open, pickFile, file, selected, cancel }) {
   listEl.addEventListener("focusin", (event) => {
     const item = itemOf(event.target);
     if (item) setTabStop(listEl, item.dataset.key, selected());
   });
+  // The list's keys act from the list, or with focus nowhere in particular: on a button of the
+  // pane (Confirm rewind) they would select another turn and throw away what the pane shows.
+  const onList = (el) => listEl.contains(el) || el === document.body || el === document.documentElement;
   document.addEventListener("keydown", (event) => {
     if (event.target.closest?.("select, input, textarea") || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key === "Escape") {
+      if (cancel()) event.preventDefault();
+      return;
+    }
     const items = [...listEl.querySelectorAll(".item")];
     const from = itemOf(event.target)?.dataset.key ?? selected();
     const at = items.findIndex((el) => el.dataset.key === from);
     const move = { j: 1, ArrowDown: 1, k: -1, ArrowUp: -1 }[event.key];
-    if (move && items.length > 0) {
+    if (move && items.length > 0 && onList(event.target)) {
       event.preventDefault();
       const next = items[at < 0 ? 0 : Math.max(0, Math.min(items.length - 1, at + move))];
       select(next.dataset.key);
