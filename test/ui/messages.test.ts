@@ -108,6 +108,46 @@ describe("what the web timeline says", () => {
     await page.close();
   });
 
+  it("names one turn 'turn N' and several 'turns N, M' on its buttons, panels, titles and status", async () => {
+    const r = repo({ "a.txt": "a0\n" });
+    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    turn(r, "s", "2", () => r.write({ "b.txt": "b2\n" }));
+    const ui = await startUi(r);
+    servers.push(ui);
+    const page = await openPage(ui);
+    const preview = page.locator("#detail .panel.preview");
+    const rewindButton = page.getByRole("button", { name: "Rewind to before this turn" });
+    await turnItem(page, "s", "1").click();
+    await rewindButton.click();
+    await poll(() => preview.locator("strong").textContent()).toBe("Rewind turns 1, 2");
+    await page.getByRole("button", { name: "Cancel" }).click();
+
+    await turnItem(page, "s", "2").click();
+    await rewindButton.click();
+    await poll(() => preview.locator("strong").textContent()).toBe("Rewind turn 2");
+    await page.getByRole("button", { name: "Confirm rewind" }).click();
+    await poll(() => page.locator("#detail .panel.done").textContent()).toBe(
+      "Rewound turn 2: wrote 0 files, deleted 1. Redo brings it back.",
+    );
+    const redo = page.locator('[data-session="s"] header button.redo');
+    expect([await redo.textContent(), await redo.getAttribute("title")]).toEqual([
+      "Redo turn 2",
+      "brings back turn 2",
+    ]);
+    await redo.click();
+    await poll(() => page.locator("#status").textContent()).toBe("redo: turn 2 of session s is back");
+
+    // A Redo anyway refused because the conflict it would override is gone: the redo shown afresh.
+    r.ok("rewind", "--session", "s", "--to", "2");
+    r.write({ "b.txt": "edited by hand\n" });
+    await page.locator('[data-session="s"] header button.redo').click();
+    await page.waitForSelector('.panel.conflict[data-code="conflict"]');
+    r.remove("b.txt");
+    await page.getByRole("button", { name: "Redo anyway" }).click();
+    await poll(() => preview.locator("strong").textContent()).toBe("Redo turn 2");
+    await page.close();
+  });
+
   it("says an empty file added or deleted is an empty file, not a change of mode or kind", async () => {
     const r = repo({ "old-empty.txt": "", "run.sh": "echo hi\n" });
     turn(r, "s", "1", () => {

@@ -372,7 +372,7 @@ describe("rewind and redo from the page", () => {
     await page.getByRole("button", { name: "Rewind to before this turn" }).click();
     await page.getByRole("button", { name: "Confirm rewind" }).click();
     await poll(() => detail.locator("h2").textContent()).toBe("Turn 2 · rewound");
-    expect(await detail.locator(".panel.done").textContent()).toMatch(/^Rewound turns 2: /);
+    expect(await detail.locator(".panel.done").textContent()).toMatch(/^Rewound turn 2: /);
     expect(await detail.locator("button.rewind").count()).toBe(0);
     expect(await detail.locator("button.redo").textContent()).toBe("Redo turn 2");
     expect(r.exists("b.txt")).toBe(false);
@@ -386,7 +386,7 @@ describe("rewind and redo from the page", () => {
     const page = await rewindOnNewServer(late, "t", "2");
     const preview = page.locator(".panel.preview");
     await preview.waitFor();
-    expect(await preview.locator("strong").textContent()).toBe("Rewind turns 2");
+    expect(await preview.locator("strong").textContent()).toBe("Rewind turn 2");
     turn(late, "t", "3", () => late.write({ "c.txt": "c3\n" }));
 
     await page.getByRole("button", { name: "Confirm rewind" }).click();

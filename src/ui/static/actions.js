@@ -1,5 +1,5 @@
 // Rewind (dry run first, then confirm; a refusal is shown with its paths) and redo.
-const { h, fill, api, plural, setStatus } = await import(`./dom.js${new URL(import.meta.url).search}`);
+const { h, fill, api, plural, turnsNamed, setStatus } = await import(`./dom.js${new URL(import.meta.url).search}`);
 
 const pathList = (label, paths, kind) =>
   paths.length === 0 ? null : [h("p", {}, label), h("ul", { class: kind }, paths.map((p) => h("li", {}, p)))];
@@ -83,8 +83,8 @@ async function rewind(el, session, turn, refresh, force, plan) {
     h(
       "div",
       { class: "panel done" },
-      `Rewound turns ${body.rewoundTurns.join(", ")}: wrote ${plural(body.written.length, "file")}, deleted ${body.deleted.length}. `,
-      "Redo brings them back.",
+      `Rewound ${turnsNamed(body.rewoundTurns)}: wrote ${plural(body.written.length, "file")}, deleted ${body.deleted.length}. `,
+      `Redo brings ${body.rewoundTurns.length === 1 ? "it" : "them"} back.`,
     ),
   );
   setStatus(`rewound session ${session} to before turn ${turn}`);
@@ -118,7 +118,7 @@ export async function showRewind(el, session, turn, refresh, notice = null) {
       "div",
       { class: "panel preview" },
       notice ? h("p", { class: "notice" }, `Not rewound: ${notice}. This is what it would do now.`) : null,
-      h("strong", {}, `Rewind turns ${body.rewoundTurns.join(", ")}`),
+      h("strong", {}, `Rewind ${turnsNamed(body.rewoundTurns)}`),
       nothing ? h("p", {}, "No file would change.") : null,
       planLists(body, "Will"),
       h(
@@ -157,7 +157,7 @@ export async function redo(session, turns, refresh, force = false, plan = null) 
   if (status === 409 && body.error.code === "conflict") return redoRefusal(session, turns, refresh, body);
   if (status !== 200) return setStatus(body?.error?.message ?? `redo failed (${status})`);
   const back = body.restoredTurns;
-  setStatus(`redo: ${back.length === 1 ? "turn" : "turns"} ${back.join(", ")} of session ${session} ${back.length === 1 ? "is" : "are"} back`);
+  setStatus(`redo: ${turnsNamed(back)} of session ${session} ${back.length === 1 ? "is" : "are"} back`);
   await refresh();
 }
 
@@ -185,7 +185,7 @@ async function showRedo(session, turns, refresh, notice) {
       "div",
       { class: "panel preview" },
       h("p", { class: "notice" }, `Not redone: ${notice}. This is what it would do now.`),
-      h("strong", {}, `Redo turns ${body.restoredTurns.join(", ")}`),
+      h("strong", {}, `Redo ${turnsNamed(body.restoredTurns)}`),
       planLists(body, "Will"),
       h(
         "div",

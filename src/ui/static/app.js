@@ -1,7 +1,7 @@
 // The timeline page: sessions and their turns, plain snapshots, a diff pane, rewind and redo.
 const query = new URL(import.meta.url).search;
 // Loaded in parallel; each URL carries the token, as every request must.
-const [{ h, fill, api, age, counts, plural, setStatus }, { renderDiff }, { showRewind, redo, cancelShown }, keys] = await Promise.all(
+const [{ h, fill, api, age, counts, plural, turnsNamed, setStatus }, { renderDiff }, { showRewind, redo, cancelShown }, keys] = await Promise.all(
   ["dom", "diff", "actions", "keys"].map((name) => import(`./${name}.js${query}`)),
 );
 
@@ -47,8 +47,6 @@ function snapshotItem(snapshot) {
     h("div", { class: "line2" }, h("span", { "data-time": snapshot.createdAt }, age(snapshot.createdAt)), h("span", { class: "state" }, snapshot.kind)),
   );
 }
-
-const turnsNamed = (turns) => `${turns.length === 1 ? "turn" : "turns"} ${turns.join(", ")}`;
 
 /** "Redo turn N", naming the turns it brings back on the button itself: the server redoes only those (see actions.js). */
 function redoButton(session) {

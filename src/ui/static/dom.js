@@ -78,6 +78,9 @@ export function counts(added, removed) {
 
 export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
+/** "turn 8", "turns 3, 4": the page's every label of turns, as the command line says them. */
+export const turnsNamed = (turns) => `${turns.length === 1 ? "turn" : "turns"} ${turns.join(", ")}`;
+
 export function setStatus(text) {
   const el = document.getElementById("status");
   el.textContent = text;
