@@ -63,7 +63,10 @@ function refusal(el, body, anywayLabel, anyway, plan = null, notice = null, word
 }
 
 function failed(el, body, status) {
-  put(el, h("div", { class: "panel conflict" }, body?.error?.message ?? `request failed (${status})`));
+  const message = body?.error?.message ?? `request failed (${status})`;
+  put(el, h("div", { class: "panel conflict" }, message));
+  // The server gone: the status bar says so at once, as the pane does, not at the next poll.
+  if (status === 0) setStatus(message);
 }
 
 /** Rewinds as `plan` (the dry run shown) said; the server refuses a rewind that would now do more or else. */

@@ -40,6 +40,8 @@ export async function api(path, { method = "GET", body, etag } = {}) {
   } catch {
     return { status: 0, body: { error: { code: "unreachable", message: unreachable(path, method, body) } }, etag: null };
   }
+  // The server answers again: what the page shows next comes from it, not from a guess.
+  if (res.ok) unanswered = null;
   let parsed = null;
   try {
     parsed = text ? JSON.parse(text) : null;
@@ -48,20 +50,27 @@ export async function api(path, { method = "GET", body, etag } = {}) {
   }
   // The page was served with the token it sends: refused now, it is another server on that port
   // (one restarted with --port), with a new token the page cannot know.
-  if (res.status === 403 && parsed?.error?.code === "bad-token") parsed.error.message = RESTARTED;
+  if (res.status === 403 && parsed?.error?.code === "bad-token") parsed.error.message = restarted();
   return { status: res.status, body: parsed, etag: res.headers.get("ETag") };
 }
 
-const RESTARTED = "the ghostcommit ui server was restarted: open the new URL it printed (this page's token is no longer valid; nothing was changed by this page)";
+const restarted = () =>
+  `the ghostcommit ui server was restarted: open the new URL it printed (this page's token is no longer valid; ${whatChanged()})`;
+
+/**
+ * The last action sent ("rewind", "redo") whose answer never came, or null: while there is one,
+ * no message of the page, the status bar's polling included, may say that nothing was changed.
+ */
+let unanswered = null;
 
 /** Reads change nothing; an action whose answer never came may or may not have happened. */
 function unreachable(path, method, body) {
-  const action = method !== "GET" && body?.dryRun !== true;
-  const what = action
-    ? `whether the ${path.split("/").pop()} happened is unknown; ghostcommit log shows it`
-    : "nothing was changed by this page";
-  return `the ghostcommit ui server is not reachable (stopped?): ${what}`;
+  if (method !== "GET" && body?.dryRun !== true) unanswered = path.split("/").pop();
+  return `the ghostcommit ui server is not reachable (stopped?): ${whatChanged()}`;
 }
+
+const whatChanged = () =>
+  unanswered ? `whether the ${unanswered} happened is unknown; ghostcommit log shows it` : "nothing was changed by this page";
 
 /** "3 min ago" */
 export function age(iso) {
