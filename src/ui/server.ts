@@ -58,6 +58,51 @@ export interface UiServer {
   close(): Promise<void>;
 }
 
+/**
+ * A browser opening the page itself (GET /, Accept: text/html) without the token or with an old
+ * one: most likely a tab reloaded after the server was restarted, or a stale link. It is answered
+ * with a page saying what to do, not the API's JSON; it holds no token and nothing of the workspace.
+ */
+function opensThePage(req: IncomingMessage, url: URL): boolean {
+  return (
+    url.pathname === "/" &&
+    (req.method === "GET" || req.method === "HEAD") &&
+    (req.headers.accept ?? "").includes("text/html")
+  );
+}
+
+const refusalPage = (title: string, text: string) =>
+  `<!doctype html>\n<html lang="en">\n<head><meta charset="utf-8"><title>${title}</title></head>\n` +
+  `<body>\n<h1>${title}</h1>\n<p>${text}</p>\n</body>\n</html>\n`;
+
+const REFUSAL_PAGES = {
+  "no-token": refusalPage(
+    "This ghostcommit ui link has no token",
+    "The page needs the token in the URL <code>ghostcommit ui</code> printed when it started: open that URL.",
+  ),
+  "bad-token": refusalPage(
+    "This ghostcommit ui link is no longer valid",
+    "The ghostcommit ui server was restarted (each start has a new token), or this link is stale. " +
+      "Open the URL <code>ghostcommit ui</code> printed when it started.",
+  ),
+};
+
+/** A request refused for its token: JSON, but a page to a browser opening the page itself. */
+function refuseToken(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  status: number,
+  error: { code: keyof typeof REFUSAL_PAGES; message: string },
+): void {
+  if (!opensThePage(req, url)) {
+    sendJson(res, status, { error });
+    return;
+  }
+  res.writeHead(status, { "Content-Type": CONTENT_TYPES.html });
+  res.end(req.method === "HEAD" ? undefined : REFUSAL_PAGES[error.code]);
+}
+
 function sameToken(given: string | null, token: string): boolean {
   if (given === null) return false;
   const a = Buffer.from(given);
@@ -93,13 +138,14 @@ export async function startUi(ws: Workspace, options: { port?: number } = {}): P
           ? url.searchParams.get("token")
           : null;
     if (given === null) {
-      sendJson(res, 401, {
-        error: { code: "no-token", message: "the token from the URL ghostcommit printed is needed" },
+      refuseToken(req, res, url, 401, {
+        code: "no-token",
+        message: "the token from the URL ghostcommit printed is needed",
       });
       return;
     }
     if (!sameToken(given, token)) {
-      sendJson(res, 403, { error: { code: "bad-token", message: "wrong token" } });
+      refuseToken(req, res, url, 403, { code: "bad-token", message: "wrong token" });
       return;
     }
     if (await routes.handle(req, res, url)) return;

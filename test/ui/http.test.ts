@@ -71,6 +71,45 @@ describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
     expect(JSON.parse(timeline.body).sessions[0].turns[0].prompt).toBe("prompt 1");
   });
 
+  it("answers only a browser's GET or HEAD of the page refused for its token with a page; the rest as JSON, statuses unchanged", async () => {
+    const host = `127.0.0.1:${ui.port}`;
+    const html = { Host: host, Accept: "text/html,application/xhtml+xml,*/*;q=0.8" };
+    const wrong = `token=${"0".repeat(48)}`;
+    const answer = async (options: Parameters<typeof rawRequest>[1]) => {
+      const res = await rawRequest(ui.port, options);
+      return [res.status, String(res.headers["content-type"]).split(";")[0], res.body.includes(ui.token)];
+    };
+    expect(await answer({ path: `/?${wrong}`, headers: html })).toEqual([403, "text/html", false]);
+    expect(await answer({ path: "/", headers: html })).toEqual([401, "text/html", false]);
+    expect(await answer({ method: "HEAD", path: `/?${wrong}`, headers: html })).toEqual([
+      403,
+      "text/html",
+      false,
+    ]);
+    for (const options of [
+      { path: `/?${wrong}`, headers: { Host: host } },
+      { path: `/app.js?${wrong}`, headers: html },
+      { path: `/api/timeline?${wrong}`, headers: html },
+      { path: "/api/timeline", headers: { ...html, "X-Ghostcommit-Token": "nope" } },
+      { method: "POST", path: "/", headers: { ...html, "X-Ghostcommit-Token": "nope" } },
+    ]) {
+      expect([options.path, ...(await answer(options))]).toEqual([
+        options.path,
+        403,
+        "application/json",
+        false,
+      ]);
+    }
+    // A foreign Host is refused before the token is looked at, with or without it, as JSON.
+    for (const target of ["/", `/?token=${ui.token}`]) {
+      const res = await rawRequest(ui.port, {
+        path: target,
+        headers: { ...html, Host: `evil.example:${ui.port}` },
+      });
+      expect([res.status, JSON.parse(res.body).error.code]).toEqual([403, "bad-host"]);
+    }
+  });
+
   it("refuses a Host that is not its own address (DNS rebinding), even with the token", async () => {
     const withToken = { "X-Ghostcommit-Token": ui.token };
     for (const host of [

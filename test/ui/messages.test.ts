@@ -37,6 +37,49 @@ describe("what the web timeline says", () => {
     await page.close();
   });
 
+  it("answers a browser opening the page with an old token, or none, with a page saying so, not JSON", async () => {
+    const r = repo({ "a.txt": "a0\n" });
+    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    const first = await startUi(r);
+    const page = await openPage(first);
+    expect(await first.stop()).toBe(0);
+    const second = await startUi(r, ["--no-open", "--port", String(first.port)]);
+    servers.push(second);
+
+    // The user reloads the tab left open: its URL holds the first server's token.
+    const reloaded = await page.reload();
+    expect(await page.locator("body").textContent()).toMatch(
+      /The ghostcommit ui server was restarted \(each start has a new token\), or this link is stale\. Open the URL ghostcommit ui printed when it started\./,
+    );
+    expect([reloaded?.status(), reloaded?.headers()["content-type"]]).toEqual([
+      403,
+      "text/html; charset=utf-8",
+    ]);
+    expect(await page.locator("h1").textContent()).toBe("This ghostcommit ui link is no longer valid");
+    const html = await page.content();
+    expect([html.includes(first.token), html.includes(second.token), html.includes('"error"')]).toEqual([
+      false,
+      false,
+      false,
+    ]);
+    expect(html).not.toContain(r.dir);
+
+    const origin = `http://127.0.0.1:${first.port}`;
+    const bare = await page.goto(`${origin}/`);
+    expect(bare?.status()).toBe(401);
+    expect(await page.locator("h1").textContent()).toBe("This ghostcommit ui link has no token");
+    // The API keeps its JSON errors, even to a browser's navigation, and with the new token the page is there.
+    const api = await page.goto(`${origin}/api/timeline?token=${first.token}`);
+    expect([api?.status(), JSON.parse((await api?.text()) ?? "")]).toEqual([
+      403,
+      { error: { code: "bad-token", message: "wrong token" } },
+    ]);
+    await page.goto(second.url);
+    await page.waitForSelector("body[data-ready]");
+    expect(await page.locator(".session h2").allTextContents()).toEqual(["s"]);
+    await page.close();
+  });
+
   it("shows partial rewinds as log does, and the Redo title names the paths it brings back", async () => {
     const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
     turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "b.txt": "b1\n", "c.txt": "c1\n" }));
