@@ -272,6 +272,26 @@ describe("rewind and redo from the page", () => {
     await page.close();
   });
 
+  it("shows a rewind's outcome when the timeline is polled between the change and its answer", async () => {
+    const slow = repo({ "a.txt": "a0\n" });
+    turn(slow, "q", "1", () => slow.write({ "a.txt": "a1\n" }));
+    const page = await rewindOnNewServer(slow, "q", "1");
+    await page.waitForSelector(".panel.preview");
+    // The rewind is carried out at once, its answer held past the page's next poll (every 2 s),
+    // whose timeline already shows the turn rewound (as on a busy machine).
+    await page.route("**/api/rewind", async (route) => {
+      if (route.request().postDataJSON()?.dryRun) return route.continue();
+      const response = await route.fetch();
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      await route.fulfill({ response });
+    });
+    await page.getByRole("button", { name: "Confirm rewind" }).click();
+    await waitDone(page);
+    expect(await page.locator(".panel.done").textContent()).toMatch(/^Rewound turn 1: wrote 1 file/);
+    expect(slow.read("a.txt")).toBe("a0\n");
+    await page.close();
+  });
+
   it("shows a conflict with its paths and what forcing would do, and changes nothing until Rewind anyway", async () => {
     work.write({ "b.txt": "a person's edit\n" });
     const { page } = await openPage(ui);

@@ -1,7 +1,7 @@
 // The timeline page: sessions and their turns, plain snapshots, a diff pane, rewind and redo.
 const query = new URL(import.meta.url).search;
 // Loaded in parallel; each URL carries the token, as every request must.
-const [{ h, fill, api, age, counts, plural, turnsNamed, setStatus }, { renderDiff }, { showRewind, redo, cancelShown }, keys] = await Promise.all(
+const [{ h, fill, api, age, counts, plural, turnsNamed, setStatus, changingFiles }, { renderDiff }, { showRewind, redo, cancelShown }, keys] = await Promise.all(
   ["dom", "diff", "actions", "keys"].map((name) => import(`./${name}.js${query}`)),
 );
 
@@ -217,8 +217,10 @@ function pickFile(i) {
  * a preview or refusal panel goes with them, a rewind's outcome stays. True when it re-rendered the pane.
  */
 async function refresh() {
+  // A rewind or redo on its way draws its own outcome, then refreshes.
+  if (changingFiles()) return false;
   const { status, body, etag } = await api("/api/timeline", { etag: state.etag });
-  if (status === 304) return false;
+  if (status === 304 || changingFiles()) return false;
   if (status !== 200) {
     setStatus(body?.error?.message ?? `timeline failed (${status})`);
     return false;

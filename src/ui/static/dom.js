@@ -28,6 +28,24 @@ const present = (children) => children.flat(Number.POSITIVE_INFINITY).filter((c)
  * a server that is gone (ghostcommit ui stopped) is status 0 with a message saying so.
  */
 export async function api(path, { method = "GET", body, etag } = {}) {
+  const changing = method === "POST" && !body?.dryRun;
+  if (changing) changesInFlight++;
+  try {
+    return await request(path, method, body, etag);
+  } finally {
+    if (changing) changesInFlight--;
+  }
+}
+
+let changesInFlight = 0;
+
+/**
+ * A rewind or redo is on its way: a timeline drawn meanwhile could redraw the pane between the
+ * change and its answer, which would then show its outcome in a pane no longer on the page.
+ */
+export const changingFiles = () => changesInFlight > 0;
+
+async function request(path, method, body, etag) {
   const headers = { "X-Ghostcommit-Token": token };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (etag) headers["If-None-Match"] = etag;
