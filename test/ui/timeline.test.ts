@@ -379,6 +379,9 @@ describe("rewind and redo from the page", () => {
     const page = await rewindOnNewServer(r, "p", "1");
     const detail = page.locator("#detail");
     await page.waitForSelector('.panel.conflict[data-code="open-turn"]');
+    expect(await detail.locator(".panel.conflict p.open-turn").textContent()).toBe(
+      "Rewinding anyway would end turn 2, which may still be running, and rewind turns 1, 2.",
+    );
     // The hook's stop arrives while the pane shows the open-turn refusal.
     await turnItem(page, "p", "2").click();
     await poll(() => detail.locator("h2").textContent()).toBe("Turn 2 · open");
@@ -495,7 +498,7 @@ describe("a page left open while the command line redoes and rewinds", () => {
 
     await redo.click();
     await poll(() => page.locator("#status").textContent()).toMatch(
-      /^Not redone: the redo is no longer the one shown: it would now bring back turns 2, 3, not 3; nothing was changed/,
+      /^Not redone: the redo is no longer the one shown: it would now bring back turns 2, 3, not turn 3; nothing was changed/,
     );
     expect(states(r)).toEqual(["done", "rewound", "rewound"]);
     expect([r.exists("f2.txt"), r.exists("f3.txt")]).toEqual([false, false]);

@@ -51,6 +51,10 @@ function refusal(el, body, anywayLabel, anyway, plan = null, notice = null, word
       body.error.message,
       pathList("Changed since the session last changed them:", edited, "conflicts"),
       pathList("May not be this session's work (no tool call reported the change, or another session's edited it too):", uncertain, "uncertain"),
+      // Forcing past an open turn ends it and rewinds it too: said before the files it would write.
+      body.error.code === "open-turn" && plan
+        ? h("p", { class: "open-turn" }, `${words.anyway} end turn ${plan.rewoundTurns.at(-1)}, which may still be running, and rewind ${turnsNamed(plan.rewoundTurns)}.`)
+        : null,
       plan ? planLists(plan, words.anyway) : null,
       h(
         "div",
