@@ -1,4 +1,5 @@
 import { realpathSync } from "node:fs";
+import { turnsNamed } from "../util/format.js";
 import path from "node:path";
 import type { Workspace } from "../workspace.js";
 import type { UndoEvent } from "../types.js";
@@ -49,7 +50,7 @@ export function noticeText(events: UndoEvent[], pathsFrom: string | null = null)
   const lines = ["ghostcommit: files of this workspace changed outside your edits since the last prompt."];
   if (pathsFrom !== null) lines.push(`Paths are relative to ${pathsFrom}.`);
   for (const e of events) {
-    const turns = `${e.turns.length === 1 ? "turn" : "turns"} ${e.turns.join(", ")}`;
+    const turns = turnsNamed(e.turns);
     lines.push(
       e.kind === "rewind"
         ? `Rewound ${turns}: these files are back as they were before ${e.turns.length === 1 ? "it" : "them"}:`

@@ -1,4 +1,5 @@
 import { GhostcommitError, isStringList } from "../errors.js";
+import { turnsNamed } from "../util/format.js";
 import { displayPath, type RelPath } from "../paths.js";
 import { displayOutcome, runRestore } from "../restore/restore.js";
 import type { ExpectedRedo, RedoOptions, RedoReport } from "../types.js";
@@ -61,7 +62,7 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
       const result = await runRestore(engine, cat, {
         includes: paths,
         dryRun,
-        safetyMessage: `before redoing ${rewind.turns.length === 1 ? "turn" : "turns"} ${rewind.turns.join(", ")} of session ${session}`,
+        safetyMessage: `before redoing ${turnsNamed(rewind.turns)} of session ${session}`,
         guards: rewind.safety,
         session,
         // As a rewind's: only the files shown are written, and only the conflicts shown overwritten.
@@ -157,7 +158,7 @@ function refuseOtherRedo(expected: ExpectedRedo | undefined, session: string, tu
   if (shown.length === turns.length && shown.every((t, i) => t === turns[i])) return;
   throw otherPlan(
     session,
-    `it would now bring back turns ${turns.join(", ")}, not ${shown.join(", ") || "none"}`,
+    `it would now bring back ${turnsNamed(turns)}, not ${shown.length > 0 ? turnsNamed(shown) : "none"}`,
   );
 }
 

@@ -14,7 +14,7 @@ import type { PathChange, PlanStep } from "../restore/plan.js";
 import type { ExpectedRewind } from "../types.js";
 import { conflictError, type SessionContext } from "./context.js";
 import { journalsAround } from "./sessions-around.js";
-import { quotedPath } from "../util/format.js";
+import { quotedPath, turnsNamed } from "../util/format.js";
 import type { TurnState } from "./model.js";
 import { attributePaths, isUncertain } from "./rewind-plan.js";
 import { inDependencyDirsSince } from "./rewind-skips.js";
@@ -106,7 +106,9 @@ export function refuseUnexpected(
   if (!expected) return;
   const changes: string[] = [];
   if (!sameList(expected.rewoundTurns, turns))
-    changes.push(`rewind turns ${turns.join(", ")}, not ${expected.rewoundTurns.join(", ") || "none"}`);
+    changes.push(
+      `rewind ${turnsNamed(turns)}, not ${expected.rewoundTurns.length > 0 ? turnsNamed(expected.rewoundTurns) : "none"}`,
+    );
   if (steps) changes.push(...otherFiles(expected, steps, overridden));
   if (changes.length === 0) return;
   throw new GhostcommitError(

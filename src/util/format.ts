@@ -66,3 +66,8 @@ export function promptPreview(prompt: string, max = 200): string {
   const end = /[\ud800-\udbff]/.test(flat[max - 2] ?? "") ? max - 2 : max - 1;
   return `${flat.slice(0, end)}…`;
 }
+
+/** "turn 2", "turns 2, 3": turn ids after their noun in the right number. */
+export function turnsNamed(turns: readonly string[]): string {
+  return `${turns.length === 1 ? "turn" : "turns"} ${turns.join(", ")}`;
+}

@@ -359,7 +359,7 @@ describe("a rewind confirmed after its preview (library `expect`, as the web tim
     expect(await refusal(shown)).toEqual({
       code: "plan-changed",
       message:
-        "the rewind is no longer the one previewed: it would now rewind turns 2, 3, not 2; nothing was changed",
+        "the rewind is no longer the one previewed: it would now rewind turns 2, 3, not turn 2; nothing was changed",
     });
     // Another window rewinds one of its files meanwhile: the rewind would now delete less.
     const again = await session.rewind({ to: "2", dryRun: true });
@@ -450,7 +450,7 @@ describe("a redo confirmed after it was shown (library `expect`, as the web time
     const refused = await session.redo({ expect: shown, force: true }).catch((error) => error);
     expect([refused.code, refused.message]).toEqual([
       "plan-changed",
-      "the redo is no longer the one shown: it would now bring back turns 2, 3, not 3; nothing was changed",
+      "the redo is no longer the one shown: it would now bring back turns 2, 3, not turn 3; nothing was changed",
     ]);
     expect([r.exists("f2.txt"), r.exists("f3.txt")]).toEqual([false, false]);
     expect(r.ok("log", "--session", "s").map((t: any) => t.state)).toEqual(["done", "rewound", "rewound"]);

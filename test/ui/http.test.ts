@@ -215,7 +215,7 @@ describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
       expect(body.error).toEqual({
         code: "plan-changed",
         message:
-          "the rewind is no longer the one previewed: it would now rewind turns 2, 3, not 2; nothing was changed",
+          "the rewind is no longer the one previewed: it would now rewind turns 2, 3, not turn 2; nothing was changed",
       });
       expect(body.preview).toMatchObject({ rewoundTurns: ["2", "3"], deleted: ["b.txt", "c.txt"] });
       expect([late.exists("b.txt"), late.exists("c.txt")]).toEqual([true, true]);
