@@ -61,7 +61,8 @@ describe("session histories retention forgets", () => {
     const report = r.ok("gc");
     expect(report.forgottenSessions).toBe(1);
     expect(sessionsOf(r).sort()).toEqual(["latest", "live", "open", "recent", "unfinished"]);
-    expect(r.ok("log", "--session", "gone")).toEqual([]);
+    // Forgotten: its id is one this workspace no longer knows.
+    expect(r.cli(["log", "--session", "gone", "--json"]).json.error.code).toBe("not-found");
     // The latest session stays even once it is old and nothing is left of it.
     dropSnapshots(r, "latest");
     age(r, "recent", 41);
