@@ -42,6 +42,8 @@ export function parseStdinDiff(output: Buffer, from: string, to: string, stderr 
   const header = Buffer.from(`${from} ${to}\n`);
   if (!output.subarray(0, header.length).equals(header)) {
     const reason = stderr.trim().split("\n").filter(Boolean).pop();
+    const missing = missingObject(stderr);
+    if (missing) throw missing;
     throw new GhostcommitError(
       "git-failed",
       `git diff-tree could not compare ${from} with ${to}${reason ? `: ${reason}` : ""}`,
@@ -49,6 +51,20 @@ export function parseStdinDiff(output: Buffer, from: string, to: string, stderr 
     );
   }
   return parseRawDiff(output.subarray(header.length));
+}
+
+/**
+ * A tree of a comparison in the store that git cannot read (a pack deleted, a disk error), said as
+ * the store's damage with the way on, instead of git's words; null for any other failure.
+ */
+export function missingObject(stderr: string): GhostcommitError | null {
+  const oid = /(?:could not read|unable to read tree|bad tree object) ([0-9a-f]{40,64})/i.exec(stderr)?.[1];
+  if (!oid) return null;
+  return new GhostcommitError(
+    "store-damaged",
+    `the store is missing object ${oid}: \`ghostcommit doctor\` names the snapshots it damages, \`doctor --repair\` drops them`,
+    { oid },
+  );
 }
 
 export function isAbsentMode(mode: string): boolean {

@@ -1,5 +1,13 @@
+import { GhostcommitError } from "../errors.js";
 import type { CatFile } from "../git/cat-file.js";
-import { DIFF_TREE, isAbsentMode, parseRawDiff, parseStdinDiff, type RawChange } from "../git/diff-tree.js";
+import {
+  DIFF_TREE,
+  isAbsentMode,
+  missingObject,
+  parseRawDiff,
+  parseStdinDiff,
+  type RawChange,
+} from "../git/diff-tree.js";
 import { runGit } from "../git/exec.js";
 import { MODE } from "../git/objects.js";
 import type { FileState } from "../git/trees.js";
@@ -17,13 +25,17 @@ import { type RestoreResult, runRestore } from "./restore.js";
  * this command (`prepareDiff`) where there is one.
  */
 export async function diffTrees(engine: StoreContext, from: string, to: string): Promise<RawChange[]> {
-  const ahead = engine.takeDiffAhead();
-  if (ahead) {
-    const { stdout, stderr } = await ahead.run(`${from} ${to}\n`);
-    return parseStdinDiff(stdout, from, to, stderr);
+  try {
+    const ahead = engine.takeDiffAhead();
+    if (ahead) {
+      const { stdout, stderr } = await ahead.run(`${from} ${to}\n`);
+      return parseStdinDiff(stdout, from, to, stderr);
+    }
+    const result = await runGit([...DIFF_TREE, from, to], { cwd: engine.paths.dir, env: engine.readEnv });
+    return parseRawDiff(result.stdout);
+  } catch (error) {
+    throw (GhostcommitError.is(error, "git-failed") && missingObject(error.data.stderr ?? "")) || error;
   }
-  const result = await runGit([...DIFF_TREE, from, to], { cwd: engine.paths.dir, env: engine.readEnv });
-  return parseRawDiff(result.stdout);
 }
 
 function stateOf(mode: string, oid: string): FileState | null {

@@ -22,6 +22,23 @@ function blobOf(id: string, rel: string): string {
 }
 
 describe("a damaged store", () => {
+  it("restore of a snapshot whose tree is gone says the store is damaged and how to repair it, changing nothing", () => {
+    const repo = sb.repo("ws-tree", { "a.txt": "one\n" });
+    repo.write({ "dir/new.txt": "only in the snapshot\n" });
+    const damaged = repo.ok("snapshot").id;
+    repo.remove("dir");
+    repo.write({ "a.txt": "edited\n" });
+    repo.ok("snapshot");
+    rmSync(objectFile(blobOf(damaged, "dir")));
+
+    const failed = repo.cli(["restore", damaged, "--json"]);
+    expect([failed.status, failed.json.error.code]).toEqual([1, "store-damaged"]);
+    expect(failed.stderr).toBe(
+      `ghostcommit: the store is missing object ${blobOf(damaged, "dir")}: \`ghostcommit doctor\` names the snapshots it damages, \`doctor --repair\` drops them\n`,
+    );
+    expect([repo.read("a.txt"), repo.exists("dir")]).toEqual(["edited\n", false]);
+  });
+
   it("restore refuses before changing any file when a blob is missing, and other snapshots keep working", () => {
     const repo = sb.repo("ws", { "a.txt": "one\n" });
     repo.write({ "new.txt": "only in the snapshot\n" });
