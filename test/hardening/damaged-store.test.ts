@@ -150,6 +150,27 @@ describe("a damaged store", () => {
     expect(readdirSync(pack).filter((n) => n.startsWith("tmp_"))).toEqual(["tmp_pack_running"]);
   });
 
+  it("repair names a few leftover files it removed and counts the rest (--json lists each)", () => {
+    const repo = sb.repo("ws", { "a.txt": "one\n" });
+    repo.ok("snapshot");
+    // As thousands of a killed restore's temp files would be: here, failed repacks' temp files.
+    const pack = path.join(storeDir(sb), "git", "objects", "pack");
+    const hourAgo = new Date(Date.now() - 3_700_000);
+    for (let i = 0; i < 8; i++) {
+      writeFileSync(path.join(pack, `tmp_pack_left${i}`), "half a pack");
+      utimesSync(path.join(pack, `tmp_pack_left${i}`), hourAgo, hourAgo);
+    }
+    const human = repo.cli(["doctor", "--repair"]);
+    expect(human.status, human.stderr).toBe(0);
+    const lines = human.stdout.split("\n").filter((line) => line.startsWith("repaired "));
+    expect(lines.filter((line) => line.includes("tmp_pack_left"))).toHaveLength(3);
+    expect(lines).toContain("repaired removed 5 more leftover files (--json lists each)");
+    for (let i = 0; i < 8; i++) writeFileSync(path.join(pack, `tmp_pack_left${i}`), "half a pack");
+    for (let i = 0; i < 8; i++) utimesSync(path.join(pack, `tmp_pack_left${i}`), hourAgo, hourAgo);
+    const json = repo.ok("doctor", "--repair");
+    expect(json.repaired.filter((r: any) => r.code === "removed-leftover")).toHaveLength(8);
+  });
+
   it("a store git directory without its HEAD, refs/ or a readable config: doctor names it and repair writes them again", () => {
     const repo = sb.repo("ws", { "a.txt": "one\n" });
     repo.ok("turn", "begin", "--session", "s", "--turn", "1");

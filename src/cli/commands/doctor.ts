@@ -3,6 +3,7 @@ import { checkInstalledHooks } from "../../integrations/hook-check.js";
 import { globalsOf, open, withGlobals } from "../context.js";
 import { color, humanLines } from "../output.js";
 import type { Action } from "../runner.js";
+import type { DoctorRepair } from "../../types.js";
 
 export function register(program: Command, run: Action): void {
   withGlobals(program.command("doctor"))
@@ -29,7 +30,7 @@ export function register(program: Command, run: Action): void {
                 ? [`watchman: ${report.watchman.inUse ? "in use" : "not used"}: ${report.watchman.reason}`]
                 : []),
               // Findings may name sessions, turns and remotes: never sent to the terminal raw.
-              ...(report.repaired ?? []).map((r) => `${color.green("repaired")} ${humanLines(r.message)}`),
+              ...repairedLines(report.repaired ?? []),
               ...(report.repaired && report.repaired.length === 0 ? ["nothing to repair"] : []),
               ...(report.ok
                 ? [color.green("no problems found")]
@@ -38,4 +39,17 @@ export function register(program: Command, run: Action): void {
         };
       }),
     );
+}
+
+/** What repair did, a line each; past a few, the leftover files it removed (a killed restore's thousands of temp files) are one line. */
+function repairedLines(repaired: DoctorRepair[]): string[] {
+  const leftovers = repaired.filter((r) => r.code === "removed-leftover");
+  const shown = leftovers.length > 5 ? new Set(leftovers.slice(0, 3)) : new Set(leftovers);
+  const lines = repaired
+    .filter((r) => r.code !== "removed-leftover" || shown.has(r))
+    .map((r) => `${color.green("repaired")} ${humanLines(r.message)}`);
+  const more = leftovers.length - shown.size;
+  if (more > 0)
+    lines.push(`${color.green("repaired")} removed ${more} more leftover files (--json lists each)`);
+  return lines;
 }
