@@ -226,13 +226,20 @@ export function unwritableStoreDir(engine: StoreContext): { dir: string; errno: 
   return null;
 }
 
-/** The safety snapshot and hint a restore's state file names; nulls when it is torn or unreadable. */
-export async function namedIn(file: string): Promise<{ safety: string | null; hint?: string }> {
+/** The safety snapshot, hint and temp-file token a restore's state file names; nulls when it is torn or unreadable. */
+export async function namedIn(
+  file: string,
+): Promise<{ safety: string | null; hint?: string; token?: string }> {
   try {
-    const value = JSON.parse(await fs.readFile(file, "utf8")) as { safety?: unknown; hint?: unknown } | null;
+    const value = JSON.parse(await fs.readFile(file, "utf8")) as {
+      safety?: unknown;
+      hint?: unknown;
+      token?: unknown;
+    } | null;
     return {
       safety: typeof value?.safety === "string" ? value.safety : null,
       ...(typeof value?.hint === "string" ? { hint: value.hint } : {}),
+      ...(typeof value?.token === "string" && /^[0-9a-f]+$/.test(value.token) ? { token: value.token } : {}),
     };
   } catch {
     return { safety: null };
@@ -240,7 +247,7 @@ export async function namedIn(file: string): Promise<{ safety: string | null; hi
 }
 
 export function interruptedProblem(
-  named: { safety: string | null; hint?: string },
+  named: { safety: string | null; hint?: string; token?: string },
   file: string,
   startedAt = "",
 ): Problem {
@@ -250,7 +257,13 @@ export function interruptedProblem(
     named.hint ?? `\`ghostcommit restore ${named.safety ?? "<safety id>"}\` brings back the state before it`;
   return {
     code: "interrupted-restore",
-    message: `a restore${startedAt ? ` started ${startedAt}` : ""} was interrupted; ${wayBack} (a restore that runs to its end, or \`doctor --repair\`, settles this)`,
+    message: `a restore${startedAt ? ` started ${startedAt}` : ""} was interrupted; ${wayBack} (a restore that runs to its end, or \`doctor --repair\`, settles this)${tempFilesLeft(named.token)}`,
     path: file,
   };
+}
+
+/** Where the killed run's temp files may still stand in the workspace (git shows them as untracked) until a capture removes them. */
+function tempFilesLeft(token: string | undefined): string {
+  if (!token) return "";
+  return `; the temp files it was writing, named \`.<name>.gc-${token}-<n>~\`, go at the next snapshot or restore, or with \`doctor --repair\``;
 }

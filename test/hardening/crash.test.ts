@@ -143,6 +143,15 @@ describe("kill -9 at random points", () => {
     writeFileSync(staleGo, "00112233aabbccdd\n");
     writeFileSync(freshGo, "44556677eeff0011\n");
     utimesSync(staleGo, new Date(Date.now() - 120_000), new Date(Date.now() - 120_000));
+    // Before a capture removes them, doctor says what the files git shows as untracked are.
+    expect(sb.cli(dir, ["doctor", "--json"]).json.problems).toContainEqual(
+      expect.objectContaining({
+        code: "interrupted-restore",
+        message: expect.stringContaining(
+          "; the temp files it was writing, named `.<name>.gc-abcdef0123-<n>~`, go at the next snapshot or restore, or with `doctor --repair`",
+        ),
+      }),
+    );
     const snap = sb.ok(dir, "snapshot");
     expect([existsSync(staleGo), existsSync(freshGo)]).toEqual([false, true]);
     const files: string[] = sb.ok(dir, "show", snap.id).files;
