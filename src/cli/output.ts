@@ -60,10 +60,10 @@ export function counted(n: number, noun: string): string {
 
 /** "turn 2", "turns 2, 3": a list of turn ids after its noun in the right number. */
 export function turnList(turns: string[]): string {
-  return `${turns.length === 1 ? "turn" : "turns"} ${turns.map(humanText).join(", ")}`;
+  return turnsNamed(turns.map(humanText));
 }
 
-import { C_ESCAPES, formatBytes, formatCount, quotedPath } from "../util/format.js";
+import { C_ESCAPES, formatBytes, formatCount, quotedPath, turnsNamed } from "../util/format.js";
 
 export { formatBytes, formatCount };
 

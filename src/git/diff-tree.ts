@@ -42,8 +42,6 @@ export function parseStdinDiff(output: Buffer, from: string, to: string, stderr 
   const header = Buffer.from(`${from} ${to}\n`);
   if (!output.subarray(0, header.length).equals(header)) {
     const reason = stderr.trim().split("\n").filter(Boolean).pop();
-    const missing = missingObject(stderr);
-    if (missing) throw missing;
     throw new GhostcommitError(
       "git-failed",
       `git diff-tree could not compare ${from} with ${to}${reason ? `: ${reason}` : ""}`,

@@ -206,7 +206,6 @@ async function prepareRestore(
     ),
     new Set(capturedRepos),
   );
-  if (!run.dryRun) run.refusePlan?.(steps);
   if (run.dryRun) {
     const result: RestoreResult = {
       written: steps.filter((s) => s.kind === "write").map((s) => s.path),
@@ -216,6 +215,7 @@ async function prepareRestore(
     };
     return { kind: "dry-run", result };
   }
+  run.refusePlan?.(steps);
   // Read everything first: a damaged store fails here, before any file changes.
   // All requests go to cat-file at once (it answers in order): one round trip per blob would
   // make a large restore wait on the pipe, and widen the window in which it can be interrupted.

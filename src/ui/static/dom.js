@@ -28,7 +28,7 @@ const present = (children) => children.flat(Number.POSITIVE_INFINITY).filter((c)
  * a server that is gone (ghostcommit ui stopped) is status 0 with a message saying so.
  */
 export async function api(path, { method = "GET", body, etag } = {}) {
-  const changing = method === "POST" && !body?.dryRun;
+  const changing = isAction(method, body);
   if (changing) changesInFlight++;
   try {
     return await request(path, method, body, etag);
@@ -36,6 +36,9 @@ export async function api(path, { method = "GET", body, etag } = {}) {
     if (changing) changesInFlight--;
   }
 }
+
+/** A rewind or redo that changes files, not a read or a dry run. */
+const isAction = (method, body) => method !== "GET" && body?.dryRun !== true;
 
 let changesInFlight = 0;
 
@@ -83,7 +86,7 @@ let unanswered = null;
 
 /** Reads change nothing; an action whose answer never came may or may not have happened. */
 function unreachable(path, method, body) {
-  if (method !== "GET" && body?.dryRun !== true) unanswered = path.split("/").pop();
+  if (isAction(method, body)) unanswered = path.split("/").pop();
   return `the ghostcommit ui server is not reachable (stopped?): ${whatChanged()}`;
 }
 
