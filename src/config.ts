@@ -49,6 +49,8 @@ export interface Settings {
 export interface PushSettings {
   remote: string;
   after: "turn" | "never";
+  /** The background push sends snapshots holding files the repository ignores (`push --include-ignored`). */
+  includeIgnored?: boolean;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -196,12 +198,18 @@ export function validateSettings(value: unknown, source: string): Partial<Settin
 }
 
 function validatePush(raw: unknown, bad: (want: string) => GhostcommitError): PushSettings {
-  const want = 'an object like {"remote": "origin", "after": "turn"}';
+  const want = 'an object like {"remote": "origin", "after": "turn", "includeIgnored": false}';
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw bad(want);
-  const { remote = "origin", after = "turn", ...rest } = raw as Record<string, unknown>;
+  const {
+    remote = "origin",
+    after = "turn",
+    includeIgnored = false,
+    ...rest
+  } = raw as Record<string, unknown>;
   if (typeof remote !== "string" || remote.trim() === "" || remote.startsWith("-")) throw bad(want);
   if ((after !== "turn" && after !== "never") || Object.keys(rest).length > 0) throw bad(want);
-  return { remote, after };
+  if (typeof includeIgnored !== "boolean") throw bad(want);
+  return { remote, after, ...(includeIgnored ? { includeIgnored } : {}) };
 }
 
 /** Settings for a workspace: defaults < user config < workspace config < explicit overrides. */

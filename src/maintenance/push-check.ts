@@ -10,10 +10,14 @@ export const checkBackgroundPush: DoctorCheck = async (engine: StoreContext) => 
   if (engine.settings.push?.after !== "turn") return [];
   const status = await backgroundPushStatus(engine);
   if (!status || status.ok) return [];
+  const retry = status.ignored
+    ? // Retrying as is fails again: the session's later snapshots keep those files.
+      `Each later background push is refused too while new snapshots hold them: \`ghostcommit push ${status.remote} --include-ignored\` sends what is there now, \`"includeIgnored": true\` in the config's \`push\` setting sends them after every turn`
+    : `Run \`ghostcommit push ${status.remote}\` to retry`;
   return [
     {
       code: "push-failed",
-      message: `the background push to ${status.remote} after a turn failed (${status.t}): ${status.message ?? "unknown error"}. Run \`ghostcommit push ${status.remote}\` to retry; details in the log`,
+      message: `the background push to ${status.remote} after a turn failed (${status.t}): ${status.message ?? "unknown error"}. ${retry}; details in the log`,
       path: backgroundPushLog(engine),
     },
   ];

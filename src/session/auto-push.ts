@@ -1,4 +1,5 @@
 import { promises as fs } from "node:fs";
+import { GhostcommitError } from "../errors.js";
 import { WorkerAfterCommand } from "../util/detached.js";
 import path from "node:path";
 import type { StoreContext } from "../store/context.js";
@@ -12,6 +13,8 @@ export interface BackgroundPushStatus {
   ok: boolean;
   remote: string;
   message?: string;
+  /** The push was refused for these files the repository ignores (see `refuseIgnoredContent`). */
+  ignored?: string[];
 }
 
 const STATUS_FILE = STORE_FILES.pushStatus;
@@ -62,10 +65,14 @@ export async function runBackgroundPush(
 ): Promise<PushReport> {
   const status: BackgroundPushStatus = { t: new Date().toISOString(), ok: true, remote };
   try {
-    return await pushWorkspace(engine, cwd, { remote });
+    return await pushWorkspace(engine, cwd, { remote, includeIgnored: engine.settings.push?.includeIgnored });
   } catch (error) {
     status.ok = false;
     status.message = error instanceof Error ? error.message : String(error);
+    // The one refusal a retry cannot get past: the same files stay in the session's snapshots.
+    if (GhostcommitError.is(error, "conflict") && error.data.snapshots) {
+      status.ignored = error.data.conflicts;
+    }
     await fs.appendFile(path.join(engine.paths.dir, LOG_FILE), `${JSON.stringify(status)}\n`).catch(() => {});
     throw error;
   } finally {

@@ -603,6 +603,48 @@ describe("push after each turn", () => {
       expect.objectContaining({ code: "push-failed", message: expect.stringMatching(/nowhere/) }),
     ]);
   });
+
+  it("refused for an ignored file the agent touched, doctor gives the ways that get past it", async () => {
+    const remote = bare("auto-secret.git");
+    const repo = originRepo(a, "auto-secret", remote, { ".gitignore": ".env\n", "app.ts": "1\n" });
+    const config = (extra: object) =>
+      repo.write({
+        ".ghostcommit.json": JSON.stringify({ push: { remote: "origin", after: "turn", ...extra } }),
+      });
+    config({});
+    const pushProblems = async (done: (problems: any[]) => boolean) => {
+      let problems: any[] = [];
+      await until(() => {
+        problems = repo.cli(["doctor", "--json"]).json?.problems ?? [];
+        return done(problems);
+      });
+      return problems;
+    };
+    // A pre-edit hook's touch makes the .env the agent edits rewindable, so the session's
+    // snapshots hold it from then on: pushing again as is can never succeed.
+    repo.ok("turn", "begin", "--session", "s", "--turn", "1");
+    repo.ok("touch", "--session", "s", ".env");
+    repo.write({ ".env": "TOKEN=hunter2\n", "app.ts": "2\n" });
+    repo.ok("turn", "end", "--session", "s");
+    const [refused] = await pushProblems((p) => p.length > 0);
+    expect(refused.code).toBe("push-failed");
+    expect(refused.message).toContain("snapshots hold 1 file the repository ignores (.env)");
+    expect(refused.message).toContain("`ghostcommit push origin --include-ignored` sends what is there now");
+    expect(refused.message).toContain('`"includeIgnored": true` in the config');
+    expect(refused.message).not.toContain("to retry");
+    expect(ghostRefs(a, remote)).toEqual([]);
+
+    // Opted in, the next turn's push sends them, and the problem is gone.
+    config({ includeIgnored: true });
+    cliTurn(repo, "s", "2", () => repo.write({ "app.ts": "3\n" }));
+    await pushProblems((p) => p.length === 0);
+    const last = repo.ok("log", "--session", "s").at(-1).after;
+    expect(a.git(remote, "cat-file", "-p", `${last}:.env`)).toBe("TOKEN=hunter2\n");
+
+    config({ includeIgnored: "yes" });
+    const bad = repo.cli(["doctor", "--json"]);
+    expect(bad.stderr + JSON.stringify(bad.json)).toContain('"includeIgnored": false}');
+  });
 });
 
 describe("push after each turn, from the command line", () => {
