@@ -33,7 +33,7 @@ function killAfter(cwd: string, args: string[], ms: number): Promise<void> {
 describe("the journal survives crashes", () => {
   it("still loads after a killed turn end and a torn last record, and the session carries on", async () => {
     const r = repo({ "f.txt": "0\n" });
-    turn(r, "s", "1", () => r.write({ "f.txt": "1\n" }));
+    await turn(r, "s", "1", () => r.write({ "f.txt": "1\n" }));
     r.ok("turn", "begin", "--session", "s", "--turn", "2");
     r.write({ "f.txt": "2\n" });
     await killAfter(r.dir, ["turn", "end", "--session", "s", "--turn", "2"], 150);
@@ -42,7 +42,7 @@ describe("the journal survives crashes", () => {
     const log = r.ok("log", "--session", "s");
     expect(log.map((t: any) => t.turn)).toEqual(["1", "2"]);
     expect(r.ok("turn", "end", "--session", "s", "--turn", "2").changed).toEqual(["f.txt"]);
-    turn(r, "s", "3", () => r.write({ "f.txt": "3\n" }));
+    await turn(r, "s", "3", () => r.write({ "f.txt": "3\n" }));
     expect(r.ok("log").map((t: any) => t.state)).toEqual(["done", "done", "done"]);
     expect(r.ok("rewind", "--to", "2").written).toEqual(["f.txt"]);
     expect(r.read("f.txt")).toBe("1\n");
@@ -50,10 +50,10 @@ describe("the journal survives crashes", () => {
 });
 
 describe("retention", () => {
-  it("expires old snapshots by hand but keeps the newest turn of an active session and the latest safety", () => {
+  it("expires old snapshots by hand but keeps the newest turn of an active session and the latest safety", async () => {
     const r = repo({ "f.txt": "0\n", ".ghostcommit.json": '{"retentionDays": 0}\n' });
-    turn(r, "s", "1", () => r.write({ "f.txt": "1\n" }));
-    turn(r, "s", "2", () => r.write({ "f.txt": "2\n" }));
+    await turn(r, "s", "1", () => r.write({ "f.txt": "1\n" }));
+    await turn(r, "s", "2", () => r.write({ "f.txt": "2\n" }));
     const safety = r.ok("rewind", "--to", "2").safety;
     const byTurn = (n: string) =>
       r
@@ -69,14 +69,14 @@ describe("retention", () => {
     expect(r.ok("redo").restoredTurns).toEqual(["2"]); // the latest safety snapshot survived
   });
 
-  it("expires the oldest unprotected snapshots past the size cap", () => {
+  it("expires the oldest unprotected snapshots past the size cap", async () => {
     const r = repo({ "f.txt": "0\n", ".ghostcommit.json": '{"maxStoreBytes": 1}\n' });
     // Content only this snapshot holds: dropping it frees something (a cap that would free
     // nothing drops nothing, see borrowed-pack-identity.test.ts).
     r.write({ "draft.txt": "a draft no other snapshot holds\n" });
     const plain = r.ok("snapshot", "-m", "by hand").id;
     r.remove("draft.txt");
-    turn(r, "s", "1", () => r.write({ "f.txt": "1\n" }));
+    await turn(r, "s", "1", () => r.write({ "f.txt": "1\n" }));
     const report = r.ok("gc");
     expect(report.dropped).toEqual([plain]);
     expect(report.kept).toHaveLength(2);

@@ -6,13 +6,13 @@ const { repo } = sessionSandbox();
 // A generator run over two turns: its directory is captured after the first and grows past the
 // large-dir limit (here 5 files, as `.ghostcommit.json` may set it) in the second, whose
 // after-snapshot then leaves the whole directory out.
-function generatorOverTwoTurns() {
+async function generatorOverTwoTurns() {
   const r = repo({ ".ghostcommit.json": '{"largeDirFiles": 5}\n', "src/a.ts": "a1\n" });
   const gen = (from: number, to: number) => {
     for (let i = from; i <= to; i++) r.write({ [`src/gen/f${i}.ts`]: `g${i}\n` });
   };
-  turn(r, "s", "t1", () => gen(1, 4));
-  const second = turn(r, "s", "t2", () => {
+  await turn(r, "s", "t1", () => gen(1, 4));
+  const second = await turn(r, "s", "t2", () => {
     gen(5, 7);
     r.write({ "src/a.ts": "a2\n" });
   });
@@ -22,8 +22,8 @@ function generatorOverTwoTurns() {
 const firstFour = ["src/gen/f1.ts", "src/gen/f2.ts", "src/gen/f3.ts", "src/gen/f4.ts"];
 
 describe("a directory a later turn's snapshot leaves out (grown past the large-dir limit)", () => {
-  it("is not claimed by that turn, and rewinding both turns is no conflict: the first turn's files go, the rest stay", () => {
-    const { r, second } = generatorOverTwoTurns();
+  it("is not claimed by that turn, and rewinding both turns is no conflict: the first turn's files go, the rest stay", async () => {
+    const { r, second } = await generatorOverTwoTurns();
     expect(second.changed).toEqual(["src/a.ts"]);
     expect(r.ok("log", "--session", "s").map((t: any) => t.changed.length)).toEqual([4, 1]);
 
@@ -54,10 +54,10 @@ describe("a directory a later turn's snapshot leaves out (grown past the large-d
 });
 
 describe("a rewind refused by its last check, once the work tree is captured", () => {
-  it("writes no safety snapshot, as a refusal changes nothing", () => {
+  it("writes no safety snapshot, as a refusal changes nothing", async () => {
     // The turn deleted old.txt; a person made it again. Only the capture tells what it holds.
     const r = repo({ "old.txt": "old\n", "b.txt": "b0\n" });
-    turn(r, "s", "1", () => {
+    await turn(r, "s", "1", () => {
       r.remove("old.txt");
       r.write({ "b.txt": "b1\n" });
     });
@@ -72,12 +72,12 @@ describe("a rewind refused by its last check, once the work tree is captured", (
 });
 
 describe("a file a turn grows past the size limit and a later turn shrinks back under it", () => {
-  it("goes back to its bytes before the first turn, which that turn's before-snapshot holds, listed once", () => {
+  it("goes back to its bytes before the first turn, which that turn's before-snapshot holds, listed once", async () => {
     const r = repo({ ".ghostcommit.json": '{"largeFileBytes": 1000}\n', "README.md": "hi\n" });
     const original = `${"u".repeat(500)}\n`; // the user's own untracked file, under the limit
     r.write({ "data.bin": original });
-    turn(r, "s", "1", () => r.write({ "data.bin": "g".repeat(3000) })); // past the limit: left out
-    turn(r, "s", "2", () => r.write({ "data.bin": "small\n" })); // under it again
+    await turn(r, "s", "1", () => r.write({ "data.bin": "g".repeat(3000) })); // past the limit: left out
+    await turn(r, "s", "2", () => r.write({ "data.bin": "small\n" })); // under it again
     const done = r.cli(["rewind", "--to", "1", "--json"]);
     expect(done.status, done.stderr).toBe(0);
     expect(done.json.written).toEqual(["data.bin"]);
@@ -87,10 +87,10 @@ describe("a file a turn grows past the size limit and a later turn shrinks back 
     expect(r.read("data.bin")).toBe("small\n");
   });
 
-  it("is left, once, when it is still past the limit (the safety snapshot could not hold it)", () => {
+  it("is left, once, when it is still past the limit (the safety snapshot could not hold it)", async () => {
     const r = repo({ ".ghostcommit.json": '{"largeFileBytes": 1000}\n', "README.md": "hi\n" });
     r.write({ "data.bin": "small\n" });
-    turn(r, "s", "1", () => r.write({ "data.bin": "g".repeat(3000) }));
+    await turn(r, "s", "1", () => r.write({ "data.bin": "g".repeat(3000) }));
     const done = r.cli(["rewind", "--to", "1", "--json"]);
     expect(done.status, done.stderr).toBe(0);
     expect(done.json.skipped).toEqual([{ path: "data.bin", reason: "excluded" }]);
@@ -99,12 +99,12 @@ describe("a file a turn grows past the size limit and a later turn shrinks back 
 });
 
 describe("a dependency directory left out both before and after a turn", () => {
-  it("is listed as skipped by a rewind, which cannot undo what the turn changed in it", () => {
+  it("is listed as skipped by a rewind, which cannot undo what the turn changed in it", async () => {
     // A Maven project whose Java package is named `target` (com.acme.target), a dependency-dir name.
     const d = "src/main/java/com/acme/target";
     const r = repo({ [`${d}/Foo.java`]: "public class Foo {}\n" });
     r.write({ [`${d}/UserDraft.java`]: "class UserDraft { /* hours of work */ }\n" });
-    turn(r, "s", "1", () => {
+    await turn(r, "s", "1", () => {
       r.write({ [`${d}/Foo.java`]: "public class Foo { int x; }\n" });
       r.write({ [`${d}/Bar.java`]: "class Bar {}\n" });
     });
@@ -117,14 +117,14 @@ describe("a dependency directory left out both before and after a turn", () => {
 });
 
 describe("diff of a turn's two snapshots when the after-snapshot left out what the before held", () => {
-  it("does not show the files left out as deleted: they were not captured, and they are still on disk", () => {
+  it("does not show the files left out as deleted: they were not captured, and they are still on disk", async () => {
     const r = repo({
       ".ghostcommit.json": '{"largeDirFiles": 5, "largeFileBytes": 1000}\n',
       "a.txt": "a1\n",
     });
     for (let i = 1; i <= 4; i++) r.write({ [`data/f${i}.txt`]: `v1 ${i}\n` });
     r.write({ "dump.sql": "x".repeat(500) });
-    turn(r, "s", "1", () => {
+    await turn(r, "s", "1", () => {
       for (let i = 5; i <= 7; i++) r.write({ [`data/f${i}.txt`]: `v2 ${i}\n` }); // past largeDirFiles
       r.write({ "dump.sql": "x".repeat(3000) }); // past largeFileBytes
       r.write({ "a.txt": "a2\n" });
@@ -144,9 +144,9 @@ describe("diff of a turn's two snapshots when the after-snapshot left out what t
 });
 
 describe("a directory named in dependencyDirs after the turn that wrote files in it", () => {
-  it("is neither a conflict nor deleted by a rewind, as a .ghostignore line added since: its files are left and listed", () => {
+  it("is neither a conflict nor deleted by a rewind, as a .ghostignore line added since: its files are left and listed", async () => {
     const r = repo({ "README.md": "hi\n" });
-    turn(r, "s", "1", () => r.write({ "gen/a.txt": "gen v1\n" }));
+    await turn(r, "s", "1", () => r.write({ "gen/a.txt": "gen v1\n" }));
     // The user now tells ghostcommit gen/ is generated, and edits the file by hand.
     r.write({ ".ghostcommit.json": '{"dependencyDirs": ["node_modules", "gen"]}\n' });
     r.write({ "gen/a.txt": "user's hand edit\n" });

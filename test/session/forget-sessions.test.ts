@@ -39,14 +39,14 @@ function dropSnapshots(r: Repo, session: string): void {
 const sessionsOf = (r: Repo) => (r.ok("sessions") as { session: string }[]).map((s) => s.session);
 
 describe("session histories retention forgets", () => {
-  it("gc forgets an old session whose snapshots are all gone, and keeps recent, live, open, unfinished and latest ones", () => {
+  it("gc forgets an old session whose snapshots are all gone, and keeps recent, live, open, unfinished and latest ones", async () => {
     const r = repo({ "a.txt": "0\n" });
     for (const session of ["gone", "recent", "live", "unfinished"]) {
-      turn(r, session, "1", () => r.write({ [`${session}.txt`]: `${session}\n` }));
+      await turn(r, session, "1", () => r.write({ [`${session}.txt`]: `${session}\n` }));
     }
     r.ok("turn", "begin", "--session", "open", "--turn", "1");
     r.write({ "open.txt": "open\n" });
-    turn(r, "latest", "1", () => r.write({ "latest.txt": "x\n" }));
+    await turn(r, "latest", "1", () => r.write({ "latest.txt": "x\n" }));
     for (const session of ["gone", "recent", "open", "unfinished"]) dropSnapshots(r, session);
     // A rewind killed half-way (its record written before any file changed, never completed).
     const gone = (r.ok("log", "--session", "unfinished") as { after: string }[])[0].after;

@@ -16,12 +16,12 @@ function journalOf(r: Repo, session: string): string {
 const sessionsOf = (r: Repo) => (r.ok("sessions") as { session: string }[]).map((s) => s.session);
 
 describe("the latest session", () => {
-  it("is the one used last, whatever the order of the journals on disk or of their mtimes", () => {
+  it("is the one used last, whatever the order of the journals on disk or of their mtimes", async () => {
     const r = repo({ "a.txt": "0\n" });
     for (const session of ["zulu", "alpha", "mike", "kilo"]) {
-      turn(r, session, "1", () => r.write({ [`${session}.txt`]: "1\n" }));
+      await turn(r, session, "1", () => r.write({ [`${session}.txt`]: "1\n" }));
     }
-    turn(r, "alpha", "2", () => r.write({ "alpha.txt": "2\n" }));
+    await turn(r, "alpha", "2", () => r.write({ "alpha.txt": "2\n" }));
     expect(r.ok("log").map((t: { prompt: string; turn: string }) => t.turn)).toEqual(["1", "2"]);
     expect(sessionsOf(r)[0]).toBe("alpha");
     // A journal touched later without a newer record (copied back, say) does not make its session the latest.

@@ -5,13 +5,13 @@ import { libTurn, openIn, sessionSandbox, turn } from "./support.js";
 const { sandbox, repo } = sessionSandbox();
 
 describe("rewind of chosen paths", () => {
-  it("puts back only the named paths, keeps the turn done, shows them in log; redo and a later full rewind work", () => {
+  it("puts back only the named paths, keeps the turn done, shows them in log; redo and a later full rewind work", async () => {
     const r = repo({ ".gitignore": "*.log\n", "a.txt": "a0\n", "d/b.txt": "b0\n" });
     r.write({ "d/old.log": "ignored then\n" });
-    turn(r, "s", "1", () => {
+    await turn(r, "s", "1", () => {
       r.write({ "a.txt": "a1\n", "d/b.txt": "b1\n", "d/new.txt": "n1\n", ".gitignore": "# none\n" });
     });
-    turn(r, "s", "2", () => r.write({ "d/b.txt": "b2\n" }));
+    await turn(r, "s", "2", () => r.write({ "d/b.txt": "b2\n" }));
 
     const plan = r.cli(["rewind", "--to", "1", "--dry-run", "--json", "--", "d"]);
     expect(plan.json).toMatchObject({
@@ -56,13 +56,13 @@ describe("rewind of chosen paths", () => {
     expect(r.ok("log").map((t: any) => t.rewoundPaths)).toEqual([undefined, ["d/b.txt"]]);
   });
 
-  it("still counts the files a partial rewind put back as the session's own after a new turn empties the redo history", () => {
+  it("still counts the files a partial rewind put back as the session's own after a new turn empties the redo history", async () => {
     const r = repo({ "a.txt": "base\n", "b.txt": "base\n" });
-    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
-    turn(r, "s", "2", () => r.write({ "a.txt": "a2\n", "b.txt": "b2\n" }));
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    await turn(r, "s", "2", () => r.write({ "a.txt": "a2\n", "b.txt": "b2\n" }));
     r.ok("rewind", "--to", "2", "a.txt"); // a.txt back to a1, b.txt stays b2
     // An unrelated turn: the redo of the partial rewind is gone, its ownership of a.txt is not.
-    turn(r, "s", "3", () => r.write({ "c.txt": "c\n" }));
+    await turn(r, "s", "3", () => r.write({ "c.txt": "c\n" }));
     expect(r.ok("log").map((t: any) => t.rewoundPaths)).toEqual([undefined, ["a.txt"], undefined]);
     const plan = r.cli(["rewind", "--to", "1", "--dry-run", "--json"]);
     expect(plan.status, plan.stderr).toBe(0);
@@ -72,9 +72,9 @@ describe("rewind of chosen paths", () => {
     expect([r.read("a.txt"), r.read("b.txt"), r.exists("c.txt")]).toEqual(["base\n", "base\n", false]);
   });
 
-  it("puts back a directory that the turn replaced by a file, naming a file below it", () => {
+  it("puts back a directory that the turn replaced by a file, naming a file below it", async () => {
     const r = repo({ "d/x.txt": "x\n", "d/y.txt": "y\n", "other.txt": "o\n" });
-    turn(r, "s", "1", () => {
+    await turn(r, "s", "1", () => {
       r.remove("d");
       r.write({ d: "a file now\n", "other.txt": "o1\n" });
     });
@@ -87,8 +87,8 @@ describe("rewind of chosen paths", () => {
 
   it("refuses named paths the turns never changed (usage, status 2), recording nothing for redo", async () => {
     const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n", "d/c.txt": "c0\n" });
-    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
-    turn(r, "s", "2", () => r.write({ "a.txt": "a2\n" }));
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    await turn(r, "s", "2", () => r.write({ "a.txt": "a2\n" }));
     r.ok("rewind", "--to", "2", "a.txt");
     const listed = r.ok("list").length;
     for (const args of [["b.txt"], ["a.txt", "d"], ["--dry-run", "b.txt"]]) {

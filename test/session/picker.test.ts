@@ -107,8 +107,8 @@ async function drive(cwd: string, args: string, steps: [RegExp, string | (() => 
 describe.runIf(hasScript)("the rewind picker on a terminal", () => {
   it("lists the turns, previews the change, and rewinds after confirmation", async () => {
     const r = repo({ "f.txt": "0\n" });
-    turn(r, "s", "1", () => r.write({ "f.txt": "1\n" }), "first prompt");
-    turn(r, "s", "2", () => r.write({ "f.txt": "2\n", "new.txt": "n" }), "second prompt");
+    await turn(r, "s", "1", () => r.write({ "f.txt": "1\n" }), "first prompt");
+    await turn(r, "s", "2", () => r.write({ "f.txt": "2\n", "new.txt": "n" }), "second prompt");
     const screen = await drive(r.dir, "rewind", [
       [/before which turn/, "\x1b[B"], // down: from turn 2 (newest) to turn 1
       [/● 1 · first prompt/, "\r"],
@@ -124,7 +124,7 @@ describe.runIf(hasScript)("the rewind picker on a terminal", () => {
 
   it("shows a refusal and asks whether to rewind anyway, overwriting only when told", async () => {
     const r = repo({ "a.txt": "a0\n" });
-    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }), "first prompt");
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }), "first prompt");
     r.write({ "a.txt": "mine\n" }); // a person's edit since
     const screen = await drive(r.dir, "rewind", [
       [/before which turn/, "\r"],
@@ -139,14 +139,17 @@ describe.runIf(hasScript)("the rewind picker on a terminal", () => {
 
   it("rewinds only what it previewed: a turn that ended meanwhile is shown in a new preview first", async () => {
     const r = repo({ "f.txt": "0\n" });
-    turn(r, "s", "1", () => r.write({ "f.txt": "1\n" }), "first prompt");
+    await turn(r, "s", "1", () => r.write({ "f.txt": "1\n" }), "first prompt");
     const screen = await drive(r.dir, "rewind", [
       [/before which turn/, "\r"],
       // The agent ends another turn while the person reads the preview, then they confirm.
       [
         /Rewind 1 turn\?/,
         () => {
-          turn(r, "s", "2", () => r.write({ "late.txt": "2\n" }), "second prompt");
+          // From the agent's hook, as the command line runs it.
+          r.ok("turn", "begin", "--session", "s", "--turn", "2", "--prompt", "second prompt");
+          r.write({ "late.txt": "2\n" });
+          r.ok("turn", "end", "--session", "s", "--turn", "2");
           return "\r";
         },
       ],
@@ -160,7 +163,7 @@ describe.runIf(hasScript)("the rewind picker on a terminal", () => {
 
   it("shows a file edited while the preview was on screen as a refusal, rewinding only when told", async () => {
     const r = repo({ "a.txt": "a0\n" });
-    turn(r, "s", "1", () => r.write({ "a.txt": "a0\nt1\n" }), "first prompt");
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a0\nt1\n" }), "first prompt");
     const screen = await drive(r.dir, "rewind", [
       [/before which turn/, "\r"],
       // A person appends to the file while reading the preview, then confirms it.
@@ -182,7 +185,7 @@ describe.runIf(hasScript)("the rewind picker on a terminal", () => {
 
   it("changes nothing when a refusal after the preview is declined", async () => {
     const r = repo({ "a.txt": "a0\n" });
-    turn(r, "s", "1", () => r.write({ "a.txt": "a0\nt1\n" }), "first prompt");
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a0\nt1\n" }), "first prompt");
     await drive(r.dir, "rewind", [
       [/before which turn/, "\r"],
       [
@@ -200,7 +203,7 @@ describe.runIf(hasScript)("the rewind picker on a terminal", () => {
 
   it("offers only some files after the turn is chosen, and rewinds just those", async () => {
     const r = repo({ "f.txt": "0\n" });
-    turn(r, "s", "1", () => r.write({ "f.txt": "1\n", "new.txt": "n" }), "first prompt");
+    await turn(r, "s", "1", () => r.write({ "f.txt": "1\n", "new.txt": "n" }), "first prompt");
     await drive(r.dir, "rewind", [
       [/before which turn/, "\r"],
       [/Which files\?/, "\x1b[B"], // down: "only some files"
@@ -217,15 +220,15 @@ describe.runIf(hasScript)("the rewind picker on a terminal", () => {
 
 describe("turns whose snapshots are gone", () => {
   /** Three turns of session s, then retention keeps only the two newest snapshots (turn 3's). */
-  function expiredTwo() {
+  async function expiredTwo() {
     const r = repo({ "a.txt": "a\n" });
-    for (const id of ["1", "2", "3"]) turn(r, "s", id, () => r.write({ [`f${id}.txt`]: `${id}\n` }));
+    for (const id of ["1", "2", "3"]) await turn(r, "s", id, () => r.write({ [`f${id}.txt`]: `${id}\n` }));
     expect(r.ok("gc", "--keep", "2").dropped).toHaveLength(4);
     return r;
   }
 
-  it("are marked gone by log, in its JSON and in its state column", () => {
-    const r = expiredTwo();
+  it("are marked gone by log, in its JSON and in its state column", async () => {
+    const r = await expiredTwo();
     const turns = r.ok("log");
     expect(turns.map((t: any) => [t.turn, t.state, t.gone])).toEqual([
       ["1", "done", true],
@@ -265,7 +268,7 @@ describe("turns whose snapshots are gone", () => {
   });
 
   it.runIf(hasScript)("cannot be picked on a terminal: only the turn still rewindable is", async () => {
-    const r = expiredTwo();
+    const r = await expiredTwo();
     const screen = await drive(r.dir, "rewind", [
       [/before which turn/, "\x1b[B"], // down: past turn 3 only to what can be chosen
       [/gone: its snapshots expired/, "\r"],
@@ -278,7 +281,7 @@ describe("turns whose snapshots are gone", () => {
   });
 
   it("leave nothing to pick when the newest turn's are gone too", async () => {
-    const r = expiredTwo();
+    const r = await expiredTwo();
     const [, , third] = r.ok("log");
     expect(r.cli(["drop", third.after]).status).toBe(0);
     expect(r.ok("log").every((t: any) => t.gone)).toBe(true);

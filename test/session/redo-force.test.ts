@@ -4,9 +4,9 @@ import { sessionSandbox, turn } from "./support.js";
 const { repo } = sessionSandbox();
 
 describe("redo --force", () => {
-  it("names the edits it overwrites (dry run and not, text and --json) and the command that brings them back", () => {
+  it("names the edits it overwrites (dry run and not, text and --json) and the command that brings them back", async () => {
     const r = repo({ "src/b.ts": "b\n", "src/c.ts": "c\n" });
-    turn(r, "s", "1", () => r.write({ "src/b.ts": "agent b\n", "src/c.ts": "agent c\n" }));
+    await turn(r, "s", "1", () => r.write({ "src/b.ts": "agent b\n", "src/c.ts": "agent c\n" }));
     r.ok("rewind", "--session", "s", "--to", "1");
     r.write({ "src/b.ts": "user b\n" }); // the user's own edit since the rewind
 
@@ -28,9 +28,9 @@ describe("redo --force", () => {
     expect([r.read("src/b.ts"), r.read("src/c.ts")]).toEqual(["user b\n", "c\n"]);
   });
 
-  it("lists in --json what it overwrote on a branch the user checked out since the rewind", () => {
+  it("lists in --json what it overwrote on a branch the user checked out since the rewind", async () => {
     const r = repo({ "src/b.ts": "b\n" });
-    turn(r, "s", "1", () => r.write({ "src/b.ts": "agent b\n" }));
+    await turn(r, "s", "1", () => r.write({ "src/b.ts": "agent b\n" }));
     r.ok("rewind", "--session", "s", "--to", "1");
     r.git("checkout", "-q", "-b", "mine");
     r.write({ "src/b.ts": "user work on b\n" });
@@ -41,9 +41,9 @@ describe("redo --force", () => {
     expect(r.read("src/b.ts")).toBe("user work on b\n");
   });
 
-  it("says nothing of overwriting when nothing was changed since the rewind", () => {
+  it("says nothing of overwriting when nothing was changed since the rewind", async () => {
     const r = repo({ "a.txt": "a\n" });
-    turn(r, "s", "1", () => r.write({ "a.txt": "agent\n" }));
+    await turn(r, "s", "1", () => r.write({ "a.txt": "agent\n" }));
     r.ok("rewind", "--session", "s", "--to", "1");
     const forced = r.cli(["redo", "--session", "s", "--force"]);
     expect([forced.status, forced.stdout]).toEqual([

@@ -5,12 +5,12 @@ import { sessionSandbox, turn } from "./support.js";
 const { sandbox, repo } = sessionSandbox();
 
 /** A turn edits a/b/c and cfg/app.ini; the user then puts a file at `a` and a symlink to shared config at `cfg`. */
-function blockedByUser() {
+async function blockedByUser() {
   const outside = sandbox.dir(`outside-${Math.random().toString(16).slice(2)}`);
   mkdirSync(`${outside}/cfg`, { recursive: true });
   writeFileSync(`${outside}/cfg/app.ini`, "OUTSIDE\n");
   const r = repo({ "a/b/c": "c\n", "cfg/app.ini": "orig\n" });
-  turn(r, "s", "1", () => r.write({ "a/b/c": "agent\n", "cfg/app.ini": "agent\n" }));
+  await turn(r, "s", "1", () => r.write({ "a/b/c": "agent\n", "cfg/app.ini": "agent\n" }));
   r.remove("a");
   r.write({ a: "user notes\n" });
   r.remove("cfg");
@@ -19,8 +19,8 @@ function blockedByUser() {
 }
 
 describe("a forced rewind where the user put a file or symlink in place of the turn's directory", () => {
-  it("does what the refusal promised: removes them, writes the turn's files and lists both as overwritten", () => {
-    const { r, outside } = blockedByUser();
+  it("does what the refusal promised: removes them, writes the turn's files and lists both as overwritten", async () => {
+    const { r, outside } = await blockedByUser();
     const refused = r.cli(["rewind", "--session", "s", "--to", "1"]);
     expect(refused.status).toBe(3);
     expect(refused.stderr).toContain("--force overwrites");
@@ -41,8 +41,8 @@ describe("a forced rewind where the user put a file or symlink in place of the t
     expect(readFileSync(`${outside}/cfg/app.ini`, "utf8")).toBe("OUTSIDE\n");
   });
 
-  it("does the same for a path named explicitly, and only there", () => {
-    const { r } = blockedByUser();
+  it("does the same for a path named explicitly, and only there", async () => {
+    const { r } = await blockedByUser();
     const forced = r.cli(["rewind", "--session", "s", "--to", "1", "--force", "--", "cfg/app.ini"]);
     expect(forced.status).toBe(0);
     expect(forced.stdout).toContain("overwrote (--force) 2 conflicts: cfg/app.ini, cfg\n");

@@ -5,11 +5,11 @@ import { openIn, sessionSandbox, turn } from "./support.js";
 const { sandbox, repo, plain } = sessionSandbox();
 
 describe("rewind and redo through the CLI", () => {
-  it("rewinds to the middle of three turns exactly, names the rewound turns, and redo brings them back", () => {
+  it("rewinds to the middle of three turns exactly, names the rewound turns, and redo brings them back", async () => {
     const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
-    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
-    turn(r, "s", "2", () => r.write({ "a.txt": "a2\n", "new.txt": "n2\n" }));
-    const third = turn(r, "s", "3", () => {
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    await turn(r, "s", "2", () => r.write({ "a.txt": "a2\n", "new.txt": "n2\n" }));
+    const third = await turn(r, "s", "3", () => {
       r.write({ "b.txt": "b3\n" });
       r.remove("new.txt");
     });
@@ -34,9 +34,9 @@ describe("rewind and redo through the CLI", () => {
     expect(r.cli(["redo", "--json"]).json.error.code).toBe("nothing-to-redo");
   });
 
-  it("leaves an excluded file a turn put where a directory was, and the rewind ends (excluded, status 0)", () => {
+  it("leaves an excluded file a turn put where a directory was, and the rewind ends (excluded, status 0)", async () => {
     const r = repo({ ".ghostcommit.json": '{"largeFileBytes": 100}\n', "d/f": "1\n", "a.txt": "a0\n" });
-    turn(r, "s", "1", () => {
+    await turn(r, "s", "1", () => {
       r.remove("d");
       r.write({ d: "x".repeat(200), "a.txt": "a1\n" });
     });
@@ -53,11 +53,11 @@ describe("rewind and redo through the CLI", () => {
     expect(r.cli(["doctor"]).status).toBe(0);
   });
 
-  it("puts back a directory the turn replaced with a symlink, though the link's target has a file of the same name", () => {
+  it("puts back a directory the turn replaced with a symlink, though the link's target has a file of the same name", async () => {
     // A monorepo's `rm -rf lib && ln -s shared lib` in the agent's shell: shared/index.js is
     // reachable as lib/index.js through the link, and must not pass for the file the turn removed.
     const r = repo({ "lib/index.js": "lib\n", "shared/index.js": "shared\n" });
-    turn(r, "s", "1", () => {
+    await turn(r, "s", "1", () => {
       r.remove("lib");
       r.symlink("shared", "lib");
     });
@@ -76,12 +76,12 @@ describe("rewind and redo through the CLI", () => {
     ]);
   });
 
-  it("keeps an undo made from inside a later turn undone when rewinding further back", () => {
+  it("keeps an undo made from inside a later turn undone when rewinding further back", async () => {
     const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n", "c.txt": "c0\n" });
-    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
-    turn(r, "s", "2", () => r.write({ "b.txt": "b2\n" }));
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    await turn(r, "s", "2", () => r.write({ "b.txt": "b2\n" }));
     // The agent undoes turn 2 from inside turn 3 (MCP, /ghostcommit-rewind), then edits on.
-    turn(r, "s", "3", () => {
+    await turn(r, "s", "3", () => {
       r.ok("rewind", "--session", "s", "--keep-open-turn", "--to", "2");
       r.write({ "c.txt": "c3\n" });
     });
@@ -94,11 +94,11 @@ describe("rewind and redo through the CLI", () => {
     expect([r.read("a.txt"), r.read("b.txt"), r.read("c.txt")]).toEqual(["a1\n", "b0\n", "c3\n"]);
   });
 
-  it("counts the turns an undo from inside a later turn rewound as done again once that later turn is rewound", () => {
+  it("counts the turns an undo from inside a later turn rewound as done again once that later turn is rewound", async () => {
     const r = repo({ "x.txt": "0\n" });
-    turn(r, "s", "1", () => r.write({ "x.txt": "1\n" }));
+    await turn(r, "s", "1", () => r.write({ "x.txt": "1\n" }));
     // The agent undoes turn 1 from inside turn 2 (the person asked it to), and ends the turn.
-    turn(r, "s", "2", () => r.ok("rewind", "--session", "s", "--keep-open-turn", "--to", "1"));
+    await turn(r, "s", "2", () => r.ok("rewind", "--session", "s", "--keep-open-turn", "--to", "1"));
     expect(r.read("x.txt")).toBe("0\n");
     const states = () => r.ok("log", "--session", "s").map((t: any) => `${t.turn}:${t.state}`);
     expect(states()).toEqual(["1:rewound", "2:done"]);
@@ -115,12 +115,12 @@ describe("rewind and redo through the CLI", () => {
     expect([r.read("x.txt"), ...states()]).toEqual(["0\n", "1:rewound", "2:rewound"]);
   });
 
-  it("counts them done again also when later turns ran before that turn is rewound", () => {
+  it("counts them done again also when later turns ran before that turn is rewound", async () => {
     const r = repo({ "a.txt": "a\n" });
-    turn(r, "k", "1", () => r.write({ "a.txt": "t1\n" }));
-    turn(r, "k", "2", () => r.write({ "a.txt": "t2\n" }));
-    turn(r, "k", "3", () => r.ok("rewind", "--session", "k", "--keep-open-turn", "--to", "2"));
-    turn(r, "k", "4", () => {});
+    await turn(r, "k", "1", () => r.write({ "a.txt": "t1\n" }));
+    await turn(r, "k", "2", () => r.write({ "a.txt": "t2\n" }));
+    await turn(r, "k", "3", () => r.ok("rewind", "--session", "k", "--keep-open-turn", "--to", "2"));
+    await turn(r, "k", "4", () => {});
     r.ok("rewind", "--session", "k", "--to", "3");
     expect(r.read("a.txt")).toBe("t2\n");
     expect(r.ok("log", "--session", "k").map((t: any) => `${t.turn}:${t.state}`)).toEqual([
@@ -134,9 +134,9 @@ describe("rewind and redo through the CLI", () => {
     expect([back.json.rewoundTurns, r.read("a.txt")]).toEqual([["1", "2"], "a\n"]);
   });
 
-  it("does not refuse a file a person already put back as the rewind would, as its dry run said", () => {
+  it("does not refuse a file a person already put back as the rewind would, as its dry run said", async () => {
     const r = repo({ "a.txt": "a\n", "b.txt": "b\n" });
-    turn(r, "s", "1", () => r.write({ "a.txt": "a\na1\n", "b.txt": "b\nb1\n" }));
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a\na1\n", "b.txt": "b\nb1\n" }));
     r.git("checkout", "a.txt");
     const plan = r.ok("rewind", "--to", "1", "--dry-run");
     const done = r.cli(["rewind", "--to", "1", "--json"]);
@@ -146,10 +146,10 @@ describe("rewind and redo through the CLI", () => {
     expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["a\n", "b\n"]);
   });
 
-  it("rewinds a turn that made a file ignored (git init, .gitignore) leaving that file, as its dry run said", () => {
+  it("rewinds a turn that made a file ignored (git init, .gitignore) leaving that file, as its dry run said", async () => {
     const dir = plain({ "notes.md": "n0\n", "b.bin": "binary\n" });
-    turn(dir, "s", "1", () => dir.write({ "notes.md": "n1\n" }));
-    turn(dir, "s", "2", () => {
+    await turn(dir, "s", "1", () => dir.write({ "notes.md": "n1\n" }));
+    await turn(dir, "s", "2", () => {
       sandbox.git(dir.dir, "init", "-q");
       dir.write({ ".gitignore": "*.bin\n", "notes.md": "n2\n" });
     });
@@ -164,21 +164,21 @@ describe("rewind and redo through the CLI", () => {
     ]);
   });
 
-  it("keeps a person's edit made after an undo between turns when rewinding further back", () => {
+  it("keeps a person's edit made after an undo between turns when rewinding further back", async () => {
     const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
-    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
-    turn(r, "s", "2", () => r.write({ "b.txt": "b2\n" }));
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    await turn(r, "s", "2", () => r.write({ "b.txt": "b2\n" }));
     r.ok("rewind", "--session", "s", "--to", "2");
     r.write({ "b.txt": "mine\n" });
-    turn(r, "s", "3", () => r.write({ "b.txt": "mine, then the agent's\n" }));
+    await turn(r, "s", "3", () => r.write({ "b.txt": "mine, then the agent's\n" }));
     r.ok("rewind", "--session", "s", "--to", "1");
     expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["a0\n", "mine\n"]);
   });
 
-  it("leaves a file a turn deleted when settings exclude it since, and redo has nothing to take for a conflict", () => {
+  it("leaves a file a turn deleted when settings exclude it since, and redo has nothing to take for a conflict", async () => {
     const r = repo({ "a.txt": "a0\n", ".ghostcommit.json": "{}\n" });
     r.write({ "gen.txt": "generated output 12345\n" });
-    turn(r, "s", "1", () => {
+    await turn(r, "s", "1", () => {
       r.remove("gen.txt");
       r.write({ "a.txt": "a1\n" });
     });
@@ -190,13 +190,13 @@ describe("rewind and redo through the CLI", () => {
     expect([r.read("a.txt"), r.exists("gen.txt")]).toEqual(["a1\n", false]);
   });
 
-  it("says which files the rewound turns made but did not capture, and leaves them as they are", () => {
+  it("says which files the rewound turns made but did not capture, and leaves them as they are", async () => {
     const r = repo({ "a.txt": "a0\n", ".ghostignore": "*.secret\n" });
     r.write({ "old.secret": "there before\n" });
     const big = Buffer.alloc(11 * 1024 * 1024, 7); // past the 10 MiB limit for untracked files
-    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "model.bin": big, "key.secret": "k\n" }));
-    turn(r, "s", "2", () => r.write({ "gone.bin": big }));
-    turn(r, "s", "3", () => r.remove("gone.bin"));
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "model.bin": big, "key.secret": "k\n" }));
+    await turn(r, "s", "2", () => r.write({ "gone.bin": big }));
+    await turn(r, "s", "3", () => r.remove("gone.bin"));
     const run = r.cli(["rewind", "--session", "s", "--to", "1"]);
     expect(run.status, run.stderr).toBe(0); // a skip of what was never captured is not a failure
     expect(run.stdout).toContain(
@@ -217,13 +217,13 @@ describe("rewind and redo through the CLI", () => {
     expect(r.ok("rewind", "--session", "s", "--to", "1", "a.txt").skipped).toEqual([]);
   });
 
-  it("leaves a file a turn made that settings exclude since (.ghostignore, a lower size limit), without a conflict", () => {
+  it("leaves a file a turn made that settings exclude since (.ghostignore, a lower size limit), without a conflict", async () => {
     for (const exclude of [
       (r: ReturnType<typeof repo>) => r.write({ ".ghostignore": "gen/\n" }),
       (r: ReturnType<typeof repo>) => r.write({ ".ghostcommit.json": JSON.stringify({ largeFileBytes: 1 }) }),
     ]) {
       const r = repo({ "a.txt": "a0\n" });
-      turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "gen/out.txt": "generated\n" }));
+      await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "gen/out.txt": "generated\n" }));
       exclude(r);
       // Nobody changed gen/out.txt since the turn: it is not a conflict, and it is not deleted.
       const rewound = r.cli(["rewind", "--session", "s", "--to", "1", "--json"]);
@@ -233,10 +233,10 @@ describe("rewind and redo through the CLI", () => {
     }
   });
 
-  it("leaves a file the turn made that its before-snapshot's .ghostignore kept out, when the turn removed that rule", () => {
+  it("leaves a file the turn made that its before-snapshot's .ghostignore kept out, when the turn removed that rule", async () => {
     for (const r of [plain({ "a.txt": "a0\n" }), repo({ "a.txt": "a0\n" })]) {
       r.write({ ".ghostignore": "*.secret\n" });
-      turn(r, "s", "1", () => {
+      await turn(r, "s", "1", () => {
         r.remove(".ghostignore");
         r.write({ "prod.secret": "API_KEY=1\n", "a.txt": "a1\n" });
       });
@@ -250,10 +250,10 @@ describe("rewind and redo through the CLI", () => {
     }
   });
 
-  it("leaves a touched file .ghostignore keeps out, without taking it for a conflict", () => {
+  it("leaves a touched file .ghostignore keeps out, without taking it for a conflict", async () => {
     const r = repo({ a: "a\n", ".ghostignore": "local.cfg\n" });
     r.write({ "local.cfg": "v1\n" });
-    turn(r, "s", "1", () => {
+    await turn(r, "s", "1", () => {
       r.ok("touch", "--session", "s", "local.cfg", "a"); // as an agent's hook reports its edits
       r.write({ "local.cfg": "v2\n", a: "a2\n" });
     });
@@ -263,9 +263,9 @@ describe("rewind and redo through the CLI", () => {
     expect([r.read("a"), r.read("local.cfg")]).toEqual(["a\n", "v2\n"]);
   });
 
-  it("puts back a file the turn replaced with a directory", () => {
+  it("puts back a file the turn replaced with a directory", async () => {
     const r = repo({ d: "a file\n", k: "keep\n" });
-    turn(r, "s", "1", () => {
+    await turn(r, "s", "1", () => {
       r.remove("d");
       r.write({ "d/z": "z\n" });
     });
@@ -274,12 +274,12 @@ describe("rewind and redo through the CLI", () => {
     expect([r.read("d"), r.read("k")]).toEqual(["a file\n", "keep\n"]);
   });
 
-  it("rewinds a session whose turns are in both stores (the workspace's store setting changed between them)", () => {
+  it("rewinds a session whose turns are in both stores (the workspace's store setting changed between them)", async () => {
     for (const flags of [[], ["--store", "shadow"], ["--store", "repo"]]) {
       const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
-      turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+      await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
       r.write({ ".ghostcommit.json": JSON.stringify({ store: "repo" }) });
-      turn(r, "s", "2", () => r.write({ "b.txt": "b2\n" }));
+      await turn(r, "s", "2", () => r.write({ "b.txt": "b2\n" }));
       const rewound = r.cli(["rewind", "--session", "s", "--to", "1", ...flags, "--json"]);
       expect([flags, rewound.status, rewound.stderr]).toEqual([flags, 0, ""]);
       expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["a0\n", "b0\n"]);
@@ -288,9 +288,9 @@ describe("rewind and redo through the CLI", () => {
     }
   });
 
-  it("refuses with status 3, naming the files, when a person edited a file the agent changed; --force proceeds", () => {
+  it("refuses with status 3, naming the files, when a person edited a file the agent changed; --force proceeds", async () => {
     const r = repo({ "a.txt": "0\n", "b.txt": "0\n" });
-    turn(r, "s", "1", () => r.write({ "a.txt": "agent\n", "b.txt": "agent\n" }));
+    await turn(r, "s", "1", () => r.write({ "a.txt": "agent\n", "b.txt": "agent\n" }));
     r.write({ "a.txt": "person\n" });
     const before = r.ok("list").length;
     const refused = r.cli(["rewind", "--to", "1", "--json"]);
@@ -327,9 +327,9 @@ describe("rewind and redo through the CLI", () => {
     expect(log[0]).toMatchObject({ turn: "1", state: "rewound", changed: ["f.txt", "half.txt"] });
   });
 
-  it("shows the plan on --dry-run, and needs --to when it cannot ask", () => {
+  it("shows the plan on --dry-run, and needs --to when it cannot ask", async () => {
     const r = repo({ "f.txt": "0\n" });
-    turn(r, "s", "1", () => r.write({ "f.txt": "1\n" }));
+    await turn(r, "s", "1", () => r.write({ "f.txt": "1\n" }));
     const plan = r.ok("rewind", "--to", "1", "--dry-run");
     expect(plan).toMatchObject({ written: ["f.txt"], deleted: [], safety: null, dryRun: true });
     expect(r.read("f.txt")).toBe("1\n");
@@ -343,8 +343,8 @@ describe("rewind and redo through the CLI", () => {
 describe("a rewind confirmed after its preview (library `expect`, as the web timeline sends it)", () => {
   it("is refused, changing nothing, when a turn ended or a file changed since the preview; the plan shown now rewinds", async () => {
     const r = repo({ "a.txt": "a0\n" });
-    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
-    turn(r, "s", "2", () => r.write({ "b.txt": "b2\n", "c.txt": "c2\n" }));
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    await turn(r, "s", "2", () => r.write({ "b.txt": "b2\n", "c.txt": "c2\n" }));
     const session = (await openIn(sandbox, r.dir)).session("s");
     const refusal = (expect: object) =>
       session.rewind({ to: "2", expect: expect as any }).then(
@@ -355,7 +355,7 @@ describe("a rewind confirmed after its preview (library `expect`, as the web tim
     expect(shown).toMatchObject({ rewoundTurns: ["2"], written: [], deleted: ["b.txt", "c.txt"] });
 
     // The agent ends another turn before the user confirms.
-    turn(r, "s", "3", () => r.write({ "d.txt": "d3\n" }));
+    await turn(r, "s", "3", () => r.write({ "d.txt": "d3\n" }));
     expect(await refusal(shown)).toEqual({
       code: "plan-changed",
       message:
@@ -387,7 +387,7 @@ describe("a rewind confirmed after its preview (library `expect`, as the web tim
 
   it("confirmed with force, is refused when a file the preview did not list as overridden changed since it", async () => {
     const r = repo({ "f.txt": "0\n" });
-    turn(r, "s", "1", () => r.write({ "f.txt": "1\n", "new.txt": "n\n" }));
+    await turn(r, "s", "1", () => r.write({ "f.txt": "1\n", "new.txt": "n\n" }));
     r.write({ "f.txt": "1\nthe user's edit\n" });
     const session = (await openIn(sandbox, r.dir)).session("s");
     // "Rewind anyway" shows the forced dry run: f.txt would be overwritten, new.txt deleted.
@@ -421,7 +421,7 @@ describe("a rewind confirmed after its preview (library `expect`, as the web tim
 describe("nextRedoPaths", () => {
   it("names the paths the next redo brings back after rewinds of chosen paths, and null for whole turns", async () => {
     const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
-    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "b.txt": "b1\n" }));
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "b.txt": "b1\n" }));
     const session = (await openIn(sandbox, r.dir)).session("s");
     expect(await session.nextRedoPaths()).toBeNull();
     r.ok("rewind", "--session", "s", "--to", "1", "a.txt");
@@ -438,7 +438,7 @@ describe("nextRedoPaths", () => {
 describe("a redo confirmed after it was shown (library `expect`, as the web timeline sends it)", () => {
   it("is refused, changing nothing, when the last rewind is another one than the turns shown", async () => {
     const r = repo({ "a.txt": "a0\n" });
-    for (const id of ["1", "2", "3"]) turn(r, "s", id, () => r.write({ [`f${id}.txt`]: `${id}\n` }));
+    for (const id of ["1", "2", "3"]) await turn(r, "s", id, () => r.write({ [`f${id}.txt`]: `${id}\n` }));
     const session = (await openIn(sandbox, r.dir)).session("s");
     expect(await session.nextRedo()).toBeNull();
     r.ok("rewind", "--session", "s", "--to", "3");
@@ -467,7 +467,7 @@ describe("a redo confirmed after it was shown (library `expect`, as the web time
 describe("a forced redo confirmed after its refusal was shown (library `expect`)", () => {
   it("overwrites only the conflicts shown: a file edited after the refusal is refused, plan-changed, nothing changed", async () => {
     const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
-    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "b.txt": "b1\n" }));
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "b.txt": "b1\n" }));
     r.ok("rewind", "--session", "s", "--to", "1");
     r.write({ "a.txt": "a person's edit\n" });
     const session = (await openIn(sandbox, r.dir)).session("s");
@@ -503,9 +503,9 @@ describe("a forced redo confirmed after its refusal was shown (library `expect`)
 });
 
 describe("show of a rewind's safety snapshot", () => {
-  it("names the session it guards and no made-up turn", () => {
+  it("names the session it guards and no made-up turn", async () => {
     const r = repo({ "a.txt": "a0\n" });
-    turn(r, "s-ign", "1", () => r.write({ "a.txt": "a1\n" }));
+    await turn(r, "s-ign", "1", () => r.write({ "a.txt": "a1\n" }));
     const { safety } = r.ok("rewind", "--session", "s-ign", "--to", "1");
     const shown = r.cli(["show", safety]);
     expect(shown.status, shown.stderr).toBe(0);

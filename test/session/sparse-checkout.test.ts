@@ -6,9 +6,9 @@ const { repo } = sessionSandbox();
 const skippedNotes = [{ path: "docs/notes.md", reason: "excluded", detail: "sparse-checkout" }];
 
 describe("files outside a sparse checkout", () => {
-  it("are left off the disk by a rewind's dry run, the rewind and a forced one alike, never called a conflict", () => {
+  it("are left off the disk by a rewind's dry run, the rewind and a forced one alike, never called a conflict", async () => {
     const r = repo({ "src/a.ts": "a\n", "docs/notes.md": "notes\n" });
-    turn(r, "s", "1", () => r.write({ "docs/notes.md": "notes\nagent edit\n", "src/s.ts": "new\n" }));
+    await turn(r, "s", "1", () => r.write({ "docs/notes.md": "notes\nagent edit\n", "src/s.ts": "new\n" }));
     r.git("add", "-A");
     r.git("commit", "-qm", "keep the agent's work");
     r.git("sparse-checkout", "set", "src"); // the user narrows the checkout: docs/ leaves the disk
@@ -32,9 +32,9 @@ describe("files outside a sparse checkout", () => {
     expect(r.status()).toBe(" D src/s.ts\n"); // the rewind's one change; docs/notes.md is not in it
   });
 
-  it("include a hand-marked skip-worktree file deleted from disk: redo and its dry run agree, and leave it", () => {
+  it("include a hand-marked skip-worktree file deleted from disk: redo and its dry run agree, and leave it", async () => {
     const r = repo({ "docs/notes.md": "notes\n", "b.txt": "b\n" });
-    turn(r, "s", "1", () => r.write({ "docs/notes.md": "agent\n", "b.txt": "agent b\n" }));
+    await turn(r, "s", "1", () => r.write({ "docs/notes.md": "agent\n", "b.txt": "agent b\n" }));
     r.git("commit", "-qam", "keep the agent's work");
     r.ok("rewind", "--session", "s", "--to", "1");
     r.git("update-index", "--skip-worktree", "docs/notes.md");

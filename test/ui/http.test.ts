@@ -25,7 +25,7 @@ describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
   let ui: RunningUi;
 
   beforeAll(async () => {
-    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
     ui = await startUi(r);
   });
   afterAll(async () => {
@@ -180,8 +180,8 @@ describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
 
   it("answers the line counts of the turns it can count when one turn's snapshot is gone", async () => {
     const two = repo({ "a.txt": "a0\n" });
-    turn(two, "s", "1", () => two.write({ "a.txt": "a1\n" }));
-    turn(two, "s", "2", () => two.write({ "b.txt": "b1\nb2\n" }));
+    await turn(two, "s", "1", () => two.write({ "a.txt": "a1\n" }));
+    await turn(two, "s", "2", () => two.write({ "b.txt": "b1\nb2\n" }));
     const [first, second] = two.ok("log", "--session", "s");
     two.ok("drop", first.after);
     const other = await startUi(two);
@@ -200,15 +200,15 @@ describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
 
   it("refuses a confirmed rewind that would now rewind more than its preview showed, changing nothing", async () => {
     const late = repo({ "a.txt": "a0\n" });
-    turn(late, "s", "1", () => late.write({ "a.txt": "a1\n" }));
-    turn(late, "s", "2", () => late.write({ "b.txt": "b2\n" }));
+    await turn(late, "s", "1", () => late.write({ "a.txt": "a1\n" }));
+    await turn(late, "s", "2", () => late.write({ "b.txt": "b2\n" }));
     const other = await startUi(late);
     const rewind = (body: object) => postJson(other, "/api/rewind", { session: "s", to: "2", ...body });
     try {
       const preview = JSON.parse((await rewind({ dryRun: true })).body);
       expect(preview).toMatchObject({ rewoundTurns: ["2"], written: [], deleted: ["b.txt"] });
       // The agent ends another turn before the user confirms.
-      turn(late, "s", "3", () => late.write({ "c.txt": "c3\n" }));
+      await turn(late, "s", "3", () => late.write({ "c.txt": "c3\n" }));
       const refused = await rewind({ previewed: preview });
       expect(refused.status).toBe(409);
       const body = JSON.parse(refused.body);
@@ -240,7 +240,7 @@ describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
 
   it("says the workspace no longer exists when it was deleted, re-creating nothing", async () => {
     const gone = repo({ "a.txt": "a0\n" });
-    turn(gone, "s", "1", () => gone.write({ "a.txt": "a1\n" }));
+    await turn(gone, "s", "1", () => gone.write({ "a.txt": "a1\n" }));
     const other = await startUi(gone);
     try {
       rmSync(gone.dir, { recursive: true, force: true });
@@ -325,7 +325,7 @@ describe("ghostcommit ui: starting", () => {
 
   it("lets a rewind the page started finish before stopping on SIGTERM", async () => {
     const r = repo({ "a.txt": "a0\n" });
-    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "b.txt": "new\n" }));
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "b.txt": "new\n" }));
     const ui = await startUi(r);
     // The session's lock held by this (live) process: the rewind waits for it, mid-request.
     const sessions = path.join(sandbox.env.GHOSTCOMMIT_HOME!, "workspaces");

@@ -28,9 +28,9 @@ describe("the web timeline from the keyboard alone", () => {
   let ui: RunningUi;
 
   beforeAll(async () => {
-    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
-    turn(r, "s", "2", () => r.write({ "a.txt": "a2\n", "b.txt": "b2\n" }));
-    turn(r, "s", "3", () => r.write({ "b.txt": "b3\n" }));
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    await turn(r, "s", "2", () => r.write({ "a.txt": "a2\n", "b.txt": "b2\n" }));
+    await turn(r, "s", "3", () => r.write({ "b.txt": "b3\n" }));
     ui = await startUi(r);
     servers.push(ui);
   });
@@ -43,7 +43,7 @@ describe("the web timeline from the keyboard alone", () => {
     await poll(() => focused(page)).toBe("#2");
     await page.waitForSelector("#detail .files li");
 
-    turn(r, "s", "4", () => r.write({ "c.txt": "c4\n" }));
+    await turn(r, "s", "4", () => r.write({ "c.txt": "c4\n" }));
     await page.waitForSelector('.item .id:text-is("#4")');
     expect(await focused(page)).toBe("#2");
     // The next Tab leaves the list for the pane: not the turns below, one by one.
@@ -88,7 +88,7 @@ describe("the web timeline from the keyboard alone", () => {
 
   it("leaves the selection and an open preview alone on arrows pressed on a pane button; Escape cancels the preview", async () => {
     const c = repo({ "a.txt": "a0\n" });
-    for (const id of ["1", "2", "3"]) turn(c, "s", id, () => c.write({ "a.txt": `a${id}\n` }));
+    for (const id of ["1", "2", "3"]) await turn(c, "s", id, () => c.write({ "a.txt": `a${id}\n` }));
     const server = await startUi(c);
     servers.push(server);
     const page = await openPage(server);
@@ -125,7 +125,7 @@ describe("the web timeline from the keyboard alone", () => {
 
   it("gives focus back to the Redo button when its refusal is cancelled", async () => {
     const c = repo({ "a.txt": "a0\n" });
-    turn(c, "s", "1", () => c.write({ "a.txt": "a1\n" }));
+    await turn(c, "s", "1", () => c.write({ "a.txt": "a1\n" }));
     c.ok("rewind", "--session", "s", "--to", "1");
     c.write({ "a.txt": "edited by hand\n" });
     const server = await startUi(c);

@@ -16,8 +16,8 @@ const turnItem = (page: Page, session: string, id: string) =>
 describe("what the web timeline says", () => {
   it("says the server was restarted, not 'wrong token', to a page kept open across a restart on the same port", async () => {
     const r = repo({ "a.txt": "a0\n" });
-    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
-    turn(r, "s", "2", () => r.write({ "b.txt": "b2\n" }));
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    await turn(r, "s", "2", () => r.write({ "b.txt": "b2\n" }));
     const first = await startUi(r);
     const page = await openPage(first);
     expect(await first.stop()).toBe(0);
@@ -39,7 +39,7 @@ describe("what the web timeline says", () => {
 
   it("answers a browser opening the page with an old token, or none, with a page saying so, not JSON", async () => {
     const r = repo({ "a.txt": "a0\n" });
-    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
     const first = await startUi(r);
     const page = await openPage(first);
     expect(await first.stop()).toBe(0);
@@ -82,8 +82,8 @@ describe("what the web timeline says", () => {
 
   it("shows partial rewinds as log does, and the Redo title names the paths it brings back", async () => {
     const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
-    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "b.txt": "b1\n", "c.txt": "c1\n" }));
-    turn(r, "s", "2", () => r.write({ "d.txt": "d2\n" }));
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "b.txt": "b1\n", "c.txt": "c1\n" }));
+    await turn(r, "s", "2", () => r.write({ "d.txt": "d2\n" }));
     r.ok("rewind", "--session", "s", "--to", "1", "a.txt");
     r.ok("rewind", "--session", "s", "--to", "1", "b.txt");
     const log = r.ok("log", "--session", "s");
@@ -112,8 +112,8 @@ describe("what the web timeline says", () => {
 
   it("shows nothing in a pane for what a turn or snapshot does not have (no stray text such as null)", async () => {
     const r = repo({ "a.txt": "a0\n" });
-    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
-    turn(r, "s", "2", () => r.write({ "b.txt": "b2\n" }));
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    await turn(r, "s", "2", () => r.write({ "b.txt": "b2\n" }));
     r.ok("rewind", "--session", "s", "--to", "2");
     r.ok("snapshot", "-m", "by hand");
     const ui = await startUi(r);
@@ -153,8 +153,8 @@ describe("what the web timeline says", () => {
 
   it("names one turn 'turn N' and several 'turns N, M' on its buttons, panels, titles and status", async () => {
     const r = repo({ "a.txt": "a0\n" });
-    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
-    turn(r, "s", "2", () => r.write({ "b.txt": "b2\n" }));
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    await turn(r, "s", "2", () => r.write({ "b.txt": "b2\n" }));
     const ui = await startUi(r);
     servers.push(ui);
     const page = await openPage(ui);
@@ -193,7 +193,7 @@ describe("what the web timeline says", () => {
 
   it("says an empty file added or deleted is an empty file, not a change of mode or kind", async () => {
     const r = repo({ "old-empty.txt": "", "run.sh": "echo hi\n" });
-    turn(r, "s", "1", () => {
+    await turn(r, "s", "1", () => {
       r.write({ "src/empty.ts": "" });
       r.remove("old-empty.txt");
       r.chmod("run.sh", 0o755);
@@ -216,8 +216,8 @@ describe("what the web timeline says", () => {
 
   it("says binary in the row of a turn that changed only binary files, not +0 −0", async () => {
     const r = repo({ "logo.bin": "x" });
-    turn(r, "s", "1", () => r.write({ "logo.bin": Buffer.from([0, 1, 2, 0, 255]) }));
-    turn(r, "s", "2", () => r.write({ "notes.md": "one\ntwo\n", "icon.bin": Buffer.from([0, 9, 0]) }));
+    await turn(r, "s", "1", () => r.write({ "logo.bin": Buffer.from([0, 1, 2, 0, 255]) }));
+    await turn(r, "s", "2", () => r.write({ "notes.md": "one\ntwo\n", "icon.bin": Buffer.from([0, 9, 0]) }));
     const ui = await startUi(r);
     servers.push(ui);
     const page = await openPage(ui);

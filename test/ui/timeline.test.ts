@@ -75,9 +75,15 @@ describe("the web timeline in a real browser", () => {
   let ui: RunningUi;
 
   beforeAll(async () => {
-    turn(review, "older-session", "1", () => review.write({ "notes.md": "first\n" }), "write some notes");
+    await turn(
+      review,
+      "older-session",
+      "1",
+      () => review.write({ "notes.md": "first\n" }),
+      "write some notes",
+    );
     review.ok("snapshot", "-m", "by hand, before the refactor");
-    turn(
+    await turn(
       review,
       "newer-session",
       "1",
@@ -85,7 +91,7 @@ describe("the web timeline in a real browser", () => {
         review.write({ "src/parser.ts": "export const a = 10;\nexport const b = 2;\nexport const c = 3;\n" }),
       "tune the parser constants",
     );
-    turn(
+    await turn(
       review,
       "newer-session",
       "2",
@@ -190,7 +196,7 @@ describe("the web timeline in a real browser", () => {
 
   it("shows a turn a hook adds while the page is open, and takes the README's screenshot", async () => {
     const { page } = await openPage(ui);
-    turn(
+    await turn(
       review,
       "newer-session",
       "3",
@@ -216,8 +222,8 @@ describe("the web timeline in a real browser", () => {
 describe("a turn whose snapshot is gone", () => {
   it("leaves only that turn's line counts blank", async () => {
     const gone = repo({ "a.txt": "a0\n" });
-    turn(gone, "s", "1", () => gone.write({ "a.txt": "a1\n" }));
-    turn(gone, "s", "2", () => gone.write({ "b.txt": "b1\nb2\n" }));
+    await turn(gone, "s", "1", () => gone.write({ "a.txt": "a1\n" }));
+    await turn(gone, "s", "2", () => gone.write({ "b.txt": "b1\nb2\n" }));
     gone.ok("drop", gone.ok("log", "--session", "s")[0].after);
     const ui = await startUi(gone);
     servers.push(ui);
@@ -233,8 +239,8 @@ describe("rewind and redo from the page", () => {
   let ui: RunningUi;
 
   beforeAll(async () => {
-    turn(work, "s", "1", () => work.write({ "a.txt": "a1\n" }));
-    turn(work, "s", "2", () => work.write({ "b.txt": "b2\n", "c.txt": "c2\n" }));
+    await turn(work, "s", "1", () => work.write({ "a.txt": "a1\n" }));
+    await turn(work, "s", "2", () => work.write({ "b.txt": "b2\n", "c.txt": "c2\n" }));
     ui = await startUi(work);
     servers.push(ui);
   });
@@ -274,7 +280,7 @@ describe("rewind and redo from the page", () => {
 
   it("shows a rewind's outcome when the timeline is polled between the change and its answer", async () => {
     const slow = repo({ "a.txt": "a0\n" });
-    turn(slow, "q", "1", () => slow.write({ "a.txt": "a1\n" }));
+    await turn(slow, "q", "1", () => slow.write({ "a.txt": "a1\n" }));
     const page = await rewindOnNewServer(slow, "q", "1");
     await page.waitForSelector(".panel.preview");
     // The rewind is carried out at once, its answer held past the page's next poll (every 2 s),
@@ -315,7 +321,7 @@ describe("rewind and redo from the page", () => {
 
   it("rewinds anyway only over the conflicts it showed: a file edited after the preview brings the new preview", async () => {
     const edited = repo({ "a.txt": "a0\n" });
-    turn(edited, "e", "1", () => edited.write({ "a.txt": "a1\n", "new.txt": "n\n" }));
+    await turn(edited, "e", "1", () => edited.write({ "a.txt": "a1\n", "new.txt": "n\n" }));
     edited.write({ "a.txt": "a1\na person's edit\n" });
     const page = await rewindOnNewServer(edited, "e", "1");
     const refusal = page.locator('.panel.conflict[data-code="conflict"]');
@@ -342,7 +348,7 @@ describe("rewind and redo from the page", () => {
 
   it("redoes anyway only over the conflicts it showed: a file edited after the refusal brings the refusal afresh", async () => {
     const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
-    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "b.txt": "b1\n" }));
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "b.txt": "b1\n" }));
     r.ok("rewind", "--session", "s", "--to", "1");
     r.write({ "a.txt": "a person's edit\n" });
     const server = await startUi(r);
@@ -373,7 +379,7 @@ describe("rewind and redo from the page", () => {
 
   it("shows the turn's pane afresh after Confirm rewind and when its open turn ends", async () => {
     const r = repo({ "a.txt": "a0\n" });
-    turn(r, "p", "1", () => r.write({ "a.txt": "a1\n" }));
+    await turn(r, "p", "1", () => r.write({ "a.txt": "a1\n" }));
     r.ok("turn", "begin", "--session", "p", "--turn", "2", "--prompt", "prompt 2");
     r.write({ "b.txt": "b2\n" });
     const page = await rewindOnNewServer(r, "p", "1");
@@ -404,13 +410,13 @@ describe("rewind and redo from the page", () => {
 
   it("shows the new preview instead of rewinding a turn that ended after the preview", async () => {
     const late = repo({ "a.txt": "a0\n" });
-    turn(late, "t", "1", () => late.write({ "a.txt": "a1\n" }));
-    turn(late, "t", "2", () => late.write({ "b.txt": "b2\n" }));
+    await turn(late, "t", "1", () => late.write({ "a.txt": "a1\n" }));
+    await turn(late, "t", "2", () => late.write({ "b.txt": "b2\n" }));
     const page = await rewindOnNewServer(late, "t", "2");
     const preview = page.locator(".panel.preview");
     await preview.waitFor();
     expect(await preview.locator("strong").textContent()).toBe("Rewind turn 2");
-    turn(late, "t", "3", () => late.write({ "c.txt": "c3\n" }));
+    await turn(late, "t", "3", () => late.write({ "c.txt": "c3\n" }));
 
     await page.getByRole("button", { name: "Confirm rewind" }).click();
     await page.waitForSelector(".panel.preview .notice");
@@ -429,8 +435,8 @@ describe("rewind and redo from the page", () => {
 describe("a page whose server has stopped", () => {
   it("says the server is not reachable instead of waiting forever, and what that means for an action, in its status bar too", async () => {
     const r = repo({ "a.txt": "a0\n" });
-    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
-    turn(r, "s", "2", () => r.write({ "b.txt": "b2\n" }));
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    await turn(r, "s", "2", () => r.write({ "b.txt": "b2\n" }));
     const ui = await startUi(r);
     const { page } = await openPage(ui);
     const errors: string[] = [];
@@ -488,7 +494,7 @@ describe("a page left open while the command line redoes and rewinds", () => {
 
   it("redoes only the rewind it shows: another one made since is refused and the session shown afresh", async () => {
     const r = repo({ "a.txt": "a0\n" });
-    for (const id of ["1", "2", "3"]) turn(r, "s", id, () => r.write({ [`f${id}.txt`]: `${id}\n` }));
+    for (const id of ["1", "2", "3"]) await turn(r, "s", id, () => r.write({ [`f${id}.txt`]: `${id}\n` }));
     r.ok("rewind", "--session", "s", "--to", "3");
     const page = await openStalePage(r);
     const redo = page.locator('[data-session="s"] header').getByRole("button", { name: "Redo" });
@@ -513,9 +519,9 @@ describe("a page left open while the command line redoes and rewinds", () => {
 
   it("offers Redo in a rewound turn's pane only when the next redo brings that turn back, and names the turns", async () => {
     const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
-    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
-    turn(r, "s", "2", () => r.write({ "a.txt": "a2\n" }));
-    turn(r, "s", "3", () => r.write({ "b.txt": "b3\n" }));
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    await turn(r, "s", "2", () => r.write({ "a.txt": "a2\n" }));
+    await turn(r, "s", "3", () => r.write({ "b.txt": "b3\n" }));
     // Stacked rewinds: the next redo brings back turn 2, the one after it turn 3.
     r.ok("rewind", "--session", "s", "--to", "3");
     r.ok("rewind", "--session", "s", "--to", "2");
@@ -549,7 +555,7 @@ describe("a page left open while the command line redoes and rewinds", () => {
 
   it("offers Redo after a rewind of chosen paths, whose turns stay done", async () => {
     const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
-    turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "b.txt": "b1\n" }));
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "b.txt": "b1\n" }));
     r.ok("rewind", "--session", "s", "--to", "1", "a.txt");
     expect([r.read("a.txt"), r.read("b.txt"), states(r)]).toEqual(["a0\n", "b1\n", ["done"]]);
     const page = await openStalePage(r);
@@ -563,7 +569,7 @@ describe("a page left open while the command line redoes and rewinds", () => {
 
   it("shows the session afresh when its tab is visible again", async () => {
     const r = repo({ "a.txt": "a0\n" });
-    turn(r, "s", "1", () => r.write({ "f1.txt": "1\n" }));
+    await turn(r, "s", "1", () => r.write({ "f1.txt": "1\n" }));
     const page = await openStalePage(r);
     await turnItem(page, "s", "1").waitFor();
     r.ok("rewind", "--session", "s", "--to", "1");
