@@ -5,6 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI, Repo } from "../helpers/repo.js";
 import { cliTurn, cloneOf, ghostRefs, gitDaemon, hook, machines, originRepo } from "./remote-support.js";
+import { turn } from "./support.js";
 
 const { a, b, bare } = machines();
 
@@ -14,7 +15,7 @@ async function until(done: () => boolean): Promise<void> {
 }
 
 /** Records a two-turn session on machine A, with a commit A never pushed (its blobs are borrowed). */
-function recordOnA(name: string, url: string, twoTurns = true): { repo: Repo; turns: any[] } {
+async function recordOnA(name: string, url: string, twoTurns = true): Promise<{ repo: Repo; turns: any[] }> {
   const repo = originRepo(a, name, url, {
     "README.md": "hi\n",
     "src/app.ts": "one\n",
@@ -23,19 +24,19 @@ function recordOnA(name: string, url: string, twoTurns = true): { repo: Repo; tu
   repo.write({ "local.txt": "only on machine A\n" });
   repo.git("add", "local.txt");
   repo.git("commit", "-q", "-m", "not pushed");
-  cliTurn(repo, "s1", "t1", () => {
+  await turn(repo, "s1", "t1", () => {
     repo.write({ "README.md": "changed by the agent\n", "src/new.ts": "new\n" });
     repo.remove("src/app.ts");
   });
   if (twoTurns)
-    cliTurn(repo, "s1", "t2", () => repo.write({ "src/new.ts": "newer\n", "local.txt": "edited\n" }));
+    await turn(repo, "s1", "t2", () => repo.write({ "src/new.ts": "newer\n", "local.txt": "edited\n" }));
   return { repo, turns: repo.ok("log", "--session", "s1") };
 }
 
 describe("push and fetch through a local bare repository", () => {
-  it("carries a session to another machine, where it is listed, diffed, rewound and redone", () => {
+  it("carries a session to another machine, where it is listed, diffed, rewound and redone", async () => {
     const remote = bare();
-    const { repo: onA, turns } = recordOnA("a1", remote);
+    const { repo: onA, turns } = await recordOnA("a1", remote);
     const pushed = onA.ok("push");
     expect(pushed.sessions).toEqual([{ session: "s1", turns: 2, status: "created" }]);
     expect(pushed.snapshots.length).toBeGreaterThanOrEqual(3);
@@ -102,7 +103,7 @@ describe("push and fetch through a local bare repository", () => {
     expect(onA.ok("log", "--session", "s1").map((t: any) => t.state)).toEqual(["rewound", "rewound"]);
   });
 
-  it("sends only what the remote lacks: files its branches or earlier snapshots hold go once", () => {
+  it("sends only what the remote lacks: files its branches or earlier snapshots hold go once", async () => {
     const remote = bare("incremental.git");
     a.git(remote, "config", "receive.unpackLimit", "1"); // every push leaves its pack as received
     const packs = () =>
@@ -111,8 +112,8 @@ describe("push and fetch through a local bare repository", () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 40; i++) files[`src/f${i}.txt`] = randomBytes(6144).toString("base64");
     const repo = originRepo(a, "incremental", remote, files);
-    const pushOf = (turn: string, file: string) => {
-      cliTurn(repo, "s", turn, () => repo.write({ [file]: `${turn}\n` }));
+    const pushOf = async (id: string, file: string) => {
+      await turn(repo, "s", id, () => repo.write({ [file]: `${id}\n` }));
       const before = new Set(packs());
       const pushed = repo.ok("push");
       const added = packs().filter((name) => !before.has(name));
@@ -127,7 +128,7 @@ describe("push and fetch through a local bare repository", () => {
       ["1", "a.txt"],
       ["2", "src/b.txt"],
     ]) {
-      const { pushed, bytes } = pushOf(turn, file);
+      const { pushed, bytes } = await pushOf(turn, file);
       expect(pushed.snapshots.length).toBeGreaterThan(0);
       expect(bytes).toBeLessThan(16 * 1024);
       expect(pushed.bytes).toBeLessThan(16 * 1024);
@@ -141,7 +142,7 @@ describe("push and fetch through a local bare repository", () => {
     // A carrier an interrupted push left behind is removed by the next push.
     const stray = "refs/ghostcommit/root/carriers/0123456789abcdef";
     a.git(remote, "update-ref", stray, a.git(remote, "rev-parse", "main").trim());
-    pushOf("3", "c.txt");
+    await pushOf("3", "c.txt");
     expect(ghostRefs(a, remote)).not.toContain(stray);
     const again = onB.ok("fetch");
     expect(again.snapshots.length).toBeGreaterThan(0);
@@ -162,7 +163,7 @@ describe("push and fetch through a local bare repository", () => {
     ]);
   });
 
-  it("a new machine's first push (a cloud sandbox) is fetched without the files the clone already has", () => {
+  it("a new machine's first push (a cloud sandbox) is fetched without the files the clone already has", async () => {
     const remote = bare("sandbox.git");
     const files: Record<string, string> = {};
     for (let i = 0; i < 40; i++) files[`src/f${i}.txt`] = randomBytes(6144).toString("base64");
@@ -170,7 +171,7 @@ describe("push and fetch through a local bare repository", () => {
     const laptop = cloneOf(b, remote, "laptop");
     for (const task of ["t1", "t2"]) {
       const sandbox = cloneOf(a, remote, `sandbox-${task}`); // a fresh clone and store per task
-      cliTurn(sandbox, task, "1", () => sandbox.write({ "src/f1.txt": `${task}\n` }));
+      await turn(sandbox, task, "1", () => sandbox.write({ "src/f1.txt": `${task}\n` }));
       expect(sandbox.ok("push").bytes).toBeLessThan(16 * 1024);
       const fetched = laptop.ok("fetch");
       expect(fetched.sessions.map((x: any) => x.session)).toEqual([task]);
@@ -202,13 +203,13 @@ describe("push and fetch through a local bare repository", () => {
     expect(a.git(remote, "cat-file", "-p", `${after}:.env`)).toBe("TOKEN=hunter2\n");
   });
 
-  it("refuses a file captured before the repository came to ignore it, as ignored today", () => {
+  it("refuses a file captured before the repository came to ignore it, as ignored today", async () => {
     // An agent writes .env in one turn and ignores it in the next: the first turn's after snapshot
     // holds it without any touch or --include naming it.
     const remote = bare("ignored-since.git");
     const repo = originRepo(a, "ignored-since", remote, { "app.ts": "1\n", "sub/keep.ts": "k\n" });
-    cliTurn(repo, "s", "1", () => repo.write({ ".env": "TOKEN=hunter2\n", "sub/id.key": "secret\n" }));
-    cliTurn(repo, "s", "2", () => repo.write({ ".gitignore": ".env\n*.key\n", "app.ts": "2\n" }));
+    await turn(repo, "s", "1", () => repo.write({ ".env": "TOKEN=hunter2\n", "sub/id.key": "secret\n" }));
+    await turn(repo, "s", "2", () => repo.write({ ".gitignore": ".env\n*.key\n", "app.ts": "2\n" }));
     const refused = repo.cli(["push", "--json"]);
     expect(refused.status, refused.stderr).toBe(3);
     expect(refused.json.conflicts).toEqual([".env", "sub/id.key"]);
@@ -223,9 +224,9 @@ describe("push and fetch through a local bare repository", () => {
     const remote = bare("collide.git");
     const onA = originRepo(a, "ca", remote, { "f.txt": "0\n" });
     const onB = cloneOf(b, remote, "cb");
-    cliTurn(onA, "same", "1", () => onA.write({ "f.txt": "A\n" }));
-    cliTurn(onB, "same", "1", () => onB.write({ "f.txt": "B\n" }));
-    cliTurn(onB, "other", "1", () => onB.write({ "g.txt": "B\n" }));
+    await turn(onA, "same", "1", () => onA.write({ "f.txt": "A\n" }));
+    await turn(onB, "same", "1", () => onB.write({ "f.txt": "B\n" }));
+    await turn(onB, "other", "1", () => onB.write({ "g.txt": "B\n" }));
     onA.ok("push");
     const before = ghostRefs(a, remote).map((ref) => `${ref} ${a.git(remote, "rev-parse", ref).trim()}`);
 
@@ -252,17 +253,17 @@ describe("push and fetch through a local bare repository", () => {
     expect(onB.ok("list")).toEqual(bList);
   });
 
-  it("pushes other sessions when the remote only has later turns of one (another machine continued it)", () => {
+  it("pushes other sessions when the remote only has later turns of one (another machine continued it)", async () => {
     const remote = bare("behind.git");
     const onA = originRepo(a, "behind-a", remote, { "f.txt": "0\n" });
-    cliTurn(onA, "s", "1", () => onA.write({ "f.txt": "A\n" }));
+    await turn(onA, "s", "1", () => onA.write({ "f.txt": "A\n" }));
     onA.ok("push");
     const onB = cloneOf(b, remote, "behind-b");
     onB.ok("fetch");
     onB.ok("restore", onB.ok("log", "--session", "s")[0].after);
-    cliTurn(onB, "s", "2", () => onB.write({ "g.txt": "B\n" }));
+    await turn(onB, "s", "2", () => onB.write({ "g.txt": "B\n" }));
     onB.ok("push");
-    cliTurn(onA, "other", "1", () => onA.write({ "h.txt": "A\n" }));
+    await turn(onA, "other", "1", () => onA.write({ "h.txt": "A\n" }));
     const run = onA.cli(["push"]);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/s {2}the remote has later turns of it: fetch brings them/);
@@ -276,12 +277,12 @@ describe("push and fetch through a local bare repository", () => {
     expect(empty.cli(["push"]).stdout).toMatch(/^nothing to push: no session was recorded/);
   });
 
-  it("refuses as a conflict, not as a failed transaction, when another machine pushed the same session id meanwhile", () => {
+  it("refuses as a conflict, not as a failed transaction, when another machine pushed the same session id meanwhile", async () => {
     const remote = bare("race.git");
     const onA = originRepo(a, "race-a", remote, { "f.txt": "0\n" });
     const onB = cloneOf(b, remote, "race-b");
-    cliTurn(onA, "task", "1", () => onA.write({ "f.txt": "A\n" }));
-    cliTurn(onB, "task", "1", () => onB.write({ "f.txt": "B\n" }));
+    await turn(onA, "task", "1", () => onA.write({ "f.txt": "A\n" }));
+    await turn(onB, "task", "1", () => onB.write({ "f.txt": "B\n" }));
     // While A's push waits in the remote's pre-receive, B's push of the same session lands.
     const envB = Object.entries(b.env)
       .map(([k, v]) => `${k}='${v}'`)
@@ -299,11 +300,11 @@ cd '${onB.dir}' && env -i ${envB} '${process.execPath}' '${CLI}' push >/dev/null
     expect(ghostRefs(a, remote).filter((ref) => ref.includes("/carriers/"))).toEqual([]);
   });
 
-  it("reports from each remote only the sessions that remote holds", () => {
+  it("reports from each remote only the sessions that remote holds", async () => {
     const [r1, r2] = [bare("r1.git"), bare("r2.git")];
     const repo = originRepo(a, "two-remotes", r1, { "f.txt": "0\n" });
-    cliTurn(repo, "x", "1", () => repo.write({ "f.txt": "x\n" }));
-    cliTurn(repo, "y", "1", () => repo.write({ "f.txt": "y\n" }));
+    await turn(repo, "x", "1", () => repo.write({ "f.txt": "x\n" }));
+    await turn(repo, "y", "1", () => repo.write({ "f.txt": "y\n" }));
     repo.ok("push", r1, "--session", "x");
     repo.ok("push", r2, "--session", "y");
     const clone = cloneOf(b, r1, "two-remotes-b");
@@ -313,9 +314,9 @@ cd '${onB.dir}' && env -i ${envB} '${process.execPath}' '${CLI}' push >/dev/null
     expect(clone.ok("fetch", r2)).toMatchObject({ sessions: [], unchanged: ["y"], conflicts: [] });
   });
 
-  it("leaves the remote as it was when a push is cut off or partly refused", () => {
+  it("leaves the remote as it was when a push is cut off or partly refused", async () => {
     const remote = bare("cut.git");
-    const { repo } = recordOnA("cut", remote, false);
+    const { repo } = await recordOnA("cut", remote, false);
     // The server dies after receiving the objects, before any ref moves.
     const killer = hook(remote, "pre-receive", "kill -9 $PPID");
     const cut = repo.cli(["push", "--json"]);
@@ -345,7 +346,7 @@ cd '${onB.dir}' && env -i ${envB} '${process.execPath}' '${CLI}' push >/dev/null
 });
 
 describe("reaching the remote", () => {
-  it("uses the transport settings of the repository's own config (as a CI checkout leaves them)", () => {
+  it("uses the transport settings of the repository's own config (as a CI checkout leaves them)", async () => {
     const remote = bare("ssh.git");
     const repo = a.repo("viassh", { "f.txt": "0\n" });
     // A stand-in for ssh that runs the remote command locally; only the repository's config names it.
@@ -353,14 +354,14 @@ describe("reaching the remote", () => {
     writeFileSync(ssh, '#!/bin/sh\nfor last; do :; done\nexec sh -c "$last"\n', { mode: 0o755 });
     repo.git("config", "--local", "core.sshCommand", ssh);
     repo.git("remote", "add", "origin", `ssh://example.invalid${remote}`);
-    cliTurn(repo, "s", "1", () => repo.write({ "f.txt": "1\n" }));
+    await turn(repo, "s", "1", () => repo.write({ "f.txt": "1\n" }));
     expect(repo.ok("push").sessions).toEqual([{ session: "s", turns: 1, status: "created" }]);
     expect(ghostRefs(a, remote).some((ref) => ref.includes("/sessions/"))).toBe(true);
   });
 });
 
 describe("a remote configured as a relative path", () => {
-  it("is reached from the repository's top level, as git reaches it, when the workspace is a subdirectory", () => {
+  it("is reached from the repository's top level, as git reaches it, when the workspace is a subdirectory", async () => {
     const remote = path.join(a.home, "relative.git");
     a.git(a.home, "init", "-q", "--bare", "-b", "main", remote);
     const repo = originRepo(a, "outer/relative", remote, { "sub/f.txt": "0\n" });
@@ -369,7 +370,7 @@ describe("a remote configured as a relative path", () => {
     const decoy = path.join(a.home, "outer", "relative.git");
     a.git(a.home, "init", "-q", "--bare", decoy);
     const sub = new Repo(a, repo.path("sub"));
-    cliTurn(sub, "s", "1", () => sub.write({ "f.txt": "1\n" }));
+    await turn(sub, "s", "1", () => sub.write({ "f.txt": "1\n" }));
     expect(sub.ok("push")).toMatchObject({
       url: remote,
       sessions: [{ session: "s", turns: 1, status: "created" }],
@@ -385,7 +386,7 @@ describe("a remote configured as a relative path", () => {
       sessions: [{ session: "s", turns: 1, status: "created" }],
     });
     // A path given on the command line means what it means from the current directory.
-    cliTurn(sub, "s", "2", () => sub.write({ "f.txt": "2\n" }));
+    await turn(sub, "s", "2", () => sub.write({ "f.txt": "2\n" }));
     expect(sub.ok("push", path.relative(sub.dir, remote)).sessions).toEqual([
       { session: "s", turns: 2, status: "updated" },
     ]);
@@ -409,7 +410,7 @@ describe("session and turn ids with control characters", () => {
     run(onA, "turn", "begin", "--session", S, "--turn", T, "--prompt", "hi");
     onA.write({ "f.txt": "1\n" });
     run(onA, "turn", "end", "--session", S, "--turn", T);
-    cliTurn(onA, other, "1", () => onA.write({ "g.txt": "1\n" }));
+    await turn(onA, other, "1", () => onA.write({ "g.txt": "1\n" }));
     run(onA, "sessions");
     run(onA, "log", "--session", S);
     run(onA, "list");
@@ -433,7 +434,7 @@ describe("session and turn ids with control characters", () => {
     }
 
     const onB = cloneOf(b, remote, "control-b");
-    cliTurn(onB, other, "mine", () => onB.write({ "f.txt": "b\n" }));
+    await turn(onB, other, "mine", () => onB.write({ "f.txt": "b\n" }));
     const fetched = run(onB, "fetch");
     const listed = run(onB, "sessions");
     run(onB, "log", "--session", S);
@@ -466,7 +467,7 @@ describe("a fetch killed mid-transfer", () => {
   it("leaves git's temp pack only until nothing can be writing it: doctor names it, the next fetch or a repair removes it", async () => {
     const remote = bare("killed.git");
     const onA = originRepo(a, "killed-a", remote, { "f.txt": "0\n" });
-    cliTurn(onA, "big", "1", () => onA.write({ "big1.bin": randomBytes(3 << 20) }));
+    await turn(onA, "big", "1", () => onA.write({ "big1.bin": randomBytes(3 << 20) }));
     onA.ok("push");
     const onB = cloneOf(b, remote, "killed-b");
     // The remote sends the first 1 MB of the pack, then stalls: the fetch is caught mid-transfer.
@@ -541,7 +542,7 @@ describe("a fetch killed mid-transfer", () => {
     expect(temps()).toEqual([]);
 
     // The whole fetch killed, git with it: the next fetch removes what it left.
-    cliTurn(onA, "big", "2", () => onA.write({ "big2.bin": randomBytes(3 << 20) }));
+    await turn(onA, "big", "2", () => onA.write({ "big2.bin": randomBytes(3 << 20) }));
     onA.ok("push");
     const { group: killed, exited: killedExited } = await stalledFetch();
     process.kill(-killed, "SIGKILL");
@@ -555,11 +556,11 @@ describe("a fetch killed mid-transfer", () => {
 });
 
 describe("a remote that cannot be reached", () => {
-  it("is reported by git's cause, not by the advice git prints after it", () => {
+  it("is reported by git's cause, not by the advice git prints after it", async () => {
     const missing = `${a.home}/missing.git`;
     const repo = a.repo("unreachable", { "f.txt": "0\n" });
     repo.git("remote", "add", "origin", missing);
-    cliTurn(repo, "s", "1", () => repo.write({ "f.txt": "1\n" }));
+    await turn(repo, "s", "1", () => repo.write({ "f.txt": "1\n" }));
     // git: "fatal: '…' does not appear to be a git repository", "fatal: Could not read from remote
     // repository.", then "Please make sure you have the correct access rights / and the repository exists."
     for (const [command, verb] of [
@@ -675,7 +676,7 @@ describe("push and fetch over git daemon on 127.0.0.1", () => {
     const remote = bare("net.git");
     const daemon = await gitDaemon(a, remote.replace(/\/net\.git$/, ""));
     const url = `${daemon.url}/net.git`;
-    const { repo: onA, turns } = recordOnA("n1", url, false);
+    const { repo: onA, turns } = await recordOnA("n1", url, false);
     expect(onA.ok("push", url).refs).toBeGreaterThan(1);
     const plain = cloneOf(b, url, "nplain");
     expect(ghostRefs(b, plain.dir)).toEqual([]);
