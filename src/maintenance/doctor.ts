@@ -11,6 +11,7 @@ import {
   damagedStateFiles,
   deadLocks,
   leftoverPackTemps,
+  orphanedPackFiles,
   type Problem,
   plainIndexProblem,
   snapshotsMissingObjects,
@@ -218,7 +219,7 @@ export async function repairStore(engine: StoreContext): Promise<DoctorRepair[]>
   );
   if (!storeExists) return done;
   const leftovers = await cleanLeftovers(engine.paths, engine.root, engine.refs.objectsDir);
-  for (const file of await staleGitTempFiles(engine)) {
+  for (const file of [...(await staleGitTempFiles(engine)), ...(await orphanedPackFiles(engine))]) {
     await fs.rm(file, { force: true });
     leftovers.removed.push(file);
   }

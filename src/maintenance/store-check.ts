@@ -150,6 +150,25 @@ export async function staleGitTempFiles(engine: StoreContext, ageMs = 3_600_000)
   return found;
 }
 
+/**
+ * The index, reverse index, bitmap or keep file of a pack whose `.pack` is gone (deleted by hand or
+ * by a cleaning tool; `doctor --repair` then drops the snapshots it held): git ignores them, so
+ * they only take room. Only old ones: git's index-pack writes a pack's `.keep` before the pack.
+ */
+export async function orphanedPackFiles(engine: StoreContext, ageMs = 600_000): Promise<string[]> {
+  if (engine.refs.kind !== "shadow") return [];
+  const dir = path.join(engine.paths.objectsDir, "pack");
+  const names = await fs.readdir(dir).catch(() => [] as string[]);
+  const found: string[] = [];
+  for (const name of names) {
+    const part = /^(pack-[0-9a-f]+)\.(idx|rev|bitmap|mtimes|keep|promisor)$/.exec(name);
+    if (!part || names.includes(`${part[1]}.pack`)) continue;
+    const stat = await fs.lstat(path.join(dir, name)).catch(() => null);
+    if (stat?.isFile() && Date.now() - stat.mtimeMs > ageMs) found.push(path.join(dir, name));
+  }
+  return found;
+}
+
 /** git's temp pack files no live process writes, and those of killed captures, each with its size. */
 export async function leftoverPackTemps(engine: StoreContext): Promise<Problem[]> {
   const gits = (await deadPackTemps(engine)).map((temp) => ({

@@ -150,6 +150,31 @@ describe("a damaged store", () => {
     expect(readdirSync(pack).filter((n) => n.startsWith("tmp_"))).toEqual(["tmp_pack_running"]);
   });
 
+  it("a pack deleted from the store: repair drops its snapshots and removes the index it left, not a fetch's fresh .keep", () => {
+    const repo = sb.repo("ws", { "a.txt": "one\n" });
+    repo.write({ "b.txt": "two\n" });
+    repo.ok("snapshot");
+    repo.ok("gc");
+    const pack = path.join(storeDir(sb), "git", "objects", "pack");
+    const [packFile] = readdirSync(pack).filter((n) => n.endsWith(".pack"));
+    const index = path.join(pack, packFile.replace(/\.pack$/, ".idx"));
+    rmSync(path.join(pack, packFile));
+    const tenMinutesAgo = new Date(Date.now() - 700_000);
+    utimesSync(index, tenMinutesAgo, tenMinutesAgo);
+    // git's index-pack writes a pack's .keep before the pack itself.
+    const arriving = path.join(pack, `pack-${"e".repeat(40)}.keep`);
+    writeFileSync(arriving, "fetch in progress\n");
+    expect(repo.cli(["doctor"]).status).toBe(1);
+
+    const repair = repo.ok("doctor", "--repair");
+    expect(repair.repaired.filter((r: any) => r.code === "removed-leftover").map((r: any) => r.path)).toEqual(
+      [index],
+    );
+    expect(repair.repaired.filter((r: any) => r.code === "dropped-damaged-snapshot")).toHaveLength(1);
+    expect(readdirSync(pack)).toEqual([path.basename(arriving)]);
+    expect(repo.ok("doctor").problems).toEqual([]);
+  });
+
   it("repair names a few leftover files it removed and counts the rest (--json lists each)", () => {
     const repo = sb.repo("ws", { "a.txt": "one\n" });
     repo.ok("snapshot");
