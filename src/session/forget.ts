@@ -8,7 +8,7 @@ import { openTurnOf, type SessionState } from "./model.js";
  * Forgets the sessions retention has nothing left of: every snapshot their journal names is gone
  * from the store (both of the workspace's stores), and neither they nor their journal changed
  * since `olderThanMs` (ms since epoch). Never the latest session (what `log` and `rewind` without
- * `--session` resolve), one with a turn open, or one whose rewind did not finish. Without this,
+ * `--session` resolve), one with a turn running, or one whose rewind did not finish. Without this,
  * every conversation ever held in the workspace stays listed by `sessions` and read by every
  * command that scans them. Returns how many were forgotten.
  */
@@ -44,9 +44,13 @@ export async function forgetExpiredSessions(engine: StoreContext, olderThanMs: n
   return forgotten;
 }
 
-/** No turn open and no rewind left unfinished (those stay until finished or undone). */
+/**
+ * No turn running and no rewind left unfinished (those stay until finished or undone). A turn
+ * still open when its conversation ended (`abandonTurn`, an agent's SessionEnd) runs no more.
+ */
 function idle(state: SessionState): boolean {
-  if (openTurnOf(state)) return false;
+  const open = openTurnOf(state);
+  if (open && open.abandonedAt === undefined) return false;
   const rewinds = [...state.redoStack, ...state.rewinds.values(), ...(state.heldRedo?.stack ?? [])];
   return !rewinds.some((rewind) => rewind.pending);
 }

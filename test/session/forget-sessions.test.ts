@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { storeDir } from "../hardening/helpers.js";
 import type { Repo } from "../helpers/repo.js";
-import { sessionSandbox, turn } from "./support.js";
+import { openIn, sessionSandbox, turn } from "./support.js";
 
 const { sandbox, repo } = sessionSandbox();
 const DAY_MS = 24 * 3600 * 1000;
@@ -39,15 +39,20 @@ function dropSnapshots(r: Repo, session: string): void {
 const sessionsOf = (r: Repo) => (r.ok("sessions") as { session: string }[]).map((s) => s.session);
 
 describe("session histories retention forgets", () => {
-  it("gc forgets an old session whose snapshots are all gone, and keeps recent, live, open, unfinished and latest ones", async () => {
+  it("gc forgets an old session whose snapshots are all gone, one whose conversation ended in a turn too, and keeps recent, live, open, unfinished and latest ones", async () => {
     const r = repo({ "a.txt": "0\n" });
     for (const session of ["gone", "recent", "live", "unfinished"]) {
       await turn(r, session, "1", () => r.write({ [`${session}.txt`]: `${session}\n` }));
     }
     r.ok("turn", "begin", "--session", "open", "--turn", "1");
     r.write({ "open.txt": "open\n" });
+    // Interrupted, then the conversation ended (Claude Code's and Gemini CLI's SessionEnd): its
+    // turn stays open in the journal, though nothing can write in it any more.
+    r.ok("turn", "begin", "--session", "ended", "--turn", "1");
+    r.write({ "ended.txt": "ended\n" });
+    await (await openIn(sandbox, r.dir)).session("ended").abandonTurn();
     await turn(r, "latest", "1", () => r.write({ "latest.txt": "x\n" }));
-    for (const session of ["gone", "recent", "open", "unfinished"]) dropSnapshots(r, session);
+    for (const session of ["gone", "recent", "open", "ended", "unfinished"]) dropSnapshots(r, session);
     // A rewind killed half-way (its record written before any file changed, never completed).
     const gone = (r.ok("log", "--session", "unfinished") as { after: string }[])[0].after;
     const pending = { e: "rewind", id: "r1", to: "1", turns: ["1"], safety: gone, written: [], deleted: [] };
@@ -57,9 +62,9 @@ describe("session histories retention forgets", () => {
       { flag: "a" },
     );
     // Months later (retentionDays is 30): all but "recent" were last used 40 days ago.
-    for (const session of ["gone", "live", "open", "unfinished"]) age(r, session, 40);
+    for (const session of ["gone", "live", "open", "ended", "unfinished"]) age(r, session, 40);
     const report = r.ok("gc");
-    expect(report.forgottenSessions).toBe(1);
+    expect(report.forgottenSessions).toBe(2);
     expect(sessionsOf(r).sort()).toEqual(["latest", "live", "open", "recent", "unfinished"]);
     // Forgotten: its id is one this workspace no longer knows.
     expect(r.cli(["log", "--session", "gone", "--json"]).json.error.code).toBe("not-found");
