@@ -117,8 +117,7 @@ export function errorDocument(error: unknown, force: string | null): Record<stri
 /** Exit status for an error, per the CLI contract: 2 usage, 3 refused, 1 anything else. */
 export function exitStatusFor(error: unknown): number {
   if (error instanceof GhostcommitError) {
-    // A path outside the workspace is an argument no run could act on, as a restore's is.
-    if (error.code === "usage" || error.code === "outside-workspace") return 2;
+    if (error.code === "usage") return 2;
     if (error.code === "conflict" || error.code === "open-turn" || error.code === "plan-changed") return 3;
   }
   return 1;

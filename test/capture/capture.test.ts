@@ -232,13 +232,13 @@ describe("capture in a git repository", () => {
     expect(filesOf(r, one.id)).toContain("node_modules/y.js");
   });
 
-  it("refuses an include outside the workspace as a usage error (exit 2) and writes nothing", () => {
+  it("refuses an include outside the workspace with exit 1 and writes nothing", () => {
     const r = repo();
     sandbox.dir("outside");
     writeFileSync(path.join(sandbox.home, "outside", "x"), "x");
     for (const given of ["../outside/x", path.join(sandbox.home, "outside", "x"), "sub/../../outside/x"]) {
       const result = r.cli(["snapshot", "--include", given, "--json"]);
-      expect(result.status).toBe(2);
+      expect(result.status).toBe(1);
       expect(result.json.error.code).toBe("outside-workspace");
       expect(result.stderr).toMatch(/^ghostcommit: /);
     }

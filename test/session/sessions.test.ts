@@ -321,7 +321,7 @@ describe("touch", () => {
     expect(error.code).toBe("outside-workspace");
     expect(await ws.sessions()).toEqual([]);
     const cli = sandbox.cli(r.dir, ["touch", "--session", "t", "/etc/passwd", "--json"]);
-    expect([cli.status, cli.json.error.code]).toEqual([2, "outside-workspace"]);
+    expect([cli.status, cli.json.error.code]).toEqual([1, "outside-workspace"]);
   });
 
   it("makes no store for a path outside the workspace", () => {
@@ -331,7 +331,7 @@ describe("touch", () => {
       const cli = sandbox.cli(r.dir, ["touch", "--session", "t", given, "--json"], undefined, {
         GHOSTCOMMIT_HOME: home,
       });
-      expect([cli.status, cli.json.error.code]).toEqual([2, "outside-workspace"]);
+      expect([cli.status, cli.json.error.code]).toEqual([1, "outside-workspace"]);
       expect(existsSync(home)).toBe(false);
     }
   });
