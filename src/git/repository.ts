@@ -68,6 +68,9 @@ export async function locateWorkspace(cwd: string, viaGit = false): Promise<Work
     );
     lines = result.stdout.toString("utf8").split("\n");
   } catch (error) {
+    // git answers "must be run in a work tree" there: taken for a plain directory, a restore
+    // would delete the repository's refs and objects as files no snapshot holds.
+    refuseGitDirectory(root);
     if (findGitAbove(root)) {
       const stderr = GhostcommitError.is(error, "git-failed") ? (error.data.stderr ?? "") : "";
       // Git refuses a repository another user owns (CVE-2022-24765); its own advice is a
@@ -105,6 +108,28 @@ export async function locateWorkspace(cwd: string, viaGit = false): Promise<Work
   refuseSha256(root, commonDir);
   const prefix = relFromText(lines[4].replace(/\/$/, ""));
   return { root, kind: "git", worktreeRoot, prefix, gitDir, commonDir, key: keyOf(root, gitDir) };
+}
+
+/** A bare repository, or a directory inside one or inside a `.git`, is no work tree to snapshot. */
+function refuseGitDirectory(root: string): void {
+  for (let dir = root; ; dir = path.dirname(dir)) {
+    if (path.basename(dir) === ".git") {
+      throw new GhostcommitError(
+        "not-a-workspace",
+        `${root} is inside a .git directory: run ghostcommit in its work tree, ${path.dirname(dir)}`,
+        { path: root },
+      );
+    }
+    const isDir = (name: string) => lstatSync(path.join(dir, name), { throwIfNoEntry: false })?.isDirectory();
+    if (validHead(path.join(dir, "HEAD")) && isDir("objects") && isDir("refs")) {
+      throw new GhostcommitError(
+        "not-a-workspace",
+        `${root} is in a bare repository (${dir}), which has no work tree to snapshot: run ghostcommit in a clone of it`,
+        { path: root },
+      );
+    }
+    if (path.dirname(dir) === dir) return;
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { locateWorkspace } from "../../src/git/repository.js";
@@ -119,6 +119,35 @@ describe("finding the repository without git", () => {
     expect(JSON.parse(run.stdout).error.code).toBe("not-a-workspace");
     expect(gitDir()).toEqual(before);
     expect(sb.git(dir, "status", "--porcelain")).toBe("");
+  });
+
+  it("refuses a bare repository and a .git directory given with -C: taken for plain directories, a restore deleted a bare repository's branches", () => {
+    const work = sb.repo("with-remote", { "a.txt": "a\n" });
+    const bare = path.join(sb.home, "shared.git");
+    sb.git(sb.home, "init", "-q", "--bare", bare);
+    work.git("push", "-q", bare, "main");
+    const bareDigest = () => Object.fromEntries(treeDigest(bare));
+    const before = bareDigest();
+    const data = path.join(sb.home, "bare-data");
+    const cases: [string, string][] = [
+      [
+        bare,
+        `is in a bare repository (${bare}), which has no work tree to snapshot: run ghostcommit in a clone of it`,
+      ],
+      [path.join(bare, "refs"), `is in a bare repository (${bare})`],
+      [work.path(".git"), `is inside a .git directory: run ghostcommit in its work tree, ${work.dir}`],
+      [work.path(".git/objects"), "is inside a .git directory"],
+    ];
+    for (const [dir, said] of cases) {
+      for (const args of [["snapshot"], ["list"], ["restore", "0".repeat(40)]]) {
+        const run = sb.cli(sb.home, ["-C", dir, ...args, "--json"], undefined, { GHOSTCOMMIT_HOME: data });
+        expect([run.status, run.json?.error.code], dir).toEqual([1, "not-a-workspace"]);
+        expect(run.stderr).toContain(said);
+      }
+    }
+    expect(bareDigest()).toEqual(before);
+    expect(sb.git(bare, "rev-parse", "main")).toBe(work.git("rev-parse", "main"));
+    expect(readdirSync(sb.home)).not.toContain("bare-data");
   });
 
   // Needs root to give the repository to another user (uid 65534), as a checkout made by another
