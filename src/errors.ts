@@ -178,12 +178,14 @@ export function checkArgument(ok: boolean, message: string): void {
 
 /**
  * A library call's options checked as the command line checks its flags: an object (left out:
- * `{}`) whose `booleans` are booleans, `strings` strings and `lists` lists of strings, where given.
+ * `{}`) whose `booleans` are booleans, `strings` strings and `lists` lists of strings, where given,
+ * and no key but those and `others` (checked by the caller). A misspelled `dryrun` must not turn
+ * a preview into a restore, as `--dryrun` does not on the command line.
  */
 export function checkedOptions<T extends object>(
   options: T | undefined,
   name: string,
-  kinds: { booleans?: string[]; strings?: string[]; lists?: string[] },
+  kinds: { booleans?: string[]; strings?: string[]; lists?: string[]; others?: string[] },
 ): T {
   if (options === undefined) return {} as T;
   checkArgument(
@@ -191,6 +193,17 @@ export function checkedOptions<T extends object>(
     `${name} takes an options object`,
   );
   const values = options as Record<string, unknown>;
+  const known = [kinds.booleans, kinds.strings, kinds.lists, kinds.others].flatMap((keys) => keys ?? []);
+  for (const key of Object.keys(values)) {
+    if (known.includes(key)) continue;
+    const meant = known.find((k) => k.toLowerCase() === key.toLowerCase());
+    const hint = meant
+      ? ` (did you mean ${meant}?)`
+      : known.length > 0
+        ? ` (it takes ${known.join(", ")})`
+        : "";
+    checkArgument(false, `${name}: unknown option ${JSON.stringify(key)}${hint}`);
+  }
   const wrong = (keys: string[] | undefined, ok: (v: unknown) => boolean, what: string) => {
     for (const key of keys ?? [])
       checkArgument(values[key] === undefined || ok(values[key]), `${name}: ${key} must be ${what}`);

@@ -136,3 +136,17 @@ function realpathOfExisting(absolute: string): string {
     return path.join(realpathOfExisting(parent), path.basename(absolute));
   }
 }
+
+/** The process's current directory; one deleted (or moved) since it was entered is said to be gone. */
+export function currentDirectory(): string {
+  try {
+    return process.cwd();
+  } catch (error) {
+    throw new GhostcommitError(
+      "not-a-workspace",
+      "the current directory no longer exists (deleted or moved?): change to the workspace, or name it",
+      { path: "." },
+      error,
+    );
+  }
+}

@@ -5,7 +5,7 @@ import { StoreContext } from "./store/context.js";
 import { checkArgument, checkedOptions, GhostcommitError, isStringList } from "./errors.js";
 import { runGit, splitNul } from "./git/exec.js";
 import { MODE } from "./git/objects.js";
-import { displayPath, type RelPath, relFromBytes, resolveInside } from "./paths.js";
+import { currentDirectory, displayPath, type RelPath, relFromBytes, resolveInside } from "./paths.js";
 import { refuseUnmatched, resolveNamedPaths } from "./restore/path-filter.js";
 import { displayOutcome } from "./restore/restore.js";
 import { restoreSnapshot } from "./restore/restore-snapshot.js";
@@ -93,7 +93,9 @@ export class Workspace {
 
   /** Takes a snapshot of the whole workspace. Never touches the user's index or repository state. */
   async snapshot(options?: SnapshotOptions): Promise<Snapshot> {
-    const { include = [], message: given = "" } = checkedOptions(options, "snapshot", {});
+    const { include = [], message: given = "" } = checkedOptions(options, "snapshot", {
+      others: ["include", "message"],
+    });
     checkArgument(
       isStringList(include) && typeof given === "string",
       "include takes paths, message a string",
@@ -129,7 +131,8 @@ export class Workspace {
    * Changes from snapshot `id` to snapshot `id2`, or to the working tree when `id2` is omitted;
    * `paths` (relative to the workspace) limits it to those paths and everything below them.
    */
-  async diff(id: string, id2?: string, options: DiffOptions = {}): Promise<DiffEntry[]> {
+  async diff(id: string, id2?: string, given?: DiffOptions): Promise<DiffEntry[]> {
+    const options = checkedOptions(given, "diff", { others: ["paths"] });
     const named = resolveNamedPaths(this.root, options.paths);
     return this.withTrees(id, id2, named, (from, to, out) => diffEntries(this.engine, from, to, named, out));
   }
@@ -139,8 +142,9 @@ export class Workspace {
     format: "patch" | "stat" | "name-status",
     id: string,
     id2?: string,
-    options: DiffOptions = {},
+    given?: DiffOptions,
   ): Promise<string> {
+    const options = checkedOptions(given, "diffText", { others: ["paths"] });
     checkArgument(
       ["patch", "stat", "name-status"].includes(format),
       "diffText's format is patch, stat or name-status",
@@ -194,7 +198,7 @@ export class Workspace {
 
   /** Makes the workspace's capture set equal to snapshot `id`: a safety snapshot first, proven deletions only. */
   async restore(id: string, given?: RestoreOptions): Promise<RestoreReport> {
-    const options = checkedOptions(given, "restore", { booleans: ["dryRun"] });
+    const options = checkedOptions(given, "restore", { booleans: ["dryRun"], others: ["paths"] });
     const named = resolveNamedPaths(this.root, options.paths);
     this.engine.assertEnabled();
     const target = await this.engine.refs.resolve(id);
@@ -213,7 +217,7 @@ export class Workspace {
 
   /** Expires snapshots by hand with the retention policy (protected ones are always kept) and packs the store. */
   async gc(given?: GcOptions): Promise<GcReport> {
-    const options = checkedOptions(given, "gc", {});
+    const options = checkedOptions(given, "gc", { others: ["olderThanMs", "keep"] });
     // No store (never enabled, or nothing ever taken while enabled): nothing to collect, nothing to create.
     if (!existsSync(this.engine.paths.dir))
       return { dropped: [], kept: [], bytesBefore: 0, bytesAfter: 0, forgottenSessions: 0 };
@@ -263,11 +267,8 @@ export class Workspace {
 
   /** Sends sessions (and with `snapshots`, plain snapshots) to a git remote under refs/ghostcommit/. */
   async push(options?: PushOptions): Promise<PushReport> {
-    const kinds = {
-      booleans: ["configuredRemoteOnly", "snapshots", "includeIgnored"],
-      strings: ["remote"],
-      lists: ["sessions"],
-    };
+    const booleans = ["configuredRemoteOnly", "snapshots", "includeIgnored"];
+    const kinds = { booleans, strings: ["remote"], lists: ["sessions"] };
     return pushWorkspace(this.engine, this.cwd, checkedOptions(options, "push", kinds));
   }
 
@@ -289,9 +290,9 @@ export class Workspace {
 
 /** Opens the workspace at `cwd` (default: the current directory). */
 export async function openWorkspace(given?: OpenOptions): Promise<Workspace> {
-  const options = checkedOptions(given, "openWorkspace", { strings: ["cwd"] });
+  const options = checkedOptions(given, "openWorkspace", { strings: ["cwd"], others: ["store"] });
   checkStoreKind(options.store, "store"); // as the command line checks --store
-  const cwd = options.cwd ?? process.cwd();
+  const cwd = options.cwd ?? currentDirectory();
   const engine = await StoreContext.open(cwd, options.store ? { store: options.store } : {});
   return new Workspace(engine, cwd);
 }

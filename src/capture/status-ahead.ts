@@ -119,7 +119,12 @@ export function captureTarget(argv: readonly string[]): { command: string; dir: 
  * if there is a plan for its directory and the private copy is not due to be written. Never throws.
  */
 export function startStatusAhead(argv: readonly string[], hookCaptures = false): void {
-  const target = captureTarget(argv) ?? (hookCaptures ? { command: "hook", dir: process.cwd() } : null);
+  let target: { command: string; dir: string } | null;
+  try {
+    target = captureTarget(argv) ?? (hookCaptures ? { command: "hook", dir: process.cwd() } : null);
+  } catch {
+    return; // the current directory was deleted: the command says so
+  }
   if (!target) return;
   const state: Slot = { offered: !process.env[STATUS_AHEAD_OFF], from: target.dir, plan: null, ahead: null };
   (globalThis as { [SLOT]?: Slot })[SLOT] = state;
@@ -249,7 +254,11 @@ export async function plannedStatus(
 
 /** The directory whose plan this command keeps (see Slot.from). */
 export function statusAheadFrom(): string {
-  return slot()?.from ?? process.cwd();
+  try {
+    return slot()?.from ?? process.cwd();
+  } catch {
+    return ""; // a deleted current directory: no plan is kept for it
+  }
 }
 
 /** Keeps the plan for this directory current: written only when the status to start changed. */

@@ -60,7 +60,7 @@ export function checkNamedPaths(options: GlobalOptions, paths: string[]): string
 }
 
 export function open(options: GlobalOptions): Promise<Workspace> {
-  return openWorkspace({ cwd: options.C ?? process.cwd(), store: options.store });
+  return openWorkspace({ cwd: options.C, store: options.store });
 }
 
 /** Parses a duration such as 7d, 12h, 30m, 2w or 45s into milliseconds. */

@@ -1,4 +1,6 @@
 import type { ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { GhostcommitError } from "../errors.js";
 import { childProcess } from "../util/child-process.js";
 import { WaitingChild } from "../util/detached.js";
 import { trace, tracing } from "../util/trace.js";
@@ -112,7 +114,7 @@ function collect(
     const err: Buffer[] = [];
     child.stdout?.on("data", options.onStdout ?? ((chunk: Buffer) => out.push(chunk)));
     child.stderr?.on("data", (chunk: Buffer) => err.push(chunk));
-    child.on("error", (error) => reject(gitFailure(args, -1, String(error.message), error)));
+    child.on("error", (error) => reject(spawnFailure(args, error, options.cwd)));
     child.stdin?.on("error", () => {
       // git may exit before reading all input; its exit code tells what happened.
     });
@@ -146,4 +148,25 @@ export function splitNul(buffer: Buffer): Buffer[] {
   }
   if (start < buffer.length) parts.push(buffer.subarray(start));
   return parts;
+}
+
+/**
+ * git could not start. Node says `spawn git ENOENT` both when git is missing and when the
+ * directory it was to run in is gone (a workspace deleted or moved while a library user or a
+ * server holds it open): the second is said as such.
+ */
+function spawnFailure(
+  args: string[],
+  error: NodeJS.ErrnoException,
+  cwd: string | undefined,
+): GhostcommitError {
+  if (error.code === "ENOENT" && cwd !== undefined && !existsSync(cwd)) {
+    return new GhostcommitError(
+      "not-a-workspace",
+      `${cwd} no longer exists (deleted or moved?): nothing was done there`,
+      { path: cwd },
+      error,
+    );
+  }
+  return gitFailure(args, -1, String(error.message), error);
 }

@@ -68,10 +68,7 @@ export class Session implements SessionHandle {
 
   /** A later stop of a turn whose stop was blocked: the latest turn's end moves here. */
   async extendTurn(options: { prompt?: string } = {}): Promise<TurnEnded | null> {
-    checkArgument(
-      options.prompt === undefined || typeof options.prompt === "string",
-      "extendTurn's prompt is a string",
-    );
+    checkedOptions(options, "extendTurn", { strings: ["prompt"] });
     this.beforeTurnEnd();
     const ended = await this.ctx.engine.writing(() => extendTurn(this.ctx, options.prompt));
     await this.afterTurnEnd();
@@ -88,12 +85,19 @@ export class Session implements SessionHandle {
   async rewind(options: RewindOptions): Promise<RewindReport> {
     const booleans = ["force", "dryRun", "keepOpenTurn"];
     checkArgument(options !== undefined, "rewind needs { to }");
-    const checked = checkedOptions(options, "rewind", { booleans, strings: ["to"] });
+    const checked = checkedOptions(options, "rewind", {
+      booleans,
+      strings: ["to"],
+      others: ["paths", "expect"],
+    });
     return this.ctx.engine.writing(() => rewindSession(this.ctx, checked));
   }
 
   async redo(options?: RedoOptions): Promise<RedoReport> {
-    const checked = checkedOptions(options, "redo", { booleans: ["force", "dryRun", "keepOpenTurn"] });
+    const checked = checkedOptions(options, "redo", {
+      booleans: ["force", "dryRun", "keepOpenTurn"],
+      others: ["expect"],
+    });
     return this.ctx.engine.writing(() => redoSession(this.ctx, checked));
   }
 

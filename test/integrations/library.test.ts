@@ -1,10 +1,11 @@
 import { spawnSync } from "node:child_process";
+import { renameSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GhostcommitError, openWorkspace } from "../../src/index.js";
 import type { Snapshot, SessionHandle } from "../../src/index.js";
-import { type Repo, Sandbox } from "../helpers/repo.js";
+import { CLI, type Repo, Sandbox } from "../helpers/repo.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
@@ -114,5 +115,78 @@ describe('import { openWorkspace } from "ghostcommit"', () => {
     expect(answers["include NUL"]).toBe('usage: a path cannot hold a NUL byte: "a\\u0000b"');
     expect((await ws.list()).map((x) => x.id)).toEqual([kept.id]);
     expect(await s.log()).toEqual([]);
+  });
+
+  it("refuses a misspelled option instead of doing the default: a dryrun typo wrote the files", async () => {
+    sandbox.applyToProcess();
+    const message = (run: () => Promise<unknown>) =>
+      run().then(
+        () => "no error",
+        (e) => (e instanceof GhostcommitError ? `${e.code}: ${e.message}` : `not typed: ${String(e)}`),
+      );
+    const ws = await openWorkspace({ cwd: repo.dir });
+    const s = ws.session("s");
+    const { before } = await s.beginTurn("1");
+    repo.write({ "README.md": "agent\n" });
+    await s.endTurn("1");
+    const typos = {
+      restore: () => ws.restore(before, { paths: ["README.md"], dryrun: true } as never),
+      rewind: () => s.rewind({ to: "1", dryrun: true } as never),
+      redo: () => s.redo({ DryRun: true } as never),
+      snapshot: () => ws.snapshot({ includes: [".env"] } as never),
+      diff: () => ws.diff(before, undefined, { path: ["README.md"] } as never),
+      gc: () => ws.gc({ keeps: 1 } as never),
+      openWorkspace: () => openWorkspace({ cwd: repo.dir, stor: "repo" } as never),
+    };
+    const answers: Record<string, string> = {};
+    for (const [name, run] of Object.entries(typos)) answers[name] = await message(run);
+    expect(answers).toEqual({
+      restore: 'usage: restore: unknown option "dryrun" (did you mean dryRun?)',
+      rewind: 'usage: rewind: unknown option "dryrun" (did you mean dryRun?)',
+      redo: 'usage: redo: unknown option "DryRun" (did you mean dryRun?)',
+      snapshot: 'usage: snapshot: unknown option "includes" (it takes include, message)',
+      diff: 'usage: diff: unknown option "path" (it takes paths)',
+      gc: 'usage: gc: unknown option "keeps" (it takes olderThanMs, keep)',
+      openWorkspace: 'usage: openWorkspace: unknown option "stor" (it takes cwd, store)',
+    });
+    expect(repo.read("README.md")).toBe("agent\n");
+    expect((await s.log()).map((t) => t.state)).toEqual(["done"]);
+    expect(await ws.list()).toHaveLength(2);
+  });
+
+  it("says a workspace moved or deleted while open, or a deleted current directory, is gone", async () => {
+    sandbox.applyToProcess();
+    const ws = await openWorkspace({ cwd: repo.dir });
+    await ws.snapshot();
+    const moved = `${repo.dir}-moved`;
+    renameSync(repo.dir, moved);
+    try {
+      for (const run of [() => ws.snapshot(), () => ws.session("s").beginTurn("1")]) {
+        const error = await run().catch((e) => e);
+        expect([error.code, error.message]).toEqual([
+          "not-a-workspace",
+          `${repo.dir} no longer exists (deleted or moved?): nothing was done there`,
+        ]);
+      }
+    } finally {
+      renameSync(moved, repo.dir);
+    }
+    // A current directory deleted under the process (Node cannot even name it).
+    const gone = sandbox.dir("gone");
+    const script = `process.chdir(${JSON.stringify(gone)}); require("fs").rmdirSync(${JSON.stringify(gone)});
+      import(${JSON.stringify(pathToFileURL(path.resolve(HERE, "../../dist/index.js")).href)})
+        .then((m) => m.openWorkspace()).catch((e) => console.log(e.code, e.message));`;
+    const run = spawnSync(process.execPath, ["-e", script], { env: sandbox.env, encoding: "utf8" });
+    expect(run.stdout.trim()).toBe(
+      "not-a-workspace the current directory no longer exists (deleted or moved?): change to the workspace, or name it",
+    );
+    // The command line's snapshot there started a status ahead of the bundle, which threw.
+    const goneToo = sandbox.dir("gone-too");
+    const shell = `cd '${goneToo}' && rmdir '${goneToo}' && exec '${process.execPath}' '${CLI}' snapshot`;
+    const cli = spawnSync("/bin/sh", ["-c", shell], { env: sandbox.env, encoding: "utf8" });
+    expect([cli.status, cli.stderr]).toEqual([
+      1,
+      "ghostcommit: the current directory no longer exists (deleted or moved?): change to the workspace, or name it\n",
+    ]);
   });
 });
