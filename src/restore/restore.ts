@@ -225,9 +225,11 @@ async function prepareRestore(
   oids.forEach((oid, i) => {
     const object = objects[i];
     if (object?.type !== "blob") {
-      throw new GhostcommitError("store-damaged", `the store is missing object ${oid}; nothing was changed`, {
-        oid,
-      });
+      throw new GhostcommitError(
+        "store-damaged",
+        `the store is missing object ${oid}; nothing was changed: \`ghostcommit doctor\` names the snapshots it damages, \`doctor --repair\` drops them`,
+        { oid },
+      );
     }
     contents.set(oid, object.content);
   });

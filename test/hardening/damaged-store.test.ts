@@ -52,6 +52,9 @@ describe("a damaged store", () => {
     const failed = repo.cli(["restore", damaged, "--json"]);
     expect(failed.status).toBe(1);
     expect(failed.json.error.code).toBe("store-damaged");
+    expect(failed.stderr).toBe(
+      `ghostcommit: the store is missing object ${blobOf(damaged, "new.txt")}; nothing was changed: \`ghostcommit doctor\` names the snapshots it damages, \`doctor --repair\` drops them\n`,
+    );
     expect(repo.read("a.txt")).toBe("edited\n"); // nothing changed
     expect(repo.exists("new.txt")).toBe(false);
 
