@@ -1,0 +1,75 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { Sandbox } from "../helpers/repo.js";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const sandbox = new Sandbox();
+afterAll(() => sandbox.cleanup());
+
+/** The README's library example, as a TypeScript user copies it. */
+function readmeExample(): string {
+  const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
+  const library = readme.slice(readme.indexOf("\n## Library"));
+  const block = /```ts\n([\s\S]*?)```/.exec(library)?.[1];
+  if (!block) throw new Error("no ts block under ## Library");
+  // What the example leaves to the reader: where prompts come from, and the agent.
+  return `${block}
+declare function userPrompts(): AsyncIterable<string>;
+declare const agent: { run(prompt: string, hooks: { beforeEdit(file: string): Promise<unknown> }): Promise<void> };
+export {};
+`;
+}
+
+describe("the published types", () => {
+  it("type-check the README's library example in a project whose tsconfig lists no global types", () => {
+    // TypeScript 6 and later list none by default: the package's own reference brings Node's.
+    const project = sandbox.dir("consumer");
+    mkdirSync(path.join(project, "node_modules", "@types"), { recursive: true });
+    symlinkSync(ROOT, path.join(project, "node_modules", "ghostcommit"));
+    symlinkSync(
+      path.join(ROOT, "node_modules", "@types", "node"),
+      path.join(project, "node_modules", "@types", "node"),
+    );
+    writeFileSync(path.join(project, "package.json"), '{"type": "module"}\n');
+    const options = {
+      module: "nodenext",
+      moduleResolution: "nodenext",
+      target: "es2022",
+      strict: true,
+      types: [],
+    };
+    writeFileSync(
+      path.join(project, "tsconfig.json"),
+      JSON.stringify({ compilerOptions: { ...options, noEmit: true }, files: ["agent.ts"] }),
+    );
+    writeFileSync(path.join(project, "agent.ts"), readmeExample());
+    const tsc = spawnSync(
+      process.execPath,
+      [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "."],
+      {
+        cwd: project,
+        encoding: "utf8",
+      },
+    );
+    expect(tsc.stdout + tsc.stderr).toBe("");
+    expect(tsc.status).toBe(0);
+
+    // Not vacuous: a misspelled option in the example is an error.
+    writeFileSync(
+      path.join(project, "agent.ts"),
+      readmeExample().replace("{ dryRun: true }", "{ dryrun: true }"),
+    );
+    const typo = spawnSync(
+      process.execPath,
+      [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "."],
+      {
+        cwd: project,
+        encoding: "utf8",
+      },
+    );
+    expect(typo.stdout).toContain("'dryrun' does not exist");
+  });
+});
