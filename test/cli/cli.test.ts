@@ -52,7 +52,9 @@ describe("snapshot ids", () => {
     const sub = r.path("src");
     const list = r.sandbox.cli(sub, ["list"]);
     expect(list.status).toBe(0);
-    expect(list.stdout.trim()).toBe(`no snapshots of ${sub} yet (take one with \`ghostcommit snapshot\`)`);
+    expect(list.stdout.trim()).toBe(
+      `no snapshots of ${sub} yet (a subdirectory keeps its own snapshots: the repository's are reached with -C ${r.dir}); take one with \`ghostcommit snapshot\``,
+    );
     const restore = r.sandbox.cli(sub, ["restore", snap.id.slice(0, 12)]);
     expect(restore.status).toBe(1);
     expect(restore.stderr.trim()).toBe(

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { keptElsewhere } from "../../git/repository.js";
 import { globalsOf, open, withGlobals } from "../context.js";
 import { age, color, humanText, shortId } from "../output.js";
 import type { Action } from "../runner.js";
@@ -15,7 +16,7 @@ export function register(program: Command, run: Action): void {
           human: () => {
             // Each directory is a workspace of its own: say which one has none.
             if (list.length === 0)
-              return `no snapshots of ${ws.root} yet (take one with \`ghostcommit snapshot\`)`;
+              return `no snapshots of ${ws.root} yet${keptElsewhere(ws.root, ws.repositoryRoot, "snapshots")}; take one with \`ghostcommit snapshot\``;
             return list
               .map((s) => {
                 const where = s.session
