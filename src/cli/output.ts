@@ -13,6 +13,8 @@ export interface CommandOutput {
   /** Lines for people. */
   human: () => string;
   exitCode?: number;
+  /** Why the exit status is not 0 when the command still did its work: said on stderr. */
+  problem?: string;
 }
 
 /** Prints a command's result in the requested form and sets the exit status. */
@@ -22,7 +24,23 @@ export function emit(output: CommandOutput, asJson: boolean): void {
     const text = output.human();
     if (text) process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
   }
+  if (output.problem) process.stderr.write(`ghostcommit: ${humanLines(output.problem)}\n`);
   if (output.exitCode) process.exitCode = output.exitCode;
+}
+
+/**
+ * Exit status 1 for a restore, rewind or redo that could not write some paths (the rest is done),
+ * said on stderr as failures are; excluded paths do not count.
+ */
+export function skipStatus(report: { skipped: { path: string; reason: string }[] }): Partial<CommandOutput> {
+  const failed = report.skipped.filter((s) => s.reason === "permission" || s.reason === "io");
+  if (failed.length === 0) return {};
+  const reasons = [...new Set(failed.map((s) => s.reason))].join(", ");
+  const what = failed.length === 1 ? `${failed[0].path} was` : `${failed.length} paths were`;
+  return {
+    exitCode: 1,
+    problem: `${what} not written (${reasons}), listed under skipped; the rest was done`,
+  };
 }
 
 /** Reports an error: `ghostcommit: message` on stderr, and with --json an error document on stdout. */

@@ -263,6 +263,10 @@ describe("hostile trees", () => {
       chownSync(repo.path("locked"), 0, 0); // the user cannot write in it any more
       const rewound = run(["rewind", "--session", "s", "--to", "1", "--json"]);
       expect(rewound.status).toBe(1);
+      // Exit status 1 says what failed, on stderr as every failure does.
+      expect(rewound.stderr).toBe(
+        "ghostcommit: locked/b.txt was not written (permission), listed under skipped; the rest was done\n",
+      );
       const before = JSON.parse(run(["log", "--session", "s", "--json"]).stdout)[0].before;
       expect(JSON.parse(rewound.stdout).skipped).toEqual([
         { path: "locked/b.txt", reason: "permission", errno: "EACCES", from: before },

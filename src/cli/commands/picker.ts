@@ -14,9 +14,9 @@ import {
   humanPath,
   humanText,
   nFiles,
+  skipStatus,
   turnList,
 } from "../output.js";
-import { hardSkips } from "../../restore/restore.js";
 
 /** One line of the turn picker. */
 export interface TurnChoice {
@@ -164,7 +164,7 @@ export async function pickAndRewind(
   return {
     json: report,
     human: () => "",
-    exitCode: hardSkips(report) ? 1 : 0,
+    ...skipStatus(report),
   };
 }
 

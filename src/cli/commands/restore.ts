@@ -2,9 +2,8 @@ import type { Command } from "commander";
 import { explained } from "../../errors.js";
 import type { RestoreReport, SkippedPath } from "../../types.js";
 import { checkNamedPaths, commandHint, globalsOf, open, withGlobals } from "../context.js";
-import { color, nFiles, formatCount, humanPath, progress, shortId } from "../output.js";
+import { color, nFiles, formatCount, humanPath, progress, shortId, skipStatus } from "../output.js";
 import type { Action } from "../runner.js";
-import { hardSkips } from "../../restore/restore.js";
 
 export function register(program: Command, run: Action): void {
   withGlobals(program.command("restore"))
@@ -25,7 +24,7 @@ export function register(program: Command, run: Action): void {
         return {
           json: report,
           human: () => describeRestore(report, undo),
-          exitCode: hardSkips(report) ? 1 : 0,
+          ...skipStatus(report),
         };
       }),
     );

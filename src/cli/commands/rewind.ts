@@ -9,9 +9,9 @@ import {
   open,
   withGlobals,
 } from "../context.js";
-import { color, humanPath, humanText, progress, shortId, turnList } from "../output.js";
+import { color, humanPath, humanText, progress, shortId, skipStatus, turnList } from "../output.js";
 import type { Action } from "../runner.js";
-import { hardSkips, ioSkips } from "../../restore/restore.js";
+import { ioSkips } from "../../restore/restore.js";
 import { describeRestore } from "./restore.js";
 import { resolveSessionWithTurns } from "../../integrations/session-lookup.js";
 import { shellWord } from "../../util/shell.js";
@@ -69,7 +69,7 @@ export function register(program: Command, run: Action): void {
         return {
           json: report,
           human: () => describeRewind(report, hints),
-          exitCode: hardSkips(report) ? 1 : 0,
+          ...skipStatus(report),
         };
       }),
     );
@@ -104,7 +104,7 @@ export function register(program: Command, run: Action): void {
         return {
           json: report,
           human: () => describeRedo(report, hints),
-          exitCode: hardSkips(report) ? 1 : 0,
+          ...skipStatus(report),
         };
       }),
     );
