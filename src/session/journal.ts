@@ -138,14 +138,16 @@ const MTIME_SLACK_MS = 2000;
  * The most recently active session (as `readAllJournals` orders them), reading journals newest
  * modified first and only while one could be newer: a record is stamped before its write, so a
  * journal last modified before the best one's last record holds none later. With months of
- * conversations this reads one or two journals, not all of them.
+ * conversations this reads one or two journals, not all of them. A session with no turn (only a
+ * `touch`, under a mistyped `--session` or from hooks installed mid-conversation) has nothing to
+ * log or rewind, and does not count.
  */
 export async function latestJournal(dir: string): Promise<SessionState | null> {
   let best: { state: SessionState; mtimeMs: number } | null = null;
   for (const { file, mtimeMs } of journalFiles(dir)) {
     if (best && mtimeMs + MTIME_SLACK_MS < best.state.updatedAt / 1000) break;
     const journal = await readJournal(file);
-    if (!journal) continue;
+    if (!journal || journal.state.turns.length === 0) continue;
     const [a, b] = [journal.state.updatedAt, best?.state.updatedAt ?? -1];
     if (!best || a > b || (a === b && journal.mtimeMs > best.mtimeMs)) best = journal;
   }

@@ -31,4 +31,14 @@ describe("the latest session", () => {
     // The redo without --session resolves the same one.
     expect(r.cli(["redo"]).stderr).toContain("session alpha");
   });
+
+  it("is not a session a mistyped touch --session made, which has no turn", async () => {
+    const r = repo({ "a.txt": "0\n" });
+    await turn(r, "real", "1", () => r.write({ "a.txt": "1\n" }));
+    expect(r.ok("touch", "--session", "reall", "a.txt").touched).toEqual(["a.txt"]);
+    expect(sessionsOf(r).sort()).toEqual(["real", "reall"]);
+    expect(r.ok("log").map((t: { turn: string }) => t.turn)).toEqual(["1"]);
+    const rewound = r.ok("rewind", "--to", "1");
+    expect([rewound.session, r.read("a.txt")]).toEqual(["real", "0\n"]);
+  });
 });
