@@ -122,7 +122,13 @@ describe("sessions side by side", () => {
     const many: Record<string, string> = {};
     for (let i = 0; i < 1000; i++) many[`gen${i % 10}/f${i}.txt`] = `${i}\n`; // no large directory (200)
     await libTurn(ws, "s", "turn-10", () => r.write(many));
-    const lines = sandbox.cli(r.dir, ["log"]).stdout.trimEnd().split("\n").slice(1);
+    const out = sandbox.cli(r.dir, ["log"]).stdout.trimEnd().split("\n").slice(1);
+    // Each turn's line, then its changed paths (the first five, and how many more).
+    expect(out.filter((line) => line.startsWith("        "))).toEqual([
+      "        a.txt",
+      "        gen0/f0.txt, gen0/f10.txt, gen0/f100.txt, gen0/f110.txt, gen0/f120.txt, … (995 more)",
+    ]);
+    const lines = out.filter((line) => !line.startsWith("        "));
     expect(lines).toHaveLength(2);
     // The prompt column starts at the same place on every line.
     expect(new Set(lines.map((line) => line.indexOf("prompt ")))).toHaveProperty("size", 1);

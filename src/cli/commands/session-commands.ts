@@ -133,15 +133,20 @@ function describeLog(session: string, turns: TurnRecord[]): string {
     const shown = humanText(t.turn);
     const turn = color.bold(shown) + " ".repeat(turnWidth - shown.length);
     lines.push(`  ${turn}  ${state} ${files} ${age(t.startedAt).padEnd(11)} ${humanText(t.prompt)}`);
+    if (t.changed.length > 0) lines.push(color.dim(`        ${fewPaths(t.changed)}`));
     if (t.rewoundPaths) {
-      const shown =
-        t.rewoundPaths.slice(0, 5).map(humanPath).join(", ") + (t.rewoundPaths.length > 5 ? ", …" : "");
-      lines.push(color.dim(`        rewound only: ${shown}`));
+      lines.push(color.dim(`        rewound only: ${fewPaths(t.rewoundPaths)}`));
     }
   }
   if (turns.some((t) => t.gone))
     lines.push(color.dim("gone: the turn's snapshots expired or were dropped; it can no longer be rewound"));
   return lines.join("\n");
+}
+
+/** The first few paths on one line, and how many more (`--json` lists them all). */
+function fewPaths(paths: string[], limit = 5): string {
+  const more = paths.length > limit ? `, … (${formatCount(paths.length - limit)} more)` : "";
+  return paths.slice(0, limit).map(humanPath).join(", ") + more;
 }
 
 function listPaths(paths: string[], limit = 20): string[] {
