@@ -1,6 +1,7 @@
 import pc from "picocolors";
 import { errorDocument, exitStatusFor, messageWith, reportable } from "../errors.js";
-import type { Excluded } from "../types.js";
+import type { Excluded, SkippedPath } from "../types.js";
+import { failedSkips } from "../restore/restore.js";
 
 /** Colours only when stdout is a terminal and NO_COLOR is unset. */
 export const color = pc.createColors(
@@ -32,8 +33,8 @@ export function emit(output: CommandOutput, asJson: boolean): void {
  * Exit status 1 for a restore, rewind or redo that could not write some paths (the rest is done),
  * said on stderr as failures are; excluded paths do not count.
  */
-export function skipStatus(report: { skipped: { path: string; reason: string }[] }): Partial<CommandOutput> {
-  const failed = report.skipped.filter((s) => s.reason === "permission" || s.reason === "io");
+export function skipStatus(report: { skipped: SkippedPath[] }): Partial<CommandOutput> {
+  const failed = failedSkips(report);
   if (failed.length === 0) return {};
   const reasons = [...new Set(failed.map((s) => s.reason))].join(", ");
   const what = failed.length === 1 ? `${failed[0].path} was` : `${failed.length} paths were`;

@@ -57,10 +57,14 @@ export function parseStdinDiff(output: Buffer, from: string, to: string, stderr 
  */
 export function missingObject(stderr: string): GhostcommitError | null {
   const oid = /(?:could not read|unable to read tree|bad tree object) ([0-9a-f]{40,64})/i.exec(stderr)?.[1];
-  if (!oid) return null;
+  return oid ? missingObjectError(oid) : null;
+}
+
+/** The store lacks `oid`: said with the way on, whichever read found it (`detail`: what that means here). */
+export function missingObjectError(oid: string, detail = ""): GhostcommitError {
   return new GhostcommitError(
     "store-damaged",
-    `the store is missing object ${oid}: \`ghostcommit doctor\` names the snapshots it damages, \`doctor --repair\` drops them`,
+    `the store is missing object ${oid}${detail}: \`ghostcommit doctor\` names the snapshots it damages, \`doctor --repair\` drops them`,
     { oid },
   );
 }

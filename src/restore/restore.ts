@@ -7,10 +7,10 @@ import { loadGhostignore } from "../capture/ghostignore.js";
 import { ignoresCase } from "../capture/conversion.js";
 import { ghostignoreMatch } from "../capture/policy.js";
 import type { StoreContext } from "../store/context.js";
-import { GhostcommitError } from "../errors.js";
 import type { CatFile } from "../git/cat-file.js";
 import { displayPath, type RelPath } from "../paths.js";
 import type { RestoreReport } from "../types.js";
+import { missingObjectError } from "../git/diff-tree.js";
 import {
   journalFile,
   type RestoreJournal,
@@ -225,20 +225,20 @@ async function prepareRestore(
   oids.forEach((oid, i) => {
     const object = objects[i];
     if (object?.type !== "blob") {
-      throw new GhostcommitError(
-        "store-damaged",
-        `the store is missing object ${oid}; nothing was changed: \`ghostcommit doctor\` names the snapshots it damages, \`doctor --repair\` drops them`,
-        { oid },
-      );
+      throw missingObjectError(oid, "; nothing was changed");
     }
     contents.set(oid, object.content);
   });
   return { kind: "apply", steps, contents };
 }
 
-/** A path that could not be written (SPEC §4: the only skips that make the status 1). */
+/** The paths that could not be written (SPEC §4: the only skips that make the status 1). */
+export function failedSkips(report: { skipped: RestoreReport["skipped"] }): RestoreReport["skipped"] {
+  return report.skipped.filter((s) => s.reason === "permission" || s.reason === "io");
+}
+
 export function hardSkips(report: { skipped: RestoreReport["skipped"] }): boolean {
-  return report.skipped.some((s) => s.reason === "permission" || s.reason === "io");
+  return failedSkips(report).length > 0;
 }
 
 /**

@@ -156,10 +156,7 @@ function refuseOtherRedo(expected: ExpectedRedo | undefined, session: string, tu
   if (!expected) return;
   const shown = expected.restoredTurns;
   if (shown.length === turns.length && shown.every((t, i) => t === turns[i])) return;
-  throw otherPlan(
-    session,
-    `it would now bring back ${turnsNamed(turns)}, not ${shown.length > 0 ? turnsNamed(shown) : "none"}`,
-  );
+  throw otherPlan(session, `it would now bring back ${turnsNamed(turns)}, not ${turnsNamed(shown)}`);
 }
 
 function otherPlan(session: string, what: string): GhostcommitError {

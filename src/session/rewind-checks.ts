@@ -106,9 +106,7 @@ export function refuseUnexpected(
   if (!expected) return;
   const changes: string[] = [];
   if (!sameList(expected.rewoundTurns, turns))
-    changes.push(
-      `rewind ${turnsNamed(turns)}, not ${expected.rewoundTurns.length > 0 ? turnsNamed(expected.rewoundTurns) : "none"}`,
-    );
+    changes.push(`rewind ${turnsNamed(turns)}, not ${turnsNamed(expected.rewoundTurns)}`);
   if (steps) changes.push(...otherFiles(expected, steps, overridden));
   if (changes.length === 0) return;
   throw new GhostcommitError(

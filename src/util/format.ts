@@ -67,7 +67,8 @@ export function promptPreview(prompt: string, max = 200): string {
   return `${flat.slice(0, end)}…`;
 }
 
-/** "turn 2", "turns 2, 3": turn ids after their noun in the right number. */
+/** "turn 2", "turns 2, 3": turn ids after their noun in the right number ("none" for no turn). */
 export function turnsNamed(turns: readonly string[]): string {
+  if (turns.length === 0) return "none";
   return `${turns.length === 1 ? "turn" : "turns"} ${turns.join(", ")}`;
 }

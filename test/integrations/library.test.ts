@@ -29,6 +29,14 @@ function runScript(script: string, ...args: string[]) {
   return JSON.parse(result.stdout);
 }
 
+/** How a library call ended: "code: message" of its GhostcommitError, or that it did not throw one. */
+function codeAndMessage(run: () => Promise<unknown>): Promise<string> {
+  return run().then(
+    () => "no error",
+    (e) => (e instanceof GhostcommitError ? `${e.code}: ${e.message}` : `not typed: ${String(e)}`),
+  );
+}
+
 describe('import { openWorkspace } from "ghostcommit"', () => {
   it("runs the README's agent loop: turns, touched ignored files, rewind, typed errors, redo", () => {
     const out = runScript("agent-loop.mjs", repo.dir);
@@ -83,11 +91,6 @@ describe('import { openWorkspace } from "ghostcommit"', () => {
 
   it("refuses null options, flags that are not booleans and paths holding a NUL byte, doing nothing", async () => {
     sandbox.applyToProcess();
-    const caught = (run: () => Promise<unknown>) =>
-      run().then(
-        () => "no error",
-        (e) => (e instanceof GhostcommitError ? `${e.code}: ${e.message}` : `not typed: ${String(e)}`),
-      );
     const ws = await openWorkspace({ cwd: repo.dir });
     const kept = await ws.snapshot();
     const s = ws.session("s");
@@ -108,7 +111,9 @@ describe('import { openWorkspace } from "ghostcommit"', () => {
       "restore path NUL": () => ws.restore(kept.id, { paths: ["README.md\0../../etc"] }),
     };
     const answers = Object.fromEntries(
-      await Promise.all(Object.entries(refusals).map(async ([name, run]) => [name, await caught(run)])),
+      await Promise.all(
+        Object.entries(refusals).map(async ([name, run]) => [name, await codeAndMessage(run)]),
+      ),
     );
     for (const [name, answer] of Object.entries(answers)) expect(answer, name).toMatch(/^usage: /);
     expect(answers["restore dryRun"]).toBe("usage: restore: dryRun must be true or false");
@@ -119,11 +124,6 @@ describe('import { openWorkspace } from "ghostcommit"', () => {
 
   it("refuses a misspelled option instead of doing the default: a dryrun typo wrote the files", async () => {
     sandbox.applyToProcess();
-    const message = (run: () => Promise<unknown>) =>
-      run().then(
-        () => "no error",
-        (e) => (e instanceof GhostcommitError ? `${e.code}: ${e.message}` : `not typed: ${String(e)}`),
-      );
     const ws = await openWorkspace({ cwd: repo.dir });
     const s = ws.session("s");
     const { before } = await s.beginTurn("1");
@@ -139,7 +139,7 @@ describe('import { openWorkspace } from "ghostcommit"', () => {
       openWorkspace: () => openWorkspace({ cwd: repo.dir, stor: "repo" } as never),
     };
     const answers: Record<string, string> = {};
-    for (const [name, run] of Object.entries(typos)) answers[name] = await message(run);
+    for (const [name, run] of Object.entries(typos)) answers[name] = await codeAndMessage(run);
     expect(answers).toEqual({
       restore: 'usage: restore: unknown option "dryrun" (did you mean dryRun?)',
       rewind: 'usage: rewind: unknown option "dryrun" (did you mean dryRun?)',

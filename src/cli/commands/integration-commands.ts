@@ -2,6 +2,7 @@ import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { GhostcommitError } from "../../errors.js";
+import { currentDirectory } from "../../paths.js";
 import type { AgentName } from "../../integrations/event.js";
 import { AGENTS } from "../../integrations/hook.js";
 import {
@@ -60,7 +61,7 @@ export function register(program: Command, run: Action): void {
             throw new GhostcommitError("usage", "choose --project or --user");
           const agent = agentOf(command.args[0]);
           const scope: Scope = options.project ? "project" : "user";
-          const dir = path.resolve(globals.C ?? process.cwd());
+          const dir = path.resolve(globals.C ?? currentDirectory());
           const spec = SPECS[agent];
           if (verb === "uninstall") {
             // Command files once the settings can change (a refusal changes nothing), and before:
@@ -127,7 +128,7 @@ export function register(program: Command, run: Action): void {
       // Loaded here so hooks never pay for the MCP SDK.
       const { serveMcp } = await import("../../integrations/mcp.js");
       await serveMcp({
-        dir: globals.C ?? process.cwd(),
+        dir: globals.C ?? currentDirectory(),
         store: globals.store,
         version: program.version() ?? "0.0.0",
       });
