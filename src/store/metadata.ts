@@ -67,3 +67,14 @@ export function isoFromMicros(t: number): string {
   const micros = String(t % 1000).padStart(3, "0");
   return isoFromMillis(Math.floor(t / 1000)).replace("Z", `${micros}Z`);
 }
+
+/** Names the snapshots a prefix could mean, so the user can pick the digits that tell them apart. */
+export function ambiguityMessage(given: string, matches: { id: string; meta: SnapshotMeta }[]): string {
+  const shown = matches.slice(0, 5).map(({ id, meta }) => {
+    const when = isoFromMicros(meta.t).replace("T", " ").slice(0, 19);
+    const message = meta.message ? ` "${meta.message.split("\n")[0].slice(0, 40)}"` : "";
+    return `${id.slice(0, 12)} ${meta.kind} ${when}${message}`;
+  });
+  const more = matches.length > shown.length ? `, and ${matches.length - shown.length} more` : "";
+  return `snapshot id ${given} is ambiguous: ${matches.length} snapshots begin with it (${shown.join("; ")}${more}); give more of its digits`;
+}

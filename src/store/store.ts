@@ -5,7 +5,7 @@ import { GhostcommitError } from "../errors.js";
 import { runGit, splitNul } from "../git/exec.js";
 import { keptElsewhere, readOptional, type WorkspaceLocation } from "../git/repository.js";
 import { syncDirs, writeFileSynced } from "../util/durable.js";
-import { decodeMessage, type SnapshotMeta } from "./metadata.js";
+import { ambiguityMessage, decodeMessage, type SnapshotMeta } from "./metadata.js";
 import { treeOfCommit } from "../git/objects.js";
 import { readLooseObject } from "../git/loose-objects.js";
 import { headlessStore, type StorePaths } from "./layout.js";
@@ -271,7 +271,7 @@ export class SnapshotRefs {
       });
     }
     if (matches.length > 1) {
-      throw new GhostcommitError("ambiguous-id", `snapshot id ${given} is ambiguous`, {
+      throw new GhostcommitError("ambiguous-id", ambiguityMessage(given, matches), {
         id: given,
         candidates: matches.map((m) => m.id),
       });

@@ -209,6 +209,11 @@ describe("snapshot ids", () => {
     const result = r.cli(["show", pair[0].id.slice(0, 7), "--json"]);
     expect(result.status).toBe(1);
     expect(result.json.error.code).toBe("ambiguous-id");
+    // The message names both candidates, so the user can see which digits tell them apart.
+    expect(result.stderr).toContain(`2 snapshots begin with it`);
+    for (const { id } of pair)
+      expect(result.stderr).toContain(`${id.slice(0, 12)} snapshot 2023-11-14 22:13:20 "twin"`);
+    expect(result.stderr).toContain("give more of its digits");
     const longer = pair[0].id.slice(0, 8);
     if (!pair[1].id.startsWith(longer)) expect(r.ok("show", longer).id).toBe(pair[0].id);
   });
