@@ -103,6 +103,13 @@ export function buildProgram(argv: string[] = []): Command {
   return program;
 }
 
+/** Where the help that answers a parse error is: the command's own, or the list of commands. */
+function helpFor(named: string | undefined): string {
+  return named === undefined
+    ? "ghostcommit --help lists the commands"
+    : `ghostcommit ${named} --help says how to call it`;
+}
+
 /** Commands that serve until stopped: work they leave to detached processes must start at once. */
 const SERVERS = new Set(["mcp", "ui"]);
 
@@ -133,7 +140,7 @@ export async function runCli(argv: string[]): Promise<number> {
       const message =
         error.code === "commander.help"
           ? "a command is needed (ghostcommit --help lists them)"
-          : error.message.replace(/^error: /, "");
+          : `${error.message.replace(/^error: /, "")} (${helpFor(named)})`;
       return emitError(new GhostcommitError("usage", message), wantsJson);
     }
     return emitError(error, wantsJson);

@@ -241,6 +241,20 @@ describe("usage errors", () => {
     expect(r.cli([]).status).toBe(2);
   });
 
+  it("a parse error names the help that answers it", () => {
+    const r = repo();
+    const said = (...args: string[]) => r.cli(args).stderr.trim();
+    expect(said("show")).toBe(
+      "ghostcommit: missing required argument 'id' (ghostcommit show --help says how to call it)",
+    );
+    expect(said("gc", "--older-than")).toBe(
+      "ghostcommit: option '--older-than <age>' argument missing (ghostcommit gc --help says how to call it)",
+    );
+    expect(said("frobnicate")).toBe(
+      "ghostcommit: unknown command 'frobnicate' (ghostcommit --help lists the commands)",
+    );
+  });
+
   it("--version prints the installed package's version", () => {
     const r = repo();
     const { version } = JSON.parse(readFileSync(path.join(path.dirname(CLI), "..", "package.json"), "utf8"));
