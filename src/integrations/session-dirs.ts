@@ -122,6 +122,14 @@ export async function hookSessionsBetween(
   return hookSessionsIn((dir) => isStrictlyBelow(dir, repositoryRoot) && isStrictlyBelow(root, dir));
 }
 
+/**
+ * The same for workspaces that hold `root` (a plain directory of repositories, where an agent
+ * started at the top keeps its sessions): from one of the repositories inside, where they are.
+ */
+export async function hookSessionsAbove(root: string): Promise<{ dir: string; sessions: string[] }[]> {
+  return hookSessionsIn((dir) => isStrictlyBelow(root, dir));
+}
+
 function isStrictlyBelow(dir: string, top: string): boolean {
   const rel = path.relative(top, dir);
   return rel !== "" && !climbsOut(rel);

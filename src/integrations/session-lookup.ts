@@ -5,6 +5,7 @@ import { keptElsewhere } from "../git/repository.js";
 import { AGENTS } from "./event.js";
 import {
   hookSessionDirs,
+  hookSessionsAbove,
   hookSessionsBelow,
   hookSessionsBetween,
   latestWorkspaceHolding,
@@ -37,10 +38,19 @@ export async function resolveSession(
 /** Shown where a workspace has no session: where the ones a person may mean are, or "". */
 export async function sessionsElsewhere(ws: Workspace): Promise<string> {
   const above = keptElsewhere(ws.root, ws.repositoryRoot, "sessions");
-  if (!above) return sessionsBelow(ws);
-  // Below an agent's subdirectory workspace (src/lib under src), its sessions are there, not at the root.
+  if (!above) return (await sessionsBelow(ws)) || (await sessionsEnclosing(ws.root));
+  // Below an agent's subdirectory workspace (src/lib under src), its sessions are there, not at
+  // the root; in a repository inside a plain directory an agent started at the top, they are there.
   const between = await hookSessionsBetween(ws.repositoryRoot!, ws.root);
-  return between.length === 0 ? above : `${above.slice(0, -1)}; ${listed(between)})`;
+  const found = between.length > 0 ? between : await hookSessionsAbove(ws.repositoryRoot!);
+  return found.length === 0 ? above : `${above.slice(0, -1)}; ${listed(found)})`;
+}
+
+/** The sessions agents started in a directory that holds this workspace keep there, or "". */
+async function sessionsEnclosing(root: string): Promise<string> {
+  const enclosing = await hookSessionsAbove(root);
+  if (enclosing.length === 0) return "";
+  return ` (an agent started in a directory around this one keeps its sessions there: ${listed(enclosing)})`;
 }
 
 /** The sessions agents started in subdirectories keep there (their own workspaces), or "". */

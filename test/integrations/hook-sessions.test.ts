@@ -122,6 +122,29 @@ describe("hooks across sessions and outside projects", () => {
   const send = (event: unknown, cwd: string, agent = "claude-code") =>
     expectQuiet(shellHook(sandbox, installedCommand(agent), event, cwd), replyOf(agent, event));
 
+  it("points from a repository inside a plain directory to the session an agent started at the top", () => {
+    // A folder of repositories (fe/ and be/ side by side, SPEC §10): the agent works at the top,
+    // a person runs log from one of the repositories, which is a workspace of its own.
+    const mono = sandbox.dir("mono");
+    const fe = sandbox.repo("mono/fe", { "app.js": "fe0\n" });
+    const be = sandbox.repo("mono/be", { "api/server.py": "be0\n" });
+    send(claude(mono, "m1", "UserPromptSubmit", { prompt: "both sides" }), mono);
+    fe.write({ "app.js": "fe1\n" });
+    send(claude(mono, "m1", "Stop", { stop_hook_active: false }), mono);
+    const pointer = `-C ${mono} has session m1`;
+    const log = fe.cli(["log"]);
+    expect([log.status, log.stderr.trim()]).toEqual([
+      1,
+      `ghostcommit: this workspace has no session yet (an agent started in a directory around this one keeps its sessions there: ${pointer})`,
+    ]);
+    // From a subdirectory of the other repository: past the repository's root, to the top.
+    const sessions = sandbox.cli(be.path("api"), ["sessions"]);
+    expect(sessions.stdout.trim()).toBe(
+      `no sessions of ${be.path("api")} yet (a subdirectory keeps its own sessions: the repository's are reached with -C ${be.dir}; ${pointer})`,
+    );
+    expect(sandbox.ok(mono, "log").map((t: any) => t.changed)).toEqual([["fe/app.js"]]);
+  });
+
   it("ends turns on Claude Code's StopFailure and Codex's Interrupt", () => {
     send(claude(repo.dir, "c1", "UserPromptSubmit", { prompt: "p" }), repo.dir);
     repo.write({ "src/app.js": "v1\n" });
