@@ -76,6 +76,7 @@ export const logOutput = z.looseObject({
       state: z.enum(["open", "done", "rewound"]),
       startedAt: z.string(),
       endedAt: z.string().optional(),
+      abandonedAt: z.string().optional(),
     }),
   ),
 });

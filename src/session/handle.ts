@@ -151,6 +151,8 @@ export function toTurnRecord(turn: TurnState): TurnRecord {
     startedAt: isoFromMicros(turn.startedAt),
   };
   if (turn.endedAt !== undefined) record.endedAt = isoFromMicros(turn.endedAt);
+  if (turn.abandonedAt !== undefined && turn.state === "open")
+    record.abandonedAt = isoFromMicros(turn.abandonedAt);
   if (turn.uncertain.size > 0) record.uncertain = [...turn.uncertain].map(displayPath);
   // Only while the turn stands: rewound whole since, all of it is put back (a redo brings the
   // partial state back, and these paths with it).

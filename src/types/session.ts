@@ -14,6 +14,12 @@ export interface TurnRecord {
   rewoundPaths?: string[];
   startedAt: string;
   endedAt?: string;
+  /**
+   * An open turn whose conversation ended before it did (an interrupt, then the agent's
+   * SessionEnd: `abandonTurn`): when. It runs no more, so rewinding it needs no force; its changes
+   * are taken when the next prompt ends it, or by the rewind.
+   */
+  abandonedAt?: string;
   /** Changed paths the turn may not have changed itself (an interrupt, an overlapping session): rewinding them needs force. */
   uncertain?: string[];
   /**

@@ -135,6 +135,34 @@ describe("sessions side by side", () => {
     expect(lines[1]).toContain("1,000 files");
   });
 
+  it("shows an open turn's changes as not known yet, and one whose conversation ended with it open as ended", async () => {
+    const r = repo({ "a.txt": "0\n" });
+    const ws = await openIn(sandbox, r.dir);
+    await libTurn(ws, "s", "1", () => r.write({ "a.txt": "1\n" }));
+    await ws.session("s").beginTurn("2", { prompt: "add b" });
+    r.write({ "b.txt": "b\n" });
+    const columns = () =>
+      sandbox
+        .cli(r.dir, ["log"])
+        .stdout.split("\n")
+        .filter((line) => /^ {2}\S/.test(line))
+        .map((line) => line.trim().split(/\s+/).slice(0, 3));
+    // Not "0 files": the turn has written b.txt, which its end will show.
+    expect(columns()).toEqual([
+      ["1", "done", "1"],
+      ["2", "open", "…"],
+    ]);
+    await ws.session("s").abandonTurn(); // the agent's SessionEnd after an interrupt
+    expect(columns()).toEqual([
+      ["1", "done", "1"],
+      ["2", "ended", "…"],
+    ]);
+    const out = sandbox.cli(r.dir, ["log"]).stdout;
+    expect(out).toContain("ended: the conversation ended with the turn open (interrupted); it runs no more");
+    const [, second] = r.ok("log");
+    expect(second).toMatchObject({ state: "open", abandonedAt: expect.stringMatching(/^\d{4}-/) });
+  });
+
   it("ends a still-open turn when the next begins, and treats a repeated begin or end as a retry", async () => {
     const r = repo();
     const ws = await openIn(sandbox, r.dir);

@@ -117,19 +117,33 @@ export function register(program: Command, run: Action): void {
   rewind.register(program, run);
 }
 
-const STATE_COLOR = { open: color.cyan, done: color.green, rewound: color.dim, gone: color.yellow };
+const STATE_COLOR = {
+  open: color.cyan,
+  ended: color.yellow,
+  done: color.green,
+  rewound: color.dim,
+  gone: color.yellow,
+};
+
+/** The state `log` shows: a turn whose snapshots are gone, or whose conversation ended with it open, looks like no other. */
+function shownStateOf(t: TurnRecord): keyof typeof STATE_COLOR {
+  if (t.gone) return "gone";
+  return t.abandonedAt !== undefined ? "ended" : t.state;
+}
+
+/** An open turn's changes are known when it ends: no count until then (0 would say it changed nothing). */
+const filesOf = (t: TurnRecord) => (t.state === "open" ? "…" : nFiles(t.changed.length));
 
 function describeLog(session: string, turns: TurnRecord[]): string {
   if (turns.length === 0) return `session ${humanText(session)} has no turns yet`;
   const lines = [`session ${color.bold(humanText(session))}`];
   // Columns as wide as their widest cell: turn ids and file counts vary in length.
   const turnWidth = Math.max(...turns.map((t) => humanText(t.turn).length));
-  const filesWidth = Math.max(...turns.map((t) => nFiles(t.changed.length).length));
+  const filesWidth = Math.max(...turns.map((t) => filesOf(t).length));
   for (const t of turns) {
-    // A turn whose snapshots are gone looks like no other: rewinding to it can only fail.
-    const shownState = t.gone ? "gone" : t.state;
+    const shownState = shownStateOf(t);
     const state = STATE_COLOR[shownState](shownState.padEnd(7));
-    const files = nFiles(t.changed.length).padEnd(filesWidth);
+    const files = filesOf(t).padEnd(filesWidth);
     const shown = humanText(t.turn);
     const turn = color.bold(shown) + " ".repeat(turnWidth - shown.length);
     lines.push(`  ${turn}  ${state} ${files} ${age(t.startedAt).padEnd(11)} ${humanText(t.prompt)}`);
@@ -138,6 +152,14 @@ function describeLog(session: string, turns: TurnRecord[]): string {
       lines.push(color.dim(`        rewound only: ${fewPaths(t.rewoundPaths)}`));
     }
   }
+  if (turns.some((t) => t.state === "open"))
+    lines.push(color.dim("…: an open turn's changed paths are known when it ends"));
+  if (turns.some((t) => shownStateOf(t) === "ended"))
+    lines.push(
+      color.dim(
+        "ended: the conversation ended with the turn open (interrupted); it runs no more, and rewinding it needs no --force",
+      ),
+    );
   if (turns.some((t) => t.gone))
     lines.push(color.dim("gone: the turn's snapshots expired or were dropped; it can no longer be rewound"));
   return lines.join("\n");
