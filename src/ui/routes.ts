@@ -2,6 +2,7 @@ import { nodeCrypto } from "../util/crypto.js";
 import { statSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { GhostcommitError, type Workspace } from "../index.js";
+import { checkedOptions } from "../errors.js";
 import { expectedRedo } from "../session/redo.js";
 import { expectedRewind } from "../session/rewind-checks.js";
 import { mapLimit } from "../util/pool.js";
@@ -140,7 +141,11 @@ export class Routes {
           // The page sends the turns it showed the redo bringing back, and "Redo anyway" the
           // files and conflicts it showed: a rewind made or redone elsewhere since, or a file
           // edited after the refusal, is refused (409 plan-changed), nothing changed.
-          const body = await readBody(req);
+          const body = checkedOptions(await readBody(req), "redo", {
+            booleans: ["force", "dryRun"],
+            strings: ["session"],
+            others: ["shown"],
+          });
           const shown = expectedRedo(body.shown, "shown");
           const report = await this.ws.session(stringField(body, "session")).redo({
             force: body.force === true,
@@ -184,7 +189,13 @@ export class Routes {
    * changing nothing: the user confirms what was shown, never more. The library compares them
    * under the session's lock, just before the first file changes.
    */
-  private async rewind(body: Record<string, unknown>, res: ServerResponse): Promise<void> {
+  private async rewind(request: Record<string, unknown>, res: ServerResponse): Promise<void> {
+    // As the library's: a misspelled or non-boolean dryRun must not rewind for real.
+    const body = checkedOptions(request, "rewind", {
+      booleans: ["force", "dryRun"],
+      strings: ["session", "to"],
+      others: ["previewed"],
+    });
     const session = this.ws.session(stringField(body, "session"));
     const options = { to: stringField(body, "to"), dryRun: body.dryRun === true, force: body.force === true };
     const previewed = expectedRewind(body.previewed, "previewed");
@@ -229,6 +240,7 @@ export class Routes {
       }
       return [from, to] as const;
     });
+    await this.diffs.forgetGoneCounts();
     const counts = await mapLimit(parsed, 4, ([from, to]) =>
       this.diffs.lineCounts(from, to).catch(() => null),
     );

@@ -28,7 +28,7 @@ export async function readTimeline(ws: Workspace): Promise<Timeline> {
     summaries.map(async (summary): Promise<TimelineSession> => {
       const session = ws.session(summary.session);
       const [turns, redoTurns, redoPaths] = await Promise.all([
-        session.log(),
+        session.log({ gone: true }),
         session.nextRedo(),
         session.nextRedoPaths(),
       ]);
@@ -67,6 +67,7 @@ export class DiffCache {
   ) {}
 
   async view(from: string, to: string | null): Promise<DiffView> {
+    await this.forgetGone(this.views);
     const key = `${from}..${to ?? ""}`;
     const cached = this.views.get(key);
     if (cached) return cached;
@@ -78,6 +79,22 @@ export class DiffCache {
       if (this.views.size > this.maxViews) this.views.delete(this.views.keys().next().value as string);
     }
     return view;
+  }
+
+  /**
+   * Forgets the results of pairs a snapshot of which was dropped or expired since: snapshots
+   * never change, but they do go, and a gone turn has no counts and no diff.
+   */
+  async forgetGone(cache: Map<string, unknown>): Promise<void> {
+    if (cache.size === 0) return;
+    const live = new Set((await this.ws.list()).map((s) => s.id));
+    const isLive = (id: string) => id === "" || live.has(id) || [...live].some((full) => full.startsWith(id));
+    for (const key of [...cache.keys()]) if (!key.split("..").every(isLive)) cache.delete(key);
+  }
+
+  /** Call once per request, before `lineCounts`. */
+  forgetGoneCounts(): Promise<void> {
+    return this.forgetGone(this.counts);
   }
 
   async lineCounts(from: string, to: string): Promise<LineCounts> {

@@ -178,21 +178,63 @@ describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
     expect(both.read("n.txt")).toBe("a shell's line\n");
   });
 
+  it("refuses a rewind or redo with a misspelled or non-boolean flag, as the library does, changing nothing", async () => {
+    const flags = repo({ "a.txt": "a0\n" });
+    await turn(flags, "s", "1", () => flags.write({ "a.txt": "a1\n" }));
+    const other = await startUi(flags);
+    try {
+      const refusal = async (route: string, body: object) => {
+        const res = await postJson(other, route, { session: "s", ...body });
+        return [res.status, JSON.parse(res.body).error?.message];
+      };
+      expect(await refusal("/api/rewind", { to: "1", dryRun: "yes" })).toEqual([
+        400,
+        "rewind: dryRun must be true or false",
+      ]);
+      expect(await refusal("/api/rewind", { to: "1", dryrun: true })).toEqual([
+        400,
+        'rewind: unknown option "dryrun" (did you mean dryRun?)',
+      ]);
+      expect(flags.read("a.txt")).toBe("a1\n");
+      expect((await postJson(other, "/api/rewind", { session: "s", to: "1" })).status).toBe(200);
+      expect(flags.read("a.txt")).toBe("a0\n");
+      expect(await refusal("/api/redo", { dryRun: "yes" })).toEqual([
+        400,
+        "redo: dryRun must be true or false",
+      ]);
+      expect(await refusal("/api/redo", { Force: true })).toEqual([
+        400,
+        'redo: unknown option "Force" (did you mean force?)',
+      ]);
+      expect(flags.read("a.txt")).toBe("a0\n");
+    } finally {
+      await other.stop();
+    }
+  });
+
   it("answers the line counts of the turns it can count when one turn's snapshot is gone", async () => {
     const two = repo({ "a.txt": "a0\n" });
     await turn(two, "s", "1", () => two.write({ "a.txt": "a1\n" }));
     await turn(two, "s", "2", () => two.write({ "b.txt": "b1\nb2\n" }));
     const [first, second] = two.ok("log", "--session", "s");
-    two.ok("drop", first.after);
     const other = await startUi(two);
     try {
       const gone = `${first.before}..${first.after}`;
       const kept = `${second.before}..${second.after}`;
-      const res = await rawRequest(other.port, {
-        path: `/api/counts?pairs=${gone},${kept}`,
-        headers: { Host: `127.0.0.1:${other.port}`, "X-Ghostcommit-Token": other.token },
-      });
-      expect([res.status, JSON.parse(res.body)]).toEqual([200, { [kept]: { added: 2, removed: 0 } }]);
+      const counts = async () => {
+        const res = await rawRequest(other.port, {
+          path: `/api/counts?pairs=${gone},${kept}`,
+          headers: { Host: `127.0.0.1:${other.port}`, "X-Ghostcommit-Token": other.token },
+        });
+        return [res.status, JSON.parse(res.body)];
+      };
+      expect(await counts()).toEqual([
+        200,
+        { [gone]: { added: 1, removed: 1 }, [kept]: { added: 2, removed: 0 } },
+      ]);
+      // Dropped while the server runs, after it counted the pair once.
+      two.ok("drop", first.after);
+      expect(await counts()).toEqual([200, { [kept]: { added: 2, removed: 0 } }]);
     } finally {
       await other.stop();
     }

@@ -274,7 +274,32 @@ describe("rewind and redo from the page", () => {
     await page.locator('[data-session="s"] header').getByRole("button", { name: "Redo" }).click();
     await poll(() => turnItem(page, "s", "2").locator(".state").textContent()).toBe("done");
     expect(disk()).toEqual(["a1\n", "b2\n", true]);
+    // The pane says what the redo did, no longer that the turn is rewound.
+    expect(await page.locator(".plan > .panel.done").textContent()).toBe(
+      "Redid turn 2: wrote 2 files, deleted 0.",
+    );
     expect(await page.locator('[data-session="s"] header button').count()).toBe(0);
+    await page.close();
+  });
+
+  it("shows a turn whose snapshot was dropped while it runs as gone, with no line counts and no Rewind", async () => {
+    const dropped = repo({ "a.txt": "a0\n" });
+    await turn(dropped, "g", "1", () => dropped.write({ "a.txt": "a1\nmore\n" }));
+    await turn(dropped, "g", "2", () => dropped.write({ "b.txt": "b\n" }));
+    const ui = await startUi(dropped);
+    servers.push(ui);
+    const { page } = await openPage(ui);
+    await poll(() => turnItem(page, "g", "1").locator(".counts").textContent()).toBe("+2 −1");
+    const [first] = dropped.ok("log", "--session", "g");
+    dropped.ok("drop", first.after);
+    await page.reload();
+    await page.waitForSelector("body[data-ready]");
+    await poll(() => turnItem(page, "g", "1").locator(".state").textContent()).toBe("gone");
+    await turnItem(page, "g", "1").click();
+    await poll(() => page.locator("#detail h2").textContent()).toBe("Turn 1 · gone");
+    expect(await page.getByRole("button", { name: "Rewind to before this turn" }).count()).toBe(0);
+    await poll(() => turnItem(page, "g", "2").locator(".counts").textContent()).toBe("+1 −0");
+    expect(await turnItem(page, "g", "1").locator(".counts").textContent()).toBe("");
     await page.close();
   });
 

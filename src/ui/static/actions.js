@@ -164,6 +164,14 @@ export async function redo(session, turns, refresh, force = false, plan = null) 
   if (status === 409 && body.error.code === "conflict") return redoRefusal(session, turns, refresh, body);
   if (status !== 200) return setStatus(body?.error?.message ?? `redo failed (${status})`);
   const back = body.restoredTurns;
+  // In place of the pane's "Rewound …" outcome, which would go on saying the turns are rewound.
+  const el = redoPanel();
+  if (el.classList.contains("plan")) {
+    put(
+      el,
+      h("div", { class: "panel done" }, `Redid ${turnsNamed(back)}: wrote ${plural(body.written.length, "file")}, deleted ${body.deleted.length}.`),
+    );
+  }
   setStatus(`redo: ${turnsNamed(back)} of session ${session} ${back.length === 1 ? "is" : "are"} back`);
   await refresh();
 }

@@ -13,18 +13,21 @@ viewEl.value = localStorage.getItem("ghostcommit.view") ?? "unified";
 
 const pairOf = (turn) => (turn.after ? `${turn.before}..${turn.after}` : null);
 
+/** As in `log`: `gone` (its snapshots expired or were dropped), `ended` (its conversation ended with it open). */
+const stateOf = (turn) => (turn.gone ? "gone" : turn.abandonedAt ? "ended" : turn.state);
+
 function turnItem(session, turn) {
-  const pair = pairOf(turn);
+  const pair = turn.gone ? null : pairOf(turn);
   const known = pair && state.counts.get(pair);
   return h(
     "li",
-    { class: `item turn ${turn.state}`, tabindex: -1, "data-key": `turn:${JSON.stringify([session.session, turn.turn])}` },
+    { class: `item turn ${stateOf(turn)}`, tabindex: -1, "data-key": `turn:${JSON.stringify([session.session, turn.turn])}` },
     h("div", { class: "line1" }, h("span", { class: "id" }, `#${turn.turn}`), h("span", { class: "prompt", title: turn.prompt }, turn.prompt || "(no prompt)")),
     h(
       "div",
       { class: "line2" },
       h("span", { "data-time": turn.startedAt }, age(turn.startedAt)),
-      h("span", { class: `state state-${turn.state}` }, turn.state),
+      h("span", { class: `state state-${stateOf(turn)}` }, stateOf(turn)),
       h("span", {}, plural(turn.changed.length, "file")),
       h("span", { class: "counts", "data-pair": pair ?? "" }, known ? lineCounts(known) : ""),
     ),
@@ -79,7 +82,7 @@ function paneSignature() {
   const picked = findSelected();
   if (picked?.kind !== "turn") return "";
   const { session, turn } = picked;
-  return JSON.stringify([turn.state, turn.after, turn.rewoundPaths, session.redoable, session.redoTurns, session.redoPaths]);
+  return JSON.stringify([turn.state, turn.gone, turn.after, turn.rewoundPaths, session.redoable, session.redoTurns, session.redoPaths]);
 }
 
 function renderTimeline() {
@@ -112,7 +115,7 @@ function renderTimeline() {
 
 /** Line counts come after the first render: the list shows at once, numbers fill in. */
 async function fetchCounts() {
-  const missing = state.timeline.sessions.flatMap((s) => s.turns.map(pairOf)).filter((p) => p && !state.counts.has(p));
+  const missing = state.timeline.sessions.flatMap((s) => s.turns.filter((t) => !t.gone).map(pairOf)).filter((p) => p && !state.counts.has(p));
   for (let i = 0; i < missing.length; i += 100) {
     const { status, body } = await api(`/api/counts?pairs=${missing.slice(i, i + 100).join(",")}`);
     // Pairs that cannot be counted (a snapshot gone) are left out; a failed batch leaves its turns blank.
@@ -160,14 +163,16 @@ async function select(key, focus = true, kept = null) {
     from = turn.before;
     to = turn.after;
     head = [
-      h("h2", {}, `Turn ${turn.turn} · ${turn.state}`),
+      h("h2", {}, `Turn ${turn.turn} · ${stateOf(turn)}`),
       h("p", { class: "muted" }, `session ${session.session} · started ${age(turn.startedAt)}${turn.after ? "" : " · still open: diff against the files now"}`),
       turn.rewoundPaths ? h("p", { class: "muted rewound-only" }, rewoundOnly(turn.rewoundPaths)) : null,
       h("div", { class: "full-prompt" }, turn.prompt || "(no prompt)"),
       h(
         "div",
         { class: "actions" },
-        turn.state === "rewound"
+        turn.gone
+          ? h("p", { class: "muted" }, "Its snapshots expired or were dropped: it can no longer be rewound.")
+          : turn.state === "rewound"
           ? redoOfTurn(session, turn)
           : h("button", { class: "rewind", onclick: () => showRewind(plan, session.session, turn.turn, refresh) }, "Rewind to before this turn"),
       ),
