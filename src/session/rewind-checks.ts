@@ -189,6 +189,26 @@ export function refuseUnchanged(
 }
 
 /**
+ * Refuses a rewind of named paths that are all as they were before the turns already (an earlier
+ * rewind of them, repeated, or put back by hand): it would write nothing yet record a rewind,
+ * which the next `redo` would spend its call undoing, leaving the files rewound.
+ */
+export function refuseNothingToPutBack(
+  named: readonly RelPath[] | undefined,
+  pending: { changes: number; leftAlone: Iterable<RelPath> },
+  where: { session: string; to: string },
+): void {
+  if (named === undefined || pending.changes > 0) return;
+  // A named file left as it is (not captured before the turn, excluded since) is reported instead.
+  for (const p of pending.leftAlone) if (isNamed(p, named)) return;
+  throw new GhostcommitError(
+    "bad-input",
+    `${named.map((p) => quotedPath(displayPath(p))).join(", ")}: already as before turn ${where.to} of session ${where.session} (an earlier rewind put ${named.length === 1 ? "it" : "them"} back, or a person did), so there is nothing to rewind; nothing was recorded`,
+    { session: where.session, turn: where.to },
+  );
+}
+
+/**
  * The conflicts a forced rewind overwrites: those it writes or deletes. One it skips (excluded,
  * say, once its directory became a repository) is left as it is, so it is not reported as overwritten.
  */

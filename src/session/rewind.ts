@@ -14,6 +14,7 @@ import {
   openTurnChanges,
   overwritten,
   precheck,
+  refuseNothingToPutBack,
   refuseUnchanged,
   refuseUnexpected,
 } from "./rewind-checks.js";
@@ -235,6 +236,8 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
           }
           overridden = conflicts.map(displayPath);
           const changes = changesOf(states);
+          const leftAlone = [...notCaptured, ...excludedNow];
+          refuseNothingToPutBack(named, { changes: changes.length, leftAlone }, { session, to });
           for (const c of changes) targets.set(c.path, c.target);
           const deletions = changes.filter((c) => c.target === null).map((c) => c.path);
           const provenAbsent = await proveDeletions(

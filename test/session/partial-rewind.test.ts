@@ -119,6 +119,29 @@ describe("rewind of chosen paths", () => {
     ]);
   });
 
+  it("refuses a repeated rewind of paths already put back, recording nothing, so one redo brings them back", async () => {
+    // An MCP client may retry the same rewind call; a person may run the command twice.
+    const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "b.txt": "b1\n" }));
+    await turn(r, "s", "2", () => r.write({ "a.txt": "a2\n" }));
+    expect(r.ok("rewind", "--to", "1", "a.txt").written).toEqual(["a.txt"]);
+    const listed = r.ok("list").length;
+    for (const args of [["a.txt"], ["--dry-run", "a.txt"]]) {
+      const again = r.cli(["rewind", "--to", "1", "--json", ...args]);
+      expect([again.status, again.json.error.code], args.join(" ")).toEqual([1, "bad-input"]);
+    }
+    expect(r.cli(["rewind", "--to", "1", "a.txt"]).stderr).toBe(
+      "ghostcommit: a.txt: already as before turn 1 of session s (an earlier rewind put it back, or a person did), so there is nothing to rewind; nothing was recorded\n",
+    );
+    expect(r.ok("list").length).toBe(listed);
+    // A path of the same turns not yet put back still rewinds beside it.
+    expect(r.ok("rewind", "--to", "1", "a.txt", "b.txt").written).toEqual(["b.txt"]);
+    r.ok("redo");
+    expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["a0\n", "b1\n"]);
+    expect(r.ok("redo").written).toEqual(["a.txt"]);
+    expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["a2\n", "b1\n"]);
+  });
+
   it("takes `paths` in the library's restore, diff and rewind options, relative to the workspace", async () => {
     const r = repo({ "a.txt": "a0\n", "d/b.txt": "b0\n" });
     const ws = await openIn(sandbox, r.dir);
