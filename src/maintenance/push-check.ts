@@ -13,7 +13,10 @@ export const checkBackgroundPush: DoctorCheck = async (engine: StoreContext) => 
   const retry = status.ignored
     ? // Retrying as is fails again: the session's later snapshots keep those files.
       `Each later background push is refused too while new snapshots hold them: \`ghostcommit push ${status.remote} --include-ignored\` sends what is there now, \`"includeIgnored": true\` in the config's \`push\` setting sends them after every turn`
-    : `Run \`ghostcommit push ${status.remote}\` to retry`;
+    : status.leftOut
+      ? // Retrying cannot help either: the remote's history under those ids stays.
+        `Each later background push leaves ${status.leftOut.length === 1 ? "it" : "them"} out too: continue under a new session id, or send ${status.leftOut.length === 1 ? "it" : "them"} to another remote (\`ghostcommit push URL --session S\`)`
+      : `Run \`ghostcommit push ${status.remote}\` to retry`;
   return [
     {
       code: "push-failed",

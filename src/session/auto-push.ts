@@ -15,6 +15,8 @@ export interface BackgroundPushStatus {
   message?: string;
   /** The push was refused for these files the repository ignores (see `refuseIgnoredContent`). */
   ignored?: string[];
+  /** Sessions left out (the others were sent): the remote holds another history under their ids. */
+  leftOut?: string[];
 }
 
 const STATUS_FILE = STORE_FILES.pushStatus;
@@ -64,16 +66,33 @@ export async function runBackgroundPush(
   remote: string,
 ): Promise<PushReport> {
   const status: BackgroundPushStatus = { t: new Date().toISOString(), ok: true, remote };
+  const failed = (message: string) => {
+    Object.assign(status, { ok: false, message });
+    return fs
+      .appendFile(path.join(engine.paths.dir, LOG_FILE), `${JSON.stringify(status)}\n`)
+      .catch(() => {});
+  };
   try {
-    return await pushWorkspace(engine, cwd, { remote, includeIgnored: engine.settings.push?.includeIgnored });
+    const report = await pushWorkspace(
+      engine,
+      cwd,
+      { remote, includeIgnored: engine.settings.push?.includeIgnored },
+      { leaveConflicting: true },
+    );
+    if (report.leftOut) {
+      status.leftOut = report.leftOut.map((c) => c.session);
+      const shown = report.leftOut.map((c) => `${c.session} (pushed from ${c.host})`).join(", ");
+      await failed(
+        `${report.url} holds a different history under the same session id: ${shown}; ${report.leftOut.length === 1 ? "it was" : "they were"} left out, the other sessions sent`,
+      );
+    }
+    return report;
   } catch (error) {
-    status.ok = false;
-    status.message = error instanceof Error ? error.message : String(error);
     // The one refusal a retry cannot get past: the same files stay in the session's snapshots.
     if (GhostcommitError.is(error, "conflict") && error.data.snapshots) {
       status.ignored = error.data.conflicts;
     }
-    await fs.appendFile(path.join(engine.paths.dir, LOG_FILE), `${JSON.stringify(status)}\n`).catch(() => {});
+    await failed(error instanceof Error ? error.message : String(error));
     throw error;
   } finally {
     await writeFileAtomic(path.join(engine.paths.dir, STATUS_FILE), `${JSON.stringify(status)}\n`).catch(

@@ -48,6 +48,12 @@ export async function pushWorkspace(
   engine: StoreContext,
   cwd: string,
   options: PushOptions = {},
+  /**
+   * `leaveConflicting`: send the other sessions and list those in conflict under `leftOut`, as the
+   * push after a turn does: one old session pushed elsewhere under the same id must not keep every
+   * later session from leaving a machine that may soon be gone.
+   */
+  { leaveConflicting = false }: { leaveConflicting?: boolean } = {},
 ): Promise<PushReport> {
   const remote = await resolveRemote(engine.location, options.remote, "push", cwd, {
     configuredOnly: options.configuredRemoteOnly,
@@ -67,6 +73,7 @@ export async function pushWorkspace(
   return engine.writing(() =>
     withSyncLock(engine, async function attempt(again = false): Promise<PushReport> {
       Object.assign(report, { sessions: [], unchanged: [], behind: [], snapshots: [], refs: 0, bytes: 0 });
+      delete report.leftOut;
       const gitDir = engine.paths.gitDir;
       const remoteRefs = await listRemoteRefs(gitDir, remote);
       const snapshots = await engine.refs.list();
@@ -89,30 +96,28 @@ export async function pushWorkspace(
         const journal = await completeJournal(new Journal(engine.paths.sessionsDir, session).file, session);
         const { records } = parseJournal(journal.toString("utf8"));
         const state = foldJournal(session, records);
-        for (const id of sessionSnapshotIds(state, records, snapshots)) wanted.add(id);
+        const ids = sessionSnapshotIds(state, records, snapshots);
         const name = journalName(engine, session);
         const remoteCommit = remoteRefs.get(remoteSessionRef(engine, name)) ?? null;
-        if (remoteCommit !== null) {
-          const theirs = await readSessionCommit(engine, remoteCommit);
-          if (theirs.journal.equals(journal)) {
-            report.unchanged.push(session);
-            continue;
-          }
-          // Another machine continued it: this one has nothing the remote lacks.
-          if (extendsJournal(theirs.journal, journal)) {
-            report.behind.push(session);
-            continue;
-          }
-          if (!extendsJournal(journal, theirs.journal)) {
-            conflicts.push({ session, host: theirs.host });
-            continue;
-          }
+        const theirs = remoteCommit === null ? null : await readSessionCommit(engine, remoteCommit);
+        const same = theirs?.journal.equals(journal) === true;
+        // Another machine continued it: this one has nothing the remote lacks.
+        const behind = theirs !== null && !same && extendsJournal(theirs.journal, journal);
+        if (theirs !== null && !same && !behind && !extendsJournal(journal, theirs.journal)) {
+          conflicts.push({ session, host: theirs.host }); // its snapshots are not sent either
+          continue;
+        }
+        for (const id of ids) wanted.add(id);
+        if (same || behind) {
+          (same ? report.unchanged : report.behind).push(session);
+          continue;
         }
         const commit = await writeSessionCommit(engine, journal, remoteCommit);
         const status = remoteCommit === null ? "created" : "updated";
         updates.push({ session, name, turns: state.turns.length, commit, status });
       }
-      if (conflicts.length > 0) throw sessionConflict(conflicts, remote.url);
+      if (conflicts.length > 0 && !leaveConflicting) throw sessionConflict(conflicts, remote.url);
+      if (conflicts.length > 0) report.leftOut = conflicts;
 
       if (options.snapshots) for (const s of snapshots) if (s.meta.session === undefined) wanted.add(s.id);
       const toSend = snapshots.filter(

@@ -31,6 +31,11 @@ export interface PushReport {
   refs: number;
   /** Approximate size (as stored) of the objects sent. */
   bytes: number;
+  /**
+   * Sessions left out because the remote holds a different history under their id (the push
+   * after a turn only: a push by hand is refused whole instead).
+   */
+  leftOut?: { session: string; host: string }[];
 }
 
 export interface FetchOptions {

@@ -605,6 +605,38 @@ describe("push after each turn", () => {
     ]);
   });
 
+  it("sends the other sessions when one is in conflict on the remote, and doctor names it without a futile retry", async () => {
+    const remote = bare("auto-collide.git");
+    const onA = originRepo(a, "auto-ca", remote, { "f.txt": "0\n" });
+    const onB = cloneOf(b, remote, "auto-cb");
+    await turn(onA, "same", "1", () => onA.write({ "f.txt": "A\n" }));
+    onA.ok("push");
+    await turn(onB, "same", "1", () => onB.write({ "f.txt": "B\n" }));
+    const main = a.git(remote, "rev-parse", "main");
+    onB.write({ ".ghostcommit.json": JSON.stringify({ push: { remote: "origin", after: "turn" } }) });
+    cliTurn(onB, "fresh", "1", () => onB.write({ "g.txt": "B\n" }));
+    const sessionRefs = () => ghostRefs(a, remote).filter((ref) => ref.includes("/sessions/"));
+    await until(() => sessionRefs().length === 2);
+    const fresh = onB.ok("log", "--session", "fresh")[0].after;
+    expect(ghostRefs(a, remote)).toContain(`refs/ghostcommit/root/snapshots/${fresh}`);
+    // B's own "same" stays off the remote: A's history under that id is untouched.
+    const bSame = onB.ok("log", "--session", "same")[0].after;
+    expect(ghostRefs(a, remote)).not.toContain(`refs/ghostcommit/root/snapshots/${bSame}`);
+    let problems: any[] = [];
+    await until(() => {
+      problems = onB.cli(["doctor", "--json"]).json?.problems ?? [];
+      return problems.length > 0;
+    });
+    expect(problems).toHaveLength(1);
+    expect(problems[0].code).toBe("push-failed");
+    expect(problems[0].message).toMatch(
+      /holds a different history under the same session id: same \(pushed from .+\); it was left out, the other sessions sent/,
+    );
+    expect(problems[0].message).toContain("Each later background push leaves it out too");
+    expect(problems[0].message).not.toContain("to retry");
+    expect(a.git(remote, "rev-parse", "main")).toBe(main);
+  });
+
   it("refused for an ignored file the agent touched, doctor gives the ways that get past it", async () => {
     const remote = bare("auto-secret.git");
     const repo = originRepo(a, "auto-secret", remote, { ".gitignore": ".env\n", "app.ts": "1\n" });
