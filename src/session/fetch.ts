@@ -1,13 +1,15 @@
 import { promises as fs } from "node:fs";
+import path from "node:path";
 import type { StoreContext } from "../store/context.js";
 import { runGit } from "../git/exec.js";
 import { isoFromMicros, nowMicros } from "../store/metadata.js";
 import { writeFileAtomic } from "../store/layout.js";
-import { fetchRefs, remoteNamespace, resolveRemote } from "../store/remote.js";
+import { fetchRefs, type ResolvedRemote, remoteNamespace, resolveRemote } from "../store/remote.js";
+import { type StoredSnapshot, updateRefsQuietly } from "../store/store.js";
 import type { FetchOptions, FetchReport, SessionOrigin } from "../types.js";
 import { Journal } from "./journal.js";
 import { foldJournal, parseJournal } from "./model.js";
-import { fetchedLinksPrefix, removeFetchedLinks } from "../store/fetched-links.js";
+import { fetchedLinksPrefix, fetchingSnapshotsPrefix, removeFetchedLinks } from "../store/fetched-links.js";
 import { deadPackTemps, removePackTemps } from "../store/pack-temps.js";
 import { linkBorrowed } from "../store/snapshots.js";
 import {
@@ -51,66 +53,102 @@ export async function fetchWorkspace(
       // A fetch killed mid-transfer left git's temp pack, as large as what it had received: no
       // other fetch runs now, so it goes once nothing else can be writing it.
       await removePackTemps(await deadPackTemps(engine, { sync: true })).catch(() => []);
+      const staging = fetchingSnapshotsPrefix(engine);
+      const tracking = trackingPrefix(engine, remote);
+      // Only a fetch or a push (under the sync lock, held now) writes these refs: a lock file there
+      // is a cut-off git's, which would fail every later fetch ("cannot lock ref").
+      await removeRefLocks(engine.refs.refsGitDir, [staging, links, tracking]);
       try {
         report.bytes = await fetchRefs(engine.refs.refsGitDir, remote, [
-          `${ns}snapshots/*:${engine.refs.refPrefix}*`,
-          `+${ns}sessions/*:${trackingPrefix(engine, remote)}*`,
+          `+${ns}snapshots/*:${staging}*`,
+          `+${ns}sessions/*:${tracking}*`,
           `+${ns}links/*:${links}*`,
         ]);
+        const fetched = (await engine.refs.list(staging)).filter((s) => !before.has(s.id));
+        const refused = await takeSessions(engine, remote, report);
+        report.snapshots = await listAccepted(engine, fetched, refused);
       } finally {
         // Never in place of the fetch's own error; any left are removed by the next fetch.
         await removeFetchedLinks(engine).catch(() => {});
       }
-      report.snapshots = (await engine.refs.refIds()).filter((id) => !before.has(id));
       // Fetched snapshots may need objects only the repository has: protect them from its gc.
       await linkBorrowed(engine);
-      const origins: Record<string, SessionOrigin> = {};
-      // Only this remote's: the sessions fetched before from others are not in its report.
-      for (const commit of await trackedSessionCommits(engine, trackingPrefix(engine, remote))) {
-        const theirs = await readSessionCommit(engine, commit);
-        const { records } = parseJournal(theirs.journal.toString("utf8"));
-        const header = records.find((r) => r.e === "session");
-        if (header?.e !== "session") continue; // not a journal: nothing to bring in
-        const session = header.session;
-        const journal = new Journal(engine.paths.sessionsDir, session);
-        const outcome = await journal.locked(async () => {
-          const ours = await fs.readFile(journal.file).catch(() => null);
-          if (ours !== null && extendsJournal(ours, theirs.journal)) return "unchanged";
-          if (ours !== null && !extendsJournal(theirs.journal, ours)) return "conflict";
-          await writeFileAtomic(journal.file, theirs.journal);
-          return ours === null ? "created" : "updated";
-        });
-        if (outcome === "unchanged") report.unchanged.push(session);
-        else if (outcome === "conflict") {
-          report.conflicts.push({
-            session,
-            reason: `this workspace has a different history under session id ${session}; the one on ${remote.url} (pushed from ${theirs.host}) was not fetched, nor its snapshots`,
-          });
-        } else {
-          report.sessions.push({
-            session,
-            turns: foldJournal(session, records).turns.length,
-            status: outcome,
-          });
-          origins[session] = { remote: remote.url, host: theirs.host, fetchedAt: isoFromMicros(nowMicros()) };
-        }
-      }
-      await recordOrigins(engine, origins);
-      // A session kept as it is here brings none of its snapshots either: listed under its id,
-      // the other machine's turns would read as this one's.
-      const refused = new Set(report.conflicts.map((c) => c.session));
-      if (refused.size > 0) {
-        const fetched = new Set(report.snapshots);
-        const theirs = (await engine.refs.list())
-          .filter((s) => fetched.has(s.id) && s.meta.session !== undefined && refused.has(s.meta.session))
-          .map((s) => s.id);
-        await engine.refs.remove(theirs);
-        const dropped = new Set(theirs);
-        report.snapshots = report.snapshots.filter((id) => !dropped.has(id));
-      }
       return report;
     }),
   );
+}
+
+/** Removes the `.lock` files below the ref directories of `prefixes` (`refs/…/`). */
+async function removeRefLocks(refsGitDir: string, prefixes: string[]): Promise<void> {
+  for (const prefix of prefixes) {
+    const dir = path.join(refsGitDir, ...prefix.split("/").filter(Boolean));
+    const names = await fs.readdir(dir, { recursive: true }).catch(() => [] as string[]);
+    for (const name of names) {
+      if (name.endsWith(".lock")) await fs.rm(path.join(dir, name), { force: true }).catch(() => {});
+    }
+  }
+}
+
+/**
+ * Lists the `fetched` snapshots as this store's, but those of the `refused` sessions (kept as they
+ * are here: the other machine's turns would read as this one's under the same id). A commit that
+ * is no snapshot (only a damaged or forged remote holds one) was never among them.
+ */
+async function listAccepted(
+  engine: StoreContext,
+  fetched: StoredSnapshot[],
+  refused: Set<string>,
+): Promise<string[]> {
+  const listed = fetched
+    .filter((s) => s.meta.session === undefined || !refused.has(s.meta.session))
+    .map((s) => s.id);
+  const prefix = engine.refs.refPrefix;
+  if (listed.length > 0) {
+    const input = listed.map((id) => `update ${prefix}${id}\0${id}\0\0`).join("");
+    await updateRefsQuietly(engine.paths.dir, engine.refs.refsGitDir, input);
+  }
+  return listed;
+}
+
+/** Brings in the fetched journals that extend this workspace's (or are new); returns the sessions refused. */
+async function takeSessions(
+  engine: StoreContext,
+  remote: ResolvedRemote,
+  report: FetchReport,
+): Promise<Set<string>> {
+  const origins: Record<string, SessionOrigin> = {};
+  // Only this remote's: the sessions fetched before from others are not in its report.
+  for (const commit of await trackedSessionCommits(engine, trackingPrefix(engine, remote))) {
+    const theirs = await readSessionCommit(engine, commit);
+    const { records } = parseJournal(theirs.journal.toString("utf8"));
+    const header = records.find((r) => r.e === "session");
+    if (header?.e !== "session") continue; // not a journal: nothing to bring in
+    const session = header.session;
+    const journal = new Journal(engine.paths.sessionsDir, session);
+    const outcome = await journal.locked(async () => {
+      const ours = await fs.readFile(journal.file).catch(() => null);
+      if (ours !== null && extendsJournal(ours, theirs.journal)) return "unchanged";
+      if (ours !== null && !extendsJournal(theirs.journal, ours)) return "conflict";
+      await writeFileAtomic(journal.file, theirs.journal);
+      return ours === null ? "created" : "updated";
+    });
+    if (outcome === "unchanged") report.unchanged.push(session);
+    else if (outcome === "conflict") {
+      report.conflicts.push({
+        session,
+        reason: `this workspace has a different history under session id ${session}; the one on ${remote.url} (pushed from ${theirs.host}) was not fetched, nor its snapshots`,
+      });
+    } else {
+      report.sessions.push({
+        session,
+        turns: foldJournal(session, records).turns.length,
+        status: outcome,
+      });
+      origins[session] = { remote: remote.url, host: theirs.host, fetchedAt: isoFromMicros(nowMicros()) };
+    }
+  }
+  await recordOrigins(engine, origins);
+  return new Set(report.conflicts.map((c) => c.session));
 }
 
 async function trackedSessionCommits(engine: StoreContext, prefix: string): Promise<string[]> {

@@ -11,9 +11,18 @@ export function fetchedLinksPrefix(engine: StoreContext): string {
   return engine.refs.refPrefix.replace(/snapshots\/$/, "fetched-links/");
 }
 
-/** The fetched-links refs there are now. */
+/**
+ * Where a fetch puts the snapshots it brings until it has judged their sessions: a snapshot of a
+ * session this workspace has another history of is never listed, also when the fetch is cut off.
+ */
+export function fetchingSnapshotsPrefix(engine: StoreContext): string {
+  return engine.refs.refPrefix.replace(/snapshots\/$/, "fetching/");
+}
+
+/** The temporary refs of a fetch there are now (its links and the snapshots not yet judged). */
 export async function fetchedLinkRefs(engine: StoreContext): Promise<string[]> {
-  const listed = await runGit(["for-each-ref", "--format=%(refname)", fetchedLinksPrefix(engine)], {
+  const prefixes = [fetchedLinksPrefix(engine), fetchingSnapshotsPrefix(engine)];
+  const listed = await runGit(["for-each-ref", "--format=%(refname)", ...prefixes], {
     cwd: engine.paths.dir,
     env: { GIT_DIR: engine.refs.refsGitDir },
   });

@@ -132,7 +132,8 @@ export class SnapshotRefs {
   }
 
   /** Every snapshot of this workspace, newest first. */
-  async list(): Promise<StoredSnapshot[]> {
+  /** The snapshots (newest first); under `prefix`, those a fetch has brought but not listed yet. */
+  async list(prefix = this.refPrefix): Promise<StoredSnapshot[]> {
     // No store yet (nothing snapshotted, or the workspace is disabled): nothing to list. A store
     // whose HEAD is gone is not empty, though its snapshots cannot be listed.
     if (!existsSync(path.join(this.refsGitDir, "HEAD"))) {
@@ -140,17 +141,12 @@ export class SnapshotRefs {
       return [];
     }
     const result = await runGit(
-      [
-        ...QUIET_REF_CONFIG,
-        "for-each-ref",
-        "--format=%(objectname)%00%(tree)%00%(contents)%00",
-        this.refPrefix,
-      ],
+      [...QUIET_REF_CONFIG, "for-each-ref", "--format=%(objectname)%00%(tree)%00%(contents)%00", prefix],
       { cwd: this.paths.dir, env: { GIT_DIR: this.refsGitDir }, okCodes: [0, 128] },
     );
     // A ref whose commit is gone (a damaged store) makes for-each-ref fail as a whole: read the
     // commits one by one instead, so the other snapshots stay usable.
-    if (result.code !== 0) return (await this.readCommits(await this.refIds())).snapshots;
+    if (result.code !== 0) return (await this.readCommits(await this.refIds(prefix))).snapshots;
     const parts = splitNul(result.stdout);
     const snapshots: StoredSnapshot[] = [];
     for (let i = 0; i + 2 < parts.length; i += 3) {
@@ -163,8 +159,8 @@ export class SnapshotRefs {
   }
 
   /** The ids every snapshot ref points at, without reading any object. */
-  async refIds(): Promise<string[]> {
-    const result = await this.git(["for-each-ref", "--format=%(objectname)", this.refPrefix]);
+  async refIds(prefix = this.refPrefix): Promise<string[]> {
+    const result = await this.git(["for-each-ref", "--format=%(objectname)", prefix]);
     return result.stdout
       .toString("latin1")
       .split("\n")

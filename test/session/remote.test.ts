@@ -5,6 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI, Repo } from "../helpers/repo.js";
 import { cliTurn, cloneOf, ghostRefs, gitDaemon, hook, machines, originRepo } from "./remote-support.js";
+import { killedAtCall } from "../restore/strace.js";
 import { turn } from "./support.js";
 
 const { a, b, bare } = machines();
@@ -218,6 +219,47 @@ describe("push and fetch through a local bare repository", () => {
     repo.git("add", "-f", ".env", "sub/id.key");
     repo.git("commit", "-qm", "tracked now");
     expect(repo.ok("push").sessions).toEqual([{ session: "s", turns: 2, status: "created" }]);
+  });
+
+  it("never lists another machine's turns under a session id of this one, wherever a fetch is cut off", async () => {
+    const remote = bare("cut-collide.git");
+    const onA = originRepo(a, "cut-ca", remote, { "f.txt": "0\n" });
+    const onB = cloneOf(b, remote, "cut-cb");
+    await turn(onA, "same", "1", () => onA.write({ "f.txt": "A\n" }));
+    await turn(onA, "same", "2", () => onA.write({ "f.txt": "AA\n" }));
+    await turn(onA, "other", "1", () => onA.write({ "g.txt": "A\n" }));
+    onA.ok("push");
+    await turn(onB, "same", "1", () => onB.write({ "f.txt": "B\n" }));
+    const bList = onB.ok("list").map((s: any) => s.id);
+    const aSame = new Set(onA.ok("log", "--session", "same").flatMap((t: any) => [t.before, t.after]));
+    // Killed at each rename in turn (git's ref writes, then the journals'), until one runs through.
+    let status: number | null = null;
+    for (let n = 1; status !== 0; n++) {
+      expect(n).toBeLessThan(200);
+      status = killedAtCall([process.execPath, CLI, "fetch"], "rename", n, {
+        cwd: onB.dir,
+        env: b.env,
+      }).status;
+      const listed = onB.ok("list").map((s: any) => s.id);
+      expect(
+        listed.filter((id: string) => aSame.has(id)),
+        `killed at rename ${n}`,
+      ).toEqual([]);
+      expect(onB.ok("log", "--session", "same").map((t: any) => t.prompt)).toEqual(["prompt 1"]);
+    }
+    // The fetch that ran through brought the other session, and no temporary ref is left.
+    const listed = onB.ok("list").map((s: any) => s.id);
+    const other = onB.ok("log", "--session", "other").flatMap((t: any) => [t.before, t.after]);
+    expect(other.filter((id: string) => !listed.includes(id))).toEqual([]);
+    expect(listed.filter((id: string) => !bList.includes(id)).length).toBeGreaterThan(0);
+    expect(onB.ok("doctor").problems).toEqual([]);
+    // A commit that is no snapshot under the remote's snapshot refs (forged, or damaged) is not
+    // listed either: it would read as a damaged snapshot.
+    const main = a.git(remote, "rev-parse", "main").trim();
+    a.git(remote, "update-ref", `refs/ghostcommit/root/snapshots/${main}`, main);
+    expect(onB.ok("fetch").snapshots).toEqual([]);
+    expect(onB.ok("list").map((s: any) => s.id)).toEqual(listed);
+    expect(onB.ok("doctor").problems).toEqual([]);
   });
 
   it("never lets two machines' sessions with one id overwrite each other", async () => {
