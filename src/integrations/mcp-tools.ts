@@ -195,7 +195,8 @@ export function registerTools(server: McpServer, withWorkspace: WithWorkspace): 
         force: z.boolean().optional().describe("overwrite files changed since (ask the user first)"),
       }),
       outputSchema: out.redoOutput,
-      annotations: { ...local, readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+      // It deletes files (those the turns deleted) and, forced, overwrites a person's edits.
+      annotations: { ...local, readOnlyHint: false, destructiveHint: true, idempotentHint: false },
     },
     withWorkspace(async (ws, args: { session?: string; force?: boolean }) =>
       reported(

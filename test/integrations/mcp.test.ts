@@ -80,7 +80,7 @@ describe("ghostcommit mcp", () => {
     }
     expect(byName.restore.annotations?.destructiveHint).toBe(true);
     expect(byName.rewind.annotations?.destructiveHint).toBe(true);
-    expect(byName.redo.annotations?.destructiveHint).toBe(false);
+    expect(byName.redo.annotations?.destructiveHint).toBe(true); // it deletes what the turns deleted
     expect(byName.snapshot.annotations?.destructiveHint).toBe(false);
     for (const tool of tools) expect(tool.outputSchema?.type, tool.name).toBe("object");
     expect(Object.keys(byName.log.outputSchema?.properties ?? {}).sort()).toEqual(["items", "session"]);
