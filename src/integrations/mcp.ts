@@ -36,7 +36,7 @@ function failure(thrown: unknown): CallToolResult {
 /** Why `dir` is refused as a workspace (`$HOME`, `/`), or null. */
 function refusedWorkspace(dir: string): string | null {
   return isTooBroad(dir)
-    ? `not serving ${dir} (home or root directory): start the agent in a project directory or pass -C`
+    ? `not serving ${dir} (home or root directory): start the agent in a project directory, or give -C one`
     : null;
 }
 

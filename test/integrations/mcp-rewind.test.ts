@@ -10,10 +10,10 @@ let repo: Repo;
 let client: Client;
 
 /** `ghostcommit mcp` in the repo, driven by the SDK's own client over stdio. */
-async function connect(dir: string): Promise<Client> {
+async function connect(dir: string, extra: string[] = []): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, "mcp"],
+    args: [CLI, "mcp", ...extra],
     cwd: dir,
     env: sandbox.env as Record<string, string>,
     stderr: "ignore",
@@ -206,8 +206,12 @@ describe("undo from inside the agent (MCP)", () => {
     const refused = await call("snapshot", {});
     expect(refused.isError).toBe(true);
     expect(refused.structuredContent).toMatchObject({ error: { code: "not-a-workspace" } });
-    expect((refused.structuredContent as { error: { message: string } }).error.message).toMatch(
-      /home or root/,
-    );
+    const told = `not serving ${sandbox.home} (home or root directory): start the agent in a project directory, or give -C one`;
+    expect((refused.structuredContent as { error: { message: string } }).error.message).toBe(told);
+    // Named relative to where it runs (-C ..), it is said as the directory it is.
+    await client.close();
+    client = await connect(sandbox.dir("project"), ["-C", ".."]);
+    const relative = await call("snapshot", {});
+    expect((relative.structuredContent as { error: { message: string } }).error.message).toBe(told);
   });
 });

@@ -128,7 +128,7 @@ export function register(program: Command, run: Action): void {
       // Loaded here so hooks never pay for the MCP SDK.
       const { serveMcp } = await import("../../integrations/mcp.js");
       await serveMcp({
-        dir: globals.C ?? currentDirectory(),
+        dir: path.resolve(globals.C ?? currentDirectory()),
         store: globals.store,
         version: program.version() ?? "0.0.0",
       });
