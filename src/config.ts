@@ -206,9 +206,17 @@ function validatePush(raw: unknown, bad: (want: string) => GhostcommitError): Pu
     includeIgnored = false,
     ...rest
   } = raw as Record<string, unknown>;
-  if (typeof remote !== "string" || remote.trim() === "" || remote.startsWith("-")) throw bad(want);
-  if ((after !== "turn" && after !== "never") || Object.keys(rest).length > 0) throw bad(want);
-  if (typeof includeIgnored !== "boolean") throw bad(want);
+  // Which key is wrong, and what it holds: "must be an object" alone of an object says nothing.
+  const wrong = (key: string, value: unknown, what: string) =>
+    bad(
+      `${want}: its "${key}" ${value === undefined ? "is not a setting" : `is ${JSON.stringify(value)}, not ${what}`}`,
+    );
+  if (typeof remote !== "string" || remote.trim() === "" || remote.startsWith("-"))
+    throw wrong("remote", remote, "a remote name or URL");
+  if (after !== "turn" && after !== "never") throw wrong("after", after, '"turn" or "never"');
+  const [unknown] = Object.keys(rest);
+  if (unknown !== undefined) throw wrong(unknown, undefined, "");
+  if (typeof includeIgnored !== "boolean") throw wrong("includeIgnored", includeIgnored, "true or false");
   return { remote, after, ...(includeIgnored ? { includeIgnored } : {}) };
 }
 

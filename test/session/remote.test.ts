@@ -719,6 +719,12 @@ describe("push after each turn", () => {
     config({ includeIgnored: "yes" });
     const bad = repo.cli(["doctor", "--json"]);
     expect(bad.stderr + JSON.stringify(bad.json)).toContain('"includeIgnored": false}');
+    // The key that is wrong, with what it holds.
+    expect(bad.stderr).toContain('its "includeIgnored" is "yes", not true or false');
+    config({ after: "sometimes" });
+    expect(repo.cli(["doctor"]).stderr).toContain('its "after" is "sometimes", not "turn" or "never"');
+    config({ afterr: "turn" });
+    expect(repo.cli(["doctor"]).stderr).toContain('its "afterr" is not a setting');
   });
 });
 
