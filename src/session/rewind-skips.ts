@@ -28,7 +28,7 @@ export function addLeftSkips(
   },
 ): void {
   const { root, named } = how;
-  for (const p of how.notCaptured.sort())
+  for (const p of how.notCaptured.filter((p) => isNamed(p, named)).sort())
     report.skipped.push({ path: displayPath(p), reason: "not-captured" });
   const excluded = new Set([
     ...newlyExcluded(how.before, how.afters).filter((p) => isNamed(p, named) && existsNow(root, p)),

@@ -142,6 +142,23 @@ describe("rewind of chosen paths", () => {
     expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["a2\n", "b1\n"]);
   });
 
+  it("lists under skipped only the named paths it left, not a path outside them", async () => {
+    const r = repo({ ".gitignore": ".env\n", "a.txt": "a0\n" });
+    r.write({ ".env": "KEY=old\n" });
+    const s = (await openIn(sandbox, r.dir)).session("s");
+    await s.beginTurn("1");
+    // Reported after the write (as Cursor's afterFileEdit is): its content before was never seen.
+    r.write({ ".env": "KEY=agent\n", "a.txt": "a1\n" });
+    await s.touched([".env"], { edited: true });
+    await s.endTurn("1");
+    const partial = r.ok("rewind", "--to", "1", "a.txt");
+    expect([partial.written, partial.skipped]).toEqual([["a.txt"], []]);
+    r.ok("redo");
+    const whole = r.ok("rewind", "--to", "1");
+    expect(whole.skipped).toEqual([{ path: ".env", reason: "not-captured" }]);
+    expect(r.read(".env")).toBe("KEY=agent\n");
+  });
+
   it("takes `paths` in the library's restore, diff and rewind options, relative to the workspace", async () => {
     const r = repo({ "a.txt": "a0\n", "d/b.txt": "b0\n" });
     const ws = await openIn(sandbox, r.dir);
