@@ -1,3 +1,4 @@
+import path from "node:path";
 import { checkArgument, checkedOptions, isStringList } from "../errors.js";
 import type { StoreContext } from "../store/context.js";
 import { displayPath } from "../paths.js";
@@ -90,7 +91,22 @@ export class Session implements SessionHandle {
       strings: ["to"],
       others: ["paths", "expect"],
     });
-    return this.ctx.engine.writing(() => rewindSession(this.ctx, checked));
+    return this.markInnerUndo(checked, await this.ctx.engine.writing(() => rewindSession(this.ctx, checked)));
+  }
+
+  /**
+   * An undo from inside the open turn (the agent was asked to) is that turn's work, as a tool
+   * call's is: marked so, an interrupt after it does not leave its files in doubt.
+   */
+  private async markInnerUndo<R extends { written: string[]; deleted: string[] }>(
+    options: { keepOpenTurn?: boolean; dryRun?: boolean },
+    report: R,
+  ): Promise<R> {
+    const changed = [...report.written, ...report.deleted];
+    if (!options.keepOpenTurn || options.dryRun || changed.length === 0) return report;
+    const paths = changed.map((p) => path.join(this.ctx.engine.root, p));
+    await this.ctx.engine.writing(() => markProgress(this.ctx, paths));
+    return report;
   }
 
   async redo(options?: RedoOptions): Promise<RedoReport> {
@@ -98,7 +114,7 @@ export class Session implements SessionHandle {
       booleans: ["force", "dryRun", "keepOpenTurn"],
       others: ["expect"],
     });
-    return this.ctx.engine.writing(() => redoSession(this.ctx, checked));
+    return this.markInnerUndo(checked, await this.ctx.engine.writing(() => redoSession(this.ctx, checked)));
   }
 
   async nextRedo(): Promise<string[] | null> {

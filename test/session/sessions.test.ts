@@ -115,6 +115,26 @@ describe("sessions side by side", () => {
     expect(r.read("f.txt")).toBe("F1\n");
   });
 
+  it("counts its own undo from the chat as its turn's work when that turn is interrupted after it", async () => {
+    // An MCP rewind from inside turn 2, then Esc: no Stop, and the next prompt closes turn 2.
+    const r = repo({ "f.txt": "f\n", "g.txt": "g\n" });
+    const ws = await openIn(sandbox, r.dir);
+    const a = ws.session("A");
+    await libTurn(ws, "A", "1", () => r.write({ "f.txt": "F1\n" }));
+    await a.beginTurn("2");
+    expect(await a.rewind({ to: "1", keepOpenTurn: true })).toMatchObject({ written: ["f.txt"] });
+    r.write({ "g.txt": "a person's edit after the interrupt\n" });
+    await a.beginTurn("3");
+    await a.endTurn("3");
+    expect((await a.log()).find((t) => t.turn === "2")).toMatchObject({
+      changed: ["f.txt", "g.txt"],
+      uncertain: ["g.txt"],
+    });
+    // Rewinding turn 2 puts back what its undo took away, with no --force.
+    expect(await a.rewind({ to: "2", paths: ["f.txt"] })).toMatchObject({ written: ["f.txt"] });
+    expect(r.read("f.txt")).toBe("F1\n");
+  });
+
   it("log's columns stay aligned whatever the turn ids and file counts", async () => {
     const r = repo({ "a.txt": "0\n" });
     const ws = await openIn(sandbox, r.dir);
