@@ -44,14 +44,21 @@ export function conflictError(
   session: string,
   conflicts: string[],
   uncertain: readonly string[] = [],
+  /** The session's open turn the rewind leaves open (an undo from inside it), whose own edits conflict too. */
+  keptOpen?: string,
 ): GhostcommitError {
   const doubtful = new Set(uncertain);
   const edited = conflicts.filter((p) => !doubtful.has(p));
   const maybe = conflicts.filter((p) => doubtful.has(p));
   const reasons: string[] = [];
-  if (edited.length > 0) {
+  const one = edited.length === 1;
+  if (edited.length > 0 && keptOpen !== undefined) {
     reasons.push(
-      `${edited.length} ${edited.length === 1 ? "file was" : "files were"} changed since session ${session} last changed ${edited.length === 1 ? "it" : "them"} (${listed(edited)})`,
+      `${edited.length} ${one ? "file was" : "files were"} changed after the turns being rewound, by the open turn ${keptOpen} itself or by a person (${listed(edited)})`,
+    );
+  } else if (edited.length > 0) {
+    reasons.push(
+      `${edited.length} ${one ? "file was" : "files were"} changed since session ${session} last changed ${one ? "it" : "them"} (${listed(edited)})`,
     );
   }
   if (maybe.length > 0) {

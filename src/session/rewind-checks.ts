@@ -33,7 +33,7 @@ export async function precheck(
   afters: (StoredSnapshot | null)[],
   named: RelPath[] | undefined,
   partial: ReadonlyMap<RelPath, FileState | null>,
-  touched: ReadonlySet<RelPath>,
+  { touched, keptOpen }: { touched: ReadonlySet<RelPath>; keptOpen?: string },
 ): Promise<void> {
   const attributed = new Map([...attributePaths(turns)].filter(([p]) => isNamed(p, named)));
   // In a dependency directory named since: the final check leaves it as excluded.
@@ -70,7 +70,7 @@ export async function precheck(
   if (inside.length > 0) {
     const session = ctx.journal.session;
     const said = uncertain.filter((p) => inside.includes(p));
-    throw conflictError("rewind", session, inside.sort().map(displayPath), said.map(displayPath));
+    throw conflictError("rewind", session, inside.sort().map(displayPath), said.map(displayPath), keptOpen);
   }
 }
 

@@ -89,6 +89,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
     const ids = turns.map((t) => t.turn);
     refuseUnexpected(expect, { session, to }, ids);
     const open = keepOpen ? undefined : openNow;
+    const keptOpen = keepOpen ? openNow?.turn : undefined;
     // A turn whose conversation ended (SessionEnd) is not running: only its uncertain paths need --force.
     if (open && !force && open.abandonedAt === undefined) {
       const error = new GhostcommitError(
@@ -127,17 +128,13 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       await refuseUnmatched(named, cat, trees, engine.root);
       const where = { session, turns: ids };
       // An open turn's changes are known once the capture has seen them (below).
-      if (!open)
-        refuseUnchanged(
-          named,
-          turns.map((t) => t.changed),
-          where,
-        );
+      const changedBy = turns.map((t) => t.changed);
+      if (!open) refuseUnchanged(named, changedBy, where);
       // Paths an earlier rewind of some paths put back are the session's doing, not someone else's:
       // every such rewind a turn still lists, also once a new turn has emptied the redo stack.
       const partial = leftByRewinds(partialRewindsInEffect(state));
-      if (!force && !dryRun)
-        await precheck(ctx, lookup, turns, befores, afters, named, partial, touchedBy(state, turns));
+      const checks = { touched: touchedBy(state, turns), keptOpen };
+      if (!force && !dryRun) await precheck(ctx, lookup, turns, befores, afters, named, partial, checks);
       const targets = new Map<RelPath, FileState | null>();
       const originOfPath = new Map<RelPath, { snapshot: StoredSnapshot; absent: ReadonlySet<RelPath> }>();
       let closed: ClosedTurn | undefined;
@@ -176,12 +173,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         },
         target: async (currentTree, capturedRepos) => {
           const read = (snapshot: StoredSnapshot, p: RelPath) => lookup.file(snapshot.tree, p);
-          const changedLists = await withFilesLeftOut(
-            turns.map((t) => t.changed),
-            befores,
-            afters,
-            read,
-          );
+          const changedLists = await withFilesLeftOut(changedBy, befores, afters, read);
           if (open) {
             const index = turns.indexOf(open);
             const changed = await openTurnChanges(ctx, open, befores[index].tree, currentTree);
@@ -232,7 +224,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
           const conflicts = await insideSparseCheckout(engine, conflictsOf(states));
           if (!force && conflicts.length > 0) {
             const uncertain = states.filter((s) => s.uncertain).map((s) => displayPath(s.path));
-            throw conflictError("rewind", session, conflicts.map(displayPath), uncertain);
+            throw conflictError("rewind", session, conflicts.map(displayPath), uncertain, keptOpen);
           }
           overridden = conflicts.map(displayPath);
           const changes = changesOf(states);

@@ -76,6 +76,19 @@ describe("rewind and redo through the CLI", () => {
     ]);
   });
 
+  it("says an undo from inside a turn conflicts with that turn's own edits, not that someone edited after the session", async () => {
+    const r = repo({ "a.txt": "a0\n" });
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
+    r.ok("turn", "begin", "--session", "s", "--turn", "2");
+    r.write({ "a.txt": "a1\nthe open turn's line\n" });
+    const refused = r.cli(["rewind", "--session", "s", "--keep-open-turn", "--to", "1"]);
+    expect([refused.status, refused.stderr]).toEqual([
+      3,
+      "ghostcommit: rewind refused: 1 file was changed after the turns being rewound, by the open turn 2 itself or by a person (a.txt); nothing was changed, --force overwrites\n",
+    ]);
+    expect(r.read("a.txt")).toBe("a1\nthe open turn's line\n");
+  });
+
   it("keeps an undo made from inside a later turn undone when rewinding further back", async () => {
     const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n", "c.txt": "c0\n" });
     await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
