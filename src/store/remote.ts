@@ -68,10 +68,18 @@ async function transportEnv(location: WorkspaceLocation): Promise<NodeJS.Process
   return env;
 }
 
-/** Where a workspace's history goes on a remote: one namespace per workspace path in the repository. */
+/**
+ * Where a workspace's history goes on a remote: one namespace per workspace path in the
+ * repository, and one for a plain directory, so that a plain folder pushed to a repository's
+ * remote never lists its snapshots in the repository's history (nor the other way round).
+ */
 export function remoteNamespace(location: WorkspaceLocation): string {
   const scope =
-    location.prefix === "" ? "root" : `dir-${sha256Hex(Buffer.from(location.prefix, "latin1")).slice(0, 16)}`;
+    location.kind === "plain"
+      ? "plain"
+      : location.prefix === ""
+        ? "root"
+        : `dir-${sha256Hex(Buffer.from(location.prefix, "latin1")).slice(0, 16)}`;
   return `refs/ghostcommit/${scope}/`;
 }
 

@@ -221,6 +221,28 @@ describe("push and fetch through a local bare repository", () => {
     expect(repo.ok("push").sessions).toEqual([{ session: "s", turns: 2, status: "created" }]);
   });
 
+  it("keeps a plain folder's history apart from a repository's on one remote", async () => {
+    const remote = bare("shared.git");
+    const onA = originRepo(a, "shared-a", remote, { "f.txt": "0\n" });
+    await turn(onA, "s", "1", () => onA.write({ "f.txt": "1\n" }));
+    onA.ok("push");
+    const folder = a.dir("folder");
+    writeFileSync(path.join(folder, "x.txt"), "x\n");
+    const taken = a.ok(folder, "snapshot", "-m", "folder");
+    expect(a.ok(folder, "push", remote, "--snapshots").snapshots).toEqual([taken.id]);
+    expect(ghostRefs(a, remote)).toContain(`refs/ghostcommit/plain/snapshots/${taken.id}`);
+    // The repository's other clone brings its sessions, not the folder's snapshot...
+    const onB = cloneOf(b, remote, "shared-b");
+    const fetched = onB.ok("fetch");
+    expect(fetched.sessions.map((s: any) => s.session)).toEqual(["s"]);
+    expect(fetched.snapshots).not.toContain(taken.id);
+    expect(onB.ok("list").map((s: any) => s.message)).not.toContain("folder");
+    // ...and a plain folder elsewhere brings the folder's, not the repository's sessions.
+    const other = b.dir("other-folder");
+    const there = b.ok(other, "fetch", remote);
+    expect([there.sessions, there.snapshots]).toEqual([[], [taken.id]]);
+  });
+
   it("never lists another machine's turns under a session id of this one, wherever a fetch is cut off", async () => {
     const remote = bare("cut-collide.git");
     const onA = originRepo(a, "cut-ca", remote, { "f.txt": "0\n" });
