@@ -14,8 +14,13 @@ import { openTurnOf, type SessionState } from "./model.js";
  */
 export async function forgetExpiredSessions(engine: StoreContext, olderThanMs: number): Promise<number> {
   const dir = engine.paths.sessionsDir;
-  // Newest modified first: the first is the latest session's (or newer than it), never forgotten.
-  const [, ...rest] = journalFiles(dir);
+  // Newest modified first: the first with a turn is the latest session (what log and rewind
+  // take), never forgotten; a newer one of no turn (a mistyped touch --session) is not it.
+  const files = journalFiles(dir);
+  let latest = 0;
+  while (latest < files.length && !((await readJournal(files[latest].file))?.state.turns.length ?? 0))
+    latest++;
+  const rest = files.filter((_, i) => i !== latest);
   const candidates: { file: string; mtimeMs: number; state: SessionState }[] = [];
   for (const { file, mtimeMs } of rest) {
     if (mtimeMs >= olderThanMs) continue;

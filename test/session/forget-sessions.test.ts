@@ -75,5 +75,11 @@ describe("session histories retention forgets", () => {
     expect(r.cli(["gc"]).stdout).toContain("forgot 1 session whose snapshots had all expired");
     expect(sessionsOf(r).sort()).toEqual(["latest", "live", "open", "unfinished"]);
     expect(r.ok("gc").forgottenSessions).toBe(0);
+    // A session of no turn written since (a touch --session with a mistyped id) is not the
+    // latest one log and rewind take: "latest" stays, the mistyped one goes once it is old.
+    r.ok("touch", "--session", "typo", "a.txt");
+    age(r, "typo", 39);
+    expect(r.ok("gc").forgottenSessions).toBe(1);
+    expect(sessionsOf(r).sort()).toEqual(["latest", "live", "open", "unfinished"]);
   });
 });
