@@ -241,6 +241,27 @@ describe("usage errors", () => {
     expect(r.cli([]).status).toBe(2);
   });
 
+  it("snapshot --include of nothing on disk succeeds and says so: a typo, or a pattern no shell expanded", () => {
+    const r = repo();
+    r.write({ "src/a.js": "a\n" });
+    r.symlink("nowhere", "dangling");
+    const result = r.cli([
+      "snapshot",
+      "--include",
+      ".env.locl",
+      "--include",
+      "src/*.js",
+      "--include",
+      "dangling",
+    ]);
+    expect(result.status).toBe(0);
+    expect(result.stdout.split("\n").slice(1)).toEqual([
+      "  nothing at --include .env.locl: no such file or directory",
+      "  nothing at --include src/*.js: no such file or directory (a pattern is not expanded: name the files, or their directory)",
+      "",
+    ]);
+  });
+
   it("a parse error names the help that answers it", () => {
     const r = repo();
     const said = (...args: string[]) => r.cli(args).stderr.trim();
