@@ -3,7 +3,6 @@ import path from "node:path";
 import type { StoreContext } from "../store/context.js";
 import { runGit } from "../git/exec.js";
 import { watchmanUse } from "../capture/fsmonitor.js";
-import { borrowingProtected } from "../store/borrow.js";
 import type { DoctorRepair, DoctorReport } from "../types.js";
 import { cleanLeftovers, interruptedRestores } from "../store/restore-journal.js";
 import { alive } from "../util/process.js";
@@ -22,6 +21,7 @@ import {
   interruptedProblem,
   lostLastSafety,
 } from "./store-check.js";
+import { checkBorrowing } from "./borrow-check.js";
 import { STORE_FILES, storeCannotBeMade } from "../store/layout.js";
 import { fetchedLinkRefs, removeFetchedLinks } from "../store/fetched-links.js";
 import { deadPackTemps, removePackTemps } from "../store/pack-temps.js";
@@ -95,17 +95,7 @@ export async function runDoctor(
         message: `${leftLinks.length} temporary ref(s) of a fetch that was cut off keep snapshots from being freed; doctor --repair, gc or the next fetch removes them`,
       });
     }
-    if (
-      engine.refs.kind === "shadow" &&
-      engine.location.kind === "git" &&
-      !(await borrowingProtected(engine.paths.dir))
-    ) {
-      problems.push({
-        code: "borrowed-unprotected",
-        message:
-          'the store is on another file system than the repository: objects borrowed from it are not protected from its gc (set GHOSTCOMMIT_HOME to a directory on the repository\'s file system, or use the repo store: "store": "repo")',
-      });
-    }
+    problems.push(...(await checkBorrowing(engine)));
     problems.push(...(await checkFiles(engine)));
   } else {
     const unusable = storeCannotBeMade(engine.paths.dir) ?? (await cannotMakeDirectoryIn(engine.paths.dir));

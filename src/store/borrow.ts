@@ -9,6 +9,11 @@ interface BorrowState {
   loose: Record<string, number>;
   packs: string[];
   crossDevice?: boolean;
+  /**
+   * This user may not hard-link the repository's object files (EPERM: another user's files where
+   * the system protects hard links, as Linux's fs.protected_hardlinks does by default).
+   */
+  notOwned?: boolean;
 }
 
 /** A state file of the right shape; a damaged one is ignored (everything is relinked, which is harmless). */
@@ -41,14 +46,18 @@ export async function linkBorrowedObjects(
 ): Promise<void> {
   const stateFile = path.join(storeDir, STORE_FILES.borrowed);
   const state = await readJson<BorrowState>(stateFile, { loose: {}, packs: [] }, isBorrowState);
-  if (state.crossDevice) return;
+  if (state.crossDevice || state.notOwned) return;
   let changed = false;
   try {
     changed = linkPacks(storeObjects, userObjects, state) || changed;
     changed = linkLoose(storeObjects, userObjects, state) || changed;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
-    state.crossDevice = true;
+    // Links are a protection, never a condition of a snapshot: without them it borrows as the
+    // repo store does (doctor says so).
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EXDEV") state.crossDevice = true;
+    else if (code === "EPERM") state.notOwned = true;
+    else throw error;
     changed = true;
   }
   // Not flushed: a record lost in a crash only makes a later call link again (an existing link
@@ -57,14 +66,17 @@ export async function linkBorrowedObjects(
   if (changed) await writeFileAtomic(stateFile, JSON.stringify(state), 0o600, false);
 }
 
-/** Whether borrowed objects are protected by links (false when the store is on another file system). */
-export async function borrowingProtected(storeDir: string): Promise<boolean> {
+/**
+ * Why borrowed objects are not protected by links (the store is on another file system, or the
+ * repository's files are another user's), or null when they are.
+ */
+export async function borrowingUnprotected(storeDir: string): Promise<"cross-device" | "not-owned" | null> {
   const state = await readJson<BorrowState>(
     path.join(storeDir, STORE_FILES.borrowed),
     { loose: {}, packs: [] },
     isBorrowState,
   );
-  return !state.crossDevice;
+  return state.crossDevice ? "cross-device" : state.notOwned ? "not-owned" : null;
 }
 
 function linkPacks(storeObjects: string, userObjects: string, state: BorrowState): boolean {
@@ -90,9 +102,13 @@ function linkPacks(storeObjects: string, userObjects: string, state: BorrowState
     writeFileSync(path.join(ourPacks, `${base}.keep`), "borrowed from the workspace repository\n", {
       mode: 0o600,
     });
-    const linked = linkIfMissing(path.join(userPacks, `${base}.pack`), path.join(ourPacks, `${base}.pack`));
-    if (linked) linkIfMissing(path.join(userPacks, name), path.join(ourPacks, name));
-    else rmSync(path.join(ourPacks, `${base}.keep`), { force: true });
+    let linked = false;
+    try {
+      linked = linkIfMissing(path.join(userPacks, `${base}.pack`), path.join(ourPacks, `${base}.pack`));
+      if (linked) linkIfMissing(path.join(userPacks, name), path.join(ourPacks, name));
+    } finally {
+      if (!linked) rmSync(path.join(ourPacks, `${base}.keep`), { force: true });
+    }
     if (linked && !known.has(base)) {
       state.packs.push(base);
       changed = true;
@@ -150,7 +166,7 @@ const FAN_OUT = /^[0-9a-f]{2}$/;
 /** How recent a fan-out directory's time must be for it to be listed again by the next pass. */
 const RACY_MS = 2000;
 
-/** Links source to target; false when the source vanished. EXDEV propagates. */
+/** Links source to target; false when the source vanished. EXDEV and EPERM propagate. */
 function linkIfMissing(source: string, target: string): boolean {
   try {
     linkSync(source, target);

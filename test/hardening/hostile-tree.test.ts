@@ -6,6 +6,7 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   readlinkSync,
   rmSync,
@@ -157,6 +158,9 @@ describe("hostile trees", () => {
       spawnSync("chmod", ["-R", "u+w", store]);
       expect(JSON.parse(run(["doctor"]).stdout).ok).toBe(true);
       expect(run(["snapshot"]).status).toBe(0);
+      // Nothing of a link that failed is left in the store (a pack's .keep is written first).
+      const packs = path.join(storeDir(sb, repo.dir), "git", "objects", "pack");
+      expect(existsSync(packs) ? readdirSync(packs).filter((n) => n.endsWith(".keep")) : []).toEqual([]);
     },
   );
 
@@ -178,6 +182,39 @@ describe("hostile trees", () => {
       const json = JSON.parse(run(["drop", id, "--json"]).stdout);
       expect(json.error).toEqual({ code: "io", message: `cannot write ${ref}: permission denied (EACCES)` });
       expect(JSON.parse(run(["list", "--json"]).stdout).map((s: { id: string }) => s.id)).toEqual([id]);
+    },
+  );
+
+  // Needs root to switch to another user, and the kernel's hard-link protection (Linux's default).
+  const protectedHardlinks = existsSync("/proc/sys/fs/protected_hardlinks")
+    ? readFileSync("/proc/sys/fs/protected_hardlinks", "utf8").trim() === "1"
+    : false;
+  it.skipIf(process.getuid?.() !== 0 || !protectedHardlinks)(
+    "snapshots a repository another user owns, which it may read but not hard-link; doctor says so",
+    (ctx) => {
+      const cli = cliForOtherUser(ctx);
+      const repo = sb.repo("theirs", { "a.txt": "one\n", "b.txt": "two\n" });
+      repo.git("gc", "-q");
+      repo.write({ "c.txt": "three\n" });
+      repo.git("add", "c.txt"); // a loose object beside the pack
+      writeFileSync(sb.env.GIT_CONFIG_GLOBAL!, "[safe]\n\tdirectory = *\n");
+      spawnSync("chown", ["-R", "65534:65534", sb.home]);
+      spawnSync("chown", ["-R", "0:0", repo.dir]);
+      const run = asNobody(cli, repo.dir);
+      const snap = run(["snapshot"]);
+      expect(snap.status, snap.stderr).toBe(0);
+      expect(JSON.parse(snap.stdout).fileCount).toBe(3);
+      const shown = JSON.parse(run(["show", JSON.parse(snap.stdout).id]).stdout);
+      expect(shown.files).toEqual(["a.txt", "b.txt", "c.txt"]);
+      const doctor = JSON.parse(run(["doctor"]).stdout);
+      expect(doctor.problems).toEqual([
+        {
+          code: "borrowed-unprotected",
+          message:
+            'the repository\'s object files are another user\'s, which this user may not hard-link: objects borrowed from it are not protected from its gc (run as the repository\'s owner, or use the repo store: "store": "repo")',
+        },
+      ]);
+      expect(run(["snapshot"]).status).toBe(0);
     },
   );
 
