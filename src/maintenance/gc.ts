@@ -4,7 +4,8 @@ import type { StoreContext } from "../store/context.js";
 import { runGit } from "../git/exec.js";
 import { STORE_FILES, readJson } from "../store/layout.js";
 import type { StoredSnapshot } from "../store/store.js";
-import { heldByLive, waitForSharedHolders, withLock } from "../util/lock.js";
+import { heldByLive, liveSharedHolders, waitForSharedHolders, withLock } from "../util/lock.js";
+import { staleGitLocks } from "./store-check.js";
 import { ownBytes } from "./disk.js";
 import { dropFreesAnything } from "./freeable.js";
 import { removeFetchedLinks } from "../store/fetched-links.js";
@@ -63,6 +64,11 @@ export async function collectGarbage(
   writerWaitMs = WRITER_WAIT_MS,
 ): Promise<GcOutcome> {
   return withLock(path.join(engine.paths.dir, STORE_FILES.gcLock), async () => {
+    // No snapshot writing (new ones wait for gc): a git lock in the store is a dead git's, and
+    // would fail this gc's ref updates, and every later one's.
+    if (liveSharedHolders(path.join(engine.paths.dir, STORE_FILES.writersDir)).length === 0) {
+      for (const file of await staleGitLocks(engine, -1)) await fs.rm(file, { force: true });
+    }
     const measure = () => storeBytes(engine);
     const bytesBefore = await measure();
     const snapshots = await engine.refs.list(); // newest first

@@ -9,7 +9,7 @@ import { isBorrowState } from "../store/borrow.js";
 import { STORE_FILES, isPlainObject, readJson } from "../store/layout.js";
 import { promisedObjectsArgs } from "../store/promisor.js";
 import type { DoctorReport } from "../types.js";
-import { deadSharedHolders } from "../util/lock.js";
+import { anyHeldByLive, deadSharedHolders } from "../util/lock.js";
 import { deadPackTemps, isGitPackTemp } from "../store/pack-temps.js";
 import { formatBytes } from "../util/format.js";
 import { deadCaptureTemps } from "../git/loose-objects.js";
@@ -114,15 +114,20 @@ export async function plainIndexProblem(engine: StoreContext): Promise<string | 
   return gone.length > 0 ? `it names ${gone.length} missing object(s)` : null;
 }
 
-/** Git lock files in the store's git dir left by a git process that died (older than a minute). */
+/**
+ * Git lock files (and `packed-refs.new`) a git that died left in the store's git dir, which fail
+ * every later ref update (gc, drop). Only ghostcommit's git writes there, under the store's locks:
+ * while no live process holds one, all are a dead git's; while one does, those over a minute old.
+ */
 export async function staleGitLocks(engine: StoreContext, ageMs = 60_000): Promise<string[]> {
+  if (!anyHeldByLive(engine.paths.dir, path.join(engine.paths.dir, STORE_FILES.writersDir))) ageMs = -1;
   const found: string[] = [];
   const visit = async (dir: string, depth: number): Promise<void> => {
     const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
     for (const entry of entries) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory() && depth < 6 && entry.name !== "objects") await visit(full, depth + 1);
-      else if (entry.name.endsWith(".lock")) {
+      else if (entry.name.endsWith(".lock") || (depth === 0 && entry.name === "packed-refs.new")) {
         const stat = await fs.lstat(full).catch(() => null);
         if (stat && Date.now() - stat.mtimeMs > ageMs) found.push(full);
       }

@@ -181,6 +181,12 @@ export function heldByLive(file: string): boolean {
   return isStale(file) === false;
 }
 
+/** Whether a live process holds a `.ghostlock` in `dir`, or the shared side in `sharedDir`. */
+export function anyHeldByLive(dir: string, sharedDir: string): boolean {
+  const locks = namesIn(dir).filter((name) => name.endsWith(".ghostlock"));
+  return locks.some((name) => heldByLive(path.join(dir, name))) || liveSharedHolders(sharedDir).length > 0;
+}
+
 /** The pids of the live holders of the shared side in `dir` (NaN for one still writing its file). */
 export function liveSharedHolders(dir: string): number[] {
   return namesIn(dir).flatMap((name) => {

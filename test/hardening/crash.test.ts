@@ -262,6 +262,49 @@ describe("a gc cut off mid-repack (the machine lost power while it ran)", () => 
   });
 });
 
+describe("a gc killed while its git writes refs", () => {
+  const sb = new Sandbox();
+  afterAll(() => sb.cleanup());
+
+  it("leaves no ref lock past the next gc; doctor names one at once", () => {
+    const repo = sb.repo("gc-locks", { "a.txt": "one\n" });
+    repo.ok("snapshot");
+    const gitDir = path.join(storeDir(sb, repo.dir), "git");
+    const locks = () =>
+      (readdirSync(gitDir, { recursive: true }) as string[]).filter(
+        (name) => name.endsWith(".lock") || name === "packed-refs.new",
+      );
+    // Killed at each rename in turn (node's and its git's: pack-refs, update-ref) until one runs
+    // through; after each, the next command that updates refs works.
+    let status: number | null = null;
+    for (let n = 1; status !== 0; n++) {
+      expect(n).toBeLessThan(60);
+      for (let i = 0; i < 3; i++) {
+        repo.write({ "a.txt": `${n}.${i}\n` });
+        repo.ok("snapshot");
+      }
+      status = killedAtCall([process.execPath, CLI, "gc", "--keep", "1"], "rename", n, {
+        cwd: repo.dir,
+        env: sb.env,
+      }).status;
+      if (locks().length > 0) {
+        // What a killed git left is a problem doctor names, with no wait for it to age.
+        const problems = repo.cli(["doctor", "--json"]).json.problems;
+        const named = problems.filter((p: { code: string }) => p.code === "stale-lock");
+        expect(named.length, `killed at rename ${n}`).toBeGreaterThan(0);
+      }
+      // The next gc (the daily one, or by hand) clears the way, and refs can be updated again.
+      const gc = repo.cli(["gc"]);
+      expect(gc.status, `gc after a kill at rename ${n}: ${gc.stderr}`).toBe(0);
+      expect(locks(), `killed at rename ${n}`).toEqual([]);
+      const [oldest] = repo.ok("list").slice(-1);
+      expect(repo.cli(["drop", oldest.id]).status, `drop after a kill at rename ${n}`).toBe(0);
+    }
+    repo.ok("snapshot");
+    expect(fsckStore(sb)).toEqual({ status: 0, problems: [] });
+  });
+});
+
 describe("a snapshot killed while it writes its pack", () => {
   const sb = new Sandbox();
   afterAll(() => sb.cleanup());
