@@ -63,7 +63,11 @@ export async function fetchWorkspace(
           `+${ns}snapshots/*:${staging}*`,
           `+${ns}sessions/*:${tracking}*`,
           `+${ns}links/*:${links}*`,
-        ]);
+        ]).catch(async (error) => {
+          // Failed (a full disk): its temp pack would take what room is left.
+          await removePackTemps(await deadPackTemps(engine, { sync: true })).catch(() => []);
+          throw error;
+        });
         const fetched = (await engine.refs.list(staging)).filter((s) => !before.has(s.id));
         const refused = await takeSessions(engine, remote, report);
         report.snapshots = await listAccepted(engine, fetched, refused);

@@ -142,6 +142,12 @@ describe("a full disk under the store", () => {
           /^ghostcommit: cannot write to \/.*: no space left on the device \(ENOSPC\)$/m,
         );
         expect(failed.stderr).not.toMatch(/tmp_pack|exit 128|Out of diskspace/);
+        // Its failed repack's temp pack is gone: left, it would take the little room there is.
+        const packDir = path.join(data, "workspaces");
+        const temps = (readdirSync(packDir, { recursive: true }) as string[]).filter((name) =>
+          /(^|\/)(tmp_pack_|\.tmp-\d+-pack-)/.test(name),
+        );
+        expect(temps).toEqual([]);
       } finally {
         execFileSync("rm", ["-f", filler]);
       }
