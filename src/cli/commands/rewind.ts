@@ -113,15 +113,18 @@ export function register(program: Command, run: Action): void {
 export function describeRewind(report: RewindReport, globals: GlobalOptions = {}): string {
   const turns = turnList(report.rewoundTurns);
   const verb = report.resumed ? "finish rewinding" : "rewind";
+  // Files it still could not write: not finished, as the line below says, whether resumed or not.
+  const unfinished = !report.dryRun && ioSkips(report);
+  const done = report.resumed ? (unfinished ? "went on rewinding" : "finished rewinding") : "rewound";
   const head = report.dryRun
     ? `would ${verb} ${turns} of session ${humanText(report.session)}`
-    : `${report.resumed ? "finished rewinding" : "rewound"} ${color.bold(turns)} of session ${humanText(report.session)} (files as before turn ${humanText(report.to)})`;
+    : `${done} ${color.bold(turns)} of session ${humanText(report.session)} (files as before turn ${humanText(report.to)})`;
   const lines = [head];
   if (report.paths) lines.push(`only: ${report.paths.map(humanPath).join(", ")}`);
   if (report.overridden) lines.push(overwroteLine(report.overridden, report.dryRun));
   lines.push(describeRestore({ ...report, safety: null }));
   const session = shellWord(report.session);
-  if (!report.dryRun && ioSkips(report))
+  if (unfinished)
     lines.push(
       `not finished: \`${commandHint(globals, `rewind --session ${session} --to ${shellWord(report.to)}`)}\` finishes it once those files can be written`,
     );
