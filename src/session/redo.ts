@@ -31,7 +31,15 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
     const state = await journal.load();
     const rewind = state.redoStack.at(-1) ?? (options.keepOpenTurn ? await heldRedo(ctx, state) : undefined);
     if (!rewind) {
-      throw new GhostcommitError("nothing-to-redo", `session ${session} has no rewind to redo`, { session });
+      // A turn since the last rewind ended what redo brings back: say so, and where the files are.
+      const last = [...state.rewinds.values()].at(-1);
+      const newer = last !== undefined && (state.turns.at(-1)?.startedAt ?? 0) > last.t;
+      const since = newer
+        ? `: a turn began after its rewind to turn ${last.to}, and a new turn ends what redo can bring back; that rewind's safety snapshot ${last.safety.slice(0, 12)} holds the files as they were before it (\`ghostcommit restore ${last.safety.slice(0, 12)} -- PATH\` brings one back)`
+        : "";
+      throw new GhostcommitError("nothing-to-redo", `session ${session} has no rewind to redo${since}`, {
+        session,
+      });
     }
     refuseOtherRedo(expect, session, rewind.turns);
     const left = leftByRewinds([rewind]);
