@@ -45,11 +45,23 @@ export function skipStatus(report: { skipped: SkippedPath[] }): Partial<CommandO
 }
 
 /** Reports an error: `ghostcommit: message` on stderr, and with --json an error document on stdout. */
+/**
+ * `--in-chat`: the command runs for an agent's chat (a Claude Code slash command's `!` line), which
+ * shows only a command's stdout, and only when it exits 0: a refusal there must be read too.
+ */
+export const IN_CHAT = "--in-chat";
+let inChat = false;
+export function runInChat(): void {
+  inChat = true;
+}
+
 export function emitError(thrown: unknown, asJson: boolean): number {
   const error = reportable(thrown);
   const status = exitStatusFor(error);
   // A message may name what came from elsewhere (a session id, a remote's): never sent raw.
-  process.stderr.write(`ghostcommit: ${humanLines(messageWith(error, "--force"))}\n`);
+  (inChat ? process.stdout : process.stderr).write(
+    `ghostcommit: ${humanLines(messageWith(error, "--force"))}\n`,
+  );
   if (asJson) process.stdout.write(`${JSON.stringify(errorDocument(error, "--force"), null, 2)}\n`);
   return status;
 }

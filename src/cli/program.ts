@@ -9,7 +9,7 @@ import * as list from "./commands/list.js";
 import * as restore from "./commands/restore.js";
 import * as show from "./commands/show.js";
 import * as snapshot from "./commands/snapshot.js";
-import { emit, emitError } from "./output.js";
+import { emit, emitError, IN_CHAT, runInChat } from "./output.js";
 import { rememberRawArgs } from "./raw-args.js";
 import type { Action } from "./runner.js";
 import { markProcessShortLived } from "../util/detached.js";
@@ -119,6 +119,12 @@ const SERVERS = new Set(["mcp", "ui"]);
  */
 export async function runCli(argv: string[]): Promise<number> {
   trace("cli: loaded");
+  if (argv.includes(IN_CHAT)) {
+    runInChat();
+    const status = await runCli(argv.filter((arg) => arg !== IN_CHAT));
+    if (status !== 0) process.stdout.write(`(ghostcommit exited with status ${status})\n`);
+    return 0;
+  }
   rememberRawArgs(argv);
   const wantsJson = argv.includes("--json");
   const program = buildProgram(argv);

@@ -46,10 +46,12 @@ function ownerOf(existing: string | null): Owner {
  * workspace. An older Claude Code leaves the token to the shell, which makes it empty, and an
  * empty `--session=` means that default. `--agent claude-code` acts in the workspace the hooks keep
  * the session in: the line runs in the directory the agent last `cd`-ed to, which may be a
- * subdirectory, a workspace of its own.
+ * subdirectory, a workspace of its own. `--in-chat`: Claude Code shows a `!` line's output only
+ * when it exits 0 ("Bash command failed for pattern" otherwise), so a refusal is printed on
+ * stdout with status 0, for the model to read and say.
  */
 // biome-ignore lint/suspicious/noTemplateCurlyInString: Claude Code's own token, written as is
-const THIS_SESSION = "--agent claude-code --session=${CLAUDE_SESSION_ID}";
+const THIS_SESSION = "--agent claude-code --session=${CLAUDE_SESSION_ID} --in-chat";
 
 function commandFiles(cli: string): Record<string, string> {
   const file = (description: string, hint: string | null, run: string, ask: string) => {

@@ -126,10 +126,10 @@ describe("install claude-code", () => {
     );
     expect(rewind).toContain(`allowed-tools: Bash(${cli} rewind:*)`);
     expect(rewind).toContain(
-      `!\`${cli} rewind --agent claude-code --session=\${CLAUDE_SESSION_ID} --keep-open-turn --to $ARGUMENTS\``,
+      `!\`${cli} rewind --agent claude-code --session=\${CLAUDE_SESSION_ID} --in-chat --keep-open-turn --to $ARGUMENTS\``,
     );
     expect(readFileSync(path.join(commands, "ghostcommit-log.md"), "utf8")).toContain(
-      `!\`${cli} log --agent claude-code --session=\${CLAUDE_SESSION_ID}\``,
+      `!\`${cli} log --agent claude-code --session=\${CLAUDE_SESSION_ID} --in-chat\``,
     );
     expect(readFileSync(path.join(commands, "ghostcommit-redo.md"), "utf8")).toBe("my own redo\n");
 
