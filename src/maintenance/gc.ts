@@ -9,7 +9,7 @@ import { staleGitLocks } from "./store-check.js";
 import { ownBytes } from "./disk.js";
 import { dropFreesAnything } from "./freeable.js";
 import { removeFetchedLinks } from "../store/fetched-links.js";
-import { deadPackTemps, removePackTemps } from "../store/pack-temps.js";
+import { deadPackTemps, removePackTemps, removingTempPackOnFailure } from "../store/pack-temps.js";
 import { linkBorrowed } from "../store/snapshots.js";
 import { sameFile } from "../store/borrowed-packs.js";
 import { promisedObjectsArgs } from "../store/promisor.js";
@@ -207,11 +207,11 @@ async function pack(engine: StoreContext, writerWaitMs: number, keepTrees: strin
   // What an earlier gc's or fetch's git left when it died (a reboot mid-repack leaves a pack as
   // large as the store): this one holds the gc lock, so only a fetch may be writing, and it is checked.
   await removePackTemps(await deadPackTemps(engine, { gc: true }));
-  await git(["repack", ...unreachable, "-d", "-l", "-q", "--no-write-bitmap-index"]).catch(async (error) => {
-    // Failed (a full disk): its temp pack would take what room is left, and fail what comes next.
-    await removePackTemps(await deadPackTemps(engine, { gc: true })).catch(() => []);
-    throw error;
-  });
+  await removingTempPackOnFailure(
+    engine,
+    { gc: true },
+    git(["repack", ...unreachable, "-d", "-l", "-q", "--no-write-bitmap-index"]),
+  );
   await git(["prune", quiet ? "--expire=now" : "--expire=10.minutes.ago"]);
   if (keepRefs.length > 0)
     await git(["update-ref", "--stdin"], keepRefs.map((ref) => `delete ${ref}\n`).join(""));

@@ -10,7 +10,7 @@ import type { FetchOptions, FetchReport, SessionOrigin } from "../types.js";
 import { Journal } from "./journal.js";
 import { foldJournal, parseJournal } from "./model.js";
 import { fetchedLinksPrefix, fetchingSnapshotsPrefix, removeFetchedLinks } from "../store/fetched-links.js";
-import { deadPackTemps, removePackTemps } from "../store/pack-temps.js";
+import { deadPackTemps, removePackTemps, removingTempPackOnFailure } from "../store/pack-temps.js";
 import { linkBorrowed } from "../store/snapshots.js";
 import {
   extendsJournal,
@@ -59,15 +59,16 @@ export async function fetchWorkspace(
       // is a cut-off git's, which would fail every later fetch ("cannot lock ref").
       await removeRefLocks(engine.refs.refsGitDir, [staging, links, tracking]);
       try {
-        report.bytes = await fetchRefs(engine.refs.refsGitDir, remote, [
+        const refspecs = [
           `+${ns}snapshots/*:${staging}*`,
           `+${ns}sessions/*:${tracking}*`,
           `+${ns}links/*:${links}*`,
-        ]).catch(async (error) => {
-          // Failed (a full disk): its temp pack would take what room is left.
-          await removePackTemps(await deadPackTemps(engine, { sync: true })).catch(() => []);
-          throw error;
-        });
+        ];
+        report.bytes = await removingTempPackOnFailure(
+          engine,
+          { sync: true },
+          fetchRefs(engine.refs.refsGitDir, remote, refspecs),
+        );
         const fetched = (await engine.refs.list(staging)).filter((s) => !before.has(s.id));
         const refused = await takeSessions(engine, remote, report);
         report.snapshots = await listAccepted(engine, fetched, refused);

@@ -75,6 +75,23 @@ export async function removePackTemps(temps: PackTemp[]): Promise<PackTemp[]> {
 }
 
 /**
+ * `work` (a git that writes a pack: repack, fetch), whose temp pack goes if it fails (a full disk):
+ * left, it would take what room there is and fail what comes next. Its error is rethrown.
+ */
+export async function removingTempPackOnFailure<T>(
+  engine: StoreContext,
+  held: { sync?: boolean; gc?: boolean },
+  work: Promise<T>,
+): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    await removePackTemps(await deadPackTemps(engine, held)).catch(() => []);
+    throw error;
+  }
+}
+
+/**
  * Whether a live process, other than this one and its children, has the store's git dir as its
  * GIT_DIR (every git ghostcommit runs on the store has) or has one of `files` open. Null where
  * processes cannot be seen (no /proc).
