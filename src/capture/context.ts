@@ -1,6 +1,7 @@
 import type { Settings } from "../config.js";
 import type { CatFile } from "../git/cat-file.js";
 import type { LooseObjectWriter } from "../git/loose-objects.js";
+import type { WrittenObjects } from "../git/objects.js";
 import type { RelPath } from "../paths.js";
 import type { StorePaths } from "../store/layout.js";
 import type { StoredExclusion } from "../store/metadata.js";
@@ -33,4 +34,6 @@ export interface Captured {
   nested?: RelPath[];
   /** Status read the user's index: a detached process is to make the private copy. */
   statusCopyDeferred?: DeferredBuild;
+  /** The objects this capture stored (the repo store checks they outlive a prune of the user's). */
+  written?: WrittenObjects;
 }

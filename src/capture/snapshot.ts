@@ -6,6 +6,7 @@ import { newNonce, nowMicros, type SnapshotMeta } from "../store/metadata.js";
 import { cleanLeftovers } from "../store/restore-journal.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { linkBorrowedAhead, publishSnapshot, writeSnapshotCommit } from "../store/snapshots.js";
+import { prunedBeside } from "../store/prune-guard.js";
 import type { CaptureContext, Captured } from "./context.js";
 import { captureGit } from "./git-capture.js";
 import { discardStatusAhead } from "./status-ahead.js";
@@ -64,7 +65,7 @@ export async function captureTree(store: StoreContext, cat: CatFile, includes: R
   await cache.save().catch(() => {});
   const kept = objects.serialize();
   if (kept) await writeFileAtomic(objectsFile, kept, 0o600, false).catch(() => {}); // a cache
-  return captured;
+  return { ...captured, written: batching.written };
 }
 
 /**
@@ -78,9 +79,17 @@ export async function takeSnapshot(
   extras: SnapshotExtras = {},
   durable = false,
 ): Promise<StoredSnapshot> {
-  const { publish, ...snapshot } = await writeUnpublishedSnapshot(store, cat, includes, extras);
-  await publish(durable);
-  return snapshot;
+  for (let attempt = 1; ; attempt++) {
+    const { publish, ...snapshot } = await writeUnpublishedSnapshot(store, cat, includes, extras);
+    try {
+      await publish(durable);
+      return snapshot;
+    } catch (error) {
+      // A prune of the user's took what this capture wrote: the next capture writes it again.
+      if (!prunedBeside(error) || attempt === 3) throw error;
+      trace("snapshot: objects pruned beside it, taken again");
+    }
+  }
 }
 
 /** A snapshot whose commit is written but not yet reachable: `publish` adds its ref. */
@@ -117,8 +126,9 @@ export async function writeUnpublishedSnapshot(
   if (extras.turn !== undefined) meta.turn = extras.turn;
   if (extras.guards !== undefined) meta.guards = extras.guards;
   const id = await writeSnapshotCommit(store, captured.tree, meta, { linkBorrowed: true, linkedAhead });
+  const written = captured.written ?? { loose: [], packs: [] };
   const publish = async (durable: boolean) => {
-    await publishSnapshot(store, id, durable);
+    await publishSnapshot(store, id, durable, { loose: [...written.loose, id], packs: written.packs });
     // Only now: the detached build's start-up would compete with this snapshot for the CPU (a
     // process already waiting for this one's end goes ahead once it ends).
     if (captured.statusCopyDeferred) {

@@ -123,6 +123,7 @@ export class BatchingObjectWriter extends LooseObjectWriter {
     }
     this.lookup.forget(merged);
     this.lookup.add(packFile, index);
+    this.written.packs.push({ file: packFile, oids: records.map((r) => r.oid.toString("hex")) });
   }
 
   /**

@@ -14,7 +14,7 @@ import {
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { fsError } from "../errors.js";
-import { type ObjectType, objectId } from "./objects.js";
+import { type ObjectType, objectId, type WrittenObjects } from "./objects.js";
 import { namesIn } from "../util/small-files.js";
 import { alive } from "../util/process.js";
 import { zlib } from "../util/zlib.js";
@@ -104,6 +104,9 @@ export class LooseObjectWriter {
   protected readonly fileMode: number;
   protected readonly dirMode: number;
 
+  /** What this writer stored (not what it found stored already): a snapshot checks it is still there. */
+  readonly written: WrittenObjects = { loose: [], packs: [] };
+
   /** `objectsDir` normalized, with a trailing slash: object paths are built by concatenation. */
   private readonly base: string;
 
@@ -173,6 +176,7 @@ export class LooseObjectWriter {
     try {
       await write(temp);
       await fs.rename(temp, this.objectPath(oid));
+      this.written.loose.push(oid);
     } catch (error) {
       await fs.rm(temp, { force: true });
       throw fsError(error, "write an object to", dir);
@@ -231,6 +235,7 @@ export class LooseObjectWriter {
         writeFileSync(temp, body, { mode: this.fileMode, flag: "wx" });
       }
       renameSync(temp, target);
+      this.written.loose.push(oid);
     } catch (error) {
       rmSync(temp, { force: true });
       throw fsError(error, "write an object to", dir);
@@ -279,6 +284,7 @@ export class LooseObjectWriter {
       }
       await fs.mkdir(path.join(this.objectsDir, oid.slice(0, 2)), { recursive: true, mode: this.dirMode });
       await fs.rename(temp, this.objectPath(oid));
+      this.written.loose.push(oid);
       return oid;
     } catch (error) {
       await fs.rm(temp, { force: true });

@@ -117,3 +117,9 @@ export function treeOfCommit(body: Buffer | string): string | null {
   const text = typeof body === "string" ? body : body.subarray(0, 46).toString("latin1");
   return /^tree ([0-9a-f]{40})/.exec(text)?.[1] ?? null;
 }
+
+/** What one writer put into its objects directory: loose objects, and packs with their objects. */
+export interface WrittenObjects {
+  loose: string[];
+  packs: { file: string; oids: string[] }[];
+}

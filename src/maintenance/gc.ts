@@ -151,13 +151,14 @@ export async function storeBytes(engine: StoreContext): Promise<number> {
   if (engine.refs.kind === "shadow") return ownBytes(engine.paths.gitDir);
   const git = (args: string[], input?: Buffer) =>
     runGit(args, { cwd: engine.root, env: { GIT_DIR: engine.location.commonDir }, input });
-  // A partial clone's missing blobs are left out of the walk (and so never fetched by cat-file).
-  const promised = promisedObjectsArgs(engine).length > 0 ? ["--missing=allow-promisor"] : [];
+  // What is missing is left out of the walk: a partial clone's blobs (never fetched by cat-file),
+  // and a damaged snapshot's objects, which doctor reports (a size is still worth knowing).
   const objects = (
     await git([
       "rev-list",
       "--objects",
-      ...promised,
+      "--missing=allow-any",
+      "--ignore-missing",
       "--no-object-names",
       `--glob=${engine.refs.refPrefix}*`,
       "--not",

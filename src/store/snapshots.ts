@@ -8,6 +8,8 @@ import { GhostcommitError } from "../errors.js";
 import type { CatFile } from "../git/cat-file.js";
 import { serializeCommit } from "../git/objects.js";
 import { LooseObjectWriter } from "../git/loose-objects.js";
+import type { WrittenObjects } from "../git/objects.js";
+import { missingAfterGc, prunedBeside, prunedError } from "./prune-guard.js";
 import { encodeMessage, isoFromMicros, type SnapshotMeta, type StoredExclusion } from "./metadata.js";
 import { displayPath } from "../paths.js";
 import type { Excluded, Snapshot, SnapshotSummary } from "../types.js";
@@ -65,9 +67,16 @@ export async function writeSnapshot(
   meta: SnapshotMeta,
   options: { linkBorrowed?: boolean; durable?: boolean } = {},
 ): Promise<string> {
-  const id = await writeSnapshotCommit(store, tree, meta, options);
-  await publishSnapshot(store, id, options.durable ?? false);
-  return id;
+  for (let attempt = 1; ; attempt++) {
+    const id = await writeSnapshotCommit(store, tree, meta, options);
+    try {
+      await publishSnapshot(store, id, options.durable ?? false, { loose: [id], packs: [] });
+      return id;
+    } catch (error) {
+      // A prune of the user's took the commit just written: written again, it is kept.
+      if (!prunedBeside(error) || attempt === 3) throw error;
+    }
+  }
 }
 
 /**
@@ -133,13 +142,38 @@ export async function writeSnapshotCommit(
  * Makes a written snapshot reachable (its ref). `durable`: flushed to disk first, so once this
  * returns the snapshot survives a machine crash.
  */
-export async function publishSnapshot(store: StoreContext, id: string, durable: boolean): Promise<void> {
+export async function publishSnapshot(
+  store: StoreContext,
+  id: string,
+  durable: boolean,
+  written: WrittenObjects,
+): Promise<void> {
   if (durable) {
     await store.flushToDisk();
     trace("snapshot: flushed to disk");
   }
-  await store.refs.add(id, durable);
+  const { commonDir } = store.location;
+  if (store.refs.kind !== "repo" || !commonDir) {
+    await store.refs.add(id, durable);
+    trace("snapshot: ref created");
+    return;
+  }
+  // In the user's repository, a prune of theirs may take the objects before the ref protects them.
+  const missing = () => missingAfterGc(commonDir, store.refs.objectsDir, written, Date.now());
+  try {
+    await store.refs.add(id, durable);
+  } catch (error) {
+    const gone = await missing().catch(() => []);
+    throw gone.length > 0 ? prunedError(gone[0]) : error;
+  }
   trace("snapshot: ref created");
+  const gone = await missing();
+  if (gone.length > 0) {
+    // Never left naming missing objects: the user's own gc and for-each-ref would fail on it.
+    await store.refs.remove([id]);
+    throw prunedError(gone[0]);
+  }
+  trace("snapshot: objects checked");
 }
 
 /** The library's views of a stored snapshot: display paths and ISO times. */

@@ -274,6 +274,69 @@ describe("repo store", () => {
   });
 });
 
+describe("repo store beside the user's git gc --prune=now", () => {
+  // git-gc(1): "When git gc is run concurrently with another process, there is a risk of it
+  // deleting an object that the other process is using but hasn't created a reference to." A
+  // snapshot runs behind the user's back, so it must not leave a ref naming pruned objects (every
+  // later `git gc` of theirs then fails: "fatal: bad object refs/ghostcommit/..."). A git on PATH
+  // runs a real prune at the worst moment, once: just before the snapshot's ref is written, or
+  // with its walk of the refs before and its deletions after.
+  const realGit = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
+  function pruningGit(when: "before" | "after"): string {
+    const bin = path.join(sandbox.home, `pruning-git-${when}`);
+    mkdirSync(bin, { recursive: true });
+    const prune =
+      when === "before"
+        ? `"${realGit}" prune --expire=now`
+        : // The walk (a dry run lists what it would delete), the ref, then the deletions.
+          `doomed=$("${realGit}" prune --dry-run --expire=now | cut -d' ' -f1)
+  "${realGit}" "$@"; status=$?
+  for oid in $doomed; do rm -f "$GIT_DIR/objects/$(echo $oid | cut -c1-2)/$(echo $oid | cut -c3-)"; done
+  exit $status`;
+    writeFileSync(
+      path.join(bin, "git"),
+      `#!/bin/sh
+case " $* " in
+*" update-ref --stdin -z "*)
+  if [ ! -e "${bin}/done" ]; then
+  touch "${bin}/done"
+  ${prune}
+  fi;;
+esac
+exec "${realGit}" "$@"
+`,
+      { mode: 0o755 },
+    );
+    return bin;
+  }
+
+  for (const when of ["before", "after"] as const) {
+    it(`takes the snapshot again when a prune removes its new objects ${when} its ref is written`, () => {
+      const r = repo({ "a.txt": "a\n", "src/b.txt": "b\n" });
+      r.write({ "a.txt": `agent ${when}\n`, "src/new.txt": `untracked ${when}\n`, "u.txt": "u\n" });
+      const bin = pruningGit(when);
+      const env = { PATH: `${bin}:${process.env.PATH}` };
+      const result = sandbox.cli(r.dir, ["--store", "repo", "snapshot", "--json"], undefined, env);
+      expect(existsSync(path.join(bin, "done"))).toBe(true); // the prune ran
+      expect(result.stderr).toBe("");
+      expect(result.status).toBe(0);
+      const snap = result.json;
+      // The user's git works on: no ref names a missing object.
+      r.git("for-each-ref");
+      r.git("fsck", "--connectivity-only", "--no-dangling");
+      const ours = r.git("for-each-ref", "--format=%(objectname)", "refs/ghostcommit/").trim().split("\n");
+      expect(ours).toEqual([snap.id]);
+      r.git("gc", "-q", "--prune=now");
+      r.write({ "a.txt": "later\n", "src/new.txt": "later\n" });
+      r.remove("u.txt");
+      r.ok("--store", "repo", "restore", snap.id);
+      expect(r.read("a.txt")).toBe(`agent ${when}\n`);
+      expect(r.read("src/new.txt")).toBe(`untracked ${when}\n`);
+      expect(r.read("u.txt")).toBe("u\n");
+    });
+  }
+});
+
 describe("finding a snapshot by its full id", () => {
   it("finds it whether its ref and commit are loose or packed, and never one that was dropped", () => {
     const r = repo({ "a.txt": "a\n" });
@@ -326,6 +389,28 @@ describe("doctor and gc", () => {
     const restore = r.cli(["restore", snap.id, "--json"]);
     expect(restore.status).toBe(1);
     expect(r.read("a.txt")).toBe("changed\n");
+  });
+
+  it("in the repo store, doctor names a snapshot whose commit the user's prune removed, and --repair lets their gc run again", () => {
+    const r = repo({ "a.txt": "a\n" });
+    const kept = r.ok("--store", "repo", "snapshot").id;
+    r.write({ "u.txt": "only this snapshot\n" });
+    const lost = r.ok("--store", "repo", "snapshot").id;
+    // What a prune beside an older ghostcommit left: the ref, not its commit.
+    unlinkSync(r.path(`.git/objects/${lost.slice(0, 2)}/${lost.slice(2)}`));
+    expect(() => r.git("gc", "-q")).toThrow(/bad object refs\/ghostcommit\//);
+    const damaged = r.cli(["--store", "repo", "doctor", "--json"]);
+    expect(damaged.stderr).toBe("");
+    expect(damaged.status).toBe(1);
+    expect(damaged.json.problems.map((p: any) => p.code)).toEqual(["bad-snapshot"]);
+    expect(damaged.json.problems[0].message).toContain(lost);
+    expect(damaged.json.problems[0].message).toContain("doctor --repair");
+    const repaired = r.ok("--store", "repo", "doctor", "--repair");
+    expect(repaired.repaired.map((p: any) => p.message)).toEqual([
+      `dropped snapshot ${lost}: its commit cannot be read`,
+    ]);
+    r.git("gc", "-q");
+    expect(r.ok("--store", "repo", "list").map((s: any) => s.id)).toEqual([kept]);
   });
 
   it("gc --keep N keeps the newest N, --older-than expires by age, both report bytes", () => {
