@@ -37,6 +37,8 @@ interface InstallRecord {
   created?: boolean;
   createdDirs?: string[];
   addedKeys?: string[];
+  /** The file had a `hooks` object before install (even an empty one): uninstall leaves it. */
+  hadHooks?: boolean;
 }
 
 function recordsFile(): string {
@@ -99,6 +101,15 @@ function hasCurrent(list: unknown[], spec: InstallSpec, entry: unknown): boolean
 }
 
 /** Removes our handlers from an event list; groups this leaves empty go too. Returns the count. */
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Whether a hooks list holds an entry of ours. */
+function holdsOurs(spec: InstallSpec): (list: unknown) => boolean {
+  return (list) => Array.isArray(list) && removeOurs(structuredClone(list), spec) > 0;
+}
+
 function removeOurs(list: unknown[], spec: InstallSpec): number {
   let removed = 0;
   for (let i = list.length - 1; i >= 0; i--) {
@@ -160,6 +171,9 @@ export async function install(
   const loaded = (await load(file, byHand(spec, command))) ?? null;
   const current: Loaded = loaded ?? { value: {}, indent: 2 };
   const settings = current.value;
+  // The user's own `hooks` object, even an empty one, stays after uninstall; one holding entries
+  // of ours is a former install's.
+  const hadHooks = isObject(settings.hooks) && !Object.values(settings.hooks).some(holdsOurs(spec));
   const hooks = hooksOf(settings, file, spec, true) as Json;
   const events: string[] = [];
   for (const [event, entry] of Object.entries(spec.entries(command))) {
@@ -179,9 +193,10 @@ export async function install(
   const createdDirs = await missingDirs(path.dirname(file));
   await fs.mkdir(path.dirname(file), { recursive: true });
   await save(file, loaded ? { ...current, stat: loaded.stat } : current);
-  if (!loaded || addedKeys.length > 0) {
+  if (!loaded || addedKeys.length > 0 || hadHooks) {
     const previous = await readJson<Record<string, InstallRecord>>(recordsFile(), {});
     const record: InstallRecord = { ...previous[file] };
+    if (hadHooks) record.hadHooks = true;
     if (!loaded) Object.assign(record, { created: true, createdDirs });
     if (addedKeys.length > 0) record.addedKeys = [...new Set([...(record.addedKeys ?? []), ...addedKeys])];
     await updateRecord(file, record);
@@ -225,11 +240,13 @@ export async function uninstall(
       report.events.push(event);
       if (list.length === 0) delete hooks[event];
     }
-    if (report.events.length > 0 && Object.keys(hooks).length === 0) delete settings.hooks;
   }
   const record = (await readJson<Record<string, InstallRecord>>(recordsFile(), {}))[file];
+  if (hooks && report.events.length > 0 && Object.keys(hooks).length === 0 && !record?.hadHooks)
+    delete settings.hooks;
+  const noHooksLeft = !isObject(settings.hooks) || Object.keys(settings.hooks).length === 0;
   let removedKeys = 0;
-  if (record?.addedKeys && settings.hooks === undefined) {
+  if (record?.addedKeys && noHooksLeft) {
     for (const key of record.addedKeys) {
       if (key in settings && JSON.stringify(settings[key]) === JSON.stringify(spec.base[key])) {
         delete settings[key];
@@ -249,6 +266,6 @@ export async function uninstall(
   }
   if (!report.changed) return report;
   await save(file, loaded);
-  if (record && settings.hooks === undefined) await updateRecord(file, null);
+  if (record && noHooksLeft) await updateRecord(file, null);
   return report;
 }

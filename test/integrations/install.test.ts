@@ -200,6 +200,19 @@ describe("install claude-code", () => {
     expect(readJson(file)).toEqual({});
   });
 
+  it("keeps the user's own empty hooks object (and the file byte for byte) through install and uninstall, twice", () => {
+    const dir = sandbox.dir("project");
+    const file = path.join(dir, ".claude", "settings.json");
+    writeJson(file, { model: "opus", hooks: {} });
+    const before = readFileSync(file, "utf8");
+    for (let round = 0; round < 2; round++) {
+      sandbox.ok(dir, "install", "claude-code", "--project");
+      sandbox.ok(dir, "install", "claude-code", "--project"); // again: it finds its own entries
+      expect(sandbox.ok(dir, "uninstall", "claude-code", "--project")).toMatchObject({ changed: true });
+      expect(readFileSync(file, "utf8")).toBe(before);
+    }
+  });
+
   it("refuses a settings file that is not valid JSON and leaves it alone", () => {
     const dir = sandbox.dir("project");
     const file = path.join(dir, ".claude", "settings.json");
