@@ -1,4 +1,6 @@
 import { runGit } from "../git/exec.js";
+import type { RawChange } from "../git/diff-tree.js";
+import { promisedObjectsArgs } from "../store/promisor.js";
 import { displayPath, isWithin, type RelPath, relBytes } from "../paths.js";
 import type { StoreContext } from "../store/context.js";
 import type { StoredSnapshot } from "../store/store.js";
@@ -78,10 +80,23 @@ export async function diffTreesText(
   const spec = (magic: string, p: RelPath) => `:(${magic})${relBytes(p).toString("utf8")}`;
   // Changes that are only a snapshot leaving a path out are left out of the text too (see capturedChanges).
   const all = leftOut ? await diffTrees(engine, from, to) : [];
-  const kept = new Set((await capturedChanges(engine, from, to, leftOut)).map((c) => c.path));
+  const captured = await capturedChanges(engine, from, to, leftOut);
+  const kept = new Set(captured.map((c) => c.path));
   const dropped = all.filter((c) => !kept.has(c.path)).map((c) => spec("exclude,literal", c.path));
   if (dropped.length > 0 && kept.size === 0) return "";
-  const pathspecs = [...(named ?? []).map((p) => spec("literal", p)), ...dropped];
+  // Content a partial clone of yours never downloaded (outside its sparse cone) cannot be shown,
+  // and nothing here fetches it: those paths are left out, and a line names them.
+  const shown = format === "name-status" ? [] : captured.filter((c) => isNamed(c.path, named));
+  const unfetched = await notDownloaded(engine, shown);
+  const note = unfetched.length
+    ? `not shown, their content never downloaded by this partial clone: ${unfetched.map(displayPath).join(", ")}\n`
+    : "";
+  if (unfetched.length > 0 && unfetched.length === shown.length) return note;
+  const pathspecs = [
+    ...(named ?? []).map((p) => spec("literal", p)),
+    ...dropped,
+    ...unfetched.map((p) => spec("exclude,literal", p)),
+  ];
   const result = await runGit(
     [
       "diff-tree",
@@ -95,5 +110,30 @@ export async function diffTreesText(
     ],
     { cwd: engine.paths.dir, env: { ...engine.readEnv, GIT_LITERAL_PATHSPECS: "0" } },
   );
-  return result.stdout.toString("utf8");
+  return result.stdout.toString("utf8") + note;
+}
+
+/** The paths of `changes` whose old or new blob is missing, in a partial clone (else none). */
+async function notDownloaded(engine: StoreContext, changes: RawChange[]): Promise<RelPath[]> {
+  if (changes.length === 0 || promisedObjectsArgs(engine).length === 0) return [];
+  const blob = (mode: string, oid: string) => /^10|^12/.test(mode) && !/^0+$/.test(oid);
+  const oids = changes.flatMap((c) => [
+    ...(blob(c.oldMode, c.oldOid) ? [c.oldOid] : []),
+    ...(blob(c.newMode, c.newOid) ? [c.newOid] : []),
+  ]);
+  if (oids.length === 0) return [];
+  // The store's git has no promisor remote configured: a missing object is reported, not fetched.
+  const result = await runGit(["cat-file", "--batch-check=%(objectname)"], {
+    cwd: engine.paths.dir,
+    env: engine.readEnv,
+    input: `${oids.join("\n")}\n`,
+  });
+  const missing = new Set(
+    result.stdout
+      .toString("latin1")
+      .split("\n")
+      .filter((line) => line.endsWith(" missing"))
+      .map((line) => line.split(" ")[0]),
+  );
+  return changes.filter((c) => missing.has(c.oldOid) || missing.has(c.newOid)).map((c) => c.path);
 }
