@@ -34,6 +34,9 @@ describe("the rewind picker's content", () => {
     expect(choices[1]).toEqual({ value: "1", label: "1 · fix the bug", hint: "1 min ago · 1 file" });
     expect(choices[0].label).toHaveLength(4 + 60);
     expect(choices[0].hint).toMatch(/open$/);
+    // A turn left open when its conversation ended (SessionEnd) reads as `log` shows it.
+    const abandoned = { ...record("4", "open", []), abandonedAt: new Date(0).toISOString() };
+    expect(turnChoices([abandoned], 60_000)[0].hint).toBe("1 min ago · ended");
   });
 
   it("never sends a prompt's or a name's control characters to the terminal, nor half an emoji", () => {

@@ -41,7 +41,8 @@ export function turnChoices(turns: TurnRecord[], now = Date.now()): TurnChoice[]
     .map((t) => {
       if (t.gone && !lost) lost = t;
       const prompt = cutText(humanText(t.prompt), 60);
-      const files = t.state === "open" ? "open" : nFiles(t.changed.length);
+      // As `log` says it: an open turn whose conversation ended is over ("ended"), not open.
+      const files = t.abandonedAt ? "ended" : t.state === "open" ? "open" : nFiles(t.changed.length);
       const label = `${humanText(t.turn)}${prompt ? ` · ${prompt}` : ""}`;
       if (!lost) return { value: t.turn, label, hint: `${age(t.startedAt, now)} · ${files}` };
       const whose = t.gone ? "its snapshots" : `the snapshots of turn ${humanText(lost.turn)}`;
