@@ -131,13 +131,29 @@ describe.runIf(hasScript)("the rewind picker on a terminal", () => {
     r.write({ "a.txt": "mine\n" }); // a person's edit since
     const screen = await drive(r.dir, "rewind", [
       [/before which turn/, "\r"],
-      [/Rewind anyway \(overwrite\)\?/, "\x1b[D"], // left: from "No" to "Yes"
-      [/● Yes/, "\r"],
+      [/Rewind anyway\?/, "\x1b[B"], // down: from "No" to "Yes" (no other file to offer)
+      [/● Yes, overwrite them/, "\r"],
       [/Rewind 1 turn/, "\r"],
     ]);
     expect(screen).toMatch(/refused/);
     expect(screen).toMatch(/a\.txt/);
+    expect(screen).not.toMatch(/Only the other/);
     expect(r.read("a.txt")).toBe("a0\n");
+  });
+
+  it("after a refusal, offers to rewind only the files nobody changed since, and leaves the others", async () => {
+    const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "b.txt": "b1\n", "c.txt": "c1\n" }), "first");
+    r.write({ "a.txt": "mine\n" }); // a person's edit since
+    const screen = await drive(r.dir, "rewind", [
+      [/before which turn/, "\r"],
+      [/Rewind anyway\?/, "\x1b[B"], // down: "Only the other 2 files"
+      [/● Only the other 2 files, leaving those/, "\r"],
+      [/Rewind 1 turn/, "\r"],
+    ]);
+    expect(screen).toMatch(/changed since: a\.txt/);
+    expect([r.read("a.txt"), r.read("b.txt"), r.exists("c.txt")]).toEqual(["mine\n", "b0\n", false]);
+    expect(r.ok("log")[0]).toMatchObject({ state: "done", rewoundPaths: ["b.txt", "c.txt"] });
   });
 
   it("rewinds only what it previewed: a turn that ended meanwhile is shown in a new preview first", async () => {
@@ -177,7 +193,7 @@ describe.runIf(hasScript)("the rewind picker on a terminal", () => {
           return "\r";
         },
       ],
-      [/Rewind anyway \(overwrite\)\?/, "\x1b[D"], // left: from "No" to "Yes"
+      [/Rewind anyway\?/, "\x1b[B"], // down: from "No" to "Yes"
       [/Rewind anyway[\s\S]*● Yes/, "\r"],
       [/Rewind anyway[\s\S]*◆\s+Rewind 1 turn\?/, "\r"],
     ]);
@@ -198,7 +214,7 @@ describe.runIf(hasScript)("the rewind picker on a terminal", () => {
           return "\r";
         },
       ],
-      [/Rewind anyway \(overwrite\)\?/, "\x1b"], // Esc
+      [/Rewind anyway\?/, "\x1b"], // Esc
     ]);
     expect(r.read("a.txt")).toBe("a0\nt1\nmine\n");
     expect(r.ok("log")[0].state).toBe("done");

@@ -104,11 +104,32 @@ export async function pickAndRewind(
       } catch (error) {
         if (force || !(error instanceof GhostcommitError) || !refusal(error)) throw error;
         note(refusalText(error), color.yellow("refused"));
-        const override = await confirm({ message: "Rewind anyway (overwrite)?", initialValue: false });
-        if (isCancel(override) || !override) return null;
-        force = true;
+        const way = await overrideChoice(error);
+        if (isCancel(way) || way === "no") return null;
+        if (way === "yes") force = true;
+        else paths = way;
       }
     }
+  };
+  /** After a refusal: no, overwrite, or (when it names files) the plan's other files only. */
+  const overrideChoice = async (error: GhostcommitError) => {
+    const conflicts = new Set(GhostcommitError.is(error, "conflict") ? error.data.conflicts : []);
+    const others =
+      conflicts.size === 0
+        ? []
+        : planPaths(await session.rewind({ to, dryRun: true, force: true, paths })).filter(
+            (p) => !conflicts.has(p),
+          );
+    const options: { value: "no" | "yes" | string[]; label: string }[] = [
+      { value: "no", label: "No, change nothing" },
+      { value: "yes", label: "Yes, overwrite them" },
+    ];
+    if (others.length > 0)
+      options.splice(1, 0, {
+        value: others,
+        label: `Only the other ${nFiles(others.length)}, leaving those`,
+      });
+    return select({ message: "Rewind anyway?", options, initialValue: "no" as const });
   };
   let plan = await preview();
   if (plan === null) {
