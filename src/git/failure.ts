@@ -121,7 +121,11 @@ export function transferReason(stderr: string, stdout: string): string {
       : transport.length > 0
         ? transport.join("; ")
         : gitReason(stderr);
-  // git's own lines on the remote side ("error: hook declined to update …") repeat the refusal.
-  const remote = said.filter((line) => line !== "" && !/^(error|fatal): /.test(line));
+  // git's own lines on the remote side ("error: hook declined to update …") repeat the refusal,
+  // but one quoting the system's error says why the unpacker failed (its disk is full).
+  const remote = said.filter(
+    (line) =>
+      line !== "" && (!/^(error|fatal): /.test(line) || STRERROR.some(([text]) => line.includes(text))),
+  );
   return remote.length > 0 ? `${cause} (the remote said: ${remote.join(" ")})` : cause;
 }
