@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { StoreKind } from "../config.js";
-import { GhostcommitError } from "../errors.js";
+import { fsError, GhostcommitError } from "../errors.js";
 import { runGit, splitNul } from "../git/exec.js";
 import { keptElsewhere, readOptional, type WorkspaceLocation } from "../git/repository.js";
 import { syncDirs, writeFileSynced } from "../util/durable.js";
@@ -109,19 +109,23 @@ export class SnapshotRefs {
    */
   private async addLooseRef(file: string, id: string, durable: boolean): Promise<string | undefined> {
     // Only the shadow store writes loose refs itself: private, as everything under the data home.
-    // Synchronous calls where nothing waits for the disk: three tiny system calls, each cheaper
-    // than its thread-pool round trip.
-    const created = mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    // Synchronous calls where nothing waits for the disk: each cheaper than a thread-pool trip.
     const lock = `${file}.lock`;
-    if (durable) await writeFileSynced(lock, `${id}\n`, 0o600);
-    else writeFileSync(lock, `${id}\n`, { flag: "wx", mode: 0o600 });
     try {
-      renameSync(lock, file);
+      const created = mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      try {
+        if (durable) await writeFileSynced(lock, `${id}\n`, 0o600);
+        else writeFileSync(lock, `${id}\n`, { flag: "wx", mode: 0o600 });
+        renameSync(lock, file);
+      } catch (error) {
+        // Ours to remove, unless another process holds it.
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") rmSync(lock, { force: true });
+        throw error;
+      }
+      return created;
     } catch (error) {
-      rmSync(lock, { force: true });
-      throw error;
+      throw fsError(error, "write the snapshot's ref", file); // a full disk: said with the file
     }
-    return created;
   }
 
   /** Forgets snapshots in one all-or-nothing transaction. */

@@ -87,6 +87,32 @@ describe("a full disk under the store", () => {
   );
 
   (mounted ? it : it.skip)(
+    "a snapshot's ref that cannot be written is named, and no lock of it stays",
+    () => {
+      const repo = sandbox.repo("disk/ref", { "a.txt": "a\n" });
+      const first = repo.ok("snapshot").id;
+      const refs = path.join(repo.ok("doctor").store, "git", "refs", "ghostcommit", "snapshots");
+      // The refs' directory alone full: the capture's objects are written, its ref is not.
+      const saved = readdirSync(refs);
+      expect(spawnSync("mount", ["-t", "tmpfs", "-o", "size=4k", "tmpfs", refs]).status).toBe(0);
+      try {
+        for (const name of saved) writeFileSync(path.join(refs, name), `${first}\n`);
+        spawnSync("dd", ["if=/dev/zero", `of=${path.join(refs, ".filler")}`, "bs=4k"], { stdio: "ignore" });
+        repo.write({ "a.txt": "b\n" });
+        const failed = repo.cli(["snapshot"]);
+        expect(failed.status).toBe(1);
+        expect(failed.stderr).toMatch(
+          /^ghostcommit: cannot write the snapshot's ref \/.*\/refs\/ghostcommit\/snapshots\/[0-9a-f]{40}: no space left on the device \(ENOSPC\)$/m,
+        );
+        expect(readdirSync(refs).sort()).toEqual([".filler", ...saved]);
+      } finally {
+        spawnSync("umount", [refs]);
+      }
+      expect(repo.ok("snapshot").id).not.toBe(first);
+    },
+  );
+
+  (mounted ? it : it.skip)(
     "a lock that cannot be written names its directory and leaves no empty or temp lock file",
     () => {
       const repo = sandbox.repo("disk/locks", { "a.txt": "a\n" });
