@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { GhostcommitError } from "./errors.js";
@@ -105,8 +105,41 @@ export function dataHome(): string {
       { source: "GHOSTCOMMIT_HOME" },
     );
   }
-  if (home) return path.resolve(home);
-  return path.join(xdgDir("XDG_DATA_HOME") ?? path.join(os.homedir(), ".local", "share"), "ghostcommit");
+  const dir = home
+    ? path.resolve(home)
+    : path.join(xdgDir("XDG_DATA_HOME") ?? path.join(os.homedir(), ".local", "share"), "ghostcommit");
+  if (process.getuid?.() === 0)
+    refuseOthersDataHome(dir, home ? "GHOSTCOMMIT_HOME" : xdgDir("XDG_DATA_HOME") ? "XDG_DATA_HOME" : "HOME");
+  return dir;
+}
+
+/** Data directories root may use: checked once each (every command names its own a few times). */
+const rootMayUse = new Set<string>();
+
+/**
+ * Root with another user's data directory (`sudo -E` keeps HOME): the files root would leave there,
+ * root's own, would stop that user's next runs (a snapshot failed on an object directory it could
+ * not write, and its doctor saw nothing). Judged by the owner of the directory, or of the nearest
+ * one above it that exists.
+ */
+function refuseOthersDataHome(dir: string, source: string): void {
+  if (rootMayUse.has(dir)) return;
+  for (let at = dir; ; at = path.dirname(at)) {
+    let owner: number;
+    try {
+      owner = statSync(at).uid;
+    } catch {
+      if (path.dirname(at) === at) break;
+      continue;
+    }
+    if (owner === 0) break;
+    throw new GhostcommitError(
+      "bad-config",
+      `running as root, with the data directory of another user (uid ${owner}, set by ${source}, as \`sudo -E\` keeps it): ${dir}. Files root wrote there would stop that user's own runs. Run ghostcommit as that user, or give root its own data directory (\`sudo -H\`, or GHOSTCOMMIT_HOME=/root/.local/share/ghostcommit)`,
+      { source },
+    );
+  }
+  rootMayUse.add(dir);
 }
 
 /** An XDG base directory from the environment; a relative one is invalid and ignored, as the XDG spec says. */

@@ -4,6 +4,7 @@ import type { StoreContext } from "../store/context.js";
 import { interruptedRestores } from "../store/restore-journal.js";
 import type { DoctorCheck } from "./doctor.js";
 import { checkHookLog } from "./hook-log.js";
+import { checkForeignOwned } from "./owner-check.js";
 import { checkBackgroundPush } from "./push-check.js";
 import { checkStoreSize } from "./store-size-check.js";
 
@@ -31,4 +32,5 @@ export const layerChecks: DoctorCheck[] = [
   checkBackgroundPush,
   checkPendingRewinds,
   checkStoreSize,
+  checkForeignOwned,
 ];
