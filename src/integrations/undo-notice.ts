@@ -45,25 +45,64 @@ function realOrAsIs(dir: string): string {
   }
 }
 
-/** Plain sentences (no angle brackets: some agents escape them). */
+/**
+ * Plain sentences (no angle brackets: some agents escape them), the events in the order they
+ * happened. Within the cap, the newest events are kept first, whole if they fit: the last one says
+ * what the files are now. The first that does not fit is cut to the file lines that do, the older
+ * ones to one line, and the closing instruction always stays.
+ */
 export function noticeText(events: UndoEvent[], pathsFrom: string | null = null): string {
-  const lines = ["ghostcommit: files of this workspace changed outside your edits since the last prompt."];
-  if (pathsFrom !== null) lines.push(`Paths are relative to ${pathsFrom}.`);
-  for (const e of events) {
-    const turns = turnsNamed(e.turns);
-    lines.push(
-      e.kind === "rewind"
-        ? `Rewound ${turns}: these files are back as they were before ${e.turns.length === 1 ? "it" : "them"}:`
-        : `Redo restored ${turns}: these files are back as they were before the rewind:`,
-    );
-    const deleted = new Set(e.deleted);
-    const shown = e.files
-      .slice(0, MAX_FILES_PER_EVENT)
-      .map((f) => `- ${f}${deleted.has(f) ? " (deleted)" : ""}`);
-    if (e.files.length > shown.length) shown.push(`- … and ${e.files.length - shown.length} more`);
-    lines.push(...shown);
+  const head = ["ghostcommit: files of this workspace changed outside your edits since the last prompt."];
+  if (pathsFrom !== null) head.push(`Paths are relative to ${pathsFrom}.`);
+  const tail = "Re-read any of these files before editing them: what you remember of them is out of date.";
+  let budget = MAX_CHARS - [...head, tail].join("\n").length - 1;
+  const kept: string[][] = [];
+  let older = events.length;
+  while (older > 0) {
+    const event = events[older - 1];
+    const reserve = older > 1 ? OMISSION_CHARS : 0; // for the line naming the older ones
+    const block = eventLines(event, MAX_FILES_PER_EVENT);
+    const size = block.join("\n").length + 1;
+    if (size <= budget - reserve) {
+      kept.unshift(block);
+      budget -= size;
+      older--;
+      continue;
+    }
+    const room = budget - reserve - block[0].length - 1 - MORE_CHARS;
+    if (room > 0) {
+      const [heading, ...files] = eventLines(event, Number.MAX_SAFE_INTEGER);
+      let fitting = 0;
+      for (let used = 0; fitting < files.length && used + files[fitting].length + 1 <= room; fitting++)
+        used += files[fitting].length + 1;
+      kept.unshift([heading, ...files.slice(0, fitting), `- … and ${files.length - fitting} more`]);
+      older--;
+    }
+    break;
   }
-  lines.push("Re-read any of these files before editing them: what you remember of them is out of date.");
-  const text = lines.join("\n");
-  return text.length <= MAX_CHARS ? text : `${text.slice(0, MAX_CHARS - 1)}…`;
+  const left = events.slice(0, older);
+  const which = turnsNamed([...new Set(left.flatMap((e) => e.turns))]);
+  const omitted = left.length
+    ? [
+        `(${left.length} earlier rewind or redo event${left.length === 1 ? "" : "s"}${which.length < 120 ? `, of ${which},` : ""} left out here: what follows came after.)`,
+      ]
+    : [];
+  return [...head, ...omitted, ...kept.flat(), tail].join("\n");
+}
+
+/** Room kept for the line naming the events left out, and for a "… and N more" line. */
+const OMISSION_CHARS = 200;
+const MORE_CHARS = 30;
+
+/** An event's heading and its file lines, at most `most` of them, then how many more. */
+function eventLines(e: UndoEvent, most: number): string[] {
+  const turns = turnsNamed(e.turns);
+  const heading =
+    e.kind === "rewind"
+      ? `Rewound ${turns}: these files are back as they were before ${e.turns.length === 1 ? "it" : "them"}:`
+      : `Redo restored ${turns}: these files are back as they were before the rewind:`;
+  const deleted = new Set(e.deleted);
+  const shown = e.files.slice(0, most).map((f) => `- ${f}${deleted.has(f) ? " (deleted)" : ""}`);
+  if (e.files.length > shown.length) shown.push(`- … and ${e.files.length - shown.length} more`);
+  return [heading, ...shown];
 }

@@ -135,4 +135,39 @@ describe("the model is told what went back", () => {
       lines.slice(lines.findIndex((l: string) => l.startsWith("Rewound turn t1")) + 1).slice(0, 2),
     ).toEqual(["- new.txt (deleted)", "- x.txt"]);
   });
+
+  it("past the size cap, keeps the newest event and the closing line, cutting older ones", () => {
+    const s = "codex-long";
+    send("codex", codex(repo.dir, s, "UserPromptSubmit", { turn_id: "1", prompt: "generate" }));
+    repo.write(
+      Object.fromEntries(
+        Array.from({ length: 150 }, (_, i) => [`gen/file-with-a-longish-name-${i}.txt`, `${i}\n`]),
+      ),
+    );
+    send("codex", codex(repo.dir, s, "Stop", { turn_id: "1", stop_hook_active: false }));
+    send("codex", codex(repo.dir, s, "UserPromptSubmit", { turn_id: "2", prompt: "important" }));
+    repo.write({ "src/app.js": "important\n" });
+    send("codex", codex(repo.dir, s, "Stop", { turn_id: "2", stop_hook_active: false }));
+    // A person rewinds both, redoes both, then rewinds turn 2 again: src/app.js is v0 now.
+    repo.ok("rewind", "--session", s, "--to", "1");
+    repo.ok("redo", "--session", s);
+    repo.ok("rewind", "--session", s, "--to", "2");
+    expect(repo.read("src/app.js")).toBe("v0\n");
+    const told = JSON.parse(
+      send("codex", codex(repo.dir, s, "UserPromptSubmit", { turn_id: "3", prompt: "go on" })),
+    ).hookSpecificOutput.additionalContext as string;
+    expect(told.length).toBeLessThanOrEqual(8000);
+    const lines = told.split("\n");
+    expect(lines.slice(-3)).toEqual([
+      "Rewound turn 2: these files are back as they were before it:",
+      "- src/app.js",
+      "Re-read any of these files before editing them: what you remember of them is out of date.",
+    ]);
+    // The events in the order they happened, the older ones cut short but never dropped unsaid.
+    const headings = lines.filter((l) => /^(Rewound|Redo|\()/.test(l));
+    expect(headings.at(-2)).toBe(
+      "Redo restored turns 1, 2: these files are back as they were before the rewind:",
+    );
+    expect(told).toMatch(/- … and \d+ more\n/);
+  });
 });
