@@ -5,8 +5,10 @@ import type { RewindState, SessionState, TurnState } from "./model.js";
  * An agent's undo from inside its turn (a rewind of earlier turns while it stays open) is that
  * turn's work: rewinding the turn puts back what the undo took away. So the turns the undo
  * rewound, where they came before the turn the new rewind goes back to, count as `done` again;
- * its redo makes them `rewound` once more. `rewind`: the new rewind (or the one redo undoes).
- * Turns the new rewind itself goes back past stay as the undo left them: their work stays undone.
+ * its redo makes them `rewound` once more. A redo from inside the turn is the mirror: rewinding
+ * the turn takes away again what the redo brought back, so the turns it redid are `rewound`
+ * again. `rewind`: the new rewind (or the one redo undoes). Turns the new rewind itself goes back
+ * past stay as the undo left them: their work stays undone.
  */
 export function settleInnerUndos(
   state: SessionState,
@@ -32,6 +34,18 @@ export function settleInnerUndos(
           else undone.rewoundPaths.set(inner.id, changesPutBack(undone, inner));
         } else if (!redone && undone.state === "rewound") undone.state = "done";
         else if (redone && undone.state === "done") undone.state = "rewound";
+      }
+    }
+    for (const inner of state.redos) {
+      if (inner.t < turn.startedAt || inner.t > end) continue;
+      for (const redidId of inner.rewind.turns) {
+        const redid = turnOf(redidId);
+        if (!redid || !before(redid)) continue;
+        if (inner.rewind.paths !== undefined) {
+          if (redone) redid.rewoundPaths.delete(inner.rewind.id);
+          else redid.rewoundPaths.set(inner.rewind.id, changesPutBack(redid, inner.rewind));
+        } else if (!redone && redid.state === "done") redid.state = "rewound";
+        else if (redone && redid.state === "rewound") redid.state = "done";
       }
     }
   }

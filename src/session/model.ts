@@ -56,11 +56,8 @@ export type JournalRecord =
       paths?: RelPath[];
       /** An open turn the rewind closed: its after is the safety snapshot; uncertain as after an interrupt. */
       closed?: { turn: string; changed: RelPath[]; uncertain?: RelPath[] };
-      /**
-       * Written before the first file changes, with what the rewind plans to write and delete; the
-       * record with the same id and without it, after the last. Alone, it is a rewind killed
-       * half-way: running it again finishes it, redo undoes what it did.
-       */
+      /** Set on the plan written before the first file changes (the same id without it follows the
+       * last); alone, a rewind killed half-way: run again, it finishes; redo undoes what it did. */
       pending?: true;
       t: number;
     }
@@ -120,8 +117,9 @@ export interface SessionState {
   redoStack: RewindState[];
   /** What the latest turn's beginning emptied it of: a redo from inside that turn may use it. */
   heldRedo?: { turn: string; stack: RewindState[] };
-  /** Every rewind of the session that no redo undid, by id (see `settleInnerUndos`). */
+  /** Every rewind of the session that no redo undid, by id; every redo, with the rewind it undid (see `settleInnerUndos`). */
   rewinds: Map<string, RewindState>;
+  redos: { t: number; rewind: RewindState }[];
   /**
    * Every rewind and redo of the session: when, and the paths it wrote or deleted. Another
    * session's turn open meanwhile sees them change, and must not take them for its own work.
@@ -138,6 +136,7 @@ export function emptySession(session: string): SessionState {
     touched: new Set(),
     redoStack: [],
     rewinds: new Map(),
+    redos: [],
     undos: [],
   };
 }
@@ -250,6 +249,7 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       if (index === -1) break;
       const [undone] = state.redoStack.splice(index);
       state.rewinds.delete(undone.id);
+      state.redos.push({ t: record.t, rewind: undone });
       state.undos.push({ t: record.t, paths: innerUndos.pathsChangedBy(undone) }); // put back what it changed
       for (const id of undone.turns) {
         const turn = findTurn(state, id);

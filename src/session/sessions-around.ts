@@ -109,6 +109,7 @@ function seenFrom(state: SessionState, map: (p: RelPath) => RelPath | null): Ses
     touched: new Set(paths(state.touched)),
     redoStack: [],
     rewinds: new Map(),
+    redos: [],
     undos: state.undos.map((undo) => ({ t: undo.t, paths: paths(undo.paths) })),
   };
 }

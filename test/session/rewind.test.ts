@@ -128,6 +128,24 @@ describe("rewind and redo through the CLI", () => {
     expect([r.read("x.txt"), ...states()]).toEqual(["0\n", "1:rewound", "2:rewound"]);
   });
 
+  it("counts the turns a redo from inside a later turn brought back as rewound again once that later turn is rewound", async () => {
+    const r = repo({ "a.txt": "a\n" });
+    await turn(r, "s", "1", () => r.write({ "b.txt": "b\n" }));
+    r.ok("rewind", "--session", "s", "--to", "1");
+    // The agent redoes turn 1 from inside turn 2 (the person changed their mind), and ends it.
+    await turn(r, "s", "2", () => r.ok("redo", "--session", "s", "--keep-open-turn"));
+    const states = () => r.ok("log", "--session", "s").map((t: any) => `${t.turn}:${t.state}`);
+    expect([r.exists("b.txt"), ...states()]).toEqual([true, "1:done", "2:done"]);
+    // Rewinding turn 2 takes its redo back: turn 1's work is gone again, and the log says so.
+    expect(r.ok("rewind", "--session", "s", "--to", "2").deleted).toEqual(["b.txt"]);
+    expect([r.exists("b.txt"), ...states()]).toEqual([false, "1:rewound", "2:rewound"]);
+    // Nothing is offered that would do nothing: turn 1 is not rewindable again.
+    expect(r.cli(["rewind", "--session", "s", "--to", "1", "--json"]).status).not.toBe(0);
+    // Redo puts turn 2 back, its redo of turn 1 with it.
+    r.ok("redo", "--session", "s");
+    expect([r.exists("b.txt"), ...states()]).toEqual([true, "1:done", "2:done"]);
+  });
+
   it("counts them done again also when later turns ran before that turn is rewound", async () => {
     const r = repo({ "a.txt": "a\n" });
     await turn(r, "k", "1", () => r.write({ "a.txt": "t1\n" }));
