@@ -39,6 +39,8 @@ interface InstallRecord {
   addedKeys?: string[];
   /** The file had a `hooks` object before install (even an empty one): uninstall leaves it. */
   hadHooks?: boolean;
+  /** The events whose lists the file had before install (even empty): uninstall leaves them. */
+  userLists?: string[];
 }
 
 function recordsFile(): string {
@@ -171,9 +173,14 @@ export async function install(
   const loaded = (await load(file, byHand(spec, command))) ?? null;
   const current: Loaded = loaded ?? { value: {}, indent: 2 };
   const settings = current.value;
-  // The user's own `hooks` object, even an empty one, stays after uninstall; one holding entries
-  // of ours is a former install's.
+  // The user's own `hooks` object and lists, even empty ones, stay after uninstall; one holding
+  // entries of ours is a former install's.
   const hadHooks = isObject(settings.hooks) && !Object.values(settings.hooks).some(holdsOurs(spec));
+  const userLists = isObject(settings.hooks)
+    ? Object.entries(settings.hooks)
+        .filter(([, list]) => Array.isArray(list) && !holdsOurs(spec)(list))
+        .map(([event]) => event)
+    : [];
   const hooks = hooksOf(settings, file, spec, true) as Json;
   const events: string[] = [];
   for (const [event, entry] of Object.entries(spec.entries(command))) {
@@ -193,10 +200,12 @@ export async function install(
   const createdDirs = await missingDirs(path.dirname(file));
   await fs.mkdir(path.dirname(file), { recursive: true });
   await save(file, loaded ? { ...current, stat: loaded.stat } : current);
-  if (!loaded || addedKeys.length > 0 || hadHooks) {
+  if (!loaded || addedKeys.length > 0 || hadHooks || userLists.length > 0) {
     const previous = await readJson<Record<string, InstallRecord>>(recordsFile(), {});
-    const record: InstallRecord = { ...previous[file] };
+    // A file made now owes nothing to a record of one that was removed by hand since.
+    const record: InstallRecord = loaded ? { ...previous[file] } : {};
     if (hadHooks) record.hadHooks = true;
+    if (userLists.length > 0) record.userLists = [...new Set([...(record.userLists ?? []), ...userLists])];
     if (!loaded) Object.assign(record, { created: true, createdDirs });
     if (addedKeys.length > 0) record.addedKeys = [...new Set([...(record.addedKeys ?? []), ...addedKeys])];
     await updateRecord(file, record);
@@ -232,16 +241,16 @@ export async function uninstall(
   }
   const settings = loaded.value;
   const hooks = hooksOf(settings, file, spec, false);
+  const record = (await readJson<Record<string, InstallRecord>>(recordsFile(), {}))[file];
   if (hooks) {
     // Every list, also an event an older release installed that this one no longer does.
     for (const event of Object.keys(hooks)) {
       const list = hooks[event];
       if (!Array.isArray(list) || removeOurs(list, spec) === 0) continue;
       report.events.push(event);
-      if (list.length === 0) delete hooks[event];
+      if (list.length === 0 && !record?.userLists?.includes(event)) delete hooks[event];
     }
   }
-  const record = (await readJson<Record<string, InstallRecord>>(recordsFile(), {}))[file];
   if (hooks && report.events.length > 0 && Object.keys(hooks).length === 0 && !record?.hadHooks)
     delete settings.hooks;
   const noHooksLeft = !isObject(settings.hooks) || Object.keys(settings.hooks).length === 0;
@@ -264,8 +273,8 @@ export async function uninstall(
     await updateRecord(file, null);
     return { ...report, changed: true, deleted: true };
   }
-  if (!report.changed) return report;
-  await save(file, loaded);
-  if (record && noHooksLeft) await updateRecord(file, null);
+  if (report.changed) await save(file, loaded);
+  // Nothing of this install is left to undo: a later install records afresh.
+  if (record) await updateRecord(file, null);
   return report;
 }

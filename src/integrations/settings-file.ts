@@ -36,6 +36,9 @@ function readlinkOrNull(file: string): string | null {
 export interface Loaded {
   value: Json;
   indent: string | number;
+  /** The file's line ending, and whether it ends with one: kept when it is rewritten. */
+  eol?: "\n" | "\r\n";
+  finalNewline?: boolean;
   /** Mode and owner of the file as found, kept when it is rewritten (it may hold API keys). */
   stat?: { mode: number; uid: number; gid: number };
   /** Why the file must not be rewritten (it has comments), though it could be read. */
@@ -81,6 +84,8 @@ export async function load(file: string, byHand?: string): Promise<Loaded | null
   return {
     value: value as Json,
     indent: /\n([ \t]+)\S/.exec(text)?.[1] ?? 2,
+    eol: text.includes("\r\n") ? "\r\n" : "\n",
+    finalNewline: text.trim() === "" || /\n$/.test(text),
     stat: stat && { mode: stat.mode & 0o7777, uid: stat.uid, gid: stat.gid },
     ...(keep === undefined ? {} : { keep }),
   };
@@ -109,7 +114,9 @@ export function refuseRewrite(file: string, loaded: Loaded): void {
 
 /** Writes a settings file back as it was laid out, keeping a rewritten file's mode and owner. */
 export async function save(file: string, loaded: Loaded): Promise<void> {
-  const text = `${JSON.stringify(loaded.value, null, loaded.indent)}\n`;
+  const eol = loaded.eol ?? "\n";
+  const json = JSON.stringify(loaded.value, null, loaded.indent).replace(/\n/g, eol); // no raw newline inside strings
+  const text = loaded.finalNewline === false ? json : `${json}${eol}`;
   const found = loaded.stat;
   // A new file gets the usual mode (umask applies); a rewritten one keeps its mode and owner.
   await writeFileAtomic(file, text, found ? found.mode : 0o666);

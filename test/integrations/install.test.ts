@@ -213,6 +213,35 @@ describe("install claude-code", () => {
     }
   });
 
+  it("gives back a file byte for byte: CRLF line ends, no final newline, and the user's own empty list", () => {
+    const dir = sandbox.dir("project");
+    const file = path.join(dir, ".claude", "settings.json");
+    mkdirSync(path.dirname(file), { recursive: true });
+    for (const text of [
+      '{\r\n  "model": "opus",\r\n  "hooks": {\r\n    "Stop": []\r\n  }\r\n}\r\n',
+      '{\n  "model": "opus"\n}',
+      "{}",
+    ]) {
+      writeFileSync(file, text);
+      sandbox.ok(dir, "install", "claude-code", "--project");
+      expect(readFileSync(file, "utf8")).toContain('"Stop"');
+      sandbox.ok(dir, "uninstall", "claude-code", "--project");
+      expect(readFileSync(file, "utf8")).toBe(text);
+    }
+  });
+
+  it("a file removed by hand after an uninstall is made anew by install, and removed by the next uninstall", () => {
+    const dir = sandbox.dir("project");
+    const file = path.join(dir, ".claude", "settings.json");
+    writeJson(file, { hooks: { Stop: [{ hooks: [{ type: "command", command: "notify-send done" }] }] } });
+    sandbox.ok(dir, "install", "claude-code", "--project");
+    sandbox.ok(dir, "uninstall", "claude-code", "--project");
+    rmSync(path.join(dir, ".claude"), { recursive: true });
+    sandbox.ok(dir, "install", "claude-code", "--project");
+    expect(sandbox.ok(dir, "uninstall", "claude-code", "--project")).toMatchObject({ deleted: true });
+    expect(existsSync(path.join(dir, ".claude"))).toBe(false);
+  });
+
   it("refuses a settings file that is not valid JSON and leaves it alone", () => {
     const dir = sandbox.dir("project");
     const file = path.join(dir, ".claude", "settings.json");
