@@ -142,7 +142,7 @@ async function checkSnapshots(engine: StoreContext): Promise<Problem[]> {
   if (lost) {
     problems.push({
       code: "lost-safety-snapshot",
-      message: `the safety snapshot of the latest restore, ${lost}, is gone (expired while that restore ran): that restore cannot be undone; \`doctor --repair\` forgets it`,
+      message: `the safety snapshot of the latest restore, ${lost}, is gone (its ref was removed outside ghostcommit, or a gc ran while that restore did): that restore cannot be undone; \`doctor --repair\` forgets it`,
       path: path.join(engine.paths.dir, STORE_FILES.lastSafety),
     });
   }
