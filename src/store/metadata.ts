@@ -1,3 +1,4 @@
+import { GhostcommitError } from "../errors.js";
 import { randomHex } from "../util/crypto.js";
 import type { RelPath } from "../paths.js";
 import type { ExclusionReason, SnapshotKind } from "../types.js";
@@ -77,4 +78,15 @@ export function ambiguityMessage(given: string, matches: { id: string; meta: Sna
   });
   const more = matches.length > shown.length ? `, and ${matches.length - shown.length} more` : "";
   return `snapshot id ${given} is ambiguous: ${matches.length} snapshots begin with it (${shown.join("; ")}${more}); give more of its digits`;
+}
+
+/** A snapshot id as given (7 to 40 hex digits, any case), lowercased; anything else is `bad-id`. */
+export function checkedSnapshotId(given: unknown): string {
+  const wanted = typeof given === "string" ? given.trim().toLowerCase() : "";
+  if (!/^[0-9a-f]{7,40}$/.test(wanted)) {
+    throw new GhostcommitError("bad-id", `not a snapshot id: ${String(given)} (7 to 40 hex digits)`, {
+      id: String(given),
+    });
+  }
+  return wanted;
 }

@@ -5,10 +5,11 @@ import { fsError, GhostcommitError } from "../errors.js";
 import { runGit, splitNul } from "../git/exec.js";
 import { keptElsewhere, readOptional, type WorkspaceLocation } from "../git/repository.js";
 import { syncDirs, writeFileSynced } from "../util/durable.js";
-import { ambiguityMessage, decodeMessage, type SnapshotMeta } from "./metadata.js";
+import { ambiguityMessage, checkedSnapshotId, decodeMessage, type SnapshotMeta } from "./metadata.js";
 import { treeOfCommit } from "../git/objects.js";
 import { readLooseObject } from "../git/loose-objects.js";
 import { headlessStore, type StorePaths } from "./layout.js";
+import { notFound } from "./other-store.js";
 
 /** A snapshot as found in the store: its commit id, tree and metadata. */
 export interface StoredSnapshot {
@@ -135,7 +136,6 @@ export class SnapshotRefs {
     await this.git(["update-ref", "--stdin", "-z"], input);
   }
 
-  /** Every snapshot of this workspace, newest first. */
   /** The snapshots (newest first); under `prefix`, those a fetch has brought but not listed yet. */
   async list(prefix = this.refPrefix): Promise<StoredSnapshot[]> {
     // No store yet (nothing snapshotted, or the workspace is disabled): nothing to list. A store
@@ -251,25 +251,13 @@ export class SnapshotRefs {
 
   /** Finds a snapshot by full id or unique prefix of at least 7 hex digits. */
   async resolve(given: string): Promise<StoredSnapshot> {
-    if (typeof given !== "string") {
-      throw new GhostcommitError("bad-id", `not a snapshot id: ${String(given)} (7 to 40 hex digits)`, {
-        id: String(given),
-      });
-    }
-    const wanted = given.trim().toLowerCase();
-    if (!/^[0-9a-f]{7,40}$/.test(wanted)) {
-      throw new GhostcommitError("bad-id", `not a snapshot id: ${given} (7 to 40 hex digits)`, { id: given });
-    }
+    const wanted = checkedSnapshotId(given);
     if (wanted.length === 40) {
       const direct = await this.readListed(wanted);
       if (direct) return direct;
     }
     const matches = (await this.list()).filter((s) => s.id.startsWith(wanted));
-    if (matches.length === 0) {
-      throw new GhostcommitError("not-found", `no snapshot ${given} in this workspace${this.elsewhere}`, {
-        id: given,
-      });
-    }
+    if (matches.length === 0) throw await notFound(given, this.kind, this.otherStore(), this.elsewhere);
     if (matches.length > 1) {
       throw new GhostcommitError("ambiguous-id", ambiguityMessage(given, matches), {
         id: given,

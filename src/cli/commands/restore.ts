@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { explained } from "../../errors.js";
 import type { RestoreReport, SkippedPath } from "../../types.js";
+import { WORKSPACE_CONFIG } from "../../config.js";
 import { checkNamedPaths, commandHint, globalsOf, open, withGlobals } from "../context.js";
 import { color, nFiles, formatCount, humanPath, progress, shortId, skipStatus } from "../output.js";
 import type { Action } from "../runner.js";
@@ -20,7 +21,13 @@ export function register(program: Command, run: Action): void {
         const ws = await open(globals);
         const done = progress("restoring");
         const report = await ws.restore(id, { dryRun: options.dryRun, paths }).finally(done);
-        const undo = report.safety ? commandHint(globals, `restore ${shortId(report.safety)}`) : null;
+        // A restore that changed the workspace's config may have changed its `store` setting:
+        // the way back names the store its safety snapshot is in.
+        const config = [...report.written, ...report.deleted].includes(WORKSPACE_CONFIG);
+        const store = globals.store ?? (config ? ws.store : undefined);
+        const undo = report.safety
+          ? commandHint({ ...globals, store }, `restore ${shortId(report.safety)}`)
+          : null;
         return {
           json: report,
           human: () => describeRestore(report, undo),
