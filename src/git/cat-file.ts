@@ -2,7 +2,7 @@ import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { childProcess } from "../util/child-process.js";
 import { GhostcommitError } from "../errors.js";
 import { whenGitRuns } from "../util/detached.js";
-import { baseGitEnv } from "./exec.js";
+import { baseGitEnv, runGit } from "./exec.js";
 import type { ObjectCache } from "./object-cache.js";
 import { readLoose } from "./loose-objects.js";
 
@@ -187,4 +187,24 @@ export class CatFile {
     this.child.stdin.end();
     this.child = undefined;
   }
+}
+
+/**
+ * Of `oids`, those git cannot find where `options` point it (one `cat-file --batch-check`, no
+ * content read). Without a promisor remote configured there, a missing object is named, not fetched.
+ */
+export async function missingObjects(
+  oids: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<string[]> {
+  if (oids.length === 0) return [];
+  const result = await runGit(["cat-file", "--batch-check=%(objectname)"], {
+    ...options,
+    input: `${oids.join("\n")}\n`,
+  });
+  return result.stdout
+    .toString("latin1")
+    .split("\n")
+    .filter((line) => line.endsWith(" missing"))
+    .map((line) => line.split(" ")[0]);
 }

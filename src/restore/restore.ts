@@ -7,7 +7,7 @@ import { loadGhostignore } from "../capture/ghostignore.js";
 import { ignoresCase } from "../capture/conversion.js";
 import { ghostignoreMatch } from "../capture/policy.js";
 import type { StoreContext } from "../store/context.js";
-import type { CatFile } from "../git/cat-file.js";
+import { type CatFile, missingObjects } from "../git/cat-file.js";
 import { displayPath, type RelPath } from "../paths.js";
 import type { RestoreReport } from "../types.js";
 import { missingObjectError } from "../git/diff-tree.js";
@@ -207,6 +207,10 @@ async function prepareRestore(
     new Set(capturedRepos),
   );
   if (run.dryRun) {
+    // As the restore itself would: a blob it needs that the store lacks fails it (no content read).
+    const wanted = [...new Set(steps.flatMap((s) => (s.kind === "write" ? [s.state.oid] : [])))];
+    const missing = await missingObjects(wanted, { cwd: engine.paths.dir, env: engine.readEnv });
+    if (missing.length > 0) throw missingObjectError(missing[0], "; nothing was changed");
     const result: RestoreResult = {
       written: steps.filter((s) => s.kind === "write").map((s) => s.path),
       deleted: steps.filter((s) => s.kind === "delete").map((s) => s.path),

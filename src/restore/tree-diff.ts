@@ -1,4 +1,5 @@
 import { runGit } from "../git/exec.js";
+import { missingObjects } from "../git/cat-file.js";
 import type { RawChange } from "../git/diff-tree.js";
 import { promisedObjectsArgs } from "../store/promisor.js";
 import { displayPath, isWithin, type RelPath, relBytes } from "../paths.js";
@@ -122,18 +123,6 @@ async function notDownloaded(engine: StoreContext, changes: RawChange[]): Promis
     ...(blob(c.newMode, c.newOid) ? [c.newOid] : []),
   ]);
   if (oids.length === 0) return [];
-  // The store's git has no promisor remote configured: a missing object is reported, not fetched.
-  const result = await runGit(["cat-file", "--batch-check=%(objectname)"], {
-    cwd: engine.paths.dir,
-    env: engine.readEnv,
-    input: `${oids.join("\n")}\n`,
-  });
-  const missing = new Set(
-    result.stdout
-      .toString("latin1")
-      .split("\n")
-      .filter((line) => line.endsWith(" missing"))
-      .map((line) => line.split(" ")[0]),
-  );
+  const missing = new Set(await missingObjects(oids, { cwd: engine.paths.dir, env: engine.readEnv }));
   return changes.filter((c) => missing.has(c.oldOid) || missing.has(c.newOid)).map((c) => c.path);
 }

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { GhostcommitError } from "../errors.js";
 import { runGit } from "../git/exec.js";
+import { missingObjects } from "../git/cat-file.js";
 import type { WrittenObjects } from "../git/objects.js";
 import { alive } from "../util/process.js";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -54,16 +55,7 @@ export async function missingAfterGc(
   ];
   if (unsure.length === 0) return [];
   // Not where they were written: a repack may have moved them into a pack of its own.
-  const result = await runGit(["cat-file", "--batch-check=%(objectname) %(objecttype)"], {
-    cwd: commonDir,
-    env: { GIT_DIR: commonDir },
-    input: `${unsure.join("\n")}\n`,
-  });
-  return result.stdout
-    .toString("latin1")
-    .split("\n")
-    .filter((line) => line.endsWith(" missing"))
-    .map((line) => line.split(" ")[0]);
+  return missingObjects(unsure, { cwd: commonDir, env: { GIT_DIR: commonDir } });
 }
 
 async function waitForPruningGc(commonDir: string, since: number): Promise<void> {
