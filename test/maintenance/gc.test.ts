@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { Sandbox } from "../helpers/repo.js";
+import { snapshotIn } from "../session/support.js";
 
 /** Loose and packed bytes of the shadow store, as git counts them. */
 function storeBytes(sandbox: Sandbox, gitDir: string): number {
@@ -12,14 +13,16 @@ function storeBytes(sandbox: Sandbox, gitDir: string): number {
 }
 
 describe("gc", () => {
-  it("frees the content of expired snapshots at once, not ten minutes later", () => {
+  // The snapshots each test fills its store with are taken in-process (see snapshotIn): gc, the
+  // subject, runs on the command line.
+  it("frees the content of expired snapshots at once, not ten minutes later", async () => {
     const sandbox = new Sandbox();
     onTestFinished(() => sandbox.cleanup());
     const repo = sandbox.repo();
     // 30 snapshots of 200 KB of fresh, incompressible untracked content each
     for (let i = 0; i < 30; i++) {
       repo.write({ "data.bin": execFileSync("head", ["-c", "200000", "/dev/urandom"]).toString("base64") });
-      repo.ok("snapshot");
+      await snapshotIn(repo);
     }
     const report = repo.ok("gc", "--keep", "1");
     expect(report.dropped).toHaveLength(29);
@@ -43,14 +46,14 @@ describe("gc", () => {
     expect(restore.dryRun).toBe(true);
   });
 
-  it("over the size cap, drops the oldest snapshots it must and no more", () => {
+  it("over the size cap, drops the oldest snapshots it must and no more", async () => {
     const sandbox = new Sandbox();
     onTestFinished(() => sandbox.cleanup());
     const repo = sandbox.repo();
     // 20 snapshots of 50 KB of fresh, incompressible untracked content each
     for (let i = 0; i < 20; i++) {
       repo.write({ "data.bin": execFileSync("head", ["-c", "50000", "/dev/urandom"]) });
-      repo.ok("snapshot", "-m", `s${i}`);
+      await snapshotIn(repo, { message: `s${i}` });
     }
     const size = repo.ok("gc").bytesAfter;
     // A cap 1 KB below the store: one snapshot's content is enough to drop, the oldest.
@@ -63,13 +66,13 @@ describe("gc", () => {
     expect(left).toContain("s1");
   });
 
-  it("in the repo store, measures the snapshots' objects in your repository and holds them to the size cap", () => {
+  it("in the repo store, measures the snapshots' objects in your repository and holds them to the size cap", async () => {
     const sandbox = new Sandbox();
     onTestFinished(() => sandbox.cleanup());
     const repo = sandbox.repo();
     for (let i = 0; i < 10; i++) {
       repo.write({ "data.bin": execFileSync("head", ["-c", "200000", "/dev/urandom"]) });
-      repo.ok("--store", "repo", "snapshot", "-m", `s${i}`);
+      await snapshotIn(repo, { message: `s${i}` }, "repo");
     }
     const measured = repo.ok("--store", "repo", "gc");
     // Ten blobs of 200 KB that nothing but the snapshots reaches.

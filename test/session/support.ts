@@ -1,6 +1,7 @@
 import { afterAll } from "vitest";
 import { openWorkspace, type Workspace } from "../../src/workspace.js";
-import type { TurnEnded } from "../../src/types.js";
+import type { StoreKind } from "../../src/config.js";
+import type { Snapshot, SnapshotOptions, TurnEnded } from "../../src/types.js";
 import { Repo, Sandbox } from "../helpers/repo.js";
 
 /** One sandbox per test file; each test makes its own uniquely named repository or directory in it. */
@@ -54,7 +55,20 @@ export async function libTurn(
 }
 
 /** Opens a workspace in-process with the sandbox's hermetic environment. */
-export async function openIn(sandbox: Sandbox, dir: string): Promise<Workspace> {
+export async function openIn(sandbox: Sandbox, dir: string, store?: StoreKind): Promise<Workspace> {
   sandbox.applyToProcess();
-  return openWorkspace({ cwd: dir });
+  return openWorkspace(store ? { cwd: dir, store } : { cwd: dir });
+}
+
+/**
+ * Takes a snapshot through the library in this process (what the `snapshot` command calls), the
+ * workspace opened afresh as each command run opens it. Where a store's snapshots are a test's
+ * setting rather than its subject: a command line run costs several times as much.
+ */
+export async function snapshotIn(
+  repo: Repo,
+  options?: SnapshotOptions,
+  store?: StoreKind,
+): Promise<Snapshot> {
+  return (await openIn(repo.sandbox, repo.dir, store)).snapshot(options);
 }
