@@ -13,6 +13,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI, Sandbox } from "../helpers/repo.js";
 import { killedAtCall } from "../restore/strace.js";
+import { snapshotIn } from "../session/support.js";
 import { cliAsync, fingerprint, fsckStore, seeded, storeDir } from "./helpers.js";
 
 function tempFiles(print: Map<string, string>): string[] {
@@ -217,12 +218,12 @@ describe("a gc cut off mid-repack (the machine lost power while it ran)", () => 
   const sb = new Sandbox();
   afterAll(() => sb.cleanup());
 
-  it("leaves a pack as large as the store under a temp name: doctor names it, the next gc removes it", () => {
+  it("leaves a pack as large as the store under a temp name: doctor names it, the next gc removes it", async () => {
     const repo = sb.repo("gc-cut", { "a.txt": "one\n" });
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
       repo.write({ [`big${i}.bin`]: randomBytes(1 << 20).toString("base64") });
-      ids.push(repo.ok("snapshot").id);
+      ids.push((await snapshotIn(repo)).id); // the store's content, taken in-process
     }
     const gitDir = path.join(storeDir(sb, repo.dir), "git");
     const pack = path.join(gitDir, "objects", "pack");
@@ -266,9 +267,9 @@ describe("a gc killed while its git writes refs", () => {
   const sb = new Sandbox();
   afterAll(() => sb.cleanup());
 
-  it("leaves no ref lock past the next gc; doctor names one at once", () => {
+  it("leaves no ref lock past the next gc; doctor names one at once", async () => {
     const repo = sb.repo("gc-locks", { "a.txt": "one\n" });
-    repo.ok("snapshot");
+    await snapshotIn(repo);
     const gitDir = path.join(storeDir(sb, repo.dir), "git");
     const locks = () =>
       (readdirSync(gitDir, { recursive: true }) as string[]).filter(
@@ -279,9 +280,11 @@ describe("a gc killed while its git writes refs", () => {
     let status: number | null = null;
     for (let n = 1; status !== 0; n++) {
       expect(n).toBeLessThan(60);
+      // Snapshots for the gc to drop, taken in-process: the commands after the kill, on the
+      // command line, are what must work.
       for (let i = 0; i < 3; i++) {
         repo.write({ "a.txt": `${n}.${i}\n` });
-        repo.ok("snapshot");
+        await snapshotIn(repo);
       }
       status = killedAtCall([process.execPath, CLI, "gc", "--keep", "1"], "rename", n, {
         cwd: repo.dir,
