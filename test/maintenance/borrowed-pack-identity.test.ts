@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Repo } from "../helpers/repo.js";
 import { fileSandbox } from "../helpers/support.js";
+import { snapshotIn, turn } from "../session/support.js";
 
 /**
  * The shadow store borrows your packs by hard link. Your `git gc` on unchanged content writes a
@@ -40,7 +41,7 @@ function restoresAll(r: Repo, expected: Map<string, string>): void {
 }
 
 describe("packs your git rewrites under the same name", () => {
-  it("are linked again: no private copy stays, the cap drops nothing, and every snapshot restores", () => {
+  it("are linked again: no private copy stays, the cap drops nothing, and every snapshot restores", async () => {
     const r = makeRepo({ "a.txt": "a\n" });
     r.write({ "big.bin": randomBytes(3_000_000) });
     r.git("add", "-A");
@@ -56,9 +57,10 @@ describe("packs your git rewrites under the same name", () => {
     expect(privatePackBytes(r)).toBeLessThan(100_000);
     r.ok("gc");
     expect(privatePackBytes(r)).toBeLessThan(100_000);
+    // More snapshots for the cap to weigh, taken in-process (the store's links are made above).
     for (let i = 1; i <= 5; i++) {
       r.write({ "a.txt": `v${i}\n` });
-      snapshots.set(r.ok("snapshot", "-m", `s${i}`).id, `v${i}\n`);
+      snapshots.set((await snapshotIn(r, { message: `s${i}` })).id, `v${i}\n`);
     }
     // A cap the 3 MB copy alone would exceed (as the 2 GiB default with a larger repository).
     r.write({ ".ghostcommit.json": '{"maxStoreBytes": 2000000}\n' });
@@ -77,14 +79,14 @@ describe("packs your git rewrites under the same name", () => {
 });
 
 describe("the size cap", () => {
-  it("drops no snapshot whose drop would free nothing, and says why the store stays over", () => {
+  it("drops no snapshot whose drop would free nothing, and says why the store stays over", async () => {
     const r = makeRepo({ "a.txt": "a\n" });
-    // Content only the store holds (untracked), the same in every snapshot.
+    // Content only the store holds (untracked), the same in every snapshot (taken in-process).
     r.write({ "data.bin": randomBytes(1_500_000) });
-    const ids = [1, 2, 3, 4].map((i) => r.ok("snapshot", "-m", `s${i}`).id);
+    const ids: string[] = [];
+    for (const i of [1, 2, 3, 4]) ids.push((await snapshotIn(r, { message: `s${i}` })).id);
     // The newest turn of an active session is protected; it holds the same content.
-    r.ok("turn", "begin", "--session", "s", "--turn", "1", "--prompt", "p");
-    r.ok("turn", "end", "--session", "s", "--turn", "1");
+    await turn(r, "s", "1", () => {}, "p");
     r.write({ ".ghostcommit.json": '{"maxStoreBytes": 500000}\n' });
     const report = r.ok("gc");
     expect(report.dropped).toEqual([]);

@@ -4,6 +4,7 @@ import { BatchingObjectWriter } from "../../src/git/batched-objects.js";
 import { collectGarbage } from "../../src/maintenance/gc.js";
 import { StoreContext } from "../../src/store/context.js";
 import { Sandbox } from "../helpers/repo.js";
+import { snapshotIn } from "../session/support.js";
 
 // gc waits (a minute in use) for object writers that began before it. One that outlives the wait
 // may have written a pack no ref names yet: gc then packs around it, and those objects must
@@ -15,7 +16,7 @@ describe("gc with a writer still running", () => {
       const repo = sandbox.repo("repo", { "a.txt": "a\n" });
       for (let i = 0; i < 3; i++) {
         repo.write({ "a.txt": `version ${i}\n` });
-        repo.ok("snapshot");
+        await snapshotIn(repo);
       }
       sandbox.applyToProcess();
       const engine = await StoreContext.open(repo.dir);
