@@ -3,7 +3,8 @@ import { spawnSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Sandbox } from "../helpers/repo.js";
+import { Repo, Sandbox } from "../helpers/repo.js";
+import { snapshotIn, turn } from "../session/support.js";
 import { storeDir } from "./helpers.js";
 
 let sb: Sandbox;
@@ -21,14 +22,16 @@ function blobOf(id: string, rel: string): string {
   return sb.git(sb.home, `--git-dir=${path.join(storeDir(sb), "git")}`, "rev-parse", `${id}:${rel}`).trim();
 }
 
+// The snapshots and turns that only put a store in the state a test damages are taken in-process
+// (snapshotIn, turn); the commands that meet the damage run on the command line.
 describe("a damaged store", () => {
-  it("restore of a snapshot whose tree is gone says the store is damaged and how to repair it, changing nothing", () => {
+  it("restore of a snapshot whose tree is gone says the store is damaged and how to repair it, changing nothing", async () => {
     const repo = sb.repo("ws-tree", { "a.txt": "one\n" });
     repo.write({ "dir/new.txt": "only in the snapshot\n" });
-    const damaged = repo.ok("snapshot").id;
+    const damaged = (await snapshotIn(repo)).id;
     repo.remove("dir");
     repo.write({ "a.txt": "edited\n" });
-    repo.ok("snapshot");
+    await snapshotIn(repo);
     rmSync(objectFile(blobOf(damaged, "dir")));
 
     const failed = repo.cli(["restore", damaged, "--json"]);
@@ -39,13 +42,13 @@ describe("a damaged store", () => {
     expect([repo.read("a.txt"), repo.exists("dir")]).toEqual(["edited\n", false]);
   });
 
-  it("restore refuses before changing any file when a blob is missing, and other snapshots keep working", () => {
+  it("restore refuses before changing any file when a blob is missing, and other snapshots keep working", async () => {
     const repo = sb.repo("ws", { "a.txt": "one\n" });
     repo.write({ "new.txt": "only in the snapshot\n" });
-    const damaged = repo.ok("snapshot").id;
+    const damaged = (await snapshotIn(repo)).id;
     repo.remove("new.txt");
     repo.write({ "b.txt": "b\n" });
-    const healthy = repo.ok("snapshot").id;
+    const healthy = (await snapshotIn(repo)).id;
     rmSync(objectFile(blobOf(damaged, "new.txt")));
     repo.write({ "a.txt": "edited\n" });
 
@@ -79,11 +82,11 @@ describe("a damaged store", () => {
     expect(repo.ok("list").map((s: any) => s.id)).toContain(healthy);
   });
 
-  it("a missing snapshot commit breaks neither list nor the other snapshots; repair drops its ref", () => {
+  it("a missing snapshot commit breaks neither list nor the other snapshots; repair drops its ref", async () => {
     const repo = sb.repo("ws", { "a.txt": "one\n" });
-    const gone = repo.ok("snapshot").id;
+    const gone = (await snapshotIn(repo)).id;
     repo.write({ "a.txt": "two\n" });
-    const kept = repo.ok("snapshot").id;
+    const kept = (await snapshotIn(repo)).id;
     rmSync(objectFile(gone));
     expect(repo.ok("list").map((s: any) => s.id)).toEqual([kept]);
     const doctor = repo.cli(["doctor", "--json"]);
@@ -104,10 +107,10 @@ describe("a damaged store", () => {
     ["last-safety.json", "\u0000\u0001garbage"],
   ])(
     "garbage in %s (%s) never breaks a snapshot, restore or gc; doctor reports it, repair resets it",
-    (name, garbage) => {
+    async (name, garbage) => {
       const repo = sb.repo("ws", { "a.txt": "one\n" });
       repo.write({ "u.txt": "untracked\n" });
-      const first = repo.ok("snapshot").id;
+      const first = (await snapshotIn(repo)).id;
       const file = path.join(storeDir(sb), name);
       writeFileSync(file, garbage);
       const doctor = repo.cli(["doctor", "--json"]);
@@ -134,9 +137,9 @@ describe("a damaged store", () => {
     },
   );
 
-  it("repair removes the temp files a failed repack left in the store (an hour old), not a running one's", () => {
+  it("repair removes the temp files a failed repack left in the store (an hour old), not a running one's", async () => {
     const repo = sb.repo("ws", { "a.txt": "one\n" });
-    repo.ok("snapshot");
+    await snapshotIn(repo);
     const pack = path.join(storeDir(sb), "git", "objects", "pack");
     const old = [path.join(pack, "tmp_pack_mHXEBo"), path.join(pack, "tmp_idx_Q1w2e3")];
     const fresh = path.join(pack, "tmp_pack_running");
@@ -153,10 +156,10 @@ describe("a damaged store", () => {
     expect(readdirSync(pack).filter((n) => n.startsWith("tmp_"))).toEqual(["tmp_pack_running"]);
   });
 
-  it("a pack deleted from the store: repair drops its snapshots and removes the index it left, not a fetch's fresh .keep", () => {
+  it("a pack deleted from the store: repair drops its snapshots and removes the index it left, not a fetch's fresh .keep", async () => {
     const repo = sb.repo("ws", { "a.txt": "one\n" });
     repo.write({ "b.txt": "two\n" });
-    repo.ok("snapshot");
+    await snapshotIn(repo);
     repo.ok("gc");
     const pack = path.join(storeDir(sb), "git", "objects", "pack");
     const [packFile] = readdirSync(pack).filter((n) => n.endsWith(".pack"));
@@ -178,9 +181,9 @@ describe("a damaged store", () => {
     expect(repo.ok("doctor").problems).toEqual([]);
   });
 
-  it("repair names a few leftover files it removed and counts the rest (--json lists each)", () => {
+  it("repair names a few leftover files it removed and counts the rest (--json lists each)", async () => {
     const repo = sb.repo("ws", { "a.txt": "one\n" });
-    repo.ok("snapshot");
+    await snapshotIn(repo);
     // As thousands of a killed restore's temp files would be: here, failed repacks' temp files.
     const pack = path.join(storeDir(sb), "git", "objects", "pack");
     const hourAgo = new Date(Date.now() - 3_700_000);
@@ -199,11 +202,9 @@ describe("a damaged store", () => {
     expect(json.repaired.filter((r: any) => r.code === "removed-leftover")).toHaveLength(8);
   });
 
-  it("a store git directory without its HEAD, refs/ or a readable config: doctor names it and repair writes them again", () => {
+  it("a store git directory without its HEAD, refs/ or a readable config: doctor names it and repair writes them again", async () => {
     const repo = sb.repo("ws", { "a.txt": "one\n" });
-    repo.ok("turn", "begin", "--session", "s", "--turn", "1");
-    repo.write({ "a.txt": "two\n" });
-    repo.ok("turn", "end", "--session", "s", "--turn", "1");
+    await turn(repo, "s", "1", () => repo.write({ "a.txt": "two\n" }));
     const gitDir = path.join(storeDir(sb), "git");
     for (const damage of [
       () => rmSync(path.join(gitDir, "HEAD")),
@@ -229,9 +230,9 @@ describe("a damaged store", () => {
     expect(repo.read("a.txt")).toBe("one\n");
   });
 
-  it("a fetch's temporary link refs left by a kill: doctor reports them, repair and gc remove them", () => {
+  it("a fetch's temporary link refs left by a kill: doctor reports them, repair and gc remove them", async () => {
     const repo = sb.repo("ws", { "a.txt": "one\n" });
-    const snap = repo.ok("snapshot").id;
+    const snap = (await snapshotIn(repo)).id;
     const gitDir = path.join(storeDir(sb), "git");
     const left = "refs/ghostcommit/fetched-links/0123456789abcdef0123456789abcdef01234567";
     const put = () => sb.git(sb.home, `--git-dir=${gitDir}`, "update-ref", left, snap);
@@ -248,9 +249,9 @@ describe("a damaged store", () => {
     expect(() => sb.git(sb.home, `--git-dir=${gitDir}`, "cat-file", "-e", snap)).toThrow(); // freed
   });
 
-  it("a snapshot killed while writing leaves its writer lock: doctor reports it, repair removes it", () => {
+  it("a snapshot killed while writing leaves its writer lock: doctor reports it, repair removes it", async () => {
     const repo = sb.repo("ws", { "a.txt": "one\n" });
-    repo.ok("snapshot");
+    await snapshotIn(repo);
     const dead = spawnSync("true").pid!; // gone once spawnSync returns
     const writers = path.join(storeDir(sb), "writers");
     mkdirSync(writers, { recursive: true });
@@ -280,10 +281,10 @@ describe("a damaged store", () => {
     expect(repo.cli(["doctor", "--json"]).json.ok).toBe(true);
   });
 
-  it("garbage in plain-state.json does not push new files over the budget", () => {
+  it("garbage in plain-state.json does not push new files over the budget", async () => {
     const dir = sb.dir("plain");
     writeFileSync(path.join(dir, "a.txt"), "a\n");
-    sb.ok(dir, "snapshot");
+    await snapshotIn(new Repo(sb, dir));
     writeFileSync(path.join(storeDir(sb), "plain-state.json"), '{"files": "many", "bytes": null}');
     writeFileSync(path.join(dir, "b.txt"), "b\n");
     const snap = sb.ok(dir, "snapshot");
@@ -296,21 +297,24 @@ describe("a damaged store", () => {
     ["\u0000garbage"],
     ['{"identity": "x", "dirs": "src"}'],
     ['{"identity": "another index", "dirs": []}'],
-  ])("garbage in plain-ignore-files.json (%s) is read again from the index, never trusted", (garbage) => {
-    const dir = sb.dir("plain-ignore");
-    mkdirSync(path.join(dir, "src"));
-    writeFileSync(path.join(dir, "src/a.txt"), "a\n");
-    sb.ok(dir, "snapshot");
-    sb.ok(dir, "snapshot"); // the first that asks status, and records what its cache says
-    const known = path.join(storeDir(sb), "plain-ignore-files.json");
-    expect(JSON.parse(readFileSync(known, "utf8")).dirs).toEqual([]);
-    writeFileSync(known, garbage);
-    // A .gitignore that hides itself and its neighbours from git.
-    writeFileSync(path.join(dir, "src/.gitignore"), "*\n");
-    writeFileSync(path.join(dir, "src/new.txt"), "new\n");
-    const snap = sb.ok(dir, "snapshot");
-    expect(sb.ok(dir, "show", snap.id).files).toEqual(["src/.gitignore", "src/a.txt", "src/new.txt"]);
-  });
+  ])(
+    "garbage in plain-ignore-files.json (%s) is read again from the index, never trusted",
+    async (garbage) => {
+      const dir = sb.dir("plain-ignore");
+      mkdirSync(path.join(dir, "src"));
+      writeFileSync(path.join(dir, "src/a.txt"), "a\n");
+      await snapshotIn(new Repo(sb, dir));
+      await snapshotIn(new Repo(sb, dir)); // the first that asks status, and records what its cache says
+      const known = path.join(storeDir(sb), "plain-ignore-files.json");
+      expect(JSON.parse(readFileSync(known, "utf8")).dirs).toEqual([]);
+      writeFileSync(known, garbage);
+      // A .gitignore that hides itself and its neighbours from git.
+      writeFileSync(path.join(dir, "src/.gitignore"), "*\n");
+      writeFileSync(path.join(dir, "src/new.txt"), "new\n");
+      const snap = sb.ok(dir, "snapshot");
+      expect(sb.ok(dir, "show", snap.id).files).toEqual(["src/.gitignore", "src/a.txt", "src/new.txt"]);
+    },
+  );
 
   it("after gc expired everything, the next snapshots are complete and restorable (hash cache, plain index)", () => {
     // git workspace: an untracked file whose blob id the hash cache remembers
