@@ -3,14 +3,15 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Repo } from "../helpers/repo.js";
 import { fileSandbox, filesOf, gitDirDigest, mtimeNs, workDigest } from "../helpers/support.js";
+import { snapshotIn } from "../session/support.js";
 
 const { sandbox, repo } = fileSandbox();
 let plainDirs = 0;
 
 describe("restore", () => {
-  it("undoes a move (rename) of a tracked file", () => {
+  it("undoes a move (rename) of a tracked file", async () => {
     const r = repo({ "old/name.txt": "content\n", "keep.txt": "k\n" });
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     r.git("mv", "old/name.txt", "new-name.txt");
     const report = r.ok("restore", snap.id);
     expect(report.written).toEqual(["old/name.txt"]);
@@ -60,7 +61,7 @@ describe("restore", () => {
     }
   });
 
-  it("does not write back a file today's settings leave out (ignored, a dependency directory, too large), which no undo could remove", () => {
+  it("does not write back a file today's settings leave out (ignored, a dependency directory, too large), which no undo could remove", async () => {
     const r = repo({
       "a.txt": "a\n",
       ".ghostcommit.json": '{"dependencyDirs": []}\n',
@@ -72,7 +73,7 @@ describe("restore", () => {
       "gen.txt": "generated output 12345\n",
       "back.log": "l\n",
     });
-    const snap = r.ok("snapshot").id;
+    const snap = (await snapshotIn(r)).id;
     for (const p of ["notes.txt", "vendor", "gen.txt", "back.log", "committed.bin"]) r.remove(p);
     r.write({ ".git/info/exclude": "notes.txt\n", ".gitignore": "*.log\n" });
     r.write({ ".ghostcommit.json": '{"dependencyDirs": ["vendor"], "largeFileBytes": 10}\n' });
@@ -95,10 +96,10 @@ describe("restore", () => {
     ]);
   });
 
-  it("writes back a file a negated rule keeps (`!.env.example`), and its undo deletes it again", () => {
+  it("writes back a file a negated rule keeps (`!.env.example`), and its undo deletes it again", async () => {
     const r = repo({ ".gitignore": ".env*\n!.env.example\n", "a.txt": "a\n" });
     r.write({ ".env.example": "KEY=\n", "sub/.gitignore": "*\n!keep.txt\n", "sub/keep.txt": "k\n" });
-    const snap = r.ok("snapshot").id;
+    const snap = (await snapshotIn(r)).id;
     r.remove(".env.example");
     r.remove("sub/keep.txt");
     const report = r.ok("restore", snap);
@@ -154,10 +155,10 @@ describe("restore", () => {
     expect(r.read("dir/b.txt")).toBe("unstaged\n");
   });
 
-  it("writes only differing files: the others keep their mtime", () => {
+  it("writes only differing files: the others keep their mtime", async () => {
     const r = repo({ "same.txt": "s\n", "deep/same.txt": "d\n", "changed.txt": "c\n" });
     r.write({ "u-same.txt": "u\n" });
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     const mtimes = ["same.txt", "deep/same.txt", "u-same.txt"].map((f) => mtimeNs(r.path(f)));
     r.write({ "changed.txt": "agent\n" });
     const report = r.ok("restore", snap.id);
@@ -165,10 +166,10 @@ describe("restore", () => {
     expect(["same.txt", "deep/same.txt", "u-same.txt"].map((f) => mtimeNs(r.path(f)))).toEqual(mtimes);
   });
 
-  it("removes directories it emptied, but not ones that still hold other files", () => {
+  it("removes directories it emptied, but not ones that still hold other files", async () => {
     const r = repo({ "a.txt": "a\n" });
     r.write({ "keep/mine.log": "ignored\n", ".gitignore": "*.log\n" });
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     r.write({ "x/y/z/new.txt": "n", "keep/agent.txt": "a" });
     const report = r.ok("restore", snap.id);
     expect(report.deleted.sort()).toEqual(["keep/agent.txt", "x/y/z/new.txt"]);
@@ -176,9 +177,9 @@ describe("restore", () => {
     expect(r.read("keep/mine.log")).toBe("ignored\n");
   });
 
-  it("turns a file back into a directory and a directory back into a file", () => {
+  it("turns a file back into a directory and a directory back into a file", async () => {
     const r = repo({ "p/child.txt": "c\n", f: "file\n" });
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     r.remove("p");
     r.remove("f");
     r.write({ p: "now a file\n", "f/deep/er/inner.txt": "now a dir tree\n" });
@@ -187,9 +188,9 @@ describe("restore", () => {
     expect(r.read("f")).toBe("file\n");
   });
 
-  it("leaves an excluded file standing where the snapshot had a directory, as its dry run said (excluded, status 0)", () => {
+  it("leaves an excluded file standing where the snapshot had a directory, as its dry run said (excluded, status 0)", async () => {
     const r = repo({ ".ghostcommit.json": '{"largeFileBytes": 100}\n', "d/f": "1\n", "keep.txt": "k\n" });
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     r.remove("d");
     r.write({ d: "x".repeat(200) }); // too large to capture: no safety snapshot could bring it back
     for (const args of [[], ["d/f"]]) {
@@ -207,9 +208,9 @@ describe("restore", () => {
     expect(r.read("d")).toBe("x".repeat(200));
   });
 
-  it("leaves a directory of ignored files standing where the snapshot had a file (excluded, status 0)", () => {
+  it("leaves a directory of ignored files standing where the snapshot had a file (excluded, status 0)", async () => {
     const r = repo({ ".gitignore": "*.log\n", out: "a file\n" });
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     r.remove("out");
     r.write({ "out/run.log": "ignored\n" });
     const result = r.cli(["restore", snap.id, "--json"]);
@@ -218,9 +219,9 @@ describe("restore", () => {
     expect(r.read("out/run.log")).toBe("ignored\n");
   });
 
-  it("a directory holding captured and ignored files where the snapshot had a file stays whole, as its dry run said", () => {
+  it("a directory holding captured and ignored files where the snapshot had a file stays whole, as its dry run said", async () => {
     const r = repo({ ".gitignore": "*.log\n", out: "a file\n", "keep.txt": "k\n" });
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     r.remove("out");
     r.write({ "out/deep/run.log": "ignored\n", "out/deep/new.txt": "captured\n", "keep.txt": "k2\n" });
     // The file cannot take the directory's place, so its captured files are not deleted for it.
@@ -303,11 +304,11 @@ describe("restore", () => {
     }
   });
 
-  it("restores the executable bit, symlinks and empty files", () => {
+  it("restores the executable bit, symlinks and empty files", async () => {
     const r = repo({ "run.sh": "#!/bin/sh\n", empty: "" });
     r.chmod("run.sh", 0o755);
     r.symlink("run.sh", "link");
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     r.chmod("run.sh", 0o644);
     r.remove("link");
     r.write({ link: "not a link\n", empty: "filled" });
@@ -319,12 +320,12 @@ describe("restore", () => {
     expect(r.git("status", "--porcelain")).toBe(" M run.sh\n?? link\n"); // mode as the snapshot had it
   });
 
-  it("removes a symlink the agent planted and never follows one outside the workspace", () => {
+  it("removes a symlink the agent planted and never follows one outside the workspace", async () => {
     const r = repo({ "a.txt": "a\n", "dir/b.txt": "b\n" });
     const outside = sandbox.dir(`outside-${path.basename(r.dir)}`);
     writeFileSync(path.join(outside, "b.txt"), "outside b\n");
     writeFileSync(path.join(outside, "victim.txt"), "victim\n");
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     r.symlink(path.join(outside, "victim.txt"), "planted");
     r.remove("dir");
     symlinkSync(outside, r.path("dir")); // dir/b.txt would now resolve outside
@@ -340,9 +341,9 @@ describe("restore", () => {
     });
   });
 
-  it("takes a safety snapshot that is listed and undoes the restore", () => {
+  it("takes a safety snapshot that is listed and undoes the restore", async () => {
     const r = repo({ "a.txt": "a\n" });
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     r.write({ "a.txt": "agent work\n", "agent.txt": "new\n" });
     const report = r.ok("restore", snap.id);
     expect(report.safety).toMatch(/^[0-9a-f]{40}$/);
@@ -355,9 +356,9 @@ describe("restore", () => {
     expect(r.read("agent.txt")).toBe("new\n");
   });
 
-  it("a dry run reports the plan and changes nothing", () => {
+  it("a dry run reports the plan and changes nothing", async () => {
     const r = repo({ "a.txt": "a\n" });
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     r.write({ "a.txt": "agent\n", "new.txt": "n" });
     const before = workDigest(r.dir);
     const report = r.ok("restore", snap.id, "--dry-run");
@@ -400,10 +401,10 @@ describe("restore", () => {
     expect(r.git("ls-files", "-u")).toContain("c.txt");
   });
 
-  it("restores a workspace whose untracked file was deleted and recreated as an empty directory", () => {
+  it("restores a workspace whose untracked file was deleted and recreated as an empty directory", async () => {
     const r = repo({ "a.txt": "a\n" });
     r.write({ "u.txt": "u\n" });
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     r.remove("u.txt");
     sandbox.dir(`${path.basename(r.dir)}/u.txt`);
     r.ok("restore", snap.id);
