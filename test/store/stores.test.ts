@@ -13,6 +13,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Repo } from "../helpers/repo.js";
 import { fileSandbox, filesOf, gitDirDigest, workDigest } from "../helpers/support.js";
+import { snapshotIn } from "../session/support.js";
 
 const { sandbox, repo } = fileSandbox();
 
@@ -338,12 +339,12 @@ exec "${realGit}" "$@"
 });
 
 describe("finding a snapshot by its full id", () => {
-  it("finds it whether its ref and commit are loose or packed, and never one that was dropped", () => {
+  it("finds it whether its ref and commit are loose or packed, and never one that was dropped", async () => {
     const r = repo({ "a.txt": "a\n" });
     r.write({ "a.txt": "one\n" });
-    const kept = r.ok("--store", "repo", "snapshot");
+    const kept = await snapshotIn(r, {}, "repo");
     r.write({ "a.txt": "two\n" });
-    const dropped = r.ok("--store", "repo", "snapshot");
+    const dropped = await snapshotIn(r, {}, "repo");
     const shown = (id: string) => r.cli(["--store", "repo", "show", id, "--json"]);
     expect(shown(kept.id).json).toMatchObject({ id: kept.id, files: ["a.txt"] });
     r.ok("--store", "repo", "drop", dropped.id);
@@ -367,11 +368,12 @@ describe("finding a snapshot by its full id", () => {
   });
 });
 
+// Where snapshots are the setting of a doctor, gc, show or drop, they are taken in-process.
 describe("doctor and gc", () => {
-  it("doctor is ok on a healthy store and exits 1 when a snapshot's object is missing", () => {
+  it("doctor is ok on a healthy store and exits 1 when a snapshot's object is missing", async () => {
     const r = repo({ "a.txt": "a\n" });
     r.write({ "unique.txt": `content only the store has ${r.dir}\n` });
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     const healthy = r.cli(["doctor", "--json"]);
     expect(healthy.status).toBe(0);
     expect(healthy.json.ok).toBe(true);
@@ -391,11 +393,11 @@ describe("doctor and gc", () => {
     expect(r.read("a.txt")).toBe("changed\n");
   });
 
-  it("in the repo store, doctor names a snapshot whose commit the user's prune removed, and --repair lets their gc run again", () => {
+  it("in the repo store, doctor names a snapshot whose commit the user's prune removed, and --repair lets their gc run again", async () => {
     const r = repo({ "a.txt": "a\n" });
-    const kept = r.ok("--store", "repo", "snapshot").id;
+    const kept = (await snapshotIn(r, {}, "repo")).id;
     r.write({ "u.txt": "only this snapshot\n" });
-    const lost = r.ok("--store", "repo", "snapshot").id;
+    const lost = (await snapshotIn(r, {}, "repo")).id;
     // What a prune beside an older ghostcommit left: the ref, not its commit.
     unlinkSync(r.path(`.git/objects/${lost.slice(0, 2)}/${lost.slice(2)}`));
     expect(() => r.git("gc", "-q")).toThrow(/bad object refs\/ghostcommit\//);
@@ -413,12 +415,12 @@ describe("doctor and gc", () => {
     expect(r.ok("--store", "repo", "list").map((s: any) => s.id)).toEqual([kept]);
   });
 
-  it("gc --keep N keeps the newest N, --older-than expires by age, both report bytes", () => {
+  it("gc --keep N keeps the newest N, --older-than expires by age, both report bytes", async () => {
     const r = repo({ "a.txt": "a\n" });
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) {
       r.write({ "a.txt": `${i}\n` });
-      ids.push(r.ok("snapshot", "-m", `s${i}`).id);
+      ids.push((await snapshotIn(r, { message: `s${i}` })).id);
     }
     const kept = r.ok("gc", "--keep", "2");
     expect(kept.dropped.sort()).toEqual([ids[0], ids[1]].sort());
@@ -433,9 +435,9 @@ describe("doctor and gc", () => {
     expect(r.ok("doctor").ok).toBe(true);
   });
 
-  it("gc never expires the safety snapshot of the latest restore, and the store stays consistent", () => {
+  it("gc never expires the safety snapshot of the latest restore, and the store stays consistent", async () => {
     const r = repo({ "a.txt": "a\n" });
-    const first = r.ok("snapshot").id;
+    const first = (await snapshotIn(r)).id;
     r.write({ "a.txt": "b\n" });
     const report = r.ok("restore", first);
     const gc = r.ok("gc", "--keep", "0");
