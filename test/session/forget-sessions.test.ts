@@ -28,12 +28,14 @@ function age(r: Repo, session: string, days: number): void {
   utimesSync(file, then, then);
 }
 
-/** Drops every snapshot of `session` (as retention would once they expire). */
-function dropSnapshots(r: Repo, session: string): void {
-  const ids = (r.ok("list") as { id: string; session?: string }[])
-    .filter((s) => s.session === session)
-    .map((s) => s.id);
-  if (ids.length > 0) r.ok("drop", ...ids);
+/**
+ * Drops every snapshot of `session` (as retention would once they expire), in-process: the
+ * setting of the gc runs, which are the subject.
+ */
+async function dropSnapshots(r: Repo, session: string): Promise<void> {
+  const ws = await openIn(sandbox, r.dir);
+  const ids = (await ws.list()).filter((s) => s.session === session).map((s) => s.id);
+  if (ids.length > 0) await ws.drop(ids);
 }
 
 const sessionsOf = (r: Repo) => (r.ok("sessions") as { session: string }[]).map((s) => s.session);
@@ -44,15 +46,16 @@ describe("session histories retention forgets", () => {
     for (const session of ["gone", "recent", "live", "unfinished"]) {
       await turn(r, session, "1", () => r.write({ [`${session}.txt`]: `${session}\n` }));
     }
-    r.ok("turn", "begin", "--session", "open", "--turn", "1");
+    const ws = await openIn(sandbox, r.dir);
+    await ws.session("open").beginTurn("1");
     r.write({ "open.txt": "open\n" });
     // Interrupted, then the conversation ended (Claude Code's and Gemini CLI's SessionEnd): its
     // turn stays open in the journal, though nothing can write in it any more.
-    r.ok("turn", "begin", "--session", "ended", "--turn", "1");
+    await ws.session("ended").beginTurn("1");
     r.write({ "ended.txt": "ended\n" });
-    await (await openIn(sandbox, r.dir)).session("ended").abandonTurn();
+    await ws.session("ended").abandonTurn();
     await turn(r, "latest", "1", () => r.write({ "latest.txt": "x\n" }));
-    for (const session of ["gone", "recent", "open", "ended", "unfinished"]) dropSnapshots(r, session);
+    for (const session of ["gone", "recent", "open", "ended", "unfinished"]) await dropSnapshots(r, session);
     // A rewind killed half-way (its record written before any file changed, never completed).
     const gone = (r.ok("log", "--session", "unfinished") as { after: string }[])[0].after;
     const pending = { e: "rewind", id: "r1", to: "1", turns: ["1"], safety: gone, written: [], deleted: [] };
@@ -69,7 +72,7 @@ describe("session histories retention forgets", () => {
     // Forgotten: its id is one this workspace no longer knows.
     expect(r.cli(["log", "--session", "gone", "--json"]).json.error.code).toBe("not-found");
     // The latest session stays even once it is old and nothing is left of it.
-    dropSnapshots(r, "latest");
+    await dropSnapshots(r, "latest");
     age(r, "recent", 41);
     age(r, "latest", 40);
     expect(r.cli(["gc"]).stdout).toContain("forgot 1 session whose snapshots had all expired");
