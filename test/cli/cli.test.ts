@@ -7,21 +7,22 @@ import { LooseObjectWriter } from "../../src/git/loose-objects.js";
 import { encodeMessage, type SnapshotMeta } from "../../src/store/metadata.js";
 import { CLI } from "../helpers/repo.js";
 import { fileSandbox } from "../helpers/support.js";
+import { snapshotIn } from "../session/support.js";
 
 const { repo } = fileSandbox();
 
 describe("snapshot ids", () => {
-  it("accepts the full id and any unique prefix of 7+ hex digits, in any case", () => {
+  it("accepts the full id and any unique prefix of 7+ hex digits, in any case", async () => {
     const r = repo();
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     expect(r.ok("show", snap.id).id).toBe(snap.id);
     expect(r.ok("show", snap.id.slice(0, 7)).id).toBe(snap.id);
     expect(r.ok("show", snap.id.slice(0, 12).toUpperCase()).id).toBe(snap.id);
   });
 
-  it("fails with status 1 and a JSON error for unknown, malformed and too-short ids", () => {
+  it("fails with status 1 and a JSON error for unknown, malformed and too-short ids", async () => {
     const r = repo();
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     const unknown = snap.id.startsWith("0") ? "1".repeat(40) : "0".repeat(40);
     const cases: [string[], string][] = [
       [["show", unknown], "not-found"],
@@ -45,10 +46,10 @@ describe("snapshot ids", () => {
     }
   });
 
-  it("says, from a subdirectory, that it is a workspace of its own and how to name the repository's", () => {
+  it("says, from a subdirectory, that it is a workspace of its own and how to name the repository's", async () => {
     const r = repo();
     r.write({ "src/a.txt": "a\n" });
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     const sub = r.path("src");
     const list = r.sandbox.cli(sub, ["list"]);
     expect(list.status).toBe(0);
@@ -286,9 +287,9 @@ describe("usage errors", () => {
     }
   });
 
-  it("global options work before and after the command", () => {
+  it("global options work before and after the command", async () => {
     const r = repo();
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     const before = r.sandbox.cli(r.sandbox.home, ["-C", r.dir, "--json", "list"]);
     const after = r.sandbox.cli(r.sandbox.home, ["list", "-C", r.dir, "--json"]);
     expect(before.status).toBe(0);
@@ -324,9 +325,9 @@ describe("hints", () => {
 });
 
 describe("human output", () => {
-  it("quotes a name with a newline, tab, quote or backslash as git does; JSON keeps it as it is", () => {
+  it("quotes a name with a newline, tab, quote or backslash as git does; JSON keeps it as it is", async () => {
     const r = repo({ "a.txt": "a\n" });
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     r.write({ "new\nline": "x", "tab\there": "y", 'q"uote': "z", "plain é.txt": "w" });
     expect(r.cli(["diff", snap.id]).stdout.split("\n").filter(Boolean)).toEqual([
       'A\t"new\\nline"',
@@ -367,10 +368,10 @@ describe("human output", () => {
 });
 
 describe("show, diff and drop", () => {
-  it("show lists the snapshot's files and its metadata", () => {
+  it("show lists the snapshot's files and its metadata", async () => {
     const r = repo({ "a.txt": "a\n", "d/b.txt": "b\n" });
     r.write({ "u.txt": "u\n", "node_modules/x/y.js": "y" });
-    const snap = r.ok("snapshot", "-m", "look");
+    const snap = await snapshotIn(r, { message: "look" });
     const shown = r.ok("show", snap.id);
     expect(shown).toMatchObject({
       id: snap.id,
@@ -384,9 +385,9 @@ describe("show, diff and drop", () => {
     expect(shown.files).toHaveLength(shown.fileCount);
   });
 
-  it("diff reports added, modified, deleted and type-changed paths against the work tree and between snapshots", () => {
+  it("diff reports added, modified, deleted and type-changed paths against the work tree and between snapshots", async () => {
     const r = repo({ "mod.txt": "1\n", "del.txt": "d\n", typ: "file\n", "same.txt": "s\n" });
-    const one = r.ok("snapshot");
+    const one = await snapshotIn(r);
     r.write({ "mod.txt": "2\n", "add.txt": "a\n" });
     r.remove("del.txt");
     r.remove("typ");
@@ -398,7 +399,7 @@ describe("show, diff and drop", () => {
     expect(live.find((e: any) => e.path === "typ")).toMatchObject({ oldMode: "100644", newMode: "120000" });
     expect(live.find((e: any) => e.path === "add.txt").oldMode).toBeUndefined();
     expect(live.find((e: any) => e.path === "del.txt").newMode).toBeUndefined();
-    const two = r.ok("snapshot");
+    const two = await snapshotIn(r);
     expect(statuses(r.ok("diff", one.id, two.id))).toEqual(expected);
     expect(r.ok("diff", two.id)).toEqual([]);
     expect(r.ok("list")).toHaveLength(2); // diff against the work tree takes no snapshot
@@ -419,11 +420,11 @@ describe("show, diff and drop", () => {
     expect(patch.stdout).toContain("+++ b/add.txt");
   });
 
-  it("drop forgets snapshots; the others still restore", () => {
+  it("drop forgets snapshots; the others still restore", async () => {
     const r = repo({ "a.txt": "a\n" });
-    const keep = r.ok("snapshot").id;
+    const keep = (await snapshotIn(r)).id;
     r.write({ "a.txt": "b\n" });
-    const gone = r.ok("snapshot").id;
+    const gone = (await snapshotIn(r)).id;
     expect(r.ok("drop", gone)).toEqual({ dropped: [gone] });
     expect(r.ok("list").map((s: any) => s.id)).toEqual([keep]);
     expect(r.cli(["show", gone, "--json"]).json.error.code).toBe("not-found");
