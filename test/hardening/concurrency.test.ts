@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CLI, Sandbox } from "../helpers/repo.js";
 import { workDigest } from "../helpers/support.js";
 import { cliAsync, fsckStore, hasTurnCommand, storeDir } from "./helpers.js";
+import { snapshotIn } from "../session/support.js";
 
 let sb: Sandbox;
 beforeEach(() => {
@@ -17,7 +18,7 @@ describe("many processes on one workspace and store", () => {
   it("64 concurrent operations each succeed or fail with a clear message, and the store stays sound", async () => {
     const repo = sb.repo("ws", { "a.txt": "one\n", "src/b.txt": "b\n" });
     repo.write({ "untracked.txt": "u\n", "a.txt": "edited\n" });
-    const target = repo.ok("snapshot").id;
+    const target = (await snapshotIn(repo)).id;
     const turns = hasTurnCommand(sb, repo.dir);
     const jobs: Promise<{ args: string[]; status: number | null; stderr: string }>[] = [];
     for (let i = 0; i < 64; i++) {
@@ -78,7 +79,7 @@ describe("many processes on one workspace and store", () => {
   it("a snapshot taken while another process restores holds none of the restore's temp files", async () => {
     const files = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`f${i}.txt`, `${i}\n`]));
     const repo = sb.repo("ws", files);
-    const target = repo.ok("snapshot").id;
+    const target = (await snapshotIn(repo)).id;
     repo.write(Object.fromEntries(Object.keys(files).map((f) => [f, "changed\n"])));
     // The restore stops (SIGSTOP) at its 10th rename, its temp files written beside their targets.
     const inject = [
@@ -112,9 +113,9 @@ describe("many processes on one workspace and store", () => {
     expect(repo.read("f1.txt")).toBe("1\n");
   });
 
-  it("a gc while a restore runs keeps that restore's safety snapshot, and doctor names one lost", () => {
+  it("a gc while a restore runs keeps that restore's safety snapshot, and doctor names one lost", async () => {
     const repo = sb.repo("ws", { "a.txt": "one\n" });
-    const target = repo.ok("snapshot").id;
+    const target = (await snapshotIn(repo)).id;
     repo.write({ "a.txt": "two\n" });
     const earlier = repo.ok("restore", target).safety;
     repo.write({ "a.txt": "three\n" });
@@ -182,9 +183,9 @@ describe("many processes on one workspace and store", () => {
 });
 
 describe("a lock whose owner was killed but not yet reaped (a zombie)", () => {
-  it("is taken over at once: the owner runs no code, though its pid still answers", () => {
+  it("is taken over at once: the owner runs no code, though its pid still answers", async () => {
     const repo = sb.repo("zombie", { "a.txt": "a\n" });
-    repo.ok("snapshot");
+    await snapshotIn(repo);
     // `sleep 0` ends at once; its parent then becomes `sleep 60`, which never reaps it.
     const parent = spawn("/bin/sh", ["-c", "sleep 0 & echo $!; exec sleep 60"], {
       stdio: ["ignore", "pipe", "ignore"],
