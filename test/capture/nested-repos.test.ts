@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Repo } from "../helpers/repo.js";
 import { fileSandbox, filesOf, gitDirDigest, treeDigest } from "../helpers/support.js";
+import { snapshotIn } from "../session/support.js";
 
 const { sandbox, repo } = fileSandbox();
 let folders = 0;
@@ -24,10 +25,10 @@ function folderOfRepos(names: string[]): { folder: Repo; repos: Repo[] } {
 }
 
 describe("a folder holding several repositories", () => {
-  it("a restore to a snapshot taken before a repository was cloned there deletes nothing inside it", () => {
+  it("a restore to a snapshot taken before a repository was cloned there deletes nothing inside it", async () => {
     const folder = new Repo(sandbox, sandbox.dir(`folder${++folders}`));
     folder.write({ "notes.md": "top\n" });
-    const early = folder.ok("snapshot");
+    const early = await snapshotIn(folder);
     const cloned = sandbox.repo(`${path.basename(folder.dir)}/be`, { "main.c": "code\n" });
     cloned.write({ "wip.c": "uncommitted\n" });
     folder.write({ "later.md": "later\n" });
@@ -43,11 +44,11 @@ describe("a folder holding several repositories", () => {
     expect(gitDirDigest(cloned)).toEqual(gitDir);
   });
 
-  it("a restore or rewind keeps what a repository ignored then, once its .git is removed", () => {
+  it("a restore or rewind keeps what a repository ignored then, once its .git is removed", async () => {
     const { folder, repos } = folderOfRepos(["fe"]);
     const [fe] = repos;
     const aside = (inner: Repo) => `${path.dirname(inner.dir)}-${path.basename(inner.dir)}.git`; // outside the folder
-    const snap = folder.ok("snapshot");
+    const snap = await snapshotIn(folder);
     // Without its .git, fe is a plain directory: debug.log is captured now, yet *.log kept it out then.
     renameSync(fe.path(".git"), aside(fe));
     const report = folder.ok("restore", snap.id);
@@ -68,10 +69,10 @@ describe("a folder holding several repositories", () => {
     expect([be.read("a.txt"), be.read("debug.log")]).toEqual(["be a\n", "be ignored\n"]);
   });
 
-  it("a restore does not write back a file a held repository ignores now, so its undo is exact", () => {
+  it("a restore does not write back a file a held repository ignores now, so its undo is exact", async () => {
     const folder = new Repo(sandbox, sandbox.dir(`folder${++folders}`));
     folder.write({ "fe/a.js": "a\n", "fe/x.log": "log\n" });
-    const plain = folder.ok("snapshot");
+    const plain = await snapshotIn(folder);
     const fe = sandbox.repo(`${path.basename(folder.dir)}/fe`, { ".gitignore": "*.log\n" });
     fe.remove("x.log");
     const report = folder.ok("restore", plain.id);
