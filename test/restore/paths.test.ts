@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI } from "../helpers/repo.js";
 import { fileSandbox, gitDirDigest } from "../helpers/support.js";
+import { snapshotIn, turn } from "../session/support.js";
 
 const { sandbox, repo } = fileSandbox();
 
@@ -14,10 +15,10 @@ function dataListing(): string[] {
 }
 
 describe("restore and diff of chosen paths", () => {
-  it("restores only the named file and directory, proving deletions inside the named directory", () => {
+  it("restores only the named file and directory, proving deletions inside the named directory", async () => {
     const r = repo({ ".gitignore": "*.log\n", "a.txt": "a0\n", "d/b.txt": "b0\n", "e/c.txt": "c0\n" });
     r.write({ "d/run.log": "log\n" }); // ignored when the snapshot is taken: not proven absent
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     r.write({ "a.txt": "a1\n", "d/b.txt": "b1\n", "d/new.txt": "n\n", "e/c.txt": "c1\n" });
     r.write({ "e/new.txt": "keep\n", ".gitignore": "# nothing ignored now\n" });
     const index = gitDirDigest(r);
@@ -52,9 +53,9 @@ describe("restore and diff of chosen paths", () => {
     expect([r.read("a.txt"), r.read("d/b.txt"), r.read("d/new.txt")]).toEqual(["a1\n", "b1\n", "n\n"]);
   });
 
-  it("puts back a directory where a file now stands, naming the directory or a file below it", () => {
+  it("puts back a directory where a file now stands, naming the directory or a file below it", async () => {
     const r = repo({ "keep.txt": "k\n", "d/x.txt": "x\n", "d/y.txt": "y\n" });
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     r.remove("d");
     r.write({ d: "now a file\n", "keep.txt": "k2\n" });
     const some = r.ok("restore", snap.id, "d/x.txt");
@@ -68,10 +69,10 @@ describe("restore and diff of chosen paths", () => {
     expect(r.read("keep.txt")).toBe("k2\n");
   });
 
-  it("takes a named path as the snapshot's, never through a directory that has become a symlink", () => {
+  it("takes a named path as the snapshot's, never through a directory that has become a symlink", async () => {
     const r = repo({ "keep.txt": "k\n" });
     r.write({ "d/f": "old\n" });
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     // `d` is now a link to another directory of the workspace, holding a file of the same name.
     r.remove("d");
     r.write({ "mywork/f": "precious\n" });
@@ -95,11 +96,11 @@ describe("restore and diff of chosen paths", () => {
     expect(through.json).toEqual([expect.objectContaining({ status: "added", path: "mywork/f" })]);
   });
 
-  it("diffs only the named paths, after -- or after the ids", () => {
+  it("diffs only the named paths, after -- or after the ids", async () => {
     const r = repo({ "a.txt": "a\n", "d/b.txt": "b\n" });
-    const first = r.ok("snapshot");
+    const first = await snapshotIn(r);
     r.write({ "a.txt": "a2\n", "d/b.txt": "b2\n", "d/c.txt": "c\n" });
-    const second = r.ok("snapshot");
+    const second = await snapshotIn(r);
     const byPath = (entries: any[]) => entries.map((e) => `${e.status} ${e.path}`);
     expect(byPath(r.ok("diff", first.id, "d"))).toEqual(["modified d/b.txt", "added d/c.txt"]);
     expect(byPath(r.cli(["diff", "--json", first.id, second.id, "--", "a.txt"]).json)).toEqual([
@@ -112,12 +113,10 @@ describe("restore and diff of chosen paths", () => {
     expect(names.stdout.trim().split("\n")).toEqual(["M\td/b.txt", "A\td/c.txt"]);
   });
 
-  it("refuses a path that names nothing (a typo, a pattern) as a usage error, taking no safety snapshot", () => {
+  it("refuses a path that names nothing (a typo, a pattern) as a usage error, taking no safety snapshot", async () => {
     const r = repo({ "fe/main.js": "a\n", "keep.txt": "k\n" });
-    const snap = r.ok("snapshot");
-    r.ok("turn", "begin", "--session", "s", "--turn", "1");
-    r.write({ "fe/main.js": "b\n" });
-    r.ok("turn", "end", "--session", "s", "--turn", "1");
+    const snap = await snapshotIn(r);
+    await turn(r, "s", "1", () => r.write({ "fe/main.js": "b\n" }));
     const listed = r.ok("list").length;
     for (const [args, message] of [
       [["restore", snap.id, "typo/main.js"], "typo/main.js: no such path in the snapshot or the workspace"],
@@ -159,9 +158,9 @@ describe("restore and diff of chosen paths", () => {
     expect(r.read("a.txt")).toBe("a\n");
   });
 
-  it("quotes the paths a usage error names, so a newline in one cannot split the one-line message", () => {
+  it("quotes the paths a usage error names, so a newline in one cannot split the one-line message", async () => {
     const r = repo({ "a.txt": "a\n" });
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     for (const [args, message] of [
       [["diff", snap.id, "--", "no\nsuch"], '"no\\nsuch": no such path in the snapshot or the workspace'],
       [
@@ -176,17 +175,17 @@ describe("restore and diff of chosen paths", () => {
     }
   });
 
-  it("refuses a path argument that is not UTF-8 as such, changing nothing; its directory can be named", () => {
+  it("refuses a path argument that is not UTF-8 as such, changing nothing; its directory can be named", async () => {
     const r = repo({ "a.txt": "a\n" });
     const bad = (dir: string) => Buffer.concat([Buffer.from(`${r.dir}/${dir}`), Buffer.from([0x62, 0xff])]);
     r.write({ "d/\ufffd.txt": "v1\n" }); // a name really spelled with U+FFFD
     writeFileSync(bad(""), "v1\n");
     writeFileSync(bad("d/"), "v1\n");
-    const snap = r.ok("snapshot");
-    r.ok("turn", "begin", "--session", "s", "--turn", "1");
-    writeFileSync(bad(""), "v2\n");
-    writeFileSync(bad("d/"), "v2\n");
-    r.ok("turn", "end", "--session", "s", "--turn", "1");
+    const snap = await snapshotIn(r);
+    await turn(r, "s", "1", () => {
+      writeFileSync(bad(""), "v2\n");
+      writeFileSync(bad("d/"), "v2\n");
+    });
     const listed = r.ok("list").length;
     // The shell puts the byte 0xff in the last argument, after `prefix`: Node cannot decode it.
     const withBadArg = (args: string[], prefix = "") =>
