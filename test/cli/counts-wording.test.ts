@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cliTurn, cloneOf, machines, originRepo } from "../session/remote-support.js";
+import { snapshotIn } from "../session/support.js";
 
 /** Counts in the words of push, fetch and gc read right in the singular; zero is a duration. */
 
@@ -23,10 +24,10 @@ describe("push and fetch say how many turns in the right number", () => {
 });
 
 describe("gc --older-than", () => {
-  it("takes 0 as 0d", () => {
+  it("takes 0 as 0d", async () => {
     const r = originRepo(a, "zero", bare("zero.git"), { "a.txt": "a\n" });
-    r.ok("snapshot", "-m", "one");
-    r.ok("snapshot", "-m", "two");
+    await snapshotIn(r, { message: "one" });
+    await snapshotIn(r, { message: "two" });
     const bare0 = r.cli(["gc", "--older-than", "0", "--json"]);
     expect(bare0.status).toBe(0);
     expect(bare0.json.dropped).toHaveLength(2);

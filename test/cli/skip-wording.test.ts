@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fileSandbox } from "../helpers/support.js";
+import { snapshotIn } from "../session/support.js";
 
 const { repo } = fileSandbox();
 
@@ -37,10 +38,10 @@ describe("why an excluded path is skipped, as the command line says it", () => {
     ]);
   });
 
-  it("names an assume-unchanged file's local edit, and a file outside the sparse checkout", () => {
+  it("names an assume-unchanged file's local edit, and a file outside the sparse checkout", async () => {
     const r = repo({ "database.yml": "db: prod\n", "docs/notes.md": "notes\n", "src/a.ts": "a\n" });
     r.write({ "database.yml": "db: staging\n", "docs/notes.md": "draft\n", "src/a.ts": "a2\n" });
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     r.git("checkout", "-q", "--", ".");
     r.git("sparse-checkout", "set", "--no-cone", "/*", "!/docs/"); // docs/ leaves the disk
     r.git("update-index", "--assume-unchanged", "database.yml");
@@ -59,10 +60,10 @@ describe("why an excluded path is skipped, as the command line says it", () => {
     ]);
   });
 
-  it("keeps saying a snapshot lacks it where one does (a file ignored now)", () => {
+  it("keeps saying a snapshot lacks it where one does (a file ignored now)", async () => {
     const r = repo({ "a.txt": "a\n" });
     r.write({ "build.log": "log\n" });
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     r.remove("build.log");
     r.write({ ".git/info/exclude": "*.log\n" }); // ignored now: the safety snapshot cannot hold it
     const restored = r.cli(["restore", snap.id]);

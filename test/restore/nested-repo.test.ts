@@ -2,14 +2,15 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, expect, test } from "vitest";
 import { Sandbox } from "../helpers/repo.js";
+import { snapshotIn } from "../session/support.js";
 
 const sandbox = new Sandbox();
 afterAll(() => sandbox.cleanup());
 
-test("restore never writes into a nested repository's work tree", () => {
+test("restore never writes into a nested repository's work tree", async () => {
   const repo = sandbox.repo("outer", { "README.md": "outer\n" });
   repo.write({ "vendor/lib/file.txt": "captured while vendor/lib was a plain directory\n" });
-  const snap = repo.ok("snapshot");
+  const snap = await snapshotIn(repo);
   // vendor/lib becomes a repository of its own and its file changes there
   repo.remove("vendor/lib/file.txt");
   sandbox.git(repo.path("vendor/lib"), "init", "-q");
