@@ -1,5 +1,5 @@
 import { sha256Hex } from "../util/sha256.js";
-import { promises as fs, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, promises as fs, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { dataHome } from "../config.js";
 import { climbsOut } from "../paths.js";
@@ -140,7 +140,8 @@ async function hookSessionsIn(
 ): Promise<{ dir: string; sessions: string[] }[]> {
   const byDir = new Map<string, string[]>();
   for (const { dir, session } of await sessionRecords()) {
-    if (keep(dir)) byDir.set(dir, [...(byDir.get(dir) ?? []), session]);
+    // A directory removed since (a worktree, a package): `-C` there would fail, so it is not named.
+    if (keep(dir) && existsSync(dir)) byDir.set(dir, [...(byDir.get(dir) ?? []), session]);
   }
   return [...byDir].map(([dir, sessions]) => ({ dir, sessions }));
 }

@@ -279,6 +279,11 @@ describe("hooks across sessions and outside projects", () => {
       expect.stringMatching(/^c9 {2}1 turn/),
       `an agent started in a subdirectory keeps its sessions there: -C ${sub} has session x2`,
     ]);
+    // The subdirectory removed (a worktree removed, a package deleted): nothing points there now.
+    rmSync(repo.path("packages"), { recursive: true });
+    expect(repo.cli(["sessions"]).stdout.trim().split("\n")).toEqual([
+      expect.stringMatching(/^c9 {2}1 turn/),
+    ]);
   });
 
   it("does not let one session revert another's unreported shell edit", () => {
