@@ -52,7 +52,10 @@ function realOrAsIs(dir: string): string {
  * ones to one line, and the closing instruction always stays.
  */
 export function noticeText(events: UndoEvent[], pathsFrom: string | null = null): string {
-  const head = ["ghostcommit: files of this workspace changed outside your edits since the last prompt."];
+  // Said of the person's undos and of the model's own (the MCP tools, inside its last turn) alike.
+  const head = [
+    "ghostcommit: since the last prompt, rewinds and redos (the person's, or yours through ghostcommit's tools) changed files of this workspace.",
+  ];
   if (pathsFrom !== null) head.push(`Paths are relative to ${pathsFrom}.`);
   const tail = "Re-read any of these files before editing them: what you remember of them is out of date.";
   let budget = MAX_CHARS - [...head, tail].join("\n").length - 1;

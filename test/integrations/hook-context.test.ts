@@ -158,6 +158,9 @@ describe("the model is told what went back", () => {
     ).hookSpecificOutput.additionalContext as string;
     expect(told.length).toBeLessThanOrEqual(8000);
     const lines = told.split("\n");
+    expect(lines[0]).toBe(
+      "ghostcommit: since the last prompt, rewinds and redos (the person's, or yours through ghostcommit's tools) changed files of this workspace.",
+    );
     expect(lines.slice(-3)).toEqual([
       "Rewound turn 2: these files are back as they were before it:",
       "- src/app.js",
