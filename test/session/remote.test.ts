@@ -312,7 +312,13 @@ describe("push and fetch through a local bare repository", () => {
     // Fetching keeps B's own session and says which one it did not take.
     const bLog = onB.ok("log", "--session", "same");
     const bList = onB.ok("list");
-    const fetched = onB.ok("fetch");
+    const fetch = onB.cli(["fetch", "--json"]);
+    // Refused in part, as a refused push is: status 3, the rest fetched.
+    expect(fetch.status).toBe(3);
+    expect(fetch.stderr).toBe(
+      "ghostcommit: 1 session not fetched (listed under conflicts): another machine's history under a session id of this workspace; the rest was fetched\n",
+    );
+    const fetched = fetch.json;
     expect(fetched.conflicts.map((c: any) => c.session)).toEqual(["same"]);
     expect(fetched.conflicts[0].reason).toMatch(/different history under session id same/);
     expect(onB.ok("log", "--session", "same")).toEqual(bLog);

@@ -48,7 +48,14 @@ export function register(program: Command, run: Action): void {
         const ws = await open(globalsOf(command));
         const done = progress("fetching");
         const report = await ws.fetch({ remote }).finally(done);
-        return { json: report, human: () => describeFetch(report) };
+        // Sessions refused for a conflict: status 3, as a refused push, though the rest came.
+        const refused = report.conflicts.length;
+        const problem = `${counted(refused, "session")} not fetched (listed under conflicts): another machine's history under a session id of this workspace; the rest was fetched`;
+        return {
+          json: report,
+          human: () => describeFetch(report),
+          ...(refused ? { exitCode: 3, problem } : {}),
+        };
       }),
     );
 }
