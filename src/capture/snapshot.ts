@@ -6,7 +6,7 @@ import { newNonce, nowMicros, type SnapshotMeta } from "../store/metadata.js";
 import { cleanLeftovers } from "../store/restore-journal.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { linkBorrowedAhead, publishSnapshot, writeSnapshotCommit } from "../store/snapshots.js";
-import { prunedBeside } from "../store/prune-guard.js";
+import { retakenIfPruned } from "../store/prune-guard.js";
 import type { CaptureContext, Captured } from "./context.js";
 import { captureGit } from "./git-capture.js";
 import { discardStatusAhead } from "./status-ahead.js";
@@ -79,17 +79,15 @@ export async function takeSnapshot(
   extras: SnapshotExtras = {},
   durable = false,
 ): Promise<StoredSnapshot> {
-  for (let attempt = 1; ; attempt++) {
-    const { publish, ...snapshot } = await writeUnpublishedSnapshot(store, cat, includes, extras);
-    try {
+  // A prune of the user's that took what a capture wrote: the next capture writes it again.
+  return retakenIfPruned(
+    async () => {
+      const { publish, ...snapshot } = await writeUnpublishedSnapshot(store, cat, includes, extras);
       await publish(durable);
       return snapshot;
-    } catch (error) {
-      // A prune of the user's took what this capture wrote: the next capture writes it again.
-      if (!prunedBeside(error) || attempt === 3) throw error;
-      trace("snapshot: objects pruned beside it, taken again");
-    }
-  }
+    },
+    () => trace("snapshot: objects pruned beside it, taken again"),
+  );
 }
 
 /** A snapshot whose commit is written but not yet reachable: `publish` adds its ref. */

@@ -44,7 +44,6 @@ export function skipStatus(report: { skipped: SkippedPath[] }): Partial<CommandO
   };
 }
 
-/** Reports an error: `ghostcommit: message` on stderr, and with --json an error document on stdout. */
 /**
  * `--in-chat`: the command runs for an agent's chat (a Claude Code slash command's `!` line), which
  * shows only a command's stdout, and only when it exits 0: a refusal there must be read too.
@@ -55,6 +54,10 @@ export function runInChat(): void {
   inChat = true;
 }
 
+/**
+ * Reports an error: `ghostcommit: message` on stderr (stdout under `--in-chat`), and with --json an
+ * error document on stdout.
+ */
 export function emitError(thrown: unknown, asJson: boolean): number {
   const error = reportable(thrown);
   const status = exitStatusFor(error);

@@ -102,7 +102,6 @@ function hasCurrent(list: unknown[], spec: InstallSpec, entry: unknown): boolean
   );
 }
 
-/** Removes our handlers from an event list; groups this leaves empty go too. Returns the count. */
 function isObject(value: unknown): value is Json {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -112,6 +111,7 @@ function holdsOurs(spec: InstallSpec): (list: unknown) => boolean {
   return (list) => Array.isArray(list) && removeOurs(structuredClone(list), spec) > 0;
 }
 
+/** Removes our handlers from an event list; groups this leaves empty go too. Returns the count. */
 function removeOurs(list: unknown[], spec: InstallSpec): number {
   let removed = 0;
   for (let i = list.length - 1; i >= 0; i--) {
@@ -175,12 +175,12 @@ export async function install(
   const settings = current.value;
   // The user's own `hooks` object and lists, even empty ones, stay after uninstall; one holding
   // entries of ours is a former install's.
-  const hadHooks = isObject(settings.hooks) && !Object.values(settings.hooks).some(holdsOurs(spec));
-  const userLists = isObject(settings.hooks)
-    ? Object.entries(settings.hooks)
-        .filter(([, list]) => Array.isArray(list) && !holdsOurs(spec)(list))
-        .map(([event]) => event)
-    : [];
+  const lists = isObject(settings.hooks) ? Object.entries(settings.hooks) : [];
+  const withOurs = new Set(lists.filter(([, list]) => holdsOurs(spec)(list)).map(([event]) => event));
+  const hadHooks = isObject(settings.hooks) && withOurs.size === 0;
+  const userEvents = lists
+    .filter(([event, list]) => Array.isArray(list) && !withOurs.has(event))
+    .map(([event]) => event);
   const hooks = hooksOf(settings, file, spec, true) as Json;
   const events: string[] = [];
   for (const [event, entry] of Object.entries(spec.entries(command))) {
@@ -200,12 +200,12 @@ export async function install(
   const createdDirs = await missingDirs(path.dirname(file));
   await fs.mkdir(path.dirname(file), { recursive: true });
   await save(file, loaded ? { ...current, stat: loaded.stat } : current);
-  if (!loaded || addedKeys.length > 0 || hadHooks || userLists.length > 0) {
+  if (!loaded || addedKeys.length > 0 || hadHooks || userEvents.length > 0) {
     const previous = await readJson<Record<string, InstallRecord>>(recordsFile(), {});
     // A file made now owes nothing to a record of one that was removed by hand since.
     const record: InstallRecord = loaded ? { ...previous[file] } : {};
     if (hadHooks) record.hadHooks = true;
-    if (userLists.length > 0) record.userLists = [...new Set([...(record.userLists ?? []), ...userLists])];
+    if (userEvents.length > 0) record.userLists = [...new Set([...(record.userLists ?? []), ...userEvents])];
     if (!loaded) Object.assign(record, { created: true, createdDirs });
     if (addedKeys.length > 0) record.addedKeys = [...new Set([...(record.addedKeys ?? []), ...addedKeys])];
     await updateRecord(file, record);

@@ -20,32 +20,28 @@ export function settleInnerUndos(
   const target = turnOf(rewind.to);
   if (!target) return;
   const before = (turn: TurnState) => state.turns.indexOf(turn) < state.turns.indexOf(target);
+  // The undos inside a turn: its rewinds (undid: their turns' work taken away) and its redos
+  // (their turns' work brought back). Rewinding the turn reverses them; redoing it, that reversal.
+  const undos = [
+    ...[...state.rewinds.values()].map((r) => ({ t: r.t, rewind: r, undid: true })),
+    ...state.redos.map((r) => ({ ...r, undid: false })),
+  ].filter((inner) => inner.rewind.id !== rewind.id); // not the one being rewound or redone
   for (const id of rewind.turns) {
     const turn = turnOf(id);
     if (!turn) continue;
     const end = turn.endedAt ?? rewind.t;
-    for (const inner of state.rewinds.values()) {
-      if (inner.id === rewind.id || inner.t < turn.startedAt || inner.t > end) continue;
-      for (const undoneId of inner.turns) {
-        const undone = turnOf(undoneId);
-        if (!undone || !before(undone)) continue;
-        if (inner.paths !== undefined) {
-          if (!redone) undone.rewoundPaths.delete(inner.id);
-          else undone.rewoundPaths.set(inner.id, changesPutBack(undone, inner));
-        } else if (!redone && undone.state === "rewound") undone.state = "done";
-        else if (redone && undone.state === "done") undone.state = "rewound";
-      }
-    }
-    for (const inner of state.redos) {
+    for (const inner of undos) {
       if (inner.t < turn.startedAt || inner.t > end) continue;
-      for (const redidId of inner.rewind.turns) {
-        const redid = turnOf(redidId);
-        if (!redid || !before(redid)) continue;
+      // Whether the turns that undo acted on are to read as rewound now.
+      const takenAway = redone === inner.undid;
+      for (const otherId of inner.rewind.turns) {
+        const other = turnOf(otherId);
+        if (!other || !before(other)) continue;
         if (inner.rewind.paths !== undefined) {
-          if (redone) redid.rewoundPaths.delete(inner.rewind.id);
-          else redid.rewoundPaths.set(inner.rewind.id, changesPutBack(redid, inner.rewind));
-        } else if (!redone && redid.state === "done") redid.state = "rewound";
-        else if (redone && redid.state === "rewound") redid.state = "done";
+          if (takenAway) other.rewoundPaths.set(inner.rewind.id, changesPutBack(other, inner.rewind));
+          else other.rewoundPaths.delete(inner.rewind.id);
+        } else if (takenAway && other.state === "done") other.state = "rewound";
+        else if (!takenAway && other.state === "rewound") other.state = "done";
       }
     }
   }

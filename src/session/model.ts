@@ -56,8 +56,8 @@ export type JournalRecord =
       paths?: RelPath[];
       /** An open turn the rewind closed: its after is the safety snapshot; uncertain as after an interrupt. */
       closed?: { turn: string; changed: RelPath[]; uncertain?: RelPath[] };
-      /** Set on the plan written before the first file changes (the same id without it follows the
-       * last); alone, a rewind killed half-way: run again, it finishes; redo undoes what it did. */
+      /** On the plan, written before the first file changes (the same id without it follows the
+       *  last): alone, a rewind killed half-way; run again, it finishes; redo undoes what it did. */
       pending?: true;
       t: number;
     }

@@ -21,11 +21,19 @@ import { setTimeout as sleep } from "node:timers/promises";
 /** A gc of the user's that began before the snapshot's ref is waited for this long at most. */
 const GC_WAIT_MS = 20_000;
 
+/** The errors of snapshots whose objects a prune beside them removed (taken again, they work). */
 const pruned = new WeakSet<Error>();
 
-/** True for the error of a snapshot whose objects a prune beside it removed (taken again, it works). */
-export function prunedBeside(error: unknown): boolean {
-  return error instanceof Error && pruned.has(error);
+/** Runs `take` (a snapshot's write and publish) again, up to three times, while a prune beside it takes its objects. */
+export async function retakenIfPruned<T>(take: () => Promise<T>, onRetake = () => {}): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await take();
+    } catch (error) {
+      if (!(error instanceof Error && pruned.has(error)) || attempt === 3) throw error;
+      onRetake();
+    }
+  }
 }
 
 export function prunedError(missing: string): Error {

@@ -9,7 +9,7 @@ import type { CatFile } from "../git/cat-file.js";
 import { serializeCommit } from "../git/objects.js";
 import { LooseObjectWriter } from "../git/loose-objects.js";
 import type { WrittenObjects } from "../git/objects.js";
-import { missingAfterGc, prunedBeside, prunedError } from "./prune-guard.js";
+import { missingAfterGc, prunedError, retakenIfPruned } from "./prune-guard.js";
 import { encodeMessage, isoFromMicros, type SnapshotMeta, type StoredExclusion } from "./metadata.js";
 import { displayPath } from "../paths.js";
 import type { Excluded, Snapshot, SnapshotSummary } from "../types.js";
@@ -67,16 +67,12 @@ export async function writeSnapshot(
   meta: SnapshotMeta,
   options: { linkBorrowed?: boolean; durable?: boolean } = {},
 ): Promise<string> {
-  for (let attempt = 1; ; attempt++) {
+  // A prune of the user's that took the commit just written: written again, it is kept.
+  return retakenIfPruned(async () => {
     const id = await writeSnapshotCommit(store, tree, meta, options);
-    try {
-      await publishSnapshot(store, id, options.durable ?? false, { loose: [id], packs: [] });
-      return id;
-    } catch (error) {
-      // A prune of the user's took the commit just written: written again, it is kept.
-      if (!prunedBeside(error) || attempt === 3) throw error;
-    }
-  }
+    await publishSnapshot(store, id, options.durable ?? false, { loose: [id], packs: [] });
+    return id;
+  });
 }
 
 /**
