@@ -23,6 +23,7 @@ import {
 import { storeCannotBeMade } from "../store/layout.js";
 import { reportable } from "../errors.js";
 import { collectAnnouncements } from "../util/announce.js";
+import { processAncestors } from "../util/process-tree.js";
 
 export { AGENTS };
 
@@ -134,8 +135,11 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
   };
   if (!options.dir) {
     const kindThen = fixed ? record.kind : undefined;
-    if (!fixed || kindThen !== ws.kind) await rememberWorkspace(event.agent, event.session, ws.root, ws.kind);
-    else if (action.kind === "begin") await touchSessionRecord(event.agent, event.session);
+    // The agent's process (above the hook's shell) tells its MCP server which session is its own.
+    const procs = action.kind === "begin" ? await processAncestors() : undefined;
+    if (!fixed || kindThen !== ws.kind)
+      await rememberWorkspace(event.agent, event.session, ws.root, ws.kind, procs);
+    else if (action.kind === "begin") await touchSessionRecord(event.agent, event.session, procs);
     if (kindThen !== undefined && kindThen !== ws.kind) {
       // A folder's new repository store takes over its plain store's history when it is made
       // (nothing to tell then); one made before (the folder was a repository once) has not.

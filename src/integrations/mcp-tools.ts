@@ -30,7 +30,10 @@ const paths = z
   .array(z.string())
   .optional()
   .describe("workspace-relative paths to act on (a directory names everything below it); default: all");
-const session = z.string().optional().describe("session id (default: the most recently active)");
+const session = z
+  .string()
+  .optional()
+  .describe("session id (default: this conversation's, else the most recently active)");
 const limit = z.number().int().positive().optional();
 
 /** The workspace's tools act on its own files only: no tool reaches beyond the machine. */
@@ -42,7 +45,15 @@ function reported(report: { skipped: RestoreReport["skipped"] }): ReturnType<typ
   return result(report, undefined, hardSkips(report));
 }
 
-export function registerTools(server: McpServer, withWorkspace: WithWorkspace): void {
+/** The session a tool call naming none acts on (undefined: the most recently active). */
+export type DefaultSession = (ws: Workspace) => Promise<string | undefined>;
+
+export function registerTools(
+  server: McpServer,
+  withWorkspace: WithWorkspace,
+  defaultSession: DefaultSession = async () => undefined,
+): void {
+  const sessionOf = async (ws: Workspace, given: string | undefined) => given || (await defaultSession(ws));
   server.registerTool(
     "snapshot",
     {
@@ -141,7 +152,7 @@ export function registerTools(server: McpServer, withWorkspace: WithWorkspace): 
     withWorkspace(async (ws, args: { session?: string; limit?: number }) => {
       const { session: handle, turns } = await resolveSessionWithTurns(
         ws,
-        args.session,
+        await sessionOf(ws, args.session),
         undefined,
         SESSION_ARGUMENT,
       );
@@ -173,7 +184,7 @@ export function registerTools(server: McpServer, withWorkspace: WithWorkspace): 
       ) => {
         const { session: handle } = await resolveSessionWithTurns(
           ws,
-          args.session,
+          await sessionOf(ws, args.session),
           undefined,
           SESSION_ARGUMENT,
         );
@@ -200,7 +211,9 @@ export function registerTools(server: McpServer, withWorkspace: WithWorkspace): 
     },
     withWorkspace(async (ws, args: { session?: string; force?: boolean }) =>
       reported(
-        await (await resolveSessionWithTurns(ws, args.session, undefined, SESSION_ARGUMENT)).session.redo({
+        await (
+          await resolveSessionWithTurns(ws, await sessionOf(ws, args.session), undefined, SESSION_ARGUMENT)
+        ).session.redo({
           force: args.force,
           keepOpenTurn: true,
         }),

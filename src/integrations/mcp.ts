@@ -7,6 +7,8 @@ import { isTooBroad } from "./hook-dirs.js";
 import { registerRemoteTools } from "./mcp-remote-tools.js";
 import { registerTools, result, type WithWorkspace } from "./mcp-tools.js";
 import { collectAnnouncements } from "../util/announce.js";
+import { processAncestors } from "../util/process-tree.js";
+import { conversationSession } from "./chat-session.js";
 
 export interface McpOptions {
   /** The workspace (`-C`, else the server's cwd). */
@@ -40,8 +42,14 @@ function refusedWorkspace(dir: string): string | null {
     : null;
 }
 
-/** Builds the server with its tools. */
-export function createMcpServer(options: McpOptions): McpServer {
+/**
+ * Builds the server with its tools. `ancestors`: the processes above the server (its agent among
+ * them), which tell a tool call naming no session which conversation it comes from.
+ */
+export function createMcpServer(
+  options: McpOptions,
+  ancestors: Promise<string[]> = processAncestors(),
+): McpServer {
   const server = new McpServer(
     { name: "ghostcommit", version: options.version },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
@@ -63,7 +71,7 @@ export function createMcpServer(options: McpOptions): McpServer {
     for (const text of announced) answer.content.push({ type: "text", text });
     return answer;
   };
-  registerTools(server, withWorkspace);
+  registerTools(server, withWorkspace, async (ws) => conversationSession(ws, await ancestors));
   registerRemoteTools(server, withWorkspace);
   return server;
 }
@@ -72,8 +80,9 @@ export function createMcpServer(options: McpOptions): McpServer {
 export async function serveMcp(options: McpOptions): Promise<void> {
   const refusal = refusedWorkspace(options.dir);
   if (refusal) process.stderr.write(`ghostcommit mcp: ${refusal}\n`);
+  const ancestors = processAncestors(); // once: the agent that started the server stays the same
   await new Promise<void>((resolve) => {
-    serveStdio(() => createMcpServer(options), {
+    serveStdio(() => createMcpServer(options, ancestors), {
       onerror: (error) => process.stderr.write(`ghostcommit mcp: ${error.message}\n`),
     });
     process.stdin.on("end", () => resolve());

@@ -53,10 +53,12 @@ export async function rememberWorkspace(
   session: string,
   dir: string,
   kind: "git" | "plain",
+  agentProcesses?: string[],
 ): Promise<void> {
   try {
     await makeDirsAsync(recordsDir());
-    await writeFileAtomic(recordFile(agent, session), JSON.stringify({ dir, session, agent, kind }));
+    const record = { dir, session, agent, kind, ...(agentProcesses ? { procs: agentProcesses } : {}) };
+    await writeFileAtomic(recordFile(agent, session), JSON.stringify(record));
     const now = Date.now();
     for (const name of await fs.readdir(recordsDir())) {
       const file = path.join(recordsDir(), name);
@@ -71,30 +73,63 @@ export async function rememberWorkspace(
 /**
  * Marks a session active now (its prompt began a turn): a record is forgotten 30 days after its
  * session was last active, not after its first event, so a session used daily keeps its workspace.
+ * `agentProcesses` (the hook's ancestors) are kept when they changed: a resumed conversation runs
+ * in another agent process.
  */
-export async function touchSessionRecord(agent: AgentName, session: string): Promise<void> {
+export async function touchSessionRecord(
+  agent: AgentName,
+  session: string,
+  agentProcesses?: string[],
+): Promise<void> {
+  const file = recordFile(agent, session);
+  if (agentProcesses) {
+    try {
+      const record = JSON.parse(await fs.readFile(file, "utf8")) as Record<string, unknown>;
+      if (JSON.stringify(record.procs) !== JSON.stringify(agentProcesses)) {
+        await writeFileAtomic(file, JSON.stringify({ ...record, procs: agentProcesses }));
+        return;
+      }
+    } catch {
+      // no record to add them to: the time alone is kept
+    }
+  }
   const now = new Date();
-  await fs.utimes(recordFile(agent, session), now, now).catch(() => {});
+  await fs.utimes(file, now, now).catch(() => {});
 }
 
-/** Every session record: its workspace, and when it was last active. */
-async function sessionRecords(): Promise<{ dir: string; session: string; agent: string; at: number }[]> {
+/** A session record as read: its workspace, when it was last active, the processes above its last prompt's hook. */
+export interface SessionRecord {
+  dir: string;
+  session: string;
+  agent: string;
+  at: number;
+  procs: string[];
+}
+
+/** Every session record, most recently active first. */
+export async function sessionRecords(): Promise<SessionRecord[]> {
   let names: string[];
   try {
     names = await fs.readdir(recordsDir());
   } catch {
     return [];
   }
-  const found: { dir: string; session: string; agent: string; at: number }[] = [];
+  const found: SessionRecord[] = [];
   for (const name of names) {
     if (!name.endsWith(".json")) continue;
     const file = path.join(recordsDir(), name);
     try {
       const [text, stat] = await Promise.all([fs.readFile(file, "utf8"), fs.stat(file)]);
-      const value = JSON.parse(text) as { dir?: unknown; session?: unknown; agent?: unknown };
+      const value = JSON.parse(text) as {
+        dir?: unknown;
+        session?: unknown;
+        agent?: unknown;
+        procs?: unknown;
+      };
       if (typeof value.dir !== "string" || typeof value.session !== "string") continue;
       const agent = typeof value.agent === "string" ? value.agent : "";
-      found.push({ dir: value.dir, session: value.session, agent, at: stat.mtimeMs });
+      const procs = Array.isArray(value.procs) ? value.procs.filter((p) => typeof p === "string") : [];
+      found.push({ dir: value.dir, session: value.session, agent, at: stat.mtimeMs, procs });
     } catch {
       // a record being written or removed
     }

@@ -5,11 +5,17 @@ import { childProcess } from "./child-process.js";
  * when it cannot start, fails, or runs past `timeoutMs`. For optional tools whose absence or
  * failure only means doing without them.
  */
-export function spawnText(program: string, args: string[], timeoutMs = 10_000): Promise<string | null> {
+export function spawnText(
+  program: string,
+  args: string[],
+  timeoutMs = 10_000,
+  env?: NodeJS.ProcessEnv,
+): Promise<string | null> {
   return new Promise((resolve) => {
     const child = childProcess().spawn(program, args, {
       stdio: ["ignore", "pipe", "ignore"],
       timeout: timeoutMs,
+      ...(env ? { env } : {}),
     });
     const out: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
