@@ -94,10 +94,12 @@ export function counted(n: number, noun: string): string {
 
 /** "turn 2", "turns 2, 3": a list of turn ids after its noun in the right number. */
 export function turnList(turns: string[]): string {
-  return turnsNamed(turns.map(humanText));
+  return turnsNamed(turns);
 }
 
-import { C_ESCAPES, formatBytes, formatCount, quotedPath, turnsNamed } from "../util/format.js";
+import { formatBytes, formatCount, humanText, quotedPath, turnsNamed } from "../util/format.js";
+
+export { humanText };
 
 export { formatBytes, formatCount };
 
@@ -142,17 +144,6 @@ export function progress(label: string): () => void {
     clearTimeout(timer);
     if (shown) process.stderr.write("\r\x1b[K");
   };
-}
-
-/**
- * Free text for human output (a prompt, a message, a session or turn id, a name a remote gave):
- * control characters, which could move the
- * cursor, retitle or clear the terminal, are shown as escapes (`\e`, `\n`, `\033`), never sent raw.
- */
-export function humanText(text: string): string {
-  return text.replace(/[\x00-\x1f\x7f-\x9f]/g, (c) =>
-    c === "\x1b" ? "\\e" : (C_ESCAPES[c] ?? `\\${c.charCodeAt(0).toString(8).padStart(3, "0")}`),
-  );
 }
 
 /** Free text of several lines (an error, a finding of doctor's): each line as `humanText` shows it. */

@@ -1,3 +1,4 @@
+import { humanText } from "../util/format.js";
 import path from "node:path";
 import { openWorkspace, type Workspace } from "../workspace.js";
 import { GhostcommitError } from "../errors.js";
@@ -98,14 +99,14 @@ export async function resolveSessionWithTurns(
     if ((await ws.sessions()).some((known) => known.session === given)) return { session, turns, ws };
     throw new GhostcommitError(
       "not-found",
-      `no session ${given} in ${ws.root} (\`ghostcommit sessions\` lists them)`,
+      `no session ${humanText(given)} in ${ws.root} (\`ghostcommit sessions\` lists them)`,
       { session: given },
     );
   }
   const keeper = hooks.length > 0 ? "its agent's hooks keep it" : "it is kept";
   throw new GhostcommitError(
     "not-found",
-    `session ${given} has no turns in ${ws.root}: ${keeper} in ${elsewhere} (reach it with -C ${elsewhere})`,
+    `session ${humanText(given)} has no turns in ${ws.root}: ${keeper} in ${elsewhere} (reach it with -C ${elsewhere})`,
     { session: given },
   );
 }

@@ -1,3 +1,4 @@
+import { humanText } from "../util/format.js";
 import { GhostcommitError } from "../errors.js";
 import type { HookEvent } from "./event.js";
 import { newToSession } from "./session-dirs.js";
@@ -102,5 +103,5 @@ export function reply(text: string): void {
  */
 export function storeChangedMessage(root: string, session: string, kindThen: "git" | "plain"): string {
   const became = kindThen === "plain" ? "became a git repository" : "is no longer a git repository";
-  return `${root} ${became} during session ${session}: its turns until then (and one open then) cannot be rewound from here; the session's next turns are recorded as usual`;
+  return `${root} ${became} during session ${humanText(session)}: its turns until then (and one open then) cannot be rewound from here; the session's next turns are recorded as usual`;
 }

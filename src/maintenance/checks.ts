@@ -1,3 +1,4 @@
+import { humanText } from "../util/format.js";
 import { readAllJournals } from "../session/journal.js";
 import { interruptedHint } from "../session/rewind-resume.js";
 import type { StoreContext } from "../store/context.js";
@@ -21,7 +22,7 @@ export const checkPendingRewinds: DoctorCheck = async (engine: StoreContext) => 
       .filter((rewind) => rewind.pending && !named.has(rewind.safety))
       .map((rewind) => ({
         code: "unfinished-rewind" as const,
-        message: `the rewind of session ${state.session} to turn ${rewind.to}${rewind.paths ? " (some paths)" : ""} did not finish: ${interruptedHint(state.session, rewind.to, rewind.paths)}`,
+        message: `the rewind of session ${humanText(state.session)} to turn ${humanText(rewind.to)}${rewind.paths ? " (some paths)" : ""} did not finish: ${interruptedHint(state.session, rewind.to, rewind.paths)}`,
       })),
   );
 };

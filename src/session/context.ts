@@ -1,6 +1,6 @@
 import type { StoreContext } from "../store/context.js";
 import { GhostcommitError } from "../errors.js";
-import { quotedPath } from "../util/format.js";
+import { quotedPath, humanText } from "../util/format.js";
 import { Journal } from "./journal.js";
 import type { SessionState, TurnState } from "./model.js";
 
@@ -29,10 +29,14 @@ export function checkTurnId(turn: unknown): string {
 /** The latest turn with this id, or a not-found error. */
 export function requireTurn(state: SessionState, turn: string): TurnState {
   for (let i = state.turns.length - 1; i >= 0; i--) if (state.turns[i].turn === turn) return state.turns[i];
-  throw new GhostcommitError("not-found", `session ${state.session} has no turn ${turn}`, {
-    session: state.session,
-    turn,
-  });
+  throw new GhostcommitError(
+    "not-found",
+    `session ${humanText(state.session)} has no turn ${humanText(turn)}`,
+    {
+      session: state.session,
+      turn,
+    },
+  );
 }
 
 /** Microseconds to the ISO form used in every report. */
@@ -54,11 +58,11 @@ export function conflictError(
   const one = edited.length === 1;
   if (edited.length > 0 && keptOpen !== undefined) {
     reasons.push(
-      `${edited.length} ${one ? "file was" : "files were"} changed after the turns being rewound, by the open turn ${keptOpen} itself or by a person (${listed(edited)})`,
+      `${edited.length} ${one ? "file was" : "files were"} changed after the turns being rewound, by the open turn ${humanText(keptOpen)} itself or by a person (${listed(edited)})`,
     );
   } else if (edited.length > 0) {
     reasons.push(
-      `${edited.length} ${one ? "file was" : "files were"} changed since session ${session} last changed ${one ? "it" : "them"} (${listed(edited)})`,
+      `${edited.length} ${one ? "file was" : "files were"} changed since session ${humanText(session)} last changed ${one ? "it" : "them"} (${listed(edited)})`,
     );
   }
   if (maybe.length > 0) {
@@ -66,7 +70,7 @@ export function conflictError(
     // another session's turn ran, or after an interrupt.
     const one = maybe.length === 1;
     reasons.push(
-      `${maybe.length} ${one ? "file" : "files"} may not be session ${session}'s work: no tool call reported ${one ? "its change" : "their changes"}, or another session's also edited ${one ? "it" : "them"}, while another session's turn ran or after an interrupt (${listed(maybe)})`,
+      `${maybe.length} ${one ? "file" : "files"} may not be session ${humanText(session)}'s work: no tool call reported ${one ? "its change" : "their changes"}, or another session's also edited ${one ? "it" : "them"}, while another session's turn ran or after an interrupt (${listed(maybe)})`,
     );
   }
   const error = new GhostcommitError(

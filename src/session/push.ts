@@ -1,3 +1,4 @@
+import { humanText } from "../util/format.js";
 import { existsSync, promises as fs } from "node:fs";
 import type { StoreContext } from "../store/context.js";
 import { GhostcommitError } from "../errors.js";
@@ -169,7 +170,9 @@ async function remoteMoved(
 async function completeJournal(file: string, session: string): Promise<Buffer> {
   const text = await fs.readFile(file).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") {
-      throw new GhostcommitError("not-found", `no session ${session} in this workspace`, { session });
+      throw new GhostcommitError("not-found", `no session ${humanText(session)} in this workspace`, {
+        session,
+      });
     }
     throw new GhostcommitError("io", `cannot read session journal ${file}: ${error.message}`);
   });

@@ -1,5 +1,5 @@
 import { GhostcommitError, isStringList } from "../errors.js";
-import { turnsNamed } from "../util/format.js";
+import { turnsNamed, humanText } from "../util/format.js";
 import { displayPath, type RelPath } from "../paths.js";
 import { displayOutcome, runRestore } from "../restore/restore.js";
 import type { ExpectedRedo, RedoOptions, RedoReport } from "../types.js";
@@ -35,11 +35,15 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
       const last = [...state.rewinds.values()].at(-1);
       const newer = last !== undefined && (state.turns.at(-1)?.startedAt ?? 0) > last.t;
       const since = newer
-        ? `: a turn began after its rewind to turn ${last.to}, and a new turn ends what redo can bring back; that rewind's safety snapshot ${last.safety.slice(0, 12)} holds the files as they were before it (\`ghostcommit restore ${last.safety.slice(0, 12)} -- PATH\` brings one back)`
+        ? `: a turn began after its rewind to turn ${humanText(last.to)}, and a new turn ends what redo can bring back; that rewind's safety snapshot ${last.safety.slice(0, 12)} holds the files as they were before it (\`ghostcommit restore ${last.safety.slice(0, 12)} -- PATH\` brings one back)`
         : "";
-      throw new GhostcommitError("nothing-to-redo", `session ${session} has no rewind to redo${since}`, {
-        session,
-      });
+      throw new GhostcommitError(
+        "nothing-to-redo",
+        `session ${humanText(session)} has no rewind to redo${since}`,
+        {
+          session,
+        },
+      );
     }
     refuseOtherRedo(expect, session, rewind.turns);
     const left = leftByRewinds([rewind]);

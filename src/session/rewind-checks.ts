@@ -14,7 +14,7 @@ import type { PathChange, PlanStep } from "../restore/plan.js";
 import type { ExpectedRewind } from "../types.js";
 import { conflictError, type SessionContext } from "./context.js";
 import { journalsAround } from "./sessions-around.js";
-import { quotedPath, turnsNamed } from "../util/format.js";
+import { quotedPath, turnsNamed, humanText } from "../util/format.js";
 import type { TurnState } from "./model.js";
 import { attributePaths, isUncertain } from "./rewind-plan.js";
 import { inDependencyDirsSince } from "./rewind-skips.js";
@@ -180,10 +180,13 @@ export function refuseUnchanged(
   const all = changed.flat();
   const unchanged = named.filter((n) => !all.some((p) => isNamed(p, [n])));
   if (unchanged.length === 0) return;
-  const turns = where.turns.length === 1 ? `turn ${where.turns[0]}` : `turns ${where.turns.join(", ")}`;
+  const turns =
+    where.turns.length === 1
+      ? `turn ${humanText(where.turns[0])}`
+      : `turns ${where.turns.map(humanText).join(", ")}`;
   throw new GhostcommitError(
     "usage",
-    `${unchanged.map((p) => quotedPath(displayPath(p))).join(", ")}: not changed by ${turns} of session ${where.session}, so there is nothing to rewind there`,
+    `${unchanged.map((p) => quotedPath(displayPath(p))).join(", ")}: not changed by ${turns} of session ${humanText(where.session)}, so there is nothing to rewind there`,
     { path: displayPath(unchanged[0]) },
   );
 }
@@ -203,7 +206,7 @@ export function refuseNothingToPutBack(
   for (const p of pending.leftAlone) if (isNamed(p, named)) return;
   throw new GhostcommitError(
     "bad-input",
-    `${named.map((p) => quotedPath(displayPath(p))).join(", ")}: already as before turn ${where.to} of session ${where.session} (an earlier rewind put ${named.length === 1 ? "it" : "them"} back, or a person did), so there is nothing to rewind; nothing was recorded`,
+    `${named.map((p) => quotedPath(displayPath(p))).join(", ")}: already as before turn ${humanText(where.to)} of session ${humanText(where.session)} (an earlier rewind put ${named.length === 1 ? "it" : "them"} back, or a person did), so there is nothing to rewind; nothing was recorded`,
     { session: where.session, turn: where.to },
   );
 }

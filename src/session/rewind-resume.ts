@@ -1,3 +1,4 @@
+import { humanText } from "../util/format.js";
 import { GhostcommitError } from "../errors.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
 import { displayPath, type RelPath } from "../paths.js";
@@ -80,7 +81,7 @@ export async function resumeRewind(
   if (pending.to !== request.to || !samePaths(pending.paths, request.named)) {
     throw new GhostcommitError(
       "bad-input",
-      `the rewind of session ${session} to turn ${pending.to}${pending.paths ? " (some paths)" : ""} was interrupted: ${interruptedHint(session, pending.to, pending.paths)}`,
+      `the rewind of session ${humanText(session)} to turn ${humanText(pending.to)}${pending.paths ? " (some paths)" : ""} was interrupted: ${interruptedHint(session, pending.to, pending.paths)}`,
       { session, turn: pending.to },
     );
   }

@@ -1,3 +1,4 @@
+import { humanText } from "../util/format.js";
 import { randomHex } from "../util/crypto.js";
 import type { FileState } from "../git/trees.js";
 import { GhostcommitError } from "../errors.js";
@@ -66,7 +67,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
     if (target.state === "rewound") {
       throw new GhostcommitError(
         "bad-input",
-        `turn ${to} of session ${session} is already rewound (redo brings it back)`,
+        `turn ${humanText(to)} of session ${humanText(session)} is already rewound (redo brings it back)`,
         {
           session,
           turn: to,
@@ -81,7 +82,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
     if (keepOpen && target === openNow) {
       throw new GhostcommitError(
         "bad-input",
-        `turn ${to} of session ${session} is the open turn: only earlier turns can be rewound from inside it`,
+        `turn ${humanText(to)} of session ${humanText(session)} is the open turn: only earlier turns can be rewound from inside it`,
         { session, turn: to },
       );
     }
@@ -94,7 +95,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
     if (open && !force && open.abandonedAt === undefined) {
       const error = new GhostcommitError(
         "open-turn",
-        `session ${session} has an open turn ${open.turn}: the agent may still be writing; end the turn first`,
+        `session ${humanText(session)} has an open turn ${humanText(open.turn)}: the agent may still be writing; end the turn first`,
         { session, turn: open.turn },
       );
       error.forceable = true;

@@ -21,7 +21,7 @@ import type { NewRecord } from "./journal.js";
 import { journalsAround, registerWorkspace } from "./sessions-around.js";
 import { changedAfterOthersEnded, changedSinceProgress, settledBefore } from "./progress.js";
 import { applyRecord, openTurnOf, type SessionState, type TurnState } from "./model.js";
-import { promptPreview } from "../util/format.js";
+import { promptPreview, humanText } from "../util/format.js";
 import { isAbsentMode, type RawChange } from "../git/diff-tree.js";
 import { existsNow } from "../util/small-files.js";
 import { continuedTurn, foldContinuation } from "./continuation.js";
@@ -43,7 +43,7 @@ export async function beginTurn(ctx: SessionContext, turn: string, prompt = ""):
     if (existing?.state === "done") {
       throw new GhostcommitError(
         "bad-input",
-        `turn ${turn} of session ${session} already ran; use a new turn id`,
+        `turn ${humanText(turn)} of session ${humanText(session)} already ran; use a new turn id`,
         {
           session,
           turn,
@@ -83,16 +83,20 @@ export async function endTurn(ctx: SessionContext, turn?: string): Promise<TurnE
     const state = await journal.load();
     const record = turn === undefined ? openTurnOf(state) : requireTurn(state, checkTurnId(turn));
     if (!record) {
-      throw new GhostcommitError("not-found", `session ${session} has no open turn`, { session });
+      throw new GhostcommitError("not-found", `session ${humanText(session)} has no open turn`, { session });
     }
     if (record.state === "done") {
       return { session, turn: record.turn, after: record.after!, changed: record.changed.map(displayPath) };
     }
     if (record.state === "rewound") {
-      throw new GhostcommitError("bad-input", `turn ${record.turn} of session ${session} was rewound`, {
-        session,
-        turn: record.turn,
-      });
+      throw new GhostcommitError(
+        "bad-input",
+        `turn ${humanText(record.turn)} of session ${humanText(session)} was rewound`,
+        {
+          session,
+          turn: record.turn,
+        },
+      );
     }
     return (await endLocked(ctx, state, record)).ended;
   });

@@ -58,6 +58,17 @@ export function quotedPath(path: string): string {
   return `"${escaped}"`;
 }
 
+/**
+ * Free text for human output (a prompt, a message, a session or turn id, a name a remote gave):
+ * control characters, which could move the cursor, retitle or clear the terminal, or make one id
+ * read as two lines, are shown as escapes (`\e`, `\n`, `\033`), never sent raw.
+ */
+export function humanText(text: string): string {
+  return text.replace(/[\x00-\x1f\x7f-\x9f]/g, (c) =>
+    c === "\x1b" ? "\\e" : (C_ESCAPES[c] ?? `\\${c.charCodeAt(0).toString(8).padStart(3, "0")}`),
+  );
+}
+
 /** A one-line prompt preview (whitespace collapsed, at most `max` characters). */
 export function promptPreview(prompt: string, max = 200): string {
   const flat = prompt.replace(/\s+/g, " ").trim();
@@ -70,5 +81,5 @@ export function promptPreview(prompt: string, max = 200): string {
 /** "turn 2", "turns 2, 3": turn ids after their noun in the right number ("none" for no turn). */
 export function turnsNamed(turns: readonly string[]): string {
   if (turns.length === 0) return "none";
-  return `${turns.length === 1 ? "turn" : "turns"} ${turns.join(", ")}`;
+  return `${turns.length === 1 ? "turn" : "turns"} ${turns.map(humanText).join(", ")}`;
 }

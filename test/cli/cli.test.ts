@@ -113,6 +113,33 @@ describe("snapshot ids", () => {
     expect(r.ok("log", "--session", "u")[0].prompt).toBe(`${"x".repeat(198)}…`);
   });
 
+  it("names a session or turn id holding a line break or an escape on one line of its error", () => {
+    const r = repo();
+    // Ids come from agents' events as they are (a Cursor conversation_id, a Codex turn_id).
+    const evil = "evil\x1b]0;T\x07\nid";
+    r.ok("turn", "begin", "--session", evil, "--turn", "1");
+    r.ok("turn", "end", "--session", evil, "--turn", "1");
+    const errors = [
+      r.cli(["log", "--session", "no\nsuch"]),
+      r.cli(["rewind", "--session", evil, "--to", "no\nturn"]),
+      r.cli(["redo", "--session", evil]),
+      r.cli(["turn", "end", "--session", evil]),
+      r.cli(["turn", "begin", "--session", evil, "--turn", "1"]),
+    ];
+    for (const run of errors) {
+      expect(run.status).not.toBe(0);
+      expect(run.stderr).not.toMatch(/[\x07\x1b]/);
+      // One line, the id's line break shown as \n.
+      expect(run.stderr.trim().split("\n")).toHaveLength(1);
+      expect(run.stderr).toMatch(/^ghostcommit: .*(no\\nsuch|evil\\e\]0;T\\a\\nid)/);
+    }
+    expect(errors[1].stderr).toContain("has no turn no\\nturn");
+    // The JSON error's message reads the same.
+    expect(r.cli(["log", "--json", "--session", "no\nsuch"]).json.error.message).toMatch(
+      /^no session no\\nsuch in /,
+    );
+  });
+
   it("asks for a command where one is missing, with the usage, never commander's placeholder", () => {
     const r = repo();
     const turn = r.cli(["turn"]);
