@@ -5,6 +5,7 @@ import { MODE } from "../git/objects.js";
 import { restoreTempName } from "../store/restore-journal.js";
 import { ancestorsOf, fsPath, parentOf, type RelPath } from "../paths.js";
 import { PinnedDirs } from "./pinned-dirs.js";
+import { keepOwner, permissionsKept } from "./replaced-file.js";
 import type { ExcludedDetail, SkipReason } from "../types.js";
 import { MANY_FILES, syncDirs, syncFileSystems } from "../util/durable.js";
 import { mapLimit } from "../util/pool.js";
@@ -120,8 +121,10 @@ async function applyPinned(
       const dir = parentOf(step.path);
       pins.hold(dir);
       try {
-        await writeTemp(pins.path(temp), step.state.mode, contentOf(step.state.oid), flushEach);
-        await keepOwner(pins.path(temp), pins.path(step.path), pins.self(dir));
+        const replaced = await fs.lstat(pins.path(step.path)).catch(() => null);
+        const kept = permissionsKept(replaced, step.state.mode);
+        await writeTemp(pins.path(temp), step.state.mode, contentOf(step.state.oid), flushEach, kept);
+        await keepOwner(pins.path(temp), replaced, pins.self(dir));
       } finally {
         pins.release(dir);
       }
@@ -223,8 +226,14 @@ function tempPathOf(rel: RelPath, tempName: RelPath): RelPath {
   return `${parentOf(rel) ? `${parentOf(rel)}/` : ""}${tempName}`;
 }
 
-/** Writes a temp file with the wanted content and mode, flushed to disk with `flush` (a symlink has no data to flush). */
-async function writeTemp(temp: Buffer, mode: string, content: Buffer, flush: boolean): Promise<void> {
+/** Writes a temp file with the wanted content and mode (`permissions`, if given), flushed with `flush`. */
+async function writeTemp(
+  temp: Buffer,
+  mode: string,
+  content: Buffer,
+  flush: boolean,
+  permissions: number | null,
+): Promise<void> {
   if (mode === MODE.link) {
     await fs.symlink(content, temp);
     return;
@@ -235,7 +244,8 @@ async function writeTemp(temp: Buffer, mode: string, content: Buffer, flush: boo
       await handle.writeFile(content);
       // The mode given to open applies after umask; set the exec bit exactly.
       const stat = await handle.stat();
-      const wanted = mode === MODE.exec ? stat.mode | (0o111 & ~process.umask()) : stat.mode & ~0o111;
+      const wanted =
+        permissions ?? (mode === MODE.exec ? stat.mode | (0o111 & ~process.umask()) : stat.mode & ~0o111);
       if ((stat.mode & 0o777) !== (wanted & 0o777)) await handle.chmod(wanted & 0o777);
       if (flush) await handle.sync();
     } finally {
@@ -245,17 +255,6 @@ async function writeTemp(temp: Buffer, mode: string, content: Buffer, flush: boo
     await fs.rm(temp, { force: true }).catch(() => {});
     throw error;
   }
-}
-
-/**
- * Run as root (sudo) in another user's work tree, a written file keeps the owner of the file it
- * replaces, or takes its directory's: git leaves it root's, which its owner then cannot change.
- */
-async function keepOwner(temp: Buffer, target: Buffer, dir: Buffer): Promise<void> {
-  if (process.getuid?.() !== 0) return;
-  const owner = (await fs.lstat(target).catch(() => null)) ?? (await fs.lstat(dir).catch(() => null));
-  if (!owner || (owner.uid === 0 && owner.gid === 0)) return;
-  await fs.lchown(temp, owner.uid, owner.gid);
 }
 
 /** A directory a restore run as root made in another user's tree is that user's, as its parent. */

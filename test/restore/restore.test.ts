@@ -320,6 +320,29 @@ describe("restore", () => {
     expect(r.git("status", "--porcelain")).toBe(" M run.sh\n?? link\n"); // mode as the snapshot had it
   });
 
+  it("keeps the permissions of each file it replaces (a private .env stays private); the executable bit follows the snapshot", async () => {
+    const r = repo({ "run.sh": "#!/bin/sh\n", "tool.sh": "#!/bin/sh\n" });
+    r.chmod("tool.sh", 0o755);
+    r.write({ ".env": "KEY=1\n", "frozen.txt": "v1\n", "gone.txt": "g\n" });
+    const snap = await snapshotIn(r);
+    r.write({ ".env": "KEY=2\n", "frozen.txt": "v2\n", "run.sh": "#!/bin/sh\necho\n" });
+    r.chmod(".env", 0o600); // made private after the snapshot, as a user does once a key is in it
+    r.chmod("frozen.txt", 0o444);
+    r.chmod("run.sh", 0o750); // the snapshot has it not executable
+    r.chmod("tool.sh", 0o640); // the snapshot has it executable
+    r.remove("gone.txt");
+    const report = r.ok("restore", snap.id);
+    expect(report.written.sort()).toEqual([".env", "frozen.txt", "gone.txt", "run.sh", "tool.sh"]);
+    const mode = (rel: string) => (statSync(r.path(rel)).mode & 0o7777).toString(8);
+    expect(r.read(".env")).toBe("KEY=1\n");
+    expect(mode(".env")).toBe("600");
+    expect([r.read("frozen.txt"), mode("frozen.txt")]).toEqual(["v1\n", "444"]);
+    expect(mode("run.sh")).toBe("640");
+    expect(mode("tool.sh")).toBe("750");
+    // A file the restore makes anew gets the umask's permissions, as git gives one.
+    expect(mode("gone.txt")).toBe((0o666 & ~process.umask()).toString(8));
+  });
+
   it("removes a symlink the agent planted and never follows one outside the workspace", async () => {
     const r = repo({ "a.txt": "a\n", "dir/b.txt": "b\n" });
     const outside = sandbox.dir(`outside-${path.basename(r.dir)}`);
