@@ -6,6 +6,7 @@ import type { ExpectedRedo, RedoOptions, RedoReport } from "../types.js";
 import { conflictError, type SessionContext } from "./context.js";
 import { changesOf, conflictsOf, leftByRewinds, type PathStates } from "./rewind-plan.js";
 import { otherFiles, overwritten } from "./rewind-checks.js";
+import { isStateMap, overriddenStates, stateOfShown } from "./overridden-state.js";
 import { requireSnapshot } from "../store/snapshots.js";
 import { insideSparseCheckout } from "../restore/sparse-absent.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
@@ -59,6 +60,7 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
       const lookup = new TreeLookup(cat);
       // Conflicts --force overwrites (or would, in a dry run): said, never silent, as a rewind's are.
       let overridden: string[] = [];
+      let overriddenNow = new Map<string, string>();
       if (!force && !dryRun) {
         const now = await worktreeStates(engine, paths);
         const conflicts: RelPath[] = [];
@@ -79,7 +81,7 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
         session,
         // As a rewind's: only the files shown are written, and only the conflicts shown overwritten.
         refusePlan: (steps) => {
-          const changes = expect ? otherFiles(expect, steps, overridden, "the rewind") : [];
+          const changes = expect ? otherFiles(expect, steps, overridden, "the rewind", overriddenNow) : [];
           if (changes.length > 0) throw otherPlan(session, `it would now ${changes.join(" and ")}`);
         },
         target: async (currentTree) => {
@@ -96,6 +98,7 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
           if (!force && conflicts.length > 0)
             throw conflictError("redo", session, conflicts.map(displayPath));
           overridden = conflicts.map(displayPath);
+          overriddenNow = await overriddenStates(conflicts, currentTree, lookup);
           const changes = changesOf(states);
           // The rewind's safety snapshot captured each of these paths, so its absence there is proof.
           return {
@@ -112,6 +115,7 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
       const overwrote = overwritten(overridden, report);
       if (overwrote.length > 0) report.overridden = overwrote;
       if (dryRun) {
+        if (overwrote.length > 0) report.overriddenState = stateOfShown(overriddenNow, overwrote);
         report.dryRun = true;
         return report;
       }
@@ -151,11 +155,12 @@ export function expectedRedo(value: unknown, name: string): ExpectedRedo | undef
     isStringList(plan.restoredTurns) &&
     optional(plan.written) &&
     optional(plan.deleted) &&
-    optional(plan.overridden);
+    optional(plan.overridden) &&
+    isStateMap(plan.overriddenState);
   if (!valid)
     throw new GhostcommitError(
       "usage",
-      `${name} must be {restoredTurns, written?, deleted?, overridden?}: lists of strings`,
+      `${name} must be {restoredTurns, written?, deleted?, overridden?, overriddenState?}: lists of strings, and strings by path`,
     );
   return value as ExpectedRedo;
 }

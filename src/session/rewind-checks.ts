@@ -14,6 +14,7 @@ import type { PathChange, PlanStep } from "../restore/plan.js";
 import type { ExpectedRewind } from "../types.js";
 import { conflictError, type SessionContext } from "./context.js";
 import { journalsAround } from "./sessions-around.js";
+import { changedSinceShown, isStateMap, type OverriddenState } from "./overridden-state.js";
 import { quotedPath, turnsNamed, humanText } from "../util/format.js";
 import type { TurnState } from "./model.js";
 import { attributePaths, isUncertain } from "./rewind-plan.js";
@@ -102,12 +103,13 @@ export function refuseUnexpected(
   turns: string[],
   steps?: PlanStep[],
   overridden: string[] = [],
+  overriddenNow?: Map<string, string>,
 ): void {
   if (!expected) return;
   const changes: string[] = [];
   if (!sameList(expected.rewoundTurns, turns))
     changes.push(`rewind ${turnsNamed(turns)}, not ${turnsNamed(expected.rewoundTurns)}`);
-  if (steps) changes.push(...otherFiles(expected, steps, overridden));
+  if (steps) changes.push(...otherFiles(expected, steps, overridden, "the turns", overriddenNow));
   if (changes.length === 0) return;
   throw new GhostcommitError(
     "plan-changed",
@@ -126,10 +128,16 @@ const sameList = (a: readonly string[], b: readonly string[]) =>
  * person was shown. Lists the caller left out are not compared; `overridden` left out is none.
  */
 export function otherFiles(
-  expected: { written?: string[]; deleted?: string[]; overridden?: string[] },
+  expected: {
+    written?: string[];
+    deleted?: string[];
+    overridden?: string[];
+    overriddenState?: OverriddenState;
+  },
   steps: PlanStep[],
   overridden: string[],
   since = "the turns",
+  overriddenNow = new Map<string, string>(),
 ): string[] {
   const done = stepPaths(steps);
   const sameSet = (wanted: string[] | undefined, now: string[]) =>
@@ -144,6 +152,10 @@ export function otherFiles(
         ? `overwrite changes made since ${since} to ${overwrote.join(", ")}`
         : `overwrite no change made since ${since}`,
     );
+  else {
+    const again = changedSinceShown(expected.overriddenState, overriddenNow, overwrote);
+    if (again.length > 0) changes.push(`overwrite ${again.join(", ")}, edited again since the preview`);
+  }
   return changes;
 }
 
@@ -157,11 +169,12 @@ export function expectedRewind(value: unknown, name: string): ExpectedRewind | u
     isStringList(plan.rewoundTurns) &&
     (plan.written === undefined || isStringList(plan.written)) &&
     (plan.deleted === undefined || isStringList(plan.deleted)) &&
-    (plan.overridden === undefined || isStringList(plan.overridden));
+    (plan.overridden === undefined || isStringList(plan.overridden)) &&
+    isStateMap(plan.overriddenState);
   if (!valid)
     throw new GhostcommitError(
       "usage",
-      `${name} must be {rewoundTurns, written?, deleted?, overridden?}: lists of strings`,
+      `${name} must be {rewoundTurns, written?, deleted?, overridden?, overriddenState?}: lists of strings, and strings by path`,
     );
   return value as ExpectedRewind;
 }
@@ -230,14 +243,14 @@ function stepPaths(steps: PlanStep[]): { written: string[]; deleted: string[] } 
  * the target has a directory (the user put it there since the turn) is deleted first, as a plain
  * restore of the target does, instead of leaving the turn's files unwritten. The link's target is
  * never touched; the safety snapshot holds what is removed. Adds the deletions to `changes` (proven
- * absent: the target has a directory there) and returns them, for `overridden`.
+ * absent: the target has a directory there) and returns their paths, for `overridden`.
  */
 export async function clearWay(
   changes: PathChange[],
   provenAbsent: Set<RelPath>,
   currentTree: string,
   lookup: TreeLookup,
-): Promise<string[]> {
+): Promise<RelPath[]> {
   const planned = new Set(changes.map((c) => c.path));
   const blockers: PathChange[] = [];
   for (const change of changes.filter((c) => c.target !== null)) {
@@ -253,5 +266,5 @@ export async function clearWay(
   }
   for (const blocker of blockers) provenAbsent.add(blocker.path);
   changes.push(...blockers);
-  return blockers.map((b) => displayPath(b.path));
+  return blockers.map((b) => b.path);
 }

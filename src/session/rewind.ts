@@ -21,6 +21,7 @@ import {
 } from "./rewind-checks.js";
 import { type ClosedTurn, interruptedHint, plannedRewind, resumeRewind } from "./rewind-resume.js";
 import { changedSinceProgress } from "./progress.js";
+import { overriddenStates, stateOfShown } from "./overridden-state.js";
 import { refuseUnmatched, resolveNamedPaths, selectNamed } from "../restore/path-filter.js";
 import {
   attributePaths,
@@ -142,6 +143,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       const uncertainOf = turns.map((t) => ({ uncertain: t.uncertain as ReadonlySet<RelPath> }));
       // Conflicts --force overwrites (or would, in a dry run): said, never silent.
       let overridden: string[] = [];
+      let overriddenNow = new Map<string, string>();
       // Paths whose state before the turn was never captured: reported, never written.
       const notCaptured: RelPath[] = [];
       const excludedNow = new Set<RelPath>();
@@ -157,7 +159,8 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         guards: target.before,
         session,
         interruptedHint: interruptedHint(session, to, named),
-        refusePlan: (steps) => refuseUnexpected(expect, { session, to }, ids, steps, overridden),
+        refusePlan: (steps) =>
+          refuseUnexpected(expect, { session, to }, ids, steps, overridden, overriddenNow),
         beforeApply: (steps, safety) => {
           return journal
             .append(
@@ -242,7 +245,9 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
             deletions,
             (p) => originOfPath.get(p)!,
           );
-          if (force) overridden.push(...(await clearWay(changes, provenAbsent, currentTree, lookup)));
+          const blockers = force ? await clearWay(changes, provenAbsent, currentTree, lookup) : [];
+          overridden.push(...blockers.map(displayPath));
+          overriddenNow = await overriddenStates([...conflicts, ...blockers], currentTree, lookup);
           return { changes, provenAbsent };
         },
       });
@@ -265,6 +270,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       const overwrote = overwritten(overridden, report);
       if (overwrote.length > 0) report.overridden = overwrote;
       if (dryRun) {
+        if (overwrote.length > 0) report.overriddenState = stateOfShown(overriddenNow, overwrote);
         report.dryRun = true;
         return report;
       }

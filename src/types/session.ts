@@ -73,6 +73,8 @@ export interface ExpectedRewind {
   deleted?: string[];
   /** The conflicts a forced rewind would overwrite. Left out: none (as a dry run's report leaves it out). */
   overridden?: string[];
+  /** What the dry run said each of them held (`overriddenState`): one edited since is refused. Left out: not compared. */
+  overriddenState?: Record<string, string>;
 }
 
 export interface RewindReport {
@@ -83,6 +85,8 @@ export interface RewindReport {
   paths?: string[];
   /** With `force`: the conflicts it overwrote (would, in a dry run), edited since or uncertain. */
   overridden?: string[];
+  /** A dry run's: what each `overridden` file holds now (`mode oid`, or `absent`), for `expect`. */
+  overriddenState?: Record<string, string>;
   /** Set when this run finished a rewind that was killed half-way (the same one, run again). */
   resumed?: true;
   written: string[];
@@ -100,6 +104,8 @@ export interface RedoReport {
    * the rewind; the redo's safety snapshot holds them as they were.
    */
   overridden?: string[];
+  /** A dry run's: what each `overridden` file holds now, for `expect`. */
+  overriddenState?: Record<string, string>;
   written: string[];
   deleted: string[];
   skipped: SkippedPath[];
@@ -195,6 +201,8 @@ export interface ExpectedRedo {
    * now overwrite others (a file edited after the refusal was shown) is refused, `plan-changed`.
    */
   overridden?: string[];
+  /** What the dry run said each of them held: one edited since is refused. Left out: not compared. */
+  overriddenState?: Record<string, string>;
 }
 
 /** A rewind or redo, as the model should hear of it. */

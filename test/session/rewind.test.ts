@@ -443,7 +443,16 @@ describe("a rewind confirmed after its preview (library `expect`, as the web tim
       "plan-changed",
     );
     const now = await session.rewind({ to: "1", force: true, dryRun: true });
-    const done = await session.rewind({ to: "1", force: true, expect: now });
+    // A file the preview listed, edited again before the confirmation: that edit was never shown.
+    r.write({ "f.txt": "1\nthe user's edit\nand another\n" });
+    const again = await session.rewind({ to: "1", force: true, expect: now }).catch((error) => error);
+    expect([again.code, again.message]).toEqual([
+      "plan-changed",
+      "the rewind is no longer the one previewed: it would now overwrite f.txt, edited again since the preview; nothing was changed",
+    ]);
+    expect(r.read("f.txt")).toBe("1\nthe user's edit\nand another\n");
+    const latest = await session.rewind({ to: "1", force: true, dryRun: true });
+    const done = await session.rewind({ to: "1", force: true, expect: latest });
     expect(done.overridden).toEqual(["f.txt", "new.txt"]);
     expect([r.read("f.txt"), r.exists("new.txt")]).toEqual(["0\n", false]);
   });
@@ -526,6 +535,14 @@ describe("a forced redo confirmed after its refusal was shown (library `expect`)
     expect(r.ok("log", "--session", "s").map((t: any) => t.state)).toEqual(["rewound"]);
     expect(r.ok("list").length).toBe(snapshots);
 
+    const shown = await session.redo({ force: true, dryRun: true });
+    r.write({ "a.txt": "a person's edit, once more\n" }); // after it was shown
+    const again = await session.redo({ force: true, expect: shown }).catch((e) => e);
+    expect([again.code, again.message]).toEqual([
+      "plan-changed",
+      "the redo is no longer the one shown: it would now overwrite a.txt, edited again since the preview; nothing was changed",
+    ]);
+    expect(r.read("a.txt")).toBe("a person's edit, once more\n");
     const now = await session.redo({ force: true, dryRun: true });
     const done = await session.redo({ force: true, expect: { ...now, overridden: now.overridden } });
     expect(done.overridden).toEqual(["a.txt", "b.txt"]);

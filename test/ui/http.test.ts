@@ -240,6 +240,36 @@ describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
     }
   });
 
+  it('refuses "Rewind anyway" when a file its preview listed as overwritten was edited again since', async () => {
+    const r = repo({ "package.json": "{}\n" });
+    await turn(r, "s", "1", () => r.write({ "package.json": '{"v":1}\n' }));
+    r.write({ "package.json": '{"v":1,"mine":true}\n' }); // the person's edit: a conflict
+    const ui = await startUi(r);
+    const rewind = (body: object) =>
+      postJson(ui, "/api/rewind", { session: "s", to: "1", force: true, ...body });
+    try {
+      const preview = JSON.parse((await rewind({ dryRun: true })).body);
+      expect(preview).toMatchObject({ overridden: ["package.json"], written: ["package.json"] });
+      expect(Object.keys(preview.overriddenState)).toEqual(["package.json"]);
+      // Edited once more while the person reads the preview: that edit was never shown.
+      r.write({ "package.json": '{"v":1,"mine":true,"more":1}\n' });
+      const refused = await rewind({ previewed: preview });
+      expect(refused.status).toBe(409);
+      expect(JSON.parse(refused.body).error).toEqual({
+        code: "plan-changed",
+        message:
+          "the rewind is no longer the one previewed: it would now overwrite package.json, edited again since the preview; nothing was changed",
+      });
+      expect(r.read("package.json")).toBe('{"v":1,"mine":true,"more":1}\n');
+      // The new preview, confirmed, rewinds.
+      const again = JSON.parse(refused.body).preview;
+      const done = await rewind({ previewed: again });
+      expect([done.status, r.read("package.json")]).toEqual([200, "{}\n"]);
+    } finally {
+      await ui.stop();
+    }
+  });
+
   it("refuses a confirmed rewind that would now rewind more than its preview showed, changing nothing", async () => {
     const late = repo({ "a.txt": "a0\n" });
     await turn(late, "s", "1", () => late.write({ "a.txt": "a1\n" }));
@@ -269,7 +299,7 @@ describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
       const badRedo = await postJson(other, "/api/redo", { session: "s", shown: { restoredTurns: "2" } });
       expect([badRedo.status, JSON.parse(badRedo.body).error.message]).toEqual([
         400,
-        "shown must be {restoredTurns, written?, deleted?, overridden?}: lists of strings",
+        "shown must be {restoredTurns, written?, deleted?, overridden?, overriddenState?}: lists of strings, and strings by path",
       ]);
       // Confirming the new preview rewinds what it showed.
       const done = await rewind({ previewed: body.preview });

@@ -80,6 +80,8 @@ async function rewind(el, session, turn, refresh, force, plan) {
     written: plan.written,
     deleted: plan.deleted,
     overridden: plan.overridden ?? [],
+    // What each of those held when shown: one edited again since is refused, not overwritten unseen.
+    ...(plan.overriddenState ? { overriddenState: plan.overriddenState } : {}),
   };
   const { status, body } = await api("/api/rewind", { method: "POST", body: { session, to: turn, force, previewed } });
   // Refused, or no longer what was shown (a turn ended, files changed): nothing changed; preview it afresh.
@@ -142,6 +144,7 @@ export async function showRewind(el, session, turn, refresh, notice = null) {
 const redoShown = (turns, plan) => ({
   restoredTurns: turns ?? [],
   ...(plan ? { written: plan.written, deleted: plan.deleted, overridden: plan.overridden ?? [] } : {}),
+  ...(plan?.overriddenState ? { overriddenState: plan.overriddenState } : {}),
 });
 
 const redoPanel = () => document.querySelector(".plan") ?? document.getElementById("detail");
