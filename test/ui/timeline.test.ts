@@ -97,6 +97,7 @@ describe("the web timeline in a real browser", () => {
       "2",
       () => {
         review.write({ [HOSTILE_PATH]: "hello\n", "logo.bin": Buffer.from([0, 1, 2, 0, 255]) });
+        review.write({ "new\nline.txt": "n\n", "new line.txt": "s\n" });
         review.write({ "big.txt": Array.from({ length: 2500 }, (_, i) => `line ${i}`).join("\n") });
       },
       HOSTILE_PROMPT,
@@ -131,6 +132,10 @@ describe("the web timeline in a real browser", () => {
     expect(await page.locator(".full-prompt").textContent()).toBe(HOSTILE_PROMPT);
     expect(await page.locator(".files .path").allTextContents()).toContain(HOSTILE_PATH);
     expect(await page.locator("section.file h3 .path").allTextContents()).toContain(HOSTILE_PATH);
+    // A line break in a name is shown as the command line shows it, never folded into a space.
+    const names = await page.locator(".files .path").allTextContents();
+    expect(names).toContain('"new\\nline.txt"');
+    expect(names).toContain("new line.txt");
     expect(
       await page.evaluate(() => [
         document.querySelectorAll("img, b, script:not([src])").length,

@@ -1,8 +1,8 @@
 // Rewind (dry run first, then confirm; a refusal is shown with its paths) and redo.
-const { h, fill, api, plural, turnsNamed, setStatus } = await import(`./dom.js${new URL(import.meta.url).search}`);
+const { h, fill, api, plural, turnsNamed, setStatus, shownPath } = await import(`./dom.js${new URL(import.meta.url).search}`);
 
 const pathList = (label, paths, kind) =>
-  paths.length === 0 ? null : [h("p", {}, label), h("ul", { class: kind }, paths.map((p) => h("li", {}, p)))];
+  paths.length === 0 ? null : [h("p", {}, label), h("ul", { class: kind }, paths.map((p) => h("li", {}, shownPath(p))))];
 
 /** The button that opened the panel shown (a Rewind or Redo button): Cancel gives focus back to it. */
 let opener = null;

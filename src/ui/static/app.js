@@ -1,7 +1,7 @@
 // The timeline page: sessions and their turns, plain snapshots, a diff pane, rewind and redo.
 const query = new URL(import.meta.url).search;
 // Loaded in parallel; each URL carries the token, as every request must.
-const [{ h, fill, api, age, counts, plural, turnsNamed, setStatus, changingFiles }, { renderDiff }, { showRewind, redo, cancelShown }, keys] = await Promise.all(
+const [{ h, fill, api, age, counts, plural, turnsNamed, setStatus, changingFiles, shownPath }, { renderDiff }, { showRewind, redo, cancelShown }, keys] = await Promise.all(
   ["dom", "diff", "actions", "keys"].map((name) => import(`./${name}.js${query}`)),
 );
 
@@ -40,7 +40,7 @@ const lineCounts = (c) =>
   c.binary && c.added === 0 && c.removed === 0 ? [h("span", { class: "badge" }, "binary")] : counts(c.added, c.removed);
 
 /** A done turn's paths a rewind of chosen paths put back, as `log` lists them. */
-const rewoundOnly = (paths) => `rewound only: ${paths.slice(0, 5).join(", ")}${paths.length > 5 ? ", …" : ""}`;
+const rewoundOnly = (paths) => `rewound only: ${paths.slice(0, 5).map(shownPath).join(", ")}${paths.length > 5 ? ", …" : ""}`;
 
 function snapshotItem(snapshot) {
   return h(
@@ -56,7 +56,7 @@ function redoButton(session) {
   const turns = session.redoTurns ?? [];
   // A rewind of chosen paths left its turns done: the redo brings back those paths, not the turns.
   const paths = session.redoPaths;
-  const title = `brings back ${paths ? `${paths.join(", ")} of ` : ""}${turnsNamed(turns)}`;
+  const title = `brings back ${paths ? `${paths.map(shownPath).join(", ")} of ` : ""}${turnsNamed(turns)}`;
   return h("button", { class: "redo", title, onclick: () => redo(session.session, turns, reload) }, `Redo ${turnsNamed(turns)}`);
 }
 

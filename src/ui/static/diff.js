@@ -1,5 +1,5 @@
 // Renders one diff: the file list, then each file unified or side by side.
-const { h, counts } = await import(`./dom.js${new URL(import.meta.url).search}`);
+const { h, counts, shownPath } = await import(`./dom.js${new URL(import.meta.url).search}`);
 
 const STATUS = { added: "A", modified: "M", deleted: "D", "type-changed": "T" };
 
@@ -86,7 +86,7 @@ export function renderDiff(diff, view, onPick) {
           },
         },
         h("span", { class: "badge", title: file.status }, STATUS[file.status] ?? "?"),
-        h("span", { class: "path" }, file.path),
+        h("span", { class: "path" }, shownPath(file.path)),
         file.binary ? h("span", { class: "badge" }, "binary") : counts(file.added, file.removed),
       ),
     ),
@@ -95,7 +95,7 @@ export function renderDiff(diff, view, onPick) {
     h(
       "section",
       { class: "file", "data-file": i },
-      h("h3", {}, h("span", { class: "path" }, file.path), h("span", { class: "badge" }, file.status), file.binary ? null : counts(file.added, file.removed)),
+      h("h3", {}, h("span", { class: "path" }, shownPath(file.path)), h("span", { class: "badge" }, file.status), file.binary ? null : counts(file.added, file.removed)),
       body(file, view),
     ),
   );

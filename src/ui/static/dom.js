@@ -117,3 +117,16 @@ export function setStatus(text) {
   clearTimeout(setStatus.timer);
   if (text) setStatus.timer = setTimeout(() => (el.textContent = ""), 6000);
 }
+
+const C_ESCAPES = { "\n": "\\n", "\t": "\\t", "\r": "\\r", '"': '\\"', "\\": "\\\\", "\x07": "\\a", "\b": "\\b", "\f": "\\f", "\v": "\\v" };
+
+/**
+ * A path as git and the command line show it: quoted, with escapes, when it holds a control
+ * character, a quote or a backslash, so `new\nline.txt` never reads as "new line.txt" (HTML folds
+ * a line break into a space) and no two names read alike.
+ */
+export function shownPath(path) {
+  if (!/[\x00-\x1f\x7f"\\]/.test(path)) return path;
+  const escaped = path.replace(/[\x00-\x1f\x7f"\\]/g, (c) => C_ESCAPES[c] ?? `\\${c.charCodeAt(0).toString(8).padStart(3, "0")}`);
+  return `"${escaped}"`;
+}
