@@ -50,6 +50,18 @@ export function installedCommand(agent: string, entry = CLI): string {
   return `'${process.execPath.replace(/'/g, `'\\''`)}' '${entry.replace(/'/g, `'\\''`)}' hook ${agent}`;
 }
 
+/** The bare environment agents run hooks with: a PATH without Node's, their HOME, and `extra`. */
+export function agentHookEnv(sandbox: Sandbox, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: "/usr/bin:/bin",
+    HOME: sandbox.home,
+    GHOSTCOMMIT_HOME: sandbox.env.GHOSTCOMMIT_HOME!,
+    GIT_CONFIG_GLOBAL: sandbox.env.GIT_CONFIG_GLOBAL!,
+    GIT_CONFIG_NOSYSTEM: "1",
+    ...extra,
+  };
+}
+
 /**
  * Runs a hook command the way agents do: `/bin/sh -c` with a bare PATH and only the variables the
  * agent passes on (its HOME, and here the sandbox's data dir and git config), from `cwd`.
@@ -61,14 +73,7 @@ export function shellHook(
   cwd: string,
   env: Record<string, string> = {},
 ): CliResult {
-  const vars = {
-    PATH: "/usr/bin:/bin",
-    HOME: sandbox.home,
-    GHOSTCOMMIT_HOME: sandbox.env.GHOSTCOMMIT_HOME!,
-    GIT_CONFIG_GLOBAL: sandbox.env.GIT_CONFIG_GLOBAL!,
-    GIT_CONFIG_NOSYSTEM: "1",
-    ...env,
-  };
+  const vars = agentHookEnv(sandbox, env);
   const result = spawnSync(
     "/usr/bin/env",
     ["-i", ...Object.entries(vars).map(([k, v]) => `${k}=${v}`), "/bin/sh", "-c", command],

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CLI, type Repo, Sandbox } from "../helpers/repo.js";
 import { ancestorsFromProc, ancestorsFromPs } from "../../src/util/process-tree.js";
 import { claudeEvents as ev } from "./events.js";
-import { installedCommand } from "./hook-helpers.js";
+import { agentHookEnv, installedCommand } from "./hook-helpers.js";
 
 const FAKE_AGENT = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "fake-agent.mjs");
 
@@ -22,14 +22,7 @@ class Agent {
   private waiting: ((line: string) => void) | null = null;
 
   constructor(sandbox: Sandbox, workspace: string) {
-    const env = {
-      PATH: "/usr/bin:/bin",
-      HOME: sandbox.home,
-      GHOSTCOMMIT_HOME: sandbox.env.GHOSTCOMMIT_HOME!,
-      GIT_CONFIG_GLOBAL: sandbox.env.GIT_CONFIG_GLOBAL!,
-      GIT_CONFIG_NOSYSTEM: "1",
-      CLAUDE_PROJECT_DIR: workspace,
-    };
+    const env = agentHookEnv(sandbox, { CLAUDE_PROJECT_DIR: workspace });
     const args = [FAKE_AGENT, workspace, installedCommand("claude-code"), JSON.stringify(env)];
     this.child = spawn(process.execPath, [...args, process.execPath, CLI], { env: sandbox.env });
     createInterface({ input: this.child.stdout }).on("line", (line) => {
