@@ -261,18 +261,22 @@ describe("push and fetch through a local bare repository", () => {
     const snapshotRefs = () => ghostRefs(b, storeGit).filter((ref) => ref.includes("/snapshots/"));
     // One that runs through leaves the session in conflict out, with status 3.
     let status: number | null = null;
+    let killed = 0;
     for (let n = 1; status !== 3; n++) {
       expect(n).toBeLessThan(200);
       status = killedAtCall([process.execPath, CLI, "fetch"], "rename", n, {
         cwd: onB.dir,
         env: b.env,
       }).status;
+      if (status !== 3) killed++; // it, or a git it ran, was killed
       const listed = snapshotRefs().map((ref) => ref.slice(ref.lastIndexOf("/") + 1));
       expect(
         listed.filter((id: string) => aSame.has(id)),
         `killed at rename ${n}`,
       ).toEqual([]);
     }
+    // Killed at every rename but the last: a loop that never killed would prove nothing.
+    expect(killed).toBeGreaterThan(3);
     expect(onB.ok("log", "--session", "same").map((t: any) => t.prompt)).toEqual(["prompt 1"]);
     // The fetch that ran through brought the other session, and no temporary ref is left.
     const listed = onB.ok("list").map((s: any) => s.id);
