@@ -151,7 +151,8 @@ export type DoctorProblemCode =
   | "leftover-fetch-refs"
   | "leftover-temp-pack"
   | "lost-safety-snapshot"
-  | "store-over-cap";
+  | "store-over-cap"
+  | "gone-workspace-refs";
 
 /** What `doctor --repair` can do about it. */
 export type DoctorRepairCode =

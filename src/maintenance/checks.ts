@@ -8,6 +8,7 @@ import { checkHookLog } from "./hook-log.js";
 import { checkForeignOwned } from "./owner-check.js";
 import { checkBackgroundPush } from "./push-check.js";
 import { checkStoreSize } from "./store-size-check.js";
+import { checkGoneWorkspaceRefs } from "./gone-workspace-refs.js";
 
 /**
  * Doctor check: a session's rewind that has not finished. A rewind killed mid-restore is already
@@ -34,4 +35,5 @@ export const layerChecks: DoctorCheck[] = [
   checkPendingRewinds,
   checkStoreSize,
   checkForeignOwned,
+  checkGoneWorkspaceRefs,
 ];
