@@ -3,6 +3,10 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { fsError } from "../errors.js";
+import type { WorkspaceLocation } from "../git/repository.js";
+import type { RelPath } from "../paths.js";
+import { ignoresCase } from "./conversion.js";
+import { ghostignoreMatch } from "./policy.js";
 
 export const GHOSTIGNORE = ".ghostignore";
 
@@ -39,4 +43,18 @@ export async function loadGhostignore(root: string, ignoreCase: boolean): Promis
       .update(ignoreCase ? `i\0${text}` : text)
       .digest("hex"),
   };
+}
+
+/**
+ * Whether the workspace's `.ghostignore` keeps a path out of every snapshot, for the captures
+ * outside a snapshot's own walk: a touched path's before-state, a progress mark's edited files.
+ * Its rules win over `touch`, as over `--include`: they are what keeps secrets out.
+ */
+export async function ghostignoreJudge(
+  root: string,
+  location: WorkspaceLocation,
+  storeDir: string,
+): Promise<(rel: RelPath) => boolean> {
+  const rules = await loadGhostignore(root, await ignoresCase(location, storeDir));
+  return (rel) => ghostignoreMatch(rel, rules?.matcher ?? null) !== null;
 }

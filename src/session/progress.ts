@@ -1,5 +1,6 @@
 import { HashCache } from "../capture/hash-cache.js";
 import { expandIncludes } from "../capture/includes.js";
+import { ghostignoreJudge } from "../capture/ghostignore.js";
 import { captureWorktreePath } from "../capture/read-worktree.js";
 import { captureTree } from "../capture/snapshot.js";
 import { commitTree, commitTreeFrom, editTree, type FileState, type TreeChanges } from "../git/trees.js";
@@ -48,7 +49,9 @@ async function editedMark(
   const cache = new HashCache(engine.paths.dir);
   await cache.load();
   const changes: TreeChanges = new Map();
+  const ghostignored = await ghostignoreJudge(engine.root, engine.location, engine.paths.dir);
   for (const rel of await expandIncludes(engine.root, rels)) {
+    if (ghostignored(rel)) continue; // never captured, not even into a mark
     const read = await captureWorktreePath(engine.root, rel, writer, cache, engine.settings.largeFileBytes);
     if (read.kind === "file") changes.set(rel, read.state);
     else if (read.kind === "absent") changes.set(rel, null);

@@ -18,6 +18,7 @@ import { newNonce, nowMicros } from "../store/metadata.js";
 import { overlappingTouches } from "./attribution.js";
 import { journalsAround } from "./sessions-around.js";
 import { type IgnoreJudge, ignoredAtSnapshot } from "./ignored-before.js";
+import { ghostignoreJudge } from "../capture/ghostignore.js";
 
 /**
  * The paths `touch` names, relative to the workspace; one outside it, or the workspace itself,
@@ -113,7 +114,11 @@ async function captureIntoBefore(
     cat.preferLoose(engine.refs.objectsDir); // a few trees along the paths, often written loose
     const before = await readSnapshot(cat, open.before);
     if (!before) return { absent: [] }; // expired: nothing to amend
-    const unseen = await unseenBy(engine, cat, before.tree, before.meta, paths);
+    // `.ghostignore` keeps a path out of every snapshot, a touched one too: it stays excluded.
+    const ghostignored = await ghostignoreJudge(engine.root, engine.location, engine.paths.dir);
+    const unseen = (await unseenBy(engine, cat, before.tree, before.meta, paths)).filter(
+      (p) => !ghostignored(p),
+    );
     const writer = new LooseObjectWriter(engine.refs.objectsDir);
     const cache = new HashCache(engine.paths.dir);
     await cache.load();
@@ -127,7 +132,7 @@ async function captureIntoBefore(
     }
     const lookup = new TreeLookup(cat);
     for (const rel of besideTouched) {
-      if (unseen.includes(rel)) continue;
+      if (unseen.includes(rel) || ghostignored(rel)) continue;
       const read = await captureWorktreePath(engine.root, rel, writer, cache, engine.settings.largeFileBytes);
       const now = read.kind === "file" ? read.state : read.kind === "absent" ? null : undefined;
       // large, unreadable or special now: the before-state stays (a rewind's check sees the rest)

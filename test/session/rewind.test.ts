@@ -1,3 +1,4 @@
+import { execFileSync, spawnSync } from "node:child_process";
 import { lstatSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { openIn, sessionSandbox, turn } from "./support.js";
@@ -284,10 +285,25 @@ describe("rewind and redo through the CLI", () => {
   it("leaves a touched file .ghostignore keeps out, without taking it for a conflict", async () => {
     const r = repo({ a: "a\n", ".ghostignore": "local.cfg\n" });
     r.write({ "local.cfg": "v1\n" });
-    await turn(r, "s", "1", () => {
-      r.ok("touch", "--session", "s", "local.cfg", "a"); // as an agent's hook reports its edits
-      r.write({ "local.cfg": "v2\n", a: "a2\n" });
-    });
+    const session = (await openIn(sandbox, r.dir)).session("s");
+    await session.beginTurn("1");
+    r.ok("touch", "--session", "s", "local.cfg", "a"); // as an agent's hook reports its edits
+    r.write({ "local.cfg": "v2\n", a: "a2\n" });
+    await session.progress([r.path("local.cfg"), r.path("a")]); // a progress mark after the edit
+    await session.endTurn("1");
+    // Touched, its content is still never captured: not into the turn's before-state, nor a mark.
+    const [{ before }] = r.ok("log", "--session", "s");
+    const shown = r.ok("show", before);
+    expect(shown.files.map((f: { path: string }) => f.path)).not.toContain("local.cfg");
+    expect(shown.excluded).toContainEqual(
+      expect.objectContaining({ path: "local.cfg", reason: "ignore-file" }),
+    );
+    const storeGit = `${r.ok("doctor").store}/git`;
+    for (const content of ["v1\n", "v2\n"]) {
+      const blob = execFileSync("git", ["hash-object", "--stdin"], { input: content }).toString().trim();
+      const held = spawnSync("git", ["cat-file", "-e", blob], { env: { ...sandbox.env, GIT_DIR: storeGit } });
+      expect(held.status, `the store holds ${JSON.stringify(content)}`).not.toBe(0);
+    }
     const rewound = r.cli(["rewind", "--session", "s", "--to", "1", "--json"]);
     expect([rewound.status, rewound.stderr]).toEqual([0, ""]);
     expect(rewound.json.skipped).toEqual([{ path: "local.cfg", reason: "excluded" }]);
