@@ -9,7 +9,7 @@ import { currentDirectory, displayPath, type RelPath, relFromBytes, resolveInsid
 import { refuseUnmatched, resolveNamedPaths } from "./restore/path-filter.js";
 import { displayOutcome } from "./restore/restore.js";
 import { restoreSnapshot } from "./restore/restore-snapshot.js";
-import { diffEntries, diffTreesText, type LeftOut, sides } from "./restore/tree-diff.js";
+import { diffEntries, diffTreesText, type LeftOut, leftOutOf, sides } from "./restore/tree-diff.js";
 import { dropSnapshots, toSnapshot, toSummary } from "./store/snapshots.js";
 import { type DoctorCheck, runDoctor } from "./maintenance/doctor.js";
 import { layerChecks } from "./maintenance/checks.js";
@@ -155,10 +155,7 @@ export class Workspace {
     );
   }
 
-  /**
-   * @internal Both diffs of one capture of the working tree: captured twice, files an agent
-   * writes meanwhile would make the two name different files.
-   */
+  /** @internal Both diffs of one capture of the working tree (two would differ if an agent writes). */
   async diffWithPatch(id: string, id2?: string): Promise<{ entries: DiffEntry[]; patch: string }> {
     return this.withTrees(id, id2, undefined, async (from, to, out) => {
       const [entries, patch] = await Promise.all([
@@ -192,7 +189,8 @@ export class Workspace {
     if (id2 !== undefined) return checked(...sides(from, await this.engine.refs.resolve(id2)));
     return this.engine.writing(async () => {
       const now = await this.engine.withReader((cat) => captureTree(this.engine, cat, from.meta.included));
-      return checked(from.tree, now.tree);
+      // As between snapshots: a file only one side left out (too large) is not deleted nor added.
+      return checked(from.tree, now.tree, leftOutOf(from.meta.excluded, now.excluded));
     });
   }
 

@@ -5,6 +5,7 @@ import { promisedObjectsArgs } from "../store/promisor.js";
 import { displayPath, isWithin, type RelPath, relBytes } from "../paths.js";
 import type { StoreContext } from "../store/context.js";
 import type { StoredSnapshot } from "../store/store.js";
+import type { StoredExclusion } from "../store/metadata.js";
 import type { DiffEntry } from "../types.js";
 import { isNamed } from "./path-filter.js";
 import { diffTrees } from "./restore-snapshot.js";
@@ -20,9 +21,14 @@ export interface LeftOut {
  * a tracked one is shown deleted, its content being unknown (see the README's exclusion table).
  */
 export function sides(from: StoredSnapshot, to: StoredSnapshot): [string, string, LeftOut] {
-  const paths = (s: StoredSnapshot) =>
-    s.meta.excluded.filter((e) => e.reason !== "unreadable").map((e) => e.path);
-  return [from.tree, to.tree, { from: paths(from), to: paths(to) }];
+  return [from.tree, to.tree, leftOutOf(from.meta.excluded, to.meta.excluded)];
+}
+
+/** What each side of a diff left out, from its `excluded` list (the working tree's capture's too). */
+export function leftOutOf(from: StoredExclusion[], to: StoredExclusion[]): LeftOut {
+  const paths = (excluded: StoredExclusion[]) =>
+    excluded.filter((e) => e.reason !== "unreadable").map((e) => e.path);
+  return { from: paths(from), to: paths(to) };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sessionSandbox, turn } from "./support.js";
+import { sessionSandbox, snapshotIn, turn } from "./support.js";
 
 const { repo } = sessionSandbox();
 
@@ -140,6 +140,16 @@ describe("diff of a turn's two snapshots when the after-snapshot left out what t
     expect(r.cli(["diff", t.before, t.after, "--patch", "--", "dump.sql"]).stdout.trim()).toBe(
       "no differences",
     );
+    // Against the working tree, as between two snapshots: a file grown past the limit since is
+    // not deleted, and one the snapshot left out that is small now is not added.
+    r.write({ "small.sql": "y".repeat(3000), "dump.sql": "x".repeat(500) });
+    const withBig = await snapshotIn(r);
+    r.write({ "small.sql": "y\n", "dump.sql": "x".repeat(3000), "a.txt": "a3\n" });
+    const live = r.ok("diff", withBig.id);
+    expect(live.map((e: { path: string; status: string }) => `${e.status} ${e.path}`)).toEqual([
+      "modified a.txt",
+    ]);
+    expect(r.cli(["diff", withBig.id, "--name-status"]).stdout.trim()).toBe("M\ta.txt");
   });
 });
 
