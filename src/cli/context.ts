@@ -7,6 +7,7 @@ import { GhostcommitError } from "../errors.js";
 import { resolveNamedPaths } from "../restore/path-filter.js";
 import { refuseNotUtf8 } from "./raw-args.js";
 import { shellWord } from "../util/shell.js";
+import { isTooBroad } from "../integrations/hook-dirs.js";
 
 /** Options every command accepts, before or after its name. */
 export interface GlobalOptions {
@@ -37,6 +38,8 @@ export function withGlobals(command: Command): Command {
 export function globalsOf(command: Command): GlobalOptions {
   const options = command.optsWithGlobals() as GlobalOptions;
   checkStoreKind(options.store, "--store");
+  // `-C "$DIR"` with DIR unset would act on the current directory, a workspace nobody named.
+  if (options.C === "") throw new GhostcommitError("usage", "-C needs a directory, not an empty string");
   if (options.C !== undefined)
     refuseNotUtf8([options.C], "run ghostcommit from inside that directory instead");
   return options;
@@ -61,6 +64,22 @@ export function checkNamedPaths(options: GlobalOptions, paths: string[]): string
 
 export function open(options: GlobalOptions): Promise<Workspace> {
   return openWorkspace({ cwd: options.C, store: options.store });
+}
+
+/**
+ * `open` for a command that captures the workspace (a snapshot, a turn, a restore's safety
+ * snapshot, a diff against the files): the home or root directory is refused, as the hooks and
+ * the MCP server refuse it, since a snapshot there would hold everything the user owns.
+ */
+export async function openToCapture(options: GlobalOptions): Promise<Workspace> {
+  const ws = await open(options);
+  if (isTooBroad(ws.root))
+    throw new GhostcommitError(
+      "not-a-workspace",
+      `not snapshotting ${ws.root} (home or root directory): a snapshot there would hold everything you own; run ghostcommit in a project directory, or give -C one`,
+      { path: ws.root },
+    );
+  return ws;
 }
 
 /** Parses a duration such as 7d, 12h, 30m, 2w or 45s into milliseconds. */

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EMPTY_TREE, objectId, serializeCommit } from "../../src/git/objects.js";
@@ -111,6 +111,34 @@ describe("snapshot ids", () => {
     // A prompt cut at 200 characters keeps whole emoji (JSON carries no lone surrogate).
     r.ok("turn", "begin", "--session", "u", "--turn", "1", "--prompt", `${"x".repeat(198)}🎉🎉🎉`);
     expect(r.ok("log", "--session", "u")[0].prompt).toBe(`${"x".repeat(198)}…`);
+  });
+
+  it("refuses to snapshot the home or root directory, and an empty -C, making no store", () => {
+    const r = repo();
+    const sandbox = r.sandbox;
+    const stores = () =>
+      existsSync(path.join(sandbox.home, "data", "workspaces"))
+        ? readdirSync(path.join(sandbox.home, "data", "workspaces")).length
+        : 0;
+    const before = stores();
+    // `-C "$PROJECT"` with PROJECT unset: the current directory was snapshotted instead.
+    const empty = sandbox.cli(r.dir, ["-C", "", "snapshot", "--json"]);
+    expect([empty.status, empty.json.error.code]).toEqual([2, "usage"]);
+    expect(empty.stderr.trim()).toBe("ghostcommit: -C needs a directory, not an empty string");
+    for (const [cwd, args] of [
+      [sandbox.home, ["snapshot"]],
+      [r.dir, ["-C", "/", "snapshot"]],
+      [sandbox.home, ["turn", "begin", "--session", "s", "--turn", "1"]],
+      [r.dir, ["-C", sandbox.home, "restore", "0000000"]],
+      [r.dir, ["-C", "/", "diff", "0000000"]],
+    ] as [string, string[]][]) {
+      const refused = sandbox.cli(cwd, [...args, "--json"], undefined, { HOME: sandbox.home });
+      expect([refused.status, refused.json.error.code], args.join(" ")).toEqual([1, "not-a-workspace"]);
+      expect(refused.stderr).toMatch(/^ghostcommit: not snapshotting \S+ \(home or root directory\)/);
+    }
+    expect(stores()).toBe(before);
+    // Reading commands still work there (doctor checks the hooks wherever it runs).
+    expect(sandbox.cli(sandbox.home, ["list", "--json"]).status).toBe(0);
   });
 
   it("names a session or turn id holding a line break or an escape on one line of its error", () => {

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { GhostcommitError } from "../../errors.js";
 import type { DiffEntry } from "../../types.js";
-import { checkNamedPaths, globalsOf, open, withGlobals } from "../context.js";
+import { checkNamedPaths, globalsOf, open, openToCapture, withGlobals } from "../context.js";
 import { color, humanPath } from "../output.js";
 import type { Action } from "../runner.js";
 
@@ -32,7 +32,7 @@ export function register(program: Command, run: Action): void {
         if (formats > 1) throw new GhostcommitError("usage", "choose one of --stat, --name-status, --patch");
         const { id, id2, paths: given } = splitDiffArgs(command);
         const paths = checkNamedPaths(globals, given);
-        const ws = await open(globals);
+        const ws = id2 === undefined ? await openToCapture(globals) : await open(globals);
         if (!globals.json && (options.stat || options.patch)) {
           const text = await ws.diffText(options.stat ? "stat" : "patch", id, id2, { paths });
           return { json: null, human: () => text || "no differences" };

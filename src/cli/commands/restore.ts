@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { explained } from "../../errors.js";
 import type { RestoreReport, SkippedPath } from "../../types.js";
 import { WORKSPACE_CONFIG } from "../../config.js";
-import { checkNamedPaths, commandHint, globalsOf, open, withGlobals } from "../context.js";
+import { checkNamedPaths, commandHint, globalsOf, openToCapture, withGlobals } from "../context.js";
 import { color, nFiles, formatCount, humanPath, progress, shortId, skipStatus } from "../output.js";
 import type { Action } from "../runner.js";
 
@@ -18,7 +18,7 @@ export function register(program: Command, run: Action): void {
         const globals = globalsOf(command);
         const [id, ...given] = command.args;
         const paths = checkNamedPaths(globals, given);
-        const ws = await open(globals);
+        const ws = await openToCapture(globals);
         const done = progress("restoring");
         const report = await ws.restore(id, { dryRun: options.dryRun, paths }).finally(done);
         // A restore that changed the workspace's config may have changed its `store` setting:

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { TurnRecord } from "../../types.js";
-import { globalsOf, open, withGlobals } from "../context.js";
+import { globalsOf, open, openToCapture, withGlobals } from "../context.js";
 import { age, color, counted, formatCount, humanPath, humanText, nFiles, shortId } from "../output.js";
 import { refuseNotUtf8 } from "../raw-args.js";
 import type { Action } from "../runner.js";
@@ -25,7 +25,7 @@ export function register(program: Command, run: Action): void {
     .action(
       run(async (command) => {
         const options = command.opts() as { session: string; turn: string; prompt?: string };
-        const ws = await open(globalsOf(command));
+        const ws = await openToCapture(globalsOf(command));
         const begun = await ws.session(options.session).beginTurn(options.turn, { prompt: options.prompt });
         return {
           json: begun,
@@ -40,7 +40,7 @@ export function register(program: Command, run: Action): void {
     .action(
       run(async (command) => {
         const options = command.opts() as { session?: string; turn?: string };
-        const ws = await open(globalsOf(command));
+        const ws = await openToCapture(globalsOf(command));
         const session = await resolveSession(ws, options.session);
         const ended = await session.endTurn(options.turn as string);
         return {
@@ -63,7 +63,7 @@ export function register(program: Command, run: Action): void {
       run(async (command) => {
         const options = command.opts() as { session?: string };
         refuseNotUtf8(command.args, "touch its directory instead: that covers every file below it");
-        const ws = await open(globalsOf(command));
+        const ws = await openToCapture(globalsOf(command));
         const session = await resolveSession(ws, options.session);
         const result = await session.touched(command.args);
         return { json: result, human: () => `touched ${counted(result.touched.length, "path")}` };

@@ -3,7 +3,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import { runGit } from "../../git/exec.js";
 import type { Workspace } from "../../workspace.js";
-import { globalsOf, open, withGlobals } from "../context.js";
+import { globalsOf, openToCapture, withGlobals } from "../context.js";
 import { color, formatExcluded, humanText, nFiles, progress, shortId } from "../output.js";
 import { refuseNotUtf8 } from "../raw-args.js";
 import type { Action } from "../runner.js";
@@ -17,7 +17,7 @@ export function register(program: Command, run: Action): void {
       run(async (command) => {
         const options = command.opts() as { message?: string; include: string[] };
         refuseNotUtf8(options.include, "include its directory instead: that captures every file below it");
-        const ws = await open(globalsOf(command));
+        const ws = await openToCapture(globalsOf(command));
         const done = progress("taking a snapshot");
         const snap = await ws.snapshot({ message: options.message, include: options.include }).finally(done);
         const ignored = snap.fileCount === 0 && (await ignoredByRepository(ws));
