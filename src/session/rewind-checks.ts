@@ -137,7 +137,8 @@ export function otherFiles(
   steps: PlanStep[],
   overridden: string[],
   since = "the turns",
-  overriddenNow = new Map<string, string>(),
+  /** What the overwritten files hold now; left out (a resumed rewind): their states are not compared. */
+  overriddenNow?: Map<string, string>,
 ): string[] {
   const done = stepPaths(steps);
   const sameSet = (wanted: string[] | undefined, now: string[]) =>
@@ -153,7 +154,7 @@ export function otherFiles(
         : `overwrite no change made since ${since}`,
     );
   else {
-    const again = changedSinceShown(expected.overriddenState, overriddenNow, overwrote);
+    const again = overriddenNow ? changedSinceShown(expected.overriddenState, overriddenNow, overwrote) : [];
     if (again.length > 0) changes.push(`overwrite ${again.join(", ")}, edited again since the preview`);
   }
   return changes;
