@@ -179,7 +179,7 @@ async function checkFiles(engine: StoreContext): Promise<Problem[]> {
   for (const file of [...(await deadLocks(engine, alive)), ...(await staleGitLocks(engine))]) {
     problems.push({
       code: "stale-lock",
-      message: `${path.basename(file)} was left by a process that died; \`doctor --repair\` removes it`,
+      message: `${path.relative(engine.paths.dir, file)} was left by a process that died; \`doctor --repair\` removes it`,
       path: file,
     });
   }

@@ -205,9 +205,12 @@ export async function lostLastSafety(
 /** `.ghostlock` files whose owner process is dead (taken over anyway by the next run). */
 export async function deadLocks(engine: StoreContext, alive: (pid: number) => boolean): Promise<string[]> {
   const found: string[] = [];
-  for (const name of await fs.readdir(engine.paths.dir).catch(() => [] as string[])) {
-    if (!/\.ghostlock(\.break)?$/.test(name)) continue;
-    const file = path.join(engine.paths.dir, name);
+  // The store's locks, and each session journal's (a hook killed while it appended to one).
+  const dirs = [engine.paths.dir, engine.paths.sessionsDir];
+  const names = async (dir: string) =>
+    (await fs.readdir(dir).catch(() => [] as string[])).map((n) => path.join(dir, n));
+  for (const file of (await Promise.all(dirs.map(names))).flat()) {
+    if (!/\.ghostlock(\.break)?$/.test(file)) continue;
     let pid = Number.NaN;
     try {
       pid = Number((JSON.parse(await fs.readFile(file, "utf8")) as { pid?: unknown }).pid);

@@ -10,7 +10,7 @@ import {
 } from "node:fs";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { CLI, Sandbox } from "../helpers/repo.js";
 import { killedAtCall } from "../restore/strace.js";
 import { snapshotIn } from "../session/support.js";
@@ -346,5 +346,47 @@ describe("a snapshot killed while it writes its pack", () => {
     );
     expect(temps()).toEqual([]);
     expect(repo.ok("doctor").ok).toBe(true);
+  });
+});
+
+describe("a turn's end killed while it holds its session's journal lock", () => {
+  it("leaves a lock doctor names and --repair removes; the next command takes it over anyway", () => {
+    const sb = new Sandbox();
+    onTestFinished(() => sb.cleanup());
+    const repo = sb.repo("repo", { "a.txt": "a\n" });
+    repo.ok("turn", "begin", "--session", "s", "--turn", "1");
+    repo.write({ "b.txt": "b\n" });
+    const sessions = path.join(storeDir(sb, repo.dir), "sessions");
+    const locks = () => readdirSync(sessions).filter((name) => name.endsWith(".ghostlock"));
+    // Killed at each flush in turn (the snapshot's first, then the journal's, under its lock), as
+    // a hook killed by its agent's timeout, until one leaves the journal's lock.
+    for (let n = 1; locks().length === 0; n++) {
+      expect(n, "no kill left the session's lock").toBeLessThan(20);
+      const killed = killedAtCall([process.execPath, CLI, "turn", "end", "--session", "s"], "fsync", n, {
+        cwd: repo.dir,
+        env: sb.env,
+      });
+      expect(killed.status, `killed at fsync ${n}`).not.toBe(0);
+    }
+    const named = repo
+      .cli(["doctor", "--json"])
+      .json.problems.filter((p: { path?: string }) => p.path?.startsWith(sessions));
+    expect(named).toEqual([
+      {
+        code: "stale-lock",
+        message: `sessions/${locks()[0]} was left by a process that died; \`doctor --repair\` removes it`,
+        path: path.join(sessions, locks()[0]),
+      },
+    ]);
+    const repaired = repo.cli(["doctor", "--repair", "--json"]).json;
+    expect(repaired.ok).toBe(true);
+    expect(repaired.repaired).toContainEqual(
+      expect.objectContaining({
+        code: "removed-stale-lock",
+        path: named[0].path,
+      }),
+    );
+    expect(locks()).toEqual([]);
+    expect(repo.ok("turn", "end", "--session", "s").changed).toEqual(["b.txt"]);
   });
 });

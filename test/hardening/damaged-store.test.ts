@@ -264,7 +264,7 @@ describe("a damaged store", () => {
     expect(doctor.json.problems).toEqual([
       expect.objectContaining({
         code: "stale-lock",
-        message: `${path.basename(lock)} was left by a process that died; \`doctor --repair\` removes it`,
+        message: `writers/${path.basename(lock)} was left by a process that died; \`doctor --repair\` removes it`,
       }),
     ]);
     const repaired = repo.ok("doctor", "--repair");
