@@ -1,6 +1,6 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync, statfsSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Journal } from "../../src/session/journal.js";
@@ -33,6 +33,14 @@ function leftovers(dir: string): string[] {
   };
   visit(dir);
   return found;
+}
+
+/**
+ * Empties the disk of what earlier tests left (their repositories and stores): a test that fills
+ * the disk to a margin and then needs room again must not depend on how much they took.
+ */
+function freshDisk(): void {
+  for (const entry of readdirSync(disk)) rmSync(path.join(disk, entry), { recursive: true, force: true });
 }
 
 describe("a full disk under the store", () => {
@@ -193,6 +201,7 @@ describe("a full disk under the store", () => {
       // Small files are written beside the large one: its temp file takes the last room while
       // they are written, and is removed when it fails; they must be written all the same.
       const small = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`s${i}.txt`, `s${i}\n`]));
+      freshDisk();
       const repo = sandbox.repo("disk/restore", { "a.txt": "a\n", ...small });
       repo.write({ "big.bin": randomBytes(1 << 20) });
       const target = repo.ok("snapshot").id;
@@ -225,6 +234,7 @@ describe("a full disk under the store", () => {
   (mounted ? it : it.skip)(
     "a rewind that runs out of room is finished by running it again once there is room, or undone by redo",
     () => {
+      freshDisk();
       const repo = sandbox.repo("disk/rewind", { "a.txt": "a\n" });
       repo.write({ "big.bin": randomBytes(1 << 20) });
       repo.ok("turn", "begin", "--session", "s", "--turn", "1");
