@@ -40,6 +40,22 @@ export class TreeLookup {
     const entry = await this.entry(tree, path);
     return entry && entry.mode !== MODE.tree ? { mode: entry.mode, oid: entry.oid } : null;
   }
+
+  /** Every file, link and gitlink below `path` in `tree`, by path; none when it is no directory there. */
+  async filesBelow(tree: string, path: RelPath): Promise<Map<RelPath, FileState>> {
+    const out = new Map<RelPath, FileState>();
+    const entry = await this.entry(tree, path);
+    if (entry?.mode !== MODE.tree) return out;
+    const walk = async (oid: string, prefix: RelPath): Promise<void> => {
+      for (const e of (await this.dir(oid)).values()) {
+        const rel = `${prefix}/${e.name}`;
+        if (e.mode === MODE.tree) await walk(e.oid, rel);
+        else out.set(rel, { mode: e.mode, oid: e.oid });
+      }
+    };
+    await walk(entry.oid, path);
+    return out;
+  }
 }
 
 /** True when two file states are the same content and mode (both absent counts as equal). */

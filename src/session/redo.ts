@@ -13,6 +13,7 @@ import { sameState, TreeLookup } from "../git/tree-lookup.js";
 import { worktreeStates } from "../capture/worktree-state.js";
 import { commitTree } from "../git/trees.js";
 import { openTurnOf, type RewindState, type SessionState } from "./model.js";
+import { clearFirst, obstructions } from "./obstructions.js";
 
 /**
  * `redo`: undoes the session's last rewind that is still undoable. Only the paths that rewind
@@ -94,17 +95,17 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
               expected: left.get(p),
             });
           }
-          const conflicts = await insideSparseCheckout(engine, conflictsOf(states));
+          const changes = changesOf(states);
+          const blockers = await obstructions(changes, currentTree, lookup);
+          const conflicts = await insideSparseCheckout(engine, conflictsOf(states, blockers));
           if (!force && conflicts.length > 0)
             throw conflictError("redo", session, conflicts.map(displayPath));
           overridden = conflicts.map(displayPath);
           overriddenNow = await overriddenStates(conflicts, currentTree, lookup);
-          const changes = changesOf(states);
           // The rewind's safety snapshot captured each of these paths, so its absence there is proof.
-          return {
-            changes,
-            provenAbsent: new Set(changes.filter((c) => c.target === null).map((c) => c.path)),
-          };
+          const provenAbsent = new Set(changes.filter((c) => c.target === null).map((c) => c.path));
+          if (force) clearFirst(blockers, changes, provenAbsent);
+          return { changes, provenAbsent };
         },
       });
       const report: RedoReport = {

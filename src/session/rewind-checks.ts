@@ -238,34 +238,3 @@ function stepPaths(steps: PlanStep[]): { written: string[]; deleted: string[] } 
   const of = (kind: PlanStep["kind"]) => steps.filter((s) => s.kind === kind).map((s) => displayPath(s.path));
   return { written: of("write"), deleted: of("delete") };
 }
-
-/**
- * A forced rewind's way to the files it writes: a file or symlink the safety snapshot holds where
- * the target has a directory (the user put it there since the turn) is deleted first, as a plain
- * restore of the target does, instead of leaving the turn's files unwritten. The link's target is
- * never touched; the safety snapshot holds what is removed. Adds the deletions to `changes` (proven
- * absent: the target has a directory there) and returns their paths, for `overridden`.
- */
-export async function clearWay(
-  changes: PathChange[],
-  provenAbsent: Set<RelPath>,
-  currentTree: string,
-  lookup: TreeLookup,
-): Promise<RelPath[]> {
-  const planned = new Set(changes.map((c) => c.path));
-  const blockers: PathChange[] = [];
-  for (const change of changes.filter((c) => c.target !== null)) {
-    for (const dir of ancestorsOf(change.path)) {
-      if (planned.has(dir)) break; // deleted already, or handled for an earlier write
-      const current = await lookup.file(currentTree, dir);
-      if (current === null) continue; // a directory, or nothing: the apply makes it
-      // A submodule is never entered or removed (the plan leaves what is below it).
-      if (current.mode !== MODE.gitlink) blockers.push({ path: dir, current, target: null });
-      planned.add(dir);
-      break;
-    }
-  }
-  for (const blocker of blockers) provenAbsent.add(blocker.path);
-  changes.push(...blockers);
-  return blockers.map((b) => b.path);
-}

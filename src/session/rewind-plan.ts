@@ -40,11 +40,12 @@ export interface PathStates {
 
 /**
  * Paths someone changed after the session last did (current differs from what the session left),
- * or that the session may not have changed at all, sorted. A path already as wanted is none: nothing
- * of it would be overwritten (a redo or rewind killed half-way and run again finds its own writes).
+ * or that the session may not have changed at all, and what someone put in the way of its writes
+ * (`obstructions`), sorted. A path already as wanted is none: nothing of it would be overwritten
+ * (a redo or rewind killed half-way and run again finds its own writes).
  */
-export function conflictsOf(paths: PathStates[]): RelPath[] {
-  return paths
+export function conflictsOf(paths: PathStates[], obstructions: { path: RelPath }[] = []): RelPath[] {
+  const changed = paths
     .filter(
       (p) =>
         !sameState(p.current, p.target) &&
@@ -53,8 +54,8 @@ export function conflictsOf(paths: PathStates[]): RelPath[] {
             !sameState(p.current, p.expected) &&
             !(p.leftByRewind !== undefined && sameState(p.current, p.leftByRewind)))),
     )
-    .map((p) => p.path)
-    .sort();
+    .map((p) => p.path);
+  return [...changed, ...obstructions.map((o) => o.path)].sort();
 }
 
 /** The state rewinds left each path in (what they wrote, or absent where they deleted); later ones win. */

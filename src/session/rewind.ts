@@ -10,7 +10,6 @@ import { checkTurnId, conflictError, requireTurn, type SessionContext } from "./
 import { proveDeletions } from "./deletions.js";
 import { liveTurns, openTurnOf } from "./model.js";
 import {
-  clearWay,
   expectedRewind,
   openTurnChanges,
   overwritten,
@@ -42,6 +41,7 @@ import { insideSparseCheckout } from "../restore/sparse-absent.js";
 import { TreeLookup } from "../git/tree-lookup.js";
 import { isFileOnDisk } from "../util/small-files.js";
 import { addLeftSkips, inDependencyDirsSince, touchedBy } from "./rewind-skips.js";
+import { clearFirst, obstructions } from "./obstructions.js";
 
 /**
  * `rewind --to T`: every path that turns T and later (of this session, not yet rewound)
@@ -69,10 +69,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       throw new GhostcommitError(
         "bad-input",
         `turn ${humanText(to)} of session ${humanText(session)} is already rewound (redo brings it back)`,
-        {
-          session,
-          turn: to,
-        },
+        { session, turn: to },
       );
     }
     const live = liveTurns(state);
@@ -225,13 +222,14 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
             originOfPath.set(p, origin);
           }
           const states = selectNamed(all, named);
-          const conflicts = await insideSparseCheckout(engine, conflictsOf(states));
+          const changes = changesOf(states);
+          const blockers = await obstructions(changes, currentTree, lookup);
+          const conflicts = await insideSparseCheckout(engine, conflictsOf(states, blockers));
           if (!force && conflicts.length > 0) {
             const uncertain = states.filter((s) => s.uncertain).map((s) => displayPath(s.path));
             throw conflictError("rewind", session, conflicts.map(displayPath), uncertain, keptOpen);
           }
           overridden = conflicts.map(displayPath);
-          const changes = changesOf(states);
           const leftAlone = [...notCaptured, ...excludedNow];
           refuseNothingToPutBack(named, { changes: changes.length, leftAlone }, { session, to });
           for (const c of changes) targets.set(c.path, c.target);
@@ -245,9 +243,8 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
             deletions,
             (p) => originOfPath.get(p)!,
           );
-          const blockers = force ? await clearWay(changes, provenAbsent, currentTree, lookup) : [];
-          overridden.push(...blockers.map(displayPath));
-          overriddenNow = await overriddenStates([...conflicts, ...blockers], currentTree, lookup);
+          if (force) clearFirst(blockers, changes, provenAbsent);
+          overriddenNow = await overriddenStates(conflicts, currentTree, lookup);
           return { changes, provenAbsent };
         },
       });

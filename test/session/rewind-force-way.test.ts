@@ -45,8 +45,67 @@ describe("a forced rewind where the user put a file or symlink in place of the t
     const { r } = await blockedByUser();
     const forced = r.cli(["rewind", "--session", "s", "--to", "1", "--force", "--", "cfg/app.ini"]);
     expect(forced.status).toBe(0);
-    expect(forced.stdout).toContain("overwrote (--force) 2 conflicts: cfg/app.ini, cfg\n");
+    expect(forced.stdout).toContain("overwrote (--force) 2 conflicts: cfg, cfg/app.ini\n");
     expect(r.read("cfg/app.ini")).toBe("orig\n");
     expect(r.read("a")).toBe("user notes\n");
+  });
+});
+
+describe("something a person put where a turn had removed files", () => {
+  // Found with Codex hooks: after a turn's `rm -r d`, the person saved notes as the file `d`; the
+  // rewind said it rewound, wrote nothing ("excluded: the target or the safety snapshot lacks it")
+  // and used the turn up, so a forced rewind was refused as "already rewound".
+  it("is a conflict: refused, naming it; --force removes it, writes the turn's files, and redo gives it back", async () => {
+    const r = repo({ "d/a.txt": "A\n", "d/b.txt": "B\n", "top.txt": "top\n" });
+    await turn(r, "s", "1", () => r.remove("d"));
+    r.write({ d: "my notes\n" });
+    const refused = r.cli(["rewind", "--session", "s", "--to", "1", "--json"]);
+    expect([refused.status, refused.json.error.code, refused.json.conflicts]).toEqual([3, "conflict", ["d"]]);
+    expect(r.read("d")).toBe("my notes\n");
+    expect(r.ok("log", "--session", "s").map((t: any) => t.state)).toEqual(["done"]);
+
+    const plan = r.ok("rewind", "--session", "s", "--to", "1", "--force", "--dry-run");
+    expect(plan).toMatchObject({
+      written: ["d/a.txt", "d/b.txt"],
+      deleted: ["d"],
+      skipped: [],
+      overridden: ["d"],
+    });
+    r.ok("rewind", "--session", "s", "--to", "1", "--force");
+    expect([r.read("d/a.txt"), r.read("d/b.txt")]).toEqual(["A\n", "B\n"]);
+    r.ok("redo", "--session", "s");
+    expect(r.read("d")).toBe("my notes\n");
+  });
+
+  it("a directory where the turn deleted a file: the files in it are the conflict, and --force replaces them", async () => {
+    const r = repo({ "top.txt": "top\n" });
+    await turn(r, "s", "1", () => r.remove("top.txt"));
+    r.write({ "top.txt/inner.txt": "user data\n" });
+    const refused = r.cli(["rewind", "--session", "s", "--to", "1", "--json"]);
+    expect([refused.status, refused.json.conflicts]).toEqual([3, ["top.txt/inner.txt"]]);
+    expect(r.read("top.txt/inner.txt")).toBe("user data\n");
+
+    const forced = r.ok("rewind", "--session", "s", "--to", "1", "--force");
+    expect(forced).toMatchObject({
+      written: ["top.txt"],
+      deleted: ["top.txt/inner.txt"],
+      overridden: ["top.txt/inner.txt"],
+    });
+    expect(r.read("top.txt")).toBe("top\n");
+    r.ok("redo", "--session", "s");
+    expect(r.read("top.txt/inner.txt")).toBe("user data\n");
+  });
+
+  it("in the way of a redo: refused, naming it, and --force puts the turn's files back over it", async () => {
+    const r = repo({ "a.txt": "a\n" });
+    await turn(r, "s", "1", () => r.write({ "gen/out.txt": "generated\n" }));
+    r.ok("rewind", "--session", "s", "--to", "1");
+    r.write({ gen: "the person's file\n" });
+    const refused = r.cli(["redo", "--session", "s", "--json"]);
+    expect([refused.status, refused.json.conflicts]).toEqual([3, ["gen"]]);
+    expect(r.read("gen")).toBe("the person's file\n");
+    const forced = r.ok("redo", "--session", "s", "--force");
+    expect(forced).toMatchObject({ written: ["gen/out.txt"], deleted: ["gen"], overridden: ["gen"] });
+    expect(r.read("gen/out.txt")).toBe("generated\n");
   });
 });
