@@ -15,7 +15,7 @@ import {
 import type { CaptureContext, Captured } from "./context.js";
 import { loadGhostignore } from "./ghostignore.js";
 import { captureNestedRepos, nestedReposToCapture, submoduleHead } from "./nested-repos.js";
-import { expandIncludes } from "./includes.js";
+import { expandIncludes, splitByRepository } from "./includes.js";
 import { classifyUntracked, dependencyDirOf, ghostignoreMatch, largeDirCandidates } from "./policy.js";
 import { dataDirWithin, sortExclusions, withoutIncludedDirs } from "./policy.js";
 import { captureWorktreePath } from "./read-worktree.js";
@@ -178,9 +178,8 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   // Only files no structural rule excludes count toward a large directory (and cost time here).
   const countable = untracked.filter((p) => !p.endsWith("/") && dependencyDirOf(p, dependencyDirs) === null);
   for (const dir of largeDirCandidates(countable, settings.largeDirFiles)) {
-    if ((await subtreeAt(ctx.cat, baseTree, dir)) || stagedPaths.some((p) => p.startsWith(`${dir}/`))) {
+    if ((await subtreeAt(ctx.cat, baseTree, dir)) || stagedPaths.some((p) => p.startsWith(`${dir}/`)))
       trackedDirs.add(dir);
-    }
   }
   const dependencyDirFiles = new Map([...status.dependencyDirFiles].map(([d, n]) => [strip(d), n] as const));
   const policy = classifyUntracked({
@@ -194,7 +193,8 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   });
   // Nested repositories and submodules, when the config opts in: each by its own rules.
   const nestedRoots = await nestedReposToCapture(ctx, policy.excluded);
-  const nested = await captureNestedRepos(ctx, nestedRoots, matcher);
+  const forced = splitByRepository(location.root, await expandIncludes(location.root, includes)); // touched in them too
+  const nested = await captureNestedRepos(ctx, nestedRoots, matcher, forced.inRepos);
   excluded.push(...policy.excluded.filter((e) => !nestedRoots.includes(e.path)), ...nested.excluded);
   for (const dir of status.unreadableDirs.filter((d) => isWithin(d, prefix)))
     excluded.push({ path: strip(dir), reason: "unreadable" });
@@ -210,7 +210,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   // Force-included and touched paths: captured even if ignored, still bounded by size.
   const included: RelPath[] = [];
   const alreadyRead = new Set(reads.map((r) => r.path));
-  for (const rel of await expandIncludes(location.root, includes)) {
+  for (const rel of forced.outside) {
     if (alreadyRead.has(rel) || ghostignoreMatch(rel, matcher)) continue;
     included.push(rel);
     reads.push({ path: rel, limit: settings.largeFileBytes, untracked: true });

@@ -1,6 +1,7 @@
 import { promises as fs, lstatSync } from "node:fs";
-import { fsPath, type RelPath, relFromBytes, touchesGitDir } from "../paths.js";
+import { ancestorsOf, fsPath, type RelPath, relFromBytes, touchesGitDir } from "../paths.js";
 import { hasUnsafeAncestor } from "./read-worktree.js";
+import type { StoreContext } from "../store/context.js";
 
 /**
  * Expands force-included and touched paths into the files below them. Never follows a symlink,
@@ -44,4 +45,40 @@ async function walk(root: string, dir: RelPath, out: Set<RelPath>): Promise<void
     if (entry.isDirectory()) await walk(root, rel, out);
     else out.add(rel);
   }
+}
+
+/**
+ * `files` (expanded includes) split by whether they lie in a nested repository or submodule (a
+ * directory below the workspace's top holding a `.git`): a git workspace's capture leaves those
+ * out (a file read into its tree would replace the submodule's gitlink), unless
+ * `"nestedRepos": "capture"`, whose capture of each repository takes its touched files too.
+ */
+export function splitByRepository(
+  root: string,
+  files: RelPath[],
+): { outside: RelPath[]; inRepos: Set<RelPath> } {
+  const holdsGit = new Map<RelPath, boolean>();
+  const inRepository = (rel: RelPath) =>
+    ancestorsOf(rel).some((dir) => {
+      let holds = holdsGit.get(dir);
+      if (holds === undefined) {
+        holds = lstatSync(fsPath(root, `${dir}/.git`), { throwIfNoEntry: false }) !== undefined;
+        holdsGit.set(dir, holds);
+      }
+      return holds;
+    });
+  const outside: RelPath[] = [];
+  const inRepos = new Set<RelPath>();
+  for (const rel of files) inRepository(rel) ? inRepos.add(rel) : outside.push(rel);
+  return { outside, inRepos };
+}
+
+/** The files below `rels` that a capture of this workspace takes (see `splitByRepository`). */
+export async function capturedIncludes(
+  store: Pick<StoreContext, "root" | "location" | "settings">,
+  rels: Iterable<RelPath>,
+): Promise<RelPath[]> {
+  const files = await expandIncludes(store.root, rels);
+  if (store.location.kind !== "git" || store.settings.nestedRepos === "capture") return files;
+  return splitByRepository(store.root, files).outside;
 }

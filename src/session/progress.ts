@@ -1,5 +1,5 @@
 import { HashCache } from "../capture/hash-cache.js";
-import { expandIncludes } from "../capture/includes.js";
+import { capturedIncludes } from "../capture/includes.js";
 import { ghostignoreJudge } from "../capture/ghostignore.js";
 import { captureWorktreePath } from "../capture/read-worktree.js";
 import { captureTree } from "../capture/snapshot.js";
@@ -50,7 +50,7 @@ async function editedMark(
   await cache.load();
   const changes: TreeChanges = new Map();
   const ghostignored = await ghostignoreJudge(engine.root, engine.location, engine.paths.dir);
-  for (const rel of await expandIncludes(engine.root, rels)) {
+  for (const rel of await capturedIncludes(engine, rels)) {
     if (ghostignored(rel)) continue; // never captured, not even into a mark
     const read = await captureWorktreePath(engine.root, rel, writer, cache, engine.settings.largeFileBytes);
     if (read.kind === "file") changes.set(rel, read.state);

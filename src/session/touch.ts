@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { HashCache } from "../capture/hash-cache.js";
-import { expandIncludes } from "../capture/includes.js";
+import { capturedIncludes } from "../capture/includes.js";
 import { captureWorktreePath } from "../capture/read-worktree.js";
 import { editTree, type TreeChanges } from "../git/trees.js";
 import type { StoreContext } from "../store/context.js";
@@ -58,7 +58,7 @@ export async function touchPaths(
   await journal.locked(async () => {
     const state = await journal.load();
     const open = openTurnOf(state);
-    const files = await expandIncludes(engine.root, rels);
+    const files = await capturedIncludes(engine, rels);
     if (!open) {
       await journal.append([{ e: "touch", turn: null, paths: rels, files }]);
       return;

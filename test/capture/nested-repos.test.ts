@@ -309,6 +309,33 @@ describe("repositories nested in a git workspace", () => {
     expect(inStore(r.ok("snapshot").id)).toBe(v1);
   });
 
+  // Found with Codex hooks: an apply_patch that edited a submodule's file made the turn's
+  // snapshots hold that file in place of the submodule's gitlink, and diff call the submodule deleted.
+  it("leave out a touched file inside a submodule or nested repository, keeping the gitlink", () => {
+    const lib = repo({ "lib.c": "v1\n" });
+    const r = repo({ "a.txt": "a\n" });
+    r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "lib");
+    r.git("commit", "-qm", "submodule");
+    sandbox.git(r.dir, "init", "-q", "tools");
+    r.write({ "tools/run.sh": "run\n" });
+    r.ok("turn", "begin", "--session", "s", "--turn", "1");
+    r.ok("touch", "--session", "s", "lib/lib.c", "tools/run.sh", "a.txt");
+    r.write({ "lib/lib.c": "edited in the submodule\n", "tools/run.sh": "edited\n", "a.txt": "agent\n" });
+    expect(r.ok("turn", "end", "--session", "s", "--turn", "1").changed).toEqual(["a.txt"]);
+    const [ended] = r.ok("log", "--session", "s");
+    for (const id of [ended.before, ended.after])
+      expect(filesOf(r, id).sort()).toEqual([".gitmodules", "a.txt", "lib"]);
+    const diff = r.ok("diff", ended.before, ended.after);
+    expect(diff.map((e: any) => [e.status, e.path])).toEqual([["modified", "a.txt"]]);
+    const rewound = r.ok("rewind", "--to", "1");
+    expect([rewound.written, rewound.deleted, rewound.skipped]).toEqual([["a.txt"], [], []]);
+    expect([r.read("a.txt"), r.read("lib/lib.c"), r.read("tools/run.sh")]).toEqual([
+      "a\n",
+      "edited in the submodule\n",
+      "edited\n",
+    ]);
+  });
+
   it("stay excluded by default and are captured by their own rules with nestedRepos: capture", () => {
     const lib = repo({ "lib.c": "int lib;\n" });
     const r = repo({ "a.txt": "a\n" });
