@@ -113,6 +113,13 @@ export function dataHome(): string {
   return dir;
 }
 
+/** What chose the data directory, for a message saying it cannot be used. */
+export function dataHomeChosenBy(): string {
+  if (process.env.GHOSTCOMMIT_HOME) return "GHOSTCOMMIT_HOME sets it";
+  if (xdgDir("XDG_DATA_HOME")) return "XDG_DATA_HOME sets it, GHOSTCOMMIT_HOME another";
+  return "the default under HOME; GHOSTCOMMIT_HOME or XDG_DATA_HOME sets another";
+}
+
 /** Data directories root may use: checked once each (every command names its own a few times). */
 const rootMayUse = new Set<string>();
 

@@ -1,5 +1,6 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { dataHomeChosenBy } from "../config.js";
 
 /**
  * Write permission is not enough: some file systems (/proc, a read-only bind mount seen by root)
@@ -22,6 +23,6 @@ export async function cannotMakeDirectoryIn(storeDir: string): Promise<string | 
     return null;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return `the data directory cannot hold a store: no directory can be made in ${existing} (${code}) (GHOSTCOMMIT_HOME or XDG_DATA_HOME sets it)`;
+    return `the data directory cannot hold a store: no directory can be made in ${existing} (${code}) (${dataHomeChosenBy()})`;
   }
 }

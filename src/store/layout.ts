@@ -10,7 +10,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
-import { dataHome } from "../config.js";
+import { dataHome, dataHomeChosenBy } from "../config.js";
 import { fsError } from "../errors.js";
 import type { WorkspaceLocation } from "../git/repository.js";
 import { writeFileAtomic } from "../util/state-files.js";
@@ -234,8 +234,6 @@ export function storeCannotBeMade(storeDir: string): string | null {
     } catch (error) {
       why = `${dir} cannot be written to (${(error as NodeJS.ErrnoException).code})`;
     }
-    return (
-      why && `the data directory cannot hold a store: ${why} (GHOSTCOMMIT_HOME or XDG_DATA_HOME sets it)`
-    );
+    return why && `the data directory cannot hold a store: ${why} (${dataHomeChosenBy()})`;
   }
 }

@@ -526,7 +526,7 @@ describe.runIf(existsSync("/proc/self"))("a data directory where no directory ca
       {
         code: "data-dir-unusable",
         message:
-          "the data directory cannot hold a store: no directory can be made in /proc (ENOENT) (GHOSTCOMMIT_HOME or XDG_DATA_HOME sets it)",
+          "the data directory cannot hold a store: no directory can be made in /proc (ENOENT) (GHOSTCOMMIT_HOME sets it)",
       },
     ]);
   });

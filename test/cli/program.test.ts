@@ -78,7 +78,7 @@ describe("the CLI program in-process", () => {
     expect(JSON.parse(out.join("")).problems).toEqual([
       {
         code: "data-dir-unusable",
-        message: `the data directory cannot hold a store: ${notADir} is a file, not a directory (GHOSTCOMMIT_HOME or XDG_DATA_HOME sets it)`,
+        message: `the data directory cannot hold a store: ${notADir} is a file, not a directory (GHOSTCOMMIT_HOME sets it)`,
       },
     ]);
   });

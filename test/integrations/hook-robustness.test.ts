@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Repo, Sandbox } from "../helpers/repo.js";
@@ -109,8 +109,17 @@ describe("hook robustness", () => {
     const first = prompt("s1", { GHOSTCOMMIT_HOME: notADir });
     expect(first.status, first.stderr).toBe(0);
     expect(JSON.parse(first.stdout)).toEqual({
-      systemMessage: `ghostcommit: no snapshots of this session's work: the data directory cannot hold a store: ${notADir} is a file, not a directory (GHOSTCOMMIT_HOME or XDG_DATA_HOME sets it)`,
+      systemMessage: `ghostcommit: no snapshots of this session's work: the data directory cannot hold a store: ${notADir} is a file, not a directory (GHOSTCOMMIT_HOME sets it)`,
     });
+    // Where no variable chose it (the agent passed only HOME), the message does not blame one.
+    const home = path.join(sandbox.home, "bare-home");
+    mkdirSync(path.join(home, ".local", "share"), { recursive: true });
+    mkdirSync(path.join(home, ".config", "ghostcommit"), { recursive: true });
+    writeFileSync(path.join(home, ".config", "ghostcommit", "config.json"), '{"watchman": false}\n');
+    writeFileSync(path.join(home, ".local", "share", "ghostcommit"), "");
+    expect(JSON.parse(prompt("s1", { GHOSTCOMMIT_HOME: "", HOME: home }).stdout).systemMessage).toBe(
+      `ghostcommit: no snapshots of this session's work: the data directory cannot hold a store: ${home}/.local/share/ghostcommit is a file, not a directory (the default under HOME; GHOSTCOMMIT_HOME or XDG_DATA_HOME sets another)`,
+    );
     // Once the data directory works, prompts are quiet and the turn is recorded.
     expectQuiet(prompt("s1"));
     expect(repo.cli(["sessions", "--json"]).json).toMatchObject([{ session: "s1", turns: 1 }]);
