@@ -100,6 +100,13 @@ const MORE_CHARS = 30;
 /** An event's heading and its file lines, at most `most` of them, then how many more. */
 function eventLines(e: UndoEvent, most: number): string[] {
   const turns = turnsNamed(e.turns);
+  // Everything it would have put back was left as it is (excluded since, never captured).
+  if (e.files.length === 0)
+    return [
+      e.kind === "rewind"
+        ? `Rewound ${turns}, though no file changed: what it changed was left as it is.`
+        : `Redo restored ${turns}, though no file changed.`,
+    ];
   const heading =
     e.kind === "rewind"
       ? `Rewound ${turns}: these files are back as they were before ${e.turns.length === 1 ? "it" : "them"}:`

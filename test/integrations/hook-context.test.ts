@@ -136,6 +136,28 @@ describe("the model is told what went back", () => {
     ).toEqual(["- new.txt (deleted)", "- x.txt"]);
   });
 
+  it("says a rewind that left every file as it is changed none, rather than heading an empty list", () => {
+    const s = "codex-left";
+    send("codex", codex(repo.dir, s, "UserPromptSubmit", { turn_id: "t1", prompt: "take notes" }));
+    repo.write({ "notes.txt": "the agent's notes\n" });
+    send("codex", codex(repo.dir, s, "Stop", { turn_id: "t1", stop_hook_active: false }));
+    repo.write({ ".ghostignore": "notes.txt\n" }); // excluded since: the rewind leaves it
+    const rewound = repo.ok("rewind", "--session", s, "--to", "t1");
+    expect([rewound.written, rewound.deleted, rewound.skipped]).toEqual([
+      [],
+      [],
+      [{ path: "notes.txt", reason: "excluded" }],
+    ]);
+    const told = JSON.parse(
+      send("codex", codex(repo.dir, s, "UserPromptSubmit", { turn_id: "t2", prompt: "go" })),
+    ).hookSpecificOutput.additionalContext as string;
+    expect(told.split("\n")).toContain(
+      "Rewound turn t1, though no file changed: what it changed was left as it is.",
+    );
+    expect(told).not.toContain("these files are back");
+    repo.remove(".ghostignore");
+  });
+
   it("past the size cap, keeps the newest event and the closing line, cutting older ones", () => {
     const s = "codex-long";
     send("codex", codex(repo.dir, s, "UserPromptSubmit", { turn_id: "1", prompt: "generate" }));
