@@ -4,7 +4,7 @@ import { GhostcommitError } from "../errors.js";
 import { whenGitRuns } from "../util/detached.js";
 import { baseGitEnv, runGit } from "./exec.js";
 import type { ObjectCache } from "./object-cache.js";
-import { readLoose } from "./loose-objects.js";
+import { readLoose } from "./loose-read.js";
 
 export interface StoredObject {
   type: string;

@@ -18,6 +18,7 @@ import { type ObjectType, objectId, type WrittenObjects } from "./objects.js";
 import { namesIn } from "../util/small-files.js";
 import { alive } from "../util/process.js";
 import { zlib } from "../util/zlib.js";
+import { adopt, type ObjectSharing, objectSharing } from "./object-sharing.js";
 
 /** Loose objects written from Node, so a snapshot needs no extra git process. */
 
@@ -62,34 +63,6 @@ export function deflateObject(framed: Buffer): Buffer {
 /** Buffers below this size come from Node's shared pool (half its 8 KiB), not new memory. */
 const POOLED_BYTES = 4096;
 
-/**
- * The content of an object of `type` stored loose in `objectsDir`, read and checked from Node
- * (its id is the hash of what it holds): one object this tool wrote itself needs no git process.
- * Null when it is not there loose (packed since, say), is of another type, or does not check out:
- * the caller then asks git, which says what is wrong.
- */
-export function readLooseObject(objectsDir: string, oid: string, type: ObjectType): Buffer | null {
-  const object = readLoose(objectsDir, oid);
-  return object?.type === type ? object.content : null;
-}
-
-/** A loose object of any type, read and checked from Node; null as for `readLooseObject`. */
-export function readLoose(objectsDir: string, oid: string): { type: string; content: Buffer } | null {
-  let raw: Buffer;
-  try {
-    raw = zlib().inflateSync(readFileSync(`${objectsDir}/${oid.slice(0, 2)}/${oid.slice(2)}`));
-  } catch {
-    return null;
-  }
-  const header = raw.indexOf(0);
-  const space = raw.indexOf(0x20);
-  if (header === -1 || space === -1 || space > header) return null;
-  const type = raw.toString("latin1", 0, space);
-  if (raw.toString("latin1", space + 1, header) !== String(raw.length - header - 1)) return null;
-  if (nodeCrypto().createHash("sha1").update(raw).digest("hex") !== oid) return null;
-  return { type, content: raw.subarray(header + 1) };
-}
-
 /** A loose object's file content: "<type> <size>\0" and the content, compressed. */
 function looseBody(type: ObjectType, content: Buffer): Buffer {
   return deflateObject(Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]));
@@ -110,11 +83,16 @@ export class LooseObjectWriter {
   /** `objectsDir` normalized, with a trailing slash: object paths are built by concatenation. */
   private readonly base: string;
 
+  /** Set where objects must be made as a shared or another user's repository has them. */
+  private readonly sharing: ObjectSharing | null = null;
+
   constructor(readonly objectsDir: string) {
     this.base = `${path.resolve(objectsDir)}/`;
     let open = false;
     try {
-      open = (statSync(objectsDir).mode & 0o077) !== 0;
+      const stat = statSync(objectsDir);
+      open = (stat.mode & 0o077) !== 0;
+      this.sharing = objectSharing(stat);
     } catch {
       // not there yet: private
     }
@@ -156,6 +134,7 @@ export class LooseObjectWriter {
     const dir = `${this.base}${name}`;
     if (!known.has(name)) {
       mkdirSync(dir, { recursive: true, mode: this.dirMode });
+      adopt(this.sharing, dir, "dir");
       known.add(name);
     }
     return dir;
@@ -175,6 +154,7 @@ export class LooseObjectWriter {
     const temp = this.tempIn(dir);
     try {
       await write(temp);
+      adopt(this.sharing, temp, "file");
       await fs.rename(temp, this.objectPath(oid));
       this.written.loose.push(oid);
     } catch (error) {
@@ -232,8 +212,10 @@ export class LooseObjectWriter {
         // Listed, then removed by a prune of empty fan-out directories (git gc in the repo store).
         if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
         mkdirSync(dir, { recursive: true, mode: this.dirMode });
+        adopt(this.sharing, dir, "dir");
         writeFileSync(temp, body, { mode: this.fileMode, flag: "wx" });
       }
+      adopt(this.sharing, temp, "file");
       renameSync(temp, target);
       this.written.loose.push(oid);
     } catch (error) {
@@ -255,7 +237,8 @@ export class LooseObjectWriter {
       return this.write("blob", content);
     }
     const dir = path.join(this.objectsDir, "incoming");
-    await fs.mkdir(dir, { recursive: true, mode: this.dirMode });
+    if ((await fs.mkdir(dir, { recursive: true, mode: this.dirMode })) !== undefined)
+      adopt(this.sharing, dir, "dir");
     const temp = path.join(dir, captureTempName("obj"));
     const hash = nodeCrypto().createHash("sha1");
     const header = Buffer.from(`blob ${size}\0`);
@@ -282,7 +265,8 @@ export class LooseObjectWriter {
         await fs.rm(temp, { force: true });
         return oid;
       }
-      await fs.mkdir(path.join(this.objectsDir, oid.slice(0, 2)), { recursive: true, mode: this.dirMode });
+      this.fanOutDir(oid);
+      adopt(this.sharing, temp, "file");
       await fs.rename(temp, this.objectPath(oid));
       this.written.loose.push(oid);
       return oid;

@@ -8,7 +8,8 @@ import {
   type TreeEntry,
   treeOfCommit,
 } from "./objects.js";
-import { type LooseObjectWriter, readLooseObject } from "./loose-objects.js";
+import type { LooseObjectWriter } from "./loose-objects.js";
+import { readLooseObject } from "./loose-read.js";
 import type { RelPath } from "../paths.js";
 
 /** A file's state in a tree: mode and blob (or gitlink) id. */

@@ -7,7 +7,7 @@ import { keptElsewhere, readOptional, type WorkspaceLocation } from "../git/repo
 import { syncDirs, writeFileSynced } from "../util/durable.js";
 import { ambiguityMessage, checkedSnapshotId, decodeMessage, type SnapshotMeta } from "./metadata.js";
 import { treeOfCommit } from "../git/objects.js";
-import { readLooseObject } from "../git/loose-objects.js";
+import { readLooseObject } from "../git/loose-read.js";
 import { headlessStore, type StorePaths } from "./layout.js";
 import { notFound } from "./other-store.js";
 

@@ -20,7 +20,8 @@ import {
   serializeTree,
   type TreeEntry,
 } from "../../src/git/objects.js";
-import { LooseObjectWriter, readLooseObject } from "../../src/git/loose-objects.js";
+import { LooseObjectWriter } from "../../src/git/loose-objects.js";
+import { readLooseObject } from "../../src/git/loose-read.js";
 import { Sandbox } from "../helpers/repo.js";
 
 const sandbox = new Sandbox();

@@ -1,17 +1,19 @@
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   unlinkSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { Repo } from "../helpers/repo.js";
+import { CLI, Repo } from "../helpers/repo.js";
 import { fileSandbox, filesOf, gitDirDigest, workDigest } from "../helpers/support.js";
 import { snapshotIn } from "../session/support.js";
 
@@ -273,6 +275,51 @@ describe("repo store", () => {
     r.ok("--store", "repo", "restore", second);
     expect(r.read("u.txt")).toBe(`untracked ${r.dir}\n`);
   });
+});
+
+describe("repo store objects in a repository others use", () => {
+  /** Every directory and file below .git/objects, with its mode and owner. */
+  const objectEntries = (r: Repo) =>
+    readdirSync(r.path(".git/objects"), { recursive: true, encoding: "utf8" }).map((rel) => {
+      const stat = statSync(r.path(`.git/objects/${rel}`));
+      return { rel, dir: stat.isDirectory(), mode: stat.mode & 0o7777, uid: stat.uid };
+    });
+
+  // Found in a trial: fan-out directories made drwx------ under umask 077 (drwxr-sr-x under 022)
+  // in a repository made with `git init --shared=group`, so the group's git could not add objects.
+  it("makes them as a shared repository has them (core.sharedRepository), whatever the umask", () => {
+    const r = repo({ "a.txt": "a\n" });
+    r.git("config", "core.sharedRepository", "group");
+    chmodSync(r.path(".git/objects"), 0o2775); // as `git init --shared=group` leaves it
+    const before = new Set(objectEntries(r).map((e) => e.rel));
+    r.write(Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`f${i}.txt`, `file ${i}\n`])));
+    const snapshot = spawnSync(
+      "/bin/sh",
+      ["-c", 'umask 077; exec "$0" "$@"', process.execPath, CLI, "--store", "repo", "snapshot"],
+      {
+        cwd: r.dir,
+        env: sandbox.env,
+        encoding: "utf8",
+      },
+    );
+    expect(snapshot.status, snapshot.stderr).toBe(0);
+    const made = objectEntries(r).filter((e) => !before.has(e.rel) && !e.rel.startsWith("pack"));
+    expect(made.filter((e) => e.dir).length).toBeGreaterThan(10);
+    for (const e of made) expect([e.rel, e.mode]).toEqual([e.rel, e.dir ? 0o2775 : 0o444]);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)(
+    "gives what root makes in another user's repository to that user",
+    () => {
+      const r = repo({ "a.txt": "a\n" });
+      r.write(Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`f${i}.txt`, `file ${i}\n`])));
+      r.git("config", "--global", "safe.directory", r.dir);
+      execFileSync("chown", ["-R", "65534:65534", r.dir]);
+      r.ok("--store", "repo", "snapshot");
+      const root = objectEntries(r).filter((e) => e.uid !== 65534);
+      expect(root).toEqual([]);
+    },
+  );
 });
 
 describe("repo store beside the user's git gc --prune=now", () => {
