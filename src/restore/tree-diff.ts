@@ -74,6 +74,22 @@ export async function diffEntries(
     });
 }
 
+/**
+ * What the user's git config would change in the text (the store's git reads the user's global
+ * config): ids abbreviated to the length git picks, blank context lines kept as a space, large
+ * files diffed as text, and no attributes file of the user's (`-diff` there made them binary).
+ */
+const USER_INDEPENDENT_DIFF = [
+  "-c",
+  "core.abbrev=auto",
+  "-c",
+  "diff.suppressBlankEmpty=false",
+  "-c",
+  "core.bigFileThreshold=512m",
+  "-c",
+  "core.attributesFile=/dev/null",
+];
+
 /** The same changes as git prints them: "patch", "stat" or "name-status". */
 export async function diffTreesText(
   engine: StoreContext,
@@ -106,6 +122,7 @@ export async function diffTreesText(
   ];
   const result = await runGit(
     [
+      ...USER_INDEPENDENT_DIFF,
       "diff-tree",
       "-r",
       "--no-renames",

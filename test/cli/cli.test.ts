@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EMPTY_TREE, objectId, serializeCommit } from "../../src/git/objects.js";
@@ -9,7 +9,7 @@ import { CLI } from "../helpers/repo.js";
 import { fileSandbox } from "../helpers/support.js";
 import { snapshotIn } from "../session/support.js";
 
-const { repo } = fileSandbox();
+const { sandbox, repo } = fileSandbox();
 
 describe("snapshot ids", () => {
   it("accepts the full id and any unique prefix of 7+ hex digits, in any case", async () => {
@@ -473,6 +473,31 @@ describe("show, diff and drop", () => {
     const patch = r.cli(["diff", "--patch", one.id]);
     expect(patch.stdout).toContain("-1\n+2\n");
     expect(patch.stdout).toContain("+++ b/add.txt");
+  });
+
+  // Found in a trial: a user's core.abbrev, diff.suppressBlankEmpty, core.bigFileThreshold or a
+  // `-diff` in their global attributes file changed the text, or made it "Binary files differ".
+  it("prints the same diff text whatever the user's git config says about diffs", async () => {
+    const r = repo({ "doc.md": "one\n\nthree\n" });
+    const one = (await snapshotIn(r)).id;
+    r.write({ "doc.md": "one\n\nTHREE\n" });
+    const two = (await snapshotIn(r)).id;
+    const texts = () => ["--patch", "--stat"].map((flag) => r.cli(["diff", flag, one, two]).stdout);
+    const plain = texts();
+    expect(plain[0]).toContain("\n \n-three\n+THREE\n");
+    const globalConfig = sandbox.env.GIT_CONFIG_GLOBAL!;
+    const saved = readFileSync(globalConfig, "utf8");
+    const attributes = path.join(sandbox.home, "user-attributes");
+    writeFileSync(attributes, "*.md -diff\n");
+    writeFileSync(
+      globalConfig,
+      `${saved}[core]\n\tabbrev = 5\n\tbigFileThreshold = 1\n\tattributesFile = ${attributes}\n[diff]\n\tsuppressBlankEmpty = true\n`,
+    );
+    try {
+      expect(texts()).toEqual(plain);
+    } finally {
+      writeFileSync(globalConfig, saved);
+    }
   });
 
   it("drop forgets snapshots; the others still restore", async () => {
