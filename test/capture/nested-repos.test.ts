@@ -281,6 +281,17 @@ describe("a folder holding several repositories", () => {
 });
 
 describe("repositories nested in a git workspace", () => {
+  /** A repository holding the submodule `lib` (lib.c) and the untracked repository `tools` with `files`. */
+  const withSubmoduleAndRepo = (files: Record<string, string>) => {
+    const lib = repo({ "lib.c": "v1\n" });
+    const r = repo({ "a.txt": "a\n" });
+    r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "lib");
+    r.git("commit", "-qm", "submodule");
+    sandbox.git(r.dir, "init", "-q", "tools");
+    r.write(files);
+    return r;
+  };
+
   it("keep a submodule as the commit checked out in it, staged or not, and its turn records the change", () => {
     const lib = repo({ "lib.c": "v1\n" });
     lib.write({ "lib.c": "v2\n" });
@@ -312,12 +323,7 @@ describe("repositories nested in a git workspace", () => {
   // Found with Codex hooks: an apply_patch that edited a submodule's file made the turn's
   // snapshots hold that file in place of the submodule's gitlink, and diff call the submodule deleted.
   it("leave out a touched file inside a submodule or nested repository, keeping the gitlink", () => {
-    const lib = repo({ "lib.c": "v1\n" });
-    const r = repo({ "a.txt": "a\n" });
-    r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "lib");
-    r.git("commit", "-qm", "submodule");
-    sandbox.git(r.dir, "init", "-q", "tools");
-    r.write({ "tools/run.sh": "run\n" });
+    const r = withSubmoduleAndRepo({ "tools/run.sh": "run\n" });
     r.ok("turn", "begin", "--session", "s", "--turn", "1");
     r.ok("touch", "--session", "s", "lib/lib.c", "tools/run.sh", "a.txt");
     r.write({ "lib/lib.c": "edited in the submodule\n", "tools/run.sh": "edited\n", "a.txt": "agent\n" });
@@ -337,12 +343,11 @@ describe("repositories nested in a git workspace", () => {
   });
 
   it("stay excluded by default and are captured by their own rules with nestedRepos: capture", () => {
-    const lib = repo({ "lib.c": "int lib;\n" });
-    const r = repo({ "a.txt": "a\n" });
-    r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "lib");
-    r.git("commit", "-qm", "submodule");
-    sandbox.git(r.dir, "init", "-q", "tools");
-    r.write({ "tools/.gitignore": "out/\n", "tools/run.sh": "run\n", "tools/out/cache": "c\n" });
+    const r = withSubmoduleAndRepo({
+      "tools/.gitignore": "out/\n",
+      "tools/run.sh": "run\n",
+      "tools/out/cache": "c\n",
+    });
 
     const before = r.ok("snapshot");
     expect(before.excluded).toEqual([{ path: "tools", reason: "nested-repo" }]);
@@ -370,7 +375,7 @@ describe("repositories nested in a git workspace", () => {
     expect(report.written.sort()).toEqual(["lib/lib.c", "tools/run.sh"]);
     expect(report.deleted).toEqual(["lib/new.c"]);
     expect([r.read("lib/lib.c"), r.read("tools/run.sh"), r.read("tools/out/cache")]).toEqual([
-      "int lib;\n",
+      "v1\n",
       "run\n",
       "c2\n",
     ]);
