@@ -87,8 +87,15 @@ export function gitReason(stderr: string): string {
     .split("\n")
     .map((line) => line.trim())
     .filter((line) => line !== "" && !line.startsWith("hint:"));
-  const cause = lines.find((line) => /^(fatal|error): /.test(line));
-  return cause ? cause.replace(/^(fatal|error): /, "") : (lines.at(-1) ?? "");
+  const at = lines.findIndex((line) => /^(fatal|error): /.test(line));
+  if (at === -1) return lines.at(-1) ?? "";
+  const cause = lines[at].replace(/^(fatal|error): /, "");
+  // A cause ending in a colon lists what it names on the lines after it ("unknown repository
+  // extension found:", then each extension).
+  const listed = cause.endsWith(":")
+    ? lines.slice(at + 1).filter((line) => !/^(fatal|error|warning): /.test(line))
+    : [];
+  return listed.length > 0 ? `${cause} ${listed.join(", ")}` : cause;
 }
 
 /**

@@ -4,6 +4,7 @@ import path from "node:path";
 import { GhostcommitError } from "../errors.js";
 import { gitSeesEnv, runGit } from "./exec.js";
 import { climbsOut, type RelPath, relFromText } from "../paths.js";
+import { refuseUnsupportedFormat } from "./repository-format.js";
 
 /** Where a workspace is and what kind it is. Resolved once per process. */
 export interface WorkspaceLocation {
@@ -49,7 +50,7 @@ export async function locateWorkspace(cwd: string, viaGit = false): Promise<Work
   if (found === "plain") return plainLocation(root);
   if (found) {
     const { worktreeRoot, gitDir } = found;
-    refuseSha256(root, gitDir);
+    refuseUnsupportedFormat(root, gitDir);
     const prefix = relFromText(path.relative(worktreeRoot, root).split(path.sep).join("/"));
     return { root, kind: "git", worktreeRoot, prefix, gitDir, commonDir: gitDir, key: keyOf(root, gitDir) };
   }
@@ -105,7 +106,7 @@ export async function locateWorkspace(cwd: string, viaGit = false): Promise<Work
     );
   }
   const commonDir = path.resolve(root, lines[3]);
-  refuseSha256(root, commonDir);
+  refuseUnsupportedFormat(root, commonDir);
   const prefix = relFromText(lines[4].replace(/\/$/, ""));
   return { root, kind: "git", worktreeRoot, prefix, gitDir, commonDir, key: keyOf(root, gitDir) };
 }
@@ -129,27 +130,6 @@ function refuseGitDirectory(root: string): void {
       );
     }
     if (path.dirname(dir) === dir) return;
-  }
-}
-
-/**
- * A repository whose objects are named by SHA-256 (`git init --object-format=sha256`) is refused
- * with a clear error: ghostcommit's stores, index reader and object writer name objects by
- * SHA-1, and git rejects an index or an object of the other format.
- */
-function refuseSha256(root: string, commonDir: string): void {
-  let config: string;
-  try {
-    config = readFileSync(path.join(commonDir, "config"), "utf8");
-  } catch {
-    return; // git itself reports an unreadable repository
-  }
-  if (/^[ \t]*objectformat[ \t]*=[ \t]*"?sha256"?[ \t]*$/im.test(config)) {
-    throw new GhostcommitError(
-      "not-a-workspace",
-      `${root} is in a SHA-256 repository, which ghostcommit does not support yet`,
-      { path: root },
-    );
   }
 }
 

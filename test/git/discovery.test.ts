@@ -121,6 +121,28 @@ describe("finding the repository without git", () => {
     expect(sb.git(dir, "status", "--porcelain")).toBe("");
   });
 
+  // Found in a trial: a repository git refuses to open ("unknown repository extension found") was
+  // snapshotted into the shadow store, and the repo store wrote objects into it before failing.
+  it("refuses a repository using an extension git does not know, in both stores, writing nothing", async () => {
+    const r = sb.repo("unknown-extension", { "a.txt": "a\n" });
+    r.git("config", "extensions.preciousObjects", "true"); // known: still served
+    r.git("config", "core.repositoryformatversion", "1");
+    expect(sb.cli(r.dir, ["snapshot"]).status).toBe(0);
+    r.git("config", "extensions.refStorage", "reftable");
+    const before = Object.fromEntries(treeDigest(path.join(r.dir, ".git")));
+    expect(await bothWays(r.dir)).toEqual({
+      fromFiles: { error: "not-a-workspace" },
+      fromGit: { error: "not-a-workspace" },
+    });
+    for (const store of ["shadow", "repo"]) {
+      const run = sb.cli(r.dir, ["--store", store, "snapshot", "--json"]);
+      expect([run.status, JSON.parse(run.stdout).error.code]).toEqual([1, "not-a-workspace"]);
+      // Found from the files, or by git (whose message names the extension on its next line).
+      expect(run.stderr).toMatch(/uses extensions\.refStorage, which neither|extension found: refstorage\n/);
+    }
+    expect(Object.fromEntries(treeDigest(path.join(r.dir, ".git")))).toEqual(before);
+  });
+
   it("refuses a bare repository and a .git directory given with -C: taken for plain directories, a restore deleted a bare repository's branches", () => {
     const work = sb.repo("with-remote", { "a.txt": "a\n" });
     const bare = path.join(sb.home, "shared.git");
