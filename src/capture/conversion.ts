@@ -76,17 +76,20 @@ function configSources(location: WorkspaceLocation): string[] {
   return sources;
 }
 
-function configStamp(location: WorkspaceLocation): string {
-  return JSON.stringify(
-    configSources(location).map((file) => {
-      try {
-        const stat = statSync(file);
-        return [file, stat.mtimeMs, stat.size, stat.ino];
-      } catch {
-        return [file, null];
-      }
-    }),
-  );
+function configStamp(location: WorkspaceLocation): string | null {
+  const stamps: unknown[] = [];
+  for (const file of configSources(location)) {
+    try {
+      const stat = statSync(file);
+      // A file it includes (`[include]`, `[includeIf "onbranch:…"]`) can change, or apply, with
+      // none of these changing: such a config is read every time, never taken from the cache.
+      if (/\[\s*include/i.test(readFileSync(file, "latin1"))) return null;
+      stamps.push([file, stat.mtimeMs, stat.size, stat.ino]);
+    } catch {
+      stamps.push([file, null]);
+    }
+  }
+  return JSON.stringify(stamps);
 }
 
 /**
@@ -121,8 +124,8 @@ export async function readUserGitConfig(
   location: WorkspaceLocation,
   storeDir?: string,
 ): Promise<UserGitConfig> {
-  const cacheFile = storeDir ? path.join(storeDir, STORE_FILES.gitConfig) : null;
   const stamp = configStamp(location);
+  const cacheFile = storeDir && stamp !== null ? path.join(storeDir, STORE_FILES.gitConfig) : null;
   if (cacheFile) {
     const cached = await readJson<{ stamp?: string; config?: UserGitConfig } | null>(cacheFile, null);
     const kept = cached?.config;

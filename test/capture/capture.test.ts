@@ -312,6 +312,31 @@ describe("capture in a git repository", () => {
     }
   });
 
+  // Found in a trial: the user's config read once and cached by its files' stamps missed a change
+  // in a file it includes (dotfiles' `[include] path = ~/.gitconfig.local`), so a restore took a
+  // file the user's git ignored now for one it did not, and deleted it.
+  it("sees a change in a config file the user's config includes: a restore keeps a file ignored through it", () => {
+    const r = repo({ "a.txt": "a\n" });
+    const name = path.basename(r.dir);
+    const [tmpRules, logRules, included] = ["tmp", "log", "inc"].map((n) =>
+      path.join(sandbox.home, `${n}-${name}`),
+    );
+    writeFileSync(tmpRules, "*.tmp\n");
+    writeFileSync(logRules, "*.log\n");
+    writeFileSync(included, `[core]\n\texcludesFile = ${tmpRules}\n`);
+    r.git("config", "--global", "include.path", included);
+    try {
+      const before = r.ok("snapshot").id;
+      writeFileSync(included, `[core]\n\texcludesFile = ${logRules}\n`); // only the included file changes
+      r.write({ "build.log": "private\n" });
+      expect(r.git("status", "--porcelain", "--ignored")).toBe("!! build.log\n");
+      expect(r.ok("restore", before).deleted).toEqual([]);
+      expect(r.read("build.log")).toBe("private\n");
+    } finally {
+      r.git("config", "--global", "--unset", "include.path");
+    }
+  });
+
   it("does not delete a file that was ignored when the snapshot was taken but is not now", () => {
     const r = repo({ ".gitignore": "*.log\n", "a.txt": "a\n" });
     r.write({ "debug.log": "log\n" });
