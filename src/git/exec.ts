@@ -17,6 +17,12 @@ export { gitReason, transferReason } from "./failure.js";
 
 export { baseGitEnv, gitSeesEnv, MANY_OBJECTS_ENV } from "./git-env.js";
 
+/**
+ * For a git command that reads the user's index without needing it fresh (`--indexed-objects`):
+ * the user's `core.fsmonitor` hook is not run (a slow one held doctor and gc for minutes).
+ */
+export const NO_FSMONITOR = ["-c", "core.fsmonitor=false"];
+
 export interface GitRunOptions {
   cwd: string;
   /** Added on top of the base environment. */

@@ -1,6 +1,7 @@
 import { runGit } from "../git/exec.js";
 import type { StoreContext } from "../store/context.js";
 import { promisedObjectsArgs } from "../store/promisor.js";
+import { NO_FSMONITOR } from "../git/exec.js";
 
 /**
  * Whether dropping `candidates` (snapshot ids) would free any of the store's disk beyond their
@@ -24,6 +25,7 @@ export async function dropFreesAnything(
     const env = { GIT_DIR: engine.location.commonDir };
     const only = await runGit(
       [
+        ...NO_FSMONITOR,
         "rev-list",
         "--objects",
         ...promised,

@@ -13,6 +13,7 @@ import { deadPackTemps, removePackTemps, removingTempPackOnFailure } from "../st
 import { linkBorrowed } from "../store/snapshots.js";
 import { sameFile } from "../store/borrowed-packs.js";
 import { promisedObjectsArgs } from "../store/promisor.js";
+import { NO_FSMONITOR } from "../git/exec.js";
 
 export interface GcPolicy {
   /** Expire snapshots created before this time (ms since epoch). */
@@ -155,6 +156,7 @@ export async function storeBytes(engine: StoreContext): Promise<number> {
   // and a damaged snapshot's objects, which doctor reports (a size is still worth knowing).
   const objects = (
     await git([
+      ...NO_FSMONITOR,
       "rev-list",
       "--objects",
       "--missing=allow-any",
