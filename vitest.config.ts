@@ -12,10 +12,11 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
-    // Two test files at a time even on 2 cores (vitest's default there is one): most of a test's
-    // time is spent waiting on the git and ghostcommit processes it starts, and each test works
-    // in its own temporary directories. 600 -> 411 s for the whole suite on a 2-core machine.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // Three test files at a time even on 2 cores (vitest's default there is one): a test waits on
+    // the git and ghostcommit processes it starts, on servers and on the browser, and each works in
+    // its own temporary directories. On a 2-core machine the whole suite took ~710 s with two and
+    // ~650 s with three, both cores then ~85 % busy.
+    maxWorkers: Math.max(3, availableParallelism() + 1),
     globalSetup: ["test/helpers/global-setup.ts"],
   },
 });

@@ -142,12 +142,12 @@ describe("the base tree's file count and .gitattributes, from the index's cache 
     ],
   ];
   for (const [what, setUp] of FALLBACKS) {
-    it(`${what}: the tree is listed and the count is right`, () => {
+    it(`${what}: the tree is listed and the count is right`, async () => {
       const r = repo(TREE);
       setUp(r);
       const { snap, listedTree } = traced(r);
       expect(listedTree).toBe(true);
-      expect(filesOf(r, snap.id)).toHaveLength(snap.fileCount);
+      expect(await filesOf(r, snap.id)).toHaveLength(snap.fileCount);
     });
   }
 });

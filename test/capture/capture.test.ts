@@ -6,11 +6,11 @@ import { excludedAt, fileSandbox, filesOf } from "../helpers/support.js";
 const { sandbox, repo } = fileSandbox();
 
 describe("capture in a git repository", () => {
-  it("captures untracked files, and a restore removes ones created after the snapshot", () => {
+  it("captures untracked files, and a restore removes ones created after the snapshot", async () => {
     const r = repo({ "a.txt": "a\n" });
     r.write({ "new/untracked.txt": "u\n" });
     const snap = r.ok("snapshot");
-    expect(filesOf(r, snap.id).sort()).toEqual(["a.txt", "new/untracked.txt"]);
+    expect((await filesOf(r, snap.id)).sort()).toEqual(["a.txt", "new/untracked.txt"]);
     expect(snap.fileCount).toBe(2);
     r.write({ "later/file.txt": "later\n", "new/untracked.txt": "changed\n" });
     const report = r.ok("restore", snap.id);
@@ -47,7 +47,7 @@ describe("capture in a git repository", () => {
     expect(r.read("a.txt")).toBe("a\n");
   });
 
-  it("excludes and reports a large untracked file, and a restore leaves it alone", () => {
+  it("excludes and reports a large untracked file, and a restore leaves it alone", async () => {
     const r = repo();
     const big = Buffer.alloc(10 * 1024 * 1024 + 1, 7);
     writeFileSync(r.path("big.bin"), big);
@@ -58,13 +58,13 @@ describe("capture in a git repository", () => {
       bytes: big.length,
       files: 1,
     });
-    expect(filesOf(r, snap.id)).not.toContain("big.bin");
+    expect(await filesOf(r, snap.id)).not.toContain("big.bin");
     writeFileSync(r.path("big.bin"), "small now\n");
     r.ok("restore", snap.id);
     expect(r.read("big.bin")).toBe("small now\n");
   });
 
-  it("excludes the outermost large untracked directory with its file count, also under a tracked parent", () => {
+  it("excludes the outermost large untracked directory with its file count, also under a tracked parent", async () => {
     const r = repo({ "src/main.ts": "x\n" });
     const gen: Record<string, string> = {};
     for (let i = 0; i < 201; i++) gen[`src/gen/f${i}.ts`] = `${i}\n`;
@@ -79,7 +79,7 @@ describe("capture in a git repository", () => {
     expect(excludedAt(snap, "out")).toMatchObject({ reason: "large-dir", files: 300 });
     expect(excludedAt(snap, "out/a")).toBeUndefined();
     expect(excludedAt(snap, "src")).toBeUndefined(); // the tracked parent is not an untracked directory
-    const files = filesOf(r, snap.id);
+    const files = await filesOf(r, snap.id);
     expect(files).toContain("src/small/one.ts");
     expect(files.some((f) => f.startsWith("src/gen/") || f.startsWith("out/"))).toBe(false);
     r.remove("src/small");
@@ -101,7 +101,7 @@ describe("capture in a git repository", () => {
     expect(snap.fileCount).toBe(205);
   });
 
-  it("counts dependency dirs relative to the workspace: from a subdirectory, and inside one", () => {
+  it("counts dependency dirs relative to the workspace: from a subdirectory, and inside one", async () => {
     const r = repo({ "web/app.js": "1\n", "node_modules/pkg/tracked.js": "t\n" });
     r.write({
       "node_modules/pkg/index.js": "x",
@@ -119,7 +119,7 @@ describe("capture in a git repository", () => {
       { path: "web/node_modules", reason: "dependency-dir", files: 2 },
       { path: "web/src/node_modules", reason: "dependency-dir", files: 1 },
     ]);
-    expect(filesOf(r, whole.id)).toContain("node_modules_old/a.js");
+    expect(await filesOf(r, whole.id)).toContain("node_modules_old/a.js");
     const web = sandbox.ok(r.path("web"), "snapshot");
     expect(web.excluded).toEqual([
       { path: "node_modules", reason: "dependency-dir", files: 2 },
@@ -135,7 +135,7 @@ describe("capture in a git repository", () => {
     ]);
   });
 
-  it("excludes dependency dirs with file counts, captures tracked files under them, preserves them on restore", () => {
+  it("excludes dependency dirs with file counts, captures tracked files under them, preserves them on restore", async () => {
     const r = repo({ "build/keep.txt": "tracked\n", "app.js": "1\n" });
     r.write({
       "node_modules/pkg/index.js": "x",
@@ -149,7 +149,7 @@ describe("capture in a git repository", () => {
     expect(excludedAt(snap, "web/node_modules")).toMatchObject({ reason: "dependency-dir", files: 1 });
     expect(excludedAt(snap, "build")).toMatchObject({ reason: "dependency-dir", files: 1 });
     expect(excludedAt(snap, "py/__pycache__")).toMatchObject({ reason: "dependency-dir", files: 1 });
-    const files = filesOf(r, snap.id);
+    const files = await filesOf(r, snap.id);
     expect(files).toContain("build/keep.txt");
     expect(files.filter((f) => f.includes("node_modules") || f === "build/out.o")).toEqual([]);
     r.write({
@@ -167,12 +167,12 @@ describe("capture in a git repository", () => {
     expect(r.read("build/keep.txt")).toBe("tracked\n");
   });
 
-  it("reports a nested repository and never enters it", () => {
+  it("reports a nested repository and never enters it", async () => {
     const r = repo({ "a.txt": "a\n" });
     const inner = sandbox.repo(`${path.basename(r.dir)}/vendor/lib`, { "lib.c": "int x;\n" });
     const snap = r.ok("snapshot");
     expect(excludedAt(snap, "vendor/lib")).toMatchObject({ reason: "nested-repo" });
-    expect(filesOf(r, snap.id)).toEqual(["a.txt"]);
+    expect(await filesOf(r, snap.id)).toEqual(["a.txt"]);
     inner.write({ "lib.c": "changed\n" });
     r.ok("restore", snap.id);
     expect(inner.read("lib.c")).toBe("changed\n");
@@ -201,11 +201,11 @@ describe("capture in a git repository", () => {
     expect(r.ok("list")[0]).toMatchObject({ id: snap.id, message: "before the refactor" });
   });
 
-  it("captures a force-included ignored file and restores it", () => {
+  it("captures a force-included ignored file and restores it", async () => {
     const r = repo({ ".gitignore": "*.env\nsecrets/\n" });
     r.write({ "app.env": "KEY=1\n", "other.env": "no\n", "secrets/a": "A", "secrets/b/c": "C" });
     const snap = r.ok("snapshot", "--include", "app.env", "--include", "secrets");
-    const files = filesOf(r, snap.id);
+    const files = await filesOf(r, snap.id);
     expect(files).toEqual(expect.arrayContaining(["app.env", "secrets/a", "secrets/b/c"]));
     expect(files).not.toContain("other.env");
     r.write({ "app.env": "KEY=2\n", "secrets/a": "changed" });
@@ -214,7 +214,7 @@ describe("capture in a git repository", () => {
     expect(r.read("secrets/a")).toBe("A");
   });
 
-  it("does not report a dependency or large directory an include captured whole as left out", () => {
+  it("does not report a dependency or large directory an include captured whole as left out", async () => {
     const r = repo({ "a.txt": "a\n", ".ghostcommit.json": JSON.stringify({ largeDirFiles: 3 }) });
     r.write({ "node_modules/x/index.js": "x\n", "node_modules/y.js": "y\n" });
     r.write({ "fixtures/1": "1", "fixtures/2": "2", "fixtures/3": "3", "fixtures/4": "4" });
@@ -225,11 +225,13 @@ describe("capture in a git repository", () => {
     ]);
     const whole = r.ok("snapshot", "--include", "node_modules", "--include", "fixtures");
     expect(whole.excluded).toEqual([]);
-    expect(filesOf(r, whole.id)).toEqual(expect.arrayContaining(["node_modules/x/index.js", "fixtures/4"]));
+    expect(await filesOf(r, whole.id)).toEqual(
+      expect.arrayContaining(["node_modules/x/index.js", "fixtures/4"]),
+    );
     // One file taken from a directory leaves the rest of it out, and says so.
     const one = r.ok("snapshot", "--include", "node_modules/y.js");
     expect(one.excluded.map((e: any) => e.path)).toEqual(["fixtures", "node_modules"]);
-    expect(filesOf(r, one.id)).toContain("node_modules/y.js");
+    expect(await filesOf(r, one.id)).toContain("node_modules/y.js");
   });
 
   it("refuses an include outside the workspace with exit 1 and writes nothing", () => {
@@ -245,11 +247,11 @@ describe("capture in a git repository", () => {
     expect(r.ok("list")).toEqual([]);
   });
 
-  it("keeps ignored files as they are: changed, new and deleted ones", () => {
+  it("keeps ignored files as they are: changed, new and deleted ones", async () => {
     const r = repo({ ".gitignore": "*.log\n", "a.txt": "a\n" });
     r.write({ "kept.log": "old\n", "gone.log": "will go\n" });
     const snap = r.ok("snapshot");
-    expect(filesOf(r, snap.id)).toEqual([".gitignore", "a.txt"]);
+    expect(await filesOf(r, snap.id)).toEqual([".gitignore", "a.txt"]);
     r.write({ "kept.log": "new content\n", "fresh.log": "fresh\n", "a.txt": "changed\n" });
     r.remove("gone.log");
     const report = r.ok("restore", snap.id);
@@ -260,27 +262,27 @@ describe("capture in a git repository", () => {
     expect(r.exists("gone.log")).toBe(false);
   });
 
-  it("does not delete a file below a directory that was ignored at the snapshot, whatever a deeper .gitignore said", () => {
+  it("does not delete a file below a directory that was ignored at the snapshot, whatever a deeper .gitignore said", async () => {
     const r = repo({ ".gitignore": "tmp/\n", "a.txt": "a\n" });
     r.write({ "tmp/.gitignore": "!keep.txt\n", "tmp/keep.txt": "ignored with its directory\n" });
     r.git("add", "-f", "tmp/.gitignore");
     r.git("commit", "-qm", "tracked .gitignore inside an ignored directory");
     const snap = r.ok("snapshot");
-    expect(filesOf(r, snap.id).sort()).toEqual([".gitignore", "a.txt", "tmp/.gitignore"]);
+    expect((await filesOf(r, snap.id)).sort()).toEqual([".gitignore", "a.txt", "tmp/.gitignore"]);
     r.write({ ".gitignore": "" }); // now tmp/keep.txt is captured
     const report = r.ok("restore", snap.id);
     expect(report.deleted).toEqual([]);
     expect(r.read("tmp/keep.txt")).toBe("ignored with its directory\n");
   });
 
-  it("honours the user's core.excludesFile set in the repository config", () => {
+  it("honours the user's core.excludesFile set in the repository config", async () => {
     const r = repo({ "a.txt": "a\n" });
     const excludes = path.join(sandbox.home, `excludes-${path.basename(r.dir)}`);
     writeFileSync(excludes, "*.secret\n");
     r.git("config", "core.excludesFile", excludes);
     r.write({ "old.secret": "s\n", "u.txt": "u\n" });
     const snap = r.ok("snapshot");
-    expect(filesOf(r, snap.id).sort()).toEqual(["a.txt", "u.txt"]);
+    expect((await filesOf(r, snap.id)).sort()).toEqual(["a.txt", "u.txt"]);
     r.write({ "new.secret": "n\n", "old.secret": "changed\n" });
     const report = r.ok("restore", snap.id);
     expect(report.deleted).toEqual([]);
@@ -288,7 +290,7 @@ describe("capture in a git repository", () => {
     expect(r.read("old.secret")).toBe("changed\n");
   });
 
-  it("honours core.excludesFile from the user's global config and from a file the repository config includes", () => {
+  it("honours core.excludesFile from the user's global config and from a file the repository config includes", async () => {
     // Status runs from a git directory of its own: a global value it reads itself, a repository
     // one (here behind [include]) must be passed on.
     const r = repo({ "a.txt": "a\n" });
@@ -297,7 +299,7 @@ describe("capture in a git repository", () => {
     r.git("config", "--global", "core.excludesFile", globalExcludes);
     try {
       r.write({ "k.gsecret": "g\n", "u.txt": "u\n" });
-      expect(filesOf(r, r.ok("snapshot").id).sort()).toEqual(["a.txt", "u.txt"]);
+      expect((await filesOf(r, r.ok("snapshot").id)).sort()).toEqual(["a.txt", "u.txt"]);
 
       const included = path.join(sandbox.home, `included-${path.basename(r.dir)}`);
       const repoExcludes = path.join(sandbox.home, `repo-excludes-${path.basename(r.dir)}`);
@@ -306,7 +308,7 @@ describe("capture in a git repository", () => {
       r.git("config", "include.path", included);
       r.write({ "k.rsecret": "r\n" });
       // The repository's value replaces the global one, as in the user's own git.
-      expect(filesOf(r, r.ok("snapshot").id).sort()).toEqual(["a.txt", "k.gsecret", "u.txt"]);
+      expect((await filesOf(r, r.ok("snapshot").id)).sort()).toEqual(["a.txt", "k.gsecret", "u.txt"]);
     } finally {
       r.git("config", "--global", "--unset", "core.excludesFile");
     }
@@ -350,11 +352,11 @@ describe("capture in a git repository", () => {
 });
 
 describe(".ghostignore", () => {
-  it("keeps matching paths, tracked or not, out of snapshots and out of every restore", () => {
+  it("keeps matching paths, tracked or not, out of snapshots and out of every restore", async () => {
     const r = repo({ ".ghostignore": "secret/\n*.key\n", "config.key": "tracked key\n", "a.txt": "a\n" });
     r.write({ "secret/token": "t\n", "secret/deep/x": "x\n" });
     const snap = r.ok("snapshot");
-    expect(filesOf(r, snap.id).sort()).toEqual([".ghostignore", "a.txt"]);
+    expect((await filesOf(r, snap.id)).sort()).toEqual([".ghostignore", "a.txt"]);
     expect(excludedAt(snap, "config.key")).toMatchObject({ reason: "ignore-file" });
     expect(excludedAt(snap, "secret")).toMatchObject({ reason: "ignore-file", files: 2 });
     r.write({ "config.key": "changed\n", "new.key": "n\n", "a.txt": "agent\n" });
@@ -399,12 +401,12 @@ describe("scope and settings", () => {
     expect(r.ok("list")).toEqual([]);
   });
 
-  it("honours largeFileBytes from .ghostcommit.json", () => {
+  it("honours largeFileBytes from .ghostcommit.json", async () => {
     const r = repo({ ".ghostcommit.json": '{"largeFileBytes": 100}\n' });
     r.write({ "medium.txt": "m".repeat(101), "small.txt": "s".repeat(100) });
     const snap = r.ok("snapshot");
     expect(excludedAt(snap, "medium.txt")).toMatchObject({ reason: "large-file", bytes: 101 });
-    expect(filesOf(r, snap.id)).toContain("small.txt");
+    expect(await filesOf(r, snap.id)).toContain("small.txt");
   });
 
   it("does nothing when .ghostcommit.json says enabled: false", () => {

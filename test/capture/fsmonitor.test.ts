@@ -53,7 +53,7 @@ describe.skipIf(!installed)("Watchman through git's fsmonitor hook", () => {
     return r;
   };
 
-  it("starts watching once, says so, answers status, and sees every change", () => {
+  it("starts watching once, says so, answers status, and sees every change", async () => {
     const r = repo({ "src/a.ts": "one\n", "src/b.ts": "bee\n" });
     const first = tracedSnapshot(r);
     expect(first.stderr).toContain(`Watchman now watches ${r.dir}`);
@@ -70,7 +70,7 @@ describe.skipIf(!installed)("Watchman through git's fsmonitor hook", () => {
     expect(later.stderr).not.toContain("Watchman now watches");
     expect(later.hook.length).toBeGreaterThan(0);
     expect(later.hook.every((outcome) => outcome.startsWith("response-length"))).toBe(true);
-    expect(filesOf(r, later.id)).toEqual(["src/a.ts", "src/new/c.ts"]);
+    expect(await filesOf(r, later.id)).toEqual(["src/a.ts", "src/new/c.ts"]);
     r.ok("restore", first.id);
     expect(r.read("src/a.ts")).toBe("one\n");
     expect(r.read("src/b.ts")).toBe("bee\n");
@@ -87,7 +87,7 @@ describe.skipIf(!installed)("Watchman through git's fsmonitor hook", () => {
     }
   });
 
-  it("writes its private index only now and then (Watchman answers from an older token), and misses nothing between", () => {
+  it("writes its private index only now and then (Watchman answers from an older token), and misses nothing between", async () => {
     const r = repo({ "a.txt": "a\n" });
     tracedSnapshot(r);
     tracedSnapshot(r); // git's own token, then Watchman's: both are written
@@ -106,8 +106,8 @@ describe.skipIf(!installed)("Watchman through git's fsmonitor hook", () => {
       snaps.push(snap.id);
     }
     expect(readFileSync(indexFile).equals(written)).toBe(true);
-    expect(filesOf(r, snaps[1])).toEqual(["a.txt", "new/dir/c.txt"]);
-    expect(filesOf(r, snaps[2])).toEqual(["a.txt", "new/dir/c.txt", "new/e.txt"]);
+    expect(await filesOf(r, snaps[1])).toEqual(["a.txt", "new/dir/c.txt"]);
+    expect(await filesOf(r, snaps[2])).toEqual(["a.txt", "new/dir/c.txt", "new/e.txt"]);
     r.ok("restore", snaps[0]);
     expect(r.read("a.txt")).toBe("b\n");
     expect(r.exists("new")).toBe(false);
@@ -135,7 +135,7 @@ describe.skipIf(!installed)("Watchman through git's fsmonitor hook", () => {
     expect(readFileSync(name, "utf8")).toBe("one\n");
   });
 
-  it("works for a work tree whose path holds a space and a quote (the hook runs through the shell)", () => {
+  it("works for a work tree whose path holds a space and a quote (the hook runs through the shell)", async () => {
     const r = sandbox.repo("it's a repo", { "a.txt": "a\n" });
     watched.push(r.dir);
     tracedSnapshot(r);
@@ -143,10 +143,10 @@ describe.skipIf(!installed)("Watchman through git's fsmonitor hook", () => {
     r.write({ "a.txt": "b\n", "new dir/c.txt": "c\n" });
     const snap = tracedSnapshot(r);
     expect(snap.hook).toEqual([expect.stringMatching(/^response-length/)]);
-    expect(filesOf(r, snap.id)).toEqual(["a.txt", "new dir/c.txt"]);
+    expect(await filesOf(r, snap.id)).toEqual(["a.txt", "new dir/c.txt"]);
   });
 
-  it("a watch removed behind its back is noticed: that status checks every file, the next watches again", () => {
+  it("a watch removed behind its back is noticed: that status checks every file, the next watches again", async () => {
     const r = repo({ "a.txt": "a\n" });
     tracedSnapshot(r);
     tracedSnapshot(r);
@@ -154,7 +154,7 @@ describe.skipIf(!installed)("Watchman through git's fsmonitor hook", () => {
     r.write({ "a.txt": "changed\n", "b.txt": "new\n" });
     const lost = tracedSnapshot(r);
     expect(lost.hook).toEqual(["failed:1"]);
-    expect(filesOf(r, lost.id)).toEqual(["a.txt", "b.txt"]);
+    expect(await filesOf(r, lost.id)).toEqual(["a.txt", "b.txt"]);
     const again = tracedSnapshot(r);
     expect(again.stderr).toContain("Watchman now watches");
     expect(watchRoots()).toContain(r.dir);

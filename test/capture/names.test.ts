@@ -22,7 +22,7 @@ const ODD = [
 ];
 
 describe("odd file names", () => {
-  it("captures and restores names with newlines, quotes, dashes, pathspec magic and non-UTF-8 bytes", () => {
+  it("captures and restores names with newlines, quotes, dashes, pathspec magic and non-UTF-8 bytes", async () => {
     const r = repo({});
     const tracked: Record<string, string> = {};
     for (const name of ODD) tracked[`t/${name}`] = `tracked ${name}\n`;
@@ -39,7 +39,7 @@ describe("odd file names", () => {
     const before = workDigest(r.dir);
     const snap = r.ok("snapshot");
     expect(snap.fileCount).toBe(2 * (ODD.length + 1) + 1);
-    const files = filesOf(r, snap.id);
+    const files = await filesOf(r, snap.id);
     for (const name of ODD) expect(files).toEqual(expect.arrayContaining([`t/${name}`, `u/${name}`]));
 
     // The agent edits, deletes and adds odd names.
@@ -62,11 +62,11 @@ describe("odd file names", () => {
     );
   });
 
-  it("an include path with pathspec magic or a leading dash is taken literally", () => {
+  it("an include path with pathspec magic or a leading dash is taken literally", async () => {
     const r = repo({ ".gitignore": "*.secret\n" });
     r.write({ ":(exclude)a.secret": "magic\n", "-v.secret": "dash\n", "b.secret": "other\n" });
     const snap = r.ok("snapshot", "--include", ":(exclude)a.secret", "--include=-v.secret");
-    expect(filesOf(r, snap.id).sort()).toEqual(["-v.secret", ".gitignore", ":(exclude)a.secret"]);
+    expect((await filesOf(r, snap.id)).sort()).toEqual(["-v.secret", ".gitignore", ":(exclude)a.secret"]);
   });
 });
 

@@ -84,13 +84,13 @@ describe("a folder holding several repositories", () => {
     expect([fe.exists("x.log"), fe.read(".gitignore"), fe.read("a.js")]).toEqual([false, "*.log\n", "a\n"]);
   });
 
-  it("captures each repository by its own rules and restores into it, its .git and index untouched", () => {
+  it("captures each repository by its own rules and restores into it, its .git and index untouched", async () => {
     const { folder, repos } = folderOfRepos(["fe", "be"]);
     const [fe, be] = repos;
     folder.write({ "notes.md": "top\n" });
     const snap = folder.ok("snapshot");
     expect(snap.excluded).toEqual([]);
-    expect(filesOf(folder, snap.id).sort()).toEqual([
+    expect((await filesOf(folder, snap.id)).sort()).toEqual([
       "be/.gitignore",
       "be/a.txt",
       "be/src/m.js",
@@ -178,7 +178,7 @@ describe("a folder holding several repositories", () => {
     ]);
   });
 
-  it("never captures nor writes a bare repository or a separate git directory it holds", () => {
+  it("never captures nor writes a bare repository or a separate git directory it holds", async () => {
     const folder = new Repo(sandbox, sandbox.dir(`folder${++folders}`));
     const app = sandbox.repo(`${path.basename(folder.dir)}/app`, { f: "v1\n" });
     sandbox.git(folder.dir, "clone", "-q", "--bare", app.dir, "origin.git");
@@ -188,7 +188,7 @@ describe("a folder holding several repositories", () => {
       { path: "origin.git", reason: "nested-repo" },
       { path: "sep", reason: "nested-repo" },
     ]);
-    expect(filesOf(folder, snap.id)).toEqual(["app/f"]);
+    expect(await filesOf(folder, snap.id)).toEqual(["app/f"]);
 
     app.git("remote", "add", "origin", "../origin.git");
     app.write({ f: "v2\n" });
@@ -219,20 +219,20 @@ describe("a folder holding several repositories", () => {
     expect([fe.read("a.js"), fe.read("out.txt")]).toEqual(["b\n", "out\n"]);
   });
 
-  it("reports a repository over the plain-directory budget instead of walking it", () => {
+  it("reports a repository over the plain-directory budget instead of walking it", async () => {
     const { folder } = folderOfRepos(["big", "small"]);
     folder.write({ ".ghostcommit.json": JSON.stringify({ budgetFiles: 2 }) });
     sandbox.git(folder.path("small"), "rm", "-q", "src/m.js");
     sandbox.git(folder.path("small"), "commit", "-qm", "smaller");
     const snap = folder.ok("snapshot");
     expect(snap.excluded).toEqual([{ path: "big", reason: "budget", files: 3 }]);
-    expect(filesOf(folder, snap.id).filter((f) => f.startsWith("small/"))).toEqual([
+    expect((await filesOf(folder, snap.id)).filter((f) => f.startsWith("small/"))).toEqual([
       "small/.gitignore",
       "small/a.txt",
       "small/untracked.txt",
     ]);
   });
-  it("treats a held repository's submodule as a git workspace treats its own", () => {
+  it("treats a held repository's submodule as a git workspace treats its own", async () => {
     const lib = repo({ "lib.c": "v1\n" });
     lib.write({ "lib.c": "v2\n" });
     lib.git("commit", "-qam", "v2");
@@ -248,7 +248,7 @@ describe("a folder holding several repositories", () => {
 
     // By default: kept as the commit checked out in it, and a turn that checks out another changes it.
     const before = folder.ok("snapshot");
-    expect(filesOf(folder, before.id).filter((f) => f.startsWith("app/lib"))).toEqual(["app/lib"]);
+    expect((await filesOf(folder, before.id)).filter((f) => f.startsWith("app/lib"))).toEqual(["app/lib"]);
     expect(inStore(before.id)).toBe(v2);
     folder.ok("turn", "begin", "--session", "s", "--turn", "1");
     app.write({ "lib/lib.c": "v2\n" });
@@ -262,7 +262,7 @@ describe("a folder holding several repositories", () => {
     app.write({ "lib/lib.c": "edited\n" });
     const snap = folder.ok("snapshot");
     expect(snap.excluded).toEqual([]);
-    expect(filesOf(folder, snap.id).filter((f) => f.startsWith("app/lib"))).toEqual([
+    expect((await filesOf(folder, snap.id)).filter((f) => f.startsWith("app/lib"))).toEqual([
       "app/lib/lib.c",
       "app/lib/new.c",
     ]);
@@ -322,7 +322,7 @@ describe("repositories nested in a git workspace", () => {
 
   // Found with Codex hooks: an apply_patch that edited a submodule's file made the turn's
   // snapshots hold that file in place of the submodule's gitlink, and diff call the submodule deleted.
-  it("leave out a touched file inside a submodule or nested repository, keeping the gitlink", () => {
+  it("leave out a touched file inside a submodule or nested repository, keeping the gitlink", async () => {
     const r = withSubmoduleAndRepo({ "tools/run.sh": "run\n" });
     r.ok("turn", "begin", "--session", "s", "--turn", "1");
     r.ok("touch", "--session", "s", "lib/lib.c", "tools/run.sh", "a.txt");
@@ -330,7 +330,7 @@ describe("repositories nested in a git workspace", () => {
     expect(r.ok("turn", "end", "--session", "s", "--turn", "1").changed).toEqual(["a.txt"]);
     const [ended] = r.ok("log", "--session", "s");
     for (const id of [ended.before, ended.after])
-      expect(filesOf(r, id).sort()).toEqual([".gitmodules", "a.txt", "lib"]);
+      expect((await filesOf(r, id)).sort()).toEqual([".gitmodules", "a.txt", "lib"]);
     const diff = r.ok("diff", ended.before, ended.after);
     expect(diff.map((e: any) => [e.status, e.path])).toEqual([["modified", "a.txt"]]);
     const rewound = r.ok("rewind", "--to", "1");
@@ -342,7 +342,7 @@ describe("repositories nested in a git workspace", () => {
     ]);
   });
 
-  it("stay excluded by default and are captured by their own rules with nestedRepos: capture", () => {
+  it("stay excluded by default and are captured by their own rules with nestedRepos: capture", async () => {
     const r = withSubmoduleAndRepo({
       "tools/.gitignore": "out/\n",
       "tools/run.sh": "run\n",
@@ -351,12 +351,12 @@ describe("repositories nested in a git workspace", () => {
 
     const before = r.ok("snapshot");
     expect(before.excluded).toEqual([{ path: "tools", reason: "nested-repo" }]);
-    expect(filesOf(r, before.id).sort()).toEqual([".gitmodules", "a.txt", "lib"]);
+    expect((await filesOf(r, before.id)).sort()).toEqual([".gitmodules", "a.txt", "lib"]);
 
     r.write({ ".ghostcommit.json": JSON.stringify({ nestedRepos: "capture" }) });
     const snap = r.ok("snapshot");
     expect(snap.excluded).toEqual([]);
-    expect(filesOf(r, snap.id).sort()).toEqual([
+    expect((await filesOf(r, snap.id)).sort()).toEqual([
       ".ghostcommit.json",
       ".gitmodules",
       "a.txt",

@@ -72,7 +72,7 @@ function planFiles(): string[] {
 }
 
 describe("status started ahead of the bundle", () => {
-  it("a later snapshot takes it, and holds every edit, new file and deletion made since the last one", () => {
+  it("a later snapshot takes it, and holds every edit, new file and deletion made since the last one", async () => {
     const repo = makeRepo({ "src/a.ts": "a1\n", "src/b.ts": "b1\n", "README.md": "readme\n" });
     expect(snapshot(repo).ahead).toEqual([]); // no plan yet
     snapshot(repo); // the private index copy's first write: nothing started ahead of a status that writes
@@ -80,7 +80,7 @@ describe("status started ahead of the bundle", () => {
     repo.remove("src/b.ts");
     const later = snapshot(repo);
     expect(later.ahead).toEqual(["started", "adopted"]);
-    expect(filesOf(repo, later.id)).toEqual(["README.md", "notes/new.txt", "src/a.ts"]);
+    expect(await filesOf(repo, later.id)).toEqual(["README.md", "notes/new.txt", "src/a.ts"]);
     repo.write({ "src/a.ts": "a3\n" });
     const again = snapshot(repo);
     expect(again.ahead).toEqual(["started", "adopted"]);
@@ -119,7 +119,7 @@ describe("status started ahead of the bundle", () => {
     expect(repo.read("draft.md")).toBe("draft\n");
   });
 
-  it("an agent's turn through the command line takes it for both its snapshots, and records what the turn changed", () => {
+  it("an agent's turn through the command line takes it for both its snapshots, and records what the turn changed", async () => {
     const repo = makeRepo({ "src/app.ts": "v1\n", "README.md": "readme\n" });
     snapshot(repo);
     snapshot(repo); // the plan for this directory, with the private index copy written
@@ -142,11 +142,11 @@ describe("status started ahead of the bundle", () => {
     const ended = turn("end");
     expect([begun.adopted, ended.adopted]).toEqual([true, true]);
     expect([...ended.json.changed].sort()).toEqual(["README.md", "src/app.ts", "src/new.ts"]);
-    expect(filesOf(repo, ended.json.after)).toEqual(["src/app.ts", "src/new.ts"]);
+    expect(await filesOf(repo, ended.json.after)).toEqual(["src/app.ts", "src/new.ts"]);
     expect(contentAt(repo, begun.json.before, "src/app.ts")).toBe("edited before the turn\n");
   });
 
-  it("is dropped when HEAD moved, the user's index changed or info/exclude changed, and the snapshot is right", () => {
+  it("is dropped when HEAD moved, the user's index changed or info/exclude changed, and the snapshot is right", async () => {
     const repo = makeRepo({ "app.js": "v1\n" });
     snapshot(repo);
     snapshot(repo);
@@ -163,7 +163,7 @@ describe("status started ahead of the bundle", () => {
     repo.write({ "staged.txt": "s\n" });
     repo.git("add", "staged.txt");
     const afterAdd = snapshot(repo);
-    expect(filesOf(repo, afterAdd.id)).toEqual(["app.js", "staged.txt"]);
+    expect(await filesOf(repo, afterAdd.id)).toEqual(["app.js", "staged.txt"]);
     expect(afterAdd.ahead).toEqual([]);
 
     snapshot(repo);
@@ -172,7 +172,7 @@ describe("status started ahead of the bundle", () => {
     snapshot(repo);
     writeFileSync(repo.path(".git/info/exclude"), "secret.txt\n");
     const afterExclude = snapshot(repo);
-    expect(filesOf(repo, afterExclude.id)).toEqual(["app.js", "staged.txt"]);
+    expect(await filesOf(repo, afterExclude.id)).toEqual(["app.js", "staged.txt"]);
     expect(afterExclude.ahead).toEqual(["started", "discarded (info/exclude changed)"]);
     expect(storeTmp()).toEqual([]);
   });
@@ -245,7 +245,7 @@ describe("status started ahead of the bundle", () => {
     expect(repo.read("a.txt")).toBe("a3\n");
   });
 
-  it("a plain directory's later snapshot takes it too, and a status started ahead never writes the store's index", () => {
+  it("a plain directory's later snapshot takes it too, and a status started ahead never writes the store's index", async () => {
     const dir = new Repo(sandbox, sandbox.dir("plain-ahead"));
     dir.write({ "src/a.txt": "a1\n", "src/deep/b.txt": "b1\n", "notes.md": "n\n" });
     expect(snapshot(dir).ahead).toEqual([]); // the first snapshot lists everything, no status
@@ -258,13 +258,13 @@ describe("status started ahead of the bundle", () => {
     const later = snapshot(dir);
     expect(later.ahead).toEqual(["started", "adopted"]);
     expect(later.trace).not.toContain("status asked again"); // git said no ignore file changed
-    expect(filesOf(dir, later.id)).toEqual(["src/a.txt", "src/deep/b.txt", "src/deep/new/c.txt"]);
+    expect(await filesOf(dir, later.id)).toEqual(["src/a.txt", "src/deep/b.txt", "src/deep/new/c.txt"]);
     // The same directory turned into a file.
     dir.remove("src/deep/new");
     dir.write({ "src/deep/new": "now a file\n" });
     const kind = snapshot(dir);
     expect(kind.ahead).toEqual(["started", "adopted"]);
-    expect(filesOf(dir, kind.id)).toEqual(["src/a.txt", "src/deep/b.txt", "src/deep/new"]);
+    expect(await filesOf(dir, kind.id)).toEqual(["src/a.txt", "src/deep/b.txt", "src/deep/new"]);
     const after = statSync(index, { bigint: true });
     expect([after.ino, after.mtimeNs]).toEqual([written.ino, written.mtimeNs]);
 
@@ -278,7 +278,7 @@ describe("status started ahead of the bundle", () => {
     dir.write({ "src/a.txt": "a4\n", "bulk/f7.txt": "seven\n" });
     const back = snapshot(dir);
     expect(back.ahead).toEqual(["started", "adopted"]);
-    expect(filesOf(dir, back.id)).toHaveLength(453);
+    expect(await filesOf(dir, back.id)).toHaveLength(453);
     expect(contentAt(dir, later.id, "src/a.txt")).toBe("a2\n");
     expect(contentAt(dir, kind.id, "src/deep/new")).toBe("now a file\n");
     expect(contentAt(dir, back.id, "bulk/f7.txt")).toBe("seven\n");
@@ -295,7 +295,9 @@ describe("status started ahead of the bundle", () => {
     const hidden = snapshot(dir);
     expect(hidden.ahead).toEqual(["started", "adopted"]);
     expect(hidden.trace).toContain("capture: status asked again");
-    expect(filesOf(dir, hidden.id)).toEqual(expect.arrayContaining(["src/.gitignore", "src/hidden.txt"]));
+    expect(await filesOf(dir, hidden.id)).toEqual(
+      expect.arrayContaining(["src/.gitignore", "src/hidden.txt"]),
+    );
     expect(storeTmp()).toEqual([]);
   });
 

@@ -64,7 +64,7 @@ describe("the private index copy of a large tree is built by a detached process"
     r.write({ "pkg0/file0.txt": "edited\n", "fresh/a.txt": "a\n", "pkg1/new.txt": "n\n" });
     const first = tracedSnapshot();
     expect(first.deferred).toBe(true);
-    const firstFiles = filesOf(r, first.snap.id);
+    const firstFiles = await filesOf(r, first.snap.id);
     expect(firstFiles).toHaveLength(20_002);
     expect(firstFiles).toEqual(expect.arrayContaining(["fresh/a.txt", "pkg1/new.txt"]));
 
@@ -77,7 +77,7 @@ describe("the private index copy of a large tree is built by a detached process"
     r.remove("pkg1/new.txt");
     const second = tracedSnapshot();
     expect(second.deferred).toBe(false);
-    const secondFiles = filesOf(r, second.snap.id);
+    const secondFiles = await filesOf(r, second.snap.id);
     expect(secondFiles).toEqual(
       expect.arrayContaining(["fresh/a.txt", "fresh/b.txt", "fresh/deeper/c.txt", "pkg2/other.txt"]),
     );
@@ -92,7 +92,7 @@ describe("the private index copy of a large tree is built by a detached process"
     r.write({ "fresh/after-commit.txt": "x\n", "pkg3/file3.txt": "changed\n" });
     const snap = tracedSnapshot();
     expect(snap.deferred).toBe(true);
-    const files = filesOf(r, snap.snap.id);
+    const files = await filesOf(r, snap.snap.id);
     expect(files).toEqual(
       expect.arrayContaining(["fresh/after-commit.txt", "fresh/deeper/c.txt", "pkg2/other.txt"]),
     );
@@ -101,7 +101,7 @@ describe("the private index copy of a large tree is built by a detached process"
     expect(copyHasUntrackedCache()).toBe(true);
     const next = tracedSnapshot();
     expect(next.deferred).toBe(false);
-    expect(filesOf(r, next.snap.id)).toEqual(files);
+    expect(await filesOf(r, next.snap.id)).toEqual(files);
   }, 120_000);
 
   test("a build in progress is not started twice; a claim left by a killed build is taken over", async () => {
@@ -112,7 +112,7 @@ describe("the private index copy of a large tree is built by a detached process"
     r.write({ "pkg4/during.txt": "d\n" });
     const during = tracedSnapshot();
     expect(during.deferred).toBe(true);
-    expect(filesOf(r, during.snap.id)).toContain("pkg4/during.txt");
+    expect(await filesOf(r, during.snap.id)).toContain("pkg4/during.txt");
     await sleep(500);
     expect(existsSync(claim())).toBe(true); // still ours: no build took it over
     const stale = new Date(Date.now() - 10 * 60_000);
@@ -124,7 +124,9 @@ describe("the private index copy of a large tree is built by a detached process"
     r.write({ "pkg4/later.txt": "l\n" });
     const later = tracedSnapshot();
     expect(later.deferred).toBe(false);
-    expect(filesOf(r, later.snap.id)).toEqual(expect.arrayContaining(["pkg4/during.txt", "pkg4/later.txt"]));
+    expect(await filesOf(r, later.snap.id)).toEqual(
+      expect.arrayContaining(["pkg4/during.txt", "pkg4/later.txt"]),
+    );
   }, 120_000);
 
   test("where a conversion appears, the proof of the user's index is made beside the status reading it", async () => {

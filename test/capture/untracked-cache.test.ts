@@ -34,12 +34,12 @@ describe.each([
     return r;
   };
 
-  it("sees files and directories appearing inside cached ones, and kinds changing", () => {
+  it("sees files and directories appearing inside cached ones, and kinds changing", async () => {
     const r = repo({ "src/main.ts": "main\n" });
     r.write({ "new/a.txt": "a\n", "thing/inside.txt": "i\n", flat: "f\n", "src/extra.ts": "e\n" });
     const gitBefore = gitDirDigest(r);
     const first = r.ok("snapshot");
-    expect(filesOf(r, first.id)).toEqual(
+    expect(await filesOf(r, first.id)).toEqual(
       ["flat", "new/a.txt", "src/extra.ts", "src/main.ts", "thing/inside.txt"].sort(),
     );
 
@@ -49,7 +49,7 @@ describe.each([
     r.remove("flat");
     r.write({ "flat/x.txt": "now a dir\n" }); // a file turned into a directory
     const second = r.ok("snapshot");
-    expect(filesOf(r, second.id)).toEqual(
+    expect(await filesOf(r, second.id)).toEqual(
       [
         "flat/x.txt",
         "new/a.txt",
@@ -65,9 +65,9 @@ describe.each([
     r.remove("new/sub/deep");
     r.write({ ".gitignore": "*.log\n", "new/sub/skip.log": "ignored\n" });
     const third = r.ok("snapshot");
-    expect(filesOf(r, third.id)).not.toContain("new/sub/deep/c.txt");
-    expect(filesOf(r, third.id)).not.toContain("new/sub/skip.log");
-    expect(filesOf(r, third.id)).toContain("new/sub/b.txt");
+    expect(await filesOf(r, third.id)).not.toContain("new/sub/deep/c.txt");
+    expect(await filesOf(r, third.id)).not.toContain("new/sub/skip.log");
+    expect(await filesOf(r, third.id)).toContain("new/sub/b.txt");
 
     r.ok("restore", first.id);
     expect(r.read("flat")).toBe("f\n");
@@ -76,7 +76,7 @@ describe.each([
     expect(gitDirDigest(r)).toEqual(gitBefore); // the user's index is never written
   });
 
-  it("applies ignore rules, dependency dirs, nested repositories and large dirs inside a new directory", () => {
+  it("applies ignore rules, dependency dirs, nested repositories and large dirs inside a new directory", async () => {
     const r = repo({ "README.md": "r\n" });
     const files: Record<string, string> = {
       ".gitignore": "*.tmp\n",
@@ -92,13 +92,13 @@ describe.each([
     r.ok("snapshot");
     r.write({ "tool/more.js": "m\n" });
     const snap = r.ok("snapshot");
-    expect(filesOf(r, snap.id)).toEqual([".gitignore", "README.md", "tool/keep.js", "tool/more.js"]);
+    expect(await filesOf(r, snap.id)).toEqual([".gitignore", "README.md", "tool/keep.js", "tool/more.js"]);
     expect(excludedAt(snap, "tool/node_modules")).toMatchObject({ reason: "dependency-dir", files: 2 });
     expect(excludedAt(snap, "tool/nested")).toMatchObject({ reason: "nested-repo" });
     expect(excludedAt(snap, "gen")).toMatchObject({ reason: "large-dir", files: 201 });
   });
 
-  it("a later status reads only the directories that changed (git's own counters)", () => {
+  it("a later status reads only the directories that changed (git's own counters)", async () => {
     const r = repo({ "README.md": "r\n" });
     const files: Record<string, string> = {};
     for (let d = 0; d < 40; d++) for (let f = 0; f < 5; f++) files[`src/d${d}/f${f}.ts`] = "x\n";
@@ -130,10 +130,10 @@ describe.each([
     r.write({ "src/d7/another.txt": "new\n" });
     // Only src/d7 changed: the cache serves the other 40 directories without reading them.
     expect(openedByStatus()).toBeLessThanOrEqual(2);
-    expect(filesOf(r, r.ok("list")[0].id)).toContain("src/d7/another.txt");
+    expect(await filesOf(r, r.ok("list")[0].id)).toContain("src/d7/another.txt");
   });
 
-  it("a directory that becomes a repository, and a repository that becomes a plain directory", () => {
+  it("a directory that becomes a repository, and a repository that becomes a plain directory", async () => {
     const r = repo({ "README.md": "r\n" });
     r.write({ "vendor/lib/a.txt": "a\n", "old/b.txt": "b\n" });
     execFileSync("git", ["init", "-q", r.path("old")], { env: r.sandbox.env });
@@ -141,17 +141,17 @@ describe.each([
     const past = new Date(Date.now() - 60_000);
     for (const dir of [".", "vendor", "vendor/lib", "old"]) utimesSync(r.path(dir), past, past);
     const first = r.ok("snapshot");
-    expect(filesOf(r, first.id)).toEqual(["README.md", "vendor/lib/a.txt"]);
+    expect(await filesOf(r, first.id)).toEqual(["README.md", "vendor/lib/a.txt"]);
     expect(excludedAt(first, "old")).toMatchObject({ reason: "nested-repo" });
 
     execFileSync("git", ["init", "-q", r.path("vendor/lib")], { env: r.sandbox.env });
     rmSync(r.path("old/.git"), { recursive: true });
     const second = r.ok("snapshot");
-    expect(filesOf(r, second.id)).toEqual(["README.md", "old/b.txt"]);
+    expect(await filesOf(r, second.id)).toEqual(["README.md", "old/b.txt"]);
     expect(excludedAt(second, "vendor/lib")).toMatchObject({ reason: "nested-repo" });
   });
 
-  it("a damaged private index is dropped and made again; the snapshot is still right", () => {
+  it("a damaged private index is dropped and made again; the snapshot is still right", async () => {
     const r = repo({ "a.txt": "a\n" });
     r.write({ "new/b.txt": "b\n" });
     r.ok("snapshot");
@@ -169,16 +169,16 @@ describe.each([
     for (const file of copies) writeFileSync(file, "DIRC damaged");
     r.write({ "new/c.txt": "c\n", "a.txt": "edited\n" });
     const snap = r.ok("snapshot");
-    expect(filesOf(r, snap.id)).toEqual(["a.txt", "new/b.txt", "new/c.txt"]);
+    expect(await filesOf(r, snap.id)).toEqual(["a.txt", "new/b.txt", "new/c.txt"]);
     r.write({ "new/d.txt": "d\n" });
-    expect(filesOf(r, r.ok("snapshot").id)).toContain("new/d.txt");
+    expect(await filesOf(r, r.ok("snapshot").id)).toContain("new/d.txt");
   });
 });
 
 describe("the private index is written now and then, not by every status", () => {
   beforeAll(() => useWatchman(false));
 
-  test("a changed directory (new files, a restore's renames) does not rewrite it each time, and nothing is missed", () => {
+  test("a changed directory (new files, a restore's renames) does not rewrite it each time, and nothing is missed", async () => {
     const r = makeRepo({ "src/a.ts": "a\n" });
     const first = r.ok("snapshot"); // makes the copy and fills its untracked cache
     const store = r.ok("doctor").store as string;
@@ -190,8 +190,8 @@ describe("the private index is written now and then, not by every status", () =>
     r.ok("restore", first.id); // renames a.ts back and deletes the new files
     const third = r.ok("snapshot");
     expect(readFileSync(indexFile).equals(written)).toBe(true);
-    expect(filesOf(r, second.id)).toEqual(["src/a.ts", "src/c.ts", "src/new/b.ts"]);
-    expect(filesOf(r, third.id)).toEqual(["src/a.ts"]);
+    expect(await filesOf(r, second.id)).toEqual(["src/a.ts", "src/c.ts", "src/new/b.ts"]);
+    expect(await filesOf(r, third.id)).toEqual(["src/a.ts"]);
     expect(r.read("src/a.ts")).toBe("a\n");
 
     // Once the last write is a minute old, the next status writes what it learnt.
@@ -201,14 +201,14 @@ describe("the private index is written now and then, not by every status", () =>
     r.write({ "src/later/d.ts": "d\n" });
     const fourth = r.ok("snapshot");
     expect(readFileSync(indexFile).equals(written)).toBe(false);
-    expect(filesOf(r, fourth.id)).toEqual(["src/a.ts", "src/later/d.ts"]);
+    expect(await filesOf(r, fourth.id)).toEqual(["src/a.ts", "src/later/d.ts"]);
   });
 });
 
 describe("status on your own index (split index, or a large tree's first snapshot)", () => {
   beforeAll(() => useWatchman(false));
 
-  test("uses the untracked cache your git keeps, and still sees every file added since", () => {
+  test("uses the untracked cache your git keeps, and still sees every file added since", async () => {
     const r = makeRepo({ "src/a.ts": "a\n" });
     // A split index is never copied: status reads the user's index as it is, with the cache the
     // user's git built into it (for both untracked modes, as a user's statuses would).
@@ -223,7 +223,7 @@ describe("status on your own index (split index, or a large tree's first snapsho
     r.write({ "cached/new.txt": "new\n", "cached/sub/deep/new.txt": "deep\n", "brandnew/x.txt": "x\n" });
     const gitBefore = gitDirDigest(r);
     const snap = r.ok("snapshot");
-    expect(filesOf(r, snap.id)).toEqual([
+    expect(await filesOf(r, snap.id)).toEqual([
       "brandnew/x.txt",
       "cached/new.txt",
       "cached/old.txt",

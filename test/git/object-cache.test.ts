@@ -42,7 +42,7 @@ describe("ObjectCache (trees and commits kept between captures)", () => {
     expect(new ObjectCache(file).get(objectId("commit", commit))).toBeNull();
   });
 
-  test("a later snapshot reads HEAD's trees from it without starting git cat-file; a damaged one changes nothing", () => {
+  test("a later snapshot reads HEAD's trees from it without starting git cat-file; a damaged one changes nothing", async () => {
     const r = repo({ "src/deep/a.ts": "a\n", "src/b.ts": "b\n", "docs/c.md": "c\n" });
     r.write({ "src/deep/a.ts": "first edit\n" });
     r.ok("snapshot"); // reads HEAD's trees along src/deep, and keeps them
@@ -53,7 +53,12 @@ describe("ObjectCache (trees and commits kept between captures)", () => {
     const cached = r.sandbox.cli(r.dir, ["snapshot", "--json"], undefined, { GIT_TRACE: gitTrace });
     expect(cached.status, cached.stderr).toBe(0);
     expect(readFileSync(gitTrace, "utf8")).not.toContain("cat-file");
-    expect(filesOf(r, cached.json.id)).toEqual(["docs/c.md", "src/b.ts", "src/deep/a.ts", "src/new.ts"]);
+    expect(await filesOf(r, cached.json.id)).toEqual([
+      "docs/c.md",
+      "src/b.ts",
+      "src/deep/a.ts",
+      "src/new.ts",
+    ]);
 
     // Every byte after each record's head flipped: each object fails its hash, git is asked.
     const damaged = readFileSync(cacheFile);

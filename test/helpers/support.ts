@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { afterAll } from "vitest";
+import { showIn } from "./in-process.js";
 import { type Repo, Sandbox } from "./repo.js";
 
 /** One sandbox per test file (each test makes its own uniquely named repository in it). */
@@ -62,9 +63,9 @@ export function mtimeNs(file: string): bigint {
   return lstatSync(file, { bigint: true }).mtimeNs;
 }
 
-/** A snapshot's file list via `show --json`. */
-export function filesOf(repo: Repo | { dir: string; ok: Repo["ok"] }, id: string): string[] {
-  return repo.ok("show", id).files as string[];
+/** A snapshot's file list, as `show --json` prints it. */
+export async function filesOf(repo: Repo, id: string): Promise<string[]> {
+  return (await showIn(repo, id)).files as string[];
 }
 
 /** Excluded entry for a path, or undefined. */

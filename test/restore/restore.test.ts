@@ -126,13 +126,13 @@ describe("restore", () => {
     expect(r.git("diff", "--cached", "--name-only")).toBe("a.txt\nc.txt\n");
   });
 
-  it("captures a staged deletion as absent and a staged-only change by its working-tree bytes", () => {
+  it("captures a staged deletion as absent and a staged-only change by its working-tree bytes", async () => {
     const r = repo({ "gone.txt": "g\n", "x.txt": "x\n" });
     r.git("rm", "-q", "gone.txt");
     r.write({ "x.txt": "y\n" });
     r.git("add", "x.txt");
     const snap = r.ok("snapshot");
-    expect(filesOf(r, snap.id)).toEqual(["x.txt"]);
+    expect(await filesOf(r, snap.id)).toEqual(["x.txt"]);
     r.write({ "gone.txt": "back\n" });
     const report = r.ok("restore", snap.id);
     expect(report.deleted).toEqual(["gone.txt"]);
@@ -396,7 +396,7 @@ describe("restore", () => {
     expect(r.ok("list").map((s: any) => s.id)).toEqual([snap.id]);
   });
 
-  it("snapshots and restores in the middle of a merge with unmerged entries", () => {
+  it("snapshots and restores in the middle of a merge with unmerged entries", async () => {
     const r = repo({ "c.txt": "base\n", "ours-deleted.txt": "o\n", "theirs-deleted.txt": "t\n" });
     r.git("checkout", "-q", "-b", "side");
     r.write({ "c.txt": "side\n", "ours-deleted.txt": "side edit\n" });
@@ -412,7 +412,7 @@ describe("restore", () => {
     expect(conflicted).toContain("<<<<<<<");
     const index = readFileSync(r.path(".git/index"));
     const snap = r.ok("snapshot");
-    const files = filesOf(r, snap.id).sort();
+    const files = (await filesOf(r, snap.id)).sort();
     expect(files).toEqual(["c.txt", "ours-deleted.txt", "theirs-deleted.txt"]);
     expect(snap.fileCount).toBe(files.length); // "deleted by us" is not in HEAD, but on disk
     r.write({ "c.txt": "resolved by agent\n" });

@@ -1,9 +1,12 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll } from "vitest";
-import { openWorkspace, type Workspace } from "../../src/workspace.js";
+import type { Workspace } from "../../src/workspace.js";
 import type { StoreKind } from "../../src/config.js";
 import type { Snapshot, SnapshotOptions, TurnEnded } from "../../src/types.js";
+import { openIn } from "../helpers/in-process.js";
 import { Repo, Sandbox } from "../helpers/repo.js";
+
+export { openIn };
 
 /** One sandbox per test file; each test makes its own uniquely named repository or directory in it. */
 export function sessionSandbox(): {
@@ -53,12 +56,6 @@ export async function libTurn(
   await handle.beginTurn(id, { prompt });
   edits();
   return handle.endTurn(id);
-}
-
-/** Opens a workspace in-process with the sandbox's hermetic environment. */
-export async function openIn(sandbox: Sandbox, dir: string, store?: StoreKind): Promise<Workspace> {
-  sandbox.applyToProcess();
-  return openWorkspace(store ? { cwd: dir, store } : { cwd: dir });
 }
 
 /**

@@ -132,13 +132,13 @@ describe("worktrees, sparse checkout and plain directories", () => {
     expect(r.read("a.txt")).toBe("in main\n");
   });
 
-  it("sparse checkout: skip-worktree files are neither lost nor materialized", () => {
+  it("sparse checkout: skip-worktree files are neither lost nor materialized", async () => {
     const r = repo({ "in/a.txt": "a\n", "out/b.txt": "b\n", "top.txt": "t\n" });
     r.git("sparse-checkout", "set", "in");
     expect(r.exists("out/b.txt")).toBe(false);
     const index = readFileSync(r.path(".git/index"));
     const snap = r.ok("snapshot");
-    expect(filesOf(r, snap.id).sort()).toEqual(["in/a.txt", "out/b.txt", "top.txt"]);
+    expect((await filesOf(r, snap.id)).sort()).toEqual(["in/a.txt", "out/b.txt", "top.txt"]);
     r.write({ "in/a.txt": "agent\n", "in/new.txt": "n" });
     const report = r.ok("restore", snap.id);
     expect(report.written).toEqual(["in/a.txt"]);
@@ -180,14 +180,14 @@ describe("worktrees, sparse checkout and plain directories", () => {
     expect(unfetched()).toBe(true);
   });
 
-  it("never enters a submodule: its gitlink is kept and its files are left alone", () => {
+  it("never enters a submodule: its gitlink is kept and its files are left alone", async () => {
     const lib = repo({ "lib.c": "int lib;\n" });
     const r = repo({ "a.txt": "a\n" });
     r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "lib");
     r.git("commit", "-qm", "submodule");
     r.write({ "lib/lib.c": "changed inside\n", "lib/new.c": "new inside\n" });
     const snap = r.ok("snapshot");
-    expect(filesOf(r, snap.id).sort()).toEqual([".gitmodules", "a.txt", "lib"]);
+    expect((await filesOf(r, snap.id)).sort()).toEqual([".gitmodules", "a.txt", "lib"]);
     r.write({ "lib/lib.c": "changed again\n", "a.txt": "agent\n" });
     r.remove("lib/new.c");
     const report = r.ok("restore", snap.id);
