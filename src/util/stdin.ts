@@ -53,7 +53,18 @@ export async function readStdin(): Promise<string> {
 export async function hookEventWithin(waitMs: number): Promise<string | null> {
   const collected = collect();
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([collected.done, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+  // At the deadline the event may be waiting unread: a process kept off the CPU past it (a loaded
+  // machine) runs its timers before it polls its input, and a socket's end comes a poll after its
+  // data. So the wait ends at the first poll that brings nothing new.
+  const deadline = new Promise<void>((resolve) => {
+    const lastLook = (seen: number) => {
+      const now = collected.chunks.length;
+      if (now === seen) resolve();
+      else setImmediate(() => lastLook(now));
+    };
+    timer = setTimeout(() => lastLook(-1), waitMs);
+  });
+  await Promise.race([collected.done, deadline]);
   clearTimeout(timer);
   return collected.ended ? Buffer.concat(collected.chunks).toString("utf8") : null;
 }
