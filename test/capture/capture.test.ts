@@ -2,6 +2,7 @@ import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { excludedAt, fileSandbox, filesOf } from "../helpers/support.js";
+import { listIn } from "../helpers/in-process.js";
 
 const { sandbox, repo } = fileSandbox();
 
@@ -192,13 +193,13 @@ describe("capture in a git repository", () => {
     expect(existsSync(path.join(dir, "second.txt"))).toBe(false);
   });
 
-  it("records the HEAD commit as parent and a custom message", () => {
+  it("records the HEAD commit as parent and a custom message", async () => {
     const r = repo();
     const head = r.git("rev-parse", "HEAD").trim();
     const snap = r.ok("snapshot", "-m", "before the refactor");
     expect(snap.parent).toBe(head);
     expect(snap.message).toBe("before the refactor");
-    expect(r.ok("list")[0]).toMatchObject({ id: snap.id, message: "before the refactor" });
+    expect((await listIn(r))[0]).toMatchObject({ id: snap.id, message: "before the refactor" });
   });
 
   it("captures a force-included ignored file and restores it", async () => {
@@ -234,7 +235,7 @@ describe("capture in a git repository", () => {
     expect(await filesOf(r, one.id)).toContain("node_modules/y.js");
   });
 
-  it("refuses an include outside the workspace with exit 1 and writes nothing", () => {
+  it("refuses an include outside the workspace with exit 1 and writes nothing", async () => {
     const r = repo();
     sandbox.dir("outside");
     writeFileSync(path.join(sandbox.home, "outside", "x"), "x");
@@ -244,7 +245,7 @@ describe("capture in a git repository", () => {
       expect(result.json.error.code).toBe("outside-workspace");
       expect(result.stderr).toMatch(/^ghostcommit: /);
     }
-    expect(r.ok("list")).toEqual([]);
+    expect(await listIn(r)).toEqual([]);
   });
 
   it("keeps ignored files as they are: changed, new and deleted ones", async () => {
@@ -371,7 +372,7 @@ describe(".ghostignore", () => {
 });
 
 describe("scope and settings", () => {
-  it("a subdirectory workspace captures and restores only below it", () => {
+  it("a subdirectory workspace captures and restores only below it", async () => {
     const r = repo({ "top.txt": "top\n", "sub/in.txt": "in\n" });
     r.write({
       "top.txt": "top edited\n",
@@ -398,7 +399,7 @@ describe("scope and settings", () => {
     expect(r.read("outside-new.txt")).toBe("o");
     // -C names the same workspace from elsewhere, and the repository root is a different one.
     expect(sandbox.ok(r.dir, "-C", "sub", "list").map((s: any) => s.id)).toEqual([report.safety, snap.id]);
-    expect(r.ok("list")).toEqual([]);
+    expect(await listIn(r)).toEqual([]);
   });
 
   it("honours largeFileBytes from .ghostcommit.json", async () => {
@@ -409,7 +410,7 @@ describe("scope and settings", () => {
     expect(await filesOf(r, snap.id)).toContain("small.txt");
   });
 
-  it("does nothing when .ghostcommit.json says enabled: false", () => {
+  it("does nothing when .ghostcommit.json says enabled: false", async () => {
     const r = repo({ ".ghostcommit.json": '{"enabled": false}\n' });
     const result = r.cli(["snapshot", "--json"]);
     expect(result.status).toBe(1);
@@ -417,7 +418,7 @@ describe("scope and settings", () => {
     const workspaces = path.join(sandbox.home, "data", "workspaces");
     const before = existsSync(workspaces) ? readdirSync(workspaces).length : 0;
     r.cli(["snapshot"]);
-    expect(r.ok("list")).toEqual([]);
+    expect(await listIn(r)).toEqual([]);
     expect(r.ok("gc")).toEqual({
       dropped: [],
       kept: [],

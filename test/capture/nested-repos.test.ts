@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { Repo } from "../helpers/repo.js";
 import { fileSandbox, filesOf, gitDirDigest, treeDigest } from "../helpers/support.js";
 import { snapshotIn } from "../session/support.js";
+import { logIn } from "../helpers/in-process.js";
 
 const { sandbox, repo } = fileSandbox();
 let folders = 0;
@@ -328,7 +329,7 @@ describe("repositories nested in a git workspace", () => {
     r.ok("touch", "--session", "s", "lib/lib.c", "tools/run.sh", "a.txt");
     r.write({ "lib/lib.c": "edited in the submodule\n", "tools/run.sh": "edited\n", "a.txt": "agent\n" });
     expect(r.ok("turn", "end", "--session", "s", "--turn", "1").changed).toEqual(["a.txt"]);
-    const [ended] = r.ok("log", "--session", "s");
+    const [ended] = await logIn(r, "s");
     for (const id of [ended.before, ended.after])
       expect((await filesOf(r, id)).sort()).toEqual([".gitmodules", "a.txt", "lib"]);
     const diff = r.ok("diff", ended.before, ended.after);

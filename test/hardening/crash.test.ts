@@ -15,6 +15,7 @@ import { CLI, Sandbox } from "../helpers/repo.js";
 import { killedAtCall } from "../restore/strace.js";
 import { snapshotIn } from "../session/support.js";
 import { cliAsync, fingerprint, fsckStore, seeded, storeDir } from "./helpers.js";
+import { listIn } from "../helpers/in-process.js";
 
 function tempFiles(print: Map<string, string>): string[] {
   return [...print.keys()].filter((p) => /\.gc-[0-9a-f-]+~$/.test(p));
@@ -302,7 +303,7 @@ describe("a gc killed while its git writes refs", () => {
       const gc = repo.cli(["gc"]);
       expect(gc.status, `gc after a kill at rename ${n}: ${gc.stderr}`).toBe(0);
       expect(locks(), `killed at rename ${n}`).toEqual([]);
-      const [oldest] = repo.ok("list").slice(-1);
+      const [oldest] = (await listIn(repo)).slice(-1);
       expect(repo.cli(["drop", oldest.id]).status, `drop after a kill at rename ${n}`).toBe(0);
     }
     // A loop whose kills never landed would prove nothing.

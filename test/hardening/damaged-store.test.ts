@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Repo, Sandbox } from "../helpers/repo.js";
 import { snapshotIn, turn } from "../session/support.js";
 import { storeDir } from "./helpers.js";
+import { listIn, logIn } from "../helpers/in-process.js";
 
 let sb: Sandbox;
 beforeEach(() => {
@@ -71,15 +72,15 @@ describe("a damaged store", () => {
     );
 
     // other snapshots still list and restore
-    expect(repo.ok("list").map((s: any) => s.id)).toContain(healthy);
+    expect((await listIn(repo)).map((s: any) => s.id)).toContain(healthy);
     repo.ok("restore", healthy);
     expect(repo.read("a.txt")).toBe("one\n");
 
     const repair = repo.ok("doctor", "--repair");
     expect(repair.ok).toBe(true);
     expect(repair.repaired.map((r: any) => r.code)).toContain("dropped-damaged-snapshot");
-    expect(repo.ok("list").map((s: any) => s.id)).not.toContain(damaged);
-    expect(repo.ok("list").map((s: any) => s.id)).toContain(healthy);
+    expect((await listIn(repo)).map((s: any) => s.id)).not.toContain(damaged);
+    expect((await listIn(repo)).map((s: any) => s.id)).toContain(healthy);
   });
 
   it("a missing snapshot commit breaks neither list nor the other snapshots; repair drops its ref", async () => {
@@ -88,7 +89,7 @@ describe("a damaged store", () => {
     repo.write({ "a.txt": "two\n" });
     const kept = (await snapshotIn(repo)).id;
     rmSync(objectFile(gone));
-    expect(repo.ok("list").map((s: any) => s.id)).toEqual([kept]);
+    expect((await listIn(repo)).map((s: any) => s.id)).toEqual([kept]);
     const doctor = repo.cli(["doctor", "--json"]);
     expect(doctor.status).toBe(1);
     expect(doctor.json.problems).toContainEqual(expect.objectContaining({ code: "bad-snapshot" }));
@@ -223,7 +224,7 @@ describe("a damaged store", () => {
       const repaired = repo.ok("doctor", "--repair");
       expect(repaired.repaired.map((r: any) => r.code)).toContain("rewrote-store-frame");
       expect(repaired.ok).toBe(true);
-      expect(repo.ok("log", "--session", "s")).toHaveLength(1);
+      expect(await logIn(repo, "s")).toHaveLength(1);
     }
     expect(repo.cli(["snapshot"]).status).toBe(0);
     repo.ok("rewind", "--session", "s", "--to", "1");

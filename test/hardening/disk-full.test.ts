@@ -7,6 +7,7 @@ import { Journal } from "../../src/session/journal.js";
 import { writeFileAtomic } from "../../src/store/layout.js";
 import { Sandbox } from "../helpers/repo.js";
 import { workDigest } from "../helpers/support.js";
+import { listIn, logIn } from "../helpers/in-process.js";
 
 // The repository and the data dir on an 8 MiB tmpfs: a full disk under the store, for real, on
 // the repository's file system (so borrowed objects are linked as usual). Mounting needs root
@@ -158,7 +159,7 @@ describe("a full disk under the store", () => {
 
   (mounted ? it : it.skip)(
     "gc on a full disk says so as every full-disk error does; the snapshots it keeps stay whole and the next gc packs",
-    () => {
+    async () => {
       const repo = sandbox.repo("disk/gc", { "a.txt": "a\n" });
       for (let i = 0; i < 4; i++) {
         repo.write({ [`r${i}.bin`]: randomBytes(60_000).toString("base64") });
@@ -185,7 +186,7 @@ describe("a full disk under the store", () => {
       } finally {
         execFileSync("rm", ["-f", filler]);
       }
-      const kept = repo.ok("list");
+      const kept = await listIn(repo);
       expect(kept).toHaveLength(2);
       expect(repo.ok("gc").kept).toHaveLength(2);
       repo.ok("restore", kept[1].id);
@@ -233,7 +234,7 @@ describe("a full disk under the store", () => {
 
   (mounted ? it : it.skip)(
     "a rewind that runs out of room is finished by running it again once there is room, or undone by redo",
-    () => {
+    async () => {
       freshDisk();
       const repo = sandbox.repo("disk/rewind", { "a.txt": "a\n" });
       repo.write({ "big.bin": randomBytes(1 << 20) });
@@ -269,7 +270,7 @@ describe("a full disk under the store", () => {
       expect(repo.cli(["doctor", "--json"]).json.ok).toBe(true);
       expect(finished.resumed).toBe(true);
       expect([readFileSync(repo.path("big.bin")).length, repo.read("a.txt")]).toEqual([1 << 20, "a\n"]);
-      expect(repo.ok("log", "--session", "s")[0].state).toBe("rewound");
+      expect((await logIn(repo, "s"))[0].state).toBe("rewound");
       repo.ok("redo", "--session", "s");
       expect([repo.exists("big.bin"), repo.read("a.txt")]).toEqual([false, "edited\n"]);
     },

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { openWorkspace, type Workspace } from "../../src/workspace.js";
 import type { StoreKind } from "../../src/config.js";
 import type { Sandbox } from "./repo.js";
@@ -25,15 +26,49 @@ function asPrinted<T>(value: T): any {
 
 /** What `ghostcommit list --json` prints. */
 export async function listIn(place: Place): Promise<any[]> {
-  return asPrinted(await (await openIn(place.sandbox, place.dir)).list());
+  return settled(async () => asPrinted(await (await openIn(place.sandbox, place.dir)).list()));
 }
 
 /** What `ghostcommit show <id> --json` prints. */
 export async function showIn(place: Place, id: string): Promise<any> {
-  return asPrinted(await (await openIn(place.sandbox, place.dir)).show(id));
+  return settled(async () => asPrinted(await (await openIn(place.sandbox, place.dir)).show(id)));
 }
 
 /** What `ghostcommit log --session <id> --json` prints (turns whose snapshots are gone say so). */
 export async function logIn(place: Place, session: string): Promise<any[]> {
-  return asPrinted(await (await openIn(place.sandbox, place.dir)).session(session).log({ gone: true }));
+  return settled(async () =>
+    asPrinted(await (await openIn(place.sandbox, place.dir)).session(session).log({ gone: true })),
+  );
+}
+
+/**
+ * Runs `work`, then waits for the git processes it started to end (its `cat-file --batch` is
+ * ended, not waited for): as after a command line run, a command that follows must find no live
+ * git in the store (doctor and gc leave alone what a live git may be writing). Those it started,
+ * not a server or daemon the test runs.
+ */
+export async function settled<T>(work: () => Promise<T>): Promise<T> {
+  const running = new Set(childProcesses());
+  const result = await work();
+  for (const end = Date.now() + 10_000; Date.now() < end; ) {
+    if (childProcesses().every((pid) => running.has(pid))) break;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return result;
+}
+
+/** The live child processes of this process. */
+function childProcesses(): string[] {
+  if (process.platform !== "linux") return [];
+  return readdirSync("/proc").filter((pid) => {
+    if (!/^\d+$/.test(pid)) return false;
+    let stat = "";
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    } catch {
+      return false; // gone meanwhile
+    }
+    // pid (comm) state ppid: the command name may hold spaces and parentheses.
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === process.pid;
+  });
 }

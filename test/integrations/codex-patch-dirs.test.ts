@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Repo, Sandbox } from "../helpers/repo.js";
 import { codex, updatePatch as patch } from "./events.js";
 import { shellHook } from "./hook-helpers.js";
+import { logIn } from "../helpers/in-process.js";
 
 // Codex's shell tool takes `command` (argv) and `workdir` (codex-rs protocol's ShellToolCallParams),
 // and Codex applies a patch written as `cd DIR && apply_patch <<'EOF'` in DIR (codex-rs
@@ -26,7 +27,7 @@ beforeEach(() => {
 afterEach(() => sandbox.cleanup());
 
 describe("Codex patches applied in another directory", () => {
-  it("keep the ignored files they edit after `cd DIR &&` or in the shell call's workdir, and a rewind puts them back", () => {
+  it("keep the ignored files they edit after `cd DIR &&` or in the shell call's workdir, and a rewind puts them back", async () => {
     const send = (event: unknown) => {
       const run = shellHook(sandbox, command, event, repo.dir);
       expect([run.status, run.stdout, run.stderr]).toEqual([0, "", ""]);
@@ -57,7 +58,7 @@ describe("Codex patches applied in another directory", () => {
     }
     send(codex(repo.dir, "s", "Stop", { turn_id: "turn-1", stop_hook_active: false }));
 
-    expect(repo.ok("log", "--session", "s")[0].changed).toEqual(["other/w.env", "sub/s.env"]);
+    expect((await logIn(repo, "s"))[0].changed).toEqual(["other/w.env", "sub/s.env"]);
     const rewound = repo.ok("rewind", "--session", "s", "--to", "turn-1");
     expect(rewound.written.sort()).toEqual(["other/w.env", "sub/s.env"]);
     expect([repo.read("sub/s.env"), repo.read("other/w.env")]).toEqual(["S=orig\n", "W=orig\n"]);

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Repo, Sandbox } from "../helpers/repo.js";
 import { codex, cursor, gemini, PATCH } from "./events.js";
 import { expectQuiet, hook, installedCommand, shellHook } from "./hook-helpers.js";
+import { logIn } from "../helpers/in-process.js";
 
 let sandbox: Sandbox;
 let repo: Repo;
@@ -13,10 +14,10 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.cleanup());
 
-const log = (session: string): any[] => repo.ok("log", "--session", session);
+const log = (session: string): Promise<any[]> => logIn(repo, session);
 
 describe("Codex hook adapter", () => {
-  it("begins turn_id, touches apply_patch paths relative to cwd, ends on Stop, printing nothing", () => {
+  it("begins turn_id, touches apply_patch paths relative to cwd, ends on Stop, printing nothing", async () => {
     const s = "codex-1";
     const send = (event: unknown) => expectQuiet(hook(sandbox, "codex", event, repo.dir));
     send(codex(repo.dir, s, "SessionStart", { source: "startup" }));
@@ -36,7 +37,7 @@ describe("Codex hook adapter", () => {
     send(
       codex(repo.dir, s, "Stop", { turn_id: "t-a", stop_hook_active: false, last_assistant_message: "done" }),
     );
-    const [turn] = log(s);
+    const [turn] = await log(s);
     expect(turn).toMatchObject({ turn: "t-a", state: "done", prompt: "apply the patch" });
     expect(turn.changed.sort()).toEqual(["docs/new.md", "old.txt", "src/app.js", "src/main.js"]);
     repo.ok("rewind", "--session", s, "--to", "t-a");
@@ -48,7 +49,7 @@ describe("Codex hook adapter", () => {
 });
 
 describe("Cursor hook adapter", () => {
-  it("uses conversation_id, generation_id and workspace_roots[0], answering with Cursor's JSON", () => {
+  it("uses conversation_id, generation_id and workspace_roots[0], answering with Cursor's JSON", async () => {
     const c = "conv-1";
     const elsewhere = sandbox.dir("elsewhere");
     const send = (event: unknown) => hook(sandbox, "cursor", event, elsewhere);
@@ -70,7 +71,7 @@ describe("Cursor hook adapter", () => {
       cursor(repo.dir, c, "stop", { generation_id: "gen-1", status: "completed", loop_count: 0 }),
     );
     expect(JSON.parse(stop.stdout)).toEqual({});
-    const [turn] = log(c);
+    const [turn] = await log(c);
     // the after-edit touch must not overwrite the true before-state
     expect(turn).toMatchObject({ turn: "gen-1", state: "done", changed: ["src/app.js"] });
     repo.ok("rewind", "--session", c, "--to", "gen-1");
@@ -92,7 +93,7 @@ describe("Cursor hook adapter", () => {
     expect([repo.exists(".env"), repo.read(".gitignore")]).toEqual([false, "docs/\n"]);
   });
 
-  it("recognizes Cursor payloads arriving at the Claude Code adapter (third-party hooks)", () => {
+  it("recognizes Cursor payloads arriving at the Claude Code adapter (third-party hooks)", async () => {
     const c = "conv-2";
     const begin = hook(
       sandbox,
@@ -108,12 +109,12 @@ describe("Cursor hook adapter", () => {
       cursor(repo.dir, c, "stop", { generation_id: "g7", status: "completed" }),
       repo.dir,
     );
-    expect(log(c)).toMatchObject([{ turn: "g7", state: "done", changed: ["src/app.js"] }]);
+    expect(await log(c)).toMatchObject([{ turn: "g7", state: "done", changed: ["src/app.js"] }]);
   });
 });
 
 describe("Cursor stop of an earlier generation", () => {
-  it("does not end the open generation's turn on a late or repeated stop of one that ended", () => {
+  it("does not end the open generation's turn on a late or repeated stop of one that ended", async () => {
     // Cursor's hooks documentation: every event carries the `generation_id` it belongs to.
     const send = (generation: string, event: string, extra: Record<string, unknown> = {}) =>
       hook(
@@ -130,7 +131,7 @@ describe("Cursor stop of an earlier generation", () => {
     send("ga", "stop", { status: "completed", loop_count: 0 }); // delivered late, or again
     repo.write({ "b2.txt": "b2\n" });
     send("gb", "stop", { status: "completed", loop_count: 0 });
-    expect(log("c6").map((t) => [t.turn, t.changed])).toEqual([
+    expect((await log("c6")).map((t) => [t.turn, t.changed])).toEqual([
       ["ga", ["a.txt"]],
       ["gb", ["b1.txt", "b2.txt"]],
     ]);
@@ -184,7 +185,7 @@ describe("Cursor multi-root workspace", () => {
 });
 
 describe("Gemini CLI hook adapter", () => {
-  it("numbers its own turns 1, 2 and touches write_file/replace paths, answering {}", () => {
+  it("numbers its own turns 1, 2 and touches write_file/replace paths, answering {}", async () => {
     const s = "gem-1";
     const send = (event: unknown) => expectQuiet(hook(sandbox, "gemini", event, repo.dir), "{}");
     for (const n of [1, 2]) {
@@ -205,7 +206,7 @@ describe("Gemini CLI hook adapter", () => {
         }),
       );
     }
-    expect(log(s).map((t) => [t.turn, t.state, t.changed])).toEqual([
+    expect((await log(s)).map((t) => [t.turn, t.state, t.changed])).toEqual([
       ["1", "done", ["docs/g.md"]],
       ["2", "done", ["src/app.js"]],
     ]);

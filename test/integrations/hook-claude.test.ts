@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Repo, Sandbox } from "../helpers/repo.js";
 import { claudeEvents as ev, subagent } from "./events.js";
 import { appWithSecret, expectQuiet, hook, hookLogs } from "./hook-helpers.js";
+import { logIn } from "../helpers/in-process.js";
 
 let sandbox: Sandbox;
 let repo: Repo;
@@ -17,12 +18,12 @@ function send(event: unknown): void {
   expectQuiet(hook(sandbox, "claude-code", event, sandbox.home));
 }
 
-function log(session: string): any[] {
-  return repo.ok("log", "--session", session);
+async function log(session: string): Promise<any[]> {
+  return logIn(repo, session);
 }
 
 describe("Claude Code hook adapter", () => {
-  it("records turns from prompt, edit and stop events, and rewinds them (ignored files too)", () => {
+  it("records turns from prompt, edit and stop events, and rewinds them (ignored files too)", async () => {
     const s = "sess-1";
     const cwd = repo.dir;
     send(ev.sessionStart(cwd, s));
@@ -35,7 +36,7 @@ describe("Claude Code hook adapter", () => {
     repo.write({ "nb.ipynb": "{}\n", "src/app.js": "v2\n" });
     send(ev.stop(cwd, s));
 
-    const turns = log(s);
+    const turns = await log(s);
     expect(turns.map((t) => [t.turn, t.state, t.prompt])).toEqual([
       ["1", "done", "rename the key"],
       ["2", "done", "now the notebook"],
@@ -50,13 +51,13 @@ describe("Claude Code hook adapter", () => {
     expect(repo.exists("nb.ipynb")).toBe(false);
   });
 
-  it("ends a turn whose Stop never came when the next prompt arrives", () => {
+  it("ends a turn whose Stop never came when the next prompt arrives", async () => {
     const s = "sess-2";
     send(ev.prompt(repo.dir, s, "first"));
     repo.write({ "src/app.js": "v1\n" });
     // interrupted: no Stop
     send(ev.prompt(repo.dir, s, "second"));
-    const turns = log(s);
+    const turns = await log(s);
     expect(turns.map((t) => [t.turn, t.state])).toEqual([
       ["1", "done"],
       ["2", "open"],
@@ -64,7 +65,7 @@ describe("Claude Code hook adapter", () => {
     expect(turns[0].changed).toEqual(["src/app.js"]);
   });
 
-  it("continues turn numbers after a rewind", () => {
+  it("continues turn numbers after a rewind", async () => {
     const s = "sess-3";
     for (const n of [1, 2, 3]) {
       send(ev.prompt(repo.dir, s, `prompt ${n}`));
@@ -79,7 +80,7 @@ describe("Claude Code hook adapter", () => {
     expect(JSON.parse(told.stdout).hookSpecificOutput.hookEventName).toBe("UserPromptSubmit");
     repo.write({ "src/app.js": "v4\n" });
     send(ev.stop(repo.dir, s));
-    const turns = log(s);
+    const turns = await log(s);
     expect(turns.map((t) => [t.turn, t.state])).toEqual([
       ["1", "done"],
       ["2", "rewound"],
@@ -90,29 +91,29 @@ describe("Claude Code hook adapter", () => {
     expect(repo.read("src/app.js")).toBe("v1\n");
   });
 
-  it("lets subagents touch paths but never begin or end turns", () => {
+  it("lets subagents touch paths but never begin or end turns", async () => {
     const s = "sess-4";
     send(ev.prompt(repo.dir, s, "delegate"));
     send(subagent(ev.prompt(repo.dir, s, "subagent prompt")));
     send(subagent(ev.write(repo.dir, s, repo.path(".env"))));
     repo.write({ ".env": "KEY=sub\n" });
     send(subagent(ev.stop(repo.dir, s)));
-    expect(log(s).map((t) => [t.turn, t.state])).toEqual([["1", "open"]]);
+    expect((await log(s)).map((t) => [t.turn, t.state])).toEqual([["1", "open"]]);
     send(ev.stop(repo.dir, s));
-    const [turn] = log(s);
+    const [turn] = await log(s);
     expect(turn.state).toBe("done");
     expect(turn.changed).toEqual([".env"]);
     repo.ok("rewind", "--session", s, "--to", "1");
     expect(repo.read(".env")).toBe("KEY=old\n");
   });
 
-  it("ignores paths outside the workspace without failing the turn, and doctor reports them", () => {
+  it("ignores paths outside the workspace without failing the turn, and doctor reports them", async () => {
     const s = "sess-5";
     send(ev.prompt(repo.dir, s, "edit outside"));
     send(ev.write(repo.dir, s, "/etc/hosts"));
     send(ev.edit(repo.dir, s, repo.path(".git/config")));
     send(ev.stop(repo.dir, s));
-    expect(log(s)[0].state).toBe("done");
+    expect((await log(s))[0].state).toBe("done");
     const messages = (level: string) =>
       hookLogs(sandbox)
         .filter((e) => e.level === level)
@@ -124,7 +125,7 @@ describe("Claude Code hook adapter", () => {
     expect(doctor.stdout).toContain("/etc/hosts");
   });
 
-  it("uses -C over the event's cwd, and accepts a symlinked spelling of the workspace", () => {
+  it("uses -C over the event's cwd, and accepts a symlinked spelling of the workspace", async () => {
     const link = path.join(sandbox.home, "link");
     symlinkSync(repo.dir, link);
     const s = "sess-6";
@@ -136,6 +137,6 @@ describe("Claude Code hook adapter", () => {
     repo.write({ ".env": "KEY=linked\n" });
     expectQuiet(hook(sandbox, "claude-code", ev.stop(link, s), elsewhere));
     expect(realpathSync(link)).toBe(repo.dir);
-    expect(log(s)[0]).toMatchObject({ state: "done", changed: [".env"] });
+    expect((await log(s))[0]).toMatchObject({ state: "done", changed: [".env"] });
   });
 });

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Repo, Sandbox } from "../helpers/repo.js";
 import { codex, cursor, gemini } from "./events.js";
 import { hook } from "./hook-helpers.js";
+import { logIn } from "../helpers/in-process.js";
 
 /**
  * After a rewind or redo, the session's next prompt event answers with the agent's documented
@@ -29,7 +30,7 @@ function send(agent: string, event: unknown): string {
 }
 
 /** A turn that edits src/app.js, then its rewind from a terminal. */
-function turnAndRewind(
+async function turnAndRewind(
   agent: string,
   session: string,
   prompt: (n: number) => unknown,
@@ -40,14 +41,14 @@ function turnAndRewind(
     repo.write({ "src/app.js": `${session} v${n}\n` });
     send(agent, stop(n));
   }
-  const turn = repo.ok("log", "--session", session)[0].turn;
+  const turn = (await logIn(repo, session))[0].turn;
   repo.ok("rewind", "--session", session, "--to", turn);
 }
 
 describe("the model is told what went back", () => {
-  it("Codex and Gemini CLI get their context field once; Cursor's answer stays unchanged", () => {
+  it("Codex and Gemini CLI get their context field once; Cursor's answer stays unchanged", async () => {
     const cx = "codex-s";
-    turnAndRewind(
+    await turnAndRewind(
       "codex",
       cx,
       (n) => codex(repo.dir, cx, "UserPromptSubmit", { turn_id: `t${n}`, prompt: `p${n}` }),
@@ -74,7 +75,7 @@ describe("the model is told what went back", () => {
     send("codex", codex(repo.dir, cx, "Stop", { turn_id: "t3", stop_hook_active: false }));
 
     const gm = "gemini-s";
-    turnAndRewind(
+    await turnAndRewind(
       "gemini",
       gm,
       (n) => gemini(repo.dir, gm, "BeforeAgent", { prompt: `p${n}` }),
@@ -97,7 +98,7 @@ describe("the model is told what went back", () => {
     send("gemini", gemini(repo.dir, gm, "AfterAgent", { prompt: "p4", prompt_response: "ok" }));
 
     const cu = "cursor-s";
-    turnAndRewind(
+    await turnAndRewind(
       "cursor",
       cu,
       (n) =>

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Repo, Sandbox } from "../helpers/repo.js";
 import { codex, updatePatch as patch } from "./events.js";
 import { hookLogs, shellHook } from "./hook-helpers.js";
+import { logIn } from "../helpers/in-process.js";
 
 // A name that starts with two dots (`..env.local`, `..secrets`) is a file inside the workspace: only
 // a whole ".." component climbs out of it. Codex reports an apply_patch call as `tool_name:
@@ -23,7 +24,7 @@ beforeEach(() => {
 afterEach(() => sandbox.cleanup());
 
 describe("an ignored file whose name starts with `..`", () => {
-  it("edited by apply_patch is captured as a workspace path, and a rewind puts it back", () => {
+  it("edited by apply_patch is captured as a workspace path, and a rewind puts it back", async () => {
     const send = (event: unknown) => {
       const run = shellHook(sandbox, command, event, repo.dir);
       expect([run.status, run.stdout, run.stderr]).toEqual([0, "", ""]);
@@ -46,7 +47,7 @@ describe("an ignored file whose name starts with `..`", () => {
     send(codex(repo.dir, "s", "Stop", { turn_id: "turn-1", stop_hook_active: false }));
 
     expect(hookLogs(sandbox).filter((e) => /outside the workspace/.test(e.message ?? ""))).toEqual([]);
-    expect(repo.ok("log", "--session", "s")[0].changed).toEqual(["..env.local", "cfg/..app.secrets"]);
+    expect((await logIn(repo, "s"))[0].changed).toEqual(["..env.local", "cfg/..app.secrets"]);
     const rewound = repo.ok("rewind", "--session", "s", "--to", "turn-1");
     expect(rewound.written.sort()).toEqual(["..env.local", "cfg/..app.secrets"]);
     expect([repo.read("..env.local"), repo.read("cfg/..app.secrets")]).toEqual(["TOKEN=orig\n", "S=orig\n"]);

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Repo, Sandbox } from "../helpers/repo.js";
 import { gemini } from "./events.js";
 import { expectQuiet, shellHook } from "./hook-helpers.js";
+import { logIn } from "../helpers/in-process.js";
 
 /**
  * Gemini CLI through the hooks `install gemini` writes, run as Gemini runs them
@@ -19,7 +20,7 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.cleanup());
 
-const log = (session: string): any[] => repo.ok("log", "--session", session);
+const log = (session: string): Promise<any[]> => logIn(repo, session);
 
 /** Runs the command installed under `event` (its last group's first hook), as Gemini CLI does. */
 function send(session: string, event: string, extra: Record<string, unknown> = {}): void {
@@ -29,7 +30,7 @@ function send(session: string, event: string, extra: Record<string, unknown> = {
 }
 
 describe("Gemini CLI SessionEnd", () => {
-  it("takes a turn left open by Ctrl-C as over once /clear ends its session", () => {
+  it("takes a turn left open by Ctrl-C as over once /clear ends its session", async () => {
     // Ctrl-C fires no AfterAgent (client.ts: the abort path returns before it); /clear then awaits
     // fireSessionEndEvent(SessionEndReason.Clear) and starts a new session id (clearCommand.ts).
     // docs/hooks/reference.md: "SessionEnd: Fires when the CLI exits or a session is cleared",
@@ -54,13 +55,13 @@ describe("Gemini CLI SessionEnd", () => {
       prompt_response: "ok",
       stop_hook_active: false,
     });
-    expect(log("NEW")[0]).toMatchObject({ changed: ["docs/gen.md"] });
-    expect(log("NEW")[0].uncertain ?? []).toEqual([]);
+    expect((await log("NEW"))[0]).toMatchObject({ changed: ["docs/gen.md"] });
+    expect((await log("NEW"))[0].uncertain ?? []).toEqual([]);
     const rewound = repo.cli(["rewind", "--session", "NEW", "--to", "1"]);
     expect(rewound.status, rewound.stderr).toBe(0);
     expect(repo.exists("docs/gen.md")).toBe(false);
     // No snapshot at SessionEnd (exit does not wait for it): OLD's turn stays as an interrupt left it.
-    expect(log("OLD")[0]).toMatchObject({ turn: "1", state: "open", after: null });
+    expect((await log("OLD"))[0]).toMatchObject({ turn: "1", state: "open", after: null });
   });
 
   it("is registered by install, and doctor tells an install from before it", () => {
@@ -88,7 +89,7 @@ describe("Gemini CLI SessionEnd", () => {
 });
 
 describe("Gemini CLI AfterAgent retry", () => {
-  it("keeps the work of a retry another AfterAgent hook asked for in the turn of the user's prompt", () => {
+  it("keeps the work of a retry another AfterAgent hook asked for in the turn of the user's prompt", async () => {
     // gemini-cli 926dddf0 (v0.35.0), client.ts sendMessageStream: when an AfterAgent hook blocks,
     // "Reset hook state so the continuation fires BeforeAgent fresh" with the hook's reason as the
     // request, then the continuation's AfterAgent carries `stopHookActive: true` ("signal retry to
@@ -113,7 +114,7 @@ describe("Gemini CLI AfterAgent retry", () => {
       prompt_response: "fixed",
       stop_hook_active: true,
     });
-    expect(log("g1").map((t) => [t.turn, t.state, t.prompt, [...t.changed].sort()])).toEqual([
+    expect((await log("g1")).map((t) => [t.turn, t.state, t.prompt, [...t.changed].sort()])).toEqual([
       ["1", "done", "implement feature X", ["feature.js", "src/app.js"]],
     ]);
     repo.ok("rewind", "--session", "g1", "--to", "1");
@@ -121,13 +122,13 @@ describe("Gemini CLI AfterAgent retry", () => {
     expect(repo.read("src/app.js")).toBe("v0\n");
   });
 
-  it("leaves a new prompt's turn its own when its stop is a plain one", () => {
+  it("leaves a new prompt's turn its own when its stop is a plain one", async () => {
     send("g2", "BeforeAgent", { prompt: "same words" });
     send("g2", "AfterAgent", { prompt: "same words", prompt_response: "ok", stop_hook_active: false });
     send("g2", "BeforeAgent", { prompt: "other words" });
     repo.write({ "b.txt": "b\n" });
     send("g2", "AfterAgent", { prompt: "other words", prompt_response: "ok", stop_hook_active: false });
-    expect(log("g2").map((t) => [t.turn, t.changed])).toEqual([
+    expect((await log("g2")).map((t) => [t.turn, t.changed])).toEqual([
       ["1", []],
       ["2", ["b.txt"]],
     ]);

@@ -15,6 +15,7 @@ import { CLI, copyCli, type Repo, type Sandbox } from "../helpers/repo.js";
 import { SCRIPTS } from "./agent-events.js";
 import { claude } from "./events.js";
 import { appWithSecret, installedCommand, shellHook } from "./hook-helpers.js";
+import { logIn } from "../helpers/in-process.js";
 
 let sandbox: Sandbox;
 let repo: Repo;
@@ -39,7 +40,7 @@ function commandsIn(file: string): string[] {
 }
 
 describe("installed hook commands", () => {
-  it("run from /bin/sh with PATH=/usr/bin:/bin for all four agents, and doctor reports one that no longer runs", () => {
+  it("run from /bin/sh with PATH=/usr/bin:/bin for all four agents, and doctor reports one that no longer runs", async () => {
     // The CLI installed under a path a shell would split or unquote: a space and a quote.
     const dist = path.join(sandbox.home, "it's global", "lib", "dist");
     mkdirSync(dist, { recursive: true });
@@ -58,7 +59,7 @@ describe("installed hook commands", () => {
       const s = `${script.agent}-shell`;
       const run = shellHook(sandbox, command, script.begin(repo.dir, s, 1, repo.dir), repo.dir);
       expect([run.status, run.stderr]).toEqual([0, ""]);
-      expect(repo.ok("log", "--session", s)).toHaveLength(1);
+      expect(await logIn(repo, s)).toHaveLength(1);
     }
     // What an older release wrote: a bare name that an agent's PATH does not find.
     const bare = shellHook(sandbox, "ghostcommit hook claude-code", "{}", repo.dir);
@@ -116,7 +117,7 @@ describe("installed hook commands", () => {
     ]);
   });
 
-  it("a hook an earlier release installed (the ES module entry) still runs, and install replaces it", () => {
+  it("a hook an earlier release installed (the ES module entry) still runs, and install replaces it", async () => {
     // Releases before the CommonJS entry wrote dist/ghostcommit.mjs into agents' hook files.
     const earlier = installedCommand("claude-code", path.join(path.dirname(CLI), "ghostcommit.mjs"));
     const file = path.join(repo.dir, ".claude", "settings.json");
@@ -131,7 +132,7 @@ describe("installed hook commands", () => {
       repo.dir,
     );
     expect([run.status, run.stderr]).toEqual([0, ""]);
-    expect(repo.ok("log", "--session", "old")).toHaveLength(1);
+    expect(await logIn(repo, "old")).toHaveLength(1);
 
     const again = repo.ok("install", "claude-code", "--project");
     expect(again.changed).toBe(true);

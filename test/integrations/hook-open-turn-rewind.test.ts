@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Repo, Sandbox } from "../helpers/repo.js";
 import { claude, codex } from "./events.js";
 import { expectQuiet, installedCommand, shellHook } from "./hook-helpers.js";
+import { logIn } from "../helpers/in-process.js";
 
 /**
  * A turn that no end event closed (Esc in Claude Code or Codex), rewound before the next prompt:
@@ -21,7 +22,7 @@ const send = (agent: string, event: unknown) =>
 const files = () => [repo.read("a.txt"), repo.read("b.txt")];
 
 describe("rewinding a turn no end event closed", () => {
-  it("still open (Codex, Esc): --force lists the person's later edit as overridden, and redo brings it back", () => {
+  it("still open (Codex, Esc): --force lists the person's later edit as overridden, and redo brings it back", async () => {
     // Codex hooks reference: every event carries session_id, transcript_path, cwd,
     // hook_event_name, model, permission_mode; UserPromptSubmit and the tool events add turn_id.
     send("codex", codex(repo.dir, "cx", "UserPromptSubmit", { turn_id: "t1", prompt: "fix a" }));
@@ -47,7 +48,7 @@ describe("rewinding a turn no end event closed", () => {
     expect(human.status, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/overwrote.*b\.txt/);
     expect(files()).toEqual(["a\n", "b\n"]);
-    expect(repo.ok("log", "--session", "cx")[0]).toMatchObject({
+    expect((await logIn(repo, "cx"))[0]).toMatchObject({
       turn: "t1",
       state: "rewound",
       changed: ["a.txt", "b.txt"],

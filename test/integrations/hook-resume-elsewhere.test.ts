@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Repo, Sandbox } from "../helpers/repo.js";
 import { codex, updatePatch } from "./events.js";
 import { hookLogs, installedCommand, shellHook } from "./hook-helpers.js";
+import { logIn } from "../helpers/in-process.js";
 
 // `codex resume <id>` continues a session wherever Codex is started: its events keep the
 // session_id and carry the new `cwd` (developers.openai.com/codex/hooks: session_id, turn_id, cwd).
@@ -72,7 +73,7 @@ describe("a Codex session resumed outside the workspace its first event fixed", 
 });
 
 describe("a Codex session active every day for over 30 days", () => {
-  it("keeps the workspace its first event fixed, resumed from a subdirectory after another session began", () => {
+  it("keeps the workspace its first event fixed, resumed from a subdirectory after another session began", async () => {
     send(codex(proj.dir, "long", "UserPromptSubmit", { turn_id: "t1", prompt: "day 1" }), proj.dir);
     send(codex(proj.dir, "long", "Stop", { turn_id: "t1", stop_hook_active: false }), proj.dir);
     // Its record was written at its first event, 31 days ago.
@@ -86,7 +87,7 @@ describe("a Codex session active every day for over 30 days", () => {
     const src = proj.path("src");
     send(codex(src, "long", "UserPromptSubmit", { turn_id: "t3", prompt: "day 32, from src/" }), src);
     send(codex(src, "long", "Stop", { turn_id: "t3", stop_hook_active: false }), src);
-    expect(proj.ok("log", "--session", "long").map((t: any) => t.turn)).toEqual(["t1", "t2", "t3"]);
+    expect((await logIn(proj, "long")).map((t: any) => t.turn)).toEqual(["t1", "t2", "t3"]);
   });
 });
 

@@ -5,6 +5,7 @@ import { Repo, Sandbox } from "../helpers/repo.js";
 import { SCRIPTS } from "./agent-events.js";
 import { claude, codex, cursor } from "./events.js";
 import { expectQuiet, installedCommand, shellHook, storeCount } from "./hook-helpers.js";
+import { logIn } from "../helpers/in-process.js";
 
 let sandbox: Sandbox;
 let repo: Repo;
@@ -21,7 +22,7 @@ beforeEach(() => {
 });
 afterEach(() => sandbox.cleanup());
 
-const log = (session: string): any[] => repo.ok("log", "--session", session);
+const log = (session: string): Promise<any[]> => logIn(repo, session);
 
 /** What each agent must read on stdout: Cursor lets a prompt through explicitly, Gemini parses JSON. */
 function replyOf(agent: string, event: unknown): string {
@@ -43,7 +44,7 @@ describe.each(SCRIPTS)("$agent hooks in a real session", (script) => {
   };
   const root = () => repo.dir;
 
-  it("keeps one workspace across cd, extends a blocked stop's turn, and never reverts a user's edit after an interrupt", () => {
+  it("keeps one workspace across cd, extends a blocked stop's turn, and never reverts a user's edit after an interrupt", async () => {
     const s = `${script.agent}-session`;
     const sub = repo.path("packages/x");
     // Claude Code: CLAUDE_PROJECT_DIR names the project even when the event's cwd does not.
@@ -82,7 +83,7 @@ describe.each(SCRIPTS)("$agent hooks in a real session", (script) => {
     send(script.stop(root(), s, root()));
 
     expect(storeCount(sandbox)).toBe(1);
-    const turns = log(s);
+    const turns = await log(s);
     expect(turns.map((t) => [t.turn, t.state])).toEqual([
       [script.turnId(1), "done"],
       [script.turnId(2), "done"],
@@ -122,7 +123,7 @@ describe("hooks across sessions and outside projects", () => {
   const send = (event: unknown, cwd: string, agent = "claude-code") =>
     expectQuiet(shellHook(sandbox, installedCommand(agent), event, cwd), replyOf(agent, event));
 
-  it("points from a repository inside a plain directory to the session an agent started at the top", () => {
+  it("points from a repository inside a plain directory to the session an agent started at the top", async () => {
     // A folder of repositories (fe/ and be/ side by side, SPEC §10): the agent works at the top,
     // a person runs log from one of the repositories, which is a workspace of its own.
     const mono = sandbox.dir("mono");
@@ -145,7 +146,7 @@ describe("hooks across sessions and outside projects", () => {
     expect(sandbox.ok(mono, "log").map((t: any) => t.changed)).toEqual([["fe/app.js"]]);
   });
 
-  it("ends turns on Claude Code's StopFailure and Codex's Interrupt", () => {
+  it("ends turns on Claude Code's StopFailure and Codex's Interrupt", async () => {
     send(claude(repo.dir, "c1", "UserPromptSubmit", { prompt: "p" }), repo.dir);
     repo.write({ "src/app.js": "v1\n" });
     send(
@@ -156,7 +157,7 @@ describe("hooks across sessions and outside projects", () => {
       }),
       repo.dir,
     );
-    expect(log("c1")[0]).toMatchObject({ state: "done", changed: ["src/app.js"] });
+    expect((await log("c1"))[0]).toMatchObject({ state: "done", changed: ["src/app.js"] });
     const codexEvent = SCRIPTS[1];
     send(codexEvent.begin(repo.dir, "x1", 1, repo.dir), repo.dir, "codex");
     repo.write({ "notes.md": "n1\n" });
@@ -165,10 +166,10 @@ describe("hooks across sessions and outside projects", () => {
       repo.dir,
       "codex",
     );
-    expect(log("x1")[0]).toMatchObject({ state: "done", changed: ["notes.md"] });
+    expect((await log("x1"))[0]).toMatchObject({ state: "done", changed: ["notes.md"] });
   });
 
-  it("ends a Codex turn on StopFailure (an API error), which install registers and a second install adds", () => {
+  it("ends a Codex turn on StopFailure (an API error), which install registers and a second install adds", async () => {
     const file = repo.ok("install", "codex", "--project").file;
     const settings = JSON.parse(readFileSync(file, "utf8"));
     const command = settings.hooks.StopFailure[0].hooks[0].command;
@@ -183,7 +184,7 @@ describe("hooks across sessions and outside projects", () => {
         last_assistant_message: null,
       }),
     );
-    expect(log("s1")[0]).toMatchObject({ turn: "t1", state: "done", changed: ["src/app.js"] });
+    expect((await log("s1"))[0]).toMatchObject({ turn: "t1", state: "done", changed: ["src/app.js"] });
     expect(repo.cli(["rewind", "--session", "s1", "--to", "t1"]).status).toBe(0);
     expect(repo.read("src/app.js")).toBe("v0\n");
     // An install from before StopFailure: doctor says so, and install again adds only it.
@@ -204,7 +205,7 @@ describe("hooks across sessions and outside projects", () => {
     expect(repo.ok("doctor").ok).toBe(true);
   });
 
-  it("keeps a session's turns when the agent's `git init` makes the folder a repository mid-turn", () => {
+  it("keeps a session's turns when the agent's `git init` makes the folder a repository mid-turn", async () => {
     // A new project: the folder is plain at the first prompts, a repository by the second Stop.
     const proj = new Repo(sandbox, sandbox.dir("proj"));
     proj.write({ "keep.txt": "keep\n" });
@@ -220,7 +221,7 @@ describe("hooks across sessions and outside projects", () => {
     expectQuiet(run(claude(proj.dir, "g1", "UserPromptSubmit", { prompt: "third" })));
     proj.write({ "app.js": "app v3\n" });
     expectQuiet(run(claude(proj.dir, "g1", "Stop", { stop_hook_active: false })));
-    const turns = proj.ok("log", "--session", "g1");
+    const turns = await logIn(proj, "g1");
     expect(turns.map((t: any) => [t.state, t.changed])).toEqual([
       ["done", ["app.js"]],
       ["done", [".gitignore", "app.js"]],
@@ -242,7 +243,7 @@ describe("hooks across sessions and outside projects", () => {
     expect(told).toContain("cannot be rewound from here");
   });
 
-  it("points from the repository's root to a session an agent started in a subdirectory", () => {
+  it("points from the repository's root to a session an agent started in a subdirectory", async () => {
     // Codex names no project directory: a session started in packages/x is that directory's
     // (SPEC §8), and a person at the root must still find it.
     const codexEvent = SCRIPTS[1];
@@ -286,7 +287,7 @@ describe("hooks across sessions and outside projects", () => {
     ]);
   });
 
-  it("does not let one session revert another's unreported shell edit", () => {
+  it("does not let one session revert another's unreported shell edit", async () => {
     send(claude(repo.dir, "A", "UserPromptSubmit", { prompt: "a" }), repo.dir);
     send(claude(repo.dir, "B", "UserPromptSubmit", { prompt: "b" }), repo.dir);
     repo.write({ "notes.md": "by a shell of one of them\n" });
@@ -305,7 +306,7 @@ describe("hooks across sessions and outside projects", () => {
     expect(repo.read("notes.md")).toBe("by a shell of one of them\n");
   });
 
-  it("keeps a session at the root and one an agent started in a subdirectory from reverting each other's work", () => {
+  it("keeps a session at the root and one an agent started in a subdirectory from reverting each other's work", async () => {
     // Codex names no project directory: a session started in packages/x is that directory's
     // workspace, with its own store, while its files are the root session's files too.
     const codexEvent = SCRIPTS[1];
@@ -320,7 +321,7 @@ describe("hooks across sessions and outside projects", () => {
     send(codexEvent.stop(sub, "sub", sub), sub, "codex");
     send(codexEvent.stop(repo.dir, "root", repo.dir), repo.dir, "codex");
     // The sub session's patch is its own, not the root session's; the shell's file is in doubt in both.
-    expect(log("root")[0]).toMatchObject({
+    expect((await log("root"))[0]).toMatchObject({
       changed: ["packages/x/made.txt"],
       uncertain: ["packages/x/made.txt"],
     });
@@ -354,7 +355,7 @@ describe("hooks across sessions and outside projects", () => {
     ]);
   });
 
-  it("keeps a session's shell edit its own when the other session's turn beside it had already ended", () => {
+  it("keeps a session's shell edit its own when the other session's turn beside it had already ended", async () => {
     send(claude(repo.dir, "A", "UserPromptSubmit", { prompt: "a quick question" }), repo.dir);
     send(claude(repo.dir, "B", "UserPromptSubmit", { prompt: "b" }), repo.dir);
     send(claude(repo.dir, "A", "Stop", { stop_hook_active: false }), repo.dir);
@@ -366,25 +367,25 @@ describe("hooks across sessions and outside projects", () => {
       repo.dir,
     );
     send(claude(repo.dir, "B", "Stop", { stop_hook_active: false }), repo.dir);
-    expect(log("B")[0]).toMatchObject({ changed: ["bb.txt", "notes.md"] });
-    expect(log("B")[0].uncertain ?? []).toEqual([]);
+    expect((await log("B"))[0]).toMatchObject({ changed: ["bb.txt", "notes.md"] });
+    expect((await log("B"))[0].uncertain ?? []).toEqual([]);
     const rewound = repo.cli(["rewind", "--session", "B", "--to", "1", "--json"]);
     expect(rewound.status, rewound.stderr).toBe(0);
     expect([repo.exists("bb.txt"), repo.read("notes.md")]).toEqual([false, "n0\n"]);
   });
 
-  it("still doubts a shell edit that the other session's ended turn already shows", () => {
+  it("still doubts a shell edit that the other session's ended turn already shows", async () => {
     send(claude(repo.dir, "A", "UserPromptSubmit", { prompt: "a" }), repo.dir);
     send(claude(repo.dir, "B", "UserPromptSubmit", { prompt: "b" }), repo.dir);
     repo.write({ "bb.txt": "by a shell of one of them\n" });
     send(claude(repo.dir, "A", "Stop", { stop_hook_active: false }), repo.dir);
     send(claude(repo.dir, "B", "Stop", { stop_hook_active: false }), repo.dir);
-    expect(log("B")[0].uncertain).toEqual(["bb.txt"]);
+    expect((await log("B"))[0].uncertain).toEqual(["bb.txt"]);
     expect(repo.cli(["rewind", "--session", "B", "--to", "1"]).status).toBe(3);
     expect(repo.read("bb.txt")).toBe("by a shell of one of them\n");
   });
 
-  it("keeps a session's own shell edit, made before another session's turn began, its own", () => {
+  it("keeps a session's own shell edit, made before another session's turn began, its own", async () => {
     send(claude(repo.dir, "A", "UserPromptSubmit", { prompt: "a" }), repo.dir);
     // A's shell command, reported after it ran (Claude Code's PostToolUse for Bash).
     const bash = { tool_name: "Bash", tool_input: { command: "./gen.sh" }, tool_use_id: "t1" };
@@ -398,8 +399,8 @@ describe("hooks across sessions and outside projects", () => {
     repo.write({ "README.md": "by A's shell, then someone\n" });
     send(claude(repo.dir, "B", "Stop", { stop_hook_active: false }), repo.dir);
     send(claude(repo.dir, "A", "Stop", { stop_hook_active: false }), repo.dir);
-    expect(log("A")[0].changed).toEqual(["README.md", "notes.md"]);
-    expect(log("A")[0].uncertain).toEqual(["README.md"]);
+    expect((await log("A"))[0].changed).toEqual(["README.md", "notes.md"]);
+    expect((await log("A"))[0].uncertain).toEqual(["README.md"]);
     const rewound = repo.cli(["rewind", "--session", "A", "--to", "1", "--json", "--", "notes.md"]);
     expect(rewound.status, rewound.stderr).toBe(0);
     expect(rewound.json.written).toEqual(["notes.md"]);
@@ -419,7 +420,7 @@ describe("hooks across sessions and outside projects", () => {
     }
   };
 
-  it("counts a turn still open in one long shell command as overlapping a later session's turn", () => {
+  it("counts a turn still open in one long shell command as overlapping a later session's turn", async () => {
     // A's agent sends its prompt, then runs a build that sends no event for minutes (Claude Code's
     // Bash tool allows up to 10); meanwhile B's whole turn runs, and A's build writes a file.
     send(claude(repo.dir, "A", "UserPromptSubmit", { prompt: "build it" }), repo.dir);
@@ -428,27 +429,27 @@ describe("hooks across sessions and outside projects", () => {
     repo.write({ "built.txt": "made by A's long build\n" });
     send(claude(repo.dir, "B", "Stop", { stop_hook_active: false }), repo.dir);
     send(claude(repo.dir, "A", "Stop", { stop_hook_active: false }), repo.dir);
-    expect(log("B")[0].uncertain).toEqual(["built.txt"]);
+    expect((await log("B"))[0].uncertain).toEqual(["built.txt"]);
     const refused = repo.cli(["rewind", "--session", "B", "--to", "1", "--json"]);
     expect(refused.status).toBe(3);
     expect(refused.json.conflicts).toEqual(["built.txt"]);
     expect(repo.read("built.txt")).toBe("made by A's long build\n");
   });
 
-  it("does not take a turn abandoned long ago for one running beside every later turn", () => {
+  it("does not take a turn abandoned long ago for one running beside every later turn", async () => {
     // A was interrupted (Esc) an hour ago and never ended; B's shell edit now is B's alone.
     send(claude(repo.dir, "A", "UserPromptSubmit", { prompt: "a" }), repo.dir);
     silentFor(60);
     send(claude(repo.dir, "B", "UserPromptSubmit", { prompt: "b" }), repo.dir);
     repo.write({ "notes.md": "by B's shell\n" });
     send(claude(repo.dir, "B", "Stop", { stop_hook_active: false }), repo.dir);
-    expect(log("B")[0].uncertain ?? []).toEqual([]);
+    expect((await log("B"))[0].uncertain ?? []).toEqual([]);
     const rewound = repo.cli(["rewind", "--session", "B", "--to", "1", "--json"]);
     expect(rewound.status, rewound.stderr).toBe(0);
     expect(repo.read("notes.md")).toBe("n0\n");
   });
 
-  it("takes a turn left open by Esc as over once /clear ends its conversation (SessionEnd)", () => {
+  it("takes a turn left open by Esc as over once /clear ends its conversation (SessionEnd)", async () => {
     // The user presses Esc in OLD's turn (no Stop), then /clear: Claude Code ends OLD and starts
     // NEW at once. NEW's shell edit is NEW's alone: no other turn is running.
     send(claude(repo.dir, "OLD", "UserPromptSubmit", { prompt: "first try" }), repo.dir);
@@ -465,17 +466,17 @@ describe("hooks across sessions and outside projects", () => {
     repo.write({ "gen.txt": "gen\n" });
     send(claude(repo.dir, "NEW", "PostToolUse", bash("echo gen > gen.txt", "t2")), repo.dir);
     send(claude(repo.dir, "NEW", "Stop", { stop_hook_active: false }), repo.dir);
-    expect(log("NEW")[0]).toMatchObject({ changed: ["gen.txt"] });
-    expect(log("NEW")[0].uncertain ?? []).toEqual([]);
+    expect((await log("NEW"))[0]).toMatchObject({ changed: ["gen.txt"] });
+    expect((await log("NEW"))[0].uncertain ?? []).toEqual([]);
     const rewound = repo.cli(["rewind", "--session", "NEW", "--to", "1", "--json"]);
     expect(rewound.status, rewound.stderr).toBe(0);
     expect(repo.exists("gen.txt")).toBe(false);
     // OLD's turn took no snapshot at its end: it stays as an interrupt leaves it, closed by the
     // next prompt if the conversation is resumed.
-    expect(log("OLD")[0]).toMatchObject({ turn: "1", state: "open", after: null });
+    expect((await log("OLD"))[0]).toMatchObject({ turn: "1", state: "open", after: null });
     send(claude(repo.dir, "OLD", "SessionStart", { source: "resume" }), repo.dir);
     send(claude(repo.dir, "OLD", "UserPromptSubmit", { prompt: "again" }), repo.dir);
-    expect(log("OLD").map((t) => [t.turn, t.state])).toEqual([
+    expect((await log("OLD")).map((t) => [t.turn, t.state])).toEqual([
       ["1", "done"],
       ["2", "open"],
     ]);
@@ -609,7 +610,7 @@ describe("hooks across sessions and outside projects", () => {
     );
   });
 
-  it("does not let one session revert another's later edit of a file both edited, after its own shell ran", () => {
+  it("does not let one session revert another's later edit of a file both edited, after its own shell ran", async () => {
     // A's Edit tool appends to notes.md, then B's does; then A's shell runs a command that changes
     // nothing, so A's progress mark holds B's line too. Rewinding A must not take B's line (SPEC §8).
     send(claude(repo.dir, "A", "UserPromptSubmit", { prompt: "a" }), repo.dir);
@@ -630,7 +631,7 @@ describe("hooks across sessions and outside projects", () => {
     );
     send(claude(repo.dir, "A", "Stop", { stop_hook_active: false }), repo.dir);
     send(claude(repo.dir, "B", "Stop", { stop_hook_active: false }), repo.dir);
-    expect(log("A")[0]).toMatchObject({ changed: ["notes.md"], uncertain: ["notes.md"] });
+    expect((await log("A"))[0]).toMatchObject({ changed: ["notes.md"], uncertain: ["notes.md"] });
     const refused = repo.cli(["rewind", "--session", "A", "--to", "1", "--json"]);
     expect(refused.status, refused.stderr).toBe(3);
     expect([refused.json.conflicts, refused.json.uncertain]).toEqual([["notes.md"], ["notes.md"]]);

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Repo, Sandbox } from "../helpers/repo.js";
 import { claude } from "./events.js";
 import { installedCommand, shellHook } from "./hook-helpers.js";
+import { logIn } from "../helpers/in-process.js";
 
 // Claude Code's documented payloads (code.claude.com/docs/en/hooks): UserPromptSubmit carries
 // `prompt`; PreToolUse `tool_name` and `tool_input`; PostToolUse adds `tool_response`; Stop
@@ -54,7 +55,7 @@ const shell = {
 };
 
 describe("a hook's status started ahead of the bundle", () => {
-  it("is started for the events that snapshot the whole workspace only, and the turn holds every change", () => {
+  it("is started for the events that snapshot the whole workspace only, and the turn holds every change", async () => {
     send(claude(repo.dir, "s", "UserPromptSubmit", { prompt: "first" }));
     repo.write({ "src/app.js": "v1\n" });
     send(claude(repo.dir, "s", "Stop", { stop_hook_active: false })); // the plan, the private index copy
@@ -75,7 +76,7 @@ describe("a hook's status started ahead of the bundle", () => {
     repo.write({ "notes.txt": "from the shell, again\n" });
     expect(send(claude(repo.dir, "s", "Stop", { stop_hook_active: false }))).toEqual(["started", "adopted"]);
 
-    const turns = repo.ok("log", "--session", "s") as { turn: string; prompt: string; changed: string[] }[];
+    const turns = (await logIn(repo, "s")) as { turn: string; prompt: string; changed: string[] }[];
     expect(turns.map((t) => [t.turn, t.prompt, [...t.changed].sort()])).toEqual([
       ["1", "first", ["src/app.js"]],
       ["2", "second", ["README.md", "notes.txt", "src/app.js"]],
@@ -88,7 +89,7 @@ describe("a hook's status started ahead of the bundle", () => {
     ]);
   });
 
-  it("reads an event the agent is still writing: what the loader read is handed on, and the rest is read after", () => {
+  it("reads an event the agent is still writing: what the loader read is handed on, and the rest is read after", async () => {
     send(claude(repo.dir, "s", "UserPromptSubmit", { prompt: "first" }));
     send(claude(repo.dir, "s", "Stop", { stop_hook_active: false }));
     // A prompt long enough to span several reads, written in two parts a second apart: the
@@ -103,7 +104,7 @@ describe("a hook's status started ahead of the bundle", () => {
     expect([run.status, run.stdout]).toEqual([0, ""]);
     // Not a whole event before the bundle loaded: nothing was started ahead for it.
     expect(run.stderr).not.toContain("status ahead: started");
-    const turns = repo.ok("log", "--session", "s") as { turn: string; prompt: string; state: string }[];
+    const turns = (await logIn(repo, "s")) as { turn: string; prompt: string; state: string }[];
     expect(turns.map((t) => [t.turn, t.state])).toEqual([
       ["1", "done"],
       ["2", "open"],

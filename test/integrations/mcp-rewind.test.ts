@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CLI, type Repo, Sandbox } from "../helpers/repo.js";
 import { claudeEvents as ev } from "./events.js";
 import { expectQuiet, hook } from "./hook-helpers.js";
+import { logIn } from "../helpers/in-process.js";
 
 let sandbox: Sandbox;
 let repo: Repo;
@@ -105,7 +106,7 @@ describe("undo from inside the agent (MCP)", () => {
     expect(repo.read("src/app.js")).toBe("v1\n");
     expect(repo.exists("b.txt")).toBe(false);
     expect(repo.read("notes.md")).toBe("working on it\n");
-    expect(repo.ok("log", "--session", s).map((t: { state: string }) => t.state)).toEqual([
+    expect((await logIn(repo, s)).map((t: { state: string }) => t.state)).toEqual([
       "done",
       "rewound",
       "open",
@@ -116,11 +117,7 @@ describe("undo from inside the agent (MCP)", () => {
     expect(redone.structuredContent).toMatchObject({ session: s, restoredTurns: ["2"] });
     expect(repo.read("src/app.js")).toBe("v2\n");
     expect(repo.read("b.txt")).toBe("b\n");
-    expect(repo.ok("log", "--session", s).map((t: { state: string }) => t.state)).toEqual([
-      "done",
-      "done",
-      "open",
-    ]);
+    expect((await logIn(repo, s)).map((t: { state: string }) => t.state)).toEqual(["done", "done", "open"]);
 
     // The model undoes again, the turn ends; the next prompt tells it what went back, once.
     expect((await call("rewind", { to: "2" })).isError).toBeFalsy();

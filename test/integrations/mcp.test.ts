@@ -6,6 +6,7 @@ import { type CallToolResult, Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CLI, Repo, Sandbox } from "../helpers/repo.js";
+import { listIn } from "../helpers/in-process.js";
 
 const MAIN_JS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../dist/cli/bin.js");
 
@@ -111,7 +112,7 @@ describe("ghostcommit mcp", () => {
     expect(snap.structuredContent).toEqual(taken);
 
     const listed = await call("list_snapshots");
-    expect(textJson(listed)).toEqual(repo.ok("list"));
+    expect(textJson(listed)).toEqual(await listIn(repo));
     expect(listed.structuredContent).toEqual({ items: textJson(listed) });
 
     repo.write({ "src/app.js": "v2\n", "new.txt": "n\n" });
@@ -178,8 +179,8 @@ describe("ghostcommit mcp", () => {
     const other = sandbox.repo("other", { "x.txt": "x\n" });
     client = await connect(MAIN_JS, ["-C", other.dir]);
     const taken = textJson(await call("snapshot"));
-    expect(other.ok("list").map((s: { id: string }) => s.id)).toContain(taken.id);
-    expect(repo.ok("list")).toEqual([]);
+    expect((await listIn(other)).map((s: { id: string }) => s.id)).toContain(taken.id);
+    expect(await listIn(repo)).toEqual([]);
     await call("restore", { id: "0000000" });
     expect(stderr).toContain("ghostcommit mcp:");
   });

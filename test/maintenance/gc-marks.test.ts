@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Repo, Sandbox } from "../helpers/repo.js";
 import { claude, claudeEvents as ev } from "../integrations/events.js";
 import { hook } from "../integrations/hook-helpers.js";
+import { logIn } from "../helpers/in-process.js";
 
 let sandbox: Sandbox;
 let repo: Repo;
@@ -14,7 +15,7 @@ afterEach(() => sandbox.cleanup());
 const send = (event: unknown) => expect(hook(sandbox, "claude-code", event, repo.dir).status).toBe(0);
 
 describe("gc and an open turn", () => {
-  it("keeps the open turn's progress mark, so after an interrupt only the changes since it are in doubt", () => {
+  it("keeps the open turn's progress mark, so after an interrupt only the changes since it are in doubt", async () => {
     const edit = {
       tool_name: "Edit",
       tool_input: { file_path: repo.path("a.txt"), old_string: "a", new_string: "A" },
@@ -35,7 +36,7 @@ describe("gc and an open turn", () => {
     repo.write({ "b.txt": "the user's\n" });
     send(ev.prompt(repo.dir, "s", "two"));
     send(ev.stop(repo.dir, "s"));
-    const first = repo.ok("log", "--session", "s").find((t: any) => t.turn === "1");
+    const first = (await logIn(repo, "s")).find((t: any) => t.turn === "1");
     expect(first.changed).toEqual(["a.txt", "b.txt"]);
     expect(first.uncertain).toEqual(["b.txt"]); // a.txt is the agent's, reported by its tool call
     expect(repo.ok("doctor").ok).toBe(true);

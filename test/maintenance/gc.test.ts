@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { Sandbox } from "../helpers/repo.js";
 import { snapshotIn } from "../session/support.js";
+import { listIn } from "../helpers/in-process.js";
 
 /** Loose and packed bytes of the shadow store, as git counts them. */
 function storeBytes(sandbox: Sandbox, gitDir: string): number {
@@ -61,7 +62,7 @@ describe("gc", () => {
     const report = repo.ok("gc");
     expect(report.dropped).toHaveLength(1);
     expect(report.bytesAfter).toBeLessThanOrEqual(size - 1000);
-    const left = repo.ok("list").map((s: { message: string }) => s.message);
+    const left = (await listIn(repo)).map((s: { message: string }) => s.message);
     expect(left).not.toContain("s0");
     expect(left).toContain("s1");
   });

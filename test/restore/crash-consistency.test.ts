@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { fingerprint, storeDir } from "../hardening/helpers.js";
 import { CLI, type Repo, Sandbox } from "../helpers/repo.js";
 import { type Call, killedAtCall, orderProblems, parseTrace, traceCli } from "./strace.js";
+import { listIn, logIn } from "../helpers/in-process.js";
 
 /**
  * A power cut cannot be simulated in a test, so the order of the system calls is checked
@@ -189,7 +190,7 @@ function killedAt(repo: Repo, env: NodeJS.ProcessEnv, args: string[], call: stri
 }
 
 describe("killed at each of its renames and deletions", () => {
-  it("a restore killed at any of them is undone byte for byte by restore <safety>", () => {
+  it("a restore killed at any of them is undone byte for byte by restore <safety>", async () => {
     // The target has many changes; the state restored from is the commit itself, so the safety
     // snapshot writes almost no objects and the n-th rename is the n-th in the workspace or store.
     const repo = sb.repo("killed", BASE);
@@ -227,7 +228,7 @@ describe("killed at each of its renames and deletions", () => {
           killedUntouched++;
         } else {
           killedMidway++;
-          const safety = repo.ok("list").find((s: { kind: string }) => s.kind === "safety");
+          const safety = (await listIn(repo)).find((s: { kind: string }) => s.kind === "safety");
           repo.ok("restore", safety.id);
         }
         expect(fingerprint(repo.dir), `killed at ${call} ${n}`).toEqual(before);
@@ -244,7 +245,7 @@ describe("killed at each of its renames and deletions", () => {
 describe("a rewind or redo killed half-way", () => {
   /** Runs the CLI under strace, killed at the n-th rename of one thread (never, when there are fewer). */
 
-  it("is finished by running it again or undone by redo; a killed redo run again finishes it; doctor says how", () => {
+  it("is finished by running it again or undone by redo; a killed redo run again finishes it; doctor says how", async () => {
     const repo = sb.repo("killed-rewind", BASE);
     repo.ok("turn", "begin", "--session", "s", "--turn", "1");
     repo.write({ "a/f0.txt": "turn\n", "a/f1.txt": "turn\n", "b/f0.txt": "turn\n", "b/f2.txt": "turn\n" });
@@ -294,7 +295,7 @@ describe("a rewind or redo killed half-way", () => {
       if (run.signal !== "SIGKILL" || JSON.stringify([...now]) !== JSON.stringify([...turnDone]))
         repo.ok("redo", "--session", "s");
       expect(fingerprint(repo.dir), `rewind killed at rename ${n}`).toEqual(turnDone);
-      expect(repo.ok("log", "--session", "s").map((t: { state: string }) => t.state)).toEqual(["done"]);
+      expect((await logIn(repo, "s")).map((t: { state: string }) => t.state)).toEqual(["done"]);
     }
     expect(finished).toBeGreaterThan(0);
     expect(undone).toBeGreaterThan(0);

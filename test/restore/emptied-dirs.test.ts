@@ -2,6 +2,7 @@ import { chownSync, lstatSync, renameSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Repo } from "../helpers/repo.js";
 import { sessionSandbox, turn } from "../session/support.js";
+import { logIn } from "../helpers/in-process.js";
 
 const { repo } = sessionSandbox();
 
@@ -37,7 +38,7 @@ describe("a directory a restore empties and writes into again", () => {
 
   it("is kept by a plain restore of the snapshot before the turn", async () => {
     const { r, before } = await renamingTurn();
-    const snapshot = r.ok("log", "--session", "s")[0].before;
+    const snapshot = (await logIn(r, "s"))[0].before;
     r.ok("restore", snapshot);
     expect(r.read("private/keys.txt")).toBe("secret\n");
     expect({ private: dirState(r, "private"), "src/util": dirState(r, "src/util") }).toEqual(before);

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { CLI } from "../helpers/repo.js";
 import { fileSandbox, gitDirDigest } from "../helpers/support.js";
 import { snapshotIn, turn } from "../session/support.js";
+import { listIn } from "../helpers/in-process.js";
 
 const { sandbox, repo } = fileSandbox();
 
@@ -117,7 +118,7 @@ describe("restore and diff of chosen paths", () => {
     const r = repo({ "fe/main.js": "a\n", "keep.txt": "k\n" });
     const snap = await snapshotIn(r);
     await turn(r, "s", "1", () => r.write({ "fe/main.js": "b\n" }));
-    const listed = r.ok("list").length;
+    const listed = (await listIn(r)).length;
     for (const [args, message] of [
       [["restore", snap.id, "typo/main.js"], "typo/main.js: no such path in the snapshot or the workspace"],
       [["diff", snap.id, "--", "fe/*.js"], "fe/*.js: no such path in the snapshot or the workspace"],
@@ -127,7 +128,11 @@ describe("restore and diff of chosen paths", () => {
       expect(result.status, args.join(" ")).toBe(2);
       expect(result.stderr).toContain(`ghostcommit: ${message} (paths are not patterns)`);
     }
-    expect([r.read("fe/main.js"), r.ok("list").length, r.cli(["redo"]).status]).toEqual(["b\n", listed, 1]);
+    expect([r.read("fe/main.js"), (await listIn(r)).length, r.cli(["redo"]).status]).toEqual([
+      "b\n",
+      listed,
+      1,
+    ]);
     // A path the snapshot holds, or one on disk only, is fine for a restore; a rewind refuses a path
     // no rewound turn changed, which would rewind nothing.
     expect(r.cli(["rewind", "--dry-run", "--to", "1", "keep.txt"]).stderr).toContain(
@@ -186,7 +191,7 @@ describe("restore and diff of chosen paths", () => {
       writeFileSync(bad(""), "v2\n");
       writeFileSync(bad("d/"), "v2\n");
     });
-    const listed = r.ok("list").length;
+    const listed = (await listIn(r)).length;
     // The shell puts the byte 0xff in the last argument, after `prefix`: Node cannot decode it.
     const withBadArg = (args: string[], prefix = "") =>
       spawnSync(
@@ -214,7 +219,7 @@ describe("restore and diff of chosen paths", () => {
         /^ghostcommit: path argument is not valid UTF-8, so it cannot be passed on the command line: b\ufffd \(/,
       );
     }
-    expect([readFileSync(bad(""), "utf8"), r.ok("list").length]).toEqual(["v2\n", listed]);
+    expect([readFileSync(bad(""), "utf8"), (await listIn(r)).length]).toEqual(["v2\n", listed]);
     // Its directory names it; a name spelled with U+FFFD is an ordinary one.
     expect(r.ok("restore", snap.id, "d").written).toEqual(["d/b\ufffd"]);
     expect(readFileSync(bad("d/"), "utf8")).toBe("v1\n");

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { Repo } from "../helpers/repo.js";
 import { fileSandbox, filesOf, gitDirDigest, mtimeNs, workDigest } from "../helpers/support.js";
 import { snapshotIn } from "../session/support.js";
+import { listIn } from "../helpers/in-process.js";
 
 const { sandbox, repo } = fileSandbox();
 let plainDirs = 0;
@@ -370,7 +371,7 @@ describe("restore", () => {
     r.write({ "a.txt": "agent work\n", "agent.txt": "new\n" });
     const report = r.ok("restore", snap.id);
     expect(report.safety).toMatch(/^[0-9a-f]{40}$/);
-    const listed = r.ok("list");
+    const listed = await listIn(r);
     expect(listed.map((s: any) => s.id)).toEqual([report.safety, snap.id]);
     expect(listed[0].kind).toBe("safety");
     const undo = r.ok("restore", report.safety);
@@ -393,7 +394,7 @@ describe("restore", () => {
       dryRun: true,
     });
     expect(workDigest(r.dir)).toEqual(before);
-    expect(r.ok("list").map((s: any) => s.id)).toEqual([snap.id]);
+    expect((await listIn(r)).map((s: any) => s.id)).toEqual([snap.id]);
   });
 
   it("snapshots and restores in the middle of a merge with unmerged entries", async () => {

@@ -7,6 +7,7 @@ import { maybeRunRetention, protectedSnapshots } from "../../src/maintenance/ret
 import type { StoredSnapshot } from "../../src/store/store.js";
 import { CLI } from "../helpers/repo.js";
 import { openIn, sessionSandbox, turn } from "./support.js";
+import { listIn, logIn } from "../helpers/in-process.js";
 
 const { sandbox, repo } = sessionSandbox();
 
@@ -39,7 +40,7 @@ describe("the journal survives crashes", () => {
     await killAfter(r.dir, ["turn", "end", "--session", "s", "--turn", "2"], 150);
     const [file] = journals();
     appendFileSync(file, '{"e":"end","turn":"2","after":"dead'); // a writer killed mid-record
-    const log = r.ok("log", "--session", "s");
+    const log = await logIn(r, "s");
     expect(log.map((t: any) => t.turn)).toEqual(["1", "2"]);
     expect(r.ok("turn", "end", "--session", "s", "--turn", "2").changed).toEqual(["f.txt"]);
     await turn(r, "s", "3", () => r.write({ "f.txt": "3\n" }));
@@ -103,7 +104,7 @@ describe("retention", () => {
     expect(end.stderr).toContain("retention: its process waits for this command's end");
     let ids: string[] = [];
     for (let i = 0; i < 100; i++) {
-      ids = r.ok("list").map((s: any) => s.id);
+      ids = (await listIn(r)).map((s: any) => s.id);
       if (!ids.includes(old)) break;
       await new Promise((done) => setTimeout(done, 200));
     }

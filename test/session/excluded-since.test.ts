@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sessionSandbox, snapshotIn, turn } from "./support.js";
+import { listIn, logIn } from "../helpers/in-process.js";
 
 const { repo } = sessionSandbox();
 
@@ -25,9 +26,9 @@ describe("a directory a later turn's snapshot leaves out (grown past the large-d
   it("is not claimed by that turn, and rewinding both turns is no conflict: the first turn's files go, the rest stay", async () => {
     const { r, second } = await generatorOverTwoTurns();
     expect(second.changed).toEqual(["src/a.ts"]);
-    expect(r.ok("log", "--session", "s").map((t: any) => t.changed.length)).toEqual([4, 1]);
+    expect((await logIn(r, "s")).map((t: any) => t.changed.length)).toEqual([4, 1]);
 
-    const before = r.ok("list").length;
+    const before = (await listIn(r)).length;
     const preview = r.cli(["rewind", "--to", "t1", "--dry-run"]);
     expect(preview.status, preview.stderr).toBe(0);
     // It deletes files inside src/gen, so it does not say the directory is left as it is.
@@ -40,7 +41,7 @@ describe("a directory a later turn's snapshot leaves out (grown past the large-d
       skipped: [{ path: "src/gen", reason: "excluded" }],
     });
     expect(done.json.deleted.sort()).toEqual(firstFour);
-    expect(r.ok("list").length).toBe(before + 1); // its safety snapshot
+    expect((await listIn(r)).length).toBe(before + 1); // its safety snapshot
     expect([r.read("src/a.ts"), ...[5, 6, 7].map((i) => r.read(`src/gen/f${i}.ts`))]).toEqual([
       "a1\n",
       "g5\n",
@@ -62,11 +63,11 @@ describe("a rewind refused by its last check, once the work tree is captured", (
       r.write({ "b.txt": "b1\n" });
     });
     r.write({ "old.txt": "made again by hand\n" });
-    const before = r.ok("list").map((s: any) => s.id);
+    const before = (await listIn(r)).map((s: any) => s.id);
     const refused = r.cli(["rewind", "--to", "1", "--json"]);
     expect(refused.status).toBe(3);
     expect(refused.json.conflicts).toEqual(["old.txt"]);
-    expect(r.ok("list").map((s: any) => s.id)).toEqual(before);
+    expect((await listIn(r)).map((s: any) => s.id)).toEqual(before);
     expect([r.read("old.txt"), r.read("b.txt")]).toEqual(["made again by hand\n", "b1\n"]);
   });
 });
@@ -129,7 +130,7 @@ describe("diff of a turn's two snapshots when the after-snapshot left out what t
       r.write({ "dump.sql": "x".repeat(3000) }); // past largeFileBytes
       r.write({ "a.txt": "a2\n" });
     });
-    const [t] = r.ok("log", "--session", "s");
+    const [t] = await logIn(r, "s");
     expect(r.ok("diff", t.before, t.after)).toEqual([
       { path: "a.txt", status: "modified", oldMode: "100644", newMode: "100644" },
     ]);
@@ -169,7 +170,7 @@ describe("a directory named in dependencyDirs after the turn that wrote files in
 });
 
 describe("a dependency directory some of whose untracked files a snapshot captured by --include", () => {
-  it("counts as left out only the files it left out, and gives no count when it left none", () => {
+  it("counts as left out only the files it left out, and gives no count when it left none", async () => {
     const r = repo({ "dist/bundle.js": "v1\n" }); // a tracked, published bundle
     r.write({ "dist/chunk-1.js": "c1\n", "dist/chunk-2.js": "c2\n", "dist/chunk-3.js": "c3\n" });
     const one = r.ok("snapshot", "--include", "dist/chunk-1.js");
@@ -179,7 +180,7 @@ describe("a dependency directory some of whose untracked files a snapshot captur
     // not have captured it).
     expect(r.ok("snapshot", ...all).excluded).toEqual([{ path: "dist", reason: "dependency-dir" }]);
     r.write({ "dist/chunk-4.js": "c4\n" });
-    const snaps = r.ok("list");
+    const snaps = await listIn(r);
     r.ok("restore", snaps[0].id);
     expect(r.read("dist/chunk-4.js")).toBe("c4\n");
   });

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { storeDir } from "../hardening/helpers.js";
 import type { Repo } from "../helpers/repo.js";
 import { openIn, sessionSandbox, turn } from "./support.js";
+import { logIn } from "../helpers/in-process.js";
 
 const { sandbox, repo } = sessionSandbox();
 const DAY_MS = 24 * 3600 * 1000;
@@ -57,7 +58,7 @@ describe("session histories retention forgets", () => {
     await turn(r, "latest", "1", () => r.write({ "latest.txt": "x\n" }));
     for (const session of ["gone", "recent", "open", "ended", "unfinished"]) await dropSnapshots(r, session);
     // A rewind killed half-way (its record written before any file changed, never completed).
-    const gone = (r.ok("log", "--session", "unfinished") as { after: string }[])[0].after;
+    const gone = ((await logIn(r, "unfinished")) as { after: string }[])[0].after;
     const pending = { e: "rewind", id: "r1", to: "1", turns: ["1"], safety: gone, written: [], deleted: [] };
     writeFileSync(
       journalOf(r, "unfinished"),

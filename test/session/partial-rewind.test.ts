@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GhostcommitError } from "../../src/errors.js";
 import { libTurn, openIn, sessionSandbox, turn } from "./support.js";
+import { listIn } from "../helpers/in-process.js";
 
 const { sandbox, repo } = sessionSandbox();
 
@@ -90,7 +91,7 @@ describe("rewind of chosen paths", () => {
     await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }));
     await turn(r, "s", "2", () => r.write({ "a.txt": "a2\n" }));
     r.ok("rewind", "--to", "2", "a.txt");
-    const listed = r.ok("list").length;
+    const listed = (await listIn(r)).length;
     for (const args of [["b.txt"], ["a.txt", "d"], ["--dry-run", "b.txt"]]) {
       const result = r.cli(["rewind", "--to", "1", "--json", ...args]);
       expect(result.status, args.join(" ")).toBe(2);
@@ -100,7 +101,7 @@ describe("rewind of chosen paths", () => {
       "ghostcommit: b.txt, d: not changed by turns 1, 2 of session s, so there is nothing to rewind there\n",
     );
     // Nothing was recorded: no safety snapshot, and one redo undoes the real rewind.
-    expect(r.ok("list").length).toBe(listed);
+    expect((await listIn(r)).length).toBe(listed);
     expect(r.ok("redo").restoredTurns).toEqual(["2"]);
     expect(r.read("a.txt")).toBe("a2\n");
     // An open turn's changes count once seen (forced); the library refuses the same way.
@@ -125,7 +126,7 @@ describe("rewind of chosen paths", () => {
     await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "b.txt": "b1\n" }));
     await turn(r, "s", "2", () => r.write({ "a.txt": "a2\n" }));
     expect(r.ok("rewind", "--to", "1", "a.txt").written).toEqual(["a.txt"]);
-    const listed = r.ok("list").length;
+    const listed = (await listIn(r)).length;
     for (const args of [["a.txt"], ["--dry-run", "a.txt"]]) {
       const again = r.cli(["rewind", "--to", "1", "--json", ...args]);
       expect([again.status, again.json.error.code], args.join(" ")).toEqual([1, "bad-input"]);
@@ -133,7 +134,7 @@ describe("rewind of chosen paths", () => {
     expect(r.cli(["rewind", "--to", "1", "a.txt"]).stderr).toBe(
       "ghostcommit: a.txt: already as before turn 1 of session s (an earlier rewind put it back, or a person did), so there is nothing to rewind; nothing was recorded\n",
     );
-    expect(r.ok("list").length).toBe(listed);
+    expect((await listIn(r)).length).toBe(listed);
     // A path of the same turns not yet put back still rewinds beside it.
     expect(r.ok("rewind", "--to", "1", "a.txt", "b.txt").written).toEqual(["b.txt"]);
     r.ok("redo");

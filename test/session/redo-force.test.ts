@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sessionSandbox, turn } from "./support.js";
+import { logIn } from "../helpers/in-process.js";
 
 const { repo } = sessionSandbox();
 
@@ -50,6 +51,6 @@ describe("redo --force", () => {
       0,
       "restored turn 1 of session s\n  wrote  a.txt\nwrote 1 file, deleted 0\n",
     ]);
-    expect(r.ok("log", "--session", "s")[0].state).toBe("done");
+    expect((await logIn(r, "s"))[0].state).toBe("done");
   });
 });

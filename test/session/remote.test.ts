@@ -8,6 +8,7 @@ import { cliTurn, cloneOf, ghostRefs, gitDaemon, hook, machines, originRepo } fr
 import { storeDir } from "../hardening/helpers.js";
 import { killedAtCall } from "../restore/strace.js";
 import { turn } from "./support.js";
+import { listIn, logIn } from "../helpers/in-process.js";
 
 const { a, b, bare } = machines();
 
@@ -32,7 +33,7 @@ async function recordOnA(name: string, url: string, twoTurns = true): Promise<{ 
   });
   if (twoTurns)
     await turn(repo, "s1", "t2", () => repo.write({ "src/new.ts": "newer\n", "local.txt": "edited\n" }));
-  return { repo, turns: repo.ok("log", "--session", "s1") };
+  return { repo, turns: await logIn(repo, "s1") };
 }
 
 describe("push and fetch through a local bare repository", () => {
@@ -72,7 +73,7 @@ describe("push and fetch through a local bare repository", () => {
     const [listed] = onB.ok("sessions");
     expect(listed).toMatchObject({ session: "s1", turns: 2, origin: { remote: `file://${remote}` } });
     expect(typeof listed.origin.host).toBe("string");
-    expect(onB.ok("log", "--session", "s1")).toEqual(turns);
+    expect(await logIn(onB, "s1")).toEqual(turns);
     const diff = onB.ok("diff", turns[0].before, turns[1].after);
     expect(diff.map((e: any) => `${e.status} ${e.path}`).sort()).toEqual([
       "added src/new.ts",
@@ -102,7 +103,7 @@ describe("push and fetch through a local bare repository", () => {
     // B's continuation extends A's journal: it goes back, and A sees the rewind.
     expect(onB.ok("push").sessions).toEqual([{ session: "s1", turns: 2, status: "updated" }]);
     expect(onA.ok("fetch").sessions).toEqual([{ session: "s1", turns: 2, status: "updated" }]);
-    expect(onA.ok("log", "--session", "s1").map((t: any) => t.state)).toEqual(["rewound", "rewound"]);
+    expect((await logIn(onA, "s1")).map((t: any) => t.state)).toEqual(["rewound", "rewound"]);
   });
 
   it("sends only what the remote lacks: files its branches or earlier snapshots hold go once", async () => {
@@ -157,7 +158,7 @@ describe("push and fetch through a local bare repository", () => {
       home,
     ]);
     expect(kept.stdout.toString()).toBe("");
-    onB.ok("restore", onB.ok("log", "--session", "s")[1].before);
+    onB.ok("restore", (await logIn(onB, "s"))[1].before);
     expect([onB.exists("a.txt"), onB.exists("src/b.txt"), onB.read("src/f7.txt")]).toEqual([
       true,
       false,
@@ -178,7 +179,7 @@ describe("push and fetch through a local bare repository", () => {
       const fetched = laptop.ok("fetch");
       expect(fetched.sessions.map((x: any) => x.session)).toEqual([task]);
       expect(fetched.bytes).toBeLessThan(16 * 1024);
-      laptop.ok("restore", laptop.ok("log", "--session", task)[0].after);
+      laptop.ok("restore", (await logIn(laptop, task))[0].after);
       expect([laptop.read("src/f1.txt"), laptop.read("src/f2.txt")]).toEqual([
         `${task}\n`,
         files["src/f2.txt"],
@@ -186,7 +187,7 @@ describe("push and fetch through a local bare repository", () => {
     }
   });
 
-  it("refuses to send files the repository ignores unless --include-ignored", () => {
+  it("refuses to send files the repository ignores unless --include-ignored", async () => {
     const remote = bare("secrets.git");
     const repo = originRepo(a, "secrets", remote, { ".gitignore": ".env\n", "app.ts": "1\n" });
     repo.ok("turn", "begin", "--session", "s", "--turn", "1");
@@ -200,7 +201,7 @@ describe("push and fetch through a local bare repository", () => {
     expect(refused.stderr).toMatch(/ignores \(\.env\).*--include-ignored/);
     expect(ghostRefs(a, remote)).toEqual([]);
     const pushed = repo.ok("push", "--include-ignored");
-    const after = repo.ok("log", "--session", "s")[0].after;
+    const after = (await logIn(repo, "s"))[0].after;
     expect(pushed.snapshots).toContain(after);
     expect(a.git(remote, "cat-file", "-p", `${after}:.env`)).toBe("TOKEN=hunter2\n");
   });
@@ -237,7 +238,7 @@ describe("push and fetch through a local bare repository", () => {
     const fetched = onB.ok("fetch");
     expect(fetched.sessions.map((s: any) => s.session)).toEqual(["s"]);
     expect(fetched.snapshots).not.toContain(taken.id);
-    expect(onB.ok("list").map((s: any) => s.message)).not.toContain("folder");
+    expect((await listIn(onB)).map((s: any) => s.message)).not.toContain("folder");
     // ...and a plain folder elsewhere brings the folder's, not the repository's sessions.
     const other = b.dir("other-folder");
     const there = b.ok(other, "fetch", remote);
@@ -253,8 +254,8 @@ describe("push and fetch through a local bare repository", () => {
     await turn(onA, "other", "1", () => onA.write({ "g.txt": "A\n" }));
     onA.ok("push");
     await turn(onB, "same", "1", () => onB.write({ "f.txt": "B\n" }));
-    const bList = onB.ok("list").map((s: any) => s.id);
-    const aSame = new Set(onA.ok("log", "--session", "same").flatMap((t: any) => [t.before, t.after]));
+    const bList = (await listIn(onB)).map((s: any) => s.id);
+    const aSame = new Set((await logIn(onA, "same")).flatMap((t: any) => [t.before, t.after]));
     // Killed at each rename in turn (git's ref writes, then the journals'), until one runs through.
     // What the store lists is read from its refs (a git call, not a command line per kill).
     const storeGit = path.join(storeDir(b, onB.dir), "git");
@@ -277,10 +278,10 @@ describe("push and fetch through a local bare repository", () => {
     }
     // Killed at every rename but the last: a loop that never killed would prove nothing.
     expect(killed).toBeGreaterThan(3);
-    expect(onB.ok("log", "--session", "same").map((t: any) => t.prompt)).toEqual(["prompt 1"]);
+    expect((await logIn(onB, "same")).map((t: any) => t.prompt)).toEqual(["prompt 1"]);
     // The fetch that ran through brought the other session, and no temporary ref is left.
-    const listed = onB.ok("list").map((s: any) => s.id);
-    const other = onB.ok("log", "--session", "other").flatMap((t: any) => [t.before, t.after]);
+    const listed = (await listIn(onB)).map((s: any) => s.id);
+    const other = (await logIn(onB, "other")).flatMap((t: any) => [t.before, t.after]);
     expect(other.filter((id: string) => !listed.includes(id))).toEqual([]);
     expect(listed.filter((id: string) => !bList.includes(id)).length).toBeGreaterThan(0);
     expect(onB.ok("doctor").problems).toEqual([]);
@@ -290,7 +291,7 @@ describe("push and fetch through a local bare repository", () => {
     a.git(remote, "update-ref", `refs/ghostcommit/root/snapshots/${main}`, main);
     const again = onB.cli(["fetch", "--json"]);
     expect([again.status, again.json.snapshots]).toEqual([3, []]);
-    expect(onB.ok("list").map((s: any) => s.id)).toEqual(listed);
+    expect((await listIn(onB)).map((s: any) => s.id)).toEqual(listed);
     expect(onB.ok("doctor").problems).toEqual([]);
   });
 
@@ -316,8 +317,8 @@ describe("push and fetch through a local bare repository", () => {
     expect(onB.ok("push", "--session", "other").sessions.map((s: any) => s.session)).toEqual(["other"]);
 
     // Fetching keeps B's own session and says which one it did not take.
-    const bLog = onB.ok("log", "--session", "same");
-    const bList = onB.ok("list");
+    const bLog = await logIn(onB, "same");
+    const bList = await listIn(onB);
     const fetch = onB.cli(["fetch", "--json"]);
     // Refused in part, as a refused push is: status 3, the rest fetched.
     expect(fetch.status).toBe(3);
@@ -327,10 +328,10 @@ describe("push and fetch through a local bare repository", () => {
     const fetched = fetch.json;
     expect(fetched.conflicts.map((c: any) => c.session)).toEqual(["same"]);
     expect(fetched.conflicts[0].reason).toMatch(/different history under session id same/);
-    expect(onB.ok("log", "--session", "same")).toEqual(bLog);
+    expect(await logIn(onB, "same")).toEqual(bLog);
     // Nor are A's snapshots of that session brought in, to be listed as B's own turns.
     expect(fetched.snapshots).toEqual([]);
-    expect(onB.ok("list")).toEqual(bList);
+    expect(await listIn(onB)).toEqual(bList);
   });
 
   it("pushes other sessions when the remote only has later turns of one (another machine continued it)", async () => {
@@ -340,14 +341,14 @@ describe("push and fetch through a local bare repository", () => {
     onA.ok("push");
     const onB = cloneOf(b, remote, "behind-b");
     onB.ok("fetch");
-    onB.ok("restore", onB.ok("log", "--session", "s")[0].after);
+    onB.ok("restore", (await logIn(onB, "s"))[0].after);
     await turn(onB, "s", "2", () => onB.write({ "g.txt": "B\n" }));
     onB.ok("push");
     await turn(onA, "other", "1", () => onA.write({ "h.txt": "A\n" }));
     const run = onA.cli(["push"]);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/s {2}the remote has later turns of it: fetch brings them/);
-    expect(onA.ok("log", "--session", "other")).toHaveLength(1);
+    expect(await logIn(onA, "other")).toHaveLength(1);
     const pushed = onA.ok("push");
     expect(pushed).toMatchObject({ sessions: [], unchanged: ["other"], behind: ["s"], refs: 0 });
     expect(onA.ok("fetch").sessions).toEqual([{ session: "s", turns: 2, status: "updated" }]);
@@ -494,7 +495,7 @@ describe("session and turn ids with control characters", () => {
     run(onA, "sessions");
     run(onA, "log", "--session", S);
     run(onA, "list");
-    run(onA, "show", onA.ok("list")[0].id);
+    run(onA, "show", (await listIn(onA))[0].id);
     run(onA, "rewind", "--session", S, "--to", T, "--dry-run");
     const rewound = run(onA, "rewind", "--session", S, "--to", T);
     run(onA, "redo", "--session", S);
@@ -539,7 +540,7 @@ describe("session and turn ids with control characters", () => {
     expect(doctor.stdout).toContain("same session id: two\\e[2Jx (pushed from box\\e]0;pwned\\a)");
     expect(behind.stdout).toContain("esc\\e]0;pwned\\ax  the remote has later turns of it");
     expect(onB.ok("sessions").find((s: any) => s.session === S)?.origin.host).toBe(host);
-    expect(onA.ok("log", "--session", S)[0].turn).toBe(T);
+    expect((await logIn(onA, S))[0].turn).toBe(T);
   });
 });
 
@@ -697,10 +698,10 @@ describe("push after each turn", () => {
     cliTurn(onB, "fresh", "1", () => onB.write({ "g.txt": "B\n" }));
     const sessionRefs = () => ghostRefs(a, remote).filter((ref) => ref.includes("/sessions/"));
     await until(() => sessionRefs().length === 2);
-    const fresh = onB.ok("log", "--session", "fresh")[0].after;
+    const fresh = (await logIn(onB, "fresh"))[0].after;
     expect(ghostRefs(a, remote)).toContain(`refs/ghostcommit/root/snapshots/${fresh}`);
     // B's own "same" stays off the remote: A's history under that id is untouched.
-    const bSame = onB.ok("log", "--session", "same")[0].after;
+    const bSame = (await logIn(onB, "same"))[0].after;
     expect(ghostRefs(a, remote)).not.toContain(`refs/ghostcommit/root/snapshots/${bSame}`);
     let problems: any[] = [];
     await until(() => {
@@ -751,7 +752,7 @@ describe("push after each turn", () => {
     config({ includeIgnored: true });
     cliTurn(repo, "s", "2", () => repo.write({ "app.ts": "3\n" }));
     await pushProblems((p) => p.length === 0);
-    const last = repo.ok("log", "--session", "s").at(-1).after;
+    const last = (await logIn(repo, "s")).at(-1).after;
     expect(a.git(remote, "cat-file", "-p", `${last}:.env`)).toBe("TOKEN=hunter2\n");
 
     config({ includeIgnored: "yes" });
@@ -800,7 +801,7 @@ describe("push and fetch over git daemon on 127.0.0.1", () => {
     expect(ghostRefs(b, plain.dir)).toEqual([]);
     const onB = cloneOf(b, url, "n2");
     expect(onB.ok("fetch", "origin").sessions.map((s: any) => s.session)).toEqual(["s1"]);
-    expect(onB.ok("log", "--session", "s1")).toEqual(turns);
+    expect(await logIn(onB, "s1")).toEqual(turns);
     onB.ok("restore", turns[0].after);
     onB.ok("rewind", "--session", "s1", "--to", "t1");
     expect(onB.read("README.md")).toBe("hi\n");

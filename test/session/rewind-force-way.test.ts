@@ -1,6 +1,7 @@
 import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { sessionSandbox, turn } from "./support.js";
+import { logIn } from "../helpers/in-process.js";
 
 const { sandbox, repo } = sessionSandbox();
 
@@ -62,7 +63,7 @@ describe("something a person put where a turn had removed files", () => {
     const refused = r.cli(["rewind", "--session", "s", "--to", "1", "--json"]);
     expect([refused.status, refused.json.error.code, refused.json.conflicts]).toEqual([3, "conflict", ["d"]]);
     expect(r.read("d")).toBe("my notes\n");
-    expect(r.ok("log", "--session", "s").map((t: any) => t.state)).toEqual(["done"]);
+    expect((await logIn(r, "s")).map((t: any) => t.state)).toEqual(["done"]);
 
     const plan = r.ok("rewind", "--session", "s", "--to", "1", "--force", "--dry-run");
     expect(plan).toMatchObject({

@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { lstatSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { openIn, sessionSandbox, turn } from "./support.js";
+import { listIn, logIn } from "../helpers/in-process.js";
 
 const { sandbox, repo, plain } = sessionSandbox();
 
@@ -21,7 +22,7 @@ describe("rewind and redo through the CLI", () => {
     expect(report.written.sort()).toEqual(["a.txt", "b.txt"]);
     expect(report.safety).toMatch(/^[0-9a-f]{40}$/);
     expect([r.read("a.txt"), r.read("b.txt"), r.exists("new.txt")]).toEqual(["a1\n", "b0\n", false]);
-    expect(r.ok("log", "--session", "s").map((t: any) => [t.turn, t.state])).toEqual([
+    expect((await logIn(r, "s")).map((t: any) => [t.turn, t.state])).toEqual([
       ["1", "done"],
       ["2", "rewound"],
       ["3", "rewound"],
@@ -114,19 +115,19 @@ describe("rewind and redo through the CLI", () => {
     // The agent undoes turn 1 from inside turn 2 (the person asked it to), and ends the turn.
     await turn(r, "s", "2", () => r.ok("rewind", "--session", "s", "--keep-open-turn", "--to", "1"));
     expect(r.read("x.txt")).toBe("0\n");
-    const states = () => r.ok("log", "--session", "s").map((t: any) => `${t.turn}:${t.state}`);
-    expect(states()).toEqual(["1:rewound", "2:done"]);
+    const states = async () => (await logIn(r, "s")).map((t: any) => `${t.turn}:${t.state}`);
+    expect(await states()).toEqual(["1:rewound", "2:done"]);
     // Rewinding turn 2 undoes its undo: turn 1's work is on disk again, and the log says so.
     r.ok("rewind", "--session", "s", "--to", "2");
     expect(r.read("x.txt")).toBe("1\n");
-    expect(states()).toEqual(["1:done", "2:rewound"]);
+    expect(await states()).toEqual(["1:done", "2:rewound"]);
     // Redo puts turn 2 back, its undo of turn 1 with it.
     r.ok("redo", "--session", "s");
-    expect([r.read("x.txt"), ...states()]).toEqual(["0\n", "1:rewound", "2:done"]);
+    expect([r.read("x.txt"), ...(await states())]).toEqual(["0\n", "1:rewound", "2:done"]);
     r.ok("rewind", "--session", "s", "--to", "2");
     // Turn 1 is rewound like any done turn.
     expect(r.ok("rewind", "--session", "s", "--to", "1").rewoundTurns).toEqual(["1"]);
-    expect([r.read("x.txt"), ...states()]).toEqual(["0\n", "1:rewound", "2:rewound"]);
+    expect([r.read("x.txt"), ...(await states())]).toEqual(["0\n", "1:rewound", "2:rewound"]);
   });
 
   it("counts the turns a redo from inside a later turn brought back as rewound again once that later turn is rewound", async () => {
@@ -135,16 +136,16 @@ describe("rewind and redo through the CLI", () => {
     r.ok("rewind", "--session", "s", "--to", "1");
     // The agent redoes turn 1 from inside turn 2 (the person changed their mind), and ends it.
     await turn(r, "s", "2", () => r.ok("redo", "--session", "s", "--keep-open-turn"));
-    const states = () => r.ok("log", "--session", "s").map((t: any) => `${t.turn}:${t.state}`);
-    expect([r.exists("b.txt"), ...states()]).toEqual([true, "1:done", "2:done"]);
+    const states = async () => (await logIn(r, "s")).map((t: any) => `${t.turn}:${t.state}`);
+    expect([r.exists("b.txt"), ...(await states())]).toEqual([true, "1:done", "2:done"]);
     // Rewinding turn 2 takes its redo back: turn 1's work is gone again, and the log says so.
     expect(r.ok("rewind", "--session", "s", "--to", "2").deleted).toEqual(["b.txt"]);
-    expect([r.exists("b.txt"), ...states()]).toEqual([false, "1:rewound", "2:rewound"]);
+    expect([r.exists("b.txt"), ...(await states())]).toEqual([false, "1:rewound", "2:rewound"]);
     // Nothing is offered that would do nothing: turn 1 is not rewindable again.
     expect(r.cli(["rewind", "--session", "s", "--to", "1", "--json"]).status).not.toBe(0);
     // Redo puts turn 2 back, its redo of turn 1 with it.
     r.ok("redo", "--session", "s");
-    expect([r.exists("b.txt"), ...states()]).toEqual([true, "1:done", "2:done"]);
+    expect([r.exists("b.txt"), ...(await states())]).toEqual([true, "1:done", "2:done"]);
   });
 
   it("counts them done again also when later turns ran before that turn is rewound", async () => {
@@ -155,7 +156,7 @@ describe("rewind and redo through the CLI", () => {
     await turn(r, "k", "4", () => {});
     r.ok("rewind", "--session", "k", "--to", "3");
     expect(r.read("a.txt")).toBe("t2\n");
-    expect(r.ok("log", "--session", "k").map((t: any) => `${t.turn}:${t.state}`)).toEqual([
+    expect((await logIn(r, "k")).map((t: any) => `${t.turn}:${t.state}`)).toEqual([
       "1:done",
       "2:done",
       "3:rewound",
@@ -292,7 +293,7 @@ describe("rewind and redo through the CLI", () => {
     await session.progress([r.path("local.cfg"), r.path("a")]); // a progress mark after the edit
     await session.endTurn("1");
     // Touched, its content is still never captured: not into the turn's before-state, nor a mark.
-    const [{ before }] = r.ok("log", "--session", "s");
+    const [{ before }] = await logIn(r, "s");
     const shown = r.ok("show", before);
     expect(shown.files.map((f: { path: string }) => f.path)).not.toContain("local.cfg");
     expect(shown.excluded).toContainEqual(
@@ -339,14 +340,14 @@ describe("rewind and redo through the CLI", () => {
     const r = repo({ "a.txt": "0\n", "b.txt": "0\n" });
     await turn(r, "s", "1", () => r.write({ "a.txt": "agent\n", "b.txt": "agent\n" }));
     r.write({ "a.txt": "person\n" });
-    const before = r.ok("list").length;
+    const before = (await listIn(r)).length;
     const refused = r.cli(["rewind", "--to", "1", "--json"]);
     expect(refused.status).toBe(3);
     expect(refused.json.error.code).toBe("conflict");
     expect(refused.json.conflicts).toEqual(["a.txt"]);
     expect(refused.stderr).toMatch(/^ghostcommit: /);
     expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["person\n", "agent\n"]);
-    expect(r.ok("list").length).toBe(before); // no safety snapshot either: nothing changed
+    expect((await listIn(r)).length).toBe(before); // no safety snapshot either: nothing changed
     expect(r.cli(["rewind", "--to", "1", "--dry-run", "--json"]).status).toBe(3);
 
     const forced = r.ok("rewind", "--to", "1", "--force");
@@ -411,7 +412,7 @@ describe("a rewind confirmed after its preview (library `expect`, as the web tim
     // Another window rewinds one of its files meanwhile: the rewind would now delete less.
     const again = await session.rewind({ to: "2", dryRun: true });
     r.ok("rewind", "--session", "s", "--to", "2", "c.txt");
-    const snapshots = r.ok("list").length;
+    const snapshots = (await listIn(r)).length;
     expect(await refusal(again)).toEqual({
       code: "plan-changed",
       message:
@@ -419,8 +420,8 @@ describe("a rewind confirmed after its preview (library `expect`, as the web tim
     });
     expect([r.exists("b.txt"), r.exists("d.txt")]).toEqual([true, true]);
     // Nothing was changed: not even a safety snapshot of a rewind that did not happen is kept.
-    expect(r.ok("list").length).toBe(snapshots);
-    expect(r.ok("log", "--session", "s").map((t: any) => t.state)).toEqual(["done", "done", "done"]);
+    expect((await listIn(r)).length).toBe(snapshots);
+    expect((await logIn(r, "s")).map((t: any) => t.state)).toEqual(["done", "done", "done"]);
     expect(await refusal({ rewoundTurns: "2" })).toMatchObject({ code: "usage" });
 
     const now = await session.rewind({ to: "2", dryRun: true });
@@ -442,7 +443,7 @@ describe("a rewind confirmed after its preview (library `expect`, as the web tim
     expect(shown).toMatchObject({ overridden: ["f.txt"], deleted: ["new.txt"] });
     // The person types into new.txt while reading it.
     r.write({ "new.txt": "n\ntyped after the preview\n" });
-    const snapshots = r.ok("list").length;
+    const snapshots = (await listIn(r)).length;
     const refused = await session.rewind({ to: "1", force: true, expect: shown }).catch((error) => error);
     expect([refused.code, refused.message]).toEqual([
       "plan-changed",
@@ -452,7 +453,7 @@ describe("a rewind confirmed after its preview (library `expect`, as the web tim
       "1\nthe user's edit\n",
       "n\ntyped after the preview\n",
     ]);
-    expect(r.ok("list").length).toBe(snapshots);
+    expect((await listIn(r)).length).toBe(snapshots);
     // A preview without conflicts (its report leaves `overridden` out) expects none.
     const plain = { rewoundTurns: ["1"], written: ["f.txt"], deleted: ["new.txt"] };
     expect((await session.rewind({ to: "1", force: true, expect: plain }).catch((e) => e)).code).toBe(
@@ -509,7 +510,7 @@ describe("a redo confirmed after it was shown (library `expect`, as the web time
       "the redo is no longer the one shown: it would now bring back turns 2, 3, not turn 3; nothing was changed",
     ]);
     expect([r.exists("f2.txt"), r.exists("f3.txt")]).toEqual([false, false]);
-    expect(r.ok("log", "--session", "s").map((t: any) => t.state)).toEqual(["done", "rewound", "rewound"]);
+    expect((await logIn(r, "s")).map((t: any) => t.state)).toEqual(["done", "rewound", "rewound"]);
     expect((await session.redo({ expect: { restoredTurns: "2" } as any }).catch((e) => e)).code).toBe(
       "usage",
     );
@@ -532,7 +533,7 @@ describe("a forced redo confirmed after its refusal was shown (library `expect`)
     expect([plan.written, plan.overridden]).toEqual([["a.txt", "b.txt"], ["a.txt"]]);
     // "Redo anyway" was shown to overwrite a.txt; then the person edits b.txt.
     r.write({ "b.txt": "typed after the refusal\n" });
-    const snapshots = r.ok("list").length;
+    const snapshots = (await listIn(r)).length;
     const expected = {
       restoredTurns: plan.restoredTurns,
       written: plan.written,
@@ -548,8 +549,8 @@ describe("a forced redo confirmed after its refusal was shown (library `expect`)
     const turnsOnly = await session.redo({ force: true, expect: { restoredTurns: ["1"] } }).catch((e) => e);
     expect(turnsOnly.code).toBe("plan-changed");
     expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["a person's edit\n", "typed after the refusal\n"]);
-    expect(r.ok("log", "--session", "s").map((t: any) => t.state)).toEqual(["rewound"]);
-    expect(r.ok("list").length).toBe(snapshots);
+    expect((await logIn(r, "s")).map((t: any) => t.state)).toEqual(["rewound"]);
+    expect((await listIn(r)).length).toBe(snapshots);
 
     const shown = await session.redo({ force: true, dryRun: true });
     r.write({ "a.txt": "a person's edit, once more\n" }); // after it was shown
@@ -574,7 +575,7 @@ describe("show of a rewind's safety snapshot", () => {
     const shown = r.cli(["show", safety]);
     expect(shown.status, shown.stderr).toBe(0);
     expect(shown.stdout.split("\n").filter((l) => l.startsWith("session"))).toEqual(["session  s-ign"]);
-    const turnAfter = r.ok("list").find((s: any) => s.kind === "turn-after");
+    const turnAfter = (await listIn(r)).find((s: any) => s.kind === "turn-after");
     expect(r.cli(["show", turnAfter.id]).stdout).toContain("session  s-ign turn 1\n");
   });
 });

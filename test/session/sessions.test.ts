@@ -9,6 +9,7 @@ import { CLI } from "../helpers/repo.js";
 import { runCliTraced } from "../helpers/short-lived.js";
 import { killedAtCall } from "../restore/strace.js";
 import { libTurn, openIn, sessionSandbox } from "./support.js";
+import { listIn, logIn } from "../helpers/in-process.js";
 
 const { sandbox, repo, plain } = sessionSandbox();
 
@@ -325,13 +326,13 @@ describe("touch", () => {
     expect(r.read("a.txt")).toBe("original\n");
   });
 
-  it("counts a file a touch adds to the turn's before-state in that snapshot's file count", () => {
+  it("counts a file a touch adds to the turn's before-state in that snapshot's file count", async () => {
     const r = repo({ ".gitignore": ".env\n", "a.txt": "a\n" });
     r.write({ ".env": "K=1\n" });
     const { before } = r.ok("turn", "begin", "--session", "s", "--turn", "1");
     expect(r.ok("show", before).fileCount).toBe(2);
     r.ok("touch", "--session", "s", ".env");
-    const amended = r.ok("log", "--session", "s")[0].before;
+    const amended = (await logIn(r, "s"))[0].before;
     expect(amended).not.toBe(before);
     const shown = r.ok("show", amended);
     expect([shown.fileCount, shown.files.length]).toEqual([3, 3]);
@@ -378,7 +379,7 @@ describe("touch", () => {
     expect([cli.status, cli.json.error.code]).toEqual([1, "outside-workspace"]);
   });
 
-  it("makes no store for a path outside the workspace", () => {
+  it("makes no store for a path outside the workspace", async () => {
     const r = repo();
     const home = path.join(sandbox.home, "fresh-data");
     for (const given of ["/etc/passwd", "../elsewhere.txt"]) {
@@ -392,15 +393,15 @@ describe("touch", () => {
 });
 
 describe("a folder that becomes a git repository", () => {
-  it("shows its earlier sessions and snapshots to the first command after `git init`, a read included", () => {
+  it("shows its earlier sessions and snapshots to the first command after `git init`, a read included", async () => {
     const dir = plain({ "notes.md": "n0\n" });
     dir.ok("turn", "begin", "--session", "s", "--turn", "1");
     dir.write({ "notes.md": "n1\n", "big.bin": "x".repeat(100_000) });
     dir.ok("turn", "end", "--session", "s", "--turn", "1");
     const kept = dir.ok("snapshot", "-m", "by hand").id;
     sandbox.git(dir.dir, "init", "-q");
-    expect(dir.ok("log", "--session", "s")).toMatchObject([{ turn: "1", state: "done" }]);
-    expect(dir.ok("list").map((s: any) => s.id)).toContain(kept);
+    expect(await logIn(dir, "s")).toMatchObject([{ turn: "1", state: "done" }]);
+    expect((await listIn(dir)).map((s: any) => s.id)).toContain(kept);
     expect(dir.ok("doctor").ok).toBe(true);
     dir.ok("rewind", "--session", "s", "--to", "1");
     expect([dir.read("notes.md"), dir.exists("big.bin"), dir.exists(".git")]).toEqual(["n0\n", false, true]);
@@ -408,7 +409,7 @@ describe("a folder that becomes a git repository", () => {
     expect(dir.read("big.bin")).toHaveLength(100_000);
   });
 
-  it("keeps the session when the first command after `git init` is killed while it copies a journal", () => {
+  it("keeps the session when the first command after `git init` is killed while it copies a journal", async () => {
     const dir = plain({ "a.txt": "a\n" });
     dir.ok("turn", "begin", "--session", "s", "--turn", "1");
     dir.write({ "b.txt": "b\n" });
@@ -420,14 +421,14 @@ describe("a folder that becomes a git repository", () => {
     const killed = killedAtCall(args, "copy_file_range", 1, { cwd: dir.dir, env: sandbox.env });
     expect(killed.status).toBeNull(); // killed by the kernel at its first copy
     expect(dir.ok("turn", "end", "--session", "s", "--turn", "2").changed).toEqual(["c.txt"]);
-    expect(dir.ok("log", "--session", "s").map((t: any) => t.turn)).toEqual(["1", "2"]);
+    expect((await logIn(dir, "s")).map((t: any) => t.turn)).toEqual(["1", "2"]);
     dir.ok("rewind", "--session", "s", "--to", "1");
     expect([dir.exists("b.txt"), dir.exists("c.txt"), dir.exists(".git")]).toEqual([false, false, true]);
   });
 });
 
 describe("a folder that becomes a git repository, its store on another file system", () => {
-  it("copies the plain store's objects where they cannot be linked", () => {
+  it("copies the plain store's objects where they cannot be linked", async () => {
     const dir = plain({ "notes.md": "n0\n" });
     dir.ok("turn", "begin", "--session", "s", "--turn", "1");
     dir.write({ "notes.md": "n1\n" });
@@ -442,7 +443,7 @@ describe("a folder that becomes a git repository, its store on another file syst
     mkdirSync(storeAt, { recursive: true });
     if (spawnSync("mount", ["-t", "tmpfs", "-o", "size=16m", "tmpfs", storeAt]).status !== 0) return; // not root
     try {
-      expect(dir.ok("log", "--session", "s")).toMatchObject([{ turn: "1", state: "done" }]);
+      expect(await logIn(dir, "s")).toMatchObject([{ turn: "1", state: "done" }]);
       dir.ok("rewind", "--session", "s", "--to", "1");
       expect(dir.read("notes.md")).toBe("n0\n");
       const fsck = spawnSync("git", ["fsck", "--no-dangling"], {

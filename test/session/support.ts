@@ -1,9 +1,8 @@
-import { readdirSync, readFileSync } from "node:fs";
 import { afterAll } from "vitest";
 import type { Workspace } from "../../src/workspace.js";
 import type { StoreKind } from "../../src/config.js";
 import type { Snapshot, SnapshotOptions, TurnEnded } from "../../src/types.js";
-import { openIn } from "../helpers/in-process.js";
+import { openIn, settled } from "../helpers/in-process.js";
 import { Repo, Sandbox } from "../helpers/repo.js";
 
 export { openIn };
@@ -68,33 +67,5 @@ export async function snapshotIn(
   options?: SnapshotOptions,
   store?: StoreKind,
 ): Promise<Snapshot> {
-  const running = new Set(childProcesses());
-  const snap = await (await openIn(repo.sandbox, repo.dir, store)).snapshot(options);
-  // Those it started, not a server or daemon the test runs.
-  for (const end = Date.now() + 10_000; Date.now() < end; ) {
-    if (childProcesses().every((pid) => running.has(pid))) break;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  return snap;
-}
-
-/**
- * The live child processes of this process. After a snapshot taken here, the git processes the
- * library started are waited for (its `cat-file --batch` is ended, not waited for): as after a
- * command line run, a command that follows must find no live git in the store (doctor and gc
- * leave alone what a live git may be writing).
- */
-function childProcesses(): string[] {
-  if (process.platform !== "linux") return [];
-  return readdirSync("/proc").filter((pid) => {
-    if (!/^\d+$/.test(pid)) return false;
-    let stat = "";
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    } catch {
-      return false; // gone meanwhile
-    }
-    // pid (comm) state ppid: the command name may hold spaces and parentheses.
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === process.pid;
-  });
+  return settled(async () => (await openIn(repo.sandbox, repo.dir, store)).snapshot(options));
 }

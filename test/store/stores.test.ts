@@ -16,6 +16,7 @@ import { describe, expect, it } from "vitest";
 import { CLI, Repo } from "../helpers/repo.js";
 import { fileSandbox, filesOf, gitDirDigest, workDigest } from "../helpers/support.js";
 import { snapshotIn } from "../session/support.js";
+import { listIn } from "../helpers/in-process.js";
 
 const { sandbox, repo } = fileSandbox();
 
@@ -113,7 +114,7 @@ describe("worktrees, sparse checkout and plain directories", () => {
     expect(readFileSync(path.join(elsewhere, "a.txt"), "utf8")).toBe("edited\n");
   });
 
-  it("keeps separate snapshots per git worktree", () => {
+  it("keeps separate snapshots per git worktree", async () => {
     const r = repo({ "a.txt": "a\n" });
     const wtDir = path.join(sandbox.home, `wt-${path.basename(r.dir)}`);
     r.git("worktree", "add", "-q", "-b", "wt", wtDir);
@@ -121,7 +122,7 @@ describe("worktrees, sparse checkout and plain directories", () => {
     const inWt = sandbox.ok(wtDir, "snapshot");
     r.write({ "a.txt": "in main\n" });
     const inMain = r.ok("snapshot");
-    expect(r.ok("list").map((s: any) => s.id)).toEqual([inMain.id]);
+    expect((await listIn(r)).map((s: any) => s.id)).toEqual([inMain.id]);
     expect(sandbox.ok(wtDir, "list").map((s: any) => s.id)).toEqual([inWt.id]);
     const foreign = r.cli(["restore", inWt.id, "--json"]);
     expect(foreign.status).toBe(1);
@@ -154,7 +155,7 @@ describe("worktrees, sparse checkout and plain directories", () => {
     expect(readFileSync(r.path(".git/index")).equals(index)).toBe(true);
   });
 
-  it("a partial clone's sparse checkout: blobs it never fetched are promised, not lost (doctor, gc, repair)", () => {
+  it("a partial clone's sparse checkout: blobs it never fetched are promised, not lost (doctor, gc, repair)", async () => {
     const origin = repo({ "in/a.txt": "a\n", "out/b.txt": "b\n" });
     origin.git("config", "uploadpack.allowFilter", "true");
     const cloneDir = path.join(sandbox.home, `partial-${path.basename(origin.dir)}`);
@@ -173,7 +174,7 @@ describe("worktrees, sparse checkout and plain directories", () => {
     expect(r.cli(["doctor", "--json"]).json).toMatchObject({ ok: true, problems: [] });
     expect(r.ok("gc").kept).toEqual([second.id, first.id]);
     expect(r.ok("doctor", "--repair").problems).toEqual([]);
-    expect(r.ok("list").map((s: any) => s.id)).toEqual([second.id, first.id]);
+    expect((await listIn(r)).map((s: any) => s.id)).toEqual([second.id, first.id]);
     expect(r.ok("restore", first.id).written).toEqual(["in/a.txt"]);
     expect([r.read("in/a.txt"), r.exists("out")]).toEqual(["a\n", false]);
     // Nothing was fetched meanwhile: the blob is still the clone's promise.
@@ -234,7 +235,7 @@ describe("worktrees, sparse checkout and plain directories", () => {
 });
 
 describe("repo store", () => {
-  it("keeps snapshots under refs/ghostcommit/, invisible to git branch, status and log", () => {
+  it("keeps snapshots under refs/ghostcommit/, invisible to git branch, status and log", async () => {
     const r = repo({ "a.txt": "a\n" });
     r.write({ "u.txt": "untracked\n", "a.txt": "edited\n" });
     const branches = r.git("branch", "-a");
@@ -251,7 +252,7 @@ describe("repo store", () => {
     expect(r.status()).toBe(status);
     expect(r.git("log", "--oneline")).toBe(log);
     expect(readFileSync(r.path(".git/index")).equals(index)).toBe(true);
-    expect(r.ok("list")).toEqual([]); // the shadow store is a different store
+    expect(await listIn(r)).toEqual([]); // the shadow store is a different store
     r.write({ "a.txt": "agent\n" });
     r.remove("u.txt");
     r.ok("--store", "repo", "restore", snap.id);
@@ -474,11 +475,11 @@ describe("doctor and gc", () => {
     expect(kept.kept).toEqual([ids[3], ids[2]]);
     expect(typeof kept.bytesBefore).toBe("number");
     expect(typeof kept.bytesAfter).toBe("number");
-    expect(r.ok("list").map((s: any) => s.id)).toEqual([ids[3], ids[2]]);
+    expect((await listIn(r)).map((s: any) => s.id)).toEqual([ids[3], ids[2]]);
     expect(r.ok("gc", "--older-than", "1h").dropped).toEqual([]);
     const all = r.ok("gc", "--older-than", "0s");
     expect(all.dropped.sort()).toEqual([ids[2], ids[3]].sort());
-    expect(r.ok("list")).toEqual([]);
+    expect(await listIn(r)).toEqual([]);
     expect(r.ok("doctor").ok).toBe(true);
   });
 
@@ -493,7 +494,7 @@ describe("doctor and gc", () => {
     expect(r.read("a.txt")).toBe("b\n");
   });
 
-  it("the shadow store leaves the user's .git byte-identical through gc and drop", () => {
+  it("the shadow store leaves the user's .git byte-identical through gc and drop", async () => {
     const r = repo({ "a.txt": "a\n" });
     const before = gitDirDigest(r);
     r.write({ "u.txt": "one\n" });
@@ -502,7 +503,7 @@ describe("doctor and gc", () => {
     r.ok("snapshot");
     expect(r.ok("drop", one.slice(0, 7)).dropped).toEqual([one]);
     r.ok("gc");
-    expect(r.ok("list")).toHaveLength(1);
+    expect(await listIn(r)).toHaveLength(1);
     expect(gitDirDigest(r)).toEqual(before);
   });
 });

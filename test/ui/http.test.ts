@@ -17,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sessionSandbox, turn } from "../session/support.js";
 import { rawRequest, type RunningUi, startUi } from "./support.js";
+import { logIn } from "../helpers/in-process.js";
 
 const { sandbox, repo } = sessionSandbox();
 
@@ -216,7 +217,7 @@ describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
     const two = repo({ "a.txt": "a0\n" });
     await turn(two, "s", "1", () => two.write({ "a.txt": "a1\n" }));
     await turn(two, "s", "2", () => two.write({ "b.txt": "b1\nb2\n" }));
-    const [first, second] = two.ok("log", "--session", "s");
+    const [first, second] = await logIn(two, "s");
     const other = await startUi(two);
     try {
       const gone = `${first.before}..${first.after}`;
@@ -291,7 +292,7 @@ describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
       });
       expect(body.preview).toMatchObject({ rewoundTurns: ["2", "3"], deleted: ["b.txt", "c.txt"] });
       expect([late.exists("b.txt"), late.exists("c.txt")]).toEqual([true, true]);
-      expect(late.ok("log", "--session", "s").map((t: any) => t.state)).toEqual(["done", "done", "done"]);
+      expect((await logIn(late, "s")).map((t: any) => t.state)).toEqual(["done", "done", "done"]);
       const bad = await rewind({ previewed: { rewoundTurns: "2" } });
       expect([bad.status, JSON.parse(bad.body).error.code]).toEqual([400, "usage"]);
       // A malformed plan is named by the field the request sent, not by the library's option.

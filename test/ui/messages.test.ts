@@ -2,6 +2,7 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { sessionSandbox, turn } from "../session/support.js";
 import { browserPages, startUi } from "./support.js";
+import { logIn } from "../helpers/in-process.js";
 
 const { repo } = sessionSandbox();
 const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 20_000 });
@@ -86,7 +87,7 @@ describe("what the web timeline says", () => {
     await turn(r, "s", "2", () => r.write({ "d.txt": "d2\n" }));
     r.ok("rewind", "--session", "s", "--to", "1", "a.txt");
     r.ok("rewind", "--session", "s", "--to", "1", "b.txt");
-    const log = r.ok("log", "--session", "s");
+    const log = await logIn(r, "s");
     expect(log.map((t: any) => [t.state, t.rewoundPaths])).toEqual([
       ["done", ["a.txt", "b.txt"]],
       ["done", undefined],

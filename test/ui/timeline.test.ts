@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Repo } from "../helpers/repo.js";
 import { sessionSandbox, turn } from "../session/support.js";
 import { launchChromium, type RunningUi, startUi } from "./support.js";
+import { logIn } from "../helpers/in-process.js";
 
 const { sandbox, repo } = sessionSandbox();
 const HOSTILE_PATH = "<img src=x onerror=window.pwned=1>.txt";
@@ -95,7 +96,7 @@ describe("the web timeline in a real browser", () => {
       review,
       "newer-session",
       "2",
-      () => {
+      async () => {
         review.write({ [HOSTILE_PATH]: "hello\n", "logo.bin": Buffer.from([0, 1, 2, 0, 255]) });
         review.write({ "new\nline.txt": "n\n", "new line.txt": "s\n" });
         review.write({ "big.txt": Array.from({ length: 2500 }, (_, i) => `line ${i}`).join("\n") });
@@ -229,7 +230,7 @@ describe("a turn whose snapshot is gone", () => {
     const gone = repo({ "a.txt": "a0\n" });
     await turn(gone, "s", "1", () => gone.write({ "a.txt": "a1\n" }));
     await turn(gone, "s", "2", () => gone.write({ "b.txt": "b1\nb2\n" }));
-    gone.ok("drop", gone.ok("log", "--session", "s")[0].after);
+    gone.ok("drop", (await logIn(gone, "s"))[0].after);
     const ui = await startUi(gone);
     servers.push(ui);
     const { page } = await openPage(ui);
@@ -295,7 +296,7 @@ describe("rewind and redo from the page", () => {
     servers.push(ui);
     const { page } = await openPage(ui);
     await poll(() => turnItem(page, "g", "1").locator(".counts").textContent()).toBe("+2 −1");
-    const [first] = dropped.ok("log", "--session", "g");
+    const [first] = await logIn(dropped, "g");
     dropped.ok("drop", first.after);
     await page.reload();
     await page.waitForSelector("body[data-ready]");
@@ -520,7 +521,7 @@ describe("a page left open while the command line redoes and rewinds", () => {
     await page.clock.pauseAt(Date.now() + 10_000);
     return page;
   }
-  const states = (r: Repo) => r.ok("log", "--session", "s").map((t: any) => t.state);
+  const states = async (r: Repo) => (await logIn(r, "s")).map((t: any) => t.state);
 
   it("redoes only the rewind it shows: another one made since is refused and the session shown afresh", async () => {
     const r = repo({ "a.txt": "a0\n" });
@@ -536,7 +537,7 @@ describe("a page left open while the command line redoes and rewinds", () => {
     await poll(() => page.locator("#status").textContent()).toMatch(
       /^Not redone: the redo is no longer the one shown: it would now bring back turns 2, 3, not turn 3; nothing was changed/,
     );
-    expect(states(r)).toEqual(["done", "rewound", "rewound"]);
+    expect(await states(r)).toEqual(["done", "rewound", "rewound"]);
     expect([r.exists("f2.txt"), r.exists("f3.txt")]).toEqual([false, false]);
     await poll(() => turnItem(page, "s", "2").locator(".state").textContent()).toBe("rewound");
     expect(await redo.getAttribute("title")).toBe("brings back turns 2, 3");
@@ -570,7 +571,7 @@ describe("a page left open while the command line redoes and rewinds", () => {
     await poll(() => page.locator("#detail h2").textContent()).toBe("Turn 2 · rewound");
     await page.locator("#detail").getByRole("button", { name: "Redo turn 2" }).click();
     await poll(() => turnItem(page, "s", "2").locator(".state").textContent()).toBe("done");
-    expect([r.read("a.txt"), r.read("b.txt"), states(r)]).toEqual([
+    expect([r.read("a.txt"), r.read("b.txt"), await states(r)]).toEqual([
       "a2\n",
       "b0\n",
       ["done", "done", "rewound"],
@@ -587,7 +588,7 @@ describe("a page left open while the command line redoes and rewinds", () => {
     const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
     await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "b.txt": "b1\n" }));
     r.ok("rewind", "--session", "s", "--to", "1", "a.txt");
-    expect([r.read("a.txt"), r.read("b.txt"), states(r)]).toEqual(["a0\n", "b1\n", ["done"]]);
+    expect([r.read("a.txt"), r.read("b.txt"), await states(r)]).toEqual(["a0\n", "b1\n", ["done"]]);
     const page = await openStalePage(r);
     const redo = page.locator('[data-session="s"] header').getByRole("button", { name: "Redo" });
     expect(await redo.getAttribute("title")).toBe("brings back a.txt of turn 1");
