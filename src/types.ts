@@ -132,6 +132,7 @@ export interface GcReport {
 /** What `doctor` can find wrong. */
 export type DoctorProblemCode =
   | "git-too-old"
+  | "bad-git-config"
   | "borrowed-unprotected"
   | "bad-snapshot"
   | "missing-objects"

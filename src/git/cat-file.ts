@@ -3,6 +3,7 @@ import { childProcess } from "../util/child-process.js";
 import { GhostcommitError } from "../errors.js";
 import { whenGitRuns } from "../util/detached.js";
 import { baseGitEnv, runGit } from "./exec.js";
+import { badGitConfig, gitConfigProblem } from "./failure.js";
 import type { ObjectCache } from "./object-cache.js";
 import { readLoose } from "./loose-read.js";
 
@@ -74,7 +75,10 @@ export class CatFile {
   }
 
   private fail(cause: Error): void {
-    this.failed ??= new GhostcommitError("store-damaged", `cannot read objects: ${cause.message}`, {}, cause);
+    const config = gitConfigProblem(this.stderr, this.cwd);
+    this.failed ??= config
+      ? badGitConfig(config, cause)
+      : new GhostcommitError("store-damaged", `cannot read objects: ${cause.message}`, {}, cause);
     for (const pending of this.queue.splice(0)) pending.reject(this.failed);
   }
 

@@ -22,6 +22,8 @@ export function gitFailure(
       cause,
     );
   }
+  const config = gitConfigProblem(stderr, cwd);
+  if (config) return badGitConfig(config, cause);
   return new GhostcommitError(
     "git-failed",
     `git ${args
@@ -135,4 +137,43 @@ export function transferReason(stderr: string, stdout: string): string {
       line !== "" && (!/^(error|fatal): /.test(line) || STRERROR.some(([text]) => line.includes(text))),
   );
   return remote.length > 0 ? `${cause} (the remote said: ${remote.join(" ")})` : cause;
+}
+
+/** Git's words when it cannot read its configuration (what `gitConfigProblem` looks for). */
+const CONFIG_FAILURE =
+  /^(bad config (line|variable|file)|bad (boolean|numeric) config value|failed to expand user dir in|bad zlib compression level|could not expand include path|relative config includes? must|exceeded maximum include depth)/;
+
+/**
+ * A configuration git cannot read: a bad line or value in the user's, the system's or the
+ * repository's config file (`core.autocrlf = maybe`), or a path in it git cannot expand. Every git
+ * command fails alike there (`git status` too), so it is the user's to fix, not a damaged store.
+ * Git's words, with the file when it names one; null for any other failure. A remote's own lines
+ * (`remote: …`) are its side's.
+ */
+export function gitConfigProblem(stderr: string, cwd?: string): { reason: string; file?: string } | null {
+  for (const line of stderr.split("\n")) {
+    const said = /^(?:fatal|error): (.*)$/.exec(line.trim())?.[1];
+    if (!said || !CONFIG_FAILURE.test(said)) continue;
+    const named = / in file '?(.+?)'?(?: at line \d+)?(?:: .*)?$/.exec(said)?.[1];
+    if (!named) return { reason: said };
+    // git names the repository's own file from where it ran (".git/config").
+    const file = cwd ? path.resolve(cwd, named) : named;
+    return {
+      reason: said
+        .replace(` in file ${named}`, ` in file ${file}`)
+        .replace(` in file '${named}'`, ` in file '${file}'`),
+      file,
+    };
+  }
+  return null;
+}
+
+/** The error for a configuration git cannot read (see `gitConfigProblem`). */
+export function badGitConfig(config: { reason: string; file?: string }, cause?: unknown): GhostcommitError {
+  return new GhostcommitError(
+    "bad-config",
+    `git cannot read its configuration: ${config.reason}; every git command here fails the same way (git status too) until that is fixed`,
+    config.file ? { file: config.file } : {},
+    cause,
+  );
 }

@@ -28,6 +28,7 @@ import { deadPackTemps, removePackTemps } from "../store/pack-temps.js";
 import { withSyncLock } from "../session/remote-sessions.js";
 import { damagedFrame, repairFrame } from "./store-frame.js";
 import { cannotMakeDirectoryIn } from "./data-dir-probe.js";
+import { unreadableUserConfig } from "./user-config.js";
 
 /** Extra checks contributed by other layers (session journals, hook logs). */
 export type DoctorCheck = (engine: StoreContext) => Promise<Problem[]>;
@@ -55,11 +56,14 @@ export async function runDoctor(
   extraChecks: DoctorCheck[] = [],
   options: DoctorOptions = {},
 ): Promise<DoctorReport> {
-  const repaired = options.repair ? await repairStore(engine) : undefined;
-  const problems: Problem[] = [];
   const versionText =
     (await runGit(["--version"], { cwd: engine.root }).catch(() => null))?.stdout.toString() ?? "";
   const version = parseGitVersion(versionText);
+  const badConfig = await unreadableUserConfig(engine.root);
+  if (badConfig)
+    return { ok: false, problems: [badConfig], gitVersion: version?.join("."), store: engine.paths.dir };
+  const repaired = options.repair ? await repairStore(engine) : undefined;
+  const problems: Problem[] = [];
   if (!version || version[0] < MIN_GIT[0] || (version[0] === MIN_GIT[0] && version[1] < MIN_GIT[1])) {
     problems.push({
       code: "git-too-old",

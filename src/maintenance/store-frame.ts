@@ -21,10 +21,11 @@ export async function damagedFrame(engine: StoreContext): Promise<string[]> {
   if (!statSync(path.join(gitDir, "HEAD"), { throwIfNoEntry: false })?.isFile()) damaged.push("HEAD");
   for (const dir of ["refs", "objects"]) if (!isDir(dir)) damaged.push(`${dir}/`);
   if (damaged.length === 0) {
-    // git reads the config first: one it cannot parse fails every command.
+    // git reads the config first: one it cannot parse fails every command. The store's own, that
+    // is: one of the user's that git cannot read is no damage of the store (doctor says so).
     const probe = await runGit(["rev-parse", "--git-dir"], {
       cwd: engine.paths.dir,
-      env: { GIT_DIR: gitDir },
+      env: { GIT_DIR: gitDir, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
       okCodes: [0, 128],
     }).catch(() => null);
     if (probe?.code !== 0) damaged.push("config");
