@@ -14,8 +14,7 @@ export default defineConfig({
     pool: "forks",
     // Three test files at a time even on 2 cores (vitest's default there is one): a test waits on
     // the git and ghostcommit processes it starts, on servers and on the browser, and each works in
-    // its own temporary directories. On a 2-core machine the whole suite took ~710 s with two and
-    // ~650 s with three, both cores then ~85 % busy.
+    // its own temporary directories. On 2 cores the suite is then bound by CPU (both ~90 % busy).
     maxWorkers: Math.max(3, availableParallelism() + 1),
     globalSetup: ["test/helpers/global-setup.ts"],
   },

@@ -131,10 +131,14 @@ export function transferReason(stderr: string, stdout: string): string {
         ? transport.join("; ")
         : gitReason(stderr);
   // git's own lines on the remote side ("error: hook declined to update …") repeat the refusal,
-  // but one quoting the system's error says why the unpacker failed (its disk is full).
+  // but one quoting the system's error says why the unpacker failed (its disk is full), and its
+  // fsck's finding (receive.fsckObjects) names the object and what is wrong with it.
   const remote = said.filter(
     (line) =>
-      line !== "" && (!/^(error|fatal): /.test(line) || STRERROR.some(([text]) => line.includes(text))),
+      line !== "" &&
+      (!/^(error|fatal): /.test(line) ||
+        STRERROR.some(([text]) => line.includes(text)) ||
+        /^error: object [0-9a-f]{7,}: \w+: /.test(line)),
   );
   return remote.length > 0 ? `${cause} (the remote said: ${remote.join(" ")})` : cause;
 }
