@@ -28,10 +28,10 @@ export const INSTRUCTIONS = [
 ].join(" ");
 
 /** The CLI's `--json` error document, as a tool error (never a protocol error or a crash). */
-function failure(thrown: unknown): CallToolResult {
+function failure(thrown: unknown, logged = true): CallToolResult {
   const error = reportable(thrown);
   const doc = errorDocument(error, "`force: true`");
-  process.stderr.write(`ghostcommit mcp: ${(doc.error as { message: string }).message}\n`);
+  if (logged) process.stderr.write(`ghostcommit mcp: ${(doc.error as { message: string }).message}\n`);
   return result(doc, doc, true);
 }
 
@@ -64,7 +64,8 @@ export function createMcpServer(
       if (refusal) throw new GhostcommitError("not-a-workspace", refusal, { path: options.dir });
       answer = await work(await openWorkspace({ cwd: options.dir, store: options.store }), args);
     } catch (error) {
-      answer = failure(error);
+      // A refused workspace was said on stderr once, as the server started: not again per call.
+      answer = failure(error, refusal === null);
     } finally {
       stopCollecting();
     }

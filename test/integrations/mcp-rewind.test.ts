@@ -11,14 +11,15 @@ let repo: Repo;
 let client: Client;
 
 /** `ghostcommit mcp` in the repo, driven by the SDK's own client over stdio. */
-async function connect(dir: string, extra: string[] = []): Promise<Client> {
+async function connect(dir: string, extra: string[] = [], stderr?: string[]): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, "mcp", ...extra],
     cwd: dir,
     env: sandbox.env as Record<string, string>,
-    stderr: "ignore",
+    stderr: stderr ? "pipe" : "ignore",
   });
+  transport.stderr?.on("data", (chunk: Buffer) => stderr?.push(chunk.toString("utf8")));
   const c = new Client({ name: "ghostcommit-test", version: "1.0.0" });
   await c.connect(transport);
   return c;
@@ -197,14 +198,18 @@ describe("undo from inside the agent (MCP)", () => {
     expect(repo.read("pkg/p.txt")).toBe("p1\n");
   });
 
-  it("refuses the home directory as a workspace", async () => {
+  it("refuses the home directory as a workspace, saying so on stderr once", async () => {
     await client.close();
-    client = await connect(sandbox.home);
+    const stderr: string[] = [];
+    client = await connect(sandbox.home, [], stderr);
     const refused = await call("snapshot", {});
     expect(refused.isError).toBe(true);
     expect(refused.structuredContent).toMatchObject({ error: { code: "not-a-workspace" } });
     const told = `not serving ${sandbox.home} (home or root directory): start the agent in a project directory, or give -C one`;
     expect((refused.structuredContent as { error: { message: string } }).error.message).toBe(told);
+    expect((await call("list_snapshots", {})).isError).toBe(true);
+    await client.close();
+    expect(stderr.join("")).toBe(`ghostcommit mcp: ${told}\n`);
     // Named relative to where it runs (-C ..), it is said as the directory it is.
     await client.close();
     client = await connect(sandbox.dir("project"), ["-C", ".."]);
