@@ -19,27 +19,23 @@ export async function openIn(sandbox: Sandbox, dir: string, store?: StoreKind): 
   return openWorkspace(store ? { cwd: dir, store } : { cwd: dir });
 }
 
-/** As the command line's JSON has it: no undefined fields, dates as strings. */
-function asPrinted<T>(value: T): any {
-  return JSON.parse(JSON.stringify(value));
+/**
+ * What `read` returns from the workspace at `place`, as the command line's JSON has it (no
+ * undefined fields, dates as strings), once the git processes it started have ended.
+ */
+async function readIn(place: Place, read: (ws: Workspace) => Promise<unknown>): Promise<any> {
+  return settled(async () => JSON.parse(JSON.stringify(await read(await openIn(place.sandbox, place.dir)))));
 }
 
 /** What `ghostcommit list --json` prints. */
-export async function listIn(place: Place): Promise<any[]> {
-  return settled(async () => asPrinted(await (await openIn(place.sandbox, place.dir)).list()));
-}
+export const listIn = (place: Place): Promise<any[]> => readIn(place, (ws) => ws.list());
 
 /** What `ghostcommit show <id> --json` prints. */
-export async function showIn(place: Place, id: string): Promise<any> {
-  return settled(async () => asPrinted(await (await openIn(place.sandbox, place.dir)).show(id)));
-}
+export const showIn = (place: Place, id: string): Promise<any> => readIn(place, (ws) => ws.show(id));
 
 /** What `ghostcommit log --session <id> --json` prints (turns whose snapshots are gone say so). */
-export async function logIn(place: Place, session: string): Promise<any[]> {
-  return settled(async () =>
-    asPrinted(await (await openIn(place.sandbox, place.dir)).session(session).log({ gone: true })),
-  );
-}
+export const logIn = (place: Place, session: string): Promise<any[]> =>
+  readIn(place, (ws) => ws.session(session).log({ gone: true }));
 
 /**
  * Runs `work`, then waits for the git processes it started to end (its `cat-file --batch` is
