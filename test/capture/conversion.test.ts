@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { sizeTableRecords } from "../../src/capture/blob-sizes.js";
 import type { Repo } from "../helpers/repo.js";
 import { fileSandbox, workDigest } from "../helpers/support.js";
+import { doctorIn } from "../helpers/in-process.js";
 
 const { repo } = fileSandbox();
 
@@ -138,7 +139,7 @@ describe("content conversion: only files git's clean step may have changed are r
     });
   }
 
-  it("the proof is not made again when status only rewrites its index's caches", () => {
+  it("the proof is not made again when status only rewrites its index's caches", async () => {
     const r = repo({});
     r.write({ ".gitattributes": "* text=auto eol=lf\n", "a.txt": "one\ntwo\n", "b.txt": "b\n" });
     r.git("add", "-A");
@@ -151,7 +152,7 @@ describe("content conversion: only files git's clean step may have changed are r
     expect(tracedSnapshot(r)).toMatchObject({ proofMade: false, digested: false, verified: 0 });
     // Once a minute status rewrites its index's caches (a new file), not its entries: the digest
     // of the entries shows the proof still holds.
-    const stampFile = path.join(r.ok("doctor").store, "status-index.json");
+    const stampFile = path.join((await doctorIn(r)).store, "status-index.json");
     const stamp = JSON.parse(readFileSync(stampFile, "utf8"));
     writeFileSync(stampFile, JSON.stringify({ ...stamp, writtenAt: stamp.writtenAt - 61_000 }));
     r.write({ "new.txt": "untracked\n" });

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { Repo } from "../helpers/repo.js";
 import { fileSandbox, filesOf, gitDirDigest, treeDigest } from "../helpers/support.js";
 import { snapshotIn } from "../session/support.js";
-import { logIn } from "../helpers/in-process.js";
+import { logIn, doctorIn } from "../helpers/in-process.js";
 
 const { sandbox, repo } = fileSandbox();
 let folders = 0;
@@ -243,7 +243,7 @@ describe("a folder holding several repositories", () => {
     app.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "lib");
     app.git("commit", "-qm", "submodule");
     app.write({ "lib/lib.c": "edited\n", "lib/new.c": "new\n" });
-    const store = folder.ok("doctor").store as string;
+    const store = (await doctorIn(folder)).store as string;
     const inStore = (id: string) =>
       sandbox.git(folder.dir, `--git-dir=${store}/git`, "ls-tree", id, "app/lib").split(/\s/)[2];
 
@@ -293,7 +293,7 @@ describe("repositories nested in a git workspace", () => {
     return r;
   };
 
-  it("keep a submodule as the commit checked out in it, staged or not, and its turn records the change", () => {
+  it("keep a submodule as the commit checked out in it, staged or not, and its turn records the change", async () => {
     const lib = repo({ "lib.c": "v1\n" });
     lib.write({ "lib.c": "v2\n" });
     lib.git("commit", "-qam", "v2");
@@ -302,7 +302,7 @@ describe("repositories nested in a git workspace", () => {
     r.git("commit", "-qm", "submodule");
     const gitlink = (id: string) => r.git("ls-tree", id, "lib").split(/\s/)[2];
     const [v1, v2] = [lib.git("rev-parse", "HEAD~1").trim(), lib.git("rev-parse", "HEAD").trim()];
-    const store = r.ok("doctor").store as string;
+    const store = (await doctorIn(r)).store as string;
     const inStore = (id: string) =>
       sandbox.git(r.dir, `--git-dir=${store}/git`, "ls-tree", id, "lib").split(/\s/)[2];
     r.ok("turn", "begin", "--session", "s", "--turn", "1");

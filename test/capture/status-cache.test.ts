@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { fileSandbox, filesOf, gitDirDigest } from "../helpers/support.js";
 import type { Repo } from "../helpers/repo.js";
+import { doctorIn } from "../helpers/in-process.js";
 
 // On a large tree (from 20,000 index entries) the status that would make the private index copy
 // reads the user's index instead, and a detached process makes the copy and builds git's
@@ -51,7 +52,7 @@ beforeAll(async () => {
   // Git's own detached auto gc would change the repository under the checks below: it is off.
   appendFileSync(sandbox.env.GIT_CONFIG_GLOBAL!, "[gc]\n\tauto = 0\n");
   r = packedRepo(files);
-  store = r.ok("doctor").store as string;
+  store = (await doctorIn(r)).store as string;
 }, 120_000);
 
 afterAll(async () => {

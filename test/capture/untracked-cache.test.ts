@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "no
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { excludedAt, fileSandbox, filesOf, gitDirDigest } from "../helpers/support.js";
-import { listIn } from "../helpers/in-process.js";
+import { listIn, doctorIn } from "../helpers/in-process.js";
 
 const { sandbox, repo: makeRepo } = fileSandbox();
 const watchmanInstalled = spawnSync("watchman", ["--version"]).status === 0;
@@ -182,7 +182,7 @@ describe("the private index is written now and then, not by every status", () =>
   test("a changed directory (new files, a restore's renames) does not rewrite it each time, and nothing is missed", async () => {
     const r = makeRepo({ "src/a.ts": "a\n" });
     const first = r.ok("snapshot"); // makes the copy and fills its untracked cache
-    const store = r.ok("doctor").store as string;
+    const store = (await doctorIn(r)).store as string;
     const indexFile = path.join(store, "status-index");
     const written = readFileSync(indexFile);
     r.write({ "src/new/b.ts": "b\n", "src/c.ts": "c\n" });

@@ -8,6 +8,7 @@ import { encodeMessage, type SnapshotMeta } from "../../src/store/metadata.js";
 import { CLI } from "../helpers/repo.js";
 import { fileSandbox } from "../helpers/support.js";
 import { snapshotIn } from "../session/support.js";
+import { doctorIn } from "../helpers/in-process.js";
 
 const { sandbox, repo } = fileSandbox();
 
@@ -224,7 +225,7 @@ describe("snapshot ids", () => {
   it("fails with status 1 on an ambiguous prefix", async () => {
     const r = repo();
     r.ok("drop", r.ok("snapshot").id); // the store is created by the first write
-    const store = r.ok("doctor").store as string;
+    const store = (await doctorIn(r)).store as string;
     // Two snapshot commits whose ids share 7 hex digits (a birthday search over nonces).
     const seen = new Map<string, { id: string; body: Buffer }>();
     let pair: { id: string; body: Buffer }[] | null = null;

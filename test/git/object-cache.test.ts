@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { ObjectCache } from "../../src/git/object-cache.js";
 import { fileSandbox, filesOf } from "../helpers/support.js";
+import { doctorIn } from "../helpers/in-process.js";
 
 const { repo, sandbox } = fileSandbox();
 
@@ -46,7 +47,7 @@ describe("ObjectCache (trees and commits kept between captures)", () => {
     const r = repo({ "src/deep/a.ts": "a\n", "src/b.ts": "b\n", "docs/c.md": "c\n" });
     r.write({ "src/deep/a.ts": "first edit\n" });
     r.ok("snapshot"); // reads HEAD's trees along src/deep, and keeps them
-    const store = r.ok("doctor").store as string;
+    const store = (await doctorIn(r)).store as string;
     const cacheFile = path.join(store, "object-cache.bin");
     r.write({ "src/deep/a.ts": "edited\n", "src/new.ts": "n\n" });
     const gitTrace = path.join(sandbox.home, "git-trace.txt");

@@ -7,6 +7,7 @@ import { CLI, Sandbox } from "../helpers/repo.js";
 import { workDigest } from "../helpers/support.js";
 import { cliAsync, fsckStore, hasTurnCommand, storeDir } from "./helpers.js";
 import { snapshotIn } from "../session/support.js";
+import { doctorIn } from "../helpers/in-process.js";
 
 let sb: Sandbox;
 beforeEach(() => {
@@ -43,7 +44,7 @@ describe("many processes on one workspace and store", () => {
     const ids: string[] = repo.ok("list").map((s: { id: string }) => s.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.length).toBeGreaterThanOrEqual(1 + snapshots.length);
-    expect(repo.ok("doctor").ok).toBe(true);
+    expect((await doctorIn(repo)).ok).toBe(true);
     expect(fsckStore(sb)).toEqual({ status: 0, problems: [] });
     expect(repo.read("a.txt")).toBe("edited\n");
   }, 120_000);
@@ -68,7 +69,7 @@ describe("many processes on one workspace and store", () => {
       (n) => n.endsWith(".pack") && !existsSync(path.join(packDir, n.replace(/\.pack$/, ".keep"))),
     );
     expect(own.length).toBeLessThan(16); // merged along the way (24 were written)
-    expect(repo.ok("doctor").ok).toBe(true);
+    expect((await doctorIn(repo)).ok).toBe(true);
     expect(fsckStore(sb)).toEqual({ status: 0, problems: [] });
     for (const { id, digest } of [rounds[0], rounds[3], rounds[5]]) {
       repo.ok("restore", id);
@@ -147,7 +148,7 @@ describe("many processes on one workspace and store", () => {
     expect(repo.ok("doctor", "--repair").ok).toBe(true);
     repo.write({ "a.txt": "four\n" });
     repo.ok("drop", repo.ok("restore", running).safety);
-    expect(repo.ok("doctor").ok).toBe(true);
+    expect((await doctorIn(repo)).ok).toBe(true);
   }, 60_000);
 
   it("the user's index.lock never blocks us, and we never touch it", () => {
@@ -178,7 +179,7 @@ describe("many processes on one workspace and store", () => {
     await Promise.all(running);
     expect(existsSync(repo.path(".git/index.lock"))).toBe(false);
     expect(repo.git("log", "--format=%s").split("\n").filter(Boolean)).toHaveLength(6);
-    expect(repo.ok("doctor").ok).toBe(true);
+    expect((await doctorIn(repo)).ok).toBe(true);
   }, 60_000);
 });
 

@@ -15,7 +15,7 @@ import { CLI, Sandbox } from "../helpers/repo.js";
 import { killedAtCall } from "../restore/strace.js";
 import { snapshotIn } from "../session/support.js";
 import { cliAsync, fingerprint, fsckStore, seeded, storeDir } from "./helpers.js";
-import { listIn } from "../helpers/in-process.js";
+import { listIn, doctorIn } from "../helpers/in-process.js";
 
 function tempFiles(print: Map<string, string>): string[] {
   return [...print.keys()].filter((p) => /\.gc-[0-9a-f-]+~$/.test(p));
@@ -90,7 +90,7 @@ describe("kill -9 at random points", () => {
         const firstChange = killed.signal === "SIGKILL" && !finished && partialByKill === 1;
         if (firstChange) expect(await doctorCodes()).toContain("interrupted-restore");
         // The way back: the newest safety snapshot restores the state before the restore exactly.
-        const list = JSON.parse((await cliAsync(sb, dir, ["list", "--json"])).stdout);
+        const list = await listIn({ sandbox: sb, dir });
         const safety = list.find((s: { kind: string }) => s.kind === "safety");
         const back = await cliAsync(sb, dir, ["restore", safety.id, "--json"]);
         expect(back.status, back.stderr).toBe(0);
@@ -122,7 +122,7 @@ describe("kill -9 at random points", () => {
     expect(readdirSync(path.join(storeDir(sb), "tmp"))).toEqual([]);
   }, 120_000);
 
-  it("the next run removes a dead restore's temp files before capturing, and doctor reports the interrupted restore", () => {
+  it("the next run removes a dead restore's temp files before capturing, and doctor reports the interrupted restore", async () => {
     const store = storeDir(sb);
     const deadPid = 2 ** 22 + 12345; // above pid_max's default: never a live process
     writeFileSync(path.join(dir, "d0", ".f1.txt.gc-abcdef0123-0~"), "half-written");
@@ -172,7 +172,7 @@ describe("kill -9 at random points", () => {
     );
     // Doing what it says (or any restore that then runs to its end) settles it.
     sb.ok(dir, "restore", snap.id);
-    expect(sb.ok(dir, "doctor").ok).toBe(true);
+    expect((await doctorIn({ sandbox: sb, dir })).ok).toBe(true);
   });
 });
 
@@ -255,7 +255,7 @@ describe("a gc cut off mid-repack (the machine lost power while it ran)", () => 
     expect(named).toEqual(left);
     repo.ok("gc");
     expect(temps()).toEqual([]);
-    expect(repo.ok("doctor").ok).toBe(true);
+    expect((await doctorIn(repo)).ok).toBe(true);
     expect(fsckStore(sb)).toEqual({ status: 0, problems: [] });
     repo.ok("restore", ids[0]);
     expect(existsSync(repo.path("big1.bin"))).toBe(false);
@@ -295,7 +295,7 @@ describe("a gc killed while its git writes refs", () => {
       if (status !== 0) killed++;
       if (locks().length > 0) {
         // What a killed git left is a problem doctor names, with no wait for it to age.
-        const problems = repo.cli(["doctor", "--json"]).json.problems;
+        const problems = (await doctorIn(repo)).problems;
         const named = problems.filter((p: { code: string }) => p.code === "stale-lock");
         expect(named.length, `killed at rename ${n}`).toBeGreaterThan(0);
       }
@@ -317,7 +317,7 @@ describe("a snapshot killed while it writes its pack", () => {
   const sb = new Sandbox();
   afterAll(() => sb.cleanup());
 
-  it("leaves a temp pack that doctor names and the next snapshot, or doctor --repair, removes", () => {
+  it("leaves a temp pack that doctor names and the next snapshot, or doctor --repair, removes", async () => {
     const repo = sb.repo("snap-cut", { "a.txt": "one\n" });
     repo.ok("snapshot");
     const pack = path.join(storeDir(sb, repo.dir), "git", "objects", "pack");
@@ -346,7 +346,7 @@ describe("a snapshot killed while it writes its pack", () => {
       expect.objectContaining({ code: "removed-leftover", path: expect.stringContaining("tmp_pack_gc_") }),
     );
     expect(temps()).toEqual([]);
-    expect(repo.ok("doctor").ok).toBe(true);
+    expect((await doctorIn(repo)).ok).toBe(true);
   });
 });
 

@@ -121,7 +121,7 @@ describe("a damaged store", () => {
       );
       repo.write({ "a.txt": "two\n" });
       writeFileSync(file, garbage);
-      const second = repo.ok("snapshot");
+      const second = await snapshotIn(repo);
       expect(second.fileCount).toBe(2);
       writeFileSync(file, garbage);
       repo.ok("restore", first);
@@ -277,7 +277,7 @@ describe("a damaged store", () => {
       JSON.stringify({ pid: dead, host: os.hostname(), token: "0123abcd", since: Date.now() }),
     );
     repo.write({ "a.txt": "two\n" });
-    repo.ok("snapshot");
+    await snapshotIn(repo);
     expect(readdirSync(writers)).toEqual([]);
     expect(repo.cli(["doctor", "--json"]).json.ok).toBe(true);
   });
@@ -288,7 +288,7 @@ describe("a damaged store", () => {
     await snapshotIn(new Repo(sb, dir));
     writeFileSync(path.join(storeDir(sb), "plain-state.json"), '{"files": "many", "bytes": null}');
     writeFileSync(path.join(dir, "b.txt"), "b\n");
-    const snap = sb.ok(dir, "snapshot");
+    const snap = await snapshotIn({ sandbox: sb, dir });
     expect(snap.fileCount).toBe(2);
     expect(snap.excluded).toEqual([]);
   });
@@ -312,23 +312,23 @@ describe("a damaged store", () => {
       // A .gitignore that hides itself and its neighbours from git.
       writeFileSync(path.join(dir, "src/.gitignore"), "*\n");
       writeFileSync(path.join(dir, "src/new.txt"), "new\n");
-      const snap = sb.ok(dir, "snapshot");
+      const snap = await snapshotIn({ sandbox: sb, dir });
       expect(sb.ok(dir, "show", snap.id).files).toEqual(["src/.gitignore", "src/a.txt", "src/new.txt"]);
     },
   );
 
-  it("after gc expired everything, the next snapshots are complete and restorable (hash cache, plain index)", () => {
+  it("after gc expired everything, the next snapshots are complete and restorable (hash cache, plain index)", async () => {
     // git workspace: an untracked file whose blob id the hash cache remembers
     const repo = sb.repo("ws", { "a.txt": "one\n" });
     repo.write({ "u.txt": "untracked\n" });
     const old = new Date(Date.now() - 3600_000);
     utimesSync(repo.path("u.txt"), old, old);
-    repo.ok("snapshot");
+    await snapshotIn(repo);
     repo.ok("gc");
-    repo.ok("snapshot");
+    await snapshotIn(repo);
     repo.ok("drop", ...repo.ok("list").map((s: any) => s.id));
     repo.ok("gc");
-    const snap = repo.ok("snapshot").id;
+    const snap = (await snapshotIn(repo)).id;
     repo.remove("u.txt");
     repo.ok("restore", snap);
     expect(repo.read("u.txt")).toBe("untracked\n");
@@ -337,11 +337,11 @@ describe("a damaged store", () => {
     // plain directory: the store's own index names blobs gc must keep
     const dir = sb.dir("plain");
     writeFileSync(path.join(dir, "x.txt"), "x\n");
-    sb.ok(dir, "snapshot");
+    await snapshotIn({ sandbox: sb, dir });
     sb.ok(dir, "gc");
     sb.ok(dir, "drop", ...sb.ok(dir, "list").map((s: any) => s.id));
     sb.ok(dir, "gc");
-    const plainSnap = sb.ok(dir, "snapshot").id;
+    const plainSnap = (await snapshotIn({ sandbox: sb, dir })).id;
     rmSync(path.join(dir, "x.txt"));
     sb.ok(dir, "restore", plainSnap);
     expect(readFileSync(path.join(dir, "x.txt"), "utf8")).toBe("x\n");

@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { openWorkspace, type Workspace } from "../../src/workspace.js";
 import type { StoreKind } from "../../src/config.js";
+import { checkInstalledHooks } from "../../src/integrations/hook-check.js";
+import type { Snapshot, SnapshotOptions } from "../../src/types.js";
 import type { Sandbox } from "./repo.js";
 
 // Reading a store through the library in this process, where what a store holds is a test's
@@ -36,6 +38,26 @@ export const showIn = (place: Place, id: string): Promise<any> => readIn(place, 
 /** What `ghostcommit log --session <id> --json` prints (turns whose snapshots are gone say so). */
 export const logIn = (place: Place, session: string): Promise<any[]> =>
   readIn(place, (ws) => ws.session(session).log({ gone: true }));
+
+/** What `ghostcommit doctor --json` prints (`--repair` with `repair`), the same checks made. */
+export const doctorIn = (place: Place, repair = false): Promise<any> =>
+  readIn(place, (ws) => ws.doctor({ repair, checks: [checkInstalledHooks] }));
+
+/** What `ghostcommit restore <id> --json` prints. */
+export const restoreIn = (place: Place, id: string): Promise<any> => readIn(place, (ws) => ws.restore(id));
+
+/**
+ * Takes a snapshot through the library in this process (what the `snapshot` command calls), the
+ * workspace opened afresh as each command run opens it. Where a store's snapshots are a test's
+ * setting rather than its subject: a command line run costs several times as much.
+ */
+export async function snapshotIn(
+  place: Place,
+  options?: SnapshotOptions,
+  store?: StoreKind,
+): Promise<Snapshot> {
+  return settled(async () => (await openIn(place.sandbox, place.dir, store)).snapshot(options));
+}
 
 /**
  * Runs `work`, then waits for the git processes it started to end (its `cat-file --batch` is

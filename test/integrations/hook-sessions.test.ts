@@ -5,7 +5,7 @@ import { Repo, Sandbox } from "../helpers/repo.js";
 import { SCRIPTS } from "./agent-events.js";
 import { claude, codex, cursor } from "./events.js";
 import { expectQuiet, installedCommand, shellHook, storeCount } from "./hook-helpers.js";
-import { logIn } from "../helpers/in-process.js";
+import { logIn, doctorIn } from "../helpers/in-process.js";
 
 let sandbox: Sandbox;
 let repo: Repo;
@@ -202,7 +202,7 @@ describe("hooks across sessions and outside projects", () => {
       changed: true,
       events: ["StopFailure"],
     });
-    expect(repo.ok("doctor").ok).toBe(true);
+    expect((await doctorIn(repo)).ok).toBe(true);
   });
 
   it("keeps a session's turns when the agent's `git init` makes the folder a repository mid-turn", async () => {

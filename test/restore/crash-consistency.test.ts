@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { fingerprint, storeDir } from "../hardening/helpers.js";
 import { CLI, type Repo, Sandbox } from "../helpers/repo.js";
 import { type Call, killedAtCall, orderProblems, parseTrace, traceCli } from "./strace.js";
-import { listIn, logIn } from "../helpers/in-process.js";
+import { listIn, logIn, doctorIn, snapshotIn } from "../helpers/in-process.js";
 
 /**
  * A power cut cannot be simulated in a test, so the order of the system calls is checked
@@ -202,7 +202,7 @@ describe("killed at each of its renames and deletions", () => {
     });
     repo.write({ "extra/deep/two.txt": "2\n", "a/new.txt": "new\n" });
     repo.remove("c");
-    const target = repo.ok("snapshot").id;
+    const target = (await snapshotIn(repo)).id;
     repo.git("checkout", "-q", "--", ".");
     repo.remove("extra");
     repo.remove("a/new.txt");
@@ -325,7 +325,7 @@ describe("a rewind or redo killed half-way", () => {
     expect(repair.json?.ok, repair.stdout).toBe(true);
   }, 120_000);
 
-  it("is still finished, or undone, after the agent's next prompt began a turn", () => {
+  it("is still finished, or undone, after the agent's next prompt began a turn", async () => {
     for (const way of ["finish", "undo"]) {
       const repo = sb.repo(`killed-rewind-next-turn-${way}`, BASE);
       repo.ok("turn", "begin", "--session", "s", "--turn", "1");
@@ -355,7 +355,7 @@ describe("a rewind or redo killed half-way", () => {
         repo.ok("redo", "--session", "s");
         expect(JSON.stringify([...fingerprint(repo.dir)])).toBe(turnDone);
       }
-      expect(repo.cli(["doctor", "--json"]).json.ok).toBe(true);
+      expect((await doctorIn(repo)).ok).toBe(true);
     }
   }, 120_000);
 });

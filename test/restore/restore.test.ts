@@ -21,10 +21,10 @@ describe("restore", () => {
     expect(r.exists("new-name.txt")).toBe(false);
   });
 
-  it("captures a skip-worktree file's local edit as it is on disk, so a restore's undo brings it back", () => {
+  it("captures a skip-worktree file's local edit as it is on disk, so a restore's undo brings it back", async () => {
     const r = repo({ "database.yml": "db: prod\n", "other.txt": "o\n" });
     r.write({ "database.yml": "db: staging\n" });
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     r.git("checkout", "-q", "database.yml");
     r.git("update-index", "--skip-worktree", "database.yml");
     r.write({ "database.yml": "db: localhost password=hunter2\n" }); // the user's local-only edit
@@ -37,11 +37,11 @@ describe("restore", () => {
     expect(r.git("ls-files", "-v", "database.yml")).toBe("S database.yml\n"); // the user's index as it was
   });
 
-  it("never overwrites a local edit git does not show (assume-unchanged), which no snapshot holds", () => {
+  it("never overwrites a local edit git does not show (assume-unchanged), which no snapshot holds", async () => {
     for (const flag of ["--assume-unchanged"]) {
       const r = repo({ "database.yml": "db: prod\n", "other.txt": "o\n" });
       r.write({ "database.yml": "db: staging\n", "other.txt": "o2\n" });
-      const snap = r.ok("snapshot");
+      const snap = await snapshotIn(r);
       r.git("checkout", "-q", "database.yml");
       r.git("update-index", flag, "database.yml");
       r.write({ "database.yml": "db: localhost password=hunter2\n" }); // the user's local-only edit
@@ -110,13 +110,13 @@ describe("restore", () => {
     expect(undo.deleted.sort()).toEqual([".env.example", "sub/keep.txt"]);
   });
 
-  it("leaves staged changes staged: the user's index is byte-identical", () => {
+  it("leaves staged changes staged: the user's index is byte-identical", async () => {
     const r = repo({ "a.txt": "a\n", "b.txt": "b\n" });
     r.write({ "a.txt": "staged\n", "c.txt": "new staged\n" });
     r.git("add", "a.txt", "c.txt");
     r.write({ "a.txt": "staged then edited\n" });
     const index = readFileSync(r.path(".git/index"));
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     expect(readFileSync(r.path(".git/index")).equals(index)).toBe(true);
     r.write({ "a.txt": "agent\n", "b.txt": "agent\n" });
     r.remove("c.txt");
@@ -132,26 +132,26 @@ describe("restore", () => {
     r.git("rm", "-q", "gone.txt");
     r.write({ "x.txt": "y\n" });
     r.git("add", "x.txt");
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     expect(await filesOf(r, snap.id)).toEqual(["x.txt"]);
     r.write({ "gone.txt": "back\n" });
     const report = r.ok("restore", snap.id);
     expect(report.deleted).toEqual(["gone.txt"]);
   });
 
-  it("never changes a byte under the user's .git (shadow store)", () => {
+  it("never changes a byte under the user's .git (shadow store)", async () => {
     const r = repo({ "a.txt": "a\n", "dir/b.txt": "b\n" });
     r.write({ "a.txt": "edited\n", "u.txt": "untracked\n" });
     r.git("add", "a.txt");
     r.write({ "dir/b.txt": "unstaged\n" });
     r.git("status", "--porcelain"); // let the user's own git refresh its index first
     const before = gitDirDigest(r);
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     r.write({ "a.txt": "agent\n", "v.txt": "new\n" });
     r.remove("dir");
     r.ok("restore", snap.id);
     r.ok("diff", snap.id);
-    r.ok("snapshot", "-m", "again");
+    await snapshotIn(r, { message: "again" });
     expect(gitDirDigest(r)).toEqual(before);
     expect(r.read("dir/b.txt")).toBe("unstaged\n");
   });
@@ -253,12 +253,12 @@ describe("restore", () => {
     expect(r.read("out")).toBe("a file\n");
   });
 
-  it("matches ignore rules with case as git does here (core.ignoreCase), so a proof of absence holds", () => {
+  it("matches ignore rules with case as git does here (core.ignoreCase), so a proof of absence holds", async () => {
     // Git on Linux ignores `important.log` under `*.log` + `!Important.log`: a restore after the
     // rules changed must not prove it absent and delete it.
     const a = repo({ a: "a\n" });
     a.write({ ".gitignore": "*.log\n!Important.log\n", "important.log": "precious\n" });
-    const kept = a.ok("snapshot");
+    const kept = await snapshotIn(a);
     a.write({ ".gitignore": "" });
     expect(a.ok("restore", kept.id)).toMatchObject({
       deleted: [],
@@ -269,25 +269,25 @@ describe("restore", () => {
     // Nor was `notes.tmp` ignored by `*.TMP`: the snapshot proves it absent, so it goes.
     const b = repo({ a: "a\n" });
     b.write({ ".gitignore": "*.TMP\n" });
-    const proven = b.ok("snapshot");
+    const proven = await snapshotIn(b);
     b.write({ ".gitignore": "# changed\n", "notes.tmp": "scratch\n" });
     expect(b.ok("restore", proven.id)).toMatchObject({ deleted: ["notes.tmp"], skipped: [] });
 
     // .ghostignore follows the same rule, and the repository's core.ignoreCase turns it around.
     const c = repo({ a: "a\n" });
     c.write({ ".ghostignore": "NOTES.md\n", "notes.md": "draft\n" });
-    expect(c.ok("snapshot").excluded).toEqual([]);
+    expect((await snapshotIn(c)).excluded).toEqual([]);
     c.git("config", "core.ignoreCase", "true");
-    expect(c.ok("snapshot").excluded).toEqual([{ path: "notes.md", reason: "ignore-file" }]);
+    expect((await snapshotIn(c)).excluded).toEqual([{ path: "notes.md", reason: "ignore-file" }]);
   });
 
-  it("never deletes a file the snapshot's own .ghostignore kept out, though today's rules (or none) do not", () => {
+  it("never deletes a file the snapshot's own .ghostignore kept out, though today's rules (or none) do not", async () => {
     const plain = () => new Repo(sandbox, sandbox.dir(`plain-${++plainDirs}`));
     for (const make of [plain, () => repo({ "README.md": "r\n" })]) {
       // The .ghostignore removed since: restore writes it back and leaves the secret made meanwhile.
       const r = make();
       r.write({ ".ghostignore": "*.secret\n", "keep.txt": "k\n" });
-      const s0 = r.ok("snapshot");
+      const s0 = await snapshotIn(r);
       r.remove(".ghostignore");
       r.write({ "prod.secret": "API_KEY=1\n", "new.txt": "n\n" });
       const report = r.ok("restore", s0.id);
@@ -412,7 +412,7 @@ describe("restore", () => {
     const conflicted = r.read("c.txt");
     expect(conflicted).toContain("<<<<<<<");
     const index = readFileSync(r.path(".git/index"));
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     const files = (await filesOf(r, snap.id)).sort();
     expect(files).toEqual(["c.txt", "ours-deleted.txt", "theirs-deleted.txt"]);
     expect(snap.fileCount).toBe(files.length); // "deleted by us" is not in HEAD, but on disk

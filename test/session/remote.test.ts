@@ -8,13 +8,13 @@ import { cliTurn, cloneOf, ghostRefs, gitDaemon, hook, machines, originRepo } fr
 import { storeDir } from "../hardening/helpers.js";
 import { killedAtCall } from "../restore/strace.js";
 import { turn } from "./support.js";
-import { listIn, logIn } from "../helpers/in-process.js";
+import { listIn, logIn, doctorIn } from "../helpers/in-process.js";
 
 const { a, b, bare } = machines();
 
 /** Waits for something a detached process does (no timing is asserted; the test's timeout bounds it). */
-async function until(done: () => boolean): Promise<void> {
-  while (!done()) await new Promise((r) => setTimeout(r, 100));
+async function until(done: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await done())) await new Promise((r) => setTimeout(r, 100));
 }
 
 /** Records a two-turn session on machine A, with a commit A never pushed (its blobs are borrowed). */
@@ -284,7 +284,7 @@ describe("push and fetch through a local bare repository", () => {
     const other = (await logIn(onB, "other")).flatMap((t: any) => [t.before, t.after]);
     expect(other.filter((id: string) => !listed.includes(id))).toEqual([]);
     expect(listed.filter((id: string) => !bList.includes(id)).length).toBeGreaterThan(0);
-    expect(onB.ok("doctor").problems).toEqual([]);
+    expect((await doctorIn(onB)).problems).toEqual([]);
     // A commit that is no snapshot under the remote's snapshot refs (forged, or damaged) is not
     // listed either: it would read as a damaged snapshot.
     const main = a.git(remote, "rev-parse", "main").trim();
@@ -292,7 +292,7 @@ describe("push and fetch through a local bare repository", () => {
     const again = onB.cli(["fetch", "--json"]);
     expect([again.status, again.json.snapshots]).toEqual([3, []]);
     expect((await listIn(onB)).map((s: any) => s.id)).toEqual(listed);
-    expect(onB.ok("doctor").problems).toEqual([]);
+    expect((await doctorIn(onB)).problems).toEqual([]);
   });
 
   it("never lets two machines' sessions with one id overwrite each other", async () => {
@@ -523,7 +523,7 @@ describe("session and turn ids with control characters", () => {
     // The push after the turn is refused for the other session: doctor says so, naming it.
     onB.write({ ".ghostcommit.json": JSON.stringify({ push: { remote: "origin", after: "turn" } }) });
     cliTurn(onB, S, "3", () => onB.write({ "f.txt": "3\n" }));
-    await until(() => onB.cli(["doctor", "--json"]).json?.problems.length > 0);
+    await until(async () => (await doctorIn(onB)).problems.length > 0);
     const doctor = run(onB, "doctor");
     const conflict = run(onB, "push");
     expect(run(onB, "push", "--session", S).status).toBe(0);
@@ -632,7 +632,7 @@ describe("a fetch killed mid-transfer", () => {
     expect(temps()).toHaveLength(1);
     expect(onB.ok("fetch").sessions).toEqual([{ session: "big", turns: 2, status: "updated" }]);
     expect(temps()).toEqual([]);
-    expect(onB.ok("doctor").problems).toEqual([]);
+    expect((await doctorIn(onB)).problems).toEqual([]);
   });
 });
 
@@ -672,13 +672,13 @@ describe("push after each turn", () => {
       writeFileSync(gate, "");
     }
     await until(() => ghostRefs(a, remote).some((ref) => ref.includes("/sessions/")));
-    expect(repo.ok("doctor").problems).toEqual([]);
+    expect((await doctorIn(repo)).problems).toEqual([]);
 
     repo.write({ ".ghostcommit.json": JSON.stringify({ push: { remote: "nowhere", after: "turn" } }) });
     cliTurn(repo, "bg", "2", () => repo.write({ "f.txt": "2\n" }));
     let problems: any[] = [];
-    await until(() => {
-      problems = repo.cli(["doctor", "--json"]).json?.problems ?? [];
+    await until(async () => {
+      problems = (await doctorIn(repo)).problems ?? [];
       return problems.length > 0;
     });
     expect(problems).toEqual([
@@ -704,8 +704,8 @@ describe("push after each turn", () => {
     const bSame = (await logIn(onB, "same"))[0].after;
     expect(ghostRefs(a, remote)).not.toContain(`refs/ghostcommit/root/snapshots/${bSame}`);
     let problems: any[] = [];
-    await until(() => {
-      problems = onB.cli(["doctor", "--json"]).json?.problems ?? [];
+    await until(async () => {
+      problems = (await doctorIn(onB)).problems ?? [];
       return problems.length > 0;
     });
     expect(problems).toHaveLength(1);
@@ -728,8 +728,8 @@ describe("push after each turn", () => {
     config({});
     const pushProblems = async (done: (problems: any[]) => boolean) => {
       let problems: any[] = [];
-      await until(() => {
-        problems = repo.cli(["doctor", "--json"]).json?.problems ?? [];
+      await until(async () => {
+        problems = (await doctorIn(repo)).problems ?? [];
         return done(problems);
       });
       return problems;
@@ -786,7 +786,7 @@ describe("push after each turn, from the command line", () => {
       String(name).includes("push-go"),
     );
     expect(leftovers).toEqual([]);
-    expect(repo.ok("doctor").problems).toEqual([]);
+    expect((await doctorIn(repo)).problems).toEqual([]);
   });
 });
 

@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { lstatSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { openIn, sessionSandbox, turn } from "./support.js";
-import { listIn, logIn } from "../helpers/in-process.js";
+import { listIn, logIn, doctorIn } from "../helpers/in-process.js";
 
 const { sandbox, repo, plain } = sessionSandbox();
 
@@ -299,7 +299,7 @@ describe("rewind and redo through the CLI", () => {
     expect(shown.excluded).toContainEqual(
       expect.objectContaining({ path: "local.cfg", reason: "ignore-file" }),
     );
-    const storeGit = `${r.ok("doctor").store}/git`;
+    const storeGit = `${(await doctorIn(r)).store}/git`;
     for (const content of ["v1\n", "v2\n"]) {
       const blob = execFileSync("git", ["hash-object", "--stdin"], { input: content }).toString().trim();
       const held = spawnSync("git", ["cat-file", "-e", blob], { env: { ...sandbox.env, GIT_DIR: storeGit } });

@@ -9,7 +9,7 @@ import { CLI } from "../helpers/repo.js";
 import { runCliTraced } from "../helpers/short-lived.js";
 import { killedAtCall } from "../restore/strace.js";
 import { libTurn, openIn, sessionSandbox } from "./support.js";
-import { listIn, logIn } from "../helpers/in-process.js";
+import { listIn, logIn, doctorIn, snapshotIn } from "../helpers/in-process.js";
 
 const { sandbox, repo, plain } = sessionSandbox();
 
@@ -398,11 +398,11 @@ describe("a folder that becomes a git repository", () => {
     dir.ok("turn", "begin", "--session", "s", "--turn", "1");
     dir.write({ "notes.md": "n1\n", "big.bin": "x".repeat(100_000) });
     dir.ok("turn", "end", "--session", "s", "--turn", "1");
-    const kept = dir.ok("snapshot", "-m", "by hand").id;
+    const kept = (await snapshotIn(dir, { message: "by hand" })).id;
     sandbox.git(dir.dir, "init", "-q");
     expect(await logIn(dir, "s")).toMatchObject([{ turn: "1", state: "done" }]);
     expect((await listIn(dir)).map((s: any) => s.id)).toContain(kept);
-    expect(dir.ok("doctor").ok).toBe(true);
+    expect((await doctorIn(dir)).ok).toBe(true);
     dir.ok("rewind", "--session", "s", "--to", "1");
     expect([dir.read("notes.md"), dir.exists("big.bin"), dir.exists(".git")]).toEqual(["n0\n", false, true]);
     dir.ok("restore", kept);

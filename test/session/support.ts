@@ -1,11 +1,10 @@
 import { afterAll } from "vitest";
 import type { Workspace } from "../../src/workspace.js";
-import type { StoreKind } from "../../src/config.js";
-import type { Snapshot, SnapshotOptions, TurnEnded } from "../../src/types.js";
-import { openIn, settled } from "../helpers/in-process.js";
+import type { TurnEnded } from "../../src/types.js";
+import { openIn, snapshotIn } from "../helpers/in-process.js";
 import { Repo, Sandbox } from "../helpers/repo.js";
 
-export { openIn };
+export { openIn, snapshotIn };
 
 /** One sandbox per test file; each test makes its own uniquely named repository or directory in it. */
 export function sessionSandbox(): {
@@ -55,17 +54,4 @@ export async function libTurn(
   await handle.beginTurn(id, { prompt });
   edits();
   return handle.endTurn(id);
-}
-
-/**
- * Takes a snapshot through the library in this process (what the `snapshot` command calls), the
- * workspace opened afresh as each command run opens it. Where a store's snapshots are a test's
- * setting rather than its subject: a command line run costs several times as much.
- */
-export async function snapshotIn(
-  repo: Repo,
-  options?: SnapshotOptions,
-  store?: StoreKind,
-): Promise<Snapshot> {
-  return settled(async () => (await openIn(repo.sandbox, repo.dir, store)).snapshot(options));
 }

@@ -16,7 +16,7 @@ import { describe, expect, it } from "vitest";
 import { CLI, Repo } from "../helpers/repo.js";
 import { fileSandbox, filesOf, gitDirDigest, workDigest } from "../helpers/support.js";
 import { snapshotIn } from "../session/support.js";
-import { listIn } from "../helpers/in-process.js";
+import { listIn, doctorIn } from "../helpers/in-process.js";
 
 const { sandbox, repo } = fileSandbox();
 
@@ -39,7 +39,7 @@ function objectGone(r: Repo, oid: string): boolean {
 
 describe("shadow store borrowing the user's objects", () => {
   for (const packedFirst of [false, true]) {
-    it(`restores byte-exact after reset --hard, branch deletion, reflog expiry and gc --prune=now (${packedFirst ? "packed" : "loose"} objects)`, () => {
+    it(`restores byte-exact after reset --hard, branch deletion, reflog expiry and gc --prune=now (${packedFirst ? "packed" : "loose"} objects)`, async () => {
       const r = repo({ "a.txt": "first\n" });
       r.write({ "a.txt": "second\n", "feature.txt": `only in commit two ${packedFirst}\n` });
       r.git("add", "-A");
@@ -49,9 +49,9 @@ describe("shadow store borrowing the user's objects", () => {
       r.git("add", "-A");
       r.git("commit", "-qm", "topic");
       if (packedFirst) r.git("gc", "-q");
-      const onTopic = r.ok("snapshot", "-m", "on topic");
+      const onTopic = await snapshotIn(r, { message: "on topic" });
       r.git("checkout", "-q", "main");
-      const onMain = r.ok("snapshot", "-m", "clean tree at commit two");
+      const onMain = await snapshotIn(r, { message: "clean tree at commit two" });
       const expectedMain = workDigest(r.dir);
       const featureBlob = r.git("rev-parse", "HEAD:feature.txt").trim();
       const topicBlob = r.git("rev-parse", "topic:topic.txt").trim();
@@ -64,15 +64,15 @@ describe("shadow store borrowing the user's objects", () => {
       expect(workDigest(r.dir)).toEqual(expectedMain);
       r.ok("restore", onTopic.id);
       expect(r.read("topic.txt")).toBe(`only on topic ${packedFirst}\n`);
-      expect(r.ok("doctor").ok).toBe(true);
+      expect((await doctorIn(r)).ok).toBe(true);
     });
   }
 });
 
 describe("shadow store linking the user's new loose objects", () => {
-  it("a new object in a fan-out directory the store already linked from is linked too, and survives gc --prune=now", () => {
+  it("a new object in a fan-out directory the store already linked from is linked too, and survives gc --prune=now", async () => {
     const r = repo({ "a.txt": "first\n" });
-    r.ok("snapshot", "-m", "links the first commit's loose objects");
+    await snapshotIn(r, { message: "links the first commit's loose objects" });
     // A file whose blob lands in the fan-out directory of a blob linked above.
     const first = r.git("rev-parse", "HEAD:a.txt").trim();
     let content = "";
@@ -84,7 +84,7 @@ describe("shadow store linking the user's new loose objects", () => {
     r.git("add", "b.txt");
     r.git("commit", "-qm", "two");
     const blob = r.git("rev-parse", "HEAD:b.txt").trim();
-    const snap = r.ok("snapshot", "-m", "borrows b.txt's blob from the new commit");
+    const snap = await snapshotIn(r, { message: "borrows b.txt's blob from the new commit" });
     r.git("reset", "-q", "--hard", "HEAD~1");
     r.git("reflog", "expire", "--expire=now", "--all");
     r.git("gc", "-q", "--prune=now");
@@ -121,7 +121,7 @@ describe("worktrees, sparse checkout and plain directories", () => {
     writeFileSync(path.join(wtDir, "a.txt"), "in worktree\n");
     const inWt = sandbox.ok(wtDir, "snapshot");
     r.write({ "a.txt": "in main\n" });
-    const inMain = r.ok("snapshot");
+    const inMain = await snapshotIn(r);
     expect((await listIn(r)).map((s: any) => s.id)).toEqual([inMain.id]);
     expect(sandbox.ok(wtDir, "list").map((s: any) => s.id)).toEqual([inWt.id]);
     const foreign = r.cli(["restore", inWt.id, "--json"]);
@@ -138,7 +138,7 @@ describe("worktrees, sparse checkout and plain directories", () => {
     r.git("sparse-checkout", "set", "in");
     expect(r.exists("out/b.txt")).toBe(false);
     const index = readFileSync(r.path(".git/index"));
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     expect((await filesOf(r, snap.id)).sort()).toEqual(["in/a.txt", "out/b.txt", "top.txt"]);
     r.write({ "in/a.txt": "agent\n", "in/new.txt": "n" });
     const report = r.ok("restore", snap.id);
@@ -148,7 +148,7 @@ describe("worktrees, sparse checkout and plain directories", () => {
     expect(readFileSync(r.path(".git/index")).equals(index)).toBe(true);
     // The agent writes outside the cone: git's own status calls it modified, and so is it kept.
     r.write({ "out/b.txt": "important\n" });
-    const outside = r.ok("snapshot");
+    const outside = await snapshotIn(r);
     r.write({ "out/b.txt": "garbage\n" });
     expect(r.ok("restore", outside.id).written).toEqual(["out/b.txt"]);
     expect(r.read("out/b.txt")).toBe("important\n");
@@ -168,9 +168,9 @@ describe("worktrees, sparse checkout and plain directories", () => {
     // The clone never fetched out/b.txt's blob, and the snapshot names it.
     const unfetched = () => r.git("rev-list", "--objects", "--missing=print", "HEAD").includes(`?${outBlob}`);
     expect(unfetched()).toBe(true);
-    const first = r.ok("snapshot");
+    const first = await snapshotIn(r);
     r.write({ "in/a.txt": "agent\n" });
-    const second = r.ok("snapshot");
+    const second = await snapshotIn(r);
     expect(r.cli(["doctor", "--json"]).json).toMatchObject({ ok: true, problems: [] });
     expect(r.ok("gc").kept).toEqual([second.id, first.id]);
     expect(r.ok("doctor", "--repair").problems).toEqual([]);
@@ -187,7 +187,7 @@ describe("worktrees, sparse checkout and plain directories", () => {
     r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "lib");
     r.git("commit", "-qm", "submodule");
     r.write({ "lib/lib.c": "changed inside\n", "lib/new.c": "new inside\n" });
-    const snap = r.ok("snapshot");
+    const snap = await snapshotIn(r);
     expect((await filesOf(r, snap.id)).sort()).toEqual([".gitmodules", "a.txt", "lib"]);
     r.write({ "lib/lib.c": "changed again\n", "a.txt": "agent\n" });
     r.remove("lib/new.c");
@@ -197,7 +197,7 @@ describe("worktrees, sparse checkout and plain directories", () => {
     expect(r.exists("lib/new.c")).toBe(false);
   });
 
-  it("plain directory: every file counts (a .gitignore there excludes nothing) and no .git appears", () => {
+  it("plain directory: every file counts (a .gitignore there excludes nothing) and no .git appears", async () => {
     const dir = sandbox.dir("plain-dir");
     const write = (rel: string, content: string) => {
       const file = path.join(dir, rel);
@@ -209,7 +209,7 @@ describe("worktrees, sparse checkout and plain directories", () => {
     write("secret/key", "k\n");
     write("src/main.py", "print(1)\n");
     write("node_modules/dep/i.js", "x");
-    const snap = sandbox.ok(dir, "snapshot");
+    const snap = await snapshotIn({ sandbox: sandbox, dir });
     expect(snap.parent).toBeNull();
     expect(sandbox.ok(dir, "show", snap.id).files.sort()).toEqual([
       ".gitignore",
@@ -260,12 +260,12 @@ describe("repo store", () => {
     expect(r.read("u.txt")).toBe("untracked\n");
     expect(r.ok("list", "--store", "repo").map((s: any) => s.kind)).toEqual(["safety", "snapshot"]);
   });
-  it("stays whole when the user's gc prunes a dropped snapshot's objects, and beside the shadow store", () => {
+  it("stays whole when the user's gc prunes a dropped snapshot's objects, and beside the shadow store", async () => {
     const r = repo({ "a.txt": "a\n" });
     r.write({ "u.txt": `untracked ${r.dir}\n` });
     const hourAgo = new Date(Date.now() - 3600_000);
     utimesSync(r.path("u.txt"), hourAgo, hourAgo); // old enough for ghostcommit's stat cache
-    r.ok("snapshot"); // shadow store: the blob lands there, and in the cache
+    await snapshotIn(r); // shadow store: the blob lands there, and in the cache
     const first = r.ok("--store", "repo", "snapshot").id;
     r.git("fsck", "--connectivity-only", "--no-dangling"); // the repo-store commit's blob is in the user's repo
     r.ok("--store", "repo", "drop", first);
@@ -480,7 +480,7 @@ describe("doctor and gc", () => {
     const all = r.ok("gc", "--older-than", "0s");
     expect(all.dropped.sort()).toEqual([ids[2], ids[3]].sort());
     expect(await listIn(r)).toEqual([]);
-    expect(r.ok("doctor").ok).toBe(true);
+    expect((await doctorIn(r)).ok).toBe(true);
   });
 
   it("gc never expires the safety snapshot of the latest restore, and the store stays consistent", async () => {
@@ -498,9 +498,9 @@ describe("doctor and gc", () => {
     const r = repo({ "a.txt": "a\n" });
     const before = gitDirDigest(r);
     r.write({ "u.txt": "one\n" });
-    const one = r.ok("snapshot").id;
+    const one = (await snapshotIn(r)).id;
     r.write({ "u.txt": "two\n" });
-    r.ok("snapshot");
+    await snapshotIn(r);
     expect(r.ok("drop", one.slice(0, 7)).dropped).toEqual([one]);
     r.ok("gc");
     expect(await listIn(r)).toHaveLength(1);

@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sessionSandbox, turn } from "../session/support.js";
 import { rawRequest, type RunningUi, startUi } from "./support.js";
-import { logIn } from "../helpers/in-process.js";
+import { logIn, doctorIn } from "../helpers/in-process.js";
 
 const { sandbox, repo } = sessionSandbox();
 
@@ -420,7 +420,7 @@ describe("ghostcommit ui: starting", () => {
     expect(await exited).toBe(0);
     expect((await answer).status).toBe(200);
     expect([r.read("a.txt"), r.exists("b.txt")]).toEqual(["a0\n", false]);
-    expect(r.cli(["doctor", "--json"]).json.ok).toBe(true);
+    expect((await doctorIn(r)).ok).toBe(true);
   });
 
   it("fails with a clear message on a bad or busy port", async () => {
