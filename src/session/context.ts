@@ -50,9 +50,12 @@ export function conflictError(
   uncertain: readonly string[] = [],
   /** The session's open turn the rewind leaves open (an undo from inside it), whose own edits conflict too. */
   keptOpen?: string,
+  /** Not captured at the end of the turn that changed them, as the repository ignored them then. */
+  ignoredAtEnd: readonly string[] = [],
 ): GhostcommitError {
   const doubtful = new Set(uncertain);
-  const edited = conflicts.filter((p) => !doubtful.has(p));
+  const unseen = new Set(ignoredAtEnd);
+  const edited = conflicts.filter((p) => !doubtful.has(p) && !unseen.has(p));
   const maybe = conflicts.filter((p) => doubtful.has(p));
   const reasons: string[] = [];
   const one = edited.length === 1;
@@ -73,6 +76,13 @@ export function conflictError(
       `${maybe.length} ${one ? "file" : "files"} may not be session ${humanText(session)}'s work: no tool call reported ${one ? "its change" : "their changes"}, or another session's also edited ${one ? "it" : "them"}, while another session's turn ran or after an interrupt (${listed(maybe)})`,
     );
   }
+  const notSeen = conflicts.filter((p) => unseen.has(p));
+  if (notSeen.length > 0) {
+    const one = notSeen.length === 1;
+    reasons.push(
+      `${notSeen.length} ${one ? "file was" : "files were"} not captured at the end of the turn that changed ${one ? "it" : "them"}, as the repository ignored ${one ? "it" : "them"} then (a rule the turn wrote, perhaps), so whether ${one ? "it was" : "they were"} changed since is unknown (${listed(notSeen)})`,
+    );
+  }
   const error = new GhostcommitError(
     "conflict",
     `${action} refused: ${reasons.join("; ")}; nothing was changed`,
@@ -80,6 +90,7 @@ export function conflictError(
       session,
       conflicts,
       ...(maybe.length > 0 ? { uncertain: maybe } : {}),
+      ...(notSeen.length > 0 ? { ignoredAtEnd: notSeen } : {}),
     },
   );
   error.forceable = true;

@@ -2,7 +2,7 @@ import { worktreeStates } from "../capture/worktree-state.js";
 import { sameState, type TreeLookup } from "../git/tree-lookup.js";
 import type { FileState } from "../git/trees.js";
 import { MODE } from "../git/objects.js";
-import { displayPath, type RelPath } from "../paths.js";
+import { displayPath, isWithin, type RelPath } from "../paths.js";
 import { isNamed } from "../restore/path-filter.js";
 import { insideSparseCheckout } from "../restore/sparse-absent.js";
 import { diffTrees } from "../restore/restore-snapshot.js";
@@ -17,7 +17,9 @@ import { journalsAround } from "./sessions-around.js";
 import { changedSinceShown, isStateMap, type OverriddenState } from "./overridden-state.js";
 import { quotedPath, turnsNamed, humanText } from "../util/format.js";
 import type { TurnState } from "./model.js";
-import { attributePaths, isUncertain } from "./rewind-plan.js";
+import { attributePaths, isUncertain, type PathStates } from "./rewind-plan.js";
+import { unseenBy } from "./touch.js";
+import type { CatFile } from "../git/cat-file.js";
 import { inDependencyDirsSince } from "./rewind-skips.js";
 
 /** The checks of a rewind that need the work tree or the journals: before it, and of an open turn. */
@@ -237,4 +239,46 @@ export function overwritten(conflicts: string[], done: { written: string[]; dele
 function stepPaths(steps: PlanStep[]): { written: string[]; deleted: string[] } {
   const of = (kind: PlanStep["kind"]) => steps.filter((s) => s.kind === kind).map((s) => displayPath(s.path));
   return { written: of("write"), deleted: of("delete") };
+}
+
+/** The refusal of a rewind with `conflicts`, each reason said. */
+export async function rewindConflict(
+  engine: SessionContext["engine"],
+  cat: CatFile,
+  where: { session: string; keptOpen?: string },
+  states: PathStates[],
+  conflicts: RelPath[],
+  afterOf: (path: RelPath) => StoredSnapshot | null,
+): Promise<GhostcommitError> {
+  const uncertain = states.filter((s) => s.uncertain).map((s) => displayPath(s.path));
+  const unseen = await ignoredAtTurnEnd(engine, cat, states, conflicts, afterOf);
+  const shown = conflicts.map(displayPath);
+  return conflictError("rewind", where.session, shown, uncertain, where.keptOpen, unseen);
+}
+
+/**
+ * Of a rewind's conflicts, the files on disk that the after-snapshot of the last rewound turn to
+ * change them lacks because the repository ignored them then: a rule written during the turn (an
+ * `out/` line in .gitignore) kept them from the turn's end, so what is there may well be the
+ * turn's own work. The refusal says so instead of calling them changed since.
+ */
+async function ignoredAtTurnEnd(
+  engine: SessionContext["engine"],
+  cat: CatFile,
+  states: PathStates[],
+  conflicts: RelPath[],
+  afterOf: (path: RelPath) => StoredSnapshot | null,
+): Promise<string[]> {
+  const byAfter = new Map<StoredSnapshot, RelPath[]>();
+  for (const s of states) {
+    const after = afterOf(s.path);
+    if (s.uncertain || s.expected !== null || s.current === null || !after || !conflicts.includes(s.path))
+      continue;
+    if (after.meta.excluded.some((e) => isWithin(s.path, e.path.replace(/\/$/, "")))) continue;
+    byAfter.set(after, [...(byAfter.get(after) ?? []), s.path]);
+  }
+  const ignored: RelPath[] = [];
+  for (const [after, paths] of byAfter)
+    ignored.push(...(await unseenBy(engine, cat, after.tree, after.meta, paths)));
+  return ignored.sort().map(displayPath);
 }

@@ -6,7 +6,7 @@ import { displayPath, type RelPath } from "../paths.js";
 import { displayOutcome, ioSkips, runRestore } from "../restore/restore.js";
 import type { StoredSnapshot } from "../store/store.js";
 import type { RewindOptions, RewindReport } from "../types.js";
-import { checkTurnId, conflictError, requireTurn, type SessionContext } from "./context.js";
+import { checkTurnId, requireTurn, type SessionContext } from "./context.js";
 import { proveDeletions } from "./deletions.js";
 import { liveTurns, openTurnOf } from "./model.js";
 import {
@@ -17,6 +17,7 @@ import {
   refuseNothingToPutBack,
   refuseUnchanged,
   refuseUnexpected,
+  rewindConflict,
 } from "./rewind-checks.js";
 import { type ClosedTurn, interruptedHint, plannedRewind, resumeRewind } from "./rewind-resume.js";
 import { changedSinceProgress } from "./progress.js";
@@ -225,10 +226,9 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
           const changes = changesOf(states);
           const blockers = await obstructions(changes, currentTree, lookup);
           const conflicts = await insideSparseCheckout(engine, conflictsOf(states, blockers));
-          if (!force && conflicts.length > 0) {
-            const uncertain = states.filter((s) => s.uncertain).map((s) => displayPath(s.path));
-            throw conflictError("rewind", session, conflicts.map(displayPath), uncertain, keptOpen);
-          }
+          const afterOf = (p: RelPath) => afters[attributed.get(p)!.last];
+          if (!force && conflicts.length > 0)
+            throw await rewindConflict(engine, cat, { session, keptOpen }, states, conflicts, afterOf);
           overridden = conflicts.map(displayPath);
           const leftAlone = [...notCaptured, ...excludedNow];
           refuseNothingToPutBack(named, { changes: changes.length, leftAlone }, { session, to });

@@ -161,7 +161,7 @@ async function captureIntoBefore(
 }
 
 /** Of `paths`, those the snapshot neither captured nor proved absent: excluded or ignored then. */
-async function unseenBy(
+export async function unseenBy(
   engine: StoreContext,
   cat: CatFile,
   tree: string,

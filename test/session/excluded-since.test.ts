@@ -185,3 +185,39 @@ describe("a dependency directory some of whose untracked files a snapshot captur
     expect(r.read("dist/chunk-4.js")).toBe("c4\n");
   });
 });
+
+describe("a file the repository came to ignore during the turn that changed it", () => {
+  // An agent's shell regenerates out/a.txt and adds `out/` to .gitignore in the same turn: the
+  // turn's after-snapshot cannot hold the file, so its state at the turn's end is unknown.
+  it("makes the rewind refuse saying so, not that it was changed since; --force puts the turn's files back", async () => {
+    const r = repo({ "README.md": "hi\n" });
+    r.write({ "out/a.txt": "old\n", "log/run.log": "kept\n" });
+    await turn(r, "s", "1", () => {
+      r.write({ "out/a.txt": "new\n", ".gitignore": "out/\n" });
+      r.remove("log/run.log");
+    });
+    // Made again by a person, who has the repository ignore it only now: a change since the turn.
+    r.write({ "log/run.log": "a person's\n", "log/.gitignore": "*.log\n" });
+    const refused = r.cli(["rewind", "--session", "s", "--to", "1", "--json"]);
+    expect([refused.status, refused.json.conflicts, refused.json.ignoredAtEnd]).toEqual([
+      3,
+      ["log/run.log", "out/a.txt"],
+      ["out/a.txt"],
+    ]);
+    expect(refused.json.error.message).toBe(
+      "rewind refused: 1 file was changed since session s last changed it (log/run.log); " +
+        "1 file was not captured at the end of the turn that changed it, as the repository ignored it then " +
+        "(a rule the turn wrote, perhaps), so whether it was changed since is unknown (out/a.txt); nothing was changed, " +
+        "--force overwrites",
+    );
+    expect([r.read("out/a.txt"), r.read("log/run.log")]).toEqual(["new\n", "a person's\n"]);
+
+    const forced = r.ok("rewind", "--session", "s", "--to", "1", "--force");
+    expect(forced.overridden).toEqual(["log/run.log", "out/a.txt"]);
+    expect([r.read("out/a.txt"), r.read("log/run.log"), r.exists(".gitignore")]).toEqual([
+      "old\n",
+      "kept\n",
+      false,
+    ]);
+  });
+});
