@@ -83,12 +83,22 @@ export async function load(file: string, byHand?: string): Promise<Loaded | null
   const stat = await fs.stat(file).catch(() => undefined);
   return {
     value: value as Json,
-    indent: /\n([ \t]+)\S/.exec(text)?.[1] ?? 2,
+    indent: indentOf(text, value as Json),
     eol: text.includes("\r\n") ? "\r\n" : "\n",
     finalNewline: text.trim() === "" || /\n$/.test(text),
     stat: stat && { mode: stat.mode & 0o7777, uid: stat.uid, gid: stat.gid },
     ...(keep === undefined ? {} : { keep }),
   };
+}
+
+/**
+ * The file's indentation; none for a file that holds its settings on one line (as a tool or an
+ * `echo` wrote it), which stays one line, so that uninstall gives it back byte for byte.
+ */
+function indentOf(text: string, value: Json): string | number {
+  const indent = /\n([ \t]+)\S/.exec(text)?.[1];
+  if (indent !== undefined) return indent;
+  return Object.keys(value).length > 0 && !text.trim().includes("\n") ? 0 : 2;
 }
 
 function jsoncOrUndefined(text: string): unknown {

@@ -221,10 +221,14 @@ describe("install claude-code", () => {
       '{\r\n  "model": "opus",\r\n  "hooks": {\r\n    "Stop": []\r\n  }\r\n}\r\n',
       '{\n  "model": "opus"\n}',
       "{}",
+      '{"model":"opus","env":{"A":"1"}}\n', // one line, as a tool or an `echo` writes it
     ]) {
       writeFileSync(file, text);
       sandbox.ok(dir, "install", "claude-code", "--project");
-      expect(readFileSync(file, "utf8")).toContain('"Stop"');
+      const installed = readFileSync(file, "utf8");
+      expect(installed).toContain('"Stop"');
+      // Settings on one line stay on one line.
+      if (text.startsWith('{"model"')) expect(installed.trimEnd().split("\n")).toHaveLength(1);
       sandbox.ok(dir, "uninstall", "claude-code", "--project");
       expect(readFileSync(file, "utf8")).toBe(text);
     }
