@@ -26,6 +26,25 @@ export function checkTurnId(turn: unknown): string {
   return turn;
 }
 
+/**
+ * The id of the turn a person named: its own id, else the one turn whose id starts with it (at
+ * least 4 characters, as for snapshots: an agent's turn ids can be long, as Codex's are). Any
+ * other id is returned as given, for `requireTurn` to refuse.
+ */
+export function turnIdOf(state: SessionState, given: string): string {
+  if (given.length < 4 || state.turns.some((t) => t.turn === given)) return given;
+  const matching = [...new Set(state.turns.map((t) => t.turn).filter((id) => id.startsWith(given)))];
+  if (matching.length > 1) {
+    const named = matching.slice(0, 5).map(humanText).join(", ") + (matching.length > 5 ? ", …" : "");
+    throw new GhostcommitError(
+      "ambiguous-id",
+      `turn ${humanText(given)} of session ${humanText(state.session)} could be any of ${named}: give more of its id`,
+      { id: given, candidates: matching },
+    );
+  }
+  return matching[0] ?? given;
+}
+
 /** The latest turn with this id, or a not-found error. */
 export function requireTurn(state: SessionState, turn: string): TurnState {
   for (let i = state.turns.length - 1; i >= 0; i--) if (state.turns[i].turn === turn) return state.turns[i];

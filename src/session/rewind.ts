@@ -6,7 +6,7 @@ import { displayPath, type RelPath } from "../paths.js";
 import { displayOutcome, ioSkips, runRestore } from "../restore/restore.js";
 import type { StoredSnapshot } from "../store/store.js";
 import type { RewindOptions, RewindReport } from "../types.js";
-import { checkTurnId, requireTurn, type SessionContext } from "./context.js";
+import { checkTurnId, requireTurn, type SessionContext, turnIdOf } from "./context.js";
 import { proveDeletions } from "./deletions.js";
 import { liveTurns, openTurnOf } from "./model.js";
 import {
@@ -53,7 +53,7 @@ import { clearFirst, obstructions } from "./obstructions.js";
  */
 export async function rewindSession(ctx: SessionContext, options: RewindOptions): Promise<RewindReport> {
   const { engine, journal } = ctx;
-  const to = checkTurnId(options?.to);
+  const given = checkTurnId(options?.to);
   const force = Boolean(options.force);
   const dryRun = Boolean(options.dryRun);
   const session = journal.session;
@@ -62,6 +62,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
   engine.assertEnabled();
   return journal.locked(async () => {
     const state = await journal.load();
+    const to = turnIdOf(state, given);
     // A rewind killed half-way: the same rewind finishes it, redo undoes it; nothing else runs first.
     const interrupted = state.redoStack.at(-1);
     if (interrupted?.pending) return resumeRewind(ctx, interrupted, { to, force, dryRun, named, expect });

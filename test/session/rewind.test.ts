@@ -579,3 +579,36 @@ describe("show of a rewind's safety snapshot", () => {
     expect(r.cli(["show", turnAfter.id]).stdout).toContain("session  s-ign turn 1\n");
   });
 });
+
+describe("a turn named by the start of its id", () => {
+  // Codex names each turn by its `turn_id`, a UUID-like string (the hook records it as the turn's
+  // id): `--to` takes a unique start of it, as snapshot ids take a unique prefix.
+  it("rewinds the one turn whose id starts so; refuses a start two turns share, and one under 4 characters", async () => {
+    const r = repo({ "a.txt": "a0\n" });
+    const first = "019a4c1e-8b2f-7c31-9d5e-2f6a7b8c9d0e";
+    const second = "019a4c1f-0000-7000-8000-000000000002";
+    await turn(r, "codex", first, () => r.write({ "a.txt": "a1\n" }));
+    await turn(r, "codex", second, () => r.write({ "b.txt": "b2\n" }));
+    await turn(r, "codex", "019", () => r.write({ "c.txt": "c3\n" })); // an id that is a start of the others
+
+    const shared = r.cli(["rewind", "--session", "codex", "--to", "019a4c1", "--json"]);
+    expect([shared.status, shared.json.error.code]).toEqual([1, "ambiguous-id"]);
+    expect(shared.stderr).toBe(
+      `ghostcommit: turn 019a4c1 of session codex could be any of ${first}, ${second}: give more of its id\n`,
+    );
+    const short = r.cli(["rewind", "--session", "codex", "--to", "019a", "--json"]);
+    expect([short.status, short.json.error.code]).toEqual([1, "ambiguous-id"]);
+    expect(r.cli(["rewind", "--session", "codex", "--to", "01", "--json"]).json.error).toEqual({
+      code: "not-found",
+      message: "session codex has no turn 01",
+    });
+    expect([r.read("a.txt"), r.exists("b.txt"), r.exists("c.txt")]).toEqual(["a1\n", true, true]);
+
+    // A whole id is never read as a start of another one.
+    const exact = r.ok("rewind", "--session", "codex", "--to", "019");
+    expect([exact.to, exact.rewoundTurns]).toEqual(["019", ["019"]]);
+    const rewound = r.ok("rewind", "--session", "codex", "--to", "019a4c1f");
+    expect([rewound.to, rewound.rewoundTurns]).toEqual([second, [second]]);
+    expect([r.read("a.txt"), r.exists("b.txt"), r.exists("c.txt")]).toEqual(["a1\n", false, false]);
+  });
+});
