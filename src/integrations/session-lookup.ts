@@ -3,6 +3,7 @@ import path from "node:path";
 import { openWorkspace, type Workspace } from "../workspace.js";
 import { GhostcommitError } from "../errors.js";
 import { keptElsewhere } from "../git/repository.js";
+import { idStartingWith } from "../session/context.js";
 import { AGENTS } from "./event.js";
 import {
   hookSessionDirs,
@@ -96,7 +97,13 @@ export async function resolveSessionWithTurns(
   const [elsewhere] = hooks.length > 0 ? hooks : await workspacesAboveWith(ws, given);
   if (elsewhere === undefined) {
     // A mistyped id would read as a session with no turns yet: one this workspace never heard of is named.
-    if ((await ws.sessions()).some((known) => known.session === given)) return { session, turns, ws };
+    const known = (await ws.sessions()).map((s) => s.session);
+    if (known.includes(given)) return { session, turns, ws };
+    const started = idStartingWith(given, known, `session ${humanText(given)}`);
+    if (started !== undefined) {
+      const handle = ws.session(started);
+      return { session: handle, turns: await handle.log(logOptions), ws };
+    }
     throw new GhostcommitError(
       "not-found",
       `no session ${humanText(given)} in ${ws.root} (\`ghostcommit sessions\` lists them)`,

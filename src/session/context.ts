@@ -27,22 +27,33 @@ export function checkTurnId(turn: unknown): string {
 }
 
 /**
- * The id of the turn a person named: its own id, else the one turn whose id starts with it (at
- * least 4 characters, as for snapshots: an agent's turn ids can be long, as Codex's are). Any
- * other id is returned as given, for `requireTurn` to refuse.
+ * The id of the turn a person named: its own id, else the one turn whose id starts with it (see
+ * `idStartingWith`: an agent's turn ids can be long, as Codex's are). Any other id is returned as
+ * given, for `requireTurn` to refuse.
  */
 export function turnIdOf(state: SessionState, given: string): string {
-  if (given.length < 4 || state.turns.some((t) => t.turn === given)) return given;
-  const matching = [...new Set(state.turns.map((t) => t.turn).filter((id) => id.startsWith(given)))];
+  if (state.turns.some((t) => t.turn === given)) return given;
+  const ids = [...new Set(state.turns.map((t) => t.turn))];
+  return (
+    idStartingWith(given, ids, `turn ${humanText(given)} of session ${humanText(state.session)}`) ?? given
+  );
+}
+
+/**
+ * The one of `ids` that starts with `given`, which must be at least 4 characters long (as a
+ * snapshot id's prefix), or undefined; a start several share is refused, `what` naming it.
+ */
+export function idStartingWith(given: string, ids: string[], what: string): string | undefined {
+  if (given.length < 4) return undefined;
+  const matching = ids.filter((id) => id.startsWith(given));
   if (matching.length > 1) {
     const named = matching.slice(0, 5).map(humanText).join(", ") + (matching.length > 5 ? ", …" : "");
-    throw new GhostcommitError(
-      "ambiguous-id",
-      `turn ${humanText(given)} of session ${humanText(state.session)} could be any of ${named}: give more of its id`,
-      { id: given, candidates: matching },
-    );
+    throw new GhostcommitError("ambiguous-id", `${what} could be any of ${named}: give more of its id`, {
+      id: given,
+      candidates: matching,
+    });
   }
-  return matching[0] ?? given;
+  return matching[0];
 }
 
 /** The latest turn with this id, or a not-found error. */

@@ -611,4 +611,29 @@ describe("a turn named by the start of its id", () => {
     expect([rewound.to, rewound.rewoundTurns]).toEqual([second, [second]]);
     expect([r.read("a.txt"), r.exists("b.txt"), r.exists("c.txt")]).toEqual(["a1\n", false, false]);
   });
+
+  it("names a session by the start of its id too (Codex's and Claude Code's session ids are UUIDs)", async () => {
+    const r = repo({ "a.txt": "a0\n" });
+    const one = "0f3e1c2a-5b4d-4e6f-8a9b-0c1d2e3f4a5b";
+    const two = "0f3e1c2b-0000-4000-8000-000000000000";
+    await turn(r, one, "1", () => r.write({ "a.txt": "a1\n" }));
+    await turn(r, two, "1", () => r.write({ "b.txt": "b1\n" }));
+    expect(r.ok("log", "--session", "0f3e1c2a").map((t: any) => t.changed)).toEqual([["a.txt"]]);
+    const shared = r.cli(["rewind", "--session", "0f3e1c2", "--to", "1", "--json"]);
+    expect([shared.status, shared.json.error]).toEqual([
+      1,
+      {
+        code: "ambiguous-id",
+        message: `session 0f3e1c2 could be any of ${two}, ${one}: give more of its id`, // the latest first
+      },
+    ]);
+    const rewound = r.ok("rewind", "--session", "0f3e1c2b", "--to", "1");
+    expect([rewound.session, rewound.rewoundTurns, r.exists("b.txt"), r.read("a.txt")]).toEqual([
+      two,
+      ["1"],
+      false,
+      "a1\n",
+    ]);
+    expect(r.ok("redo", "--session", "0f3e1c2b").restoredTurns).toEqual(["1"]);
+  });
 });
