@@ -40,8 +40,8 @@ export function turnIdOf(state: SessionState, given: string): string {
 }
 
 /**
- * The one of `ids` that starts with `given`, which must be at least 4 characters long (as a
- * snapshot id's prefix), or undefined; a start several share is refused, `what` naming it.
+ * The one of `ids` that starts with `given`, which must be at least 4 characters long (as git's
+ * shortest abbreviation), or undefined; a start several share is refused, `what` naming it.
  */
 export function idStartingWith(given: string, ids: string[], what: string): string | undefined {
   if (given.length < 4) return undefined;

@@ -2,11 +2,11 @@ import { worktreeStates } from "../capture/worktree-state.js";
 import { sameState, type TreeLookup } from "../git/tree-lookup.js";
 import type { FileState } from "../git/trees.js";
 import { MODE } from "../git/objects.js";
-import { displayPath, isWithin, type RelPath } from "../paths.js";
+import { displayPath, type RelPath } from "../paths.js";
 import { isNamed } from "../restore/path-filter.js";
 import { insideSparseCheckout } from "../restore/sparse-absent.js";
 import { diffTrees } from "../restore/restore-snapshot.js";
-import { nowMicros } from "../store/metadata.js";
+import { leftOutBy, nowMicros } from "../store/metadata.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { attributeTurn, overlappingTouches } from "./attribution.js";
 import { GhostcommitError, isStringList } from "../errors.js";
@@ -64,8 +64,7 @@ export async function precheck(
     if (ended === null && current !== null) continue;
     // Not captured at the turn's end (a .ghostignore match, over the size limit): the final
     // check leaves it as excluded, when it is not captured now either.
-    if (after.meta.excluded.some((e) => e.path === p || p.startsWith(`${e.path.replace(/\/$/, "")}/`)))
-      continue;
+    if (leftOutBy(after.meta, p)) continue;
     if (partial.has(p) && sameState(current, partial.get(p)!)) continue;
     if (!sameState(current, ended)) conflicts.push(p);
   }
@@ -269,12 +268,13 @@ async function ignoredAtTurnEnd(
   conflicts: RelPath[],
   afterOf: (path: RelPath) => StoredSnapshot | null,
 ): Promise<string[]> {
+  const conflicting = new Set(conflicts);
   const byAfter = new Map<StoredSnapshot, RelPath[]>();
   for (const s of states) {
     const after = afterOf(s.path);
-    if (s.uncertain || s.expected !== null || s.current === null || !after || !conflicts.includes(s.path))
+    if (s.uncertain || s.expected !== null || s.current === null || !after || !conflicting.has(s.path))
       continue;
-    if (after.meta.excluded.some((e) => isWithin(s.path, e.path.replace(/\/$/, "")))) continue;
+    if (leftOutBy(after.meta, s.path)) continue;
     byAfter.set(after, [...(byAfter.get(after) ?? []), s.path]);
   }
   const ignored: RelPath[] = [];

@@ -14,7 +14,7 @@ import type { SessionContext } from "./context.js";
 import { openTurnOf, type TurnState } from "./model.js";
 import { readSnapshot, writeSnapshot } from "../store/snapshots.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
-import { newNonce, nowMicros } from "../store/metadata.js";
+import { leftOutBy, newNonce, nowMicros } from "../store/metadata.js";
 import { overlappingTouches } from "./attribution.js";
 import { journalsAround } from "./sessions-around.js";
 import { type IgnoreJudge, ignoredAtSnapshot } from "./ignored-before.js";
@@ -179,7 +179,7 @@ export async function unseenBy(
       if (entry && entry.mode !== MODE.tree) underFile = true;
     }
     if (underFile) continue; // a file where its directory would be proves it absent
-    if (meta.excluded.some((e) => isWithin(rel, e.path))) unseen.push(rel);
+    if (leftOutBy(meta, rel)) unseen.push(rel);
     else maybeIgnored.push(rel);
   }
   if (maybeIgnored.length === 0) return unseen;

@@ -1,9 +1,9 @@
 import { takeSnapshot, writeUnpublishedSnapshot } from "../capture/snapshot.js";
 import { commitTreeFrom } from "../git/trees.js";
 import { GhostcommitError } from "../errors.js";
-import { displayPath, isWithin, type RelPath } from "../paths.js";
+import { displayPath, type RelPath } from "../paths.js";
 import { diffTrees } from "../restore/restore-snapshot.js";
-import { newNonce, nowMicros, type SnapshotMeta } from "../store/metadata.js";
+import { leftOutBy, newNonce, nowMicros, type SnapshotMeta } from "../store/metadata.js";
 import type { StoreContext } from "../store/context.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { writeSnapshot } from "../store/snapshots.js";
@@ -263,6 +263,5 @@ async function endLocked(
  */
 function leftOutSince(root: string, after: StoredSnapshot, change: RawChange): boolean {
   if (!isAbsentMode(change.newMode)) return false;
-  const inExcluded = after.meta.excluded.some((e) => isWithin(change.path, e.path.replace(/\/$/, "")));
-  return inExcluded && existsNow(root, change.path);
+  return leftOutBy(after.meta, change.path) && existsNow(root, change.path);
 }

@@ -1,6 +1,6 @@
 import { GhostcommitError } from "../errors.js";
 import { randomHex } from "../util/crypto.js";
-import type { RelPath } from "../paths.js";
+import { isWithin, type RelPath } from "../paths.js";
 import type { ExclusionReason, SnapshotKind } from "../types.js";
 import { isoFromMillis } from "../util/format.js";
 
@@ -67,6 +67,11 @@ export function decodeMessage(message: string): SnapshotMeta | null {
 export function isoFromMicros(t: number): string {
   const micros = String(t % 1000).padStart(3, "0");
   return isoFromMillis(Math.floor(t / 1000)).replace("Z", `${micros}Z`);
+}
+
+/** Whether a snapshot left `rel` out: it is, or lies in, a path its `excluded` list names. */
+export function leftOutBy(meta: { excluded: readonly { path: RelPath }[] }, rel: RelPath): boolean {
+  return meta.excluded.some((e) => isWithin(rel, e.path.replace(/\/$/, "")));
 }
 
 /** Names the snapshots a prefix could mean, so the user can pick the digits that tell them apart. */

@@ -43,9 +43,6 @@ export const logIn = (place: Place, session: string): Promise<any[]> =>
 export const doctorIn = (place: Place, repair = false): Promise<any> =>
   readIn(place, (ws) => ws.doctor({ repair, checks: [checkInstalledHooks] }));
 
-/** What `ghostcommit restore <id> --json` prints. */
-export const restoreIn = (place: Place, id: string): Promise<any> => readIn(place, (ws) => ws.restore(id));
-
 /**
  * Takes a snapshot through the library in this process (what the `snapshot` command calls), the
  * workspace opened afresh as each command run opens it. Where a store's snapshots are a test's
