@@ -11,6 +11,7 @@ import {
   hookSessionsBelow,
   hookSessionsBetween,
   latestWorkspaceHolding,
+  sessionRecords,
   sessionWorkspace,
 } from "./session-dirs.js";
 import type { SessionHandle, TurnRecord } from "../types.js";
@@ -93,17 +94,13 @@ export async function resolveSessionWithTurns(
   const session = await resolveSession(ws, given, naming);
   const turns = await session.log(logOptions);
   if (given === undefined || given === "" || turns.length > 0) return { session, turns, ws };
+  const whole = await wholeSessionId(ws, given);
+  if (whole !== given) return resolveSessionWithTurns(ws, whole, undefined, naming, logOptions);
   const hooks = await hookSessionDirs(given, ws.root);
   const [elsewhere] = hooks.length > 0 ? hooks : await workspacesAboveWith(ws, given);
   if (elsewhere === undefined) {
     // A mistyped id would read as a session with no turns yet: one this workspace never heard of is named.
-    const known = (await ws.sessions()).map((s) => s.session);
-    if (known.includes(given)) return { session, turns, ws };
-    const started = idStartingWith(given, known, `session ${humanText(given)}`);
-    if (started !== undefined) {
-      const handle = ws.session(started);
-      return { session: handle, turns: await handle.log(logOptions), ws };
-    }
+    if ((await ws.sessions()).some((known) => known.session === given)) return { session, turns, ws };
     throw new GhostcommitError(
       "not-found",
       `no session ${humanText(given)} in ${ws.root} (\`ghostcommit sessions\` lists them)`,
@@ -116,6 +113,18 @@ export async function resolveSessionWithTurns(
     `session ${humanText(given)} has no turns in ${ws.root}: ${keeper} in ${elsewhere} (reach it with -C ${elsewhere})`,
     { session: given },
   );
+}
+
+/**
+ * The whole id of the session `given` is the start of (see `idStartingWith`: agents' session ids
+ * are long UUIDs), among this workspace's sessions and those agents' hooks keep anywhere; `given`
+ * itself when it is one, or the start of none.
+ */
+async function wholeSessionId(ws: Workspace, given: string): Promise<string> {
+  const here = (await ws.sessions()).map((s) => s.session);
+  const ids = new Set([...here, ...(await sessionRecords()).map((r) => r.session)]);
+  if (ids.has(given)) return given;
+  return idStartingWith(given, [...ids], `session ${humanText(given)}`) ?? given;
 }
 
 /**

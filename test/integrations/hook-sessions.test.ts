@@ -287,6 +287,33 @@ describe("hooks across sessions and outside projects", () => {
     ]);
   });
 
+  it("points to such a session named by the start of its id, with its whole id", async () => {
+    // Codex's session ids are UUIDs (`session_id`); a person types the start of one.
+    const codexEvent = SCRIPTS[1];
+    const sub = repo.path("packages/y");
+    const id = "019a7f3e-5b6c-7d8e-9f00-112233445566";
+    repo.write({ "packages/y/index.js": "y0\n" });
+    send(codexEvent.begin(sub, id, 1, sub), sub, "codex");
+    repo.write({ "packages/y/index.js": "y1\n" });
+    send(codexEvent.stop(sub, id, sub), sub, "codex");
+    const named = repo.cli(["log", "--session", "019a7f3e"]);
+    expect([named.status, named.stderr.trim()]).toEqual([
+      1,
+      `ghostcommit: session ${id} has no turns in ${repo.dir}: its agent's hooks keep it in ${sub} (reach it with -C ${sub})`,
+    ]);
+    const there = sandbox.cli(repo.dir, [
+      "-C",
+      sub,
+      "rewind",
+      "--session",
+      "019a7f3e",
+      "--to",
+      "turn-1",
+      "--json",
+    ]);
+    expect([there.status, there.json.session, there.json.written]).toEqual([0, id, ["index.js"]]);
+  });
+
   it("does not let one session revert another's unreported shell edit", async () => {
     send(claude(repo.dir, "A", "UserPromptSubmit", { prompt: "a" }), repo.dir);
     send(claude(repo.dir, "B", "UserPromptSubmit", { prompt: "b" }), repo.dir);
