@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { appendFileSync, readdirSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { copyCli, Sandbox } from "../helpers/repo.js";
@@ -68,11 +68,18 @@ describe.skipIf(process.getuid?.() !== 0)("root with another user's data directo
     spawnSync("chown", ["-R", "65534:65534", sb.home]);
     expect(run(["snapshot"]).status).toBe(0);
     const store = JSON.parse(run(["doctor", "--json"]).stdout).store as string;
-    // What an older release left, run as root: a directory of root's among the objects.
-    spawnSync("mkdir", ["-m", "700", path.join(store, "git", "objects", "ff")]);
+    // What an older release left, run as root: a directory of root's among the objects (one the
+    // snapshot's own objects do not already have: mkdir would fail on it).
+    const objects = path.join(store, "git", "objects");
+    const fanout = [...Array(256).keys()]
+      .map((n) => n.toString(16).padStart(2, "0"))
+      .find((d) => !existsSync(path.join(objects, d)))!;
+    mkdirSync(path.join(objects, fanout), { mode: 0o700 });
     const doctor = run(["doctor", "--json"]);
     expect(doctor.status).toBe(1);
-    const problem = JSON.parse(doctor.stdout).problems.find((p: any) => p.path?.endsWith("/objects/ff"));
+    const problem = JSON.parse(doctor.stdout).problems.find((p: any) =>
+      p.path?.endsWith(`/objects/${fanout}`),
+    );
     expect(problem).toMatchObject({ code: "store-not-writable" });
     expect(problem.message).toContain("1 file(s) in the store belong to another user (uid 0;");
     expect(problem.message).toContain(`\`sudo chown -R 65534:65534 ${store}\``);
