@@ -34,6 +34,8 @@ function fresh(): { sandbox: Sandbox; repo: Repo; dataHome: string; cacheDir: st
   const sandbox = new Sandbox();
   sandboxes.push(sandbox);
   const dataHome = sandbox.env.GHOSTCOMMIT_HOME!;
+  // A new user's data home: without the cache the suite's sandboxes start with.
+  rmSync(dataHome, { recursive: true, force: true });
   return { sandbox, repo: sandbox.repo(), dataHome, cacheDir: path.join(dataHome, "cache") };
 }
 

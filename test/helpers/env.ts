@@ -1,6 +1,17 @@
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
+
+/** Names the code cache the suite's setup made (global-setup.ts), for each data home to start with. */
+export const SEEDED_CODE_CACHE = "GHOSTCOMMIT_TEST_SEEDED_CODE_CACHE";
 
 /**
  * Hermetic environment for every git and ghostcommit process a test starts: no system or user
@@ -16,6 +27,16 @@ export function hermeticEnv(home: string): NodeJS.ProcessEnv {
     const file = path.join(dir, "ghostcommit", "config.json");
     if (!existsSync(file)) writeFileSync(file, '{"watchman": false}\n');
   }
+  const dataHome = path.join(home, "data");
+  const seed = process.env[SEEDED_CODE_CACHE];
+  if (seed && !existsSync(dataHome)) {
+    const cacheDir = path.join(dataHome, "cache");
+    mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
+    chmodSync(dataHome, 0o700);
+    const copy = path.join(cacheDir, path.basename(seed));
+    copyFileSync(seed, copy);
+    chmodSync(copy, 0o600);
+  }
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const key of Object.keys(env)) if (/^(GIT|GHOSTCOMMIT)_/.test(key)) delete env[key];
   // Node parses this certificate bundle at every start (~40 ms of each of the suite's thousands of
@@ -29,7 +50,7 @@ export function hermeticEnv(home: string): NodeJS.ProcessEnv {
     GIT_AUTHOR_EMAIL: "test@example.com",
     GIT_COMMITTER_NAME: "Test User",
     GIT_COMMITTER_EMAIL: "test@example.com",
-    GHOSTCOMMIT_HOME: path.join(home, "data"),
+    GHOSTCOMMIT_HOME: dataHome,
     XDG_CONFIG_HOME: path.join(home, "config"),
     HOME: home,
     NO_COLOR: "1",
