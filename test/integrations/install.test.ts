@@ -300,6 +300,20 @@ describe("install claude-code", () => {
     );
   });
 
+  it("says, when it writes a project's settings, that they name this machine's paths", () => {
+    const dir = sandbox.dir("project");
+    const machinePaths = `where they are on this machine (${process.execPath}, ${CLI})`;
+    for (const agent of ["claude-code", "codex", "cursor", "gemini"]) {
+      const project = sandbox.ok(dir, "install", agent, "--project");
+      expect(project.notes.at(-1), agent).toContain(machinePaths);
+      expect(project.notes.at(-1), agent).toContain(`\`ghostcommit install ${agent}\``);
+      expect(sandbox.ok(dir, "install", agent).notes.join("\n"), agent).not.toContain("on this machine");
+    }
+    expect(sandbox.cli(dir, ["install", "cursor", "--project"]).stdout).toContain(
+      `a teammate who gets ${path.join(dir, ".cursor", "hooks.json")} through git needs them at the same paths`,
+    );
+  });
+
   it("refuses an unknown agent and conflicting scopes as usage errors", () => {
     const dir = sandbox.dir("project");
     expect(sandbox.cli(dir, ["install", "vim"]).status).toBe(2);

@@ -102,8 +102,16 @@ export function register(program: Command, run: Action): void {
               ]
             : [];
           if (agent === "gemini") warnings.push(...geminiSwitchesOff(dir));
+          // A project's settings file is often committed, and the command holds this machine's paths.
+          const notes =
+            scope === "project"
+              ? [
+                  ...spec.notes,
+                  `The hooks${agent === "claude-code" ? " and slash commands" : ""} name Node and ghostcommit where they are on this machine (${process.execPath}, ${entry}): a teammate who gets ${report.file} through git needs them at the same paths, or their agent reports the hook failing. Each of you can instead run \`ghostcommit install ${agent}\` (your user's settings, every project) and leave this file out of git.`,
+                ]
+              : spec.notes;
           return {
-            json: { ...report, notes: spec.notes, warnings },
+            json: { ...report, notes, warnings },
             human: () =>
               [
                 report.changed
@@ -111,7 +119,7 @@ export function register(program: Command, run: Action): void {
                   : `${spec.label} hooks already installed in ${report.file}; nothing changed`,
                 ...(files.done.length > 0 ? [`slash commands: ${slashNames(files.done)}`] : []),
                 ...keptLines(files.keptEdited),
-                ...spec.notes.map((n) => color.dim(n)),
+                ...notes.map((n) => color.dim(n)),
                 ...warnings.map((w) => color.yellow(w)),
               ].join("\n"),
           };
