@@ -196,12 +196,14 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
       }
       // Absolute under the real root: the handle resolves relative paths against the cwd it was opened with.
       const absolute = paths.map((p) => path.join(ws.root, p));
+      // The agent's tool calls: after a stop another hook blocked, they continue that turn.
+      const continuing = { continuing: true };
       if (action.kind === "progress") {
-        if (action.paths === undefined) await session.progress();
-        else if (absolute.length > 0) await session.progress(absolute);
+        if (action.paths === undefined) await session.progress(undefined, continuing);
+        else if (absolute.length > 0) await session.progress(absolute, continuing);
       } else if (absolute.length > 0) {
-        await session.touched(absolute, { edited: action.edited });
-        if (action.edited) await session.progress(absolute);
+        await session.touched(absolute, { edited: action.edited, ...continuing });
+        if (action.edited) await session.progress(absolute, continuing);
       }
     }
   } catch (error) {

@@ -42,3 +42,30 @@ export function foldContinuation(
   if (open.progress !== undefined) into.progress = open.progress;
   for (const [id, paths] of open.rewoundPaths) into.rewoundPaths.set(id, paths);
 }
+
+/**
+ * For an agent's tool call that comes after its latest turn ended, with no prompt since: the
+ * latest turn, open again in `state`. Another hook blocked that turn's stop, and Claude Code,
+ * Codex and Gemini CLI (before 0.35) then go on working without a new prompt: what the agent does
+ * now is that turn's work, and a path it reports needs its before-state captured as in any open
+ * turn (an ignored `.env` it edits would otherwise be deleted by a rewind that never saw it). The
+ * caller records `{ e: "reopen" }`. Null when the latest turn did not simply end: rewound, or a
+ * rewind or redo of the session came since.
+ */
+export function reopenForContinuation(state: SessionState): TurnState | null {
+  const latest = state.turns.at(-1);
+  const endedAt = latest?.endedAt;
+  if (latest?.state !== "done" || endedAt === undefined) return null;
+  if (state.undos.some((undo) => undo.t >= endedAt)) return null;
+  reopenTurn(state, latest.turn);
+  return latest;
+}
+
+/** The fold of a `reopen` record: the latest turn, done, is open again (see `reopenForContinuation`). */
+export function reopenTurn(state: SessionState, id: string): void {
+  const latest = state.turns.at(-1);
+  if (latest?.turn !== id || latest.state !== "done") return;
+  latest.state = "open";
+  latest.after = null;
+  latest.endedAt = undefined;
+}

@@ -54,17 +54,25 @@ export class Session implements SessionHandle {
     return ended;
   }
 
-  async touched(paths: string[], options?: { edited?: boolean }): Promise<{ touched: string[] }> {
+  /**
+   * Marks paths as the agent's. `continuing`: the agent's own tool call, which after the latest
+   * turn's stop (another hook blocked it) and before a new prompt continues that turn.
+   */
+  async touched(
+    paths: string[],
+    options?: { edited?: boolean; continuing?: boolean },
+  ): Promise<{ touched: string[] }> {
     checkArgument(isStringList(paths), "touched takes a list of paths (strings)");
-    const checked = checkedOptions(options, "touched", { booleans: ["edited"] });
+    const checked = checkedOptions(options, "touched", { booleans: ["edited", "continuing"] });
     const rels = touchTargets(this.ctx, paths); // before writing makes the store
     return this.ctx.engine.writing(() => touchPaths(this.ctx, rels, checked));
   }
 
   /** Records what the open turn changed so far (all of it, or only `paths`): a progress mark. */
-  async progress(paths?: string[]): Promise<void> {
+  async progress(paths?: string[], options?: { continuing?: boolean }): Promise<void> {
     checkArgument(paths === undefined || isStringList(paths), "progress takes a list of paths (strings)");
-    return this.ctx.engine.writing(() => markProgress(this.ctx, paths));
+    const checked = checkedOptions(options, "progress", { booleans: ["continuing"] });
+    return this.ctx.engine.writing(() => markProgress(this.ctx, paths, checked));
   }
 
   /** A later stop of a turn whose stop was blocked: the latest turn's end moves here. */

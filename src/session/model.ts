@@ -1,5 +1,5 @@
 import type { RelPath } from "../paths.js";
-import { foldContinuation } from "./continuation.js";
+import { foldContinuation, reopenTurn } from "./continuation.js";
 import * as innerUndos from "./inner-undos.js";
 
 /**
@@ -30,6 +30,8 @@ export type JournalRecord =
   | { e: "mark"; turn: string; tree: string; t: number }
   /** The agent's conversation ended (cleared, exited) with the turn open: it ran no longer. */
   | { e: "abandon"; turn: string; t: number }
+  /** The agent worked on after the latest turn's stop (another hook blocked it): open again. */
+  | { e: "reopen"; turn: string; t: number }
   | {
       e: "end";
       turn: string;
@@ -195,6 +197,9 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       turn.marks.push({ tree: record.tree, t: record.t });
       break;
     }
+    case "reopen":
+      reopenTurn(state, record.turn);
+      break;
     case "abandon": {
       const turn = findTurn(state, record.turn);
       if (turn?.state === "open") turn.abandonedAt ??= record.t;
@@ -292,9 +297,4 @@ export function foldJournal(session: string, records: JournalRecord[]): SessionS
 /** The turn begun and not ended, if any (at most one: beginning a turn ends the open one). */
 export function openTurnOf(state: SessionState): TurnState | undefined {
   return state.turns.find((t) => t.state === "open");
-}
-
-/** Turns not rewound, in order. */
-export function liveTurns(state: SessionState): TurnState[] {
-  return state.turns.filter((t) => t.state !== "rewound");
 }

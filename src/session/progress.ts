@@ -10,20 +10,27 @@ import { LooseObjectWriter } from "../git/loose-objects.js";
 import { type RelPath, resolveInside } from "../paths.js";
 import type { SessionContext } from "./context.js";
 import { openTurnOf, type TurnState } from "./model.js";
+import { reopenForContinuation } from "./continuation.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
 
 /**
  * A progress mark after a tool call of the open turn: a tree of what the agent had done by then.
  * An edit tool names its paths, so only they are read into the previous mark; a shell tool's
- * effects are unknown, so the whole workspace is captured. Nothing happens without an open turn.
+ * effects are unknown, so the whole workspace is captured. Nothing happens without an open turn,
+ * unless the agent's call continues the latest one (`continuing`: see `reopenForContinuation`).
  */
-export async function markProgress(ctx: SessionContext, given?: string[]): Promise<void> {
+export async function markProgress(
+  ctx: SessionContext,
+  given?: string[],
+  options: { continuing?: boolean } = {},
+): Promise<void> {
   const { engine, journal } = ctx;
   engine.assertEnabled();
   const rels =
     given && [...new Set(given.map((g) => resolveInside(engine.root, ctx.cwd, g)))].filter(Boolean);
   await journal.locked(async () => {
     const state = await journal.load();
+    const reopened = !openTurnOf(state) && options.continuing ? reopenForContinuation(state) : null;
     const open = openTurnOf(state);
     if (!open) return;
     const tree = await engine.withReader(async (cat) => {
@@ -32,7 +39,10 @@ export async function markProgress(ctx: SessionContext, given?: string[]): Promi
       // A mark whose objects a gc pruned cannot be edited: start again from the whole workspace.
       return (await editedMark(engine, cat, open, rels).catch(() => null)) ?? full();
     });
-    await journal.append([{ e: "mark", turn: open.turn, tree }]);
+    await journal.append([
+      ...(reopened ? [{ e: "reopen" as const, turn: reopened.turn }] : []),
+      { e: "mark", turn: open.turn, tree },
+    ]);
   });
 }
 

@@ -8,7 +8,7 @@ import type { StoredSnapshot } from "../store/store.js";
 import type { RewindOptions, RewindReport } from "../types.js";
 import { checkTurnId, requireTurn, type SessionContext, turnIdOf } from "./context.js";
 import { proveDeletions } from "./deletions.js";
-import { liveTurns, openTurnOf } from "./model.js";
+import { openTurnOf } from "./model.js";
 import {
   expectedRewind,
   openTurnChanges,
@@ -74,7 +74,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         { session, turn: to },
       );
     }
-    const live = liveTurns(state);
+    const live = state.turns.filter((t) => t.state !== "rewound");
     const openNow = openTurnOf(state);
     // The agent undoing from inside its turn: that turn is not undone and stays open; its edits so
     // far differ from the earlier turns' after-states, so the conflict check below catches them.

@@ -12,6 +12,7 @@ import { LooseObjectWriter } from "../git/loose-objects.js";
 import { ancestorsOf, displayPath, fsPath, isWithin, type RelPath, resolveInside } from "../paths.js";
 import type { SessionContext } from "./context.js";
 import { openTurnOf, type TurnState } from "./model.js";
+import { reopenForContinuation } from "./continuation.js";
 import { readSnapshot, writeSnapshot } from "../store/snapshots.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
 import { leftOutBy, newNonce, nowMicros } from "../store/metadata.js";
@@ -51,12 +52,13 @@ export function touchTargets(ctx: SessionContext, given: string[]): RelPath[] {
 export async function touchPaths(
   ctx: SessionContext,
   rels: RelPath[],
-  options: { edited?: boolean } = {},
+  options: { edited?: boolean; continuing?: boolean } = {},
 ): Promise<{ touched: string[] }> {
   const { engine, journal } = ctx;
   engine.assertEnabled();
   await journal.locked(async () => {
     const state = await journal.load();
+    const reopened = !openTurnOf(state) && options.continuing ? reopenForContinuation(state) : null;
     const open = openTurnOf(state);
     const files = await capturedIncludes(engine, rels);
     if (!open) {
@@ -72,7 +74,10 @@ export async function touchPaths(
         : options.edited
           ? { unknown: await unseenBefore(engine, open, fresh) }
           : await captureIntoBefore(engine, open, fresh, await touchedBeside(ctx, open, fresh));
-    await journal.append([{ e: "touch", turn: open.turn, paths: rels, files, ...amended }]);
+    await journal.append([
+      ...(reopened ? [{ e: "reopen" as const, turn: reopened.turn }] : []),
+      { e: "touch", turn: open.turn, paths: rels, files, ...amended },
+    ]);
     // The replaced before-snapshot is now unreferenced by the journal: forget it.
     if (amended.before) await engine.refs.remove([open.before]).catch(() => {});
   });

@@ -136,13 +136,21 @@ export interface SessionHandle {
   beginTurn(turn: string, options?: { prompt?: string }): Promise<TurnBegun>;
   /** Snapshot after turn `turn` and record its changed paths. */
   endTurn(turn: string): Promise<TurnEnded>;
-  /** Marks paths as agent-touched (captured even if ignored). Paths are relative to the workspace or absolute. */
-  touched(paths: string[], options?: { edited?: boolean }): Promise<{ touched: string[] }>;
+  /**
+   * Marks paths as agent-touched (captured even if ignored). Paths are relative to the workspace or
+   * absolute. `continuing`: the agent's own tool call; with no turn open, it continues the latest
+   * turn, whose stop another hook blocked (no prompt came since), as that turn's work.
+   */
+  touched(
+    paths: string[],
+    options?: { edited?: boolean; continuing?: boolean },
+  ): Promise<{ touched: string[] }>;
   /**
    * A progress mark: records what the open turn changed so far (only `paths` when given), so
    * changes made after the agent stopped (an interrupt) are not taken for the turn's.
+   * `continuing`: as for `touched`.
    */
-  progress(paths?: string[]): Promise<void>;
+  progress(paths?: string[], options?: { continuing?: boolean }): Promise<void>;
   /**
    * A stop after a blocked stop: the latest turn's end moves here. Null with no turn to end.
    * `prompt`: the prompt the stop answers; an open turn begun by the agent's retry (another prompt)
