@@ -16,7 +16,7 @@ import { conflictError, type SessionContext } from "./context.js";
 import { journalsAround } from "./sessions-around.js";
 import { changedSinceShown, isStateMap, type OverriddenState } from "./overridden-state.js";
 import { quotedPath, turnsNamed, humanText } from "../util/format.js";
-import type { TurnState } from "./model.js";
+import type { SessionState, TurnState } from "./model.js";
 import { attributePaths, isUncertain, type PathStates } from "./rewind-plan.js";
 import { unseenBy } from "./touch.js";
 import type { CatFile } from "../git/cat-file.js";
@@ -281,4 +281,17 @@ async function ignoredAtTurnEnd(
   for (const [after, paths] of byAfter)
     ignored.push(...(await unseenBy(engine, cat, after.tree, after.meta, paths)));
   return ignored.sort().map(displayPath);
+}
+
+/** A rewind to a turn already rewound: whether redo can still bring it back. */
+export function alreadyRewound(state: SessionState, to: string): GhostcommitError {
+  const redoable = state.redoStack.some((r) => r.turns.includes(to));
+  const why = redoable
+    ? "redo brings it back"
+    : "a turn began after that rewind, so redo cannot bring it back";
+  return new GhostcommitError(
+    "bad-input",
+    `turn ${humanText(to)} of session ${humanText(state.session)} is already rewound (${why})`,
+    { session: state.session, turn: to },
+  );
 }

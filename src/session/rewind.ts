@@ -10,6 +10,7 @@ import { checkTurnId, requireTurn, type SessionContext, turnIdOf } from "./conte
 import { proveDeletions } from "./deletions.js";
 import { openTurnOf } from "./model.js";
 import {
+  alreadyRewound,
   expectedRewind,
   openTurnChanges,
   overwritten,
@@ -67,13 +68,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
     const interrupted = state.redoStack.at(-1);
     if (interrupted?.pending) return resumeRewind(ctx, interrupted, { to, force, dryRun, named, expect });
     const target = requireTurn(state, to);
-    if (target.state === "rewound") {
-      throw new GhostcommitError(
-        "bad-input",
-        `turn ${humanText(to)} of session ${humanText(session)} is already rewound (redo brings it back)`,
-        { session, turn: to },
-      );
-    }
+    if (target.state === "rewound") throw alreadyRewound(state, to);
     const live = state.turns.filter((t) => t.state !== "rewound");
     const openNow = openTurnOf(state);
     // The agent undoing from inside its turn: that turn is not undone and stays open; its edits so

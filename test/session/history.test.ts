@@ -42,6 +42,19 @@ describe("rewind history through the library", () => {
     expect([r.read("src/old.ts"), r.exists("lib")]).toEqual(["code\n", false]);
   });
 
+  it("says of a rewound turn that redo cannot bring back once a turn began after its rewind", async () => {
+    const r = repo({ "f.txt": "0\n" });
+    const ws = await openIn(sandbox, r.dir);
+    const s = ws.session("s");
+    for (const n of ["1", "2"]) await libTurn(ws, "s", n, () => r.write({ "f.txt": `${n}\n` }));
+    await s.rewind({ to: "2" });
+    await libTurn(ws, "s", "3", () => r.write({ "g.txt": "3\n" }));
+    await expect(s.rewind({ to: "2" })).rejects.toThrow(
+      "turn 2 of session s is already rewound (a turn began after that rewind, so redo cannot bring it back)",
+    );
+    await expect(s.redo()).rejects.toThrow("no rewind to redo");
+  });
+
   it("goes further back on a rewind after a rewind, and repeated redo walks forward one rewind at a time", async () => {
     const r = repo({ "f.txt": "0\n" });
     const ws = await openIn(sandbox, r.dir);
@@ -50,7 +63,9 @@ describe("rewind history through the library", () => {
       await libTurn(ws, "s", n, () => r.write({ "f.txt": `${n}\n`, [`t${n}.txt`]: n }));
     expect((await s.rewind({ to: "3" })).rewoundTurns).toEqual(["3"]);
     expect(r.read("f.txt")).toBe("2\n");
-    expect(await codeOf(s.rewind({ to: "3" }))).toBe("bad-input"); // already rewound: redo brings it back
+    await expect(s.rewind({ to: "3" })).rejects.toThrow(
+      "turn 3 of session s is already rewound (redo brings it back)",
+    );
     expect((await s.rewind({ to: "2" })).rewoundTurns).toEqual(["2"]);
     expect([r.read("f.txt"), r.exists("t2.txt"), r.exists("t1.txt")]).toEqual(["1\n", false, true]);
 
