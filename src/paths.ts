@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { GhostcommitError } from "./errors.js";
 import { quotedPath } from "./util/format.js";
@@ -139,8 +139,9 @@ function realpathOfExisting(absolute: string): string {
 
 /** The process's current directory; one deleted (or moved) since it was entered is said to be gone. */
 export function currentDirectory(): string {
+  let cwd: string;
   try {
-    return process.cwd();
+    cwd = process.cwd();
   } catch (error) {
     throw new GhostcommitError(
       "not-a-workspace",
@@ -148,5 +149,24 @@ export function currentDirectory(): string {
       { path: "." },
       error,
     );
+  }
+  // Node decodes the directory's path as UTF-8, a byte it cannot decode becoming U+FFFD: that
+  // string may name no directory, or a sibling spelled with U+FFFD, which a restore would change.
+  if (cwd.includes("\uFFFD") && !sameDirectory(cwd, ".")) {
+    throw new GhostcommitError(
+      "not-a-workspace",
+      `the current directory's path is not valid UTF-8, so it cannot be named (it reads as ${quotedPath(cwd)}): run ghostcommit from a directory above it with -C, or rename the directory`,
+      { path: cwd },
+    );
+  }
+  return cwd;
+}
+
+function sameDirectory(a: string, b: string): boolean {
+  try {
+    const [x, y] = [statSync(a), statSync(b)];
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
   }
 }

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { captureTree, takeSnapshot } from "./capture/snapshot.js";
 import { existsSync } from "node:fs";
 import { checkStoreKind, type StoreKind } from "./config.js";
@@ -291,6 +292,7 @@ export async function openWorkspace(given?: OpenOptions): Promise<Workspace> {
   const options = checkedOptions(given, "openWorkspace", { strings: ["cwd"], others: ["store"] });
   checkStoreKind(options.store, "store"); // as the command line checks --store
   const cwd = options.cwd ?? currentDirectory();
+  if (!path.isAbsolute(cwd)) currentDirectory(); // resolved against it: it must be nameable too
   const engine = await StoreContext.open(cwd, options.store ? { store: options.store } : {});
   return new Workspace(engine, cwd);
 }

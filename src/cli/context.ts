@@ -5,6 +5,7 @@ import { openWorkspace, type Workspace } from "../workspace.js";
 import { checkStoreKind, type StoreKind } from "../config.js";
 import { GhostcommitError } from "../errors.js";
 import { resolveNamedPaths } from "../restore/path-filter.js";
+import { currentDirectory } from "../paths.js";
 import { refuseNotUtf8 } from "./raw-args.js";
 import { shellWord } from "../util/shell.js";
 import { isTooBroad } from "../integrations/hook-dirs.js";
@@ -54,7 +55,7 @@ export function checkNamedPaths(options: GlobalOptions, paths: string[]): string
   refuseNotUtf8(paths, "name its directory instead: that covers every path below it");
   let root: string;
   try {
-    root = realpathSync(options.C ?? process.cwd());
+    root = realpathSync(options.C ?? currentDirectory());
   } catch {
     return paths; // opening the workspace reports the bad directory
   }

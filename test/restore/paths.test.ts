@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { lstatSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI } from "../helpers/repo.js";
@@ -225,5 +225,35 @@ describe("restore and diff of chosen paths", () => {
     expect(readFileSync(bad("d/"), "utf8")).toBe("v1\n");
     r.write({ "d/\ufffd.txt": "v2\n" });
     expect(r.ok("restore", snap.id, "d/\ufffd.txt").written).toEqual(["d/\ufffd.txt"]);
+  });
+
+  it("refuses to run in a current directory whose path is not UTF-8, never in the one spelled with U+FFFD beside it", () => {
+    const parent = sandbox.dir("names");
+    const bad = Buffer.concat([Buffer.from(`${parent}/p`), Buffer.from([0xff])]);
+    const sibling = path.join(parent, "p\ufffd"); // how Node reads the other one's path
+    mkdirSync(bad);
+    mkdirSync(sibling);
+    writeFileSync(Buffer.concat([bad, Buffer.from("/mine.txt")]), "mine\n");
+    writeFileSync(path.join(sibling, "theirs.txt"), "theirs\n");
+    const inBadDir = (args: string[]) =>
+      spawnSync(
+        "/bin/sh",
+        ["-c", 'cd "$PARENT/p$(printf "\\377")" && exec "$@"', "sh", process.execPath, CLI, ...args],
+        {
+          env: { ...sandbox.env, PARENT: parent },
+          encoding: "utf8",
+        },
+      );
+    for (const args of [["snapshot"], ["list"], ["restore", "0123456789abcdef"], ["snapshot", "-C", "."]]) {
+      const result = inBadDir(["--json", ...args]);
+      expect(result.status, args.join(" ")).toBe(1);
+      expect(JSON.parse(result.stdout).error.code).toBe("not-a-workspace");
+      expect(result.stderr).toBe(
+        `ghostcommit: the current directory's path is not valid UTF-8, so it cannot be named (it reads as ${sibling}): run ghostcommit from a directory above it with -C, or rename the directory\n`,
+      );
+    }
+    // Before, the snapshot was of the sibling's files, and a restore would have changed them.
+    expect(sandbox.cli(sibling, ["list", "--json"]).json).toEqual([]);
+    expect(sandbox.ok(parent, "snapshot", "--json").fileCount).toBe(2);
   });
 });
