@@ -80,8 +80,8 @@ async function applyPinned(
 ): Promise<ApplyOutcome> {
   const outcome: ApplyOutcome = { written: [], deleted: [], skipped: [] };
   const changedDirs = new Set<RelPath>();
-  const safe = (path: RelPath, create: boolean) =>
-    ancestorsAreRealDirs(root, pins, path, create, changedDirs, capturedRepos) === "ok";
+  const ancestors = (path: RelPath, create: boolean) =>
+    ancestorsAreRealDirs(root, pins, path, create, changedDirs, capturedRepos);
   const fail = (rel: RelPath, error: unknown) => outcome.skipped.push(skipOf(rel, error));
   // Deletions come first (see planRestore), then the directories they emptied and no write goes
   // into are removed before any write, so a file can take the place of a directory tree.
@@ -89,11 +89,13 @@ async function applyPinned(
   for (const step of steps) {
     if (step.kind !== "delete") continue;
     try {
-      if (!safe(step.path, false)) {
+      const found = ancestors(step.path, false);
+      if (found === "unsafe" || found === "nested-repo") {
         outcome.skipped.push({ path: step.path, reason: "excluded" });
         continue;
       }
-      deletePath(pins, step.path);
+      // A missing directory (removed meanwhile by another process): nothing below it to delete.
+      if (found === "ok") deletePath(pins, step.path);
       outcome.deleted.push(step.path);
       changedDirs.add(parentOf(step.path));
       for (const dir of ancestorsOf(step.path)) emptiedDirs.add(dir);
@@ -116,7 +118,7 @@ async function applyPinned(
     try {
       // What stands in the way (see skipBlockedWrites; here, one whose deletion failed or made
       // since the plan) is kept: no system error, and nothing a retry would change.
-      if (!safe(step.path, true)) return { skip: { path: step.path, reason: "excluded" } };
+      if (ancestors(step.path, true) !== "ok") return { skip: { path: step.path, reason: "excluded" } };
       const temp = tempPathOf(step.path, restoreTempName(baseName(step.path), tempToken, n));
       const dir = parentOf(step.path);
       pins.hold(dir);
@@ -186,7 +188,7 @@ function ancestorsAreRealDirs(
   create: boolean,
   changedDirs: Set<RelPath>,
   capturedRepos: ReadonlySet<RelPath>,
-): "ok" | "unsafe" | "nested-repo" {
+): "ok" | "missing" | "unsafe" | "nested-repo" {
   const made = (dir: RelPath) => {
     changedDirs.add(parentOf(dir));
     ownAsParent(pins.path(dir), pins.self(parentOf(dir)));
@@ -194,7 +196,7 @@ function ancestorsAreRealDirs(
   for (const dir of ancestorsOf(rel)) {
     const opened = pins.open(dir, create, made);
     if (opened === "unsafe") return "unsafe"; // a symlink or file where a directory should be
-    if (opened === "missing") return "ok"; // nothing below a missing directory exists to delete
+    if (opened === "missing") return "missing"; // only without `create`: nothing below it exists
     // Another repository's work tree (a nested repo or submodule) is never written into, unless
     // it is captured by its own rules (then the safety snapshot holds what changes). A `.git`
     // that git would not take for a repository (an empty fixture directory, a stray file) makes

@@ -80,3 +80,39 @@ describe("a directory another process swaps for a symlink while a restore writes
     },
   );
 });
+
+describe("a directory another process removes while a restore deletes in it", () => {
+  it.skipIf(process.platform !== "linux")(
+    "leaves what was to go gone, with nothing reported as failed",
+    () => {
+      const r = sandbox.repo("gone", { "a.txt": "a\n" });
+      const before = r.ok("snapshot").id;
+      r.write({ "dz/new1": "1\n", "dz/new2": "2\n" });
+      // The other process's removal, at the one moment that matters: right after the restore has
+      // opened dz's parent and looks for dz in it (a real removal, loaded into the CLI's process).
+      const remover = path.join(sandbox.home, "remove-dz.cjs");
+      writeFileSync(
+        remover,
+        `const fs = require("node:fs");
+         const lstat = fs.lstatSync;
+         let done = false;
+         fs.lstatSync = function (p, ...rest) {
+           const s = Buffer.isBuffer(p) ? p.toString("latin1") : String(p);
+           if (!done && s.startsWith("/proc/self/fd/") && s.endsWith("/dz")) {
+             done = true;
+             fs.rmSync(${JSON.stringify(r.path("dz"))}, { recursive: true });
+           }
+           return lstat.call(this, p, ...rest);
+         };`,
+      );
+      const restored = sandbox.cli(r.dir, ["restore", before, "--json"], undefined, {
+        NODE_OPTIONS: `--require ${remover}`,
+      });
+      // Before, the deletions below the vanished directory failed as "io" (exit 1).
+      expect([restored.status, restored.stderr]).toEqual([0, ""]);
+      expect(restored.json.skipped).toEqual([]);
+      expect(restored.json.deleted).toEqual(["dz/new1", "dz/new2"]);
+      expect([r.exists("dz"), r.read("a.txt")]).toEqual([false, "a\n"]);
+    },
+  );
+});
