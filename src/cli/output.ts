@@ -30,17 +30,21 @@ export function emit(output: CommandOutput, asJson: boolean): void {
 }
 
 /**
- * Exit status 1 for a restore, rewind or redo that could not write some paths (the rest is done),
+ * Exit status 1 for a restore, rewind or redo that could not write or delete some paths (the rest is done),
  * said on stderr as failures are; excluded paths do not count.
  */
 export function skipStatus(report: { skipped: SkippedPath[] }): Partial<CommandOutput> {
   const failed = failedSkips(report);
   if (failed.length === 0) return {};
   const reasons = [...new Set(failed.map((s) => s.reason))].join(", ");
-  const what = failed.length === 1 ? `${failed[0].path} was` : `${failed.length} paths were`;
+  // A failed write or deletion alike leaves the path as it was.
+  const what =
+    failed.length === 1
+      ? `${failed[0].path} was left as it was`
+      : `${failed.length} paths were left as they were`;
   return {
     exitCode: 1,
-    problem: `${what} not written (${reasons}), listed under skipped; the rest was done`,
+    problem: `${what} (${reasons}), listed under skipped; the rest was done`,
   };
 }
 

@@ -307,19 +307,22 @@ describe("hostile trees", () => {
       expect(run(["turn", "begin", "--session", "s", "--turn", "1"]).status).toBe(0);
       writeFileSync(repo.path("a.txt"), "a1\n");
       writeFileSync(repo.path("locked/b.txt"), "b1\n");
+      writeFileSync(repo.path("locked/c.txt"), "c1\n"); // new: the rewind deletes it
       expect(run(["turn", "end", "--session", "s", "--turn", "1"]).status).toBe(0);
       chownSync(repo.path("locked"), 0, 0); // the user cannot write in it any more
       const rewound = run(["rewind", "--session", "s", "--to", "1", "--json"]);
       expect(rewound.status).toBe(1);
       // Exit status 1 says what failed, on stderr as every failure does.
       expect(rewound.stderr).toBe(
-        "ghostcommit: locked/b.txt was not written (permission), listed under skipped; the rest was done\n",
+        // A deletion that failed is no write that failed: both are left as they were.
+        "ghostcommit: 2 paths were left as they were (permission), listed under skipped; the rest was done\n",
       );
       const before = JSON.parse(run(["log", "--session", "s", "--json"]).stdout)[0].before;
       expect(JSON.parse(rewound.stdout).skipped).toEqual([
+        { path: "locked/c.txt", reason: "permission", errno: "EACCES", from: before },
         { path: "locked/b.txt", reason: "permission", errno: "EACCES", from: before },
       ]);
-      expect(repo.read("a.txt")).toBe("a\n");
+      expect([repo.read("a.txt"), repo.read("locked/c.txt")]).toEqual(["a\n", "c1\n"]);
       // Done, not pending: running it again does not try to finish it; redo undoes it as any rewind.
       expect(run(["rewind", "--session", "s", "--to", "1"]).stderr).toContain("is already rewound");
       expect(run(["redo", "--session", "s"]).status).toBe(0);
