@@ -113,6 +113,8 @@ export function errorDocument(error: unknown, force: string | null): Record<stri
     doc.conflicts = error.data.conflicts;
     if (error.data.uncertain) doc.uncertain = error.data.uncertain;
     if (error.data.ignoredAtEnd) doc.ignoredAtEnd = error.data.ignoredAtEnd;
+  } else if (exitStatusFor(error) === 3) {
+    doc.conflicts = []; // every refusal has the list; an open turn or a changed plan names no path
   }
   return doc;
 }

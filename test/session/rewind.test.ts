@@ -363,6 +363,7 @@ describe("rewind and redo through the CLI", () => {
     r.write({ "f.txt": "writing\n", "half.txt": "h" });
     const refused = r.cli(["rewind", "--to", "1", "--json"]);
     expect([refused.status, refused.json.error.code]).toEqual([3, "open-turn"]);
+    expect(refused.json.conflicts).toEqual([]); // as every refusal (status 3) has it
     expect(refused.stderr).toBe(
       "ghostcommit: session s has an open turn 1: the agent may still be writing; end the turn first, or use --force\n",
     );
