@@ -82,3 +82,12 @@ export async function capturedIncludes(
   if (store.location.kind !== "git" || store.settings.nestedRepos === "capture") return files;
   return splitByRepository(store.root, files).outside;
 }
+
+/** Of `rels`, those a capture of this workspace leaves out as lying in another repository. */
+export function inOtherRepositories(
+  store: Pick<StoreContext, "root" | "location" | "settings">,
+  rels: RelPath[],
+): RelPath[] {
+  if (store.location.kind !== "git" || store.settings.nestedRepos === "capture") return [];
+  return [...splitByRepository(store.root, rels).inRepos];
+}

@@ -202,7 +202,13 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
         if (action.paths === undefined) await session.progress(undefined, continuing);
         else if (absolute.length > 0) await session.progress(absolute, continuing);
       } else if (absolute.length > 0) {
-        await session.touched(absolute, { edited: action.edited, ...continuing });
+        const { leftOut = [] } = await session.touched(absolute, { edited: action.edited, ...continuing });
+        // An edit nothing can undo: said (doctor shows it) instead of left out silently.
+        for (const rel of leftOut)
+          await log(
+            "error",
+            `not recorded: ${rel} is in a nested repository or submodule, which snapshots of ${ws.root} leave out ("nestedRepos": "capture" takes them in)`,
+          );
         if (action.edited) await session.progress(absolute, continuing);
       }
     }

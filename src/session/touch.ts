@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { HashCache } from "../capture/hash-cache.js";
-import { capturedIncludes } from "../capture/includes.js";
+import { capturedIncludes, inOtherRepositories } from "../capture/includes.js";
 import { captureWorktreePath } from "../capture/read-worktree.js";
 import { editTree, type TreeChanges } from "../git/trees.js";
 import type { StoreContext } from "../store/context.js";
@@ -53,7 +53,7 @@ export async function touchPaths(
   ctx: SessionContext,
   rels: RelPath[],
   options: { edited?: boolean; continuing?: boolean } = {},
-): Promise<{ touched: string[] }> {
+): Promise<{ touched: string[]; leftOut?: string[] }> {
   const { engine, journal } = ctx;
   engine.assertEnabled();
   await journal.locked(async () => {
@@ -81,7 +81,10 @@ export async function touchPaths(
     // The replaced before-snapshot is now unreferenced by the journal: forget it.
     if (amended.before) await engine.refs.remove([open.before]).catch(() => {});
   });
-  return { touched: rels.map(displayPath) };
+  const leftOut = inOtherRepositories(engine, rels).map(displayPath);
+  return leftOut.length > 0
+    ? { touched: rels.map(displayPath), leftOut }
+    : { touched: rels.map(displayPath) };
 }
 
 /** Of `paths`, those the turn's before snapshot did not look at. */

@@ -140,11 +140,13 @@ export interface SessionHandle {
    * Marks paths as agent-touched (captured even if ignored). Paths are relative to the workspace or
    * absolute. `continuing`: the agent's own tool call; with no turn open, it continues the latest
    * turn, whose stop another hook blocked (no prompt came since), as that turn's work.
+   * `leftOut`: those in a nested repository or submodule, which this workspace's snapshots leave
+   * out (unless `"nestedRepos": "capture"`): no snapshot holds them.
    */
   touched(
     paths: string[],
     options?: { edited?: boolean; continuing?: boolean },
-  ): Promise<{ touched: string[] }>;
+  ): Promise<{ touched: string[]; leftOut?: string[] }>;
   /**
    * A progress mark: records what the open turn changed so far (only `paths` when given), so
    * changes made after the agent stopped (an interrupt) are not taken for the turn's.

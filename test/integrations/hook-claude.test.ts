@@ -125,6 +125,41 @@ describe("Claude Code hook adapter", () => {
     expect(doctor.stdout).toContain("/etc/hosts");
   });
 
+  it("says of an edit in a submodule that no snapshot holds it, and doctor reports it", async () => {
+    const lib = sandbox.repo("lib", { "lib.txt": "lib\n" });
+    sandbox.git(
+      repo.dir,
+      "-c",
+      "protocol.file.allow=always",
+      "submodule",
+      "add",
+      "-q",
+      lib.dir,
+      "vendor/lib",
+    );
+    sandbox.git(repo.dir, "commit", "-qm", "vendor lib");
+    const s = "sess-sub";
+    send(ev.prompt(repo.dir, s, "patch the vendored lib"));
+    send(ev.edit(repo.dir, s, repo.path("vendor/lib/lib.txt")));
+    repo.write({ "vendor/lib/lib.txt": "patched\n" });
+    send(ev.edit(repo.dir, s, repo.path("src/app.js")));
+    repo.write({ "src/app.js": "v1\n" });
+    send(ev.stop(repo.dir, s));
+    expect((await log(s))[0].changed).toEqual(["src/app.js"]);
+    // Before, the hooks left it out without a word and doctor found no problem.
+    const errors = hookLogs(sandbox)
+      .filter((e) => e.level === "error")
+      .map((e) => e.message);
+    expect(errors).toEqual([
+      `not recorded: vendor/lib/lib.txt is in a nested repository or submodule, which snapshots of ${repo.dir} leave out ("nestedRepos": "capture" takes them in)`,
+    ]);
+    const doctor = repo.cli(["doctor"]);
+    expect([doctor.status, doctor.stdout]).toEqual([
+      1,
+      expect.stringContaining("vendor/lib/lib.txt is in a nested"),
+    ]);
+  });
+
   it("uses -C over the event's cwd, and accepts a symlinked spelling of the workspace", async () => {
     const link = path.join(sandbox.home, "link");
     symlinkSync(repo.dir, link);

@@ -1,3 +1,4 @@
+import { quotedPath } from "../../util/format.js";
 import type { Command } from "commander";
 import type { TurnRecord } from "../../types.js";
 import { globalsOf, open, openToCapture, withGlobals } from "../context.js";
@@ -66,7 +67,15 @@ export function register(program: Command, run: Action): void {
         const ws = await openToCapture(globalsOf(command));
         const session = await resolveSession(ws, options.session);
         const result = await session.touched(command.args);
-        return { json: result, human: () => `touched ${counted(result.touched.length, "path")}` };
+        const leftOut = result.leftOut ?? [];
+        const human = () =>
+          [
+            `touched ${counted(result.touched.length, "path")}`,
+            ...(leftOut.length > 0
+              ? [`not captured, in a nested repository or submodule: ${leftOut.map(quotedPath).join(", ")}`]
+              : []),
+          ].join("\n");
+        return { json: result, human };
       }),
     );
 
