@@ -1,6 +1,9 @@
 import type { RelPath } from "../paths.js";
 import { promptPreview } from "../util/format.js";
-import type { SessionState, TurnState } from "./model.js";
+import type { JournalRecord, SessionState, TurnState } from "./model.js";
+import type { StoreContext } from "../store/context.js";
+import { commitTree } from "../git/trees.js";
+import { nowMicros } from "../store/metadata.js";
 
 /**
  * The done turn an open turn continues, or null. After another hook blocks its answer, Gemini CLI
@@ -49,22 +52,33 @@ export function foldContinuation(
  * Codex and Gemini CLI (before 0.35) then go on working without a new prompt: what the agent does
  * now is that turn's work, and a path it reports needs its before-state captured as in any open
  * turn (an ignored `.env` it edits would otherwise be deleted by a rewind that never saw it). The
- * caller records `{ e: "reopen" }`. Null when the latest turn did not simply end: rewound, or a
- * rewind or redo of the session came since.
+ * state at its stop becomes a progress mark: all of it was the agent's. Returns the record the
+ * caller writes, or null when the latest turn did not simply end (rewound, or a rewind or redo of
+ * the session came since).
  */
-export function reopenForContinuation(state: SessionState): TurnState | null {
+export async function reopenForContinuation(
+  engine: StoreContext,
+  state: SessionState,
+): Promise<Extract<JournalRecord, { e: "reopen" }> | null> {
   const latest = state.turns.at(-1);
   const endedAt = latest?.endedAt;
-  if (latest?.state !== "done" || endedAt === undefined) return null;
+  if (latest?.state !== "done" || endedAt === undefined || latest.after === null) return null;
   if (state.undos.some((undo) => undo.t >= endedAt)) return null;
-  reopenTurn(state, latest.turn);
-  return latest;
+  const after = latest.after;
+  const tree = await engine.withReader((cat) => commitTree(cat, after)).catch(() => undefined);
+  const record = { e: "reopen" as const, turn: latest.turn, ...(tree ? { tree } : {}), t: nowMicros() };
+  reopenTurn(state, record);
+  return record;
 }
 
 /** The fold of a `reopen` record: the latest turn, done, is open again (see `reopenForContinuation`). */
-export function reopenTurn(state: SessionState, id: string): void {
+export function reopenTurn(state: SessionState, record: { turn: string; tree?: string }): void {
   const latest = state.turns.at(-1);
-  if (latest?.turn !== id || latest.state !== "done") return;
+  if (latest?.turn !== record.turn || latest.state !== "done") return;
+  if (record.tree && latest.endedAt !== undefined) {
+    latest.progress = record.tree;
+    latest.marks.push({ tree: record.tree, t: latest.endedAt });
+  }
   latest.state = "open";
   latest.after = null;
   latest.endedAt = undefined;

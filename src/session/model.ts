@@ -30,8 +30,8 @@ export type JournalRecord =
   | { e: "mark"; turn: string; tree: string; t: number }
   /** The agent's conversation ended (cleared, exited) with the turn open: it ran no longer. */
   | { e: "abandon"; turn: string; t: number }
-  /** The agent worked on after the latest turn's stop (another hook blocked it): open again. */
-  | { e: "reopen"; turn: string; t: number }
+  /** The agent worked on after the latest turn's stop (another hook blocked it): open again; `tree`, its state at the stop. */
+  | { e: "reopen"; turn: string; tree?: string; t: number }
   | {
       e: "end";
       turn: string;
@@ -198,7 +198,7 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       break;
     }
     case "reopen":
-      reopenTurn(state, record.turn);
+      reopenTurn(state, record);
       break;
     case "abandon": {
       const turn = findTurn(state, record.turn);

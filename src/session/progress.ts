@@ -30,7 +30,8 @@ export async function markProgress(
     given && [...new Set(given.map((g) => resolveInside(engine.root, ctx.cwd, g)))].filter(Boolean);
   await journal.locked(async () => {
     const state = await journal.load();
-    const reopened = !openTurnOf(state) && options.continuing ? reopenForContinuation(state) : null;
+    const reopened =
+      !openTurnOf(state) && options.continuing ? await reopenForContinuation(engine, state) : null;
     const open = openTurnOf(state);
     if (!open) return;
     const tree = await engine.withReader(async (cat) => {
@@ -39,10 +40,7 @@ export async function markProgress(
       // A mark whose objects a gc pruned cannot be edited: start again from the whole workspace.
       return (await editedMark(engine, cat, open, rels).catch(() => null)) ?? full();
     });
-    await journal.append([
-      ...(reopened ? [{ e: "reopen" as const, turn: reopened.turn }] : []),
-      { e: "mark", turn: open.turn, tree },
-    ]);
+    await journal.append([...(reopened ? [reopened] : []), { e: "mark", turn: open.turn, tree }]);
   });
 }
 

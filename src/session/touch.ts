@@ -58,7 +58,8 @@ export async function touchPaths(
   engine.assertEnabled();
   await journal.locked(async () => {
     const state = await journal.load();
-    const reopened = !openTurnOf(state) && options.continuing ? reopenForContinuation(state) : null;
+    const reopened =
+      !openTurnOf(state) && options.continuing ? await reopenForContinuation(engine, state) : null;
     const open = openTurnOf(state);
     const files = await capturedIncludes(engine, rels);
     if (!open) {
@@ -75,7 +76,7 @@ export async function touchPaths(
           ? { unknown: await unseenBefore(engine, open, fresh) }
           : await captureIntoBefore(engine, open, fresh, await touchedBeside(ctx, open, fresh));
     await journal.append([
-      ...(reopened ? [{ e: "reopen" as const, turn: reopened.turn }] : []),
+      ...(reopened ? [reopened] : []),
       { e: "touch", turn: open.turn, paths: rels, files, ...amended },
     ]);
     // The replaced before-snapshot is now unreferenced by the journal: forget it.

@@ -76,6 +76,19 @@ describe.each(blocking)("$agent: the work after a blocked stop", (script) => {
     expect([repo.read("a.txt"), repo.read("b.txt")]).toEqual(["a\n", "b\n"]);
   });
 
+  it("interrupted, leaves what the turn did before its stop its own, also a change no tool call reported", async () => {
+    const s = `${script.agent}-unreported`;
+    send(script.begin(repo.dir, s, 1, repo.dir));
+    edit(s, "a.txt", "A\n");
+    repo.write({ "c.txt": "by a tool the hooks do not match\n" }); // an MCP server's write, say
+    send(script.stop(repo.dir, s, repo.dir));
+    edit(s, "b.txt", "B\n");
+    send(script.begin(repo.dir, s, 2, repo.dir)); // Esc, then the next prompt
+    const [first] = await logIn(repo, s);
+    // The stop vouched for c.txt: the turn's state then is a progress mark of the continued turn.
+    expect([first.changed, first.uncertain ?? []]).toEqual([["a.txt", "b.txt", "c.txt"], []]);
+  });
+
   it("beside another session's open turn, is attributed to its own session, not taken for uncertain", async () => {
     const other = `${script.agent}-other`;
     const s = `${script.agent}-mine`;
