@@ -1,3 +1,4 @@
+import { checkIgnoreInput, checkIgnoreName } from "../git/check-ignore.js";
 import { dependencyDirOf } from "../capture/policy.js";
 import { runGit, splitNul } from "../git/exec.js";
 import { fsPath, isWithin, type RelPath, relBytes, relFromBytes } from "../paths.js";
@@ -103,7 +104,7 @@ async function ignoringFiles(
   const result = await runGit(["check-ignore", "-v", "-z", "--stdin"], {
     cwd: worktreeRoot,
     env: { GIT_LITERAL_PATHSPECS: "0" }, // check-ignore rejects the literal-pathspec switch
-    input: Buffer.concat(paths.flatMap((p) => [relBytes(full(p)), Buffer.from([0])])),
+    input: checkIgnoreInput(paths.map((p) => relBytes(full(p)))),
     okCodes: [0, 1],
   }).catch(() => null);
   const fields = result ? splitNul(result.stdout) : [];
@@ -111,7 +112,10 @@ async function ignoringFiles(
   // also prints paths whose last matching rule is a negation (`!.env.example`): not ignored.
   for (let i = 0; i + 3 < fields.length; i += 4) {
     if (fields[i + 2][0] === 0x21) continue;
-    found.set(fromTop(prefix, relFromBytes(fields[i + 3])), fromTop(prefix, fields[i].toString("latin1")));
+    found.set(
+      fromTop(prefix, relFromBytes(checkIgnoreName(fields[i + 3]))),
+      fromTop(prefix, fields[i].toString("latin1")),
+    );
   }
   return found;
 }

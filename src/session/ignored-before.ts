@@ -1,3 +1,4 @@
+import { checkIgnoreInput, checkIgnoreName } from "../git/check-ignore.js";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { runGit, splitNul } from "../git/exec.js";
@@ -99,13 +100,12 @@ function sameBytes(a: Buffer | null, b: Buffer | null): boolean {
  * of that repository's rules over a scratch work tree).
  */
 async function checkIgnore(top: string, paths: RelPath[], gitDir?: string): Promise<Set<RelPath>> {
-  // check-ignore rejects literal pathspecs; "./" keeps a name starting with ":" from being magic.
-  const input = Buffer.concat(paths.flatMap((p) => [Buffer.from("./"), relBytes(p), Buffer.from([0])]));
+  const input = checkIgnoreInput(paths.map(relBytes));
   const result = await runGit(["check-ignore", "-z", "--stdin", "--no-index"], {
     cwd: top,
     env: { GIT_LITERAL_PATHSPECS: "0", ...(gitDir ? { GIT_DIR: gitDir, GIT_WORK_TREE: top } : {}) },
     input,
     okCodes: [0, 1],
   });
-  return new Set(splitNul(result.stdout).map((b) => relFromBytes(b).replace(/^\.\//, "")));
+  return new Set(splitNul(result.stdout).map((b) => relFromBytes(checkIgnoreName(b))));
 }

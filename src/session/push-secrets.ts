@@ -1,3 +1,4 @@
+import { checkIgnoreInput, checkIgnoreName } from "../git/check-ignore.js";
 import { GhostcommitError } from "../errors.js";
 import { runGit, splitNul } from "../git/exec.js";
 import { displayPath, relFromBytes } from "../paths.js";
@@ -31,11 +32,11 @@ export async function refuseIgnoredContent(engine: StoreContext, snapshots: Stor
     cwd: engine.root,
     // check-ignore takes plain path names and rejects the literal-pathspec switch.
     env: { GIT_LITERAL_PATHSPECS: "0" },
-    input: Buffer.concat([...holders.keys()].flatMap((f) => [Buffer.from(f, "latin1"), Buffer.from([0])])),
+    input: checkIgnoreInput([...holders.keys()].map((f) => Buffer.from(f, "latin1"))),
     okCodes: [0, 1],
   });
   const offending = new Map<string, string[]>();
-  for (const file of splitNul(ignored.stdout)) {
+  for (const file of splitNul(ignored.stdout).map(checkIgnoreName)) {
     offending.set(displayPath(relFromBytes(file)), holders.get(file.toString("latin1")) ?? []);
   }
   if (offending.size === 0) return;

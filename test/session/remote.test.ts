@@ -189,16 +189,22 @@ describe("push and fetch through a local bare repository", () => {
 
   it("refuses to send files the repository ignores unless --include-ignored", async () => {
     const remote = bare("secrets.git");
-    const repo = originRepo(a, "secrets", remote, { ".gitignore": ".env\n", "app.ts": "1\n" });
+    const repo = originRepo(a, "secrets", remote, { ".gitignore": ".env\n:token\n", "app.ts": "1\n" });
     repo.ok("turn", "begin", "--session", "s", "--turn", "1");
-    repo.write({ ".env": "TOKEN=hunter2\n", "app.ts": "2\n" });
-    repo.ok("touch", "--session", "s", ".env");
+    // Names git would read as pathspec magic: ":token" as "token", ":!notes.txt" as an exclusion.
+    repo.write({
+      ".env": "TOKEN=hunter2\n",
+      ":token": "hunter3\n",
+      ":!notes.txt": "mine\n",
+      "app.ts": "2\n",
+    });
+    repo.ok("touch", "--session", "s", ".env", ":token");
     repo.ok("turn", "end", "--session", "s");
     const refused = repo.cli(["push", "--json"]);
-    expect(refused.status).toBe(3);
+    expect(refused.status, refused.stderr).toBe(3);
     expect(refused.json.error.code).toBe("conflict");
-    expect(refused.json.conflicts).toEqual([".env"]);
-    expect(refused.stderr).toMatch(/ignores \(\.env\).*--include-ignored/);
+    expect(refused.json.conflicts).toEqual([".env", ":token"]);
+    expect(refused.stderr).toMatch(/ignores \(\.env, :token\).*--include-ignored/);
     expect(ghostRefs(a, remote)).toEqual([]);
     const pushed = repo.ok("push", "--include-ignored");
     const after = (await logIn(repo, "s"))[0].after;
