@@ -44,7 +44,7 @@ export function registerRemoteTools(server: McpServer, withWorkspace: WithWorksp
       title: "Push session history",
       description:
         "Send this workspace's sessions (and with `snapshots`, plain snapshots) to a git remote under refs/ghostcommit/, where ordinary clones never see them. Refuses (conflict) when a snapshot holds files the repository ignores. Use only when the user asks to keep or share the history.",
-      inputSchema: z.object({
+      inputSchema: z.strictObject({
         remote,
         sessions: z.array(z.string().min(1)).optional().describe("only these sessions (default: all)"),
         snapshots: z.boolean().optional().describe("plain snapshots too"),
@@ -70,7 +70,7 @@ export function registerRemoteTools(server: McpServer, withWorkspace: WithWorksp
       title: "Fetch session history",
       description:
         "Bring sessions pushed from another machine into this workspace's store (never changes files): then `sessions`, `log` and `rewind` work on them.",
-      inputSchema: z.object({ remote }),
+      inputSchema: z.strictObject({ remote }),
       outputSchema: fetchOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     },

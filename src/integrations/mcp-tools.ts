@@ -60,7 +60,7 @@ export function registerTools(
       title: "Take a snapshot",
       description:
         "Snapshot every file of the workspace (tracked, untracked, and `include` paths even if ignored) without touching git's index.",
-      inputSchema: z.object({
+      inputSchema: z.strictObject({
         message: z.string().optional().describe("what this snapshot is for"),
         include: z
           .array(z.string())
@@ -80,7 +80,7 @@ export function registerTools(
     {
       title: "List snapshots",
       description: "This workspace's snapshots, newest first.",
-      inputSchema: z.object({ limit: limit.describe("at most this many (the newest)") }),
+      inputSchema: z.strictObject({ limit: limit.describe("at most this many (the newest)") }),
       outputSchema: out.listOutput,
       annotations: reader,
     },
@@ -95,7 +95,7 @@ export function registerTools(
     {
       title: "Diff a snapshot",
       description: "Changes from snapshot `id` to the working tree, or to snapshot `id2`.",
-      inputSchema: z.object({
+      inputSchema: z.strictObject({
         id: snapshotId,
         id2: snapshotId.optional().describe("second snapshot (default: the working tree)"),
         paths,
@@ -114,7 +114,7 @@ export function registerTools(
       title: "Restore a snapshot",
       description:
         "Make the workspace's files equal to snapshot `id`, after taking a safety snapshot (restore it to undo). With dryRun, only report the plan.",
-      inputSchema: z.object({
+      inputSchema: z.strictObject({
         id: snapshotId,
         paths,
         dryRun: z.boolean().optional().describe("report what would change, change nothing"),
@@ -132,7 +132,7 @@ export function registerTools(
     {
       title: "List sessions",
       description: "Agent conversations recorded in this workspace, most recently active first.",
-      inputSchema: z.object({}),
+      inputSchema: z.strictObject({}),
       outputSchema: out.sessionsOutput,
       annotations: reader,
     },
@@ -145,7 +145,7 @@ export function registerTools(
       title: "List a session's turns",
       description:
         "A session's turns, oldest first: prompt preview, changed paths, state (open = in progress, done, rewound).",
-      inputSchema: z.object({ session, limit: limit.describe("only the last this many turns") }),
+      inputSchema: z.strictObject({ session, limit: limit.describe("only the last this many turns") }),
       outputSchema: out.logOutput,
       annotations: reader,
     },
@@ -167,7 +167,7 @@ export function registerTools(
       title: "Rewind turns",
       description:
         "Put back the files that turn `to` and every later turn of the session changed, as they were before `to`. Called during your own turn, it rewinds the turns before it and leaves yours open. Refuses (conflicts) when a file was changed since; `force` overwrites. Undo with `redo`.",
-      inputSchema: z.object({
+      inputSchema: z.strictObject({
         to: z.string().describe("the first turn to undo (see `log`)"),
         session,
         paths,
@@ -201,7 +201,7 @@ export function registerTools(
       title: "Redo",
       description:
         "Undo the session's last rewind: its files come back as they were before it. Refuses (conflicts) when a file was changed since; `force` overwrites.",
-      inputSchema: z.object({
+      inputSchema: z.strictObject({
         session,
         force: z.boolean().optional().describe("overwrite files changed since (ask the user first)"),
       }),

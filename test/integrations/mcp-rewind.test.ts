@@ -47,6 +47,26 @@ afterEach(async () => {
 });
 
 describe("undo from inside the agent (MCP)", () => {
+  it("refuses a call with an option the tool does not take: a misspelt dryRun changes nothing", async () => {
+    const s = "chat";
+    claude(ev.prompt(repo.dir, s, "add a"));
+    repo.write({ "src/app.js": "v1\n", "a.txt": "a\n" });
+    claude(ev.stop(repo.dir, s));
+    const snapshots = (await call("list_snapshots")).structuredContent as { items: { id: string }[] };
+    // Before, unknown keys were dropped and these ran for real.
+    for (const [name, args] of [
+      ["rewind", { session: s, to: "1", dryrun: true }],
+      ["restore", { id: snapshots.items.at(-1)!.id, dry_run: true }],
+    ] as const) {
+      const refused = await call(name, args);
+      expect(refused.isError, name).toBe(true);
+      expect(JSON.stringify(refused.content), name).toMatch(/dry_?run/);
+      expect([repo.read("src/app.js"), repo.read("a.txt")]).toEqual(["v1\n", "a\n"]);
+    }
+    const tools = (await client.listTools()).tools;
+    expect(tools.find((t) => t.name === "rewind")?.inputSchema.additionalProperties).toBe(false);
+  });
+
   it("rewinds and redoes earlier turns during the agent's open turn, which stays open", async () => {
     const s = "chat";
     const cwd = repo.dir;
