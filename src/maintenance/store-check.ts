@@ -178,7 +178,7 @@ export async function orphanedPackFiles(engine: StoreContext, ageMs = 600_000): 
 export async function leftoverPackTemps(engine: StoreContext): Promise<Problem[]> {
   const gits = (await deadPackTemps(engine)).map((temp) => ({
     code: "leftover-temp-pack" as const,
-    message: `${temp.file} (${formatBytes(temp.bytes)}) was left by a git that died (a fetch or gc cut off); doctor --repair, the next fetch or the next gc removes it`,
+    message: `${temp.file} (${formatBytes(temp.bytes)}) was left by a git that died (a fetch or gc cut off, or a write that failed); doctor --repair, the next fetch or the next gc removes it`,
     path: temp.file,
   }));
   const captures: Problem[] = [];

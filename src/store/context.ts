@@ -11,6 +11,7 @@ import { ensureStore, STORE_FILES, type StorePaths, storePaths } from "./layout.
 import { SnapshotRefs } from "./store.js";
 import { adoptPlainHistory, plainStoreOf } from "./adopt-plain.js";
 import { existsSync } from "node:fs";
+import { deadPackTemps, removePackTemps } from "./pack-temps.js";
 
 /**
  * One workspace opened with its settings and its store: what every operation above the store
@@ -120,7 +121,16 @@ export class StoreContext {
     return withSharedLock(
       path.join(this.paths.dir, STORE_FILES.writersDir),
       path.join(this.paths.dir, STORE_FILES.gcLock),
-      work,
+      async () => {
+        try {
+          return await work();
+        } catch (error) {
+          // A git that failed mid-write (a full disk) may leave a temp object as large as the file
+          // it was adding: left, it takes the room the next snapshot needs.
+          await removePackTemps(await deadPackTemps(this)).catch(() => []);
+          throw error;
+        }
+      },
     );
   }
 

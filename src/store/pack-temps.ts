@@ -12,6 +12,9 @@ import { STORE_FILES } from "./layout.js";
  */
 const GIT_PACK_TEMP = /^(tmp_(pack|idx|rev)_[A-Za-z0-9]{6}|\.tmp-\d+-pack-[0-9a-f]{40,64}\.[a-z]+)$/;
 
+/** The temp file git writes a loose object into (`objects/xx/tmp_obj_` and mkstemp's six). */
+const GIT_LOOSE_TEMP = /^tmp_obj_[A-Za-z0-9]{6}$/;
+
 /** Without /proc a git left running by a killed ghostcommit cannot be seen: only old files count. */
 const UNSEEN_AGE_MS = 3_600_000;
 
@@ -28,7 +31,8 @@ export interface PackTemp {
 
 /**
  * git's temp pack files in the shadow store that no live process is writing: a fetch killed
- * mid-transfer leaves one as large as what it had received. Only the git processes ghostcommit
+ * mid-transfer leaves one as large as what it had received; and the temp loose objects a git
+ * that failed on a full disk left (holding the room the next write needs). Only the git processes ghostcommit
  * runs on the store write them: a fetch's (under the sync lock), gc's repack (under the gc lock;
  * `held` names those the caller holds) and a plain directory's snapshot adding a file over git's
  * bigFileThreshold (a writer, the shared side of the gc lock). So none is dead while a live
@@ -41,14 +45,19 @@ export async function deadPackTemps(
   held: { sync?: boolean; gc?: boolean } = {},
 ): Promise<PackTemp[]> {
   if (engine.refs.kind !== "shadow") return []; // the repo store's objects are the user's git's
-  const dir = path.join(engine.paths.objectsDir, "pack");
   const found: PackTemp[] = [];
-  for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
-    if (!GIT_PACK_TEMP.test(name)) continue;
-    const stat = await fs.lstat(path.join(dir, name)).catch(() => null);
-    if (stat?.isFile())
-      found.push({ file: path.join(dir, name), bytes: stat.size, ino: stat.ino, mtimeMs: stat.mtimeMs });
-  }
+  const look = async (dir: string, temp: RegExp) => {
+    for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
+      if (!temp.test(name)) continue;
+      const stat = await fs.lstat(path.join(dir, name)).catch(() => null);
+      if (stat?.isFile())
+        found.push({ file: path.join(dir, name), bytes: stat.size, ino: stat.ino, mtimeMs: stat.mtimeMs });
+    }
+  };
+  await look(path.join(engine.paths.objectsDir, "pack"), GIT_PACK_TEMP);
+  // A loose object git was writing when it failed (a full disk: it leaves it, holding the room).
+  for (const fanOut of await fs.readdir(engine.paths.objectsDir).catch(() => [] as string[]))
+    if (/^[0-9a-f]{2}$/.test(fanOut)) await look(path.join(engine.paths.objectsDir, fanOut), GIT_LOOSE_TEMP);
   if (found.length === 0) return [];
   const lock = (name: string) => path.join(engine.paths.dir, name);
   if (!held.sync && heldByLive(lock(STORE_FILES.syncLock))) return [];

@@ -277,6 +277,30 @@ describe("a full disk under the store", () => {
   );
 
   (mounted ? it : it.skip)(
+    "a plain directory's large file that does not fit leaves no temp object of git's taking the room",
+    () => {
+      freshDisk();
+      // The folder elsewhere, its store on the small disk: git adds a large file as a loose object.
+      const dir = sandbox.dir("plain-large");
+      writeFileSync(path.join(dir, "a.txt"), "a\n");
+      writeFileSync(path.join(dir, "first.bin"), randomBytes(5 * 1024 * 1024));
+      expect(sandbox.cli(dir, ["snapshot"]).status).toBe(0);
+      writeFileSync(path.join(dir, "second.bin"), randomBytes(3584 * 1024));
+      expect(sandbox.cli(dir, ["snapshot"]).status).toBe(1);
+      // Before, git's tmp_obj_XXXXXX stayed in the objects' fan-out directory, holding the room, and
+      // every later snapshot failed with ENOSPC until it was deleted by hand.
+      const temps = (readdirSync(data, { recursive: true }) as string[]).filter((f) =>
+        /(^|\/)tmp_obj_/.test(f),
+      );
+      expect(temps).toEqual([]);
+      rmSync(path.join(dir, "second.bin"));
+      writeFileSync(path.join(dir, "a.txt"), "a2\n");
+      expect(sandbox.cli(dir, ["snapshot"]).status).toBe(0);
+      rmSync(dir, { recursive: true });
+    },
+  );
+
+  (mounted ? it : it.skip)(
     "a state file that cannot be replaced keeps its old content, with no temp file left beside it",
     async () => {
       const dir = path.join(disk, "state");
