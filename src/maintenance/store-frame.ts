@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { runGit } from "../git/exec.js";
 import type { StoreContext } from "../store/context.js";
@@ -18,7 +18,7 @@ export async function damagedFrame(engine: StoreContext): Promise<string[]> {
   if (!existsSync(gitDir)) return [];
   const isDir = (p: string) => statSync(path.join(gitDir, p), { throwIfNoEntry: false })?.isDirectory();
   const damaged: string[] = [];
-  if (!statSync(path.join(gitDir, "HEAD"), { throwIfNoEntry: false })?.isFile()) damaged.push("HEAD");
+  if (!validHead(path.join(gitDir, "HEAD"))) damaged.push("HEAD");
   for (const dir of ["refs", "objects"]) if (!isDir(dir)) damaged.push(`${dir}/`);
   if (damaged.length === 0) {
     // git reads the config first: one it cannot parse fails every command. The store's own, that
@@ -31,6 +31,16 @@ export async function damagedFrame(engine: StoreContext): Promise<string[]> {
     if (probe?.code !== 0) damaged.push("config");
   }
   return damaged;
+}
+
+/** Whether git takes `file` for a HEAD: a symbolic ref or an object id (an empty or garbled one makes no repository). */
+function validHead(file: string): boolean {
+  try {
+    if (!statSync(file).isFile()) return false;
+    return /^(ref: refs\/\S+|[0-9a-f]{40}|[0-9a-f]{64})\n?$/.test(readFileSync(file, "latin1"));
+  } catch {
+    return false;
+  }
 }
 
 /** Writes the frame's missing or damaged parts again; the refs and objects that are there stay. */

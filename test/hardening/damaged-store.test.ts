@@ -207,13 +207,17 @@ describe("a damaged store", () => {
     const repo = sb.repo("ws", { "a.txt": "one\n" });
     await turn(repo, "s", "1", () => repo.write({ "a.txt": "two\n" }));
     const gitDir = path.join(storeDir(sb), "git");
-    for (const damage of [
-      () => rmSync(path.join(gitDir, "HEAD")),
-      () => writeFileSync(path.join(gitDir, "config"), "[core\n\tjunk"),
-    ]) {
+    for (const [damage, named, snapshots] of [
+      [() => rmSync(path.join(gitDir, "HEAD")), "HEAD", false],
+      // Garbled or emptied: git then takes the directory for no repository at all (a snapshot is
+      // still written, and listed once the HEAD is written again).
+      [() => writeFileSync(path.join(gitDir, "HEAD"), "garbage\n"), "HEAD", true],
+      [() => writeFileSync(path.join(gitDir, "HEAD"), ""), "HEAD", true],
+      [() => writeFileSync(path.join(gitDir, "config"), "[core\n\tjunk"), "config", false],
+    ] as const) {
       damage();
-      const failed = repo.cli(["snapshot", "--json"]);
-      expect(failed.status).toBe(1);
+      const taken = repo.cli(["snapshot", "--json"]);
+      expect(taken.status).toBe(snapshots ? 0 : 1);
       // Not "no snapshots yet": the store is there, damaged.
       const listed = repo.cli(["list"]);
       expect(listed.status).toBe(1);
@@ -221,6 +225,7 @@ describe("a damaged store", () => {
       const doctor = repo.cli(["doctor", "--json"]);
       expect(doctor.status).toBe(1);
       expect(doctor.json.problems.map((p: any) => p.code)).toEqual(["damaged-store"]);
+      expect(doctor.json.problems[0].message).toContain(`damaged (${named} missing or unreadable)`);
       const repaired = repo.ok("doctor", "--repair");
       expect(repaired.repaired.map((r: any) => r.code)).toContain("rewrote-store-frame");
       expect(repaired.ok).toBe(true);
