@@ -127,7 +127,14 @@ export async function startUi(ws: Workspace, options: { port?: number } = {}): P
       });
       return;
     }
-    const url = new URL(req.url ?? "/", `http://${host}`);
+    // A request target no URL can be made of (`//[`): refused as such, not as an internal error.
+    const url = URL.canParse(req.url ?? "/", `http://${host}`)
+      ? new URL(req.url ?? "/", `http://${host}`)
+      : null;
+    if (!url) {
+      sendJson(res, 400, { error: { code: "usage", message: "not a request target this server answers" } });
+      return;
+    }
     const headerToken = req.headers[TOKEN_HEADER];
     // State changes take the token only in the header: a form or link from elsewhere cannot set it.
     // Reads (GET, and HEAD as `curl -I` sends it) take it in the URL too, as the page's files do.

@@ -128,6 +128,14 @@ describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
     }
   });
 
+  it("refuses a request target no URL can be made of as such, not as its own internal error", async () => {
+    for (const headers of [{}, { "X-Ghostcommit-Token": ui.token }]) {
+      const res = await rawRequest(ui.port, { path: "//[", headers });
+      // Before: 500 {"code":"internal","message":"TypeError: Invalid URL"}, even without the token.
+      expect([res.status, JSON.parse(res.body).error.code]).toEqual([400, "usage"]);
+    }
+  });
+
   it("changes files only on a POST with the token in its header and a JSON body", async () => {
     const host = `127.0.0.1:${ui.port}`;
     const body = JSON.stringify({ session: "s", to: "1" });
