@@ -129,7 +129,7 @@ describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
   });
 
   it("refuses a request target no URL can be made of as such, not as its own internal error", async () => {
-    for (const headers of [{}, { "X-Ghostcommit-Token": ui.token }]) {
+    for (const headers of [{}, { "X-Ghostcommit-Token": ui.token }] as Record<string, string>[]) {
       const res = await rawRequest(ui.port, { path: "//[", headers });
       // Before: 500 {"code":"internal","message":"TypeError: Invalid URL"}, even without the token.
       expect([res.status, JSON.parse(res.body).error.code]).toEqual([400, "usage"]);
