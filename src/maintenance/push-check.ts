@@ -16,7 +16,7 @@ export const checkBackgroundPush: DoctorCheck = async (engine: StoreContext) => 
     : status.leftOut
       ? // Retrying cannot help either: the remote's history under those ids stays.
         `Each later background push leaves ${status.leftOut.length === 1 ? "it" : "them"} out too: continue under a new session id, or send ${status.leftOut.length === 1 ? "it" : "them"} to another remote (\`ghostcommit push URL --session S\`)`
-      : `Run \`ghostcommit push ${status.remote}\` to retry`;
+      : `\`ghostcommit push ${status.remote}\` sends them now (this stays reported until a background push after a turn succeeds)`;
   return [
     {
       code: "push-failed",

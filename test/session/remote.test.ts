@@ -690,6 +690,10 @@ describe("push after each turn", () => {
     expect(problems).toEqual([
       expect.objectContaining({ code: "push-failed", message: expect.stringMatching(/nowhere/) }),
     ]);
+    // A push by hand does not clear it (only a background one does): the advice says so.
+    expect(problems[0].message).toContain(
+      "`ghostcommit push nowhere` sends them now (this stays reported until a background push after a turn succeeds)",
+    );
   });
 
   it("sends the other sessions when one is in conflict on the remote, and doctor names it without a futile retry", async () => {
