@@ -153,7 +153,8 @@ export type DoctorProblemCode =
   | "leftover-temp-pack"
   | "lost-safety-snapshot"
   | "store-over-cap"
-  | "gone-workspace-refs";
+  | "gone-workspace-refs"
+  | "damaged-ref";
 
 /** What `doctor --repair` can do about it. */
 export type DoctorRepairCode =
@@ -164,7 +165,9 @@ export type DoctorRepairCode =
   | "reset-state-file"
   | "reset-plain-index"
   | "rewrote-store-frame"
-  | "removed-fetch-refs";
+  | "removed-fetch-refs"
+  | "rewrote-damaged-ref"
+  | "removed-damaged-ref";
 
 export interface DoctorProblem {
   code: DoctorProblemCode;

@@ -27,6 +27,7 @@ import { fetchedLinkRefs, removeFetchedLinks } from "../store/fetched-links.js";
 import { deadPackTemps, removePackTemps } from "../store/pack-temps.js";
 import { withSyncLock } from "../session/remote-sessions.js";
 import { damagedFrame, repairFrame } from "./store-frame.js";
+import { damagedRefProblems, repairDamagedRefs } from "./damaged-refs.js";
 import { cannotMakeDirectoryIn } from "./data-dir-probe.js";
 import { unreadableUserConfig } from "./user-config.js";
 
@@ -91,7 +92,7 @@ export async function runDoctor(
         path: unwritable.dir,
       });
     }
-    problems.push(...(await checkSnapshots(engine)));
+    problems.push(...(await damagedRefProblems(engine)), ...(await checkSnapshots(engine)));
     const leftLinks = await fetchedLinkRefs(engine);
     if (leftLinks.length > 0) {
       problems.push({
@@ -245,6 +246,7 @@ export async function repairStore(engine: StoreContext): Promise<DoctorRepair[]>
       path: record.file,
     });
   }
+  done.push(...(await repairDamagedRefs(engine))); // before the snapshots' check: they are listed again
   const ids = await engine.refs.refIds();
   const { snapshots, unreadable } = await engine.refs.readCommits(ids);
   const missing = await snapshotsMissingObjects(

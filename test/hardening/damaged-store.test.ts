@@ -236,6 +236,32 @@ describe("a damaged store", () => {
     expect(repo.read("a.txt")).toBe("one\n");
   });
 
+  it("a snapshot ref that holds no id: doctor names it, repair writes it again from its name, gc works again", async () => {
+    const repo = sb.repo("ws", { "a.txt": "one\n" });
+    const snap = (await snapshotIn(repo)).id;
+    const refs = path.join(storeDir(sb), "git", "refs", "ghostcommit", "snapshots");
+    writeFileSync(path.join(refs, snap), "zzzz\n");
+    const stray = path.join(refs, "not-an-id");
+    writeFileSync(stray, "garbage\n");
+    // Before: the snapshot dropped out of list, doctor found nothing, and gc failed on every run.
+    const doctor = repo.cli(["doctor", "--json"]);
+    expect([doctor.status, doctor.json.problems.map((p: any) => [p.code, p.path]).sort()]).toEqual([
+      1,
+      [
+        ["damaged-ref", path.join(refs, snap)],
+        ["damaged-ref", path.join(refs, "not-an-id")],
+      ].sort(),
+    ]);
+    const repaired = repo.ok("doctor", "--repair");
+    expect(repaired.repaired.map((r: any) => r.code).sort()).toEqual([
+      "removed-damaged-ref",
+      "rewrote-damaged-ref",
+    ]);
+    expect(repaired.ok).toBe(true);
+    expect((await listIn(repo)).map((s: any) => s.id)).toEqual([snap]);
+    expect(repo.cli(["gc"]).status).toBe(0);
+  });
+
   it("a fetch's temporary link refs left by a kill: doctor reports them, repair and gc remove them", async () => {
     const repo = sb.repo("ws", { "a.txt": "one\n" });
     const snap = (await snapshotIn(repo)).id;

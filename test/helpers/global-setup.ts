@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { hermeticEnv, SEEDED_CODE_CACHE, tempDir } from "./env.js";
 import { CLI } from "./repo.js";
@@ -43,7 +43,9 @@ function seedCodeCache(): string | undefined {
   cli("turn", "end", "--session", "s");
   cli("rewind", "--session", "s", "--to", "t1", "--json");
   const cacheDir = path.join(env.GHOSTCOMMIT_HOME!, "cache");
-  const file = readdirSync(cacheDir, { withFileTypes: true }).find((e) => e.name.startsWith("cli-"));
+  // None made (a CLI that does not run: the tests say why): each sandbox starts without one.
+  const entries = existsSync(cacheDir) ? readdirSync(cacheDir, { withFileTypes: true }) : [];
+  const file = entries.find((e) => e.name.startsWith("cli-"));
   if (file) process.env[SEEDED_CODE_CACHE] = path.join(cacheDir, file.name);
   return home;
 }
