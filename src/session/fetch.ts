@@ -13,6 +13,7 @@ import { fetchedLinksPrefix, fetchingSnapshotsPrefix, removeFetchedLinks } from 
 import { deadPackTemps, removePackTemps, removingTempPackOnFailure } from "../store/pack-temps.js";
 import { linkBorrowed } from "../store/snapshots.js";
 import {
+  completeRecords,
   extendsJournal,
   readSessionCommit,
   recordOrigins,
@@ -131,7 +132,8 @@ async function takeSessions(
     const session = header.session;
     const journal = new Journal(engine.paths.sessionsDir, session);
     const outcome = await journal.locked(async () => {
-      const ours = await fs.readFile(journal.file).catch(() => null);
+      const read = await fs.readFile(journal.file).catch(() => null);
+      const ours = read && completeRecords(read);
       if (ours !== null && extendsJournal(ours, theirs.journal)) return "unchanged";
       if (ours !== null && !extendsJournal(theirs.journal, ours)) return "conflict";
       await writeFileAtomic(journal.file, theirs.journal);

@@ -17,6 +17,7 @@ import { Journal } from "./journal.js";
 import { refuseIgnoredContent } from "./push-secrets.js";
 import { foldJournal, parseJournal } from "./model.js";
 import {
+  completeRecords,
   extendsJournal,
   fetchSessionCommits,
   journalName,
@@ -176,7 +177,7 @@ async function completeJournal(file: string, session: string): Promise<Buffer> {
     }
     throw new GhostcommitError("io", `cannot read session journal ${file}: ${error.message}`);
   });
-  return text.subarray(0, text.lastIndexOf(0x0a) + 1);
+  return completeRecords(text);
 }
 
 function sessionConflict(conflicts: { session: string; host: string }[], url: string): GhostcommitError {

@@ -150,6 +150,14 @@ export function sessionSnapshotIds(
   return [...ids].filter((id) => listed.has(id));
 }
 
+/**
+ * A journal's complete records: a torn last line (a write cut off) never happened, so push and
+ * fetch compare journals without it (fetch took a local torn tail for another history).
+ */
+export function completeRecords(journal: Buffer): Buffer {
+  return journal.subarray(0, journal.lastIndexOf(0x0a) + 1);
+}
+
 /** Whether `prefix` is a byte prefix of `whole`. */
 export function extendsJournal(whole: Buffer, prefix: Buffer): boolean {
   return whole.length >= prefix.length && whole.subarray(0, prefix.length).equals(prefix);

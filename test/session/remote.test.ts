@@ -1,6 +1,6 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI, Repo } from "../helpers/repo.js";
@@ -350,6 +350,11 @@ describe("push and fetch through a local bare repository", () => {
     onB.ok("restore", (await logIn(onB, "s"))[0].after);
     await turn(onB, "s", "2", () => onB.write({ "g.txt": "B\n" }));
     onB.ok("push");
+    // A record A began to write when it was killed: a torn last line, which never happened (one
+    // that is no start of the record B wrote next).
+    const sessions = path.join(storeDir(a, onA.dir), "sessions");
+    const [journalFile] = readdirSync(sessions).filter((f) => f.endsWith(".jsonl"));
+    appendFileSync(path.join(sessions, journalFile), '{"e":"mark","turn":"1","tr');
     await turn(onA, "other", "1", () => onA.write({ "h.txt": "A\n" }));
     const run = onA.cli(["push"]);
     expect(run.status, run.stderr).toBe(0);
@@ -357,6 +362,7 @@ describe("push and fetch through a local bare repository", () => {
     expect(await logIn(onA, "other")).toHaveLength(1);
     const pushed = onA.ok("push");
     expect(pushed).toMatchObject({ sessions: [], unchanged: ["other"], behind: ["s"], refs: 0 });
+    // Before, fetch took the torn line for another history: a conflict, and B's turn 2 never came.
     expect(onA.ok("fetch").sessions).toEqual([{ session: "s", turns: 2, status: "updated" }]);
     expect(onA.ok("push")).toMatchObject({ unchanged: ["other", "s"].sort(), behind: [] });
     // Nothing recorded: nothing to push, said as such (the remote is not asked).
