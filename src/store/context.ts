@@ -126,8 +126,11 @@ export class StoreContext {
           return await work();
         } catch (error) {
           // A git that failed mid-write (a full disk) may leave a temp object as large as the file
-          // it was adding: left, it takes the room the next snapshot needs.
-          await removePackTemps(await deadPackTemps(this)).catch(() => []);
+          // it was adding: left, it takes the room the next snapshot needs. A refusal (a rewind's
+          // conflicts) wrote nothing: no look through the objects' directories for it.
+          const failedWrite =
+            !(error instanceof GhostcommitError) || error.code === "io" || error.code === "git-failed";
+          if (failedWrite) await removePackTemps(await deadPackTemps(this)).catch(() => []);
           throw error;
         }
       },

@@ -59,8 +59,8 @@ async function ignoredByRepository(ws: Workspace): Promise<boolean> {
   const top = ws.repositoryRoot;
   if (!top || top === ws.root) return false;
   const rel = path.relative(top, ws.root).split(path.sep).join("/");
+  // "./": a name starting with ":" is no pathspec magic (see git/check-ignore.ts).
   const result = await runGit(["check-ignore", "-q", "--", `./${rel}/`], {
-    // "./": see check-ignore.ts
     cwd: top,
     env: { GIT_LITERAL_PATHSPECS: "0" },
     okCodes: [0, 1, 128],
