@@ -198,9 +198,17 @@ function isOutside(dir: string, target: string): boolean {
   return climbsOut(path.relative(dir, target));
 }
 
+/**
+ * Whether a `.git` above `dir` could be a repository git failed to read: a gitfile, or a directory
+ * holding any of a repository's parts. An empty `.git` directory (or one with none of them) is no
+ * repository to git, which looks further up and then calls the folder plain: so does ghostcommit.
+ */
 function findGitAbove(dir: string): boolean {
   for (let current = dir; ; current = path.dirname(current)) {
-    if (existsSync(path.join(current, ".git"))) return true;
+    const dotGit = path.join(current, ".git");
+    const stat = lstatSync(dotGit, { throwIfNoEntry: false });
+    if (stat && !stat.isDirectory()) return true;
+    if (stat && ["HEAD", "objects", "refs"].some((part) => existsSync(path.join(dotGit, part)))) return true;
     if (path.dirname(current) === current) return false;
   }
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { locateWorkspace } from "../../src/git/repository.js";
@@ -170,6 +170,27 @@ describe("finding the repository without git", () => {
     expect(bareDigest()).toEqual(before);
     expect(sb.git(bare, "rev-parse", "main")).toBe(work.git("rev-parse", "main"));
     expect(readdirSync(sb.home)).not.toContain("bare-data");
+  });
+
+  it("takes a folder whose .git directory is empty for a plain directory, as git does, and leaves that .git alone", () => {
+    const dir = sb.dir("empty-dot-git");
+    mkdirSync(path.join(dir, ".git/notes"), { recursive: true });
+    writeFileSync(path.join(dir, ".git/notes/keep.txt"), "mine\n");
+    writeFileSync(path.join(dir, "a.txt"), "a\n");
+    mkdirSync(path.join(dir, "sub"));
+    const snap = sb.cli(path.join(dir, "sub"), ["-C", dir, "snapshot", "--json"]);
+    expect(snap.status, snap.stderr).toBe(0);
+    writeFileSync(path.join(dir, "a.txt"), "changed\n");
+    const restore = sb.cli(dir, ["restore", snap.json.id, "--json"]);
+    expect(restore.status, restore.stderr).toBe(0);
+    expect(readFileSync(path.join(dir, "a.txt"), "utf8")).toBe("a\n");
+    expect(readFileSync(path.join(dir, ".git/notes/keep.txt"), "utf8")).toBe("mine\n");
+    // A .git with a repository's parts that git cannot read is still refused, not taken for plain.
+    const broken = sb.dir("broken-dot-git");
+    mkdirSync(path.join(broken, ".git/objects"), { recursive: true });
+    const refused = sb.cli(broken, ["snapshot", "--json"]);
+    expect([refused.status, refused.json?.error.code]).toEqual([1, "not-a-workspace"]);
+    expect(refused.stderr).toContain("git cannot read the repository around");
   });
 
   // Needs root to give the repository to another user (uid 65534), as a checkout made by another
