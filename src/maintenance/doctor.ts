@@ -1,3 +1,4 @@
+import { forgetLastSafety } from "../store/last-safety.js";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { StoreContext } from "../store/context.js";
@@ -268,7 +269,7 @@ export async function repairStore(engine: StoreContext): Promise<DoctorRepair[]>
     ids.filter((id) => !drop.includes(id)),
   );
   if (lost) {
-    await fs.rm(path.join(engine.paths.dir, STORE_FILES.lastSafety), { force: true });
+    await forgetLastSafety(engine);
     done.push({ code: "reset-state-file", message: `forgot the lost safety snapshot ${lost}` });
   }
   for (const name of await damagedStateFiles(engine)) {

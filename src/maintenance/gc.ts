@@ -1,8 +1,9 @@
+import { readLastSafety } from "../store/last-safety.js";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { StoreContext } from "../store/context.js";
 import { runGit } from "../git/exec.js";
-import { STORE_FILES, readJson } from "../store/layout.js";
+import { STORE_FILES } from "../store/layout.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { heldByLive, liveSharedHolders, waitForSharedHolders, withLock } from "../util/lock.js";
 import { staleGitLocks } from "./store-check.js";
@@ -81,10 +82,8 @@ export async function collectGarbage(
       const running = snapshots.find((s) => s.meta.kind === "safety");
       if (running) keep.add(running.id);
     }
-    const lastSafety = (
-      await readJson<{ id?: unknown }>(path.join(engine.paths.dir, STORE_FILES.lastSafety), {})
-    ).id;
-    if (typeof lastSafety === "string") keep.add(lastSafety);
+    const lastSafety = await readLastSafety(engine);
+    if (lastSafety) keep.add(lastSafety);
     const drop = new Set<string>();
     snapshots.forEach((s, index) => {
       if (keep.has(s.id)) return;

@@ -1,3 +1,4 @@
+import { readLastSafety } from "../store/last-safety.js";
 import { accessSync, constants, promises as fs } from "node:fs";
 import path from "node:path";
 import { isBaseInfoFile } from "../capture/base-info.js";
@@ -6,7 +7,7 @@ import { isCacheRow } from "../capture/hash-cache.js";
 import type { StoreContext } from "../store/context.js";
 import { runGit } from "../git/exec.js";
 import { isBorrowState } from "../store/borrow.js";
-import { STORE_FILES, isPlainObject, readJson } from "../store/layout.js";
+import { STORE_FILES, isPlainObject } from "../store/layout.js";
 import { promisedObjectsArgs } from "../store/promisor.js";
 import type { DoctorReport } from "../types.js";
 import { anyHeldByLive, deadSharedHolders } from "../util/lock.js";
@@ -198,8 +199,8 @@ export async function lostLastSafety(
   engine: StoreContext,
   listed: readonly string[],
 ): Promise<string | null> {
-  const id = (await readJson<{ id?: unknown }>(path.join(engine.paths.dir, STORE_FILES.lastSafety), {})).id;
-  return typeof id === "string" && /^[0-9a-f]{40}$/.test(id) && !listed.includes(id) ? id : null;
+  const id = await readLastSafety(engine);
+  return id && !listed.includes(id) ? id : null;
 }
 
 /** `.ghostlock` files whose owner process is dead (taken over anyway by the next run). */

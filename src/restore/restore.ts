@@ -18,6 +18,7 @@ import {
   journalDirs,
 } from "../store/restore-journal.js";
 import { STORE_FILES, writeFileAtomic } from "../store/layout.js";
+import { writeLastSafety } from "../store/last-safety.js";
 import { syncDirs } from "../util/durable.js";
 import { withLock } from "../util/lock.js";
 import { settledWith } from "../util/settled.js";
@@ -119,10 +120,7 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
   trace("restore: planned, way back on disk");
   // Protected from retention from now on; a restore its target refused does not displace the last one.
   if (safety) {
-    await writeFileAtomic(
-      path.join(engine.paths.dir, STORE_FILES.lastSafety),
-      JSON.stringify({ id: safety }),
-    );
+    await writeLastSafety(engine, safety);
   }
   // The journal names the temp files and new directories this run may leave, so the next run
   // removes them if this process dies half-way (and `doctor` reports the interrupted restore).

@@ -1,4 +1,3 @@
-import { promises as fs } from "node:fs";
 import path from "node:path";
 import { linkBorrowedObjects } from "./borrow.js";
 import type { StoreContext } from "./context.js";
@@ -14,7 +13,7 @@ import { encodeMessage, isoFromMicros, type SnapshotMeta, type StoredExclusion }
 import { displayPath } from "../paths.js";
 import type { Excluded, Snapshot, SnapshotSummary } from "../types.js";
 import { type SnapshotRefs, snapshotOfCommit, type StoredSnapshot } from "./store.js";
-import { readJson, STORE_FILES } from "./layout.js";
+import { forgetLastSafety } from "./last-safety.js";
 
 /**
  * Reads one snapshot straight from its commit object: no ref listing, so the cost does not grow
@@ -180,9 +179,7 @@ export async function publishSnapshot(
 export async function dropSnapshots(store: StoreContext, ids: string[]): Promise<string[]> {
   const unique = [...new Set(ids)];
   await store.refs.remove(unique);
-  const file = path.join(store.paths.dir, STORE_FILES.lastSafety);
-  const named = (await readJson<{ id?: unknown }>(file, {})).id;
-  if (typeof named === "string" && unique.includes(named)) await fs.rm(file, { force: true });
+  await forgetLastSafety(store, unique);
   return unique;
 }
 
