@@ -8,7 +8,8 @@ import { fetchRefs, type ResolvedRemote, remoteNamespace, resolveRemote } from "
 import { type StoredSnapshot, updateRefsQuietly } from "../store/store.js";
 import type { FetchOptions, FetchReport, SessionOrigin } from "../types.js";
 import { Journal } from "./journal.js";
-import { foldJournal, parseJournal } from "./model.js";
+import { foldJournal } from "./model.js";
+import { parseJournal } from "./journal.js";
 import { fetchedLinksPrefix, fetchingSnapshotsPrefix, removeFetchedLinks } from "../store/fetched-links.js";
 import { deadPackTemps, removePackTemps, removingTempPackOnFailure } from "../store/pack-temps.js";
 import { linkBorrowed } from "../store/snapshots.js";

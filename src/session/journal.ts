@@ -5,7 +5,7 @@ import { fsError } from "../errors.js";
 import { nowMicros } from "../store/metadata.js";
 import { syncDirs } from "../util/durable.js";
 import { withLock } from "../util/lock.js";
-import { foldJournal, type JournalRecord, parseJournal, type SessionState } from "./model.js";
+import { foldJournal, type JournalRecord, type SessionState } from "./model.js";
 import { namesIn } from "../util/small-files.js";
 
 /** Journal records are written without `t`; the journal stamps them. */
@@ -201,4 +201,24 @@ async function recentJournals(dir: string, sinceMs: number, except: string): Pro
     if (journal) out.push(journal.state);
   }
   return out;
+}
+
+/**
+ * Parses a journal. A line that is not a whole JSON record (the torn tail of a killed writer,
+ * or damage) is skipped, never fatal. Returns the records and whether the text ends mid-line.
+ */
+export function parseJournal(text: string): { records: JournalRecord[]; torn: boolean } {
+  const records: JournalRecord[] = [];
+  const lines = text.split("\n");
+  const torn = lines[lines.length - 1] !== "";
+  for (const line of lines) {
+    if (line.trim() === "") continue;
+    try {
+      const record = JSON.parse(line) as JournalRecord;
+      if (record && typeof record === "object" && typeof record.e === "string") records.push(record);
+    } catch {
+      // torn or damaged: the fact it would have recorded did not happen
+    }
+  }
+  return { records, torn };
 }

@@ -24,6 +24,8 @@ export type JournalRecord =
       absent?: RelPath[];
       /** Paths reported only after the edit that the before snapshot did not hold: their before-state is lost. */
       unknown?: RelPath[];
+      /** Reported after the edit (Cursor): what the file held just before it is unknown. */
+      edited?: true;
       t: number;
     }
   /** A progress mark after a tool call: the tree of what the agent had done by then. */
@@ -83,8 +85,8 @@ export interface TurnState {
   changed: RelPath[];
   /** Files touched during the turn (attributed to it alone). */
   touched: Set<RelPath>;
-  /** When each of them was first and last reported (microseconds): see `touchedBesideSince`. */
-  touchTimes: Map<RelPath, { first: number; last: number }>;
+  /** When each was first and last reported (microseconds), and whether first only after its edit: see `touchedBesideSince`. */
+  touchTimes: Map<RelPath, { first: number; last: number; afterEdit?: boolean }>;
   /** Touched paths the before-state proves absent although the before snapshot did not look at them. */
   beforeAbsent: Set<RelPath>;
   /** Touched paths whose before-state was never captured (reported after the edit). */
@@ -183,7 +185,8 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       if (turn?.state !== "open") break;
       for (const p of record.files) {
         turn.touched.add(p);
-        turn.touchTimes.set(p, { first: turn.touchTimes.get(p)?.first ?? record.t, last: record.t });
+        const { first = record.t, afterEdit = record.edited } = turn.touchTimes.get(p) ?? {};
+        turn.touchTimes.set(p, { first, last: record.t, afterEdit });
       }
       for (const p of record.absent ?? []) turn.beforeAbsent.add(p);
       for (const p of record.unknown ?? []) turn.beforeUnknown.add(p);
@@ -265,26 +268,6 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       break;
     }
   }
-}
-
-/**
- * Parses a journal. A line that is not a whole JSON record (the torn tail of a killed writer,
- * or damage) is skipped, never fatal. Returns the records and whether the text ends mid-line.
- */
-export function parseJournal(text: string): { records: JournalRecord[]; torn: boolean } {
-  const records: JournalRecord[] = [];
-  const lines = text.split("\n");
-  const torn = lines[lines.length - 1] !== "";
-  for (const line of lines) {
-    if (line.trim() === "") continue;
-    try {
-      const record = JSON.parse(line) as JournalRecord;
-      if (record && typeof record === "object" && typeof record.e === "string") records.push(record);
-    } catch {
-      // torn or damaged: the fact it would have recorded did not happen
-    }
-  }
-  return { records, torn };
 }
 
 /** Folds records into a session's state. */

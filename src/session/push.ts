@@ -15,7 +15,8 @@ import { updateRefsQuietly } from "../store/store.js";
 import type { PushOptions, PushReport } from "../types.js";
 import { Journal } from "./journal.js";
 import { refuseIgnoredContent } from "./push-secrets.js";
-import { foldJournal, parseJournal } from "./model.js";
+import { foldJournal } from "./model.js";
+import { parseJournal } from "./journal.js";
 import {
   completeRecords,
   extendsJournal,

@@ -77,7 +77,14 @@ export async function touchPaths(
           : await captureIntoBefore(engine, open, fresh, await touchedBeside(ctx, open, fresh));
     await journal.append([
       ...(reopened ? [reopened] : []),
-      { e: "touch", turn: open.turn, paths: rels, files, ...amended },
+      {
+        e: "touch",
+        turn: open.turn,
+        paths: rels,
+        files,
+        ...amended,
+        ...(options.edited ? { edited: true } : {}),
+      },
     ]);
     // The replaced before-snapshot is now unreferenced by the journal: forget it.
     if (amended.before) await engine.refs.remove([open.before]).catch(() => {});

@@ -236,7 +236,14 @@ async function endLocked(
   // mark of this turn's shell, taken later, holds those bytes too).
   const overlapFrom = overlapStart(others, turn.startedAt, now);
   if (overlapFrom !== null) {
-    const unreported = attributed.filter((p) => !ownTouched.has(p));
+    // A path first reported only after its edit (Cursor) once another session's turn ran beside
+    // this one: what it held just before that edit is unknown, and may be the other agent's work
+    // (a rewind would put back this turn's before-state over it), so it is judged as unreported.
+    const reportedLate = (p: RelPath) => {
+      const times = turn.touchTimes.get(p);
+      return times?.afterEdit === true && times.first > overlapFrom;
+    };
+    const unreported = attributed.filter((p) => !ownTouched.has(p) || reportedLate(p));
     const beside = overlappingTurns(others, turn.startedAt, now);
     for (const p of touchedBesideSince(turn, beside)) uncertain.add(p);
     const own = await engine.withReader(async (cat) => {

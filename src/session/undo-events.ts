@@ -2,7 +2,8 @@ import type { StoreContext } from "../store/context.js";
 import { displayPath } from "../paths.js";
 import { Journal } from "./journal.js";
 import type { UndoEvent } from "../types.js";
-import { type JournalRecord, parseJournal } from "./model.js";
+import type { JournalRecord } from "./model.js";
+import { parseJournal } from "./journal.js";
 import { readTextOrEmpty } from "../util/small-files.js";
 
 /**

@@ -146,6 +146,38 @@ describe("hooks across sessions and outside projects", () => {
     expect(sandbox.ok(mono, "log").map((t: any) => t.changed)).toEqual([["fe/app.js"]]);
   });
 
+  it("doubts a Cursor edit of a file another session changed beside it: Cursor reports an edit only after it, so the file's bytes just before it are unknown", () => {
+    // Cursor's generation begins; a Claude Code session beside it edits notes.md with its tools
+    // and ends; then Cursor edits notes.md and src/app.js (afterFileEdit, after the write). A
+    // rewind of Cursor's turn would put back notes.md as it was before either session, reverting
+    // the other session's finished work without a word (SPEC §8: uncertain is a conflict).
+    const generation = (event: string, extra: Record<string, unknown> = {}) =>
+      cursor(repo.dir, "cur", event, { generation_id: "gen-1", ...extra });
+    send(generation("beforeSubmitPrompt", { prompt: "tidy", attachments: [] }), repo.dir, "cursor");
+    send(claude(repo.dir, "B", "UserPromptSubmit", { prompt: "b" }), repo.dir);
+    const edit = { tool_name: "Edit", tool_input: { file_path: repo.path("notes.md") }, tool_use_id: "b1" };
+    send(claude(repo.dir, "B", "PreToolUse", edit), repo.dir);
+    repo.write({ "notes.md": "n0\nB's line\n" });
+    send(claude(repo.dir, "B", "PostToolUse", { ...edit, tool_response: { success: true } }), repo.dir);
+    send(claude(repo.dir, "B", "Stop", { stop_hook_active: false }), repo.dir);
+    repo.write({ "notes.md": "n0\nB's line\nCursor's line\n", "src/app.js": "cursor\n" });
+    for (const file of ["notes.md", "src/app.js"]) {
+      send(generation("afterFileEdit", { file_path: repo.path(file), edits: [] }), repo.dir, "cursor");
+    }
+    send(generation("stop", { status: "completed", loop_count: 0 }), repo.dir, "cursor");
+
+    const refused = repo.cli(["rewind", "--session", "cur", "--to", "gen-1", "--json"]);
+    expect([refused.status, refused.json.uncertain]).toEqual([3, ["notes.md"]]);
+    expect(repo.read("notes.md")).toBe("n0\nB's line\nCursor's line\n");
+    // A file nobody else changed meanwhile is the turn's own, rewound as ever.
+    const own = repo.cli(["rewind", "--session", "cur", "--to", "gen-1", "--json", "--", "src/app.js"]);
+    expect([own.status, own.json.written], own.stderr).toEqual([0, ["src/app.js"]]);
+    expect(repo.read("src/app.js")).toBe("v0\n");
+    // Nor does the other session's rewind go over Cursor's later line.
+    expect(repo.cli(["rewind", "--session", "B", "--to", "1"]).status).toBe(3);
+    expect(repo.read("notes.md")).toBe("n0\nB's line\nCursor's line\n");
+  });
+
   it("ends turns on Claude Code's StopFailure and Codex's Interrupt", async () => {
     send(claude(repo.dir, "c1", "UserPromptSubmit", { prompt: "p" }), repo.dir);
     repo.write({ "src/app.js": "v1\n" });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { attributeTurn, overlappingTouches } from "../../src/session/attribution.js";
-import { foldJournal, type JournalRecord, parseJournal } from "../../src/session/model.js";
+import { parseJournal } from "../../src/session/journal.js";
+import { foldJournal, type JournalRecord } from "../../src/session/model.js";
 import { attributePaths, changesOf, conflictsOf } from "../../src/session/rewind-plan.js";
 import { promptPreview } from "../../src/util/format.js";
 
