@@ -123,7 +123,6 @@ async function takeSessions(
   remote: ResolvedRemote,
   report: FetchReport,
 ): Promise<Set<string>> {
-  const origins: Record<string, SessionOrigin> = {};
   // Only this remote's: the sessions fetched before from others are not in its report.
   for (const commit of await trackedSessionCommits(engine, trackingPrefix(engine, remote))) {
     const theirs = await readSessionCommit(engine, commit);
@@ -137,6 +136,14 @@ async function takeSessions(
       const ours = read && completeRecords(read);
       if (ours !== null && extendsJournal(ours, theirs.journal)) return "unchanged";
       if (ours !== null && !extendsJournal(theirs.journal, ours)) return "conflict";
+      // Its origin first: a fetch killed between the two left a journal the next fetch finds
+      // unchanged, listed as this machine's for good; an origin without its journal lists nothing.
+      const origin: SessionOrigin = {
+        remote: remote.url,
+        host: theirs.host,
+        fetchedAt: isoFromMicros(nowMicros()),
+      };
+      await recordOrigins(engine, { [session]: origin });
       await writeFileAtomic(journal.file, theirs.journal);
       return ours === null ? "created" : "updated";
     });
@@ -152,10 +159,8 @@ async function takeSessions(
         turns: foldJournal(session, records).turns.length,
         status: outcome,
       });
-      origins[session] = { remote: remote.url, host: theirs.host, fetchedAt: isoFromMicros(nowMicros()) };
     }
   }
-  await recordOrigins(engine, origins);
   return new Set(report.conflicts.map((c) => c.session));
 }
 
