@@ -4,6 +4,9 @@ import path from "node:path";
 import { GhostcommitError } from "../errors.js";
 import { runGit, transferReason } from "../git/exec.js";
 import type { WorkspaceLocation } from "../git/repository.js";
+import type { ResolvedRemote } from "./remote-resolve.js";
+
+export { type ResolvedRemote, resolveRemote } from "./remote-resolve.js";
 
 /**
  * Git transport for snapshot history: git's own push and fetch with explicit refspecs, so any
@@ -34,40 +37,6 @@ const TRANSFER_CONFIG = [
   "push.gpgSign=false",
 ];
 
-/** Transport settings of the user's repository config, e.g. the auth header a CI checkout sets there. */
-const TRANSPORT_KEYS =
-  /^(http\..+|https?\..+|credential\..+|url\..+\.(insteadof|pushinsteadof)|core\.sshcommand|core\.askpass)$/;
-
-/**
- * What git needs to reach the remote as the user's own git would: their SSH and askpass
- * variables, and the transport settings of the repository's own config, handed over through the
- * environment (not the command line, where other users could read a token).
- */
-async function transportEnv(location: WorkspaceLocation): Promise<NodeJS.ProcessEnv> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const key of ["GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS"]) {
-    if (process.env[key] !== undefined) env[key] = process.env[key];
-  }
-  if (location.kind !== "git") return env;
-  const listed = await runGit(["config", "--local", "-z", "--list"], {
-    cwd: location.root,
-    okCodes: [0, 1, 128],
-  });
-  const pairs: [string, string][] = [];
-  for (const entry of listed.stdout.toString("utf8").split("\0")) {
-    const newline = entry.indexOf("\n");
-    const key = newline === -1 ? entry : entry.slice(0, newline);
-    if (TRANSPORT_KEYS.test(key.toLowerCase()))
-      pairs.push([key, newline === -1 ? "true" : entry.slice(newline + 1)]);
-  }
-  env.GIT_CONFIG_COUNT = String(pairs.length);
-  pairs.forEach(([key, value], i) => {
-    env[`GIT_CONFIG_KEY_${i}`] = key;
-    env[`GIT_CONFIG_VALUE_${i}`] = value;
-  });
-  return env;
-}
-
 /**
  * Where a workspace's history goes on a remote: one namespace per workspace path in the
  * repository, and one for a plain directory, so that a plain folder pushed to a repository's
@@ -83,73 +52,9 @@ export function remoteNamespace(location: WorkspaceLocation): string {
   return `refs/ghostcommit/${scope}/`;
 }
 
-/** The remote as given, the URL git uses for it and the environment that reaches it. */
-export interface ResolvedRemote {
-  name: string;
-  url: string;
-  env: NodeJS.ProcessEnv;
-}
-
-/**
- * A remote name of the user's repository (its push URL for pushing, fetch URL for fetching, with
- * `insteadOf` rewrites applied), or else a URL or a path (relative to `cwd`), unless
- * `configuredOnly`.
- */
-export async function resolveRemote(
-  location: WorkspaceLocation,
-  given: string | undefined,
-  direction: "push" | "fetch",
-  cwd: string,
-  options: { configuredOnly?: boolean } = {},
-): Promise<ResolvedRemote> {
-  const name = given ?? "origin";
-  const env = await transportEnv(location);
-  if (name.trim() === "" || name.startsWith("-")) {
-    throw new GhostcommitError("usage", `not a remote: ${JSON.stringify(name)}`);
-  }
-  if (location.kind === "git" && /^[A-Za-z0-9._/-]+$/.test(name)) {
-    const args = ["remote", "get-url", ...(direction === "push" ? ["--push"] : []), name];
-    const result = await runGit(args, { cwd: location.root, okCodes: [0, 2, 128] });
-    const url = result.stdout.toString("utf8").trim();
-    // Git resolves a configured path from the work tree's top level, wherever in it git runs.
-    const top = location.worktreeRoot ?? location.root;
-    if (result.code === 0 && url) return { name, url: absoluteIfPath(url, top), env };
-  }
-  if (options.configuredOnly) {
-    throw new GhostcommitError(
-      "usage",
-      location.kind === "git"
-        ? `no remote named ${name} in the repository's configuration (only a configured remote can be named here)`
-        : "this workspace is not in a git repository, so it has no configured remote to name",
-      { remote: name },
-    );
-  }
-  if (looksLikeUrl(name)) return { name, url: name, env };
-  const local = path.resolve(cwd, name);
-  if (await fs.stat(local).catch(() => null)) return { name, url: local, env };
-  throw new GhostcommitError(
-    "usage",
-    given === undefined
-      ? location.kind === "git"
-        ? "no remote given and the repository has no remote named origin"
-        : "no remote given: this workspace is not in a git repository, give a URL or a path"
-      : `no remote ${name}: not a remote of the repository, a URL or an existing path`,
-    { remote: name },
-  );
-}
-
-function looksLikeUrl(text: string): boolean {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(text) || (/^[^/:]+@?[^/:]*:/.test(text) && !text.startsWith("/"));
-}
-
-/** A remote URL that is a relative path means relative to the work tree's top level, not to our git dir. */
-function absoluteIfPath(url: string, root: string): string {
-  return looksLikeUrl(url) || path.isAbsolute(url) ? url : path.resolve(root, url);
-}
-
 /** Every ref of the remote (name to oid). */
 export async function listRemoteRefs(gitDir: string, remote: ResolvedRemote): Promise<Map<string, string>> {
-  const result = await runGit([...TRANSFER_CONFIG, "ls-remote", "--", remote.url], {
+  const result = await runGit([...TRANSFER_CONFIG, "ls-remote", ...uploadPack(remote), "--", remote.url], {
     cwd: path.dirname(gitDir),
     env: { GIT_DIR: gitDir, ...remote.env },
   }).catch((error: GhostcommitError) => {
@@ -216,6 +121,7 @@ function atomicPush(gitDir: string, remote: ResolvedRemote, refspecs: string[]) 
       "--porcelain",
       "--no-verify",
       "--no-signed",
+      ...(remote.receivePack === undefined ? [] : [`--receive-pack=${remote.receivePack}`]),
       "--",
       remote.url,
       ...refspecs,
@@ -241,6 +147,7 @@ export async function fetchRefs(gitDir: string, remote: ResolvedRemote, refspecs
       "--no-write-fetch-head",
       "--no-recurse-submodules",
       "--quiet",
+      ...uploadPack(remote),
       "--",
       remote.url,
       ...refspecs,
@@ -256,6 +163,11 @@ export async function fetchRefs(gitDir: string, remote: ResolvedRemote, refspecs
     }
   }
   return bytes;
+}
+
+/** The remote's own upload-pack, for a command that reads from it. */
+function uploadPack(remote: ResolvedRemote): string[] {
+  return remote.uploadPack === undefined ? [] : [`--upload-pack=${remote.uploadPack}`];
 }
 
 /** Which of `oids` the object store behind `env` holds. */
