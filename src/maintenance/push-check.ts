@@ -1,6 +1,7 @@
 import type { StoreContext } from "../store/context.js";
 import { backgroundPushLog, backgroundPushStatus } from "../session/auto-push.js";
 import type { DoctorCheck } from "./doctor.js";
+import type { Problem } from "./store-check.js";
 
 /**
  * Doctor check: the latest background push (after a turn) failed. The next success clears it, and
@@ -9,6 +10,7 @@ import type { DoctorCheck } from "./doctor.js";
 export const checkBackgroundPush: DoctorCheck = async (engine: StoreContext) => {
   if (engine.settings.push?.after !== "turn") return [];
   const status = await backgroundPushStatus(engine);
+  if (status?.ok && status.refsLeft) return [refsLeft(status.remote, status.t, status.refsLeft)];
   if (!status || status.ok) return [];
   const retry = status.ignored
     ? // Retrying as is fails again: the session's later snapshots keep those files.
@@ -25,3 +27,12 @@ export const checkBackgroundPush: DoctorCheck = async (engine: StoreContext) => 
     },
   ];
 };
+
+/** The latest background push went through, but the remote kept its temporary refs. */
+function refsLeft(remote: string, t: string, left: { refs: string[]; reason: string }): Problem {
+  const them = left.refs.length === 1 ? "it" : "them";
+  return {
+    code: "push-refs-left",
+    message: `the background push to ${remote} after a turn (${t}) went through, but the remote did not let it delete its temporary ${left.refs.length === 1 ? "ref" : "refs"} (${left.reason}): ${left.refs.join(", ")}. No new one is made while ${them} stay; once the remote lets refs under refs/ghostcommit/ be deleted, the next push deletes ${them}`,
+  };
+}

@@ -17,6 +17,8 @@ export interface BackgroundPushStatus {
   ignored?: string[];
   /** Sessions left out (the others were sent): the remote holds another history under their ids. */
   leftOut?: string[];
+  /** The push's temporary refs the remote kept (a success all the same): see `PushReport`. */
+  refsLeft?: { refs: string[]; reason: string };
 }
 
 const STATUS_FILE = STORE_FILES.pushStatus;
@@ -79,6 +81,7 @@ export async function runBackgroundPush(
       { remote, includeIgnored: engine.settings.push?.includeIgnored },
       { leaveConflicting: true },
     );
+    if (report.refsLeft) status.refsLeft = report.refsLeft;
     if (report.leftOut) {
       status.leftOut = report.leftOut.map((c) => c.session);
       const shown = report.leftOut.map((c) => `${c.session} (pushed from ${c.host})`).join(", ");

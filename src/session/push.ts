@@ -77,6 +77,7 @@ export async function pushWorkspace(
     withSyncLock(engine, async function attempt(again = false): Promise<PushReport> {
       Object.assign(report, { sessions: [], unchanged: [], behind: [], snapshots: [], refs: 0, bytes: 0 });
       delete report.leftOut;
+      delete report.refsLeft;
       const gitDir = engine.paths.gitDir;
       const remoteRefs = await listRemoteRefs(gitDir, remote);
       const snapshots = await engine.refs.list();
@@ -134,8 +135,13 @@ export async function pushWorkspace(
       ];
       refUpdates.push(...(await writeSnapshotLinks(engine, toSend, remoteRefs, present, snapshots)));
       const tips = refUpdates.map(([oid]) => oid);
+      // A carrier left by an earlier push (cut off, or the remote refused its deletion): no new
+      // one while it stays, or a remote that refuses deletions would keep one per push.
+      const leftOver = carrierRefs(engine, remoteRefs);
       const carrier =
-        toSend.length > 0 ? await writePushCarrier(engine, tips, remoteRefs, present, snapshots) : null;
+        toSend.length > 0 && leftOver.length === 0
+          ? await writePushCarrier(engine, tips, remoteRefs, present, snapshots)
+          : null;
       const sent = carrier ? [carrier.oid] : tips;
       report.bytes = await bytesToSend(engine.paths.dir, engine.readEnv, sent, [...present]);
       try {
@@ -147,8 +153,9 @@ export async function pushWorkspace(
         return attempt(true);
       }
       await trackPushed(engine, remote, updates);
-      const leftOver = carrierRefs(engine, remoteRefs);
-      await deleteRemoteRefs(gitDir, remote, carrier ? [carrier.ref, ...leftOver] : leftOver);
+      const temporary = carrier ? [carrier.ref, ...leftOver] : leftOver;
+      const kept = await deleteRemoteRefs(gitDir, remote, temporary);
+      if (kept !== null) report.refsLeft = { refs: temporary, reason: kept };
       report.sessions = updates.map(({ session, turns, status }) => ({ session, turns, status }));
       report.snapshots = toSend.map((s) => s.id);
       report.refs = refUpdates.length;

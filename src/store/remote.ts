@@ -95,20 +95,20 @@ export async function pushRefs(
 
 /**
  * Deletes refs of the remote (a push's carrier), in one transaction. A failure is left for the
- * next push to mend: returns whether the refs are gone.
+ * next push to mend: returns null once the refs are gone, else why they are not (the remote
+ * refused the deletion, or could not be reached for it).
  */
 export async function deleteRemoteRefs(
   gitDir: string,
   remote: ResolvedRemote,
   refs: string[],
-): Promise<boolean> {
-  if (refs.length === 0) return true;
-  const result = await atomicPush(
-    gitDir,
-    remote,
-    refs.map((r) => `:${r}`),
-  ).catch(() => null);
-  return result?.code === 0;
+): Promise<string | null> {
+  if (refs.length === 0) return null;
+  const deletion = refs.map((r) => `:${r}`);
+  const result = await atomicPush(gitDir, remote, deletion).catch((error: GhostcommitError) => error);
+  if (result instanceof Error) return transferReason(stderrOf(result), "") || result.message;
+  if (result.code === 0) return null;
+  return transferReason(result.stderr, result.stdout.toString("utf8")) || `git push exited ${result.code}`;
 }
 
 /** One `git push --atomic` of `refspecs`, hooks and signing off; status 1 (a refused ref) is an answer. */
@@ -204,9 +204,11 @@ export async function bytesToSend(
 }
 
 function transferError(verb: string, url: string, error: GhostcommitError, stdout = ""): GhostcommitError {
-  const stderr = GhostcommitError.is(error, "git-failed")
-    ? (error.data.stderr ?? error.message)
-    : error.message;
+  const stderr = stderrOf(error);
   const reason = transferReason(stderr, stdout) || error.message;
   return new GhostcommitError("git-failed", `cannot ${verb} ${url}: ${reason}`, { url, stderr }, error);
+}
+
+function stderrOf(error: GhostcommitError): string {
+  return GhostcommitError.is(error, "git-failed") ? (error.data.stderr ?? error.message) : error.message;
 }

@@ -36,6 +36,12 @@ export interface PushReport {
    * after a turn only: a push by hand is refused whole instead).
    */
   leftOut?: { session: string; host: string }[];
+  /**
+   * Temporary refs (`carriers/`) still on the remote after the push, and why: the remote refused
+   * to delete them, or could not be reached for it. No new one is made while one is there; each
+   * push tries to delete them again.
+   */
+  refsLeft?: { refs: string[]; reason: string };
 }
 
 export interface FetchOptions {

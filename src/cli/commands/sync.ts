@@ -75,7 +75,14 @@ function describePush(report: PushReport): string {
     lines.push(`  ${color.bold(humanText(s.session))}  ${s.status}, ${counted(s.turns, "turn")}`);
   for (const s of report.behind)
     lines.push(`  ${color.yellow(humanText(s))}  the remote has later turns of it: fetch brings them`);
+  if (report.refsLeft) lines.push(color.yellow(refsLeftLine(report.refsLeft)));
   return lines.join("\n");
+}
+
+/** The push's temporary refs the remote kept: what stays there and why. */
+function refsLeftLine({ refs, reason }: NonNullable<PushReport["refsLeft"]>): string {
+  const one = refs.length === 1;
+  return `${one ? "temporary ref" : "temporary refs"} left on the remote: ${refs.map(humanText).join(", ")} (not deleted: ${humanText(reason)}); no new one is made while ${one ? "it is" : "they are"} there, and a push deletes ${one ? "it" : "them"} once the remote allows`;
 }
 
 function describeFetch(report: FetchReport): string {
