@@ -29,6 +29,7 @@ export interface Captured {
   parent: string | null;
   fileCount: number;
   excluded: StoredExclusion[];
+  /** Ignored paths force-included or touched: captured, or proven absent then (so a restore of the snapshot deletes them). */
   included: RelPath[];
   /** Git repositories nested in the workspace whose files were captured by their own rules. */
   nested?: RelPath[];

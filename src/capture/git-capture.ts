@@ -24,6 +24,7 @@ import { runStatus } from "./status-run.js";
 import { EarlyProof, unprovenCleanFiles } from "./clean-proof.js";
 import { commitTree, editTree, entryAt, type FileState, subtreeAt, type TreeChanges } from "../git/trees.js";
 import { mapLimit } from "../util/pool.js";
+import { signal } from "../util/settled.js";
 import { trace } from "../util/trace.js";
 
 /** A path to read from the work tree; `limit` is the size bound (null for tracked files). */
@@ -56,15 +57,12 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   trace("capture: head and excludes read");
   // Status (the long pole) starts as soon as HEAD is known; the base tree is read meanwhile, once
   // status is running (starting cat-file blocks this thread for milliseconds).
-  let statusSpawned = () => {};
-  const spawned = new Promise<void>((resolve) => {
-    statusSpawned = resolve;
-  });
+  const spawned = signal();
   const statusPromise = syncExcludes(location.commonDir!, paths.gitDir).then(() =>
-    runStatus(ctx, head, worktreeRoot, prefix, statusConfig, { spawned: statusSpawned }),
+    runStatus(ctx, head, worktreeRoot, prefix, statusConfig, { spawned: spawned.resolve }),
   );
   const userIndex = new SharedIndexWalk(path.join(location.gitDir!, "index"));
-  await Promise.race([spawned, statusPromise.catch(() => {})]);
+  await Promise.race([spawned.promise, statusPromise.catch(() => {})]);
   // The clean proof of a first snapshot starts beside status (see EarlyProof): the root's
   // .gitattributes on disk usually tells at once, the committed attributes and the user's config
   // a little later, those deeper down once the index walk lists them.
@@ -218,6 +216,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
 
   trace(`capture: status parsed, ${reads.length} files to read`);
   const capturedIncludes = new Set<RelPath>();
+  const absentIncludes = new Set<RelPath>();
   const readAll = async (batch: PendingRead[]) => {
     const results = await mapLimit(batch, 8, (read) =>
       captureWorktreePath(location.root, read.path, ctx.writer, ctx.cache, read.limit),
@@ -232,6 +231,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
           break;
         case "absent":
         case "directory":
+          if (result.kind === "absent" && included.includes(read.path)) absentIncludes.add(read.path);
           if (!read.untracked) changes.set(read.path, null);
           break;
         case "large":
@@ -284,7 +284,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     parent: head,
     fileCount: Math.max(0, fileCount),
     excluded: sortExclusions(withoutIncludedDirs(excluded, includes, capturedIncludes)),
-    included: [...capturedIncludes].sort(),
+    included: [...capturedIncludes, ...absentIncludes].sort(),
     ...(nested.roots.length > 0 ? { nested: nested.roots } : {}),
     ...(status.copyDeferred ? { statusCopyDeferred: status.copyDeferred } : {}),
   };

@@ -25,7 +25,7 @@ export interface SnapshotMeta {
   parent: string | null;
   fileCount: number;
   excluded: StoredExclusion[];
-  /** Ignored paths captured because they were force-included or touched. */
+  /** Ignored paths force-included or touched: captured, or proven absent then. */
   included: RelPath[];
   /** Nested git repositories captured by their own rules: their ignore rules decide deletion proofs. */
   nested?: RelPath[];

@@ -8,3 +8,12 @@ export async function settledWith<T>(first: Promise<void>, work: Promise<T>): Pr
   if (b.status === "rejected") throw b.reason;
   return b.value;
 }
+
+/** A promise and the function that resolves it (Node 20 has no `Promise.withResolvers`). */
+export function signal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = () => {};
+  const promise = new Promise<void>((done) => {
+    resolve = done;
+  });
+  return { promise, resolve };
+}

@@ -380,6 +380,19 @@ describe("restore", () => {
     expect(r.read("agent.txt")).toBe("new\n");
   });
 
+  it("undoes a restore of force-included ignored files: a file the restore brought back that was absent before is deleted again", () => {
+    const r = repo({ ".gitignore": "cache/\n", "a.txt": "a\n" });
+    r.write({ "cache/a": "one\n", "cache/b": "two\n" });
+    const snap = r.ok("snapshot", "--include", "cache").id;
+    r.remove("cache/b");
+    r.write({ "cache/a": "one, changed\n" });
+    const report = r.ok("restore", snap);
+    expect([report.written, r.read("cache/b")]).toEqual([["cache/a", "cache/b"], "two\n"]);
+    const undo = r.ok("restore", report.safety);
+    expect([undo.written, undo.deleted]).toEqual([["cache/a"], ["cache/b"]]);
+    expect([r.read("cache/a"), r.exists("cache/b")]).toEqual(["one, changed\n", false]);
+  });
+
   it("a dry run reports the plan and changes nothing", async () => {
     const r = repo({ "a.txt": "a\n" });
     const snap = await snapshotIn(r);
