@@ -155,7 +155,8 @@ export type DoctorProblemCode =
   | "lost-safety-snapshot"
   | "store-over-cap"
   | "gone-workspace-refs"
-  | "damaged-ref";
+  | "damaged-ref"
+  | "damaged-object";
 
 /** What `doctor --repair` can do about it. */
 export type DoctorRepairCode =
@@ -168,7 +169,8 @@ export type DoctorRepairCode =
   | "rewrote-store-frame"
   | "removed-fetch-refs"
   | "rewrote-damaged-ref"
-  | "removed-damaged-ref";
+  | "removed-damaged-ref"
+  | "removed-damaged-object";
 
 export interface DoctorProblem {
   code: DoctorProblemCode;

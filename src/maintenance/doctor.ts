@@ -29,6 +29,7 @@ import { deadPackTemps, removePackTemps } from "../store/pack-temps.js";
 import { withSyncLock } from "../session/remote-sessions.js";
 import { damagedFrame, repairFrame } from "./store-frame.js";
 import { damagedRefProblems, repairDamagedRefs } from "./damaged-refs.js";
+import { objectDamageProblems, repairObjectDamage } from "./damaged-objects.js";
 import { cannotMakeDirectoryIn } from "./data-dir-probe.js";
 import { unreadableUserConfig } from "./user-config.js";
 
@@ -93,7 +94,8 @@ export async function runDoctor(
         path: unwritable.dir,
       });
     }
-    problems.push(...(await damagedRefProblems(engine)), ...(await checkSnapshots(engine)));
+    problems.push(...(await damagedRefProblems(engine)), ...(await objectDamageProblems(engine)));
+    problems.push(...(await checkSnapshots(engine)));
     const leftLinks = await fetchedLinkRefs(engine);
     if (leftLinks.length > 0) {
       problems.push({
@@ -214,6 +216,7 @@ export async function repairStore(engine: StoreContext): Promise<DoctorRepair[]>
     () => false,
   );
   if (!storeExists) return done;
+  done.push(...(await repairObjectDamage(engine))); // first: what it removes, the snapshots' check sees
   const leftovers = await cleanLeftovers(engine.paths, engine.root, engine.refs.objectsDir);
   for (const file of [...(await staleGitTempFiles(engine)), ...(await orphanedPackFiles(engine))]) {
     await fs.rm(file, { force: true });
