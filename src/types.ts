@@ -156,7 +156,8 @@ export type DoctorProblemCode =
   | "store-over-cap"
   | "gone-workspace-refs"
   | "damaged-ref"
-  | "damaged-object";
+  | "damaged-object"
+  | "unindexed-pack";
 
 /** What `doctor --repair` can do about it. */
 export type DoctorRepairCode =
@@ -170,7 +171,9 @@ export type DoctorRepairCode =
   | "removed-fetch-refs"
   | "rewrote-damaged-ref"
   | "removed-damaged-ref"
-  | "removed-damaged-object";
+  | "removed-damaged-object"
+  | "reindexed-pack"
+  | "removed-damaged-pack";
 
 export interface DoctorProblem {
   code: DoctorProblemCode;

@@ -27,15 +27,18 @@ import { adopt, type ObjectSharing, objectSharing } from "./object-sharing.js";
  * objects/incoming, small blobs beside their final place. The writer's pid in the name tells one
  * left by a capture that was killed (as large as what it had written) from a live one's.
  */
-export function captureTempName(kind: "pack" | "obj"): string {
+export function captureTempName(kind: "pack" | "obj" | "idx"): string {
   return `tmp_${kind}_gc_${process.pid}_${randomHex(6)}`;
 }
 
-/** Temp files of captures that died, in objects/pack and objects/incoming (the large ones). */
+/**
+ * Temp files of captures that died, in objects/pack and objects/incoming (the large ones), and of a
+ * `doctor --repair` killed while it indexed a pack again (`idx`).
+ */
 export function deadCaptureTemps(objectsDir: string): string[] {
   return ["pack", "incoming"].flatMap((sub) =>
     namesIn(path.join(objectsDir, sub)).flatMap((name) => {
-      const owner = /^tmp_(pack|obj)_gc_(\d+)_/.exec(name);
+      const owner = /^tmp_(pack|obj|idx)_gc_(\d+)_/.exec(name);
       return owner && !alive(Number(owner[2])) ? [path.join(objectsDir, sub, name)] : [];
     }),
   );

@@ -9,6 +9,7 @@ import { nodeCrypto } from "../util/crypto.js";
 import { withLock } from "../util/lock.js";
 import { namesIn } from "../util/small-files.js";
 import { zlib } from "../util/zlib.js";
+import { repairUnindexedPacks, unindexedPackProblems, unindexedPacks } from "./unindexed-packs.js";
 
 /** Loose objects up to this size are read and inflated in one piece; larger ones are streamed. */
 const WHOLE_BYTES = 1024 * 1024;
@@ -107,18 +108,18 @@ function checkContent(content: Inflated, oid: string): string | null {
   return content.digest === oid ? null : "its content does not match its id";
 }
 
-/** Damage to the store's objects git does not report until a gc fails. */
+/** Damage to the store's objects git does not report until a gc fails: unindexed packs, damaged loose objects. */
 export async function objectDamageProblems(engine: StoreContext): Promise<DoctorProblem[]> {
   const damaged = (await damagedLooseObjects(engine)).map((object) => ({
     code: "damaged-object" as const,
     message: `object ${object.oid} in the store is damaged (${object.fault}): every gc fails on it, and a snapshot that needs it cannot be restored; \`doctor --repair\` removes it (where another copy holds the object, a pack or your repository's objects, nothing is lost; otherwise the snapshots that need it are dropped)`,
     path: object.file,
   }));
-  return damaged;
+  return [...(await unindexedPackProblems(engine)), ...damaged];
 }
 
 /**
- * Removes the damaged loose objects: git then reads another
+ * Indexes unindexed packs again, then removes the damaged loose objects: git then reads another
  * copy where there is one (a pack of the store, the user's objects it borrows). Runs before the
  * snapshots are checked: what this brings back keeps them, and the snapshots that need an object
  * nothing holds any more are dropped by the missing-objects repair after it. Under the gc lock
@@ -126,9 +127,9 @@ export async function objectDamageProblems(engine: StoreContext): Promise<Doctor
  */
 export async function repairObjectDamage(engine: StoreContext): Promise<DoctorRepair[]> {
   const found = await damagedLooseObjects(engine);
-  if (found.length === 0) return [];
+  if (found.length === 0 && (await unindexedPacks(engine)).length === 0) return [];
   return withLock(path.join(engine.paths.dir, STORE_FILES.gcLock), async () => {
-    const done: DoctorRepair[] = [];
+    const done = await repairUnindexedPacks(engine);
     for (const object of found) {
       // Checked again under the lock: a gc that ran meanwhile may have removed it.
       const fault = await looseObjectFault(object.file, object.oid);

@@ -30,6 +30,7 @@ import { withSyncLock } from "../session/remote-sessions.js";
 import { damagedFrame, repairFrame } from "./store-frame.js";
 import { damagedRefProblems, repairDamagedRefs } from "./damaged-refs.js";
 import { objectDamageProblems, repairObjectDamage } from "./damaged-objects.js";
+import { checkSnapshots } from "./snapshot-check.js";
 import { cannotMakeDirectoryIn } from "./data-dir-probe.js";
 import { unreadableUserConfig } from "./user-config.js";
 
@@ -94,8 +95,13 @@ export async function runDoctor(
         path: unwritable.dir,
       });
     }
-    problems.push(...(await damagedRefProblems(engine)), ...(await objectDamageProblems(engine)));
-    problems.push(...(await checkSnapshots(engine)));
+    const objects = await objectDamageProblems(engine);
+    const unindexed = objects.some((p) => p.code === "unindexed-pack");
+    problems.push(
+      ...(await damagedRefProblems(engine)),
+      ...objects,
+      ...(await checkSnapshots(engine, unindexed)),
+    );
     const leftLinks = await fetchedLinkRefs(engine);
     if (leftLinks.length > 0) {
       problems.push({
@@ -124,37 +130,6 @@ export async function runDoctor(
   };
   if (repaired) report.repaired = repaired;
   return report;
-}
-
-async function checkSnapshots(engine: StoreContext): Promise<Problem[]> {
-  const problems: Problem[] = [];
-  const ids = await engine.refs.refIds();
-  const { snapshots, unreadable } = await engine.refs.readCommits(ids);
-  for (const id of unreadable) {
-    problems.push({
-      code: "bad-snapshot",
-      message: `snapshot ${id} cannot be read (its commit is missing or is not a snapshot); \`doctor --repair\` drops it`,
-    });
-  }
-  const missing = await snapshotsMissingObjects(
-    engine,
-    snapshots.map((s) => s.id),
-  );
-  for (const [id, oids] of missing) {
-    problems.push({
-      code: "missing-objects",
-      message: `snapshot ${id} cannot be restored: ${oids.length} object(s) it needs are missing (first: ${oids[0]}); \`doctor --repair\` drops it`,
-    });
-  }
-  const lost = await lostLastSafety(engine, ids);
-  if (lost) {
-    problems.push({
-      code: "lost-safety-snapshot",
-      message: `the safety snapshot of the latest restore, ${lost}, is gone (its ref was removed outside ghostcommit, or a gc ran while that restore did): that restore cannot be undone; \`doctor --repair\` forgets it`,
-      path: path.join(engine.paths.dir, STORE_FILES.lastSafety),
-    });
-  }
-  return problems;
 }
 
 async function checkFiles(engine: StoreContext): Promise<Problem[]> {
@@ -216,7 +191,7 @@ export async function repairStore(engine: StoreContext): Promise<DoctorRepair[]>
     () => false,
   );
   if (!storeExists) return done;
-  done.push(...(await repairObjectDamage(engine))); // first: what it removes, the snapshots' check sees
+  done.push(...(await repairObjectDamage(engine))); // first: what it brings back keeps snapshots
   const leftovers = await cleanLeftovers(engine.paths, engine.root, engine.refs.objectsDir);
   for (const file of [...(await staleGitTempFiles(engine)), ...(await orphanedPackFiles(engine))]) {
     await fs.rm(file, { force: true });

@@ -187,7 +187,7 @@ export async function leftoverPackTemps(engine: StoreContext): Promise<Problem[]
     const bytes = (await fs.lstat(file).catch(() => null))?.size ?? 0;
     captures.push({
       code: "leftover-temp-pack",
-      message: `${file} (${formatBytes(bytes)}) was left by a snapshot that was killed while writing it; the next snapshot or doctor --repair removes it`,
+      message: `${file} (${formatBytes(bytes)}) was left by ${/^tmp_idx_/.test(path.basename(file)) ? "a doctor --repair killed while it indexed a pack" : "a snapshot that was killed while writing it"}; the next snapshot or doctor --repair removes it`,
       path: file,
     });
   }

@@ -1,5 +1,15 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, openSync, statSync, truncateSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Sandbox } from "../helpers/repo.js";
@@ -14,6 +24,7 @@ beforeEach(() => {
 afterEach(() => sb.cleanup());
 
 const gitDir = () => path.join(storeDir(sb), "git");
+const packDir = () => path.join(gitDir(), "objects", "pack");
 const objectFile = (id: string) => path.join(gitDir(), "objects", id.slice(0, 2), id.slice(2));
 const blobOf = (id: string, rel: string) =>
   sb.git(sb.home, `--git-dir=${gitDir()}`, "rev-parse", `${id}:${rel}`).trim();
@@ -24,6 +35,12 @@ function scribble(file: string): void {
   const fd = openSync(file, "r+");
   writeSync(fd, Buffer.alloc(16, "X"), 0, 16, Math.floor(statSync(file).size / 2));
   closeSync(fd);
+}
+
+/** Makes a pack (and what is beside it) look as old as one no process is still writing. */
+function age(file: string): void {
+  const old = new Date(Date.now() - 700_000);
+  utimesSync(file, old, old);
 }
 
 describe("damaged objects in the store", () => {
@@ -89,6 +106,89 @@ describe("damaged objects in the store", () => {
     repo.remove("u.txt");
     repo.ok("restore", snap);
     expect(repo.read("u.txt")).toBe("line\n".repeat(2000));
+    expect(repo.cli(["gc"]).status).toBe(0);
+    expect(repo.ok("doctor").ok).toBe(true);
+  });
+
+  it("a pack whose index was deleted: doctor names it, repair indexes it again and keeps every snapshot", async () => {
+    const repo = sb.repo("ws", { "a.txt": "one\n" });
+    repo.write({ "u.txt": "first\n" });
+    const first = (await snapshotIn(repo)).id;
+    repo.write({ "u.txt": "second\n" });
+    const second = (await snapshotIn(repo)).id;
+    repo.ok("gc");
+    const [pack] = readdirSync(packDir()).filter((n) => n.endsWith(".pack"));
+    const packFile = path.join(packDir(), pack);
+    rmSync(packFile.replace(/\.pack$/, ".idx"));
+    age(packFile);
+    // A repair killed while it indexed a pack leaves its temp index (its pid is gone).
+    const temp = path.join(packDir(), "tmp_idx_gc_999999999_0a1b2c");
+    writeFileSync(temp, "half an index");
+
+    const doctor = repo.cli(["doctor", "--json"]);
+    expect(doctor.status).toBe(1);
+    expect(doctor.json.problems).toContainEqual(
+      expect.objectContaining({ code: "unindexed-pack", path: packFile }),
+    );
+    expect(doctor.json.problems).toContainEqual(
+      expect.objectContaining({ code: "leftover-temp-pack", path: temp }),
+    );
+    // The snapshots look damaged meanwhile, and the advice says the repair tries the pack first.
+    const lost = doctor.json.problems.filter(
+      (p: any) => p.code !== "unindexed-pack" && p.code !== "leftover-temp-pack",
+    );
+    expect(lost.length).toBeGreaterThan(0);
+    for (const problem of lost) expect(problem.message).toContain(", unless the pack it indexes again holds");
+
+    const repaired = repo.ok("doctor", "--repair");
+    expect(repaired.repaired.map((r: any) => [r.code, r.path])).toEqual(
+      expect.arrayContaining([
+        ["reindexed-pack", packFile],
+        ["removed-leftover", temp],
+      ]),
+    );
+    expect(codes(repaired.repaired)).not.toContain("dropped-damaged-snapshot");
+    expect(repaired.ok).toBe(true);
+    expect((await listIn(repo)).map((s: any) => s.id)).toEqual([second, first]);
+    repo.ok("restore", first);
+    expect(repo.read("u.txt")).toBe("first\n");
+    expect(repo.cli(["gc"]).status).toBe(0);
+    expect(readdirSync(packDir()).filter((n) => !n.startsWith("pack-"))).toEqual([]);
+    expect(repo.ok("doctor").ok).toBe(true);
+  });
+
+  it("a pack cut short without its index: repair keeps what git reads of it, removes it and drops the snapshots it held", async () => {
+    const repo = sb.repo("ws", { "a.txt": "one\n" });
+    for (let i = 0; i < 3; i++) {
+      repo.write({ [`u${i}.txt`]: randomBytes(20_000).toString("hex") });
+      await snapshotIn(repo);
+    }
+    repo.ok("gc");
+    for (let i = 0; i < 3; i++) repo.remove(`u${i}.txt`);
+    repo.write({ "after.txt": "after the gc\n" });
+    const later = (await snapshotIn(repo)).id; // its own objects are loose
+    const [pack] = readdirSync(packDir()).filter((n) => n.endsWith(".pack"));
+    const packFile = path.join(packDir(), pack);
+    rmSync(packFile.replace(/\.pack$/, ".idx"));
+    truncateSync(packFile, Math.floor(statSync(packFile).size / 2));
+    age(packFile);
+    expect(repo.cli(["doctor", "--json"]).json.problems).toContainEqual(
+      expect.objectContaining({ code: "unindexed-pack", path: packFile }),
+    );
+
+    const repaired = repo.ok("doctor", "--repair");
+    const removed = repaired.repaired.find((r: any) => r.code === "removed-damaged-pack");
+    expect(removed).toEqual(expect.objectContaining({ path: packFile }));
+    expect(removed.message).toMatch(
+      /which git cannot index \(.+\), after keeping the \d+ object\(s\) git could read from it/,
+    );
+    expect(codes(repaired.repaired)).toContain("dropped-damaged-snapshot");
+    expect(repaired.ok).toBe(true);
+    expect(readdirSync(packDir()).filter((n) => n.startsWith(pack.replace(/\.pack$/, "")))).toEqual([]);
+    expect((await listIn(repo)).map((s: any) => s.id)).toContain(later);
+    repo.remove("after.txt");
+    repo.ok("restore", later);
+    expect(repo.read("after.txt")).toBe("after the gc\n");
     expect(repo.cli(["gc"]).status).toBe(0);
     expect(repo.ok("doctor").ok).toBe(true);
   });
