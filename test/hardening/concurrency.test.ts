@@ -192,8 +192,12 @@ describe("a lock whose owner was killed but not yet reaped (a zombie)", () => {
       stdio: ["ignore", "pipe", "ignore"],
     });
     try {
+      // Polled: on a loaded machine the shell may take a while to start its child and exec.
       const zombie = Number(
-        execFileSync("/bin/sh", ["-c", `sleep 0.3; pgrep -P ${parent.pid} sleep`]).toString(),
+        execFileSync("/bin/sh", [
+          "-c",
+          `for i in $(seq 100); do for p in $(pgrep -P ${parent.pid} sleep); do grep -q ') Z ' /proc/$p/stat && echo $p && exit; done; sleep 0.1; done; exit 1`,
+        ]).toString(),
       );
       expect(readFileSync(`/proc/${zombie}/stat`, "latin1")).toMatch(/\) Z /);
       const lock = path.join(storeDir(sb, repo.dir), "gc.ghostlock");
