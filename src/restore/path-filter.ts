@@ -2,8 +2,10 @@ import { GhostcommitError } from "../errors.js";
 import { lstatSync } from "node:fs";
 import { hasUnsafeAncestor } from "../capture/read-worktree.js";
 import type { CatFile } from "../git/cat-file.js";
+import { MODE } from "../git/objects.js";
 import { entryAt } from "../git/trees.js";
-import { displayPath, fsPath, isWithin, type RelPath, resolveInside } from "../paths.js";
+import type { PlanStep } from "./plan.js";
+import { ancestorsOf, displayPath, fsPath, isWithin, type RelPath, resolveInside } from "../paths.js";
 import { quotedPath } from "../util/format.js";
 
 /**
@@ -98,4 +100,38 @@ function onDisk(root: string, rel: RelPath): boolean {
   } catch {
     return false; // absent, or a file where one of its directories would be
   }
+}
+
+/**
+ * Named paths on disk that neither the snapshot nor the workspace's capture holds (inside a
+ * submodule or a nested repository, ignored and never included), with nothing changing at or
+ * around them: a restore limited to them can change nothing there, and says so as skipped
+ * (`excluded`) rather than "wrote 0 files". `trees`: the target's and the current capture's.
+ */
+export async function namedOutsideCapture(
+  named: readonly RelPath[] | undefined,
+  cat: CatFile,
+  trees: readonly string[],
+  root: string,
+  changed: readonly RelPath[],
+): Promise<Extract<PlanStep, { kind: "skip" }>[]> {
+  const skips: Extract<PlanStep, { kind: "skip" }>[] = [];
+  for (const rel of named ?? []) {
+    if (changed.some((p) => isWithin(p, rel) || isWithin(rel, p)) || !onDisk(root, rel)) continue;
+    let held = false;
+    for (const tree of trees) if (!held && (await entryAt(cat, tree, rel))) held = true;
+    if (held) continue;
+    let inSubmodule = false;
+    for (const dir of ancestorsOf(rel)) {
+      for (const tree of trees)
+        if ((await entryAt(cat, tree, dir))?.mode === MODE.gitlink) inSubmodule = true;
+    }
+    skips.push({
+      kind: "skip",
+      path: rel,
+      reason: "excluded",
+      ...(inSubmodule ? { detail: "submodule" } : {}),
+    });
+  }
+  return skips;
 }

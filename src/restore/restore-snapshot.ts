@@ -16,7 +16,7 @@ import type { RelPath } from "../paths.js";
 import type { StoreContext } from "../store/context.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { ghostignoredAtTarget, ignoredAtTarget, ignoreScope } from "./ignored-at-target.js";
-import { selectNamed } from "./path-filter.js";
+import { namedOutsideCapture, selectNamed } from "./path-filter.js";
 import { type PathChange, proveAbsent } from "./plan.js";
 import { type RestoreResult, runRestore } from "./restore.js";
 
@@ -94,7 +94,14 @@ export async function restoreSnapshot(
         [...excludedThen, ...reposInTarget, ...reposSince],
         (p) => ignored.has(p) || ghostignored(p),
       );
-      return { changes, provenAbsent };
+      const outside = await namedOutsideCapture(
+        named,
+        cat,
+        [target.tree, currentTree],
+        engine.root,
+        all.map((c) => c.path),
+      );
+      return { changes, provenAbsent, outside };
     },
   });
 }

@@ -35,6 +35,8 @@ import { isoFromMillis } from "../util/format.js";
 export interface RestoreTarget {
   changes: PathChange[];
   provenAbsent: Set<RelPath>;
+  /** Named paths the restore can change nothing at (see `namedOutsideCapture`). */
+  outside?: PlanStep[];
 }
 
 export interface RestoreRun {
@@ -194,13 +196,15 @@ async function prepareRestore(
   };
   const steps = skipBlockedWrites(
     engine.root,
-    await skipExcludedNow(
-      engine,
-      planned,
-      target.changes,
-      run.includes,
-      capturedRepos,
-      async (oid) => (await readBlob(oid))?.content.length ?? 0,
+    (target.outside ?? []).concat(
+      await skipExcludedNow(
+        engine,
+        planned,
+        target.changes,
+        run.includes,
+        capturedRepos,
+        async (oid) => (await readBlob(oid))?.content.length ?? 0,
+      ),
     ),
     new Set(capturedRepos),
   );

@@ -143,6 +143,28 @@ describe("restore and diff of chosen paths", () => {
     expect(r.ok("restore", snap.id, "new.txt")).toMatchObject({ deleted: ["new.txt"] });
   });
 
+  it("says a named path the snapshot cannot hold (in a submodule, ignored) is left as it was, rather than writing nothing without a word", () => {
+    const lib = repo({ "s.txt": "lib\n" });
+    const r = repo({ ".gitignore": "node_modules/\n", "a.txt": "a\n" });
+    r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "vendor/lib");
+    r.git("commit", "-qm", "lib");
+    r.write({ "node_modules/p/f.js": "dep\n" });
+    const snap = r.ok("snapshot").id;
+    r.write({ "vendor/lib/s.txt": "changed in the submodule\n", "node_modules/p/f.js": "dep, changed\n" });
+    const run = r.cli(["restore", snap, "--json", "--", "vendor/lib/s.txt", "node_modules/p/f.js", "a.txt"]);
+    expect(run.status, run.stderr).toBe(0);
+    const restored = run.json;
+    expect(restored).toMatchObject({ written: [], deleted: [] });
+    expect(restored.skipped).toEqual([
+      { path: "vendor/lib/s.txt", reason: "excluded", detail: "submodule" },
+      { path: "node_modules/p/f.js", reason: "excluded" },
+    ]);
+    expect([r.read("vendor/lib/s.txt"), r.read("node_modules/p/f.js")]).toEqual([
+      "changed in the submodule\n",
+      "dep, changed\n",
+    ]);
+  });
+
   it("refuses a path outside the workspace as a usage error that writes nothing, not even a store", () => {
     const r = repo({ "a.txt": "a\n" });
     const sub = path.join(r.dir, "sub");
