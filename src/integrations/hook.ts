@@ -3,7 +3,7 @@ import path from "node:path";
 import { openWorkspace, type Workspace } from "../workspace.js";
 import type { StoreKind } from "../config.js";
 import type { SessionHandle } from "../types.js";
-import { climbsOut } from "../paths.js";
+import { climbsOut, displayPath } from "../paths.js";
 import { CURSOR_CONTINUE } from "./agents/cursor.js";
 import { AGENTS, type AgentName, type HookEvent } from "./event.js";
 import { PARSERS, parsePayload } from "./hook-event.js";
@@ -202,12 +202,19 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
         if (action.paths === undefined) await session.progress(undefined, continuing);
         else if (absolute.length > 0) await session.progress(absolute, continuing);
       } else if (absolute.length > 0) {
-        const { leftOut = [] } = await session.touched(absolute, { edited: action.edited, ...continuing });
+        const touched = await session.touched(absolute, { edited: action.edited, ...continuing });
+        const { leftOut = [] } = touched;
         // An edit nothing can undo: said (doctor shows it) instead of left out silently.
         for (const rel of leftOut)
           await log(
             "error",
             `not recorded: ${rel} is in a nested repository or submodule, which snapshots of ${ws.root} leave out ("nestedRepos": "capture" takes them in)`,
+          );
+        // No turn to attribute it to (its prompt event never came): no rewind can undo it.
+        if (touched.outsideTurn)
+          await log(
+            "error",
+            `not undoable: ${paths.map(displayPath).join(", ")} edited while no turn was open (the agent sent no prompt event before it; hooks installed during a conversation take effect at its next prompt)`,
           );
         if (action.edited) await session.progress(absolute, continuing);
       }

@@ -38,7 +38,8 @@ export function foldContinuation(
   state.turns.pop();
   for (const p of open.touched) into.touched.add(p);
   for (const [p, times] of open.touchTimes) {
-    into.touchTimes.set(p, { first: into.touchTimes.get(p)?.first ?? times.first, last: times.last });
+    const { first = times.first, afterEdit = times.afterEdit } = into.touchTimes.get(p) ?? {};
+    into.touchTimes.set(p, { first, last: times.last, afterEdit });
   }
   for (const p of folds.unknown ?? []) into.beforeUnknown.add(p);
   into.marks.push(...open.marks);

@@ -61,7 +61,7 @@ export class Session implements SessionHandle {
   async touched(
     paths: string[],
     options?: { edited?: boolean; continuing?: boolean },
-  ): Promise<{ touched: string[]; leftOut?: string[] }> {
+  ): Promise<{ touched: string[]; leftOut?: string[]; outsideTurn?: true }> {
     checkArgument(isStringList(paths), "touched takes a list of paths (strings)");
     const checked = checkedOptions(options, "touched", { booleans: ["edited", "continuing"] });
     const rels = touchTargets(this.ctx, paths); // before writing makes the store

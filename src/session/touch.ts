@@ -53,9 +53,10 @@ export async function touchPaths(
   ctx: SessionContext,
   rels: RelPath[],
   options: { edited?: boolean; continuing?: boolean } = {},
-): Promise<{ touched: string[]; leftOut?: string[] }> {
+): Promise<{ touched: string[]; leftOut?: string[]; outsideTurn?: true }> {
   const { engine, journal } = ctx;
   engine.assertEnabled();
+  let outsideTurn = false;
   await journal.locked(async () => {
     const state = await journal.load();
     const reopened =
@@ -64,6 +65,7 @@ export async function touchPaths(
     const files = await capturedIncludes(engine, rels);
     if (!open) {
       await journal.append([{ e: "touch", turn: null, paths: rels, files }]);
+      outsideTurn = true;
       return;
     }
     const fresh = files.filter(
@@ -90,9 +92,11 @@ export async function touchPaths(
     if (amended.before) await engine.refs.remove([open.before]).catch(() => {});
   });
   const leftOut = inOtherRepositories(engine, rels).map(displayPath);
-  return leftOut.length > 0
-    ? { touched: rels.map(displayPath), leftOut }
-    : { touched: rels.map(displayPath) };
+  return {
+    touched: rels.map(displayPath),
+    ...(leftOut.length > 0 ? { leftOut } : {}),
+    ...(outsideTurn ? { outsideTurn: true as const } : {}),
+  };
 }
 
 /** Of `paths`, those the turn's before snapshot did not look at. */

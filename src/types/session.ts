@@ -141,12 +141,13 @@ export interface SessionHandle {
    * absolute. `continuing`: the agent's own tool call; with no turn open, it continues the latest
    * turn, whose stop another hook blocked (no prompt came since), as that turn's work.
    * `leftOut`: those in a nested repository or submodule, which this workspace's snapshots leave
-   * out (unless `"nestedRepos": "capture"`): no snapshot holds them.
+   * out (unless `"nestedRepos": "capture"`): no snapshot holds them. `outsideTurn`: no turn was
+   * open (nor continued), so no turn's rewind undoes the edit.
    */
   touched(
     paths: string[],
     options?: { edited?: boolean; continuing?: boolean },
-  ): Promise<{ touched: string[]; leftOut?: string[] }>;
+  ): Promise<{ touched: string[]; leftOut?: string[]; outsideTurn?: true }>;
   /**
    * A progress mark: records what the open turn changed so far (only `paths` when given), so
    * changes made after the agent stopped (an interrupt) are not taken for the turn's.

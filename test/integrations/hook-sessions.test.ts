@@ -178,6 +178,58 @@ describe("hooks across sessions and outside projects", () => {
     expect(repo.read("notes.md")).toBe("n0\nB's line\nCursor's line\n");
   });
 
+  it("says an edit reported while no turn was open cannot be undone: its prompt event never came (hooks installed mid-conversation)", async () => {
+    // Cursor runs hooks installed during a conversation from the next event on: an edit and a stop
+    // of a generation whose beforeSubmitPrompt no hook saw.
+    repo.write({ "notes.md": "edited\n" });
+    const generation = { generation_id: "gen-7" };
+    send(
+      cursor(repo.dir, "late", "afterFileEdit", {
+        ...generation,
+        file_path: repo.path("notes.md"),
+        edits: [],
+      }),
+      repo.dir,
+      "cursor",
+    );
+    send(
+      cursor(repo.dir, "late", "stop", { ...generation, status: "completed", loop_count: 0 }),
+      repo.dir,
+      "cursor",
+    );
+    const doctor = repo.cli(["doctor", "--json"]);
+    expect(doctor.status).toBe(1);
+    expect(JSON.stringify(doctor.json.problems)).toContain(
+      "not undoable: notes.md edited while no turn was open (the agent sent no prompt event before it",
+    );
+    // The next prompt begins a turn as ever, and its edits are undoable.
+    send(
+      cursor(repo.dir, "late", "beforeSubmitPrompt", {
+        generation_id: "gen-8",
+        prompt: "p",
+        attachments: [],
+      }),
+      repo.dir,
+      "cursor",
+    );
+    repo.write({ "src/app.js": "v1\n" });
+    send(
+      cursor(repo.dir, "late", "afterFileEdit", {
+        generation_id: "gen-8",
+        file_path: repo.path("src/app.js"),
+        edits: [],
+      }),
+      repo.dir,
+      "cursor",
+    );
+    send(
+      cursor(repo.dir, "late", "stop", { generation_id: "gen-8", status: "completed", loop_count: 0 }),
+      repo.dir,
+      "cursor",
+    );
+    expect((await log("late")).map((t) => [t.turn, t.changed])).toEqual([["gen-8", ["src/app.js"]]]);
+  });
+
   it("ends turns on Claude Code's StopFailure and Codex's Interrupt", async () => {
     send(claude(repo.dir, "c1", "UserPromptSubmit", { prompt: "p" }), repo.dir);
     repo.write({ "src/app.js": "v1\n" });
