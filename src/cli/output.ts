@@ -165,3 +165,9 @@ export function cutText(text: string, max: number): string {
 
 /** A path for human output, quoted as git quotes it where needed; JSON output keeps names as they are. */
 export const humanPath = quotedPath;
+
+/** The first few paths on one line, and how many more (`--json` lists them all). */
+export function fewPaths(paths: string[], limit = 5): string {
+  const more = paths.length > limit ? `, … (${formatCount(paths.length - limit)} more)` : "";
+  return paths.slice(0, limit).map(humanPath).join(", ") + more;
+}

@@ -83,8 +83,13 @@ describe("the rewind picker's content", () => {
 });
 
 /** Runs the CLI in a pseudo-terminal (util-linux `script`), answering prompts as they appear. */
-async function drive(cwd: string, args: string, steps: [RegExp, string | (() => string)][]): Promise<string> {
-  const command = `stty cols 120 rows 40; exec ${process.execPath} ${CLI} ${args}`;
+async function drive(
+  cwd: string,
+  args: string,
+  steps: [RegExp, string | (() => string)][],
+  size = "cols 120 rows 40",
+): Promise<string> {
+  const command = `stty ${size}; exec ${process.execPath} ${CLI} ${args}`;
   const child = spawn("script", ["-qfec", command, "/dev/null"], {
     cwd,
     env: { ...sandbox.env, TERM: "xterm" },
@@ -223,7 +228,7 @@ describe.runIf(hasScript)("the rewind picker on a terminal", () => {
   it("offers only some files after the turn is chosen, and rewinds just those", async () => {
     const r = repo({ "f.txt": "0\n" });
     await turn(r, "s", "1", () => r.write({ "f.txt": "1\n", "new.txt": "n" }), "first prompt");
-    await drive(r.dir, "rewind", [
+    const screen = await drive(r.dir, "rewind", [
       [/before which turn/, "\r"],
       [/Which files\?/, "\x1b[B"], // down: "only some files"
       [/● only some files/, "\r"],
@@ -234,6 +239,26 @@ describe.runIf(hasScript)("the rewind picker on a terminal", () => {
     ]);
     expect([r.read("f.txt"), r.exists("new.txt")]).toEqual(["1\n", false]);
     expect(r.ok("log")[0]).toMatchObject({ state: "done", rewoundPaths: ["new.txt"] });
+    // Said as it is: the turn stays done, one file of it went back.
+    expect(screen).toContain("turn 1: only new.txt goes back");
+    expect(screen).not.toContain("turn 1 is undone");
+    expect(screen).toContain("rewound turn 1 (only new.txt): wrote 0 files, deleted 1 file");
+  });
+
+  it("draws its prompts whole on a terminal that reports no size (0 columns, 0 rows)", async () => {
+    const r = repo({ "f.txt": "0\n" });
+    await turn(r, "s", "1", () => r.write({ "f.txt": "1\n" }), "first prompt");
+    const screen = await drive(
+      r.dir,
+      "rewind",
+      [
+        [/Put the files back as they were before which turn\?/, "\r"],
+        [/Rewind 1 turn\?/, "\r"],
+      ],
+      "cols 0 rows 0",
+    );
+    expect(screen).toMatch(/● 1 · first prompt/);
+    expect(r.read("f.txt")).toBe("0\n");
   });
 });
 

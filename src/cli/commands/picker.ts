@@ -9,6 +9,7 @@ import {
   color,
   counted,
   cutText,
+  fewPaths,
   formatCount,
   humanLines,
   humanPath,
@@ -52,8 +53,12 @@ export function turnChoices(turns: TurnRecord[], now = Date.now()): TurnChoice[]
 
 /** What a dry run says the rewind will do, for people. Pure. */
 export function previewText(report: RewindReport, limit = 15): string {
+  const turns = turnList(report.rewoundTurns);
+  // Files chosen: the turns stay done, only those files go back (as `rewind PATH…` says it).
   const lines = [
-    `${turnList(report.rewoundTurns)} ${report.rewoundTurns.length === 1 ? "is" : "are"} undone`,
+    report.paths
+      ? `${turns}: only ${fewPaths(report.paths)} ${report.paths.length === 1 ? "goes" : "go"} back`
+      : `${turns} ${report.rewoundTurns.length === 1 ? "is" : "are"} undone`,
   ];
   const rows = [
     ...report.written.map((p) => `${color.green("write ")} ${humanPath(p)}`),
@@ -76,6 +81,11 @@ export async function pickAndRewind(
   globals: GlobalOptions = {},
 ): Promise<CommandOutput> {
   const nothing = (): CommandOutput => ({ json: null, human: () => "" });
+  // A terminal that reports no size (a container's, a serial console) gets one: the prompts wrap
+  // at its width, and at 0 they put every character on a line of its own.
+  const out = process.stdout;
+  if (out.isTTY && !out.columns) out.columns = 80;
+  if (out.isTTY && !out.rows) out.rows = 24;
   intro(`rewind session ${humanText(session.id)}`);
   const choices = turnChoices(await session.log({ gone: true }));
   if (choices.length === 0) {
@@ -181,7 +191,7 @@ export async function pickAndRewind(
     }
   }
   outro(
-    `rewound ${turnList(report.rewoundTurns)}: wrote ${nFiles(report.written.length)}, deleted ${nFiles(report.deleted.length)} · undo with: ${commandHint(globals, `redo --session ${shellWord(session.id)}`)}`,
+    `rewound ${turnList(report.rewoundTurns)}${report.paths ? ` (only ${fewPaths(report.paths)})` : ""}: wrote ${nFiles(report.written.length)}, deleted ${nFiles(report.deleted.length)} · undo with: ${commandHint(globals, `redo --session ${shellWord(session.id)}`)}`,
   );
   return {
     json: report,

@@ -2,7 +2,17 @@ import { quotedPath } from "../../util/format.js";
 import type { Command } from "commander";
 import type { TurnRecord } from "../../types.js";
 import { globalsOf, open, openToCapture, withGlobals } from "../context.js";
-import { age, color, counted, formatCount, humanPath, humanText, nFiles, shortId } from "../output.js";
+import {
+  age,
+  color,
+  counted,
+  fewPaths,
+  formatCount,
+  humanPath,
+  humanText,
+  nFiles,
+  shortId,
+} from "../output.js";
 import { refuseNotUtf8 } from "../raw-args.js";
 import type { Action } from "../runner.js";
 import * as rewind from "./rewind.js";
@@ -172,12 +182,6 @@ function describeLog(session: string, turns: TurnRecord[]): string {
   if (turns.some((t) => t.gone))
     lines.push(color.dim("gone: the turn's snapshots expired or were dropped; it can no longer be rewound"));
   return lines.join("\n");
-}
-
-/** The first few paths on one line, and how many more (`--json` lists them all). */
-function fewPaths(paths: string[], limit = 5): string {
-  const more = paths.length > limit ? `, … (${formatCount(paths.length - limit)} more)` : "";
-  return paths.slice(0, limit).map(humanPath).join(", ") + more;
 }
 
 function listPaths(paths: string[], limit = 20): string[] {
