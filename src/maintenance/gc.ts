@@ -1,5 +1,5 @@
 import { readLastSafety } from "../store/last-safety.js";
-import { promises as fs } from "node:fs";
+import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import type { StoreContext } from "../store/context.js";
 import { runGit } from "../git/exec.js";
@@ -188,6 +188,7 @@ async function pack(engine: StoreContext, writerWaitMs: number, keepTrees: strin
   // A fetch cut off before it removed its temporary link refs left them holding snapshots this
   // gc may drop; none is running now (fetches write under the same lock).
   if (quiet) await removeFetchedLinks(engine);
+  if (quiet) await forgetOutdatedPlainIndex(engine);
   // The protected trees are tips for repack and prune only while they run; a gc cut off leaves
   // its refs to the next, which replaces them.
   const stale = (await git(["for-each-ref", "--format=%(refname)", KEEP_REFS])).stdout
@@ -245,4 +246,26 @@ async function releaseOrphanedPacks(engine: StoreContext): Promise<void> {
       await fs.rm(path.join(ours, name), { force: true });
     }
   }
+}
+
+/**
+ * A plain directory's index names the content of its files as the last snapshot found them, and
+ * repack keeps what it names: a file deleted or changed since (a secret removed, then the
+ * snapshots holding it dropped) would keep its old content in the store. Such an index is
+ * forgotten, as doctor's repair does; the next snapshot reads every file again.
+ */
+async function forgetOutdatedPlainIndex(engine: StoreContext): Promise<void> {
+  const indexFile = path.join(engine.paths.dir, STORE_FILES.plainIndex);
+  if (engine.location.kind !== "plain" || !existsSync(indexFile)) return;
+  await withLock(path.join(engine.paths.dir, STORE_FILES.plainIndexLock), async () => {
+    const env = { ...engine.readEnv, GIT_WORK_TREE: engine.root, GIT_INDEX_FILE: indexFile };
+    const listed = await runGit([...NO_FSMONITOR, "ls-files", "-z", "--modified"], {
+      cwd: engine.paths.dir,
+      env,
+      okCodes: [0, 128],
+    });
+    if (listed.code === 0 && listed.stdout.length === 0) return;
+    await fs.rm(indexFile, { force: true });
+    await fs.rm(path.join(engine.paths.dir, STORE_FILES.plainState), { force: true });
+  });
 }

@@ -1,4 +1,6 @@
 import { execFileSync } from "node:child_process";
+import { rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { Sandbox } from "../helpers/repo.js";
 import { snapshotIn } from "../session/support.js";
@@ -45,6 +47,29 @@ describe("gc", () => {
     // the kept snapshot is whole
     const restore = repo.ok("restore", report.kept[0], "--dry-run");
     expect(restore.dryRun).toBe(true);
+  });
+
+  it("frees a plain directory's dropped content that its index still named (a file deleted since), and snapshots on", () => {
+    const sandbox = new Sandbox();
+    onTestFinished(() => sandbox.cleanup());
+    const dir = sandbox.dir("plain");
+    const cli = (...args: string[]) => sandbox.ok(dir, ...args);
+    writeFileSync(path.join(dir, "a.txt"), "kept\n");
+    writeFileSync(path.join(dir, "secret.txt"), "TOKEN-3f9a0c\n");
+    const leaked = cli("snapshot").id;
+    rmSync(path.join(dir, "secret.txt"));
+    cli("drop", leaked);
+    cli("gc", "--keep", "0");
+    const gitDir = path.join(cli("doctor").store as string, "git");
+    const everything = execFileSync("git", ["cat-file", "--batch-all-objects", "--batch"], {
+      env: { ...sandbox.env, GIT_DIR: gitDir },
+    });
+    expect(everything.toString("latin1")).not.toContain("TOKEN-3f9a0c");
+    // The next snapshot reads the folder again, whole.
+    writeFileSync(path.join(dir, "b.txt"), "new\n");
+    const next = cli("snapshot").id;
+    expect(cli("show", next).files).toEqual(["a.txt", "b.txt"]);
+    expect(cli("doctor").ok).toBe(true);
   });
 
   it("over the size cap, drops the oldest snapshots it must and no more", async () => {
