@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { appendFileSync, readdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { StoreContext } from "../../src/store/context.js";
@@ -112,6 +112,29 @@ describe("retention", () => {
     expect(ids).toHaveLength(2); // the newest turn's before and after
     expect(await maybeRunRetention(engine)).toBe("skipped");
     expect(readdirSync(engine.paths.dir).filter((name) => name.startsWith("gc-go"))).toEqual([]);
+  });
+
+  it("logs a background gc that failed, so doctor says so instead of the store only growing", async () => {
+    const r = repo({ "f.txt": "0\n" });
+    // A snapshot's commit that a failing disk damaged: every repack reads it, and fails.
+    const commit = r.ok("snapshot").id as string;
+    const store = r.ok("doctor").store as string;
+    const file = path.join(store, "git", "objects", commit.slice(0, 2), commit.slice(2));
+    const bytes = readFileSync(file);
+    bytes.fill(0x55, 4, bytes.length - 2);
+    chmodSync(file, 0o600);
+    writeFileSync(file, bytes);
+    writeFileSync(path.join(store, "retention.json"), JSON.stringify({ lastRun: Date.now() - 2 * 864e5 }));
+    r.ok("turn", "begin", "--session", "s", "--turn", "1");
+    r.write({ "f.txt": "1\n" });
+    r.ok("turn", "end", "--session", "s");
+    let said = "";
+    for (let i = 0; i < 100 && !said; i++) {
+      await new Promise((done) => setTimeout(done, 200));
+      const problems: { code: string; message: string }[] = r.cli(["doctor", "--json"]).json.problems;
+      said = problems.find((p) => p.code === "hook-errors")?.message ?? "";
+    }
+    expect(said).toContain("the background gc after a turn failed: ");
   });
 
   it("protects only the newest turn of sessions active in the last day", async () => {
