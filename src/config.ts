@@ -263,10 +263,18 @@ function validatePush(raw: unknown, bad: (want: string) => GhostcommitError): Pu
 /** Settings for a workspace: defaults < user config < workspace config < explicit overrides. */
 export function loadSettings(workspaceRoot: string, overrides: Partial<Settings> = {}): Settings {
   const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
-  return {
-    ...DEFAULT_SETTINGS,
-    ...readConfigFile(userConfigPath()),
-    ...readConfigFile(path.join(workspaceRoot, WORKSPACE_CONFIG)),
-    ...defined,
-  };
+  // `push` sends your work (ignored files too) to a remote after every turn: only your own config
+  // decides that. A repository's file comes with a clone, and an agent can write it (doctor names
+  // a `push` there as ignored).
+  const { push: _fromWorkspace, ...workspace } = readConfigFile(path.join(workspaceRoot, WORKSPACE_CONFIG));
+  return { ...DEFAULT_SETTINGS, ...readConfigFile(userConfigPath()), ...workspace, ...defined };
+}
+
+/** Whether the workspace's own settings file sets `push`, which is not taken from there (see loadSettings). */
+export function workspaceSetsPush(workspaceRoot: string): boolean {
+  try {
+    return readConfigFile(path.join(workspaceRoot, WORKSPACE_CONFIG)).push !== undefined;
+  } catch {
+    return false; // a damaged file is reported as such
+  }
 }

@@ -146,6 +146,7 @@ export type DoctorProblemCode =
   | "hook-install-outdated"
   | "hook-switched-off"
   | "push-failed"
+  | "push-setting-ignored"
   | "push-refs-left"
   | "data-dir-unusable"
   | "store-not-writable"

@@ -1,3 +1,5 @@
+import path from "node:path";
+import { userConfigPath, WORKSPACE_CONFIG, workspaceSetsPush } from "../config.js";
 import type { StoreContext } from "../store/context.js";
 import { backgroundPushLog, backgroundPushStatus } from "../session/auto-push.js";
 import type { DoctorCheck } from "./doctor.js";
@@ -8,6 +10,7 @@ import type { Problem } from "./store-check.js";
  * so does switching the background push off.
  */
 export const checkBackgroundPush: DoctorCheck = async (engine: StoreContext) => {
+  if (workspaceSetsPush(engine.root)) return [ignoredPushSetting(engine.root)];
   if (engine.settings.push?.after !== "turn") return [];
   const status = await backgroundPushStatus(engine);
   if (status?.ok && status.refsLeft) return [refsLeft(status.remote, status.t, status.refsLeft)];
@@ -34,5 +37,14 @@ function refsLeft(remote: string, t: string, left: { refs: string[]; reason: str
   return {
     code: "push-refs-left",
     message: `the background push to ${remote} after a turn (${t}) went through, but the remote did not let it delete its temporary ${left.refs.length === 1 ? "ref" : "refs"} (${left.reason}): ${left.refs.join(", ")}. No new one is made while ${them} stay; once the remote lets refs under refs/ghostcommit/ be deleted, the next push deletes ${them}`,
+  };
+}
+
+/** A `push` setting in the workspace's own file, which ghostcommit does not follow. */
+function ignoredPushSetting(root: string): Problem {
+  return {
+    code: "push-setting-ignored",
+    message: `${path.join(root, WORKSPACE_CONFIG)} sets "push", which is taken only from your own config (${userConfigPath()}): a repository's settings file comes with a clone and an agent can write it, so it cannot send your work to a remote; move the setting there if it is yours`,
+    path: path.join(root, WORKSPACE_CONFIG),
   };
 }

@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { doctorIn } from "../helpers/in-process.js";
-import { cliTurn, ghostRefs, hook, machines, originRepo } from "./remote-support.js";
+import { cliTurn, ghostRefs, hook, machines, originRepo, pushAfterTurn } from "./remote-support.js";
 
 const { a, bare } = machines();
 
@@ -45,7 +45,7 @@ describe("a remote that refuses to delete refs", () => {
     expect(carriers()).toEqual(kept);
 
     // The push after a turn has no terminal: doctor names what it kept.
-    repo.write({ ".ghostcommit.json": JSON.stringify({ push: { remote: "origin", after: "turn" } }) });
+    pushAfterTurn(repo, { remote: "origin" });
     cliTurn(repo, "s", "4", () => repo.write({ "f.txt": "4\n" }));
     let problems: any[] = [];
     await until(async () => {

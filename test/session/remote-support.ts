@@ -108,3 +108,14 @@ export async function gitDaemon(sandbox: Sandbox, base: string): Promise<{ url: 
   }
   return { url, stop };
 }
+
+/**
+ * Sets the push after every turn in the user's own config of `repo`'s machine (the only place
+ * ghostcommit takes `push` from: a repository's `.ghostcommit.json` may not set it).
+ */
+export function pushAfterTurn(repo: Repo, push: Record<string, unknown> | null): void {
+  const settings = { watchman: false, ...(push ? { push: { after: "turn", ...push } } : {}) };
+  for (const dir of [repo.sandbox.env.XDG_CONFIG_HOME!, path.join(repo.sandbox.home, ".config")]) {
+    writeFileSync(path.join(dir, "ghostcommit", "config.json"), `${JSON.stringify(settings)}\n`);
+  }
+}

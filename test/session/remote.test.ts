@@ -4,7 +4,16 @@ import { appendFileSync, readdirSync, rmSync, statSync, writeFileSync } from "no
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLI, Repo } from "../helpers/repo.js";
-import { cliTurn, cloneOf, ghostRefs, gitDaemon, hook, machines, originRepo } from "./remote-support.js";
+import {
+  cliTurn,
+  cloneOf,
+  ghostRefs,
+  gitDaemon,
+  hook,
+  machines,
+  originRepo,
+  pushAfterTurn,
+} from "./remote-support.js";
 import { storeDir } from "../hardening/helpers.js";
 import { killedAtCall } from "../restore/strace.js";
 import { turn } from "./support.js";
@@ -533,7 +542,7 @@ describe("session and turn ids with control characters", () => {
     run(onB, "log", "--session", S);
     run(onB, "doctor");
     // The push after the turn is refused for the other session: doctor says so, naming it.
-    onB.write({ ".ghostcommit.json": JSON.stringify({ push: { remote: "origin", after: "turn" } }) });
+    pushAfterTurn(onB, { remote: "origin" });
     cliTurn(onB, S, "3", () => onB.write({ "f.txt": "3\n" }));
     await until(async () => (await doctorIn(onB)).problems.length > 0);
     const doctor = run(onB, "doctor");
@@ -670,10 +679,39 @@ describe("a remote that cannot be reached", () => {
 });
 
 describe("push after each turn", () => {
+  it("is never set by a repository's own .ghostcommit.json, which a clone brings and an agent can write: doctor names it", async () => {
+    const elsewhere = bare("theirs.git");
+    const repo = originRepo(a, "cloned-config", bare("origin-of-clone.git"), {
+      ".gitignore": ".env\n",
+      "app.js": "1\n",
+      ".ghostcommit.json": JSON.stringify({
+        push: { remote: elsewhere, after: "turn", includeIgnored: true },
+      }),
+    });
+    repo.write({ ".env": "SECRET=hunter2\n" });
+    cliTurn(repo, "s", "1", () => {
+      repo.ok("touch", "--session", "s", ".env");
+      repo.write({ ".env": "SECRET=2\n" });
+    });
+    await new Promise((done) => setTimeout(done, 1500)); // a background push would have gone by now
+    expect(ghostRefs(a, elsewhere)).toEqual([]);
+    const problems = repo.cli(["doctor", "--json"]).json.problems;
+    expect(problems).toEqual([
+      expect.objectContaining({
+        code: "push-setting-ignored",
+        message: expect.stringContaining(
+          `.ghostcommit.json sets "push", which is taken only from your own config (`,
+        ),
+      }),
+    ]);
+    // The rest of the file still counts, and a push by hand goes where you say.
+    expect(repo.ok("snapshot").id).toMatch(/^[0-9a-f]{40}$/);
+  });
+
   it("pushes in the background without holding up the turn, and doctor shows a failed push", async () => {
     const remote = bare("auto.git");
     const repo = originRepo(a, "auto", remote, { "f.txt": "0\n" });
-    repo.write({ ".ghostcommit.json": JSON.stringify({ push: { remote: "origin", after: "turn" } }) });
+    pushAfterTurn(repo, { remote: "origin" });
     // The remote holds the push until told to go on: the turn must end regardless.
     const gate = `${remote}/go`;
     hook(remote, "pre-receive", `while [ ! -f '${gate}' ]; do sleep 0.05; done`);
@@ -686,7 +724,7 @@ describe("push after each turn", () => {
     await until(() => ghostRefs(a, remote).some((ref) => ref.includes("/sessions/")));
     expect((await doctorIn(repo)).problems).toEqual([]);
 
-    repo.write({ ".ghostcommit.json": JSON.stringify({ push: { remote: "nowhere", after: "turn" } }) });
+    pushAfterTurn(repo, { remote: "nowhere" });
     cliTurn(repo, "bg", "2", () => repo.write({ "f.txt": "2\n" }));
     let problems: any[] = [];
     await until(async () => {
@@ -710,7 +748,7 @@ describe("push after each turn", () => {
     onA.ok("push");
     await turn(onB, "same", "1", () => onB.write({ "f.txt": "B\n" }));
     const main = a.git(remote, "rev-parse", "main");
-    onB.write({ ".ghostcommit.json": JSON.stringify({ push: { remote: "origin", after: "turn" } }) });
+    pushAfterTurn(onB, { remote: "origin" });
     cliTurn(onB, "fresh", "1", () => onB.write({ "g.txt": "B\n" }));
     const sessionRefs = () => ghostRefs(a, remote).filter((ref) => ref.includes("/sessions/"));
     await until(() => sessionRefs().length === 2);
@@ -737,10 +775,7 @@ describe("push after each turn", () => {
   it("refused for an ignored file the agent touched, doctor gives the ways that get past it", async () => {
     const remote = bare("auto-secret.git");
     const repo = originRepo(a, "auto-secret", remote, { ".gitignore": ".env\n", "app.ts": "1\n" });
-    const config = (extra: object) =>
-      repo.write({
-        ".ghostcommit.json": JSON.stringify({ push: { remote: "origin", after: "turn", ...extra } }),
-      });
+    const config = (extra: object) => pushAfterTurn(repo, { remote: "origin", ...extra });
     config({});
     const pushProblems = async (done: (problems: any[]) => boolean) => {
       let problems: any[] = [];
@@ -787,7 +822,7 @@ describe("push after each turn, from the command line", () => {
   it("the push's process starts beside the turn's status and goes on once the command has ended", async () => {
     const remote = bare("waiting.git");
     const repo = originRepo(a, "waiting", remote, { "f.txt": "0\n" });
-    repo.write({ ".ghostcommit.json": JSON.stringify({ push: { remote: "origin", after: "turn" } }) });
+    pushAfterTurn(repo, { remote: "origin" });
     repo.ok("turn", "begin", "--session", "w", "--turn", "1");
     repo.write({ "f.txt": "1\n" });
     const end = repo.sandbox.cli(repo.dir, ["turn", "end", "--session", "w", "--turn", "1"], undefined, {
