@@ -260,14 +260,26 @@ function validatePush(raw: unknown, bad: (want: string) => GhostcommitError): Pu
   return { remote, after, ...(includeIgnored ? { includeIgnored } : {}) };
 }
 
-/** Settings for a workspace: defaults < user config < workspace config < explicit overrides. */
-export function loadSettings(workspaceRoot: string, overrides: Partial<Settings> = {}): Settings {
+/**
+ * Settings for a workspace: defaults < user config < the repository root's file < the workspace's
+ * own < explicit overrides. A subdirectory of a repository (an agent started there) is a workspace
+ * of its own, and the root's `"enabled": false` turns the whole repository off.
+ */
+export function loadSettings(
+  workspaceRoot: string,
+  overrides: Partial<Settings> = {},
+  repositoryRoot: string = workspaceRoot,
+): Settings {
   const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
+  const dirs = repositoryRoot === workspaceRoot ? [workspaceRoot] : [repositoryRoot, workspaceRoot];
   // `push` sends your work (ignored files too) to a remote after every turn: only your own config
   // decides that. A repository's file comes with a clone, and an agent can write it (doctor names
   // a `push` there as ignored).
-  const { push: _fromWorkspace, ...workspace } = readConfigFile(path.join(workspaceRoot, WORKSPACE_CONFIG));
-  return { ...DEFAULT_SETTINGS, ...readConfigFile(userConfigPath()), ...workspace, ...defined };
+  const files = dirs.map((dir) => {
+    const { push: _fromRepository, ...rest } = readConfigFile(path.join(dir, WORKSPACE_CONFIG));
+    return rest;
+  });
+  return Object.assign({ ...DEFAULT_SETTINGS, ...readConfigFile(userConfigPath()) }, ...files, defined);
 }
 
 /** Whether the workspace's own settings file sets `push`, which is not taken from there (see loadSettings). */

@@ -10,7 +10,8 @@ import type { Problem } from "./store-check.js";
  * so does switching the background push off.
  */
 export const checkBackgroundPush: DoctorCheck = async (engine: StoreContext) => {
-  if (workspaceSetsPush(engine.root)) return [ignoredPushSetting(engine.root)];
+  const setsPush = [engine.root, engine.location.worktreeRoot ?? engine.root].find(workspaceSetsPush);
+  if (setsPush) return [ignoredPushSetting(setsPush)];
   if (engine.settings.push?.after !== "turn") return [];
   const status = await backgroundPushStatus(engine);
   if (status?.ok && status.refsLeft) return [refsLeft(status.remote, status.t, status.refsLeft)];

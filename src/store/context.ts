@@ -28,7 +28,7 @@ export class StoreContext {
 
   static async open(cwd: string, overrides: Partial<Settings> = {}): Promise<StoreContext> {
     const location = await locateWorkspace(cwd);
-    const settings = loadSettings(location.root, overrides);
+    const settings = loadSettings(location.root, overrides, location.worktreeRoot);
     const kind: StoreKind = location.kind === "plain" && !overrides.store ? "shadow" : settings.store;
     const paths = storePaths(location);
     const refs = new SnapshotRefs(kind, paths, location);

@@ -185,6 +185,17 @@ describe("snapshot ids", () => {
     expect(turn.stderr + json.stdout + json.stderr).not.toContain("outputHelp");
   });
 
+  it("takes the repository root's settings in a subdirectory workspace too: enabled: false there turns the whole repository off", () => {
+    const r = repo({ ".ghostcommit.json": '{"enabled": false}\n', "pkg/p.txt": "p\n" });
+    for (const cwd of [r.dir, r.path("pkg")]) {
+      const run = r.sandbox.cli(cwd, ["snapshot", "--json"]);
+      expect([run.status, run.json?.error?.code], cwd).toEqual([1, "disabled"]);
+    }
+    // The subdirectory's own file comes after the root's, as a setting closer to the files.
+    r.write({ "pkg/.ghostcommit.json": '{"enabled": true}\n' });
+    expect(r.sandbox.ok(r.path("pkg"), "snapshot").id).toMatch(/^[0-9a-f]{40}$/);
+  });
+
   it("refuses a settings file it cannot read instead of acting without its settings", () => {
     const r = repo();
     mkdirSync(r.path(".ghostcommit.json")); // where `{"enabled": false}` might have been meant
