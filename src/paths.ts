@@ -137,6 +137,13 @@ function realpathOfExisting(absolute: string): string {
   }
 }
 
+/** The directory `given` names, absolute: a relative one against the current directory; none, that. */
+export function directoryNamed(given: string | undefined): string {
+  return given !== undefined && path.isAbsolute(given)
+    ? given
+    : path.resolve(currentDirectory(), given ?? ".");
+}
+
 /** The process's current directory; one deleted (or moved) since it was entered is said to be gone. */
 export function currentDirectory(): string {
   let cwd: string;

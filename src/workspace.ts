@@ -1,4 +1,3 @@
-import path from "node:path";
 import { captureTree, takeSnapshot } from "./capture/snapshot.js";
 import { existsSync } from "node:fs";
 import { checkStoreKind, type StoreKind } from "./config.js";
@@ -6,7 +5,7 @@ import { StoreContext } from "./store/context.js";
 import { checkArgument, checkedOptions, GhostcommitError, isStringList } from "./errors.js";
 import { runGit, splitNul } from "./git/exec.js";
 import { MODE } from "./git/objects.js";
-import { currentDirectory, displayPath, type RelPath, relFromBytes, resolveInside } from "./paths.js";
+import { directoryNamed, displayPath, type RelPath, relFromBytes, resolveInside } from "./paths.js";
 import { refuseUnmatched, resolveNamedPaths } from "./restore/path-filter.js";
 import { displayOutcome } from "./restore/restore.js";
 import { restoreSnapshot } from "./restore/restore-snapshot.js";
@@ -224,8 +223,8 @@ export class Workspace {
   }
 
   /** Checks git, the store and leftovers of interrupted runs (plus `checks` of the layers above). */
-  async doctor(options: { repair?: boolean; checks?: DoctorCheck[] } = {}): Promise<DoctorReport> {
-    return runDoctor(this.engine, [...layerChecks, ...(options.checks ?? [])], options);
+  async doctor(options?: { repair?: boolean; checks?: DoctorCheck[] }): Promise<DoctorReport> {
+    return runDoctor(this.engine, layerChecks, options);
   }
 
   /** The session `id` of this workspace (created by its first turn or touch). */
@@ -291,8 +290,9 @@ export class Workspace {
 export async function openWorkspace(given?: OpenOptions): Promise<Workspace> {
   const options = checkedOptions(given, "openWorkspace", { strings: ["cwd"], others: ["store"] });
   checkStoreKind(options.store, "store"); // as the command line checks --store
-  const cwd = options.cwd ?? currentDirectory();
-  if (!path.isAbsolute(cwd)) currentDirectory(); // resolved against it: it must be nameable too
+  checkArgument(options.cwd !== "", "cwd is empty: leave it out for the current directory");
+  // Absolute: later relative paths (touched, progress) resolve against it, wherever the process moves.
+  const cwd = directoryNamed(options.cwd);
   const engine = await StoreContext.open(cwd, options.store ? { store: options.store } : {});
   return new Workspace(engine, cwd);
 }

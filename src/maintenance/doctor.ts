@@ -1,3 +1,4 @@
+import { checkArgument, checkedOptions } from "../errors.js";
 import { forgetLastSafety } from "../store/last-safety.js";
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -57,9 +58,15 @@ export function parseGitVersion(text: string): number[] | null {
  */
 export async function runDoctor(
   engine: StoreContext,
-  extraChecks: DoctorCheck[] = [],
-  options: DoctorOptions = {},
+  layerChecks: DoctorCheck[] = [],
+  given?: DoctorOptions & { checks?: DoctorCheck[] },
 ): Promise<DoctorReport> {
+  // As the command line checks its flags: `repair: "no"` must not repair.
+  const options = checkedOptions(given, "doctor", { booleans: ["repair"], others: ["checks"] });
+  const { checks = [] } = options;
+  const functions = Array.isArray(checks) && checks.every((check) => typeof check === "function");
+  checkArgument(functions, "doctor: checks must be a list of functions");
+  const extraChecks = [...layerChecks, ...checks];
   const versionText =
     (await runGit(["--version"], { cwd: engine.root }).catch(() => null))?.stdout.toString() ?? "";
   const version = parseGitVersion(versionText);

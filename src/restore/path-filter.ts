@@ -12,14 +12,16 @@ import { quotedPath } from "../util/format.js";
  * Resolves the paths a restore, rewind or diff is limited to. Relative paths are taken from the
  * workspace root; one outside the workspace (or in a `.git`) is a usage error, raised before
  * anything is written. They name entries of snapshots: a symlink inside the workspace is not
- * followed. Undefined or empty means "everything"; so does naming the root itself.
+ * followed. Undefined means "everything" (an empty list is refused); so does naming the root itself.
  */
 export function resolveNamedPaths(root: string, given: unknown): RelPath[] | undefined {
   if (given === undefined || given === null) return undefined;
   if (!Array.isArray(given) || given.some((p) => typeof p !== "string" || p === "")) {
     throw new GhostcommitError("usage", "paths must be a list of non-empty path strings");
   }
-  if (given.length === 0) return undefined;
+  // An empty list from a caller that meant "these files" must not restore the whole workspace.
+  if (given.length === 0)
+    throw new GhostcommitError("usage", "paths is an empty list: leave it out to act on every path");
   const resolved: RelPath[] = [];
   for (const path of given as string[]) {
     try {

@@ -1,4 +1,5 @@
-import { GhostcommitError, isStringList } from "../errors.js";
+import { expectedRedo } from "./expected-plan.js";
+import { GhostcommitError } from "../errors.js";
 import { turnsNamed, humanText } from "../util/format.js";
 import { displayPath, type RelPath } from "../paths.js";
 import { displayOutcome, runRestore } from "../restore/restore.js";
@@ -6,7 +7,7 @@ import type { ExpectedRedo, RedoOptions, RedoReport } from "../types.js";
 import { conflictError, type SessionContext } from "./context.js";
 import { changesOf, conflictsOf, leftByRewinds, type PathStates } from "./rewind-plan.js";
 import { otherFiles, overwritten } from "./rewind-checks.js";
-import { isStateMap, overriddenStates, stateOfShown } from "./overridden-state.js";
+import { overriddenStates, stateOfShown } from "./overridden-state.js";
 import { requireSnapshot } from "../store/snapshots.js";
 import { insideSparseCheckout } from "../restore/sparse-absent.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
@@ -143,27 +144,6 @@ async function heldRedo(ctx: SessionContext, state: SessionState): Promise<Rewin
     if (open.marks.some((m) => m.tree !== start)) return;
   }
   return held.stack.at(-1);
-}
-
-/** `value` checked as an `ExpectedRedo` (named `name` in the error); undefined when absent. */
-export function expectedRedo(value: unknown, name: string): ExpectedRedo | undefined {
-  if (value === undefined) return undefined;
-  const plan = value as Partial<Record<keyof ExpectedRedo, unknown>> | null;
-  const optional = (list: unknown) => list === undefined || isStringList(list);
-  const valid =
-    typeof value === "object" &&
-    plan !== null &&
-    isStringList(plan.restoredTurns) &&
-    optional(plan.written) &&
-    optional(plan.deleted) &&
-    optional(plan.overridden) &&
-    isStateMap(plan.overriddenState);
-  if (!valid)
-    throw new GhostcommitError(
-      "usage",
-      `${name} must be {restoredTurns, written?, deleted?, overridden?, overriddenState?}: lists of strings, and strings by path`,
-    );
-  return value as ExpectedRedo;
 }
 
 /**

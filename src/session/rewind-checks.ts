@@ -9,12 +9,12 @@ import { diffTrees } from "../restore/restore-snapshot.js";
 import { leftOutBy, nowMicros } from "../store/metadata.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { attributeTurn, overlappingTouches } from "./attribution.js";
-import { GhostcommitError, isStringList } from "../errors.js";
+import { GhostcommitError } from "../errors.js";
 import type { PlanStep } from "../restore/plan.js";
 import type { ExpectedRewind } from "../types.js";
 import { conflictError, type SessionContext } from "./context.js";
 import { journalsAround } from "./sessions-around.js";
-import { changedSinceShown, isStateMap, type OverriddenState } from "./overridden-state.js";
+import { changedSinceShown, type OverriddenState } from "./overridden-state.js";
 import { quotedPath, turnsNamed, humanText } from "../util/format.js";
 import type { SessionState, TurnState } from "./model.js";
 import { attributePaths, isUncertain, type PathStates } from "./rewind-plan.js";
@@ -159,26 +159,6 @@ export function otherFiles(
     if (again.length > 0) changes.push(`overwrite ${again.join(", ")}, edited again since the preview`);
   }
   return changes;
-}
-
-/** `value` checked as an `ExpectedRewind` (named `name` in the error); undefined when absent. */
-export function expectedRewind(value: unknown, name: string): ExpectedRewind | undefined {
-  if (value === undefined) return undefined;
-  const plan = value as Partial<Record<keyof ExpectedRewind, unknown>>;
-  const valid =
-    typeof value === "object" &&
-    value !== null &&
-    isStringList(plan.rewoundTurns) &&
-    (plan.written === undefined || isStringList(plan.written)) &&
-    (plan.deleted === undefined || isStringList(plan.deleted)) &&
-    (plan.overridden === undefined || isStringList(plan.overridden)) &&
-    isStateMap(plan.overriddenState);
-  if (!valid)
-    throw new GhostcommitError(
-      "usage",
-      `${name} must be {rewoundTurns, written?, deleted?, overridden?, overriddenState?}: lists of strings, and strings by path`,
-    );
-  return value as ExpectedRewind;
 }
 
 /**

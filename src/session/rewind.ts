@@ -9,9 +9,9 @@ import type { RewindOptions, RewindReport } from "../types.js";
 import { checkTurnId, requireTurn, type SessionContext, turnIdOf } from "./context.js";
 import { proveDeletions } from "./deletions.js";
 import { openTurnOf } from "./model.js";
+import { expectedRewind } from "./expected-plan.js";
 import {
   alreadyRewound,
-  expectedRewind,
   openTurnChanges,
   overwritten,
   precheck,

@@ -154,6 +154,66 @@ describe('import { openWorkspace } from "ghostcommit"', () => {
     expect(await ws.list()).toHaveLength(2);
   });
 
+  it("refuses what would silently widen or skip a check: a misspelled key of expect, paths: [], cwd: '', doctor's options", async () => {
+    sandbox.applyToProcess();
+    const ws = await openWorkspace({ cwd: repo.dir });
+    const s = ws.session("s");
+    const { before } = await s.beginTurn("1");
+    repo.write({ "README.md": "agent\n", "new.txt": "n\n" });
+    await s.endTurn("1");
+    const plan = await s.rewind({ to: "1", dryRun: true });
+    const { deleted: _, ...rest } = plan;
+    const refusals = {
+      rewindExpect: () => s.rewind({ to: "1", expect: { ...rest, deleteed: [] } as never }),
+      restoreNone: () => ws.restore(before, { paths: [] }),
+      diffNone: () => ws.diff(before, undefined, { paths: [] }),
+      rewindNone: () => s.rewind({ to: "1", paths: [] }),
+      emptyCwd: () => openWorkspace({ cwd: "" }),
+      doctorRepair: () => ws.doctor({ repair: "no" } as never),
+      doctorChecks: () => ws.doctor({ checks: "x" } as never),
+    };
+    const answers: Record<string, string> = {};
+    for (const [name, run] of Object.entries(refusals)) answers[name] = await codeAndMessage(run);
+    const none = "usage: paths is an empty list: leave it out to act on every path";
+    expect(answers).toEqual({
+      rewindExpect: expect.stringMatching(
+        /^usage: expect: unknown option "deleteed" \(it takes .*\bdeleted\b/,
+      ),
+      restoreNone: none,
+      diffNone: none,
+      rewindNone: none,
+      emptyCwd: "usage: cwd is empty: leave it out for the current directory",
+      doctorRepair: "usage: doctor: repair must be true or false",
+      doctorChecks: "usage: doctor: checks must be a list of functions",
+    });
+    expect([repo.read("README.md"), repo.exists("new.txt")]).toEqual(["agent\n", true]);
+    // The plan as it was sent back is taken, and the rewind goes ahead.
+    expect((await s.rewind({ to: "1", expect: plan })).rewoundTurns).toEqual(["1"]);
+    const redoPlan = await s.redo({ dryRun: true });
+    expect(await codeAndMessage(() => s.redo({ expect: { ...redoPlan, writen: [] } as never }))).toMatch(
+      /^usage: expect: unknown option "writen"/,
+    );
+  });
+
+  it("resolves a touched relative path against the workspace it was opened with, wherever the process moves after", async () => {
+    sandbox.applyToProcess();
+    const saved = process.cwd();
+    try {
+      process.chdir(path.dirname(repo.dir));
+      const ws = await openWorkspace({ cwd: path.basename(repo.dir) });
+      process.chdir(repo.dir);
+      const s = ws.session("t");
+      await s.beginTurn("1");
+      expect(await s.touched([".env"])).toEqual({ touched: [".env"] });
+      repo.write({ ".env": "KEY=agent\n" });
+      await s.endTurn("1");
+      await s.rewind({ to: "1" });
+      expect(repo.read(".env")).toBe("KEY=user\n");
+    } finally {
+      process.chdir(saved);
+    }
+  });
+
   it("says a workspace moved or deleted while open, or a deleted current directory, is gone", async () => {
     sandbox.applyToProcess();
     const ws = await openWorkspace({ cwd: repo.dir });
