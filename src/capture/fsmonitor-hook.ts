@@ -5,6 +5,10 @@ export const FSMONITOR_HOOK = String.raw`#!/usr/bin/perl
 # and the token of its previous query. Prints the new token, then the paths changed since the
 # old one, NUL-separated; "/" alone means "assume everything changed" (a first query, a
 # restarted Watchman), and git then checks every file itself, as it does when this fails.
+# With no daemon, the client answers a query itself (Watchman 4.9's --no-spawn) from a crawl of
+# its own, with a clock of process id 0, and from such a clock it claims that nothing changed:
+# that answer counts as a lost watch (git checks every file), and so the next snapshot starts
+# the daemon and the watch again. A fresh instance (a restarted daemon) creates that file too.
 # Plain Perl with no modules: loading JSON::PP alone would cost 30 ms per status.
 use strict;
 use warnings;
@@ -60,15 +64,27 @@ sub everything {
   exit 0;
 }
 
-if ($since !~ /^c:[0-9:]+$/) {
-  my $reply = ask('["clock", ' . quote($root) . ', {"sync_timeout": 20000}]');
-  lost() unless defined $reply && $reply =~ /"clock":\s*$string/;
-  everything(unquote($1));
+# Whether a clock is a daemon's: c:START:PID:ROOT:TICKS, where only a client alone says PID 0.
+sub daemon {
+  my ($clock) = @_;
+  return $clock =~ /^c:[0-9]+:[1-9][0-9]*:/;
+}
+
+sub mark {
+  if (open(my $mark, '>', $lost)) { close $mark; }
 }
 
 sub lost {
-  if (open(my $mark, '>', $lost)) { close $mark; }
+  mark();
   exit 1;
+}
+
+if ($since !~ /^c:[0-9:]+$/) {
+  my $reply = ask('["clock", ' . quote($root) . ', {"sync_timeout": 20000}]');
+  lost() unless defined $reply && $reply =~ /"clock":\s*$string/;
+  my $clock = unquote($1);
+  lost() unless daemon($clock);
+  everything($clock);
 }
 
 my $reply = ask('["query", ' . quote($root) . ', {"since": ' . quote($since)
@@ -76,7 +92,11 @@ my $reply = ask('["query", ' . quote($root) . ', {"since": ' . quote($since)
   . ', "expression": ["not", ["dirname", ".git"]]}]');
 lost() unless defined $reply && $reply !~ /"error":/ && $reply =~ /"clock":\s*$string/;
 my $clock = unquote($1);
-everything($clock) if $reply =~ /"is_fresh_instance":\s*true/;
+lost() unless daemon($clock);
+if ($reply =~ /"is_fresh_instance":\s*true/) {
+  mark();
+  everything($clock);
+}
 exit 1 unless $reply =~ /"files":\s*\[/g;
 my @names;
 while ($reply =~ /\G\s*$string\s*,?/gc) { push @names, unquote($1); }

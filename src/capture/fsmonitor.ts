@@ -78,23 +78,27 @@ export async function fsmonitorOptions(
   const stateFile = path.join(paths.dir, STORE_FILES.watchman);
   const lostMark = path.join(paths.dir, STORE_FILES.watchmanLost);
   let state = await readJson<WatchState | null>(stateFile, null);
+  const before = state;
   if (
     await fs.rm(lostMark).then(
       () => true,
       () => false,
     )
   )
-    state = null; // the hook found no watch
+    state = null; // the hook found no watch, or no daemon (or a restarted one): watch again
   if (state?.root === worktreeRoot && state.failed) {
     if (Date.now() - Date.parse(state.since) < RETRY_FAILED_WATCH_MS) return unused;
     state = null;
   }
   const watchStarted = state?.root !== worktreeRoot;
   if (state?.root !== worktreeRoot) {
-    state = await startWatching(found.watchman, worktreeRoot);
+    const began = await startWatching(found.watchman, worktreeRoot);
+    // A watch ghostcommit began stays its own when a restarted daemon watches it again by itself.
+    const kept = before?.root === worktreeRoot && before.startedByGhostcommit && !began.failed;
+    state = kept ? { ...began, startedByGhostcommit: true } : began;
     await writeFileAtomic(stateFile, JSON.stringify(state));
     if (state.failed) return unused;
-    if (state.startedByGhostcommit) {
+    if (began.startedByGhostcommit) {
       announce(
         `Watchman now watches ${worktreeRoot} to make snapshots faster, and keeps running` +
           ` (stop it: watchman watch-del ${shellQuote(worktreeRoot)}; turn this off: "watchman": false in the config)`,
