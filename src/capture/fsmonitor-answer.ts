@@ -22,13 +22,19 @@ const ANSWER_FILE = "fsmonitor-answer";
 const CLOCK = /^c:[0-9:]+$/;
 const QUERY_TIMEOUT_MS = 5_000;
 
-/** The hook-protocol answer, for git's fsmonitor hook command; null: let the hook script ask. */
+/** What answerAhead finds where nothing listens on Watchman's socket: its daemon is gone. */
+export const NO_DAEMON = Symbol("no daemon");
+
+/**
+ * The hook-protocol answer, for git's fsmonitor hook command; null: let the hook script ask;
+ * NO_DAEMON: nothing listens on the socket (the daemon stopped, was killed, a reboot).
+ */
 export async function answerAhead(
   socket: string,
   root: string,
   indexFile: string,
   answerDir: string,
-): Promise<string | null> {
+): Promise<string | null | typeof NO_DAEMON> {
   const since = fsmonitorToken(indexFile);
   if (since === null || !CLOCK.test(since)) return null;
   const reply = await ask(socket, [
@@ -41,6 +47,7 @@ export async function answerAhead(
       expression: ["not", ["dirname", ".git"]],
     },
   ]);
+  if (reply === NO_DAEMON) return NO_DAEMON;
   const answer = reply ? answerOf(reply) : null;
   if (!answer) return null;
   const file = path.join(answerDir, ANSWER_FILE);
@@ -69,18 +76,21 @@ function answerOf(reply: BserValue): Buffer | null {
 
 const NUL = Buffer.from([0]);
 
-/** One request on Watchman's socket; its reply, or null (no daemon, an error, too slow, garbled). */
-async function ask(socket: string, request: unknown): Promise<BserValue> {
+/** One request on Watchman's socket; its reply, NO_DAEMON, or null (an error, too slow, garbled). */
+async function ask(socket: string, request: unknown): Promise<BserValue | typeof NO_DAEMON> {
   return new Promise((resolve) => {
     let received: Buffer = Buffer.alloc(0);
     const connection = net().createConnection(socket);
-    const done = (value: BserValue) => {
+    const done = (value: BserValue | typeof NO_DAEMON) => {
       clearTimeout(timer);
       connection.destroy();
       resolve(value);
     };
     const timer = setTimeout(() => done(null), QUERY_TIMEOUT_MS);
-    connection.on("error", () => done(null));
+    // No socket file, or one nobody listens on: a daemon that is gone.
+    connection.on("error", (error: NodeJS.ErrnoException) =>
+      done(error.code === "ENOENT" || error.code === "ECONNREFUSED" ? NO_DAEMON : null),
+    );
     connection.on("connect", () => connection.write(encodePdu(request)));
     connection.on("data", (chunk: Buffer) => {
       received = received.length === 0 ? chunk : Buffer.concat([received, chunk]);

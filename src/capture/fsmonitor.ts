@@ -8,7 +8,7 @@ import { announce } from "../util/announce.js";
 import { formatCount, isoFromMillis } from "../util/format.js";
 import { findOnPath, shellQuote } from "../util/shell.js";
 import { spawnText } from "../util/spawn-text.js";
-import { answerAhead } from "./fsmonitor-answer.js";
+import { answerAhead, NO_DAEMON } from "./fsmonitor-answer.js";
 import { FSMONITOR_HOOK } from "./fsmonitor-hook.js";
 
 /**
@@ -90,34 +90,57 @@ export async function fsmonitorOptions(
     if (Date.now() - Date.parse(state.since) < RETRY_FAILED_WATCH_MS) return unused;
     state = null;
   }
-  const watchStarted = state?.root !== worktreeRoot;
+  let watchStarted = state?.root !== worktreeRoot;
   if (state?.root !== worktreeRoot) {
-    const began = await startWatching(found.watchman, worktreeRoot);
-    // A watch ghostcommit began stays its own when a restarted daemon watches it again by itself.
-    const kept = before?.root === worktreeRoot && before.startedByGhostcommit && !began.failed;
-    state = kept ? { ...began, startedByGhostcommit: true } : began;
-    await writeFileAtomic(stateFile, JSON.stringify(state));
+    state = await watch(found.watchman, worktreeRoot, stateFile, before);
     if (state.failed) return unused;
-    if (began.startedByGhostcommit) {
-      announce(
-        `Watchman now watches ${worktreeRoot} to make snapshots faster, and keeps running` +
-          ` (stop it: watchman watch-del ${shellQuote(worktreeRoot)}; turn this off: "watchman": false in the config)`,
-      );
-    }
   }
   if (state.socket === undefined) {
     state.socket = (await socketOf(found.watchman)) ?? "";
     await writeFileAtomic(stateFile, JSON.stringify(state));
   }
-  const ahead = state.socket
-    ? await answerAhead(state.socket, worktreeRoot, statusIndex, statusGitDir)
-    : null;
+  const askAhead = async (known: WatchState) =>
+    known.socket ? await answerAhead(known.socket, worktreeRoot, statusIndex, statusGitDir) : null;
+  let ahead = await askAhead(state);
+  if (ahead === NO_DAEMON) {
+    // Nothing listens where the daemon did: it is started again now, and answers from scratch.
+    state = await watch(found.watchman, worktreeRoot, stateFile, state);
+    if (state.failed) return unused;
+    watchStarted = true;
+    ahead = await askAhead(state);
+  }
+  if (ahead === NO_DAEMON) ahead = null;
   const hook = path.join(paths.dir, STORE_FILES.fsmonitorHook);
   const current = ahead ? FSMONITOR_HOOK : await fs.readFile(hook, "utf8").catch(() => null);
   if (current !== FSMONITOR_HOOK) await writeFileAtomic(hook, FSMONITOR_HOOK, 0o700);
   const command =
     ahead ?? [found.perl, hook, found.watchman, worktreeRoot, lostMark].map(shellQuote).join(" ");
   return { options: ["-c", `core.fsmonitor=${command}`, "-c", "core.fsmonitorHookVersion=2"], watchStarted };
+}
+
+/**
+ * Watches the work tree (see startWatching), says so where that began a watch, and records it
+ * with the daemon's socket; a watch ghostcommit began stays its own when a restarted daemon
+ * watches it again by itself.
+ */
+async function watch(
+  watchman: string,
+  root: string,
+  stateFile: string,
+  before: WatchState | null,
+): Promise<WatchState> {
+  const began = await startWatching(watchman, root);
+  const kept = before?.root === root && before.startedByGhostcommit && !began.failed;
+  const state = kept ? { ...began, startedByGhostcommit: true } : began;
+  if (!state.failed) state.socket = (await socketOf(watchman)) ?? "";
+  await writeFileAtomic(stateFile, JSON.stringify(state));
+  if (began.startedByGhostcommit) {
+    announce(
+      `Watchman now watches ${root} to make snapshots faster, and keeps running` +
+        ` (stop it: watchman watch-del ${shellQuote(root)}; turn this off: "watchman": false in the config)`,
+    );
+  }
+  return state;
 }
 
 /** Where Watchman's daemon listens (`WATCHMAN_SOCK`, as its client reads it, else its own answer). */

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FSMONITOR_HOOK } from "../../src/capture/fsmonitor-hook.js";
@@ -76,6 +76,47 @@ describe.skipIf(!installed)("Watchman's daemon gone", () => {
     expect(r.read("a.txt")).toBe("A\n");
     expect(r.read("b.txt")).toBe("bee\n");
     expect(r.exists("newer.txt")).toBe(false);
+  });
+
+  it("the very next snapshot starts it again, as doctor says, and says so", async () => {
+    const env = ownWatchman();
+    const r = repo({ "a.txt": "a\n" });
+    const snapshot = () => sandbox.cli(r.dir, ["snapshot", "--json"], undefined, env);
+    snapshot();
+    snapshot();
+    watchman(env, "shutdown-server");
+    const doctor = () => sandbox.cli(r.dir, ["doctor", "--json"], undefined, env).json.watchman;
+    expect(doctor()).toMatchObject({
+      inUse: false,
+      reason: expect.stringContaining("the next snapshot starts it"),
+    });
+    r.write({ "a.txt": "b\n", "new.txt": "new\n" });
+    const next = snapshot();
+    expect(next.status, next.stderr).toBe(0);
+    expect(next.stderr).toContain(`Watchman now watches ${r.dir}`);
+    expect(watchRoots(env)).toEqual([r.dir]);
+    expect(await filesOf(r, next.json.id)).toEqual(["a.txt", "new.txt"]);
+    expect(doctor()).toMatchObject({ inUse: true, startedWatch: r.dir });
+  });
+
+  it("a recorded socket nobody listens on while the daemon runs is found again, and the watch stays ghostcommit's", () => {
+    const env = ownWatchman();
+    const r = repo({ "a.txt": "a\n" });
+    const snapshot = () =>
+      sandbox.cli(r.dir, ["snapshot", "--json"], undefined, { ...env, GHOSTCOMMIT_TRACE: "1" });
+    snapshot();
+    snapshot();
+    const stateFile = path.join(r.ok("doctor").store, "watchman.json");
+    const state = JSON.parse(readFileSync(stateFile, "utf8"));
+    writeFileSync(stateFile, JSON.stringify({ ...state, socket: path.join(sandbox.home, "gone.sock") }));
+    const next = snapshot();
+    expect(next.status, next.stderr).toBe(0);
+    expect(next.stderr).not.toContain("Watchman now watches");
+    expect(next.stderr).toContain("capture: Watchman asked ahead");
+    expect(JSON.parse(readFileSync(stateFile, "utf8"))).toMatchObject({
+      socket: state.socket,
+      startedByGhostcommit: true,
+    });
   });
 
   it("the hook takes no answer of the client alone (no daemon) for Watchman's: git checks every file, and the watch is marked lost", () => {
