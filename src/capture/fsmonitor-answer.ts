@@ -36,7 +36,10 @@ export async function answerAhead(
   answerDir: string,
 ): Promise<string | null | typeof NO_DAEMON> {
   const since = fsmonitorToken(indexFile);
-  if (since === null || !CLOCK.test(since)) return null;
+  if (since === null || !CLOCK.test(since)) {
+    // No clock to ask from (the hook script asks for one): only whether the daemon is there.
+    return (await ask(socket, ["version"])) === NO_DAEMON ? NO_DAEMON : null;
+  }
   const reply = await ask(socket, [
     "query",
     root,

@@ -97,6 +97,15 @@ describe.skipIf(!installed)("Watchman's daemon gone", () => {
     expect(watchRoots(env)).toEqual([r.dir]);
     expect(await filesOf(r, next.json.id)).toEqual(["a.txt", "new.txt"]);
     expect(doctor()).toMatchObject({ inUse: true, startedWatch: r.dir });
+
+    // The same where the store's index copy carries no clock of Watchman's (made again).
+    watchman(env, "shutdown-server");
+    rmSync(path.join(r.ok("doctor").store, "status-index"));
+    r.write({ "b.txt": "bee\n" });
+    const again = snapshot();
+    expect(again.status, again.stderr).toBe(0);
+    expect(watchRoots(env)).toEqual([r.dir]);
+    expect(await filesOf(r, again.json.id)).toEqual(["a.txt", "b.txt", "new.txt"]);
   });
 
   it("a recorded socket nobody listens on while the daemon runs is found again, and the watch stays ghostcommit's", () => {
