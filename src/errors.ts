@@ -36,6 +36,8 @@ export interface ErrorData {
   "nothing-to-redo": { session?: string };
   /** A refusal: the rewind (or redo: no turn) would no longer do what the caller's `expect` says (nothing changed). */
   "plan-changed": { session: string; turn?: string };
+  /** The caller's `signal` aborted a restore, rewind or redo before its first file was written. */
+  cancelled: Record<never, never>;
 }
 
 /** Stable error codes. The CLI maps them to exit statuses; JSON output carries them verbatim. */

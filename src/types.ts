@@ -98,6 +98,8 @@ export interface RestoreOptions {
   dryRun?: boolean;
   /** Only these paths (relative to the workspace; a directory names everything below it). */
   paths?: string[];
+  /** Aborted before the first file is written: nothing changes (`cancelled`). Once writing began, it finishes. */
+  signal?: AbortSignal;
 }
 
 export interface DiffOptions {

@@ -196,14 +196,14 @@ export class Workspace {
 
   /** Makes the workspace's capture set equal to snapshot `id`: a safety snapshot first, proven deletions only. */
   async restore(id: string, given?: RestoreOptions): Promise<RestoreReport> {
-    const options = checkedOptions(given, "restore", { booleans: ["dryRun"], others: ["paths"] });
+    const options = checkedOptions(given, "restore", { booleans: ["dryRun"], others: ["paths", "signal"] });
     const named = resolveNamedPaths(this.root, options.paths);
     this.engine.assertEnabled();
     const target = await this.engine.refs.resolve(id);
     const result = await this.engine.writing(() =>
       this.engine.withReader(async (cat) => {
         await refuseUnmatched(named, cat, [target.tree], this.root);
-        return restoreSnapshot(this.engine, cat, target, !!options.dryRun, named);
+        return restoreSnapshot(this.engine, cat, target, !!options.dryRun, named, options.signal);
       }),
     );
     const report: RestoreReport = {

@@ -1,4 +1,4 @@
-import type { CallToolResult, McpServer } from "@modelcontextprotocol/server";
+import type { CallToolResult, McpServer, ServerContext } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { Workspace } from "../workspace.js";
 import type { RestoreReport } from "../types.js";
@@ -20,10 +20,13 @@ export function result(json: unknown, structured?: Record<string, unknown>, isEr
   return out;
 }
 
-/** Runs a tool's work on a freshly opened workspace (config edits apply); errors become tool errors. */
+/**
+ * Runs a tool's work on a freshly opened workspace (config edits apply); errors become tool errors.
+ * `signal`: the client cancelled the call, or the server is stopping.
+ */
 export type WithWorkspace = <A>(
-  work: (ws: Workspace, args: A) => Promise<CallToolResult>,
-) => (args: A) => Promise<CallToolResult>;
+  work: (ws: Workspace, args: A, signal: AbortSignal) => Promise<CallToolResult>,
+) => (args: A, ctx: ServerContext) => Promise<CallToolResult>;
 
 const snapshotId = z.string().describe("snapshot id or a unique prefix of 7+ hex digits");
 const paths = z
@@ -122,8 +125,8 @@ export function registerTools(
       outputSchema: out.restoreOutput,
       annotations: { ...local, readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     },
-    withWorkspace(async (ws, args: { id: string; paths?: string[]; dryRun?: boolean }) =>
-      reported(await ws.restore(args.id, { dryRun: args.dryRun, paths: args.paths })),
+    withWorkspace(async (ws, args: { id: string; paths?: string[]; dryRun?: boolean }, signal) =>
+      reported(await ws.restore(args.id, { dryRun: args.dryRun, paths: args.paths, signal })),
     ),
   );
 
@@ -181,6 +184,7 @@ export function registerTools(
       async (
         ws,
         args: { to: string; session?: string; paths?: string[]; dryRun?: boolean; force?: boolean },
+        signal,
       ) => {
         const { session: handle } = await resolveSessionWithTurns(
           ws,
@@ -190,7 +194,9 @@ export function registerTools(
         );
         const { to, paths: chosen, dryRun, force } = args;
         // The caller is the agent, inside its own turn when one is open.
-        return reported(await handle.rewind({ to, paths: chosen, dryRun, force, keepOpenTurn: true }));
+        return reported(
+          await handle.rewind({ to, paths: chosen, dryRun, force, keepOpenTurn: true, signal }),
+        );
       },
     ),
   );
@@ -209,13 +215,14 @@ export function registerTools(
       // It deletes files (those the turns deleted) and, forced, overwrites a person's edits.
       annotations: { ...local, readOnlyHint: false, destructiveHint: true, idempotentHint: false },
     },
-    withWorkspace(async (ws, args: { session?: string; force?: boolean }) =>
+    withWorkspace(async (ws, args: { session?: string; force?: boolean }, signal) =>
       reported(
         await (
           await resolveSessionWithTurns(ws, await sessionOf(ws, args.session), undefined, SESSION_ARGUMENT)
         ).session.redo({
           force: args.force,
           keepOpenTurn: true,
+          signal,
         }),
       ),
     ),

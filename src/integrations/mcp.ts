@@ -55,14 +55,15 @@ export function createMcpServer(
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
   );
   const refusal = refusedWorkspace(options.dir);
-  const withWorkspace: WithWorkspace = (work) => async (args) => {
+  const withWorkspace: WithWorkspace = (work) => async (args, ctx) => {
     // The client keeps the server's stderr out of sight: announcements go in the tool's answer.
     const announced: string[] = [];
     const stopCollecting = collectAnnouncements(announced);
     let answer: CallToolResult;
     try {
       if (refusal) throw new GhostcommitError("not-a-workspace", refusal, { path: options.dir });
-      answer = await work(await openWorkspace({ cwd: options.dir, store: options.store }), args);
+      const ws = await openWorkspace({ cwd: options.dir, store: options.store });
+      answer = await work(ws, args, ctx.mcpReq.signal);
     } catch (error) {
       // A refused workspace was said on stderr once, as the server started: not again per call.
       answer = failure(error, refusal === null);

@@ -49,6 +49,7 @@ export async function restoreSnapshot(
   target: StoredSnapshot,
   dryRun: boolean,
   named?: RelPath[],
+  signal?: AbortSignal,
 ): Promise<RestoreResult> {
   engine.prepareDiff(); // its target is the diff from what is there now
   return runRestore(engine, cat, {
@@ -56,6 +57,7 @@ export async function restoreSnapshot(
     dryRun,
     safetyMessage: `before restoring ${target.id.slice(0, 12)}`,
     guards: target.id,
+    signal,
     target: async (currentTree, capturedRepos) => {
       const raw = await diffTrees(engine, currentTree, target.tree);
       const all: PathChange[] = raw.map((c) => ({

@@ -11,6 +11,7 @@ import { type CatFile, missingObjects } from "../git/cat-file.js";
 import { displayPath, type RelPath } from "../paths.js";
 import type { RestoreReport } from "../types.js";
 import { missingObjectError } from "../git/diff-tree.js";
+import { GhostcommitError } from "../errors.js";
 import {
   journalFile,
   type RestoreJournal,
@@ -60,6 +61,8 @@ export interface RestoreRun {
   beforeApply?: (steps: PlanStep[], safety: string) => Promise<void>;
   /** How to finish or undo this restore if it dies half-way, for `doctor` (a sentence). */
   interruptedHint?: string;
+  /** Checked until the first file is written (see `stopIfCancelled`); after that the restore finishes. */
+  signal?: AbortSignal;
 }
 
 export interface RestoreResult extends ApplyOutcome {
@@ -83,7 +86,16 @@ export async function runRestore(
   );
 }
 
+/**
+ * A cancelled restore stops only before its first file changes: one stopped half-way would leave
+ * the workspace neither as it was nor as asked, so from then on it runs to its end.
+ */
+function stopIfCancelled(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new GhostcommitError("cancelled", "cancelled before any file was changed");
+}
+
 async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun): Promise<RestoreResult> {
+  stopIfCancelled(run.signal); // it may have waited for another restore's lock
   let currentTree: string;
   let safety: string | null = null;
   let capturedRepos: RelPath[] = [];
@@ -222,6 +234,7 @@ async function prepareRestore(
     return { kind: "dry-run", result };
   }
   run.refusePlan?.(steps);
+  stopIfCancelled(run.signal);
   // Read everything first: a damaged store fails here, before any file changes.
   // All requests go to cat-file at once (it answers in order): one round trip per blob would
   // make a large restore wait on the pipe, and widen the window in which it can be interrupted.
@@ -235,6 +248,8 @@ async function prepareRestore(
     }
     contents.set(oid, object.content);
   });
+  // The last moment nothing has changed: the safety snapshot goes, as for a refusal.
+  stopIfCancelled(run.signal);
   return { kind: "apply", steps, contents };
 }
 

@@ -97,7 +97,7 @@ export class Session implements SessionHandle {
     const checked = checkedOptions(options, "rewind", {
       booleans,
       strings: ["to"],
-      others: ["paths", "expect"],
+      others: ["paths", "expect", "signal"],
     });
     return this.markInnerUndo(checked, await this.ctx.engine.writing(() => rewindSession(this.ctx, checked)));
   }
@@ -120,7 +120,7 @@ export class Session implements SessionHandle {
   async redo(options?: RedoOptions): Promise<RedoReport> {
     const checked = checkedOptions(options, "redo", {
       booleans: ["force", "dryRun", "keepOpenTurn"],
-      others: ["expect"],
+      others: ["expect", "signal"],
     });
     return this.markInnerUndo(checked, await this.ctx.engine.writing(() => redoSession(this.ctx, checked)));
   }

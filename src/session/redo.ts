@@ -81,6 +81,7 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
         safetyMessage: `before redoing ${turnsNamed(rewind.turns)} of session ${session}`,
         guards: rewind.safety,
         session,
+        signal: options.signal,
         // As a rewind's: only the files shown are written, and only the conflicts shown overwritten.
         refusePlan: (steps) => {
           const changes = expect ? otherFiles(expect, steps, overridden, "the rewind", overriddenNow) : [];

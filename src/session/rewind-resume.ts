@@ -74,6 +74,7 @@ export async function resumeRewind(
     dryRun: boolean;
     named: RelPath[] | undefined;
     expect: ExpectedRewind | undefined;
+    signal?: AbortSignal;
   },
 ): Promise<RewindReport> {
   const { engine, journal } = ctx;
@@ -106,6 +107,7 @@ export async function resumeRewind(
       safetyMessage: `before finishing the rewind of session ${session} to turn ${pending.to}`,
       guards: pending.safety,
       session,
+      signal: request.signal,
       interruptedHint: interruptedHint(session, pending.to, pending.paths),
       refusePlan: (steps) => refuseUnexpected(request.expect, where, pending.turns, steps, overridden),
       target: async (currentTree) => {

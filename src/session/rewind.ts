@@ -66,7 +66,8 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
     const to = turnIdOf(state, given);
     // A rewind killed half-way: the same rewind finishes it, redo undoes it; nothing else runs first.
     const interrupted = state.redoStack.at(-1);
-    if (interrupted?.pending) return resumeRewind(ctx, interrupted, { to, force, dryRun, named, expect });
+    if (interrupted?.pending)
+      return resumeRewind(ctx, interrupted, { to, force, dryRun, named, expect, signal: options.signal });
     const target = requireTurn(state, to);
     if (target.state === "rewound") throw alreadyRewound(state, to);
     const live = state.turns.filter((t) => t.state !== "rewound");
@@ -152,6 +153,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         safetyMessage: `before rewinding session ${session} to turn ${to}`,
         guards: target.before,
         session,
+        signal: options.signal,
         interruptedHint: interruptedHint(session, to, named),
         refusePlan: (steps) =>
           refuseUnexpected(expect, { session, to }, ids, steps, overridden, overriddenNow),

@@ -64,6 +64,8 @@ export interface RewindOptions {
    * that changes, between the preview and the confirmation cannot slip into the rewind.
    */
   expect?: ExpectedRewind;
+  /** Aborted before the first file is written: nothing changes (`cancelled`). Once writing began, it finishes. */
+  signal?: AbortSignal;
 }
 
 export interface ExpectedRewind {
@@ -200,6 +202,8 @@ export interface RedoOptions {
    * just before the first file changes.
    */
   expect?: ExpectedRedo;
+  /** As for a rewind: aborted before the first file is written, nothing changes. */
+  signal?: AbortSignal;
 }
 
 export interface ExpectedRedo {
