@@ -35,6 +35,40 @@ function failure(thrown: unknown, logged = true): CallToolResult {
   return result(doc, doc, true);
 }
 
+/**
+ * The tool calls being answered. Stopping refuses new ones and aborts those running: a restore,
+ * rewind or redo still capturing or planning stops before it writes, one already writing finishes.
+ */
+export class McpCalls {
+  private readonly running = new Map<Promise<unknown>, AbortController>();
+  private stopped = false;
+
+  get busy(): boolean {
+    return this.running.size > 0;
+  }
+
+  /** Runs one call; `signal` aborts when the client cancels it or the server stops. */
+  async run<T>(cancelled: AbortSignal, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    if (this.stopped) throw new GhostcommitError("cancelled", "the server is stopping: nothing was changed");
+    const controller = new AbortController();
+    const signal = AbortSignal.any([cancelled, controller.signal]);
+    const done = call(signal);
+    this.running.set(done, controller);
+    try {
+      return await done;
+    } finally {
+      this.running.delete(done);
+    }
+  }
+
+  /** Takes no more calls and resolves once every running one has ended. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const controller of this.running.values()) controller.abort();
+    await Promise.allSettled([...this.running.keys()]);
+  }
+}
+
 /** Why `dir` is refused as a workspace (`$HOME`, `/`), or null. */
 function refusedWorkspace(dir: string): string | null {
   return isTooBroad(dir)
@@ -49,6 +83,7 @@ function refusedWorkspace(dir: string): string | null {
 export function createMcpServer(
   options: McpOptions,
   ancestors: Promise<string[]> = processAncestors(),
+  calls: McpCalls = new McpCalls(),
 ): McpServer {
   const server = new McpServer(
     { name: "ghostcommit", version: options.version },
@@ -62,8 +97,9 @@ export function createMcpServer(
     let answer: CallToolResult;
     try {
       if (refusal) throw new GhostcommitError("not-a-workspace", refusal, { path: options.dir });
-      const ws = await openWorkspace({ cwd: options.dir, store: options.store });
-      answer = await work(ws, args, ctx.mcpReq.signal);
+      answer = await calls.run(ctx.mcpReq.signal, async (signal) =>
+        work(await openWorkspace({ cwd: options.dir, store: options.store }), args, signal),
+      );
     } catch (error) {
       // A refused workspace was said on stderr once, as the server started: not again per call.
       answer = failure(error, refusal === null);
@@ -78,13 +114,33 @@ export function createMcpServer(
   return server;
 }
 
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/**
+ * Stops on a signal once the calls being answered have ended (a client's close sends SIGTERM 2 s
+ * after closing stdin; cut off, a rewind was left half-done with its locks). A second signal stops
+ * at once, as it would without this handler.
+ */
+function stopOnSignals(calls: McpCalls): void {
+  const stop = () => {
+    for (const signal of STOP_SIGNALS) process.removeListener(signal, stop);
+    process.stdin.pause(); // no new requests are read
+    if (calls.busy) process.stderr.write("ghostcommit mcp: finishing the tool call in progress first\n");
+    // The answer is written before exiting (stdout to a pipe is synchronous), for a client still reading.
+    calls.stop().then(() => setImmediate(() => process.exit(0)));
+  };
+  for (const signal of STOP_SIGNALS) process.once(signal, stop);
+}
+
 /** Serves MCP on stdin/stdout until the client closes stdin. Diagnostics go to stderr only. */
 export async function serveMcp(options: McpOptions): Promise<void> {
   const refusal = refusedWorkspace(options.dir);
   if (refusal) process.stderr.write(`ghostcommit mcp: ${refusal}\n`);
   const ancestors = processAncestors(); // once: the agent that started the server stays the same
+  const calls = new McpCalls();
+  stopOnSignals(calls);
   await new Promise<void>((resolve) => {
-    serveStdio(() => createMcpServer(options, ancestors), {
+    serveStdio(() => createMcpServer(options, ancestors, calls), {
       onerror: (error) => process.stderr.write(`ghostcommit mcp: ${error.message}\n`),
     });
     process.stdin.on("end", () => resolve());

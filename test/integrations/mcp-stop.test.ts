@@ -8,7 +8,7 @@ import { claudeEvents as ev } from "./events.js";
 import { hook } from "./hook-helpers.js";
 
 /** Enough files that a rewind of them takes a while: a signal or a cancel can land inside it. */
-const FILES = 1000;
+const FILES = 500;
 
 let sandbox: Sandbox;
 let repo: Repo;
@@ -54,6 +54,19 @@ async function waitFor(found: () => boolean, what: string, ms = 15_000): Promise
   }
 }
 
+async function exited(pid: number): Promise<void> {
+  const until = Date.now() + 10_000;
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return;
+    }
+    if (Date.now() > until) throw new Error(`server ${pid} still running`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 const names = Array.from({ length: FILES }, (_, i) => `many/${i}.txt`);
 
 /** Turn 1 of session "chat" changes every file from v0 to v1. */
@@ -65,6 +78,7 @@ function turnChangingFiles(): void {
 
 /** How many files hold `content`. */
 const holding = (content: string) => names.filter((name) => repo.read(name) === content).length;
+const rewound = () => holding("v0\n") === FILES;
 const untouched = () => holding("v1\n") === FILES;
 
 /** No lock or restore journal left behind, and doctor finds nothing wrong. */
@@ -93,6 +107,50 @@ beforeEach(async () => {
 afterEach(async () => {
   await client.close();
   sandbox.cleanup();
+});
+
+describe("stopping the MCP server in the middle of a rewind", () => {
+  it("finishes a rewind already writing files when SIGTERM comes, then exits", async () => {
+    const pid = transport.pid as number;
+    const answer = client.callTool({ name: "rewind", arguments: { to: "1" } }).catch((e: Error) => e);
+    // The restore journal is on disk just before the first file changes.
+    await waitFor(() => restoreJournals().length > 0, "the rewind to start writing");
+    process.kill(pid, "SIGTERM");
+    await exited(pid);
+    // Before, the server died at once: part of the files were gone, the locks left behind.
+    expect(rewound(), `${holding("v0\n")} of ${FILES} files rewound`).toBe(true);
+    expect(((await answer) as CallToolResult).isError).toBeFalsy();
+    expectClean();
+  }, 20_000);
+
+  it("stops a rewind still capturing on SIGTERM before any file changes, then exits", async () => {
+    const pid = transport.pid as number;
+    const answer = client.callTool({ name: "rewind", arguments: { to: "1" } }).catch((e: Error) => e);
+    await waitFor(restoreLocked, "the rewind to take its lock");
+    process.kill(pid, "SIGTERM");
+    await exited(pid);
+    const result = (await answer) as CallToolResult;
+    // Either not started or finished: never half-done.
+    if (result.isError) {
+      expect(result.structuredContent).toMatchObject({ error: { code: "cancelled" } });
+      expect(untouched()).toBe(true);
+    } else {
+      expect(rewound()).toBe(true);
+    }
+    expectClean();
+    // Not started: the same rewind runs in full afterwards.
+    expect(repo.cli(["rewind", "--to", "1", "--json"]).status).toBe(0);
+    expect(rewound()).toBe(true);
+  }, 20_000);
+
+  it("exits at once on a second signal", async () => {
+    const pid = transport.pid as number;
+    client.callTool({ name: "rewind", arguments: { to: "1" } }).catch(() => {});
+    await waitFor(restoreLocked, "the rewind to take its lock");
+    process.kill(pid, "SIGTERM");
+    process.kill(pid, "SIGINT");
+    await exited(pid);
+  }, 20_000);
 });
 
 describe("cancelling a tool call (notifications/cancelled)", () => {
