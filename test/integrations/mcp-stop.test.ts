@@ -143,6 +143,16 @@ describe("stopping the MCP server in the middle of a rewind", () => {
     expect(rewound()).toBe(true);
   }, 20_000);
 
+  it("leaves a rewind done or not started when the client closes (stdin, then SIGTERM 2 s later)", async () => {
+    const pid = transport.pid as number;
+    client.callTool({ name: "rewind", arguments: { to: "1" } }).catch(() => {});
+    await waitFor(restoreLocked, "the rewind to take its lock");
+    await client.close();
+    await exited(pid);
+    expect(rewound() || untouched(), `${holding("v0\n")} of ${FILES} files rewound`).toBe(true);
+    expectClean();
+  }, 20_000);
+
   it("exits at once on a second signal", async () => {
     const pid = transport.pid as number;
     client.callTool({ name: "rewind", arguments: { to: "1" } }).catch(() => {});
