@@ -171,7 +171,10 @@ function readConfigFile(file: string): Partial<Settings> {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new GhostcommitError("bad-config", `${file} is not valid JSON`, { file }, error);
+    const bom = text.startsWith("\uFEFF")
+      ? " (it starts with a byte order mark, U+FEFF: save it as UTF-8 without one)"
+      : "";
+    throw new GhostcommitError("bad-config", `${file} is not valid JSON${bom}`, { file }, error);
   }
   return validateSettings(parsed, file);
 }

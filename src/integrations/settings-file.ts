@@ -68,10 +68,8 @@ export async function load(file: string, byHand?: string): Promise<Loaded | null
     if (value === undefined)
       throw new GhostcommitError(
         "bad-config",
-        `${file} is not valid JSON; fix it first, nothing was changed`,
-        {
-          file,
-        },
+        `${file} is not valid JSON${bomNote(text)}; fix it first, nothing was changed`,
+        { file },
       );
     keep = `${file} has comments or trailing commas, which ghostcommit does not rewrite (they would be lost); nothing was changed. ${byHand}`;
   }
@@ -138,4 +136,11 @@ export async function save(file: string, loaded: Loaded): Promise<void> {
       throw new GhostcommitError("io", `cannot keep the owner of ${file}: ${error.message}`, { path: file });
     });
   }
+}
+
+/** Why a file that looks like JSON is not: a byte order mark, which no editor shows. */
+function bomNote(text: string): string {
+  return text.startsWith("\uFEFF")
+    ? " (it starts with a byte order mark, U+FEFF, which JSON does not allow and most editors do not show: save it as UTF-8 without one)"
+    : "";
 }

@@ -258,6 +258,17 @@ describe("install claude-code", () => {
       expect(result.stderr).toContain("not valid JSON");
     }
     expect(readFileSync(file, "utf8")).toBe('{ "model": "opus", }');
+    // A byte order mark, which no editor shows, is named: the file looks like valid JSON.
+    writeFileSync(file, '\uFEFF{ "model": "opus" }\n');
+    writeFileSync(path.join(dir, ".ghostcommit.json"), '\uFEFF{ "enabled": true }\n');
+    for (const args of [["install", "claude-code", "--project"], ["snapshot"]]) {
+      const result = sandbox.cli(dir, args);
+      expect([result.status, result.stderr], args[0]).toEqual([
+        1,
+        expect.stringContaining("byte order mark"),
+      ]);
+    }
+    expect(readFileSync(file, "utf8")).toBe('\uFEFF{ "model": "opus" }\n');
   });
 
   it("refuses to change a read-only settings file, install and uninstall, slash commands included", () => {
