@@ -251,8 +251,10 @@ async function releaseOrphanedPacks(engine: StoreContext): Promise<void> {
 /**
  * A plain directory's index names the content of its files as the last snapshot found them, and
  * repack keeps what it names: a file deleted or changed since (a secret removed, then the
- * snapshots holding it dropped) would keep its old content in the store. Such an index is
- * forgotten, as doctor's repair does; the next snapshot reads every file again.
+ * snapshots holding it dropped) would keep its old content in the store. Those entries leave
+ * the index; the rest keep their stat data, so the next snapshot reads only the files that left
+ * (forgetting the whole index made it read every file again, a first snapshot's cost). Their
+ * removal changes the index's tree, so that snapshot writes the index rather than edit the old tree.
  */
 async function forgetOutdatedPlainIndex(engine: StoreContext): Promise<void> {
   const indexFile = path.join(engine.paths.dir, STORE_FILES.plainIndex);
@@ -265,6 +267,18 @@ async function forgetOutdatedPlainIndex(engine: StoreContext): Promise<void> {
       okCodes: [0, 128],
     });
     if (listed.code === 0 && listed.stdout.length === 0) return;
+    const removed =
+      listed.code === 0 &&
+      (
+        await runGit(
+          // As a snapshot writes it: the end-of-entries mark its readers use; git's untracked
+          // cache goes (the store's config), and the next status builds it again.
+          ["-c", "index.recordEndOfIndexEntries=true", "update-index", "-z", "--force-remove", "--stdin"],
+          { cwd: engine.paths.dir, env, input: listed.stdout, okCodes: [0, 128] },
+        )
+      ).code === 0;
+    if (removed) return;
+    // An index git cannot read or write: forgotten whole, as doctor's repair does.
     await fs.rm(indexFile, { force: true });
     await fs.rm(path.join(engine.paths.dir, STORE_FILES.plainState), { force: true });
   });

@@ -65,10 +65,46 @@ describe("gc", () => {
       env: { ...sandbox.env, GIT_DIR: gitDir },
     });
     expect(everything.toString("latin1")).not.toContain("TOKEN-3f9a0c");
-    // The next snapshot reads the folder again, whole.
     writeFileSync(path.join(dir, "b.txt"), "new\n");
     const next = cli("snapshot").id;
     expect(cli("show", next).files).toEqual(["a.txt", "b.txt"]);
+    expect(cli("doctor").ok).toBe(true);
+  });
+
+  it("frees a plain directory's changed file's old content, keeping the index's other files known", () => {
+    const sandbox = new Sandbox();
+    onTestFinished(() => sandbox.cleanup());
+    const dir = sandbox.dir("plain");
+    const cli = (...args: string[]) => sandbox.ok(dir, ...args);
+    for (let i = 0; i < 20; i++) writeFileSync(path.join(dir, `f${i}.txt`), `file ${i}\n`);
+    writeFileSync(path.join(dir, "config.txt"), "TOKEN-77b1e2\n");
+    const leaked = cli("snapshot").id;
+    writeFileSync(path.join(dir, "config.txt"), "TOKEN=from-env\n");
+    cli("drop", leaked);
+    cli("gc", "--keep", "0");
+    const store = cli("doctor").store as string;
+    const gitDir = path.join(store, "git");
+    const everything = execFileSync("git", ["cat-file", "--batch-all-objects", "--batch"], {
+      env: { ...sandbox.env, GIT_DIR: gitDir },
+    });
+    expect(everything.toString("latin1")).not.toContain("TOKEN-77b1e2");
+    // The files that did not change stay known (the next snapshot does not read them again):
+    // only the changed one left the store's index.
+    const indexed = execFileSync("git", ["ls-files"], {
+      cwd: dir,
+      env: {
+        ...sandbox.env,
+        GIT_DIR: gitDir,
+        GIT_WORK_TREE: dir,
+        GIT_INDEX_FILE: path.join(store, "plain-index"),
+      },
+    }).toString();
+    expect(indexed.split("\n").filter(Boolean)).toHaveLength(20);
+    expect(indexed).not.toContain("config.txt");
+    writeFileSync(path.join(dir, "f3.txt"), "changed\n");
+    const next = cli("snapshot").id;
+    expect(cli("show", next).files).toHaveLength(21);
+    expect(cli("diff", next)).toEqual([]);
     expect(cli("doctor").ok).toBe(true);
   });
 
