@@ -107,12 +107,15 @@ function eventLines(e: UndoEvent, most: number): string[] {
         ? `Rewound ${turns}, though no file changed: what it changed was left as it is.`
         : `Redo restored ${turns}, though no file changed.`,
     ];
-  const heading =
-    e.kind === "rewind"
-      ? `Rewound ${turns}: these files are back as they were before ${e.turns.length === 1 ? "it" : "them"}:`
+  const them = e.turns.length === 1 ? "it" : "them";
+  const heading = e.unfinished
+    ? `A rewind of ${turns} was cut off before it finished: some of these files are back as they were before ${them}, the others are still as ${e.turns.length === 1 ? "it" : "they"} left them, until the person finishes the rewind or undoes it:`
+    : e.kind === "rewind"
+      ? `Rewound ${turns}: these files are back as they were before ${them}:`
       : `Redo restored ${turns}: these files are back as they were before the rewind:`;
   const deleted = new Set(e.deleted);
-  const shown = e.files.slice(0, most).map((f) => `- ${f}${deleted.has(f) ? " (deleted)" : ""}`);
+  const gone = e.unfinished ? " (to be deleted)" : " (deleted)";
+  const shown = e.files.slice(0, most).map((f) => `- ${f}${deleted.has(f) ? gone : ""}`);
   if (e.files.length > shown.length) shown.push(`- … and ${e.files.length - shown.length} more`);
   return [heading, ...shown];
 }

@@ -2,7 +2,8 @@ import { humanText } from "../util/format.js";
 import { readAllJournals } from "../session/journal.js";
 import { interruptedHint } from "../session/rewind-resume.js";
 import type { StoreContext } from "../store/context.js";
-import { interruptedRestores } from "../store/restore-journal.js";
+import { deadRestoreJournals, interruptedRestores } from "../store/restore-journal.js";
+import { namedIn } from "./store-check.js";
 import type { DoctorCheck } from "./doctor.js";
 import { checkHookLog } from "./hook-log.js";
 import { checkForeignOwned } from "./owner-check.js";
@@ -17,7 +18,8 @@ import { checkGoneWorkspaceRefs } from "./gone-workspace-refs.js";
  * ended. Until it is finished or undone, the session's next rewind is refused.
  */
 export const checkPendingRewinds: DoctorCheck = async (engine: StoreContext) => {
-  const named = new Set((await interruptedRestores(engine.paths)).map((r) => r.safety));
+  const dead = await Promise.all((await deadRestoreJournals(engine.paths)).map((file) => namedIn(file)));
+  const named = new Set([...(await interruptedRestores(engine.paths)), ...dead].map((r) => r.safety));
   return (await readAllJournals(engine.paths.sessionsDir)).flatMap((state) =>
     state.redoStack
       .filter((rewind) => rewind.pending && !named.has(rewind.safety))

@@ -6,7 +6,7 @@ import type { StoreContext } from "../store/context.js";
 import { runGit } from "../git/exec.js";
 import { watchmanUse } from "../capture/fsmonitor.js";
 import type { DoctorRepair, DoctorReport } from "../types.js";
-import { cleanLeftovers, interruptedRestores } from "../store/restore-journal.js";
+import { cleanLeftovers, deadRestoreJournals, interruptedRestores } from "../store/restore-journal.js";
 import { alive } from "../util/process.js";
 import {
   damagedStateFiles,
@@ -156,10 +156,7 @@ async function checkFiles(engine: StoreContext): Promise<Problem[]> {
       path: path.join(engine.paths.dir, STORE_FILES.plainIndex),
     });
   }
-  for (const name of await fs.readdir(engine.paths.tmpDir).catch(() => [] as string[])) {
-    const match = /^restore-(\d+)\.json$/.exec(name);
-    if (!match || alive(Number(match[1]))) continue;
-    const file = path.join(engine.paths.tmpDir, name);
+  for (const file of await deadRestoreJournals(engine.paths)) {
     problems.push(interruptedProblem(await namedIn(file), file));
   }
   for (const record of await interruptedRestores(engine.paths)) {

@@ -281,11 +281,15 @@ export function interruptedProblem(
 ): Problem {
   // A rewind or redo says how to finish or undo it through its session, which also keeps the
   // session's record true; restoring the safety snapshot would leave the session out of step.
-  const wayBack =
-    named.hint ?? `\`ghostcommit restore ${named.safety ?? "<safety id>"}\` brings back the state before it`;
+  const started = startedAt ? ` started ${startedAt}` : "";
+  // Another restore run to its end, or `doctor --repair`, settles a plain restore's record; a
+  // rewind stays half done until it is finished or undone (its session refuses another rewind).
+  const message = named.hint
+    ? `a rewind${started} was interrupted; ${named.hint} (until one of them runs, some files are back and others not)`
+    : `a restore${started} was interrupted; \`ghostcommit restore ${named.safety ?? "<safety id>"}\` brings back the state before it (a restore that runs to its end, or \`doctor --repair\`, settles this)`;
   return {
     code: "interrupted-restore",
-    message: `a restore${startedAt ? ` started ${startedAt}` : ""} was interrupted; ${wayBack} (a restore that runs to its end, or \`doctor --repair\`, settles this)${tempFilesLeft(named.token)}`,
+    message: `${message}${tempFilesLeft(named.token)}`,
     path: file,
   };
 }

@@ -140,7 +140,13 @@ export class Session implements SessionHandle {
 
   async log(options?: { gone?: boolean }): Promise<TurnRecord[]> {
     const { gone } = checkedOptions(options, "log", { booleans: ["gone"] });
-    const turns = (await this.ctx.journal.load()).turns.map(toTurnRecord);
+    const state = await this.ctx.journal.load();
+    const unfinished = new Set(state.redoStack.filter((r) => r.pending).flatMap((r) => r.turns));
+    const turns = state.turns.map((turn) => {
+      const record = toTurnRecord(turn);
+      if (turn.state === "rewound" && unfinished.has(turn.turn)) record.rewindUnfinished = true;
+      return record;
+    });
     if (!gone) return turns;
     // One listing of the store's refs for the whole session, not a lookup per turn.
     // A store whose refs cannot be listed (damaged: doctor says how) leaves the turns unmarked:

@@ -154,17 +154,13 @@ export async function resumeRewind(
     if (ioSkips(report)) return report; // still files it cannot write: still to finish (see rewindSession)
     const done = new Set([...reached, ...result.written, ...result.deleted]);
     const { pending: _pending, t: _t, ...finished } = pending;
-    await journal.append(
-      [
-        {
-          e: "rewind",
-          ...finished,
-          written: pending.written.filter(([p]) => done.has(p)),
-          deleted: pending.deleted.filter((p) => done.has(p)),
-        },
-      ],
-      true,
-    );
+    const written = pending.written.filter(([p]) => done.has(p));
+    const deleted = pending.deleted.filter((p) => done.has(p));
+    await journal.append([{ e: "rewind", ...finished, written, deleted }], true);
+    // The whole rewind's outcome, as one run would have said it: the files the killed run had
+    // already put back are back too (this run's own writes alone left them out).
+    report.written = written.map(([p]) => displayPath(p));
+    report.deleted = deleted.map(displayPath);
     return report;
   });
 }

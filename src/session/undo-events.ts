@@ -48,5 +48,8 @@ function undoEvent(
 ): UndoEvent {
   const files = [...rewind.written.map(([p]) => p), ...rewind.deleted].map(displayPath).sort();
   const deleted = (kind === "rewind" ? rewind.deleted : redoDeleted).map(displayPath).sort();
-  return { kind, turns: rewind.turns, files, deleted };
+  const event: UndoEvent = { kind, turns: rewind.turns, files, deleted };
+  // Only its plan is recorded (killed, or files it could not write): the files are half-way.
+  if (kind === "rewind" && rewind.pending) event.unfinished = true;
+  return event;
 }

@@ -76,6 +76,15 @@ export function journalFile(paths: StorePaths, pid = process.pid): string {
   return path.join(paths.tmpDir, `restore-${pid}.json`);
 }
 
+/** The journals of restores whose process died before anything settled them (a kill -9). */
+export async function deadRestoreJournals(paths: StorePaths): Promise<string[]> {
+  const names = await fs.readdir(paths.tmpDir).catch(() => [] as string[]);
+  return names.flatMap((name) => {
+    const match = /^restore-(\d+)\.json$/.exec(name);
+    return match && !alive(Number(match[1])) ? [path.join(paths.tmpDir, name)] : [];
+  });
+}
+
 export function interruptedDir(paths: StorePaths): string {
   return path.join(paths.dir, "interrupted");
 }

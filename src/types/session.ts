@@ -12,6 +12,11 @@ export interface TurnRecord {
   state: "open" | "done" | "rewound";
   /** Paths of a `done` turn put back by a rewind limited to some paths (not redone since). */
   rewoundPaths?: string[];
+  /**
+   * A `rewound` turn whose rewind was cut off (killed, or files it could not write): some of its
+   * files may be back, others not; running the rewind again finishes it, redo undoes it.
+   */
+  rewindUnfinished?: true;
   startedAt: string;
   endedAt?: string;
   /**
@@ -229,4 +234,6 @@ export interface UndoEvent {
   files: string[];
   /** Those of them it deleted (known for a rewind; a redo's are in `files` only). */
   deleted: string[];
+  /** A rewind cut off before it finished: `files` are those it planned, some of them not yet back. */
+  unfinished?: true;
 }

@@ -5,6 +5,8 @@ import { fingerprint, storeDir } from "../hardening/helpers.js";
 import { CLI, type Repo, Sandbox } from "../helpers/repo.js";
 import { type Call, killedAtCall, orderProblems, parseTrace, traceCli } from "./strace.js";
 import { listIn, logIn, doctorIn, snapshotIn } from "../helpers/in-process.js";
+import { codex } from "../integrations/events.js";
+import { hook } from "../integrations/hook-helpers.js";
 
 /**
  * A power cut cannot be simulated in a test, so the order of the system calls is checked
@@ -327,16 +329,18 @@ describe("a rewind or redo killed half-way", () => {
 
   it("is still finished, or undone, after the agent's next prompt began a turn", async () => {
     for (const way of ["finish", "undo"]) {
+      // A Codex session id names one conversation, fixed to the workspace of its first event.
+      const session = `s-${way}`;
       const repo = sb.repo(`killed-rewind-next-turn-${way}`, BASE);
-      repo.ok("turn", "begin", "--session", "s", "--turn", "1");
+      repo.ok("turn", "begin", "--session", session, "--turn", "1");
       repo.write({ "a/f0.txt": "turn\n", "a/f1.txt": "turn\n", "b/f0.txt": "turn\n", "c/f1.txt": "turn\n" });
-      repo.ok("turn", "end", "--session", "s", "--turn", "1");
+      repo.ok("turn", "end", "--session", session, "--turn", "1");
       const turnDone = JSON.stringify([...fingerprint(repo.dir)]);
       const env = { ...sb.env, UV_THREADPOOL_SIZE: "1" };
-      const rewind = ["rewind", "--session", "s", "--to", "1", "--json"];
+      const rewind = ["rewind", "--session", session, "--to", "1", "--json"];
       const full = traceCli(repo.dir, rewind, env, path.join(sb.home, `rewind-next-${way}.strace`));
       const rewound = JSON.stringify([...fingerprint(repo.dir)]);
-      repo.ok("redo", "--session", "s");
+      repo.ok("redo", "--session", session);
       // Killed between its first and last file: the files are half-way.
       let n = mostPerThread(full.calls, "rename");
       for (; n >= 1; n--) {
@@ -344,15 +348,35 @@ describe("a rewind or redo killed half-way", () => {
         const now = JSON.stringify([...fingerprint(repo.dir)]);
         if (now !== turnDone && now !== rewound) break;
         // Rewound (or recorded as begun) before the kill: redo makes the next try start afresh.
-        if (run.signal !== "SIGKILL" || now !== turnDone) repo.ok("redo", "--session", "s");
+        if (run.signal !== "SIGKILL" || now !== turnDone) repo.ok("redo", "--session", session);
       }
       expect(n, "no kill left the files half-way").toBeGreaterThan(0);
-      repo.ok("turn", "begin", "--session", "s", "--turn", "2");
+      // Said as half done, once, where a person or the model looks: not as a rewind that ran.
+      expect(repo.ok("log", "--session", session)[0].rewindUnfinished).toBe(true);
+      const problems = repo.cli(["doctor", "--json"]).json.problems as { code: string; message: string }[];
+      const aboutIt = problems.filter((p) => p.message.includes(`rewind --session ${session} --to 1`));
+      expect(aboutIt, JSON.stringify(problems)).toHaveLength(1);
+      expect(aboutIt[0].message).toMatch(/^a rewind .*was interrupted/);
+      expect(aboutIt[0].message).not.toContain("settles this");
+      // The agent's next prompt (Codex's UserPromptSubmit, as developers.openai.com/codex/hooks
+      // documents it) begins its turn; its answer tells the model the files are half-way.
+      const prompt = codex(repo.dir, session, "UserPromptSubmit", { turn_id: "2", prompt: "go on" });
+      const answer = hook(sb, "codex", prompt, repo.dir);
+      expect(answer.status, answer.stderr).toBe(0);
+      const told = JSON.parse(answer.stdout).hookSpecificOutput.additionalContext as string;
+      // The last of the session's rewinds and redos since its last prompt (the test's own come first).
+      const headings = told.split("\n").filter((line) => /^(Rewound|Redo|A rewind)/.test(line));
+      expect(headings.at(-1), told).toMatch(
+        /^A rewind of turn 1 was cut off before it finished: some of these files/,
+      );
       if (way === "finish") {
-        expect(repo.ok(...rewind.slice(0, -1), "--json").resumed).toBe(true);
+        const finished = repo.ok(...rewind.slice(0, -1), "--json");
+        expect(finished.resumed).toBe(true);
+        // The whole rewind's outcome, the files the killed run had put back included.
+        expect([...finished.written].sort()).toEqual(["a/f0.txt", "a/f1.txt", "b/f0.txt", "c/f1.txt"]);
         expect(JSON.stringify([...fingerprint(repo.dir)])).toBe(rewound);
       } else {
-        repo.ok("redo", "--session", "s");
+        repo.ok("redo", "--session", session);
         expect(JSON.stringify([...fingerprint(repo.dir)])).toBe(turnDone);
       }
       expect((await doctorIn(repo)).ok).toBe(true);

@@ -170,6 +170,12 @@ function describeLog(session: string, turns: TurnRecord[]): string {
     if (t.rewoundPaths) {
       lines.push(color.dim(`        rewound only: ${fewPaths(t.rewoundPaths)}`));
     }
+    if (t.rewindUnfinished)
+      lines.push(
+        color.yellow(
+          "        its rewind did not finish: some files are back, others not; `ghostcommit doctor` says how to finish or undo it",
+        ),
+      );
   }
   if (turns.some((t) => t.state === "open"))
     lines.push(color.dim("…: an open turn's changed paths are known when it ends"));
