@@ -24,21 +24,26 @@ const QUERY_TIMEOUT_MS = 5_000;
 
 /** What answerAhead finds where nothing listens on Watchman's socket: its daemon is gone. */
 export const NO_DAEMON = Symbol("no daemon");
+/** What answerAhead finds where the daemon runs but no longer watches the root (`watch-del`). */
+export const NOT_WATCHED = Symbol("not watched");
 
 /**
  * The hook-protocol answer, for git's fsmonitor hook command; null: let the hook script ask;
- * NO_DAEMON: nothing listens on the socket (the daemon stopped, was killed, a reboot).
+ * NO_DAEMON: nothing listens on the socket (the daemon stopped, was killed, a reboot);
+ * NOT_WATCHED: the daemon answers but the watch is gone. Both are found before status, so this
+ * snapshot can watch again (the hook script only finds out inside status, too late for it).
  */
 export async function answerAhead(
   socket: string,
   root: string,
   indexFile: string,
   answerDir: string,
-): Promise<string | null | typeof NO_DAEMON> {
+): Promise<string | null | typeof NO_DAEMON | typeof NOT_WATCHED> {
   const since = fsmonitorToken(indexFile);
   if (since === null || !CLOCK.test(since)) {
-    // No clock to ask from (the hook script asks for one): only whether the daemon is there.
-    return (await ask(socket, ["version"])) === NO_DAEMON ? NO_DAEMON : null;
+    // No clock to ask from (the hook script asks for one): only whether the daemon watches the root.
+    const reply = await ask(socket, ["clock", root]);
+    return reply === NO_DAEMON ? NO_DAEMON : notWatched(reply) ? NOT_WATCHED : null;
   }
   const reply = await ask(socket, [
     "query",
@@ -51,6 +56,7 @@ export async function answerAhead(
     },
   ]);
   if (reply === NO_DAEMON) return NO_DAEMON;
+  if (notWatched(reply)) return NOT_WATCHED;
   const answer = reply ? answerOf(reply) : null;
   if (!answer) return null;
   const file = path.join(answerDir, ANSWER_FILE);
@@ -59,6 +65,14 @@ export async function answerAhead(
   // git runs it as `sh -c '<this> "$@"' <this> 2 <token>`: an answer is given for its token only,
   // else the hook fails and git checks every file itself.
   return `[ "$2" = ${shellQuote(since)} ] && exec cat ${shellQuote(file)} #`;
+}
+
+/** Whether a reply is Watchman's refusal of a root it does not watch. */
+function notWatched(reply: BserValue): boolean {
+  if (typeof reply !== "object" || reply === null || Array.isArray(reply) || Buffer.isBuffer(reply))
+    return false;
+  const error = reply.error;
+  return Buffer.isBuffer(error) && error.toString("utf8").includes("is not watched");
 }
 
 /** The name of the answer file in the throw-away git directory (removed with it). */

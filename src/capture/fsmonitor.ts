@@ -8,7 +8,7 @@ import { announce } from "../util/announce.js";
 import { formatCount, isoFromMillis } from "../util/format.js";
 import { findOnPath, shellQuote } from "../util/shell.js";
 import { spawnText } from "../util/spawn-text.js";
-import { answerAhead, NO_DAEMON } from "./fsmonitor-answer.js";
+import { answerAhead, NO_DAEMON, NOT_WATCHED } from "./fsmonitor-answer.js";
 import { FSMONITOR_HOOK } from "./fsmonitor-hook.js";
 
 /**
@@ -102,14 +102,15 @@ export async function fsmonitorOptions(
   const askAhead = async (known: WatchState) =>
     known.socket ? await answerAhead(known.socket, worktreeRoot, statusIndex, statusGitDir) : null;
   let ahead = await askAhead(state);
-  if (ahead === NO_DAEMON) {
-    // Nothing listens where the daemon did: it is started again now, and answers from scratch.
+  if (ahead === NO_DAEMON || ahead === NOT_WATCHED) {
+    // The daemon is gone, or its watch was removed: this snapshot watches again (starting the
+    // daemon), and its status is answered from scratch (the old clock names an older watch).
     state = await watch(found.watchman, worktreeRoot, stateFile, state);
     if (state.failed) return unused;
     watchStarted = true;
     ahead = await askAhead(state);
   }
-  if (ahead === NO_DAEMON) ahead = null;
+  if (typeof ahead === "symbol") ahead = null;
   const hook = path.join(paths.dir, STORE_FILES.fsmonitorHook);
   const current = ahead ? FSMONITOR_HOOK : await fs.readFile(hook, "utf8").catch(() => null);
   if (current !== FSMONITOR_HOOK) await writeFileAtomic(hook, FSMONITOR_HOOK, 0o700);
@@ -119,9 +120,9 @@ export async function fsmonitorOptions(
 }
 
 /**
- * Watches the work tree (see startWatching), says so where that began a watch, and records it
- * with the daemon's socket; a watch ghostcommit began stays its own when a restarted daemon
- * watches it again by itself.
+ * Watches the work tree (see startWatching), says so where that matters, and records it with the
+ * daemon's socket; a watch ghostcommit began stays its own when a restarted daemon watches it
+ * again by itself.
  */
 async function watch(
   watchman: string,
@@ -129,16 +130,19 @@ async function watch(
   stateFile: string,
   before: WatchState | null,
 ): Promise<WatchState> {
-  const began = await startWatching(watchman, root);
-  const kept = before?.root === root && before.startedByGhostcommit && !began.failed;
-  const state = kept ? { ...began, startedByGhostcommit: true } : began;
+  const { state: began, daemonWasRunning } = await startWatching(watchman, root);
+  const ours = before?.root === root && before.startedByGhostcommit;
+  const kept = ours && !began.failed;
+  const state: WatchState = kept ? { ...began, startedByGhostcommit: true } : began;
   if (!state.failed) state.socket = (await socketOf(watchman)) ?? "";
   await writeFileAtomic(stateFile, JSON.stringify(state));
-  if (began.startedByGhostcommit) {
-    announce(
-      `Watchman now watches ${root} to make snapshots faster, and keeps running` +
-        ` (stop it: watchman watch-del ${shellQuote(root)}; turn this off: "watchman": false in the config)`,
-    );
+  const off = `turn this off: "watchman": false in the config, then watchman watch-del ${shellQuote(root)}`;
+  // Said once per watch: the first, and one someone removed from a running daemon (watch-del, on
+  // purpose). A daemon started again (a reboot, a kill) brings back the watch already told of.
+  if (began.startedByGhostcommit && !ours) {
+    announce(`Watchman now watches ${root} to make snapshots faster, and keeps running (${off})`);
+  } else if (began.startedByGhostcommit && daemonWasRunning) {
+    announce(`Watchman watches ${root} again: its watch was removed, and snapshots use it (${off})`);
   }
   return state;
 }
@@ -155,11 +159,16 @@ async function socketOf(watchman: string): Promise<string | null> {
   }
 }
 
-/** Watches the work tree, starting Watchman's daemon if it is not running. */
-async function startWatching(watchman: string, root: string): Promise<WatchState> {
+/** Watches the work tree, starting Watchman's daemon if it was not running (`daemonWasRunning`). */
+async function startWatching(
+  watchman: string,
+  root: string,
+): Promise<{ state: WatchState; daemonWasRunning: boolean }> {
   const since = isoFromMillis(Date.now());
-  const before = (await watchRoots(watchman)) ?? []; // null: no daemon yet
-  if (before.includes(root)) return { root, startedByGhostcommit: false, since };
+  const before = await watchRoots(watchman); // null: no daemon yet
+  const daemonWasRunning = before !== null;
+  if (before?.includes(root))
+    return { state: { root, startedByGhostcommit: false, since }, daemonWasRunning };
   const reply = await spawnText(watchman, ["--no-pretty", "watch", root]);
   let failed: string | undefined;
   try {
@@ -168,7 +177,8 @@ async function startWatching(watchman: string, root: string): Promise<WatchState
   } catch {
     failed = "Watchman did not answer";
   }
-  return { root, startedByGhostcommit: failed === undefined, since, ...(failed ? { failed } : {}) };
+  const state = { root, startedByGhostcommit: failed === undefined, since, ...(failed ? { failed } : {}) };
+  return { state, daemonWasRunning };
 }
 
 /** The roots Watchman watches now; null when its daemon is not running (it is not started). */

@@ -78,11 +78,11 @@ describe.skipIf(!installed)("Watchman's daemon gone", () => {
     expect(r.exists("newer.txt")).toBe(false);
   });
 
-  it("the very next snapshot starts it again, as doctor says, and says so", async () => {
+  it("the very next snapshot starts it again, as doctor says, without telling again of the watch it told of", async () => {
     const env = ownWatchman();
     const r = repo({ "a.txt": "a\n" });
     const snapshot = () => sandbox.cli(r.dir, ["snapshot", "--json"], undefined, env);
-    snapshot();
+    expect(snapshot().stderr).toContain(`Watchman now watches ${r.dir}`);
     snapshot();
     watchman(env, "shutdown-server");
     const doctor = () => sandbox.cli(r.dir, ["doctor", "--json"], undefined, env).json.watchman;
@@ -93,7 +93,7 @@ describe.skipIf(!installed)("Watchman's daemon gone", () => {
     r.write({ "a.txt": "b\n", "new.txt": "new\n" });
     const next = snapshot();
     expect(next.status, next.stderr).toBe(0);
-    expect(next.stderr).toContain(`Watchman now watches ${r.dir}`);
+    expect(next.stderr).not.toContain("Watchman"); // a reboot would say it after each one
     expect(watchRoots(env)).toEqual([r.dir]);
     expect(await filesOf(r, next.json.id)).toEqual(["a.txt", "new.txt"]);
     expect(doctor()).toMatchObject({ inUse: true, startedWatch: r.dir });

@@ -146,18 +146,28 @@ describe.skipIf(!installed)("Watchman through git's fsmonitor hook", () => {
     expect(await filesOf(r, snap.id)).toEqual(["a.txt", "new dir/c.txt"]);
   });
 
-  it("a watch removed behind its back is noticed: that status checks every file, the next watches again", async () => {
+  it("a watch removed behind its back (watch-del) is watched again by the next snapshot, which misses no edit and says so once", async () => {
     const r = repo({ "a.txt": "a\n" });
     tracedSnapshot(r);
-    tracedSnapshot(r);
+    tracedSnapshot(r); // the private index now carries a clock of this watch
     spawnSync("watchman", ["watch-del", r.dir]);
-    r.write({ "a.txt": "changed\n", "b.txt": "new\n" });
-    const lost = tracedSnapshot(r);
-    expect(lost.hook).toEqual(["failed:1"]);
-    expect(await filesOf(r, lost.id)).toEqual(["a.txt", "b.txt"]);
-    const again = tracedSnapshot(r);
-    expect(again.stderr).toContain("Watchman now watches");
+    r.write({ "a.txt": "A\n", "b.txt": "new\n" }); // a.txt keeps its size
+    const next = tracedSnapshot(r);
     expect(watchRoots()).toContain(r.dir);
+    expect(await filesOf(r, next.id)).toEqual(["a.txt", "b.txt"]);
+    expect(next.hook).toEqual([expect.stringMatching(/^response-length/)]); // "everything", from the new watch
+    expect(next.stderr).toContain(`Watchman watches ${r.dir} again`);
+    expect(next.stderr).toContain('"watchman": false');
+
+    // From then on Watchman's own answers see every change, and nothing more is said.
+    tracedSnapshot(r);
+    r.write({ "a.txt": "B\n", "c.txt": "sea\n" });
+    r.remove("b.txt");
+    const later = tracedSnapshot(r);
+    expect(later.ahead).toBe(true);
+    expect(later.stderr).not.toMatch(/Watchman (now )?watches/);
+    expect(await filesOf(r, later.id)).toEqual(["a.txt", "c.txt"]);
+    expect(r.ok("doctor").watchman).toMatchObject({ inUse: true, startedWatch: r.dir });
   });
 
   it("is not used when turned off, when a .watchmanconfig hides directories, or where it is not installed", () => {
