@@ -1,6 +1,8 @@
 import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { result, type WithWorkspace } from "./mcp-tools.js";
+import { result } from "./mcp-answer.js";
+import { truncated } from "./mcp-schemas.js";
+import type { WithWorkspace } from "./mcp-tools.js";
 
 // Push and fetch for the model. A model may only name a remote the user configured (no URL, no
 // path, not even `.` or a bare repository's directory name), and cannot send the content of ignored files (no `includeIgnored`): the
@@ -25,6 +27,7 @@ const pushOutput = z.looseObject({
   snapshots: z.array(z.string()),
   refs: z.number(),
   bytes: z.number(),
+  truncated,
 });
 
 const fetchOutput = z.looseObject({
@@ -35,6 +38,7 @@ const fetchOutput = z.looseObject({
   conflicts: z.array(z.looseObject({ session: z.string(), reason: z.string() })),
   snapshots: z.array(z.string()),
   bytes: z.number(),
+  truncated,
 });
 
 export function registerRemoteTools(server: McpServer, withWorkspace: WithWorkspace): void {

@@ -7,6 +7,15 @@ import { z } from "zod";
  */
 
 const id = z.string().describe("snapshot id (40 hex digits)");
+
+/** Said by an answer whose longest lists were cut to fit the model's context (see mcp-answer.ts). */
+export const truncated = z
+  .object({
+    leftOut: z.number().describe("entries left out, over all the lists cut"),
+    lists: z.array(z.object({ list: z.string(), shown: z.number(), total: z.number() })),
+    rest: z.string().describe("how to get what was left out"),
+  })
+  .optional();
 const skipped = z.array(
   z.looseObject({
     path: z.string(),
@@ -36,9 +45,10 @@ export const snapshotOutput = z.looseObject({
       files: z.number().optional(),
     }),
   ),
+  truncated,
 });
 
-export const listOutput = z.object({ items: z.array(z.looseObject(summary)) });
+export const listOutput = z.object({ items: z.array(z.looseObject(summary)), truncated });
 
 export const diffOutput = z.object({
   items: z.array(
@@ -49,6 +59,7 @@ export const diffOutput = z.object({
       newMode: z.string().optional(),
     }),
   ),
+  truncated,
 });
 
 const outcome = {
@@ -56,12 +67,14 @@ const outcome = {
   deleted: z.array(z.string()),
   skipped,
   dryRun: z.boolean().optional(),
+  truncated,
 };
 
 export const restoreOutput = z.looseObject({ ...outcome, safety: id.nullable() });
 
 export const sessionsOutput = z.object({
   items: z.array(z.looseObject({ session: z.string(), turns: z.number(), updatedAt: z.string() })),
+  truncated,
 });
 
 export const logOutput = z.looseObject({
@@ -79,6 +92,7 @@ export const logOutput = z.looseObject({
       abandonedAt: z.string().optional(),
     }),
   ),
+  truncated,
 });
 
 export const rewindOutput = z.looseObject({

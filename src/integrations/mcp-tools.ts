@@ -4,21 +4,12 @@ import type { Workspace } from "../workspace.js";
 import type { RestoreReport } from "../types.js";
 import { hardSkips } from "../restore/restore.js";
 import { resolveSessionWithTurns } from "./session-lookup.js";
+import { shellWord } from "../util/shell.js";
+import { result } from "./mcp-answer.js";
 import * as out from "./mcp-schemas.js";
 
 /** How a tool call names a session, for the messages that ask for one. */
 const SESSION_ARGUMENT = "the `session` argument";
-
-/** A tool result: the CLI's `--json` document as text, and as structured content (lists as `{items}`). */
-export function result(json: unknown, structured?: Record<string, unknown>, isError = false): CallToolResult {
-  const out: CallToolResult = {
-    content: [{ type: "text", text: JSON.stringify(json, null, 2) }],
-    structuredContent:
-      structured ?? (Array.isArray(json) ? { items: json } : (json as Record<string, unknown>)),
-  };
-  if (isError) out.isError = true;
-  return out;
-}
 
 /**
  * Runs a tool's work on a freshly opened workspace (config edits apply); errors become tool errors.
@@ -43,9 +34,23 @@ const limit = z.number().int().positive().optional();
 const local = { openWorldHint: false } as const;
 const reader = { ...local, readOnlyHint: true, idempotentHint: true } as const;
 
-/** A restore-shaped report is a tool error when some path could not be written (the CLI's exit 1). */
-function reported(report: { skipped: RestoreReport["skipped"] }): ReturnType<typeof result> {
-  return result(report, undefined, hardSkips(report));
+/** A command to run in a terminal, for the rest of a cut answer. */
+const terminal = (...words: string[]) =>
+  `run \`ghostcommit ${words.map(shellWord).join(" ")} --json\` in a terminal`;
+
+/**
+ * A restore-shaped report is a tool error when some path could not be written (the CLI's exit 1).
+ * Cut, the rest of its lists is what changed since its safety snapshot.
+ */
+function reported(
+  report: Pick<RestoreReport, "skipped" | "dryRun"> & { safety?: string | null },
+): CallToolResult {
+  const { safety } = report;
+  const rest =
+    safety && !report.dryRun
+      ? `\`diff {"id": "${safety}"}\` lists every file changed since the safety snapshot taken just before (with \`paths\` to narrow it), or ${terminal("diff", safety)}`
+      : "pass `paths` to narrow the call";
+  return result(report, { isError: hardSkips(report), rest });
 }
 
 /** The session a tool call naming none acts on (undefined: the most recently active). */
@@ -73,9 +78,10 @@ export function registerTools(
       outputSchema: out.snapshotOutput,
       annotations: { ...local, readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     },
-    withWorkspace(async (ws, args: { message?: string; include?: string[] }) =>
-      result(await ws.snapshot({ message: args.message, include: args.include })),
-    ),
+    withWorkspace(async (ws, args: { message?: string; include?: string[] }) => {
+      const taken = await ws.snapshot({ message: args.message, include: args.include });
+      return result(taken, { rest: terminal("show", taken.id) });
+    }),
   );
 
   server.registerTool(
@@ -89,7 +95,8 @@ export function registerTools(
     },
     withWorkspace(async (ws, args: { limit?: number }) => {
       const all = await ws.list();
-      return result(args.limit === undefined ? all : all.slice(0, args.limit));
+      const shown = args.limit === undefined ? all : all.slice(0, args.limit);
+      return result(shown, { rest: `pass a smaller \`limit\`, or ${terminal("list")}` });
     }),
   );
 
@@ -106,9 +113,11 @@ export function registerTools(
       outputSchema: out.diffOutput,
       annotations: reader,
     },
-    withWorkspace(async (ws, args: { id: string; id2?: string; paths?: string[] }) =>
-      result(await ws.diff(args.id, args.id2, { paths: args.paths })),
-    ),
+    withWorkspace(async (ws, args: { id: string; id2?: string; paths?: string[] }) => {
+      const entries = await ws.diff(args.id, args.id2, { paths: args.paths });
+      const ids = args.id2 === undefined ? [args.id] : [args.id, args.id2];
+      return result(entries, { rest: `pass \`paths\` to narrow it, or ${terminal("diff", ...ids)}` });
+    }),
   );
 
   server.registerTool(
@@ -139,7 +148,7 @@ export function registerTools(
       outputSchema: out.sessionsOutput,
       annotations: reader,
     },
-    withWorkspace(async (ws) => result(await ws.sessions())),
+    withWorkspace(async (ws) => result(await ws.sessions(), { rest: terminal("sessions") })),
   );
 
   server.registerTool(
@@ -160,7 +169,11 @@ export function registerTools(
         SESSION_ARGUMENT,
       );
       const shown = args.limit === undefined ? turns : turns.slice(-args.limit);
-      return result(shown, { session: handle.id, items: shown });
+      return result(shown, {
+        beside: { session: handle.id },
+        newest: ["items"], // oldest first: a cut keeps the latest turns
+        rest: `pass \`limit\` for fewer turns, or ${terminal("log", "--session", handle.id)}`,
+      });
     }),
   );
 

@@ -5,7 +5,8 @@ import type { StoreKind } from "../config.js";
 import { errorDocument, GhostcommitError, reportable } from "../errors.js";
 import { isTooBroad } from "./hook-dirs.js";
 import { registerRemoteTools } from "./mcp-remote-tools.js";
-import { registerTools, result, type WithWorkspace } from "./mcp-tools.js";
+import { result } from "./mcp-answer.js";
+import { registerTools, type WithWorkspace } from "./mcp-tools.js";
 import { collectAnnouncements } from "../util/announce.js";
 import { processAncestors } from "../util/process-tree.js";
 import { conversationSession } from "./chat-session.js";
@@ -32,7 +33,7 @@ function failure(thrown: unknown, logged = true): CallToolResult {
   const error = reportable(thrown);
   const doc = errorDocument(error, "`force: true`");
   if (logged) process.stderr.write(`ghostcommit mcp: ${(doc.error as { message: string }).message}\n`);
-  return result(doc, doc, true);
+  return result(doc, { isError: true });
 }
 
 /**

@@ -84,7 +84,11 @@ describe("ghostcommit mcp", () => {
     expect(byName.redo.annotations?.destructiveHint).toBe(true); // it deletes what the turns deleted
     expect(byName.snapshot.annotations?.destructiveHint).toBe(false);
     for (const tool of tools) expect(tool.outputSchema?.type, tool.name).toBe("object");
-    expect(Object.keys(byName.log.outputSchema?.properties ?? {}).sort()).toEqual(["items", "session"]);
+    expect(Object.keys(byName.log.outputSchema?.properties ?? {}).sort()).toEqual([
+      "items",
+      "session",
+      "truncated",
+    ]);
     expect(Object.keys(byName.rewind.outputSchema?.properties ?? {})).toEqual(
       expect.arrayContaining(["rewoundTurns", "written", "deleted", "safety"]),
     );
