@@ -194,7 +194,10 @@ export interface DoctorRepair {
 export interface WatchmanUse {
   inUse: boolean;
   reason: string;
-  /** A watch ghostcommit started, which outlives it (`watchman watch-del ROOT` stops it). */
+  /**
+   * A watch ghostcommit started, which outlives it: `"watchman": false`, then `watchman watch-del
+   * ROOT`, stops it (watch-del alone is undone by the next snapshot).
+   */
   startedWatch?: string;
 }
 
