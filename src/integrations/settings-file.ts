@@ -1,8 +1,8 @@
-import { promises as fs, readlinkSync, realpathSync } from "node:fs";
+import { promises as fs, readlinkSync, realpathSync, type Stats } from "node:fs";
 import path from "node:path";
 import { GhostcommitError } from "../errors.js";
 import { writeFileAtomic } from "../store/layout.js";
-import { parseJsonc } from "./jsonc.js";
+import { type JsonNode, parseJsoncTree } from "./jsonc.js";
 
 /** An agent's settings file: a JSON object. */
 export type Json = Record<string, unknown>;
@@ -34,98 +34,74 @@ function readlinkOrNull(file: string): string | null {
 }
 
 export interface Loaded {
+  /** The file's text as read: install and uninstall edit it, keeping every byte they do not own. */
+  text: string;
+  /** The text parsed, with positions: for a blank file (only whitespace), an empty object's. */
+  tree: JsonNode;
   value: Json;
-  indent: string | number;
-  /** The file's line ending, and whether it ends with one: kept when it is rewritten. */
-  eol?: "\n" | "\r\n";
-  finalNewline?: boolean;
-  /** Mode and owner of the file as found, kept when it is rewritten (it may hold API keys). */
-  stat?: { mode: number; uid: number; gid: number };
-  /** Why the file must not be rewritten (it has comments), though it could be read. */
-  keep?: string;
+  /** The file holds only whitespace (or nothing): given back as it was once nothing is left. */
+  blank: boolean;
+  /** Mode, owner and link count of the file as found (it may hold API keys). */
+  stat: { mode: number; uid: number; gid: number; nlink: number };
 }
 
 /**
- * Reads a settings file; null when absent. Refuses anything that is not a JSON object. `byHand`,
- * for an agent that reads comments and trailing commas: what to do about a file that has them.
- * Such a file is read, so that a command with nothing to change there succeeds; only a rewrite
- * (`refuseRewrite`) is refused.
+ * Reads a settings file; null when absent. Refuses anything that is not a JSON object; comments
+ * and trailing commas only for an agent that reads them (`comments`).
  */
-export async function load(file: string, byHand?: string): Promise<Loaded | null> {
+export async function load(file: string, comments = false): Promise<Loaded | null> {
   let text: string;
+  let stat: Stats;
   try {
     text = await fs.readFile(file, "utf8");
+    stat = await fs.stat(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw new GhostcommitError("io", `cannot read ${file}: ${(error as Error).message}`, { path: file });
   }
-  let value: unknown;
-  let keep: string | undefined;
+  const blank = text.trim() === "";
+  let tree: JsonNode | undefined;
   try {
-    value = text.trim() === "" ? {} : JSON.parse(text);
+    if (!blank && !comments) JSON.parse(text); // what the agent accepts, before positions
+    tree = parseJsoncTree(blank ? "{}" : text);
   } catch {
-    value = byHand === undefined ? undefined : jsoncOrUndefined(text);
-    if (value === undefined)
-      throw new GhostcommitError(
-        "bad-config",
-        `${file} is not valid JSON${bomNote(text)}; fix it first, nothing was changed`,
-        { file },
-      );
-    keep = `${file} has comments or trailing commas, which ghostcommit does not rewrite (they would be lost); nothing was changed. ${byHand}`;
+    throw new GhostcommitError(
+      "bad-config",
+      `${file} is not valid JSON${bomNote(text)}; fix it first, nothing was changed`,
+      {
+        file,
+      },
+    );
   }
+  const value = tree.value;
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new GhostcommitError("bad-config", `${file} does not hold a JSON object; nothing was changed`, {
       file,
     });
   }
-  const stat = await fs.stat(file).catch(() => undefined);
   return {
+    text,
+    tree,
     value: value as Json,
-    indent: indentOf(text, value as Json),
-    eol: text.includes("\r\n") ? "\r\n" : "\n",
-    finalNewline: text.trim() === "" || /\n$/.test(text),
-    stat: stat && { mode: stat.mode & 0o7777, uid: stat.uid, gid: stat.gid },
-    ...(keep === undefined ? {} : { keep }),
+    blank,
+    stat: { mode: stat.mode & 0o7777, uid: stat.uid, gid: stat.gid, nlink: stat.nlink },
   };
 }
 
 /**
- * The file's indentation; none for a file that holds its settings on one line (as a tool or an
- * `echo` wrote it), which stays one line, so that uninstall gives it back byte for byte.
- */
-function indentOf(text: string, value: Json): string | number {
-  const indent = /\n([ \t]+)\S/.exec(text)?.[1];
-  if (indent !== undefined) return indent;
-  return Object.keys(value).length > 0 && !text.trim().includes("\n") ? 0 : 2;
-}
-
-function jsoncOrUndefined(text: string): unknown {
-  try {
-    return parseJsonc(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Refuses to change a file with comments (see `load`), or one whose mode has no write bit: its
- * owner made it read-only to protect it, and a rename would replace it all the same.
+ * Refuses to change a file whose mode has no write bit: its owner made it read-only to protect
+ * it, and a rename would replace it all the same.
  */
 export function refuseRewrite(file: string, loaded: Loaded): void {
-  if (loaded.keep !== undefined) throw new GhostcommitError("bad-config", loaded.keep, { file });
-  if (loaded.stat && (loaded.stat.mode & 0o222) === 0)
+  if ((loaded.stat.mode & 0o222) === 0)
     throw new GhostcommitError("io", `${file} is read-only; nothing was changed`, {
       path: file,
       errno: "EACCES",
     });
 }
 
-/** Writes a settings file back as it was laid out, keeping a rewritten file's mode and owner. */
-export async function save(file: string, loaded: Loaded): Promise<void> {
-  const eol = loaded.eol ?? "\n";
-  const json = JSON.stringify(loaded.value, null, loaded.indent).replace(/\n/g, eol); // no raw newline inside strings
-  const text = loaded.finalNewline === false ? json : `${json}${eol}`;
-  const found = loaded.stat;
+/** Writes a settings file's new text, keeping a rewritten file's mode and owner. */
+export async function save(file: string, text: string, found?: Loaded["stat"]): Promise<void> {
   // A new file gets the usual mode (umask applies); a rewritten one keeps its mode and owner.
   await writeFileAtomic(file, text, found ? found.mode : 0o666);
   if (!found) return;

@@ -16,7 +16,7 @@ export interface InstallSpec {
   style: "nested" | "flat";
   /** Per event: the group (nested) or handler (flat) to add, running `command`. */
   entries(command: string): Record<string, Record<string, unknown>>;
-  /** The agent reads comments and trailing commas in the file, which install cannot keep. */
+  /** The agent reads comments and trailing commas in the file (install keeps them). */
   comments?: boolean;
   /** Things the user still has to do, shown after install. */
   notes: string[];
