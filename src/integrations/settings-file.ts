@@ -1,4 +1,4 @@
-import { promises as fs, readlinkSync, realpathSync, type Stats } from "node:fs";
+import { constants as fsConstants, promises as fs, readlinkSync, realpathSync, type Stats } from "node:fs";
 import path from "node:path";
 import { GhostcommitError } from "../errors.js";
 import { writeFileAtomic } from "../store/layout.js";
@@ -100,8 +100,9 @@ export function refuseRewrite(file: string, loaded: Loaded): void {
     });
 }
 
-/** Writes a settings file's new text, keeping a rewritten file's mode and owner. */
+/** Writes a settings file's new text, keeping a rewritten file's mode, owner and hard links. */
 export async function save(file: string, text: string, found?: Loaded["stat"]): Promise<void> {
+  if (found && found.nlink > 1) return writeThroughLinks(file, text);
   // A new file gets the usual mode (umask applies); a rewritten one keeps its mode and owner.
   await writeFileAtomic(file, text, found ? found.mode : 0o666);
   if (!found) return;
@@ -111,6 +112,64 @@ export async function save(file: string, text: string, found?: Loaded["stat"]): 
     await fs.chown(file, found.uid, found.gid).catch((error: Error) => {
       throw new GhostcommitError("io", `cannot keep the owner of ${file}: ${error.message}`, { path: file });
     });
+  }
+}
+
+/** The copy of a hard-linked settings file kept while it is rewritten in place. */
+export function backupOf(file: string): string {
+  return `${file}.ghostcommit-backup`;
+}
+
+/**
+ * A file with other hard links (a dotfile link farm) is rewritten in place, which every link sees:
+ * a rename would give this name a new file and leave the others with the old text. In place is not
+ * atomic, so the old text is first written beside it and synced, then the file is rewritten and
+ * synced, then the copy removed. A crash at any point leaves either the file whole, or the copy
+ * whole beside it; a copy left over stops the next write until the user has looked at it, so
+ * nothing is lost.
+ */
+async function writeThroughLinks(file: string, text: string): Promise<void> {
+  const backup = backupOf(file);
+  if (
+    await fs.lstat(backup).then(
+      () => true,
+      () => false,
+    )
+  )
+    throw new GhostcommitError(
+      "io",
+      `${backup} is left from an interrupted write of ${file}: compare the two, keep what is right in ${file}, remove the copy and run again; nothing was changed`,
+      { path: backup },
+    );
+  await fs.copyFile(file, backup, fsConstants.COPYFILE_EXCL);
+  await syncFile(backup);
+  await syncFile(path.dirname(backup)); // the copy's name too
+  try {
+    const handle = await fs.open(file, "r+");
+    try {
+      const bytes = Buffer.from(text, "utf8");
+      await handle.write(bytes, 0, bytes.length, 0);
+      await handle.truncate(bytes.length);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    throw new GhostcommitError(
+      "io",
+      `cannot write ${file}: ${(error as Error).message}; its text as it was is in ${backup}`,
+      { path: file, errno: (error as NodeJS.ErrnoException).code },
+    );
+  }
+  await fs.rm(backup);
+}
+
+async function syncFile(file: string): Promise<void> {
+  const handle = await fs.open(file, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
 

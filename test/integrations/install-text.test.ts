@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseJsonc } from "../../src/integrations/jsonc.js";
@@ -99,5 +99,33 @@ describe("install and uninstall edit only the entries they own", () => {
         expect(readFileSync(file, "utf8")).toBe(text);
       }
     }
+  });
+
+  it("writes through a hard-linked settings file: every link sees the hooks, and then the file as it was", () => {
+    const dir = sandbox.dir("project");
+    const file = path.join(dir, ".claude", "settings.json");
+    const farm = path.join(sandbox.dir("dotfiles"), "claude-settings.json");
+    const text = '{\n  "model": "opus"\n}\n';
+    writeFileSync(farm, text);
+    mkdirSync(path.dirname(file), { recursive: true });
+    linkSync(farm, file);
+    sandbox.ok(dir, "install", "claude-code", "--project");
+    expect(statSync(file).ino).toBe(statSync(farm).ino);
+    expect(statSync(farm).nlink).toBe(2);
+    expect(readFileSync(farm, "utf8")).toContain(command("claude-code"));
+    expect(existsSync(`${file}.ghostcommit-backup`)).toBe(false);
+    sandbox.ok(dir, "uninstall", "claude-code", "--project");
+    expect(statSync(file).ino).toBe(statSync(farm).ino);
+    expect(readFileSync(farm, "utf8")).toBe(text);
+    // A copy left by a write that was cut short: nothing is written until the user has looked.
+    writeFileSync(`${file}.ghostcommit-backup`, text);
+    const refused = sandbox.cli(dir, ["install", "claude-code", "--project"]);
+    expect([refused.status, refused.stderr]).toEqual([
+      1,
+      expect.stringMatching(
+        /^ghostcommit: .*settings\.json\.ghostcommit-backup is left from an interrupted write/,
+      ),
+    ]);
+    expect(readFileSync(farm, "utf8")).toBe(text);
   });
 });
