@@ -4,7 +4,7 @@ import type { DoctorCheck } from "../maintenance/doctor.js";
 import type { StoreContext } from "../store/context.js";
 import type { DoctorProblem } from "../types.js";
 import type { AgentName } from "./event.js";
-import { isHookCommand, type Scope, SPECS } from "./specs.js";
+import { type InstallSpec, isHookCommand, type Scope, SPECS } from "./specs.js";
 import { parseJsonc } from "./jsonc.js";
 import { geminiSwitchesOff } from "./gemini-switches.js";
 
@@ -92,13 +92,23 @@ function handlerCommands(settings: unknown, agent: AgentName): Map<string, strin
   return byEvent;
 }
 
+/** The settings file of `scope`, or null when it cannot be named (a relative CODEX_HOME). */
+export function settingsFile(spec: InstallSpec, scope: Scope, projectDir: string): string | null {
+  try {
+    return spec.file(scope, projectDir);
+  } catch {
+    return null;
+  }
+}
+
 /** Doctor check: every installed ghostcommit hook (user settings, and this workspace's) still runs. */
 export const checkInstalledHooks: DoctorCheck = async (engine: StoreContext) => {
   const problems: DoctorProblem[] = [];
   let geminiInstalled = false;
   for (const spec of Object.values(SPECS)) {
     for (const scope of ["user", "project"] as Scope[]) {
-      const file = spec.file(scope, engine.root);
+      const file = settingsFile(spec, scope, engine.root);
+      if (file === null) continue; // install refuses that setting and says why
       let text: string;
       try {
         text = readFileSync(file, "utf8");

@@ -1,5 +1,6 @@
 import os from "node:os";
 import path from "node:path";
+import { GhostcommitError } from "../errors.js";
 import { shellQuote } from "../util/shell.js";
 import type { AgentName } from "./event.js";
 
@@ -23,6 +24,23 @@ export interface InstallSpec {
 }
 
 const home = () => os.homedir();
+
+/**
+ * Codex's own directory: `CODEX_HOME` when set and not empty, as Codex reads it. Codex takes a
+ * relative value against the directory it is started in, so it names another directory in every
+ * project: no one file to install into, refused rather than guessed.
+ */
+function codexHome(): string {
+  const value = process.env.CODEX_HOME;
+  if (!value) return path.join(home(), ".codex");
+  if (!path.isAbsolute(value))
+    throw new GhostcommitError(
+      "bad-config",
+      `CODEX_HOME is a relative path (${value}), which Codex takes against the directory it is started in: a different one in each project. Set CODEX_HOME to an absolute path, or use --project for this project's .codex/hooks.json; nothing was changed`,
+      { key: "CODEX_HOME", source: "environment" },
+    );
+  return value;
+}
 
 /**
  * The hook command: absolute paths to Node and to the CLI entry, quoted, so it runs from an
@@ -86,9 +104,7 @@ export const SPECS: Record<AgentName, InstallSpec> = {
     agent: "codex",
     label: "Codex",
     file: (scope, dir) =>
-      scope === "user"
-        ? path.join(process.env.CODEX_HOME || path.join(home(), ".codex"), "hooks.json")
-        : path.join(dir, ".codex", "hooks.json"),
+      scope === "user" ? path.join(codexHome(), "hooks.json") : path.join(dir, ".codex", "hooks.json"),
     base: {},
     style: "nested",
     entries: (command) => ({

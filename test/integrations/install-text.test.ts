@@ -128,4 +128,22 @@ describe("install and uninstall edit only the entries they own", () => {
     ]);
     expect(readFileSync(farm, "utf8")).toBe(text);
   });
+
+  it("refuses a relative CODEX_HOME, which Codex takes against the directory it starts in", () => {
+    const dir = sandbox.dir("project");
+    for (const verb of ["install", "uninstall"]) {
+      const result = sandbox.cli(dir, [verb, "codex"], undefined, { CODEX_HOME: ".codex" });
+      expect([result.status, result.stderr.trim()]).toEqual([
+        1,
+        expect.stringMatching(/^ghostcommit: CODEX_HOME is a relative path \(\.codex\)/),
+      ]);
+    }
+    expect(existsSync(path.join(dir, ".codex"))).toBe(false);
+    // An absolute one is Codex's directory; an empty one is unset, as Codex reads it.
+    const home = sandbox.dir("codex-home");
+    expect(sandbox.cli(dir, ["install", "codex"], undefined, { CODEX_HOME: home }).status).toBe(0);
+    expect(existsSync(path.join(home, "hooks.json"))).toBe(true);
+    expect(sandbox.cli(dir, ["install", "codex"], undefined, { CODEX_HOME: "" }).status).toBe(0);
+    expect(existsSync(path.join(sandbox.home, ".codex", "hooks.json"))).toBe(true);
+  });
 });
