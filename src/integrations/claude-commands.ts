@@ -108,18 +108,23 @@ export interface CommandFiles {
   done: string[];
   /** Files install wrote that the user has edited since: left as they are. */
   keptEdited: string[];
+  /** The user's own files of a command's name (install did not write them): left as they are. */
+  keptUsers: string[];
 }
 
 /** Writes the command files (rewriting ours, never a file of the user's, nor one they edited). */
 export async function installCommands(scope: Scope, projectDir: string, cli: string): Promise<CommandFiles> {
   const dir = commandsDir(scope, projectDir);
   await fs.mkdir(dir, { recursive: true });
-  const result: CommandFiles = { done: [], keptEdited: [] };
+  const result: CommandFiles = { done: [], keptEdited: [], keptUsers: [] };
   for (const [name, text] of Object.entries(commandFiles(cli))) {
     const file = path.join(dir, name);
     const existing = await fs.readFile(file, "utf8").catch(() => null);
     const owner = ownerOf(existing);
-    if (owner === "user") continue; // the user's own command of that name
+    if (owner === "user") {
+      result.keptUsers.push(file); // the user's own command of that name
+      continue;
+    }
     if (owner === "edited") {
       result.keptEdited.push(file);
       continue;
@@ -134,7 +139,7 @@ export async function installCommands(scope: Scope, projectDir: string, cli: str
 /** Removes the command files install wrote and nobody edited (and the directory, if left empty). */
 export async function uninstallCommands(scope: Scope, projectDir: string): Promise<CommandFiles> {
   const dir = commandsDir(scope, projectDir);
-  const result: CommandFiles = { done: [], keptEdited: [] };
+  const result: CommandFiles = { done: [], keptEdited: [], keptUsers: [] };
   for (const name of Object.keys(commandFiles(""))) {
     const file = path.join(dir, name);
     const owner = ownerOf(await fs.readFile(file, "utf8").catch(() => null));

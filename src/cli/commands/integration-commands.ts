@@ -19,16 +19,23 @@ import { runHookCommand } from "../hook-entry.js";
 import { color } from "../output.js";
 import type { Action } from "../runner.js";
 
-const NO_FILES: CommandFiles = { done: [], keptEdited: [] };
+const NO_FILES: CommandFiles = { done: [], keptEdited: [], keptUsers: [] };
 
 function slashNames(files: string[]): string {
   return files.map((file) => `/${path.basename(file, ".md")}`).join(", ");
 }
 
-function keptLines(edited: string[]): string[] {
-  return edited.map((file) =>
-    color.yellow(`kept ${file} as you edited it (remove it and run install again for ghostcommit's)`),
-  );
+function keptLines(edited: string[], users: string[] = []): string[] {
+  return [
+    ...edited.map((file) =>
+      color.yellow(`kept ${file} as you edited it (remove it and run install again for ghostcommit's)`),
+    ),
+    ...users.map((file) =>
+      color.yellow(
+        `left ${file} as it was: it is your own command, so /${path.basename(file, ".md")} is not ghostcommit's (rename yours and run install again for it)`,
+      ),
+    ),
+  ];
 }
 
 /** Integration commands: hook, install, uninstall, mcp. */
@@ -95,7 +102,12 @@ export function register(program: Command, run: Action): void {
           const hook = hookCommand(agent, process.execPath, entry);
           const installed = await install(spec, scope, dir, hook);
           const files = agent === "claude-code" ? await installCommands(scope, dir, cliOf(hook)) : NO_FILES;
-          const report = { ...installed, commands: files.done, commandsKept: files.keptEdited };
+          const report = {
+            ...installed,
+            commands: files.done,
+            commandsKept: files.keptEdited,
+            commandsLeftAsTheyWere: files.keptUsers,
+          };
           const warnings = entry.split(path.sep).includes("_npx")
             ? [
                 `the hooks run ${entry} from npx's cache, which npm may clear: install ghostcommit (npm i -g ghostcommit) and run install again.`,
@@ -118,7 +130,7 @@ export function register(program: Command, run: Action): void {
                   ? `${color.green("installed")} ${spec.label} hooks (${report.events.join(", ")}) in ${report.file}`
                   : `${spec.label} hooks already installed in ${report.file}; nothing changed`,
                 ...(files.done.length > 0 ? [`slash commands: ${slashNames(files.done)}`] : []),
-                ...keptLines(files.keptEdited),
+                ...keptLines(files.keptEdited, files.keptUsers),
                 ...notes.map((n) => color.dim(n)),
                 ...warnings.map((w) => color.yellow(w)),
               ].join("\n"),
