@@ -146,6 +146,7 @@ export type DoctorProblemCode =
   | "hook-errors"
   | "hook-command-broken"
   | "hook-install-outdated"
+  | "hook-installed-twice"
   | "hook-switched-off"
   | "push-failed"
   | "push-setting-ignored"

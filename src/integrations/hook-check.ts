@@ -5,6 +5,7 @@ import type { StoreContext } from "../store/context.js";
 import type { DoctorProblem } from "../types.js";
 import type { AgentName } from "./event.js";
 import { type InstallSpec, isHookCommand, type Scope, SPECS } from "./specs.js";
+import { target } from "./settings-file.js";
 import { parseJsonc } from "./jsonc.js";
 import { geminiSwitchesOff } from "./gemini-switches.js";
 
@@ -92,6 +93,25 @@ function handlerCommands(settings: unknown, agent: AgentName): Map<string, strin
   return byEvent;
 }
 
+/** ghostcommit's hook commands in an agent's settings file: none when it is absent or unreadable. */
+export function ourCommandsIn(file: string, agent: AgentName): Set<string> {
+  try {
+    return new Set([...handlerCommands(parseJsonc(readFileSync(file, "utf8")), agent).values()].flat());
+  } catch {
+    return new Set();
+  }
+}
+
+/**
+ * Whether the agent runs both scopes' hooks of ours, handling each event twice (two turns, or two
+ * snapshots per turn): every agent loads both files, and only some run identical handlers once.
+ */
+export function runsTwice(spec: InstallSpec, user: Set<string>, project: Set<string>): boolean {
+  if (user.size === 0 || project.size === 0) return false;
+  if (!spec.sameCommandOnce) return true;
+  return [...user].some((c) => !project.has(c)) || [...project].some((c) => !user.has(c));
+}
+
 /** The settings file of `scope`, or null when it cannot be named (a relative CODEX_HOME). */
 export function settingsFile(spec: InstallSpec, scope: Scope, projectDir: string): string | null {
   try {
@@ -101,11 +121,26 @@ export function settingsFile(spec: InstallSpec, scope: Scope, projectDir: string
   }
 }
 
+/** Doctor check: a workspace whose agent has ghostcommit's hooks both in user and project settings. */
+function installedTwice(spec: InstallSpec, root: string): DoctorProblem | null {
+  const user = settingsFile(spec, "user", root);
+  const project = settingsFile(spec, "project", root);
+  if (!user || !project || target(user) === target(project)) return null;
+  if (!runsTwice(spec, ourCommandsIn(user, spec.agent), ourCommandsIn(project, spec.agent))) return null;
+  return {
+    code: "hook-installed-twice",
+    message: `ghostcommit's ${spec.label} hooks are in both ${user} and ${project}, so ${spec.label} runs each event's hook twice: keep one (\`ghostcommit uninstall ${spec.agent} --project\` or \`ghostcommit uninstall ${spec.agent}\`)`,
+    path: project,
+  };
+}
+
 /** Doctor check: every installed ghostcommit hook (user settings, and this workspace's) still runs. */
 export const checkInstalledHooks: DoctorCheck = async (engine: StoreContext) => {
   const problems: DoctorProblem[] = [];
   let geminiInstalled = false;
   for (const spec of Object.values(SPECS)) {
+    const twice = installedTwice(spec, engine.root);
+    if (twice) problems.push(twice);
     for (const scope of ["user", "project"] as Scope[]) {
       const file = settingsFile(spec, scope, engine.root);
       if (file === null) continue; // install refuses that setting and says why

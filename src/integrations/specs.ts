@@ -19,6 +19,8 @@ export interface InstallSpec {
   entries(command: string): Record<string, Record<string, unknown>>;
   /** The agent reads comments and trailing commas in the file (install keeps them). */
   comments?: boolean;
+  /** The agent runs an identical handler once when both user and project settings have it. */
+  sameCommandOnce?: boolean;
   /** Things the user still has to do, shown after install. */
   notes: string[];
 }
@@ -81,6 +83,7 @@ export const SPECS: Record<AgentName, InstallSpec> = {
         : path.join(dir, ".claude", "settings.json"),
     base: {},
     style: "nested",
+    sameCommandOnce: true,
     entries: (command) => ({
       UserPromptSubmit: { hooks: [handler(command, { timeout: 30 })] },
       PreToolUse: {
@@ -146,6 +149,7 @@ export const SPECS: Record<AgentName, InstallSpec> = {
     base: {},
     style: "nested",
     comments: true,
+    sameCommandOnce: true,
     entries: (command) => ({
       BeforeAgent: { hooks: [{ name: "ghostcommit-begin", ...handler(command), timeout: 30000 }] },
       BeforeTool: {

@@ -27,4 +27,58 @@ describe("install says what it left alone and what would run twice", () => {
     expect(human.stdout).toContain(`left ${mine} as it was: it is your own command`);
     expect(readFileSync(mine, "utf8")).toBe("my own redo\n");
   });
+
+  it("warns when the other scope has ghostcommit's hooks for the agent, and doctor reports it", () => {
+    const repo = sandbox.repo("project");
+    const userFile = path.join(sandbox.home, ".claude", "settings.json");
+    // An older install's bare command at user level: Claude Code runs it and the project's.
+    writeJson(userFile, {
+      hooks: { Stop: [{ hooks: [{ type: "command", command: "ghostcommit hook claude-code" }] }] },
+    });
+    expect(repo.ok("install", "claude-code").alsoInstalledIn).toBeNull();
+    const projectFile = path.join(repo.dir, ".claude", "settings.json");
+    writeJson(projectFile, {
+      hooks: { Stop: [{ hooks: [{ type: "command", command: "ghostcommit hook claude-code" }] }] },
+    });
+    const report = repo.ok("install", "claude-code");
+    expect(report.alsoInstalledIn).toEqual({ scope: "project", file: projectFile });
+    expect(report.warnings.join("\n")).toContain(
+      `ghostcommit's Claude Code hooks are also in ${projectFile} (project settings), so Claude Code runs each event's hook twice`,
+    );
+    const text = repo.cli(["install", "claude-code"]);
+    expect(text.stdout).toContain(
+      `ghostcommit's Claude Code hooks are also in ${projectFile} (project settings)`,
+    );
+    expect(text.stdout).toContain("`ghostcommit uninstall claude-code --project` removes those");
+    const doctor = repo.cli(["doctor", "--json"]);
+    expect(doctor.status).toBe(1);
+    // (The project's bare, partial install is reported too: not runnable, outdated.)
+    expect(doctor.json.problems).toContainEqual(
+      expect.objectContaining({
+        code: "hook-installed-twice",
+        message: expect.stringContaining(`hooks are in both ${userFile} and ${projectFile}`),
+      }),
+    );
+    // One scope left: nothing runs twice.
+    repo.ok("uninstall", "claude-code", "--project");
+    expect(repo.cli(["doctor", "--json"]).json.problems).toEqual([]);
+  });
+
+  it("does not warn where the agent runs identical hooks once, and does where it runs both", () => {
+    const repo = sandbox.repo("project");
+    // Claude Code runs a handler both files have once.
+    repo.ok("install", "claude-code");
+    expect(repo.ok("install", "claude-code", "--project").alsoInstalledIn).toBeNull();
+    expect(repo.cli(["doctor", "--json"]).json.problems).toEqual([]);
+    // Codex runs every file's hooks.
+    repo.ok("install", "codex");
+    const codex = repo.ok("install", "codex", "--project");
+    expect(codex.alsoInstalledIn).toEqual({
+      scope: "user",
+      file: path.join(sandbox.home, ".codex", "hooks.json"),
+    });
+    expect(repo.cli(["doctor", "--json"]).json.problems.map((p: { code: string }) => p.code)).toEqual([
+      "hook-installed-twice",
+    ]);
+  });
 });

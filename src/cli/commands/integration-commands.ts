@@ -14,6 +14,8 @@ import {
 import { geminiSwitchesOff } from "../../integrations/gemini-switches.js";
 import { install, uninstall } from "../../integrations/install.js";
 import { hookCommand, type Scope, SPECS } from "../../integrations/specs.js";
+import { ourCommandsIn, runsTwice, settingsFile } from "../../integrations/hook-check.js";
+import { target } from "../../integrations/settings-file.js";
 import { type GlobalOptions, globalsOf, withGlobals } from "../context.js";
 import { runHookCommand } from "../hook-entry.js";
 import { color } from "../output.js";
@@ -36,6 +38,20 @@ function keptLines(edited: string[], users: string[] = []): string[] {
       ),
     ),
   ];
+}
+
+/** Ours in the other scope's settings too: the agent would handle each event twice. */
+function otherScopeWarning(agent: AgentName, scope: Scope, dir: string, file: string, hook: string) {
+  const spec = SPECS[agent];
+  const other: Scope = scope === "user" ? "project" : "user";
+  const otherFile = settingsFile(spec, other, dir);
+  if (otherFile === null || target(otherFile) === file) return null;
+  if (!runsTwice(spec, new Set([hook]), ourCommandsIn(otherFile, agent))) return null;
+  return {
+    scope: other,
+    file: otherFile,
+    message: `ghostcommit's ${spec.label} hooks are also in ${otherFile} (${other} settings), so ${spec.label} runs each event's hook twice: keep one (\`ghostcommit uninstall ${agent}${other === "project" ? " --project" : ""}\` removes those)`,
+  };
 }
 
 /** Integration commands: hook, install, uninstall, mcp. */
@@ -102,11 +118,13 @@ export function register(program: Command, run: Action): void {
           const hook = hookCommand(agent, process.execPath, entry);
           const installed = await install(spec, scope, dir, hook);
           const files = agent === "claude-code" ? await installCommands(scope, dir, cliOf(hook)) : NO_FILES;
+          const twice = otherScopeWarning(agent, scope, dir, installed.file, hook);
           const report = {
             ...installed,
             commands: files.done,
             commandsKept: files.keptEdited,
             commandsLeftAsTheyWere: files.keptUsers,
+            alsoInstalledIn: twice && { scope: twice.scope, file: twice.file },
           };
           const warnings = entry.split(path.sep).includes("_npx")
             ? [
@@ -114,6 +132,7 @@ export function register(program: Command, run: Action): void {
               ]
             : [];
           if (agent === "gemini") warnings.push(...geminiSwitchesOff(dir));
+          if (twice) warnings.push(twice.message);
           // A project's settings file is often committed, and the command holds this machine's paths.
           const notes =
             scope === "project"
