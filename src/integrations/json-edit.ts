@@ -14,13 +14,17 @@ export interface Layout {
   unit: string;
   /** Settings kept on one line (as a tool or an `echo` wrote them): added text stays on it. */
   oneLine: boolean;
+  /** On that line, a space after commas and colons. */
+  spaced: boolean;
 }
 
 export function layoutOf(text: string, root: JsonNode): Layout {
+  const oneLine = (root.members?.length ?? 0) > 0 && !text.trim().includes("\n");
   return {
     eol: text.includes("\r\n") ? "\r\n" : "\n",
     unit: /\n([ \t]+)\S/.exec(text)?.[1] ?? "  ",
-    oneLine: (root.members?.length ?? 0) > 0 && !text.trim().includes("\n"),
+    oneLine,
+    spaced: oneLine && /[,:] /.test(text),
   };
 }
 
@@ -38,14 +42,15 @@ function render(
   layout: Layout,
   inLine: boolean,
 ): string {
-  const json = inLine
-    ? JSON.stringify(value, null, 1)
-        .replace(/\n */g, " ")
-        .replace(/([[{]) | ([\]}])/g, "$1$2")
-    : JSON.stringify(value, null, layout.unit).replace(/\n/g, layout.eol + indent);
-  const compact = layout.oneLine ? JSON.stringify(value) : json;
-  if (key === undefined) return compact;
-  return `${JSON.stringify(key)}:${layout.oneLine ? "" : " "}${compact}`;
+  const spaced = !layout.oneLine || layout.spaced;
+  let json = JSON.stringify(value);
+  if (spaced && (inLine || layout.oneLine))
+    json = JSON.stringify(value, null, 1)
+      .replace(/\n */g, " ")
+      .replace(/([[{]) | ([\]}])/g, "$1$2");
+  else if (spaced) json = JSON.stringify(value, null, layout.unit).replace(/\n/g, layout.eol + indent);
+  if (key === undefined) return json;
+  return `${JSON.stringify(key)}:${spaced ? " " : ""}${json}`;
 }
 
 function splice(text: string, from: number, to: number, insert = ""): string {
@@ -77,7 +82,7 @@ export function addMember(
     return splice(text, afterComment, afterComment, lines);
   }
   const inLine = !text.slice(container.start, container.end).includes("\n");
-  const gap = layout.oneLine ? "" : inLine ? " " : undefined;
+  const gap = layout.oneLine ? (layout.spaced ? " " : "") : inLine ? " " : undefined;
   if (first) {
     const next = members[0];
     const indent = indentAt(text, next.start);
@@ -92,12 +97,15 @@ export function addMember(
 
 const COMMA_AND_BLANKS = /^\s*,?\s*$/;
 
-/** Where a member's removal starts: its line too when nothing else is on it before the member. */
-function lineStartOf(text: string, start: number): number {
-  let at = start;
-  while (at > 0 && (text[at - 1] === " " || text[at - 1] === "\t")) at--;
-  if (text[at - 1] !== "\n") return start;
-  return text[at - 2] === "\r" ? at - 2 : at - 1;
+/** Removes `[start, end)`, with its line when nothing else is on that line (a comment stays). */
+function removeSpan(text: string, start: number, end: number): string {
+  let from = start;
+  while (from > 0 && (text[from - 1] === " " || text[from - 1] === "\t")) from--;
+  let to = end;
+  while (text[to] === " " || text[to] === "\t") to++;
+  const eol = text.startsWith("\r\n", to) ? 2 : text[to] === "\n" ? 1 : 0;
+  if ((from === 0 || text[from - 1] === "\n") && eol > 0) return splice(text, from, to + eol);
+  return splice(text, start, end);
 }
 
 /** Removes the container's member `index`, its comma and the blanks only it needed. */
@@ -110,25 +118,23 @@ export function removeMember(text: string, container: JsonNode, index: number): 
     // The text install adds after the previous member: its comma, the line break and the member.
     if (COMMA_AND_BLANKS.test(text.slice(previous.end, member.start)))
       return splice(text, previous.end, member.end);
-    // Comments before the member stay; the comma that led to it goes (the member's own, if any,
-    // now follows the previous member).
-    const withoutMember = splice(text, lineStartOf(text, member.start), member.end);
+    // Comments before the member stay. A member with a comma goes with it; the last one takes the
+    // comma that led to it.
+    if (member.comma !== undefined) return removeSpan(text, member.start, member.comma + 1);
+    const withoutMember = removeSpan(text, member.start, member.end);
     return splice(withoutMember, previous.comma as number, (previous.comma as number) + 1);
   }
   if (next) {
     if (COMMA_AND_BLANKS.test(text.slice(member.end, next.start)))
       return splice(text, member.start, next.start);
-    let end = (member.comma as number) + 1;
-    while (text[end] === " " || text[end] === "\t") end++;
-    return splice(text, member.start, end);
+    return removeSpan(text, member.start, (member.comma as number) + 1);
   }
   const open = container.start + 1;
   const close = container.end - 1;
   const before = text.slice(open, member.start);
   const after = text.slice(member.end, close);
   if (before.trim() === "" && COMMA_AND_BLANKS.test(after)) return splice(text, open, close);
-  const end = member.comma === undefined ? member.end : member.comma + 1;
-  return splice(text, lineStartOf(text, member.start), end);
+  return removeSpan(text, member.start, member.comma === undefined ? member.end : member.comma + 1);
 }
 
 /** The index of the last member named `key` (the one agents read when a key is repeated); -1 if none. */
