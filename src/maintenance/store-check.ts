@@ -279,11 +279,10 @@ export function interruptedProblem(
   file: string,
   startedAt = "",
 ): Problem {
-  // A rewind or redo says how to finish or undo it through its session, which also keeps the
-  // session's record true; restoring the safety snapshot would leave the session out of step.
+  // A rewind says how to finish or undo it through its session (restoring the safety snapshot
+  // would leave the session out of step); it stays half done until one of them runs, where a
+  // plain restore's record is settled by any restore run to its end, or `doctor --repair`.
   const started = startedAt ? ` started ${startedAt}` : "";
-  // Another restore run to its end, or `doctor --repair`, settles a plain restore's record; a
-  // rewind stays half done until it is finished or undone (its session refuses another rewind).
   const message = named.hint
     ? `a rewind${started} was interrupted; ${named.hint} (until one of them runs, some files are back and others not)`
     : `a restore${started} was interrupted; \`ghostcommit restore ${named.safety ?? "<safety id>"}\` brings back the state before it (a restore that runs to its end, or \`doctor --repair\`, settles this)`;
