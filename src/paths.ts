@@ -1,4 +1,5 @@
 import { realpathSync, statSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { GhostcommitError } from "./errors.js";
 import { quotedPath } from "./util/format.js";
@@ -176,4 +177,26 @@ function sameDirectory(a: string, b: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** `$HOME` or `/`: never a workspace to capture (a snapshot there would hold everything the user owns). */
+export function isTooBroad(dir: string): boolean {
+  try {
+    const real = realpathSync(dir);
+    return real === path.parse(real).root || real === realpathSync(os.homedir());
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The refusal to capture `dir` (see `isTooBroad`); `advice` says what to do instead, in the words
+ * of the caller (the command line names -C, the library a directory to open).
+ */
+export function tooBroadError(dir: string, advice = "open a project directory instead"): GhostcommitError {
+  return new GhostcommitError(
+    "not-a-workspace",
+    `not snapshotting ${dir} (home or root directory): a snapshot there would hold everything you own; ${advice}`,
+    { path: dir },
+  );
 }

@@ -1,15 +1,16 @@
-import { captureTree, takeSnapshot } from "./capture/snapshot.js";
+import { takeSnapshot } from "./capture/snapshot.js";
 import { existsSync } from "node:fs";
 import { checkStoreKind, type StoreKind } from "./config.js";
 import { StoreContext } from "./store/context.js";
 import { checkArgument, checkedOptions, GhostcommitError, isStringList } from "./errors.js";
 import { runGit, splitNul } from "./git/exec.js";
 import { MODE } from "./git/objects.js";
-import { directoryNamed, displayPath, type RelPath, relFromBytes, resolveInside } from "./paths.js";
+import { directoryNamed, displayPath, relFromBytes, resolveInside } from "./paths.js";
 import { refuseUnmatched, resolveNamedPaths } from "./restore/path-filter.js";
 import { displayOutcome } from "./restore/restore.js";
 import { restoreSnapshot } from "./restore/restore-snapshot.js";
-import { diffEntries, diffTreesText, type LeftOut, leftOutOf, sides } from "./restore/tree-diff.js";
+import { diffEntries, diffTreesText } from "./restore/tree-diff.js";
+import { withDiffTrees } from "./restore/diff-trees.js";
 import { dropSnapshots, toSnapshot, toSummary } from "./store/snapshots.js";
 import { type DoctorCheck, runDoctor } from "./maintenance/doctor.js";
 import { layerChecks } from "./maintenance/checks.js";
@@ -104,7 +105,7 @@ export class Workspace {
     const includes = include.map((p) => resolveInside(this.root, this.root, p));
     const message = given.trim() || "snapshot";
     const retention = prepareRetention(this.engine);
-    const stored = await this.engine.writing(() =>
+    const stored = await this.engine.capturing(() =>
       this.engine.withReader((cat) => takeSnapshot(this.engine, cat, includes, { message })),
     );
     // At most once a day; the store stays bounded unattended.
@@ -134,7 +135,9 @@ export class Workspace {
   async diff(id: string, id2?: string, given?: DiffOptions): Promise<DiffEntry[]> {
     const options = checkedOptions(given, "diff", { others: ["paths"] });
     const named = resolveNamedPaths(this.root, options.paths);
-    return this.withTrees(id, id2, named, (from, to, out) => diffEntries(this.engine, from, to, named, out));
+    return withDiffTrees(this.engine, id, id2, named, (from, to, out) =>
+      diffEntries(this.engine, from, to, named, out),
+    );
   }
 
   /** The same diff as git prints it: "patch", "stat" or "name-status". */
@@ -150,14 +153,14 @@ export class Workspace {
       "diffText's format is patch, stat or name-status",
     );
     const named = resolveNamedPaths(this.root, options.paths);
-    return this.withTrees(id, id2, named, (a, b, out) =>
+    return withDiffTrees(this.engine, id, id2, named, (a, b, out) =>
       diffTreesText(this.engine, format, a, b, named, out),
     );
   }
 
   /** @internal Both diffs of one capture of the working tree (two would differ if an agent writes). */
   async diffWithPatch(id: string, id2?: string): Promise<{ entries: DiffEntry[]; patch: string }> {
-    return this.withTrees(id, id2, undefined, async (from, to, out) => {
+    return withDiffTrees(this.engine, id, id2, undefined, async (from, to, out) => {
       const [entries, patch] = await Promise.all([
         diffEntries(this.engine, from, to, undefined, out),
         diffTreesText(this.engine, "patch", from, to, undefined, out),
@@ -166,41 +169,14 @@ export class Workspace {
     });
   }
 
-  /** Named paths must name something in these trees (or, `onDisk`, in the workspace). */
-  private refuseUnmatched(named: RelPath[] | undefined, trees: string[], onDisk: boolean): Promise<void> {
-    if (named === undefined) return Promise.resolve();
-    return this.engine.withReader((cat) => refuseUnmatched(named, cat, trees, onDisk ? this.root : null));
-  }
-
-  /**
-   * Runs `work` on the two trees of a diff, once `named` paths are known to name something. The
-   * working tree is captured without a snapshot: its objects are unreachable, so the work runs
-   * under the store's write lock, where gc cannot prune them.
-   */
-  private async withTrees<T>(
-    id: string,
-    id2: string | undefined,
-    named: RelPath[] | undefined,
-    work: (from: string, to: string, leftOut?: LeftOut) => Promise<T>,
-  ): Promise<T> {
-    const from = await this.engine.refs.resolve(id);
-    const checked = (a: string, b: string, leftOut?: LeftOut) =>
-      this.refuseUnmatched(named, [a, b], id2 === undefined).then(() => work(a, b, leftOut));
-    if (id2 !== undefined) return checked(...sides(from, await this.engine.refs.resolve(id2)));
-    return this.engine.writing(async () => {
-      const now = await this.engine.withReader((cat) => captureTree(this.engine, cat, from.meta.included));
-      // As between snapshots: a file only one side left out (too large) is not deleted nor added.
-      return checked(from.tree, now.tree, leftOutOf(from.meta.excluded, now.excluded));
-    });
-  }
-
   /** Makes the workspace's capture set equal to snapshot `id`: a safety snapshot first, proven deletions only. */
   async restore(id: string, given?: RestoreOptions): Promise<RestoreReport> {
     const options = checkedOptions(given, "restore", { booleans: ["dryRun"], others: ["paths", "signal"] });
     const named = resolveNamedPaths(this.root, options.paths);
+    this.engine.assertCapturable();
     this.engine.assertEnabled();
     const target = await this.engine.refs.resolve(id);
-    const result = await this.engine.writing(() =>
+    const result = await this.engine.capturing(() =>
       this.engine.withReader(async (cat) => {
         await refuseUnmatched(named, cat, [target.tree], this.root);
         return restoreSnapshot(this.engine, cat, target, !!options.dryRun, named, options.signal);

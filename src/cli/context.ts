@@ -8,7 +8,6 @@ import { resolveNamedPaths } from "../restore/path-filter.js";
 import { currentDirectory } from "../paths.js";
 import { refuseNotUtf8 } from "./raw-args.js";
 import { shellWord } from "../util/shell.js";
-import { isTooBroad } from "../integrations/hook-dirs.js";
 
 /** Options every command accepts, before or after its name. */
 export interface GlobalOptions {
@@ -74,12 +73,8 @@ export function open(options: GlobalOptions): Promise<Workspace> {
  */
 export async function openToCapture(options: GlobalOptions): Promise<Workspace> {
   const ws = await open(options);
-  if (isTooBroad(ws.root))
-    throw new GhostcommitError(
-      "not-a-workspace",
-      `not snapshotting ${ws.root} (home or root directory): a snapshot there would hold everything you own; run ghostcommit in a project directory, or give -C one`,
-      { path: ws.root },
-    );
+  // Before anything else the command does; the library refuses it too, at the capture itself.
+  ws.engine.assertCapturable("run ghostcommit in a project directory, or give -C one");
   return ws;
 }
 

@@ -1,5 +1,4 @@
 import { realpathSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { locateWorkspace } from "../git/repository.js";
 import { climbsOut } from "../paths.js";
@@ -12,16 +11,6 @@ const PROJECT_ENV: Record<AgentName, string | undefined> = {
   cursor: "CURSOR_PROJECT_DIR",
   gemini: "GEMINI_PROJECT_DIR",
 };
-
-/** `$HOME` or `/`: never a workspace (a snapshot there would hold everything the user owns). */
-export function isTooBroad(dir: string): boolean {
-  try {
-    const real = realpathSync(dir);
-    return real === path.parse(real).root || real === realpathSync(os.homedir());
-  } catch {
-    return false;
-  }
-}
 
 /** The hook's own directory for an event naming none; not Cursor's (its user hooks run in ~/.cursor). */
 export function ownDir(agent: AgentName): string | undefined {

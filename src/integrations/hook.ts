@@ -3,7 +3,7 @@ import path from "node:path";
 import { openWorkspace, type Workspace } from "../workspace.js";
 import type { StoreKind } from "../config.js";
 import type { SessionHandle } from "../types.js";
-import { climbsOut, displayPath } from "../paths.js";
+import { climbsOut, displayPath, isTooBroad } from "../paths.js";
 import { CURSOR_CONTINUE } from "./agents/cursor.js";
 import { AGENTS, type AgentName, type HookEvent } from "./event.js";
 import { PARSERS, parsePayload } from "./hook-event.js";
@@ -11,7 +11,7 @@ import { appendHookLog, globalHookLog, type HookLogEntry } from "../maintenance/
 import { canTellModel, undoNotice } from "./undo-notice.js";
 import { rememberWorkspace, sessionRecord, touchSessionRecord } from "./session-dirs.js";
 import { logFoldersLeftOut, logNotRecorded } from "./cursor-roots.js";
-import { awayMessage, envDir, isTooBroad, ownDir, workTreeOfCwd } from "./hook-dirs.js";
+import { awayMessage, envDir, ownDir, workTreeOfCwd } from "./hook-dirs.js";
 import {
   agentShowsNotices,
   noSnapshotsNotice,

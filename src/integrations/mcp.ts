@@ -3,7 +3,7 @@ import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { openWorkspace } from "../workspace.js";
 import type { StoreKind } from "../config.js";
 import { errorDocument, GhostcommitError, reportable } from "../errors.js";
-import { isTooBroad } from "./hook-dirs.js";
+import { isTooBroad } from "../paths.js";
 import { registerRemoteTools } from "./mcp-remote-tools.js";
 import { result } from "./mcp-answer.js";
 import { registerTools, type WithWorkspace } from "./mcp-tools.js";

@@ -43,13 +43,13 @@ export class Session implements SessionHandle {
 
   async beginTurn(turn: string, options?: { prompt?: string }): Promise<TurnBegun> {
     const { prompt = "" } = checkedOptions(options, "beginTurn", { strings: ["prompt"] });
-    return this.ctx.engine.writing(() => beginTurn(this.ctx, turn, prompt));
+    return this.ctx.engine.capturing(() => beginTurn(this.ctx, turn, prompt));
   }
 
   /** Ends `turn` (default: the open turn). */
   async endTurn(turn?: string): Promise<TurnEnded> {
     this.beforeTurnEnd();
-    const ended = await this.ctx.engine.writing(() => endTurn(this.ctx, turn));
+    const ended = await this.ctx.engine.capturing(() => endTurn(this.ctx, turn));
     await this.afterTurnEnd();
     return ended;
   }
@@ -65,21 +65,21 @@ export class Session implements SessionHandle {
     checkArgument(isStringList(paths), "touched takes a list of paths (strings)");
     const checked = checkedOptions(options, "touched", { booleans: ["edited", "continuing"] });
     const rels = touchTargets(this.ctx, paths); // before writing makes the store
-    return this.ctx.engine.writing(() => touchPaths(this.ctx, rels, checked));
+    return this.ctx.engine.capturing(() => touchPaths(this.ctx, rels, checked));
   }
 
   /** Records what the open turn changed so far (all of it, or only `paths`): a progress mark. */
   async progress(paths?: string[], options?: { continuing?: boolean }): Promise<void> {
     checkArgument(paths === undefined || isStringList(paths), "progress takes a list of paths (strings)");
     const checked = checkedOptions(options, "progress", { booleans: ["continuing"] });
-    return this.ctx.engine.writing(() => markProgress(this.ctx, paths, checked));
+    return this.ctx.engine.capturing(() => markProgress(this.ctx, paths, checked));
   }
 
   /** A later stop of a turn whose stop was blocked: the latest turn's end moves here. */
   async extendTurn(options: { prompt?: string } = {}): Promise<TurnEnded | null> {
     checkedOptions(options, "extendTurn", { strings: ["prompt"] });
     this.beforeTurnEnd();
-    const ended = await this.ctx.engine.writing(() => extendTurn(this.ctx, options.prompt));
+    const ended = await this.ctx.engine.capturing(() => extendTurn(this.ctx, options.prompt));
     await this.afterTurnEnd();
     return ended;
   }
@@ -88,7 +88,7 @@ export class Session implements SessionHandle {
   async abandonTurn(): Promise<string | null> {
     // Read first: a session with no open turn is left as it is (and no store is made for it).
     if ((await this.openTurn()) === null) return null;
-    return this.ctx.engine.writing(() => abandonTurn(this.ctx));
+    return this.ctx.engine.capturing(() => abandonTurn(this.ctx));
   }
 
   async rewind(options: RewindOptions): Promise<RewindReport> {
@@ -99,7 +99,10 @@ export class Session implements SessionHandle {
       strings: ["to"],
       others: ["paths", "expect", "signal"],
     });
-    return this.markInnerUndo(checked, await this.ctx.engine.writing(() => rewindSession(this.ctx, checked)));
+    return this.markInnerUndo(
+      checked,
+      await this.ctx.engine.capturing(() => rewindSession(this.ctx, checked)),
+    );
   }
 
   /**
@@ -113,7 +116,7 @@ export class Session implements SessionHandle {
     const changed = [...report.written, ...report.deleted];
     if (!options.keepOpenTurn || options.dryRun || changed.length === 0) return report;
     const paths = changed.map((p) => path.join(this.ctx.engine.root, p));
-    await this.ctx.engine.writing(() => markProgress(this.ctx, paths));
+    await this.ctx.engine.capturing(() => markProgress(this.ctx, paths));
     return report;
   }
 
@@ -122,7 +125,7 @@ export class Session implements SessionHandle {
       booleans: ["force", "dryRun", "keepOpenTurn"],
       others: ["expect", "signal"],
     });
-    return this.markInnerUndo(checked, await this.ctx.engine.writing(() => redoSession(this.ctx, checked)));
+    return this.markInnerUndo(checked, await this.ctx.engine.capturing(() => redoSession(this.ctx, checked)));
   }
 
   async nextRedo(): Promise<string[] | null> {

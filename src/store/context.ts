@@ -4,6 +4,7 @@ import { CatFile } from "../git/cat-file.js";
 import { DIFF_TREE } from "../git/diff-tree.js";
 import { GitAhead } from "../git/exec.js";
 import { locateWorkspace, type WorkspaceLocation } from "../git/repository.js";
+import { isTooBroad, tooBroadError } from "../paths.js";
 import path from "node:path";
 import { FlushAhead, syncFileSystems } from "../util/durable.js";
 import { withSharedLock } from "../util/lock.js";
@@ -106,6 +107,17 @@ export class StoreContext {
     if (!this.settings.enabled) {
       throw new GhostcommitError("disabled", `ghostcommit is disabled for ${this.root} (enabled: false)`);
     }
+  }
+
+  /** Refuses to capture the home or root directory (see `isTooBroad`); `advice` in the caller's words. */
+  assertCapturable(advice?: string): void {
+    if (isTooBroad(this.root)) throw tooBroadError(this.root, advice);
+  }
+
+  /** `writing` for work that captures the workspace or writes into it: a snapshot, a turn, a restore. */
+  capturing<T>(work: () => Promise<T>): Promise<T> {
+    this.assertCapturable();
+    return this.writing(work);
   }
 
   /**
