@@ -13,17 +13,26 @@ export interface SessionContext {
 }
 
 export function sessionContext(engine: StoreContext, cwd: string, session: string): SessionContext {
-  if (typeof session !== "string" || session.trim() === "") {
-    throw new GhostcommitError("usage", "a session id must be a non-empty string");
-  }
+  checkId(session, "session");
   return { engine, journal: new Journal(engine.paths.sessionsDir, session), cwd };
 }
 
 export function checkTurnId(turn: unknown): string {
-  if (typeof turn !== "string" || turn.trim() === "") {
-    throw new GhostcommitError("usage", "a turn id must be a non-empty string");
+  return checkId(turn, "turn");
+}
+
+/**
+ * A session or turn id must be non-empty text without a NUL byte: git cuts a snapshot's message
+ * at one, which loses its record, so the turn's snapshots were left out of every listing.
+ */
+function checkId(id: unknown, what: "session" | "turn"): string {
+  if (typeof id !== "string" || id.trim() === "") {
+    throw new GhostcommitError("usage", `a ${what} id must be a non-empty string`);
   }
-  return turn;
+  if (id.includes("\0")) {
+    throw new GhostcommitError("usage", `a ${what} id cannot hold a NUL byte: ${JSON.stringify(id)}`);
+  }
+  return id;
 }
 
 /**

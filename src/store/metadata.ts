@@ -48,7 +48,8 @@ export function newNonce(): string {
 }
 
 export function encodeMessage(meta: SnapshotMeta): string {
-  const subject = meta.message.split("\n")[0].slice(0, 200);
+  // git cuts a message at a NUL byte (a prompt may hold one): the record below would be lost.
+  const subject = meta.message.split("\n")[0].slice(0, 200).replaceAll("\0", "\\0");
   return `${SUBJECT_PREFIX}${meta.kind}: ${subject}\n\n${JSON.stringify(meta)}\n`;
 }
 

@@ -57,4 +57,29 @@ describe("a workspace opened by the library", () => {
     for (const answer of Object.values(answers))
       expect(answer).toMatch(/^not-a-workspace: not snapshotting \/ \(home or root directory\)/);
   });
+
+  it("refuses a session or turn id holding a NUL byte, whose snapshots were left out of every listing", async () => {
+    const ws = await openWorkspace({ cwd: repo.dir });
+    const answers = await answersOf({
+      turn: () => ws.session("s").beginTurn("a\0b"),
+      session: async () => ws.session("s\0x").beginTurn("1"),
+      end: () => ws.session("s").endTurn("a\0b"),
+      rewind: () => ws.session("s").rewind({ to: "a\0b" }),
+    });
+    expect(answers).toEqual({
+      turn: 'usage: a turn id cannot hold a NUL byte: "a\\u0000b"',
+      session: 'usage: a session id cannot hold a NUL byte: "s\\u0000x"',
+      end: 'usage: a turn id cannot hold a NUL byte: "a\\u0000b"',
+      rewind: 'usage: a turn id cannot hold a NUL byte: "a\\u0000b"',
+    });
+    expect([await ws.list(), await ws.sessions()]).toEqual([[], []]);
+    // A prompt or a message may hold one: the snapshot is kept and listed all the same.
+    const s = ws.session("s");
+    const { before } = await s.beginTurn("1", { prompt: "fix\0this" });
+    const snap = await ws.snapshot({ message: "mid\0way" });
+    expect((await ws.list()).map((x) => [x.id, x.message])).toEqual([
+      [snap.id, "mid\0way"],
+      [before, "before turn 1: fix\0this"],
+    ]);
+  });
 });
