@@ -274,15 +274,18 @@ export function loadSettings(
   repositoryRoot: string = workspaceRoot,
 ): Settings {
   const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
-  const dirs = repositoryRoot === workspaceRoot ? [workspaceRoot] : [repositoryRoot, workspaceRoot];
+  const [user, ...workspaceFiles] = settingsFiles(workspaceRoot, repositoryRoot);
   // `push` sends your work (ignored files too) to a remote after every turn: only your own config
   // decides that. A repository's file comes with a clone, and an agent can write it (doctor names
   // a `push` there as ignored).
-  const files = dirs.map((dir) => {
-    const { push: _fromRepository, ...rest } = readConfigFile(path.join(dir, WORKSPACE_CONFIG));
-    return rest;
-  });
-  return Object.assign({ ...DEFAULT_SETTINGS, ...readConfigFile(userConfigPath()) }, ...files, defined);
+  const files = workspaceFiles.map((file) => readConfigFile(file)).map(({ push: _, ...rest }) => rest);
+  return Object.assign({ ...DEFAULT_SETTINGS, ...readConfigFile(user) }, ...files, defined);
+}
+
+/** The files `loadSettings` reads, the user's first, then the repository's and the workspace's. */
+export function settingsFiles(workspaceRoot: string, repositoryRoot: string = workspaceRoot): string[] {
+  const dirs = repositoryRoot === workspaceRoot ? [workspaceRoot] : [repositoryRoot, workspaceRoot];
+  return [userConfigPath(), ...dirs.map((dir) => path.join(dir, WORKSPACE_CONFIG))];
 }
 
 /** Whether the workspace's own settings file sets `push`, which is not taken from there (see loadSettings). */

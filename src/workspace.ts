@@ -77,7 +77,7 @@ export class Workspace {
 
   /** False when the workspace's config says `"enabled": false`: nothing is captured or written. */
   get enabled(): boolean {
-    return this.engine.settings.enabled;
+    return this.engine.currentSettings().enabled;
   }
 
   /** The workspace's log (hook failures and background runs), inside its store. */

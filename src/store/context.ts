@@ -1,4 +1,5 @@
-import { loadSettings, type Settings, type StoreKind } from "../config.js";
+import type { Settings, StoreKind } from "../config.js";
+import { LiveSettings } from "./live-settings.js";
 import { GhostcommitError } from "../errors.js";
 import { CatFile } from "../git/cat-file.js";
 import { DIFF_TREE } from "../git/diff-tree.js";
@@ -22,18 +23,19 @@ import { deadPackTemps, removePackTemps } from "./pack-temps.js";
 export class StoreContext {
   private constructor(
     readonly location: WorkspaceLocation,
-    readonly settings: Settings,
+    private readonly liveSettings: LiveSettings,
     readonly paths: StorePaths,
     readonly refs: SnapshotRefs,
   ) {}
 
   static async open(cwd: string, overrides: Partial<Settings> = {}): Promise<StoreContext> {
     const location = await locateWorkspace(cwd);
-    const settings = loadSettings(location.root, overrides, location.worktreeRoot);
+    const live = new LiveSettings(location.root, overrides, location.worktreeRoot);
+    const settings = live.value;
     const kind: StoreKind = location.kind === "plain" && !overrides.store ? "shadow" : settings.store;
     const paths = storePaths(location);
     const refs = new SnapshotRefs(kind, paths, location);
-    const context = new StoreContext(location, settings, paths, refs);
+    const context = new StoreContext(location, live, paths, refs);
     // A folder that became a repository: its history comes along before anything reads the store.
     if (
       kind === "shadow" &&
@@ -59,6 +61,11 @@ export class StoreContext {
 
   get root(): string {
     return this.location.root;
+  }
+
+  /** The settings as last read: at opening, or at the latest `assertEnabled` (the store kind stays). */
+  get settings(): Settings {
+    return this.liveSettings.value;
   }
 
   /** Environment for git commands that read objects (the store's git dir sees the user's objects). */
@@ -103,8 +110,14 @@ export class StoreContext {
     await (ready ? ready.flush(paths) : syncFileSystems(paths));
   }
 
+  /** The settings as their files say now: read again only when one changed (a stat each). */
+  currentSettings(): Settings {
+    return this.liveSettings.refresh();
+  }
+
+  /** Every write and capture begins here, so an open workspace sees `"enabled": false` written since. */
   assertEnabled(): void {
-    if (!this.settings.enabled) {
+    if (!this.currentSettings().enabled) {
       throw new GhostcommitError("disabled", `ghostcommit is disabled for ${this.root} (enabled: false)`);
     }
   }

@@ -82,4 +82,20 @@ describe("a workspace opened by the library", () => {
       [before, "before turn 1: fix\0this"],
     ]);
   });
+
+  it("sees settings written after it was opened: enabled false stops snapshots and turns until set back", async () => {
+    const ws = await openWorkspace({ cwd: repo.dir });
+    const first = await ws.snapshot();
+    repo.write({ ".ghostcommit.json": '{"enabled": false}\n' });
+    const disabled = `disabled: ghostcommit is disabled for ${ws.root} (enabled: false)`;
+    expect(ws.enabled).toBe(false);
+    expect(
+      await answersOf({ snapshot: () => ws.snapshot(), beginTurn: () => ws.session("s").beginTurn("1") }),
+    ).toEqual({ snapshot: disabled, beginTurn: disabled });
+    expect((await ws.list()).map((x) => x.id)).toEqual([first.id]);
+    repo.write({ ".ghostcommit.json": '{"enabled": true}\n' });
+    expect(ws.enabled).toBe(true);
+    await ws.session("s").beginTurn("1");
+    expect(await ws.list()).toHaveLength(2);
+  });
 });
