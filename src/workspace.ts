@@ -89,6 +89,7 @@ export class Workspace {
   async undoneSinceLastTurn(session: string | SessionHandle): Promise<UndoEvent[]> {
     const id = typeof session === "object" && session !== null ? session.id : session;
     checkArgument(typeof id === "string" && id !== "", "undoneSinceLastTurn needs a session id or handle");
+    this.engine.assertPresent();
     return undoneSinceLastBegin(this.engine, id);
   }
 
@@ -115,11 +116,13 @@ export class Workspace {
 
   /** Snapshots of this workspace, newest first. */
   async list(): Promise<SnapshotSummary[]> {
+    this.engine.assertPresent(); // a repository's store goes with it: the list would be empty
     return (await this.engine.refs.list()).map(toSummary);
   }
 
   /** One snapshot with its file list. */
   async show(id: string): Promise<SnapshotDetails> {
+    this.engine.assertPresent();
     const stored = await this.engine.refs.resolve(id);
     const result = await runGit(["ls-tree", "-r", "-z", "--name-only", stored.tree], {
       cwd: this.engine.paths.dir,
@@ -200,6 +203,7 @@ export class Workspace {
 
   /** Checks git, the store and leftovers of interrupted runs (plus `checks` of the layers above). */
   async doctor(options?: { repair?: boolean; checks?: DoctorCheck[] }): Promise<DoctorReport> {
+    this.engine.assertPresent();
     return runDoctor(this.engine, layerChecks, options);
   }
 
@@ -230,11 +234,13 @@ export class Workspace {
 
   /** Sessions of this workspace, most recently active first. */
   async sessions(): Promise<SessionSummary[]> {
+    this.engine.assertPresent();
     return listSessions(this.engine);
   }
 
   /** The most recently active session, or null when there is none. */
   async latestSession(): Promise<SessionHandle | null> {
+    this.engine.assertPresent();
     const id = await latestSessionId(this.engine);
     return id === null ? null : this.session(id);
   }

@@ -16,7 +16,9 @@ export async function withDiffTrees<T>(
   named: RelPath[] | undefined,
   work: (from: string, to: string, leftOut?: LeftOut) => Promise<T>,
 ): Promise<T> {
-  // Refused before the ids are looked up, as the command line refuses it before anything.
+  // Refused before the ids are looked up (a repository's store goes with a deleted workspace), as
+  // the command line refuses it before anything.
+  engine.assertPresent();
   if (id2 === undefined) engine.assertCapturable();
   const from = await engine.refs.resolve(id);
   // Named paths must name something in these trees (or, against the working tree, in the workspace).

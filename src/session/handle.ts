@@ -128,12 +128,18 @@ export class Session implements SessionHandle {
     return this.markInnerUndo(checked, await this.ctx.engine.capturing(() => redoSession(this.ctx, checked)));
   }
 
+  /** The session as its journal says, for a call that only reads. */
+  private state(): Promise<SessionState> {
+    this.ctx.engine.assertPresent();
+    return this.ctx.journal.load();
+  }
+
   async nextRedo(): Promise<string[] | null> {
-    return (await this.ctx.journal.load()).redoStack.at(-1)?.turns ?? null;
+    return (await this.state()).redoStack.at(-1)?.turns ?? null;
   }
 
   async nextRedoPaths(): Promise<string[] | null> {
-    const state = await this.ctx.journal.load();
+    const state = await this.state();
     const last = state.redoStack.at(-1);
     if (last?.paths === undefined) return null;
     // What it put back of its turns' changes, as log's "rewound only" lists them.
@@ -143,7 +149,7 @@ export class Session implements SessionHandle {
 
   async log(options?: { gone?: boolean }): Promise<TurnRecord[]> {
     const { gone } = checkedOptions(options, "log", { booleans: ["gone"] });
-    const state = await this.ctx.journal.load();
+    const state = await this.state();
     const unfinished = new Set(state.redoStack.filter((r) => r.pending).flatMap((r) => r.turns));
     const turns = state.turns.map((turn) => {
       const record = toTurnRecord(turn);
@@ -163,12 +169,12 @@ export class Session implements SessionHandle {
   }
 
   async openTurn(): Promise<string | null> {
-    return openTurnOf(await this.ctx.journal.load())?.turn ?? null;
+    return openTurnOf(await this.state())?.turn ?? null;
   }
 
   /** How many turns, and when the session was last active; null before its first record. */
   async summary(): Promise<SessionSummary | null> {
-    const state = await this.ctx.journal.load();
+    const state = await this.state();
     return state.updatedAt === 0 ? null : toSummary(state);
   }
 }

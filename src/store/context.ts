@@ -12,7 +12,7 @@ import { withSharedLock } from "../util/lock.js";
 import { ensureStore, STORE_FILES, type StorePaths, storePaths } from "./layout.js";
 import { SnapshotRefs } from "./store.js";
 import { adoptPlainHistory, plainStoreOf } from "./adopt-plain.js";
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { deadPackTemps, removePackTemps } from "./pack-temps.js";
 
 /**
@@ -115,8 +115,23 @@ export class StoreContext {
     return this.liveSettings.refresh();
   }
 
+  /**
+   * The workspace's directory is still there: one deleted or moved while open is said to be gone,
+   * rather than read as a workspace whose every file was deleted (a rewind's conflicts).
+   */
+  assertPresent(): void {
+    if (!statSync(this.root, { throwIfNoEntry: false })?.isDirectory())
+      throw new GhostcommitError(
+        "not-a-workspace",
+        `${this.root} no longer exists (deleted or moved?): nothing was done there`,
+        { path: this.root },
+      );
+  }
+
   /** Every write and capture begins here, so an open workspace sees `"enabled": false` written since. */
   assertEnabled(): void {
+    // Gone, it would read as having no settings files: enabled.
+    this.assertPresent();
     if (!this.currentSettings().enabled) {
       throw new GhostcommitError("disabled", `ghostcommit is disabled for ${this.root} (enabled: false)`);
     }

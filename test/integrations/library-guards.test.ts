@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GhostcommitError, openWorkspace } from "../../src/index.js";
@@ -98,4 +98,32 @@ describe("a workspace opened by the library", () => {
     await ws.session("s").beginTurn("1");
     expect(await ws.list()).toHaveLength(2);
   });
+
+  for (const store of ["shadow", "repo"] as const)
+    it(`says a workspace deleted while open (${store} store) no longer exists, at every call, doing nothing`, async () => {
+      const ws = await openWorkspace({ cwd: repo.dir, store });
+      const s = ws.session("s");
+      const { before } = await s.beginTurn("1");
+      repo.write({ "README.md": "agent\n" });
+      await s.endTurn("1");
+      rmSync(repo.dir, { recursive: true, force: true });
+      const answers = await answersOf({
+        snapshot: () => ws.snapshot(),
+        list: () => ws.list(),
+        show: () => ws.show(before),
+        restore: () => ws.restore(before),
+        diff: () => ws.diff(before),
+        diffBetween: () => ws.diff(before, before),
+        beginTurn: () => ws.session("t").beginTurn("1"),
+        endTurn: () => s.endTurn(),
+        touched: () => s.touched(["README.md"]),
+        rewind: () => s.rewind({ to: "1" }),
+        redo: () => s.redo(),
+        sessions: () => ws.sessions(),
+        log: () => s.log(),
+        doctor: () => ws.doctor(),
+      });
+      const gone = `not-a-workspace: ${ws.root} no longer exists (deleted or moved?): nothing was done there`;
+      for (const [name, answer] of Object.entries(answers)) expect(answer, name).toBe(gone);
+    });
 });
