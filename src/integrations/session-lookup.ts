@@ -141,7 +141,14 @@ async function agentsWorkspace(
   if (!known)
     throw new GhostcommitError("usage", `unknown agent "${agent}" (use one of ${AGENTS.join(", ")})`);
   const dir = session ? await sessionWorkspace(known, session) : await latestWorkspaceHolding(known, ws.root);
-  return dir === undefined || dir === ws.root ? ws : openWorkspace({ cwd: dir, store: ws.store });
+  return dir === undefined || dir === ws.root ? ws : openBeside(ws, dir);
+}
+
+/** The workspace at `dir`, opened as `ws` was: its store, and its names for options in errors. */
+async function openBeside(ws: Workspace, dir: string): Promise<Workspace> {
+  const other = await openWorkspace({ cwd: dir, store: ws.store });
+  other.engine.optionNames = ws.engine.optionNames;
+  return other;
 }
 
 /** The nearest directory above `ws`, up to the repository's root, whose workspace has turns of `session`. */
@@ -149,7 +156,7 @@ async function workspacesAboveWith(ws: Workspace, session: string): Promise<stri
   const top = ws.repositoryRoot;
   if (!top || top === ws.root) return [];
   for (let dir = path.dirname(ws.root); dir.startsWith(top); dir = path.dirname(dir)) {
-    const other = await openWorkspace({ cwd: dir, store: ws.store }).catch(() => null);
+    const other = await openBeside(ws, dir).catch(() => null);
     if (
       other &&
       (

@@ -44,7 +44,7 @@ export async function refuseIgnoredContent(engine: StoreContext, snapshots: Stor
   const shown = paths.slice(0, 10).map(quotedPath).join(", ") + (paths.length > 10 ? ", …" : "");
   throw new GhostcommitError(
     "conflict",
-    `push refused: snapshots hold ${paths.length} ${paths.length === 1 ? "file" : "files"} the repository ignores (${shown}); nothing was sent, --include-ignored sends them`,
+    `push refused: snapshots hold ${paths.length} ${paths.length === 1 ? "file" : "files"} the repository ignores (${shown}); nothing was sent, ${engine.optionNames.includeIgnored} sends them`,
     { conflicts: paths, snapshots: [...new Set([...offending.values()].flat())] },
   );
 }

@@ -120,7 +120,8 @@ export async function pushWorkspace(
         const status = remoteCommit === null ? "created" : "updated";
         updates.push({ session, name, turns: state.turns.length, commit, status });
       }
-      if (conflicts.length > 0 && !leaveConflicting) throw sessionConflict(conflicts, remote.url);
+      if (conflicts.length > 0 && !leaveConflicting)
+        throw sessionConflict(conflicts, remote.url, engine.optionNames.sessions);
       if (conflicts.length > 0) report.leftOut = conflicts;
 
       if (options.snapshots) for (const s of snapshots) if (s.meta.session === undefined) wanted.add(s.id);
@@ -188,11 +189,15 @@ async function completeJournal(file: string, session: string): Promise<Buffer> {
   return completeRecords(text);
 }
 
-function sessionConflict(conflicts: { session: string; host: string }[], url: string): GhostcommitError {
+function sessionConflict(
+  conflicts: { session: string; host: string }[],
+  url: string,
+  sessionsOption: string,
+): GhostcommitError {
   const shown = conflicts.map((c) => `${c.session} (pushed from ${c.host})`).join(", ");
   return new GhostcommitError(
     "conflict",
-    `push refused: ${url} holds a different history under the same session id: ${shown}; nothing was sent. Push the other sessions with --session, or continue under a new session id`,
+    `push refused: ${url} holds a different history under the same session id: ${shown}; nothing was sent. Push the other sessions with ${sessionsOption}, or continue under a new session id`,
     { conflicts: conflicts.map((c) => c.session), pushedFrom: conflicts.map((c) => c.host) },
   );
 }

@@ -1,5 +1,6 @@
 import type { Settings, StoreKind } from "../config.js";
 import { LiveSettings } from "./live-settings.js";
+import type { OptionNames } from "./option-names.js";
 import { GhostcommitError } from "../errors.js";
 import { CatFile } from "../git/cat-file.js";
 import { DIFF_TREE } from "../git/diff-tree.js";
@@ -61,6 +62,15 @@ export class StoreContext {
 
   get root(): string {
     return this.location.root;
+  }
+
+  /** How the caller names the options an error's advice points to (the library's, by default). */
+  get optionNames(): OptionNames {
+    return this.refs.optionNames;
+  }
+
+  set optionNames(names: OptionNames) {
+    this.refs.optionNames = names;
   }
 
   /** The settings as last read: at opening, or at the latest `assertEnabled` (the store kind stays). */

@@ -203,7 +203,7 @@ export async function ensureStore(
 export function headlessStore(gitDir: string): GhostcommitError {
   return new GhostcommitError(
     "store-damaged",
-    `the store's git directory ${gitDir} is damaged (its HEAD is missing); ghostcommit doctor --repair mends it`,
+    `the store's git directory ${gitDir} is damaged (its HEAD is missing); \`ghostcommit doctor --repair\` (the library's \`doctor({ repair: true })\`) mends it`,
     { file: path.join(gitDir, "HEAD") },
   );
 }

@@ -1,3 +1,4 @@
+import type { OptionNames } from "./option-names.js";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { StoreKind } from "../config.js";
@@ -29,10 +30,11 @@ export async function notFound(
   kind: StoreKind,
   other: { kind: StoreKind; gitDir: string; prefix: string } | null,
   elsewhere: string,
+  names: OptionNames,
 ): Promise<GhostcommitError> {
   const holder = await otherStoreHas(other, given.trim().toLowerCase());
   const where = holder
-    ? `'s ${kind} store; it is in its ${holder} store (\`--store ${holder}\` reaches it)`
+    ? `'s ${kind} store; it is in its ${holder} store (\`${names.store(holder)}\` reaches it)`
     : "";
   return new GhostcommitError("not-found", `no snapshot ${given} in this workspace${where}${elsewhere}`, {
     id: given,

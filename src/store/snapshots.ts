@@ -35,7 +35,7 @@ export async function requireSnapshot(
   id: string,
   what: string,
   listed?: ReadonlySet<string>,
-  store?: Pick<SnapshotRefs, "kind" | "otherStoreHolding">,
+  store?: Pick<SnapshotRefs, "kind" | "otherStoreHolding" | "optionNames">,
 ): Promise<StoredSnapshot> {
   const snapshot = listed && !listed.has(id) ? null : await readSnapshot(cat, id);
   if (!snapshot) {
@@ -45,7 +45,7 @@ export async function requireSnapshot(
     const across = other ? await readSnapshot(cat, id) : null;
     if (across) return across;
     const why = other
-      ? `is in this workspace's ${other} store, and it now uses the ${store?.kind} store (\`--store ${other}\` reaches it)`
+      ? `is in this workspace's ${other} store, and it now uses the ${store?.kind} store (\`${store?.optionNames.store(other)}\` reaches it)`
       : "is gone (expired or dropped)";
     throw new GhostcommitError("not-found", `the snapshot ${what} (${id.slice(0, 12)}) ${why}`, { id });
   }

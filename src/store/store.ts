@@ -10,6 +10,7 @@ import { treeOfCommit } from "../git/objects.js";
 import { readLooseObject } from "../git/loose-read.js";
 import { headlessStore, type StorePaths } from "./layout.js";
 import { notFound } from "./other-store.js";
+import { LIBRARY_OPTION_NAMES, type OptionNames } from "./option-names.js";
 
 /** A snapshot as found in the store: its commit id, tree and metadata. */
 export interface StoredSnapshot {
@@ -50,6 +51,8 @@ export class SnapshotRefs {
   /** Git directory holding the refs. */
   readonly refsGitDir: string;
   readonly refPrefix: string;
+  /** How the caller names the store option, for a snapshot found only in the other store. */
+  optionNames: OptionNames = LIBRARY_OPTION_NAMES;
   /** Said of a snapshot not found in a subdirectory's workspace: the repository's are elsewhere. */
   private readonly elsewhere: string;
 
@@ -257,7 +260,8 @@ export class SnapshotRefs {
       if (direct) return direct;
     }
     const matches = (await this.list()).filter((s) => s.id.startsWith(wanted));
-    if (matches.length === 0) throw await notFound(given, this.kind, this.otherStore(), this.elsewhere);
+    if (matches.length === 0)
+      throw await notFound(given, this.kind, this.otherStore(), this.elsewhere, this.optionNames);
     if (matches.length > 1) {
       throw new GhostcommitError("ambiguous-id", ambiguityMessage(given, matches), {
         id: given,

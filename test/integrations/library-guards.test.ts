@@ -1,4 +1,5 @@
 import { existsSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GhostcommitError, openWorkspace } from "../../src/index.js";
@@ -115,7 +116,7 @@ describe("a workspace opened by the library", () => {
         diff: () => ws.diff(before),
         diffBetween: () => ws.diff(before, before),
         beginTurn: () => ws.session("t").beginTurn("1"),
-        endTurn: () => s.endTurn(),
+        endTurn: () => s.endTurn("1"),
         touched: () => s.touched(["README.md"]),
         rewind: () => s.rewind({ to: "1" }),
         redo: () => s.redo(),
@@ -126,4 +127,23 @@ describe("a workspace opened by the library", () => {
       const gone = `not-a-workspace: ${ws.root} no longer exists (deleted or moved?): nothing was done there`;
       for (const [name, answer] of Object.entries(answers)) expect(answer, name).toBe(gone);
     });
+
+  it("names its own options, not the command line's flags, in the advice of an error", async () => {
+    const shadow = await openWorkspace({ cwd: repo.dir });
+    const snap = await shadow.snapshot();
+    const other = await openWorkspace({ cwd: repo.dir, store: "repo" });
+    expect(await codeAndMessage(() => other.restore(snap.id))).toBe(
+      `not-found: no snapshot ${snap.id} in this workspace's repo store; it is in its shadow store (\`openWorkspace({ store: "shadow" })\` reaches it)`,
+    );
+    const remote = path.join(sandbox.home, "remote.git");
+    spawnSync("git", ["init", "-q", "--bare", remote], { env: sandbox.env });
+    const s = shadow.session("s");
+    await s.beginTurn("1");
+    await s.touched([".env"]);
+    repo.write({ ".env": "KEY=agent\n" });
+    await s.endTurn("1");
+    expect(await codeAndMessage(() => shadow.push({ remote }))).toBe(
+      "conflict: push refused: snapshots hold 1 file the repository ignores (.env); nothing was sent, push({ includeIgnored: true }) sends them",
+    );
+  });
 });
