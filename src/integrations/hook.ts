@@ -103,8 +103,9 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
     action.kind === "begin" && event.session && agentShowsNotices(event.agent)
       ? noSnapshotsNotice(event.agent, event.session, why)
       : [];
-  // An agent started in ~ or / would snapshot everything the user owns on every prompt.
-  if (dir === undefined || (!options.dir && isTooBroad(dir))) {
+  // An agent started in ~ or / would snapshot everything the user owns on every prompt (-C naming
+  // one is refused too: the library captures neither).
+  if (dir === undefined || isTooBroad(dir)) {
     const message = dir
       ? `not snapshotting ${dir} (home or root directory); start the agent in a project or pass -C`
       : "not snapshotting: the event names no workspace (no workspace_roots)";
@@ -275,7 +276,7 @@ export function workspacePath(root: string, dir: string, base: string, given: st
  * never creates a store in the home or root directory, nor without a directory.
  */
 async function logFor(options: HookOptions, entry: Omit<HookLogEntry, "t">, dir?: string): Promise<void> {
-  if (dir === undefined || (!options.dir && isTooBroad(dir))) {
+  if (dir === undefined || isTooBroad(dir)) {
     await appendHookLog(globalHookLog, { ...entry, dir });
     return;
   }

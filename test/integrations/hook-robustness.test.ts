@@ -92,12 +92,18 @@ describe("hook robustness", () => {
     expect(existsSync(path.join(sandbox.home, "data", "hooks.log"))).toBe(true);
   });
 
-  it("never snapshots the home directory an agent was started in (unless -C says so), and says so once", () => {
+  it("never snapshots the home directory an agent was started in, nor one -C names, and says so once", () => {
     const inHome = () =>
       hook(sandbox, "claude-code", claudeEvents.prompt(sandbox.home, "s", "hi"), sandbox.home);
     const told = `ghostcommit: no snapshots of this session's work: not snapshotting ${sandbox.home} (home or root directory); start the agent in a project or pass -C`;
     expectQuiet(inHome(), JSON.stringify({ systemMessage: told }));
     expectQuiet(inHome()); // once a session
+    // -C naming it: the library would refuse the capture, so the hook says so as for a start there.
+    const named = hook(sandbox, "claude-code", claudeEvents.prompt(sandbox.home, "s2", "hi"), sandbox.home, [
+      "-C",
+      sandbox.home,
+    ]);
+    expectQuiet(named, JSON.stringify({ systemMessage: told }));
     expect(existsSync(path.join(sandbox.home, "data", "workspaces"))).toBe(false);
     const warning = readFileSync(path.join(sandbox.home, "data", "hooks.log"), "utf8");
     expect(warning).toContain("home or root directory");
