@@ -195,6 +195,7 @@ export class Workspace {
   /** Expires snapshots by hand with the retention policy (protected ones are always kept) and packs the store. */
   async gc(given?: GcOptions): Promise<GcReport> {
     const options = checkedOptions(given, "gc", { others: ["olderThanMs", "keep"] });
+    this.engine.assertPresent();
     // No store (never enabled, or nothing ever taken while enabled): nothing to collect, nothing to create.
     if (!existsSync(this.engine.paths.dir))
       return { dropped: [], kept: [], bytesBefore: 0, bytesAfter: 0, forgottenSessions: 0 };
@@ -262,6 +263,7 @@ export class Workspace {
   async drop(ids: string[]): Promise<{ dropped: string[] }> {
     checkArgument(isStringList(ids), "drop takes a list of snapshot ids (strings)");
     if (ids.length === 0) throw new GhostcommitError("usage", "drop needs at least one snapshot id");
+    this.engine.assertPresent();
     const resolved: string[] = [];
     for (const id of ids) resolved.push((await this.engine.refs.resolve(id)).id);
     return { dropped: await dropSnapshots(this.engine, resolved) };

@@ -123,6 +123,8 @@ describe("a workspace opened by the library", () => {
         sessions: () => ws.sessions(),
         log: () => s.log(),
         doctor: () => ws.doctor(),
+        gc: () => ws.gc(),
+        drop: () => ws.drop([before]),
       });
       const gone = `not-a-workspace: ${ws.root} no longer exists (deleted or moved?): nothing was done there`;
       for (const [name, answer] of Object.entries(answers)) expect(answer, name).toBe(gone);
