@@ -4,7 +4,7 @@ import { hasUnsafeAncestor } from "../capture/read-worktree.js";
 import type { CatFile } from "../git/cat-file.js";
 import { MODE } from "../git/objects.js";
 import { entryAt } from "../git/trees.js";
-import type { PlanStep } from "./plan.js";
+import type { PathChange, PlanStep } from "./plan.js";
 import { ancestorsOf, displayPath, fsPath, isWithin, type RelPath, resolveInside } from "../paths.js";
 import { quotedPath } from "../util/format.js";
 
@@ -109,17 +109,22 @@ function onDisk(root: string, rel: RelPath): boolean {
  * submodule or a nested repository, ignored and never included), with nothing changing at or
  * around them: a restore limited to them can change nothing there, and says so as skipped
  * (`excluded`) rather than "wrote 0 files". `trees`: the target's and the current capture's.
+ * A submodule above the path that moved to another commit does not count as a change around it:
+ * the restore enters no submodule, so the path is left as it is all the same.
  */
 export async function namedOutsideCapture(
   named: readonly RelPath[] | undefined,
   cat: CatFile,
   trees: readonly string[],
   root: string,
-  changed: readonly RelPath[],
+  changed: readonly PathChange[],
 ): Promise<Extract<PlanStep, { kind: "skip" }>[]> {
   const skips: Extract<PlanStep, { kind: "skip" }>[] = [];
   for (const rel of named ?? []) {
-    if (changed.some((p) => isWithin(p, rel) || isWithin(rel, p)) || !onDisk(root, rel)) continue;
+    const around = changed.some(
+      (c) => isWithin(c.path, rel) || (isWithin(rel, c.path) && !isGitlinkAbove(c, rel)),
+    );
+    if (around || !onDisk(root, rel)) continue;
     let held = false;
     for (const tree of trees) if (!held && (await entryAt(cat, tree, rel))) held = true;
     if (held) continue;
@@ -136,4 +141,10 @@ export async function namedOutsideCapture(
     });
   }
   return skips;
+}
+
+/** A submodule that holds `rel` (at or below it) on either side of a change. */
+function isGitlinkAbove(change: PathChange, rel: RelPath): boolean {
+  const gitlink = change.current?.mode === MODE.gitlink || change.target?.mode === MODE.gitlink;
+  return gitlink && change.path !== rel;
 }

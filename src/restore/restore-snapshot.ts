@@ -96,13 +96,7 @@ export async function restoreSnapshot(
         [...excludedThen, ...reposInTarget, ...reposSince],
         (p) => ignored.has(p) || ghostignored(p),
       );
-      const outside = await namedOutsideCapture(
-        named,
-        cat,
-        [target.tree, currentTree],
-        engine.root,
-        all.map((c) => c.path),
-      );
+      const outside = await namedOutsideCapture(named, cat, [target.tree, currentTree], engine.root, all);
       return { changes, provenAbsent, outside };
     },
   });

@@ -165,6 +165,23 @@ describe("restore and diff of chosen paths", () => {
     ]);
   });
 
+  it("says a named path inside a submodule that moved to another commit since the snapshot is left as it is", () => {
+    const lib = repo({ "s.txt": "lib\n" });
+    const r = repo({ "a.txt": "a\n" });
+    r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "mod");
+    r.git("commit", "-qm", "lib");
+    const snap = r.ok("snapshot").id;
+    r.write({ "mod/s.txt": "moved\n" });
+    sandbox.git(path.join(r.dir, "mod"), "commit", "-qam", "moved");
+    const skipped = [{ path: "mod/s.txt", reason: "excluded", detail: "submodule" }];
+    for (const dryRun of [["--dry-run"], []]) {
+      const run = r.cli(["restore", snap, "--json", ...dryRun, "--", "mod/s.txt"]);
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.json).toMatchObject({ written: [], deleted: [], skipped });
+    }
+    expect(r.read("mod/s.txt")).toBe("moved\n");
+  });
+
   it("refuses a path outside the workspace as a usage error that writes nothing, not even a store", () => {
     const r = repo({ "a.txt": "a\n" });
     const sub = path.join(r.dir, "sub");
