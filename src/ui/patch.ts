@@ -23,6 +23,9 @@ export interface FilePatch {
   /** Too many lines to show in a page: named with its counts, not dumped. */
   large: boolean;
   hunks: PatchHunk[];
+  /** As `diff --json` gives them: a mode-only or type change has no hunks, only these. */
+  oldMode?: string;
+  newMode?: string;
 }
 
 /** Lines of one file's patch above which the page names it instead of showing it. */
@@ -94,6 +97,8 @@ export function parsePatch(entries: DiffEntry[], patch: string): FilePatch[] {
       binary: false,
       large: false,
       hunks: [],
+      ...(entry.oldMode ? { oldMode: entry.oldMode } : {}),
+      ...(entry.newMode ? { newMode: entry.newMode } : {}),
     };
     const count = entry.status === "type-changed" ? 2 : 1;
     for (const part of parts.slice(next, next + count)) parseSection(part, file);

@@ -249,6 +249,49 @@ describe("ghostcommit ui: the server's checks, as plain HTTP requests", () => {
     }
   });
 
+  it("gives a file's old and new mode in the diff, for a change of mode only or of kind", async () => {
+    const modes = repo({ "run.sh": "#!/bin/sh\n", link: "a file\n" });
+    await turn(modes, "s", "1", () => {
+      modes.chmod("run.sh", 0o755);
+      modes.remove("link");
+      symlinkSync("run.sh", modes.path("link"));
+    });
+    const [done] = await logIn(modes, "s");
+    const other = await startUi(modes);
+    try {
+      const res = await rawRequest(other.port, {
+        path: `/api/diff?from=${done.before}&to=${done.after}`,
+        headers: { Host: `127.0.0.1:${other.port}`, "X-Ghostcommit-Token": other.token },
+      });
+      const files = JSON.parse(res.body).files.map((f: Record<string, unknown>) => [
+        f.path,
+        f.status,
+        f.oldMode,
+        f.newMode,
+      ]);
+      expect(files).toEqual([
+        ["link", "type-changed", "100644", "120000"],
+        ["run.sh", "modified", "100644", "100755"],
+      ]);
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it("says a session it does not know is unknown, not that it lacks the turn", async () => {
+    for (const [route, body] of [
+      ["/api/rewind", { session: "nosuch", to: "3", dryRun: true }],
+      ["/api/redo", { session: "nosuch", dryRun: true }],
+    ] as const) {
+      const res = await postJson(ui, route, body);
+      expect([route, res.status, JSON.parse(res.body).error]).toEqual([
+        route,
+        404,
+        { code: "not-found", message: `no session nosuch in ${r.dir}` },
+      ]);
+    }
+  });
+
   it('refuses "Rewind anyway" when a file its preview listed as overwritten was edited again since', async () => {
     const r = repo({ "package.json": "{}\n" });
     await turn(r, "s", "1", () => r.write({ "package.json": '{"v":1}\n' }));

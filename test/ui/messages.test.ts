@@ -1,3 +1,4 @@
+import { symlinkSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { sessionSandbox, turn } from "../session/support.js";
@@ -193,11 +194,10 @@ describe("what the web timeline says", () => {
   });
 
   it("says an empty file added or deleted is an empty file, not a change of mode or kind", async () => {
-    const r = repo({ "old-empty.txt": "", "run.sh": "echo hi\n" });
+    const r = repo({ "old-empty.txt": "" });
     await turn(r, "s", "1", () => {
       r.write({ "src/empty.ts": "" });
       r.remove("old-empty.txt");
-      r.chmod("run.sh", 0o755);
     });
     const ui = await startUi(r);
     servers.push(ui);
@@ -211,7 +211,26 @@ describe("what the web timeline says", () => {
         .textContent();
     expect(await said("src/empty.ts")).toBe("Added as an empty file.");
     expect(await said("old-empty.txt")).toBe("Deleted: it was an empty file.");
-    expect(await said("run.sh")).toBe("No change to the content (mode or kind only).");
+    await page.close();
+  });
+
+  it("shows a file's change of mode, and of kind, with the old and new mode", async () => {
+    const r = repo({ "run.sh": "echo hi\n", link: "a file\n" });
+    await turn(r, "s", "1", () => {
+      r.chmod("run.sh", 0o755);
+      r.remove("link");
+      symlinkSync("run.sh", r.path("link"));
+    });
+    const ui = await startUi(r);
+    servers.push(ui);
+    const page = await openPage(ui);
+    await turnItem(page, "s", "1").click();
+    await page.waitForSelector("section.file");
+    const file = (path: string) =>
+      page.locator("section.file", { has: page.locator(`h3 .path:text-is("${path}")`) });
+    expect(await file("run.sh").locator("p").allTextContents()).toEqual(["mode 100644 → 100755"]);
+    expect(await file("link").locator("p.mode").textContent()).toBe("file → symlink (mode 100644 → 120000)");
+    expect(await file("link").locator("tr.add").count()).toBe(1); // the link's target, as a line
     await page.close();
   });
 

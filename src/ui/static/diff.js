@@ -55,13 +55,29 @@ function split(file) {
   return h("table", { class: "diff split" }, columns(["ln", "code", "ln", "code"]), h("tbody", {}, rows));
 }
 
+const KIND = { "100644": "file", "100755": "file", "120000": "symlink", "160000": "submodule" };
+
+/** A change of mode or kind, as `diff --patch` says it: git's patch text holds it in no hunk. */
+function modeChange(file) {
+  const { oldMode, newMode } = file;
+  if (!oldMode || !newMode || oldMode === newMode) return null;
+  const kinds = [KIND[oldMode] ?? "entry", KIND[newMode] ?? "entry"];
+  const text =
+    kinds[0] === kinds[1] ? `mode ${oldMode} → ${newMode}` : `${kinds[0]} → ${kinds[1]} (mode ${oldMode} → ${newMode})`;
+  return h("p", { class: "mode" }, text);
+}
+
 function body(file, view) {
+  return [modeChange(file), content(file, view)];
+}
+
+function content(file, view) {
   if (file.binary) return h("p", {}, "Binary file, not shown.");
   if (file.large) return h("p", {}, `Large diff (+${file.added} −${file.removed} lines), not shown.`);
   // git writes no hunk for a file added or deleted empty: its content did change, from or to nothing.
   if (file.hunks.length === 0 && file.status === "added") return h("p", {}, "Added as an empty file.");
   if (file.hunks.length === 0 && file.status === "deleted") return h("p", {}, "Deleted: it was an empty file.");
-  if (file.hunks.length === 0) return h("p", {}, "No change to the content (mode or kind only).");
+  if (file.hunks.length === 0) return file.oldMode === file.newMode ? h("p", {}, "No change to the content.") : null;
   return view === "split" ? split(file) : unified(file);
 }
 
