@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { GhostcommitError, type Workspace } from "../index.js";
 import { checkedOptions } from "../errors.js";
 import { expectedRedo, expectedRewind } from "../session/expected-plan.js";
+import { humanText } from "../util/format.js";
 import { mapLimit } from "../util/pool.js";
 import type { LineCounts } from "./patch.js";
 import { DiffCache, readTimeline } from "./timeline.js";
@@ -146,7 +147,8 @@ export class Routes {
             others: ["shown"],
           });
           const shown = expectedRedo(body.shown, "shown");
-          const report = await this.ws.session(stringField(body, "session")).redo({
+          const session = await this.knownSession(stringField(body, "session"));
+          const report = await session.redo({
             force: body.force === true,
             dryRun: body.dryRun === true,
             ...(shown ? { expect: shown } : {}),
@@ -182,6 +184,16 @@ export class Routes {
     );
   }
 
+  /** The session named, refused as unknown as the command line does, not as one lacking the turn. */
+  private async knownSession(name: string): Promise<ReturnType<Workspace["session"]>> {
+    if (!(await this.ws.sessions()).some((known) => known.session === name)) {
+      throw new GhostcommitError("not-found", `no session ${humanText(name)} in ${this.ws.root}`, {
+        session: name,
+      });
+    }
+    return this.ws.session(name);
+  }
+
   /**
    * A rewind; the page's "Confirm rewind" sends the plan it `previewed`, and a rewind that would
    * now do something else (another turn ended since, files changed) is refused with the new plan,
@@ -195,7 +207,7 @@ export class Routes {
       strings: ["session", "to"],
       others: ["previewed"],
     });
-    const session = this.ws.session(stringField(body, "session"));
+    const session = await this.knownSession(stringField(body, "session"));
     const options = { to: stringField(body, "to"), dryRun: body.dryRun === true, force: body.force === true };
     const previewed = expectedRewind(body.previewed, "previewed");
     try {
