@@ -59,14 +59,15 @@ export function runInChat(): void {
 }
 
 /**
- * Reports an error: `ghostcommit: message` on stderr (stdout under `--in-chat`), and with --json an
- * error document on stdout.
+ * Reports an error: `ghostcommit: message` on stderr, and with --json an error document on stdout.
+ * Under `--in-chat` the message goes to stdout instead, unless --json: stdout then holds the one
+ * JSON document a reader parses, which says the error itself.
  */
 export function emitError(thrown: unknown, asJson: boolean): number {
   const error = reportable(thrown);
   const status = exitStatusFor(error);
   // A message may name what came from elsewhere (a session id, a remote's): never sent raw.
-  (inChat ? process.stdout : process.stderr).write(
+  (inChat && !asJson ? process.stdout : process.stderr).write(
     `ghostcommit: ${humanLines(messageWith(error, "--force"))}\n`,
   );
   if (asJson) process.stdout.write(`${JSON.stringify(errorDocument(error, "--force"), null, 2)}\n`);

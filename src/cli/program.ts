@@ -122,7 +122,9 @@ export async function runCli(argv: string[]): Promise<number> {
   if (argv.includes(IN_CHAT)) {
     runInChat();
     const status = await runCli(argv.filter((arg) => arg !== IN_CHAT));
-    if (status !== 0) process.stdout.write(`(ghostcommit exited with status ${status})\n`);
+    // With --json, stdout holds the one JSON document: a failure's error document says it.
+    if (status !== 0 && !argv.includes("--json"))
+      process.stdout.write(`(ghostcommit exited with status ${status})\n`);
     return 0;
   }
   rememberRawArgs(argv);

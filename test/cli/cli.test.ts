@@ -12,6 +12,31 @@ import { doctorIn } from "../helpers/in-process.js";
 
 const { sandbox, repo } = fileSandbox();
 
+describe("--in-chat", () => {
+  it("with --json prints exactly one JSON document on stdout, the error document on a failure, and exits 0", () => {
+    const r = repo();
+    for (const [args, code] of [
+      [["show", "deadbeef"], "not-found"],
+      [["show"], "usage"],
+    ] as const) {
+      const run = r.cli(["--in-chat", "--json", ...args]);
+      expect(run.status, args.join(" ")).toBe(0);
+      expect(JSON.parse(run.stdout), args.join(" ")).toEqual({
+        error: { code, message: expect.any(String) },
+      });
+      expect(run.stderr).toMatch(/^ghostcommit: \S/);
+    }
+    const listed = r.cli(["--in-chat", "--json", "list"]);
+    expect([listed.status, JSON.parse(listed.stdout)]).toEqual([0, []]);
+    // Without --json the chat shows the message and the status on stdout, where it reads them.
+    const human = r.cli(["--in-chat", "show", "deadbeef"]);
+    expect([human.status, human.stderr]).toEqual([0, ""]);
+    expect(human.stdout).toBe(
+      "ghostcommit: no snapshot deadbeef in this workspace\n(ghostcommit exited with status 1)\n",
+    );
+  });
+});
+
 describe("snapshot ids", () => {
   it("accepts the full id and any unique prefix of 7+ hex digits, in any case", async () => {
     const r = repo();
