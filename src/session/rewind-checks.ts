@@ -179,9 +179,19 @@ export function refuseUnchanged(
     where.turns.length === 1
       ? `turn ${humanText(where.turns[0])}`
       : `turns ${where.turns.map(humanText).join(", ")}`;
+  // A changed path above a named one is a submodule or nested repository the turns moved: the
+  // named path is inside it, and a rewind never enters one.
+  const inRepos = unchanged.flatMap((n) => {
+    const repo = all.find((p) => p !== n && isNamed(n, [p]));
+    return repo === undefined
+      ? []
+      : [
+          `${unchanged.length === 1 ? "it" : quotedPath(displayPath(n))} is inside the repository ${quotedPath(displayPath(repo))}, which a rewind never enters`,
+        ];
+  });
   throw new GhostcommitError(
     "usage",
-    `${unchanged.map((p) => quotedPath(displayPath(p))).join(", ")}: not changed by ${turns} of session ${humanText(where.session)}, so there is nothing to rewind there`,
+    `${unchanged.map((p) => quotedPath(displayPath(p))).join(", ")}: not changed by ${turns} of session ${humanText(where.session)}, so there is nothing to rewind there${inRepos.length > 0 ? ` (${inRepos.join("; ")})` : ""}`,
     { path: displayPath(unchanged[0]) },
   );
 }

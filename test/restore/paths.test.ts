@@ -182,6 +182,23 @@ describe("restore and diff of chosen paths", () => {
     expect(r.read("mod/s.txt")).toBe("moved\n");
   });
 
+  it("refuses a rewind of a path inside a submodule the turn moved, saying it is inside that submodule", () => {
+    const lib = repo({ "s.txt": "lib\n" });
+    const r = repo({ "a.txt": "a\n" });
+    r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "mod");
+    r.git("commit", "-qm", "lib");
+    r.ok("turn", "begin", "--session", "s", "--turn", "1");
+    r.write({ "mod/s.txt": "moved\n", "a.txt": "a1\n" });
+    sandbox.git(path.join(r.dir, "mod"), "commit", "-qam", "moved");
+    r.ok("turn", "end", "--session", "s");
+    const run = r.cli(["rewind", "--json", "--session", "s", "--to", "1", "--", "mod/s.txt"]);
+    expect(run.status, run.stderr).toBe(2);
+    expect(run.json.error.message).toBe(
+      "mod/s.txt: not changed by turn 1 of session s, so there is nothing to rewind there (it is inside the repository mod, which a rewind never enters)",
+    );
+    expect([r.read("mod/s.txt"), r.read("a.txt")]).toEqual(["moved\n", "a1\n"]);
+  });
+
   it("refuses a path outside the workspace as a usage error that writes nothing, not even a store", () => {
     const r = repo({ "a.txt": "a\n" });
     const sub = path.join(r.dir, "sub");
