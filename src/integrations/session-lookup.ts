@@ -95,7 +95,8 @@ export async function resolveSessionWithTurns(
   const turns = await session.log(logOptions);
   if (given === undefined || given === "" || turns.length > 0) return { session, turns, ws };
   const whole = await wholeSessionId(ws, given);
-  if (whole !== given) return resolveSessionWithTurns(ws, whole, undefined, naming, logOptions);
+  // With `--agent`, the whole id finds the workspace its hooks keep it in (a start of it did not).
+  if (whole !== given) return resolveSessionWithTurns(ws, whole, agent, naming, logOptions);
   const hooks = await hookSessionDirs(given, ws.root);
   const [elsewhere] = hooks.length > 0 ? hooks : await workspacesAboveWith(ws, given);
   if (elsewhere === undefined) {

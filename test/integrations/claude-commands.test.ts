@@ -153,4 +153,36 @@ describe("Claude Code's /ghostcommit-* commands", () => {
     );
     expect([repo.read("f.txt"), repo.read("g.txt")]).toEqual(["v0\n", "g\n"]);
   });
+  it("reach a session named by the start of its id with --agent from a subdirectory, as by its whole id", () => {
+    const repo = sandbox.repo("prefix-from-sub", { "src/a.txt": "a0\n" });
+    sandbox.ok(repo.dir, "install", "claude-code", "--project");
+    const settings = JSON.parse(readFileSync(path.join(repo.dir, ".claude", "settings.json"), "utf8"));
+    const hookCommand: string = settings.hooks.UserPromptSubmit[0].hooks[0].command;
+    const deeper = repo.path("src");
+    const id = "0f3e1c2b-1111-2222-3333-444455556666";
+    // Claude Code runs hooks in the project directory and names it; its shell had `cd`-ed to src/.
+    const send = (event: unknown) =>
+      expectQuiet(shellHook(sandbox, hookCommand, event, repo.dir, { CLAUDE_PROJECT_DIR: repo.dir }));
+    send(ev.prompt(deeper, id, "edit a.txt"));
+    send(ev.write(deeper, id, repo.path("src/a.txt")));
+    repo.write({ "src/a.txt": "a1\n" });
+    send(ev.stop(deeper, id));
+    // The hooks keep the session at the project's root; the person types in src/.
+    const whole = sandbox.cli(deeper, ["log", "--agent", "claude-code", "--session", id, "--json"]);
+    expect(whole.status, whole.stderr).toBe(0);
+    const start = sandbox.cli(deeper, ["log", "--agent", "claude-code", "--session", "0f3e1c2b", "--json"]);
+    expect(start.status, start.stderr).toBe(0);
+    expect(start.json).toEqual(whole.json);
+    const rewind = sandbox.cli(deeper, [
+      "rewind",
+      "--agent",
+      "claude-code",
+      "--session",
+      "0f3e",
+      "--to",
+      "1",
+    ]);
+    expect(rewind.status, rewind.stderr).toBe(0);
+    expect(repo.read("src/a.txt")).toBe("a0\n");
+  });
 });
