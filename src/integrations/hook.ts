@@ -5,7 +5,7 @@ import type { StoreKind } from "../config.js";
 import type { SessionHandle } from "../types.js";
 import { climbsOut, displayPath, isTooBroad } from "../paths.js";
 import { CURSOR_CONTINUE } from "./agents/cursor.js";
-import { AGENTS, type AgentName, type HookEvent } from "./event.js";
+import { AGENTS, type AgentName, type HookEvent, MARKS_EVERY_TOOL } from "./event.js";
 import { PARSERS, parsePayload } from "./hook-event.js";
 import { appendHookLog, globalHookLog, type HookLogEntry } from "../maintenance/hook-log.js";
 import { canTellModel, undoNotice } from "./undo-notice.js";
@@ -177,7 +177,8 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
         // A late or repeated stop of a turn that already ended must not end the next one early.
         if (late && (await session.log()).some((t) => t.turn === action.turn))
           await log("warn", `ignored a stop of turn ${action.turn}, which already ended`);
-        else if (open !== null) await session.endTurn(open);
+        else if (open !== null)
+          await session.endTurn(open, { everyToolMarked: MARKS_EVERY_TOOL.has(event.agent) });
       }
     } else {
       // Relative paths are the agent's: against the directory it is in now.

@@ -47,9 +47,10 @@ export class Session implements SessionHandle {
   }
 
   /** Ends `turn` (default: the open turn). */
-  async endTurn(turn?: string): Promise<TurnEnded> {
+  async endTurn(turn?: string, options?: { everyToolMarked?: boolean }): Promise<TurnEnded> {
+    const checked = checkedOptions(options, "endTurn", { booleans: ["everyToolMarked"] });
     this.beforeTurnEnd();
-    const ended = await this.ctx.engine.capturing(() => endTurn(this.ctx, turn));
+    const ended = await this.ctx.engine.capturing(() => endTurn(this.ctx, turn, checked));
     await this.afterTurnEnd();
     return ended;
   }

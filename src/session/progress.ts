@@ -9,7 +9,7 @@ import type { CatFile } from "../git/cat-file.js";
 import { LooseObjectWriter } from "../git/loose-objects.js";
 import { type RelPath, resolveInside } from "../paths.js";
 import type { SessionContext } from "./context.js";
-import { openTurnOf, type TurnState } from "./model.js";
+import { openTurnOf, type SessionState, type TurnState } from "./model.js";
 import { reopenForContinuation } from "./continuation.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
 
@@ -155,4 +155,21 @@ async function everySame<T>(
 ) {
   for (const item of items) if (!sameState(await stateOf(item), want)) return false;
   return true;
+}
+
+/**
+ * Of a turn's changed paths, those no tool call of the turn ever named: neither touched (an edit
+ * announced or reported, also by a call that sent no mark after it: a failed one; an edit tool's
+ * mark holds only its own paths) nor changed by the session's own rewind or redo during the turn
+ * (asked for from the chat). Checked against the last mark, what such a path shows is no tool's.
+ */
+export function notToolsSinceMark(
+  turn: TurnState,
+  state: SessionState,
+  diff: { path: RelPath }[],
+): RelPath[] {
+  if (turn.marks.length === 0) return [];
+  const reported = new Set<RelPath>(turn.touched);
+  for (const undo of state.undos) if (undo.t >= turn.startedAt) for (const p of undo.paths) reported.add(p);
+  return diff.map((c) => c.path).filter((p) => !reported.has(p));
 }

@@ -19,7 +19,12 @@ import {
 import { checkTurnId, requireTurn, type SessionContext } from "./context.js";
 import type { NewRecord } from "./journal.js";
 import { journalsAround, registerWorkspace } from "./sessions-around.js";
-import { changedAfterOthersEnded, changedSinceProgress, settledBefore } from "./progress.js";
+import {
+  changedAfterOthersEnded,
+  changedSinceProgress,
+  notToolsSinceMark,
+  settledBefore,
+} from "./progress.js";
 import { applyRecord, openTurnOf, type SessionState, type TurnState } from "./model.js";
 import { promptPreview, humanText } from "../util/format.js";
 import { isAbsentMode, type RawChange } from "../git/diff-tree.js";
@@ -75,7 +80,11 @@ export async function beginTurn(ctx: SessionContext, turn: string, prompt = ""):
  * `turn end`: snapshot after the turn and record the paths it changed. Ending a turn that
  * already ended returns what was recorded (a retried hook); `turn` defaults to the open one.
  */
-export async function endTurn(ctx: SessionContext, turn?: string): Promise<TurnEnded> {
+export async function endTurn(
+  ctx: SessionContext,
+  turn?: string,
+  options: { everyToolMarked?: boolean } = {},
+): Promise<TurnEnded> {
   const { engine, journal } = ctx;
   engine.assertEnabled();
   const session = journal.session;
@@ -98,7 +107,7 @@ export async function endTurn(ctx: SessionContext, turn?: string): Promise<TurnE
         },
       );
     }
-    return (await endLocked(ctx, state, record)).ended;
+    return (await endLocked(ctx, state, record, { everyToolMarked: options.everyToolMarked })).ended;
   });
   return ended;
 }
@@ -170,11 +179,16 @@ async function endLocked(
   ctx: SessionContext,
   state: SessionState,
   turn: TurnState,
-  how: { interrupted?: boolean; extend?: boolean; folds?: { turn: string; unknown: RelPath[] } } = {},
+  how: {
+    interrupted?: boolean;
+    extend?: boolean;
+    folds?: { turn: string; unknown: RelPath[] };
+    everyToolMarked?: boolean;
+  } = {},
 ): Promise<{ ended: TurnEnded; after: StoredSnapshot }> {
   const { engine, journal } = ctx;
   const session = journal.session;
-  const { after, beforeTree, diff, sinceProgress } = await engine.withReader(async (cat) => {
+  const { after, beforeTree, diff, sinceProgress, unmarked } = await engine.withReader(async (cat) => {
     // Durable before the hook returns: a lost after-snapshot would lose the turn's record. Its
     // flush also writes out the before-snapshot and the journal's earlier records. The diff
     // (reads only) runs meanwhile; the journal records the turn once both are done. The flush is
@@ -208,7 +222,17 @@ async function endLocked(
             ? diff.map((c) => c.path).filter((p) => turn.touched.has(p))
             : [];
         const sinceProgress = await changedSinceProgress(cat, turn, beforeTree, snap.tree, sincePaths);
-        return { diff, sinceProgress };
+        const unmarked =
+          how.everyToolMarked && !how.interrupted && turn.progress
+            ? await changedSinceProgress(
+                cat,
+                turn,
+                beforeTree,
+                snap.tree,
+                notToolsSinceMark(turn, state, diff),
+              )
+            : [];
+        return { diff, sinceProgress, unmarked };
       })(),
     );
     return { after: snap, beforeTree, ...compared };
@@ -229,6 +253,7 @@ async function endLocked(
   const uncertain = new Set<RelPath>([
     ...(how.extend ? turn.uncertain : []),
     ...(how.interrupted ? sinceProgress : []),
+    ...unmarked,
   ]);
   // While another session's turn ran too, an edit neither reported may be the other agent's: so
   // may a change to a file this turn touched, made after its last tool call (another agent's

@@ -77,3 +77,60 @@ describe("progress marks after edit tools", () => {
     ]);
   });
 });
+
+describe("a change after the turn's last tool call", () => {
+  /** Claude Code's PostToolUse after a Bash call (code.claude.com/docs/en/hooks). */
+  const ranBash = (command: string) =>
+    claude(repo.dir, s, "PostToolUse", {
+      tool_name: "Bash",
+      tool_input: { command },
+      tool_response: { stdout: "", stderr: "", interrupted: false },
+      tool_use_id: "toolu_bash",
+    });
+  const preEdit = (file: string) =>
+    claude(repo.dir, s, "PreToolUse", {
+      tool_name: "Edit",
+      tool_input: { file_path: repo.path(file), old_string: "0", new_string: "1", replace_all: false },
+      tool_use_id: `toolu_pre_${file}`,
+    });
+  const stop = () =>
+    claude(repo.dir, s, "Stop", { stop_hook_active: false, last_assistant_message: "Done." });
+
+  it("is the person's, not the agent's: rewinding the turn asks before it reverts or deletes it", () => {
+    send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit a.js, run the generator" }));
+    send(preEdit("src/a.js"));
+    repo.write({ "src/a.js": "a1\n" });
+    send(edited("src/a.js"));
+    repo.write({ "gen/out.txt": "generated\n" }); // the Bash call's own work, before its mark
+    send(ranBash("node gen.js"));
+    // While the agent writes its answer, the person saves two files of their own.
+    repo.write({ "NOTES.md": "my notes\n", "lib/c.js": "c0 and my tweak\n" });
+    send(stop());
+    const [turn] = sandbox.ok(repo.dir, "log", "--session", s);
+    expect(turn.changed).toEqual(["NOTES.md", "gen/out.txt", "lib/c.js", "src/a.js"]);
+    expect(turn.uncertain).toEqual(["NOTES.md", "lib/c.js"]);
+    const refused = sandbox.cli(repo.dir, ["rewind", "--session", s, "--to", "1", "--json"]);
+    expect(refused.status).toBe(3);
+    expect([repo.read("NOTES.md"), repo.read("lib/c.js")]).toEqual(["my notes\n", "c0 and my tweak\n"]);
+    // The tools' work alone goes back; the person's stays.
+    sandbox.ok(repo.dir, "rewind", "--session", s, "--to", "1", "src/a.js", "gen/out.txt");
+    expect([repo.read("src/a.js"), repo.exists("gen/out.txt")]).toEqual(["a0\n", false]);
+    expect(repo.read("NOTES.md")).toBe("my notes\n");
+  });
+
+  it("stays the agent's where a tool call named the path after that mark (an edit that sent no PostToolUse)", () => {
+    send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit both" }));
+    send(preEdit("src/a.js"));
+    repo.write({ "src/a.js": "a1\n" });
+    send(edited("src/a.js"));
+    // The second edit's PreToolUse came; it wrote, but its PostToolUse never did (it failed after).
+    send(preEdit("src/b.js"));
+    repo.write({ "src/b.js": "b1\n" });
+    send(stop());
+    const [turn] = sandbox.ok(repo.dir, "log", "--session", s);
+    expect(turn.changed).toEqual(["src/a.js", "src/b.js"]);
+    expect(turn.uncertain).toBeUndefined();
+    sandbox.ok(repo.dir, "rewind", "--session", s, "--to", "1");
+    expect([repo.read("src/a.js"), repo.read("src/b.js")]).toEqual(["a0\n", "b0\n"]);
+  });
+});

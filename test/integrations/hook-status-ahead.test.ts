@@ -74,6 +74,7 @@ describe("a hook's status started ahead of the bundle", () => {
     repo.remove("README.md");
     expect(send(claude(repo.dir, "s", "PostToolUse", shell), "pipe")).toEqual(["started", "adopted"]);
     repo.write({ "notes.txt": "from the shell, again\n" });
+    expect(send(claude(repo.dir, "s", "PostToolUse", shell), "pipe")).toEqual(["started", "adopted"]);
     expect(send(claude(repo.dir, "s", "Stop", { stop_hook_active: false }))).toEqual(["started", "adopted"]);
 
     const turns = (await logIn(repo, "s")) as { turn: string; prompt: string; changed: string[] }[];

@@ -79,6 +79,7 @@ describe("undo from inside the agent (MCP)", () => {
     claude(ev.stop(cwd, s));
     // The user types "undo that": the prompt hook opens turn 3 before the model acts.
     expectQuiet(hook(sandbox, "claude-code", ev.prompt(cwd, s, "undo that"), cwd));
+    claude(ev.write(cwd, s, repo.path("notes.md")));
     repo.write({ "notes.md": "working on it\n" });
 
     // A terminal's rewind still refuses: the open turn's agent may be writing.
