@@ -14,7 +14,7 @@ export interface CommandOutput {
   /** Lines for people. */
   human: () => string;
   exitCode?: number;
-  /** Why the exit status is not 0 when the command still did its work: said on stderr. */
+  /** Why the exit status is not 0 when the command still did its work: said as errors are. */
   problem?: string;
 }
 
@@ -25,7 +25,11 @@ export function emit(output: CommandOutput, asJson: boolean): void {
     const text = output.human();
     if (text) process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
   }
-  if (output.problem) process.stderr.write(`ghostcommit: ${humanLines(output.problem)}\n`);
+  // In a chat only stdout is shown: there the reason goes with the result (see emitError).
+  if (output.problem)
+    (inChat && !asJson ? process.stdout : process.stderr).write(
+      `ghostcommit: ${humanLines(output.problem)}\n`,
+    );
   if (output.exitCode) process.exitCode = output.exitCode;
 }
 

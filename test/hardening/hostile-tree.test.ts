@@ -327,6 +327,13 @@ describe("hostile trees", () => {
       expect(run(["rewind", "--session", "s", "--to", "1"]).stderr).toContain("is already rewound");
       expect(run(["redo", "--session", "s"]).status).toBe(0);
       expect(repo.read("a.txt")).toBe("a1\n");
+      // Typed in an agent's chat (a slash command's line), whose reader sees stdout only: why the
+      // rewind ended with status 1 is said there, before that status.
+      const inChat = run(["--in-chat", "rewind", "--session", "s", "--to", "1"]);
+      expect(inChat.status).toBe(0);
+      expect(inChat.stdout).toMatch(
+        /ghostcommit: 2 paths were left as they were \(permission\), listed under skipped; the rest was done\n\(ghostcommit exited with status 1\)\n$/,
+      );
     },
   );
 
