@@ -1,3 +1,4 @@
+import { isPlainObject } from "../util/state-files.js";
 import { GhostcommitError } from "../errors.js";
 import { addMember, type Layout, lastIndexOfKey, layoutOf, nodeAt, removeMember } from "./json-edit.js";
 import { type JsonNode, parseJsoncTree } from "./jsonc.js";
@@ -18,10 +19,6 @@ function isOurs(handler: unknown, spec: InstallSpec): boolean {
 function handlersOf(entry: unknown): unknown[] | null {
   const hooks = typeof entry === "object" && entry !== null ? (entry as Json).hooks : undefined;
   return Array.isArray(hooks) ? hooks : null;
-}
-
-export function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** How many handlers of ours a hooks list holds. */
@@ -50,7 +47,7 @@ function hasCurrent(list: unknown[], spec: InstallSpec, entry: unknown): boolean
 export function checkHooksShape(settings: Json, file: string, spec: InstallSpec): void {
   const hooks = settings.hooks;
   if (hooks === undefined) return;
-  if (!isObject(hooks))
+  if (!isPlainObject(hooks))
     throw new GhostcommitError("bad-config", `${file}: "hooks" is not an object; nothing was changed`, {
       file,
     });
@@ -151,7 +148,7 @@ export function removeEntries(
 ): { text: string; events: string[] } {
   const events: string[] = [];
   const hooks = nodeAt(parseJsoncTree(text), ["hooks"]);
-  if (!isObject(hooks?.value)) return { text, events };
+  if (!isPlainObject(hooks?.value)) return { text, events };
   for (const event of Object.keys(hooks.value)) {
     const removal = removeOursAt(text, ["hooks", event], spec);
     if (removal.removed === 0) continue;

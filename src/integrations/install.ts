@@ -1,3 +1,4 @@
+import { isPlainObject } from "../util/state-files.js";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { dataHome } from "../config.js";
@@ -7,7 +8,6 @@ import {
   addEntries,
   addKeysFirst,
   checkHooksShape,
-  isObject,
   oursIn,
   removeEntries,
   removeKeys,
@@ -97,9 +97,9 @@ export async function install(
   checkHooksShape(settings, file, spec);
   // The user's own `hooks` object and lists, even empty ones, stay after uninstall; one holding
   // entries of ours is a former install's.
-  const lists = isObject(settings.hooks) ? Object.entries(settings.hooks) : [];
+  const lists = isPlainObject(settings.hooks) ? Object.entries(settings.hooks) : [];
   const withOurs = new Set(lists.filter(([, list]) => oursIn(list, spec) > 0).map(([event]) => event));
-  const hadHooks = isObject(settings.hooks) && withOurs.size === 0;
+  const hadHooks = isPlainObject(settings.hooks) && withOurs.size === 0;
   const userEvents = lists
     .filter(([event, list]) => Array.isArray(list) && !withOurs.has(event))
     .map(([event]) => event);
@@ -169,7 +169,7 @@ export async function uninstall(
   report.events = removal.events;
   let removedKeys = 0;
   const hooksLeft = (parseJsoncTree(text).value as Json).hooks;
-  if (record?.addedKeys && (!isObject(hooksLeft) || Object.keys(hooksLeft).length === 0)) {
+  if (record?.addedKeys && (!isPlainObject(hooksLeft) || Object.keys(hooksLeft).length === 0)) {
     const keys = removeKeys(text, spec.base, record.addedKeys);
     text = keys.text;
     removedKeys = keys.removed;
