@@ -19,6 +19,8 @@ export interface ErrorData {
     conflicts: string[];
     /** rewind: those of `conflicts` that may be another session's work (or came after an interrupt). */
     uncertain?: string[];
+    /** rewind: those of `uncertain` changed after the last tool call that could have changed them (a person's edit, perhaps). */
+    afterLastTool?: string[];
     /** rewind: those of `conflicts` the repository ignored at the end of the turn that changed them. */
     ignoredAtEnd?: string[];
     /** push: the snapshots holding the ignored files, or the machines that pushed the conflicting sessions. */
@@ -114,6 +116,7 @@ export function errorDocument(error: unknown, force: string | null): Record<stri
   if (GhostcommitError.is(error, "conflict")) {
     doc.conflicts = error.data.conflicts;
     if (error.data.uncertain) doc.uncertain = error.data.uncertain;
+    if (error.data.afterLastTool) doc.afterLastTool = error.data.afterLastTool;
     if (error.data.ignoredAtEnd) doc.ignoredAtEnd = error.data.ignoredAtEnd;
   } else if (exitStatusFor(error) === 3) {
     doc.conflicts = []; // every refusal has the list; an open turn or a changed plan names no path

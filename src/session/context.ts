@@ -81,19 +81,28 @@ export function requireTurn(state: SessionState, turn: string): TurnState {
 /** Microseconds to the ISO form used in every report. */
 export { isoFromMicros as isoTime } from "../store/metadata.js";
 
+/** Why some of a refusal's conflicts are: see `conflictError`. */
+export interface ConflictReasons {
+  /** Paths the session may not have changed at all. */
+  uncertain?: readonly string[];
+  /** Of those, the ones changed after the last tool call that could have changed them. */
+  afterLastTool?: readonly string[];
+  /** The session's open turn the rewind leaves open (an undo from inside it), whose own edits conflict too. */
+  keptOpen?: string;
+  /** Not captured at the end of the turn that changed them, as the repository ignored them then. */
+  ignoredAtEnd?: readonly string[];
+}
+
 /** The refusal of a rewind or redo: someone changed these paths since the session last did; nothing was changed. */
 export function conflictError(
   action: "rewind" | "redo",
   session: string,
   conflicts: string[],
-  uncertain: readonly string[] = [],
-  /** The session's open turn the rewind leaves open (an undo from inside it), whose own edits conflict too. */
-  keptOpen?: string,
-  /** Not captured at the end of the turn that changed them, as the repository ignored them then. */
-  ignoredAtEnd: readonly string[] = [],
+  { uncertain = [], afterLastTool = [], keptOpen, ignoredAtEnd = [] }: ConflictReasons = {},
 ): GhostcommitError {
   const doubtful = new Set(uncertain);
   const unseen = new Set(ignoredAtEnd);
+  const late = new Set(afterLastTool);
   const edited = conflicts.filter((p) => !doubtful.has(p) && !unseen.has(p));
   const maybe = conflicts.filter((p) => doubtful.has(p));
   const reasons: string[] = [];
@@ -107,12 +116,22 @@ export function conflictError(
       `${edited.length} ${one ? "file was" : "files were"} changed since session ${humanText(session)} last changed ${one ? "it" : "them"} (${listed(edited)})`,
     );
   }
-  if (maybe.length > 0) {
-    // Changed with no tool call reporting it (or edited by another session's tools too) while
-    // another session's turn ran, or after an interrupt.
-    const one = maybe.length === 1;
+  // Changed after the turn's last tool call that could have changed them, before its stop: a
+  // person's edit while the agent wrote its answer, most likely.
+  const lastCall = maybe.filter((p) => late.has(p));
+  if (lastCall.length > 0) {
+    const one = lastCall.length === 1;
     reasons.push(
-      `${maybe.length} ${one ? "file" : "files"} may not be session ${humanText(session)}'s work: no tool call reported ${one ? "its change" : "their changes"}, or another session's also edited ${one ? "it" : "them"}, while another session's turn ran or after an interrupt (${listed(maybe)})`,
+      `${lastCall.length} ${one ? "file was" : "files were"} changed after the last tool call of session ${humanText(session)} that could have changed ${one ? "it" : "them"}, so ${one ? "it" : "they"} may be a person's edit (${listed(lastCall)})`,
+    );
+  }
+  // Changed with no tool call reporting it (or edited by another session's tools too) while
+  // another session's turn ran, or after an interrupt.
+  const other = maybe.filter((p) => !late.has(p));
+  if (other.length > 0) {
+    const one = other.length === 1;
+    reasons.push(
+      `${other.length} ${one ? "file" : "files"} may not be session ${humanText(session)}'s work: no tool call reported ${one ? "its change" : "their changes"}, or another session's also edited ${one ? "it" : "them"}, while another session's turn ran or after an interrupt (${listed(other)})`,
     );
   }
   const notSeen = conflicts.filter((p) => unseen.has(p));
@@ -129,6 +148,7 @@ export function conflictError(
       session,
       conflicts,
       ...(maybe.length > 0 ? { uncertain: maybe } : {}),
+      ...(lastCall.length > 0 ? { afterLastTool: lastCall } : {}),
       ...(notSeen.length > 0 ? { ignoredAtEnd: notSeen } : {}),
     },
   );

@@ -28,8 +28,8 @@ export type JournalRecord =
       edited?: true;
       t: number;
     }
-  /** A progress mark after a tool call: the tree of what the agent had done by then. */
-  | { e: "mark"; turn: string; tree: string; t: number }
+  /** A progress mark after a tool call: the tree of what the agent had done by then (`paths`: an edit tool's, the only ones read). */
+  | { e: "mark"; turn: string; tree: string; paths?: RelPath[]; t: number }
   /** The agent's conversation ended (cleared, exited) with the turn open: it ran no longer. */
   | { e: "abandon"; turn: string; t: number }
   /** The agent worked on after the latest turn's stop (another hook blocked it): open again; `tree`, its state at the stop. */
@@ -41,6 +41,8 @@ export type JournalRecord =
       changed: RelPath[];
       /** Changed paths the agent may not have changed (an interrupted turn, an overlapping session). */
       uncertain?: RelPath[];
+      /** Of those, the ones changed after the last tool call that could have changed them (a person's edit, perhaps). */
+      afterLastTool?: RelPath[];
       /** A later stop of a done turn (its stop was blocked by another hook): moves its end. */
       extend?: boolean;
       /** The open turn the agent's retry began, made part of this one (see continuation.ts). */
@@ -93,10 +95,12 @@ export interface TurnState {
   beforeUnknown: Set<RelPath>;
   /** The tree of the latest progress mark, if any. */
   progress?: string;
-  /** Every progress mark of the turn, oldest first: its tree, and when it was taken (microseconds). */
-  marks: { tree: string; t: number }[];
+  /** Every progress mark of the turn, oldest first: its tree, when it was taken (microseconds), the only paths it read. */
+  marks: { tree: string; t: number; paths?: RelPath[] }[];
   /** Changed paths whose attribution to this turn is uncertain: rewinding them needs --force. */
   uncertain: Set<RelPath>;
+  /** Of those, the ones changed after the last tool call that could have changed them. */
+  afterLastTool?: Set<RelPath>;
   state: TurnStatus;
   /** Rewinds limited to some paths that put back paths this turn changed: rewind id -> those paths. */
   rewoundPaths: Map<string, RelPath[]>;
@@ -197,7 +201,7 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       const turn = findTurn(state, record.turn);
       if (turn?.state !== "open") break;
       turn.progress = record.tree;
-      turn.marks.push({ tree: record.tree, t: record.t });
+      turn.marks.push({ tree: record.tree, t: record.t, ...(record.paths ? { paths: record.paths } : {}) });
       break;
     }
     case "reopen":
@@ -216,6 +220,7 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       turn.after = record.after;
       turn.changed = record.changed;
       turn.uncertain = new Set(record.uncertain ?? []);
+      turn.afterLastTool = new Set(record.afterLastTool ?? []);
       turn.endedAt = record.t;
       turn.state = "done";
       break;

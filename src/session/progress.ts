@@ -34,13 +34,14 @@ export async function markProgress(
       !openTurnOf(state) && options.continuing ? await reopenForContinuation(engine, state) : null;
     const open = openTurnOf(state);
     if (!open) return;
-    const tree = await engine.withReader(async (cat) => {
-      const full = async () => (await captureTree(engine, cat, [...state.touched])).tree;
+    const mark = await engine.withReader(async (cat) => {
+      const full = async () => ({ tree: (await captureTree(engine, cat, [...state.touched])).tree });
       if (!rels) return full();
       // A mark whose objects a gc pruned cannot be edited: start again from the whole workspace.
-      return (await editedMark(engine, cat, open, rels).catch(() => null)) ?? full();
+      const edited = await editedMark(engine, cat, open, rels).catch(() => null);
+      return edited ? { tree: edited, paths: rels } : full();
     });
-    await journal.append([...(reopened ? [reopened] : []), { e: "mark", turn: open.turn, tree }]);
+    await journal.append([...(reopened ? [reopened] : []), { e: "mark", turn: open.turn, ...mark }]);
   });
 }
 
@@ -158,16 +159,41 @@ async function everySame<T>(
 }
 
 /**
+ * Of a turn that ended with its stop event, under hooks that mark after every tool call that can
+ * change files: its changed paths that changed after the last tool call that could have changed
+ * them. Either no tool call named them (see `notToolsSinceMark`), or every call that named one
+ * was followed by a mark that read it, and it changed after the last such mark: a person's edit
+ * while the agent wrote its answer. A path named by a call that sent no mark after it (an edit
+ * that failed half-way) stays the agent's: its last bytes may be that call's.
+ */
+export async function changedAfterLastTool(
+  cat: CatFile,
+  turn: TurnState,
+  state: SessionState,
+  trees: { before: string; after: string },
+  diff: { path: RelPath }[],
+): Promise<RelPath[]> {
+  if (!turn.progress) return [];
+  const ownUndos = new Set<RelPath>();
+  for (const undo of state.undos) if (undo.t >= turn.startedAt) for (const p of undo.paths) ownUndos.add(p);
+  const markedSince = (p: RelPath) => {
+    const lastCall = turn.touchTimes.get(p)?.last ?? Number.POSITIVE_INFINITY;
+    return turn.marks.some((m) => m.t > lastCall && (m.paths === undefined || m.paths.includes(p)));
+  };
+  const named = diff
+    .map((c) => c.path)
+    .filter((p) => turn.touched.has(p) && !ownUndos.has(p) && markedSince(p));
+  const candidates = [...notToolsSinceMark(turn, state, diff), ...named];
+  return changedSinceProgress(cat, turn, trees.before, trees.after, candidates);
+}
+
+/**
  * Of a turn's changed paths, those no tool call of the turn ever named: neither touched (an edit
  * announced or reported, also by a call that sent no mark after it: a failed one; an edit tool's
  * mark holds only its own paths) nor changed by the session's own rewind or redo during the turn
  * (asked for from the chat). Checked against the last mark, what such a path shows is no tool's.
  */
-export function notToolsSinceMark(
-  turn: TurnState,
-  state: SessionState,
-  diff: { path: RelPath }[],
-): RelPath[] {
+function notToolsSinceMark(turn: TurnState, state: SessionState, diff: { path: RelPath }[]): RelPath[] {
   if (turn.marks.length === 0) return [];
   const reported = new Set<RelPath>(turn.touched);
   for (const undo of state.undos) if (undo.t >= turn.startedAt) for (const p of undo.paths) reported.add(p);

@@ -44,6 +44,7 @@ export async function precheck(
   const now = await worktreeStates(ctx.engine, [...attributed.keys()]);
   const conflicts: RelPath[] = [];
   const uncertain: RelPath[] = [];
+  const afterLastTool: RelPath[] = [];
   for (const [p, span] of attributed) {
     if (turns[span.first].beforeUnknown.has(p) || since.has(p)) continue;
     const current = now.get(p);
@@ -52,6 +53,7 @@ export async function precheck(
     if (isUncertain(turns, p, span)) {
       conflicts.push(p);
       uncertain.push(p);
+      if (isUncertain(turns, p, span, "afterLastTool")) afterLastTool.push(p);
       continue;
     }
     const after = afters[span.last];
@@ -71,8 +73,9 @@ export async function precheck(
   const inside = await insideSparseCheckout(ctx.engine, conflicts);
   if (inside.length > 0) {
     const session = ctx.journal.session;
-    const said = uncertain.filter((p) => inside.includes(p));
-    throw conflictError("rewind", session, inside.sort().map(displayPath), said.map(displayPath), keptOpen);
+    const said = (paths: RelPath[]) => paths.filter((p) => inside.includes(p)).map(displayPath);
+    const why = { uncertain: said(uncertain), afterLastTool: said(afterLastTool), keptOpen };
+    throw conflictError("rewind", session, inside.sort().map(displayPath), why);
   }
 }
 
@@ -240,9 +243,10 @@ export async function rewindConflict(
   afterOf: (path: RelPath) => StoredSnapshot | null,
 ): Promise<GhostcommitError> {
   const uncertain = states.filter((s) => s.uncertain).map((s) => displayPath(s.path));
-  const unseen = await ignoredAtTurnEnd(engine, cat, states, conflicts, afterOf);
-  const shown = conflicts.map(displayPath);
-  return conflictError("rewind", where.session, shown, uncertain, where.keptOpen, unseen);
+  const afterLastTool = states.filter((s) => s.afterLastTool).map((s) => displayPath(s.path));
+  const ignoredAtEnd = await ignoredAtTurnEnd(engine, cat, states, conflicts, afterOf);
+  const why = { uncertain, afterLastTool, keptOpen: where.keptOpen, ignoredAtEnd };
+  return conflictError("rewind", where.session, conflicts.map(displayPath), why);
 }
 
 /**

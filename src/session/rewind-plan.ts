@@ -34,6 +34,8 @@ export interface PathStates {
   expected: FileState | null | undefined;
   /** A rewound turn's attribution of the path is uncertain (it may be a person's or another agent's). */
   uncertain?: boolean;
+  /** ... because it changed after the last tool call that could have changed it (a person's edit, perhaps). */
+  afterLastTool?: boolean;
   /** State an earlier rewind of some paths (still redoable) left it in: the session's doing too. */
   leftByRewind?: FileState | null;
 }
@@ -103,13 +105,21 @@ export function rewindOutcome(
   return { written: rows, deleted: [...deleted] };
 }
 
-/** True when a turn in `turns[first..last]` that changed `path` is unsure it did. */
+/** A turn's uncertain paths; of those, the ones changed after its last tool call that could have changed them. */
+export interface UncertainPaths {
+  uncertain: ReadonlySet<RelPath>;
+  afterLastTool?: ReadonlySet<RelPath>;
+}
+
+/** True when a turn in `turns[first..last]` that changed `path` is unsure it did (for that `reason`). */
 export function isUncertain(
-  turns: { uncertain: ReadonlySet<RelPath> }[],
+  turns: UncertainPaths[],
   path: RelPath,
   span: { first: number; last: number },
+  reason: "any" | "afterLastTool" = "any",
 ): boolean {
-  return turns.slice(span.first, span.last + 1).some((t) => t.uncertain.has(path));
+  const inSpan = turns.slice(span.first, span.last + 1);
+  return inSpan.some((t) => (reason === "any" ? t.uncertain : t.afterLastTool)?.has(path) === true);
 }
 
 /**

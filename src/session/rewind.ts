@@ -29,6 +29,7 @@ import {
   changesOf,
   conflictsOf,
   isUncertain,
+  type UncertainPaths,
   leftByRewinds,
   notePermissionSources,
   originOf,
@@ -135,7 +136,10 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       const targets = new Map<RelPath, FileState | null>();
       const originOfPath = new Map<RelPath, { snapshot: StoredSnapshot; absent: ReadonlySet<RelPath> }>();
       let closed: ClosedTurn | undefined;
-      const uncertainOf = turns.map((t) => ({ uncertain: t.uncertain as ReadonlySet<RelPath> }));
+      const uncertainOf: UncertainPaths[] = turns.map((t) => ({
+        uncertain: t.uncertain,
+        afterLastTool: t.afterLastTool,
+      }));
       // Conflicts --force overwrites (or would, in a dry run): said, never silent.
       let overridden: string[] = [];
       let overriddenNow = new Map<string, string>();
@@ -216,6 +220,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
               target: await lookup.file(origin.snapshot.tree, p),
               expected: after ? await lookup.file(after.tree, p) : undefined,
               uncertain: isUncertain(uncertainOf, p, span),
+              afterLastTool: isUncertain(uncertainOf, p, span, "afterLastTool"),
               leftByRewind: partial.get(p),
             });
             originOfPath.set(p, origin);

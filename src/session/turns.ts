@@ -22,7 +22,7 @@ import { journalsAround, registerWorkspace } from "./sessions-around.js";
 import {
   changedAfterOthersEnded,
   changedSinceProgress,
-  notToolsSinceMark,
+  changedAfterLastTool,
   settledBefore,
 } from "./progress.js";
 import { applyRecord, openTurnOf, type SessionState, type TurnState } from "./model.js";
@@ -222,15 +222,10 @@ async function endLocked(
             ? diff.map((c) => c.path).filter((p) => turn.touched.has(p))
             : [];
         const sinceProgress = await changedSinceProgress(cat, turn, beforeTree, snap.tree, sincePaths);
+        const trees = { before: beforeTree, after: snap.tree };
         const unmarked =
-          how.everyToolMarked && !how.interrupted && turn.progress
-            ? await changedSinceProgress(
-                cat,
-                turn,
-                beforeTree,
-                snap.tree,
-                notToolsSinceMark(turn, state, diff),
-              )
+          how.everyToolMarked && !how.interrupted
+            ? await changedAfterLastTool(cat, turn, state, trees, diff)
             : [];
         return { diff, sinceProgress, unmarked };
       })(),
@@ -282,6 +277,9 @@ async function endLocked(
   }
   const record: Extract<NewRecord, { e: "end" }> = { e: "end", turn: turn.turn, after: after.id, changed };
   if (uncertain.size > 0) record.uncertain = [...uncertain].filter((p) => changed.includes(p)).sort();
+  const afterLastTool = [...(how.extend ? (turn.afterLastTool ?? []) : []), ...unmarked];
+  if (afterLastTool.length > 0)
+    record.afterLastTool = [...new Set(afterLastTool)].filter((p) => changed.includes(p)).sort();
   if (how.extend) record.extend = true;
   if (how.folds) record.folds = how.folds.unknown.length > 0 ? how.folds : { turn: how.folds.turn };
   for (const applied of await journal.append([record], true)) applyRecord(state, applied);

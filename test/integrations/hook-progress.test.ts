@@ -109,13 +109,51 @@ describe("a change after the turn's last tool call", () => {
     const [turn] = sandbox.ok(repo.dir, "log", "--session", s);
     expect(turn.changed).toEqual(["NOTES.md", "gen/out.txt", "lib/c.js", "src/a.js"]);
     expect(turn.uncertain).toEqual(["NOTES.md", "lib/c.js"]);
-    const refused = sandbox.cli(repo.dir, ["rewind", "--session", s, "--to", "1", "--json"]);
+    const refused = sandbox.cli(repo.dir, ["rewind", "--session", s, "--to", "1"]);
     expect(refused.status).toBe(3);
+    expect(refused.stderr.trim()).toBe(
+      `ghostcommit: rewind refused: 2 files were changed after the last tool call of session ${s} that could have changed them, so they may be a person's edit (NOTES.md, lib/c.js); nothing was changed, --force overwrites`,
+    );
     expect([repo.read("NOTES.md"), repo.read("lib/c.js")]).toEqual(["my notes\n", "c0 and my tweak\n"]);
     // The tools' work alone goes back; the person's stays.
     sandbox.ok(repo.dir, "rewind", "--session", s, "--to", "1", "src/a.js", "gen/out.txt");
     expect([repo.read("src/a.js"), repo.exists("gen/out.txt")]).toEqual(["a0\n", false]);
     expect(repo.read("NOTES.md")).toBe("my notes\n");
+  });
+
+  it("is the person's also in a file the agent's tools edited earlier in the turn", () => {
+    send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit a.js and b.js, run the tests" }));
+    send(preEdit("src/a.js"));
+    repo.write({ "src/a.js": "a1\n" });
+    send(edited("src/a.js"));
+    send(ranBash("npm test"));
+    // The person touches up the agent's a.js while its next edit runs: that edit's mark reads b.js
+    // alone. (Before a shell call's mark, such an edit could be the shell's: the agent's.)
+    repo.write({ "src/a.js": "a1 and my fix\n" });
+    send(preEdit("src/b.js"));
+    repo.write({ "src/b.js": "b1\n" });
+    send(edited("src/b.js"));
+    // And after the last tool call, while the agent writes its answer, lib/c.js's earlier edit gets theirs too.
+    send(preEdit("lib/c.js"));
+    repo.write({ "lib/c.js": "c1\n" });
+    send(edited("lib/c.js"));
+    repo.write({ "lib/c.js": "c1 and my tweak\n" });
+    send(stop());
+    const [turn] = sandbox.ok(repo.dir, "log", "--session", s);
+    expect(turn.changed).toEqual(["lib/c.js", "src/a.js", "src/b.js"]);
+    expect(turn.uncertain).toEqual(["lib/c.js", "src/a.js"]);
+    const refused = sandbox.cli(repo.dir, ["rewind", "--session", s, "--to", "1", "--json"]);
+    expect(refused.status).toBe(3);
+    expect(refused.json.conflicts).toEqual(["lib/c.js", "src/a.js"]);
+    expect(refused.json.afterLastTool).toEqual(["lib/c.js", "src/a.js"]);
+    expect([repo.read("src/a.js"), repo.read("lib/c.js")]).toEqual(["a1 and my fix\n", "c1 and my tweak\n"]);
+    // Said, it goes back all the same.
+    sandbox.ok(repo.dir, "rewind", "--session", s, "--to", "1", "--force");
+    expect([repo.read("src/a.js"), repo.read("src/b.js"), repo.read("lib/c.js")]).toEqual([
+      "a0\n",
+      "b0\n",
+      "c0\n",
+    ]);
   });
 
   it("stays the agent's where a tool call named the path after that mark (an edit that sent no PostToolUse)", () => {
@@ -126,6 +164,9 @@ describe("a change after the turn's last tool call", () => {
     // The second edit's PreToolUse came; it wrote, but its PostToolUse never did (it failed after).
     send(preEdit("src/b.js"));
     repo.write({ "src/b.js": "b1\n" });
+    // So did a second edit of a.js, after the first one's mark.
+    send(preEdit("src/a.js"));
+    repo.write({ "src/a.js": "a2\n" });
     send(stop());
     const [turn] = sandbox.ok(repo.dir, "log", "--session", s);
     expect(turn.changed).toEqual(["src/a.js", "src/b.js"]);
