@@ -138,8 +138,8 @@ export class Workspace {
   async diff(id: string, id2?: string, given?: DiffOptions): Promise<DiffEntry[]> {
     const options = checkedOptions(given, "diff", { others: ["paths"] });
     const named = resolveNamedPaths(this.root, options.paths);
-    return withDiffTrees(this.engine, id, id2, named, (from, to, out) =>
-      diffEntries(this.engine, from, to, named, out),
+    return withDiffTrees(this.engine, id, id2, named, (from, to, out, paths) =>
+      diffEntries(this.engine, from, to, paths, out),
     );
   }
 
@@ -156,8 +156,8 @@ export class Workspace {
       "diffText's format is patch, stat or name-status",
     );
     const named = resolveNamedPaths(this.root, options.paths);
-    return withDiffTrees(this.engine, id, id2, named, (a, b, out) =>
-      diffTreesText(this.engine, format, a, b, named, out),
+    return withDiffTrees(this.engine, id, id2, named, (a, b, out, paths) =>
+      diffTreesText(this.engine, format, a, b, paths, out),
     );
   }
 

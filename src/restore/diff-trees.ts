@@ -1,5 +1,8 @@
 import { captureTree } from "../capture/snapshot.js";
-import type { RelPath } from "../paths.js";
+import type { CatFile } from "../git/cat-file.js";
+import { MODE } from "../git/objects.js";
+import { TreeLookup } from "../git/tree-lookup.js";
+import { ancestorsOf, type RelPath } from "../paths.js";
 import type { StoreContext } from "../store/context.js";
 import { refuseUnmatched } from "./path-filter.js";
 import { type LeftOut, leftOutOf, sides } from "./tree-diff.js";
@@ -14,7 +17,7 @@ export async function withDiffTrees<T>(
   id: string,
   id2: string | undefined,
   named: RelPath[] | undefined,
-  work: (from: string, to: string, leftOut?: LeftOut) => Promise<T>,
+  work: (from: string, to: string, leftOut: LeftOut | undefined, named: RelPath[] | undefined) => Promise<T>,
 ): Promise<T> {
   // Refused before the ids are looked up (a repository's store goes with a deleted workspace), as
   // the command line refuses it before anything.
@@ -24,8 +27,14 @@ export async function withDiffTrees<T>(
   // Named paths must name something in these trees (or, against the working tree, in the workspace).
   const checked = async (a: string, b: string, leftOut?: LeftOut) => {
     const onDisk = id2 === undefined ? engine.root : null;
-    if (named !== undefined) await engine.withReader((cat) => refuseUnmatched(named, cat, [a, b], onDisk));
-    return work(a, b, leftOut);
+    if (named === undefined) return work(a, b, leftOut, named);
+    const widened = await engine.withReader(async (cat) => {
+      const holding = await submodulesHolding(cat, [a, b], named);
+      const elsewhere = named.filter((p) => !holding.has(p));
+      await refuseUnmatched(elsewhere, cat, [a, b], onDisk);
+      return [...new Set([...named, ...holding.values()])];
+    });
+    return work(a, b, leftOut, widened);
   };
   if (id2 !== undefined) return checked(...sides(from, await engine.refs.resolve(id2)));
   return engine.capturing(async () => {
@@ -33,4 +42,31 @@ export async function withDiffTrees<T>(
     // As between snapshots: a file only one side left out (too large) is not deleted nor added.
     return checked(from.tree, now.tree, leftOutOf(from.meta.excluded, now.excluded));
   });
+}
+
+/**
+ * The submodule (a gitlink in either tree) holding each named path inside one: a snapshot holds
+ * only the commit a submodule is at, so what a diff can show of a file inside it is whether that
+ * commit moved.
+ */
+async function submodulesHolding(
+  cat: CatFile,
+  trees: string[],
+  named: RelPath[],
+): Promise<Map<RelPath, RelPath>> {
+  const lookup = new TreeLookup(cat);
+  const holding = new Map<RelPath, RelPath>();
+  const isGitlink = async (dir: RelPath) => {
+    for (const tree of trees) if ((await lookup.entry(tree, dir))?.mode === MODE.gitlink) return true;
+    return false;
+  };
+  for (const rel of named) {
+    for (const dir of ancestorsOf(rel)) {
+      if (await isGitlink(dir)) {
+        holding.set(rel, dir);
+        break;
+      }
+    }
+  }
+  return holding;
 }

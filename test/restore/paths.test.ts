@@ -182,6 +182,29 @@ describe("restore and diff of chosen paths", () => {
     expect(r.read("mod/s.txt")).toBe("moved\n");
   });
 
+  it("diffs a path inside a submodule as the submodule's commit, the only part of it a snapshot holds", () => {
+    const lib = repo({ "s.txt": "lib\n" });
+    const r = repo({ "a.txt": "a\n" });
+    r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "mod");
+    r.git("commit", "-qm", "lib");
+    const first = r.ok("snapshot").id;
+    r.write({ "mod/s.txt": "moved\n", "a.txt": "a1\n" });
+    sandbox.git(path.join(r.dir, "mod"), "commit", "-qam", "moved");
+    const second = r.ok("snapshot").id;
+    const moved = [{ path: "mod", status: "modified", oldMode: "160000", newMode: "160000" }];
+    const diff = (...ids: string[]) => r.cli(["diff", "--json", ...ids, "--", "mod/s.txt"]).json;
+    // Against the working tree and between the snapshots (where the file itself is in neither tree).
+    expect(diff(first)).toEqual(moved);
+    expect(diff(first, second)).toEqual(moved);
+    const human = r.cli(["diff", first, "--", "mod/s.txt"]);
+    expect(human.stdout).toBe("M\tmod (submodule: the commit checked out in it)\n");
+    expect(r.cli(["diff", first, second, "--patch", "--", "mod/s.txt"]).stdout).toMatch(
+      /^\+Subproject commit [0-9a-f]{40}$/m,
+    );
+    // Not moved: nothing to show, and no "no such path" either.
+    expect(diff(second)).toEqual([]);
+  });
+
   it("refuses a rewind of a path inside a submodule the turn moved, saying it is inside that submodule", () => {
     const lib = repo({ "s.txt": "lib\n" });
     const r = repo({ "a.txt": "a\n" });

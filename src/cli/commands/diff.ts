@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { GhostcommitError } from "../../errors.js";
+import { MODE } from "../../git/objects.js";
 import type { DiffEntry } from "../../types.js";
 import { checkNamedPaths, globalsOf, open, openToCapture, withGlobals } from "../context.js";
 import { color, humanPath } from "../output.js";
@@ -48,8 +49,13 @@ export function register(program: Command, run: Action): void {
               deleted: color.red,
               "type-changed": color.magenta,
             };
+            // A submodule's entry is the commit checked out in it: its files are in no snapshot.
+            const what = (e: DiffEntry) =>
+              e.oldMode === MODE.gitlink || e.newMode === MODE.gitlink
+                ? " (submodule: the commit checked out in it)"
+                : "";
             return entries
-              .map((e) => `${paint[e.status](LETTER[e.status])}\t${humanPath(e.path)}`)
+              .map((e) => `${paint[e.status](LETTER[e.status])}\t${humanPath(e.path)}${what(e)}`)
               .join("\n");
           },
         };
