@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { openWorkspace, type Workspace } from "../workspace.js";
 import type { StoreKind } from "../config.js";
@@ -283,7 +283,9 @@ async function logFor(options: HookOptions, entry: Omit<HookLogEntry, "t">, dir?
   }
   try {
     const ws = await openWorkspace({ cwd: dir, store: options.store });
-    if (ws.enabled) await appendHookLog(ws.logFile, entry);
+    // An event that names no workspace makes no store: its directory is only where the hook ran.
+    if (!existsSync(path.dirname(ws.logFile))) await appendHookLog(globalHookLog, { ...entry, dir });
+    else if (ws.enabled) await appendHookLog(ws.logFile, entry);
   } catch {
     await appendHookLog(globalHookLog, { ...entry, dir });
   }

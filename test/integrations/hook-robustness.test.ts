@@ -23,6 +23,7 @@ function prompt(session: string, env: Record<string, string> = {}) {
 
 describe("hook robustness", () => {
   it("logs garbage input instead of failing, and doctor shows it", () => {
+    expectQuiet(prompt("s")); // the repository's store exists: its log takes the failures
     for (const garbage of ["", "not json", "[1,2]", '{"hook_event_name":']) {
       expectQuiet(hook(sandbox, "claude-code", garbage, repo.dir));
     }
@@ -33,6 +34,30 @@ describe("hook robustness", () => {
     expect(doctor.status).toBe(1);
     expect(doctor.json.problems).toContainEqual(
       expect.objectContaining({ code: "hook-errors", message: expect.stringContaining("4 hook failures") }),
+    );
+  });
+
+  it("makes no store for garbage input where none is (a subdirectory the agent's hook ran in): the global log takes it", () => {
+    mkdirSync(repo.path("lib"));
+    for (const agent of ["codex", "gemini", "claude-code"])
+      hook(sandbox, agent, "not json", repo.path("lib"));
+    expect(existsSync(path.join(sandbox.home, "data", "workspaces"))).toBe(false);
+    const logged = readFileSync(path.join(sandbox.home, "data", "hooks.log"), "utf8")
+      .trim()
+      .split("\n");
+    expect(logged.map((line) => JSON.parse(line))).toEqual(
+      ["codex", "gemini", "claude-code"].map((agent) =>
+        expect.objectContaining({
+          agent,
+          dir: repo.path("lib"),
+          message: 'not a JSON hook event: "not json"',
+        }),
+      ),
+    );
+    // Doctor in the repository shows them (recent), as it shows any global failure that concerns it.
+    const doctor = repo.cli(["doctor", "--json"]);
+    expect(doctor.json.problems).toContainEqual(
+      expect.objectContaining({ message: expect.stringContaining("not a JSON hook event") }),
     );
   });
 
