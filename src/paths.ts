@@ -37,6 +37,17 @@ export function fsPath(root: string, rel: RelPath): Buffer {
   return Buffer.concat([Buffer.from(root, "utf8"), Buffer.from("/"), relBytes(rel)]);
 }
 
+/**
+ * Whether `rel` names a path inside the workspace as ghostcommit makes them: components neither
+ * empty nor `.` or `..`, no NUL. One written elsewhere (a fetched journal or snapshot, forged or
+ * damaged) may not, and must never be read or written: `../x` is outside the workspace.
+ */
+export function isCleanRel(rel: unknown): rel is RelPath {
+  if (typeof rel !== "string" || rel === "" || rel.includes("\0")) return false;
+  for (const part of rel.split("/")) if (part === "" || part === "." || part === "..") return false;
+  return true;
+}
+
 /** Parent directory of a RelPath ("" for top level). */
 export function parentOf(rel: RelPath): RelPath {
   const slash = rel.lastIndexOf("/");

@@ -1,5 +1,5 @@
 import { promises as fs, lstatSync } from "node:fs";
-import { ancestorsOf, fsPath, type RelPath, relFromBytes, touchesGitDir } from "../paths.js";
+import { ancestorsOf, fsPath, isCleanRel, type RelPath, relFromBytes, touchesGitDir } from "../paths.js";
 import { hasUnsafeAncestor } from "./read-worktree.js";
 import type { StoreContext } from "../store/context.js";
 
@@ -15,7 +15,8 @@ export async function expandIncludes(root: string, includes: Iterable<RelPath>):
       if (rel === "") await walk(root, "", out);
       continue;
     }
-    if (hasUnsafeAncestor(root, rel)) continue;
+    // Outside the workspace (a forged journal's `../x`), or reached through a symlink: never read.
+    if (!isCleanRel(rel) || hasUnsafeAncestor(root, rel)) continue;
     let isDir = false;
     try {
       // Synchronous, like the ancestors' check: usually one path, a hook's.

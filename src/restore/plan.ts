@@ -1,6 +1,8 @@
 import type { FileState } from "../git/trees.js";
 import { MODE } from "../git/objects.js";
-import { ancestorsOf, isWithin, type RelPath, touchesGitDir } from "../paths.js";
+import { GhostcommitError } from "../errors.js";
+import { ancestorsOf, displayPath, isCleanRel, isWithin, type RelPath, touchesGitDir } from "../paths.js";
+import { quotedPath } from "../util/format.js";
 import type { ExcludedDetail, SkipReason } from "../types.js";
 
 /** A path whose state differs between now (the safety snapshot) and what the restore wants. */
@@ -37,6 +39,12 @@ export function planRestore(input: PlanInput): PlanStep[] {
   const skips: PlanStep[] = [];
   for (const change of input.changes) {
     const { path, current, target } = change;
+    // Only a forged or damaged snapshot (a fetched one) holds such a name: nothing is written.
+    if (!isCleanRel(path))
+      throw new GhostcommitError(
+        "store-damaged",
+        `a snapshot holds a path outside the workspace, ${quotedPath(displayPath(path))} (forged or damaged): nothing was changed`,
+      );
     if (touchesGitDir(path) || input.untouchable(path)) {
       skips.push({ kind: "skip", path, reason: "excluded" });
       continue;

@@ -126,11 +126,18 @@ async function takeSessions(
   // Only this remote's: the sessions fetched before from others are not in its report.
   for (const commit of await trackedSessionCommits(engine, trackingPrefix(engine, remote))) {
     const theirs = await readSessionCommit(engine, commit);
-    const { records } = parseJournal(theirs.journal.toString("utf8"));
+    const { records, untrusted } = parseJournal(theirs.journal.toString("utf8"));
     const header = records.find((r) => r.e === "session");
     if (header?.e !== "session") continue; // not a journal: nothing to bring in
     const session = header.session;
     const journal = new Journal(engine.paths.sessionsDir, session);
+    if (untrusted > 0) {
+      report.conflicts.push({
+        session,
+        reason: `its journal on ${remote.url} (pushed from ${theirs.host}) names paths outside the workspace, forged or damaged: it was not fetched, nor its snapshots`,
+      });
+      continue;
+    }
     const outcome = await journal.locked(async () => {
       const read = await fs.readFile(journal.file).catch(() => null);
       const ours = read && completeRecords(read);

@@ -7,6 +7,8 @@ import { syncDirs } from "../util/durable.js";
 import { withLock } from "../util/lock.js";
 import { foldJournal, type JournalRecord, type SessionState } from "./model.js";
 import { namesIn } from "../util/small-files.js";
+import { isPlainObject } from "../util/state-files.js";
+import { trustedRecord } from "./record-check.js";
 
 /** Journal records are written without `t`; the journal stamps them. */
 export type NewRecord = WithoutTime<JournalRecord>;
@@ -207,18 +209,21 @@ async function recentJournals(dir: string, sinceMs: number, except: string): Pro
  * Parses a journal. A line that is not a whole JSON record (the torn tail of a killed writer,
  * or damage) is skipped, never fatal. Returns the records and whether the text ends mid-line.
  */
-export function parseJournal(text: string): { records: JournalRecord[]; torn: boolean } {
+export function parseJournal(text: string): { records: JournalRecord[]; torn: boolean; untrusted: number } {
   const records: JournalRecord[] = [];
   const lines = text.split("\n");
   const torn = lines[lines.length - 1] !== "";
+  let untrusted = 0;
   for (const line of lines) {
     if (line.trim() === "") continue;
     try {
       const record = JSON.parse(line) as JournalRecord;
-      if (record && typeof record === "object" && typeof record.e === "string") records.push(record);
+      if (!isPlainObject(record) || typeof record.e !== "string") continue;
+      if (trustedRecord(record)) records.push(record);
+      else untrusted++; // a path outside the workspace: see trustedRecord
     } catch {
       // torn or damaged: the fact it would have recorded did not happen
     }
   }
-  return { records, torn };
+  return { records, torn, untrusted };
 }

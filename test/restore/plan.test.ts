@@ -15,6 +15,14 @@ function plan(changes: PathChange[], extra: Partial<PlanInput> = {}) {
 }
 
 describe("planRestore", () => {
+  it("refuses a snapshot path outside the workspace (a forged or damaged snapshot) before any step", () => {
+    for (const path of ["../x", "a/../../x", "/etc/x", "./x", "a//b"]) {
+      expect(() => plan([{ path, current: null, target: f("1") }]), path).toThrow(
+        expect.objectContaining({ code: "store-damaged" }),
+      );
+    }
+  });
+
   it("writes differing paths, skips equal ones, deletes proven-absent ones deepest first", () => {
     const steps = plan([
       { path: "b.txt", current: f("1"), target: f("2") },

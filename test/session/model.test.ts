@@ -69,6 +69,47 @@ describe("the session journal", () => {
     expect(parseJournal(`${good}\n`).torn).toBe(false);
   });
 
+  it("does not trust a record naming a path outside the workspace (a forged journal): the fold never sees it", () => {
+    const begin = { e: "begin", turn: "1", prompt: "", before: "x", t: 1 };
+    const end = (changed: unknown) => ({ e: "end", turn: "1", after: "y", changed, t: 2 });
+    const forged = [
+      end(["../victim.txt"]),
+      end(["/etc/passwd"]),
+      end(["a/./b"]),
+      end("f.txt"),
+      { e: "touch", turn: "1", paths: ["f.txt"], files: ["f.txt", "x/../../y"], t: 2 },
+      {
+        e: "rewind",
+        id: "r",
+        to: "x",
+        turns: ["1"],
+        safety: "z",
+        written: [["../w", "100644", "o"]],
+        deleted: [],
+        t: 3,
+      },
+      {
+        e: "rewind",
+        id: "r",
+        to: "x",
+        turns: ["1"],
+        safety: "z",
+        written: [],
+        deleted: [],
+        closed: { turn: "1", changed: ["a\u0000b"] },
+        t: 3,
+      },
+    ];
+    for (const record of forged) {
+      const { records, untrusted } = parseJournal(`${JSON.stringify(begin)}\n${JSON.stringify(record)}\n`);
+      expect(untrusted, JSON.stringify(record)).toBe(1);
+      expect(records).toEqual([begin]);
+    }
+    // A touch of the whole workspace names its root ("") and is trusted.
+    const root = { e: "touch", turn: "1", paths: [""], files: ["f.txt"], t: 2 };
+    expect(parseJournal(`${JSON.stringify(begin)}\n${JSON.stringify(root)}\n`).records).toHaveLength(2);
+  });
+
   it("folds turns into open, done and rewound, and redo marks them done again", () => {
     const records = [...turnRecords("1", 10, ["a"]), ...turnRecords("2", 20, ["b"]), rewind("r1", ["2"], 30)];
     let state = foldJournal("s", records);

@@ -338,7 +338,7 @@ describe("push and fetch through a local bare repository", () => {
     // Refused in part, as a refused push is: status 3, the rest fetched.
     expect(fetch.status).toBe(3);
     expect(fetch.stderr).toBe(
-      "ghostcommit: 1 session not fetched (listed under conflicts): another machine's history under a session id of this workspace; the rest was fetched\n",
+      "ghostcommit: 1 session not fetched (listed under conflicts, each with why); the rest was fetched\n",
     );
     const fetched = fetch.json;
     expect(fetched.conflicts.map((c: any) => c.session)).toEqual(["same"]);

@@ -50,7 +50,7 @@ export function register(program: Command, run: Action): void {
         const report = await ws.fetch({ remote }).finally(done);
         // Sessions refused for a conflict: status 3, as a refused push, though the rest came.
         const refused = report.conflicts.length;
-        const problem = `${counted(refused, "session")} not fetched (listed under conflicts): another machine's history under a session id of this workspace; the rest was fetched`;
+        const problem = `${counted(refused, "session")} not fetched (listed under conflicts, each with why); the rest was fetched`;
         return {
           json: report,
           human: () => describeFetch(report),
