@@ -1,7 +1,8 @@
 import { checkIgnoreInput, checkIgnoreName } from "../git/check-ignore.js";
 import { GhostcommitError } from "../errors.js";
 import { runGit, splitNul } from "../git/exec.js";
-import { displayPath, relFromBytes } from "../paths.js";
+import { displayPath, type RelPath, relFromBytes } from "../paths.js";
+import { ignoredBySnapshotRules } from "./snapshot-ignores.js";
 import type { StoreContext } from "../store/context.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { quotedPath } from "../util/format.js";
@@ -9,7 +10,8 @@ import { quotedPath } from "../util/format.js";
 /**
  * Secrets stay home by default: a snapshot may hold files the repository ignores (a touched or
  * force-included `.env`, or one captured before a `.gitignore` line covered it). Lists every such
- * path across the snapshots about to be sent, judged by the repository's rules today.
+ * path across the snapshots about to be sent, judged by the repository's rules today and by the
+ * snapshot's own `.gitignore` files.
  */
 export async function refuseIgnoredContent(engine: StoreContext, snapshots: StoredSnapshot[]): Promise<void> {
   if (engine.location.kind !== "git" || snapshots.length === 0) return;
@@ -17,15 +19,20 @@ export async function refuseIgnoredContent(engine: StoreContext, snapshots: Stor
   // Only what a snapshot adds to HEAD can be ignored: git's rules never apply to a tracked file
   // (check-ignore leaves those out too), and what HEAD holds is committed anyway.
   const holders = new Map<string, string[]>();
+  // Per snapshot tree, the files HEAD lacks: judged by the snapshot's own rules too (see below).
+  const added = new Map<string, RelPath[]>();
   for (const snapshot of snapshots) {
     const args = base
-      ? ["diff-tree", "-r", "-z", "--name-only", "--no-renames", "--diff-filter=AMT", base, snapshot.tree]
+      ? ["diff-tree", "-r", "-z", "--name-status", "--no-renames", "--diff-filter=AMT", base, snapshot.tree]
       : ["ls-tree", "-r", "-z", "--name-only", snapshot.tree];
-    const listed = await runGit(args, { cwd: engine.paths.dir, env: engine.readEnv });
-    for (const file of splitNul(listed.stdout)) {
-      const key = file.toString("latin1");
+    const listed = splitNul((await runGit(args, { cwd: engine.paths.dir, env: engine.readEnv })).stdout);
+    const files = base ? listed.filter((_, i) => i % 2 === 1) : listed;
+    const statuses = base ? listed.filter((_, i) => i % 2 === 0).map((b) => b.toString()) : [];
+    files.forEach((file, i) => {
+      const key = relFromBytes(file);
       holders.set(key, [...(holders.get(key) ?? []), snapshot.id]);
-    }
+      if (!base || statuses[i] === "A") added.set(snapshot.tree, [...(added.get(snapshot.tree) ?? []), key]);
+    });
   }
   if (holders.size === 0) return;
   const ignored = await runGit(["check-ignore", "-z", "--stdin"], {
@@ -38,6 +45,11 @@ export async function refuseIgnoredContent(engine: StoreContext, snapshots: Stor
   const offending = new Map<string, string[]>();
   for (const file of splitNul(ignored.stdout).map(checkIgnoreName)) {
     offending.set(displayPath(relFromBytes(file)), holders.get(file.toString("latin1")) ?? []);
+  }
+  // Ignored when captured, by a rule no longer in the work tree (its folder deleted since, or a
+  // clone that fetched the session without it): the snapshot's own `.gitignore` files say so.
+  for (const file of await ignoredBySnapshotRules(engine, added)) {
+    offending.set(displayPath(file), holders.get(file) ?? []);
   }
   if (offending.size === 0) return;
   const paths = [...offending.keys()].sort();

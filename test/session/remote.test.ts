@@ -238,6 +238,30 @@ describe("push and fetch through a local bare repository", () => {
     expect(repo.ok("push").sessions).toEqual([{ session: "s", turns: 2, status: "created" }]);
   });
 
+  it("refuses a file its snapshot's own rules ignored once those rules are gone from the work tree", async () => {
+    const remote = bare("rules-gone.git");
+    const repo = originRepo(a, "rules-gone", remote, { "app.ts": "1\n", ".gitignore": "*.log\n" });
+    repo.write({ "keep.log": "committed\n" });
+    repo.git("add", "-f", "keep.log");
+    repo.git("commit", "-qm", "a log the repository keeps");
+    repo.git("push", "-q", "origin", "main");
+    repo.ok("turn", "begin", "--session", "s", "--turn", "1");
+    repo.write({ "certs/.gitignore": "*.pem\n", "certs/key.pem": "PRIVATE\n", "keep.log": "edited\n" });
+    repo.ok("touch", "--session", "s", "certs/key.pem");
+    repo.ok("turn", "end", "--session", "s");
+    expect(repo.cli(["push", "--json"]).json.conflicts).toEqual(["certs/key.pem"]);
+    // The folder goes, its rule with it: the turns' snapshots still hold the key.
+    await turn(repo, "s", "2", () => repo.remove("certs"));
+    const refused = repo.cli(["push", "--json"]);
+    expect(refused.status, refused.stderr).toBe(3);
+    // A tracked file the rules match (keep.log) is the repository's own, as git has it.
+    expect(refused.json.conflicts).toEqual(["certs/key.pem"]);
+    expect(ghostRefs(a, remote)).toEqual([]);
+    expect(repo.ok("push", "--include-ignored").sessions).toEqual([
+      { session: "s", turns: 2, status: "created" },
+    ]);
+  });
+
   it("keeps a plain folder's history apart from a repository's on one remote", async () => {
     const remote = bare("shared.git");
     const onA = originRepo(a, "shared-a", remote, { "f.txt": "0\n" });
