@@ -221,6 +221,9 @@ export function checkedOptions<T extends object>(
   wrong(kinds.booleans, (v) => typeof v === "boolean", "true or false");
   wrong(kinds.strings, (v) => typeof v === "string", "a string");
   wrong(kinds.lists, isStringList, "a list of strings");
+  // A controller passed for its signal would be ignored: the restore would run, not be cancellable.
+  const signals = (kinds.others ?? []).filter((key) => key === "signal");
+  wrong(signals, (v) => v instanceof AbortSignal, "an AbortSignal (an AbortController's .signal)");
   return options;
 }
 

@@ -52,6 +52,11 @@ export function retentionPolicy(settings: Settings, now = Date.now()): GcPolicy 
   return { olderThan: now - settings.retentionDays * DAY_MS, maxBytes: settings.maxStoreBytes };
 }
 
+/** A wrong value as its caller wrote it: the string "3" quoted, unlike the number 3. */
+function shownValue(value: unknown): string {
+  return typeof value === "number" ? String(value) : (JSON.stringify(value) ?? String(value));
+}
+
 /** The retention policy, tightened by a caller's `olderThanMs` and `keep` (checked as the CLI's flags). */
 export function manualPolicy(settings: Settings, options: GcOptions): GcPolicy {
   const policy = retentionPolicy(settings);
@@ -59,11 +64,11 @@ export function manualPolicy(settings: Settings, options: GcOptions): GcPolicy {
   if (olderThanMs !== undefined && !(typeof olderThanMs === "number" && olderThanMs >= 0)) {
     throw new GhostcommitError(
       "usage",
-      `olderThanMs must be a number of milliseconds ≥ 0, not ${olderThanMs}`,
+      `olderThanMs must be a number of milliseconds ≥ 0, not ${shownValue(olderThanMs)}`,
     );
   }
   if (keep !== undefined && !(Number.isInteger(keep) && keep >= 0)) {
-    throw new GhostcommitError("usage", `keep must be a whole number ≥ 0, not ${keep}`);
+    throw new GhostcommitError("usage", `keep must be a whole number ≥ 0, not ${shownValue(keep)}`);
   }
   if (olderThanMs !== undefined) policy.olderThan = Date.now() - olderThanMs;
   if (keep !== undefined) policy.keep = keep;

@@ -148,4 +148,28 @@ describe("a workspace opened by the library", () => {
       "conflict: push refused: snapshots hold 1 file the repository ignores (.env); nothing was sent, push({ includeIgnored: true }) sends them",
     );
   });
+
+  it("refuses a signal that is no AbortSignal (the controller itself) before restoring anything", async () => {
+    const ws = await openWorkspace({ cwd: repo.dir });
+    const snap = await ws.snapshot();
+    repo.write({ "keep-me.txt": "mine\n" });
+    const controller = new AbortController();
+    controller.abort();
+    const session = ws.session("s");
+    const wrong = "usage: restore: signal must be an AbortSignal (an AbortController's .signal)";
+    for (const signal of [controller, "x"] as unknown as AbortSignal[]) {
+      expect(await codeAndMessage(() => ws.restore(snap.id, { signal }))).toBe(wrong);
+      expect(await codeAndMessage(() => session.rewind({ to: "1", signal }))).toBe(
+        wrong.replace("restore", "rewind"),
+      );
+      expect(await codeAndMessage(() => session.redo({ signal }))).toBe(wrong.replace("restore", "redo"));
+    }
+    expect(repo.read("keep-me.txt")).toBe("mine\n");
+    expect(await codeAndMessage(() => ws.restore(snap.id, { signal: controller.signal }))).toBe(
+      "cancelled: cancelled before any file was changed",
+    );
+    expect(await codeAndMessage(() => ws.gc({ keep: "3" as unknown as number }))).toBe(
+      'usage: keep must be a whole number ≥ 0, not "3"',
+    );
+  });
 });
