@@ -8,7 +8,7 @@ import { resolveNamedPaths } from "../restore/path-filter.js";
 import { currentDirectory } from "../paths.js";
 import { refuseNotUtf8 } from "./raw-args.js";
 import { shellWord } from "../util/shell.js";
-import type { OptionNames } from "../store/option-names.js";
+import { COMMAND_LINE_OPTION_NAMES } from "../store/option-names.js";
 
 /** Options every command accepts, before or after its name. */
 export interface GlobalOptions {
@@ -64,15 +64,9 @@ export function checkNamedPaths(options: GlobalOptions, paths: string[]): string
 }
 
 /** The command line's names for the options an error's advice points to. */
-const FLAG_NAMES: OptionNames = {
-  store: (kind) => `--store ${kind}`,
-  includeIgnored: "--include-ignored",
-  sessions: "--session",
-};
-
 export async function open(options: GlobalOptions): Promise<Workspace> {
   const ws = await openWorkspace({ cwd: options.C, store: options.store });
-  ws.engine.optionNames = FLAG_NAMES;
+  ws.engine.optionNames = COMMAND_LINE_OPTION_NAMES;
   return ws;
 }
 

@@ -28,9 +28,14 @@ export interface WorkspaceLocation {
  * is a workspace of its own, and the repository's are one `-C` away. Empty at a repository's root
  * and in a plain directory.
  */
-export function keptElsewhere(root: string, repositoryRoot: string | undefined, what: string): string {
+export function keptElsewhere(
+  root: string,
+  repositoryRoot: string | undefined,
+  what: string,
+  reach: (dir: string) => string = (dir) => `-C ${dir}`,
+): string {
   return repositoryRoot && repositoryRoot !== root
-    ? ` (a subdirectory keeps its own ${what}: the repository's are reached with -C ${repositoryRoot})`
+    ? ` (a subdirectory keeps its own ${what}: the repository's are reached with ${reach(repositoryRoot)})`
     : "";
 }
 

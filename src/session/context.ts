@@ -1,5 +1,6 @@
 import type { StoreContext } from "../store/context.js";
 import { GhostcommitError } from "../errors.js";
+import { keptElsewhere } from "../git/repository.js";
 import { quotedPath, humanText } from "../util/format.js";
 import { Journal } from "./journal.js";
 import type { SessionState, TurnState } from "./model.js";
@@ -65,17 +66,18 @@ export function idStartingWith(given: string, ids: string[], what: string): stri
   return matching[0];
 }
 
-/** The latest turn with this id, or a not-found error. */
-export function requireTurn(state: SessionState, turn: string): TurnState {
+/**
+ * The latest turn with this id, or a not-found error; one of a session with no turns here (`engine`'s
+ * workspace) says so, and where a subdirectory's caller finds the repository's sessions.
+ */
+export function requireTurn(state: SessionState, turn: string, engine?: StoreContext): TurnState {
   for (let i = state.turns.length - 1; i >= 0; i--) if (state.turns[i].turn === turn) return state.turns[i];
-  throw new GhostcommitError(
-    "not-found",
-    `session ${humanText(state.session)} has no turn ${humanText(turn)}`,
-    {
-      session: state.session,
-      turn,
-    },
-  );
+  const { root, worktreeRoot } = engine?.location ?? {};
+  const none = engine && root && state.turns.length === 0;
+  const message = none
+    ? `session ${humanText(state.session)} has no turns in ${root}${keptElsewhere(root, worktreeRoot, "sessions", engine.optionNames.workspace)}`
+    : `session ${humanText(state.session)} has no turn ${humanText(turn)}`;
+  throw new GhostcommitError("not-found", message, { session: state.session, turn });
 }
 
 /** Microseconds to the ISO form used in every report. */

@@ -69,7 +69,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
     const interrupted = state.redoStack.at(-1);
     if (interrupted?.pending)
       return resumeRewind(ctx, interrupted, { to, force, dryRun, named, expect, signal: options.signal });
-    const target = requireTurn(state, to);
+    const target = requireTurn(state, to, ctx.engine);
     if (target.state === "rewound") throw alreadyRewound(state, to);
     const live = state.turns.filter((t) => t.state !== "rewound");
     const openNow = openTurnOf(state);

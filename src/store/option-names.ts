@@ -8,10 +8,21 @@ export interface OptionNames {
   store(kind: StoreKind): string;
   includeIgnored: string;
   sessions: string;
+  /** The workspace at `dir` (a repository's root, from a subdirectory's). */
+  workspace(dir: string): string;
 }
 
 export const LIBRARY_OPTION_NAMES: OptionNames = {
   store: (kind) => `openWorkspace({ store: "${kind}" })`,
   includeIgnored: "push({ includeIgnored: true })",
   sessions: "push({ sessions })",
+  workspace: (dir) => `openWorkspace({ cwd: ${JSON.stringify(dir)} })`,
+};
+
+/** The command line's flags, also in what a background push records for `doctor` to show. */
+export const COMMAND_LINE_OPTION_NAMES: OptionNames = {
+  store: (kind) => `--store ${kind}`,
+  includeIgnored: "--include-ignored",
+  sessions: "--session",
+  workspace: (dir) => `-C ${dir}`,
 };

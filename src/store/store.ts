@@ -53,8 +53,6 @@ export class SnapshotRefs {
   readonly refPrefix: string;
   /** How the caller names the store option, for a snapshot found only in the other store. */
   optionNames: OptionNames = LIBRARY_OPTION_NAMES;
-  /** Said of a snapshot not found in a subdirectory's workspace: the repository's are elsewhere. */
-  private readonly elsewhere: string;
 
   constructor(
     kind: StoreKind,
@@ -62,7 +60,6 @@ export class SnapshotRefs {
     private readonly location: WorkspaceLocation,
   ) {
     this.kind = kind;
-    this.elsewhere = keptElsewhere(location.root, location.worktreeRoot, "snapshots");
     if (kind === "repo") {
       if (!location.commonDir) {
         throw new GhostcommitError("usage", "the repo store needs a git repository; this workspace has none");
@@ -260,8 +257,12 @@ export class SnapshotRefs {
       if (direct) return direct;
     }
     const matches = (await this.list()).filter((s) => s.id.startsWith(wanted));
-    if (matches.length === 0)
-      throw await notFound(given, this.kind, this.otherStore(), this.elsewhere, this.optionNames);
+    if (matches.length === 0) {
+      const { root, worktreeRoot } = this.location;
+      // A subdirectory's workspace: the repository's snapshots are elsewhere, reached as the caller names it.
+      const elsewhere = keptElsewhere(root, worktreeRoot, "snapshots", this.optionNames.workspace);
+      throw await notFound(given, this.kind, this.otherStore(), elsewhere, this.optionNames);
+    }
     if (matches.length > 1) {
       throw new GhostcommitError("ambiguous-id", ambiguityMessage(given, matches), {
         id: given,

@@ -149,6 +149,22 @@ describe("a workspace opened by the library", () => {
     );
   });
 
+  it("from a subdirectory's workspace, points at the repository's snapshots and sessions as the library reaches them", async () => {
+    repo.write({ "src/app.ts": "1\n" });
+    const top = await openWorkspace({ cwd: repo.dir });
+    const snap = await top.snapshot();
+    await top.session("s1").beginTurn("1");
+    await top.session("s1").endTurn("1");
+    const sub = await openWorkspace({ cwd: repo.path("src") });
+    const reach = `openWorkspace({ cwd: ${JSON.stringify(repo.dir)} })`;
+    expect(await codeAndMessage(() => sub.show(snap.id))).toContain(
+      `(a subdirectory keeps its own snapshots: the repository's are reached with ${reach})`,
+    );
+    expect(await codeAndMessage(() => sub.session("s1").rewind({ to: "1" }))).toBe(
+      `not-found: session s1 has no turns in ${sub.root} (a subdirectory keeps its own sessions: the repository's are reached with ${reach})`,
+    );
+  });
+
   it("refuses a signal that is no AbortSignal (the controller itself) before restoring anything", async () => {
     const ws = await openWorkspace({ cwd: repo.dir });
     const snap = await ws.snapshot();

@@ -818,6 +818,9 @@ describe("push after each turn", () => {
     const [refused] = await pushProblems((p) => p.length > 0);
     expect(refused.code).toBe("push-failed");
     expect(refused.message).toContain("snapshots hold 1 file the repository ignores (.env)");
+    // Recorded as doctor's own advice names things: the command line's flags, not the library's options.
+    expect(refused.message).toContain("nothing was sent, --include-ignored sends them");
+    expect(refused.message).not.toContain("push({");
     expect(refused.message).toContain("`ghostcommit push origin --include-ignored` sends what is there now");
     expect(refused.message).toContain('`"includeIgnored": true` in the config');
     expect(refused.message).not.toContain("to retry");
