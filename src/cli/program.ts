@@ -148,7 +148,8 @@ export async function runCli(argv: string[]): Promise<number> {
       const message =
         error.code === "commander.help"
           ? "a command is needed (ghostcommit --help lists them)"
-          : `${error.message.replace(/^error: /, "")} (${helpFor(named)})`;
+          : // One line: commander puts its "(Did you mean --session?)" on a line of its own.
+            `${error.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ")} (${helpFor(named)})`;
       return emitError(new GhostcommitError("usage", message), wantsJson);
     }
     return emitError(error, wantsJson);

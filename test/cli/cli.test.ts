@@ -367,6 +367,11 @@ describe("usage errors", () => {
     expect(said("frobnicate")).toBe(
       "ghostcommit: unknown command 'frobnicate' (ghostcommit --help lists the commands)",
     );
+    // One line, in the error document too, commander's suggestion included.
+    expect(said("log", "--sessoin", "s")).toBe(
+      "ghostcommit: unknown option '--sessoin' (Did you mean --session?) (ghostcommit log --help says how to call it)",
+    );
+    expect(r.cli(["log", "--json", "--sessoin", "s"]).json.error.message).not.toContain("\n");
   });
 
   it("--version prints the installed package's version", () => {
