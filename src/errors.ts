@@ -206,7 +206,9 @@ export function checkedOptions<T extends object>(
   const known = [kinds.booleans, kinds.strings, kinds.lists, kinds.others].flatMap((keys) => keys ?? []);
   for (const key of Object.keys(values)) {
     if (known.includes(key)) continue;
-    const meant = known.find((k) => k.toLowerCase() === key.toLowerCase());
+    // A flag's spelling (`include-ignored`) or another case names the option all the same.
+    const loose = (k: string) => k.toLowerCase().replace(/[-_]/g, "");
+    const meant = known.find((k) => loose(k) === loose(key));
     const hint = meant
       ? ` (did you mean ${meant}?)`
       : known.length > 0

@@ -184,6 +184,9 @@ describe("a workspace opened by the library", () => {
     expect(await codeAndMessage(() => ws.restore(snap.id, { signal: controller.signal }))).toBe(
       "cancelled: cancelled before any file was changed",
     );
+    expect(await codeAndMessage(() => ws.push({ "include-ignored": true } as never))).toBe(
+      'usage: push: unknown option "include-ignored" (did you mean includeIgnored?)',
+    );
     expect(await codeAndMessage(() => ws.gc({ keep: "3" as unknown as number }))).toBe(
       'usage: keep must be a whole number ≥ 0, not "3"',
     );
