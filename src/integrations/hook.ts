@@ -2,7 +2,8 @@ import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { openWorkspace, type Workspace } from "../workspace.js";
 import type { StoreKind } from "../config.js";
-import type { SessionHandle } from "../types.js";
+import type { SessionHandle, TurnBegun } from "../types.js";
+import { isRepeatedBegin } from "../session/context.js";
 import { climbsOut, displayPath, isTooBroad } from "../paths.js";
 import { CURSOR_CONTINUE } from "./agents/cursor.js";
 import { AGENTS, type AgentName, type HookEvent, MARKS_EVERY_TOOL } from "./event.js";
@@ -165,8 +166,9 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
     if (action.kind === "begin") {
       const away = fixed ? await awayMessage(fixed, ws.root, event.cwd) : null;
       if (away) await warn(away);
-      if (canTellModel(event)) answer.context = await undoNotice(ws, event).catch(() => null);
-      await begin(session, action.turn, action.prompt);
+      const told = canTellModel(event) ? await undoNotice(ws, event).catch(() => null) : null;
+      // Said once: a second run of this prompt's hook (installed twice) found the turn begun.
+      if (!isRepeatedBegin(await begin(session, action.turn, action.prompt))) answer.context = told;
     } else if (action.kind === "abandon") {
       await session.abandonTurn();
     } else if (action.kind === "end") {
@@ -235,9 +237,9 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
  * Begins a turn (ending a still-open one first; beginning the open turn again is a no-op). Without
  * an agent-given id, numbers continue after the highest so far, rewound turns included.
  */
-async function begin(session: SessionHandle, turn: string | undefined, prompt: string): Promise<void> {
+async function begin(session: SessionHandle, turn: string | undefined, prompt: string): Promise<TurnBegun> {
   const id = turn ?? String(nextTurnNumber((await session.log()).map((t) => t.turn)));
-  await session.beginTurn(id, { prompt });
+  return session.beginTurn(id, { prompt });
 }
 
 /** 1 + the highest numeric turn id (1 for none). */

@@ -80,6 +80,21 @@ export function requireTurn(state: SessionState, turn: string, engine?: StoreCon
   throw new GhostcommitError("not-found", message, { session: state.session, turn });
 }
 
+/**
+ * Results of a `beginTurn` that found its turn already open: a retried hook, or the same hook
+ * installed twice and run at once. Only the call that began the turn tells the model what went back.
+ */
+const repeatedBegins = new WeakSet<object>();
+
+export function repeatedBegin<T extends object>(begun: T): T {
+  repeatedBegins.add(begun);
+  return begun;
+}
+
+export function isRepeatedBegin(begun: object): boolean {
+  return repeatedBegins.has(begun);
+}
+
 /** Microseconds to the ISO form used in every report. */
 export { isoFromMicros as isoTime } from "../store/metadata.js";
 

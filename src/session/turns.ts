@@ -16,7 +16,7 @@ import {
   overlapStart,
   touchedBesideSince,
 } from "./attribution.js";
-import { checkTurnId, requireTurn, type SessionContext } from "./context.js";
+import { checkTurnId, repeatedBegin, requireTurn, type SessionContext } from "./context.js";
 import type { NewRecord } from "./journal.js";
 import { journalsAround, registerWorkspace } from "./sessions-around.js";
 import {
@@ -44,7 +44,7 @@ export async function beginTurn(ctx: SessionContext, turn: string, prompt = ""):
   return journal.locked(async () => {
     const state = await journal.load();
     const existing = state.turns.filter((t) => t.turn === turn).pop();
-    if (existing?.state === "open") return { session, turn, before: existing.before };
+    if (existing?.state === "open") return repeatedBegin({ session, turn, before: existing.before });
     if (existing?.state === "done") {
       throw new GhostcommitError(
         "bad-input",

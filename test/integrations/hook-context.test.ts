@@ -1,5 +1,6 @@
+import { spawn } from "node:child_process";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Repo, Sandbox } from "../helpers/repo.js";
+import { CLI, type Repo, Sandbox } from "../helpers/repo.js";
 import { codex, cursor, gemini } from "./events.js";
 import { hook } from "./hook-helpers.js";
 import { logIn } from "../helpers/in-process.js";
@@ -112,6 +113,34 @@ describe("the model is told what went back", () => {
     expect(
       send("cursor", cursor(repo.dir, cu, "beforeSubmitPrompt", { generation_id: "g3", prompt: "p3" })),
     ).toBe('{"continue":true}');
+  });
+
+  it("tells the model once when the prompt's hook is installed twice (project and user) and both run at once", async () => {
+    const cx = "codex-twice";
+    await turnAndRewind(
+      "codex",
+      cx,
+      (n) => codex(repo.dir, cx, "UserPromptSubmit", { turn_id: `t${n}`, prompt: `p${n}` }),
+      (n) => codex(repo.dir, cx, "Stop", { turn_id: `t${n}`, stop_hook_active: false }),
+    );
+    // Codex runs every matching hook of every layer, concurrently.
+    const event = JSON.stringify(codex(repo.dir, cx, "UserPromptSubmit", { turn_id: "t2", prompt: "p2" }));
+    const runOne = () =>
+      new Promise<{ status: number | null; stdout: string }>((resolve) => {
+        const child = spawn(process.execPath, [CLI, "hook", "codex"], { cwd: repo.dir, env: sandbox.env });
+        let stdout = "";
+        child.stdout.on("data", (chunk) => {
+          stdout += chunk;
+        });
+        child.on("close", (status) => resolve({ status, stdout }));
+        child.stdin.end(event);
+      });
+    const runs = await Promise.all([runOne(), runOne()]);
+    expect(runs.map((r) => r.status)).toEqual([0, 0]);
+    const told = runs.map((r) => r.stdout.trim()).filter((out) => out !== "");
+    expect(told).toHaveLength(1);
+    expect(JSON.parse(told[0]).hookSpecificOutput.additionalContext).toMatch(/Rewound turn t1/);
+    expect((await logIn(repo, cx)).map((t) => t.turn)).toEqual(["t1", "t2"]);
   });
 
   it("after a redo, names the files it deleted as deleted (those the rewind had brought back)", () => {
