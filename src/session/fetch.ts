@@ -13,6 +13,7 @@ import { parseJournal } from "./journal.js";
 import { fetchedLinksPrefix, fetchingSnapshotsPrefix, removeFetchedLinks } from "../store/fetched-links.js";
 import { deadPackTemps, removePackTemps, removingTempPackOnFailure } from "../store/pack-temps.js";
 import { linkBorrowed } from "../store/snapshots.js";
+import { packsIn, refuseUnsafeTrees } from "../store/received-trees.js";
 import {
   completeRecords,
   extendsJournal,
@@ -66,11 +67,14 @@ export async function fetchWorkspace(
           `+${ns}sessions/*:${tracking}*`,
           `+${ns}links/*:${links}*`,
         ];
+        const packsBefore = await packsIn(engine.refs.refsGitDir);
         report.bytes = await removingTempPackOnFailure(
           engine,
           { sync: true },
           fetchRefs(engine.refs.refsGitDir, remote, refspecs),
         );
+        // A tree naming `..` would have a restore write beside the workspace: nothing is taken.
+        await refuseUnsafeTrees(engine.refs.refsGitDir, packsBefore, remote.url);
         const fetched = (await engine.refs.list(staging)).filter((s) => !before.has(s.id));
         const refused = await takeSessions(engine, remote, report);
         report.snapshots = await listAccepted(engine, fetched, refused);

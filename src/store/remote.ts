@@ -38,20 +38,6 @@ const TRANSFER_CONFIG = [
 ];
 
 /**
- * A fetch checks every object it receives, and refuses a tree entry a checkout must never write:
- * `..` or `.` (a path outside the workspace, which a restore would write), `.git`, a name holding
- * `/`, an empty name. git only warns of these by default; a snapshot never holds one.
- */
-const FETCH_CHECKS = [
-  "-c",
-  "fetch.fsckObjects=true",
-  ...["hasDot", "hasDotdot", "hasDotgit", "fullPathname", "emptyName"].flatMap((id) => [
-    "-c",
-    `fetch.fsck.${id}=error`,
-  ]),
-];
-
-/**
  * Where a workspace's history goes on a remote: one namespace per workspace path in the
  * repository, and one for a plain directory, so that a plain folder pushed to a repository's
  * remote never lists its snapshots in the repository's history (nor the other way round).
@@ -155,7 +141,6 @@ export async function fetchRefs(gitDir: string, remote: ResolvedRemote, refspecs
   await runGit(
     [
       ...TRANSFER_CONFIG,
-      ...FETCH_CHECKS,
       "fetch",
       "--no-prune",
       "--no-tags",

@@ -51,14 +51,46 @@ describe("a remote holding forged history", () => {
       const outside = path.join(onB.dir, "..", "..", "outside.txt");
       const fetched = onB.cli(["fetch", "--json"]);
       expect(fetched.status, name).toBe(1);
+      expect(fetched.json.error.code).toBe("store-damaged");
       expect(fetched.json.error.message).toMatch(
-        /^cannot fetch from .*: object [0-9a-f]{40}: (fullPathname|hasDotdot): /,
+        /^fetch from .* refused: tree [0-9a-f]{40} it sent names (\.\.\/\.\.\/outside\.txt|\.\.), which would be written outside the workspace or nowhere \(forged or damaged\); nothing was fetched$/,
       );
       expect(onB.cli(["list", "--json"]).json.map((s: { id: string }) => s.id)).not.toContain(forged);
       expect(onB.cli(["restore", forged.slice(0, 12), "--json"]).status).toBe(1);
       expect(existsSync(outside), name).toBe(false);
       a.git(remote, "update-ref", "-d", ref.replace(/[0-9a-f]{40}$/, forged));
     }
+  });
+
+  it("takes what git itself only warns of: a file named .GIT, an old commit of the repository with zero-padded modes", () => {
+    const remote = bare("legacy.git");
+    const onA = originRepo(a, "legacy-a", remote, { "app.ts": "1\n" });
+    // An old tree written by a tool that padded its modes, merged into the branch's history.
+    const blob = onA.git("hash-object", "-w", "app.ts").trim();
+    const padded = hashObject(
+      a,
+      onA.dir,
+      "tree",
+      Buffer.concat([Buffer.from("0100644 old.ts\0"), Buffer.from(blob, "hex")]),
+    );
+    const old = onA.git("commit-tree", padded, "-m", "old import").trim();
+    const merged = onA
+      .git("commit-tree", "HEAD^{tree}", "-p", "HEAD", "-p", old, "-m", "merge old history")
+      .trim();
+    onA.git("update-ref", "refs/heads/main", merged);
+    onA.git("push", "-q", "origin", "main");
+    cliTurn(onA, "s", "1", () =>
+      onA.write({ ".GIT": "a file, on a case-sensitive disk\n", "app.ts": "2\n" }),
+    );
+    onA.ok("push");
+    // A new machine's empty repository: every object comes through the fetch.
+    const onB = b.repo("legacy-b");
+    onB.git("remote", "add", "origin", remote);
+    const fetched = onB.cli(["fetch", "--json"]);
+    expect(fetched.status, fetched.stderr).toBe(0);
+    expect(fetched.json.sessions).toEqual([{ session: "s", turns: 1, status: "created" }]);
+    const [turn] = onB.cli(["log", "--json", "--session", "s"]).json;
+    expect(turn.changed).toEqual([".GIT", "app.ts"]);
   });
 
   it("cannot get a file outside the workspace deleted, read or written through a session journal naming ../victim.txt", () => {
