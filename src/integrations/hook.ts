@@ -172,15 +172,15 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
     } else if (action.kind === "abandon") {
       await session.abandonTurn();
     } else if (action.kind === "end") {
-      if (action.extend) await session.extendTurn({ prompt: action.prompt });
+      const everyToolMarked = MARKS_EVERY_TOOL.has(event.agent);
+      if (action.extend) await session.extendTurn({ prompt: action.prompt, everyToolMarked });
       else {
         const open = await session.openTurn();
         const late = action.turn !== undefined && action.turn !== open;
         // A late or repeated stop of a turn that already ended must not end the next one early.
         if (late && (await session.log()).some((t) => t.turn === action.turn))
           await log("warn", `ignored a stop of turn ${action.turn}, which already ended`);
-        else if (open !== null)
-          await session.endTurn(open, { everyToolMarked: MARKS_EVERY_TOOL.has(event.agent) });
+        else if (open !== null) await session.endTurn(open, { everyToolMarked });
       }
     } else {
       // Relative paths are the agent's: against the directory it is in now.

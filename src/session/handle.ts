@@ -23,7 +23,8 @@ import { readOrigins } from "./remote-sessions.js";
 import { rewindSession } from "./rewind.js";
 import { touchPaths, touchTargets } from "./touch.js";
 import { markProgress } from "./progress.js";
-import { abandonTurn, beginTurn, endTurn, extendTurn } from "./turns.js";
+import { beginTurn, endTurn, extendTurn } from "./turns.js";
+import { abandonTurn } from "./abandon.js";
 
 /** One agent conversation in a workspace: the library face of the session layer. */
 export class Session implements SessionHandle {
@@ -77,10 +78,11 @@ export class Session implements SessionHandle {
   }
 
   /** A later stop of a turn whose stop was blocked: the latest turn's end moves here. */
-  async extendTurn(options: { prompt?: string } = {}): Promise<TurnEnded | null> {
-    checkedOptions(options, "extendTurn", { strings: ["prompt"] });
+  async extendTurn(options: { prompt?: string; everyToolMarked?: boolean } = {}): Promise<TurnEnded | null> {
+    checkedOptions(options, "extendTurn", { strings: ["prompt"], booleans: ["everyToolMarked"] });
     this.beforeTurnEnd();
-    const ended = await this.ctx.engine.capturing(() => extendTurn(this.ctx, options.prompt));
+    const { prompt, everyToolMarked } = options;
+    const ended = await this.ctx.engine.capturing(() => extendTurn(this.ctx, prompt, { everyToolMarked }));
     await this.afterTurnEnd();
     return ended;
   }

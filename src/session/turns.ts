@@ -119,7 +119,11 @@ export async function endTurn(
  * (see `continuedTurn`): then it becomes part of the turn it continues. Null when there is no
  * turn to end.
  */
-export async function extendTurn(ctx: SessionContext, prompt?: string): Promise<TurnEnded | null> {
+export async function extendTurn(
+  ctx: SessionContext,
+  prompt?: string,
+  { everyToolMarked }: { everyToolMarked?: boolean } = {},
+): Promise<TurnEnded | null> {
   const { engine, journal } = ctx;
   engine.assertEnabled();
   const ended = await journal.locked(async () => {
@@ -132,31 +136,21 @@ export async function extendTurn(ctx: SessionContext, prompt?: string): Promise<
       const fresh = [...open.touched].filter((p) => !into.touched.has(p));
       const folds = { turn: open.turn, unknown: await unseenBefore(engine, into, fresh) };
       foldContinuation(state, into, folds); // as the end record's fold will, for its attribution
-      return (await endLocked(ctx, state, into, { extend: true, folds })).ended;
+      return (await endLocked(ctx, state, into, { extend: true, folds, everyToolMarked })).ended;
     }
-    if (open) return (await endLocked(ctx, state, open)).ended;
+    if (open) return (await endLocked(ctx, state, open, { everyToolMarked })).ended;
     const last = state.turns.at(-1);
-    if (last?.state !== "done") return null;
-    return (await endLocked(ctx, state, last, { extend: true })).ended;
+    if (last?.state !== "done" || last.after === null) return null;
+    // No tool call since its blocked stop: all it held then was the agent's, what changed since is not.
+    if (everyToolMarked && last.endedAt !== undefined) {
+      const after = last.after;
+      const tree = await engine.withReader((cat) => commitTreeFrom(engine.refs.objectsDir, cat, after));
+      last.marks.push({ tree, t: last.endedAt });
+      last.progress = tree;
+    }
+    return (await endLocked(ctx, state, last, { extend: true, everyToolMarked })).ended;
   });
   return ended;
-}
-
-/**
- * The agent's conversation ended (cleared, exited) with a turn open, as after an interrupt: the
- * turn is marked as over, without a snapshot (the agent gives its end hooks 1.5 s), so other
- * sessions' later turns do not count it as running beside them. Its changes stay as an
- * interrupt leaves them: a resumed conversation's next prompt ends it, its later ones uncertain.
- * Returns the turn, or null when none was open.
- */
-export async function abandonTurn(ctx: SessionContext): Promise<string | null> {
-  const { engine, journal } = ctx;
-  engine.assertEnabled();
-  return journal.locked(async () => {
-    const open = openTurnOf(await journal.load());
-    if (open && open.abandonedAt === undefined) await journal.append([{ e: "abandon", turn: open.turn }]);
-    return open?.turn ?? null;
-  });
 }
 
 /** A new snapshot of the state `of` holds (its tree and what it captured), made now, with other metadata. */

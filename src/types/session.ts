@@ -169,9 +169,10 @@ export interface SessionHandle {
   /**
    * A stop after a blocked stop: the latest turn's end moves here. Null with no turn to end.
    * `prompt`: the prompt the stop answers; an open turn begun by the agent's retry (another prompt)
-   * right after the done turn of that prompt becomes part of it.
+   * right after the done turn of that prompt becomes part of it. `everyToolMarked`: as for
+   * `endTurn`; a change since the blocked stop that no tool call made is uncertain too.
    */
-  extendTurn(options?: { prompt?: string }): Promise<TurnEnded | null>;
+  extendTurn(options?: { prompt?: string; everyToolMarked?: boolean }): Promise<TurnEnded | null>;
   /**
    * The agent's conversation ended (cleared, exited) with a turn open, as after an interrupt: no
    * snapshot, but other sessions' later turns no longer count it as running beside them. Returns

@@ -56,6 +56,40 @@ describe.each(blocking)("$agent: the work after a blocked stop", (script) => {
     expect([repo.read(".env"), repo.read("a.txt")]).toEqual(["KEY=changed\n", "A\n"]);
   });
 
+  // Claude Code and Gemini CLI mark after every tool that can change files (see MARKS_EVERY_TOOL).
+  it.runIf(script.agent !== "codex")(
+    "takes a person's change after the blocked stop, with no tool call since or after the last one, for theirs",
+    async () => {
+      const s = `${script.agent}-person`;
+      send(script.begin(repo.dir, s, 1, repo.dir));
+      edit(s, "a.txt", "A\n");
+      send(script.stop(repo.dir, s, repo.dir));
+      // While the blocking hook runs, no tool call: the person saves a file of their own.
+      repo.write({ "q.txt": "mine\n" });
+      send(script.stop(repo.dir, s, repo.dir, true));
+      let [turn] = await logIn(repo, s);
+      expect(turn.uncertain).toEqual(["q.txt"]);
+      // The agent works on; after its last tool call the person touches up a.txt.
+      send(script.begin(repo.dir, s, 2, repo.dir));
+      edit(s, "b.txt", "B\n");
+      send(script.stop(repo.dir, s, repo.dir));
+      edit(s, "b.txt", "BB\n");
+      repo.write({ "a.txt": "A and mine\n" });
+      send(script.stop(repo.dir, s, repo.dir, true));
+      [, turn] = await logIn(repo, s);
+      expect(turn.changed).toEqual(["a.txt", "b.txt"]);
+      expect(turn.uncertain).toEqual(["a.txt"]);
+      const refused = rewind(s, script.turnId(1));
+      expect(refused.status).toBe(3);
+      expect(refused.json.afterLastTool).toEqual(["a.txt", "q.txt"]);
+      expect([repo.read("a.txt"), repo.read("q.txt"), repo.read("b.txt")]).toEqual([
+        "A and mine\n",
+        "mine\n",
+        "BB\n",
+      ]);
+    },
+  );
+
   it("interrupted before its second stop, is still the turn's: the next prompt ends it, and its rewind puts the edit back", async () => {
     const s = `${script.agent}-esc`;
     send(script.begin(repo.dir, s, 1, repo.dir));
