@@ -95,6 +95,12 @@ export const SPECS: Record<AgentName, InstallSpec> = {
         matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash",
         hooks: [handler(command, { timeout: 60 })],
       },
+      // Fired instead of PostToolUse when the call failed (a Bash command exiting non-zero, an
+      // edit refused half-way): it may have changed files all the same.
+      PostToolUseFailure: {
+        matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash",
+        hooks: [handler(command, { timeout: 60 })],
+      },
       Stop: { hooks: [handler(command, { timeout: 60 })] },
       // Fired instead of Stop when the turn ends on an API error.
       StopFailure: { hooks: [handler(command, { timeout: 60 })] },

@@ -156,6 +156,29 @@ describe("a change after the turn's last tool call", () => {
     ]);
   });
 
+  it("counts a failed call's changes as the agent's: Claude Code sends PostToolUseFailure instead (a Bash exiting 1)", () => {
+    send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "run the tests" }));
+    // The test run writes its report, then fails (code.claude.com/docs/en/hooks: PostToolUseFailure
+    // carries tool_name, tool_input, tool_use_id, error, is_interrupt).
+    repo.write({ "coverage/report.txt": "2 failed\n" });
+    send(
+      claude(repo.dir, s, "PostToolUseFailure", {
+        tool_name: "Bash",
+        tool_input: { command: "npm test" },
+        tool_use_id: "toolu_tests",
+        error: "Exit code 1",
+        is_interrupt: false,
+      }),
+    );
+    repo.write({ "NOTES.md": "mine\n" }); // the person, while the agent answers
+    send(stop());
+    const [turn] = sandbox.ok(repo.dir, "log", "--session", s);
+    expect(turn.changed).toEqual(["NOTES.md", "coverage/report.txt"]);
+    expect(turn.uncertain).toEqual(["NOTES.md"]);
+    sandbox.ok(repo.dir, "rewind", "--session", s, "--to", "1", "coverage/report.txt");
+    expect([repo.exists("coverage/report.txt"), repo.read("NOTES.md")]).toEqual([false, "mine\n"]);
+  });
+
   it("stays the agent's where a tool call named the path after that mark (an edit that sent no PostToolUse)", () => {
     send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit both" }));
     send(preEdit("src/a.js"));

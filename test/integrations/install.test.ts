@@ -62,6 +62,9 @@ describe("install claude-code", () => {
         PostToolUse: [
           { matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash", hooks: [{ ...cmd, timeout: 60 }] },
         ],
+        PostToolUseFailure: [
+          { matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash", hooks: [{ ...cmd, timeout: 60 }] },
+        ],
         Stop: [{ hooks: [{ ...cmd, timeout: 60 }] }],
         StopFailure: [{ hooks: [{ ...cmd, timeout: 60 }] }],
         SessionEnd: [{ hooks: [cmd] }],

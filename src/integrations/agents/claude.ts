@@ -47,7 +47,9 @@ function claudeAction(name: string, payload: Payload): HookAction {
         : undefined;
       return file ? { kind: "touch", paths: [file] } : { kind: "none" };
     }
-    case "PostToolUse": {
+    // A failed call (Claude Code sends PostToolUseFailure instead) may have changed files too.
+    case "PostToolUse":
+    case "PostToolUseFailure": {
       const tool = str(payload, "tool_name") ?? "";
       const key = EDIT_TOOLS[tool];
       const file = key
