@@ -24,6 +24,7 @@ export async function ignoredBySnapshotRules(
     string,
     { blobs: Map<RelPath, string>; rules: Map<RelPath, Buffer>; files: Set<RelPath> }
   >();
+  const above = await rulesAboveWorkspace(engine);
   await engine.withReader(async (cat) => {
     const lookup = new TreeLookup(cat);
     for (const [tree, files] of filesOf) {
@@ -33,7 +34,7 @@ export async function ignoredBySnapshotRules(
         const entry = await lookup.entry(tree, file);
         if (entry && entry.mode !== MODE.tree && entry.mode !== MODE.gitlink) blobs.set(file, entry.oid);
       }
-      if (blobs.size === 0) continue;
+      if (blobs.size === 0 && above.size === 0) continue;
       const key = [...blobs].sort().join("\n");
       const group = byRules.get(key) ?? { blobs, rules: new Map(), files: new Set() };
       for (const f of files) group.files.add(f);
@@ -44,8 +45,13 @@ export async function ignoredBySnapshotRules(
     }
   });
   const ignored = new Set<RelPath>();
+  // A subdirectory's workspace is judged where it is in the repository, below the rules above it.
+  const prefix = engine.location.prefix;
+  const inRepository = (rel: RelPath) => (prefix === "" ? rel : `${prefix}/${rel}`);
   for (const { rules, files } of byRules.values()) {
-    for (const f of await judge(engine, rules, [...files])) ignored.add(f);
+    const all = new Map([...above, ...[...rules].map(([f, c]) => [inRepository(f), c] as const)]);
+    for (const f of await judge(engine, all, [...files].map(inRepository)))
+      ignored.add(prefix === "" ? f : f.slice(prefix.length + 1));
   }
   return ignored;
 }
@@ -76,4 +82,25 @@ async function judge(
   } finally {
     await fs.rm(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * For a subdirectory's workspace, the `.gitignore` files of the folders above it as the
+ * repository's HEAD commits them (its snapshots hold none of them): a rule there that ignored a
+ * captured secret still counts once it is gone from the work tree.
+ */
+async function rulesAboveWorkspace(engine: StoreContext): Promise<Map<RelPath, Buffer>> {
+  const rules = new Map<RelPath, Buffer>();
+  const { prefix, worktreeRoot } = engine.location;
+  if (engine.location.kind !== "git" || prefix === "" || !worktreeRoot) return rules;
+  for (const dir of ["", ...ancestorsOf(prefix)]) {
+    const file = dir === "" ? ".gitignore" : `${dir}/.gitignore`;
+    const shown = await runGit(["cat-file", "blob", `HEAD:${relBytes(file).toString("utf8")}`], {
+      cwd: worktreeRoot,
+      env: { GIT_LITERAL_PATHSPECS: "0" },
+      okCodes: [0, 128],
+    });
+    if (shown.code === 0) rules.set(file, shown.stdout);
+  }
+  return rules;
 }

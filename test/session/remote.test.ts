@@ -262,6 +262,22 @@ describe("push and fetch through a local bare repository", () => {
     ]);
   });
 
+  it("from a subdirectory's workspace, refuses a file a rule above it ignored, once that rule is gone from the work tree", () => {
+    const remote = bare("rules-above.git");
+    const repo = originRepo(a, "rules-above", remote, { ".gitignore": "*.key\n", "pkg/app.ts": "1\n" });
+    const pkg = repo.path("pkg");
+    a.ok(pkg, "turn", "begin", "--session", "s", "--turn", "1");
+    repo.write({ "pkg/my.key": "PRIVATE\n" });
+    a.ok(pkg, "touch", "--session", "s", "my.key");
+    a.ok(pkg, "turn", "end", "--session", "s");
+    expect(a.cli(pkg, ["push", "--json"]).json.conflicts).toEqual(["my.key"]);
+    repo.write({ ".gitignore": "" }); // the rule, gone from the work tree (HEAD still has it)
+    const refused = a.cli(pkg, ["push", "--json"]);
+    expect(refused.status, refused.stderr).toBe(3);
+    expect(refused.json.conflicts).toEqual(["my.key"]);
+    expect(ghostRefs(a, remote)).toEqual([]);
+  });
+
   it("keeps a plain folder's history apart from a repository's on one remote", async () => {
     const remote = bare("shared.git");
     const onA = originRepo(a, "shared-a", remote, { "f.txt": "0\n" });
