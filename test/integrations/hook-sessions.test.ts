@@ -63,7 +63,11 @@ describe.each(SCRIPTS)("$agent hooks in a real session", (script) => {
     // Another hook blocked that stop: the agent goes on, then stops again with stop_hook_active.
     const blocked = script.stop(sub, s, root(), true);
     if (blocked) {
+      // Its tool writes a file, reported as the agent reports any edit.
+      const created = repo.path("src/new.js");
+      send(script.pre(sub, s, created, root()), sub, env);
       repo.write({ "src/new.js": "new\n" });
+      send(script.post(sub, s, created, root()), sub, env);
       send(blocked, sub, env);
     }
 
