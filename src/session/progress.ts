@@ -173,7 +173,8 @@ export async function changedAfterLastTool(
   trees: { before: string; after: string },
   diff: { path: RelPath }[],
 ): Promise<RelPath[]> {
-  if (!turn.progress) return [];
+  // No mark at all: no tool call that can change files ran (each sends one, failed or not), so
+  // what changed that none named since the turn began is no tool's either.
   const ownUndos = new Set<RelPath>();
   for (const undo of state.undos) if (undo.t >= turn.startedAt) for (const p of undo.paths) ownUndos.add(p);
   const markedSince = (p: RelPath) => {
@@ -194,7 +195,6 @@ export async function changedAfterLastTool(
  * (asked for from the chat). Checked against the last mark, what such a path shows is no tool's.
  */
 function notToolsSinceMark(turn: TurnState, state: SessionState, diff: { path: RelPath }[]): RelPath[] {
-  if (turn.marks.length === 0) return [];
   const reported = new Set<RelPath>(turn.touched);
   for (const undo of state.undos) if (undo.t >= turn.startedAt) for (const p of undo.paths) reported.add(p);
   return diff.map((c) => c.path).filter((p) => !reported.has(p));

@@ -40,6 +40,14 @@ export const claudeEvents = {
     }),
   bash: (cwd: string, s: string, command: string) =>
     claude(cwd, s, "PreToolUse", { tool_name: "Bash", tool_input: { command }, tool_use_id: "toolu_04" }),
+  /** PostToolUse after a Bash call: the progress mark of a shell tool's work (any files it changed). */
+  ranBash: (cwd: string, s: string, command: string) =>
+    claude(cwd, s, "PostToolUse", {
+      tool_name: "Bash",
+      tool_input: { command },
+      tool_response: { stdout: "", stderr: "", interrupted: false },
+      tool_use_id: "toolu_05",
+    }),
   stop: (cwd: string, s: string) =>
     claude(cwd, s, "Stop", {
       stop_hook_active: false,

@@ -30,10 +30,12 @@ describe("Claude Code hook adapter", () => {
     send(ev.prompt(cwd, s, "rename the key"));
     send(ev.write(cwd, s, repo.path(".env")));
     repo.write({ ".env": "KEY=new\n", "src/app.js": "v1\n" });
+    send(ev.ranBash(cwd, s, "sed -i s/KEY/NEW_KEY/ src/app.js")); // its shell edits the other file
     send(ev.stop(cwd, s));
     send(ev.prompt(cwd, s, "now the notebook"));
     send(ev.notebook(cwd, s, repo.path("nb.ipynb")));
     repo.write({ "nb.ipynb": "{}\n", "src/app.js": "v2\n" });
+    send(ev.ranBash(cwd, s, "node update-app.js"));
     send(ev.stop(cwd, s));
 
     const turns = await log(s);
@@ -70,6 +72,7 @@ describe("Claude Code hook adapter", () => {
     for (const n of [1, 2, 3]) {
       send(ev.prompt(repo.dir, s, `prompt ${n}`));
       repo.write({ "src/app.js": `v${n}\n` });
+      send(ev.ranBash(repo.dir, s, `node step-${n}.js`));
       send(ev.stop(repo.dir, s));
     }
     repo.ok("rewind", "--session", s, "--to", "2");
@@ -79,6 +82,7 @@ describe("Claude Code hook adapter", () => {
     expect(told.status).toBe(0);
     expect(JSON.parse(told.stdout).hookSpecificOutput.hookEventName).toBe("UserPromptSubmit");
     repo.write({ "src/app.js": "v4\n" });
+    send(ev.ranBash(repo.dir, s, "node step-4.js"));
     send(ev.stop(repo.dir, s));
     const turns = await log(s);
     expect(turns.map((t) => [t.turn, t.state])).toEqual([

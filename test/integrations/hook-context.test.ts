@@ -36,10 +36,12 @@ async function turnAndRewind(
   session: string,
   prompt: (n: number) => unknown,
   stop: (n: number) => unknown,
+  toolDone?: () => unknown,
 ) {
   for (const n of [1]) {
     send(agent, prompt(n));
     repo.write({ "src/app.js": `${session} v${n}\n` });
+    if (toolDone) send(agent, toolDone()); // the tool call that wrote it, where the agent reports it after
     send(agent, stop(n));
   }
   const turn = (await logIn(repo, session))[0].turn;
@@ -85,6 +87,12 @@ describe("the model is told what went back", () => {
           prompt: `p${n}`,
           prompt_response: "ok",
           stop_hook_active: false,
+        }),
+      () =>
+        gemini(repo.dir, gm, "AfterTool", {
+          tool_name: "run_shell_command",
+          tool_input: { command: "node edit-app.js" },
+          tool_response: { llmContent: "", returnDisplay: "" },
         }),
     );
     const gTold = JSON.parse(send("gemini", gemini(repo.dir, gm, "BeforeAgent", { prompt: "p3" })));

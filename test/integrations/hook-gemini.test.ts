@@ -96,6 +96,7 @@ describe("Gemini CLI AfterAgent retry", () => {
     // AfterAgent hooks") and the original prompt (`hookState.originalRequest`).
     send("g1", "BeforeAgent", { prompt: "implement feature X" });
     repo.write({ "feature.js": "feature\n" });
+    send("g1", "AfterTool", { tool_name: "run_shell_command", tool_input: { command: "node scaffold.js" } });
     send("g1", "AfterAgent", {
       prompt: "implement feature X",
       prompt_response: "done",

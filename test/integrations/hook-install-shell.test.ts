@@ -211,6 +211,8 @@ describe("small things a user meets", () => {
     const send = (event: unknown) => shellHook(sandbox, installedCommand("claude-code"), event, repo.dir);
     send(claude(repo.dir, "s1", "UserPromptSubmit", { prompt: "p" }));
     repo.write({ "src/app.js": "v1\n" });
+    const bash = { tool_name: "Bash", tool_input: { command: "node edit.js" }, tool_use_id: "toolu_1" };
+    send(claude(repo.dir, "s1", "PostToolUse", { ...bash, tool_response: { stdout: "" } }));
     send(claude(repo.dir, "s1", "Stop", { stop_hook_active: false }));
     expect(repo.cli(["sessions"]).stdout).toMatch(/^s1 {2}1 turn {2}/);
     expect(repo.cli(["rewind", "--session", "s1", "--to", "1"]).stdout).toMatch(

@@ -156,6 +156,19 @@ describe("a change after the turn's last tool call", () => {
     ]);
   });
 
+  it("is the person's in a turn where no tool call ran: what changed meanwhile is no tool's", () => {
+    send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "explain a.js" }));
+    // The agent only answers; the person edits a file and saves a new one meanwhile.
+    repo.write({ "src/a.js": "a0 and mine\n", "NOTES.md": "mine\n" });
+    send(stop());
+    const [turn] = sandbox.ok(repo.dir, "log", "--session", s);
+    expect(turn.uncertain).toEqual(["NOTES.md", "src/a.js"]);
+    const refused = sandbox.cli(repo.dir, ["rewind", "--session", s, "--to", "1", "--json"]);
+    expect(refused.status).toBe(3);
+    expect(refused.json.afterLastTool).toEqual(["NOTES.md", "src/a.js"]);
+    expect([repo.read("src/a.js"), repo.read("NOTES.md")]).toEqual(["a0 and mine\n", "mine\n"]);
+  });
+
   it("counts a failed call's changes as the agent's: Claude Code sends PostToolUseFailure instead (a Bash exiting 1)", () => {
     send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "run the tests" }));
     // The test run writes its report, then fails (code.claude.com/docs/en/hooks: PostToolUseFailure

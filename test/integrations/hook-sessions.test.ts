@@ -298,16 +298,30 @@ describe("hooks across sessions and outside projects", () => {
     const proj = new Repo(sandbox, sandbox.dir("proj"));
     proj.write({ "keep.txt": "keep\n" });
     const run = (event: unknown) => shellHook(sandbox, installedCommand("claude-code"), event, proj.dir);
+    // The agent's shell does each turn's work: its PostToolUse marks it.
+    const shellDone = () =>
+      expectQuiet(
+        run(
+          claude(proj.dir, "g1", "PostToolUse", {
+            tool_name: "Bash",
+            tool_input: { command: "make" },
+            tool_response: {},
+          }),
+        ),
+      );
     expectQuiet(run(claude(proj.dir, "g1", "UserPromptSubmit", { prompt: "write the app" })));
     proj.write({ "app.js": "app\n" });
+    shellDone();
     expectQuiet(run(claude(proj.dir, "g1", "Stop", { stop_hook_active: false })));
     expectQuiet(run(claude(proj.dir, "g1", "UserPromptSubmit", { prompt: "set up git" })));
     sandbox.git(proj.dir, "init", "-q");
     proj.write({ ".gitignore": "dist/\n", "dist/app.min.js": "built\n", "app.js": "app v2\n" });
+    shellDone();
     // The turn begun in the plain folder ends in the repository, nothing to tell.
     expectQuiet(run(claude(proj.dir, "g1", "Stop", { stop_hook_active: false })));
     expectQuiet(run(claude(proj.dir, "g1", "UserPromptSubmit", { prompt: "third" })));
     proj.write({ "app.js": "app v3\n" });
+    shellDone();
     expectQuiet(run(claude(proj.dir, "g1", "Stop", { stop_hook_active: false })));
     const turns = await logIn(proj, "g1");
     expect(turns.map((t: any) => [t.state, t.changed])).toEqual([
@@ -406,6 +420,11 @@ describe("hooks across sessions and outside projects", () => {
     send(claude(repo.dir, "A", "UserPromptSubmit", { prompt: "a" }), repo.dir);
     send(claude(repo.dir, "B", "UserPromptSubmit", { prompt: "b" }), repo.dir);
     repo.write({ "notes.md": "by a shell of one of them\n" });
+    // Both ran a shell command meanwhile; neither reports what it wrote.
+    for (const s of ["A", "B"]) {
+      const bash = { tool_name: "Bash", tool_input: { command: "./gen.sh" }, tool_response: {} };
+      send(claude(repo.dir, s, "PostToolUse", bash), repo.dir);
+    }
     send(claude(repo.dir, "A", "Stop", { stop_hook_active: false }), repo.dir);
     send(claude(repo.dir, "B", "Stop", { stop_hook_active: false }), repo.dir);
     for (const s of ["A", "B"]) {
@@ -557,6 +576,8 @@ describe("hooks across sessions and outside projects", () => {
     silentFor(60);
     send(claude(repo.dir, "B", "UserPromptSubmit", { prompt: "b" }), repo.dir);
     repo.write({ "notes.md": "by B's shell\n" });
+    const bash = { tool_name: "Bash", tool_input: { command: "./notes.sh" }, tool_response: {} };
+    send(claude(repo.dir, "B", "PostToolUse", bash), repo.dir);
     send(claude(repo.dir, "B", "Stop", { stop_hook_active: false }), repo.dir);
     expect((await log("B"))[0].uncertain ?? []).toEqual([]);
     const rewound = repo.cli(["rewind", "--session", "B", "--to", "1", "--json"]);

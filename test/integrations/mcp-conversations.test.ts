@@ -81,9 +81,11 @@ describe("the MCP server of one of two conversations in a workspace", () => {
     const cwd = repo.dir;
     await a.hook(ev.prompt(cwd, "chat-a", "add a"));
     repo.write({ "a.txt": "a\n" });
+    await a.hook(ev.ranBash(cwd, "chat-a", "echo a > a.txt"));
     await a.hook(ev.stop(cwd, "chat-a"));
     await b.hook(ev.prompt(cwd, "chat-b", "add b"));
     repo.write({ "b.txt": "b\n" });
+    await b.hook(ev.ranBash(cwd, "chat-b", "echo b > b.txt"));
     await b.hook(ev.stop(cwd, "chat-b"));
     // The user asks A to undo while B works on: B's tool calls make B the most recently active.
     await a.hook(ev.prompt(cwd, "chat-a", "undo that"));

@@ -51,6 +51,7 @@ describe("undo from inside the agent (MCP)", () => {
     const s = "chat";
     claude(ev.prompt(repo.dir, s, "add a"));
     repo.write({ "src/app.js": "v1\n", "a.txt": "a\n" });
+    claude(ev.ranBash(repo.dir, s, "node add-a.js"));
     claude(ev.stop(repo.dir, s));
     const snapshots = (await call("list_snapshots")).structuredContent as { items: { id: string }[] };
     // Before, unknown keys were dropped and these ran for real.
@@ -72,10 +73,12 @@ describe("undo from inside the agent (MCP)", () => {
     const cwd = repo.dir;
     claude(ev.prompt(cwd, s, "add a"));
     repo.write({ "src/app.js": "v1\n", "a.txt": "a\n" });
+    claude(ev.ranBash(cwd, s, "node add-a.js"));
     claude(ev.stop(cwd, s));
     claude(ev.prompt(cwd, s, "add b"));
     claude(ev.write(cwd, s, repo.path("b.txt")));
     repo.write({ "src/app.js": "v2\n", "b.txt": "b\n" });
+    claude(ev.ranBash(cwd, s, "node add-b.js"));
     claude(ev.stop(cwd, s));
     // The user types "undo that": the prompt hook opens turn 3 before the model acts.
     expectQuiet(hook(sandbox, "claude-code", ev.prompt(cwd, s, "undo that"), cwd));

@@ -97,6 +97,7 @@ describe("MCP answers fit the model's context", () => {
     const turn = (prompt: string, work: () => void) => {
       claude(ev.prompt(repo.dir, "chat", prompt));
       work();
+      claude(ev.ranBash(repo.dir, "chat", "node work.js")); // the agent's shell did the work
       claude(ev.stop(repo.dir, "chat"));
     };
     turn("rewrite all", editMany);

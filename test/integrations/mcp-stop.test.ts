@@ -73,6 +73,7 @@ const names = Array.from({ length: FILES }, (_, i) => `many/${i}.txt`);
 function turnChangingFiles(): void {
   claude(ev.prompt(repo.dir, "chat", "change every file"));
   for (const name of names) writeFileSync(repo.path(name), "v1\n");
+  claude(ev.ranBash(repo.dir, "chat", "node change-every-file.js"));
   claude(ev.stop(repo.dir, "chat"));
 }
 
