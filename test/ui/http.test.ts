@@ -431,11 +431,14 @@ describe("ghostcommit ui: starting", () => {
       execFileSync("/bin/sh", ["-c", "command -v git"], { encoding: "utf8" }).trim(),
       path.join(bin, "git"),
     );
-    // An xdg-open that records its arguments (what /proc/PID/cmdline shows every user).
+    // An xdg-open that records its arguments (what /proc/PID/cmdline shows every user), whole
+    // once the file is there: written aside, then renamed.
     const argsFile = path.join(sandbox.home, "opener-args");
-    writeFileSync(path.join(bin, "xdg-open"), `#!/bin/sh\nprintf '%s\\n' "$@" > '${argsFile}'\n`, {
-      mode: 0o755,
-    });
+    writeFileSync(
+      path.join(bin, "xdg-open"),
+      `#!/bin/sh\nprintf '%s\\n' "$@" > '${argsFile}.tmp' && mv '${argsFile}.tmp' '${argsFile}'\n`,
+      { mode: 0o755 },
+    );
     const ui = await startUi(r, [], { PATH: `${bin}:/usr/bin:/bin` });
     await expect.poll(() => existsSync(argsFile)).toBe(true);
     const opened = readFileSync(argsFile, "utf8").trim();
