@@ -160,11 +160,14 @@ async function everySame<T>(
 
 /**
  * Of a turn that ended with its stop event, under hooks that mark after every tool call that can
- * change files: its changed paths that changed after the last tool call that could have changed
- * them. Either no tool call named them (see `notToolsSinceMark`), or every call that named one
- * was followed by a mark that read it, and it changed after the last such mark: a person's edit
- * while the agent wrote its answer. A path named by a call that sent no mark after it (an edit
- * that failed half-way) stays the agent's: its last bytes may be that call's.
+ * change files (failed ones included): its changed paths that changed after the last tool call
+ * that could have changed them. Either no tool call named them (an edit announced or reported; an
+ * edit tool's mark holds only its own paths), so what they show since the last mark (since the
+ * turn began, with none) is no tool's; or every call that named one was followed by a mark that
+ * read it, and it changed after the last such mark: a person's edit while the agent wrote its
+ * answer. A path named by a call that sent no mark after it (cut off half-way) stays the agent's:
+ * its last bytes may be that call's. What the session's own rewind or redo changed during the
+ * turn (asked for from the chat) is the turn's work.
  */
 export async function changedAfterLastTool(
   cat: CatFile,
@@ -173,29 +176,14 @@ export async function changedAfterLastTool(
   trees: { before: string; after: string },
   diff: { path: RelPath }[],
 ): Promise<RelPath[]> {
-  // No mark at all: no tool call that can change files ran (each sends one, failed or not), so
-  // what changed that none named since the turn began is no tool's either.
-  const ownUndos = new Set<RelPath>();
-  for (const undo of state.undos) if (undo.t >= turn.startedAt) for (const p of undo.paths) ownUndos.add(p);
+  const undone = new Set<RelPath>();
+  for (const undo of state.undos) if (undo.t >= turn.startedAt) for (const p of undo.paths) undone.add(p);
   const markedSince = (p: RelPath) => {
     const lastCall = turn.touchTimes.get(p)?.last ?? Number.POSITIVE_INFINITY;
     return turn.marks.some((m) => m.t > lastCall && (m.paths === undefined || m.paths.includes(p)));
   };
-  const named = diff
+  const candidates = diff
     .map((c) => c.path)
-    .filter((p) => turn.touched.has(p) && !ownUndos.has(p) && markedSince(p));
-  const candidates = [...notToolsSinceMark(turn, state, diff), ...named];
+    .filter((p) => !undone.has(p) && (!turn.touched.has(p) || markedSince(p)));
   return changedSinceProgress(cat, turn, trees.before, trees.after, candidates);
-}
-
-/**
- * Of a turn's changed paths, those no tool call of the turn ever named: neither touched (an edit
- * announced or reported, also by a call that sent no mark after it: a failed one; an edit tool's
- * mark holds only its own paths) nor changed by the session's own rewind or redo during the turn
- * (asked for from the chat). Checked against the last mark, what such a path shows is no tool's.
- */
-function notToolsSinceMark(turn: TurnState, state: SessionState, diff: { path: RelPath }[]): RelPath[] {
-  const reported = new Set<RelPath>(turn.touched);
-  for (const undo of state.undos) if (undo.t >= turn.startedAt) for (const p of undo.paths) reported.add(p);
-  return diff.map((c) => c.path).filter((p) => !reported.has(p));
 }
