@@ -13,7 +13,7 @@ export type HookAction =
    */
   | { kind: "touch"; paths: string[]; edited?: boolean }
   /** A tool call finished: a progress mark of the named paths, or of everything (a shell tool). */
-  | { kind: "progress"; paths?: string[] }
+  | { kind: "progress"; paths?: string[]; unwritten?: true }
   /**
    * The agent finished its answer: snapshot after the open turn. `extend`: the agent went on after
    * another hook blocked its stop, and this later stop moves the end of that same turn.

@@ -203,8 +203,9 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
       // The agent's tool calls: after a stop another hook blocked, they continue that turn.
       const continuing = { continuing: true };
       if (action.kind === "progress") {
+        const { unwritten } = action;
         if (action.paths === undefined) await session.progress(undefined, continuing);
-        else if (absolute.length > 0) await session.progress(absolute, continuing);
+        else if (absolute.length > 0) await session.progress(absolute, { ...continuing, unwritten });
       } else if (absolute.length > 0) {
         const touched = await session.touched(absolute, { edited: action.edited, ...continuing });
         const { leftOut = [] } = touched;

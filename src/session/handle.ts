@@ -71,9 +71,10 @@ export class Session implements SessionHandle {
   }
 
   /** Records what the open turn changed so far (all of it, or only `paths`): a progress mark. */
-  async progress(paths?: string[], options?: { continuing?: boolean }): Promise<void> {
+  async progress(paths?: string[], options?: { continuing?: boolean; unwritten?: boolean }): Promise<void> {
     checkArgument(paths === undefined || isStringList(paths), "progress takes a list of paths (strings)");
-    const checked = checkedOptions(options, "progress", { booleans: ["continuing"] });
+    const checked = checkedOptions(options, "progress", { booleans: ["continuing", "unwritten"] });
+    checkArgument(!checked.unwritten || paths !== undefined, "progress: unwritten needs paths");
     return this.ctx.engine.capturing(() => markProgress(this.ctx, paths, checked));
   }
 

@@ -29,7 +29,7 @@ export type JournalRecord =
       t: number;
     }
   /** A progress mark after a tool call: the tree of what the agent had done by then (`paths`: an edit tool's, the only ones read). */
-  | { e: "mark"; turn: string; tree: string; paths?: RelPath[]; t: number }
+  | { e: "mark"; turn: string; tree: string; paths?: RelPath[]; unwritten?: true; t: number }
   /** The agent's conversation ended (cleared, exited) with the turn open: it ran no longer. */
   | { e: "abandon"; turn: string; t: number }
   /** The agent worked on after the latest turn's stop (another hook blocked it): open again; `tree`, its state at the stop. */
@@ -95,8 +95,11 @@ export interface TurnState {
   beforeUnknown: Set<RelPath>;
   /** The tree of the latest progress mark, if any. */
   progress?: string;
-  /** Every progress mark of the turn, oldest first: its tree, when it was taken (microseconds), the only paths it read. */
-  marks: { tree: string; t: number; paths?: RelPath[] }[];
+  /**
+   * Every progress mark of the turn, oldest first: its tree, when it was taken (microseconds), the
+   * only paths it read, and whether the edit tool that named them failed without writing them.
+   */
+  marks: { tree: string; t: number; paths?: RelPath[]; unwritten?: true }[];
   /** Changed paths whose attribution to this turn is uncertain: rewinding them needs --force. */
   uncertain: Set<RelPath>;
   /** Of those, the ones changed after the last tool call that could have changed them. */
@@ -201,7 +204,12 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       const turn = findTurn(state, record.turn);
       if (turn?.state !== "open") break;
       turn.progress = record.tree;
-      turn.marks.push({ tree: record.tree, t: record.t, ...(record.paths ? { paths: record.paths } : {}) });
+      turn.marks.push({
+        tree: record.tree,
+        t: record.t,
+        ...(record.paths ? { paths: record.paths } : {}),
+        ...(record.unwritten === true ? { unwritten: true } : {}),
+      });
       break;
     }
     case "reopen":

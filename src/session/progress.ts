@@ -22,7 +22,7 @@ import { sameState, TreeLookup } from "../git/tree-lookup.js";
 export async function markProgress(
   ctx: SessionContext,
   given?: string[],
-  options: { continuing?: boolean } = {},
+  options: { continuing?: boolean; unwritten?: boolean } = {},
 ): Promise<void> {
   const { engine, journal } = ctx;
   engine.assertEnabled();
@@ -39,7 +39,8 @@ export async function markProgress(
       if (!rels) return full();
       // A mark whose objects a gc pruned cannot be edited: start again from the whole workspace.
       const edited = await editedMark(engine, cat, open, rels).catch(() => null);
-      return edited ? { tree: edited, paths: rels } : full();
+      if (!edited) return full();
+      return { tree: edited, paths: rels, ...(options.unwritten ? { unwritten: true as const } : {}) };
     });
     await journal.append([...(reopened ? [reopened] : []), { e: "mark", turn: open.turn, ...mark }]);
   });
@@ -185,5 +186,29 @@ export async function changedAfterLastTool(
   const candidates = diff
     .map((c) => c.path)
     .filter((p) => !undone.has(p) && (!turn.touched.has(p) || markedSince(p)));
-  return changedSinceProgress(cat, turn, trees.before, trees.after, candidates);
+  return changedSinceLastWriter(cat, turn, trees, candidates);
+}
+
+/**
+ * Of `paths`, those whose state at the turn's end differs from the last mark that read them after
+ * a tool call that may have written them (the before-state without one): as the latest mark holds
+ * them, since each mark carries on what the previous one read. A failed edit tool's mark is no
+ * such call: what it read (a person's edit made just before it) is not the agent's.
+ */
+async function changedSinceLastWriter(
+  cat: CatFile,
+  turn: TurnState,
+  trees: { before: string; after: string },
+  paths: RelPath[],
+): Promise<RelPath[]> {
+  const lookup = new TreeLookup(cat);
+  const out: RelPath[] = [];
+  for (const p of paths) {
+    const writer = [...turn.marks].reverse().find((m) => !m.unwritten && (m.paths?.includes(p) ?? true));
+    const base = await lookup.file(writer?.tree ?? trees.before, p).catch(() => undefined);
+    // The mark's objects are gone: everything since the start is uncertain.
+    const reference = base === undefined ? await lookup.file(trees.before, p) : base;
+    if (!sameState(reference, await lookup.file(trees.after, p))) out.push(p);
+  }
+  return out;
 }

@@ -163,9 +163,10 @@ export interface SessionHandle {
   /**
    * A progress mark: records what the open turn changed so far (only `paths` when given), so
    * changes made after the agent stopped (an interrupt) are not taken for the turn's.
-   * `continuing`: as for `touched`.
+   * `continuing`: as for `touched`. `unwritten`: the edit tool that named `paths` failed without
+   * writing them (Claude Code's PostToolUseFailure of Edit), so what they show is not its work.
    */
-  progress(paths?: string[], options?: { continuing?: boolean }): Promise<void>;
+  progress(paths?: string[], options?: { continuing?: boolean; unwritten?: boolean }): Promise<void>;
   /**
    * A stop after a blocked stop: the latest turn's end moves here. Null with no turn to end.
    * `prompt`: the prompt the stop answers; an open turn begun by the agent's retry (another prompt)

@@ -192,6 +192,46 @@ describe("a change after the turn's last tool call", () => {
     expect([repo.exists("coverage/report.txt"), repo.read("NOTES.md")]).toEqual([false, "mine\n"]);
   });
 
+  it("is the person's where the agent's edit of it failed: the file had changed since the agent read it", () => {
+    /** A refused Edit: code.claude.com/docs/en/hooks, PostToolUseFailure (tool_input, error, is_interrupt). */
+    const editFailed = (file: string, error: string) =>
+      claude(repo.dir, s, "PostToolUseFailure", {
+        tool_name: "Edit",
+        tool_input: { file_path: repo.path(file), old_string: "0", new_string: "1", replace_all: false },
+        tool_use_id: `toolu_failed_${file}`,
+        error,
+        is_interrupt: false,
+      });
+    const changedSinceRead =
+      "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
+    send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit a.js, b.js and c.js" }));
+    send(preEdit("src/a.js"));
+    repo.write({ "src/a.js": "a1\n" });
+    send(edited("src/a.js"));
+    send(preEdit("src/b.js"));
+    repo.write({ "src/b.js": "b1\n" });
+    send(edited("src/b.js"));
+    // The person saves their own a.js and c.js; the agent's next edits of both are refused for it.
+    repo.write({ "src/a.js": "a1 and my fix\n", "lib/c.js": "c0 and mine\n" });
+    send(preEdit("src/a.js"));
+    send(editFailed("src/a.js", changedSinceRead));
+    send(preEdit("lib/c.js"));
+    send(editFailed("lib/c.js", changedSinceRead));
+    // A failed edit of b.js (its text was not there) leaves the agent's earlier edit its own.
+    send(preEdit("src/b.js"));
+    send(editFailed("src/b.js", "String to replace not found in file."));
+    send(stop());
+    const [turn] = sandbox.ok(repo.dir, "log", "--session", s);
+    expect(turn.changed).toEqual(["lib/c.js", "src/a.js", "src/b.js"]);
+    expect(turn.uncertain).toEqual(["lib/c.js", "src/a.js"]);
+    const refused = sandbox.cli(repo.dir, ["rewind", "--session", s, "--to", "1", "--json"]);
+    expect(refused.status).toBe(3);
+    expect(refused.json.afterLastTool).toEqual(["lib/c.js", "src/a.js"]);
+    expect([repo.read("src/a.js"), repo.read("lib/c.js")]).toEqual(["a1 and my fix\n", "c0 and mine\n"]);
+    sandbox.ok(repo.dir, "rewind", "--session", s, "--to", "1", "src/b.js");
+    expect(repo.read("src/b.js")).toBe("b0\n");
+  });
+
   it("stays the agent's where a tool call named the path after that mark (an edit that sent no PostToolUse)", () => {
     send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit both" }));
     send(preEdit("src/a.js"));

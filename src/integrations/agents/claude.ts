@@ -47,7 +47,9 @@ function claudeAction(name: string, payload: Payload): HookAction {
         : undefined;
       return file ? { kind: "touch", paths: [file] } : { kind: "none" };
     }
-    // A failed call (Claude Code sends PostToolUseFailure instead) may have changed files too.
+    // A failed call (Claude Code sends PostToolUseFailure instead) may have changed files too,
+    // except an edit tool's: it refuses before writing (text not found, the file changed since
+    // it was read), so what its file shows then is not its work.
     case "PostToolUse":
     case "PostToolUseFailure": {
       const tool = str(payload, "tool_name") ?? "";
@@ -55,6 +57,7 @@ function claudeAction(name: string, payload: Payload): HookAction {
       const file = key
         ? (str(obj(payload, "tool_input"), key) ?? str(obj(payload, "tool_input"), "file_path"))
         : undefined;
+      if (file && name === "PostToolUseFailure") return { kind: "progress", paths: [file], unwritten: true };
       if (file) return { kind: "progress", paths: [file] };
       return tool === "Bash" ? { kind: "progress" } : { kind: "none" };
     }
