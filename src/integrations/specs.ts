@@ -73,6 +73,9 @@ function handler(command: string, extra: Record<string, unknown> = {}): Record<s
 /** Codex tools that edit files; `Bash` for builds that route `apply_patch` through the shell. */
 const CODEX_TOOLS = "^(apply_patch|Edit|Write|Bash)$";
 
+/** The Claude Code tools after which the hooks take a progress mark: all that can change files. */
+const CLAUDE_MARKED_TOOLS = "Write|Edit|MultiEdit|NotebookEdit|Bash|mcp__.*";
+
 export const SPECS: Record<AgentName, InstallSpec> = {
   "claude-code": {
     agent: "claude-code",
@@ -90,15 +93,16 @@ export const SPECS: Record<AgentName, InstallSpec> = {
         matcher: "Write|Edit|MultiEdit|NotebookEdit",
         hooks: [handler(command, { timeout: 30 })],
       },
-      // A progress mark after each tool call: what an interrupted turn did.
+      // A progress mark after each tool call: what an interrupted turn did. MCP tools
+      // (`mcp__<server>__<tool>`) may write files too.
       PostToolUse: {
-        matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash",
+        matcher: CLAUDE_MARKED_TOOLS,
         hooks: [handler(command, { timeout: 60 })],
       },
       // Fired instead of PostToolUse when the call failed (a Bash command exiting non-zero, an
       // edit refused half-way): it may have changed files all the same.
       PostToolUseFailure: {
-        matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash",
+        matcher: CLAUDE_MARKED_TOOLS,
         hooks: [handler(command, { timeout: 60 })],
       },
       Stop: { hooks: [handler(command, { timeout: 60 })] },

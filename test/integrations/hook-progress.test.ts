@@ -232,6 +232,28 @@ describe("a change after the turn's last tool call", () => {
     expect(repo.read("src/b.js")).toBe("b0\n");
   });
 
+  it("counts what an MCP tool wrote as the agent's: its PostToolUse is a mark of the whole workspace", () => {
+    send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "save the report with the files server" }));
+    // An MCP server's tool writes a file (code.claude.com/docs/en/hooks: MCP tools are named
+    // mcp__<server>__<tool>, and PostToolUse carries them as any tool).
+    repo.write({ "reports/today.md": "# Report\n" });
+    send(
+      claude(repo.dir, s, "PostToolUse", {
+        tool_name: "mcp__filesystem__write_file",
+        tool_input: { path: repo.path("reports/today.md"), content: "# Report\n" },
+        tool_response: { content: [{ type: "text", text: "Successfully wrote" }] },
+        tool_use_id: "toolu_mcp",
+      }),
+    );
+    repo.write({ "NOTES.md": "mine\n" }); // the person, while the agent answers
+    send(stop());
+    const [turn] = sandbox.ok(repo.dir, "log", "--session", s);
+    expect(turn.changed).toEqual(["NOTES.md", "reports/today.md"]);
+    expect(turn.uncertain).toEqual(["NOTES.md"]);
+    sandbox.ok(repo.dir, "rewind", "--session", s, "--to", "1", "reports/today.md");
+    expect([repo.exists("reports/today.md"), repo.read("NOTES.md")]).toEqual([false, "mine\n"]);
+  });
+
   it("stays the agent's where a tool call named the path after that mark (an edit that sent no PostToolUse)", () => {
     send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit both" }));
     send(preEdit("src/a.js"));

@@ -60,10 +60,10 @@ describe("install claude-code", () => {
         UserPromptSubmit: [{ hooks: [{ ...cmd, timeout: 30 }] }],
         PreToolUse: [{ matcher: "Write|Edit|MultiEdit|NotebookEdit", hooks: [{ ...cmd, timeout: 30 }] }],
         PostToolUse: [
-          { matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash", hooks: [{ ...cmd, timeout: 60 }] },
+          { matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash|mcp__.*", hooks: [{ ...cmd, timeout: 60 }] },
         ],
         PostToolUseFailure: [
-          { matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash", hooks: [{ ...cmd, timeout: 60 }] },
+          { matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash|mcp__.*", hooks: [{ ...cmd, timeout: 60 }] },
         ],
         Stop: [{ hooks: [{ ...cmd, timeout: 60 }] }],
         StopFailure: [{ hooks: [{ ...cmd, timeout: 60 }] }],

@@ -59,7 +59,8 @@ function claudeAction(name: string, payload: Payload): HookAction {
         : undefined;
       if (file && name === "PostToolUseFailure") return { kind: "progress", paths: [file], unwritten: true };
       if (file) return { kind: "progress", paths: [file] };
-      return tool === "Bash" ? { kind: "progress" } : { kind: "none" };
+      // A shell's or an MCP tool's effects are unknown: the whole workspace is read.
+      return tool === "Bash" || tool.startsWith("mcp__") ? { kind: "progress" } : { kind: "none" };
     }
     case "Stop":
       return endAction(payload);
