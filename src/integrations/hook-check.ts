@@ -95,10 +95,15 @@ function handlerCommands(settings: unknown, agent: AgentName): Map<string, strin
 
 /** ghostcommit's hook commands in an agent's settings file: none when it is absent or unreadable. */
 export function ourCommandsIn(file: string, agent: AgentName): Set<string> {
+  return new Set([...ourHandlersIn(file, agent).values()].flat());
+}
+
+/** The events of an agent's settings file that run a hook of ours, with its commands. */
+export function ourHandlersIn(file: string, agent: AgentName): Map<string, string[]> {
   try {
-    return new Set([...handlerCommands(parseJsonc(readFileSync(file, "utf8")), agent).values()].flat());
+    return handlerCommands(parseJsonc(readFileSync(file, "utf8")), agent);
   } catch {
-    return new Set();
+    return new Map();
   }
 }
 

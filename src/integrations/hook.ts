@@ -6,7 +6,8 @@ import type { SessionHandle, TurnBegun } from "../types.js";
 import { isRepeatedBegin } from "../session/context.js";
 import { climbsOut, displayPath, isTooBroad } from "../paths.js";
 import { CURSOR_CONTINUE } from "./agents/cursor.js";
-import { AGENTS, type AgentName, type HookEvent, MARKS_EVERY_TOOL } from "./event.js";
+import { AGENTS, type AgentName, type HookEvent } from "./event.js";
+import { marksEveryTool } from "./every-tool-marked.js";
 import { PARSERS, parsePayload } from "./hook-event.js";
 import { appendHookLog, globalHookLog, type HookLogEntry } from "../maintenance/hook-log.js";
 import { canTellModel, undoNotice } from "./undo-notice.js";
@@ -25,8 +26,6 @@ import { storeCannotBeMade } from "../store/layout.js";
 import { reportable } from "../errors.js";
 import { collectAnnouncements } from "../util/announce.js";
 import { processAncestors } from "../util/process-tree.js";
-
-export { AGENTS };
 
 /** What to print when the input cannot be understood: whatever lets the agent go on. */
 const FALLBACK_REPLY: Record<AgentName, string> = {
@@ -172,7 +171,7 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
     } else if (action.kind === "abandon") {
       await session.abandonTurn();
     } else if (action.kind === "end") {
-      const everyToolMarked = MARKS_EVERY_TOOL.has(event.agent);
+      const everyToolMarked = marksEveryTool(event, event.projectDir ?? ws.root);
       if (action.extend) await session.extendTurn({ prompt: action.prompt, everyToolMarked });
       else {
         const open = await session.openTurn();

@@ -145,6 +145,11 @@ export const SPECS: Record<AgentName, InstallSpec> = {
     entries: (command) => ({
       beforeSubmitPrompt: { command },
       afterFileEdit: { command },
+      // After a shell command or an MCP tool, whose effects are unknown: a progress mark of all.
+      afterShellExecution: { command },
+      afterMCPExecution: { command },
+      // Newer builds delete with a tool of their own, reported by the generic postToolUse.
+      postToolUse: { command, matcher: "Delete" },
       stop: { command },
     }),
     notes: ["Restart Cursor to load the hooks (project hooks run in trusted workspaces only)."],

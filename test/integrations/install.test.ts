@@ -365,7 +365,14 @@ describe("install for other agents", () => {
     const cmd = { command: command("cursor") };
     expect(readJson(file)).toEqual({
       version: 1,
-      hooks: { afterFileEdit: [{ command: "./format.sh" }, cmd], beforeSubmitPrompt: [cmd], stop: [cmd] },
+      hooks: {
+        afterFileEdit: [{ command: "./format.sh" }, cmd],
+        beforeSubmitPrompt: [cmd],
+        afterShellExecution: [cmd],
+        afterMCPExecution: [cmd],
+        postToolUse: [{ ...cmd, matcher: "Delete" }],
+        stop: [cmd],
+      },
     });
     sandbox.ok(dir, "uninstall", "cursor", "--project");
     // version stays while the user's hooks need it

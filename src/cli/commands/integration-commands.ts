@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { GhostcommitError } from "../../errors.js";
 import { currentDirectory } from "../../paths.js";
 import type { AgentName } from "../../integrations/event.js";
-import { AGENTS } from "../../integrations/hook.js";
+import { AGENTS } from "../../integrations/event.js";
 import {
   type CommandFiles,
   cliOf,

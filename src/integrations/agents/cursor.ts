@@ -1,4 +1,4 @@
-import { type HookAction, type HookEvent, type Payload, str } from "../event.js";
+import { type HookAction, type HookEvent, obj, type Payload, str } from "../event.js";
 
 /** Cursor sends `conversation_id`/`generation_id` where Claude Code and Codex send `session_id`. */
 export function isCursorPayload(payload: Payload): boolean {
@@ -46,6 +46,16 @@ function cursorAction(name: string, payload: Payload): HookAction {
     case "afterFileEdit": {
       const file = str(payload, "file_path");
       // Sent after the write: the file's earlier content is already gone.
+      return file ? { kind: "touch", paths: [file], edited: true } : { kind: "none" };
+    }
+    // Effects unknown: the whole workspace is read.
+    case "afterShellExecution":
+    case "afterMCPExecution":
+      return { kind: "progress" };
+    // The Delete tool's (installed with that matcher), sent after the file is gone.
+    case "postToolUse": {
+      const file =
+        str(payload, "tool_name") === "Delete" ? str(obj(payload, "tool_input"), "file_path") : undefined;
       return file ? { kind: "touch", paths: [file], edited: true } : { kind: "none" };
     }
     case "stop":
