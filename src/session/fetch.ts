@@ -14,6 +14,7 @@ import { fetchedLinksPrefix, fetchingSnapshotsPrefix, removeFetchedLinks } from 
 import { deadPackTemps, removePackTemps, removingTempPackOnFailure } from "../store/pack-temps.js";
 import { linkBorrowed } from "../store/snapshots.js";
 import { packsIn, refuseUnsafeTrees } from "../store/received-trees.js";
+import { sessionsElsewhere } from "./fetch-elsewhere.js";
 import {
   completeRecords,
   extendsJournal,
@@ -75,9 +76,15 @@ export async function fetchWorkspace(
         );
         // A tree naming `..` would have a restore write beside the workspace: nothing is taken.
         await refuseUnsafeTrees(engine.refs.refsGitDir, packsBefore, remote.url);
-        const fetched = (await engine.refs.list(staging)).filter((s) => !before.has(s.id));
+        const staged = await engine.refs.list(staging);
+        const fetched = staged.filter((s) => !before.has(s.id));
         const refused = await takeSessions(engine, remote, report);
         report.snapshots = await listAccepted(engine, fetched, refused);
+        const nothing = report.sessions.length + report.unchanged.length + report.conflicts.length === 0;
+        if (nothing && staged.length === 0) {
+          const elsewhere = await sessionsElsewhere(engine, remote).catch(() => []);
+          if (elsewhere.length > 0) report.elsewhere = elsewhere;
+        }
       } finally {
         // Never in place of the fetch's own error; any left are removed by the next fetch.
         await removeFetchedLinks(engine).catch(() => {});

@@ -66,4 +66,10 @@ export interface FetchReport {
   snapshots: string[];
   /** Size of the packs received. */
   bytes: number;
+  /**
+   * When the remote holds nothing of this workspace: the other workspaces of this repository whose
+   * sessions it holds (a subdirectory's, pushed from there), each named by its folder relative to
+   * the repository's root ("." for the root; null for a plain directory's or a folder HEAD lacks).
+   */
+  elsewhere?: { folder: string | null; sessions: number }[];
 }

@@ -93,5 +93,16 @@ function describeFetch(report: FetchReport): string {
     lines.push(`  ${color.bold(humanText(s.session))}  ${s.status}, ${counted(s.turns, "turn")}`);
   for (const c of report.conflicts)
     lines.push(`  ${color.yellow(humanText(c.session))}  not fetched: ${humanText(c.reason)}`);
+  const named = (report.elsewhere ?? []).filter((e) => e.folder !== null);
+  const unnamed = (report.elsewhere ?? []).reduce((n, e) => n + (e.folder === null ? e.sessions : 0), 0);
+  if (named.length + unnamed > 0) {
+    lines.push("the remote holds sessions of other workspaces, not this one's; run fetch in their folder:");
+    for (const e of named)
+      lines.push(`  ${color.bold(humanText(e.folder!))}  ${counted(e.sessions, "session")}`);
+    if (unnamed > 0)
+      lines.push(
+        `  ${counted(unnamed, "session")} of folders this repository's HEAD does not hold, or of a plain directory`,
+      );
+  }
   return lines.join("\n");
 }

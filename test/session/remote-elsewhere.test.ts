@@ -1,0 +1,44 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { cloneOf, machines, originRepo } from "./remote-support.js";
+
+const { a, b, bare } = machines();
+
+describe("a fetch that finds nothing of its workspace", () => {
+  it("names the folders whose sessions the remote holds: each workspace path has its own namespace there", () => {
+    const remote = bare("elsewhere.git");
+    const repo = originRepo(a, "elsewhere-a", remote, {
+      "README.md": "hi\n",
+      "packages/app/index.ts": "1\n",
+    });
+    // A session in a subdirectory (the agent was started there), and one in a folder HEAD lacks.
+    const app = repo.path("packages/app");
+    a.ok(app, "turn", "begin", "--session", "s-app", "--turn", "1");
+    writeFileSync(`${app}/index.ts`, "2\n");
+    a.ok(app, "turn", "end", "--session", "s-app");
+    expect(a.ok(app, "push").sessions.map((s: any) => s.session)).toEqual(["s-app"]);
+    const scratch = repo.path("scratch");
+    mkdirSync(scratch);
+    a.ok(scratch, "turn", "begin", "--session", "s-scratch", "--turn", "1");
+    writeFileSync(`${scratch}/notes.txt`, "n\n");
+    a.ok(scratch, "turn", "end", "--session", "s-scratch");
+    a.ok(scratch, "push");
+    // Another machine's clone, at the repository's root.
+    const onB = cloneOf(b, remote, "elsewhere-b");
+    const atRoot = onB.ok("fetch");
+    expect([atRoot.sessions, atRoot.snapshots]).toEqual([[], []]);
+    expect(atRoot.elsewhere).toEqual([
+      { folder: "packages/app", sessions: 1 },
+      { folder: null, sessions: 1 },
+    ]);
+    const said = b.cli(onB.dir, ["fetch"]);
+    expect(said.status, said.stderr).toBe(0);
+    expect(said.stdout).toContain(
+      "the remote holds sessions of other workspaces, not this one's; run fetch in their folder:\n  packages/app  1 session\n  1 session of folders this repository's HEAD does not hold, or of a plain directory\n",
+    );
+    // There, the session comes, and nothing is said of the others.
+    const inApp = b.ok(onB.path("packages/app"), "fetch");
+    expect(inApp.sessions.map((s: any) => s.session)).toEqual(["s-app"]);
+    expect(inApp.elsewhere).toBeUndefined();
+  });
+});
