@@ -271,7 +271,9 @@ async function endLocked(
   }
   const record: Extract<NewRecord, { e: "end" }> = { e: "end", turn: turn.turn, after: after.id, changed };
   if (uncertain.size > 0) record.uncertain = [...uncertain].filter((p) => changed.includes(p)).sort();
-  const afterLastTool = [...(how.extend ? (turn.afterLastTool ?? []) : []), ...unmarked];
+  // After an interrupt, alone: what changed since the last tool call's mark is no call's.
+  const sinceInterrupted = how.interrupted && overlapFrom === null ? sinceProgress : [];
+  const afterLastTool = [...(how.extend ? (turn.afterLastTool ?? []) : []), ...unmarked, ...sinceInterrupted];
   if (afterLastTool.length > 0)
     record.afterLastTool = [...new Set(afterLastTool)].filter((p) => changed.includes(p)).sort();
   if (how.extend) record.extend = true;

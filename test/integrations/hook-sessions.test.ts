@@ -98,6 +98,10 @@ describe.each(SCRIPTS)("$agent hooks in a real session", (script) => {
     const uncertain = repo.cli(["rewind", "--session", s, "--to", script.turnId(2), "--json"]);
     expect(uncertain.status).toBe(3);
     expect(uncertain.json.conflicts).toEqual(["notes.md"]);
+    expect(uncertain.json.afterLastTool).toEqual(["notes.md"]);
+    expect(repo.cli(["rewind", "--session", s, "--to", script.turnId(2)]).stderr).toContain(
+      `1 file was changed after the last tool call of session ${s} that could have changed it, so it may be a person's edit (notes.md)`,
+    );
     expect(repo.read("notes.md")).toBe("mine\n");
     repo.ok("rewind", "--session", s, "--to", script.turnId(2), "--force");
     expect([repo.read("notes.md"), repo.read("src/app.js"), repo.exists("src/gen.txt")]).toEqual([
