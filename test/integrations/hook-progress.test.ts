@@ -169,27 +169,34 @@ describe("a change after the turn's last tool call", () => {
     expect([repo.read("src/a.js"), repo.read("NOTES.md")]).toEqual(["a0 and mine\n", "mine\n"]);
   });
 
-  it("counts a failed call's changes as the agent's: Claude Code sends PostToolUseFailure instead (a Bash exiting 1)", () => {
+  // code.claude.com/docs/en/hooks: PostToolUseFailure carries tool_name, tool_input, tool_use_id,
+  // error, is_interrupt; MCP tools are named mcp__<server>__<tool> and reported as any tool.
+  it.each([
+    [
+      "a failed Bash call (Claude Code sends PostToolUseFailure instead)",
+      "PostToolUseFailure",
+      { tool_name: "Bash", tool_input: { command: "npm test" }, error: "Exit code 1", is_interrupt: false },
+    ],
+    [
+      "an MCP tool (its PostToolUse marks the whole workspace)",
+      "PostToolUse",
+      {
+        tool_name: "mcp__filesystem__write_file",
+        tool_input: { path: "out/report.txt", content: "2 failed\n" },
+        tool_response: { content: [{ type: "text", text: "Successfully wrote" }] },
+      },
+    ],
+  ])("counts what %s wrote as the agent's", (_what, name, call) => {
     send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "run the tests" }));
-    // The test run writes its report, then fails (code.claude.com/docs/en/hooks: PostToolUseFailure
-    // carries tool_name, tool_input, tool_use_id, error, is_interrupt).
-    repo.write({ "coverage/report.txt": "2 failed\n" });
-    send(
-      claude(repo.dir, s, "PostToolUseFailure", {
-        tool_name: "Bash",
-        tool_input: { command: "npm test" },
-        tool_use_id: "toolu_tests",
-        error: "Exit code 1",
-        is_interrupt: false,
-      }),
-    );
+    repo.write({ "out/report.txt": "2 failed\n" }); // the tool's own work, before its event
+    send(claude(repo.dir, s, name, { ...call, tool_use_id: "toolu_call" }));
     repo.write({ "NOTES.md": "mine\n" }); // the person, while the agent answers
     send(stop());
     const [turn] = sandbox.ok(repo.dir, "log", "--session", s);
-    expect(turn.changed).toEqual(["NOTES.md", "coverage/report.txt"]);
+    expect(turn.changed).toEqual(["NOTES.md", "out/report.txt"]);
     expect(turn.uncertain).toEqual(["NOTES.md"]);
-    sandbox.ok(repo.dir, "rewind", "--session", s, "--to", "1", "coverage/report.txt");
-    expect([repo.exists("coverage/report.txt"), repo.read("NOTES.md")]).toEqual([false, "mine\n"]);
+    sandbox.ok(repo.dir, "rewind", "--session", s, "--to", "1", "out/report.txt");
+    expect([repo.exists("out/report.txt"), repo.read("NOTES.md")]).toEqual([false, "mine\n"]);
   });
 
   it("is the person's where the agent's edit of it failed: the file had changed since the agent read it", () => {
@@ -230,28 +237,6 @@ describe("a change after the turn's last tool call", () => {
     expect([repo.read("src/a.js"), repo.read("lib/c.js")]).toEqual(["a1 and my fix\n", "c0 and mine\n"]);
     sandbox.ok(repo.dir, "rewind", "--session", s, "--to", "1", "src/b.js");
     expect(repo.read("src/b.js")).toBe("b0\n");
-  });
-
-  it("counts what an MCP tool wrote as the agent's: its PostToolUse is a mark of the whole workspace", () => {
-    send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "save the report with the files server" }));
-    // An MCP server's tool writes a file (code.claude.com/docs/en/hooks: MCP tools are named
-    // mcp__<server>__<tool>, and PostToolUse carries them as any tool).
-    repo.write({ "reports/today.md": "# Report\n" });
-    send(
-      claude(repo.dir, s, "PostToolUse", {
-        tool_name: "mcp__filesystem__write_file",
-        tool_input: { path: repo.path("reports/today.md"), content: "# Report\n" },
-        tool_response: { content: [{ type: "text", text: "Successfully wrote" }] },
-        tool_use_id: "toolu_mcp",
-      }),
-    );
-    repo.write({ "NOTES.md": "mine\n" }); // the person, while the agent answers
-    send(stop());
-    const [turn] = sandbox.ok(repo.dir, "log", "--session", s);
-    expect(turn.changed).toEqual(["NOTES.md", "reports/today.md"]);
-    expect(turn.uncertain).toEqual(["NOTES.md"]);
-    sandbox.ok(repo.dir, "rewind", "--session", s, "--to", "1", "reports/today.md");
-    expect([repo.exists("reports/today.md"), repo.read("NOTES.md")]).toEqual([false, "mine\n"]);
   });
 
   it("stays the agent's where a tool call named the path after that mark (an edit that sent no PostToolUse)", () => {
