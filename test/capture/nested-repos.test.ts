@@ -240,8 +240,7 @@ describe("a folder holding several repositories", () => {
     const [v1, v2] = [lib.git("rev-parse", "HEAD~1").trim(), lib.git("rev-parse", "HEAD").trim()];
     const { folder, repos } = folderOfRepos(["app"]);
     const [app] = repos;
-    app.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "lib");
-    app.git("commit", "-qm", "submodule");
+    app.addSubmodule(lib, "lib");
     app.write({ "lib/lib.c": "edited\n", "lib/new.c": "new\n" });
     const store = (await doctorIn(folder)).store as string;
     const inStore = (id: string) =>
@@ -286,8 +285,7 @@ describe("repositories nested in a git workspace", () => {
   const withSubmoduleAndRepo = (files: Record<string, string>) => {
     const lib = repo({ "lib.c": "v1\n" });
     const r = repo({ "a.txt": "a\n" });
-    r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "lib");
-    r.git("commit", "-qm", "submodule");
+    r.addSubmodule(lib, "lib");
     sandbox.git(r.dir, "init", "-q", "tools");
     r.write(files);
     return r;
@@ -298,8 +296,7 @@ describe("repositories nested in a git workspace", () => {
     lib.write({ "lib.c": "v2\n" });
     lib.git("commit", "-qam", "v2");
     const r = repo({ "a.txt": "a\n" });
-    r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "lib");
-    r.git("commit", "-qm", "submodule");
+    r.addSubmodule(lib, "lib");
     const gitlink = (id: string) => r.git("ls-tree", id, "lib").split(/\s/)[2];
     const [v1, v2] = [lib.git("rev-parse", "HEAD~1").trim(), lib.git("rev-parse", "HEAD").trim()];
     const store = (await doctorIn(r)).store as string;

@@ -11,8 +11,7 @@ describe("why an excluded path is skipped, as the command line says it", () => {
   it("names a submodule a rewind leaves at its commit, not a snapshot that lacks it (both hold it)", () => {
     const lib = repo({ "lib.c": "v1\n" });
     const r = repo({ "a.txt": "a\n" });
-    r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "vendor/sub");
-    r.git("commit", "-qm", "submodule");
+    r.addSubmodule(lib, "vendor/sub");
     r.ok("turn", "begin", "--session", "s", "--turn", "1");
     // The agent's shell commits inside the submodule and writes a file.
     r.sandbox.git(

@@ -185,6 +185,12 @@ export class Repo {
     return this.sandbox.git(this.dir, ...args);
   }
 
+  /** `lib` as a submodule at `at`, committed (git refuses a local file:// source unless allowed). */
+  addSubmodule(lib: Repo, at: string): void {
+    this.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, at);
+    this.git("commit", "-qm", `submodule ${at}`);
+  }
+
   cli(args: string[], input?: string): CliResult {
     return this.sandbox.cli(this.dir, args, input);
   }

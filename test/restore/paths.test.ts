@@ -146,8 +146,7 @@ describe("restore and diff of chosen paths", () => {
   it("says a named path the snapshot cannot hold (in a submodule, ignored) is left as it was, rather than writing nothing without a word", () => {
     const lib = repo({ "s.txt": "lib\n" });
     const r = repo({ ".gitignore": "node_modules/\n", "a.txt": "a\n" });
-    r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "vendor/lib");
-    r.git("commit", "-qm", "lib");
+    r.addSubmodule(lib, "vendor/lib");
     r.write({ "node_modules/p/f.js": "dep\n" });
     const snap = r.ok("snapshot").id;
     r.write({ "vendor/lib/s.txt": "changed in the submodule\n", "node_modules/p/f.js": "dep, changed\n" });
@@ -168,8 +167,7 @@ describe("restore and diff of chosen paths", () => {
   it("says a named path inside a submodule that moved to another commit since the snapshot is left as it is", () => {
     const lib = repo({ "s.txt": "lib\n" });
     const r = repo({ "a.txt": "a\n" });
-    r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "mod");
-    r.git("commit", "-qm", "lib");
+    r.addSubmodule(lib, "mod");
     const snap = r.ok("snapshot").id;
     r.write({ "mod/s.txt": "moved\n" });
     sandbox.git(path.join(r.dir, "mod"), "commit", "-qam", "moved");
@@ -185,8 +183,7 @@ describe("restore and diff of chosen paths", () => {
   it("diffs a path inside a submodule as the submodule's commit, the only part of it a snapshot holds", () => {
     const lib = repo({ "s.txt": "lib\n" });
     const r = repo({ "a.txt": "a\n" });
-    r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "mod");
-    r.git("commit", "-qm", "lib");
+    r.addSubmodule(lib, "mod");
     const first = r.ok("snapshot").id;
     r.write({ "mod/s.txt": "moved\n", "a.txt": "a1\n" });
     sandbox.git(path.join(r.dir, "mod"), "commit", "-qam", "moved");
@@ -208,8 +205,7 @@ describe("restore and diff of chosen paths", () => {
   it("refuses a rewind of a path inside a submodule the turn moved, saying it is inside that submodule", () => {
     const lib = repo({ "s.txt": "lib\n" });
     const r = repo({ "a.txt": "a\n" });
-    r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "mod");
-    r.git("commit", "-qm", "lib");
+    r.addSubmodule(lib, "mod");
     r.ok("turn", "begin", "--session", "s", "--turn", "1");
     r.write({ "mod/s.txt": "moved\n", "a.txt": "a1\n" });
     sandbox.git(path.join(r.dir, "mod"), "commit", "-qam", "moved");

@@ -184,8 +184,7 @@ describe("worktrees, sparse checkout and plain directories", () => {
   it("never enters a submodule: its gitlink is kept and its files are left alone", async () => {
     const lib = repo({ "lib.c": "int lib;\n" });
     const r = repo({ "a.txt": "a\n" });
-    r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "lib");
-    r.git("commit", "-qm", "submodule");
+    r.addSubmodule(lib, "lib");
     r.write({ "lib/lib.c": "changed inside\n", "lib/new.c": "new inside\n" });
     const snap = await snapshotIn(r);
     expect((await filesOf(r, snap.id)).sort()).toEqual([".gitmodules", "a.txt", "lib"]);
