@@ -133,13 +133,13 @@ export function conflictError(
       `${edited.length} ${one ? "file was" : "files were"} changed since session ${humanText(session)} last changed ${one ? "it" : "them"} (${listed(edited)})`,
     );
   }
-  // Changed after the turn's last tool call that could have changed them, before its stop: a
-  // person's edit while the agent wrote its answer, most likely.
+  // Changed after the turn's last tool call that could have changed them, before its stop (a
+  // person's edit while the agent wrote its answer, most likely), or seen changed by a refused edit.
   const lastCall = maybe.filter((p) => late.has(p));
   if (lastCall.length > 0) {
     const one = lastCall.length === 1;
     reasons.push(
-      `${lastCall.length} ${one ? "file was" : "files were"} changed after the last tool call of session ${humanText(session)} that could have changed ${one ? "it" : "them"}, so ${one ? "it" : "they"} may be a person's edit (${listed(lastCall)})`,
+      `${lastCall.length} ${one ? "file was" : "files were"} changed by none of session ${humanText(session)}'s tool calls (after the last one that could have changed ${one ? "it" : "them"}, or before an edit of ${one ? "it was refused because it" : "them was refused because they"} had changed), so ${one ? "it" : "they"} may be a person's edit (${listed(lastCall)})`,
     );
   }
   // Changed with no tool call reporting it (or edited by another session's tools too) while

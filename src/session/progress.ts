@@ -183,10 +183,44 @@ export async function changedAfterLastTool(
     const lastCall = turn.touchTimes.get(p)?.last ?? Number.POSITIVE_INFINITY;
     return turn.marks.some((m) => m.t > lastCall && (m.paths === undefined || m.paths.includes(p)));
   };
-  const candidates = diff
-    .map((c) => c.path)
-    .filter((p) => !undone.has(p) && (!turn.touched.has(p) || markedSince(p)));
-  return changedSinceLastWriter(cat, turn, trees, candidates);
+  const changed = diff.map((c) => c.path).filter((p) => !undone.has(p));
+  const candidates = changed.filter((p) => !turn.touched.has(p) || markedSince(p));
+  const late = await changedSinceLastWriter(cat, turn, trees, candidates);
+  return [...new Set([...late, ...(await seenChangedByNoTool(cat, turn, trees.before, changed))])];
+}
+
+/**
+ * Of `paths`, those a failed edit tool's mark saw changed by no tool call: what it read differs
+ * from the last mark before it that read the path after a call that may have written it (the
+ * before-state without one). Claude Code refuses an edit of a file changed since the agent read
+ * it, so that is most likely the person's edit; it stays in doubt whatever tool calls follow (the
+ * agent reads the file again and edits the person's version, a later shell call reads it too).
+ */
+export async function seenChangedByNoTool(
+  cat: CatFile,
+  turn: TurnState,
+  beforeTree: string,
+  paths: RelPath[],
+): Promise<RelPath[]> {
+  const wanted = new Set(paths);
+  const seen = new Set<RelPath>();
+  if (!turn.marks.some((m) => m.unwritten)) return [];
+  const lookup = new TreeLookup(cat);
+  try {
+    for (const [i, mark] of turn.marks.entries()) {
+      if (!mark.unwritten) continue;
+      for (const p of mark.paths ?? []) {
+        if (!wanted.has(p) || seen.has(p)) continue;
+        const reads = (m: TurnState["marks"][number]) => !m.unwritten && (m.paths?.includes(p) ?? true);
+        const writer = turn.marks.slice(0, i).reverse().find(reads);
+        const before = await lookup.file(writer?.tree ?? beforeTree, p);
+        if (!sameState(before, await lookup.file(mark.tree, p))) seen.add(p);
+      }
+    }
+  } catch {
+    return []; // a mark's objects are gone: nothing more is known
+  }
+  return [...seen];
 }
 
 /**

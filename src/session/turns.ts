@@ -23,6 +23,7 @@ import {
   changedAfterOthersEnded,
   changedSinceProgress,
   changedAfterLastTool,
+  seenChangedByNoTool,
   settledBefore,
 } from "./progress.js";
 import { applyRecord, openTurnOf, type SessionState, type TurnState } from "./model.js";
@@ -216,6 +217,8 @@ async function endLocked(
             ? diff.map((c) => c.path).filter((p) => turn.touched.has(p))
             : [];
         const sinceProgress = await changedSinceProgress(cat, turn, beforeTree, snap.tree, sincePaths);
+        if (how.interrupted)
+          sinceProgress.push(...(await seenChangedByNoTool(cat, turn, beforeTree, sincePaths)));
         const trees = { before: beforeTree, after: snap.tree };
         const unmarked =
           how.everyToolMarked && !how.interrupted
@@ -271,8 +274,12 @@ async function endLocked(
   }
   const record: Extract<NewRecord, { e: "end" }> = { e: "end", turn: turn.turn, after: after.id, changed };
   if (uncertain.size > 0) record.uncertain = [...uncertain].filter((p) => changed.includes(p)).sort();
-  // After an interrupt, alone: what changed since the last tool call's mark is no call's.
-  const sinceInterrupted = how.interrupted && overlapFrom === null ? sinceProgress : [];
+  // After an interrupt, alone: what changed since the last tool call's mark is no call's, but
+  // for a path a call named after it (cut off mid-edit: its bytes may be that call's).
+  const lastMark = turn.marks.at(-1)?.t ?? Number.NEGATIVE_INFINITY;
+  const inFlight = (p: RelPath) => (turn.touchTimes.get(p)?.last ?? Number.NEGATIVE_INFINITY) > lastMark;
+  const sinceInterrupted =
+    how.interrupted && overlapFrom === null ? sinceProgress.filter((p) => !inFlight(p)) : [];
   const afterLastTool = [...(how.extend ? (turn.afterLastTool ?? []) : []), ...unmarked, ...sinceInterrupted];
   if (afterLastTool.length > 0)
     record.afterLastTool = [...new Set(afterLastTool)].filter((p) => changed.includes(p)).sort();

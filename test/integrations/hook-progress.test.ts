@@ -112,7 +112,7 @@ describe("a change after the turn's last tool call", () => {
     const refused = sandbox.cli(repo.dir, ["rewind", "--session", s, "--to", "1"]);
     expect(refused.status).toBe(3);
     expect(refused.stderr.trim()).toBe(
-      `ghostcommit: rewind refused: 2 files were changed after the last tool call of session ${s} that could have changed them, so they may be a person's edit (NOTES.md, lib/c.js); nothing was changed, --force overwrites`,
+      `ghostcommit: rewind refused: 2 files were changed by none of session ${s}'s tool calls (after the last one that could have changed them, or before an edit of them was refused because they had changed), so they may be a person's edit (NOTES.md, lib/c.js); nothing was changed, --force overwrites`,
     );
     expect([repo.read("NOTES.md"), repo.read("lib/c.js")]).toEqual(["my notes\n", "c0 and my tweak\n"]);
     // The tools' work alone goes back; the person's stays.
@@ -227,6 +227,12 @@ describe("a change after the turn's last tool call", () => {
     // A failed edit of b.js (its text was not there) leaves the agent's earlier edit its own.
     send(preEdit("src/b.js"));
     send(editFailed("src/b.js", "String to replace not found in file."));
+    // As Claude Code does then, the agent reads a.js again and edits the person's version; a shell
+    // call follows, whose mark reads every file: what the refusal showed stays the person's.
+    send(preEdit("src/a.js"));
+    repo.write({ "src/a.js": "a1 and my fix\nagent again\n" });
+    send(edited("src/a.js"));
+    send(ranBash("npm test"));
     send(stop());
     const [turn] = sandbox.ok(repo.dir, "log", "--session", s);
     expect(turn.changed).toEqual(["lib/c.js", "src/a.js", "src/b.js"]);
@@ -234,9 +240,48 @@ describe("a change after the turn's last tool call", () => {
     const refused = sandbox.cli(repo.dir, ["rewind", "--session", s, "--to", "1", "--json"]);
     expect(refused.status).toBe(3);
     expect(refused.json.afterLastTool).toEqual(["lib/c.js", "src/a.js"]);
-    expect([repo.read("src/a.js"), repo.read("lib/c.js")]).toEqual(["a1 and my fix\n", "c0 and mine\n"]);
+    expect([repo.read("src/a.js"), repo.read("lib/c.js")]).toEqual([
+      "a1 and my fix\nagent again\n",
+      "c0 and mine\n",
+    ]);
     sandbox.ok(repo.dir, "rewind", "--session", s, "--to", "1", "src/b.js");
     expect(repo.read("src/b.js")).toBe("b0\n");
+  });
+
+  it("after an interrupt, keeps in doubt what a refused edit showed, and does not call the cut-off edit's file a person's", () => {
+    send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit a.js, then b.js" }));
+    repo.write({ "src/a.js": "a0 and my fix\n" }); // the person's save, then the agent's refused edit
+    send(preEdit("src/a.js"));
+    send(
+      claude(repo.dir, s, "PostToolUseFailure", {
+        tool_name: "Edit",
+        tool_input: {
+          file_path: repo.path("src/a.js"),
+          old_string: "0",
+          new_string: "1",
+          replace_all: false,
+        },
+        tool_use_id: "toolu_refused",
+        error:
+          "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.",
+        is_interrupt: false,
+      }),
+    );
+    send(preEdit("src/a.js"));
+    repo.write({ "src/a.js": "a0 and my fix\nagent\n" });
+    send(edited("src/a.js"));
+    // The edit of b.js is cut off by Esc after it wrote: no PostToolUse, no Stop.
+    send(preEdit("src/b.js"));
+    repo.write({ "src/b.js": "b1\n" });
+    send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "next" }));
+    send(stop());
+    const [turn] = sandbox.ok(repo.dir, "log", "--session", s);
+    expect(turn.uncertain).toEqual(["src/a.js", "src/b.js"]);
+    const refused = sandbox.cli(repo.dir, ["rewind", "--session", s, "--to", "1", "--json"]);
+    expect(refused.status).toBe(3);
+    // b.js's change may be the cut-off edit's own: in doubt, not said to be a person's.
+    expect(refused.json.afterLastTool).toEqual(["src/a.js"]);
+    expect(repo.read("src/a.js")).toBe("a0 and my fix\nagent\n");
   });
 
   it("stays the agent's where a tool call named the path after that mark (an edit that sent no PostToolUse)", () => {
