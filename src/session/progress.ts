@@ -95,6 +95,53 @@ export async function changedSinceProgress(
 }
 
 /**
+ * What may not be the agent's among what an ending turn changed (`diff`). `sinceProgress`: after
+ * an interrupt, whatever changed since the last mark; otherwise only touched paths' (a few), in
+ * case another session's turn ran meanwhile. `noToolAfterInterrupt`: of those after an interrupt,
+ * no tool call's changes. `unmarked`: under hooks that mark after every tool call, what changed
+ * after the last call that could have changed it.
+ */
+export async function endingDoubts(
+  cat: CatFile,
+  turn: TurnState,
+  state: SessionState,
+  trees: { before: string; after: string },
+  diff: { path: RelPath }[],
+  how: { interrupted?: boolean; everyToolMarked?: boolean },
+): Promise<{ sinceProgress: RelPath[]; noToolAfterInterrupt: RelPath[]; unmarked: RelPath[] }> {
+  const changed = diff.map((c) => c.path);
+  if (how.interrupted) {
+    const { uncertain, afterLastTool } = await interruptedDoubts(cat, turn, trees, changed);
+    return { sinceProgress: uncertain, noToolAfterInterrupt: afterLastTool, unmarked: [] };
+  }
+  const touched = turn.progress ? changed.filter((p) => turn.touched.has(p)) : [];
+  return {
+    sinceProgress: await changedSinceProgress(cat, turn, trees.before, trees.after, touched),
+    noToolAfterInterrupt: [],
+    unmarked: how.everyToolMarked ? await changedAfterLastTool(cat, turn, state, trees, diff) : [],
+  };
+}
+
+/**
+ * Of `paths` (changed by a turn no stop event ended: interrupted, or its conversation ended), those
+ * in doubt: changed since its last progress mark, or seen changed by no tool call (see
+ * `seenChangedByNoTool`). `afterLastTool`: of those, the ones no call cut off by the interrupt had
+ * named, whose change is no tool call's; a named one's bytes may be that call's.
+ */
+export async function interruptedDoubts(
+  cat: CatFile,
+  turn: TurnState,
+  trees: { before: string; after: string },
+  paths: RelPath[],
+): Promise<{ uncertain: RelPath[]; afterLastTool: RelPath[] }> {
+  const since = await changedSinceProgress(cat, turn, trees.before, trees.after, paths);
+  const uncertain = [...new Set([...since, ...(await seenChangedByNoTool(cat, turn, trees.before, paths))])];
+  const lastMark = turn.marks.at(-1)?.t ?? Number.NEGATIVE_INFINITY;
+  const inFlight = (p: RelPath) => (turn.touchTimes.get(p)?.last ?? Number.NEGATIVE_INFINITY) > lastMark;
+  return { uncertain, afterLastTool: uncertain.filter((p) => !inFlight(p)) };
+}
+
+/**
  * Of `paths` (changed by a turn, reported by none of its tool calls), those already as they ended
  * at a progress mark taken before another session's turn began beside it (`overlapFrom`): a
  * change made while the turn ran alone is its own, whatever happened beside it later.

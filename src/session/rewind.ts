@@ -21,7 +21,7 @@ import {
   rewindConflict,
 } from "./rewind-checks.js";
 import { type ClosedTurn, interruptedHint, plannedRewind, resumeRewind } from "./rewind-resume.js";
-import { changedSinceProgress } from "./progress.js";
+import { interruptedDoubts } from "./progress.js";
 import { overriddenStates, stateOfShown } from "./overridden-state.js";
 import { refuseUnmatched, resolveNamedPaths, selectNamed } from "../restore/path-filter.js";
 import {
@@ -184,8 +184,9 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
             changedLists[index] = changed;
             // No end event came: what changed since its last progress mark may not be the agent's
             // (the person's edit after an interrupt), as when the next prompt closes such a turn.
-            const since = await changedSinceProgress(cat, open, befores[index].tree, currentTree, changed);
-            uncertainOf[index] = { uncertain: new Set(since) };
+            const trees = { before: befores[index].tree, after: currentTree };
+            const { uncertain: since, afterLastTool } = await interruptedDoubts(cat, open, trees, changed);
+            uncertainOf[index] = { uncertain: new Set(since), afterLastTool: new Set(afterLastTool) };
             closed = { turn: open.turn, changed, ...(since.length > 0 ? { uncertain: since } : {}) };
             refuseUnchanged(named, changedLists, where);
           }

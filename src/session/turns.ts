@@ -19,13 +19,7 @@ import {
 import { checkTurnId, repeatedBegin, requireTurn, type SessionContext } from "./context.js";
 import type { NewRecord } from "./journal.js";
 import { journalsAround, registerWorkspace } from "./sessions-around.js";
-import {
-  changedAfterOthersEnded,
-  changedSinceProgress,
-  changedAfterLastTool,
-  seenChangedByNoTool,
-  settledBefore,
-} from "./progress.js";
+import { changedAfterOthersEnded, endingDoubts, settledBefore } from "./progress.js";
 import { applyRecord, openTurnOf, type SessionState, type TurnState } from "./model.js";
 import { promptPreview, humanText } from "../util/format.js";
 import { isAbsentMode, type RawChange } from "../git/diff-tree.js";
@@ -183,52 +177,40 @@ async function endLocked(
 ): Promise<{ ended: TurnEnded; after: StoredSnapshot }> {
   const { engine, journal } = ctx;
   const session = journal.session;
-  const { after, beforeTree, diff, sinceProgress, unmarked } = await engine.withReader(async (cat) => {
-    // Durable before the hook returns: a lost after-snapshot would lose the turn's record. Its
-    // flush also writes out the before-snapshot and the journal's earlier records. The diff
-    // (reads only) runs meanwhile; the journal records the turn once both are done. The flush is
-    // made ready while status runs. The before-tree is read after the capture, so that status
-    // starts at once: from its loose commit, or through git where that was packed.
-    engine.prepareFlush();
-    engine.prepareDiff();
-    const { publish, ...snap } = await writeUnpublishedSnapshot(engine, cat, [...state.touched], {
-      kind: "turn-after",
-      message: `after turn ${turn.turn}`,
-      session,
-      turn: turn.turn,
-    });
-    // Unreadable: nothing is published.
-    // A before-snapshot dropped and pruned while the turn was open: what the turn changed is
-    // unknown (and its rewind went with the snapshot). It ends with nothing attributed to it, as
-    // if it started now, so the session's later turns are recorded as ever.
-    const beforeTree = await commitTreeFrom(engine.refs.objectsDir, cat, turn.before).catch((error) => {
-      if (GhostcommitError.is(error, "store-damaged") && error.data.oid === turn.before) return snap.tree;
-      throw error;
-    });
-    const compared = await settledWith(
-      publish(true),
-      (async () => {
-        const diff = await diffTrees(engine, beforeTree, snap.tree);
-        // After an interrupt, any change since the last mark is in doubt; otherwise only the
-        // touched paths' (a few), in case another session's turn ran meanwhile (see below).
-        const sincePaths = how.interrupted
-          ? diff.map((c) => c.path)
-          : turn.progress
-            ? diff.map((c) => c.path).filter((p) => turn.touched.has(p))
-            : [];
-        const sinceProgress = await changedSinceProgress(cat, turn, beforeTree, snap.tree, sincePaths);
-        if (how.interrupted)
-          sinceProgress.push(...(await seenChangedByNoTool(cat, turn, beforeTree, sincePaths)));
-        const trees = { before: beforeTree, after: snap.tree };
-        const unmarked =
-          how.everyToolMarked && !how.interrupted
-            ? await changedAfterLastTool(cat, turn, state, trees, diff)
-            : [];
-        return { diff, sinceProgress, unmarked };
-      })(),
-    );
-    return { after: snap, beforeTree, ...compared };
-  });
+  const { after, beforeTree, diff, sinceProgress, noToolAfterInterrupt, unmarked } = await engine.withReader(
+    async (cat) => {
+      // Durable before the hook returns: a lost after-snapshot would lose the turn's record. Its
+      // flush also writes out the before-snapshot and the journal's earlier records. The diff
+      // (reads only) runs meanwhile; the journal records the turn once both are done. The flush is
+      // made ready while status runs. The before-tree is read after the capture, so that status
+      // starts at once: from its loose commit, or through git where that was packed.
+      engine.prepareFlush();
+      engine.prepareDiff();
+      const { publish, ...snap } = await writeUnpublishedSnapshot(engine, cat, [...state.touched], {
+        kind: "turn-after",
+        message: `after turn ${turn.turn}`,
+        session,
+        turn: turn.turn,
+      });
+      // Unreadable: nothing is published.
+      // A before-snapshot dropped and pruned while the turn was open: what the turn changed is
+      // unknown (and its rewind went with the snapshot). It ends with nothing attributed to it, as
+      // if it started now, so the session's later turns are recorded as ever.
+      const beforeTree = await commitTreeFrom(engine.refs.objectsDir, cat, turn.before).catch((error) => {
+        if (GhostcommitError.is(error, "store-damaged") && error.data.oid === turn.before) return snap.tree;
+        throw error;
+      });
+      const compared = await settledWith(
+        publish(true),
+        (async () => {
+          const diff = await diffTrees(engine, beforeTree, snap.tree);
+          const trees = { before: beforeTree, after: snap.tree };
+          return { diff, ...(await endingDoubts(cat, turn, state, trees, diff, how)) };
+        })(),
+      );
+      return { after: snap, beforeTree, ...compared };
+    },
+  );
   const now = nowMicros();
   const others = await journalsAround(engine, turn.startedAt, journal.file);
   // The session's own rewinds and redos during the turn (an undo from the chat) are its work too.
@@ -274,12 +256,8 @@ async function endLocked(
   }
   const record: Extract<NewRecord, { e: "end" }> = { e: "end", turn: turn.turn, after: after.id, changed };
   if (uncertain.size > 0) record.uncertain = [...uncertain].filter((p) => changed.includes(p)).sort();
-  // After an interrupt, alone: what changed since the last tool call's mark is no call's, but
-  // for a path a call named after it (cut off mid-edit: its bytes may be that call's).
-  const lastMark = turn.marks.at(-1)?.t ?? Number.NEGATIVE_INFINITY;
-  const inFlight = (p: RelPath) => (turn.touchTimes.get(p)?.last ?? Number.NEGATIVE_INFINITY) > lastMark;
-  const sinceInterrupted =
-    how.interrupted && overlapFrom === null ? sinceProgress.filter((p) => !inFlight(p)) : [];
+  // After an interrupt, alone: what changed since the last tool call's mark is no call's.
+  const sinceInterrupted = overlapFrom === null ? noToolAfterInterrupt : [];
   const afterLastTool = [...(how.extend ? (turn.afterLastTool ?? []) : []), ...unmarked, ...sinceInterrupted];
   if (afterLastTool.length > 0)
     record.afterLastTool = [...new Set(afterLastTool)].filter((p) => changed.includes(p)).sort();

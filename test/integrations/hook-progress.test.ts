@@ -284,6 +284,24 @@ describe("a change after the turn's last tool call", () => {
     expect(repo.read("src/a.js")).toBe("a0 and my fix\nagent\n");
   });
 
+  it("says the same of a turn whose conversation ended after the interrupt (SessionEnd, no next prompt)", () => {
+    send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit a.js" }));
+    send(preEdit("src/a.js"));
+    repo.write({ "src/a.js": "a1\n" });
+    send(edited("src/a.js"));
+    repo.write({ "src/b.js": "b0 and mine\n" }); // after Esc, the person's edit
+    // code.claude.com/docs/en/hooks: SessionEnd carries `reason` (here: the user exited).
+    send(claude(repo.dir, s, "SessionEnd", { reason: "prompt_input_exit" }));
+    const refused = sandbox.cli(repo.dir, ["rewind", "--session", s, "--to", "1", "--json"]);
+    expect(refused.status).toBe(3);
+    expect([refused.json.conflicts, refused.json.afterLastTool]).toEqual([["src/b.js"], ["src/b.js"]]);
+    const log = sandbox.cli(repo.dir, ["log", "--session", s]);
+    expect(log.stdout).toContain("ended: the conversation ended with the turn open");
+    expect(log.stdout).not.toContain("an open turn's changed paths are known when it ends");
+    sandbox.ok(repo.dir, "rewind", "--session", s, "--to", "1", "src/a.js");
+    expect([repo.read("src/a.js"), repo.read("src/b.js")]).toEqual(["a0\n", "b0 and mine\n"]);
+  });
+
   it("stays the agent's where a tool call named the path after that mark (an edit that sent no PostToolUse)", () => {
     send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit both" }));
     send(preEdit("src/a.js"));

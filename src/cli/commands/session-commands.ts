@@ -177,7 +177,7 @@ function describeLog(session: string, turns: TurnRecord[]): string {
         ),
       );
   }
-  if (turns.some((t) => t.state === "open"))
+  if (turns.some((t) => shownStateOf(t) === "open"))
     lines.push(color.dim("…: an open turn's changed paths are known when it ends"));
   if (turns.some((t) => shownStateOf(t) === "ended"))
     lines.push(
