@@ -6,12 +6,11 @@ import type { FetchReport } from "../types.js";
 type Elsewhere = NonNullable<FetchReport["elsewhere"]>;
 
 /**
- * The remote's sessions of other workspaces of this repository, when it holds none of this one's:
- * each workspace path has a namespace of its own on the remote (a hash of the folder's path), so a
- * fetch at the repository's root sees nothing of a subdirectory's sessions. Folders are named by
- * matching the hashes against the folders HEAD holds (the root included); a plain directory's, or
- * a folder HEAD does not hold, has `folder: null`. One more listing of the remote's refs, made only
- * when the fetch found nothing.
+ * The remote's sessions of other workspaces: each workspace path has a namespace of its own on the
+ * remote (a hash of the folder's path), so a fetch at the repository's root brings nothing of a
+ * subdirectory's sessions. Folders are named by matching the hashes against the folders HEAD
+ * holds (the root included); a plain directory's, or a folder HEAD does not hold, has `folder:
+ * null`. One more listing of the remote's refs.
  */
 export async function sessionsElsewhere(engine: StoreContext, remote: ResolvedRemote): Promise<Elsewhere> {
   const ours = remoteNamespace(engine.location);

@@ -47,6 +47,7 @@ export async function fetchWorkspace(
     conflicts: [],
     snapshots: [],
     bytes: 0,
+    elsewhere: [],
   };
   // Under the store's write lock: gc must not prune fetched objects before their refs exist.
   return engine.writing(() =>
@@ -76,15 +77,10 @@ export async function fetchWorkspace(
         );
         // A tree naming `..` would have a restore write beside the workspace: nothing is taken.
         await refuseUnsafeTrees(engine.refs.refsGitDir, packsBefore, remote.url);
-        const staged = await engine.refs.list(staging);
-        const fetched = staged.filter((s) => !before.has(s.id));
+        const fetched = (await engine.refs.list(staging)).filter((s) => !before.has(s.id));
         const refused = await takeSessions(engine, remote, report);
         report.snapshots = await listAccepted(engine, fetched, refused);
-        const nothing = report.sessions.length + report.unchanged.length + report.conflicts.length === 0;
-        if (nothing && staged.length === 0) {
-          const elsewhere = await sessionsElsewhere(engine, remote).catch(() => []);
-          if (elsewhere.length > 0) report.elsewhere = elsewhere;
-        }
+        report.elsewhere = await sessionsElsewhere(engine, remote).catch(() => []);
       } finally {
         // Never in place of the fetch's own error; any left are removed by the next fetch.
         await removeFetchedLinks(engine).catch(() => {});

@@ -67,9 +67,9 @@ export interface FetchReport {
   /** Size of the packs received. */
   bytes: number;
   /**
-   * When the remote holds nothing of this workspace: the other workspaces of this repository whose
-   * sessions it holds (a subdirectory's, pushed from there), each named by its folder relative to
-   * the repository's root ("." for the root; null for a plain directory's or a folder HEAD lacks).
+   * The other workspaces whose sessions the remote holds (a subdirectory's, pushed from there),
+   * which this fetch does not bring: each named by its folder relative to the repository's root
+   * ("." for the root; null for a plain directory's or a folder HEAD lacks).
    */
-  elsewhere?: { folder: string | null; sessions: number }[];
+  elsewhere: { folder: string | null; sessions: number }[];
 }

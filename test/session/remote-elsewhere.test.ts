@@ -4,7 +4,7 @@ import { cloneOf, machines, originRepo } from "./remote-support.js";
 
 const { a, b, bare } = machines();
 
-describe("a fetch that finds nothing of its workspace", () => {
+describe("a fetch of one workspace's sessions", () => {
   it("names the folders whose sessions the remote holds: each workspace path has its own namespace there", () => {
     const remote = bare("elsewhere.git");
     const repo = originRepo(a, "elsewhere-a", remote, {
@@ -23,7 +23,7 @@ describe("a fetch that finds nothing of its workspace", () => {
     writeFileSync(`${scratch}/notes.txt`, "n\n");
     a.ok(scratch, "turn", "end", "--session", "s-scratch");
     a.ok(scratch, "push");
-    // Another machine's clone, at the repository's root.
+    // Another machine's clone, at the repository's root, where the remote holds none of its own.
     const onB = cloneOf(b, remote, "elsewhere-b");
     const atRoot = onB.ok("fetch");
     expect([atRoot.sessions, atRoot.snapshots]).toEqual([[], []]);
@@ -34,11 +34,23 @@ describe("a fetch that finds nothing of its workspace", () => {
     const said = b.cli(onB.dir, ["fetch"]);
     expect(said.status, said.stderr).toBe(0);
     expect(said.stdout).toContain(
-      "the remote holds sessions of other workspaces, not this one's; run fetch in their folder:\n  packages/app  1 session\n  1 session of folders this repository's HEAD does not hold, or of a plain directory\n",
+      "the remote holds sessions of other workspaces, which a fetch there brings:\n  packages/app  1 session\n  1 session of folders this repository's HEAD does not hold, or of a plain directory\n",
     );
-    // There, the session comes, and nothing is said of the others.
+    // Once the root has sessions of its own there, the others are still named.
+    a.ok(repo.dir, "turn", "begin", "--session", "s-root", "--turn", "1");
+    repo.write({ "README.md": "hello\n" });
+    a.ok(repo.dir, "turn", "end", "--session", "s-root");
+    a.ok(repo.dir, "push");
+    const both = b.cli(onB.dir, ["fetch"]);
+    expect(both.stdout).toContain(
+      "the remote also holds sessions of other workspaces, which a fetch there brings:",
+    );
+    // In the folder, its session comes, and the root's is named instead.
     const inApp = b.ok(onB.path("packages/app"), "fetch");
     expect(inApp.sessions.map((s: any) => s.session)).toEqual(["s-app"]);
-    expect(inApp.elsewhere).toBeUndefined();
+    expect(inApp.elsewhere).toEqual([
+      { folder: ".", sessions: 1 },
+      { folder: null, sessions: 1 },
+    ]);
   });
 });

@@ -96,7 +96,9 @@ function describeFetch(report: FetchReport): string {
   const named = (report.elsewhere ?? []).filter((e) => e.folder !== null);
   const unnamed = (report.elsewhere ?? []).reduce((n, e) => n + (e.folder === null ? e.sessions : 0), 0);
   if (named.length + unnamed > 0) {
-    lines.push("the remote holds sessions of other workspaces, not this one's; run fetch in their folder:");
+    lines.push(
+      `the remote ${report.sessions.length + report.unchanged.length > 0 ? "also " : ""}holds sessions of other workspaces, which a fetch there brings:`,
+    );
     for (const e of named)
       lines.push(`  ${color.bold(humanText(e.folder!))}  ${counted(e.sessions, "session")}`);
     if (unnamed > 0)
