@@ -122,6 +122,28 @@ describe("Cursor events", () => {
     const stop = parseCursor(cursor(root, "c", "stop", { status: "completed", loop_count: 0 }));
     expect(stop).toMatchObject({ reply: "{}", action: { kind: "end" }, cwd: root, session: "c" });
   });
+
+  // termaxa/termaxa#106 (payloads captured from Cursor 3.11): `tool_input.file_path` absolute,
+  // `tool_output` a JSON string, `{"file_path":…,"deleted":true}` for a delete.
+  it("takes a Delete's path from its input, also sent as a JSON string, and nothing from a failed one", () => {
+    const root = "/w/proj";
+    const deleted = (input: unknown, output: string) =>
+      parseCursor(
+        cursor(root, "c", "postToolUse", { tool_name: "Delete", tool_input: input, tool_output: output }),
+      ).action;
+    const done = JSON.stringify({ file_path: "/w/proj/a.ts", deleted: true });
+    const touched = { kind: "touch", paths: ["/w/proj/a.ts"], edited: true };
+    expect(deleted({ file_path: "/w/proj/a.ts" }, done)).toEqual(touched);
+    expect(deleted(JSON.stringify({ file_path: "/w/proj/a.ts" }), done)).toEqual(touched);
+    expect(deleted({ file_path: "/w/proj/a.ts" }, JSON.stringify({ error: "not found" }))).toEqual({
+      kind: "none",
+    });
+    const write = cursor(root, "c", "postToolUse", {
+      tool_name: "Write",
+      tool_input: { file_path: "/w/proj/a.ts" },
+    });
+    expect(parseCursor(write).action).toEqual({ kind: "none" });
+  });
 });
 
 describe("Gemini CLI events", () => {

@@ -52,11 +52,14 @@ function cursorAction(name: string, payload: Payload): HookAction {
     case "afterShellExecution":
     case "afterMCPExecution":
       return { kind: "progress" };
-    // The Delete tool's (installed with that matcher), sent after the file is gone.
+    // The Delete tool's (installed with that matcher), sent after the file is gone; one that
+    // failed (`tool_output` an error) deleted nothing.
     case "postToolUse": {
-      const file =
-        str(payload, "tool_name") === "Delete" ? str(obj(payload, "tool_input"), "file_path") : undefined;
-      return file ? { kind: "touch", paths: [file], edited: true } : { kind: "none" };
+      if (str(payload, "tool_name") !== "Delete") return { kind: "none" };
+      const file = str(jsonObject(payload, "tool_input"), "file_path");
+      const output = jsonObject(payload, "tool_output");
+      const failed = output !== undefined && (output.error !== undefined || output.deleted === false);
+      return file && !failed ? { kind: "touch", paths: [file], edited: true } : { kind: "none" };
     }
     case "stop":
     case "Stop": {
@@ -65,6 +68,17 @@ function cursorAction(name: string, payload: Payload): HookAction {
     }
     default:
       return { kind: "none" };
+  }
+}
+
+/** An object field, also when sent as a JSON string (Cursor sends some tools' input so). */
+function jsonObject(payload: Payload, key: string): Payload | undefined {
+  const value = payload[key];
+  if (typeof value !== "string") return obj(payload, key);
+  try {
+    return obj({ value: JSON.parse(value) }, "value");
+  } catch {
+    return undefined;
   }
 }
 
