@@ -12,6 +12,8 @@ import type { SessionContext } from "./context.js";
 import { openTurnOf, type SessionState, type TurnState } from "./model.js";
 import { reopenForContinuation } from "./continuation.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
+import { nowMicros } from "../store/metadata.js";
+import { lastWriterOf, rewrittenByToolHooks, seenChangedByNoTool } from "./writer-marks.js";
 
 /**
  * A progress mark after a tool call of the open turn: a tree of what the agent had done by then.
@@ -107,7 +109,7 @@ export async function endingDoubts(
   state: SessionState,
   trees: { before: string; after: string },
   diff: { path: RelPath }[],
-  how: { interrupted?: boolean; everyToolMarked?: boolean },
+  how: { interrupted?: boolean; everyToolMarked?: boolean; root: string },
 ): Promise<{ sinceProgress: RelPath[]; noToolAfterInterrupt: RelPath[]; unmarked: RelPath[] }> {
   const changed = diff.map((c) => c.path);
   if (how.interrupted) {
@@ -118,7 +120,7 @@ export async function endingDoubts(
   return {
     sinceProgress: await changedSinceProgress(cat, turn, trees.before, trees.after, touched),
     noToolAfterInterrupt: [],
-    unmarked: how.everyToolMarked ? await changedAfterLastTool(cat, turn, state, trees, diff) : [],
+    unmarked: how.everyToolMarked ? await changedAfterLastTool(cat, turn, state, trees, diff, how.root) : [],
   };
 }
 
@@ -223,6 +225,7 @@ export async function changedAfterLastTool(
   state: SessionState,
   trees: { before: string; after: string },
   diff: { path: RelPath }[],
+  root: string,
 ): Promise<RelPath[]> {
   const undone = new Set<RelPath>();
   for (const undo of state.undos) if (undo.t >= turn.startedAt) for (const p of undo.paths) undone.add(p);
@@ -232,42 +235,11 @@ export async function changedAfterLastTool(
   };
   const changed = diff.map((c) => c.path).filter((p) => !undone.has(p));
   const candidates = changed.filter((p) => !turn.touched.has(p) || markedSince(p));
-  const late = await changedSinceLastWriter(cat, turn, trees, candidates);
+  const now = nowMicros();
+  const late = (await changedSinceLastWriter(cat, turn, trees, candidates)).filter(
+    (p) => !rewrittenByToolHooks(root, turn, p, now),
+  );
   return [...new Set([...late, ...(await seenChangedByNoTool(cat, turn, trees.before, changed))])];
-}
-
-/**
- * Of `paths`, those a failed edit tool's mark saw changed by no tool call: what it read differs
- * from the last mark before it that read the path after a call that may have written it (the
- * before-state without one). Claude Code refuses an edit of a file changed since the agent read
- * it, so that is most likely the person's edit; it stays in doubt whatever tool calls follow (the
- * agent reads the file again and edits the person's version, a later shell call reads it too).
- */
-export async function seenChangedByNoTool(
-  cat: CatFile,
-  turn: TurnState,
-  beforeTree: string,
-  paths: RelPath[],
-): Promise<RelPath[]> {
-  const wanted = new Set(paths);
-  const seen = new Set<RelPath>();
-  if (!turn.marks.some((m) => m.unwritten)) return [];
-  const lookup = new TreeLookup(cat);
-  try {
-    for (const [i, mark] of turn.marks.entries()) {
-      if (!mark.unwritten) continue;
-      for (const p of mark.paths ?? []) {
-        if (!wanted.has(p) || seen.has(p)) continue;
-        const reads = (m: TurnState["marks"][number]) => !m.unwritten && (m.paths?.includes(p) ?? true);
-        const writer = turn.marks.slice(0, i).reverse().find(reads);
-        const before = await lookup.file(writer?.tree ?? beforeTree, p);
-        if (!sameState(before, await lookup.file(mark.tree, p))) seen.add(p);
-      }
-    }
-  } catch {
-    return []; // a mark's objects are gone: nothing more is known
-  }
-  return [...seen];
 }
 
 /**
@@ -285,7 +257,7 @@ async function changedSinceLastWriter(
   const lookup = new TreeLookup(cat);
   const out: RelPath[] = [];
   for (const p of paths) {
-    const writer = [...turn.marks].reverse().find((m) => !m.unwritten && (m.paths?.includes(p) ?? true));
+    const writer = lastWriterOf(turn, p);
     const base = await lookup.file(writer?.tree ?? trees.before, p).catch(() => undefined);
     // The mark's objects are gone: everything since the start is uncertain.
     const reference = base === undefined ? await lookup.file(trees.before, p) : base;

@@ -205,7 +205,10 @@ async function endLocked(
         (async () => {
           const diff = await diffTrees(engine, beforeTree, snap.tree);
           const trees = { before: beforeTree, after: snap.tree };
-          return { diff, ...(await endingDoubts(cat, turn, state, trees, diff, how)) };
+          return {
+            diff,
+            ...(await endingDoubts(cat, turn, state, trees, diff, { ...how, root: engine.root })),
+          };
         })(),
       );
       return { after: snap, beforeTree, ...compared };

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Repo, Sandbox } from "../helpers/repo.js";
@@ -79,6 +79,15 @@ describe("progress marks after edit tools", () => {
 });
 
 describe("a change after the turn's last tool call", () => {
+  /**
+   * The person's save, seconds after the agent's edit of the file (while the agent writes its
+   * answer), as its modification time says: a save at once would pass for a formatter hook's.
+   */
+  const savedLater = (file: string, content: string) => {
+    repo.write({ [file]: content });
+    const later = new Date(Date.now() + 30_000);
+    utimesSync(repo.path(file), later, later);
+  };
   /** Claude Code's PostToolUse after a Bash call (code.claude.com/docs/en/hooks). */
   const ranBash = (command: string) =>
     claude(repo.dir, s, "PostToolUse", {
@@ -137,7 +146,7 @@ describe("a change after the turn's last tool call", () => {
     send(preEdit("lib/c.js"));
     repo.write({ "lib/c.js": "c1\n" });
     send(edited("lib/c.js"));
-    repo.write({ "lib/c.js": "c1 and my tweak\n" });
+    savedLater("lib/c.js", "c1 and my tweak\n");
     send(stop());
     const [turn] = sandbox.ok(repo.dir, "log", "--session", s);
     expect(turn.changed).toEqual(["lib/c.js", "src/a.js", "src/b.js"]);
@@ -300,6 +309,26 @@ describe("a change after the turn's last tool call", () => {
     expect(log.stdout).not.toContain("an open turn's changed paths are known when it ends");
     sandbox.ok(repo.dir, "rewind", "--session", s, "--to", "1", "src/a.js");
     expect([repo.read("src/a.js"), repo.read("src/b.js")]).toEqual(["a0\n", "b0 and mine\n"]);
+  });
+
+  it("stays the agent's where another hook of the edit's event rewrote the file beside the mark (a formatter)", () => {
+    send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit a.js and b.js" }));
+    send(preEdit("src/a.js"));
+    repo.write({ "src/a.js": "a1\n" });
+    send(edited("src/a.js"));
+    // code.claude.com/docs/en/hooks-guide: a PostToolUse hook running prettier on the edited file,
+    // run by Claude Code beside ghostcommit's: it writes just after the mark read the file.
+    repo.write({ "src/a.js": "a1 formatted\n" });
+    send(preEdit("src/b.js"));
+    repo.write({ "src/b.js": "b1\n" });
+    send(edited("src/b.js"));
+    repo.write({ "src/b.js": "b1 formatted\n" });
+    send(stop());
+    const [turn] = sandbox.ok(repo.dir, "log", "--session", s);
+    expect(turn.changed).toEqual(["src/a.js", "src/b.js"]);
+    expect(turn.uncertain).toBeUndefined();
+    sandbox.ok(repo.dir, "rewind", "--session", s, "--to", "1");
+    expect([repo.read("src/a.js"), repo.read("src/b.js")]).toEqual(["a0\n", "b0\n"]);
   });
 
   it("stays the agent's where a tool call named the path after that mark (an edit that sent no PostToolUse)", () => {

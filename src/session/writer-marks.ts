@@ -1,0 +1,72 @@
+import { lstatSync } from "node:fs";
+import { fsPath, type RelPath } from "../paths.js";
+import type { TurnState } from "./model.js";
+import type { CatFile } from "../git/cat-file.js";
+import { sameState, TreeLookup } from "../git/tree-lookup.js";
+
+type Mark = TurnState["marks"][number];
+
+/** How long after an edit tool's mark another hook of the same event may still rewrite its file. */
+export const HOOK_REWRITE_WINDOW_MS = 10_000;
+
+/** The turn's last mark that read `p` after a tool call that may have written it. */
+export function lastWriterOf(turn: TurnState, p: RelPath): Mark | undefined {
+  return [...turn.marks].reverse().find((m) => !m.unwritten && (m.paths?.includes(p) ?? true));
+}
+
+/**
+ * Whether `p`, changed since the edit tool's mark that last read it, was last written while that
+ * tool call's hooks ran: the agent runs every hook of an event at once, and one that formats the
+ * edited file (a documented use of Claude Code's PostToolUse and Cursor's afterFileEdit) may write
+ * after ghostcommit's mark read it. Its modification time then falls between the call's start and
+ * the session's next event, within `HOOK_REWRITE_WINDOW_MS` of the mark: too soon after the agent's
+ * own edit to be a person's, who edits while the agent thinks or answers, seconds later.
+ */
+export function rewrittenByToolHooks(root: string, turn: TurnState, p: RelPath, now: number): boolean {
+  const writer = lastWriterOf(turn, p);
+  if (!writer?.paths?.includes(p)) return false; // a shell call's mark: no edit, no formatter
+  let modified: number;
+  try {
+    modified = lstatSync(fsPath(root, p)).mtimeMs * 1000;
+  } catch {
+    return false; // gone: no formatter deletes the file it formats
+  }
+  const started = Math.min(turn.touchTimes.get(p)?.last ?? writer.t, writer.t);
+  const later = [...turn.marks.map((m) => m.t), ...[...turn.touchTimes.values()].map((t) => t.last)];
+  const next = Math.min(now, ...later.filter((t) => t > writer.t));
+  return modified >= started && modified <= Math.min(next, writer.t + HOOK_REWRITE_WINDOW_MS * 1000);
+}
+
+/**
+ * Of `paths`, those a failed edit tool's mark saw changed by no tool call: what it read differs
+ * from the last mark before it that read the path after a call that may have written it (the
+ * before-state without one). Claude Code refuses an edit of a file changed since the agent read
+ * it, so that is most likely the person's edit; it stays in doubt whatever tool calls follow (the
+ * agent reads the file again and edits the person's version, a later shell call reads it too).
+ */
+export async function seenChangedByNoTool(
+  cat: CatFile,
+  turn: TurnState,
+  beforeTree: string,
+  paths: RelPath[],
+): Promise<RelPath[]> {
+  const wanted = new Set(paths);
+  const seen = new Set<RelPath>();
+  if (!turn.marks.some((m) => m.unwritten)) return [];
+  const lookup = new TreeLookup(cat);
+  try {
+    for (const [i, mark] of turn.marks.entries()) {
+      if (!mark.unwritten) continue;
+      for (const p of mark.paths ?? []) {
+        if (!wanted.has(p) || seen.has(p)) continue;
+        const reads = (m: TurnState["marks"][number]) => !m.unwritten && (m.paths?.includes(p) ?? true);
+        const writer = turn.marks.slice(0, i).reverse().find(reads);
+        const before = await lookup.file(writer?.tree ?? beforeTree, p);
+        if (!sameState(before, await lookup.file(mark.tree, p))) seen.add(p);
+      }
+    }
+  } catch {
+    return []; // a mark's objects are gone: nothing more is known
+  }
+  return [...seen];
+}
