@@ -9,9 +9,10 @@ export type HookAction =
   | { kind: "begin"; turn?: string; prompt: string }
   /**
    * The agent is about to edit these paths (absolute, or relative to `cwd`); `edited`: it already
-   * did, so their before-state can no longer be read (and this is a progress mark too).
+   * did, so their before-state can no longer be read (and this is a progress mark too); `before`:
+   * a mark of what they hold just before the tool runs (a person's save then is told apart).
    */
-  | { kind: "touch"; paths: string[]; edited?: boolean }
+  | { kind: "touch"; paths: string[]; edited?: boolean; before?: true }
   /** A tool call finished: a progress mark of the named paths, or of everything (a shell tool). */
   | { kind: "progress"; paths?: string[]; unwritten?: true }
   /**

@@ -220,7 +220,8 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
             "error",
             `not undoable: ${paths.map(displayPath).join(", ")} edited while no turn was open (the agent sent no prompt event before it; hooks installed during a conversation take effect at its next prompt)`,
           );
-        if (action.edited) await session.progress(absolute, continuing);
+        if (action.edited || action.before)
+          await session.progress(absolute, { ...continuing, unwritten: action.before });
       }
     }
   } catch (error) {

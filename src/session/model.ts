@@ -1,3 +1,4 @@
+import { type ProgressMark, timesOf } from "./writer-marks.js";
 import type { RelPath } from "../paths.js";
 import { foldContinuation, reopenTurn } from "./continuation.js";
 import * as innerUndos from "./inner-undos.js";
@@ -29,7 +30,7 @@ export type JournalRecord =
       t: number;
     }
   /** A progress mark after a tool call: the tree of what the agent had done by then (`paths`: an edit tool's, the only ones read). */
-  | { e: "mark"; turn: string; tree: string; paths?: RelPath[]; unwritten?: true; t: number }
+  | ({ e: "mark"; turn: string } & ProgressMark)
   /** The agent's conversation ended (cleared, exited) with the turn open: it ran no longer. */
   | { e: "abandon"; turn: string; t: number }
   /** The agent worked on after the latest turn's stop (another hook blocked it): open again; `tree`, its state at the stop. */
@@ -95,11 +96,8 @@ export interface TurnState {
   beforeUnknown: Set<RelPath>;
   /** The tree of the latest progress mark, if any. */
   progress?: string;
-  /**
-   * Every progress mark of the turn, oldest first: its tree, when it was taken (microseconds), the
-   * only paths it read, and whether the edit tool that named them failed without writing them.
-   */
-  marks: { tree: string; t: number; paths?: RelPath[]; unwritten?: true }[];
+  /** Every progress mark of the turn, oldest first. */
+  marks: ProgressMark[];
   /** Changed paths whose attribution to this turn is uncertain: rewinding them needs --force. */
   uncertain: Set<RelPath>;
   /** Of those, the ones changed after the last tool call that could have changed them. */
@@ -204,12 +202,8 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       const turn = findTurn(state, record.turn);
       if (turn?.state !== "open") break;
       turn.progress = record.tree;
-      turn.marks.push({
-        tree: record.tree,
-        t: record.t,
-        ...(record.paths ? { paths: record.paths } : {}),
-        ...(record.unwritten === true ? { unwritten: true } : {}),
-      });
+      const { tree, t, paths, unwritten, mtimes } = record;
+      turn.marks.push({ tree, t, paths, unwritten: unwritten || undefined, mtimes: timesOf(mtimes, paths) });
       break;
     }
     case "reopen":

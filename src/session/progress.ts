@@ -7,7 +7,8 @@ import { commitTree, commitTreeFrom, editTree, type FileState, type TreeChanges 
 import type { StoreContext } from "../store/context.js";
 import type { CatFile } from "../git/cat-file.js";
 import { LooseObjectWriter } from "../git/loose-objects.js";
-import { type RelPath, resolveInside } from "../paths.js";
+import { lstatSync } from "node:fs";
+import { fsPath, type RelPath, resolveInside } from "../paths.js";
 import type { SessionContext } from "./context.js";
 import { openTurnOf, type SessionState, type TurnState } from "./model.js";
 import { reopenForContinuation } from "./continuation.js";
@@ -42,7 +43,12 @@ export async function markProgress(
       // A mark whose objects a gc pruned cannot be edited: start again from the whole workspace.
       const edited = await editedMark(engine, cat, open, rels).catch(() => null);
       if (!edited) return full();
-      return { tree: edited, paths: rels, ...(options.unwritten ? { unwritten: true as const } : {}) };
+      if (!options.unwritten) return { tree: edited, paths: rels };
+      // When each file was last written: a hook's rewrite beside the agent's edit is told apart.
+      const mtimes = rels.map(
+        (rel) => lstatSync(fsPath(engine.root, rel), { throwIfNoEntry: false })?.mtimeMs ?? -1,
+      );
+      return { tree: edited, paths: rels, unwritten: true as const, mtimes };
     });
     await journal.append([...(reopened ? [reopened] : []), { e: "mark", turn: open.turn, ...mark }]);
   });
@@ -113,7 +119,7 @@ export async function endingDoubts(
 ): Promise<{ sinceProgress: RelPath[]; noToolAfterInterrupt: RelPath[]; unmarked: RelPath[] }> {
   const changed = diff.map((c) => c.path);
   if (how.interrupted) {
-    const { uncertain, afterLastTool } = await interruptedDoubts(cat, turn, trees, changed);
+    const { uncertain, afterLastTool } = await interruptedDoubts(cat, turn, trees, changed, how.root);
     return { sinceProgress: uncertain, noToolAfterInterrupt: afterLastTool, unmarked: [] };
   }
   const touched = turn.progress ? changed.filter((p) => turn.touched.has(p)) : [];
@@ -135,10 +141,15 @@ export async function interruptedDoubts(
   turn: TurnState,
   trees: { before: string; after: string },
   paths: RelPath[],
+  root: string,
 ): Promise<{ uncertain: RelPath[]; afterLastTool: RelPath[] }> {
-  const since = await changedSinceProgress(cat, turn, trees.before, trees.after, paths);
+  const now = nowMicros();
+  const since = (await changedSinceProgress(cat, turn, trees.before, trees.after, paths)).filter(
+    (p) => !rewrittenByToolHooks(root, turn, p, now),
+  );
   const uncertain = [...new Set([...since, ...(await seenChangedByNoTool(cat, turn, trees.before, paths))])];
-  const lastMark = turn.marks.at(-1)?.t ?? Number.NEGATIVE_INFINITY;
+  // The last mark after a call that may have written: an edit announced after it was cut off.
+  const lastMark = [...turn.marks].reverse().find((m) => !m.unwritten)?.t ?? Number.NEGATIVE_INFINITY;
   const inFlight = (p: RelPath) => (turn.touchTimes.get(p)?.last ?? Number.NEGATIVE_INFINITY) > lastMark;
   return { uncertain, afterLastTool: uncertain.filter((p) => !inFlight(p)) };
 }
@@ -215,9 +226,10 @@ async function everySame<T>(
  * edit tool's mark holds only its own paths), so what they show since the last mark (since the
  * turn began, with none) is no tool's; or every call that named one was followed by a mark that
  * read it, and it changed after the last such mark: a person's edit while the agent wrote its
- * answer. A path named by a call that sent no mark after it (cut off half-way) stays the agent's:
- * its last bytes may be that call's. What the session's own rewind or redo changed during the
- * turn (asked for from the chat) is the turn's work.
+ * answer. A path named by the last call, which sent no mark after it (cut off half-way), stays the
+ * agent's: its last bytes may be that call's; one named by an earlier call that sent none (denied,
+ * or blocked by another hook: it never ran) is judged by the mark before it. What the session's
+ * own rewind or redo changed during the turn (asked for from the chat) is the turn's work.
  */
 export async function changedAfterLastTool(
   cat: CatFile,
@@ -229,13 +241,12 @@ export async function changedAfterLastTool(
 ): Promise<RelPath[]> {
   const undone = new Set<RelPath>();
   for (const undo of state.undos) if (undo.t >= turn.startedAt) for (const p of undo.paths) undone.add(p);
-  const markedSince = (p: RelPath) => {
-    const lastCall = turn.touchTimes.get(p)?.last ?? Number.POSITIVE_INFINITY;
-    return turn.marks.some((m) => m.t > lastCall && (m.paths === undefined || m.paths.includes(p)));
-  };
   const changed = diff.map((c) => c.path).filter((p) => !undone.has(p));
-  const candidates = changed.filter((p) => !turn.touched.has(p) || markedSince(p));
+  // A call cut off at the stop (no mark of a writing call came after it) may have written its paths.
+  const lastWriting = Math.max(...turn.marks.filter((m) => !m.unwritten).map((m) => m.t));
+  const inFlight = (p: RelPath) => (turn.touchTimes.get(p)?.last ?? Number.NEGATIVE_INFINITY) > lastWriting;
   const now = nowMicros();
+  const candidates = changed.filter((p) => !inFlight(p));
   const late = (await changedSinceLastWriter(cat, turn, trees, candidates)).filter(
     (p) => !rewrittenByToolHooks(root, turn, p, now),
   );

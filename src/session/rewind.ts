@@ -185,7 +185,13 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
             // No end event came: what changed since its last progress mark may not be the agent's
             // (the person's edit after an interrupt), as when the next prompt closes such a turn.
             const trees = { before: befores[index].tree, after: currentTree };
-            const { uncertain: since, afterLastTool } = await interruptedDoubts(cat, open, trees, changed);
+            const { uncertain: since, afterLastTool } = await interruptedDoubts(
+              cat,
+              open,
+              trees,
+              changed,
+              engine.root,
+            );
             uncertainOf[index] = { uncertain: new Set(since), afterLastTool: new Set(afterLastTool) };
             closed = { turn: open.turn, changed, ...(since.length > 0 ? { uncertain: since } : {}) };
             refuseUnchanged(named, changedLists, where);

@@ -4,7 +4,26 @@ import type { TurnState } from "./model.js";
 import type { CatFile } from "../git/cat-file.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
 
-type Mark = TurnState["marks"][number];
+type Mark = ProgressMark;
+
+/**
+ * A progress mark: its tree, when it was taken (microseconds), the only paths it read, whether no
+ * tool call had written them (just before an edit, or after one that failed), and then when each
+ * was last written (milliseconds; -1 for none).
+ */
+export type ProgressMark = {
+  tree: string;
+  t: number;
+  paths?: RelPath[];
+  unwritten?: true;
+  mtimes?: number[];
+};
+
+/** A mark's modification times, if well formed. */
+export const timesOf = (times: unknown, paths?: RelPath[]) =>
+  Array.isArray(times) && times.length === paths?.length && times.every((t) => typeof t === "number")
+    ? (times as number[])
+    : undefined;
 
 /** How long after an edit tool's mark another hook of the same event may still rewrite its file. */
 export const HOOK_REWRITE_WINDOW_MS = 10_000;
@@ -23,14 +42,18 @@ export function lastWriterOf(turn: TurnState, p: RelPath): Mark | undefined {
  * own edit to be a person's, who edits while the agent thinks or answers, seconds later.
  */
 export function rewrittenByToolHooks(root: string, turn: TurnState, p: RelPath, now: number): boolean {
-  const writer = lastWriterOf(turn, p);
-  if (!writer?.paths?.includes(p)) return false; // a shell call's mark: no edit, no formatter
   let modified: number;
   try {
     modified = lstatSync(fsPath(root, p)).mtimeMs * 1000;
   } catch {
     return false; // gone: no formatter deletes the file it formats
   }
+  return inHookWindow(turn, lastWriterOf(turn, p), p, modified, now);
+}
+
+/** Whether `modified` (microseconds) falls while the hooks of `writer`'s edit of `p` ran. */
+function inHookWindow(turn: TurnState, writer: Mark | undefined, p: RelPath, modified: number, now: number) {
+  if (!writer?.paths?.includes(p)) return false; // a shell call's mark: no edit, no formatter
   const started = Math.min(turn.touchTimes.get(p)?.last ?? writer.t, writer.t);
   const later = [...turn.marks.map((m) => m.t), ...[...turn.touchTimes.values()].map((t) => t.last)];
   const next = Math.min(now, ...later.filter((t) => t > writer.t));
@@ -38,11 +61,13 @@ export function rewrittenByToolHooks(root: string, turn: TurnState, p: RelPath, 
 }
 
 /**
- * Of `paths`, those a failed edit tool's mark saw changed by no tool call: what it read differs
+ * Of `paths`, those a mark of no writing call saw changed by no tool call: what it read differs
  * from the last mark before it that read the path after a call that may have written it (the
- * before-state without one). Claude Code refuses an edit of a file changed since the agent read
- * it, so that is most likely the person's edit; it stays in doubt whatever tool calls follow (the
- * agent reads the file again and edits the person's version, a later shell call reads it too).
+ * before-state without one), unless the file was rewritten while that call's hooks ran. Such
+ * marks are taken just before an edit tool runs, and after one that failed (Claude Code refuses
+ * an edit of a file changed since the agent read it): what they see changed is most likely the
+ * person's edit, and stays in doubt whatever follows (the agent edits the person's version, a
+ * later shell call reads it too).
  */
 export async function seenChangedByNoTool(
   cat: CatFile,
@@ -59,10 +84,14 @@ export async function seenChangedByNoTool(
       if (!mark.unwritten) continue;
       for (const p of mark.paths ?? []) {
         if (!wanted.has(p) || seen.has(p)) continue;
-        const reads = (m: TurnState["marks"][number]) => !m.unwritten && (m.paths?.includes(p) ?? true);
+        const reads = (m: Mark) => !m.unwritten && (m.paths?.includes(p) ?? true);
         const writer = turn.marks.slice(0, i).reverse().find(reads);
         const before = await lookup.file(writer?.tree ?? beforeTree, p);
-        if (!sameState(before, await lookup.file(mark.tree, p))) seen.add(p);
+        // Absent there may be only uncaptured (an ignored file no one had touched): not known.
+        if (before === null || sameState(before, await lookup.file(mark.tree, p))) continue;
+        // Rewritten while the hooks of the agent's own edit ran (a formatter): not a person's.
+        const modified = mark.mtimes?.[mark.paths?.indexOf(p) ?? -1];
+        if (modified === undefined || !inHookWindow(turn, writer, p, modified * 1000, mark.t)) seen.add(p);
       }
     }
   } catch {

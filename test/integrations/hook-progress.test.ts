@@ -331,6 +331,68 @@ describe("a change after the turn's last tool call", () => {
     expect([repo.read("src/a.js"), repo.read("src/b.js")]).toEqual(["a0\n", "b0\n"]);
   });
 
+  it("is the person's where they saved it before the agent's edit of it, or after an edit that never ran", () => {
+    send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit a.js, b.js and c.js" }));
+    // The person saves a.js; the agent then reads their version and edits it: its PreToolUse saw it.
+    repo.write({ "src/a.js": "a0 and mine\n" });
+    send(preEdit("src/a.js"));
+    repo.write({ "src/a.js": "a0 and mine\nagent\n" });
+    send(edited("src/a.js"));
+    // An edit of b.js that never ran (denied at the prompt, or blocked by another PreToolUse hook:
+    // no PostToolUse follows), then the agent's edit of c.js, then the person's save of b.js.
+    send(preEdit("src/b.js"));
+    send(preEdit("lib/c.js"));
+    repo.write({ "lib/c.js": "c1\n" });
+    send(edited("lib/c.js"));
+    savedLater("src/b.js", "b0 and mine\n");
+    send(stop());
+    const [turn] = sandbox.ok(repo.dir, "log", "--session", s);
+    expect(turn.changed).toEqual(["lib/c.js", "src/a.js", "src/b.js"]);
+    expect(turn.uncertain).toEqual(["src/a.js", "src/b.js"]);
+    const refused = sandbox.cli(repo.dir, ["rewind", "--session", s, "--to", "1", "--json"]);
+    expect([refused.status, refused.json.afterLastTool]).toEqual([3, ["src/a.js", "src/b.js"]]);
+    expect([repo.read("src/a.js"), repo.read("src/b.js")]).toEqual(["a0 and mine\nagent\n", "b0 and mine\n"]);
+  });
+
+  it("stays the agent's where a formatter's rewrite got its next edit refused, or came just before an interrupt", () => {
+    send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit a.js twice, then b.js" }));
+    send(preEdit("src/a.js"));
+    repo.write({ "src/a.js": "a1\n" });
+    send(edited("src/a.js"));
+    repo.write({ "src/a.js": "a1 formatted\n" }); // a PostToolUse formatter beside the mark
+    // Claude Code refuses the next edit ("…modified since read, either by the user or by a linter"),
+    // and the agent edits the formatted version.
+    send(preEdit("src/a.js"));
+    send(
+      claude(repo.dir, s, "PostToolUseFailure", {
+        tool_name: "Edit",
+        tool_input: {
+          file_path: repo.path("src/a.js"),
+          old_string: "1",
+          new_string: "2",
+          replace_all: false,
+        },
+        tool_use_id: "toolu_refused",
+        error:
+          "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.",
+        is_interrupt: false,
+      }),
+    );
+    send(preEdit("src/a.js"));
+    repo.write({ "src/a.js": "a2 formatted\n" });
+    send(edited("src/a.js"));
+    send(preEdit("src/b.js"));
+    repo.write({ "src/b.js": "b1\n" });
+    send(edited("src/b.js"));
+    repo.write({ "src/b.js": "b1 formatted\n" });
+    // Esc: no Stop; the next prompt closes the turn.
+    send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "next" }));
+    send(stop());
+    const [turn] = sandbox.ok(repo.dir, "log", "--session", s);
+    expect(turn.changed).toEqual(["src/a.js", "src/b.js"]);
+    expect(turn.uncertain).toBeUndefined();
+  });
+
   it("stays the agent's where a tool call named the path after that mark (an edit that sent no PostToolUse)", () => {
     send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit both" }));
     send(preEdit("src/a.js"));

@@ -45,7 +45,7 @@ function claudeAction(name: string, payload: Payload): HookAction {
       const file = key
         ? (str(obj(payload, "tool_input"), key) ?? str(obj(payload, "tool_input"), "file_path"))
         : undefined;
-      return file ? { kind: "touch", paths: [file] } : { kind: "none" };
+      return file ? { kind: "touch", paths: [file], before: true } : { kind: "none" };
     }
     // A failed call (Claude Code sends PostToolUseFailure instead) may have changed files too,
     // except an edit tool's: it refuses before writing (text not found, the file changed since

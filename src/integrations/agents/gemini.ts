@@ -29,7 +29,7 @@ function geminiAction(name: string, payload: Payload): HookAction {
       const file = EDIT_TOOLS.has(str(payload, "tool_name") ?? "")
         ? (str(input, "file_path") ?? str(input, "absolute_path"))
         : undefined;
-      return file ? { kind: "touch", paths: [file] } : { kind: "none" };
+      return file ? { kind: "touch", paths: [file], before: true } : { kind: "none" };
     }
     case "AfterTool": {
       const tool = str(payload, "tool_name") ?? "";
