@@ -23,6 +23,8 @@ export interface ErrorData {
     afterLastTool?: string[];
     /** rewind: those of `conflicts` the repository ignored at the end of the turn that changed them. */
     ignoredAtEnd?: string[];
+    /** rewind: those of `conflicts` someone else changed between two of the turns being rewound. */
+    betweenTurns?: string[];
     /** push: the snapshots holding the ignored files, or the machines that pushed the conflicting sessions. */
     snapshots?: string[];
     pushedFrom?: string[];
@@ -118,6 +120,7 @@ export function errorDocument(error: unknown, force: string | null): Record<stri
     if (error.data.uncertain) doc.uncertain = error.data.uncertain;
     if (error.data.afterLastTool) doc.afterLastTool = error.data.afterLastTool;
     if (error.data.ignoredAtEnd) doc.ignoredAtEnd = error.data.ignoredAtEnd;
+    if (error.data.betweenTurns) doc.betweenTurns = error.data.betweenTurns;
   } else if (exitStatusFor(error) === 3) {
     doc.conflicts = []; // every refusal has the list; an open turn or a changed plan names no path
   }

@@ -108,6 +108,8 @@ export interface ConflictReasons {
   keptOpen?: string;
   /** Not captured at the end of the turn that changed them, as the repository ignored them then. */
   ignoredAtEnd?: readonly string[];
+  /** Changed by someone else between two of the turns being rewound. */
+  betweenTurns?: readonly string[];
 }
 
 /** The refusal of a rewind or redo: someone changed these paths since the session last did; nothing was changed. */
@@ -115,12 +117,19 @@ export function conflictError(
   action: "rewind" | "redo",
   session: string,
   conflicts: string[],
-  { uncertain = [], afterLastTool = [], keptOpen, ignoredAtEnd = [] }: ConflictReasons = {},
+  {
+    uncertain = [],
+    afterLastTool = [],
+    keptOpen,
+    ignoredAtEnd = [],
+    betweenTurns = [],
+  }: ConflictReasons = {},
 ): GhostcommitError {
   const doubtful = new Set(uncertain);
   const unseen = new Set(ignoredAtEnd);
   const late = new Set(afterLastTool);
-  const edited = conflicts.filter((p) => !doubtful.has(p) && !unseen.has(p));
+  const between = conflicts.filter((p) => betweenTurns.includes(p) && !doubtful.has(p));
+  const edited = conflicts.filter((p) => !doubtful.has(p) && !unseen.has(p) && !between.includes(p));
   const maybe = conflicts.filter((p) => doubtful.has(p));
   const reasons: string[] = [];
   const one = edited.length === 1;
@@ -131,6 +140,12 @@ export function conflictError(
   } else if (edited.length > 0) {
     reasons.push(
       `${edited.length} ${one ? "file was" : "files were"} changed since session ${humanText(session)} last changed ${one ? "it" : "them"} (${listed(edited)})`,
+    );
+  }
+  if (between.length > 0) {
+    const one = between.length === 1;
+    reasons.push(
+      `${between.length} ${one ? "file was" : "files were"} changed by someone else between turns of session ${humanText(session)}, which rewinding them would undo too (${listed(between)})`,
     );
   }
   // Changed after the turn's last tool call that could have changed them, before its stop (a
@@ -167,6 +182,7 @@ export function conflictError(
       ...(maybe.length > 0 ? { uncertain: maybe } : {}),
       ...(lastCall.length > 0 ? { afterLastTool: lastCall } : {}),
       ...(notSeen.length > 0 ? { ignoredAtEnd: notSeen } : {}),
+      ...(between.length > 0 ? { betweenTurns: between } : {}),
     },
   );
   error.forceable = true;

@@ -78,31 +78,6 @@ async function editedMark(
 }
 
 /**
- * Of the paths an ended turn changed, those whose state at its end differs from its last
- * progress mark (its before-state without one): changed after the agent's last known action.
- */
-export async function changedSinceProgress(
-  cat: CatFile,
-  turn: TurnState,
-  beforeTree: string,
-  afterTree: string,
-  paths: RelPath[],
-): Promise<RelPath[]> {
-  const lookup = new TreeLookup(cat);
-  let base = turn.progress ?? beforeTree;
-  try {
-    if (turn.progress) await lookup.entry(turn.progress, "");
-  } catch {
-    base = beforeTree; // the mark's objects are gone: everything since the start is uncertain
-  }
-  const out: RelPath[] = [];
-  for (const p of paths) {
-    if (!sameState(await lookup.file(base, p), await lookup.file(afterTree, p))) out.push(p);
-  }
-  return out;
-}
-
-/**
  * What may not be the agent's among what an ending turn changed (`diff`). `sinceProgress`: after
  * an interrupt, whatever changed since the last mark; otherwise only touched paths' (a few), in
  * case another session's turn ran meanwhile. `noToolAfterInterrupt`: of those after an interrupt,
@@ -122,9 +97,10 @@ export async function endingDoubts(
     const { uncertain, afterLastTool } = await interruptedDoubts(cat, turn, trees, changed, how.root);
     return { sinceProgress: uncertain, noToolAfterInterrupt: afterLastTool, unmarked: [] };
   }
-  const touched = turn.progress ? changed.filter((p) => turn.touched.has(p)) : [];
+  const marked = turn.marks.some((m) => !m.unwritten);
+  const touched = marked ? changed.filter((p) => turn.touched.has(p)) : [];
   return {
-    sinceProgress: await changedSinceProgress(cat, turn, trees.before, trees.after, touched),
+    sinceProgress: await changedSinceLastWriter(cat, turn, trees, touched),
     noToolAfterInterrupt: [],
     unmarked: how.everyToolMarked ? await changedAfterLastTool(cat, turn, state, trees, diff, how.root) : [],
   };
@@ -144,7 +120,7 @@ export async function interruptedDoubts(
   root: string,
 ): Promise<{ uncertain: RelPath[]; afterLastTool: RelPath[] }> {
   const now = nowMicros();
-  const since = (await changedSinceProgress(cat, turn, trees.before, trees.after, paths)).filter(
+  const since = (await changedSinceLastWriter(cat, turn, trees, paths)).filter(
     (p) => !rewrittenByToolHooks(root, turn, p, now),
   );
   const uncertain = [...new Set([...since, ...(await seenChangedByNoTool(cat, turn, trees.before, paths))])];
@@ -255,11 +231,11 @@ export async function changedAfterLastTool(
 
 /**
  * Of `paths`, those whose state at the turn's end differs from the last mark that read them after
- * a tool call that may have written them (the before-state without one): as the latest mark holds
- * them, since each mark carries on what the previous one read. A failed edit tool's mark is no
- * such call: what it read (a person's edit made just before it) is not the agent's.
+ * a tool call that may have written them (the before-state without one): changed after the
+ * agent's last known action on them. A mark taken just before an edit, or after one that failed,
+ * is no such call: what it read (a person's edit made just before it) is not the agent's.
  */
-async function changedSinceLastWriter(
+export async function changedSinceLastWriter(
   cat: CatFile,
   turn: TurnState,
   trees: { before: string; after: string },

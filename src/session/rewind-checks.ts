@@ -5,19 +5,16 @@ import { MODE } from "../git/objects.js";
 import { displayPath, type RelPath } from "../paths.js";
 import { isNamed } from "../restore/path-filter.js";
 import { insideSparseCheckout } from "../restore/sparse-absent.js";
-import { diffTrees } from "../restore/restore-snapshot.js";
-import { leftOutBy, nowMicros } from "../store/metadata.js";
+import { leftOutBy } from "../store/metadata.js";
 import type { StoredSnapshot } from "../store/store.js";
-import { attributeTurn, overlappingTouches } from "./attribution.js";
 import { GhostcommitError } from "../errors.js";
 import type { PlanStep } from "../restore/plan.js";
 import type { ExpectedRewind } from "../types.js";
 import { conflictError, type SessionContext } from "./context.js";
-import { journalsAround } from "./sessions-around.js";
 import { changedSinceShown, type OverriddenState } from "./overridden-state.js";
 import { quotedPath, turnsNamed, humanText } from "../util/format.js";
 import type { SessionState, TurnState } from "./model.js";
-import { attributePaths, isUncertain, type PathStates } from "./rewind-plan.js";
+import { attributePaths, changedBetweenTurns, isUncertain, type PathStates } from "./rewind-plan.js";
 import { unseenBy } from "./touch.js";
 import type { CatFile } from "../git/cat-file.js";
 import { inDependencyDirsSince } from "./rewind-skips.js";
@@ -45,6 +42,7 @@ export async function precheck(
   const conflicts: RelPath[] = [];
   const uncertain: RelPath[] = [];
   const afterLastTool: RelPath[] = [];
+  const betweenTurns: RelPath[] = [];
   for (const [p, span] of attributed) {
     if (turns[span.first].beforeUnknown.has(p) || since.has(p)) continue;
     const current = now.get(p);
@@ -67,6 +65,12 @@ export async function precheck(
     // Not captured at the turn's end (a .ghostignore match, over the size limit): the final
     // check leaves it as excluded, when it is not captured now either.
     if (leftOutBy(after.meta, p)) continue;
+    const read = (snapshot: { tree: string }, path: RelPath) => lookup.file(snapshot.tree, path);
+    if (await changedBetweenTurns(read, p, span, befores, afters, partial.get(p))) {
+      conflicts.push(p);
+      betweenTurns.push(p);
+      continue;
+    }
     if (partial.has(p) && sameState(current, partial.get(p)!)) continue;
     if (!sameState(current, ended)) conflicts.push(p);
   }
@@ -74,25 +78,14 @@ export async function precheck(
   if (inside.length > 0) {
     const session = ctx.journal.session;
     const said = (paths: RelPath[]) => paths.filter((p) => inside.includes(p)).map(displayPath);
-    const why = { uncertain: said(uncertain), afterLastTool: said(afterLastTool), keptOpen };
+    const why = {
+      uncertain: said(uncertain),
+      afterLastTool: said(afterLastTool),
+      keptOpen,
+      betweenTurns: said(betweenTurns),
+    };
     throw conflictError("rewind", session, inside.sort().map(displayPath), why);
   }
-}
-
-/** A forced rewind closes the open turn: its changes are what differs from its before-state now. */
-export async function openTurnChanges(
-  ctx: SessionContext,
-  open: TurnState,
-  beforeTree: string,
-  currentTree: string,
-): Promise<RelPath[]> {
-  const diff = await diffTrees(ctx.engine, beforeTree, currentTree);
-  const others = await journalsAround(ctx.engine, open.startedAt, ctx.journal.file);
-  return attributeTurn(
-    diff.map((c) => c.path),
-    open.touched,
-    overlappingTouches(others, open.startedAt, nowMicros()),
-  );
 }
 
 /**
@@ -245,7 +238,8 @@ export async function rewindConflict(
   const uncertain = states.filter((s) => s.uncertain).map((s) => displayPath(s.path));
   const afterLastTool = states.filter((s) => s.afterLastTool).map((s) => displayPath(s.path));
   const ignoredAtEnd = await ignoredAtTurnEnd(engine, cat, states, conflicts, afterOf);
-  const why = { uncertain, afterLastTool, keptOpen: where.keptOpen, ignoredAtEnd };
+  const betweenTurns = states.filter((s) => s.betweenTurns).map((s) => displayPath(s.path));
+  const why = { uncertain, afterLastTool, keptOpen: where.keptOpen, ignoredAtEnd, betweenTurns };
   return conflictError("rewind", where.session, conflicts.map(displayPath), why);
 }
 

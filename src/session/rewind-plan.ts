@@ -38,6 +38,33 @@ export interface PathStates {
   afterLastTool?: boolean;
   /** State an earlier rewind of some paths (still redoable) left it in: the session's doing too. */
   leftByRewind?: FileState | null;
+  /** Someone else changed it between two of the rewound turns: rewinding them undoes that too. */
+  betweenTurns?: boolean;
+}
+
+/**
+ * Whether `p`, changed by rewound turns `first` to `last`, was changed by someone else between two
+ * of them: a turn began with it other than the turn before left it (a person's save between
+ * turns, which a later turn then edited). Only paths both snapshots hold are judged (one lacking
+ * it may not have captured it); a state an earlier rewind of some paths left is the session's.
+ */
+export async function changedBetweenTurns<S>(
+  file: (snapshot: S, p: RelPath) => Promise<FileState | null>,
+  p: RelPath,
+  span: { first: number; last: number },
+  befores: S[],
+  afters: (S | null)[],
+  leftByRewind?: FileState | null,
+): Promise<boolean> {
+  for (let j = span.first; j < span.last; j++) {
+    const left = afters[j];
+    if (!left) continue;
+    const [ended, began] = [await file(left, p), await file(befores[j + 1], p)];
+    if (ended === null || began === null || sameState(ended, began)) continue;
+    if (leftByRewind !== undefined && sameState(began, leftByRewind)) continue;
+    return true;
+  }
+  return false;
 }
 
 /**
@@ -52,6 +79,7 @@ export function conflictsOf(paths: PathStates[], obstructions: { path: RelPath }
       (p) =>
         !sameState(p.current, p.target) &&
         (p.uncertain ||
+          p.betweenTurns ||
           (p.expected !== undefined &&
             !sameState(p.current, p.expected) &&
             !(p.leftByRewind !== undefined && sameState(p.current, p.leftByRewind)))),

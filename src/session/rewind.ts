@@ -12,7 +12,6 @@ import { openTurnOf } from "./model.js";
 import { expectedRewind } from "./expected-plan.js";
 import {
   alreadyRewound,
-  openTurnChanges,
   overwritten,
   precheck,
   refuseNothingToPutBack,
@@ -21,12 +20,13 @@ import {
   rewindConflict,
 } from "./rewind-checks.js";
 import { type ClosedTurn, interruptedHint, plannedRewind, resumeRewind } from "./rewind-resume.js";
-import { interruptedDoubts } from "./progress.js";
+import { closingOpenTurn } from "./open-turn-rewind.js";
 import { overriddenStates, stateOfShown } from "./overridden-state.js";
 import { refuseUnmatched, resolveNamedPaths, selectNamed } from "../restore/path-filter.js";
 import {
   attributePaths,
   changesOf,
+  changedBetweenTurns,
   conflictsOf,
   isUncertain,
   type UncertainPaths,
@@ -180,18 +180,9 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
           const changedLists = await withFilesLeftOut(changedBy, befores, afters, read);
           if (open) {
             const index = turns.indexOf(open);
-            const changed = await openTurnChanges(ctx, open, befores[index].tree, currentTree);
-            changedLists[index] = changed;
-            // No end event came: what changed since its last progress mark may not be the agent's
-            // (the person's edit after an interrupt), as when the next prompt closes such a turn.
             const trees = { before: befores[index].tree, after: currentTree };
-            const { uncertain: since, afterLastTool } = await interruptedDoubts(
-              cat,
-              open,
-              trees,
-              changed,
-              engine.root,
-            );
+            const { changed, uncertain: since, afterLastTool } = await closingOpenTurn(ctx, cat, open, trees);
+            changedLists[index] = changed;
             uncertainOf[index] = { uncertain: new Set(since), afterLastTool: new Set(afterLastTool) };
             closed = { turn: open.turn, changed, ...(since.length > 0 ? { uncertain: since } : {}) };
             refuseUnchanged(named, changedLists, where);
@@ -229,6 +220,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
               uncertain: isUncertain(uncertainOf, p, span),
               afterLastTool: isUncertain(uncertainOf, p, span, "afterLastTool"),
               leftByRewind: partial.get(p),
+              betweenTurns: await changedBetweenTurns(read, p, span, befores, afters, partial.get(p)),
             });
             originOfPath.set(p, origin);
           }

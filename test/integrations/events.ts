@@ -26,6 +26,14 @@ export const claudeEvents = {
       tool_input: { file_path: file, content },
       tool_use_id: "toolu_01",
     }),
+  /** The PostToolUse Claude Code sends once that Write is done. */
+  wrote: (cwd: string, s: string, file: string, content = "x") =>
+    claude(cwd, s, "PostToolUse", {
+      tool_name: "Write",
+      tool_input: { file_path: file, content },
+      tool_response: { filePath: file, success: true },
+      tool_use_id: "toolu_01",
+    }),
   edit: (cwd: string, s: string, file: string) =>
     claude(cwd, s, "PreToolUse", {
       tool_name: "Edit",

@@ -393,6 +393,35 @@ describe("a change after the turn's last tool call", () => {
     expect(turn.uncertain).toBeUndefined();
   });
 
+  it("keeps a person's save between two turns that both edited the file from a rewind of both", () => {
+    send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit a.js" }));
+    send(preEdit("src/a.js"));
+    repo.write({ "src/a.js": "a1\n" });
+    send(edited("src/a.js"));
+    send(stop());
+    repo.write({ "src/a.js": "a1\nmine\n" }); // the person, between the turns
+    send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit a.js again" }));
+    send(preEdit("src/a.js"));
+    repo.write({ "src/a.js": "a2\nmine\n" });
+    send(edited("src/a.js"));
+    send(stop());
+    for (const dryRun of [["--dry-run"], []]) {
+      const refused = sandbox.cli(repo.dir, ["rewind", "--session", s, "--to", "1", "--json", ...dryRun]);
+      expect([refused.status, refused.json.conflicts, refused.json.betweenTurns]).toEqual([
+        3,
+        ["src/a.js"],
+        ["src/a.js"],
+      ]);
+    }
+    expect(sandbox.cli(repo.dir, ["rewind", "--session", s, "--to", "1"]).stderr).toContain(
+      `1 file was changed by someone else between turns of session ${s}, which rewinding them would undo too (src/a.js)`,
+    );
+    expect(repo.read("src/a.js")).toBe("a2\nmine\n");
+    // Turn 2 alone goes back to the person's version.
+    sandbox.ok(repo.dir, "rewind", "--session", s, "--to", "2");
+    expect(repo.read("src/a.js")).toBe("a1\nmine\n");
+  });
+
   it("stays the agent's where a tool call named the path after that mark (an edit that sent no PostToolUse)", () => {
     send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit both" }));
     send(preEdit("src/a.js"));

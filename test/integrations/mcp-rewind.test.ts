@@ -84,6 +84,7 @@ describe("undo from inside the agent (MCP)", () => {
     expectQuiet(hook(sandbox, "claude-code", ev.prompt(cwd, s, "undo that"), cwd));
     claude(ev.write(cwd, s, repo.path("notes.md")));
     repo.write({ "notes.md": "working on it\n" });
+    claude(ev.wrote(cwd, s, repo.path("notes.md")));
 
     // A terminal's rewind still refuses: the open turn's agent may be writing.
     const terminal = repo.cli(["rewind", "--to", "2", "--json"]);
