@@ -88,6 +88,17 @@ describe("a change after the turn's last tool call", () => {
     const later = new Date(Date.now() + 30_000);
     utimesSync(repo.path(file), later, later);
   };
+  /** A refused Edit: code.claude.com/docs/en/hooks, PostToolUseFailure (tool_input, error, is_interrupt). */
+  const editFailed = (file: string, error = changedSinceRead) =>
+    claude(repo.dir, s, "PostToolUseFailure", {
+      tool_name: "Edit",
+      tool_input: { file_path: repo.path(file), old_string: "0", new_string: "1", replace_all: false },
+      tool_use_id: `toolu_failed_${file}`,
+      error,
+      is_interrupt: false,
+    });
+  const changedSinceRead =
+    "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
   /** Claude Code's PostToolUse after a Bash call (code.claude.com/docs/en/hooks). */
   const ranBash = (command: string) =>
     claude(repo.dir, s, "PostToolUse", {
@@ -209,17 +220,6 @@ describe("a change after the turn's last tool call", () => {
   });
 
   it("is the person's where the agent's edit of it failed: the file had changed since the agent read it", () => {
-    /** A refused Edit: code.claude.com/docs/en/hooks, PostToolUseFailure (tool_input, error, is_interrupt). */
-    const editFailed = (file: string, error: string) =>
-      claude(repo.dir, s, "PostToolUseFailure", {
-        tool_name: "Edit",
-        tool_input: { file_path: repo.path(file), old_string: "0", new_string: "1", replace_all: false },
-        tool_use_id: `toolu_failed_${file}`,
-        error,
-        is_interrupt: false,
-      });
-    const changedSinceRead =
-      "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.";
     send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit a.js, b.js and c.js" }));
     send(preEdit("src/a.js"));
     repo.write({ "src/a.js": "a1\n" });
@@ -230,9 +230,9 @@ describe("a change after the turn's last tool call", () => {
     // The person saves their own a.js and c.js; the agent's next edits of both are refused for it.
     repo.write({ "src/a.js": "a1 and my fix\n", "lib/c.js": "c0 and mine\n" });
     send(preEdit("src/a.js"));
-    send(editFailed("src/a.js", changedSinceRead));
+    send(editFailed("src/a.js"));
     send(preEdit("lib/c.js"));
-    send(editFailed("lib/c.js", changedSinceRead));
+    send(editFailed("lib/c.js"));
     // A failed edit of b.js (its text was not there) leaves the agent's earlier edit its own.
     send(preEdit("src/b.js"));
     send(editFailed("src/b.js", "String to replace not found in file."));
@@ -261,21 +261,7 @@ describe("a change after the turn's last tool call", () => {
     send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit a.js, then b.js" }));
     repo.write({ "src/a.js": "a0 and my fix\n" }); // the person's save, then the agent's refused edit
     send(preEdit("src/a.js"));
-    send(
-      claude(repo.dir, s, "PostToolUseFailure", {
-        tool_name: "Edit",
-        tool_input: {
-          file_path: repo.path("src/a.js"),
-          old_string: "0",
-          new_string: "1",
-          replace_all: false,
-        },
-        tool_use_id: "toolu_refused",
-        error:
-          "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.",
-        is_interrupt: false,
-      }),
-    );
+    send(editFailed("src/a.js"));
     send(preEdit("src/a.js"));
     repo.write({ "src/a.js": "a0 and my fix\nagent\n" });
     send(edited("src/a.js"));
@@ -363,21 +349,7 @@ describe("a change after the turn's last tool call", () => {
     // Claude Code refuses the next edit ("…modified since read, either by the user or by a linter"),
     // and the agent edits the formatted version.
     send(preEdit("src/a.js"));
-    send(
-      claude(repo.dir, s, "PostToolUseFailure", {
-        tool_name: "Edit",
-        tool_input: {
-          file_path: repo.path("src/a.js"),
-          old_string: "1",
-          new_string: "2",
-          replace_all: false,
-        },
-        tool_use_id: "toolu_refused",
-        error:
-          "File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.",
-        is_interrupt: false,
-      }),
-    );
+    send(editFailed("src/a.js"));
     send(preEdit("src/a.js"));
     repo.write({ "src/a.js": "a2 formatted\n" });
     send(edited("src/a.js"));
