@@ -20,14 +20,17 @@ describe("Claude Code events", () => {
     expect(parseClaude(claudeEvents.write(ws, "s", "/w/proj/a.txt")).action).toEqual({
       kind: "touch",
       paths: ["/w/proj/a.txt"],
+      before: true,
     });
     expect(parseClaude(claudeEvents.edit(ws, "s", "/w/proj/b.txt")).action).toEqual({
       kind: "touch",
       paths: ["/w/proj/b.txt"],
+      before: true,
     });
     expect(parseClaude(claudeEvents.notebook(ws, "s", "/w/proj/n.ipynb")).action).toEqual({
       kind: "touch",
       paths: ["/w/proj/n.ipynb"],
+      before: true,
     });
     expect(parseClaude(claudeEvents.bash(ws, "s", "rm -rf build")).action.kind).toBe("none");
   });
@@ -156,8 +159,8 @@ describe("Gemini CLI events", () => {
       parseGemini(
         gemini(ws, "g", "BeforeTool", { tool_name, tool_input: { file_path: "/w/proj/x", content: "" } }),
       );
-    expect(tool("write_file").action).toEqual({ kind: "touch", paths: ["/w/proj/x"] });
-    expect(tool("replace").action).toEqual({ kind: "touch", paths: ["/w/proj/x"] });
+    expect(tool("write_file").action).toEqual({ kind: "touch", paths: ["/w/proj/x"], before: true });
+    expect(tool("replace").action).toEqual({ kind: "touch", paths: ["/w/proj/x"], before: true });
     expect(tool("run_shell_command").action.kind).toBe("none");
     const end = parseGemini(
       gemini(ws, "g", "AfterAgent", { prompt: "p", prompt_response: "r", stop_hook_active: false }),
