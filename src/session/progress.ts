@@ -14,7 +14,12 @@ import { openTurnOf, type SessionState, type TurnState } from "./model.js";
 import { reopenForContinuation } from "./continuation.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
 import { nowMicros } from "../store/metadata.js";
-import { lastWriterOf, rewrittenByToolHooks, seenChangedByNoTool } from "./writer-marks.js";
+import {
+  lastWriterOf,
+  namedByCutOffCall,
+  rewrittenByToolHooks,
+  seenChangedByNoTool,
+} from "./writer-marks.js";
 
 /**
  * A progress mark after a tool call of the open turn: a tree of what the agent had done by then.
@@ -125,8 +130,7 @@ export async function interruptedDoubts(
   );
   const uncertain = [...new Set([...since, ...(await seenChangedByNoTool(cat, turn, trees.before, paths))])];
   // The last mark after a call that may have written: an edit announced after it was cut off.
-  const lastMark = [...turn.marks].reverse().find((m) => !m.unwritten)?.t ?? Number.NEGATIVE_INFINITY;
-  const inFlight = (p: RelPath) => (turn.touchTimes.get(p)?.last ?? Number.NEGATIVE_INFINITY) > lastMark;
+  const inFlight = namedByCutOffCall(turn);
   return { uncertain, afterLastTool: uncertain.filter((p) => !inFlight(p)) };
 }
 
@@ -219,8 +223,7 @@ export async function changedAfterLastTool(
   for (const undo of state.undos) if (undo.t >= turn.startedAt) for (const p of undo.paths) undone.add(p);
   const changed = diff.map((c) => c.path).filter((p) => !undone.has(p));
   // A call cut off at the stop (no mark of a writing call came after it) may have written its paths.
-  const lastWriting = Math.max(...turn.marks.filter((m) => !m.unwritten).map((m) => m.t));
-  const inFlight = (p: RelPath) => (turn.touchTimes.get(p)?.last ?? Number.NEGATIVE_INFINITY) > lastWriting;
+  const inFlight = namedByCutOffCall(turn);
   const now = nowMicros();
   const candidates = changed.filter((p) => !inFlight(p));
   const late = (await changedSinceLastWriter(cat, turn, trees, candidates)).filter(

@@ -28,6 +28,15 @@ export const timesOf = (times: unknown, paths?: RelPath[]) =>
 /** How long after an edit tool's mark another hook of the same event may still rewrite its file. */
 export const HOOK_REWRITE_WINDOW_MS = 10_000;
 
+/**
+ * Whether a path was named by a call no mark of a writing call followed: the last call, cut off
+ * (by an interrupt, or the stop came first), whose bytes it may hold.
+ */
+export function namedByCutOffCall(turn: TurnState): (p: RelPath) => boolean {
+  const lastWriting = Math.max(...turn.marks.filter((m) => !m.unwritten).map((m) => m.t));
+  return (p) => (turn.touchTimes.get(p)?.last ?? Number.NEGATIVE_INFINITY) > lastWriting;
+}
+
 /** The turn's last mark that read `p` after a tool call that may have written it. */
 export function lastWriterOf(turn: TurnState, p: RelPath): Mark | undefined {
   return [...turn.marks].reverse().find((m) => !m.unwritten && (m.paths?.includes(p) ?? true));
