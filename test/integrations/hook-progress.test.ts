@@ -113,14 +113,18 @@ describe("a change after the turn's last tool call", () => {
       tool_input: { file_path: repo.path(file), old_string: "0", new_string: "1", replace_all: false },
       tool_use_id: `toolu_pre_${file}`,
     });
+  /** An edit tool's call as Claude Code reports it: PreToolUse, the write, PostToolUse. */
+  const agentEdits = (file: string, content: string) => {
+    send(preEdit(file));
+    repo.write({ [file]: content });
+    send(edited(file));
+  };
   const stop = () =>
     claude(repo.dir, s, "Stop", { stop_hook_active: false, last_assistant_message: "Done." });
 
   it("is the person's, not the agent's: rewinding the turn asks before it reverts or deletes it", () => {
     send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit a.js, run the generator" }));
-    send(preEdit("src/a.js"));
-    repo.write({ "src/a.js": "a1\n" });
-    send(edited("src/a.js"));
+    agentEdits("src/a.js", "a1\n");
     repo.write({ "gen/out.txt": "generated\n" }); // the Bash call's own work, before its mark
     send(ranBash("node gen.js"));
     // While the agent writes its answer, the person saves two files of their own.
@@ -143,20 +147,14 @@ describe("a change after the turn's last tool call", () => {
 
   it("is the person's also in a file the agent's tools edited earlier in the turn", () => {
     send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit a.js and b.js, run the tests" }));
-    send(preEdit("src/a.js"));
-    repo.write({ "src/a.js": "a1\n" });
-    send(edited("src/a.js"));
+    agentEdits("src/a.js", "a1\n");
     send(ranBash("npm test"));
     // The person touches up the agent's a.js while its next edit runs: that edit's mark reads b.js
     // alone. (Before a shell call's mark, such an edit could be the shell's: the agent's.)
     repo.write({ "src/a.js": "a1 and my fix\n" });
-    send(preEdit("src/b.js"));
-    repo.write({ "src/b.js": "b1\n" });
-    send(edited("src/b.js"));
+    agentEdits("src/b.js", "b1\n");
     // And after the last tool call, while the agent writes its answer, lib/c.js's earlier edit gets theirs too.
-    send(preEdit("lib/c.js"));
-    repo.write({ "lib/c.js": "c1\n" });
-    send(edited("lib/c.js"));
+    agentEdits("lib/c.js", "c1\n");
     savedLater("lib/c.js", "c1 and my tweak\n");
     send(stop());
     const [turn] = sandbox.ok(repo.dir, "log", "--session", s);
@@ -221,12 +219,8 @@ describe("a change after the turn's last tool call", () => {
 
   it("is the person's where the agent's edit of it failed: the file had changed since the agent read it", () => {
     send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit a.js, b.js and c.js" }));
-    send(preEdit("src/a.js"));
-    repo.write({ "src/a.js": "a1\n" });
-    send(edited("src/a.js"));
-    send(preEdit("src/b.js"));
-    repo.write({ "src/b.js": "b1\n" });
-    send(edited("src/b.js"));
+    agentEdits("src/a.js", "a1\n");
+    agentEdits("src/b.js", "b1\n");
     // The person saves their own a.js and c.js; the agent's next edits of both are refused for it.
     repo.write({ "src/a.js": "a1 and my fix\n", "lib/c.js": "c0 and mine\n" });
     send(preEdit("src/a.js"));
@@ -238,9 +232,7 @@ describe("a change after the turn's last tool call", () => {
     send(editFailed("src/b.js", "String to replace not found in file."));
     // As Claude Code does then, the agent reads a.js again and edits the person's version; a shell
     // call follows, whose mark reads every file: what the refusal showed stays the person's.
-    send(preEdit("src/a.js"));
-    repo.write({ "src/a.js": "a1 and my fix\nagent again\n" });
-    send(edited("src/a.js"));
+    agentEdits("src/a.js", "a1 and my fix\nagent again\n");
     send(ranBash("npm test"));
     send(stop());
     const [turn] = sandbox.ok(repo.dir, "log", "--session", s);
@@ -262,9 +254,7 @@ describe("a change after the turn's last tool call", () => {
     repo.write({ "src/a.js": "a0 and my fix\n" }); // the person's save, then the agent's refused edit
     send(preEdit("src/a.js"));
     send(editFailed("src/a.js"));
-    send(preEdit("src/a.js"));
-    repo.write({ "src/a.js": "a0 and my fix\nagent\n" });
-    send(edited("src/a.js"));
+    agentEdits("src/a.js", "a0 and my fix\nagent\n");
     // The edit of b.js is cut off by Esc after it wrote: no PostToolUse, no Stop.
     send(preEdit("src/b.js"));
     repo.write({ "src/b.js": "b1\n" });
@@ -281,9 +271,7 @@ describe("a change after the turn's last tool call", () => {
 
   it("says the same of a turn whose conversation ended after the interrupt (SessionEnd, no next prompt)", () => {
     send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit a.js" }));
-    send(preEdit("src/a.js"));
-    repo.write({ "src/a.js": "a1\n" });
-    send(edited("src/a.js"));
+    agentEdits("src/a.js", "a1\n");
     repo.write({ "src/b.js": "b0 and mine\n" }); // after Esc, the person's edit
     // code.claude.com/docs/en/hooks: SessionEnd carries `reason` (here: the user exited).
     send(claude(repo.dir, s, "SessionEnd", { reason: "prompt_input_exit" }));
@@ -299,15 +287,11 @@ describe("a change after the turn's last tool call", () => {
 
   it("stays the agent's where another hook of the edit's event rewrote the file beside the mark (a formatter)", () => {
     send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit a.js and b.js" }));
-    send(preEdit("src/a.js"));
-    repo.write({ "src/a.js": "a1\n" });
-    send(edited("src/a.js"));
+    agentEdits("src/a.js", "a1\n");
     // code.claude.com/docs/en/hooks-guide: a PostToolUse hook running prettier on the edited file,
     // run by Claude Code beside ghostcommit's: it writes just after the mark read the file.
     repo.write({ "src/a.js": "a1 formatted\n" });
-    send(preEdit("src/b.js"));
-    repo.write({ "src/b.js": "b1\n" });
-    send(edited("src/b.js"));
+    agentEdits("src/b.js", "b1\n");
     repo.write({ "src/b.js": "b1 formatted\n" });
     send(stop());
     const [turn] = sandbox.ok(repo.dir, "log", "--session", s);
@@ -321,15 +305,11 @@ describe("a change after the turn's last tool call", () => {
     send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit a.js, b.js and c.js" }));
     // The person saves a.js; the agent then reads their version and edits it: its PreToolUse saw it.
     repo.write({ "src/a.js": "a0 and mine\n" });
-    send(preEdit("src/a.js"));
-    repo.write({ "src/a.js": "a0 and mine\nagent\n" });
-    send(edited("src/a.js"));
+    agentEdits("src/a.js", "a0 and mine\nagent\n");
     // An edit of b.js that never ran (denied at the prompt, or blocked by another PreToolUse hook:
     // no PostToolUse follows), then the agent's edit of c.js, then the person's save of b.js.
     send(preEdit("src/b.js"));
-    send(preEdit("lib/c.js"));
-    repo.write({ "lib/c.js": "c1\n" });
-    send(edited("lib/c.js"));
+    agentEdits("lib/c.js", "c1\n");
     savedLater("src/b.js", "b0 and mine\n");
     send(stop());
     const [turn] = sandbox.ok(repo.dir, "log", "--session", s);
@@ -342,20 +322,14 @@ describe("a change after the turn's last tool call", () => {
 
   it("stays the agent's where a formatter's rewrite got its next edit refused, or came just before an interrupt", () => {
     send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit a.js twice, then b.js" }));
-    send(preEdit("src/a.js"));
-    repo.write({ "src/a.js": "a1\n" });
-    send(edited("src/a.js"));
+    agentEdits("src/a.js", "a1\n");
     repo.write({ "src/a.js": "a1 formatted\n" }); // a PostToolUse formatter beside the mark
     // Claude Code refuses the next edit ("…modified since read, either by the user or by a linter"),
     // and the agent edits the formatted version.
     send(preEdit("src/a.js"));
     send(editFailed("src/a.js"));
-    send(preEdit("src/a.js"));
-    repo.write({ "src/a.js": "a2 formatted\n" });
-    send(edited("src/a.js"));
-    send(preEdit("src/b.js"));
-    repo.write({ "src/b.js": "b1\n" });
-    send(edited("src/b.js"));
+    agentEdits("src/a.js", "a2 formatted\n");
+    agentEdits("src/b.js", "b1\n");
     repo.write({ "src/b.js": "b1 formatted\n" });
     // Esc: no Stop; the next prompt closes the turn.
     send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "next" }));
@@ -367,15 +341,11 @@ describe("a change after the turn's last tool call", () => {
 
   it("keeps a person's save between two turns that both edited the file from a rewind of both", () => {
     send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit a.js" }));
-    send(preEdit("src/a.js"));
-    repo.write({ "src/a.js": "a1\n" });
-    send(edited("src/a.js"));
+    agentEdits("src/a.js", "a1\n");
     send(stop());
     repo.write({ "src/a.js": "a1\nmine\n" }); // the person, between the turns
     send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit a.js again" }));
-    send(preEdit("src/a.js"));
-    repo.write({ "src/a.js": "a2\nmine\n" });
-    send(edited("src/a.js"));
+    agentEdits("src/a.js", "a2\nmine\n");
     send(stop());
     for (const dryRun of [["--dry-run"], []]) {
       const refused = sandbox.cli(repo.dir, ["rewind", "--session", s, "--to", "1", "--json", ...dryRun]);
@@ -396,9 +366,7 @@ describe("a change after the turn's last tool call", () => {
 
   it("stays the agent's where a tool call named the path after that mark (an edit that sent no PostToolUse)", () => {
     send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit both" }));
-    send(preEdit("src/a.js"));
-    repo.write({ "src/a.js": "a1\n" });
-    send(edited("src/a.js"));
+    agentEdits("src/a.js", "a1\n");
     // The second edit's PreToolUse came; it wrote, but its PostToolUse never did (it failed after).
     send(preEdit("src/b.js"));
     repo.write({ "src/b.js": "b1\n" });
