@@ -206,7 +206,9 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
         if (action.paths === undefined) await session.progress(undefined, continuing);
         else if (absolute.length > 0) await session.progress(absolute, { ...continuing, unwritten });
       } else if (absolute.length > 0) {
-        const touched = await session.touched(absolute, { edited: action.edited, ...continuing });
+        // A mark read beside the touch: what the file holds before the edit runs, or after it.
+        const mark = action.before ? "before" : action.edited ? "after" : undefined;
+        const touched = await session.touched(absolute, { edited: action.edited, ...continuing, mark });
         const { leftOut = [] } = touched;
         // An edit nothing can undo: said (doctor shows it) instead of left out silently.
         for (const rel of leftOut)
@@ -220,8 +222,6 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
             "error",
             `not undoable: ${paths.map(displayPath).join(", ")} edited while no turn was open (the agent sent no prompt event before it; hooks installed during a conversation take effect at its next prompt)`,
           );
-        if (action.edited || action.before)
-          await session.progress(absolute, { ...continuing, unwritten: action.before });
       }
     }
   } catch (error) {

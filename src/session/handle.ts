@@ -62,10 +62,18 @@ export class Session implements SessionHandle {
    */
   async touched(
     paths: string[],
-    options?: { edited?: boolean; continuing?: boolean },
+    options?: { edited?: boolean; continuing?: boolean; mark?: "before" | "after" },
   ): Promise<{ touched: string[]; leftOut?: string[]; outsideTurn?: true }> {
     checkArgument(isStringList(paths), "touched takes a list of paths (strings)");
-    const checked = checkedOptions(options, "touched", { booleans: ["edited", "continuing"] });
+    const checked = checkedOptions(options, "touched", {
+      booleans: ["edited", "continuing"],
+      strings: ["mark"],
+    });
+    const { mark } = checked;
+    checkArgument(
+      mark === undefined || mark === "before" || mark === "after",
+      'touched: mark must be "before" or "after"',
+    );
     const rels = touchTargets(this.ctx, paths); // before writing makes the store
     return this.ctx.engine.capturing(() => touchPaths(this.ctx, rels, checked));
   }

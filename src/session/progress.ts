@@ -10,6 +10,7 @@ import { LooseObjectWriter } from "../git/loose-objects.js";
 import { lstatSync } from "node:fs";
 import { fsPath, type RelPath, resolveInside } from "../paths.js";
 import type { SessionContext } from "./context.js";
+import type { NewRecord } from "./journal.js";
 import { openTurnOf, type SessionState, type TurnState } from "./model.js";
 import { reopenForContinuation } from "./continuation.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
@@ -42,21 +43,37 @@ export async function markProgress(
       !openTurnOf(state) && options.continuing ? await reopenForContinuation(engine, state) : null;
     const open = openTurnOf(state);
     if (!open) return;
-    const mark = await engine.withReader(async (cat) => {
-      const full = async () => ({ tree: (await captureTree(engine, cat, [...state.touched])).tree });
-      if (!rels) return full();
-      // A mark whose objects a gc pruned cannot be edited: start again from the whole workspace.
-      const edited = await editedMark(engine, cat, open, rels).catch(() => null);
-      if (!edited) return full();
-      if (!options.unwritten) return { tree: edited, paths: rels };
-      // When each file was last written: a hook's rewrite beside the agent's edit is told apart.
-      const mtimes = rels.map(
-        (rel) => lstatSync(fsPath(engine.root, rel), { throwIfNoEntry: false })?.mtimeMs ?? -1,
-      );
-      return { tree: edited, paths: rels, unwritten: true as const, mtimes };
-    });
-    await journal.append([...(reopened ? [reopened] : []), { e: "mark", turn: open.turn, ...mark }]);
+    const mark = await progressMark(engine, state, open, rels, options.unwritten);
+    await journal.append([...(reopened ? [reopened] : []), mark]);
   });
+}
+
+/**
+ * The mark of what the open turn holds now (see `markProgress`): all of it, or `rels` read into
+ * the previous mark. `unwritten`: the call that named `rels` wrote nothing (it failed, or has not
+ * run yet), so the mark keeps when each file was last written, to tell a hook's rewrite beside
+ * the agent's edit from a person's.
+ */
+export async function progressMark(
+  engine: StoreContext,
+  state: SessionState,
+  open: TurnState,
+  rels: RelPath[] | undefined,
+  unwritten?: boolean,
+): Promise<NewRecord> {
+  const mark = await engine.withReader(async (cat) => {
+    const full = async () => ({ tree: (await captureTree(engine, cat, [...state.touched])).tree });
+    if (!rels) return full();
+    // A mark whose objects a gc pruned cannot be edited: start again from the whole workspace.
+    const edited = await editedMark(engine, cat, open, rels).catch(() => null);
+    if (!edited) return full();
+    if (!unwritten) return { tree: edited, paths: rels };
+    const mtimes = rels.map(
+      (rel) => lstatSync(fsPath(engine.root, rel), { throwIfNoEntry: false })?.mtimeMs ?? -1,
+    );
+    return { tree: edited, paths: rels, unwritten: true as const, mtimes };
+  });
+  return { e: "mark", turn: open.turn, ...mark };
 }
 
 /** The previous mark (or the before-state) with `rels` read from the work tree. */

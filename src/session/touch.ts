@@ -11,7 +11,9 @@ import { MODE } from "../git/objects.js";
 import { LooseObjectWriter } from "../git/loose-objects.js";
 import { ancestorsOf, displayPath, fsPath, isWithin, type RelPath, resolveInside } from "../paths.js";
 import type { SessionContext } from "./context.js";
-import { openTurnOf, type TurnState } from "./model.js";
+import { applyRecord, type JournalRecord, openTurnOf, type TurnState } from "./model.js";
+import type { NewRecord } from "./journal.js";
+import { progressMark } from "./progress.js";
 import { reopenForContinuation } from "./continuation.js";
 import { readSnapshot, writeSnapshot } from "../store/snapshots.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
@@ -47,12 +49,13 @@ export function touchTargets(ctx: SessionContext, given: string[]): RelPath[] {
  * turn leaves the other agent's work in place. With `edited` (reported after the edit, as Cursor
  * does) the current content is not the before-state: such paths are recorded as never captured
  * instead, so a rewind reports them as skipped rather than writing the edit back. `rels` come
- * from `touchTargets`.
+ * from `touchTargets`. `mark`: also takes the tool call's progress mark of `rels` (see
+ * `markProgress`), "before" the tool runs (it wrote nothing yet) or "after" it.
  */
 export async function touchPaths(
   ctx: SessionContext,
   rels: RelPath[],
-  options: { edited?: boolean; continuing?: boolean } = {},
+  options: { edited?: boolean; continuing?: boolean; mark?: "before" | "after" } = {},
 ): Promise<{ touched: string[]; leftOut?: string[]; outsideTurn?: true }> {
   const { engine, journal } = ctx;
   engine.assertEnabled();
@@ -77,19 +80,25 @@ export async function touchPaths(
         : options.edited
           ? { unknown: await unseenBefore(engine, open, fresh) }
           : await captureIntoBefore(engine, open, fresh, await touchedBeside(ctx, open, fresh));
-    await journal.append([
-      ...(reopened ? [reopened] : []),
-      {
-        e: "touch",
-        turn: open.turn,
-        paths: rels,
-        files,
-        ...amended,
-        ...(options.edited ? { edited: true } : {}),
-      },
-    ]);
+    const touch: NewRecord = {
+      e: "touch",
+      turn: open.turn,
+      paths: rels,
+      files,
+      ...amended,
+      ...(options.edited ? { edited: true } : {}),
+    };
+    // The tool call's mark in the same step (one lock, one append), taken after the touch's
+    // before-state amends, as `progress` right after would take it.
+    const replacedBefore = open.before; // the fold below moves the turn to the amended one
+    let mark: NewRecord[] = [];
+    if (options.mark) {
+      applyRecord(state, { ...touch, t: nowMicros() } as JournalRecord);
+      mark = [await progressMark(engine, state, openTurnOf(state)!, rels, options.mark === "before")];
+    }
+    await journal.append([...(reopened ? [reopened] : []), touch, ...mark]);
     // The replaced before-snapshot is now unreferenced by the journal: forget it.
-    if (amended.before) await engine.refs.remove([open.before]).catch(() => {});
+    if (amended.before) await engine.refs.remove([replacedBefore]).catch(() => {});
   });
   const leftOut = inOtherRepositories(engine, rels).map(displayPath);
   return {

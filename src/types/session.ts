@@ -154,11 +154,14 @@ export interface SessionHandle {
    * turn, whose stop another hook blocked (no prompt came since), as that turn's work.
    * `leftOut`: those in a nested repository or submodule, which this workspace's snapshots leave
    * out (unless `"nestedRepos": "capture"`): no snapshot holds them. `outsideTurn`: no turn was
-   * open (nor continued), so no turn's rewind undoes the edit.
+   * open (nor continued), so no turn's rewind undoes the edit. `mark`: takes the tool call's
+   * progress mark of `paths` in the same step, as `progress(paths)` right after would: "after" the
+   * tool ran, "before" it runs (`progress(paths, { unwritten: true })`: what they hold now is not
+   * its work).
    */
   touched(
     paths: string[],
-    options?: { edited?: boolean; continuing?: boolean },
+    options?: { edited?: boolean; continuing?: boolean; mark?: "before" | "after" },
   ): Promise<{ touched: string[]; leftOut?: string[]; outsideTurn?: true }>;
   /**
    * A progress mark: records what the open turn changed so far (only `paths` when given), so

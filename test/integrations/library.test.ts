@@ -98,6 +98,7 @@ describe('import { openWorkspace } from "ghostcommit"', () => {
       "beginTurn prompt": () => s.beginTurn("1", { prompt: 5 as never }),
       "beginTurn null": () => s.beginTurn("1", null as never),
       "progress string": () => s.progress("README.md" as never),
+      "touched mark": () => s.touched(["README.md"], { mark: "during" as never }),
       "snapshot null": () => ws.snapshot(null as never),
       "gc null": () => ws.gc(null as never),
       "redo null": () => s.redo(null as never),
@@ -117,6 +118,7 @@ describe('import { openWorkspace } from "ghostcommit"', () => {
     );
     for (const [name, answer] of Object.entries(answers)) expect(answer, name).toMatch(/^usage: /);
     expect(answers["restore dryRun"]).toBe("usage: restore: dryRun must be true or false");
+    expect(answers["touched mark"]).toBe('usage: touched: mark must be "before" or "after"');
     expect(answers["include NUL"]).toBe('usage: a path cannot hold a NUL byte: "a\\u0000b"');
     expect((await ws.list()).map((x) => x.id)).toEqual([kept.id]);
     expect(await s.log()).toEqual([]);

@@ -311,6 +311,34 @@ describe("rewind and redo through the CLI", () => {
     expect([r.read("a"), r.read("local.cfg")]).toEqual(["a\n", "v2\n"]);
   });
 
+  it("takes a tool call's mark with its touch: before the tool runs, a person's earlier save is not the agent's", async () => {
+    // An embedding agent reporting each edit tool before it runs (touched with mark "before"),
+    // and after it (progress), as the Claude Code hooks do.
+    for (const personSaves of [true, false]) {
+      const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
+      const session = (await openIn(sandbox, r.dir)).session("s");
+      await session.beginTurn("1");
+      if (personSaves) r.write({ "a.txt": "a-person\n" });
+      for (const [file, content] of [
+        ["a.txt", "a-agent\n"],
+        ["b.txt", "b-agent\n"],
+      ]) {
+        await session.touched([r.path(file)], { continuing: true, mark: "before" });
+        r.write({ [file]: content });
+        await session.progress([r.path(file)], { continuing: true });
+      }
+      await session.endTurn("1", { everyToolMarked: true });
+      const [logged] = await logIn(r, "s");
+      expect(logged.changed).toEqual(["a.txt", "b.txt"]);
+      expect(logged.uncertain).toEqual(personSaves ? ["a.txt"] : undefined);
+      const rewound = r.cli(["rewind", "--session", "s", "--to", "1", "--json"]);
+      expect(rewound.status).toBe(personSaves ? 3 : 0);
+      expect([r.read("a.txt"), r.read("b.txt")]).toEqual(
+        personSaves ? ["a-agent\n", "b-agent\n"] : ["a0\n", "b0\n"],
+      );
+    }
+  });
+
   it("puts back a file the turn replaced with a directory", async () => {
     const r = repo({ d: "a file\n", k: "keep\n" });
     await turn(r, "s", "1", () => {
