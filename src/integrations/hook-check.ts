@@ -72,25 +72,59 @@ export function whyNotRunnable(command: string): string | null {
   return null;
 }
 
-/** Our handler commands in a settings file, per event they are under. */
-function handlerCommands(settings: unknown, agent: AgentName): Map<string, string[]> {
+/** One handler of ours in a settings file: its event, command and the matcher it runs under. */
+interface OurHandler {
+  event: string;
+  command: string;
+  /** The group's matcher (nested settings) or the handler's own (flat); none: every tool. */
+  matcher?: string;
+}
+
+function ourHandlers(settings: unknown, agent: AgentName): OurHandler[] {
   const hooks = (settings as { hooks?: unknown } | null)?.hooks;
-  const byEvent = new Map<string, string[]>();
-  if (typeof hooks !== "object" || hooks === null) return byEvent;
+  const found: OurHandler[] = [];
+  if (typeof hooks !== "object" || hooks === null) return found;
   for (const [event, list] of Object.entries(hooks)) {
-    const found = new Set<string>();
-    const visit = (value: unknown): void => {
-      if (Array.isArray(value)) value.forEach(visit);
+    const visit = (value: unknown, matcher: string | undefined): void => {
+      if (Array.isArray(value)) for (const item of value) visit(item, matcher);
       else if (typeof value === "object" && value !== null) {
-        const command = (value as { command?: unknown }).command;
-        if (isHookCommand(command, agent)) found.add(command as string);
-        visit((value as { hooks?: unknown }).hooks);
+        const { command, matcher: own, hooks: inner } = value as Record<string, unknown>;
+        const applies = typeof own === "string" ? own : matcher;
+        if (isHookCommand(command, agent))
+          found.push({ event, command: command as string, matcher: applies });
+        visit(inner, applies);
       }
     };
-    visit(list);
-    if (found.size > 0) byEvent.set(event, [...found]);
+    visit(list, undefined);
+  }
+  return found;
+}
+
+/** Our handler commands in a settings file, per event they are under. */
+function handlerCommands(settings: unknown, agent: AgentName): Map<string, string[]> {
+  const byEvent = new Map<string, string[]>();
+  for (const { event, command } of ourHandlers(settings, agent)) {
+    const commands = byEvent.get(event) ?? [];
+    if (!commands.includes(command)) byEvent.set(event, [...commands, command]);
   }
   return byEvent;
+}
+
+/**
+ * The events whose handler of ours runs under another matcher than this release installs (an
+ * older release's: Claude Code's PostToolUse before it took MCP tools), with both matchers.
+ */
+function staleMatchers(spec: InstallSpec, settings: unknown): string[] {
+  const ours = ourHandlers(settings, spec.agent);
+  const stale: string[] = [];
+  for (const [event, entry] of Object.entries(spec.entries(""))) {
+    const wanted = typeof entry.matcher === "string" ? entry.matcher : undefined;
+    const installed = ours.filter((h) => h.event === event);
+    if (installed.length === 0 || installed.some((h) => h.matcher === wanted)) continue;
+    const was = [...new Set(installed.map((h) => h.matcher ?? "(every tool)"))].join(", ");
+    stale.push(`${event} runs for ${was}, not ${wanted ?? "every tool"}`);
+  }
+  return stale;
 }
 
 /** ghostcommit's hook commands in an agent's settings file: none when it is absent or unreadable. */
@@ -181,12 +215,15 @@ export const checkInstalledHooks: DoctorCheck = async (engine: StoreContext) => 
           path: file,
         });
       }
-      // Installed by an older release: an event added since (an end of turn) would leave turns open.
+      // Installed by an older release: an event added since (an end of turn) would leave turns
+      // open; a matcher widened since (MCP tools) would leave those tools' edits unmarked.
       const missing = Object.keys(spec.entries("")).filter((event) => !installed.has(event));
-      if (installed.size > 0 && missing.length > 0) {
+      const lacks = missing.length > 0 ? [`lack ${missing.join(", ")}`] : [];
+      const differ = installed.size > 0 ? staleMatchers(spec, settings) : [];
+      if (installed.size > 0 && lacks.length + differ.length > 0) {
         problems.push({
           code: "hook-install-outdated",
-          message: `the ${spec.label} hooks in ${file} lack ${missing.join(", ")}; ${again}`,
+          message: `the ${spec.label} hooks in ${file} ${[...lacks, ...differ].join("; ")}; ${again}`,
           path: file,
         });
       }

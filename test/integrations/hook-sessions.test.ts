@@ -640,6 +640,29 @@ describe("hooks across sessions and outside projects", () => {
     });
   });
 
+  it("doctor tells an install whose tool matchers are an earlier release's (no MCP tools), and install again mends it", async () => {
+    const file = repo.ok("install", "claude-code", "--project").file;
+    const settings = JSON.parse(readFileSync(file, "utf8"));
+    const now = settings.hooks.PostToolUse[0].matcher;
+    expect(now).toBe("Write|Edit|MultiEdit|NotebookEdit|Bash|mcp__.*");
+    // As the release before MCP tools were marked wrote them.
+    const before = "Write|Edit|MultiEdit|NotebookEdit|Bash";
+    settings.hooks.PostToolUse[0].matcher = before;
+    settings.hooks.PostToolUseFailure[0].matcher = before;
+    writeFileSync(file, JSON.stringify(settings, null, 2));
+    expect(repo.cli(["doctor", "--json"]).json.problems).toEqual([
+      expect.objectContaining({
+        code: "hook-install-outdated",
+        message: `the Claude Code hooks in ${file} PostToolUse runs for ${before}, not ${now}; PostToolUseFailure runs for ${before}, not ${now}; run \`ghostcommit install claude-code --project\` again`,
+      }),
+    ]);
+    expect(repo.ok("install", "claude-code", "--project").changed).toBe(true);
+    expect(JSON.parse(readFileSync(file, "utf8")).hooks.PostToolUse.map((g: any) => g.matcher)).toEqual([
+      now,
+    ]);
+    expect((await doctorIn(repo)).ok).toBe(true);
+  });
+
   it("does not let one session revert another's shell edit to a file it had touched", () => {
     send(claude(repo.dir, "A", "UserPromptSubmit", { prompt: "a" }), repo.dir);
     send(claude(repo.dir, "B", "UserPromptSubmit", { prompt: "b" }), repo.dir);
