@@ -54,7 +54,9 @@ export function hookCommand(agent: AgentName, node: string, entry: string): stri
 
 /**
  * True for a handler command this adapter installed, in any version: the bare `ghostcommit hook
- * <agent>` of older releases, or Node plus a ghostcommit entry file.
+ * <agent>` of older releases, or Node plus a ghostcommit entry file; and one written by hand
+ * through a package runner (`npx -y ghostcommit hook cursor`), which install replaces and doctor
+ * checks as the same hook.
  */
 export function isHookCommand(command: unknown, agent: AgentName): boolean {
   if (typeof command !== "string") return false;
@@ -62,9 +64,16 @@ export function isHookCommand(command: unknown, agent: AgentName): boolean {
   if (!command.endsWith(tail)) return false;
   const head = command.slice(0, -tail.length);
   return (
-    head === "ghostcommit" || /ghostcommit[^/]*'$/.test(head) || /\/ghostcommit(\.mjs|\.cjs)?$/.test(head)
+    head === "ghostcommit" ||
+    /ghostcommit[^/]*'$/.test(head) ||
+    /\/ghostcommit(\.mjs|\.cjs)?$/.test(head) ||
+    PACKAGE_RUNNER.test(head)
   );
 }
+
+/** `npx -y ghostcommit`, `npx ghostcommit@latest`, `pnpm dlx ghostcommit`, `bunx ghostcommit`, `npm exec -- ghostcommit`. */
+const PACKAGE_RUNNER =
+  /^(npx|pnpx|bunx|pnpm dlx|yarn dlx|npm exec)( (-y|--yes|--quiet|-q|--))* ghostcommit(@[\w.^~<>=-]+)?$/;
 
 function handler(command: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { type: "command", command, ...extra };

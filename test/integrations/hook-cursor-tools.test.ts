@@ -1,9 +1,9 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Repo, Sandbox } from "../helpers/repo.js";
 import { cursor } from "./events.js";
-import { expectQuiet, shellHook } from "./hook-helpers.js";
+import { expectQuiet, installedCommand, shellHook } from "./hook-helpers.js";
 
 // Cursor's hooks after its tool calls. Payloads as Cursor's hooks documentation gives them
 // (cursor.com/docs/agent/hooks, the 1.7 to 2.0 event set): afterFileEdit `file_path, edits`;
@@ -118,5 +118,24 @@ describe("Cursor's hooks after shell commands, MCP tools and deletes", () => {
       "postToolUse",
       "stop",
     ]);
+  });
+
+  it("a hand-written `npx -y ghostcommit hook cursor` is the same hook: doctor says what it lacks, install replaces it", () => {
+    // As a README elsewhere suggests writing it: the package runner, three events.
+    const handwritten = { command: "npx -y ghostcommit hook cursor" };
+    const hooks = { beforeSubmitPrompt: [handwritten], afterFileEdit: [handwritten], stop: [handwritten] };
+    mkdirSync(path.dirname(hooksFile));
+    writeFileSync(hooksFile, JSON.stringify({ version: 1, hooks }, null, 2));
+    const doctor = sandbox.cli(repo.dir, ["doctor", "--json"]);
+    const outdated = doctor.json.problems.find((p: { code: string }) => p.code === "hook-install-outdated");
+    expect(outdated?.message).toContain("lack afterShellExecution, afterMCPExecution, postToolUse");
+    const installed = sandbox.ok(repo.dir, "install", "cursor", "--project");
+    expect(installed.changed).toBe(true);
+    const now = JSON.parse(readFileSync(hooksFile, "utf8")).hooks;
+    // One handler per event, the absolute command install writes; no npx left beside it.
+    for (const event of ["beforeSubmitPrompt", "afterFileEdit", "stop", "afterShellExecution"]) {
+      expect(now[event].map((h: { command: string }) => h.command)).toEqual([installedCommand("cursor")]);
+    }
+    expect(sandbox.cli(repo.dir, ["doctor", "--json"]).json.problems).toEqual([]);
   });
 });
