@@ -111,20 +111,42 @@ function handlerCommands(settings: unknown, agent: AgentName): Map<string, strin
 }
 
 /**
- * The events whose handler of ours runs under another matcher than this release installs (an
- * older release's: Claude Code's PostToolUse before it took MCP tools), with both matchers.
+ * The events whose handlers of ours run for fewer tools than this release hooks (an older
+ * release's matcher: Claude Code's PostToolUse before it took MCP tools), each with both matchers.
+ * A matcher that runs for every tool this release names (reordered, wider, `*`) is not stale.
  */
 function staleMatchers(spec: InstallSpec, settings: unknown): string[] {
   const ours = ourHandlers(settings, spec.agent);
   const stale: string[] = [];
   for (const [event, entry] of Object.entries(spec.entries(""))) {
-    const wanted = typeof entry.matcher === "string" ? entry.matcher : undefined;
+    if (typeof entry.matcher !== "string") continue;
+    const wanted = entry.matcher;
     const installed = ours.filter((h) => h.event === event);
-    if (installed.length === 0 || installed.some((h) => h.matcher === wanted)) continue;
-    const was = [...new Set(installed.map((h) => h.matcher ?? "(every tool)"))].join(", ");
-    stale.push(`${event} runs for ${was}, not ${wanted ?? "every tool"}`);
+    const tools = toolsNamedBy(wanted);
+    if (installed.length === 0 || installed.some((h) => tools.every((t) => runsFor(h.matcher, t)))) continue;
+    const was = [...new Set(installed.map((h) => h.matcher))].join(", ");
+    stale.push(`${event} runs for ${was}, not ${wanted}`);
   }
   return stale;
+}
+
+/** A tool name for each alternative of a matcher this release writes (`mcp__.*`: any MCP tool). */
+function toolsNamedBy(matcher: string): string[] {
+  const alternatives = matcher
+    .replace(/^\^/, "")
+    .replace(/\$$/, "")
+    .replace(/^\((.*)\)$/, "$1");
+  return alternatives.split("|").map((alternative) => alternative.replace(/\.\*/g, "server__tool"));
+}
+
+/** Whether a matcher, as agents read it (a regular expression; none, empty or `*`: every tool), runs for `tool`. */
+function runsFor(matcher: string | undefined, tool: string): boolean {
+  if (matcher === undefined || matcher === "" || matcher === "*") return true;
+  try {
+    return new RegExp(`^(?:${matcher})$`).test(tool);
+  } catch {
+    return false; // the agent cannot use it either
+  }
 }
 
 /** ghostcommit's hook commands in an agent's settings file: none when it is absent or unreadable. */
@@ -220,10 +242,12 @@ export const checkInstalledHooks: DoctorCheck = async (engine: StoreContext) => 
       const missing = Object.keys(spec.entries("")).filter((event) => !installed.has(event));
       const lacks = missing.length > 0 ? [`lack ${missing.join(", ")}`] : [];
       const differ = installed.size > 0 ? staleMatchers(spec, settings) : [];
-      if (installed.size > 0 && lacks.length + differ.length > 0) {
+      if (differ.length > 0)
+        lacks.push(`leave out tools this release hooks (${differ.join("; ")}), so their calls go unrecorded`);
+      if (installed.size > 0 && lacks.length > 0) {
         problems.push({
           code: "hook-install-outdated",
-          message: `the ${spec.label} hooks in ${file} ${[...lacks, ...differ].join("; ")}; ${again}`,
+          message: `the ${spec.label} hooks in ${file} ${lacks.join(", and ")}; ${again}`,
           path: file,
         });
       }

@@ -653,9 +653,22 @@ describe("hooks across sessions and outside projects", () => {
     expect(repo.cli(["doctor", "--json"]).json.problems).toEqual([
       expect.objectContaining({
         code: "hook-install-outdated",
-        message: `the Claude Code hooks in ${file} PostToolUse runs for ${before}, not ${now}; PostToolUseFailure runs for ${before}, not ${now}; run \`ghostcommit install claude-code --project\` again`,
+        message: `the Claude Code hooks in ${file} leave out tools this release hooks (PostToolUse runs for ${before}, not ${now}; PostToolUseFailure runs for ${before}, not ${now}), so their calls go unrecorded; run \`ghostcommit install claude-code --project\` again`,
       }),
     ]);
+    // Matchers that run for every tool this release hooks are no older release's: the same tools
+    // in another order, every tool ("*", or empty, as Claude Code reads them).
+    for (const [post, failure] of [
+      ["Bash|Write|Edit|MultiEdit|NotebookEdit|mcp__.*", "*"],
+      ["Write|Edit|MultiEdit|NotebookEdit|Bash|mcp__.*|Read", ""],
+    ]) {
+      settings.hooks.PostToolUse[0].matcher = post;
+      settings.hooks.PostToolUseFailure[0].matcher = failure;
+      writeFileSync(file, JSON.stringify(settings, null, 2));
+      expect(repo.cli(["doctor", "--json"]).json.problems, post).toEqual([]);
+    }
+    settings.hooks.PostToolUse[0].matcher = before;
+    writeFileSync(file, JSON.stringify(settings, null, 2));
     expect(repo.ok("install", "claude-code", "--project").changed).toBe(true);
     expect(JSON.parse(readFileSync(file, "utf8")).hooks.PostToolUse.map((g: any) => g.matcher)).toEqual([
       now,
