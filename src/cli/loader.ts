@@ -91,7 +91,7 @@ function cacheFileOf(source: Buffer, bundleStat: Stats): string | undefined {
       typeof __ghostcommitBundleDigest === "string"
         ? { digest: __ghostcommitBundleDigest, size: bundleStat.size, mtimeMs: bundleStat.mtimeMs }
         : undefined;
-    return codeCacheFile(source, built);
+    return codeCacheFile(source, built, isBareHookCall(process.argv) ? "hook" : "command");
   } catch {
     return undefined;
   }

@@ -184,6 +184,40 @@ describe("the code cache", () => {
     expect(readdirSync(dataHome).sort()).toEqual(["cache", "hook-sessions", "hooks.log"]);
   });
 
+  it("an agent's hook events write a cache of their own, and leave the command line's as it was", () => {
+    const { sandbox, repo, cacheDir } = fresh();
+    repo.ok("snapshot");
+    settle(sandbox, repo);
+    const commands = onlyFile(cacheDir);
+    const written = readFileSync(commands);
+    // Claude Code's UserPromptSubmit, as the installed command runs it (GHOSTCOMMIT_TRACE says
+    // what became of the cache).
+    const prompt = (n: number) =>
+      shellHook(
+        sandbox,
+        installedCommand("claude-code"),
+        claudeEvents.prompt(repo.dir, `s${n}`, "go"),
+        repo.dir,
+        {
+          GHOSTCOMMIT_TRACE: "1",
+        },
+      );
+    const seen = [1, 2, 3, 4, 5].map((n) =>
+      [...prompt(n).stderr.matchAll(/ cli: code cache (.+)$/gm)].map((m) => m[1]),
+    );
+    expect(seen).toEqual([
+      ["absent", "written (run 1 of 4)"],
+      ["accepted", "written (run 2 of 4)"],
+      ["accepted", "written (run 3 of 4)"],
+      ["accepted", "written (run 4 of 4)"],
+      ["accepted"],
+    ]);
+    const hooks = codeCaches(cacheDir).filter((name) => name !== path.basename(commands));
+    expect(hooks).toEqual([path.basename(commands).replace(/\.v8$/, "-hook.v8")]);
+    expect(readFileSync(commands).equals(written)).toBe(true);
+    expect(traced(sandbox, repo.dir, ["list", "--json"]).cache).toEqual(["accepted"]);
+  });
+
   it("a cache that cannot be written costs the command nothing", () => {
     const { sandbox, repo, cacheDir } = fresh();
     repo.ok("snapshot");

@@ -4,13 +4,14 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   realpathSync,
   writeFileSync,
 } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-/** Names the code cache the suite's setup made (global-setup.ts), for each data home to start with. */
+/** Names the folder of the code caches the suite's setup made (global-setup.ts), for each data home to start with. */
 export const SEEDED_CODE_CACHE = "GHOSTCOMMIT_TEST_SEEDED_CODE_CACHE";
 
 /**
@@ -33,9 +34,11 @@ export function hermeticEnv(home: string): NodeJS.ProcessEnv {
     const cacheDir = path.join(dataHome, "cache");
     mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
     chmodSync(dataHome, 0o700);
-    const copy = path.join(cacheDir, path.basename(seed));
-    copyFileSync(seed, copy);
-    chmodSync(copy, 0o600);
+    for (const name of readdirSync(seed).filter((n) => n.startsWith("cli-") && n.endsWith(".v8"))) {
+      const copy = path.join(cacheDir, name);
+      copyFileSync(path.join(seed, name), copy);
+      chmodSync(copy, 0o600);
+    }
   }
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const key of Object.keys(env)) if (/^(GIT|GHOSTCOMMIT)_/.test(key)) delete env[key];

@@ -42,10 +42,20 @@ function seedCodeCache(): string | undefined {
   writeFileSync(path.join(repo, "b.txt"), "b\n");
   cli("turn", "end", "--session", "s");
   cli("rewind", "--session", "s", "--to", "t1", "--json");
+  // A hook event's runs write a cache of their own: a Claude Code turn with an edit.
+  const event = (name: string, extra: object = {}) =>
+    JSON.stringify({ session_id: "h", transcript_path: "/t", cwd: repo, hook_event_name: name, ...extra });
+  const edit = { tool_name: "Edit", tool_input: { file_path: path.join(repo, "a.txt") }, tool_use_id: "e" };
+  const hook = (input: string) =>
+    spawnSync(process.execPath, [CLI, "hook", "claude-code"], { cwd: repo, env, input, encoding: "utf8" });
+  hook(event("UserPromptSubmit", { prompt: "p" }));
+  hook(event("PreToolUse", edit));
+  writeFileSync(path.join(repo, "a.txt"), "a2\n");
+  hook(event("PostToolUse", { ...edit, tool_response: {} }));
+  hook(event("Stop", { stop_hook_active: false }));
   const cacheDir = path.join(env.GHOSTCOMMIT_HOME!, "cache");
   // None made (a CLI that does not run: the tests say why): each sandbox starts without one.
-  const entries = existsSync(cacheDir) ? readdirSync(cacheDir, { withFileTypes: true }) : [];
-  const file = entries.find((e) => e.name.startsWith("cli-"));
-  if (file) process.env[SEEDED_CODE_CACHE] = path.join(cacheDir, file.name);
+  const entries = existsSync(cacheDir) ? readdirSync(cacheDir) : [];
+  if (entries.some((name) => name.startsWith("cli-"))) process.env[SEEDED_CODE_CACHE] = cacheDir;
   return home;
 }
