@@ -145,7 +145,10 @@ async function captureIntoBefore(
     if (!before) return { absent: [] }; // expired: nothing to amend
     // `.ghostignore` keeps a path out of every snapshot, a touched one too: it stays excluded.
     const ghostignored = await ghostignoreJudge(engine.root, engine.location, engine.paths.dir);
-    const unseen = (await unseenBy(engine, cat, before.tree, before.meta, paths)).filter(
+    // A path missing now was missing before the edit either way: no need to ask git whether the
+    // snapshot ignored it (a new file's Write would start a git process at every PreToolUse).
+    const missing = (rel: RelPath) => !existsSync(fsPath(engine.root, rel));
+    const unseen = (await unseenBy(engine, cat, before.tree, before.meta, paths, missing)).filter(
       (p) => !ghostignored(p),
     );
     const writer = new LooseObjectWriter(engine.refs.objectsDir);
@@ -189,13 +192,18 @@ async function captureIntoBefore(
   });
 }
 
-/** Of `paths`, those the snapshot neither captured nor proved absent: excluded or ignored then. */
+/**
+ * Of `paths`, those the snapshot neither captured nor proved absent: excluded or ignored then.
+ * `missingNow`: paths the caller takes as unseen without asking git whether they were ignored
+ * (what the caller does with an unseen path comes to the same for them either way).
+ */
 export async function unseenBy(
   engine: StoreContext,
   cat: CatFile,
   tree: string,
   meta: { excluded: { path: RelPath }[]; included: RelPath[] },
   paths: RelPath[],
+  missingNow?: (rel: RelPath) => boolean,
 ): Promise<RelPath[]> {
   const lookup = new TreeLookup(cat);
   const unseen: RelPath[] = [];
@@ -208,7 +216,7 @@ export async function unseenBy(
       if (entry && entry.mode !== MODE.tree) underFile = true;
     }
     if (underFile) continue; // a file where its directory would be proves it absent
-    if (leftOutBy(meta, rel)) unseen.push(rel);
+    if (leftOutBy(meta, rel) || missingNow?.(rel)) unseen.push(rel);
     else maybeIgnored.push(rel);
   }
   if (maybeIgnored.length === 0) return unseen;

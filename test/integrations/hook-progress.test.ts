@@ -380,4 +380,27 @@ describe("a change after the turn's last tool call", () => {
     sandbox.ok(repo.dir, "rewind", "--session", s, "--to", "1");
     expect([repo.read("src/a.js"), repo.read("src/b.js")]).toEqual(["a0\n", "b0\n"]);
   });
+
+  it("before a Write of a new file asks git nothing, and a rewind removes what it wrote, an ignored file too", () => {
+    repo.write({ ".gitignore": "*.local\n" });
+    send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "add config" }));
+    const write = (file: string, phase: "PreToolUse" | "PostToolUse") =>
+      claude(repo.dir, s, phase, {
+        tool_name: "Write",
+        tool_input: { file_path: repo.path(file), content: "new\n" },
+        ...(phase === "PostToolUse" ? { tool_response: { filePath: repo.path(file), type: "create" } } : {}),
+        tool_use_id: `toolu_${file}`,
+      });
+    for (const file of ["src/brand-new.js", "settings.local"]) {
+      // Missing before the Write: missing before the turn's edit, whether or not git ignores it.
+      expect(send(write(file, "PreToolUse")), file).toEqual([]);
+      repo.write({ [file]: "new\n" });
+      send(write(file, "PostToolUse"));
+    }
+    send(claude(repo.dir, s, "Stop", { stop_hook_active: false, last_assistant_message: "ok" }));
+    const rewound = repo.cli(["rewind", "--session", s, "--to", "1", "--json"]);
+    expect([rewound.status, rewound.stderr]).toEqual([0, ""]);
+    expect(rewound.json.deleted.sort()).toEqual(["settings.local", "src/brand-new.js"]);
+    expect([repo.exists("settings.local"), repo.exists("src/brand-new.js")]).toEqual([false, false]);
+  });
 });
