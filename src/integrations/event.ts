@@ -41,6 +41,8 @@ export interface HookEvent {
   agent: AgentName;
   /** `hook_event_name` as sent. */
   name: string;
+  /** The tool a tool event is for (`tool_name`), as sent. */
+  tool?: string;
   session?: string;
   /** The directory the agent is in (it follows the agent's `cd`). */
   cwd?: string;

@@ -72,17 +72,18 @@ export function whyNotRunnable(command: string): string | null {
   return null;
 }
 
-/** One handler of ours in a settings file: its event, command and the matcher it runs under. */
-interface OurHandler {
+/** A command handler in a settings file: its event, command and the matcher it runs under. */
+export interface SettingsHandler {
   event: string;
   command: string;
   /** The group's matcher (nested settings) or the handler's own (flat); none: every tool. */
   matcher?: string;
 }
 
-function ourHandlers(settings: unknown, agent: AgentName): OurHandler[] {
+/** Every command handler of a settings file's `hooks`, nested (Claude Code's) or flat (Cursor's). */
+export function settingsHandlers(settings: unknown): SettingsHandler[] {
   const hooks = (settings as { hooks?: unknown } | null)?.hooks;
-  const found: OurHandler[] = [];
+  const found: SettingsHandler[] = [];
   if (typeof hooks !== "object" || hooks === null) return found;
   for (const [event, list] of Object.entries(hooks)) {
     const visit = (value: unknown, matcher: string | undefined): void => {
@@ -90,14 +91,17 @@ function ourHandlers(settings: unknown, agent: AgentName): OurHandler[] {
       else if (typeof value === "object" && value !== null) {
         const { command, matcher: own, hooks: inner } = value as Record<string, unknown>;
         const applies = typeof own === "string" ? own : matcher;
-        if (isHookCommand(command, agent))
-          found.push({ event, command: command as string, matcher: applies });
+        if (typeof command === "string") found.push({ event, command, matcher: applies });
         visit(inner, applies);
       }
     };
     visit(list, undefined);
   }
   return found;
+}
+
+function ourHandlers(settings: unknown, agent: AgentName): SettingsHandler[] {
+  return settingsHandlers(settings).filter((h) => isHookCommand(h.command, agent));
 }
 
 /** Our handler commands in a settings file, per event they are under. */
@@ -123,7 +127,9 @@ function staleMatchers(spec: InstallSpec, settings: unknown): string[] {
     const wanted = entry.matcher;
     const installed = ours.filter((h) => h.event === event);
     const tools = toolsNamedBy(wanted);
-    if (installed.length === 0 || installed.some((h) => tools.every((t) => runsFor(h.matcher, t)))) continue;
+    // One this code cannot read is not called stale: the agent's own engine may run it for them all.
+    const covers = (h: SettingsHandler) => tools.every((t) => runsFor(h.matcher, t) !== false);
+    if (installed.length === 0 || installed.some(covers)) continue;
     const was = [...new Set(installed.map((h) => h.matcher))].join(", ");
     stale.push(`${event} runs for ${was}, not ${wanted}`);
   }
@@ -139,13 +145,19 @@ function toolsNamedBy(matcher: string): string[] {
   return alternatives.split("|").map((alternative) => alternative.replace(/\.\*/g, "server__tool"));
 }
 
-/** Whether a matcher, as agents read it (a regular expression; none, empty or `*`: every tool), runs for `tool`. */
-function runsFor(matcher: string | undefined, tool: string): boolean {
+/**
+ * Whether a matcher, as agents read it (a regular expression, whole-name; none, empty or `*`: every
+ * tool), runs for `tool`; undefined when JavaScript cannot read it (an agent's engine may: Codex's
+ * Rust regular expressions take more syntax). A leading `(?i)` makes it ignore case.
+ */
+export function runsFor(matcher: string | undefined, tool: string): boolean | undefined {
   if (matcher === undefined || matcher === "" || matcher === "*") return true;
+  const inline = /^\(\?([a-z]+)\)/.exec(matcher);
+  const pattern = inline ? matcher.slice(inline[0].length) : matcher;
   try {
-    return new RegExp(`^(?:${matcher})$`).test(tool);
+    return new RegExp(`^(?:${pattern})$`, inline?.[1].includes("i") ? "i" : "").test(tool);
   } catch {
-    return false; // the agent cannot use it either
+    return undefined;
   }
 }
 

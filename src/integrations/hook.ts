@@ -1,13 +1,15 @@
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { openWorkspace, type Workspace } from "../workspace.js";
 import type { StoreKind } from "../config.js";
 import type { SessionHandle, TurnBegun } from "../types.js";
 import { isRepeatedBegin } from "../session/context.js";
-import { climbsOut, displayPath, isTooBroad } from "../paths.js";
+import { displayPath, isTooBroad } from "../paths.js";
 import { CURSOR_CONTINUE } from "./agents/cursor.js";
 import { AGENTS, type AgentName, type HookEvent } from "./event.js";
 import { marksEveryTool } from "./every-tool-marked.js";
+import { otherHooksBeside } from "./hooks-beside.js";
+import { workspacePath } from "./hook-paths.js";
 import { PARSERS, parsePayload } from "./hook-event.js";
 import { appendHookLog, globalHookLog, type HookLogEntry } from "../maintenance/hook-log.js";
 import { canTellModel, undoNotice } from "./undo-notice.js";
@@ -199,8 +201,12 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
       }
       // Absolute under the real root: the handle resolves relative paths against the cwd it was opened with.
       const absolute = paths.map((p) => path.join(ws.root, p));
-      // The agent's tool calls: after a stop another hook blocked, they continue that turn.
-      const continuing = { continuing: true };
+      // The agent's tool calls: after a stop another hook blocked, they continue that turn. Another
+      // hook of the event (a formatter) may rewrite an edited file after the mark has read it.
+      const continuing = {
+        continuing: true,
+        hooksBeside: otherHooksBeside(event, event.projectDir ?? ws.root),
+      };
       if (action.kind === "progress") {
         const { unwritten } = action;
         if (action.paths === undefined) await session.progress(undefined, continuing);
@@ -248,31 +254,6 @@ export function nextTurnNumber(turns: string[]): number {
   let max = 0;
   for (const turn of turns) if (/^\d+$/.test(turn)) max = Math.max(max, Number(turn));
   return max + 1;
-}
-
-/**
- * A hook's path as a workspace-relative, '/'-separated path, null when it is outside the
- * workspace, or ".git" for a path in a `.git` directory (never recorded). Agents send the workspace as they see it, which may be a symlinked
- * path to the real root, so both spellings are tried.
- */
-export function workspacePath(root: string, dir: string, base: string, given: string): string | null {
-  const absolute = path.resolve(base, given);
-  const candidates = [absolute];
-  try {
-    candidates.push(path.join(realpathSync(path.dirname(absolute)), path.basename(absolute)));
-  } catch {
-    // the parent does not exist yet (the edit creates it)
-  }
-  for (const candidate of candidates) {
-    for (const top of [root, path.resolve(dir)]) {
-      const rel = path.relative(top, candidate);
-      if (rel === "" || climbsOut(rel)) continue;
-      const parts = rel.split(path.sep);
-      if (parts.some((p) => p.toLowerCase() === ".git")) return ".git";
-      return parts.join("/");
-    }
-  }
-  return null;
 }
 
 /**

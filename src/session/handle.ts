@@ -62,11 +62,11 @@ export class Session implements SessionHandle {
    */
   async touched(
     paths: string[],
-    options?: { edited?: boolean; continuing?: boolean; mark?: "before" | "after" },
+    options?: { edited?: boolean; continuing?: boolean; mark?: "before" | "after"; hooksBeside?: boolean },
   ): Promise<{ touched: string[]; leftOut?: string[]; outsideTurn?: true }> {
     checkArgument(isStringList(paths), "touched takes a list of paths (strings)");
     const checked = checkedOptions(options, "touched", {
-      booleans: ["edited", "continuing"],
+      booleans: ["edited", "continuing", "hooksBeside"],
       strings: ["mark"],
     });
     const { mark } = checked;
@@ -79,9 +79,14 @@ export class Session implements SessionHandle {
   }
 
   /** Records what the open turn changed so far (all of it, or only `paths`): a progress mark. */
-  async progress(paths?: string[], options?: { continuing?: boolean; unwritten?: boolean }): Promise<void> {
+  async progress(
+    paths?: string[],
+    options?: { continuing?: boolean; unwritten?: boolean; hooksBeside?: boolean },
+  ): Promise<void> {
     checkArgument(paths === undefined || isStringList(paths), "progress takes a list of paths (strings)");
-    const checked = checkedOptions(options, "progress", { booleans: ["continuing", "unwritten"] });
+    const checked = checkedOptions(options, "progress", {
+      booleans: ["continuing", "unwritten", "hooksBeside"],
+    });
     checkArgument(!checked.unwritten || paths !== undefined, "progress: unwritten needs paths");
     return this.ctx.engine.capturing(() => markProgress(this.ctx, paths, checked));
   }

@@ -202,8 +202,15 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       const turn = findTurn(state, record.turn);
       if (turn?.state !== "open") break;
       turn.progress = record.tree;
-      const { tree, t, paths, unwritten, mtimes } = record;
-      turn.marks.push({ tree, t, paths, unwritten: unwritten || undefined, mtimes: timesOf(mtimes, paths) });
+      const { tree, t, paths, unwritten, mtimes, hooksBeside } = record;
+      turn.marks.push({
+        tree,
+        t,
+        paths,
+        unwritten: unwritten || undefined,
+        mtimes: timesOf(mtimes, paths),
+        hooksBeside: hooksBeside === true || undefined,
+      });
       break;
     }
     case "reopen":

@@ -31,7 +31,7 @@ import {
 export async function markProgress(
   ctx: SessionContext,
   given?: string[],
-  options: { continuing?: boolean; unwritten?: boolean } = {},
+  options: { continuing?: boolean; unwritten?: boolean; hooksBeside?: boolean } = {},
 ): Promise<void> {
   const { engine, journal } = ctx;
   engine.assertEnabled();
@@ -43,7 +43,7 @@ export async function markProgress(
       !openTurnOf(state) && options.continuing ? await reopenForContinuation(engine, state) : null;
     const open = openTurnOf(state);
     if (!open) return;
-    const mark = await progressMark(engine, state, open, rels, options.unwritten);
+    const mark = await progressMark(engine, state, open, rels, options);
     await journal.append([...(reopened ? [reopened] : []), mark]);
   });
 }
@@ -52,14 +52,15 @@ export async function markProgress(
  * The mark of what the open turn holds now (see `markProgress`): all of it, or `rels` read into
  * the previous mark. `unwritten`: the call that named `rels` wrote nothing (it failed, or has not
  * run yet), so the mark keeps when each file was last written, to tell a hook's rewrite beside
- * the agent's edit from a person's.
+ * the agent's edit from a person's. `hooksBeside`: other hooks ran after the call (see
+ * `rewrittenByToolHooks`).
  */
 export async function progressMark(
   engine: StoreContext,
   state: SessionState,
   open: TurnState,
   rels: RelPath[] | undefined,
-  unwritten?: boolean,
+  how: { unwritten?: boolean; hooksBeside?: boolean } = {},
 ): Promise<NewRecord> {
   const mark = await engine.withReader(async (cat) => {
     const full = async () => ({ tree: (await captureTree(engine, cat, [...state.touched])).tree });
@@ -67,13 +68,13 @@ export async function progressMark(
     // A mark whose objects a gc pruned cannot be edited: start again from the whole workspace.
     const edited = await editedMark(engine, cat, open, rels).catch(() => null);
     if (!edited) return full();
-    if (!unwritten) return { tree: edited, paths: rels };
+    if (!how.unwritten) return { tree: edited, paths: rels };
     const mtimes = rels.map(
       (rel) => lstatSync(fsPath(engine.root, rel), { throwIfNoEntry: false })?.mtimeMs ?? -1,
     );
     return { tree: edited, paths: rels, unwritten: true as const, mtimes };
   });
-  return { e: "mark", turn: open.turn, ...mark };
+  return { e: "mark", turn: open.turn, ...mark, ...(how.hooksBeside ? { hooksBeside: true as const } : {}) };
 }
 
 /** The previous mark (or the before-state) with `rels` read from the work tree. */

@@ -55,7 +55,7 @@ export function touchTargets(ctx: SessionContext, given: string[]): RelPath[] {
 export async function touchPaths(
   ctx: SessionContext,
   rels: RelPath[],
-  options: { edited?: boolean; continuing?: boolean; mark?: "before" | "after" } = {},
+  options: { edited?: boolean; continuing?: boolean; mark?: "before" | "after"; hooksBeside?: boolean } = {},
 ): Promise<{ touched: string[]; leftOut?: string[]; outsideTurn?: true }> {
   const { engine, journal } = ctx;
   engine.assertEnabled();
@@ -94,7 +94,8 @@ export async function touchPaths(
     let mark: NewRecord[] = [];
     if (options.mark) {
       applyRecord(state, { ...touch, t: nowMicros() } as JournalRecord);
-      mark = [await progressMark(engine, state, openTurnOf(state)!, rels, options.mark === "before")];
+      const how = { unwritten: options.mark === "before", hooksBeside: options.hooksBeside };
+      mark = [await progressMark(engine, state, openTurnOf(state)!, rels, how)];
     }
     await journal.append([...(reopened ? [reopened] : []), touch, ...mark]);
     // The replaced before-snapshot is now unreferenced by the journal: forget it.

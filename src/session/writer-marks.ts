@@ -9,7 +9,8 @@ type Mark = ProgressMark;
 /**
  * A progress mark: its tree, when it was taken (microseconds), the only paths it read, whether no
  * tool call had written them (just before an edit, or after one that failed), and then when each
- * was last written (milliseconds; -1 for none).
+ * was last written (milliseconds; -1 for none). `hooksBeside`: the agent ran other hooks beside
+ * this one after the call (a formatter may rewrite what the mark read).
  */
 export type ProgressMark = {
   tree: string;
@@ -17,6 +18,7 @@ export type ProgressMark = {
   paths?: RelPath[];
   unwritten?: true;
   mtimes?: number[];
+  hooksBeside?: true;
 };
 
 /** A mark's modification times, if well formed. */
@@ -63,6 +65,7 @@ export function rewrittenByToolHooks(root: string, turn: TurnState, p: RelPath, 
 /** Whether `modified` (microseconds) falls while the hooks of `writer`'s edit of `p` ran. */
 function inHookWindow(turn: TurnState, writer: Mark | undefined, p: RelPath, modified: number, now: number) {
   if (!writer?.paths?.includes(p)) return false; // a shell call's mark: no edit, no formatter
+  if (!writer.hooksBeside) return false; // no other hook ran after the edit: none rewrote it
   const started = Math.min(turn.touchTimes.get(p)?.last ?? writer.t, writer.t);
   const later = [...turn.marks.map((m) => m.t), ...[...turn.touchTimes.values()].map((t) => t.last)];
   const next = Math.min(now, ...later.filter((t) => t > writer.t));

@@ -157,19 +157,25 @@ export interface SessionHandle {
    * open (nor continued), so no turn's rewind undoes the edit. `mark`: takes the tool call's
    * progress mark of `paths` in the same step, as `progress(paths)` right after would: "after" the
    * tool ran, "before" it runs (`progress(paths, { unwritten: true })`: what they hold now is not
-   * its work).
+   * its work). `hooksBeside`: as for `progress`.
    */
   touched(
     paths: string[],
-    options?: { edited?: boolean; continuing?: boolean; mark?: "before" | "after" },
+    options?: { edited?: boolean; continuing?: boolean; mark?: "before" | "after"; hooksBeside?: boolean },
   ): Promise<{ touched: string[]; leftOut?: string[]; outsideTurn?: true }>;
   /**
    * A progress mark: records what the open turn changed so far (only `paths` when given), so
    * changes made after the agent stopped (an interrupt) are not taken for the turn's.
+   * `hooksBeside`: the agent runs other hooks after the tool call beside this one (a formatter), so a
+   * rewrite of `paths` in the seconds after the mark, before the next call, is the tool call's;
+   * without it such a change is uncertain (a person's save, perhaps).
    * `continuing`: as for `touched`. `unwritten`: the edit tool that named `paths` failed without
    * writing them (Claude Code's PostToolUseFailure of Edit), so what they show is not its work.
    */
-  progress(paths?: string[], options?: { continuing?: boolean; unwritten?: boolean }): Promise<void>;
+  progress(
+    paths?: string[],
+    options?: { continuing?: boolean; unwritten?: boolean; hooksBeside?: boolean },
+  ): Promise<void>;
   /**
    * A stop after a blocked stop: the latest turn's end moves here. Null with no turn to end.
    * `prompt`: the prompt the stop answers; an open turn begun by the agent's retry (another prompt)

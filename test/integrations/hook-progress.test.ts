@@ -121,6 +121,15 @@ describe("a change after the turn's last tool call", () => {
   };
   const stop = () =>
     claude(repo.dir, s, "Stop", { stop_hook_active: false, last_assistant_message: "Done." });
+  /**
+   * The project's own PostToolUse hook beside ghostcommit's: code.claude.com/docs/en/hooks-guide's
+   * example runs prettier on the file an Edit or Write touched.
+   */
+  const formatterHook = (matcher = "Edit|MultiEdit|Write") => {
+    const command = "jq -r '.tool_input.file_path' | xargs npx prettier --write";
+    const hooks = { PostToolUse: [{ matcher, hooks: [{ type: "command", command }] }] };
+    repo.write({ ".claude/settings.json": JSON.stringify({ hooks }, null, 2) });
+  };
 
   it("is the person's, not the agent's: rewinding the turn asks before it reverts or deletes it", () => {
     send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit a.js, run the generator" }));
@@ -286,6 +295,7 @@ describe("a change after the turn's last tool call", () => {
   });
 
   it("stays the agent's where another hook of the edit's event rewrote the file beside the mark (a formatter)", () => {
+    formatterHook();
     send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit a.js and b.js" }));
     agentEdits("src/a.js", "a1\n");
     // code.claude.com/docs/en/hooks-guide: a PostToolUse hook running prettier on the edited file,
@@ -299,6 +309,22 @@ describe("a change after the turn's last tool call", () => {
     expect(turn.uncertain).toBeUndefined();
     sandbox.ok(repo.dir, "rewind", "--session", s, "--to", "1");
     expect([repo.read("src/a.js"), repo.read("src/b.js")]).toEqual(["a0\n", "b0\n"]);
+  });
+
+  it("is the person's where they saved it just after the agent's edit, with no other hook to rewrite it", () => {
+    // Another hook of the project formats only what Write wrote; the agent's edits are Edits.
+    formatterHook("Write");
+    send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit a.js, then b.js" }));
+    agentEdits("src/a.js", "a1\n");
+    repo.write({ "src/a.js": "a1 and mine\n" }); // the person's save, a moment after the edit
+    agentEdits("src/b.js", "b1\n");
+    repo.write({ "src/b.js": "b1 and mine\n" }); // and after the last tool call, before the stop
+    send(stop());
+    const [turn] = sandbox.ok(repo.dir, "log", "--session", s);
+    expect(turn.uncertain).toEqual(["src/a.js", "src/b.js"]);
+    const refused = sandbox.cli(repo.dir, ["rewind", "--session", s, "--to", "1", "--json"]);
+    expect([refused.status, refused.json.conflicts]).toEqual([3, ["src/a.js", "src/b.js"]]);
+    expect([repo.read("src/a.js"), repo.read("src/b.js")]).toEqual(["a1 and mine\n", "b1 and mine\n"]);
   });
 
   it("is the person's where they saved it before the agent's edit of it, or after an edit that never ran", () => {
@@ -321,6 +347,7 @@ describe("a change after the turn's last tool call", () => {
   });
 
   it("stays the agent's where a formatter's rewrite got its next edit refused, or came just before an interrupt", () => {
+    formatterHook();
     send(claude(repo.dir, s, "UserPromptSubmit", { prompt: "edit a.js twice, then b.js" }));
     agentEdits("src/a.js", "a1\n");
     repo.write({ "src/a.js": "a1 formatted\n" }); // a PostToolUse formatter beside the mark

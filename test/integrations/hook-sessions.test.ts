@@ -295,6 +295,12 @@ describe("hooks across sessions and outside projects", () => {
       events: ["StopFailure"],
     });
     expect((await doctorIn(repo)).ok).toBe(true);
+    // Matchers in the syntax of Codex's own regular expressions (an inline flag) cover its tools too.
+    const mended = JSON.parse(readFileSync(file, "utf8"));
+    for (const event of ["PreToolUse", "PostToolUse"])
+      mended.hooks[event][0].matcher = "(?i)^APPLY_PATCH|edit|write|bash$";
+    writeFileSync(file, JSON.stringify(mended, null, 2));
+    expect((await doctorIn(repo)).problems).toEqual([]);
   });
 
   it("keeps a session's turns when the agent's `git init` makes the folder a repository mid-turn", async () => {

@@ -4,7 +4,8 @@ import { parseCodex, patchPaths } from "../../src/integrations/agents/codex.js";
 import { parseCursor } from "../../src/integrations/agents/cursor.js";
 import { parseGemini } from "../../src/integrations/agents/gemini.js";
 import { promptPreview } from "../../src/util/format.js";
-import { nextTurnNumber, workspacePath } from "../../src/integrations/hook.js";
+import { nextTurnNumber } from "../../src/integrations/hook.js";
+import { workspacePath } from "../../src/integrations/hook-paths.js";
 import { claudeEvents, codex, cursor, gemini, PATCH, subagent, updatePatch } from "./events.js";
 
 const ws = "/w/proj";

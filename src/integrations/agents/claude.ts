@@ -29,6 +29,7 @@ export function parseClaude(payload: Payload): HookEvent {
     name,
     session: str(payload, "session_id"),
     cwd: str(payload, "cwd"),
+    tool: str(payload, "tool_name"),
     subagent: fromSubagent(payload),
     action: claudeAction(name, payload),
     // stdout of UserPromptSubmit and SessionStart reaches the model; elsewhere it is unused.

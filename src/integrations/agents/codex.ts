@@ -60,6 +60,7 @@ export function parseCodex(payload: Payload): HookEvent {
     name,
     session: str(payload, "session_id"),
     cwd: str(payload, "cwd"),
+    tool: str(payload, "tool_name"),
     subagent: fromSubagent(payload),
     action: codexAction(name, payload),
     reply: "",

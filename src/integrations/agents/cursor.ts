@@ -28,6 +28,7 @@ export function parseCursor(payload: Payload): HookEvent {
     cwd: str(payload, "cwd") ?? root,
     projectDir: root,
     ...(others.length > 0 ? { otherRoots: others } : {}),
+    tool: str(payload, "tool_name"),
     subagent: false,
     action,
     reply: cursorReply(name),

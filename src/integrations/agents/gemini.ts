@@ -14,6 +14,7 @@ export function parseGemini(payload: Payload): HookEvent {
     name,
     session: str(payload, "session_id"),
     cwd: str(payload, "cwd"),
+    tool: str(payload, "tool_name"),
     subagent: false,
     action: geminiAction(name, payload),
     reply: "{}",
