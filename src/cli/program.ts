@@ -145,13 +145,38 @@ export async function runCli(argv: string[]): Promise<number> {
       if (error.exitCode === 0) return 0; // --help, --version
       // A command with subcommands given none (`turn`, or options alone): commander has printed
       // its usage, and its message is a placeholder.
+      const misplaced =
+        error.code === "commander.unknownOption" ? optionOfCommand(program, argv, error) : null;
       const message =
         error.code === "commander.help"
           ? "a command is needed (ghostcommit --help lists them)"
-          : // One line: commander puts its "(Did you mean --session?)" on a line of its own.
-            `${error.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ")} (${helpFor(named)})`;
+          : misplaced
+            ? `${misplaced.flag} is an option of \`${misplaced.command}\`, so it goes after the command: ghostcommit ${misplaced.command} ${misplaced.flag} …`
+            : // One line: commander puts its "(Did you mean --session?)" on a line of its own.
+              `${error.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ")} (${helpFor(named)})`;
       return emitError(new GhostcommitError("usage", message), wantsJson);
     }
     return emitError(error, wantsJson);
   }
+}
+
+/**
+ * An option given before the command it belongs to (`ghostcommit --agent claude-code log`), which
+ * commander takes for an unknown global option: the command named later on the line, and the flag.
+ */
+function optionOfCommand(
+  program: Command,
+  argv: string[],
+  error: CommanderError,
+): { flag: string; command: string } | null {
+  const flag = /'(-[^'=]+)/.exec(error.message)?.[1];
+  if (!flag) return null;
+  for (const arg of argv.slice(2)) {
+    const command = program.commands.find((c) => c.name() === arg);
+    if (!command) continue;
+    const own = (c: Command): boolean =>
+      c.options.some((o) => o.long === flag || o.short === flag) || c.commands.some(own);
+    return own(command) ? { flag, command: arg } : null;
+  }
+  return null;
 }

@@ -372,6 +372,17 @@ describe("usage errors", () => {
       "ghostcommit: unknown option '--sessoin' (Did you mean --session?) (ghostcommit log --help says how to call it)",
     );
     expect(r.cli(["log", "--json", "--sessoin", "s"]).json.error.message).not.toContain("\n");
+    // A command's option before the command (as the global -C goes): said where it belongs.
+    expect(said("--agent", "claude-code", "log")).toBe(
+      "ghostcommit: --agent is an option of `log`, so it goes after the command: ghostcommit log --agent …",
+    );
+    expect(said("--force", "rewind", "--to", "1")).toBe(
+      "ghostcommit: --force is an option of `rewind`, so it goes after the command: ghostcommit rewind --force …",
+    );
+    expect(r.cli(["--bogus", "log"]).status).toBe(2);
+    expect(said("--bogus", "log")).toBe(
+      "ghostcommit: unknown option '--bogus' (ghostcommit log --help says how to call it)",
+    );
   });
 
   it("--version prints the installed package's version", () => {
