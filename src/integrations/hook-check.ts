@@ -168,10 +168,15 @@ export function ourCommandsIn(file: string, agent: AgentName): Set<string> {
 
 /** The events of an agent's settings file that run a hook of ours, with its commands. */
 export function ourHandlersIn(file: string, agent: AgentName): Map<string, string[]> {
+  return handlerCommands(settingsIn(file), agent);
+}
+
+/** The parsed settings file, or null when it is absent, unreadable or not JSON (with comments). */
+export function settingsIn(file: string): unknown {
   try {
-    return handlerCommands(parseJsonc(readFileSync(file, "utf8")), agent);
+    return parseJsonc(readFileSync(file, "utf8"));
   } catch {
-    return new Map();
+    return null;
   }
 }
 

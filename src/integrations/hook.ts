@@ -201,12 +201,12 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
       }
       // Absolute under the real root: the handle resolves relative paths against the cwd it was opened with.
       const absolute = paths.map((p) => path.join(ws.root, p));
-      // The agent's tool calls: after a stop another hook blocked, they continue that turn. Another
-      // hook of the event (a formatter) may rewrite an edited file after the mark has read it.
-      const continuing = {
-        continuing: true,
-        hooksBeside: otherHooksBeside(event, event.projectDir ?? ws.root),
-      };
+      // The agent's tool calls: after a stop another hook blocked, they continue that turn. After an
+      // edit, another hook of the event (a formatter) may rewrite the file once the mark has read it.
+      const written =
+        action.kind === "progress" ? action.paths !== undefined && !action.unwritten : action.edited;
+      const hooksBeside = written === true && otherHooksBeside(event, event.projectDir ?? ws.root);
+      const continuing = { continuing: true, hooksBeside };
       if (action.kind === "progress") {
         const { unwritten } = action;
         if (action.paths === undefined) await session.progress(undefined, continuing);

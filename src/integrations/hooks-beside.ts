@@ -1,8 +1,6 @@
-import { readFileSync } from "node:fs";
 import path from "node:path";
-import { runsFor, settingsHandlers } from "./hook-check.js";
+import { runsFor, settingsFile, settingsHandlers, settingsIn } from "./hook-check.js";
 import type { HookEvent } from "./event.js";
-import { parseJsonc } from "./jsonc.js";
 import { isHookCommand, SPECS } from "./specs.js";
 
 /**
@@ -17,26 +15,16 @@ import { isHookCommand, SPECS } from "./specs.js";
  */
 export function otherHooksBeside(event: HookEvent, projectDir: string): boolean {
   const spec = SPECS[event.agent];
-  const files = (["user", "project"] as const).flatMap((scope) => {
-    try {
-      return [spec.file(scope, projectDir)];
-    } catch {
-      return []; // a scope whose file cannot be named (a relative CODEX_HOME)
-    }
-  });
+  const files = [settingsFile(spec, "user", projectDir), settingsFile(spec, "project", projectDir)];
   if (event.agent === "claude-code") files.push(path.join(projectDir, ".claude", "settings.local.json"));
-  return files.some((file) => {
-    let settings: unknown;
-    try {
-      settings = parseJsonc(readFileSync(file, "utf8"));
-    } catch {
-      return false;
-    }
-    return settingsHandlers(settings).some(
-      (h) =>
-        h.event === event.name &&
-        !isHookCommand(h.command, event.agent) &&
-        (event.tool === undefined || runsFor(h.matcher, event.tool) === true),
-    );
-  });
+  return files.some(
+    (file) =>
+      file !== null &&
+      settingsHandlers(settingsIn(file)).some(
+        (h) =>
+          h.event === event.name &&
+          !isHookCommand(h.command, event.agent) &&
+          (event.tool === undefined || runsFor(h.matcher, event.tool) === true),
+      ),
+  );
 }
