@@ -12,7 +12,7 @@ export interface ErrorData {
   "not-a-workspace": { path: string };
   "git-failed": { args?: string[]; exitCode?: number | null; stderr?: string; url?: string };
   "git-too-old": { version?: string };
-  "store-damaged": { oid?: string; file?: string };
+  "store-damaged": { oid?: string; file?: string; url?: string };
   /** A refusal: these paths changed since the session last did (or would be sent, for push). */
   conflict: {
     session?: string;

@@ -161,7 +161,9 @@ export type DoctorProblemCode =
   | "gone-workspace-refs"
   | "damaged-ref"
   | "damaged-object"
-  | "unindexed-pack";
+  | "unindexed-pack"
+  | "damaged-pack"
+  | "dangling-session-ref";
 
 /** What `doctor --repair` can do about it. */
 export type DoctorRepairCode =
@@ -177,7 +179,8 @@ export type DoctorRepairCode =
   | "removed-damaged-ref"
   | "removed-damaged-object"
   | "reindexed-pack"
-  | "removed-damaged-pack";
+  | "removed-damaged-pack"
+  | "removed-dangling-session-ref";
 
 export interface DoctorProblem {
   code: DoctorProblemCode;

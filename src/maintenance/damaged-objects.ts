@@ -9,7 +9,12 @@ import { nodeCrypto } from "../util/crypto.js";
 import { withLock } from "../util/lock.js";
 import { namesIn } from "../util/small-files.js";
 import { zlib } from "../util/zlib.js";
-import { repairUnindexedPacks, unindexedPackProblems, unindexedPacks } from "./unindexed-packs.js";
+import {
+  packsUnlikeTheirIndex,
+  repairUnindexedPacks,
+  unindexedPackProblems,
+  unindexedPacks,
+} from "./unindexed-packs.js";
 
 /** Loose objects up to this size are read and inflated in one piece; larger ones are streamed. */
 const WHOLE_BYTES = 1024 * 1024;
@@ -129,7 +134,8 @@ export async function objectDamageProblems(engine: StoreContext): Promise<Doctor
  */
 export async function repairObjectDamage(engine: StoreContext): Promise<DoctorRepair[]> {
   const found = await damagedLooseObjects(engine);
-  if (found.length === 0 && (await unindexedPacks(engine)).length === 0) return [];
+  const packs = [...(await unindexedPacks(engine)), ...(await packsUnlikeTheirIndex(engine))];
+  if (found.length === 0 && packs.length === 0) return [];
   return withLock(path.join(engine.paths.dir, STORE_FILES.gcLock), async () => {
     const done = await repairUnindexedPacks(engine);
     for (const object of found) {

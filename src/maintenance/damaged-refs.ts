@@ -60,3 +60,58 @@ export async function repairDamagedRefs(engine: StoreContext): Promise<DoctorRep
   }
   return done;
 }
+
+/**
+ * The refs that keep sessions a fetch brought or a push sent (`remote-sessions/`) whose commits,
+ * or the journals in them, are missing (objects lost with a damaged pack). A repack walks them
+ * as it walks snapshots, so every gc fails ("bad object"), and so does every fetch. They are only
+ * a copy of the remote's: removed, the next fetch brings them back.
+ */
+async function danglingSessionRefs(engine: StoreContext): Promise<{ ref: string; id: string }[]> {
+  const prefix = engine.refs.refPrefix.replace(/snapshots\/$/, "remote-sessions/");
+  const git = (args: string[], input?: string) =>
+    runGit(args, {
+      cwd: engine.paths.dir,
+      env: { ...engine.readEnv, GIT_DIR: engine.refs.refsGitDir },
+      input,
+      okCodes: [0, 128],
+    });
+  const listed = await git(["for-each-ref", "--format=%(objectname) %(refname)", prefix]);
+  const refs = listed.stdout
+    .toString("utf8")
+    .split("\n")
+    .flatMap((line) => {
+      const match = /^([0-9a-f]{40}) (.+)$/.exec(line);
+      return match ? [{ id: match[1], ref: match[2] }] : [];
+    });
+  const whole = async (ids: string[]) => {
+    const walked = await git(["rev-list", "--objects", "--missing=print", "--stdin"], `${ids.join("\n")}\n`);
+    return walked.code === 0 && !/^\?/m.test(walked.stdout.toString("latin1"));
+  };
+  if (refs.length === 0 || (await whole(refs.map((r) => r.id)))) return [];
+  const dangling = [];
+  for (const ref of refs) if (!(await whole([ref.id]))) dangling.push(ref);
+  return dangling;
+}
+
+export async function danglingSessionRefProblems(engine: StoreContext): Promise<DoctorProblem[]> {
+  return (await danglingSessionRefs(engine)).map(({ ref, id }) => ({
+    code: "dangling-session-ref",
+    message: `${ref} keeps a session copied from or to a remote whose objects are missing (commit ${id} or what it holds): gc and fetch fail on it until \`doctor --repair\` removes it; the next fetch brings the session back from the remote`,
+  }));
+}
+
+/** Removes the session refs whose objects are missing (see `danglingSessionRefs`). */
+export async function repairDanglingSessionRefs(engine: StoreContext): Promise<DoctorRepair[]> {
+  const dangling = await danglingSessionRefs(engine);
+  if (dangling.length === 0) return [];
+  await runGit(["update-ref", "--stdin", "-z"], {
+    cwd: engine.paths.dir,
+    env: { ...engine.readEnv, GIT_DIR: engine.refs.refsGitDir },
+    input: dangling.map(({ ref }) => `delete ${ref}\0\0`).join(""),
+  });
+  return dangling.map(({ ref }) => ({
+    code: "removed-dangling-session-ref" as const,
+    message: `removed ${ref}, whose session's objects are missing; the next fetch brings it back`,
+  }));
+}

@@ -29,7 +29,12 @@ import { fetchedLinkRefs, removeFetchedLinks } from "../store/fetched-links.js";
 import { deadPackTemps, removePackTemps } from "../store/pack-temps.js";
 import { withSyncLock } from "../session/remote-sessions.js";
 import { damagedFrame, repairFrame } from "./store-frame.js";
-import { damagedRefProblems, repairDamagedRefs } from "./damaged-refs.js";
+import {
+  damagedRefProblems,
+  danglingSessionRefProblems,
+  repairDamagedRefs,
+  repairDanglingSessionRefs,
+} from "./damaged-refs.js";
 import { objectDamageProblems, repairObjectDamage } from "./damaged-objects.js";
 import { checkSnapshots } from "./snapshot-check.js";
 import { cannotMakeDirectoryIn } from "./data-dir-probe.js";
@@ -103,10 +108,11 @@ export async function runDoctor(
       });
     }
     const objects = await objectDamageProblems(engine);
-    const unindexed = objects.some((p) => p.code === "unindexed-pack");
+    const unindexed = objects.some((p) => p.code === "unindexed-pack" || p.code === "damaged-pack");
     problems.push(
       ...(await damagedRefProblems(engine)),
       ...objects,
+      ...(await danglingSessionRefProblems(engine)),
       ...(await checkSnapshots(engine, unindexed)),
     );
     const leftLinks = await fetchedLinkRefs(engine);
@@ -230,6 +236,7 @@ export async function repairStore(engine: StoreContext): Promise<DoctorRepair[]>
     });
   }
   done.push(...(await repairDamagedRefs(engine))); // before the snapshots' check: they are listed again
+  done.push(...(await repairDanglingSessionRefs(engine)));
   const ids = await engine.refs.refIds();
   const { snapshots, unreadable } = await engine.refs.readCommits(ids);
   const missing = await snapshotsMissingObjects(

@@ -15,6 +15,8 @@ import { linkBorrowed } from "../store/snapshots.js";
 import { sameFile } from "../store/borrowed-packs.js";
 import { promisedObjectsArgs } from "../store/promisor.js";
 import { NO_FSMONITOR } from "../git/exec.js";
+import { gitReason } from "../git/failure.js";
+import { GhostcommitError } from "../errors.js";
 
 export interface GcPolicy {
   /** Expire snapshots created before this time (ms since epoch). */
@@ -142,6 +144,23 @@ export async function collectGarbage(
   });
 }
 
+/** git's words for objects it cannot read while it packs them: a pack, an object or a ref's target. */
+const OBJECT_DAMAGE = /bad object|does not match index|inflate|corrupt|unable to read|missing (blob|tree|commit)|packed object .* is corrupt/i;
+
+/**
+ * A repack that failed on damaged objects, said as damage with what mends it: `doctor` names the
+ * pack, object or ref, and `doctor --repair` mends it (until then every gc fails the same way).
+ */
+function damagedObjectsFailure(error: unknown): GhostcommitError | null {
+  if (!GhostcommitError.is(error, "git-failed") || !OBJECT_DAMAGE.test(error.data.stderr ?? "")) return null;
+  return new GhostcommitError(
+    "store-damaged",
+    `gc cannot pack the store: some of its objects are damaged (${gitReason(error.data.stderr ?? "")}); \`ghostcommit doctor\` names what, and \`doctor --repair\` mends it (the library's \`doctor({ repair: true })\`)`,
+    {},
+    error,
+  );
+}
+
 /**
  * The bytes a store's snapshots take: the shadow store's own files; in the repo store, the objects
  * on disk that only its snapshots reach in your repository (not your refs, HEAD or index), which
@@ -214,7 +233,9 @@ async function pack(engine: StoreContext, writerWaitMs: number, keepTrees: strin
     engine,
     { gc: true },
     git(["repack", ...unreachable, "-d", "-l", "-q", "--no-write-bitmap-index"]),
-  );
+  ).catch((error: unknown) => {
+    throw damagedObjectsFailure(error) ?? error;
+  });
   await git(["prune", quiet ? "--expire=now" : "--expire=10.minutes.ago"]);
   if (keepRefs.length > 0)
     await git(["update-ref", "--stdin"], keepRefs.map((ref) => `delete ${ref}\n`).join(""));

@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { runGit } from "../git/exec.js";
 import type { StoreContext } from "../store/context.js";
+import { validHead } from "../store/layout.js";
 import { STORE_CONFIG } from "../store/store-config.js";
 
 /**
@@ -31,16 +32,6 @@ export async function damagedFrame(engine: StoreContext): Promise<string[]> {
     if (probe?.code !== 0) damaged.push("config");
   }
   return damaged;
-}
-
-/** Whether git takes `file` for a HEAD: a symbolic ref or an object id (an empty or garbled one makes no repository). */
-function validHead(file: string): boolean {
-  try {
-    if (!statSync(file).isFile()) return false;
-    return /^(ref: refs\/\S+|[0-9a-f]{40}|[0-9a-f]{64})\n?$/.test(readFileSync(file, "latin1"));
-  } catch {
-    return false;
-  }
 }
 
 /** Writes the frame's missing or damaged parts again; the refs and objects that are there stay. */

@@ -5,6 +5,7 @@ import {
   existsSync,
   mkdirSync,
   promises as fs,
+  readFileSync,
   renameSync,
   statSync,
   writeFileSync,
@@ -133,6 +134,8 @@ export async function ensureStore(
   fill?: (staging: string) => Promise<void>,
 ): Promise<void> {
   if (existsSync(path.join(paths.gitDir, "HEAD"))) {
+    // A HEAD git cannot read fails every git command with "not a git repository": said as damage.
+    if (!validHead(path.join(paths.gitDir, "HEAD"))) throw headlessStore(paths.gitDir);
     // A process killed between creating the git dir and its scratch dir left no tmp/.
     await ensureTmpDir(paths);
     return;
@@ -199,12 +202,45 @@ export async function ensureStore(
   mkdirSync(paths.sessionsDir, { recursive: true, mode: 0o700 });
 }
 
-/** A store git directory that lost its HEAD: every command says so (doctor --repair mends it). */
+/**
+ * A store git directory git takes for no repository: its HEAD missing or garbled (no symbolic ref,
+ * no object id), or its refs/ or objects/ gone. Every command says so (doctor --repair mends it).
+ */
 export function headlessStore(gitDir: string): GhostcommitError {
+  const head = path.join(gitDir, "HEAD");
+  const fault = existsSync(head) ? "its HEAD is garbled" : "its HEAD is missing";
+  const gone = ["refs", "objects"]
+    .filter((dir) => !isDirectory(path.join(gitDir, dir)))
+    .map((dir) => `${dir}/`);
+  const faults = validHead(head)
+    ? gone.map((dir) => `its ${dir} is missing`)
+    : [fault, ...gone.map((dir) => `${dir} is missing`)];
   return new GhostcommitError(
     "store-damaged",
-    `the store's git directory ${gitDir} is damaged (its HEAD is missing); \`ghostcommit doctor --repair\` (the library's \`doctor({ repair: true })\`) mends it`,
-    { file: path.join(gitDir, "HEAD") },
+    `the store's git directory ${gitDir} is damaged (${faults.join(", ") || "git cannot read it"}); \`ghostcommit doctor --repair\` (the library's \`doctor({ repair: true })\`) mends it, keeping the snapshots`,
+    { file: head },
+  );
+}
+
+/** Whether git takes `file` for a HEAD: a symbolic ref or an object id (an empty or garbled one makes no repository). */
+export function validHead(file: string): boolean {
+  try {
+    return /^(ref: refs\/\S+|[0-9a-f]{40}|[0-9a-f]{64})\n?$/.test(readFileSync(file, "latin1"));
+  } catch {
+    return false;
+  }
+}
+
+function isDirectory(dir: string): boolean {
+  return statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true;
+}
+
+/** Whether a store git directory that exists is one git reads as a repository (see `headlessStore`). */
+export function storeFrameWhole(gitDir: string): boolean {
+  return (
+    validHead(path.join(gitDir, "HEAD")) &&
+    isDirectory(path.join(gitDir, "refs")) &&
+    isDirectory(path.join(gitDir, "objects"))
   );
 }
 

@@ -206,6 +206,15 @@ export async function bytesToSend(
 function transferError(verb: string, url: string, error: GhostcommitError, stdout = ""): GhostcommitError {
   const stderr = stderrOf(error);
   const reason = transferReason(stderr, stdout) || error.message;
+  // git's own line, not the remote's (`remote: …`): an object this side's refs name is gone.
+  if (/^(fatal|error): bad object [0-9a-f]{40}/m.test(stderr)) {
+    return new GhostcommitError(
+      "store-damaged",
+      `cannot ${verb} ${url}: ${reason}, which this store's refs name: \`ghostcommit doctor\` names what is damaged, and \`doctor --repair\` mends it`,
+      { url },
+      error,
+    );
+  }
   return new GhostcommitError("git-failed", `cannot ${verb} ${url}: ${reason}`, { url, stderr }, error);
 }
 

@@ -8,7 +8,7 @@ import { syncDirs, writeFileSynced } from "../util/durable.js";
 import { ambiguityMessage, checkedSnapshotId, decodeMessage, type SnapshotMeta } from "./metadata.js";
 import { treeOfCommit } from "../git/objects.js";
 import { readLooseObject } from "../git/loose-read.js";
-import { headlessStore, type StorePaths } from "./layout.js";
+import { headlessStore, type StorePaths, storeFrameWhole } from "./layout.js";
 import { notFound } from "./other-store.js";
 import { LIBRARY_OPTION_NAMES, type OptionNames } from "./option-names.js";
 
@@ -74,12 +74,26 @@ export class SnapshotRefs {
     }
   }
 
-  private git(args: string[], input?: Buffer | string) {
-    return runGit([...QUIET_REF_CONFIG, ...args], {
-      cwd: this.paths.dir,
-      env: { GIT_DIR: this.refsGitDir },
-      input,
-    });
+  private async git(args: string[], input?: Buffer | string) {
+    try {
+      return await runGit([...QUIET_REF_CONFIG, ...args], {
+        cwd: this.paths.dir,
+        env: { GIT_DIR: this.refsGitDir },
+        input,
+      });
+    } catch (error) {
+      this.assertFrame();
+      throw error;
+    }
+  }
+
+  /**
+   * A shadow store whose git directory git takes for no repository ("not a git repository"):
+   * said as the damage it is, which doctor mends, rather than as git's failure.
+   */
+  private assertFrame(): void {
+    if (this.kind === "shadow" && existsSync(this.refsGitDir) && !storeFrameWhole(this.refsGitDir))
+      throw headlessStore(this.refsGitDir);
   }
 
   /**
@@ -144,6 +158,7 @@ export class SnapshotRefs {
       if (this.kind === "shadow" && existsSync(this.refsGitDir)) throw headlessStore(this.refsGitDir);
       return [];
     }
+    this.assertFrame();
     const result = await runGit(
       [...QUIET_REF_CONFIG, "for-each-ref", "--format=%(objectname)%00%(tree)%00%(contents)%00", prefix],
       { cwd: this.paths.dir, env: { GIT_DIR: this.refsGitDir }, okCodes: [0, 128] },
@@ -252,6 +267,7 @@ export class SnapshotRefs {
   /** Finds a snapshot by full id or unique prefix of at least 7 hex digits. */
   async resolve(given: string): Promise<StoredSnapshot> {
     const wanted = checkedSnapshotId(given);
+    this.assertFrame();
     if (wanted.length === 40) {
       const direct = await this.readListed(wanted);
       if (direct) return direct;

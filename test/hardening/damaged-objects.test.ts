@@ -192,4 +192,41 @@ describe("damaged objects in the store", () => {
     expect(repo.cli(["gc"]).status).toBe(0);
     expect(repo.ok("doctor").ok).toBe(true);
   });
+  it("a pack cut short beside its index (a crash or a full disk as it was copied): doctor names it, gc says to run it, repair removes it and later snapshots are whole", async () => {
+    const repo = sb.repo("ws", { "a.txt": "one\n" });
+    const contents = [0, 1, 2].map(() => randomBytes(20_000).toString("hex"));
+    for (const [i, content] of contents.entries()) {
+      repo.write({ [`u${i}.txt`]: content });
+      await snapshotIn(repo);
+    }
+    repo.ok("gc");
+    const [pack] = readdirSync(packDir()).filter((n) => n.endsWith(".pack"));
+    const packFile = path.join(packDir(), pack);
+    truncateSync(packFile, 100); // its .idx still lists every object
+    const found = repo.cli(["doctor", "--json"]);
+    expect(found.status).toBe(1);
+    expect(found.json.problems).toContainEqual(
+      expect.objectContaining({ code: "damaged-pack", path: packFile }),
+    );
+    // Until repaired, gc fails on it every time: said as damage, with what mends it.
+    const gc = repo.cli(["gc", "--json"]);
+    expect(gc.status).toBe(1);
+    expect(gc.json.error.code).toBe("store-damaged");
+    expect(gc.json.error.message).toContain("`ghostcommit doctor`");
+
+    const repaired = repo.ok("doctor", "--repair");
+    expect(codes(repaired.repaired)).toEqual(
+      expect.arrayContaining(["removed-damaged-pack", "dropped-damaged-snapshot"]),
+    );
+    expect(repaired.ok).toBe(true);
+    expect(readdirSync(packDir()).filter((n) => n.startsWith(pack.replace(/\.pack$/, "")))).toEqual([]);
+    // The same content again: its objects are written anew, not taken for present through the
+    // index of the pack that lost them, so the snapshot restores.
+    const again = (await snapshotIn(repo)).id;
+    for (const i of [0, 1, 2]) repo.remove(`u${i}.txt`);
+    repo.ok("restore", again);
+    for (const [i, content] of contents.entries()) expect(repo.read(`u${i}.txt`)).toBe(content);
+    expect(repo.cli(["gc"]).status).toBe(0);
+    expect(repo.ok("doctor").ok).toBe(true);
+  });
 });

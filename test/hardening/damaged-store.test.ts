@@ -207,21 +207,29 @@ describe("a damaged store", () => {
     const repo = sb.repo("ws", { "a.txt": "one\n" });
     await turn(repo, "s", "1", () => repo.write({ "a.txt": "two\n" }));
     const gitDir = path.join(storeDir(sb), "git");
-    for (const [damage, named, snapshots] of [
-      [() => rmSync(path.join(gitDir, "HEAD")), "HEAD", false],
-      // Garbled or emptied: git then takes the directory for no repository at all (a snapshot is
-      // still written, and listed once the HEAD is written again).
-      [() => writeFileSync(path.join(gitDir, "HEAD"), "garbage\n"), "HEAD", true],
-      [() => writeFileSync(path.join(gitDir, "HEAD"), ""), "HEAD", true],
-      [() => writeFileSync(path.join(gitDir, "config"), "[core\n\tjunk"), "config", false],
+    const { after } = (await logIn(repo, "s"))[0];
+    for (const [damage, named, said] of [
+      [() => rmSync(path.join(gitDir, "HEAD")), "HEAD", "its HEAD is missing"],
+      // Garbled or emptied: git then takes the directory for no repository at all, and said
+      // "not a git repository" of the store (a raw git error) where it failed.
+      [() => writeFileSync(path.join(gitDir, "HEAD"), "garbage\n"), "HEAD", "its HEAD is garbled"],
+      [() => writeFileSync(path.join(gitDir, "HEAD"), ""), "HEAD", "its HEAD is garbled"],
+      [() => writeFileSync(path.join(gitDir, "config"), "[core\n\tjunk"), "config", null],
     ] as const) {
       damage();
       const taken = repo.cli(["snapshot", "--json"]);
-      expect(taken.status).toBe(snapshots ? 0 : 1);
+      expect(taken.status).toBe(1);
       // Not "no snapshots yet": the store is there, damaged.
-      const listed = repo.cli(["list"]);
+      const listed = repo.cli(["list", "--json"]);
       expect(listed.status).toBe(1);
       expect(listed.stdout).not.toContain("no snapshots");
+      if (said) {
+        for (const failed of [taken, listed, repo.cli(["show", after, "--json"])]) {
+          expect(failed.json.error.code, failed.stdout).toBe("store-damaged");
+          expect(failed.json.error.message).toContain(`damaged (${said})`);
+          expect(failed.json.error.message).toContain("`ghostcommit doctor --repair`");
+        }
+      }
       const doctor = repo.cli(["doctor", "--json"]);
       expect(doctor.status).toBe(1);
       expect(doctor.json.problems.map((p: any) => p.code)).toEqual(["damaged-store"]);
