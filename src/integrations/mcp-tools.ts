@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Workspace } from "../workspace.js";
 import type { RestoreReport } from "../types.js";
 import { hardSkips } from "../restore/restore.js";
-import { resolveSessionWithTurns } from "./session-lookup.js";
+import { emptySession, resolveSessionWithTurns } from "./session-lookup.js";
 import { shellWord } from "../util/shell.js";
 import { result } from "./mcp-answer.js";
 import * as out from "./mcp-schemas.js";
@@ -61,7 +61,10 @@ export function registerTools(
   withWorkspace: WithWorkspace,
   defaultSession: DefaultSession = async () => undefined,
 ): void {
-  const sessionOf = async (ws: Workspace, given: string | undefined) => given || (await defaultSession(ws));
+  const sessionOf = async (ws: Workspace, given: string | undefined) => {
+    if (given === "") throw emptySession(SESSION_ARGUMENT);
+    return given ?? (await defaultSession(ws));
+  };
   server.registerTool(
     "snapshot",
     {

@@ -17,15 +17,18 @@ import {
 import type { SessionHandle, TurnRecord } from "../types.js";
 
 /**
- * `--session S`, else the most recently active session of the workspace. An empty S means the
- * latter too: what a Claude Code command file's `--session=${CLAUDE_SESSION_ID}` becomes where
- * Claude Code does not fill it in.
+ * `--session S`, else the most recently active session of the workspace. An empty S is a usage
+ * error (an unset variable's, which must not read as another session's history), but where
+ * `emptyMeansLatest`: what a Claude Code command file's `--session=${CLAUDE_SESSION_ID}` (with
+ * `--agent`) becomes where Claude Code does not fill it in.
  */
 export async function resolveSession(
   ws: Workspace,
   given: string | undefined,
   naming = "--session",
+  emptyMeansLatest = false,
 ): Promise<SessionHandle> {
+  if (given === "" && !emptyMeansLatest) throw emptySession(naming);
   if (given !== undefined && given !== "") return ws.session(given);
   const latest = await ws.latestSession();
   if (!latest) {
@@ -36,6 +39,14 @@ export async function resolveSession(
     );
   }
   return latest;
+}
+
+/** An empty session id given (an unset variable, as `--session "$S"`): refused, not read as "the latest". */
+export function emptySession(naming: string): GhostcommitError {
+  return new GhostcommitError(
+    "usage",
+    `${naming} needs a session id, not an empty string (an unset variable?); leave it out for the most recently active session`,
+  );
 }
 
 /** Shown where a workspace has no session: where the ones a person may mean are, or "". */
@@ -91,7 +102,8 @@ export async function resolveSessionWithTurns(
   logOptions?: { gone?: boolean },
 ): Promise<{ session: SessionHandle; turns: TurnRecord[]; ws: Workspace }> {
   if (agent !== undefined) ws = await agentsWorkspace(ws, given, agent);
-  const session = await resolveSession(ws, given, naming);
+  // With `--agent`, an empty id is a Claude Code command file's unfilled token (see resolveSession).
+  const session = await resolveSession(ws, given, naming, agent !== undefined);
   const turns = await session.log(logOptions);
   if (given === undefined || given === "" || turns.length > 0) return { session, turns, ws };
   const whole = await wholeSessionId(ws, given);

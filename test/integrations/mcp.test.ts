@@ -153,6 +153,20 @@ describe("ghostcommit mcp", () => {
     expect(textJson(unknown).error.code).toBe("not-found");
     const unknownSession = await call("log", { session: "nope" });
     expect([unknownSession.isError, textJson(unknownSession).error.code]).toEqual([true, "not-found"]);
+    // An empty one (a client's unset variable) is no session, not "the latest": refused.
+    for (const [tool, args] of [
+      ["log", { session: "" }],
+      ["rewind", { session: "", to: "1", dryRun: true }],
+      ["redo", { session: "" }],
+    ] as const) {
+      const empty = await call(tool, args);
+      expect(empty.isError).toBe(true);
+      expect(textJson(empty).error).toEqual({
+        code: "usage",
+        message:
+          "the `session` argument needs a session id, not an empty string (an unset variable?); leave it out for the most recently active session",
+      });
+    }
     const outside = await call("snapshot", { include: ["../elsewhere"] });
     expect(outside.isError).toBe(true);
     expect(textJson(outside).error.code).toBe("outside-workspace");

@@ -32,6 +32,26 @@ describe("the latest session", () => {
     expect(r.cli(["redo"]).stderr).toContain("session alpha");
   });
 
+  it("is not what an empty --session (an unset variable) means: that is refused, and nothing is rewound", async () => {
+    const r = repo({ "a.txt": "0\n" });
+    await turn(r, "other", "1", () => r.write({ "a.txt": "1\n" }));
+    for (const args of [
+      ["log", "--session", ""],
+      ["rewind", "--session=", "--to", "1"],
+      ["redo", "--session", ""],
+      ["turn", "end", "--session", ""],
+      ["touch", "--session=", "a.txt"],
+    ]) {
+      const refused = r.cli(args);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toBe(
+        "ghostcommit: --session needs a session id, not an empty string (an unset variable?); leave it out for the most recently active session\n",
+      );
+    }
+    expect(r.read("a.txt")).toBe("1\n");
+    expect(r.ok("log").map((t: { turn: string; touched?: string[] }) => t.turn)).toEqual(["1"]);
+  });
+
   it("is not a session a mistyped touch --session made, which has no turn", async () => {
     const r = repo({ "a.txt": "0\n" });
     await turn(r, "real", "1", () => r.write({ "a.txt": "1\n" }));
