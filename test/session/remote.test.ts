@@ -417,6 +417,10 @@ describe("push and fetch through a local bare repository", () => {
     // Nothing recorded: nothing to push, said as such (the remote is not asked).
     const empty = originRepo(a, "behind-empty", bare("behind-empty.git"), { "f.txt": "0\n" });
     expect(empty.cli(["push"]).stdout).toMatch(/^nothing to push: no session was recorded/);
+    // With --snapshots, a second push finds every snapshot there: up to date, not "nothing recorded".
+    empty.ok("snapshot");
+    expect(empty.ok("push", "--snapshots").snapshots).toHaveLength(1);
+    expect(empty.cli(["push", "--snapshots"]).stdout).toMatch(/^\S+behind-empty\.git is up to date\n$/);
   });
 
   it("refuses as a conflict, not as a failed transaction, when another machine pushed the same session id meanwhile", async () => {

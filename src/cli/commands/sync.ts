@@ -35,7 +35,7 @@ export function register(program: Command, run: Action): void {
             includeIgnored: options.includeIgnored,
           })
           .finally(done);
-        return { json: report, human: () => describePush(report) };
+        return { json: report, human: () => describePush(report, options.snapshots === true) };
       }),
     );
 
@@ -60,13 +60,14 @@ export function register(program: Command, run: Action): void {
     );
 }
 
-function describePush(report: PushReport): string {
+/** `withSnapshots`: --snapshots was given, so a push that sent nothing found every snapshot there. */
+function describePush(report: PushReport, withSnapshots: boolean): string {
   const lines =
     report.refs > 0
       ? [
           `pushed to ${humanText(report.url)}: ${counted(report.sessions.length, "session")}, ${counted(report.snapshots.length, "snapshot")} (${formatBytes(report.bytes)})`,
         ]
-      : report.unchanged.length + report.behind.length > 0
+      : withSnapshots || report.unchanged.length + report.behind.length > 0
         ? [`${humanText(report.url)} is up to date`]
         : [
             "nothing to push: no session was recorded in this workspace (--snapshots sends the snapshots of none)",
