@@ -117,7 +117,8 @@ export function formatExcluded(entries: Excluded[], limit = 20): string[] {
   const lines = entries.slice(0, limit).map((e) => {
     const isDir = DIR_REASONS.has(e.reason) || (e.files ?? 1) > 1 ? "/" : "";
     const details = [REASON_TEXT[e.reason]];
-    if (e.files !== undefined && e.files !== 1) details.push(`${formatCount(e.files)} files`);
+    // A directory's count is said even when it is one file: what a person weighs before including it.
+    if (e.files !== undefined && (e.files !== 1 || isDir)) details.push(counted(e.files, "file"));
     if (e.bytes !== undefined) details.push(formatBytes(e.bytes));
     return `  ${color.yellow("excluded")} ${humanPath(`${e.path}${isDir}`)} (${details.join(", ")})`;
   });

@@ -456,7 +456,7 @@ describe("human output", () => {
     const snap = r.cli(["snapshot"]);
     const excluded = [
       '  excluded "big\\033]0;pwned\\a.bin" (large file, 11 MiB)',
-      '  excluded "we\\nird/node_modules/" (dependency dir)',
+      '  excluded "we\\nird/node_modules/" (dependency dir, 1 file)',
     ];
     expect(snap.stdout.split("\n").slice(1, 3)).toEqual(excluded);
     const id = snap.stdout.split(" ")[1];
