@@ -145,7 +145,8 @@ export async function collectGarbage(
 }
 
 /** git's words for objects it cannot read while it packs them: a pack, an object or a ref's target. */
-const OBJECT_DAMAGE = /bad object|does not match index|inflate|corrupt|unable to read|missing (blob|tree|commit)|packed object .* is corrupt/i;
+const OBJECT_DAMAGE =
+  /bad object|does not match index|inflate|corrupt|unable to read|missing (blob|tree|commit)|packed object .* is corrupt/i;
 
 /**
  * A repack that failed on damaged objects, said as damage with what mends it: `doctor` names the

@@ -5,7 +5,7 @@ import { displayPath, type RelPath, relFromBytes } from "../paths.js";
 import { ignoredBySnapshotRules } from "./snapshot-ignores.js";
 import type { StoreContext } from "../store/context.js";
 import type { StoredSnapshot } from "../store/store.js";
-import { quotedPath } from "../util/format.js";
+import { humanText, quotedPath } from "../util/format.js";
 
 /**
  * Secrets stay home by default: a snapshot may hold files the repository ignores (a touched or
@@ -54,11 +54,32 @@ export async function refuseIgnoredContent(engine: StoreContext, snapshots: Stor
   if (offending.size === 0) return;
   const paths = [...offending.keys()].sort();
   const shown = paths.slice(0, 10).map(quotedPath).join(", ") + (paths.length > 10 ? ", …" : "");
+  const ids = [...new Set([...offending.values()].flat())];
   throw new GhostcommitError(
     "conflict",
-    `push refused: snapshots hold ${paths.length} ${paths.length === 1 ? "file" : "files"} the repository ignores (${shown}); nothing was sent, ${engine.optionNames.includeIgnored} sends them`,
-    { conflicts: paths, snapshots: [...new Set([...offending.values()].flat())] },
+    `push refused: snapshots hold ${paths.length} ${paths.length === 1 ? "file" : "files"} the repository ignores (${shown}), in ${heldBy(ids, snapshots)}; nothing was sent, ${engine.optionNames.includeIgnored} sends them`,
+    { conflicts: paths, snapshots: ids },
   );
+}
+
+/**
+ * The snapshots holding them, a few named with what they are ("1a2b3c4d5e6f (after turn 2 of
+ * session s)", "… (safety before restore)"): a person sees which to look at, or drop.
+ */
+function heldBy(ids: string[], snapshots: StoredSnapshot[]): string {
+  const named = ids.slice(0, 3).map((id) => {
+    const meta = snapshots.find((s) => s.id === id)?.meta;
+    const turn = meta?.turn !== undefined && meta.session !== undefined;
+    const what =
+      turn && (meta.kind === "turn-before" || meta.kind === "turn-after")
+        ? `${meta.kind === "turn-before" ? "before" : "after"} turn ${humanText(meta.turn!)} of session ${humanText(meta.session!)}`
+        : meta?.message
+          ? humanText(meta.message)
+          : "";
+    return what ? `${id.slice(0, 12)} (${what})` : id.slice(0, 12);
+  });
+  const more = ids.length > 3 ? `, and ${ids.length - 3} more` : "";
+  return `${ids.length === 1 ? "snapshot" : "snapshots"} ${named.join(", ")}${more}`;
 }
 
 /** The tree HEAD holds at the workspace's root (a subdirectory workspace's own), or null (unborn). */

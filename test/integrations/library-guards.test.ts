@@ -143,9 +143,9 @@ describe("a workspace opened by the library", () => {
     await s.beginTurn("1");
     await s.touched([".env"]);
     repo.write({ ".env": "KEY=agent\n" });
-    await s.endTurn("1");
+    const { after } = await s.endTurn("1");
     expect(await codeAndMessage(() => shadow.push({ remote }))).toBe(
-      "conflict: push refused: snapshots hold 1 file the repository ignores (.env); nothing was sent, push({ includeIgnored: true }) sends them",
+      `conflict: push refused: snapshots hold 1 file the repository ignores (.env), in snapshot ${after.slice(0, 12)} (after turn 1 of session s); nothing was sent, push({ includeIgnored: true }) sends them`,
     );
   });
 

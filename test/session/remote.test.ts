@@ -213,10 +213,14 @@ describe("push and fetch through a local bare repository", () => {
     expect(refused.status, refused.stderr).toBe(3);
     expect(refused.json.error.code).toBe("conflict");
     expect(refused.json.conflicts).toEqual([".env", ":token"]);
-    expect(refused.stderr).toMatch(/ignores \(\.env, :token\).*--include-ignored/);
+    const [{ before, after }] = await logIn(repo, "s");
+    // Which snapshots hold them, and what each is: the ones to look at (or drop). The touch made
+    // the files' content then the turn's before-state (see README's touch).
+    expect(refused.stderr).toContain(
+      `ignores (.env, :token), in snapshots ${after.slice(0, 12)} (after turn 1 of session s), ${before.slice(0, 12)} (before turn 1 of session s); nothing was sent, --include-ignored sends them`,
+    );
     expect(ghostRefs(a, remote)).toEqual([]);
     const pushed = repo.ok("push", "--include-ignored");
-    const after = (await logIn(repo, "s"))[0].after;
     expect(pushed.snapshots).toContain(after);
     expect(a.git(remote, "cat-file", "-p", `${after}:.env`)).toBe("TOKEN=hunter2\n");
   });
