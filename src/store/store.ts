@@ -165,7 +165,12 @@ export class SnapshotRefs {
     );
     // A ref whose commit is gone (a damaged store) makes for-each-ref fail as a whole: read the
     // commits one by one instead, so the other snapshots stay usable.
-    if (result.code !== 0) return (await this.readCommits(await this.refIds(prefix))).snapshots;
+    if (result.code !== 0) {
+      const { snapshots, unreadable } = await this.readCommits(await this.refIds(prefix));
+      this.unreadableListed = unreadable;
+      return snapshots;
+    }
+    this.unreadableListed = [];
     const parts = splitNul(result.stdout);
     const snapshots: StoredSnapshot[] = [];
     for (let i = 0; i + 2 < parts.length; i += 3) {
@@ -263,6 +268,9 @@ export class SnapshotRefs {
       ? { kind: "repo", gitDir: commonDir, prefix: `refs/ghostcommit/${key}/snapshots/` }
       : null;
   }
+
+  /** Snapshot refs the last `list` left out: their commits are missing or cannot be read (a damaged store). */
+  unreadableListed: string[] = [];
 
   /** Finds a snapshot by full id or unique prefix of at least 7 hex digits. */
   async resolve(given: string): Promise<StoredSnapshot> {

@@ -83,13 +83,20 @@ describe("a damaged store", () => {
     expect((await listIn(repo)).map((s: any) => s.id)).toContain(healthy);
   });
 
-  it("a missing snapshot commit breaks neither list nor the other snapshots; repair drops its ref", async () => {
+  it("a missing snapshot commit breaks neither list (which says it is left out) nor the other snapshots; repair drops its ref", async () => {
     const repo = sb.repo("ws", { "a.txt": "one\n" });
     const gone = (await snapshotIn(repo)).id;
     repo.write({ "a.txt": "two\n" });
     const kept = (await snapshotIn(repo)).id;
     rmSync(objectFile(gone));
     expect((await listIn(repo)).map((s: any) => s.id)).toEqual([kept]);
+    // The command line lists the rest and says one is left out, and what names the damage.
+    const listed = repo.cli(["list"]);
+    expect(listed.status).toBe(1);
+    expect(listed.stdout).toContain(kept.slice(0, 12));
+    expect(listed.stderr).toBe(
+      "ghostcommit: 1 snapshot of this workspace cannot be read (its commit is missing or damaged) and is not listed: `ghostcommit doctor` names the damage, and `doctor --repair` mends what it can\n",
+    );
     const doctor = repo.cli(["doctor", "--json"]);
     expect(doctor.status).toBe(1);
     expect(doctor.json.problems).toContainEqual(expect.objectContaining({ code: "bad-snapshot" }));

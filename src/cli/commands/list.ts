@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { keptElsewhere } from "../../git/repository.js";
 import { globalsOf, open, withGlobals } from "../context.js";
-import { age, color, humanText, shortId } from "../output.js";
+import { age, color, counted, humanText, shortId } from "../output.js";
 import type { Action } from "../runner.js";
 
 export function register(program: Command, run: Action): void {
@@ -11,8 +11,16 @@ export function register(program: Command, run: Action): void {
       run(async (command) => {
         const ws = await open(globalsOf(command));
         const list = await ws.list();
+        // Left out without a word, a damaged store would read as fewer snapshots.
+        const unreadable = ws.engine.refs.unreadableListed.length;
         return {
           json: list,
+          ...(unreadable > 0
+            ? {
+                exitCode: 1,
+                problem: `${counted(unreadable, "snapshot")} of this workspace cannot be read (${unreadable === 1 ? "its commit is" : "their commits are"} missing or damaged) and ${unreadable === 1 ? "is" : "are"} not listed: \`ghostcommit doctor\` names the damage, and \`doctor --repair\` mends what it can`,
+              }
+            : {}),
           human: () => {
             // Each directory is a workspace of its own: say which one has none.
             if (list.length === 0)
