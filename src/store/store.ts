@@ -281,6 +281,14 @@ export class SnapshotRefs {
       if (direct) return direct;
     }
     const matches = (await this.list()).filter((s) => s.id.startsWith(wanted));
+    const damaged = this.unreadableListed.filter((id) => id.startsWith(wanted));
+    if (matches.length === 0 && damaged.length === 1) {
+      throw new GhostcommitError(
+        "store-damaged",
+        `snapshot ${damaged[0]} cannot be read (its commit is missing or damaged): \`ghostcommit doctor\` names the damage, and \`doctor --repair\` drops it`,
+        { oid: damaged[0] },
+      );
+    }
     if (matches.length === 0) {
       const { root, worktreeRoot } = this.location;
       // A subdirectory's workspace: the repository's snapshots are elsewhere, reached as the caller names it.

@@ -97,6 +97,13 @@ describe("a damaged store", () => {
     expect(listed.stderr).toBe(
       "ghostcommit: 1 snapshot of this workspace cannot be read (its commit is missing or damaged) and is not listed: `ghostcommit doctor` names the damage, and `doctor --repair` mends what it can\n",
     );
+    // Named, it is said to be damaged, not unknown.
+    const named = repo.cli(["restore", gone.slice(0, 12), "--json"]);
+    expect(named.status).toBe(1);
+    expect(named.json.error).toEqual({
+      code: "store-damaged",
+      message: `snapshot ${gone} cannot be read (its commit is missing or damaged): \`ghostcommit doctor\` names the damage, and \`doctor --repair\` drops it`,
+    });
     const doctor = repo.cli(["doctor", "--json"]);
     expect(doctor.status).toBe(1);
     expect(doctor.json.problems).toContainEqual(expect.objectContaining({ code: "bad-snapshot" }));
