@@ -14,7 +14,13 @@ import { conflictError, type SessionContext } from "./context.js";
 import { changedSinceShown, type OverriddenState } from "./overridden-state.js";
 import { quotedPath, turnsNamed, humanText } from "../util/format.js";
 import type { SessionState, TurnState } from "./model.js";
-import { attributePaths, changedBetweenTurns, isUncertain, type PathStates } from "./rewind-plan.js";
+import {
+  attributePaths,
+  changedBetweenTurns,
+  isUncertain,
+  type PathStates,
+  type TurnSnapshots,
+} from "./rewind-plan.js";
 import { unseenBy } from "./touch.js";
 import type { CatFile } from "../git/cat-file.js";
 import { inDependencyDirsSince } from "./rewind-skips.js";
@@ -29,12 +35,12 @@ export async function precheck(
   ctx: SessionContext,
   lookup: TreeLookup,
   turns: TurnState[],
-  befores: StoredSnapshot[],
-  afters: (StoredSnapshot | null)[],
+  sequence: TurnSnapshots<StoredSnapshot>,
   named: RelPath[] | undefined,
   partial: ReadonlyMap<RelPath, FileState | null>,
   { touched, keptOpen }: { touched: ReadonlySet<RelPath>; keptOpen?: string },
 ): Promise<void> {
+  const { befores, afters } = sequence;
   const attributed = new Map([...attributePaths(turns)].filter(([p]) => isNamed(p, named)));
   // In a dependency directory named since: the final check leaves it as excluded.
   const since = await inDependencyDirsSince(ctx.engine, attributed.keys(), touched);
@@ -66,7 +72,7 @@ export async function precheck(
     // check leaves it as excluded, when it is not captured now either.
     if (leftOutBy(after.meta, p)) continue;
     const read = (snapshot: { tree: string }, path: RelPath) => lookup.file(snapshot.tree, path);
-    if (await changedBetweenTurns(read, p, span, befores, afters, partial.get(p))) {
+    if (await changedBetweenTurns(read, p, span, sequence, partial.get(p))) {
       conflicts.push(p);
       betweenTurns.push(p);
       continue;

@@ -42,18 +42,42 @@ export interface PathStates {
   betweenTurns?: boolean;
 }
 
+/** The snapshots of the turns a rewind rewinds, by position; `rewoundBetween`: see changedBetweenTurns. */
+export interface TurnSnapshots<S> {
+  befores: S[];
+  afters: (S | null)[];
+  rewoundBetween?: (gap: number) => S[];
+}
+
+/**
+ * The after-snapshots of the turns already rewound (`rewound`, with their positions in the
+ * session) that lie between the turns a rewind rewinds (`turns`), gap by gap.
+ */
+export function rewoundBetweenOf<T, S>(
+  session: T[],
+  turns: T[],
+  rewound: { index: number; after: S | null }[],
+): (gap: number) => S[] {
+  return (gap) => {
+    const [from, until] = [session.indexOf(turns[gap]), session.indexOf(turns[gap + 1])];
+    return rewound.flatMap((r) => (r.index > from && r.index < until && r.after ? [r.after] : []));
+  };
+}
+
 /**
  * Whether `p`, changed by rewound turns `first` to `last`, was changed by someone else between two
  * of them: a turn began with it other than the turn before left it (a person's save between
  * turns, which a later turn then edited). Only paths both snapshots hold are judged (one lacking
  * it may not have captured it); a state an earlier rewind of some paths left is the session's.
+ * So is one a turn of the session already rewound between the two left (`rewoundBetween(j)`: the
+ * after-snapshots of those between turn j and the next): a turn undone from inside a later one
+ * ran before that later turn began.
  */
 export async function changedBetweenTurns<S>(
   file: (snapshot: S, p: RelPath) => Promise<FileState | null>,
   p: RelPath,
   span: { first: number; last: number },
-  befores: S[],
-  afters: (S | null)[],
+  { befores, afters, rewoundBetween = () => [] }: TurnSnapshots<S>,
   leftByRewind?: FileState | null,
 ): Promise<boolean> {
   for (let j = span.first; j < span.last; j++) {
@@ -62,6 +86,8 @@ export async function changedBetweenTurns<S>(
     const [ended, began] = [await file(left, p), await file(befores[j + 1], p)];
     if (ended === null || began === null || sameState(ended, began)) continue;
     if (leftByRewind !== undefined && sameState(began, leftByRewind)) continue;
+    const leftByUndone = await Promise.all(rewoundBetween(j).map((after) => file(after, p)));
+    if (leftByUndone.some((state) => state !== null && sameState(state, began))) continue;
     return true;
   }
   return false;

@@ -27,6 +27,7 @@ import {
   attributePaths,
   changesOf,
   changedBetweenTurns,
+  rewoundBetweenOf,
   conflictsOf,
   isUncertain,
   type UncertainPaths,
@@ -131,8 +132,13 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       // Paths an earlier rewind of some paths put back are the session's doing, not someone else's:
       // every such rewind a turn still lists, also once a new turn has emptied the redo stack.
       const partial = leftByRewinds(partialRewindsInEffect(state));
+      const sequence = {
+        befores,
+        afters,
+        rewoundBetween: rewoundBetweenOf(state.turns, turns, rewoundTurns),
+      };
       const checks = { touched: touchedBy(state, turns), keptOpen };
-      if (!force && !dryRun) await precheck(ctx, lookup, turns, befores, afters, named, partial, checks);
+      if (!force && !dryRun) await precheck(ctx, lookup, turns, sequence, named, partial, checks);
       const targets = new Map<RelPath, FileState | null>();
       const originOfPath = new Map<RelPath, { snapshot: StoredSnapshot; absent: ReadonlySet<RelPath> }>();
       let closed: ClosedTurn | undefined;
@@ -220,7 +226,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
               uncertain: isUncertain(uncertainOf, p, span),
               afterLastTool: isUncertain(uncertainOf, p, span, "afterLastTool"),
               leftByRewind: partial.get(p),
-              betweenTurns: await changedBetweenTurns(read, p, span, befores, afters, partial.get(p)),
+              betweenTurns: await changedBetweenTurns(read, p, span, sequence, partial.get(p)),
             });
             originOfPath.set(p, origin);
           }
@@ -250,12 +256,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
           return { changes, provenAbsent };
         },
       });
-      const report: RewindReport = {
-        session,
-        to,
-        rewoundTurns: ids,
-        ...displayOutcome(result),
-      };
+      const report: RewindReport = { session, to, rewoundTurns: ids, ...displayOutcome(result) };
       notePermissionSources(report.skipped, result.skipped, originOfPath);
       addLeftSkips(report, {
         notCaptured,
@@ -277,19 +278,9 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       // half-way does, so running it again finishes it once they can be written (redo undoes it).
       if (ioSkips(report)) return report;
       const outcome = rewindOutcome(result.written, result.deleted, targets);
+      const record = { e: "rewind" as const, id, to, turns: report.rewoundTurns, safety: result.safety! };
       await journal.append(
-        [
-          {
-            e: "rewind",
-            id,
-            to,
-            turns: report.rewoundTurns,
-            safety: result.safety!,
-            ...outcome,
-            ...(named ? { paths: named } : {}),
-            ...(closed ? { closed } : {}),
-          },
-        ],
+        [{ ...record, ...outcome, ...(named ? { paths: named } : {}), ...(closed ? { closed } : {}) }],
         true,
       );
       return report;

@@ -109,6 +109,27 @@ describe("rewind and redo through the CLI", () => {
     expect([r.read("a.txt"), r.read("b.txt"), r.read("c.txt")]).toEqual(["a1\n", "b0\n", "c3\n"]);
   });
 
+  it("takes a file an undone turn changed, then undone from inside the next, for the session's own when rewinding further back", async () => {
+    const r = repo({ "x.txt": "v0\n", "y.txt": "y0\n" });
+    await turn(r, "s", "1", () => r.write({ "x.txt": "v1\n" }));
+    await turn(r, "s", "2", () => r.write({ "x.txt": "v2\n", "y.txt": "y2\n" }));
+    // Turn 3 began with turn 2's x.txt, then undid turn 2 from inside: no one else was involved.
+    await turn(r, "s", "3", () => r.ok("rewind", "--session", "s", "--keep-open-turn", "--to", "2"));
+    expect(r.read("x.txt")).toBe("v1\n");
+    const back = r.cli(["rewind", "--session", "s", "--to", "1", "--json"]);
+    expect(back.status, back.stdout).toBe(0);
+    expect(back.json.rewoundTurns).toEqual(["1", "3"]);
+    expect([r.read("x.txt"), r.read("y.txt")]).toEqual(["v0\n", "y0\n"]);
+    // A person's save between two turns is still told apart: a fourth turn, begun after it.
+    r.ok("redo", "--session", "s");
+    r.write({ "x.txt": "mine\n" });
+    await turn(r, "s", "4", () => r.write({ "x.txt": "v4\n" }));
+    const refused = r.cli(["rewind", "--session", "s", "--to", "1", "--json"]);
+    expect(refused.status).toBe(3);
+    expect(refused.json.error.code).toBe("conflict");
+    expect(refused.json.betweenTurns).toEqual(["x.txt"]);
+  });
+
   it("counts the turns an undo from inside a later turn rewound as done again once that later turn is rewound", async () => {
     const r = repo({ "x.txt": "0\n" });
     await turn(r, "s", "1", () => r.write({ "x.txt": "1\n" }));
