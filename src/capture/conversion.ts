@@ -2,7 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { CatFile } from "../git/cat-file.js";
-import { runGit, splitNul } from "../git/exec.js";
+import { runGit } from "../git/exec.js";
 import { ancestorsOf, fsPath, type RelPath } from "../paths.js";
 import { STORE_FILES, readJson, writeFileAtomic } from "../store/layout.js";
 import type { WorkspaceLocation } from "../git/repository.js";
@@ -136,21 +136,19 @@ export async function readUserGitConfig(
     )
       return kept;
   }
-  const config = await runGit(
-    [
-      "config",
-      "-z",
-      "--get-regexp",
-      "^(core\\.autocrlf|core\\.attributesfile|core\\.excludesfile|core\\.ignorecase)$",
-    ],
-    { cwd: location.root, env: { GIT_LITERAL_PATHSPECS: "0" }, okCodes: [0, 1] },
-  );
+  // `git var -l` lists every setting as git reads it and, as every git command but `git config`
+  // does, fails on a value git cannot take (`core.autocrlf = maybe`): then so does every command
+  // here (bad-config), as the user's own git does, where a capture whose status reads only the
+  // store's copy of the settings would go on with conversions git itself refuses to guess.
+  const config = await runGit(["var", "-l"], { cwd: location.root, env: { GIT_LITERAL_PATHSPECS: "0" } });
   const out: UserGitConfig = { autocrlf: false, attributesFile: null, excludesFile: null, ignoreCase: false };
-  for (const record of splitNul(config.stdout)) {
-    const text = record.toString("utf8");
-    const newline = text.indexOf("\n");
-    const key = text.slice(0, newline).toLowerCase();
-    const raw = newline === -1 ? "" : text.slice(newline + 1).trim();
+  for (const line of config.stdout.toString("utf8").split("\n")) {
+    const match = /^(core\.(?:autocrlf|attributesfile|excludesfile|ignorecase))(=?)(.*)$/i.exec(line);
+    if (!match) continue;
+    const key = match[1].toLowerCase();
+    // A key with no value at all (no `=`) is true.
+    const newline = match[2] === "" ? -1 : 0;
+    const raw = match[3].trim();
     if (key === "core.autocrlf" && (raw.toLowerCase() === "true" || raw.toLowerCase() === "input")) {
       out.autocrlf = true;
     }

@@ -79,4 +79,33 @@ describe("a git configuration the user's git cannot read", () => {
     writeFileSync(config, kept);
     expect(r.ok("snapshot").fileCount).toBe(1);
   });
+
+  it("a value git refuses in the repository's own config fails every command as git does, as doctor says", () => {
+    const r = repo({ "a.txt": "a\n" });
+    const snap = r.ok("snapshot");
+    r.write({ "a.txt": "edited\n" });
+    for (const key of [
+      "core.autocrlf",
+      "core.safecrlf",
+      "core.filemode",
+      "core.ignorecase",
+      "core.symlinks",
+    ]) {
+      r.git("config", key, "maybe");
+      const reason = `bad boolean config value 'maybe' for '${key}'`;
+      expect(() => r.git("status")).toThrow(reason);
+      // Before, status read only the store's copy of the settings: the commands went on.
+      for (const args of [["snapshot"], ["restore", snap.id], ["diff", snap.id]]) {
+        const run = r.cli([...args, "--json"]);
+        expect([key, args[0], run.status, run.json?.error?.code]).toEqual([key, args[0], 1, "bad-config"]);
+        expect(run.json.error.message).toContain(reason);
+      }
+      expect(r.cli(["doctor", "--json"]).json.problems.map((p: { code: string }) => p.code)).toEqual([
+        "bad-git-config",
+      ]);
+      r.git("config", "--unset", key);
+    }
+    expect(r.read("a.txt")).toBe("edited\n");
+    expect(r.ok("snapshot").fileCount).toBe(1);
+  });
 });
