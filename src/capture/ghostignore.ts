@@ -1,8 +1,8 @@
 import { nodeCrypto } from "../util/crypto.js";
-import { readFileSync } from "node:fs";
+import { readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
-import { fsError } from "../errors.js";
+import { fsError, GhostcommitError } from "../errors.js";
 import type { WorkspaceLocation } from "../git/repository.js";
 import type { RelPath } from "../paths.js";
 import { ignoresCase } from "./conversion.js";
@@ -32,6 +32,17 @@ export async function loadGhostignore(root: string, ignoreCase: boolean): Promis
     text = readFileSync(file, "utf8"); // small, and usually not there
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
+    // A symlink to nothing (a shared file on a disk not mounted, a broken dotfile link) is a file
+    // that cannot be read, not no file: taken for none, its rules would let secrets in.
+    const target = code === "ENOENT" ? symlinkTarget(file) : null;
+    if (target !== null) {
+      throw new GhostcommitError(
+        "io",
+        `cannot read ${file}: it is a symlink to ${target}, which is not there (ENOENT); its rules keep files out of every snapshot, so none is taken until it can be read or is removed`,
+        { path: file, errno: "ENOENT" },
+        error,
+      );
+    }
     if (code === "ENOENT" || code === "ENOTDIR") return null;
     // Its rules keep secrets out of every snapshot and restore: without them neither may run.
     throw fsError(error, "read", file);
@@ -43,6 +54,15 @@ export async function loadGhostignore(root: string, ignoreCase: boolean): Promis
       .update(ignoreCase ? `i\0${text}` : text)
       .digest("hex"),
   };
+}
+
+/** Where a symlink at `file` points, or null where there is none. */
+function symlinkTarget(file: string): string | null {
+  try {
+    return readlinkSync(file);
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -389,6 +389,24 @@ describe("hostile trees", () => {
     },
   );
 
+  it("a .ghostignore that is a symlink to nothing (a disk not mounted, a broken dotfile link) stops snapshot and restore too", () => {
+    const repo = sb.repo("dangling-ignore", { "a.txt": "a\n" });
+    repo.write({ "b.secret": "KEY=1\n", ".ghostignore": "*.secret\n" });
+    const before = repo.ok("snapshot");
+    rmSync(path.join(repo.dir, ".ghostignore"));
+    symlinkSync("/nonexistent/shared-ignore", path.join(repo.dir, ".ghostignore"));
+    repo.write({ "b.secret": "KEY=2\n" });
+    for (const args of [["snapshot"], ["restore", before.id]]) {
+      const run = repo.cli([...args, "--json"]);
+      expect([args[0], run.status, run.json.error.code]).toEqual([args[0], 1, "io"]);
+      expect(run.json.error.message).toContain(
+        `cannot read ${path.join(repo.dir, ".ghostignore")}: it is a symlink to /nonexistent/shared-ignore, which is not there (ENOENT)`,
+      );
+    }
+    expect(repo.ok("list")).toHaveLength(1);
+    expect(repo.read("b.secret")).toBe("KEY=2\n");
+  });
+
   // Needs root to switch to another user (uid 65534).
   it.skipIf(process.getuid?.() !== 0)(
     "a tracked file that is unreadable or a FIFO now is not claimed as committed: restore and diff report it",
