@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, readlinkSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { GhostcommitError } from "./errors.js";
@@ -155,12 +155,30 @@ function xdgDir(name: "XDG_CONFIG_HOME" | "XDG_DATA_HOME"): string | undefined {
   return value && path.isAbsolute(value) ? value : undefined;
 }
 
+function linkTarget(file: string): string | null {
+  try {
+    return readlinkSync(file);
+  } catch {
+    return null;
+  }
+}
+
 function readConfigFile(file: string): Partial<Settings> {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
+    // A symlink to nothing (a dotfile manager's broken link) is a file there that cannot be read.
+    const target = code === "ENOENT" ? linkTarget(file) : null;
+    if (target !== null) {
+      throw new GhostcommitError(
+        "bad-config",
+        `cannot read ${file}: it is a symlink to ${target}, which is not there`,
+        { file },
+        error,
+      );
+    }
     if (code === "ENOENT" || code === "ENOTDIR") return {}; // no such file: the defaults
     // There but unreadable (permissions, a directory, a symlink loop): its settings, maybe
     // `"enabled": false`, must not be silently dropped.

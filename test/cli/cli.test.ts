@@ -1,5 +1,13 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EMPTY_TREE, objectId, serializeCommit } from "../../src/git/objects.js";
@@ -230,6 +238,14 @@ describe("snapshot ids", () => {
       `ghostcommit: cannot read ${r.path(".ghostcommit.json")}: it is a directory`,
     );
     expect(r.cli(["list", "--json"]).json).toMatchObject({ error: { code: "bad-config" } });
+    // A symlink to nothing (a dotfile manager's broken link) is there too: not read as no file.
+    rmSync(r.path(".ghostcommit.json"), { recursive: true });
+    symlinkSync("../gone/settings.json", r.path(".ghostcommit.json"));
+    const dangling = r.cli(["snapshot", "--json"]);
+    expect([dangling.status, dangling.json.error.code]).toEqual([1, "bad-config"]);
+    expect(dangling.json.error.message).toBe(
+      `cannot read ${r.path(".ghostcommit.json")}: it is a symlink to ../gone/settings.json, which is not there`,
+    );
     // Names that could never match a directory are refused, not silently useless.
     rmSync(r.path(".ghostcommit.json"), { recursive: true });
     for (const name of ["", ".", ".."]) {
