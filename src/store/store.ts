@@ -74,10 +74,19 @@ export class SnapshotRefs {
     }
   }
 
+  /**
+   * Where git runs for the refs: the repo store's are in your repository, which is there before
+   * this workspace's data directory is (made by its first write): a read before it, or after a
+   * write from another worktree only, found no directory to run in.
+   */
+  private get gitCwd(): string {
+    return this.kind === "repo" ? this.location.root : this.paths.dir;
+  }
+
   private async git(args: string[], input?: Buffer | string) {
     try {
       return await runGit([...QUIET_REF_CONFIG, ...args], {
-        cwd: this.paths.dir,
+        cwd: this.gitCwd,
         env: { GIT_DIR: this.refsGitDir },
         input,
       });
@@ -161,7 +170,7 @@ export class SnapshotRefs {
     this.assertFrame();
     const result = await runGit(
       [...QUIET_REF_CONFIG, "for-each-ref", "--format=%(objectname)%00%(tree)%00%(contents)%00", prefix],
-      { cwd: this.paths.dir, env: { GIT_DIR: this.refsGitDir }, okCodes: [0, 128] },
+      { cwd: this.gitCwd, env: { GIT_DIR: this.refsGitDir }, okCodes: [0, 128] },
     );
     // A ref whose commit is gone (a damaged store) makes for-each-ref fail as a whole: read the
     // commits one by one instead, so the other snapshots stay usable.
@@ -199,9 +208,11 @@ export class SnapshotRefs {
     const snapshots: StoredSnapshot[] = [];
     const unreadable: string[] = [];
     if (ids.length === 0) return { snapshots, unreadable };
+    // The repo store's objects are your repository's: read there until the private directory is made.
+    const readDir = this.kind === "repo" && !existsSync(this.paths.gitDir) ? this.refsGitDir : this.paths.gitDir;
     const result = await runGit(["cat-file", "--batch"], {
-      cwd: this.paths.dir,
-      env: { GIT_DIR: this.paths.gitDir },
+      cwd: this.gitCwd,
+      env: { GIT_DIR: readDir },
       input: `${ids.join("\n")}\n`,
       okCodes: [0, 128],
     });

@@ -234,6 +234,26 @@ describe("worktrees, sparse checkout and plain directories", () => {
 });
 
 describe("repo store", () => {
+  it("is read before this workspace wrote anything: a fresh clone, or the main work tree after a linked one's snapshot", () => {
+    const r = repo({ "a.txt": "a\n" });
+    const wtDir = path.join(sandbox.home, `wt-repo-${path.basename(r.dir)}`);
+    r.git("worktree", "add", "-q", "-b", "wt-repo", wtDir);
+    for (const round of ["nothing yet", "after the linked work tree's snapshot"]) {
+      // Before, every read said this workspace's data directory "no longer exists (deleted or moved?)".
+      const listed = r.cli(["--store", "repo", "list"]);
+      expect([round, listed.status, listed.stdout]).toEqual([
+        round,
+        0,
+        `no snapshots of ${r.dir} yet; take one with \`ghostcommit snapshot\`\n`,
+      ]);
+      expect(r.cli(["--store", "repo", "show", "1234567", "--json"]).json.error.code).toBe("not-found");
+      expect(r.ok("--store", "repo", "sessions")).toEqual([]);
+      sandbox.ok(wtDir, "--store", "repo", "snapshot");
+    }
+    const taken = r.ok("--store", "repo", "snapshot");
+    expect(r.ok("--store", "repo", "list").map((s: any) => s.id)).toEqual([taken.id]);
+  });
+
   it("keeps snapshots under refs/ghostcommit/, invisible to git branch, status and log", async () => {
     const r = repo({ "a.txt": "a\n" });
     r.write({ "u.txt": "untracked\n", "a.txt": "edited\n" });
