@@ -11,7 +11,7 @@ import { ghostignoreMatch } from "./policy.js";
 export const GHOSTIGNORE = ".ghostignore";
 
 export interface Ghostignore {
-  matcher: Ignore;
+  matcher: IgnoreRules;
   /** Hash of the file's content, to key caches on. */
   hash: string;
 }
@@ -21,15 +21,58 @@ export function ignoreMatcher(text: string, ignoreCase: boolean): Ignore {
   return ignore({ allowRelativePaths: true, ignorecase: ignoreCase }).add(text);
 }
 
+/** What a capture asks of `.ghostignore` rules: whether they keep a workspace-relative path out. */
+export interface IgnoreRules {
+  ignores(rel: string): boolean;
+}
+
 /**
- * Loads `.ghostignore` (gitignore syntax) from the workspace root; null when there is none. Its
- * patterns match regardless of case only where git's own ignore rules do (`ignoresCase`).
+ * Loads `.ghostignore` (gitignore syntax) from the workspace root and, for a workspace that is a
+ * subdirectory of a repository, from each directory above it up to the work tree's top (`top`):
+ * an agent started in `src/` must not capture what the repository's own `.ghostignore` keeps out.
+ * Each file's rules match paths of its directory; the deepest file that says something of a path
+ * decides it, as for git's `.gitignore` files. Null when there is none. Its patterns match
+ * regardless of case only where git's own ignore rules do (`ignoresCase`).
  */
-export async function loadGhostignore(root: string, ignoreCase: boolean): Promise<Ghostignore | null> {
-  let text: string;
-  const file = path.join(root, GHOSTIGNORE);
+export async function loadGhostignore(
+  root: string,
+  ignoreCase: boolean,
+  top?: string | null,
+): Promise<Ghostignore | null> {
+  const levels: { prefix: string; text: string }[] = [];
+  for (let dir = root, prefix = ""; ; prefix = `${path.basename(dir)}/${prefix}`, dir = path.dirname(dir)) {
+    const text = readRules(path.join(dir, GHOSTIGNORE));
+    if (text !== null) levels.push({ prefix, text });
+    if (!top || dir === top || !dir.startsWith(`${top}/`)) break;
+  }
+  if (levels.length === 0) return null;
+  const hashed = (text: string) =>
+    nodeCrypto()
+      .createHash("sha1")
+      .update(ignoreCase ? `i\0${text}` : text)
+      .digest("hex");
+  // The workspace's own file alone, as most are: its matcher and hash as they always were.
+  if (levels.length === 1 && levels[0].prefix === "") {
+    return { matcher: ignoreMatcher(levels[0].text, ignoreCase), hash: hashed(levels[0].text) };
+  }
+  const matchers = levels.map(({ prefix, text }) => ({ prefix, rules: ignoreMatcher(text, ignoreCase) }));
+  const matcher: IgnoreRules = {
+    ignores(rel) {
+      for (const { prefix, rules } of matchers) {
+        const said = rules.test(`${prefix}${rel}`);
+        if (said.ignored) return true;
+        if (said.unignored) return false;
+      }
+      return false;
+    },
+  };
+  return { matcher, hash: hashed(levels.map(({ prefix, text }) => `${prefix}\0${text}`).join("\0")) };
+}
+
+/** A `.ghostignore` file's rules, or null where there is none; one that cannot be read stops the capture. */
+function readRules(file: string): string | null {
   try {
-    text = readFileSync(file, "utf8"); // small, and usually not there
+    return readFileSync(file, "utf8"); // small, and usually not there
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     // A symlink to nothing (a shared file on a disk not mounted, a broken dotfile link) is a file
@@ -47,13 +90,6 @@ export async function loadGhostignore(root: string, ignoreCase: boolean): Promis
     // Its rules keep secrets out of every snapshot and restore: without them neither may run.
     throw fsError(error, "read", file);
   }
-  return {
-    matcher: ignoreMatcher(text, ignoreCase),
-    hash: nodeCrypto()
-      .createHash("sha1")
-      .update(ignoreCase ? `i\0${text}` : text)
-      .digest("hex"),
-  };
 }
 
 /** Where a symlink at `file` points, or null where there is none. */
@@ -75,6 +111,6 @@ export async function ghostignoreJudge(
   location: WorkspaceLocation,
   storeDir: string,
 ): Promise<(rel: RelPath) => boolean> {
-  const rules = await loadGhostignore(root, await ignoresCase(location, storeDir));
+  const rules = await loadGhostignore(root, await ignoresCase(location, storeDir), location.worktreeRoot);
   return (rel) => ghostignoreMatch(rel, rules?.matcher ?? null) !== null;
 }

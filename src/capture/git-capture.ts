@@ -71,7 +71,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   const userConfig = await (configFirst ?? readUserGitConfig(location, paths.dir));
   const [rootTree, ghostignore] = await Promise.all([
     head ? commitTree(ctx.cat, head) : Promise.resolve(null),
-    loadGhostignore(location.root, userConfig.ignoreCase),
+    loadGhostignore(location.root, userConfig.ignoreCase, location.worktreeRoot),
   ]);
   const baseTree = await subtreeAt(ctx.cat, rootTree, prefix);
   // A failure here is the full check's below to report.

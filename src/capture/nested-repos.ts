@@ -1,7 +1,6 @@
 import { indexEntryCount } from "../git/index-file.js";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import type { Ignore } from "ignore";
 import { runGit, splitNul } from "../git/exec.js";
 import {
   ancestorsOf,
@@ -20,6 +19,7 @@ import { captureWorktreePath } from "./read-worktree.js";
 import type { TreeChanges } from "../git/trees.js";
 import { MODE } from "../git/objects.js";
 import { looksLikeRepository } from "./nested-check.js";
+import type { IgnoreRules } from "./ghostignore.js";
 
 /** What the repositories nested in a workspace contribute to its snapshot. */
 export interface NestedCapture {
@@ -43,7 +43,7 @@ export interface NestedCapture {
 export async function captureNestedRepos(
   ctx: CaptureContext,
   roots: RelPath[],
-  ghostignore: Ignore | null,
+  ghostignore: IgnoreRules | null,
   /** Touched and included paths: captured even if the repository ignores them. */
   forced: ReadonlySet<RelPath> = new Set(),
 ): Promise<NestedCapture> {

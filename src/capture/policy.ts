@@ -1,11 +1,11 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
-import type { Ignore } from "ignore";
 import { dataHome } from "../config.js";
 import { parseStatusV2, type StatusEntry } from "../git/status.js";
 import { ancestorsOf, climbsOut, isWithin, type RelPath, relFromText } from "../paths.js";
 import type { StoredExclusion } from "../store/metadata.js";
 import { isRestoreTemp } from "../store/restore-journal.js";
+import type { IgnoreRules } from "./ghostignore.js";
 
 /**
  * What to capture of the untracked files git listed: pure decisions, tested without a disk.
@@ -18,7 +18,7 @@ export interface UntrackedPolicyInput {
   dependencyDirs: ReadonlySet<string>;
   /** null: large-dir does not apply (plain directories). */
   largeDirFiles: number | null;
-  ghostignore: Ignore | null;
+  ghostignore: IgnoreRules | null;
   /** Directories that hold tracked files, so they are not "untracked directories". */
   isTrackedDir: (dir: RelPath) => boolean;
   /** Untracked files already counted per outermost dependency directory (not in `untracked`). */
@@ -83,7 +83,7 @@ function dependencyMatcher(names: ReadonlySet<string>): DependencyMatcher {
 }
 
 /** The outermost ancestor directory matched by .ghostignore, else the path itself if matched, else null. */
-export function ghostignoreMatch(rel: RelPath, ignore: Ignore | null): RelPath | null {
+export function ghostignoreMatch(rel: RelPath, ignore: IgnoreRules | null): RelPath | null {
   if (!ignore) return null;
   for (const dir of ancestorsOf(rel)) {
     if (safeIgnores(ignore, `${dir}/`)) return dir;
@@ -91,7 +91,7 @@ export function ghostignoreMatch(rel: RelPath, ignore: Ignore | null): RelPath |
   return safeIgnores(ignore, rel) ? rel : null;
 }
 
-function safeIgnores(ignore: Ignore, rel: string): boolean {
+function safeIgnores(ignore: IgnoreRules, rel: string): boolean {
   try {
     return ignore.ignores(rel);
   } catch {

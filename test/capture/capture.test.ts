@@ -369,6 +369,38 @@ describe(".ghostignore", () => {
     expect(r.read("new.key")).toBe("n\n");
     expect(r.exists("secret/token")).toBe(false);
   });
+
+  it("the repository's own rules hold in a subdirectory's workspace too, the deepest file deciding", () => {
+    // An agent started in src/ (a workspace of its own) must not capture what the root keeps out.
+    const r = repo({ ".ghostignore": "*.secret\nsrc/gen/\n", "src/a.txt": "a\n" });
+    r.write({
+      "src/.ghostignore": "!public.secret\n",
+      "src/db.secret": "PASSWORD=1\n",
+      "src/public.secret": "shown on purpose\n",
+      "src/gen/out.js": "generated\n",
+      "src/deep/key.secret": "KEY=2\n",
+    });
+    const snap = r.sandbox.ok(r.path("src"), "snapshot");
+    expect(snap.fileCount).toBe(3);
+    const shown = r.sandbox.ok(r.path("src"), "show", snap.id);
+    expect(shown.files.sort()).toEqual([".ghostignore", "a.txt", "public.secret"]);
+    expect(shown.excluded.map((e: { path: string; reason: string }) => `${e.path} ${e.reason}`).sort()).toEqual([
+      "db.secret ignore-file",
+      "deep/key.secret ignore-file",
+      "gen ignore-file",
+    ]);
+    // Nor does a restore there write or delete them.
+    r.write({ "src/db.secret": "PASSWORD=changed\n", "src/a.txt": "agent\n" });
+    r.sandbox.ok(r.path("src"), "restore", snap.id);
+    expect([r.read("src/a.txt"), r.read("src/db.secret")]).toEqual(["a\n", "PASSWORD=changed\n"]);
+    // The root's workspace reads only its own file, as before.
+    expect(r.ok("snapshot").excluded.map((e: { path: string }) => e.path).sort()).toEqual([
+      "src/db.secret",
+      "src/deep/key.secret",
+      "src/gen",
+      "src/public.secret",
+    ]);
+  });
 });
 
 describe("scope and settings", () => {
