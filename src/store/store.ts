@@ -209,7 +209,8 @@ export class SnapshotRefs {
     const unreadable: string[] = [];
     if (ids.length === 0) return { snapshots, unreadable };
     // The repo store's objects are your repository's: read there until the private directory is made.
-    const readDir = this.kind === "repo" && !existsSync(this.paths.gitDir) ? this.refsGitDir : this.paths.gitDir;
+    const readDir =
+      this.kind === "repo" && !existsSync(this.paths.gitDir) ? this.refsGitDir : this.paths.gitDir;
     const result = await runGit(["cat-file", "--batch"], {
       cwd: this.gitCwd,
       env: { GIT_DIR: readDir },
