@@ -98,10 +98,8 @@ export class Workspace {
     const { include = [], message: given = "" } = checkedOptions(options, "snapshot", {
       others: ["include", "message"],
     });
-    checkArgument(
-      isStringList(include) && typeof given === "string",
-      "include takes paths, message a string",
-    );
+    checkArgument(isStringList(include), "snapshot: include must be a list of paths");
+    checkArgument(typeof given === "string", "snapshot: message must be a string");
     checkArgument(!include.includes(""), "an include path cannot be empty (`.` names the whole workspace)");
     const includes = include.map((p) => resolveInside(this.root, this.root, p));
     const message = given.trim() || "snapshot";

@@ -82,6 +82,11 @@ describe('import { openWorkspace } from "ghostcommit"', () => {
     expect(await caught(() => ws.snapshot({ include: "README.md" as never }))).toBe("usage");
     expect(await caught(() => ws.snapshot({ include: [1] as never }))).toBe("usage");
     expect(await caught(() => ws.snapshot({ message: 5 as never }))).toBe("usage");
+    // Each names what is wrong: a message that is not a string is no fault of include.
+    await expect(ws.snapshot({ message: 5 as never })).rejects.toThrow("snapshot: message must be a string");
+    await expect(ws.snapshot({ include: "README.md" as never })).rejects.toThrow(
+      "snapshot: include must be a list of paths",
+    );
     expect(await caught(() => ws.drop(kept.id as never))).toBe("usage");
     expect(await caught(() => ws.undoneSinceLastTurn(undefined as never))).toBe("usage");
     // A directory passed alone would have opened the current directory instead.
