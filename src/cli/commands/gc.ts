@@ -22,7 +22,7 @@ export function register(program: Command, run: Action): void {
           json: report,
           human: () =>
             [
-              `dropped ${counted(report.dropped.length, "snapshot")}, kept ${formatCount(report.kept.length)}; store ${formatBytes(report.bytesBefore)} → ${formatBytes(report.bytesAfter)}`,
+              `dropped ${counted(report.dropped.length, "snapshot")}, kept ${formatCount(report.kept.length)}; store ${formatBytes(report.bytesBefore)} → ${formatBytes(report.bytesAfter)}${grewNote(report)}`,
               ...(report.overCap ? [overCapNote(report.overCap)] : []),
               ...(report.forgottenSessions > 0
                 ? [`forgot ${counted(report.forgottenSessions, "session")} whose snapshots had all expired`]
@@ -40,4 +40,13 @@ export function overCapNote(over: { maxBytes: number; unprotectedLeft: number })
       ? `dropping the ${counted(over.unprotectedLeft, "unprotected snapshot")} left would free nothing, so they were kept`
       : "what it holds is needed by the protected snapshots";
   return `store stays over its cap (maxStoreBytes ${formatBytes(over.maxBytes)}): ${why}`;
+}
+
+/**
+ * Why a store can grow by a gc: packing its few loose objects adds a pack index (1 KiB and up)
+ * that outweighs what a small store frees. Said, so the figure is not taken for a fault.
+ */
+function grewNote(report: { bytesBefore: number; bytesAfter: number }): string {
+  if (report.bytesAfter <= report.bytesBefore) return "";
+  return " (packing adds an index, which outweighs what a store this small frees)";
 }
