@@ -58,8 +58,10 @@ function commandFiles(cli: string): Record<string, string> {
     const text = [
       "---",
       MARK,
-      `description: ${description}`,
-      ...(hint ? [`argument-hint: ${hint}`] : []),
+      // Quoted: a plain YAML value may not hold ": " (the log's description does), and a strict
+      // front-matter parser refuses the whole file for it. JSON's quoting is YAML's.
+      `description: ${JSON.stringify(description)}`,
+      ...(hint ? [`argument-hint: ${JSON.stringify(hint)}`] : []),
       `allowed-tools: Bash(${run.split(" --")[0]}:*)`,
       "---",
       "",

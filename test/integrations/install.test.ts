@@ -126,7 +126,11 @@ describe("install claude-code", () => {
     // The command is the hooks' own: absolute, quoted Node and CLI paths, so it runs without PATH.
     const cli = `'${process.execPath}' '${CLI}'`;
     expect(rewind).toMatch(
-      /^---\n[\s\S]*\nargument-hint: <turn>\nallowed-tools: Bash\(.+ rewind:\*\)\n---\n/,
+      /^---\n[\s\S]*\nargument-hint: "<turn>"\nallowed-tools: Bash\(.+ rewind:\*\)\n---\n/,
+    );
+    // Each free-text value quoted, as YAML needs where one holds ": " (the log's description does).
+    expect(readFileSync(path.join(commands, "ghostcommit-log.md"), "utf8")).toContain(
+      'description: "List this session\'s turns (ghostcommit): pick one for /ghostcommit-rewind"\n',
     );
     expect(rewind).toContain(`allowed-tools: Bash(${cli} rewind:*)`);
     expect(rewind).toContain(
