@@ -1,6 +1,7 @@
 import { expectedRedo } from "./expected-plan.js";
 import { GhostcommitError } from "../errors.js";
 import { turnsNamed, humanText } from "../util/format.js";
+import { shellWord } from "../util/shell.js";
 import { displayPath, type RelPath } from "../paths.js";
 import { displayOutcome, runRestore } from "../restore/restore.js";
 import type { ExpectedRedo, RedoOptions, RedoReport } from "../types.js";
@@ -38,7 +39,7 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
       const last = [...state.rewinds.values()].at(-1);
       const newer = last !== undefined && (state.turns.at(-1)?.startedAt ?? 0) > last.t;
       const since = newer
-        ? `: a turn began after its rewind to turn ${humanText(last.to)}, and a new turn ends what redo can bring back; that rewind's safety snapshot ${last.safety.slice(0, 12)} holds the files as they were before it (\`ghostcommit restore ${last.safety.slice(0, 12)} -- PATH\` brings one back)`
+        ? `: a turn began after its rewind to turn ${humanText(last.to)}, and a new turn ends what redo can bring back; that rewind's safety snapshot ${last.safety.slice(0, 12)} holds the files as they were before it (\`ghostcommit -C ${shellWord(engine.root)} restore ${last.safety.slice(0, 12)} -- PATH\`, PATH from the workspace's top, brings one back, wherever it is run)`
         : "";
       throw new GhostcommitError(
         "nothing-to-redo",

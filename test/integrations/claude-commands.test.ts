@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Sandbox } from "../helpers/repo.js";
@@ -148,10 +148,17 @@ describe("Claude Code's /ghostcommit-* commands", () => {
     // failed for pattern" otherwise).
     expect(late.status).toBe(0);
     expect(late.stdout.trim().split("\n")[1]).toBe("(ghostcommit exited with status 1)");
-    expect(late.stdout.trim().split("\n")[0]).toMatch(
-      /^ghostcommit: session S has no rewind to redo: a turn began after its rewind to turn 1, and a new turn ends what redo can bring back; that rewind's safety snapshot ([0-9a-f]{12}) holds the files as they were before it \(`ghostcommit restore \1 -- PATH` brings one back\)$/,
+    const said = late.stdout.trim().split("\n")[0];
+    expect(said).toMatch(
+      /^ghostcommit: session S has no rewind to redo: a turn began after its rewind to turn 1, and a new turn ends what redo can bring back; that rewind's safety snapshot ([0-9a-f]{12}) holds the files as they were before it \(`ghostcommit -C \S+ restore \1 -- PATH`, PATH from the workspace's top, brings one back, wherever it is run\)$/,
     );
     expect([repo.read("f.txt"), repo.read("g.txt")]).toEqual(["v0\n", "g\n"]);
+    // Run as printed from where the agent's shell is (a subdirectory), it brings the file back.
+    const hint = /`ghostcommit (-C \S+ restore [0-9a-f]{12}) -- PATH`/.exec(said)![1].split(" ");
+    mkdirSync(repo.path("sub"), { recursive: true });
+    const restored = sandbox.cli(repo.path("sub"), [...hint, "--", "f.txt"]);
+    expect(restored.status, restored.stderr).toBe(0);
+    expect(repo.read("f.txt")).toBe("v1\n");
   });
   it("reach a session named by the start of its id with --agent from a subdirectory, as by its whole id", () => {
     const repo = sandbox.repo("prefix-from-sub", { "src/a.txt": "a0\n" });
