@@ -23,6 +23,8 @@ export interface InstallSpec {
   sameCommandOnce?: boolean;
   /** Things the user still has to do, shown after install. */
   notes: string[];
+  /** Said only of an install in a project's settings. */
+  projectNotes?: string[];
 }
 
 const home = () => os.homedir();
@@ -189,8 +191,7 @@ export const SPECS: Record<AgentName, InstallSpec> = {
       // waits for this hook, exit does not: no snapshot, only a journal record.
       SessionEnd: { hooks: [{ name: "ghostcommit-session-end", ...handler(command), timeout: 10000 }] },
     }),
-    notes: [
-      "Project settings load only in trusted folders; older Gemini CLI builds need `tools.enableHooks: true`.",
-    ],
+    notes: ["Older Gemini CLI builds need `tools.enableHooks: true`."],
+    projectNotes: ["Project settings load only in trusted folders."],
   },
 };

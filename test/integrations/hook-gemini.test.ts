@@ -146,7 +146,10 @@ describe("Gemini CLI switches", () => {
     mkdirSync(path.dirname(user), { recursive: true });
     writeFileSync(user, JSON.stringify({ hooksConfig: { enabled: false } }));
     const off = `Gemini CLI runs no hooks: "hooksConfig": {"enabled": false} in ${user}, so ghostcommit records no turn (set it to true for undo)`;
-    expect(repo.ok("install", "gemini").warnings).toEqual([off]);
+    const userInstall = repo.ok("install", "gemini");
+    expect(userInstall.warnings).toEqual([off]);
+    // What only a project's settings need is said of a project install only.
+    expect(userInstall.notes).toEqual(["Older Gemini CLI builds need `tools.enableHooks: true`."]);
     expect(repo.cli(["doctor", "--json"]).json.problems).toEqual([
       { code: "hook-switched-off", message: off },
     ]);

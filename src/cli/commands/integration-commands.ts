@@ -138,6 +138,7 @@ export function register(program: Command, run: Action): void {
             scope === "project"
               ? [
                   ...spec.notes,
+                  ...(spec.projectNotes ?? []),
                   `The hooks${agent === "claude-code" ? " and slash commands" : ""} name Node and ghostcommit where they are on this machine (${process.execPath}, ${entry}): a teammate who gets ${report.file} through git needs them at the same paths, or their agent reports the hook failing. Each of you can instead run \`ghostcommit install ${agent}\` (your user's settings, every project) and leave this file out of git.`,
                 ]
               : spec.notes;
