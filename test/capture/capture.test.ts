@@ -384,22 +384,20 @@ describe(".ghostignore", () => {
     expect(snap.fileCount).toBe(3);
     const shown = r.sandbox.ok(r.path("src"), "show", snap.id);
     expect(shown.files.sort()).toEqual([".ghostignore", "a.txt", "public.secret"]);
-    expect(shown.excluded.map((e: { path: string; reason: string }) => `${e.path} ${e.reason}`).sort()).toEqual([
-      "db.secret ignore-file",
-      "deep/key.secret ignore-file",
-      "gen ignore-file",
-    ]);
+    expect(
+      shown.excluded.map((e: { path: string; reason: string }) => `${e.path} ${e.reason}`).sort(),
+    ).toEqual(["db.secret ignore-file", "deep/key.secret ignore-file", "gen ignore-file"]);
     // Nor does a restore there write or delete them.
     r.write({ "src/db.secret": "PASSWORD=changed\n", "src/a.txt": "agent\n" });
     r.sandbox.ok(r.path("src"), "restore", snap.id);
     expect([r.read("src/a.txt"), r.read("src/db.secret")]).toEqual(["a\n", "PASSWORD=changed\n"]);
     // The root's workspace reads only its own file, as before.
-    expect(r.ok("snapshot").excluded.map((e: { path: string }) => e.path).sort()).toEqual([
-      "src/db.secret",
-      "src/deep/key.secret",
-      "src/gen",
-      "src/public.secret",
-    ]);
+    expect(
+      r
+        .ok("snapshot")
+        .excluded.map((e: { path: string }) => e.path)
+        .sort(),
+    ).toEqual(["src/db.secret", "src/deep/key.secret", "src/gen", "src/public.secret"]);
   });
 });
 
