@@ -89,8 +89,8 @@ export function endAction(payload: Payload): HookAction {
 /**
  * Agents whose installed hooks take a progress mark after every built-in tool call that can
  * change files (Claude Code's PostToolUse, Gemini CLI's AfterTool, shell tools included): a change
- * after a turn's last mark, to a path no call reported since, is no tool call's. Not Codex (builds
- * before openai/codex#16732 hooked only its shell, not apply_patch). Cursor is, where its hooks
- * run ours after shell commands too (see `marksEveryTool`).
+ * after a turn's last mark, to a path no call reported since, is no tool call's. Codex is once a
+ * store has seen its build hook apply_patch (builds before openai/codex#16732 hooked only its
+ * shell), Cursor where its hooks run ours after shell commands too (see `marksEveryTool`).
  */
 export const MARKS_EVERY_TOOL: ReadonlySet<AgentName> = new Set<AgentName>(["claude-code", "gemini"]);

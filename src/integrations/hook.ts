@@ -7,7 +7,7 @@ import { isRepeatedBegin } from "../session/context.js";
 import { displayPath, isTooBroad } from "../paths.js";
 import { CURSOR_CONTINUE } from "./agents/cursor.js";
 import { AGENTS, type AgentName, type HookEvent } from "./event.js";
-import { marksEveryTool } from "./every-tool-marked.js";
+import { marksEveryTool, noteCodexEditHooks } from "./every-tool-marked.js";
 import { otherHooksBeside } from "./hooks-beside.js";
 import { workspacePath } from "./hook-paths.js";
 import { PARSERS, parsePayload } from "./hook-event.js";
@@ -173,7 +173,7 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
     } else if (action.kind === "abandon") {
       await session.abandonTurn();
     } else if (action.kind === "end") {
-      const everyToolMarked = marksEveryTool(event, event.projectDir ?? ws.root);
+      const everyToolMarked = marksEveryTool(event, event.projectDir ?? ws.root, storeDir);
       if (action.extend) await session.extendTurn({ prompt: action.prompt, everyToolMarked });
       else {
         const open = await session.openTurn();
@@ -184,6 +184,7 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
         else if (open !== null) await session.endTurn(open, { everyToolMarked });
       }
     } else {
+      noteCodexEditHooks(event, storeDir);
       // Relative paths are the agent's: against the directory it is in now.
       const paths: string[] = [];
       for (const given of action.paths ?? []) {

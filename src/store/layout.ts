@@ -100,6 +100,8 @@ export const STORE_FILES = {
   pushGo: "push-go",
   /** The same for the daily retention's process (maintenance). */
   gcGo: "gc-go",
+  /** Made once a Codex hook event here named its file-edit tool: that build hooks its edits (integrations). */
+  codexEditsHooked: "codex-edits-hooked",
 } as const;
 
 /** The data directory of the workspace with this key (its store, sessions and caches). */
