@@ -1,6 +1,6 @@
 import path from "node:path";
 import { runsFor, settingsFile, settingsHandlers, settingsIn } from "./hook-check.js";
-import type { HookEvent } from "./event.js";
+import type { AgentName, HookEvent } from "./event.js";
 import { isHookCommand, SPECS } from "./specs.js";
 
 /**
@@ -14,17 +14,40 @@ import { isHookCommand, SPECS } from "./specs.js";
  * agent's unseen.
  */
 export function otherHooksBeside(event: HookEvent, projectDir: string): boolean {
-  const spec = SPECS[event.agent];
-  const files = [settingsFile(spec, "user", projectDir), settingsFile(spec, "project", projectDir)];
-  if (event.agent === "claude-code") files.push(path.join(projectDir, ".claude", "settings.local.json"));
-  return files.some(
-    (file) =>
-      file !== null &&
-      settingsHandlers(settingsIn(file)).some(
-        (h) =>
-          h.event === event.name &&
-          !isHookCommand(h.command, event.agent) &&
-          (event.tool === undefined || runsFor(h.matcher, event.tool) === true),
-      ),
+  return otherHandlers(event.agent, projectDir).some(
+    (h) => h.event === event.name && (event.tool === undefined || runsFor(h.matcher, event.tool) === true),
   );
+}
+
+/** The hooks not ghostcommit's in the settings files the agent reads them from (see otherHooksBeside). */
+function otherHandlers(agent: AgentName, projectDir: string) {
+  const spec = SPECS[agent];
+  const files = [settingsFile(spec, "user", projectDir), settingsFile(spec, "project", projectDir)];
+  if (agent === "claude-code") files.push(path.join(projectDir, ".claude", "settings.local.json"));
+  return files.flatMap((file) =>
+    file === null ? [] : settingsHandlers(settingsIn(file)).filter((h) => !isHookCommand(h.command, agent)),
+  );
+}
+
+/** The event each agent runs a hook on after its file edits (where a formatter is run). */
+const AFTER_EDIT: Record<AgentName, string> = {
+  "claude-code": "PostToolUse",
+  codex: "PostToolUse",
+  cursor: "afterFileEdit",
+  gemini: "AfterTool",
+};
+
+/**
+ * Said at install: the other hooks run after the agent's edits, whose rewrites in the seconds
+ * after an edit count as the edit's, so a person's save in that window does too (null: none).
+ */
+export function hooksBesideEditsNote(agent: AgentName, projectDir: string): string | null {
+  const commands = [
+    ...new Set(
+      otherHandlers(agent, projectDir).flatMap((h) => (h.event === AFTER_EDIT[agent] ? [h.command] : [])),
+    ),
+  ];
+  if (commands.length === 0) return null;
+  const shown = commands.slice(0, 2).map((c) => `\`${c.length > 60 ? `${c.slice(0, 57)}…` : c}\``);
+  return `Other ${AFTER_EDIT[agent]} hooks run after the agent's edits (${shown.join(", ")}${commands.length > 2 ? ", …" : ""}): a file an edit wrote that changes again within 10 s, before the agent's next tool call, counts as the edit's (a formatter's rewrite), so a save of yours to it in those seconds is rewound with the turn.`;
 }

@@ -90,6 +90,21 @@ describe("install claude-code", () => {
     expect(readFileSync(file, "utf8")).toBe(before);
   });
 
+  it("says when other hooks run after the agent's edits, whose rewrites then count as the edits'", () => {
+    const dir = sandbox.dir("formatted");
+    const note = (run: { json: { notes: string[] } }) => run.json.notes.find((n) => n.startsWith("Other "));
+    expect(note(sandbox.cli(dir, ["install", "claude-code", "--project", "--json"]))).toBeUndefined();
+    // code.claude.com/docs/en/hooks-guide's example: prettier on the file an Edit or Write touched.
+    const prettier = "jq -r '.tool_input.file_path' | xargs npx prettier --write";
+    const file = path.join(dir, ".claude", "settings.local.json");
+    writeJson(file, {
+      hooks: { PostToolUse: [{ matcher: "Edit|Write", hooks: [{ type: "command", command: prettier }] }] },
+    });
+    expect(note(sandbox.cli(dir, ["install", "claude-code", "--project", "--json"]))).toBe(
+      `Other PostToolUse hooks run after the agent's edits (\`${prettier}\`): a file an edit wrote that changes again within 10 s, before the agent's next tool call, counts as the edit's (a formatter's rewrite), so a save of yours to it in those seconds is rewound with the turn.`,
+    );
+  });
+
   it("uninstall removes exactly its entries and restores the user's settings", () => {
     const dir = sandbox.dir("project");
     const file = path.join(dir, ".claude", "settings.json");

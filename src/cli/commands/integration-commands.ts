@@ -12,6 +12,7 @@ import {
   uninstallCommands,
 } from "../../integrations/claude-commands.js";
 import { geminiSwitchesOff } from "../../integrations/gemini-switches.js";
+import { hooksBesideEditsNote } from "../../integrations/hooks-beside.js";
 import { install, uninstall } from "../../integrations/install.js";
 import { hookCommand, type Scope, SPECS } from "../../integrations/specs.js";
 import { ourCommandsIn, runsTwice, settingsFile } from "../../integrations/hook-check.js";
@@ -132,6 +133,7 @@ export function register(program: Command, run: Action): void {
               ]
             : [];
           if (agent === "gemini") warnings.push(...geminiSwitchesOff(dir));
+          const beside = hooksBesideEditsNote(agent, dir);
           if (twice) warnings.push(twice.message);
           // A project's settings file is often committed, and the command holds this machine's paths.
           const notes =
@@ -141,7 +143,8 @@ export function register(program: Command, run: Action): void {
                   ...(spec.projectNotes ?? []),
                   `The hooks${agent === "claude-code" ? " and slash commands" : ""} name Node and ghostcommit where they are on this machine (${process.execPath}, ${entry}): a teammate who gets ${report.file} through git needs them at the same paths, or their agent reports the hook failing. Each of you can instead run \`ghostcommit install ${agent}\` (your user's settings, every project) and leave this file out of git.`,
                 ]
-              : spec.notes;
+              : [...spec.notes];
+          if (beside) notes.push(beside);
           return {
             json: { ...report, notes, warnings },
             human: () =>
