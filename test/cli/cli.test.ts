@@ -486,7 +486,7 @@ describe("human output", () => {
     const refused = r.cli(["rewind", "--to", "1"]);
     expect(refused.status).toBe(3);
     expect(refused.stderr).toBe(
-      'ghostcommit: rewind refused: 1 file was changed since session s last changed it ("x\\033[2Jy\\nz"); nothing was changed, --force overwrites\n',
+      'ghostcommit: rewind refused: 1 file was changed since session s last changed it ("x\\033[2Jy\\nz"); nothing was changed; `ghostcommit rewind --session s --to 1 -- PATH…` rewinds only the paths it names, --force overwrites\n',
     );
   });
 });

@@ -444,7 +444,7 @@ describe("hooks across sessions and outside projects", () => {
       expect(refused.json.uncertain).toEqual(["notes.md"]);
       // Nobody changed it since: the refusal says why it is in doubt, not that it was edited later.
       expect(repo.cli(["rewind", "--session", s, "--to", "1"]).stderr.trim()).toBe(
-        `ghostcommit: rewind refused: 1 file may not be session ${s}'s work: no tool call reported its change, or another session's also edited it, while another session's turn ran or after an interrupt (notes.md); nothing was changed, --force overwrites`,
+        `ghostcommit: rewind refused: 1 file may not be session ${s}'s work: no tool call reported its change, or another session's also edited it, while another session's turn ran or after an interrupt (notes.md); nothing was changed; \`ghostcommit rewind --session ${s} --to 1 -- PATH…\` rewinds only the paths it names, --force overwrites`,
       );
     }
     expect(repo.read("notes.md")).toBe("by a shell of one of them\n");
@@ -818,7 +818,7 @@ describe("hooks across sessions and outside projects", () => {
     expect(refused.status, refused.stderr).toBe(3);
     expect([refused.json.conflicts, refused.json.uncertain]).toEqual([["notes.md"], ["notes.md"]]);
     expect(repo.cli(["rewind", "--session", "A", "--to", "1"]).stderr.trim()).toBe(
-      "ghostcommit: rewind refused: 1 file may not be session A's work: no tool call reported its change, or another session's also edited it, while another session's turn ran or after an interrupt (notes.md); nothing was changed, --force overwrites",
+      "ghostcommit: rewind refused: 1 file may not be session A's work: no tool call reported its change, or another session's also edited it, while another session's turn ran or after an interrupt (notes.md); nothing was changed; `ghostcommit rewind --session A --to 1 -- PATH…` rewinds only the paths it names, --force overwrites",
     );
     expect(repo.read("notes.md")).toBe("n0\nA's line\nB's line\n");
     // B's turn took the file from A's version: rewinding B keeps A's line.

@@ -207,8 +207,8 @@ describe("a file the repository came to ignore during the turn that changed it",
     expect(refused.json.error.message).toBe(
       "rewind refused: 1 file was changed since session s last changed it (log/run.log); " +
         "1 file was not captured at the end of the turn that changed it, as the repository ignored it then " +
-        "(a rule the turn wrote, perhaps), so whether it was changed since is unknown (out/a.txt); nothing was changed, " +
-        "--force overwrites",
+        "(a rule the turn wrote, perhaps), so whether it was changed since is unknown (out/a.txt); nothing was changed; " +
+        "`ghostcommit rewind --session s --to 1 -- PATH…` rewinds only the paths it names, --force overwrites",
     );
     expect([r.read("out/a.txt"), r.read("log/run.log")]).toEqual(["new\n", "a person's\n"]);
 

@@ -57,13 +57,20 @@ export function register(program: Command, run: Action): void {
           return pickAndRewind(session, { force: options.force, dryRun: options.dryRun, paths }, hints);
         }
         const done = progress("rewinding");
+        const to = options.to;
         const report = await session
           .rewind({
-            to: options.to,
+            to,
             dryRun: options.dryRun,
             force: options.force,
             paths,
             keepOpenTurn: options.keepOpenTurn,
+          })
+          .catch((error: unknown) => {
+            // Besides --force, the way the picker offers: the other paths alone, these left as they are.
+            if (GhostcommitError.is(error, "conflict"))
+              error.message += `; \`${commandHint(hints, `rewind --session ${shellWord(session.id)} --to ${shellWord(to)}${options.keepOpenTurn ? " --keep-open-turn" : ""} -- PATH…`)}\` rewinds only the paths it names`;
+            throw error;
           })
           .finally(done);
         return {
