@@ -1,5 +1,6 @@
 import { nodeCrypto } from "../util/crypto.js";
-import { readFileSync, readlinkSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { symlinkTarget } from "../util/small-files.js";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { fsError, GhostcommitError } from "../errors.js";
@@ -89,15 +90,6 @@ function readRules(file: string): string | null {
     if (code === "ENOENT" || code === "ENOTDIR") return null;
     // Its rules keep secrets out of every snapshot and restore: without them neither may run.
     throw fsError(error, "read", file);
-  }
-}
-
-/** Where a symlink at `file` points, or null where there is none. */
-function symlinkTarget(file: string): string | null {
-  try {
-    return readlinkSync(file);
-  } catch {
-    return null;
   }
 }
 

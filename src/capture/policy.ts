@@ -1,6 +1,6 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
-import { dataHome } from "../config.js";
+import { dataHome } from "../util/data-dirs.js";
 import { parseStatusV2, type StatusEntry } from "../git/status.js";
 import { ancestorsOf, climbsOut, isWithin, type RelPath, relFromText } from "../paths.js";
 import type { StoredExclusion } from "../store/metadata.js";

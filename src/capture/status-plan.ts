@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { dataHome } from "../config.js";
+import { dataHome } from "../util/data-dirs.js";
 import { identityOf } from "../git/index-file.js";
 import { STORE_FILES, storePathsAt } from "../store/layout.js";
 import { ownedPrivately } from "../util/private-file.js";

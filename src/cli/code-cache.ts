@@ -1,7 +1,7 @@
 import { nodeCrypto } from "../util/crypto.js";
 import fs from "node:fs";
 import path from "node:path";
-import { dataHome } from "../config.js";
+import { dataHome } from "../util/data-dirs.js";
 import { ownedPrivately } from "../util/private-file.js";
 
 /**

@@ -1,7 +1,7 @@
 import { isPlainObject } from "../util/state-files.js";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { dataHome } from "../config.js";
+import { dataHome } from "../util/data-dirs.js";
 import { readJson, writeFileAtomic } from "../store/layout.js";
 import { makeDirsAsync } from "../util/make-dirs.js";
 import {

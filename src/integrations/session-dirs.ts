@@ -1,7 +1,7 @@
 import { sha256Hex } from "../util/sha256.js";
 import { existsSync, promises as fs, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { dataHome } from "../config.js";
+import { dataHome } from "../util/data-dirs.js";
 import { climbsOut } from "../paths.js";
 import { writeFileAtomic } from "../store/layout.js";
 import { makeDirs, makeDirsAsync } from "../util/make-dirs.js";

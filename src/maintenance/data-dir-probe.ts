@@ -1,6 +1,6 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { dataHomeChosenBy } from "../config.js";
+import { dataHomeChosenBy } from "../util/data-dirs.js";
 
 /**
  * Write permission is not enough: some file systems (/proc, a read-only bind mount seen by root)

@@ -1,6 +1,6 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { dataHome } from "../config.js";
+import { dataHome } from "../util/data-dirs.js";
 import { climbsOut } from "../paths.js";
 import type { StoreContext } from "../store/context.js";
 import type { DoctorProblem } from "../types.js";

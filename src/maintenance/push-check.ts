@@ -1,5 +1,6 @@
 import path from "node:path";
-import { userConfigPath, WORKSPACE_CONFIG, workspaceSetsPush } from "../config.js";
+import { WORKSPACE_CONFIG, workspaceSetsPush } from "../config.js";
+import { userConfigPath } from "../util/data-dirs.js";
 import type { StoreContext } from "../store/context.js";
 import { backgroundPushLog, backgroundPushStatus } from "../session/auto-push.js";
 import type { DoctorCheck } from "./doctor.js";

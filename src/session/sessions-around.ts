@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { dataHome } from "../config.js";
+import { dataHome } from "../util/data-dirs.js";
 import { displayPath, isWithin, type RelPath, relFromText } from "../paths.js";
 import type { StoreContext } from "../store/context.js";
 import { workspaceDir } from "../store/layout.js";

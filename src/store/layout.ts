@@ -11,7 +11,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
-import { dataHome, dataHomeChosenBy } from "../config.js";
+import { dataHome, dataHomeChosenBy } from "../util/data-dirs.js";
 import { fsError } from "../errors.js";
 import type { WorkspaceLocation } from "../git/repository.js";
 import { writeFileAtomic } from "../util/state-files.js";

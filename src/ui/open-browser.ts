@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { dataHome } from "../config.js";
+import { dataHome } from "../util/data-dirs.js";
 import { randomHex } from "../util/crypto.js";
 import { makeDirs } from "../util/make-dirs.js";
 

@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readFileSync, type Stats } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, readlinkSync, type Stats } from "node:fs";
 import { fsPath, parentOf, type RelPath } from "../paths.js";
 
 /*
@@ -50,5 +50,17 @@ function statBelow(root: string, rel: RelPath): Stats | undefined {
     return lstatSync(fsPath(root, rel), { throwIfNoEntry: false });
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Where the symlink at `file` points, or null where there is none. A file read fails with ENOENT
+ * both where nothing is and where a symlink points to nothing: only the first is no file.
+ */
+export function symlinkTarget(file: string): string | null {
+  try {
+    return readlinkSync(file);
+  } catch {
+    return null;
   }
 }
