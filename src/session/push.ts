@@ -11,7 +11,7 @@ import {
   type ResolvedRemote,
   resolveRemote,
 } from "../store/remote.js";
-import { updateRefsQuietly } from "../store/store.js";
+import { updateRefsQuietly } from "../store/ref-updates.js";
 import type { PushOptions, PushReport } from "../types.js";
 import { Journal } from "./journal.js";
 import { refuseIgnoredContent } from "./push-secrets.js";

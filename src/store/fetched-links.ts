@@ -1,6 +1,6 @@
 import { runGit } from "../git/exec.js";
 import type { StoreContext } from "./context.js";
-import { updateRefsQuietly } from "./store.js";
+import { updateRefsQuietly } from "./ref-updates.js";
 
 /**
  * Where a fetch keeps the remote's snapshot links while it runs (see session/push-edges.ts): they

@@ -40,3 +40,12 @@ export async function notFound(
     id: given,
   });
 }
+
+/** A snapshot a command names whose commit a damaged store cannot read: damage, not an unknown id. */
+export function unreadableSnapshot(id: string): GhostcommitError {
+  return new GhostcommitError(
+    "store-damaged",
+    `snapshot ${id} cannot be read (its commit is missing or damaged): \`ghostcommit doctor\` names the damage, and \`doctor --repair\` drops it`,
+    { oid: id },
+  );
+}

@@ -12,7 +12,8 @@ import { missingAfterGc, prunedError, retakenIfPruned } from "./prune-guard.js";
 import { encodeMessage, isoFromMicros, type SnapshotMeta, type StoredExclusion } from "./metadata.js";
 import { displayPath } from "../paths.js";
 import type { Excluded, Snapshot, SnapshotSummary } from "../types.js";
-import { type SnapshotRefs, snapshotOfCommit, type StoredSnapshot } from "./store.js";
+import { snapshotOfCommit } from "./ref-files.js";
+import type { SnapshotRefs, StoredSnapshot } from "./store.js";
 import { forgetLastSafety } from "./last-safety.js";
 
 /**

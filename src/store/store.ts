@@ -3,13 +3,14 @@ import path from "node:path";
 import type { StoreKind } from "../config.js";
 import { fsError, GhostcommitError } from "../errors.js";
 import { runGit, splitNul } from "../git/exec.js";
-import { keptElsewhere, readOptional, type WorkspaceLocation } from "../git/repository.js";
+import { keptElsewhere, type WorkspaceLocation } from "../git/repository.js";
 import { syncDirs, writeFileSynced } from "../util/durable.js";
 import { ambiguityMessage, checkedSnapshotId, decodeMessage, type SnapshotMeta } from "./metadata.js";
-import { treeOfCommit } from "../git/objects.js";
 import { readLooseObject } from "../git/loose-read.js";
 import { headlessStore, type StorePaths, storeFrameWhole } from "./layout.js";
-import { notFound } from "./other-store.js";
+import { notFound, unreadableSnapshot } from "./other-store.js";
+import { dirsUpTo, refHolds, snapshotOfCommit } from "./ref-files.js";
+import { QUIET_REF_CONFIG } from "./ref-updates.js";
 import { LIBRARY_OPTION_NAMES, type OptionNames } from "./option-names.js";
 
 /** A snapshot as found in the store: its commit id, tree and metadata. */
@@ -21,23 +22,6 @@ export interface StoredSnapshot {
 
 /** Where a shadow store keeps its snapshots' refs. */
 export const SHADOW_SNAPSHOT_REFS = "refs/ghostcommit/snapshots/";
-
-/** No hook, reflog or user config of the user's repository runs when we write a ref there. */
-const QUIET_REF_CONFIG = [
-  "-c",
-  "core.hooksPath=/nonexistent/ghostcommit-no-hooks",
-  "-c",
-  "core.logAllRefUpdates=false",
-];
-
-/** `update-ref --stdin -z` on the refs of `refsGitDir`, quietly (see QUIET_REF_CONFIG). */
-export async function updateRefsQuietly(cwd: string, refsGitDir: string, input: string): Promise<void> {
-  await runGit([...QUIET_REF_CONFIG, "update-ref", "--stdin", "-z"], {
-    cwd,
-    env: { GIT_DIR: refsGitDir },
-    input,
-  });
-}
 
 /**
  * Where snapshot commits and their refs live. Objects are always readable through the private
@@ -247,12 +231,7 @@ export class SnapshotRefs {
    * object, another ref format), and the caller asks git.
    */
   private async readListed(id: string): Promise<StoredSnapshot | null> {
-    const refName = `${this.refPrefix}${id}`;
-    const loose = await readOptional(path.join(this.refsGitDir, ...refName.split("/")));
-    if (loose?.toString("latin1").trim() !== id) {
-      const packed = await readOptional(path.join(this.refsGitDir, "packed-refs"));
-      if (!packed?.toString("latin1").includes(`\n${id} ${refName}\n`)) return null;
-    }
+    if (!(await refHolds(this.refsGitDir, `${this.refPrefix}${id}`, id))) return null;
     const body = readLooseObject(this.objectsDir, id, "commit");
     return body === null ? null : snapshotOfCommit(id, body.toString("utf8"));
   }
@@ -264,11 +243,7 @@ export class SnapshotRefs {
   async otherStoreHolding(id: string): Promise<StoreKind | null> {
     const other = this.otherStore();
     if (!other) return null;
-    const refName = `${other.prefix}${id}`;
-    const loose = await readOptional(path.join(other.gitDir, ...refName.split("/")));
-    if (loose?.toString("latin1").trim() === id) return other.kind;
-    const packed = await readOptional(path.join(other.gitDir, "packed-refs"));
-    return packed?.toString("latin1").includes(`\n${id} ${refName}\n`) ? other.kind : null;
+    return (await refHolds(other.gitDir, `${other.prefix}${id}`, id)) ? other.kind : null;
   }
 
   /** The workspace's other store: its kind and where its snapshot refs are (null: it can have none). */
@@ -294,13 +269,7 @@ export class SnapshotRefs {
     }
     const matches = (await this.list()).filter((s) => s.id.startsWith(wanted));
     const damaged = this.unreadableListed.filter((id) => id.startsWith(wanted));
-    if (matches.length === 0 && damaged.length === 1) {
-      throw new GhostcommitError(
-        "store-damaged",
-        `snapshot ${damaged[0]} cannot be read (its commit is missing or damaged): \`ghostcommit doctor\` names the damage, and \`doctor --repair\` drops it`,
-        { oid: damaged[0] },
-      );
-    }
+    if (matches.length === 0 && damaged.length === 1) throw unreadableSnapshot(damaged[0]);
     if (matches.length === 0) {
       const { root, worktreeRoot } = this.location;
       // A subdirectory's workspace: the repository's snapshots are elsewhere, reached as the caller names it.
@@ -315,23 +284,4 @@ export class SnapshotRefs {
     }
     return matches[0];
   }
-}
-
-/** A snapshot from its commit's body: its tree and the metadata in its message (null if not one). */
-export function snapshotOfCommit(id: string, body: string): StoredSnapshot | null {
-  const tree = treeOfCommit(body);
-  const split = body.indexOf("\n\n");
-  const meta = split === -1 ? null : decodeMessage(body.slice(split + 2));
-  return tree && meta ? { id, tree, meta } : null;
-}
-
-/** `dir` and its ancestors up to and including `top` (only `dir` without one). */
-function dirsUpTo(dir: string, top: string | undefined): string[] {
-  const dirs = [dir];
-  if (top === undefined) return dirs;
-  for (let at = dir; at !== top && at.startsWith(top); ) {
-    at = path.dirname(at);
-    dirs.push(at);
-  }
-  return dirs;
 }
