@@ -2,6 +2,8 @@ import { createReadStream, promises as fs, readFileSync, statSync } from "node:f
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { runGit } from "../git/exec.js";
+import { gitReason } from "../git/failure.js";
+import { GhostcommitError } from "../errors.js";
 import type { StoreContext } from "../store/context.js";
 import { STORE_FILES } from "../store/layout.js";
 import type { DoctorProblem, DoctorRepair } from "../types.js";
@@ -166,4 +168,22 @@ async function readsWhole(engine: StoreContext, oid: string): Promise<"whole" | 
     runGit(args, { cwd: engine.paths.dir, env: engine.readEnv, okCodes: [0, 1, 128], onStdout: () => {} });
   if ((await git(["cat-file", "-e", oid])).code !== 0) return "missing";
   return (await git(["cat-file", "-p", oid])).code === 0 ? "whole" : "damaged";
+}
+
+/** git's words for objects it cannot read while it packs them: a pack, an object or a ref's target. */
+const OBJECT_DAMAGE =
+  /bad object|does not match index|inflate|corrupt|unable to read|missing (blob|tree|commit)|packed object .* is corrupt/i;
+
+/**
+ * A repack that failed on damaged objects, said as damage with what mends it: `doctor` names the
+ * pack, object or ref, and `doctor --repair` mends it (until then every gc fails the same way).
+ */
+export function damagedObjectsFailure(error: unknown): GhostcommitError | null {
+  if (!GhostcommitError.is(error, "git-failed") || !OBJECT_DAMAGE.test(error.data.stderr ?? "")) return null;
+  return new GhostcommitError(
+    "store-damaged",
+    `gc cannot pack the store: some of its objects are damaged (${gitReason(error.data.stderr ?? "")}); \`ghostcommit doctor\` names what, and \`doctor --repair\` mends it (the library's \`doctor({ repair: true })\`)`,
+    {},
+    error,
+  );
 }

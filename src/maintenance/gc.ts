@@ -10,13 +10,12 @@ import { staleGitLocks } from "./store-check.js";
 import { ownBytes } from "./disk.js";
 import { dropFreesAnything } from "./freeable.js";
 import { removeFetchedLinks } from "../store/fetched-links.js";
+import { damagedObjectsFailure } from "./damaged-objects.js";
 import { deadPackTemps, removePackTemps, removingTempPackOnFailure } from "../store/pack-temps.js";
 import { linkBorrowed } from "../store/snapshots.js";
 import { sameFile } from "../store/borrowed-packs.js";
 import { promisedObjectsArgs } from "../store/promisor.js";
 import { NO_FSMONITOR } from "../git/exec.js";
-import { gitReason } from "../git/failure.js";
-import { GhostcommitError } from "../errors.js";
 
 export interface GcPolicy {
   /** Expire snapshots created before this time (ms since epoch). */
@@ -142,24 +141,6 @@ export async function collectGarbage(
       ...(overCap ? { overCap } : {}),
     };
   });
-}
-
-/** git's words for objects it cannot read while it packs them: a pack, an object or a ref's target. */
-const OBJECT_DAMAGE =
-  /bad object|does not match index|inflate|corrupt|unable to read|missing (blob|tree|commit)|packed object .* is corrupt/i;
-
-/**
- * A repack that failed on damaged objects, said as damage with what mends it: `doctor` names the
- * pack, object or ref, and `doctor --repair` mends it (until then every gc fails the same way).
- */
-function damagedObjectsFailure(error: unknown): GhostcommitError | null {
-  if (!GhostcommitError.is(error, "git-failed") || !OBJECT_DAMAGE.test(error.data.stderr ?? "")) return null;
-  return new GhostcommitError(
-    "store-damaged",
-    `gc cannot pack the store: some of its objects are damaged (${gitReason(error.data.stderr ?? "")}); \`ghostcommit doctor\` names what, and \`doctor --repair\` mends it (the library's \`doctor({ repair: true })\`)`,
-    {},
-    error,
-  );
 }
 
 /**
