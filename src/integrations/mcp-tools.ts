@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Workspace } from "../workspace.js";
 import type { RestoreReport } from "../types.js";
 import { hardSkips } from "../restore/restore.js";
+import { GhostcommitError } from "../errors.js";
 import { emptySession, resolveSessionWithTurns } from "./session-lookup.js";
 import { shellWord } from "../util/shell.js";
 import { result } from "./mcp-answer.js";
@@ -210,9 +211,15 @@ export function registerTools(
         );
         const { to, paths: chosen, dryRun, force } = args;
         // The caller is the agent, inside its own turn when one is open.
-        return reported(
-          await handle.rewind({ to, paths: chosen, dryRun, force, keepOpenTurn: true, signal }),
-        );
+        const report = await handle
+          .rewind({ to, paths: chosen, dryRun, force, keepOpenTurn: true, signal })
+          .catch((error: unknown) => {
+            // Besides `force`, as the command line says: the other paths alone, these left as they are.
+            if (GhostcommitError.is(error, "conflict"))
+              error.message += "; `paths` naming only the others rewinds those and leaves these as they are";
+            throw error;
+          });
+        return reported(report);
       },
     ),
   );

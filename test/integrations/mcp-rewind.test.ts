@@ -185,7 +185,9 @@ describe("undo from inside the agent (MCP)", () => {
     });
     // The way past it is named as this tool names it, not as the command line's flag.
     const { message } = (refused.structuredContent as { error: { message: string } }).error;
-    expect(message).toMatch(/nothing was changed, `force: true` overwrites$/);
+    expect(message).toMatch(
+      /nothing was changed; `paths` naming only the others rewinds those and leaves these as they are, `force: true` overwrites$/,
+    );
     expect(message).not.toMatch(/--force/);
     expect(repo.read("notes.md")).toBe("by a shell of one of them\n");
   });
