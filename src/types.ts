@@ -86,6 +86,23 @@ export interface RestoreReport {
   /** The safety snapshot taken first (null for a dry run). */
   safety: string | null;
   dryRun?: boolean;
+  /** Git's HEAD is no longer the commit it was when the files restored to were captured. */
+  head?: HeadMoved;
+}
+
+/**
+ * Git's HEAD then (when the state restored to was captured) and now: a restore puts back files
+ * only, so commits made since, a switched branch, staged changes or a merge under way stay as git
+ * has them.
+ */
+export interface HeadMoved {
+  atCapture: string;
+  /** null: no commit (an unborn branch). */
+  now: string | null;
+  /** The branch checked out now (null: a detached HEAD). */
+  branch: string | null;
+  /** The branches whose tip is still the commit HEAD was then. */
+  branchesAtCapture: string[];
 }
 
 export interface SnapshotOptions {

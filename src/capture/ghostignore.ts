@@ -4,10 +4,7 @@ import { symlinkTarget } from "../util/small-files.js";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { fsError, GhostcommitError } from "../errors.js";
-import type { WorkspaceLocation } from "../git/repository.js";
 import type { RelPath } from "../paths.js";
-import { ignoresCase } from "./conversion.js";
-import { ghostignoreMatch } from "./policy.js";
 
 export const GHOSTIGNORE = ".ghostignore";
 
@@ -28,22 +25,31 @@ export interface IgnoreRules {
 }
 
 /**
- * Loads `.ghostignore` (gitignore syntax) from the workspace root and, for a workspace that is a
- * subdirectory of a repository, from each directory above it up to the work tree's top (`top`):
- * an agent started in `src/` must not capture what the repository's own `.ghostignore` keeps out.
- * Each file's rules match paths of its directory; the deepest file that says something of a path
- * decides it, as for git's `.gitignore` files. Null when there is none. Its patterns match
- * regardless of case only where git's own ignore rules do (`ignoresCase`).
+ * Loads `.ghostignore` (gitignore syntax) from the workspace root, from the directories below it
+ * that `below` names (workspace-relative; see `workspaceGhostignore`) and, for a workspace that
+ * is a subdirectory of a repository, from each directory above it up to the work tree's top
+ * (`top`): an agent started in `src/` must not capture what the repository's own `.ghostignore`
+ * keeps out, nor one started at the top what `src/.ghostignore` does. Each file's rules match
+ * paths of its directory; the deepest file that says something of a path decides it, as for
+ * git's `.gitignore` files. Null when there is none. Its patterns match regardless of case only
+ * where git's own ignore rules do (`ignoresCase`).
  */
 export async function loadGhostignore(
   root: string,
   ignoreCase: boolean,
   top?: string | null,
+  below: readonly RelPath[] = [],
 ): Promise<Ghostignore | null> {
-  const levels: { prefix: string; text: string }[] = [];
+  // Deepest first: the directories below the root, then the root, then those above it.
+  const levels: { dir: RelPath | null; prefix: string; text: string }[] = [];
+  for (const dir of [...below].sort((a, b) => depth(b) - depth(a) || (a < b ? -1 : 1))) {
+    if (dir === "") continue;
+    const text = readRules(path.join(root, Buffer.from(dir, "latin1").toString("utf8"), GHOSTIGNORE));
+    if (text !== null) levels.push({ dir, prefix: "", text });
+  }
   for (let dir = root, prefix = ""; ; prefix = `${path.basename(dir)}/${prefix}`, dir = path.dirname(dir)) {
     const text = readRules(path.join(dir, GHOSTIGNORE));
-    if (text !== null) levels.push({ prefix, text });
+    if (text !== null) levels.push({ dir: null, prefix, text });
     if (!top || dir === top || !dir.startsWith(`${top}/`)) break;
   }
   if (levels.length === 0) return null;
@@ -53,21 +59,42 @@ export async function loadGhostignore(
       .update(ignoreCase ? `i\0${text}` : text)
       .digest("hex");
   // The workspace's own file alone, as most are: its matcher and hash as they always were.
-  if (levels.length === 1 && levels[0].prefix === "") {
+  if (levels.length === 1 && levels[0].dir === null && levels[0].prefix === "") {
     return { matcher: ignoreMatcher(levels[0].text, ignoreCase), hash: hashed(levels[0].text) };
   }
-  const matchers = levels.map(({ prefix, text }) => ({ prefix, rules: ignoreMatcher(text, ignoreCase) }));
-  const matcher: IgnoreRules = {
+  const matcher = layeredRules(
+    levels.map(({ dir, prefix, text }) => ({
+      dir: dir ?? "",
+      prefix,
+      rules: ignoreMatcher(text, ignoreCase),
+    })),
+  );
+  const described = levels.map(({ dir, prefix, text }) => `${dir === null ? prefix : `./${dir}/`}\0${text}`);
+  return { matcher, hash: hashed(described.join("\0")) };
+}
+
+/**
+ * Several files' rules as one: each matches the paths below its directory (`dir`, "" for the
+ * root), written as seen from the file (`prefix` + the path below `dir`); the first, deepest, that
+ * says something of a path decides it.
+ */
+export function layeredRules(levels: { dir: RelPath; prefix: string; rules: Ignore }[]): IgnoreRules {
+  const matchers = levels.map((level) => ({ ...level, inside: level.dir === "" ? "" : `${level.dir}/` }));
+  return {
     ignores(rel) {
-      for (const { prefix, rules } of matchers) {
-        const said = rules.test(`${prefix}${rel}`);
+      for (const { inside, prefix, rules } of matchers) {
+        if (!rel.startsWith(inside) || rel === inside) continue;
+        const said = rules.test(`${prefix}${rel.slice(inside.length)}`);
         if (said.ignored) return true;
         if (said.unignored) return false;
       }
       return false;
     },
   };
-  return { matcher, hash: hashed(levels.map(({ prefix, text }) => `${prefix}\0${text}`).join("\0")) };
+}
+
+export function depth(dir: RelPath): number {
+  return dir.split("/").length;
 }
 
 /** A `.ghostignore` file's rules, or null where there is none; one that cannot be read stops the capture. */
@@ -91,18 +118,4 @@ function readRules(file: string): string | null {
     // Its rules keep secrets out of every snapshot and restore: without them neither may run.
     throw fsError(error, "read", file);
   }
-}
-
-/**
- * Whether the workspace's `.ghostignore` keeps a path out of every snapshot, for the captures
- * outside a snapshot's own walk: a touched path's before-state, a progress mark's edited files.
- * Its rules win over `touch`, as over `--include`: they are what keeps secrets out.
- */
-export async function ghostignoreJudge(
-  root: string,
-  location: WorkspaceLocation,
-  storeDir: string,
-): Promise<(rel: RelPath) => boolean> {
-  const rules = await loadGhostignore(root, await ignoresCase(location, storeDir), location.worktreeRoot);
-  return (rel) => ghostignoreMatch(rel, rules?.matcher ?? null) !== null;
 }

@@ -13,28 +13,18 @@ import {
   userGitConverts,
 } from "./conversion.js";
 import type { CaptureContext, Captured } from "./context.js";
-import { loadGhostignore } from "./ghostignore.js";
+import { ghostignoreBeforeStatus, withUntrackedGhostignores } from "./ghostignore-dirs.js";
 import { captureNestedRepos, nestedReposToCapture, submoduleHead } from "./nested-repos.js";
 import { expandIncludes, splitByRepository } from "./includes.js";
 import { classifyUntracked, dependencyDirOf, ghostignoreMatch, largeDirCandidates } from "./policy.js";
 import { dataDirWithin, sortExclusions, withoutIncludedDirs } from "./policy.js";
-import { captureWorktreePath } from "./read-worktree.js";
+import { type PendingRead, readPending } from "./pending-reads.js";
 import { syncExcludes } from "./status-gitdir.js";
 import { runStatus } from "./status-run.js";
 import { EarlyProof, unprovenCleanFiles } from "./clean-proof.js";
 import { commitTree, editTree, entryAt, type FileState, subtreeAt, type TreeChanges } from "../git/trees.js";
-import { mapLimit } from "../util/pool.js";
 import { signal } from "../util/settled.js";
 import { trace } from "../util/trace.js";
-
-/** A path to read from the work tree; `limit` is the size bound (null for tracked files). */
-interface PendingRead {
-  path: RelPath;
-  limit: number | null;
-  untracked: boolean;
-  /** Only a readable file changes anything (files git did not report; e.g. sparse ones are absent). */
-  verifyOnly?: boolean;
-}
 
 /**
  * Captures a workspace inside a git work tree. One `git status` against the user's own index
@@ -69,20 +59,25 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   const earlyProof = new EarlyProof(paths, ctx.readEnv, userIndex);
   earlyProof.startWhen(changedAttributesConvert(worktreeRoot, [".gitattributes"], null));
   const userConfig = await (configFirst ?? readUserGitConfig(location, paths.dir));
-  const [rootTree, ghostignore] = await Promise.all([
+  const [rootTree, ghostignoreFirst] = await Promise.all([
     head ? commitTree(ctx.cat, head) : Promise.resolve(null),
-    loadGhostignore(location.root, userConfig.ignoreCase, location.worktreeRoot),
+    ghostignoreBeforeStatus(location, paths.dir, userConfig.ignoreCase),
   ]);
   const baseTree = await subtreeAt(ctx.cat, rootTree, prefix);
   // A failure here is the full check's below to report.
   earlyProof.startWhen(
     userGitConverts(location, ctx.cat, rootTree, prefix === "" ? [".gitattributes"] : [], userConfig),
   );
-  const baseInfoPromise = baseInfo(paths.dir, ctx.readEnv, baseTree, ghostignore, false, {
-    walk: userIndex,
-    prefix,
-  });
-  const [status, base, treeConversion] = await Promise.all([
+  const baseIndex = { walk: userIndex, prefix };
+  const baseInfoPromise = baseInfo(
+    paths.dir,
+    ctx.readEnv,
+    baseTree,
+    ghostignoreFirst.rules,
+    false,
+    baseIndex,
+  );
+  const [status, baseFirst, treeConversion] = await Promise.all([
     statusPromise,
     baseInfoPromise,
     baseInfoPromise
@@ -91,6 +86,18 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   ]);
   await earlyProof.checksSettled(); // done by now: they ask less than the full check just made
   const strip = prefix === "" ? (p: RelPath) => p : (p: RelPath) => p.slice(prefix.length + 1);
+  // A `.ghostignore` git does not track yet, below the root: its rules apply as soon as it is there.
+  const { ghostignore, base } = await withUntrackedGhostignores(
+    ctx,
+    userConfig.ignoreCase,
+    status.entries,
+    strip,
+    {
+      ...ghostignoreFirst,
+      base: baseFirst,
+      again: (rules) => baseInfo(paths.dir, ctx.readEnv, baseTree, rules, false, baseIndex),
+    },
+  );
 
   const changes: TreeChanges = new Map();
   const inBase = new Map<RelPath, boolean>();
@@ -196,9 +203,10 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   excluded.push(...policy.excluded.filter((e) => !nestedRoots.includes(e.path)), ...nested.excluded);
   for (const dir of status.unreadableDirs.filter((d) => isWithin(d, prefix)))
     excluded.push({ path: strip(dir), reason: "unreadable" });
+  // Their files in place of a submodule's gitlink: also the one status listed (checked out at
+  // another commit than recorded), whose inBase status already gave.
   for (const root of nested.roots) {
-    if (inBase.has(root)) continue;
-    inBase.set(root, (await entryInBase(ctx, baseTree, root)) !== null); // a submodule's gitlink
+    if (!inBase.has(root)) inBase.set(root, (await entryInBase(ctx, baseTree, root)) !== null);
     changes.set(root, null);
   }
   for (const [rel, state] of nested.files) changes.set(rel, state);
@@ -217,37 +225,8 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   trace(`capture: status parsed, ${reads.length} files to read`);
   const capturedIncludes = new Set<RelPath>();
   const absentIncludes = new Set<RelPath>();
-  const readAll = async (batch: PendingRead[]) => {
-    const results = await mapLimit(batch, 8, (read) =>
-      captureWorktreePath(location.root, read.path, ctx.writer, ctx.cache, read.limit),
-    );
-    batch.forEach((read, i) => {
-      const result = results[i];
-      if (read.verifyOnly && result.kind !== "file") return;
-      switch (result.kind) {
-        case "file":
-          changes.set(read.path, result.state);
-          if (included.includes(read.path)) capturedIncludes.add(read.path);
-          break;
-        case "absent":
-        case "directory":
-          if (result.kind === "absent" && included.includes(read.path)) absentIncludes.add(read.path);
-          if (!read.untracked) changes.set(read.path, null);
-          break;
-        case "large":
-          excluded.push({ path: read.path, reason: "large-file", bytes: result.size, files: 1 });
-          if (!read.untracked) changes.set(read.path, null);
-          break;
-        case "unreadable":
-        case "special":
-          excluded.push({ path: read.path, reason: "unreadable" });
-          // Its content now is unknown: the snapshot does not claim the committed one (a restore
-          // of it would put that back), and a restore leaves the file, listing it as excluded.
-          if (!read.untracked) changes.set(read.path, null);
-          break;
-      }
-    });
-  };
+  const readAll = (batch: PendingRead[]) =>
+    readPending(ctx, batch, { changes, excluded, included, capturedIncludes, absentIncludes });
   await readAll(reads);
   if (toVerify) {
     // Where the user's git converts content, its "unchanged" does not always mean "same bytes":

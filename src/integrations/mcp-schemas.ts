@@ -68,6 +68,14 @@ const outcome = {
   skipped,
   dryRun: z.boolean().optional(),
   truncated,
+  head: z
+    .object({
+      atCapture: id,
+      now: id.nullable(),
+      branch: z.string().nullable(),
+      branchesAtCapture: z.array(z.string()),
+    })
+    .optional(),
 };
 
 export const restoreOutput = z.looseObject({ ...outcome, safety: id.nullable() });

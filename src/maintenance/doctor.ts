@@ -9,7 +9,6 @@ import type { DoctorRepair, DoctorReport } from "../types.js";
 import { cleanLeftovers, deadRestoreJournals, interruptedRestores } from "../store/restore-journal.js";
 import { alive } from "../util/process.js";
 import {
-  damagedStateFiles,
   deadLocks,
   leftoverPackTemps,
   orphanedPackFiles,
@@ -24,6 +23,7 @@ import {
   lostLastSafety,
 } from "./store-check.js";
 import { checkBorrowing } from "./borrow-check.js";
+import { damagedStateFiles } from "./state-files.js";
 import { STORE_FILES, storeCannotBeMade } from "../store/layout.js";
 import { fetchedLinkRefs, removeFetchedLinks } from "../store/fetched-links.js";
 import { deadPackTemps, removePackTemps } from "../store/pack-temps.js";

@@ -1,5 +1,5 @@
 import type { Ignore } from "ignore";
-import { GHOSTIGNORE, ignoreMatcher } from "../capture/ghostignore.js";
+import { depth, GHOSTIGNORE, ignoreMatcher, layeredRules } from "../capture/ghostignore.js";
 import { ghostignoreMatch } from "../capture/policy.js";
 import { entryAt } from "../git/trees.js";
 import type { CatFile } from "../git/cat-file.js";
@@ -7,25 +7,44 @@ import { MODE } from "../git/objects.js";
 import { ancestorsOf, isWithin, type RelPath } from "../paths.js";
 
 /**
- * Answers "did the target snapshot's own `.ghostignore` keep this path out?" for deletion
- * candidates. Today's rules only say what may be touched now: a file made since under other rules
- * (the `.ghostignore` removed or changed) would be matched by the target's and was never captured
- * then, so the snapshot proves nothing about it. A `.ghostignore` the target left out (excluded,
- * or a symlink) has rules no one can read back: then it proves nothing about any path.
+ * Answers "did the target snapshot's own `.ghostignore` files keep this path out?" for the
+ * deletion candidates (the files on the way to each, as git reads `.gitignore` files). Today's
+ * rules only say what may be touched now: a file made since under other rules (a `.ghostignore`
+ * removed or changed) would be matched by the target's and was never captured then, so the
+ * snapshot proves nothing about it. A `.ghostignore` the target left out (excluded, or a symlink)
+ * has rules no one can read back: then it proves nothing about any path below it.
  */
 export async function ghostignoredAtTarget(
   cat: CatFile,
   targetTree: string,
   excludedInTarget: readonly RelPath[],
   ignoreCase: () => Promise<boolean>,
+  candidates: readonly RelPath[],
 ): Promise<(path: RelPath) => boolean> {
-  if (excludedInTarget.some((dir) => isWithin(GHOSTIGNORE, dir))) return () => true;
-  const entry = await entryAt(cat, targetTree, GHOSTIGNORE);
-  if (!entry || entry.mode === MODE.tree || entry.mode === MODE.gitlink) return () => false;
-  const blob = entry.mode === MODE.link ? null : await cat.read(entry.oid);
-  if (!blob) return () => true;
-  const matcher = ignoreMatcher(blob.content.toString("utf8"), await ignoreCase());
-  return (path) => ghostignoreMatch(path, matcher) !== null;
+  const dirs = new Set<RelPath>([""]);
+  for (const p of candidates) for (const dir of ancestorsOf(p)) dirs.add(dir);
+  const unreadable: RelPath[] = [];
+  const levels: { dir: RelPath; prefix: string; rules: Ignore }[] = [];
+  let caseless: boolean | undefined;
+  for (const dir of dirs) {
+    const file = dir === "" ? GHOSTIGNORE : `${dir}/${GHOSTIGNORE}`;
+    if (excludedInTarget.some((excluded) => isWithin(file, excluded))) {
+      unreadable.push(dir);
+      continue;
+    }
+    const entry = await entryAt(cat, targetTree, file);
+    if (!entry || entry.mode === MODE.tree || entry.mode === MODE.gitlink) continue;
+    const blob = entry.mode === MODE.link ? null : await cat.read(entry.oid);
+    if (!blob) {
+      unreadable.push(dir);
+      continue;
+    }
+    caseless ??= await ignoreCase();
+    levels.push({ dir, prefix: "", rules: ignoreMatcher(blob.content.toString("utf8"), caseless) });
+  }
+  if (unreadable.includes("")) return () => true;
+  const matcher = layeredRules(levels.sort((a, b) => depth(b.dir) - depth(a.dir)));
+  return (path) => unreadable.some((dir) => isWithin(path, dir)) || ghostignoreMatch(path, matcher) !== null;
 }
 
 /**

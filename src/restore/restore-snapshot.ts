@@ -58,6 +58,7 @@ export async function restoreSnapshot(
     safetyMessage: `before restoring ${target.id.slice(0, 12)}`,
     guards: target.id,
     signal,
+    targetHead: target.meta.parent,
     target: async (currentTree, capturedRepos) => {
       const raw = await diffTrees(engine, currentTree, target.tree);
       const all: PathChange[] = raw.map((c) => ({
@@ -87,8 +88,12 @@ export async function restoreSnapshot(
       const lookedInto = new Set(target.meta.nested ?? []);
       const reposSince = capturedRepos.filter((r) => !lookedInto.has(r));
       const excludedThen = target.meta.excluded.map((e) => e.path);
-      const ghostignored = await ghostignoredAtTarget(cat, target.tree, excludedThen, () =>
-        ignoresCase(engine.location, engine.paths.dir),
+      const ghostignored = await ghostignoredAtTarget(
+        cat,
+        target.tree,
+        excludedThen,
+        () => ignoresCase(engine.location, engine.paths.dir),
+        candidates,
       );
       const provenAbsent = proveAbsent(
         candidates,

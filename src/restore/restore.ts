@@ -3,13 +3,13 @@ import { captureTree, writeUnpublishedSnapshot } from "../capture/snapshot.js";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { Captured } from "../capture/context.js";
-import { loadGhostignore } from "../capture/ghostignore.js";
+import { workspaceGhostignore } from "../capture/ghostignore-dirs.js";
 import { ignoresCase } from "../capture/conversion.js";
 import { ghostignoreMatch } from "../capture/policy.js";
 import type { StoreContext } from "../store/context.js";
 import { type CatFile, missingObjects } from "../git/cat-file.js";
 import { displayPath, type RelPath } from "../paths.js";
-import type { RestoreReport } from "../types.js";
+import type { HeadMoved, RestoreReport } from "../types.js";
 import { missingObjectError } from "../git/diff-tree.js";
 import { GhostcommitError } from "../errors.js";
 import {
@@ -31,6 +31,7 @@ import { skipOutsideSparseCheckout } from "./sparse-absent.js";
 import { skipBlockedWrites } from "./obstacles.js";
 import { type PathChange, type PlanStep, planRestore } from "./plan.js";
 import { isoFromMillis } from "../util/format.js";
+import { headMoved } from "./head-moved.js";
 
 /** What the caller wants restored, computed once the current state (the safety tree) is known. */
 export interface RestoreTarget {
@@ -63,10 +64,13 @@ export interface RestoreRun {
   interruptedHint?: string;
   /** Checked until the first file is written (see `stopIfCancelled`); after that the restore finishes. */
   signal?: AbortSignal;
+  /** The HEAD the state restored to was captured at: a HEAD moved since is said (see HeadMoved). */
+  targetHead?: string | null;
 }
 
 export interface RestoreResult extends ApplyOutcome {
   safety: string | null;
+  head?: HeadMoved;
 }
 
 /**
@@ -100,10 +104,12 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
   let safety: string | null = null;
   let capturedRepos: RelPath[] = [];
   let published: Promise<void> = Promise.resolve();
+  let headNow: string | null;
   if (run.dryRun) {
     const captured = await captureTree(engine, cat, run.includes);
     currentTree = captured.tree;
     capturedRepos = captured.nested ?? [];
+    headNow = captured.parent;
   } else {
     engine.prepareFlush();
     const snap = await writeUnpublishedSnapshot(engine, cat, run.includes, {
@@ -119,7 +125,9 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
     currentTree = snap.tree;
     safety = snap.id;
     capturedRepos = snap.meta.nested ?? [];
+    headNow = snap.meta.parent;
   }
+  const moved = headMoved(engine.location, run.targetHead, headNow);
   const prepared = await settledWith(
     published,
     prepareRestore(engine, cat, run, currentTree, capturedRepos),
@@ -129,7 +137,8 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
     if (safety) await engine.refs.remove([safety]).catch(() => {});
     throw error;
   });
-  if (prepared.kind === "dry-run") return prepared.result;
+  const head = await moved;
+  if (prepared.kind === "dry-run") return head ? { ...prepared.result, head } : prepared.result;
   const { steps, contents } = prepared;
   trace("restore: planned, way back on disk");
   // Protected from retention from now on; a restore its target refused does not displace the last one.
@@ -163,7 +172,7 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
     );
     trace("restore: files written and flushed");
     await settleEarlierInterrupted(engine.paths, record.startedAt);
-    return { ...outcome, safety };
+    return { ...outcome, safety, ...(head ? { head } : {}) };
   } finally {
     await fs.rm(journal, { force: true });
   }
@@ -182,8 +191,9 @@ async function prepareRestore(
   capturedRepos: readonly RelPath[],
 ): Promise<PreparedRestore> {
   const target = await run.target(currentTree, capturedRepos);
-  const ghostignore = await loadGhostignore(
-    engine.root,
+  const ghostignore = await workspaceGhostignore(
+    engine.location,
+    engine.paths.dir,
     await ignoresCase(engine.location, engine.paths.dir),
   );
   const presentUncaptured = await presentUncapturedOf(engine.root, target.changes);
@@ -277,6 +287,7 @@ export function displayOutcome(result: RestoreResult): RestoreReport {
     deleted: result.deleted.map(displayPath),
     skipped: result.skipped.map((s) => ({ ...s, path: displayPath(s.path) })),
     safety: result.safety,
+    ...(result.head ? { head: result.head } : {}),
   };
 }
 

@@ -72,8 +72,12 @@ export async function proveDeletions(
           )
         : new Set<RelPath>();
     const excludedThen = snapshot.meta.excluded.map((e) => e.path);
-    const ghostignored = await ghostignoredAtTarget(cat, snapshot.tree, excludedThen, () =>
-      ignoresCase(engine.location, engine.paths.dir),
+    const ghostignored = await ghostignoredAtTarget(
+      cat,
+      snapshot.tree,
+      excludedThen,
+      () => ignoresCase(engine.location, engine.paths.dir),
+      paths,
     );
     const excluded = [...excludedThen, ...reposInTarget];
     for (const p of proveAbsent(paths, fileInTarget, excluded, (q) => ignored.has(q) || ghostignored(q)))

@@ -1,6 +1,6 @@
 import { HashCache } from "../capture/hash-cache.js";
 import { capturedIncludes } from "../capture/includes.js";
-import { ghostignoreJudge } from "../capture/ghostignore.js";
+import { ghostignoreJudge } from "../capture/ghostignore-dirs.js";
 import { captureWorktreePath } from "../capture/read-worktree.js";
 import { captureTree } from "../capture/snapshot.js";
 import { commitTree, commitTreeFrom, editTree, type FileState, type TreeChanges } from "../git/trees.js";
@@ -90,7 +90,7 @@ async function editedMark(
   const cache = new HashCache(engine.paths.dir);
   await cache.load();
   const changes: TreeChanges = new Map();
-  const ghostignored = await ghostignoreJudge(engine.root, engine.location, engine.paths.dir);
+  const ghostignored = await ghostignoreJudge(engine.location, engine.paths.dir);
   for (const rel of await capturedIncludes(engine, rels)) {
     if (ghostignored(rel)) continue; // never captured, not even into a mark
     const read = await captureWorktreePath(engine.root, rel, writer, cache, engine.settings.largeFileBytes);

@@ -83,6 +83,7 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
         guards: rewind.safety,
         session,
         signal: options.signal,
+        targetHead: safety.meta.parent,
         // As a rewind's: only the files shown are written, and only the conflicts shown overwritten.
         refusePlan: (steps) => {
           const changes = expect ? otherFiles(expect, steps, overridden, "the rewind", overriddenNow) : [];

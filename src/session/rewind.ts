@@ -164,6 +164,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         guards: target.before,
         session,
         signal: options.signal,
+        targetHead: befores[0].meta.parent,
         interruptedHint: interruptedHint(session, to, named),
         refusePlan: (steps) =>
           refuseUnexpected(expect, { session, to }, ids, steps, overridden, overriddenNow),

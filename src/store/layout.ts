@@ -48,6 +48,8 @@ export const STORE_FILES = {
   hashCache: "hash-cache.json",
   /** Facts about HEAD's tree reused across snapshots (capture). */
   baseInfo: "base-info.json",
+  /** The directories below the workspace holding a `.ghostignore`, by the index that listed them (capture). */
+  ghostignoreDirs: "ghostignore-dirs.json",
   /** Which of the user's object files are hard-linked into the store (borrow). */
   borrowed: "borrowed.json",
   /** The safety snapshot of the latest restore, which gc never expires (restore). */

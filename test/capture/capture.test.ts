@@ -391,13 +391,42 @@ describe(".ghostignore", () => {
     r.write({ "src/db.secret": "PASSWORD=changed\n", "src/a.txt": "agent\n" });
     r.sandbox.ok(r.path("src"), "restore", snap.id);
     expect([r.read("src/a.txt"), r.read("src/db.secret")]).toEqual(["a\n", "PASSWORD=changed\n"]);
-    // The root's workspace reads only its own file, as before.
+    // The root's workspace reads src/.ghostignore too: the same files, the same answer.
     expect(
       r
         .ok("snapshot")
         .excluded.map((e: { path: string }) => e.path)
         .sort(),
-    ).toEqual(["src/db.secret", "src/deep/key.secret", "src/gen", "src/public.secret"]);
+    ).toEqual(["src/db.secret", "src/deep/key.secret", "src/gen"]);
+  });
+
+  // Found in a trial: docs/.ghostignore kept docs/apikey.txt out of a workspace started in docs/,
+  // but the root's snapshots (and a push of them) held it.
+  it("a .ghostignore below the root keeps its directory's paths out of the root's snapshots, tracked or not", async () => {
+    const r = repo({ "docs/.ghostignore": "apikey.txt\n", "docs/apikey.txt": "SECRET=1\n", "a.txt": "a\n" });
+    r.write({ "docs/other/apikey.txt": "SECRET=2\n", "apikey.txt": "not below docs\n" });
+    const first = r.ok("snapshot");
+    expect((await filesOf(r, first.id)).sort()).toEqual(["a.txt", "apikey.txt", "docs/.ghostignore"]);
+    expect(first.excluded.map((e: { path: string }) => e.path).sort()).toEqual([
+      "docs/apikey.txt",
+      "docs/other/apikey.txt",
+    ]);
+    // One git has not seen yet counts from the first snapshot after it appears.
+    r.write({ "lib/.ghostignore": "*.pem\n", "lib/key.pem": "PRIVATE\n", "lib/ok.js": "ok\n" });
+    const second = r.ok("snapshot");
+    expect(await filesOf(r, second.id)).not.toContain("lib/key.pem");
+    expect(excludedAt(second, "lib/key.pem")).toMatchObject({ reason: "ignore-file" });
+    expect(await filesOf(r, second.id)).toContain("lib/ok.js");
+    // Its rules gone, the file is captured again; a restore of the snapshot that kept it out
+    // neither deletes nor writes it (that snapshot proves nothing about it).
+    r.remove("lib/.ghostignore");
+    expect(await filesOf(r, r.ok("snapshot").id)).toContain("lib/key.pem");
+    r.write({ "lib/key.pem": "PRIVATE, edited\n", "lib/made-since.pem": "PRIVATE 2\n" });
+    const report = r.ok("restore", second.id);
+    expect(report.deleted).toEqual([]);
+    expect(r.read("lib/key.pem")).toBe("PRIVATE, edited\n");
+    expect(r.read("lib/made-since.pem")).toBe("PRIVATE 2\n");
+    expect(r.read("lib/.ghostignore")).toBe("*.pem\n");
   });
 });
 

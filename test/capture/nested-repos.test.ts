@@ -385,4 +385,40 @@ describe("repositories nested in a git workspace", () => {
     expect(old.deleted).toEqual([".ghostcommit.json"]);
     expect([r.read("lib/new.c"), r.read("tools/run.sh")]).toEqual(["new again\n", "run\n"]);
   });
+
+  // Found in a trial: with its submodule checked out at another commit than the superproject
+  // records (an agent's commit inside it, a `git checkout` there), the snapshot held the gitlink
+  // in place of the submodule's files: edits inside it went unseen and a restore left them.
+  it("with nestedRepos: capture, capture a submodule's files also at another commit than recorded", async () => {
+    const lib = repo({ "lib.c": "v1\n" });
+    lib.write({ "lib.c": "v2\n" });
+    lib.git("commit", "-qam", "v2");
+    const r = repo({ "a.txt": "a\n" });
+    r.addSubmodule(lib, "lib");
+    r.write({ ".ghostcommit.json": JSON.stringify({ nestedRepos: "capture" }) });
+    sandbox.git(r.path("lib"), "checkout", "-q", "HEAD~1");
+    r.write({ "lib/new.c": "new\n" });
+    const snap = r.ok("snapshot");
+    const files = (await filesOf(r, snap.id)).sort();
+    expect(files).toEqual([".ghostcommit.json", ".gitmodules", "a.txt", "lib/lib.c", "lib/new.c"]);
+    expect(snap.fileCount).toBe(files.length);
+    r.write({ "lib/lib.c": "agent\n", "lib/later.c": "later\n" });
+    r.remove("lib/new.c");
+    expect(r.ok("diff", snap.id, "--name-status").map((e: any) => [e.status, e.path])).toEqual([
+      ["added", "lib/later.c"],
+      ["modified", "lib/lib.c"],
+      ["deleted", "lib/new.c"],
+    ]);
+    const report = r.ok("restore", snap.id);
+    expect([report.written.sort(), report.deleted, report.skipped]).toEqual([
+      ["lib/lib.c", "lib/new.c"],
+      ["lib/later.c"],
+      [],
+    ]);
+    expect([r.read("lib/lib.c"), r.read("lib/new.c"), r.exists("lib/later.c")]).toEqual([
+      "v1\n",
+      "new\n",
+      false,
+    ]);
+  });
 });

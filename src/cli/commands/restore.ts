@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { explained } from "../../errors.js";
-import type { RestoreReport, SkippedPath } from "../../types.js";
+import type { HeadMoved, RestoreReport, SkippedPath } from "../../types.js";
+import { humanText } from "../../util/format.js";
 import { WORKSPACE_CONFIG } from "../../config.js";
 import { checkNamedPaths, commandHint, globalsOf, openToCapture, withGlobals } from "../context.js";
 import { color, nFiles, formatCount, humanPath, progress, shortId, skipStatus } from "../output.js";
@@ -45,6 +46,7 @@ export function describeRestore(
     skipped: RestoreReport["skipped"];
     safety: string | null;
     dryRun?: boolean;
+    head?: HeadMoved;
   },
   undo: string | null = null,
 ): string {
@@ -63,8 +65,19 @@ export function describeRestore(
     lines.push(`  ${color.yellow("skip  ")} ${humanPath(skip.path)} (${skipWhy(skip, inside)})`);
   }
   lines.push(`${verb} ${nFiles(report.written.length)}, ${del} ${formatCount(report.deleted.length)}`);
+  if (report.head) lines.push(color.yellow(headLine(report.head, report.dryRun)));
   if (undo) lines.push(color.dim(`undo with: ${undo}`));
   return lines.join("\n");
+}
+
+/** A restore moves files, never git's HEAD: said where HEAD is not where it was (see HeadMoved). */
+function headLine(head: HeadMoved, dryRun: boolean | undefined): string {
+  const now =
+    head.now === null
+      ? `${head.branch ? `${humanText(head.branch)}, ` : ""}no commit`
+      : `${head.branch ? `${humanText(head.branch)} at ` : "detached at "}${shortId(head.now)}`;
+  const atCapture = `${shortId(head.atCapture)}${head.branchesAtCapture.length > 0 ? ` (${head.branchesAtCapture.map(humanText).join(", ")})` : ""}`;
+  return `git's HEAD is ${now}, not ${atCapture} as when those files were captured: ${dryRun ? "only files would go back" : "only files went back"}; the branch, commits and staged changes stay as git has them`;
 }
 
 /** Why an `excluded` path was left, where both snapshots hold it (see ExcludedDetail). */
