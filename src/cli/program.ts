@@ -92,6 +92,8 @@ export function buildProgram(argv: string[] = []): Command {
     .option("-C <dir>", "workspace directory (default: current directory)")
     .option("--store <kind>", "where snapshots live: shadow or repo")
     .option("--json", "print one JSON document on stdout")
+    // Taken off the line before commander parses it (see runCli): here for the help.
+    .option("--in-chat", "for an agent's chat command: a failure goes to stdout and the exit status is 0")
     .showHelpAfterError(false)
     .exitOverride()
     .configureOutput({ outputError: () => {} });
@@ -108,6 +110,15 @@ function helpFor(named: string | undefined): string {
   return named === undefined
     ? "ghostcommit --help lists the commands"
     : `ghostcommit ${named} --help says how to call it`;
+}
+
+/** `turn begin` where the command named has subcommands and the line names one of them. */
+function withSubcommand(program: Command, argv: string[], named: string): string {
+  const command = program.commands.find((c) => c.name() === named);
+  if (!command || command.commands.length === 0) return named;
+  const names = new Set(command.commands.map((c) => c.name()));
+  const sub = argv.slice(argv.indexOf(named) + 1).find((arg) => names.has(arg));
+  return sub ? `${named} ${sub}` : named;
 }
 
 /** Commands that serve until stopped: work they leave to detached processes must start at once. */
@@ -153,7 +164,7 @@ export async function runCli(argv: string[]): Promise<number> {
           : misplaced
             ? `${misplaced.flag} is an option of \`${misplaced.command}\`, so it goes after the command: ghostcommit ${misplaced.command} ${misplaced.flag} …`
             : // One line: commander puts its "(Did you mean --session?)" on a line of its own.
-              `${error.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ")} (${helpFor(named)})`;
+              `${error.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ")} (${helpFor(named && withSubcommand(program, argv, named))})`;
       return emitError(new GhostcommitError("usage", message), wantsJson);
     }
     return emitError(error, wantsJson);

@@ -109,7 +109,7 @@ export const checkHookLog: DoctorCheck = async (engine: StoreContext) => {
         : "logged outside any workspace (this workspace's of the last 7 days, others' of the last hour)";
     problems.push({
       code: "hook-errors",
-      message: `${errors.length} hook failure${errors.length === 1 ? "" : "s"} ${when}; latest (${last.t}, ${last.agent}${last.event ? ` ${last.event}` : ""}): ${last.message}. Details in ${file}; delete it to clear this.`,
+      message: `${errors.length} hook failure${errors.length === 1 ? "" : "s"} ${when}; latest (${[last.t, [last.agent, last.event].filter(Boolean).join(" ")].filter(Boolean).join(", ")}): ${last.message}. Details in ${file}; delete it to clear this.`,
       path: file,
     });
   }

@@ -143,7 +143,7 @@ export class StoreContext {
     // Gone, it would read as having no settings files: enabled.
     this.assertPresent();
     if (!this.currentSettings().enabled) {
-      throw new GhostcommitError("disabled", `ghostcommit is disabled for ${this.root} (enabled: false)`);
+      throw new GhostcommitError("disabled", `${this.root} is disabled (enabled: false)`);
     }
   }
 

@@ -369,6 +369,11 @@ describe("usage errors", () => {
       "  nothing at --include src/*.js: no such file or directory (a pattern is not expanded: name the files, or their directory)",
       "",
     ]);
+    // With --json too (a dangling symlink is something on disk).
+    expect(r.ok("snapshot", "--include", ".env.locl", "--include", "dangling").missingIncludes).toEqual([
+      ".env.locl",
+    ]);
+    expect(r.ok("snapshot", "--include", "dangling").missingIncludes).toBeUndefined();
   });
 
   it("a parse error names the help that answers it", () => {

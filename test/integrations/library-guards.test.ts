@@ -88,7 +88,7 @@ describe("a workspace opened by the library", () => {
     const ws = await openWorkspace({ cwd: repo.dir });
     const first = await ws.snapshot();
     repo.write({ ".ghostcommit.json": '{"enabled": false}\n' });
-    const disabled = `disabled: ghostcommit is disabled for ${ws.root} (enabled: false)`;
+    const disabled = `disabled: ${ws.root} is disabled (enabled: false)`;
     expect(ws.enabled).toBe(false);
     expect(
       await answersOf({ snapshot: () => ws.snapshot(), beginTurn: () => ws.session("s").beginTurn("1") }),

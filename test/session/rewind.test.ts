@@ -352,6 +352,10 @@ describe("rewind and redo through the CLI", () => {
       const [logged] = await logIn(r, "s");
       expect(logged.changed).toEqual(["a.txt", "b.txt"]);
       expect(logged.uncertain).toEqual(personSaves ? ["a.txt"] : undefined);
+      // The command line's log says so too, not only --json (found in a trial).
+      const shown = r.cli(["log", "--session", "s"]).stdout;
+      if (personSaves) expect(shown).toContain("        maybe not the agent's: a.txt\n");
+      else expect(shown).not.toContain("maybe not the agent's");
       const rewound = r.cli(["rewind", "--session", "s", "--to", "1", "--json"]);
       expect(rewound.status).toBe(personSaves ? 3 : 0);
       expect([r.read("a.txt"), r.read("b.txt")]).toEqual(

@@ -313,6 +313,17 @@ describe("touch", () => {
     expect([r.read(".env"), r.exists("new.local")]).toEqual(["SECRET=1\n", false]);
   });
 
+  // Found in a trial: the command line said only "touched 1 path", where --json said outsideTurn.
+  it("says on the command line, as in JSON, that no turn was open", () => {
+    const r = repo({ "a.txt": "a\n" });
+    r.ok("turn", "begin", "--session", "s", "--turn", "1");
+    r.ok("turn", "end", "--session", "s", "--turn", "1");
+    expect(r.ok("touch", "--session", "s", "a.txt")).toEqual({ touched: ["a.txt"], outsideTurn: true });
+    expect(r.cli(["touch", "--session", "s", "a.txt"]).stdout).toBe(
+      "touched 1 path\nno turn of session s is open: they are captured from now on, but no rewind undoes edits made to them before the next turn begins\n",
+    );
+  });
+
   it("keeps the before-state a snapshot captured when the touch comes after the edit", async () => {
     const r = repo({ "a.txt": "original\n" });
     const ws = await openIn(sandbox, r.dir);

@@ -130,6 +130,8 @@ export function describeRewind(report: RewindReport, globals: GlobalOptions = {}
   if (report.paths) lines.push(`only: ${report.paths.map(humanPath).join(", ")}`);
   if (report.overridden) lines.push(overwroteLine(report.overridden, report.dryRun));
   lines.push(describeRestore({ ...report, safety: null }));
+  if (report.written.length + report.deleted.length + report.skipped.length === 0)
+    lines.push(color.dim(`the files were already as before turn ${humanText(report.to)}: nothing to change`));
   const session = shellWord(report.session);
   if (unfinished)
     lines.push(

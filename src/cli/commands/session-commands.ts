@@ -84,6 +84,11 @@ export function register(program: Command, run: Action): void {
             ...(leftOut.length > 0
               ? [`not captured, in a nested repository or submodule: ${leftOut.map(quotedPath).join(", ")}`]
               : []),
+            ...(result.outsideTurn
+              ? [
+                  `no turn of session ${humanText(session.id)} is open: they are captured from now on, but no rewind undoes edits made to them before the next turn begins`,
+                ]
+              : []),
           ].join("\n");
         return { json: result, human };
       }),
@@ -167,6 +172,8 @@ function describeLog(session: string, turns: TurnRecord[]): string {
     const turn = color.bold(shown) + " ".repeat(turnWidth - shown.length);
     lines.push(`  ${turn}  ${state} ${files} ${age(t.startedAt).padEnd(11)} ${humanText(t.prompt)}`);
     if (t.changed.length > 0) lines.push(color.dim(`        ${fewPaths(t.changed)}`));
+    if (t.uncertain && t.uncertain.length > 0)
+      lines.push(color.yellow(`        maybe not the agent's: ${fewPaths(t.uncertain)}`));
     if (t.rewoundPaths) {
       lines.push(color.dim(`        rewound only: ${fewPaths(t.rewoundPaths)}`));
     }
@@ -183,6 +190,12 @@ function describeLog(session: string, turns: TurnRecord[]): string {
     lines.push(
       color.dim(
         "ended: the conversation ended with the turn open (interrupted); it runs no more, and rewinding it needs no --force",
+      ),
+    );
+  if (turns.some((t) => t.uncertain && t.uncertain.length > 0))
+    lines.push(
+      color.dim(
+        "maybe not the agent's: changed while the turn was interrupted or another session's ran; rewinding the turn refuses them without --force",
       ),
     );
   if (turns.some((t) => t.gone))

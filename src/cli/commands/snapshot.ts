@@ -27,7 +27,8 @@ export function register(program: Command, run: Action): void {
           (p) => !lstatSync(path.resolve(ws.root, p), { throwIfNoEntry: false }),
         );
         return {
-          json: snap,
+          // Said in JSON too: a script's typo must not pass for a captured file.
+          json: missing.length > 0 ? { ...snap, missingIncludes: missing } : snap,
           human: () =>
             [
               `${color.green("snapshot")} ${color.bold(shortId(snap.id))} ${nFiles(snap.fileCount)}${snap.message !== "snapshot" ? ` · ${humanText(snap.message)}` : ""}`,
