@@ -404,6 +404,11 @@ describe("usage errors", () => {
     expect(said("--bogus", "log")).toBe(
       "ghostcommit: unknown option '--bogus' (ghostcommit log --help says how to call it)",
     );
+    // A subcommand's help is its own: `turn --help` lists only the subcommands (found in a trial).
+    expect(said("turn", "begin", "--session", "x")).toBe(
+      "ghostcommit: required option '--turn <id>' not specified (ghostcommit turn begin --help says how to call it)",
+    );
+    expect(r.cli(["--help"]).stdout).toMatch(/--in-chat +for an agent's chat command/);
   });
 
   it("--version prints the installed package's version", () => {
