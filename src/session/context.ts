@@ -154,7 +154,7 @@ export function conflictError(
   if (lastCall.length > 0) {
     const one = lastCall.length === 1;
     reasons.push(
-      `${lastCall.length} ${one ? "file was" : "files were"} changed by none of session ${humanText(session)}'s tool calls (after the last one that could have changed ${one ? "it" : "them"}, or before the agent edited ${one ? "it" : "them"}), so ${one ? "it" : "they"} may be a person's edit (${listed(lastCall)})`,
+      `${lastCall.length} ${one ? "file was" : "files were"} changed by none of session ${humanText(session)}'s tool calls (after the last one that could have changed ${one ? "it" : "them"}, or before the agent edited ${one ? "it" : "them"}), so ${one ? "it" : "they"} may be a person's edit or another session's (${listed(lastCall)})`,
     );
   }
   // Changed with no tool call reporting it (or edited by another session's tools too) while

@@ -54,17 +54,17 @@ export async function precheck(
     const current = now.get(p);
     // Already as the rewind would leave it (a person put it back): the rewind has nothing to do there.
     if (current !== undefined && sameState(current, await lookup.file(befores[span.first].tree, p))) continue;
+    const after = afters[span.last];
+    const ended = after ? await lookup.file(after.tree, p) : undefined;
+    // A submodule: never entered by a rewind, so never its conflict (the plan lists it as left).
+    if (ended?.mode === MODE.gitlink || current?.mode === MODE.gitlink) continue;
     if (isUncertain(turns, p, span)) {
       conflicts.push(p);
       uncertain.push(p);
       if (isUncertain(turns, p, span, "afterLastTool")) afterLastTool.push(p);
       continue;
     }
-    const after = afters[span.last];
-    if (!after || current === undefined) continue;
-    const ended = await lookup.file(after.tree, p);
-    // A submodule: never entered by a rewind, so never its conflict (the plan lists it as left).
-    if (ended?.mode === MODE.gitlink) continue;
+    if (!after || current === undefined || ended === undefined) continue;
     // On disk, not captured at the turn's end: ignored or excluded now, maybe (a .gitignore the
     // turn wrote), which only the final check's capture tells.
     if (ended === null && current !== null) continue;

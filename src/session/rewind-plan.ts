@@ -1,3 +1,4 @@
+import { MODE } from "../git/objects.js";
 import type { FileState } from "../git/trees.js";
 import type { RelPath } from "../paths.js";
 import type { SkippedPath } from "../types.js";
@@ -104,6 +105,9 @@ export function conflictsOf(paths: PathStates[], obstructions: { path: RelPath }
     .filter(
       (p) =>
         !sameState(p.current, p.target) &&
+        // A submodule is never entered nor moved by a rewind (the plan lists it as left): no conflict.
+        p.current?.mode !== MODE.gitlink &&
+        p.target?.mode !== MODE.gitlink &&
         (p.uncertain ||
           p.betweenTurns ||
           (p.expected !== undefined &&

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Repo } from "../helpers/repo.js";
 import { fileSandbox, filesOf, gitDirDigest, treeDigest } from "../helpers/support.js";
-import { snapshotIn } from "../session/support.js";
+import { openIn, snapshotIn } from "../session/support.js";
 import { logIn, doctorIn } from "../helpers/in-process.js";
 
 const { sandbox, repo } = fileSandbox();
@@ -316,6 +316,31 @@ describe("repositories nested in a git workspace", () => {
       expect(report.skipped).toEqual([{ path: "lib", reason: "excluded", detail: "submodule" }]);
     r.git("add", "lib"); // staged now: the same
     expect(inStore(r.ok("snapshot").id)).toBe(v1);
+  });
+
+  // Found in a trial: the refusal listed the submodule among the conflicts, which --force then
+  // left as a submodule (never moved by a rewind) rather than overwrote.
+  it("leave a submodule a turn moved out of a rewind's conflicts, uncertain or not", async () => {
+    const lib = repo({ "lib.c": "v1\n" });
+    lib.write({ "lib.c": "v2\n" });
+    lib.git("commit", "-qam", "v2");
+    const r = repo({ "top.txt": "top\n" });
+    r.addSubmodule(lib, "lib");
+    const session = (await openIn(sandbox, r.dir)).session("s");
+    await session.beginTurn("1");
+    sandbox.git(r.path("lib"), "checkout", "-q", "HEAD~1");
+    r.write({ "top.txt": "changed with no tool call reporting it\n" });
+    const ended = await session.endTurn("1", { everyToolMarked: true });
+    expect(ended.changed).toEqual(["lib", "top.txt"]);
+    const refused = r.cli(["rewind", "--session", "s", "--to", "1", "--json"]);
+    expect(refused.status).toBe(3);
+    expect([refused.json.conflicts, refused.json.uncertain]).toEqual([["top.txt"], ["top.txt"]]);
+    const forced = r.ok("rewind", "--session", "s", "--to", "1", "--force");
+    expect([forced.overridden, forced.written, forced.skipped]).toEqual([
+      ["top.txt"],
+      ["top.txt"],
+      [{ path: "lib", reason: "excluded", detail: "submodule" }],
+    ]);
   });
 
   // Found with Codex hooks: an apply_patch that edited a submodule's file made the turn's

@@ -145,7 +145,7 @@ describe("a change after the turn's last tool call", () => {
     const refused = sandbox.cli(repo.dir, ["rewind", "--session", s, "--to", "1"]);
     expect(refused.status).toBe(3);
     expect(refused.stderr.trim()).toBe(
-      `ghostcommit: rewind refused: 2 files were changed by none of session ${s}'s tool calls (after the last one that could have changed them, or before the agent edited them), so they may be a person's edit (NOTES.md, lib/c.js); nothing was changed; \`ghostcommit rewind --session ${s} --to 1 -- PATH…\` rewinds only the paths it names, --force overwrites`,
+      `ghostcommit: rewind refused: 2 files were changed by none of session ${s}'s tool calls (after the last one that could have changed them, or before the agent edited them), so they may be a person's edit or another session's (NOTES.md, lib/c.js); nothing was changed; \`ghostcommit rewind --session ${s} --to 1 -- PATH…\` rewinds only the paths it names, --force overwrites`,
     );
     expect([repo.read("NOTES.md"), repo.read("lib/c.js")]).toEqual(["my notes\n", "c0 and my tweak\n"]);
     // The tools' work alone goes back; the person's stays.

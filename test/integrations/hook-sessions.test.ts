@@ -100,7 +100,7 @@ describe.each(SCRIPTS)("$agent hooks in a real session", (script) => {
     expect(uncertain.json.conflicts).toEqual(["notes.md"]);
     expect(uncertain.json.afterLastTool).toEqual(["notes.md"]);
     expect(repo.cli(["rewind", "--session", s, "--to", script.turnId(2)]).stderr).toContain(
-      `1 file was changed by none of session ${s}'s tool calls (after the last one that could have changed it, or before the agent edited it), so it may be a person's edit (notes.md)`,
+      `1 file was changed by none of session ${s}'s tool calls (after the last one that could have changed it, or before the agent edited it), so it may be a person's edit or another session's (notes.md)`,
     );
     expect(repo.read("notes.md")).toBe("mine\n");
     repo.ok("rewind", "--session", s, "--to", script.turnId(2), "--force");

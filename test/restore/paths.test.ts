@@ -200,6 +200,10 @@ describe("restore and diff of chosen paths", () => {
     );
     // Not moved: nothing to show, and no "no such path" either.
     expect(diff(second)).toEqual([]);
+    // A submodule replaced by a file is said to be so, not called a commit change (found in a trial).
+    r.remove("mod");
+    r.write({ mod: "a file now\n" });
+    expect(r.cli(["diff", second, "--", "mod"]).stdout).toBe("T\tmod (a submodule, now a file)\n");
   });
 
   it("refuses a rewind of a path inside a submodule the turn moved, saying it is inside that submodule", () => {

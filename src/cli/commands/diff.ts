@@ -50,10 +50,14 @@ export function register(program: Command, run: Action): void {
               "type-changed": color.magenta,
             };
             // A submodule's entry is the commit checked out in it: its files are in no snapshot.
-            const what = (e: DiffEntry) =>
-              e.oldMode === MODE.gitlink || e.newMode === MODE.gitlink
-                ? " (submodule: the commit checked out in it)"
-                : "";
+            // One side a submodule, the other not (a file, nothing): said which.
+            const what = (e: DiffEntry) => {
+              const [was, is] = [e.oldMode === MODE.gitlink, e.newMode === MODE.gitlink];
+              if (was && is) return " (submodule: the commit checked out in it)";
+              if (was) return e.newMode ? " (a submodule, now a file)" : " (a submodule's commit)";
+              if (is) return e.oldMode ? " (a file, now a submodule)" : " (a submodule's commit)";
+              return "";
+            };
             return entries
               .map((e) => `${paint[e.status](LETTER[e.status])}\t${humanPath(e.path)}${what(e)}`)
               .join("\n");
