@@ -7,7 +7,7 @@ import { runGit, splitNul } from "./git/exec.js";
 import { MODE } from "./git/objects.js";
 import { directoryNamed, displayPath, relFromBytes, resolveInside } from "./paths.js";
 import { refuseUnmatched, resolveNamedPaths } from "./restore/path-filter.js";
-import { displayOutcome } from "./restore/restore.js";
+import { displayOutcome } from "./restore/outcome.js";
 import { restoreSnapshot } from "./restore/restore-snapshot.js";
 import { diffEntries, diffTreesText } from "./restore/tree-diff.js";
 import { withDiffTrees } from "./restore/diff-trees.js";

@@ -1,7 +1,7 @@
 import pc from "picocolors";
 import { errorDocument, exitStatusFor, messageWith, reportable } from "../errors.js";
 import type { Excluded, SkippedPath } from "../types.js";
-import { failedSkips } from "../restore/restore.js";
+import { failedSkips } from "../restore/outcome.js";
 
 /** Colours only when stdout is a terminal and NO_COLOR is unset. */
 export const color = pc.createColors(

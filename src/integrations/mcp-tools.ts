@@ -2,7 +2,7 @@ import type { CallToolResult, McpServer, ServerContext } from "@modelcontextprot
 import { z } from "zod";
 import type { Workspace } from "../workspace.js";
 import type { RestoreReport } from "../types.js";
-import { hardSkips } from "../restore/restore.js";
+import { hardSkips } from "../restore/outcome.js";
 import { GhostcommitError } from "../errors.js";
 import { emptySession, resolveSessionWithTurns } from "./session-lookup.js";
 import { shellWord } from "../util/shell.js";

@@ -19,7 +19,8 @@ export interface PlanInput {
   /** Paths the wanted state proves absent (deletion needs proof). */
   provenAbsent: ReadonlySet<RelPath>;
   /** Paths that exist on disk although the safety snapshot does not hold them (ignored or excluded now). */
-  presentUncaptured: ReadonlySet<RelPath>;
+  /** Paths on disk the current capture lacks, with why where it is known. */
+  presentUncaptured: ReadonlyMap<RelPath, ExcludedDetail | null>;
   /** Paths restore must never touch (.ghostignore matches, excluded now). */
   untouchable: (path: RelPath) => boolean;
 }
@@ -63,7 +64,8 @@ export function planRestore(input: PlanInput): PlanStep[] {
     }
     if (current === null && input.presentUncaptured.has(path)) {
       // Overwriting it could not be undone: the safety snapshot does not hold it.
-      skips.push({ kind: "skip", path, reason: "excluded" });
+      const detail = input.presentUncaptured.get(path);
+      skips.push({ kind: "skip", path, reason: "excluded", ...(detail ? { detail } : {}) });
       continue;
     }
     if (current && current.mode === target.mode && current.oid === target.oid) continue;

@@ -8,8 +8,9 @@ import { ignoresCase } from "../capture/conversion.js";
 import { ghostignoreMatch } from "../capture/policy.js";
 import type { StoreContext } from "../store/context.js";
 import { type CatFile, missingObjects } from "../git/cat-file.js";
-import { displayPath, type RelPath } from "../paths.js";
-import type { HeadMoved, RestoreReport } from "../types.js";
+import type { RelPath } from "../paths.js";
+import type { HeadMoved } from "../types.js";
+import type { StoredExclusion } from "../store/metadata.js";
 import { missingObjectError } from "../git/diff-tree.js";
 import { GhostcommitError } from "../errors.js";
 import {
@@ -32,6 +33,7 @@ import { skipBlockedWrites } from "./obstacles.js";
 import { type PathChange, type PlanStep, planRestore } from "./plan.js";
 import { isoFromMillis } from "../util/format.js";
 import { headMoved } from "./head-moved.js";
+import { announce } from "../util/announce.js";
 
 /** What the caller wants restored, computed once the current state (the safety tree) is known. */
 export interface RestoreTarget {
@@ -85,8 +87,13 @@ export async function runRestore(
   cat.startAhead(); // the plan reads the target's trees and files once the capture is done
   if (run.dryRun) return restoreLocked(engine, cat, run);
   // One restore at a time per workspace: a second waits, then its safety snapshot holds the first's result.
-  return withLock(path.join(engine.paths.dir, STORE_FILES.restoreLock), () =>
-    restoreLocked(engine, cat, run),
+  return withLock(
+    path.join(engine.paths.dir, STORE_FILES.restoreLock),
+    () => restoreLocked(engine, cat, run),
+    {
+      waitingOn: "another restore of this workspace",
+      onWait: announce,
+    },
   );
 }
 
@@ -103,12 +110,14 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
   let currentTree: string;
   let safety: string | null = null;
   let capturedRepos: RelPath[] = [];
+  let currentExcluded: StoredExclusion[];
   let published: Promise<void> = Promise.resolve();
   let headNow: string | null;
   if (run.dryRun) {
     const captured = await captureTree(engine, cat, run.includes);
     currentTree = captured.tree;
     capturedRepos = captured.nested ?? [];
+    currentExcluded = captured.excluded;
     headNow = captured.parent;
   } else {
     engine.prepareFlush();
@@ -125,12 +134,13 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
     currentTree = snap.tree;
     safety = snap.id;
     capturedRepos = snap.meta.nested ?? [];
+    currentExcluded = snap.meta.excluded;
     headNow = snap.meta.parent;
   }
   const moved = headMoved(engine.location, run.targetHead, headNow);
   const prepared = await settledWith(
     published,
-    prepareRestore(engine, cat, run, currentTree, capturedRepos),
+    prepareRestore(engine, cat, run, currentTree, capturedRepos, currentExcluded),
   ).catch(async (error) => {
     // Refused by the final check (a conflict the capture showed) or failed before any file
     // changed: a refusal leaves the store as it was, so its safety snapshot goes too.
@@ -189,6 +199,8 @@ async function prepareRestore(
   run: RestoreRun,
   currentTree: string,
   capturedRepos: readonly RelPath[],
+  /** What the capture of the current state left out. */
+  currentExcluded: readonly StoredExclusion[],
 ): Promise<PreparedRestore> {
   const target = await run.target(currentTree, capturedRepos);
   const ghostignore = await workspaceGhostignore(
@@ -196,7 +208,8 @@ async function prepareRestore(
     engine.paths.dir,
     await ignoresCase(engine.location, engine.paths.dir),
   );
-  const presentUncaptured = await presentUncapturedOf(engine.root, target.changes);
+  const unreadableNow = new Set(currentExcluded.flatMap((e) => (e.reason === "unreadable" ? [e.path] : [])));
+  const presentUncaptured = await presentUncapturedOf(engine.root, target.changes, unreadableNow);
   const unseen = await skipUnseenEdits(
     engine.root,
     engine.location.worktreeRoot ?? null,
@@ -261,34 +274,6 @@ async function prepareRestore(
   // The last moment nothing has changed: the safety snapshot goes, as for a refusal.
   stopIfCancelled(run.signal);
   return { kind: "apply", steps, contents };
-}
-
-/** The paths that could not be written (SPEC §4: the only skips that make the status 1). */
-export function failedSkips(report: { skipped: RestoreReport["skipped"] }): RestoreReport["skipped"] {
-  return report.skipped.filter((s) => s.reason === "permission" || s.reason === "io");
-}
-
-export function hardSkips(report: { skipped: RestoreReport["skipped"] }): boolean {
-  return failedSkips(report).length > 0;
-}
-
-/**
- * A path the file system failed to write (a full disk, an I/O error): worth trying again, unlike
- * one the user's permissions protect. A rewind with such a skip is left to finish (see rewindSession).
- */
-export function ioSkips(report: { skipped: RestoreReport["skipped"] }): boolean {
-  return report.skipped.some((s) => s.reason === "io");
-}
-
-/** A restore's outcome as people and JSON see it: display paths instead of raw bytes. */
-export function displayOutcome(result: RestoreResult): RestoreReport {
-  return {
-    written: result.written.map(displayPath),
-    deleted: result.deleted.map(displayPath),
-    skipped: result.skipped.map((s) => ({ ...s, path: displayPath(s.path) })),
-    safety: result.safety,
-    ...(result.head ? { head: result.head } : {}),
-  };
 }
 
 export type { Captured };

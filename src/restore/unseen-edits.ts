@@ -4,10 +4,15 @@ import { MODE, objectId } from "../git/objects.js";
 import { fsPath, type RelPath, relFromBytes } from "../paths.js";
 import { fromTop, lsFiles } from "./excluded-now.js";
 import type { PathChange, PlanStep } from "./plan.js";
+import type { ExcludedDetail } from "../types.js";
 
 /** Paths the restore would write that exist on disk although the safety snapshot does not hold them. */
-export async function presentUncapturedOf(root: string, changes: PathChange[]): Promise<Set<RelPath>> {
-  const present = new Set<RelPath>();
+export async function presentUncapturedOf(
+  root: string,
+  changes: PathChange[],
+  unreadableNow: ReadonlySet<RelPath>,
+): Promise<Map<RelPath, ExcludedDetail | null>> {
+  const present = new Map<RelPath, ExcludedDetail | null>();
   for (const change of changes) {
     if (change.current === null && change.target !== null) {
       // A directory in the way is not content of its own: the write replaces it only once it is
@@ -15,8 +20,12 @@ export async function presentUncapturedOf(root: string, changes: PathChange[]): 
       // A path below a symlink is not in the workspace (lstat would follow the link outside).
       if (hasUnsafeAncestor(root, change.path)) continue;
       const stat = await fs.lstat(fsPath(root, change.path)).catch(() => null);
-      if (stat && (!stat.isDirectory() || (await dirHoldsUncaptured(root, change.path, changes))))
-        present.add(change.path);
+      // Said why, where it is known: a file the capture could not read, a directory of files no
+      // snapshot holds (ignored ones) standing where the file goes.
+      if (stat && !stat.isDirectory())
+        present.set(change.path, unreadableNow.has(change.path) ? "unreadable" : null);
+      else if (stat && (await dirHoldsUncaptured(root, change.path, changes)))
+        present.set(change.path, "in-the-way");
     }
   }
   return present;

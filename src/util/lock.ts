@@ -57,20 +57,42 @@ function readOwner(file: string): LockOwner | null | "absent" {
   }
 }
 
+/** A wait past this is said (see `withLock`'s `waitingOn`). */
+const WAIT_SAID_MS = 2000;
+
 /**
  * An exclusive lock file shared by processes on this machine. A lock whose owner died (kill -9)
- * is taken over, so a crash never leaves the store locked.
+ * is taken over, so a crash never leaves the store locked. A live owner is waited for up to
+ * `timeoutMs`; where `waitingOn` names what holds it ("another restore of this workspace"), a
+ * wait past two seconds is told through `onWait` (a process stopped with Ctrl-Z, a slow disk:
+ * silence would look like a hang), and the timeout's error names it and its process.
  */
-export async function withLock<T>(file: string, work: () => Promise<T>, timeoutMs = 120_000): Promise<T> {
+export async function withLock<T>(
+  file: string,
+  work: () => Promise<T>,
+  options: { timeoutMs?: number; waitingOn?: string; onWait?: (message: string) => void } = {},
+): Promise<T> {
   const token = randomHex(8);
   const owner: LockOwner = { pid: process.pid, host: os.hostname(), token, since: Date.now() };
-  const deadline = Date.now() + timeoutMs;
+  const started = Date.now();
+  const deadline = started + (options.timeoutMs ?? 120_000);
+  let told = false;
   let delay = 5;
   for (;;) {
     if (createExclusive(file, JSON.stringify(owner))) break;
     if (takeOverIfStale(file)) continue;
+    const holder = options.waitingOn ? heldBy(file, options.waitingOn) : null;
     if (Date.now() > deadline) {
-      throw new GhostcommitError("locked", `another ghostcommit process holds ${file}`, { file });
+      const message = holder
+        ? `${holder} has not finished in ${Math.round((Date.now() - started) / 1000)} s; nothing was changed (once it ends, run this again)`
+        : `another ghostcommit process holds ${file}`;
+      throw new GhostcommitError("locked", message, { file });
+    }
+    if (holder && !told && Date.now() - started > WAIT_SAID_MS) {
+      told = true;
+      options.onWait?.(
+        `waiting for ${holder} to finish (up to ${Math.round((deadline - started) / 1000)} s)`,
+      );
     }
     await new Promise((r) => setTimeout(r, delay + Math.random() * delay));
     delay = Math.min(delay * 2, 100);
@@ -81,6 +103,14 @@ export async function withLock<T>(file: string, work: () => Promise<T>, timeoutM
     const current = readOwner(file);
     if (current && current !== "absent" && current.token === token) rmSync(file, { force: true });
   }
+}
+
+/** What holds a lock, named for a person: `what` and its process, when that can be read. */
+function heldBy(file: string, what: string): string {
+  const owner = readOwner(file);
+  if (owner === null || owner === "absent") return what;
+  const since = new Date(owner.since).toTimeString().slice(0, 8);
+  return `${what} (process ${owner.pid}${owner.host === os.hostname() ? "" : ` on ${owner.host}`}, since ${since})`;
 }
 
 /** Whether the lock's owner is gone (a dead process on this host, or an unreadable, old file). */

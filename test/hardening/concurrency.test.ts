@@ -214,3 +214,31 @@ describe("a lock whose owner was killed but not yet reaped (a zombie)", () => {
     }
   });
 });
+
+// Found in a trial: a restore suspended with Ctrl-Z (or stuck on a slow disk) made the next one
+// wait with nothing said, looking hung.
+describe("a restore waiting for another", () => {
+  it("says what it waits for, and goes on once the holder is gone", async () => {
+    const repo = sb.repo("wait", { "a.txt": "one\n" });
+    const target = (await snapshotIn(repo)).id;
+    repo.write({ "a.txt": "two\n" });
+    const holder = spawn("sleep", ["60"]);
+    try {
+      const lock = path.join(storeDir(sb), "restore.ghostlock");
+      const since = Date.now();
+      writeFileSync(lock, JSON.stringify({ pid: holder.pid, host: os.hostname(), token: "held", since }));
+      const waiting = cliAsync(sb, repo.dir, ["restore", target]);
+      await new Promise((r) => setTimeout(r, 4000));
+      holder.kill("SIGKILL"); // a dead holder's lock is taken over
+      const done = await waiting;
+      expect(done.status, done.stderr).toBe(0);
+      const at = new Date(since).toTimeString().slice(0, 8);
+      expect(done.stderr).toBe(
+        `ghostcommit: waiting for another restore of this workspace (process ${holder.pid}, since ${at}) to finish (up to 120 s)\n`,
+      );
+      expect(repo.read("a.txt")).toBe("one\n");
+    } finally {
+      holder.kill("SIGKILL");
+    }
+  });
+});

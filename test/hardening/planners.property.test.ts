@@ -36,7 +36,7 @@ describe("restore planning (property-based)", () => {
           const steps = planRestore({
             changes,
             provenAbsent: proven,
-            presentUncaptured: new Set(),
+            presentUncaptured: new Map(),
             untouchable: isUntouchable,
           });
           for (const step of steps) {
@@ -66,7 +66,7 @@ describe("restore planning (property-based)", () => {
         const steps = planRestore({
           changes: changesBetween(t, t),
           provenAbsent: new Set(Object.keys(t)),
-          presentUncaptured: new Set(),
+          presentUncaptured: new Map(),
           untouchable: () => false,
         });
         expect(steps.filter((s) => s.kind !== "skip")).toEqual([]);
@@ -78,7 +78,9 @@ describe("restore planning (property-based)", () => {
     fc.assert(
       fc.property(tree, tree, (now, target) => {
         const changes = changesBetween(now, target);
-        const uncaptured = new Set(changes.filter((c) => !c.current && c.target).map((c) => c.path));
+        const uncaptured = new Map(
+          changes.filter((c) => !c.current && c.target).map((c) => [c.path, null] as const),
+        );
         const steps = planRestore({
           changes,
           provenAbsent: new Set(),

@@ -8,7 +8,7 @@ function plan(changes: PathChange[], extra: Partial<PlanInput> = {}) {
   return planRestore({
     changes,
     provenAbsent: new Set(changes.filter((c) => !c.target).map((c) => c.path)),
-    presentUncaptured: new Set(),
+    presentUncaptured: new Map(),
     untouchable: () => false,
     ...extra,
   });
@@ -48,7 +48,7 @@ describe("planRestore", () => {
 
   it("never overwrites a present file the safety snapshot does not hold", () => {
     const steps = plan([{ path: "ignored.env", current: null, target: f("1") }], {
-      presentUncaptured: new Set(["ignored.env"]),
+      presentUncaptured: new Map([["ignored.env", null]]),
     });
     expect(steps).toEqual([{ kind: "skip", path: "ignored.env", reason: "excluded" }]);
   });

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Repo } from "../helpers/repo.js";
@@ -10,6 +11,28 @@ const { sandbox, repo } = fileSandbox();
 let plainDirs = 0;
 
 describe("restore", () => {
+  // Found in trials: both were skipped as "the target or the safety snapshot lacks it", which
+  // said neither what stood in the way nor what to do.
+  it("says why it leaves a file it cannot read, and a directory of ignored files where a file goes", async () => {
+    const r = repo({ ".gitignore": "*.o\n", "a.txt": "a\n", d: "was a file\n" });
+    const snap = await snapshotIn(r);
+    r.remove("a.txt");
+    execFileSync("mkfifo", [r.path("a.txt")]); // no regular file: not readable as one
+    r.remove("d");
+    r.write({ "d/x.o": "build output\n" });
+    const report = r.ok("restore", snap.id);
+    expect(report.skipped).toEqual([
+      { path: "a.txt", reason: "excluded", detail: "unreadable" },
+      { path: "d", reason: "excluded", detail: "in-the-way" },
+    ]);
+    const human = r.cli(["restore", snap.id, "--dry-run"]).stdout;
+    expect(human).toContain(
+      "skip   a.txt (excluded: it cannot be read now (permissions, or no regular file), so no snapshot holds what it is; make it readable, or remove it, and run this again, so it is left as it is)",
+    );
+    expect(human).toContain("skip   d (excluded: a directory of files no snapshot holds");
+    expect(r.read("d/x.o")).toBe("build output\n");
+  });
+
   it("undoes a move (rename) of a tracked file", async () => {
     const r = repo({ "old/name.txt": "content\n", "keep.txt": "k\n" });
     const snap = await snapshotIn(r);
@@ -216,7 +239,7 @@ describe("restore", () => {
     r.write({ "out/run.log": "ignored\n" });
     const result = r.cli(["restore", snap.id, "--json"]);
     expect(result.status).toBe(0);
-    expect(result.json.skipped).toEqual([{ path: "out", reason: "excluded" }]);
+    expect(result.json.skipped).toEqual([{ path: "out", reason: "excluded", detail: "in-the-way" }]);
     expect(r.read("out/run.log")).toBe("ignored\n");
   });
 

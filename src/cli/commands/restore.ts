@@ -86,6 +86,10 @@ const EXCLUDED_BECAUSE: Record<NonNullable<SkippedPath["detail"]>, string> = {
   "local-edit":
     "its bytes on disk are an edit no snapshot holds (assume-unchanged, skip-worktree, or made while the restore ran)",
   "sparse-checkout": "outside the sparse checkout (not on disk)",
+  unreadable:
+    "it cannot be read now (permissions, or no regular file), so no snapshot holds what it is; make it readable, or remove it, and run this again",
+  "in-the-way":
+    "a directory of files no snapshot holds (ignored or excluded ones) stands where it goes; move them away and run this again",
 };
 
 function skipWhy(skip: SkippedPath, changedInside: boolean): string {

@@ -11,7 +11,7 @@ import {
 } from "../context.js";
 import { color, humanPath, humanText, progress, shortId, skipStatus, turnList } from "../output.js";
 import type { Action } from "../runner.js";
-import { ioSkips } from "../../restore/restore.js";
+import { ioSkips } from "../../restore/outcome.js";
 import { describeRestore } from "./restore.js";
 import { resolveSessionWithTurns } from "../../integrations/session-lookup.js";
 import { shellWord } from "../../util/shell.js";
