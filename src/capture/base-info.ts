@@ -10,10 +10,12 @@ import { ghostignoreMatch } from "./policy.js";
 const GITLINK = Buffer.from("160000");
 const ATTRIBUTES = Buffer.from(".gitattributes");
 
-/** Whether bytes [start, end) name a `.gitattributes` file (at the top or in a directory). */
-function endsWithAttributes(buffer: Buffer, start: number, end: number): boolean {
-  const from = end - ATTRIBUTES.length;
-  if (from < start || buffer.compare(ATTRIBUTES, 0, ATTRIBUTES.length, from, end) !== 0) return false;
+const GHOSTIGNORE = Buffer.from(".ghostignore");
+
+/** Whether bytes [start, end) name a file `name` (at the top or in a directory). */
+function endsWithName(buffer: Buffer, start: number, end: number, name: Buffer): boolean {
+  const from = end - name.length;
+  if (from < start || buffer.compare(name, 0, name.length, from, end) !== 0) return false;
   return from === start || buffer[from - 1] === 0x2f;
 }
 
@@ -27,6 +29,8 @@ export interface BaseInfo {
   ghostignoredFiles: Record<RelPath, number>;
   /** Paths of `.gitattributes` files in the tree. */
   attributeFiles: RelPath[];
+  /** Paths of `.ghostignore` files in the tree's directories (not its top's). */
+  ghostignoreFiles: RelPath[];
   /** Every file path (submodules aside), kept only when asked for (content conversion makes ghostcommit check each file). */
   names?: RelPath[];
 }
@@ -75,6 +79,7 @@ export async function baseInfo(
       ghostignored: [],
       ghostignoredFiles: {},
       attributeFiles: [],
+      ghostignoreFiles: [],
     };
     if (wantNames) empty.names = [];
     return empty;
@@ -86,6 +91,7 @@ export async function baseInfo(
     cached.tree === tree &&
     cached.ghostignoreHash === hash &&
     Array.isArray(cached.attributeFiles) &&
+    Array.isArray(cached.ghostignoreFiles) &&
     (!wantNames || Array.isArray(cached.names))
   ) {
     return cached;
@@ -107,6 +113,7 @@ export async function baseInfo(
     ghostignored: [],
     ghostignoredFiles: {},
     attributeFiles: [],
+    ghostignoreFiles: [],
   };
   const fileNames: RelPath[] = []; // without submodules, which are never read from disk
   for (let start = 0; start < output.length; ) {
@@ -114,8 +121,10 @@ export async function baseInfo(
     if (end === -1) end = output.length;
     const nameStart = wantNames ? output.indexOf(0x09, start) + 1 : start;
     info.fileCount++;
-    if (endsWithAttributes(output, nameStart, end))
+    if (endsWithName(output, nameStart, end, ATTRIBUTES))
       info.attributeFiles.push(output.toString("latin1", nameStart, end));
+    if (end - nameStart > GHOSTIGNORE.length && endsWithName(output, nameStart, end, GHOSTIGNORE))
+      info.ghostignoreFiles.push(output.toString("latin1", nameStart, end));
     if (wantNames && !output.subarray(start, start + 6).equals(GITLINK)) {
       fileNames.push(output.toString("latin1", nameStart, end));
     }
@@ -152,5 +161,6 @@ async function infoFromIndex(index: BaseIndex, tree: string, hash: string | null
     ghostignored: [],
     ghostignoredFiles: {},
     attributeFiles: subtree.attributeFiles,
+    ghostignoreFiles: subtree.ghostignoreFiles,
   };
 }

@@ -1,31 +1,21 @@
 import path from "node:path";
-import { runGit, splitNul } from "../git/exec.js";
-import { fileIdentity } from "../git/index-file.js";
 import type { WorkspaceLocation } from "../git/repository.js";
-import { isWithin, type RelPath, relFromBytes } from "../paths.js";
 import type { StatusEntry } from "../git/status.js";
+import { ancestorsOf, isWithin, type RelPath } from "../paths.js";
 import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import { ignoresCase } from "./conversion.js";
 import { GHOSTIGNORE, type Ghostignore, loadGhostignore } from "./ghostignore.js";
 import { ghostignoreMatch } from "./policy.js";
 
-/** The directories below the workspace root last known to hold a `.ghostignore`, by the index they came from. */
+/** The directories below the workspace root the last capture found holding a `.ghostignore`. */
 interface KnownDirs {
-  index: string;
-  tracked: RelPath[];
-  /** Untracked ones a capture's status found: read first next time, so its rules hash the same. */
-  untracked: RelPath[];
+  dirs: RelPath[];
 }
 
 export function isKnownDirs(value: unknown): value is KnownDirs {
   const v = value as KnownDirs | null;
-  const strings = (list: unknown) => Array.isArray(list) && list.every((d) => typeof d === "string");
   return (
-    typeof v === "object" &&
-    v !== null &&
-    typeof v.index === "string" &&
-    strings(v.tracked) &&
-    strings(v.untracked)
+    typeof v === "object" && v !== null && Array.isArray(v.dirs) && v.dirs.every((d) => typeof d === "string")
   );
 }
 
@@ -33,110 +23,85 @@ export function isKnownDirs(value: unknown): value is KnownDirs {
 export function ghostignoreDirsOf(paths: Iterable<RelPath>): RelPath[] {
   const dirs: RelPath[] = [];
   for (const p of paths) if (p.endsWith(`/${GHOSTIGNORE}`)) dirs.push(p.slice(0, -GHOSTIGNORE.length - 1));
-  return dirs;
+  return [...new Set(dirs)].sort();
+}
+
+async function knownDirs(storeDir: string): Promise<RelPath[]> {
+  return (
+    (await readJson<KnownDirs | null>(path.join(storeDir, STORE_FILES.ghostignoreDirs), null, isKnownDirs))
+      ?.dirs ?? []
+  );
 }
 
 /**
- * The `.ghostignore` rules of a git workspace: the root's, those of the directories above it (a
- * subdirectory's workspace) and those of the directories below it, as git reads `.gitignore`
- * files. The ones below are found in git's index (one `ls-files`, only when the index changed
- * since the last answer) and, for those not tracked, by status (`untracked`, given by the
- * capture once status has run); a directory no longer holding one simply adds nothing.
+ * The `.ghostignore` rules of a workspace: the root's, those of the directories above it (a
+ * subdirectory's workspace) and, in a git workspace, those of the directories below it that the
+ * last capture found (tracked or not: see `withCurrentGhostignores`), as git reads `.gitignore`
+ * files; `around` adds those on the way to these paths (a touch's), found on disk. A directory no
+ * longer holding one adds nothing.
  */
 export async function workspaceGhostignore(
   location: WorkspaceLocation,
   storeDir: string,
   ignoreCase: boolean,
+  around: readonly RelPath[] = [],
 ): Promise<Ghostignore | null> {
-  return (await loadKnown(location, storeDir, ignoreCase, null)).rules;
+  if (location.kind !== "git") return loadGhostignore(location.root, ignoreCase);
+  const below = await knownDirs(storeDir);
+  const onTheWay = around.flatMap((p) => ancestorsOf(p));
+  return loadGhostignore(location.root, ignoreCase, location.worktreeRoot, [
+    ...new Set([...below, ...onTheWay]),
+  ]);
 }
 
-/** The rules, and the untracked directories below the root they were read from. */
-interface KnownRules {
+/** The rules known before a capture's status ran, and the directories below the root they came from. */
+export interface KnownRules {
   rules: Ghostignore | null;
-  untracked: RelPath[];
+  dirs: RelPath[];
 }
 
-async function loadKnown(
+export async function ghostignoreBeforeStatus(
   location: WorkspaceLocation,
   storeDir: string,
   ignoreCase: boolean,
-  untracked: RelPath[] | null,
 ): Promise<KnownRules> {
-  const known = location.kind === "git" ? await knownDirs(location, storeDir, untracked) : null;
-  const below = known ? [...new Set([...known.tracked, ...known.untracked])] : [];
-  return {
-    rules: await loadGhostignore(location.root, ignoreCase, location.worktreeRoot, below),
-    untracked: known?.untracked ?? [],
-  };
+  const dirs = await knownDirs(storeDir);
+  return { rules: await loadGhostignore(location.root, ignoreCase, location.worktreeRoot, dirs), dirs };
 }
 
 /**
- * A capture's rules: first those known before status ran (read beside it, with the base tree's
- * facts that depend on them), then, where status lists untracked `.ghostignore` files other than
- * those, the rules with them, and the base facts again (`again`) when those rules differ.
+ * A capture's rules: first those the last capture found (read beside status, with the base tree's
+ * facts that depend on them), then, where the base tree (`tracked`, its `.ghostignore` files) and
+ * status (files added or changed, untracked ones) show others, the rules with those, and the base
+ * facts again (`again`) when the rules differ. The directories found are kept for the next capture,
+ * a restore's and a touch's.
  */
-export async function withUntrackedGhostignores<Base>(
+export async function withCurrentGhostignores<Base>(
   ctx: { location: WorkspaceLocation; paths: { dir: string } },
   ignoreCase: boolean,
-  entries: readonly StatusEntry[],
-  strip: (p: RelPath) => RelPath,
+  seen: {
+    entries: readonly StatusEntry[];
+    strip: (p: RelPath) => RelPath;
+    tracked: (base: Base) => RelPath[];
+  },
   first: KnownRules & { base: Base; again: (rules: Ghostignore | null) => Promise<Base> },
 ): Promise<{ ghostignore: Ghostignore | null; base: Base }> {
   const { prefix } = ctx.location;
-  const untracked = ghostignoreDirsOf(
-    entries.flatMap((e) => (e.kind === "untracked" && isWithin(e.path, prefix) ? [strip(e.path)] : [])),
-  ).sort();
-  if (sameList(untracked, first.untracked)) return { ghostignore: first.rules, base: first.base };
-  const { rules } = await loadKnown(ctx.location, ctx.paths.dir, ignoreCase, untracked);
+  const inStatus = seen.entries.flatMap((e) =>
+    (e.kind === "untracked" || e.kind === "changed") && isWithin(e.path, prefix) ? [seen.strip(e.path)] : [],
+  );
+  const dirs = ghostignoreDirsOf([...seen.tracked(first.base), ...inStatus]);
+  if (sameList(dirs, first.dirs)) return { ghostignore: first.rules, base: first.base };
+  const kept: KnownDirs = { dirs };
+  await writeFileAtomic(
+    path.join(ctx.paths.dir, STORE_FILES.ghostignoreDirs),
+    JSON.stringify(kept),
+    0o600,
+    false,
+  ).catch(() => {});
+  const rules = await loadGhostignore(ctx.location.root, ignoreCase, ctx.location.worktreeRoot, dirs);
   if ((rules?.hash ?? null) === (first.rules?.hash ?? null)) return { ghostignore: rules, base: first.base };
   return { ghostignore: rules, base: await first.again(rules) };
-}
-
-/** The rules known before status ran: see withUntrackedGhostignores. */
-export function ghostignoreBeforeStatus(
-  location: WorkspaceLocation,
-  storeDir: string,
-  ignoreCase: boolean,
-): Promise<KnownRules> {
-  return loadKnown(location, storeDir, ignoreCase, null);
-}
-
-async function knownDirs(
-  location: WorkspaceLocation,
-  storeDir: string,
-  untracked: RelPath[] | null,
-): Promise<{ tracked: RelPath[]; untracked: RelPath[] }> {
-  const cacheFile = path.join(storeDir, STORE_FILES.ghostignoreDirs);
-  const indexFile = path.join(location.gitDir!, "index");
-  const [identity, cached] = await Promise.all([
-    fileIdentity(indexFile),
-    readJson<KnownDirs | null>(cacheFile, null, isKnownDirs),
-  ]);
-  let tracked: RelPath[];
-  if (identity !== null && cached?.index === identity) tracked = cached.tracked;
-  else {
-    // Read-only, and no fsmonitor hook of the user's runs for it.
-    const listed = await runGit(
-      ["-c", "core.fsmonitor=false", "ls-files", "-z", "--", `:(glob)**/${GHOSTIGNORE}`],
-      {
-        cwd: location.root,
-        env: { GIT_LITERAL_PATHSPECS: "0", GIT_OPTIONAL_LOCKS: "0" },
-        okCodes: [0, 128],
-      },
-    ).catch(() => null);
-    // Unlistable (a damaged index): what status makes of it is the capture's to report.
-    tracked = ghostignoreDirsOf(splitNul(listed?.stdout ?? Buffer.alloc(0)).map(relFromBytes));
-  }
-  const untrackedNow = untracked ?? cached?.untracked ?? [];
-  const changed =
-    identity !== null &&
-    (cached?.index !== identity || (untracked !== null && !sameList(untracked, cached?.untracked ?? [])));
-  if (changed) {
-    const kept: KnownDirs = { index: identity, tracked, untracked: untrackedNow };
-    await writeFileAtomic(cacheFile, JSON.stringify(kept), 0o600, false).catch(() => {});
-  }
-  return { tracked, untracked: untrackedNow };
 }
 
 function sameList(a: RelPath[], b: RelPath[]): boolean {
@@ -151,7 +116,8 @@ function sameList(a: RelPath[], b: RelPath[]): boolean {
 export async function ghostignoreJudge(
   location: WorkspaceLocation,
   storeDir: string,
+  paths: readonly RelPath[],
 ): Promise<(rel: RelPath) => boolean> {
-  const rules = await workspaceGhostignore(location, storeDir, await ignoresCase(location, storeDir));
+  const rules = await workspaceGhostignore(location, storeDir, await ignoresCase(location, storeDir), paths);
   return (rel) => ghostignoreMatch(rel, rules?.matcher ?? null) !== null;
 }

@@ -13,7 +13,7 @@ import {
   userGitConverts,
 } from "./conversion.js";
 import type { CaptureContext, Captured } from "./context.js";
-import { ghostignoreBeforeStatus, withUntrackedGhostignores } from "./ghostignore-dirs.js";
+import { ghostignoreBeforeStatus, withCurrentGhostignores } from "./ghostignore-dirs.js";
 import { captureNestedRepos, nestedReposToCapture, submoduleHead } from "./nested-repos.js";
 import { expandIncludes, splitByRepository } from "./includes.js";
 import { classifyUntracked, dependencyDirOf, ghostignoreMatch, largeDirCandidates } from "./policy.js";
@@ -86,18 +86,13 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   ]);
   await earlyProof.checksSettled(); // done by now: they ask less than the full check just made
   const strip = prefix === "" ? (p: RelPath) => p : (p: RelPath) => p.slice(prefix.length + 1);
-  // A `.ghostignore` git does not track yet, below the root: its rules apply as soon as it is there.
-  const { ghostignore, base } = await withUntrackedGhostignores(
-    ctx,
-    userConfig.ignoreCase,
-    status.entries,
-    strip,
-    {
-      ...ghostignoreFirst,
-      base: baseFirst,
-      again: (rules) => baseInfo(paths.dir, ctx.readEnv, baseTree, rules, false, baseIndex),
-    },
-  );
+  // The `.ghostignore` files below the root as they are now: in HEAD's tree, or new since (status).
+  const seen = { entries: status.entries, strip, tracked: (info: typeof baseFirst) => info.ghostignoreFiles };
+  const { ghostignore, base } = await withCurrentGhostignores(ctx, userConfig.ignoreCase, seen, {
+    ...ghostignoreFirst,
+    base: baseFirst,
+    again: (rules) => baseInfo(paths.dir, ctx.readEnv, baseTree, rules, false, baseIndex),
+  });
 
   const changes: TreeChanges = new Map();
   const inBase = new Map<RelPath, boolean>();

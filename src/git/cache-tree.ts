@@ -8,6 +8,8 @@ export interface IndexSubtree {
   fileCount: number;
   /** The `.gitattributes` files below it, relative to it (one char per byte). */
   attributeFiles: string[];
+  /** The `.ghostignore` files further below it, relative to it. */
+  ghostignoreFiles: string[];
 }
 
 /**
@@ -30,10 +32,13 @@ export function indexSubtree(index: IndexSummary | null, prefix: string): IndexS
   const node = cachedTreeAt(tree, 0, tree.length, components);
   if (!node) return null;
   const below = prefix === "" ? "" : `${prefix}/`;
-  const attributeFiles = index.attributeFiles
-    .filter((name) => name.startsWith(below))
-    .map((name) => name.slice(below.length));
-  return { ...node, attributeFiles };
+  const inside = (names: string[]) =>
+    names.filter((name) => name.startsWith(below)).map((name) => name.slice(below.length));
+  return {
+    ...node,
+    attributeFiles: inside(index.attributeFiles),
+    ghostignoreFiles: inside(index.ghostignoreFiles).filter((name) => name.includes("/")),
+  };
 }
 
 /** The tree id the whole index makes, where its cache tree (a "TREE" body) holds it as valid. */

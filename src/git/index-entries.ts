@@ -29,6 +29,7 @@ export interface IndexScan {
 }
 
 const ATTRIBUTES = Buffer.from(".gitattributes");
+const GHOSTIGNORE = Buffer.from(".ghostignore");
 
 /** The regular files a walk kept (`startScan` with `keepItems`), once it is done. */
 export function scanResult(state: ScanState): IndexScan {
@@ -58,6 +59,7 @@ export interface ScanState {
   files: number;
   unusual: boolean;
   attributeFiles: string[];
+  ghostignoreFiles: string[];
   /** Version 4: the last entry's path, rebuilt (its first `nameLength` bytes). */
   name: Buffer;
   nameLength: number;
@@ -92,6 +94,7 @@ export function startScan(
     files: 0,
     unusual: false,
     attributeFiles: [],
+    ghostignoreFiles: [],
     name: Buffer.alloc(version === 4 ? 256 : 0),
     nameLength: 0,
     items: keepItems
@@ -191,6 +194,13 @@ export function scanWindow(data: Buffer, base: number, state: ScanState): "done"
       for (let k = 0; k < ATTRIBUTES.length && same; k++) same = names[from + k] === ATTRIBUTES[k];
       if (same) state.attributeFiles.push(names.toString("latin1", nameStart, nameEnd));
     }
+    // And "/.ghostignore" (below the top: the root's own is read anyway), which ends in "e".
+    const ghostFrom = nameEnd - GHOSTIGNORE.length;
+    if (names[nameEnd - 1] === 0x65 && ghostFrom > nameStart && names[ghostFrom - 1] === 0x2f) {
+      let same = true;
+      for (let k = 0; k < GHOSTIGNORE.length && same; k++) same = names[ghostFrom + k] === GHOSTIGNORE[k];
+      if (same) state.ghostignoreFiles.push(names.toString("latin1", nameStart, nameEnd));
+    }
     if (namesAt?.has(walked)) state.names.push(names.toString("latin1", nameStart, nameEnd));
     if ((flags & STAGE_MASK) !== 0 || extended & EXT_INTENT_TO_ADD || (data[offset + 26] & 0xf0) === 0x40) {
       unusual = true; // 0x40 in the mode's third byte: 0o040000, a sparse directory
@@ -227,6 +237,8 @@ export interface IndexSummary {
   unusual: boolean;
   /** The paths (one char per byte) of the `.gitattributes` entries. */
   attributeFiles: string[];
+  /** The paths of the `.ghostignore` entries below the top. */
+  ghostignoreFiles: string[];
   /** The signatures of its extensions. */
   extensions: ReadonlySet<string>;
   /** The body of its cache tree extension ("TREE"), if it has one. */

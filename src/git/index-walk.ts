@@ -161,6 +161,7 @@ export function walkIndexFile(
       summary: {
         unusual: state.unusual,
         attributeFiles: state.attributeFiles,
+        ghostignoreFiles: state.ghostignoreFiles,
         extensions,
         cacheTree: bodies.get("TREE") ?? null,
       },

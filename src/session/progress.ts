@@ -90,8 +90,9 @@ async function editedMark(
   const cache = new HashCache(engine.paths.dir);
   await cache.load();
   const changes: TreeChanges = new Map();
-  const ghostignored = await ghostignoreJudge(engine.location, engine.paths.dir);
-  for (const rel of await capturedIncludes(engine, rels)) {
+  const included = await capturedIncludes(engine, rels);
+  const ghostignored = await ghostignoreJudge(engine.location, engine.paths.dir, included);
+  for (const rel of included) {
     if (ghostignored(rel)) continue; // never captured, not even into a mark
     const read = await captureWorktreePath(engine.root, rel, writer, cache, engine.settings.largeFileBytes);
     if (read.kind === "file") changes.set(rel, read.state);

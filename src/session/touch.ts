@@ -145,7 +145,7 @@ async function captureIntoBefore(
     const before = await readSnapshot(cat, open.before);
     if (!before) return { absent: [] }; // expired: nothing to amend
     // `.ghostignore` keeps a path out of every snapshot, a touched one too: it stays excluded.
-    const ghostignored = await ghostignoreJudge(engine.location, engine.paths.dir);
+    const ghostignored = await ghostignoreJudge(engine.location, engine.paths.dir, paths);
     // A path missing now was missing before the edit either way: no need to ask git whether the
     // snapshot ignored it (a new file's Write would start a git process at every PreToolUse).
     const missing = (rel: RelPath) => !existsSync(fsPath(engine.root, rel));

@@ -108,12 +108,16 @@ describe("reading the index from Node", () => {
   });
 
   for (const version of ["2", "3", "4"]) {
-    it(`index version ${version}: the cache tree's count and .gitattributes files hold past a long name`, () => {
+    it(`index version ${version}: the cache tree's count, .gitattributes and .ghostignore files hold past a long name`, () => {
       const r = repo({
+        ".ghostignore": "*.key\n",
         ".gitattributes": "* text=auto\n",
         "a.txt": "a\n",
+        "z/.ghostignore": "*.pem\n",
         "z/.gitattributes": "* text\n",
+        "z/deep/.ghostignore": "*.env\n",
         "z/deep/.gitattributes": "*.bin binary\n",
+        "z/not.ghostignore": "x\n",
         "z/not.gitattributes": "x\n",
         "zz.gitattributes": "x\n",
       });
@@ -122,15 +126,18 @@ describe("reading the index from Node", () => {
       r.git("update-index", "--index-version", version);
       const tree = r.git("write-tree").trim(); // makes the cache tree valid
       const index = () => readFileSync(r.path(".git/index"));
+      // The top's own .ghostignore is read anyway: only those below it are listed.
       expect(indexSubtree(summary(index()), "")).toEqual({
         oid: tree,
-        fileCount: 7,
+        fileCount: 11,
         attributeFiles: [".gitattributes", "z/.gitattributes", "z/deep/.gitattributes"],
+        ghostignoreFiles: ["z/.ghostignore", "z/deep/.ghostignore"],
       });
       expect(indexSubtree(summary(index()), "z")).toEqual({
         oid: r.git("rev-parse", `${tree}:z`).trim(),
-        fileCount: 3,
+        fileCount: 6,
         attributeFiles: [".gitattributes", "deep/.gitattributes"],
+        ghostignoreFiles: ["deep/.ghostignore"],
       });
       // An entry in conflict, or a directory (a sparse index), where git's cache tree still says
       // it is valid (git itself invalidates it then; another tool's index may not): not trusted.
@@ -139,7 +146,7 @@ describe("reading the index from Node", () => {
         [26, 0x40], // the mode's type: 0o040000
       ]) {
         const bytes = index();
-        bytes[12 + at] = at === 26 ? bits : bytes[12 + at] | bits; // the first entry, .gitattributes
+        bytes[12 + at] = at === 26 ? bits : bytes[12 + at] | bits; // the first entry, .ghostignore
         expect(indexSubtree(summary(bytes), "")).toBeNull();
       }
       // Real conflicts and intent-to-add entries: see test/capture/base-index.test.ts.
@@ -159,7 +166,12 @@ describe("reading the index from Node", () => {
     const file = r.path(".git/index");
     const found = summary(readFileSync(file));
     expect([...(found?.extensions ?? [])].sort()).toEqual(["EOIE", "TREE", "UNTR"]);
-    expect(indexSubtree(found, "")).toEqual({ oid: tree, fileCount: 41, attributeFiles: [".gitattributes"] });
+    expect(indexSubtree(found, "")).toEqual({
+      oid: tree,
+      fileCount: 41,
+      attributeFiles: [".gitattributes"],
+      ghostignoreFiles: [],
+    });
     expect(walkedFiles(file)?.size).toBe(41);
   });
 

@@ -443,8 +443,8 @@ describe("hostile trees", () => {
       expect(run(["diff", first]).split("\n").filter(Boolean).sort()).toEqual(["D\tpipe", "D\tsecret.txt"]);
       const restored = JSON.parse(run(["restore", first, "--json"]));
       expect(restored.skipped).toEqual([
-        { path: "pipe", reason: "excluded" },
-        { path: "secret.txt", reason: "excluded" },
+        { path: "pipe", reason: "excluded", detail: "unreadable" },
+        { path: "secret.txt", reason: "excluded", detail: "unreadable" },
       ]);
       expect(lstatSync(repo.path("pipe")).isFIFO()).toBe(true);
       chmodSync(repo.path("secret.txt"), 0o644);

@@ -313,6 +313,17 @@ describe("touch", () => {
     expect([r.read(".env"), r.exists("new.local")]).toEqual(["SECRET=1\n", false]);
   });
 
+  it("keeps out a touched file a .ghostignore below the root names, one written since the last snapshot too", async () => {
+    const r = repo({ ".gitignore": "docs/secret.txt\n", "a.txt": "a\n" });
+    r.write({ "docs/secret.txt": "API_KEY=1\n" }); // ignored: no snapshot holds it
+    const { before } = r.ok("turn", "begin", "--session", "s", "--turn", "1");
+    r.write({ "docs/.ghostignore": "secret.txt\n" });
+    r.ok("touch", "--session", "s", "docs/secret.txt");
+    const amended = (await logIn(r, "s"))[0].before;
+    expect(amended).toBe(before); // nothing added to the turn's before-state
+    expect(r.ok("show", amended).files).not.toContain("docs/secret.txt");
+  });
+
   // Found in a trial: the command line said only "touched 1 path", where --json said outsideTurn.
   it("says on the command line, as in JSON, that no turn was open", () => {
     const r = repo({ "a.txt": "a\n" });
