@@ -5,6 +5,7 @@ import { GhostcommitError } from "../errors.js";
 import { gitSeesEnv, runGit } from "./exec.js";
 import { climbsOut, type RelPath, relFromText } from "../paths.js";
 import { refuseUnsupportedFormat } from "./repository-format.js";
+import { refuseGitDirectory, validHead } from "./git-directory.js";
 
 /** Where a workspace is and what kind it is. Resolved once per process. */
 export interface WorkspaceLocation {
@@ -116,28 +117,6 @@ export async function locateWorkspace(cwd: string, viaGit = false): Promise<Work
   return { root, kind: "git", worktreeRoot, prefix, gitDir, commonDir, key: keyOf(root, gitDir) };
 }
 
-/** A bare repository, or a directory inside one or inside a `.git`, is no work tree to snapshot. */
-function refuseGitDirectory(root: string): void {
-  for (let dir = root; ; dir = path.dirname(dir)) {
-    if (path.basename(dir) === ".git") {
-      throw new GhostcommitError(
-        "not-a-workspace",
-        `${root} is inside a .git directory: run ghostcommit in its work tree, ${path.dirname(dir)}`,
-        { path: root },
-      );
-    }
-    const isDir = (name: string) => lstatSync(path.join(dir, name), { throwIfNoEntry: false })?.isDirectory();
-    if (validHead(path.join(dir, "HEAD")) && isDir("objects") && isDir("refs")) {
-      throw new GhostcommitError(
-        "not-a-workspace",
-        `${root} is in a bare repository (${dir}), which has no work tree to snapshot: run ghostcommit in a clone of it`,
-        { path: root },
-      );
-    }
-    if (path.dirname(dir) === dir) return;
-  }
-}
-
 /** Variables git sees that leave its discovery and its view of the repository as the files say. */
 const NEUTRAL_GIT_VARS =
   /^GIT_(AUTHOR_|COMMITTER_|CONFIG_GLOBAL$|CONFIG_NOSYSTEM$|TERMINAL_PROMPT$|TRACE|EDITOR$|SEQUENCE_EDITOR$|PAGER$|ASKPASS$|SSH|SSL_|HTTP_|EXEC_PATH$|OPTIONAL_LOCKS$|FLUSH$|MERGE_VERBOSITY$|PROTOCOL_FROM_USER$|ALLOW_PROTOCOL$)/;
@@ -187,15 +166,6 @@ function discoverFromFiles(root: string): { worktreeRoot: string; gitDir: string
     if (parent === dir) return "plain";
     if (lstat(parent)?.dev !== rootStat.dev) return undefined;
     dir = parent;
-  }
-}
-
-/** Whether HEAD holds what git accepts there: a symbolic ref under refs/, or an object id. */
-function validHead(file: string): boolean {
-  try {
-    return /^(ref: refs\/\S+|[0-9a-f]{40}|[0-9a-f]{64})\n?$/.test(readFileSync(file, "latin1"));
-  } catch {
-    return false;
   }
 }
 

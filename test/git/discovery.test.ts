@@ -148,15 +148,25 @@ describe("finding the repository without git", () => {
     const bare = path.join(sb.home, "shared.git");
     sb.git(sb.home, "init", "-q", "--bare", bare);
     work.git("push", "-q", bare, "main");
+    const sep = path.join(sb.home, "sep.git");
+    sb.git(sb.home, "init", "-q", `--separate-git-dir=${sep}`, path.join(sb.home, "sep-work"));
+    // A bare repository with a linked work tree: run there.
+    const linked = path.join(sb.home, "linked-work");
+    sb.git(bare, "worktree", "add", "-q", linked, "main");
     const bareDigest = () => Object.fromEntries(treeDigest(bare));
     const before = bareDigest();
     const data = path.join(sb.home, "bare-data");
     const cases: [string, string][] = [
       [
         bare,
-        `is in a bare repository (${bare}), which has no work tree to snapshot: run ghostcommit in a clone of it`,
+        `is in a bare repository (${bare}), which has no work tree to snapshot: run ghostcommit in one of its work trees (${linked})`,
       ],
       [path.join(bare, "refs"), `is in a bare repository (${bare})`],
+      // Not bare: its work tree is elsewhere, not to be cloned (found in a trial).
+      [
+        sep,
+        `is in a git directory (${sep}), which is no work tree to snapshot: run ghostcommit in its work tree`,
+      ],
       [work.path(".git"), `is inside a .git directory: run ghostcommit in its work tree, ${work.dir}`],
       [work.path(".git/objects"), "is inside a .git directory"],
     ];
