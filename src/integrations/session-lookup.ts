@@ -35,7 +35,7 @@ export async function resolveSession(
     const elsewhere = await sessionsElsewhere(ws);
     throw new GhostcommitError(
       "no-session",
-      `this workspace has no session yet${elsewhere || ` (use ${naming})`}`,
+      `this workspace has no session with a turn yet${elsewhere || ` (use ${naming})`}`,
     );
   }
   return latest;

@@ -1,5 +1,5 @@
 import { realpathSync } from "node:fs";
-import { turnsNamed } from "../util/format.js";
+import { quotedPath, turnsNamed } from "../util/format.js";
 import path from "node:path";
 import type { Workspace } from "../workspace.js";
 import type { UndoEvent } from "../types.js";
@@ -115,7 +115,8 @@ function eventLines(e: UndoEvent, most: number): string[] {
       : `Redo restored ${turns}: these files are back as they were before the rewind:`;
   const deleted = new Set(e.deleted);
   const gone = e.unfinished ? " (to be deleted)" : " (deleted)";
-  const shown = e.files.slice(0, most).map((f) => `- ${f}${deleted.has(f) ? gone : ""}`);
+  // A name with a newline or a control character, quoted as git quotes it: one list item each.
+  const shown = e.files.slice(0, most).map((f) => `- ${quotedPath(f)}${deleted.has(f) ? gone : ""}`);
   if (e.files.length > shown.length) shown.push(`- … and ${e.files.length - shown.length} more`);
   return [heading, ...shown];
 }

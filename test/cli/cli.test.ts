@@ -102,7 +102,9 @@ describe("snapshot ids", () => {
     expect(r.sandbox.cli(sub, ["sessions"]).stdout.trim()).toBe(`no sessions of ${sub} yet ${elsewhere}`);
     const rewind = r.sandbox.cli(sub, ["rewind", "--to", "1"]);
     expect(rewind.status).toBe(1);
-    expect(rewind.stderr.trim()).toBe(`ghostcommit: this workspace has no session yet ${elsewhere}`);
+    expect(rewind.stderr.trim()).toBe(
+      `ghostcommit: this workspace has no session with a turn yet ${elsewhere}`,
+    );
     // At the repository's root there is nothing elsewhere to point to.
     expect(r.cli(["show", "0".repeat(40)]).stderr.trim()).toBe(
       `ghostcommit: no snapshot ${"0".repeat(40)} in this workspace`,

@@ -174,6 +174,24 @@ describe("the model is told what went back", () => {
     ).toEqual(["- new.txt (deleted)", "- x.txt"]);
   });
 
+  // Found in a trial: a name with a newline broke its list item in two.
+  it("quotes a file name with a newline or a control character, one list item each", () => {
+    const s = "codex-names";
+    send("codex", codex(repo.dir, s, "UserPromptSubmit", { turn_id: "t1", prompt: "odd names" }));
+    repo.write({ "two\nlines.txt": "x\n", "tab\there.txt": "y\n" });
+    send("codex", codex(repo.dir, s, "Stop", { turn_id: "t1", stop_hook_active: false }));
+    repo.ok("rewind", "--session", s, "--to", "t1");
+    const told = JSON.parse(
+      send("codex", codex(repo.dir, s, "UserPromptSubmit", { turn_id: "t2", prompt: "go" })),
+    ).hookSpecificOutput.additionalContext as string;
+    const lines = told.split("\n");
+    const at = lines.findIndex((l) => l.startsWith("Rewound turn t1"));
+    expect(lines.slice(at + 1, at + 3)).toEqual([
+      '- "tab\\there.txt" (deleted)',
+      '- "two\\nlines.txt" (deleted)',
+    ]);
+  });
+
   it("says a rewind that left every file as it is changed none, rather than heading an empty list", () => {
     const s = "codex-left";
     send("codex", codex(repo.dir, s, "UserPromptSubmit", { turn_id: "t1", prompt: "take notes" }));

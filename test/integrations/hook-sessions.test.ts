@@ -144,7 +144,7 @@ describe("hooks across sessions and outside projects", () => {
     const log = fe.cli(["log"]);
     expect([log.status, log.stderr.trim()]).toEqual([
       1,
-      `ghostcommit: this workspace has no session yet (an agent started in a directory around this one keeps its sessions there: ${pointer})`,
+      `ghostcommit: this workspace has no session with a turn yet (an agent started in a directory around this one keeps its sessions there: ${pointer})`,
     ]);
     // From a subdirectory of the other repository: past the repository's root, to the top.
     const sessions = sandbox.cli(be.path("api"), ["sessions"]);
@@ -367,7 +367,9 @@ describe("hooks across sessions and outside projects", () => {
     expect(repo.cli(["sessions"]).stdout.trim()).toBe(`no sessions of ${repo.dir} yet ${pointer}`);
     const rewind = repo.cli(["rewind", "--to", "turn-1"]);
     expect(rewind.status).toBe(1);
-    expect(rewind.stderr.trim()).toBe(`ghostcommit: this workspace has no session yet ${pointer}`);
+    expect(rewind.stderr.trim()).toBe(
+      `ghostcommit: this workspace has no session with a turn yet ${pointer}`,
+    );
     expect(repo.read("packages/x/index.js")).toBe("x1\n");
     // Named with --session, it is pointed to as well, instead of looking empty.
     const kept = `ghostcommit: session x2 has no turns in ${repo.dir}: its agent's hooks keep it in ${sub} (reach it with -C ${sub})`;

@@ -176,7 +176,7 @@ describe("ghostcommit mcp", () => {
     const noSession = textJson(await call("log", {})).error;
     expect(noSession).toEqual({
       code: "no-session",
-      message: "this workspace has no session yet (use the `session` argument)",
+      message: "this workspace has no session with a turn yet (use the `session` argument)",
     });
     // the server is still serving
     expect((await call("list_snapshots")).isError).toBeFalsy();

@@ -6,9 +6,14 @@ import type { Action } from "../runner.js";
 
 export function register(program: Command, run: Action): void {
   withGlobals(program.command("gc"))
-    .description("expire old snapshots and pack the store (protected snapshots are always kept)")
+    .description(
+      "expire old snapshots and pack the store (protected snapshots are always kept: the newest turn of each session active in the last day, the latest restore's safety snapshot)",
+    )
     .option("--older-than <age>", "expire snapshots older than this (e.g. 7d, 12h)")
-    .option("--keep <n>", "keep at most this many snapshots")
+    .option(
+      "--keep <n>",
+      "keep at most this many snapshots: the turns of the others can no longer be rewound",
+    )
     .action(
       run(async (command) => {
         const options = command.opts() as { olderThan?: string; keep?: string };
