@@ -46,6 +46,12 @@ export interface HookEvent {
   session?: string;
   /** The directory the agent is in (it follows the agent's `cd`). */
   cwd?: string;
+  /**
+   * What a relative path a tool names is relative to: the agent's directory (`cwd`, the default),
+   * or its project directory (Gemini CLI resolves its file tools' paths against the directory it
+   * was started in, whatever its shell's `cd`).
+   */
+  pathsFrom?: "cwd" | "project";
   /** The project directory the payload names (Cursor's `workspace_roots[0]`). */
   projectDir?: string;
   /** A multi-root Cursor workspace's other folders (`workspace_roots` after the first). */

@@ -185,17 +185,18 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
       }
     } else {
       noteCodexEditHooks(event, storeDir);
-      // Relative paths are the agent's: against the directory it is in now.
+      // Relative paths are the agent's: against the directory it is in now (Gemini's: its project's).
+      const from = event.pathsFrom === "project" ? (projectDir ?? dir) : (event.cwd ?? dir);
       const paths: string[] = [];
       for (const given of action.paths ?? []) {
-        const rel = workspacePath(ws.root, dir, event.cwd ?? dir, given);
+        const rel = workspacePath(ws.root, dir, from, given);
         if (rel === ".git") await log("warn", `ignored a path in .git: ${given}`);
         // An edit nothing can undo: doctor shows it, by the path it is (also in the other folder
         // it is in; a relative one is the agent's directory's, which may be another repository).
         else if (rel === null)
           await logNotRecorded(ws.root, ws.logFile, base, {
             given,
-            from: event.cwd ?? dir,
+            from,
             others: event.otherRoots ?? [],
           });
         else if (!paths.includes(rel)) paths.push(rel);

@@ -29,6 +29,40 @@ function send(session: string, event: string, extra: Record<string, unknown> = {
   expectQuiet(shellHook(sandbox, command, gemini(repo.dir, session, event, extra), repo.dir, env), "{}");
 }
 
+describe("Gemini CLI's relative paths", () => {
+  // Found in a trial: a relative file_path sent with a cwd below the project was resolved against
+  // that cwd, so the agent's edit of mod.py was doubted and a person's save of pkg/mod.py, made
+  // meanwhile, taken for the agent's and rewound without a word. Gemini's file tools resolve a
+  // relative path against the directory it was started in (docs/tools/file-system.md: "resolved
+  // relative to this root directory"), whatever the shell's cd.
+  it("are the project's, not the shell's directory's", async () => {
+    repo.write({ "mod.py": "m0\n", "pkg/mod.py": "p0\n" });
+    repo.git("add", ".");
+    repo.git("commit", "-qm", "modules");
+    const pkg = repo.path("pkg");
+    const fromPkg = (session: string, event: string, extra: Record<string, unknown>) => {
+      const command = settings.hooks[event].at(-1).hooks[0].command;
+      const env = { GEMINI_PROJECT_DIR: repo.dir, GEMINI_CWD: repo.dir, GEMINI_SESSION_ID: session };
+      expectQuiet(shellHook(sandbox, command, gemini(pkg, session, event, extra), pkg, env), "{}");
+    };
+    send("rel", "BeforeAgent", { prompt: "bump the module" });
+    const replace = {
+      tool_name: "replace",
+      tool_input: { file_path: "mod.py", old_string: "m0", new_string: "m1" },
+    };
+    fromPkg("rel", "BeforeTool", replace);
+    repo.write({ "mod.py": "m1\n" });
+    repo.write({ "pkg/mod.py": "the person's save\n" });
+    fromPkg("rel", "AfterTool", { ...replace, tool_response: { llmContent: "ok" } });
+    send("rel", "AfterAgent", { prompt: "bump the module", prompt_response: "ok", stop_hook_active: false });
+    const [turn] = await log("rel");
+    expect([turn.changed, turn.uncertain]).toEqual([["mod.py", "pkg/mod.py"], ["pkg/mod.py"]]);
+    const refused = repo.cli(["rewind", "--session", "rel", "--to", "1", "--json"]);
+    expect([refused.status, refused.json.conflicts]).toEqual([3, ["pkg/mod.py"]]);
+    expect(repo.read("pkg/mod.py")).toBe("the person's save\n");
+  });
+});
+
 describe("Gemini CLI SessionEnd", () => {
   it("takes a turn left open by Ctrl-C as over once /clear ends its session", async () => {
     // Ctrl-C fires no AfterAgent (client.ts: the abort path returns before it); /clear then awaits

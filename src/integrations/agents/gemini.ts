@@ -14,6 +14,8 @@ export function parseGemini(payload: Payload): HookEvent {
     name,
     session: str(payload, "session_id"),
     cwd: str(payload, "cwd"),
+    // Its file tools resolve a relative path against the directory Gemini CLI was started in.
+    pathsFrom: "project",
     tool: str(payload, "tool_name"),
     subagent: false,
     action: geminiAction(name, payload),
