@@ -37,6 +37,20 @@ const AFTER_EDIT: Record<AgentName, string> = {
   gemini: "AfterTool",
 };
 
+/** The tools that event is sent for when they edit a file (Cursor's afterFileEdit has no matcher). */
+const EDIT_TOOLS: Record<AgentName, string[]> = {
+  "claude-code": ["Write", "Edit", "MultiEdit", "NotebookEdit"],
+  codex: ["apply_patch"],
+  cursor: [],
+  gemini: ["write_file", "replace"],
+};
+
+/** Whether a hook of the after-edit event runs after an edit tool (one whose matcher no engine here reads: maybe). */
+function runsAfterEdits(agent: AgentName, matcher: string | undefined): boolean {
+  const tools = EDIT_TOOLS[agent];
+  return tools.length === 0 || tools.some((tool) => runsFor(matcher, tool) !== false);
+}
+
 /**
  * Said at install: the other hooks run after the agent's edits, whose rewrites in the seconds
  * after an edit count as the edit's, so a person's save in that window does too (null: none).
@@ -44,7 +58,9 @@ const AFTER_EDIT: Record<AgentName, string> = {
 export function hooksBesideEditsNote(agent: AgentName, projectDir: string): string | null {
   const commands = [
     ...new Set(
-      otherHandlers(agent, projectDir).flatMap((h) => (h.event === AFTER_EDIT[agent] ? [h.command] : [])),
+      otherHandlers(agent, projectDir).flatMap((h) =>
+        h.event === AFTER_EDIT[agent] && runsAfterEdits(agent, h.matcher) ? [h.command] : [],
+      ),
     ),
   ];
   if (commands.length === 0) return null;

@@ -103,6 +103,11 @@ describe("install claude-code", () => {
     expect(note(sandbox.cli(dir, ["install", "claude-code", "--project", "--json"]))).toBe(
       `Other PostToolUse hooks run after the agent's edits (\`${prettier}\`): a file an edit wrote that changes again within 10 s, before the agent's next tool call, counts as the edit's (a formatter's rewrite), so a save of yours to it in those seconds is rewound with the turn.`,
     );
+    // One that runs after the shell only does not (found in a trial: it was named all the same).
+    writeJson(file, {
+      hooks: { PostToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "echo ran" }] }] },
+    });
+    expect(note(sandbox.cli(dir, ["install", "claude-code", "--project", "--json"]))).toBeUndefined();
   });
 
   it("uninstall removes exactly its entries and restores the user's settings", () => {
