@@ -138,8 +138,11 @@ export function conflictError(
       `${edited.length} ${one ? "file was" : "files were"} changed after the turns being rewound, by the open turn ${humanText(keptOpen)} itself or by a person (${listed(edited)})`,
     );
   } else if (edited.length > 0) {
+    // A redo's files were last changed by the rewind it undoes, not by the session's turns.
+    const since =
+      action === "redo" ? "the rewind" : `session ${humanText(session)} last changed ${one ? "it" : "them"}`;
     reasons.push(
-      `${edited.length} ${one ? "file was" : "files were"} changed since session ${humanText(session)} last changed ${one ? "it" : "them"} (${listed(edited)})`,
+      `${edited.length} ${one ? "file was" : "files were"} changed since ${since} (${listed(edited)})`,
     );
   }
   if (between.length > 0) {

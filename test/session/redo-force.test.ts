@@ -13,6 +13,10 @@ describe("redo --force", () => {
 
     const refused = r.cli(["redo", "--session", "s", "--json"]);
     expect([refused.status, refused.json.conflicts]).toEqual([3, ["src/b.ts"]]);
+    // The rewind changed it last, then the person: said so (found in a trial).
+    expect(refused.json.error.message).toMatch(
+      /^redo refused: 1 file was changed since the rewind \(src\/b\.ts\)/,
+    );
     const plan = r.ok("redo", "--session", "s", "--force", "--dry-run");
     expect(plan).toMatchObject({ written: ["src/b.ts", "src/c.ts"], overridden: ["src/b.ts"] });
     const shown = r.cli(["redo", "--session", "s", "--force", "--dry-run"]);
