@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import type { WorkspaceLocation } from "../git/repository.js";
 import type { StatusEntry } from "../git/status.js";
@@ -85,13 +86,13 @@ export async function withCurrentGhostignores<Base>(
     tracked: (base: Base) => RelPath[];
   },
   first: KnownRules & { base: Base; again: (rules: Ghostignore | null) => Promise<Base> },
-): Promise<{ ghostignore: Ghostignore | null; base: Base }> {
+): Promise<{ ghostignore: Ghostignore | null; base: Base; dirs: RelPath[] }> {
   const { prefix } = ctx.location;
   const inStatus = seen.entries.flatMap((e) =>
     (e.kind === "untracked" || e.kind === "changed") && isWithin(e.path, prefix) ? [seen.strip(e.path)] : [],
   );
   const dirs = ghostignoreDirsOf([...seen.tracked(first.base), ...inStatus]);
-  if (sameList(dirs, first.dirs)) return { ghostignore: first.rules, base: first.base };
+  if (sameList(dirs, first.dirs)) return { ghostignore: first.rules, base: first.base, dirs };
   const kept: KnownDirs = { dirs };
   await writeFileAtomic(
     path.join(ctx.paths.dir, STORE_FILES.ghostignoreDirs),
@@ -100,8 +101,32 @@ export async function withCurrentGhostignores<Base>(
     false,
   ).catch(() => {});
   const rules = await loadGhostignore(ctx.location.root, ignoreCase, ctx.location.worktreeRoot, dirs);
-  if ((rules?.hash ?? null) === (first.rules?.hash ?? null)) return { ghostignore: rules, base: first.base };
-  return { ghostignore: rules, base: await first.again(rules) };
+  if ((rules?.hash ?? null) === (first.rules?.hash ?? null))
+    return { ghostignore: rules, base: first.base, dirs };
+  return { ghostignore: rules, base: await first.again(rules), dirs };
+}
+
+/**
+ * The rules for paths a capture takes although ignored (touched, `--include`d): also those of the
+ * `.ghostignore` files on the way to each, which neither the index nor status names where git
+ * ignores their directory, as a touch's before-state reads them (`ghostignoreJudge`); null where
+ * there is none beyond `dirs`. Else a file kept out of the before-state but captured at the
+ * turn's end would look created by the turn, and a rewind delete it.
+ */
+export async function rulesAround(
+  location: WorkspaceLocation,
+  ignoreCase: boolean,
+  dirs: readonly RelPath[],
+  paths: readonly RelPath[],
+): Promise<Ghostignore | null> {
+  const known = new Set(dirs);
+  const more = [...new Set(paths.flatMap((p) => ancestorsOf(p)))].filter(
+    (dir) =>
+      !known.has(dir) &&
+      existsSync(path.join(location.root, Buffer.from(dir, "latin1").toString("utf8"), GHOSTIGNORE)),
+  );
+  if (more.length === 0) return null;
+  return loadGhostignore(location.root, ignoreCase, location.worktreeRoot, [...known, ...more]);
 }
 
 function sameList(a: RelPath[], b: RelPath[]): boolean {

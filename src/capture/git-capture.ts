@@ -13,7 +13,7 @@ import {
   userGitConverts,
 } from "./conversion.js";
 import type { CaptureContext, Captured } from "./context.js";
-import { ghostignoreBeforeStatus, withCurrentGhostignores } from "./ghostignore-dirs.js";
+import { ghostignoreBeforeStatus, rulesAround, withCurrentGhostignores } from "./ghostignore-dirs.js";
 import { captureNestedRepos, nestedReposToCapture, submoduleHead } from "./nested-repos.js";
 import { expandIncludes, splitByRepository } from "./includes.js";
 import { classifyUntracked, dependencyDirOf, ghostignoreMatch, largeDirCandidates } from "./policy.js";
@@ -88,7 +88,11 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   const strip = prefix === "" ? (p: RelPath) => p : (p: RelPath) => p.slice(prefix.length + 1);
   // The `.ghostignore` files below the root as they are now: in HEAD's tree, or new since (status).
   const seen = { entries: status.entries, strip, tracked: (info: typeof baseFirst) => info.ghostignoreFiles };
-  const { ghostignore, base } = await withCurrentGhostignores(ctx, userConfig.ignoreCase, seen, {
+  const {
+    ghostignore,
+    base,
+    dirs: ghostignoreDirs,
+  } = await withCurrentGhostignores(ctx, userConfig.ignoreCase, seen, {
     ...ghostignoreFirst,
     base: baseFirst,
     again: (rules) => baseInfo(paths.dir, ctx.readEnv, baseTree, rules, false, baseIndex),
@@ -211,8 +215,10 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   // Force-included and touched paths: captured even if ignored, still bounded by size.
   const included: RelPath[] = [];
   const alreadyRead = new Set(reads.map((r) => r.path));
+  const around = await rulesAround(location, userConfig.ignoreCase, ghostignoreDirs, forced.outside);
+  const forcedMatcher = around?.matcher ?? matcher;
   for (const rel of forced.outside) {
-    if (alreadyRead.has(rel) || ghostignoreMatch(rel, matcher)) continue;
+    if (alreadyRead.has(rel) || ghostignoreMatch(rel, forcedMatcher)) continue;
     included.push(rel);
     reads.push({ path: rel, limit: settings.largeFileBytes, untracked: true });
   }

@@ -324,6 +324,21 @@ describe("touch", () => {
     expect(r.ok("show", amended).files).not.toContain("docs/secret.txt");
   });
 
+  // Found in a trial: the touch's before-state read local/.ghostignore (on the way to the path)
+  // but the turn's end did not (git ignores local/, so neither the index nor status names it):
+  // the secret looked created by the turn, and the rewind deleted it.
+  it("keeps out a touched file the .ghostignore of a directory git ignores names, at both ends of the turn", () => {
+    const r = repo({ ".gitignore": "local/\n", "a.txt": "a\n" });
+    r.write({ "local/.ghostignore": "key.txt\n", "local/key.txt": "PRIVATE\n" });
+    r.ok("turn", "begin", "--session", "s", "--turn", "1");
+    r.ok("touch", "--session", "s", "local/key.txt");
+    const ended = r.ok("turn", "end", "--session", "s", "--turn", "1");
+    expect(r.ok("show", ended.after).files).not.toContain("local/key.txt");
+    const rewound = r.ok("rewind", "--session", "s", "--to", "1");
+    expect([rewound.written, rewound.deleted]).toEqual([[], []]);
+    expect(r.read("local/key.txt")).toBe("PRIVATE\n");
+  });
+
   // Found in a trial: the command line said only "touched 1 path", where --json said outsideTurn.
   it("says on the command line, as in JSON, that no turn was open", () => {
     const r = repo({ "a.txt": "a\n" });
