@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { GhostcommitError } from "./errors.js";
 import { userConfigPath } from "./util/data-dirs.js";
-import { symlinkTarget } from "./util/small-files.js";
+import { specialFileKind, symlinkTarget } from "./util/small-files.js";
 
 /** Where snapshots go: a private git directory per workspace, or the user's own repository. */
 export type StoreKind = "shadow" | "repo";
@@ -87,6 +87,9 @@ export const WATCHMAN_AUTO_FILES = 20_000;
 export const WORKSPACE_CONFIG = ".ghostcommit.json";
 
 function readConfigFile(file: string): Partial<Settings> {
+  const special = specialFileKind(file);
+  if (special !== null)
+    throw new GhostcommitError("bad-config", `cannot read ${file}: it is ${special}, not a file`, { file });
   let text: string;
   try {
     text = readFileSync(file, "utf8");

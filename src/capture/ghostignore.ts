@@ -1,6 +1,6 @@
 import { nodeCrypto } from "../util/crypto.js";
 import { readFileSync } from "node:fs";
-import { symlinkTarget } from "../util/small-files.js";
+import { specialFileKind, symlinkTarget } from "../util/small-files.js";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { fsError, GhostcommitError } from "../errors.js";
@@ -99,6 +99,13 @@ export function depth(dir: RelPath): number {
 
 /** A `.ghostignore` file's rules, or null where there is none; one that cannot be read stops the capture. */
 function readRules(file: string): string | null {
+  const special = specialFileKind(file);
+  if (special !== null)
+    throw new GhostcommitError(
+      "io",
+      `cannot read ${file}: it is ${special}, not a file; its rules keep files out of every snapshot, so none is taken until it is a file or is removed`,
+      { path: file },
+    );
   try {
     return readFileSync(file, "utf8"); // small, and usually not there
   } catch (error) {

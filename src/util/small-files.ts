@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readFileSync, readlinkSync, type Stats } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, readlinkSync, type Stats, statSync } from "node:fs";
 import { fsPath, parentOf, type RelPath } from "../paths.js";
 
 /*
@@ -63,4 +63,19 @@ export function symlinkTarget(file: string): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * What a settings or rules file is where it is no file nor directory (a FIFO, a socket, a device):
+ * reading one would wait forever, or read a device. Null for anything else (absent included).
+ */
+export function specialFileKind(file: string): string | null {
+  let stat: Stats | undefined;
+  try {
+    stat = statSync(file, { throwIfNoEntry: false });
+  } catch {
+    return null; // the read reports it
+  }
+  if (!stat || stat.isFile() || stat.isDirectory()) return null;
+  return stat.isFIFO() ? "a FIFO" : stat.isSocket() ? "a socket" : "a device";
 }

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -398,6 +399,18 @@ describe(".ghostignore", () => {
         .excluded.map((e: { path: string }) => e.path)
         .sort(),
     ).toEqual(["src/db.secret", "src/deep/key.secret", "src/gen"]);
+  });
+
+  // Found in a trial: reading a FIFO there waited forever (a hook past its agent's timeout).
+  it("refuses a .ghostignore or .ghostcommit.json that is a FIFO instead of waiting on it", () => {
+    const r = repo({ "a.txt": "a\n" });
+    for (const name of [".ghostignore", ".ghostcommit.json"]) {
+      execFileSync("mkfifo", [r.path(name)]);
+      const run = r.cli(["snapshot", "--json"]);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain(`${name}: it is a FIFO, not a file`);
+      r.remove(name);
+    }
   });
 
   // Found in a trial: docs/.ghostignore kept docs/apikey.txt out of a workspace started in docs/,
