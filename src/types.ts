@@ -101,8 +101,8 @@ export interface HeadMoved {
   now: string | null;
   /** The branch checked out now (null: a detached HEAD). */
   branch: string | null;
-  /** The branches whose tip is still the commit HEAD was then. */
-  branchesAtCapture: string[];
+  /** The branches whose tip is that commit now (not necessarily the one HEAD was on then). */
+  branchesThere: string[];
 }
 
 export interface SnapshotOptions {

@@ -73,7 +73,7 @@ const outcome = {
       atCapture: id,
       now: id.nullable(),
       branch: z.string().nullable(),
-      branchesAtCapture: z.array(z.string()),
+      branchesThere: z.array(z.string()),
     })
     .optional(),
 };

@@ -18,10 +18,10 @@ export async function headMoved(
       (r) => (r.code === 0 ? r.stdout.toString("utf8").split("\n").filter(Boolean) : []),
       () => [],
     );
-  const [branch, branchesAtCapture] = await Promise.all([
+  const [branch, branchesThere] = await Promise.all([
     git(["symbolic-ref", "-q", "--short", "HEAD"]),
     // A commit git no longer has (pruned) names no branch: then [] as for none.
     git(["for-each-ref", "--points-at", atCapture, "--format=%(refname:short)", "refs/heads/"]),
   ]);
-  return { atCapture, now, branch: branch[0] ?? null, branchesAtCapture };
+  return { atCapture, now, branch: branch[0] ?? null, branchesThere };
 }

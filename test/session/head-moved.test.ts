@@ -27,7 +27,7 @@ describe("a restore when git's HEAD moved since", () => {
       atCapture: mainHead,
       now: otherHead,
       branch: "other",
-      branchesAtCapture: ["main"],
+      branchesThere: ["main"],
     });
     expect(r.read("a.txt")).toBe("main\n");
     // Git's own state is the agent's: still on other, the file now modified against it.
@@ -42,7 +42,7 @@ describe("a restore when git's HEAD moved since", () => {
     const again = r.cli(["rewind", "--session", "s", "--to", "1"]);
     expect(again.status).toBe(0);
     expect(again.stdout).toContain(
-      `git's HEAD is other at ${otherHead.slice(0, 12)}, not ${mainHead.slice(0, 12)} (main) as when those files were captured: only files went back; the branch, commits and staged changes stay as git has them`,
+      `git's HEAD is other at ${otherHead.slice(0, 12)}, not ${mainHead.slice(0, 12)} (where main is now) as when those files were captured: only files went back; the branch, commits and staged changes stay as git has them`,
     );
   });
 
@@ -60,7 +60,7 @@ describe("a restore when git's HEAD moved since", () => {
     r.git("checkout", "-q", "--detach");
     const now = r.git("rev-parse", "HEAD").trim();
     const dry = r.ok("restore", before, "--dry-run");
-    expect(dry.head).toEqual({ atCapture: then, now, branch: null, branchesAtCapture: [] });
+    expect(dry.head).toEqual({ atCapture: then, now, branch: null, branchesThere: [] });
     const human = r.cli(["restore", before]);
     expect(human.stdout).toContain(
       `git's HEAD is detached at ${now.slice(0, 12)}, not ${then.slice(0, 12)} as when those files were captured: only files went back`,

@@ -76,7 +76,7 @@ function headLine(head: HeadMoved, dryRun: boolean | undefined): string {
     head.now === null
       ? `${head.branch ? `${humanText(head.branch)}, ` : ""}no commit`
       : `${head.branch ? `${humanText(head.branch)} at ` : "detached at "}${shortId(head.now)}`;
-  const atCapture = `${shortId(head.atCapture)}${head.branchesAtCapture.length > 0 ? ` (${head.branchesAtCapture.map(humanText).join(", ")})` : ""}`;
+  const atCapture = `${shortId(head.atCapture)}${head.branchesThere.length > 0 ? ` (where ${head.branchesThere.map(humanText).join(", ")} ${head.branchesThere.length === 1 ? "is" : "are"} now)` : ""}`;
   return `git's HEAD is ${now}, not ${atCapture} as when those files were captured: ${dryRun ? "only files would go back" : "only files went back"}; the branch, commits and staged changes stay as git has them`;
 }
 
