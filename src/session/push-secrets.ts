@@ -6,6 +6,9 @@ import { ignoredBySnapshotRules } from "./snapshot-ignores.js";
 import type { StoreContext } from "../store/context.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { humanText, quotedPath } from "../util/format.js";
+import { workspaceGhostignore } from "../capture/ghostignore-dirs.js";
+import { ignoresCase } from "../capture/conversion.js";
+import { ghostignoreMatch } from "../capture/policy.js";
 
 /**
  * Secrets stay home by default: a snapshot may hold files the repository ignores (a touched or
@@ -46,6 +49,17 @@ export async function refuseIgnoredContent(engine: StoreContext, snapshots: Stor
   for (const file of splitNul(ignored.stdout).map(checkIgnoreName)) {
     offending.set(displayPath(relFromBytes(file)), holders.get(file.toString("latin1")) ?? []);
   }
+  // What a `.ghostignore` keeps out today (one written since the snapshot, or put back by a
+  // rewind of the agent's deleting it): no weaker at a push than a `.gitignore` line.
+  const rules = await workspaceGhostignore(
+    engine.location,
+    engine.paths.dir,
+    await ignoresCase(engine.location, engine.paths.dir),
+    [...holders.keys()],
+  );
+  for (const [file, ids] of holders) {
+    if (ghostignoreMatch(file, rules?.matcher ?? null) !== null) offending.set(displayPath(file), ids);
+  }
   // Ignored when captured, by a rule no longer in the work tree (its folder deleted since, or a
   // clone that fetched the session without it): the snapshot's own `.gitignore` files say so.
   for (const file of await ignoredBySnapshotRules(engine, added)) {
@@ -57,7 +71,7 @@ export async function refuseIgnoredContent(engine: StoreContext, snapshots: Stor
   const ids = [...new Set([...offending.values()].flat())];
   throw new GhostcommitError(
     "conflict",
-    `push refused: snapshots hold ${paths.length} ${paths.length === 1 ? "file" : "files"} the repository ignores (${shown}), in ${heldBy(ids, snapshots)}; nothing was sent, ${engine.optionNames.includeIgnored} sends them`,
+    `push refused: snapshots hold ${paths.length} ${paths.length === 1 ? "file" : "files"} the repository or a .ghostignore ignores (${shown}), in ${heldBy(ids, snapshots)}; nothing was sent, ${engine.optionNames.includeIgnored} sends them`,
     { conflicts: paths, snapshots: ids },
   );
 }

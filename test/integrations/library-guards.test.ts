@@ -145,7 +145,7 @@ describe("a workspace opened by the library", () => {
     repo.write({ ".env": "KEY=agent\n" });
     const { after } = await s.endTurn("1");
     expect(await codeAndMessage(() => shadow.push({ remote }))).toBe(
-      `conflict: push refused: snapshots hold 1 file the repository ignores (.env), in snapshot ${after.slice(0, 12)} (after turn 1 of session s); nothing was sent, push({ includeIgnored: true }) sends them`,
+      `conflict: push refused: snapshots hold 1 file the repository or a .ghostignore ignores (.env), in snapshot ${after.slice(0, 12)} (after turn 1 of session s); nothing was sent, push({ includeIgnored: true }) sends them`,
     );
   });
 

@@ -225,6 +225,22 @@ describe("push and fetch through a local bare repository", () => {
     expect(a.git(remote, "cat-file", "-p", `${after}:.env`)).toBe("TOKEN=hunter2\n");
   });
 
+  // Found in a trial: a file captured before a .ghostignore named it was pushed, where the same
+  // rule in a .gitignore refused the push.
+  it("refuses a file a .ghostignore names today, as a .gitignore line would", async () => {
+    const remote = bare("ghostignored-since.git");
+    const repo = originRepo(a, "ghostignored-since", remote, { "app.ts": "1\n" });
+    await turn(repo, "s", "1", () => repo.write({ "web/tokens.txt": "LATESECRET\n", "app.ts": "2\n" }));
+    repo.write({ "web/.ghostignore": "tokens.txt\n" });
+    const refused = repo.cli(["push", "--json"]);
+    expect(refused.status, refused.stderr).toBe(3);
+    expect(refused.json.conflicts).toEqual(["web/tokens.txt"]);
+    expect(refused.stderr).toContain(
+      "snapshots hold 1 file the repository or a .ghostignore ignores (web/tokens.txt)",
+    );
+    expect(ghostRefs(a, remote)).toEqual([]);
+  });
+
   it("refuses a file captured before the repository came to ignore it, as ignored today", async () => {
     // An agent writes .env in one turn and ignores it in the next: the first turn's after snapshot
     // holds it without any touch or --include naming it.
@@ -841,7 +857,9 @@ describe("push after each turn", () => {
     repo.ok("turn", "end", "--session", "s");
     const [refused] = await pushProblems((p) => p.length > 0);
     expect(refused.code).toBe("push-failed");
-    expect(refused.message).toContain("snapshots hold 1 file the repository ignores (.env)");
+    expect(refused.message).toContain(
+      "snapshots hold 1 file the repository or a .ghostignore ignores (.env)",
+    );
     // Recorded as doctor's own advice names things: the command line's flags, not the library's options.
     expect(refused.message).toContain("nothing was sent, --include-ignored sends them");
     expect(refused.message).not.toContain("push({");
