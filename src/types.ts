@@ -64,7 +64,13 @@ export type SkipReason = "permission" | "io" | "excluded" | "not-captured";
  * ran), `sparse-checkout` (outside the sparse checkout, not on disk). Absent: the target or the
  * safety snapshot lacks it (ignored, excluded, in the way).
  */
-export type ExcludedDetail = "submodule" | "local-edit" | "sparse-checkout" | "unreadable" | "in-the-way";
+export type ExcludedDetail =
+  | "submodule"
+  | "local-edit"
+  | "sparse-checkout"
+  | "unreadable"
+  | "in-the-way"
+  | "ghostignore";
 
 /** A path a restore, rewind or redo left as it was. */
 export interface SkippedPath {

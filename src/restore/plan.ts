@@ -46,8 +46,12 @@ export function planRestore(input: PlanInput): PlanStep[] {
         "store-damaged",
         `a snapshot holds a path outside the workspace, ${quotedPath(displayPath(path))} (forged or damaged): nothing was changed`,
       );
-    if (touchesGitDir(path) || input.untouchable(path)) {
+    if (touchesGitDir(path)) {
       skips.push({ kind: "skip", path, reason: "excluded" });
+      continue;
+    }
+    if (input.untouchable(path)) {
+      skips.push({ kind: "skip", path, reason: "excluded", detail: "ghostignore" });
       continue;
     }
     if (current?.mode === MODE.gitlink || target?.mode === MODE.gitlink) {

@@ -68,7 +68,7 @@ describe("planRestore", () => {
     expect(steps).toEqual([
       { kind: "skip", path: "sub/.git/config", reason: "excluded" },
       { kind: "skip", path: ".GIT/x", reason: "excluded" },
-      { kind: "skip", path: "private/key", reason: "excluded" },
+      { kind: "skip", path: "private/key", reason: "excluded", detail: "ghostignore" },
       { kind: "skip", path: "module", reason: "excluded", detail: "submodule" },
     ]);
   });

@@ -88,6 +88,7 @@ const EXCLUDED_BECAUSE: Record<NonNullable<SkippedPath["detail"]>, string> = {
   "sparse-checkout": "outside the sparse checkout (not on disk)",
   unreadable:
     "it cannot be read now (permissions, or no regular file), so no snapshot holds what it is; make it readable, or remove it, and run this again",
+  ghostignore: "a .ghostignore names it, so no snapshot holds it and no restore writes or deletes it",
   "in-the-way":
     "a directory of files no snapshot holds (ignored or excluded ones) stands where it goes; move them away and run this again",
 };
