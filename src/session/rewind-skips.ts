@@ -35,8 +35,17 @@ export function addLeftSkips(
     ...[...how.excludedNow].filter((p) => isNamed(p, named)),
   ]);
   const said = new Set([...report.skipped.map((s) => s.path), ...report.written, ...report.deleted]);
-  for (const p of [...excluded].sort())
-    if (!said.has(displayPath(p))) report.skipped.push({ path: displayPath(p), reason: "excluded" });
+  // Left out by a `.ghostignore` when a turn ended: said, as a restore says it of one named now.
+  const ghostignored = new Set(
+    how.afters.flatMap((after) =>
+      (after?.excluded ?? []).flatMap((e) => (e.reason === "ignore-file" ? [e.path] : [])),
+    ),
+  );
+  for (const p of [...excluded].sort()) {
+    if (said.has(displayPath(p))) continue;
+    const detail = ghostignored.has(p) ? { detail: "ghostignore" as const } : {};
+    report.skipped.push({ path: displayPath(p), reason: "excluded", ...detail });
+  }
 }
 
 /**

@@ -261,7 +261,7 @@ describe("rewind and redo through the CLI", () => {
     // Only what the turns added and is still there: not what was excluded before them, not a
     // file a later turn removed.
     expect(report.skipped).toEqual([
-      { path: "key.secret", reason: "excluded" },
+      { path: "key.secret", reason: "excluded", detail: "ghostignore" },
       { path: "model.bin", reason: "excluded" },
     ]);
     expect(r.read("a.txt")).toBe("a0\n");
@@ -328,7 +328,7 @@ describe("rewind and redo through the CLI", () => {
     }
     const rewound = r.cli(["rewind", "--session", "s", "--to", "1", "--json"]);
     expect([rewound.status, rewound.stderr]).toEqual([0, ""]);
-    expect(rewound.json.skipped).toEqual([{ path: "local.cfg", reason: "excluded" }]);
+    expect(rewound.json.skipped).toEqual([{ path: "local.cfg", reason: "excluded", detail: "ghostignore" }]);
     expect([r.read("a"), r.read("local.cfg")]).toEqual(["a\n", "v2\n"]);
   });
 
