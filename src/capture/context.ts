@@ -7,6 +7,7 @@ import type { StorePaths } from "../store/layout.js";
 import type { StoredExclusion } from "../store/metadata.js";
 import type { WorkspaceLocation } from "../git/repository.js";
 import type { HashCache } from "./hash-cache.js";
+import type { OutsideRules } from "../store/metadata.js";
 import type { DeferredBuild } from "./status-cache.js";
 
 /** Everything one capture needs: where the workspace and store are, and the open git helpers. */
@@ -33,6 +34,8 @@ export interface Captured {
   included: RelPath[];
   /** Git repositories nested in the workspace whose files were captured by their own rules. */
   nested?: RelPath[];
+  /** The ignore rules outside the tree (git workspaces). */
+  outside?: OutsideRules;
   /** Status read the user's index: a detached process is to make the private copy. */
   statusCopyDeferred?: DeferredBuild;
   /** The objects this capture stored (the repo store checks they outlive a prune of the user's). */

@@ -24,6 +24,7 @@ import { runStatus } from "./status-run.js";
 import { EarlyProof, unprovenCleanFiles } from "./clean-proof.js";
 import { commitTree, editTree, entryAt, type FileState, subtreeAt, type TreeChanges } from "../git/trees.js";
 import { signal } from "../util/settled.js";
+import { outsideRecord, readOutsideRules } from "./outside-rules.js";
 import { trace } from "../util/trace.js";
 
 /**
@@ -266,6 +267,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     excluded: sortExclusions(withoutIncludedDirs(excluded, includes, capturedIncludes)),
     included: [...capturedIncludes, ...absentIncludes].sort(),
     ...(nested.roots.length > 0 ? { nested: nested.roots } : {}),
+    outside: outsideRecord(readOutsideRules(location, userConfig.excludesFile)),
     ...(status.copyDeferred ? { statusCopyDeferred: status.copyDeferred } : {}),
   };
 }

@@ -120,6 +120,7 @@ export async function writeUnpublishedSnapshot(
     nonce: newNonce(),
   };
   if (captured.nested) meta.nested = captured.nested;
+  if (captured.outside) meta.outside = captured.outside;
   if (extras.session !== undefined) meta.session = extras.session;
   if (extras.turn !== undefined) meta.turn = extras.turn;
   if (extras.guards !== undefined) meta.guards = extras.guards;

@@ -4,6 +4,7 @@ import { ghostignoreMatch } from "../capture/policy.js";
 import { entryAt } from "../git/trees.js";
 import type { CatFile } from "../git/cat-file.js";
 import { MODE } from "../git/objects.js";
+import type { RuleLevel } from "../store/metadata.js";
 import { ancestorsOf, isWithin, type RelPath } from "../paths.js";
 
 /**
@@ -12,7 +13,9 @@ import { ancestorsOf, isWithin, type RelPath } from "../paths.js";
  * rules only say what may be touched now: a file made since under other rules (a `.ghostignore`
  * removed or changed) would be matched by the target's and was never captured then, so the
  * snapshot proves nothing about it. A `.ghostignore` the target left out (excluded, or a symlink)
- * has rules no one can read back: then it proves nothing about any path below it.
+ * has rules no one can read back: then it proves nothing about any path below it. `above`: the
+ * rules of the `.ghostignore` files above a subdirectory's workspace then (nearest first), as its
+ * snapshot recorded them; "unknown" where it kept only their hash and they changed since.
  */
 export async function ghostignoredAtTarget(
   cat: CatFile,
@@ -20,7 +23,9 @@ export async function ghostignoredAtTarget(
   excludedInTarget: readonly RelPath[],
   ignoreCase: () => Promise<boolean>,
   candidates: readonly RelPath[],
+  above: RuleLevel[] | "unknown" = [],
 ): Promise<(path: RelPath) => boolean> {
+  if (above === "unknown") return () => true;
   const dirs = new Set<RelPath>([""]);
   for (const p of candidates) for (const dir of ancestorsOf(p)) dirs.add(dir);
   const unreadable: RelPath[] = [];
@@ -43,7 +48,13 @@ export async function ghostignoredAtTarget(
     levels.push({ dir, prefix: "", rules: ignoreMatcher(blob.content.toString("utf8"), caseless) });
   }
   if (unreadable.includes("")) return () => true;
-  const matcher = layeredRules(levels.sort((a, b) => depth(b.dir) - depth(a.dir)));
+  if (above.length > 0) caseless ??= await ignoreCase();
+  const aboveLevels = above.map((l) => ({
+    dir: "",
+    prefix: l.prefix,
+    rules: ignoreMatcher(l.text, caseless!),
+  }));
+  const matcher = layeredRules([...levels.sort((a, b) => depth(b.dir) - depth(a.dir)), ...aboveLevels]);
   return (path) => unreadable.some((dir) => isWithin(path, dir)) || ghostignoreMatch(path, matcher) !== null;
 }
 
@@ -62,6 +73,7 @@ export async function ignoredAtTarget(
   scopeOf: (path: RelPath) => RelPath | null,
   scopeNow: (path: RelPath) => RelPath | null,
   ignoreCase: () => Promise<boolean>,
+  outsideThen?: RuleLevel[] | "unknown",
 ): Promise<Set<RelPath>> {
   const changedIgnoreDirs = new Set<RelPath>();
   for (const path of changedPaths) {
@@ -70,8 +82,17 @@ export async function ignoredAtTarget(
   }
   const ignored = new Set<RelPath>();
   const rescoped = (path: RelPath) => scopeOf(path) !== null && scopeOf(path) !== scopeNow(path);
-  if (changedIgnoreDirs.size === 0 && !candidates.some(rescoped)) return ignored;
+  // The rules outside the tree (info/exclude, core.excludesFile, the .gitignore files above the
+  // workspace) changed since: the repository's own paths are judged by those it had then.
+  const outsideChanged = (path: RelPath) => outsideThen !== undefined && scopeOf(path) === "";
+  if (changedIgnoreDirs.size === 0 && !candidates.some((p) => rescoped(p) || outsideChanged(p)))
+    return ignored;
+  if (outsideThen === "unknown") for (const p of candidates) if (outsideChanged(p)) ignored.add(p);
   const ignorecase = await ignoreCase();
+  const outside =
+    outsideThen === undefined || outsideThen === "unknown"
+      ? []
+      : outsideThen.map((level) => ({ prefix: level.prefix, rules: ignoreMatcher(level.text, ignorecase) }));
   const matchers = new Map<RelPath, Ignore | null>();
   const matcherFor = async (dir: RelPath): Promise<Ignore | null> => {
     if (matchers.has(dir)) return matchers.get(dir)!;
@@ -87,27 +108,29 @@ export async function ignoredAtTarget(
   /** Git's verdict from the rules of levels[0..upto]: the last matching pattern wins. */
   const lastMatch = async (levels: RelPath[], upto: number, target: RelPath, isDir: boolean) => {
     let verdict = false;
+    if (levels[0] === "") {
+      for (const { prefix, rules } of outside) {
+        const said = testRules(rules, `${prefix}${target}`, isDir);
+        if (said === true || said === false) verdict = said;
+      }
+    }
     for (let i = 0; i <= upto; i++) {
       const dir = levels[i];
       const matcher = await matcherFor(dir);
       if (!matcher) continue;
       const relative = dir === "" ? target : target.slice(dir.length + 1);
-      try {
-        const result = matcher.test(isDir ? `${relative}/` : relative);
-        if (result.ignored) verdict = true;
-        else if (result.unignored) verdict = false;
-      } catch {
-        // unmatchable name: no verdict from this level
-      }
+      const said = testRules(matcher, relative, isDir);
+      if (said === true || said === false) verdict = said;
     }
     return verdict;
   };
   for (const path of candidates) {
     const scope = scopeOf(path);
-    if (scope === null) continue;
+    if (scope === null || ignored.has(path)) continue;
     const dirs = ancestorsOf(path).filter((dir) => scope === "" || dir.startsWith(`${scope}/`));
     const levels = [scope, ...dirs];
-    if (!levels.some((dir) => changedIgnoreDirs.has(dir)) && !rescoped(path)) continue;
+    if (!levels.some((dir) => changedIgnoreDirs.has(dir)) && !rescoped(path) && !outsideChanged(path))
+      continue;
     // As git walks: an ignored directory is never entered, so nothing below it (not even a
     // deeper "!" rule) can bring a path back; dirs[k] is judged by the levels above it.
     let verdict = false;
@@ -116,6 +139,18 @@ export async function ignoredAtTarget(
     if (verdict) ignored.add(path);
   }
   return ignored;
+}
+
+/** One level's verdict on a path: ignored (true), brought back by a "!" rule (false), or none. */
+function testRules(rules: Ignore, relative: string, isDir: boolean): boolean | undefined {
+  try {
+    const result = rules.test(isDir ? `${relative}/` : relative);
+    if (result.ignored) return true;
+    if (result.unignored) return false;
+  } catch {
+    // an unmatchable name: no verdict from this level
+  }
+  return undefined;
 }
 
 /**

@@ -15,6 +15,7 @@ import { ignoresCase } from "../capture/conversion.js";
 import type { RelPath } from "../paths.js";
 import type { StoreContext } from "../store/context.js";
 import type { StoredSnapshot } from "../store/store.js";
+import { ghostRulesThen, gitRulesThen, outsideRulesNow } from "../capture/outside-rules.js";
 import { ghostignoredAtTarget, ignoredAtTarget, ignoreScope } from "./ignored-at-target.js";
 import { namedOutsideCapture, selectNamed } from "./path-filter.js";
 import { type PathChange, proveAbsent } from "./plan.js";
@@ -72,6 +73,7 @@ export async function restoreSnapshot(
         changes.filter((c) => c.target && c.target.mode !== MODE.gitlink).map((c) => c.path),
       );
       const candidates = changes.filter((c) => c.current && !c.target).map((c) => c.path);
+      const rulesNow = await outsideRulesNow(engine.location, engine.paths.dir);
       const ignored = await ignoredAtTarget(
         cat,
         target.tree,
@@ -80,6 +82,7 @@ export async function restoreSnapshot(
         ignoreScope(engine.location.kind, target.meta.nested),
         ignoreScope(engine.location.kind, capturedRepos),
         () => ignoresCase(engine.location, engine.paths.dir),
+        rulesNow ? gitRulesThen(target.meta.outside, rulesNow) : undefined,
       );
       // Nor was a repository there looked into (a submodule or nested repository not captured then).
       const reposInTarget = changes.filter((c) => c.target?.mode === MODE.gitlink).map((c) => c.path);
@@ -94,6 +97,7 @@ export async function restoreSnapshot(
         excludedThen,
         () => ignoresCase(engine.location, engine.paths.dir),
         candidates,
+        rulesNow ? ghostRulesThen(target.meta.outside, rulesNow) : [],
       );
       const provenAbsent = proveAbsent(
         candidates,

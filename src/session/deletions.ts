@@ -4,6 +4,7 @@ import { MODE } from "../git/objects.js";
 import { ancestorsOf, type RelPath } from "../paths.js";
 import { ghostignoredAtTarget, ignoredAtTarget, ignoreScope } from "../restore/ignored-at-target.js";
 import { ignoresCase } from "../capture/conversion.js";
+import { ghostRulesThen, gitRulesThen, outsideRulesNow } from "../capture/outside-rules.js";
 import { proveAbsent } from "../restore/plan.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { sameState, type TreeLookup } from "../git/tree-lookup.js";
@@ -33,6 +34,7 @@ export async function proveDeletions(
   const proven = new Set<RelPath>();
   const scopeNow = ignoreScope(engine.location.kind, capturedRepos);
   const groups = new Map<StoredSnapshot, RelPath[]>();
+  const rulesNow = await outsideRulesNow(engine.location, engine.paths.dir);
   for (const p of candidates) {
     const source = sourceOf(p);
     if (source.absent.has(p)) {
@@ -65,10 +67,18 @@ export async function proveDeletions(
         if (!sameState(then, await lookup.file(currentTree, rules))) changedIgnores.add(rules);
       }
     }
+    const outsideThen = rulesNow ? gitRulesThen(snapshot.meta.outside, rulesNow) : undefined;
     const ignored =
-      changedIgnores.size > 0 || rescoped
-        ? await ignoredAtTarget(cat, snapshot.tree, paths, changedIgnores, scopeOf, scopeNow, () =>
-            ignoresCase(engine.location, engine.paths.dir),
+      changedIgnores.size > 0 || rescoped || outsideThen !== undefined
+        ? await ignoredAtTarget(
+            cat,
+            snapshot.tree,
+            paths,
+            changedIgnores,
+            scopeOf,
+            scopeNow,
+            () => ignoresCase(engine.location, engine.paths.dir),
+            outsideThen,
           )
         : new Set<RelPath>();
     const excludedThen = snapshot.meta.excluded.map((e) => e.path);
@@ -78,6 +88,7 @@ export async function proveDeletions(
       excludedThen,
       () => ignoresCase(engine.location, engine.paths.dir),
       paths,
+      rulesNow ? ghostRulesThen(snapshot.meta.outside, rulesNow) : [],
     );
     const excluded = [...excludedThen, ...reposInTarget];
     for (const p of proveAbsent(paths, fileInTarget, excluded, (q) => ignored.has(q) || ghostignored(q)))

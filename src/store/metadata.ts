@@ -4,6 +4,32 @@ import { isWithin, type RelPath } from "../paths.js";
 import type { ExclusionReason, SnapshotKind } from "../types.js";
 import { isoFromMillis } from "../util/format.js";
 
+/** One file's rules: its patterns match `prefix` + a workspace-relative path. */
+export interface RuleLevel {
+  prefix: string;
+  text: string;
+}
+
+/**
+ * The ignore rules a snapshot was judged by that its tree cannot hold: `core.excludesFile`,
+ * `info/exclude` and, for a subdirectory's workspace, the `.gitignore` and `.ghostignore` files of
+ * the directories above it. A restore proves a file absent then only where those rules would have
+ * let it in: with them removed since, a file they kept out then (a log, a key) is in the capture
+ * now, missing from the snapshot, and not the snapshot's to delete.
+ */
+export interface OutsideRules {
+  /** Hash of the git rules' levels. */
+  git: string;
+  /** Hash of the `.ghostignore` levels, kept where `cut`. */
+  ghost?: string;
+  /** Lowest precedence first: core.excludesFile, info/exclude, then the `.gitignore` files above, top first. */
+  gitLevels?: RuleLevel[];
+  /** The `.ghostignore` files above the workspace, nearest first (as the deepest decides). */
+  ghostLevels?: RuleLevel[];
+  /** A record whose rules were too long to keep in a snapshot's message: only the hashes are known. */
+  cut?: true;
+}
+
 /** An exclusion as stored: the path stays a RelPath (binary string) so odd names survive. */
 export interface StoredExclusion {
   path: RelPath;
@@ -29,6 +55,8 @@ export interface SnapshotMeta {
   included: RelPath[];
   /** Nested git repositories captured by their own rules: their ignore rules decide deletion proofs. */
   nested?: RelPath[];
+  /** The ignore rules outside the tree it was taken under (see OutsideRules); absent before they were kept. */
+  outside?: OutsideRules;
   session?: string;
   turn?: string;
   /** For safety snapshots: the snapshot being restored. */

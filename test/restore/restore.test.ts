@@ -304,6 +304,51 @@ describe("restore", () => {
     expect((await snapshotIn(c)).excluded).toEqual([{ path: "notes.md", reason: "ignore-file" }]);
   });
 
+  it("never deletes a file ignore rules outside the snapshot's tree kept out, though they changed since", () => {
+    // info/exclude, core.excludesFile and, for a workspace in a subdirectory, the .gitignore and
+    // .ghostignore files above it are not in its tree: the snapshot records what they said.
+    const r = repo({
+      ".gitignore": "*.log\n",
+      ".ghostignore": "*.pem\n",
+      "src/a.txt": "a\n",
+      "b.txt": "b\n",
+    });
+    const excludes = path.join(r.dir, "..", "excludes-file");
+    writeFileSync(excludes, "*.bak\n");
+    r.git("config", "core.excludesFile", excludes);
+    r.write({ ".git/info/exclude": "# git's template\n*.tmp\n" });
+    const src = path.join(r.dir, "src");
+    const inSrc = sandbox.ok(src, "snapshot").id;
+    const atRoot = r.ok("snapshot").id;
+    // Made since, under the same rules: never captured, as they would not have been then.
+    r.write({ "src/debug.log": "log\n", "src/key.pem": "secret\n", "scratch.tmp": "t\n", "old.bak": "b\n" });
+    r.write({ "src/made.txt": "m\n", "made.txt": "m\n" });
+    writeFileSync(excludes, "# emptied\n");
+    r.write({ ".git/info/exclude": "", ".gitignore": "*.log\n" });
+    r.git("rm", "-q", "--cached", ".ghostignore");
+    r.git("commit", "-q", "-m", "rules gone");
+    execFileSync("rm", [path.join(r.dir, ".ghostignore")]);
+    r.write({ ".gitignore": "" });
+    r.git("commit", "-q", "-am", "no log rule");
+
+    const fromSrc = sandbox.ok(src, "restore", inSrc);
+    expect(fromSrc.deleted).toEqual(["made.txt"]);
+    expect(fromSrc.skipped.map((s: { path: string }) => s.path).sort()).toEqual(["debug.log", "key.pem"]);
+    expect(r.read("src/debug.log")).toBe("log\n");
+    expect(r.read("src/key.pem")).toBe("secret\n");
+
+    const fromRoot = r.ok("restore", atRoot);
+    expect(fromRoot.deleted).toEqual(["made.txt"]);
+    // (src/'s two are kept out by the root's rules, in this snapshot's tree.)
+    expect(fromRoot.skipped.map((s: { path: string }) => s.path).sort()).toEqual([
+      "old.bak",
+      "scratch.tmp",
+      "src/debug.log",
+      "src/key.pem",
+    ]);
+    expect([r.read("scratch.tmp"), r.read("old.bak")]).toEqual(["t\n", "b\n"]);
+  });
+
   it("never deletes a file the snapshot's own .ghostignore kept out, though today's rules (or none) do not", async () => {
     const plain = () => new Repo(sandbox, sandbox.dir(`plain-${++plainDirs}`));
     for (const make of [plain, () => repo({ "README.md": "r\n" })]) {

@@ -1,4 +1,6 @@
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { Repo } from "../helpers/repo.js";
 import { sessionSandbox, snapshotIn, turn } from "./support.js";
 import { listIn, logIn } from "../helpers/in-process.js";
 
@@ -219,5 +221,23 @@ describe("a file the repository came to ignore during the turn that changed it",
       "kept\n",
       false,
     ]);
+  });
+});
+
+describe("ignore rules above a subdirectory's workspace, removed during a turn", () => {
+  it("leave a file they kept out before the turn as it is: the turn did not make it", async () => {
+    // The repository's `.gitignore` and `.ghostignore` are outside the tree of a workspace started
+    // in src/: its before-snapshot records what they said.
+    const r = repo({ ".gitignore": "*.log\n", ".ghostignore": "*.pem\n", "src/a.ts": "a1\n" });
+    r.write({ "src/debug.log": "kept\n", "src/key.pem": "secret\n" });
+    const src = new Repo(r.sandbox, path.join(r.dir, "src"));
+    await turn(src, "s", "t1", () => {
+      r.write({ ".gitignore": "", ".ghostignore": "", "src/a.ts": "a2\n", "src/made.ts": "m\n" });
+    });
+    const done = src.cli(["rewind", "--to", "t1", "--json"]);
+    expect(done.status, done.stderr).toBe(0);
+    expect(done.json.written).toEqual(["a.ts"]);
+    expect(done.json.deleted).toEqual(["made.ts"]);
+    expect([src.read("debug.log"), src.read("key.pem")]).toEqual(["kept\n", "secret\n"]);
   });
 });
