@@ -40,6 +40,12 @@ export interface Snapshot extends SnapshotSummary {
   excluded: Excluded[];
 }
 
+/** A snapshot just taken. */
+export interface SnapshotTaken extends Snapshot {
+  /** The `include` paths with nothing on disk (a typo, a pattern, which is not expanded): no error, said here. */
+  missingIncludes?: string[];
+}
+
 /** One snapshot in full. */
 export interface SnapshotDetails extends Snapshot {
   files: string[];

@@ -1,5 +1,6 @@
 import { takeSnapshot } from "./capture/snapshot.js";
-import { existsSync } from "node:fs";
+import { existsSync, lstatSync } from "node:fs";
+import path from "node:path";
 import { checkStoreKind, type StoreKind } from "./config.js";
 import { StoreContext } from "./store/context.js";
 import { checkArgument, checkedOptions, GhostcommitError, isStringList } from "./errors.js";
@@ -39,7 +40,7 @@ import type {
   OpenOptions,
   RestoreOptions,
   RestoreReport,
-  Snapshot,
+  SnapshotTaken,
   SnapshotDetails,
   SnapshotOptions,
   SnapshotSummary,
@@ -94,7 +95,7 @@ export class Workspace {
   }
 
   /** Takes a snapshot of the whole workspace. Never touches the user's index or repository state. */
-  async snapshot(options?: SnapshotOptions): Promise<Snapshot> {
+  async snapshot(options?: SnapshotOptions): Promise<SnapshotTaken> {
     const { include = [], message: given = "" } = checkedOptions(options, "snapshot", {
       others: ["include", "message"],
     });
@@ -109,7 +110,12 @@ export class Workspace {
     );
     // At most once a day; the store stays bounded unattended.
     await maybeRunRetention(this.engine, Date.now(), retention);
-    return toSnapshot(stored);
+    // Scripts pass an include whether it exists or not, so not an error; but a typo, or a pattern
+    // no shell expanded, would otherwise capture nothing without a word.
+    const missing = include.filter((p) => !lstatSync(path.resolve(this.root, p), { throwIfNoEntry: false }));
+    const taken: SnapshotTaken = toSnapshot(stored);
+    if (missing.length > 0) taken.missingIncludes = missing;
+    return taken;
   }
 
   /** Snapshots of this workspace, newest first. */

@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GhostcommitError, openWorkspace } from "../../src/index.js";
-import type { Snapshot, SessionHandle } from "../../src/index.js";
+import type { Snapshot, SessionHandle, SnapshotTaken } from "../../src/index.js";
 import { CLI, type Repo, Sandbox } from "../helpers/repo.js";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -55,6 +55,10 @@ describe('import { openWorkspace } from "ghostcommit"', () => {
     const ws = await openWorkspace({ cwd: repo.dir });
     const snap: Snapshot = await ws.snapshot({ message: "typed", include: [".env"] });
     expect(snap.fileCount).toBe(3);
+    // As the command line's JSON says it: a typo in an include captures nothing, and is named.
+    const typo: SnapshotTaken = await ws.snapshot({ include: [".env", ".env.locl"] });
+    expect(typo.missingIncludes).toEqual([".env.locl"]);
+    expect("missingIncludes" in snap).toBe(false);
     const session: SessionHandle = ws.session("typed");
     expect(await session.openTurn()).toBeNull();
     await expect(ws.snapshot({ include: ["../outside"] })).rejects.toSatisfy(

@@ -1,4 +1,3 @@
-import { lstatSync } from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { runGit } from "../../git/exec.js";
@@ -21,14 +20,9 @@ export function register(program: Command, run: Action): void {
         const done = progress("taking a snapshot");
         const snap = await ws.snapshot({ message: options.message, include: options.include }).finally(done);
         const ignored = snap.fileCount === 0 && (await ignoredByRepository(ws));
-        // Scripts pass --include .env whether it exists or not, so not an error; but a typo, or a
-        // quoted pattern no shell expanded, would otherwise capture nothing without a word.
-        const missing = options.include.filter(
-          (p) => !lstatSync(path.resolve(ws.root, p), { throwIfNoEntry: false }),
-        );
+        const missing = snap.missingIncludes ?? [];
         return {
-          // Said in JSON too: a script's typo must not pass for a captured file.
-          json: missing.length > 0 ? { ...snap, missingIncludes: missing } : snap,
+          json: snap,
           human: () =>
             [
               `${color.green("snapshot")} ${color.bold(shortId(snap.id))} ${nFiles(snap.fileCount)}${snap.message !== "snapshot" ? ` · ${humanText(snap.message)}` : ""}`,
