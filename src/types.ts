@@ -68,7 +68,8 @@ export type SkipReason = "permission" | "io" | "excluded" | "not-captured";
  * `submodule` (a restore never checks out a submodule's commit), `local-edit` (its bytes on disk
  * are an edit git does not show, assume-unchanged or skip-worktree, or one made while the restore
  * ran), `sparse-checkout` (outside the sparse checkout, not on disk). Absent: the target or the
- * safety snapshot lacks it (ignored, excluded, in the way).
+ * safety snapshot lacks it (ignored, excluded, in the way). `guards-files`: a `.ghostignore` whose
+ * rules keep files on disk out of snapshots that its restored version would let in.
  */
 export type ExcludedDetail =
   | "submodule"
@@ -76,7 +77,8 @@ export type ExcludedDetail =
   | "sparse-checkout"
   | "unreadable"
   | "in-the-way"
-  | "ghostignore";
+  | "ghostignore"
+  | "guards-files";
 
 /** A path a restore, rewind or redo left as it was. */
 export interface SkippedPath {

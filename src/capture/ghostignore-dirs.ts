@@ -38,21 +38,27 @@ async function knownDirs(storeDir: string): Promise<RelPath[]> {
  * The `.ghostignore` rules of a workspace: the root's, those of the directories above it (a
  * subdirectory's workspace) and, in a git workspace, those of the directories below it that the
  * last capture found (tracked or not: see `withCurrentGhostignores`), as git reads `.gitignore`
- * files; `around` adds those on the way to these paths (a touch's), found on disk. A directory no
- * longer holding one adds nothing.
+ * files; `around` adds those on the way to these paths (a touch's), found on disk; `instead` takes
+ * some of the workspace's as holding other rules (a restore's plan). A directory no longer holding
+ * one adds nothing.
  */
 export async function workspaceGhostignore(
   location: WorkspaceLocation,
   storeDir: string,
   ignoreCase: boolean,
   around: readonly RelPath[] = [],
+  instead?: ReadonlyMap<RelPath, string | null>,
 ): Promise<Ghostignore | null> {
-  if (location.kind !== "git") return loadGhostignore(location.root, ignoreCase);
+  if (location.kind !== "git") return loadGhostignore(location.root, ignoreCase, null, [], instead);
   const below = await knownDirs(storeDir);
   const onTheWay = around.flatMap((p) => ancestorsOf(p));
-  return loadGhostignore(location.root, ignoreCase, location.worktreeRoot, [
-    ...new Set([...below, ...onTheWay]),
-  ]);
+  return loadGhostignore(
+    location.root,
+    ignoreCase,
+    location.worktreeRoot,
+    [...new Set([...below, ...onTheWay])],
+    instead,
+  );
 }
 
 /** The rules known before a capture's status ran, and the directories below the root they came from. */

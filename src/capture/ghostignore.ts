@@ -39,16 +39,21 @@ export async function loadGhostignore(
   ignoreCase: boolean,
   top?: string | null,
   below: readonly RelPath[] = [],
+  /** Files of the workspace taken as holding this text instead (null: as absent), by directory. */
+  instead?: ReadonlyMap<RelPath, string | null>,
 ): Promise<Ghostignore | null> {
+  const rulesIn = (dir: RelPath, file: string) => (instead?.has(dir) ? instead.get(dir)! : readRules(file));
   // Deepest first: the directories below the root, then the root, then those above it.
   const levels: { dir: RelPath | null; prefix: string; text: string }[] = [];
-  for (const dir of [...below].sort((a, b) => depth(b) - depth(a) || (a < b ? -1 : 1))) {
+  const inside = new Set([...below, ...(instead?.keys() ?? [])]);
+  for (const dir of [...inside].sort((a, b) => depth(b) - depth(a) || (a < b ? -1 : 1))) {
     if (dir === "") continue;
-    const text = readRules(path.join(root, Buffer.from(dir, "latin1").toString("utf8"), GHOSTIGNORE));
+    const text = rulesIn(dir, path.join(root, Buffer.from(dir, "latin1").toString("utf8"), GHOSTIGNORE));
     if (text !== null) levels.push({ dir, prefix: "", text });
   }
   for (let dir = root, prefix = ""; ; prefix = `${path.basename(dir)}/${prefix}`, dir = path.dirname(dir)) {
-    const text = readRules(path.join(dir, GHOSTIGNORE));
+    const file = path.join(dir, GHOSTIGNORE);
+    const text = prefix === "" ? rulesIn("", file) : readRules(file);
     if (text !== null) levels.push({ dir: null, prefix, text });
     if (!top || dir === top || !dir.startsWith(`${top}/`)) break;
   }

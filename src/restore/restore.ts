@@ -28,6 +28,7 @@ import { trace } from "../util/trace.js";
 import { type ApplyOutcome, applyPlan, plannedSkip } from "./apply.js";
 import { presentUncapturedOf, skipUnseenEdits } from "./unseen-edits.js";
 import { skipExcludedNow } from "./excluded-now.js";
+import { keepGuardingGhostignores } from "./guarding-ghostignores.js";
 import { skipOutsideSparseCheckout } from "./sparse-absent.js";
 import { skipBlockedWrites } from "./obstacles.js";
 import { type PathChange, type PlanStep, planRestore } from "./plan.js";
@@ -232,13 +233,18 @@ async function prepareRestore(
   const steps = skipBlockedWrites(
     engine.root,
     (target.outside ?? []).concat(
-      await skipExcludedNow(
+      await keepGuardingGhostignores(
         engine,
-        planned,
-        target.changes,
-        run.includes,
-        capturedRepos,
-        async (oid) => (await readBlob(oid))?.content.length ?? 0,
+        cat,
+        await skipExcludedNow(
+          engine,
+          planned,
+          target.changes,
+          run.includes,
+          capturedRepos,
+          async (oid) => (await readBlob(oid))?.content.length ?? 0,
+        ),
+        currentExcluded,
       ),
     ),
     new Set(capturedRepos),

@@ -304,6 +304,28 @@ describe("restore", () => {
     expect((await snapshotIn(c)).excluded).toEqual([{ path: "notes.md", reason: "ignore-file" }]);
   });
 
+  it("leaves a .ghostignore whose restored version would let a file it keeps out into the next snapshot", () => {
+    const r = repo({ "a.txt": "a\n" });
+    const before = r.ok("snapshot").id;
+    r.write({ ".ghostignore": "*.pem\n", "key.pem": "secret\n", "notes.txt": "n\n" });
+    const preview = r.cli(["restore", before, "--dry-run"]);
+    expect(preview.stdout).toContain(
+      "skip   .ghostignore (excluded: its rules keep files on disk out of every snapshot",
+    );
+    const done = r.ok("restore", before);
+    expect(done.deleted).toEqual(["notes.txt"]);
+    expect(done.skipped).toEqual([{ path: ".ghostignore", reason: "excluded", detail: "guards-files" }]);
+    expect(r.read(".ghostignore")).toBe("*.pem\n");
+    expect(r.ok("snapshot").excluded).toEqual([{ path: "key.pem", reason: "ignore-file" }]);
+    // A version that still keeps it out is written; with nothing left to guard, it goes.
+    r.write({ ".ghostignore": "*.pem\n*.key\n" });
+    const narrower = r.ok("snapshot").id;
+    r.write({ ".ghostignore": "*.pem\n*.key\n*.crt\n" });
+    expect(r.ok("restore", narrower).written).toEqual([".ghostignore"]);
+    execFileSync("rm", [path.join(r.dir, "key.pem")]);
+    expect(r.ok("restore", before).deleted).toEqual([".ghostignore"]);
+  });
+
   it("never deletes a file ignore rules outside the snapshot's tree kept out, though they changed since", () => {
     // info/exclude, core.excludesFile and, for a workspace in a subdirectory, the .gitignore and
     // .ghostignore files above it are not in its tree: the snapshot records what they said.

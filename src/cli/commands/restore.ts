@@ -91,6 +91,8 @@ const EXCLUDED_BECAUSE: Record<NonNullable<SkippedPath["detail"]>, string> = {
   ghostignore: "a .ghostignore names it, so no snapshot holds it and no restore writes or deletes it",
   "in-the-way":
     "a directory of files no snapshot holds (ignored or excluded ones) stands where it goes; move them away and run this again",
+  "guards-files":
+    "its rules keep files on disk out of every snapshot, and its restored version would let them into the next one (edit it yourself to change that)",
 };
 
 function skipWhy(skip: SkippedPath, changedInside: boolean): string {
