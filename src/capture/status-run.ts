@@ -1,7 +1,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { runGit, splitNul } from "../git/exec.js";
-import { type StatusEntry, unreadableDirs } from "../git/status.js";
+import { type StatusEntry, unreadablePaths } from "../git/status.js";
 import { type RelPath, relBytes, relFromBytes } from "../paths.js";
 import { gitRunning, whenGitRuns } from "../util/detached.js";
 import { zlib } from "../util/zlib.js";
@@ -35,7 +35,7 @@ export interface StatusResult {
   indexFile: string;
   /** The private copy is to be made by a detached process (see status-cache.ts). */
   copyDeferred: DeferredBuild | null;
-  /** Directories status could not read (repository-relative; see `unreadableDirs`). */
+  /** Directories status could not list, tracked files it could not stat (repository-relative; see `unreadablePaths`). */
   unreadableDirs: RelPath[];
 }
 
@@ -150,7 +150,7 @@ export async function runStatus(
       gitRunning();
       const done = await running;
       stdout = done.stdout;
-      unreadable = unreadableDirs(done.stderr);
+      unreadable = unreadablePaths(done.stderr);
       trace("capture: status done");
       if (persist) await privateCopy!.markPersisted(watch?.watchStarted ?? false).catch(() => {});
     } catch (error) {
@@ -173,7 +173,7 @@ export async function runStatus(
         env: { ...env, GIT_INDEX_FILE: userIndex, GIT_OPTIONAL_LOCKS: "0" },
       });
       const parsed = parseSettingAside(stdout, dependencyDirs, prefix);
-      return { ...parsed, indexFile: userIndex, copyDeferred, unreadableDirs: unreadableDirs(stderr) };
+      return { ...parsed, indexFile: userIndex, copyDeferred, unreadableDirs: unreadablePaths(stderr) };
     }
     const { entries: parsed, dependencyDirFiles } = parseSettingAside(stdout, dependencyDirs, prefix);
     // No untracked cache: git looked at everything.

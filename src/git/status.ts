@@ -100,6 +100,22 @@ export function unreadableDirs(stderr: string): RelPath[] {
 }
 
 /**
+ * What status could not look at: the directories it could not list (`unreadableDirs`) and the
+ * tracked files it could not even stat (its "<path>: Permission denied" lines, the files of such
+ * a directory, which an untracked cache may spare listing), those below a listed directory left
+ * to it. Their content is unknown: a snapshot holding HEAD's for them would tell a lie a restore acts on.
+ */
+export function unreadablePaths(stderr: string): RelPath[] {
+  const dirs = unreadableDirs(stderr);
+  const files: RelPath[] = [];
+  for (const match of stderr.matchAll(/^(?!warning: |error: |fatal: |hint: )(.+): Permission denied$/gm)) {
+    const file = Buffer.from(match[1], "utf8").toString("latin1");
+    if (!dirs.some((dir) => file.startsWith(`${dir}/`)) && !files.includes(file)) files.push(file);
+  }
+  return [...dirs, ...files];
+}
+
+/**
  * How many directories' ignore files a status found changed from what git's untracked cache
  * records (its trace2 "gitignore-invalidation" count, with `GIT_TRACE2_PERF` on stderr); null
  * when it did not say (no cache used, a git without the count).

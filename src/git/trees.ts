@@ -134,6 +134,14 @@ export async function subtreeAt(cat: CatFile, tree: string | null, dir: RelPath)
   return current;
 }
 
+/** How many files (and links, gitlinks) a tree holds, at any depth. */
+export async function filesBelow(cat: CatFile, tree: string): Promise<number> {
+  let count = 0;
+  for (const entry of parseTree(await cat.readExpect(tree, "tree")))
+    count += entry.mode === MODE.tree ? await filesBelow(cat, entry.oid) : 1;
+  return count;
+}
+
 /** The entry at `path` inside `tree`, or null. */
 export async function entryAt(cat: CatFile, tree: string | null, path: RelPath): Promise<TreeEntry | null> {
   const slash = path.lastIndexOf("/");

@@ -258,6 +258,38 @@ describe("hostile trees", () => {
 
   // Needs root to switch to another user (uid 65534).
   it.skipIf(process.getuid?.() !== 0)(
+    "holds no committed content for tracked files it cannot reach, so a restore never writes that over an edit",
+    (ctx) => {
+      // Found in a trial: git could not stat them (`closed/` is 000), called them unchanged, and
+      // the snapshot held HEAD's bytes for an edited file; restoring it wrote those over later work.
+      const cli = cliForOtherUser(ctx);
+      const repo = sb.repo("ws-unreachable-tracked", { "a.txt": "one\n", "closed/f.txt": "committed\n" });
+      repo.write({ "closed/f.txt": "edited, never captured\n" });
+      spawnSync("chown", ["-R", "65534:65534", sb.home]);
+      chmodSync(repo.path("closed"), 0o000);
+      const run = asNobody(cli, repo.dir);
+      const snaps = [run(["snapshot"]), run(["snapshot"])].map((r) => {
+        expect(r.status, r.stderr).toBe(0);
+        return JSON.parse(r.stdout);
+      });
+      for (const snap of snaps) {
+        // The directory, or the file git could not stat in it (git 2.39 warns of the file only).
+        expect(snap.excluded.length).toBeGreaterThan(0);
+        for (const e of snap.excluded)
+          expect([e.path.split("/")[0], e.reason]).toEqual(["closed", "unreadable"]);
+        expect(snap.fileCount).toBe(1);
+      }
+      chmodSync(repo.path("closed"), 0o700);
+      repo.write({ "closed/f.txt": "later work\n" });
+      const restored = run(["restore", snaps[1].id, "--json"]);
+      expect(restored.status, restored.stderr).toBe(0);
+      expect(JSON.parse(restored.stdout).written).toEqual([]);
+      expect(repo.read("closed/f.txt")).toBe("later work\n");
+    },
+  );
+
+  // Needs root to switch to another user (uid 65534).
+  it.skipIf(process.getuid?.() !== 0)(
     "directories it may not search or not list are reported unreadable, and a restore deletes nothing in them",
     (ctx) => {
       const cli = cliForOtherUser(ctx);
