@@ -28,6 +28,8 @@ export interface ErrorData {
     /** push: the snapshots holding the ignored files, or the machines that pushed the conflicting sessions. */
     snapshots?: string[];
     pushedFrom?: string[];
+    /** A dry run's refusal: what a forced run would write and delete. */
+    forced?: { written: string[]; deleted: string[] };
   };
   "open-turn": { session: string; turn: string };
   disabled: Record<never, never>;
@@ -121,6 +123,7 @@ export function errorDocument(error: unknown, force: string | null): Record<stri
     if (error.data.afterLastTool) doc.afterLastTool = error.data.afterLastTool;
     if (error.data.ignoredAtEnd) doc.ignoredAtEnd = error.data.ignoredAtEnd;
     if (error.data.betweenTurns) doc.betweenTurns = error.data.betweenTurns;
+    if (error.data.forced) doc.forced = error.data.forced;
   } else if (exitStatusFor(error) === 3) {
     doc.conflicts = []; // every refusal has the list; an open turn or a changed plan names no path
   }

@@ -20,6 +20,7 @@ import {
   refuseUnexpected,
   rewindConflict,
 } from "./rewind-checks.js";
+import { refusedWithPlan } from "./refused-plan.js";
 import { type ClosedTurn, interruptedHint, plannedRewind, resumeRewind } from "./rewind-resume.js";
 import { closingOpenTurn } from "./open-turn-rewind.js";
 import { overriddenStates, stateOfShown } from "./overridden-state.js";
@@ -150,6 +151,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       // Conflicts --force overwrites (or would, in a dry run): said, never silent.
       let overridden: string[] = [];
       let overriddenNow = new Map<string, string>();
+      let refusal: GhostcommitError | null = null;
       // Paths whose state before the turn was never captured: reported, never written.
       const notCaptured: RelPath[] = [];
       const excludedNow = new Set<RelPath>();
@@ -237,8 +239,10 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
           const blockers = await obstructions(changes, currentTree, lookup);
           const conflicts = await insideSparseCheckout(engine, conflictsOf(states, blockers));
           const afterOf = (p: RelPath) => afters[attributed.get(p)!.last];
+          // A dry run goes on as a forced one would, to show that plan with the refusal.
           if (!force && conflicts.length > 0)
-            throw await rewindConflict(engine, cat, { session, keptOpen }, states, conflicts, afterOf);
+            refusal = await rewindConflict(engine, cat, { session, keptOpen }, states, conflicts, afterOf);
+          if (refusal && !dryRun) throw refusal;
           overridden = conflicts.map(displayPath);
           const leftAlone = [...notCaptured, ...excludedNow];
           refuseNothingToPutBack(named, { changes: changes.length, leftAlone }, { session, to });
@@ -253,7 +257,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
             deletions,
             (p) => originOfPath.get(p)!,
           );
-          if (force) clearFirst(blockers, changes, provenAbsent);
+          if (force || refusal) clearFirst(blockers, changes, provenAbsent);
           overriddenNow = await overriddenStates(conflicts, currentTree, lookup);
           return { changes, provenAbsent };
         },
@@ -271,6 +275,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       if (named) report.paths = named.map(displayPath);
       const overwrote = overwritten(overridden, report);
       if (overwrote.length > 0) report.overridden = overwrote;
+      if (refusal) throw refusedWithPlan(refusal, report);
       if (dryRun) {
         if (overwrote.length > 0) report.overriddenState = stateOfShown(overriddenNow, overwrote);
         report.dryRun = true;

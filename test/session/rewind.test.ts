@@ -401,10 +401,19 @@ describe("rewind and redo through the CLI", () => {
     expect(refused.stderr).toMatch(/^ghostcommit: /);
     expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["person\n", "agent\n"]);
     expect((await listIn(r)).length).toBe(before); // no safety snapshot either: nothing changed
-    expect(r.cli(["rewind", "--to", "1", "--dry-run", "--json"]).status).toBe(3);
+    // A dry run is refused alike, and shows what --force would do, so one can decide on it.
+    r.write({ "new.txt": "n\n" });
+    await turn(r, "s", "2", () => r.write({ "made.txt": "m\n" }));
+    const preview = r.cli(["rewind", "--to", "1", "--dry-run", "--json"]);
+    expect([preview.status, preview.json.conflicts]).toEqual([3, ["a.txt"]]);
+    expect(preview.json.forced).toEqual({ written: ["a.txt", "b.txt"], deleted: ["made.txt"] });
+    expect(preview.stderr).toContain("forced, it would write 2 files (a.txt, b.txt) and delete 1 (made.txt)");
+    expect((await listIn(r)).length).toBe(before + 2); // turn 2's two snapshots, nothing else
+    expect(r.read("made.txt")).toBe("m\n");
 
     const forced = r.ok("rewind", "--to", "1", "--force");
     expect(forced.written.sort()).toEqual(["a.txt", "b.txt"]);
+    expect(forced.deleted).toEqual(["made.txt"]);
     expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["0\n", "0\n"]);
     r.ok("redo"); // the person's edit is in the safety snapshot: redo brings it back
     expect(r.read("a.txt")).toBe("person\n");

@@ -195,7 +195,7 @@ function describeLog(session: string, turns: TurnRecord[]): string {
   if (turns.some((t) => t.uncertain && t.uncertain.length > 0))
     lines.push(
       color.dim(
-        "maybe not the agent's: changed while the turn was interrupted or another session's ran; rewinding the turn refuses them without --force",
+        "maybe not the agent's: no tool call of the turn can account for the change (made before the agent edited the file or after its last call that could have, while the turn was interrupted, or while another session's ran); rewinding the turn refuses them without --force",
       ),
     );
   if (turns.some((t) => t.gone))

@@ -1,0 +1,27 @@
+import { GhostcommitError } from "../errors.js";
+import { quotedPath } from "../util/format.js";
+
+/**
+ * A dry run's refusal, with the plan a forced run would carry out (`forced`): what a person
+ * deciding on --force needs to see. Nothing was to change either way.
+ */
+export function refusedWithPlan(
+  refusal: GhostcommitError<"conflict">,
+  plan: { written: string[]; deleted: string[] },
+): GhostcommitError<"conflict"> {
+  const list = (paths: string[]) =>
+    paths.length === 0
+      ? ""
+      : ` (${paths.slice(0, 10).map(quotedPath).join(", ")}${paths.length > 10 ? ", …" : ""})`;
+  const files = `${plan.written.length} ${plan.written.length === 1 ? "file" : "files"}`;
+  const message = refusal.message.replace(
+    /; nothing was changed$/,
+    `; forced, it would write ${files}${list(plan.written)} and delete ${plan.deleted.length}${list(plan.deleted)}`,
+  );
+  const error = new GhostcommitError("conflict", message, {
+    ...refusal.data,
+    forced: { written: plan.written, deleted: plan.deleted },
+  });
+  error.forceable = true;
+  return error;
+}
