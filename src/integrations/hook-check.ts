@@ -1,13 +1,9 @@
-import { accessSync, constants, readFileSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import type { DoctorCheck } from "../maintenance/doctor.js";
-import type { StoreContext } from "../store/context.js";
-import type { DoctorProblem } from "../types.js";
 import type { AgentName } from "./event.js";
-import { type InstallSpec, isHookCommand, type Scope, SPECS } from "./specs.js";
+import { type InstallSpec, isHookCommand, type Scope } from "./specs.js";
 import { target } from "./settings-file.js";
 import { parseJsonc } from "./jsonc.js";
-import { geminiSwitchesOff } from "./gemini-switches.js";
 
 /** The PATH agents' shells often have: no Node version manager, no Homebrew. */
 const BARE_PATH = ["/usr/bin", "/bin"];
@@ -105,7 +101,7 @@ function ourHandlers(settings: unknown, agent: AgentName): SettingsHandler[] {
 }
 
 /** Our handler commands in a settings file, per event they are under. */
-function handlerCommands(settings: unknown, agent: AgentName): Map<string, string[]> {
+export function handlerCommands(settings: unknown, agent: AgentName): Map<string, string[]> {
   const byEvent = new Map<string, string[]>();
   for (const { event, command } of ourHandlers(settings, agent)) {
     const commands = byEvent.get(event) ?? [];
@@ -119,7 +115,7 @@ function handlerCommands(settings: unknown, agent: AgentName): Map<string, strin
  * release's matcher: Claude Code's PostToolUse before it took MCP tools), each with both matchers.
  * A matcher that runs for every tool this release names (reordered, wider, `*`) is not stale.
  */
-function staleMatchers(spec: InstallSpec, settings: unknown): string[] {
+export function staleMatchers(spec: InstallSpec, settings: unknown): string[] {
   const ours = ourHandlers(settings, spec.agent);
   const stale: string[] = [];
   for (const [event, entry] of Object.entries(spec.entries(""))) {
@@ -199,81 +195,48 @@ export function settingsFile(spec: InstallSpec, scope: Scope, projectDir: string
   }
 }
 
-/** Doctor check: a workspace whose agent has ghostcommit's hooks both in user and project settings. */
-function installedTwice(spec: InstallSpec, root: string): DoctorProblem | null {
-  const user = settingsFile(spec, "user", root);
-  const project = settingsFile(spec, "project", root);
-  if (!user || !project || target(user) === target(project)) return null;
-  if (!runsTwice(spec, ourCommandsIn(user, spec.agent), ourCommandsIn(project, spec.agent))) return null;
-  return {
-    code: "hook-installed-twice",
-    message: `ghostcommit's ${spec.label} hooks are in both ${user} and ${project}, so ${spec.label} runs each event's hook twice: keep one (\`ghostcommit uninstall ${spec.agent} --project\` or \`ghostcommit uninstall ${spec.agent}\`)`,
-    path: project,
-  };
+/**
+ * The settings files an agent started in `dir` loads, with their scope: the user's, the project's
+ * at `dir` and, for an agent that loads layers (`projectLayers`), those of the directories above
+ * up to the repository's top (none outside a repository: its project is the directory itself).
+ */
+export function loadedSettingsFiles(spec: InstallSpec, dir: string): { scope: Scope; file: string }[] {
+  const files: { scope: Scope; file: string }[] = [];
+  const user = settingsFile(spec, "user", dir);
+  if (user) files.push({ scope: "user", file: user });
+  const project = settingsFile(spec, "project", dir);
+  if (project) files.push({ scope: "project", file: project });
+  if (!spec.projectLayers) return files;
+  const above: string[] = [];
+  for (let at = path.resolve(dir); ; ) {
+    if (existsSync(path.join(at, ".git"))) {
+      for (const layer of above) {
+        const file = settingsFile(spec, "project", layer);
+        if (file && existsSync(file)) files.push({ scope: "project", file });
+      }
+      break;
+    }
+    const parent = path.dirname(at);
+    if (parent === at) break;
+    above.push(parent);
+    at = parent;
+  }
+  return files;
 }
 
-/** Doctor check: every installed ghostcommit hook (user settings, and this workspace's) still runs. */
-export const checkInstalledHooks: DoctorCheck = async (engine: StoreContext) => {
-  const problems: DoctorProblem[] = [];
-  let geminiInstalled = false;
-  for (const spec of Object.values(SPECS)) {
-    const twice = installedTwice(spec, engine.root);
-    if (twice) problems.push(twice);
-    for (const scope of ["user", "project"] as Scope[]) {
-      const file = settingsFile(spec, scope, engine.root);
-      if (file === null) continue; // install refuses that setting and says why
-      let text: string;
-      try {
-        text = readFileSync(file, "utf8");
-      } catch {
-        continue; // absent, or unreadable: no hook runs from it
-      }
-      let settings: unknown;
-      try {
-        settings = parseJsonc(text); // comments, as Gemini CLI allows them
-      } catch {
-        // Not ours to judge, unless it names us: the agent may fail to read it, or skip our hook.
-        if (text.includes("ghostcommit")) {
-          problems.push({
-            code: "hook-command-broken",
-            message: `cannot check the ${spec.label} hook in ${file}: the file is not valid JSON`,
-            path: file,
-          });
-        }
-        continue;
-      }
-      const installed = handlerCommands(settings, spec.agent);
-      if (spec.agent === "gemini" && installed.size > 0) geminiInstalled = true;
-      const again = `run \`ghostcommit install ${spec.agent}${scope === "project" ? " --project" : ""}\` again`;
-      for (const command of new Set([...installed.values()].flat())) {
-        const why = whyNotRunnable(command);
-        if (!why) continue;
-        problems.push({
-          code: "hook-command-broken",
-          message: `the ${spec.label} hook in ${file} cannot run (${why}); ${again}`,
-          path: file,
-        });
-      }
-      // Installed by an older release: an event added since (an end of turn) would leave turns
-      // open; a matcher widened since (MCP tools) would leave those tools' edits unmarked.
-      const missing = Object.keys(spec.entries("")).filter((event) => !installed.has(event));
-      const lacks = missing.length > 0 ? [`lack ${missing.join(", ")}`] : [];
-      const differ = installed.size > 0 ? staleMatchers(spec, settings) : [];
-      if (differ.length > 0)
-        lacks.push(`leave out tools this release hooks (${differ.join("; ")}), so their calls go unrecorded`);
-      if (installed.size > 0 && lacks.length > 0) {
-        problems.push({
-          code: "hook-install-outdated",
-          message: `the ${spec.label} hooks in ${file} ${lacks.join(", and ")}; ${again}`,
-          path: file,
-        });
-      }
-    }
+/** Of the files `loadedSettingsFiles` names, the distinct ones holding our hooks. */
+export function filesWithOurHooks(
+  spec: InstallSpec,
+  dir: string,
+): { scope: Scope; file: string; commands: Set<string> }[] {
+  const seen = new Set<string>();
+  const found: { scope: Scope; file: string; commands: Set<string> }[] = [];
+  for (const { scope, file } of loadedSettingsFiles(spec, dir)) {
+    const real = target(file);
+    if (seen.has(real)) continue;
+    seen.add(real);
+    const commands = ourCommandsIn(file, spec.agent);
+    if (commands.size > 0) found.push({ scope, file, commands });
   }
-  // Installed, yet Gemini's own switches keep them from running: undo the user counts on is not there.
-  if (geminiInstalled) {
-    for (const message of geminiSwitchesOff(engine.root))
-      problems.push({ code: "hook-switched-off", message });
-  }
-  return problems;
-};
+  return found;
+}

@@ -21,6 +21,12 @@ export interface InstallSpec {
   comments?: boolean;
   /** The agent runs an identical handler once when both user and project settings have it. */
   sameCommandOnce?: boolean;
+  /**
+   * The agent also loads the project file of each directory above the one it starts in, up to
+   * its repository's top (Codex: "project .codex/ layers from the project root down to the
+   * working directory"): each runs its hooks.
+   */
+  projectLayers?: boolean;
   /** Things the user still has to do, shown after install. */
   notes: string[];
   /** Said only of an install in a project's settings. */
@@ -129,6 +135,7 @@ export const SPECS: Record<AgentName, InstallSpec> = {
     label: "Codex",
     file: (scope, dir) =>
       scope === "user" ? path.join(codexHome(), "hooks.json") : path.join(dir, ".codex", "hooks.json"),
+    projectLayers: true,
     base: {},
     style: "nested",
     entries: (command) => ({

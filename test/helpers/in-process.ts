@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { openWorkspace, type Workspace } from "../../src/workspace.js";
 import type { StoreKind } from "../../src/config.js";
-import { checkInstalledHooks } from "../../src/integrations/hook-check.js";
+import { checkInstalledHooks } from "../../src/integrations/installed-hooks.js";
 import type { Snapshot, SnapshotOptions } from "../../src/types.js";
 import type { Sandbox } from "./repo.js";
 

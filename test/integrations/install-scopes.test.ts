@@ -81,4 +81,31 @@ describe("install says what it left alone and what would run twice", () => {
       "hook-installed-twice",
     ]);
   });
+
+  it("warns of Codex's project layers: a session started in a subdirectory loads the repository's too", () => {
+    // developers.openai.com/codex: project `.codex/` layers load from the project root (the
+    // repository's top, by its `.git`) down to the working directory, each with its hooks.
+    const repo = sandbox.repo("project", { "src/a.ts": "a\n" });
+    const src = path.join(repo.dir, "src");
+    repo.ok("install", "codex", "--project");
+    const rootFile = path.join(repo.dir, ".codex", "hooks.json");
+    const below = sandbox.ok(src, "install", "codex", "--project");
+    expect(below.alsoInstalledIn).toEqual({ scope: "project", file: rootFile });
+    expect(below.warnings.join("\n")).toContain(
+      `ghostcommit's Codex hooks are also in ${rootFile} (the project settings of a directory above, which it loads too)`,
+    );
+    const doctor = sandbox.cli(src, ["doctor", "--json"]);
+    expect(doctor.json.problems).toContainEqual(
+      expect.objectContaining({
+        code: "hook-installed-twice",
+        message: expect.stringContaining(
+          `hooks are in both ${path.join(src, ".codex", "hooks.json")} and ${rootFile}`,
+        ),
+      }),
+    );
+    // At the top, only its own layer loads: nothing twice. Nor below, once one is removed.
+    expect(repo.cli(["doctor", "--json"]).json.problems).toEqual([]);
+    sandbox.ok(src, "uninstall", "codex", "--project");
+    expect(sandbox.cli(src, ["doctor", "--json"]).json.problems).toEqual([]);
+  });
 });

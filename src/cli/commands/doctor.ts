@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { checkInstalledHooks } from "../../integrations/hook-check.js";
+import { checkInstalledHooks } from "../../integrations/installed-hooks.js";
 import { globalsOf, open, withGlobals } from "../context.js";
 import { color, humanLines } from "../output.js";
 import type { Action } from "../runner.js";

@@ -15,7 +15,8 @@ import { geminiSwitchesOff } from "../../integrations/gemini-switches.js";
 import { hooksBesideEditsNote } from "../../integrations/hooks-beside.js";
 import { install, uninstall } from "../../integrations/install.js";
 import { hookCommand, type Scope, SPECS } from "../../integrations/specs.js";
-import { ourCommandsIn, runsTwice, settingsFile } from "../../integrations/hook-check.js";
+import { filesWithOurHooks, runsTwice } from "../../integrations/hook-check.js";
+import { shellWord } from "../../util/shell.js";
 import { target } from "../../integrations/settings-file.js";
 import { type GlobalOptions, globalsOf, withGlobals } from "../context.js";
 import { runHookCommand } from "../hook-entry.js";
@@ -41,18 +42,28 @@ function keptLines(edited: string[], users: string[] = []): string[] {
   ];
 }
 
-/** Ours in the other scope's settings too: the agent would handle each event twice. */
+/**
+ * Ours also in another file the agent loads (the other scope's settings, a project layer above
+ * for Codex): it would handle each event twice.
+ */
 function otherScopeWarning(agent: AgentName, scope: Scope, dir: string, file: string, hook: string) {
   const spec = SPECS[agent];
-  const other: Scope = scope === "user" ? "project" : "user";
-  const otherFile = settingsFile(spec, other, dir);
-  if (otherFile === null || target(otherFile) === file) return null;
-  if (!runsTwice(spec, new Set([hook]), ourCommandsIn(otherFile, agent))) return null;
-  return {
-    scope: other,
-    file: otherFile,
-    message: `ghostcommit's ${spec.label} hooks are also in ${otherFile} (${other} settings), so ${spec.label} runs each event's hook twice: keep one (\`ghostcommit uninstall ${agent}${other === "project" ? " --project" : ""}\` removes those)`,
-  };
+  for (const other of filesWithOurHooks(spec, dir)) {
+    if (target(other.file) === file || !runsTwice(spec, new Set([hook]), other.commands)) continue;
+    const layer = other.scope === "project" && scope === "project";
+    const remove = layer
+      ? `\`ghostcommit -C ${shellWord(path.dirname(path.dirname(other.file)))} uninstall ${agent} --project\``
+      : `\`ghostcommit uninstall ${agent}${other.scope === "project" ? " --project" : ""}\``;
+    const what = layer
+      ? "the project settings of a directory above, which it loads too"
+      : `${other.scope} settings`;
+    return {
+      scope: other.scope,
+      file: other.file,
+      message: `ghostcommit's ${spec.label} hooks are also in ${other.file} (${what}), so ${spec.label} runs each event's hook twice: keep one (${remove} removes those)`,
+    };
+  }
+  return null;
 }
 
 /** Integration commands: hook, install, uninstall, mcp. */
