@@ -11,6 +11,7 @@ import type {
   RewindReport,
   SessionHandle,
   SessionSummary,
+  TouchResult,
   TurnBegun,
   TurnEnded,
   TurnRecord,
@@ -63,7 +64,7 @@ export class Session implements SessionHandle {
   async touched(
     paths: string[],
     options?: { edited?: boolean; continuing?: boolean; mark?: "before" | "after"; hooksBeside?: boolean },
-  ): Promise<{ touched: string[]; leftOut?: string[]; outsideTurn?: true }> {
+  ): Promise<TouchResult> {
     checkArgument(isStringList(paths), "touched takes a list of paths (strings)");
     const checked = checkedOptions(options, "touched", {
       booleans: ["edited", "continuing", "hooksBeside"],

@@ -10,6 +10,7 @@ import type { CatFile } from "../git/cat-file.js";
 import { MODE } from "../git/objects.js";
 import { LooseObjectWriter } from "../git/loose-objects.js";
 import { ancestorsOf, displayPath, fsPath, isWithin, type RelPath, resolveInside } from "../paths.js";
+import type { TouchResult } from "../types.js";
 import type { SessionContext } from "./context.js";
 import { applyRecord, type JournalRecord, openTurnOf, type TurnState } from "./model.js";
 import type { NewRecord } from "./journal.js";
@@ -56,7 +57,7 @@ export async function touchPaths(
   ctx: SessionContext,
   rels: RelPath[],
   options: { edited?: boolean; continuing?: boolean; mark?: "before" | "after"; hooksBeside?: boolean } = {},
-): Promise<{ touched: string[]; leftOut?: string[]; outsideTurn?: true }> {
+): Promise<TouchResult> {
   const { engine, journal } = ctx;
   engine.assertEnabled();
   let outsideTurn = false;
@@ -102,9 +103,13 @@ export async function touchPaths(
     if (amended.before) await engine.refs.remove([replacedBefore]).catch(() => {});
   });
   const leftOut = inOtherRepositories(engine, rels).map(displayPath);
+  // Kept out of every snapshot still (their rules win over a touch): said, so no one counts on a rewind.
+  const judge = await ghostignoreJudge(engine.location, engine.paths.dir, rels);
+  const ghostignored = rels.filter(judge).map(displayPath);
   return {
     touched: rels.map(displayPath),
     ...(leftOut.length > 0 ? { leftOut } : {}),
+    ...(ghostignored.length > 0 ? { ghostignored } : {}),
     ...(outsideTurn ? { outsideTurn: true as const } : {}),
   };
 }

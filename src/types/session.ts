@@ -153,7 +153,8 @@ export interface SessionHandle {
    * absolute. `continuing`: the agent's own tool call; with no turn open, it continues the latest
    * turn, whose stop another hook blocked (no prompt came since), as that turn's work.
    * `leftOut`: those in a nested repository or submodule, which this workspace's snapshots leave
-   * out (unless `"nestedRepos": "capture"`): no snapshot holds them. `outsideTurn`: no turn was
+   * out (unless `"nestedRepos": "capture"`): no snapshot holds them. `ghostignored`: those a
+   * `.ghostignore` names, kept out of every snapshot all the same. `outsideTurn`: no turn was
    * open (nor continued), so no turn's rewind undoes the edit. `mark`: takes the tool call's
    * progress mark of `paths` in the same step, as `progress(paths)` right after would: "after" the
    * tool ran, "before" it runs (`progress(paths, { unwritten: true })`: what they hold now is not
@@ -162,7 +163,7 @@ export interface SessionHandle {
   touched(
     paths: string[],
     options?: { edited?: boolean; continuing?: boolean; mark?: "before" | "after"; hooksBeside?: boolean },
-  ): Promise<{ touched: string[]; leftOut?: string[]; outsideTurn?: true }>;
+  ): Promise<TouchResult>;
   /**
    * A progress mark: records what the open turn changed so far (only `paths` when given), so
    * changes made after the agent stopped (an interrupt) are not taken for the turn's.
@@ -252,4 +253,12 @@ export interface UndoEvent {
   deleted: string[];
   /** A rewind cut off before it finished: `files` are those it planned, some of them not yet back. */
   unfinished?: true;
+}
+
+/** What `touched` did (see `SessionHandle.touched`). */
+export interface TouchResult {
+  touched: string[];
+  leftOut?: string[];
+  ghostignored?: string[];
+  outsideTurn?: true;
 }

@@ -331,7 +331,14 @@ describe("touch", () => {
     const r = repo({ ".gitignore": "local/\n", "a.txt": "a\n" });
     r.write({ "local/.ghostignore": "key.txt\n", "local/key.txt": "PRIVATE\n" });
     r.ok("turn", "begin", "--session", "s", "--turn", "1");
-    r.ok("touch", "--session", "s", "local/key.txt");
+    // Said, where it once said only "touched": the agent's edit of it is no rewind's to undo.
+    expect(r.ok("touch", "--session", "s", "local/key.txt", "a.txt")).toEqual({
+      touched: ["local/key.txt", "a.txt"],
+      ghostignored: ["local/key.txt"],
+    });
+    expect(r.cli(["touch", "--session", "s", "local/key.txt"]).stdout).toContain(
+      "not captured, a .ghostignore names them (its rules win over a touch): local/key.txt; no snapshot holds them, so no rewind changes them",
+    );
     const ended = r.ok("turn", "end", "--session", "s", "--turn", "1");
     expect(r.ok("show", ended.after).files).not.toContain("local/key.txt");
     const rewound = r.ok("rewind", "--session", "s", "--to", "1");

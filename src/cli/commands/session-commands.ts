@@ -84,6 +84,11 @@ export function register(program: Command, run: Action): void {
             ...(leftOut.length > 0
               ? [`not captured, in a nested repository or submodule: ${leftOut.map(quotedPath).join(", ")}`]
               : []),
+            ...(result.ghostignored
+              ? [
+                  `not captured, a .ghostignore names them (its rules win over a touch): ${result.ghostignored.map(quotedPath).join(", ")}; no snapshot holds them, so no rewind changes them`,
+                ]
+              : []),
             ...(result.outsideTurn
               ? [
                   `no turn of session ${humanText(session.id)} is open: they are captured from now on, but no rewind undoes edits made to them before the next turn begins`,
