@@ -110,7 +110,23 @@ function heldBy(file: string, what: string): string {
   const owner = readOwner(file);
   if (owner === null || owner === "absent") return what;
   const since = new Date(owner.since).toTimeString().slice(0, 8);
-  return `${what} (process ${owner.pid}${owner.host === os.hostname() ? "" : ` on ${owner.host}`}, since ${since})`;
+  const here = owner.host === os.hostname();
+  // A holder suspended (Ctrl-Z in its terminal) never finishes on its own: say how it goes on.
+  const stopped =
+    here && isStopped(owner.pid)
+      ? `; it is stopped, as by Ctrl-Z: \`kill -CONT ${owner.pid}\` resumes it`
+      : "";
+  return `${what} (process ${owner.pid}${here ? "" : ` on ${owner.host}`}, since ${since}${stopped})`;
+}
+
+/** Whether a process of this host is stopped (state T in Linux's /proc; false where that cannot be read). */
+function isStopped(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return /^[Tt]$/.test(stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3));
+  } catch {
+    return false;
+  }
 }
 
 /** Whether the lock's owner is gone (a dead process on this host, or an unreadable, old file). */

@@ -241,4 +241,27 @@ describe("a restore waiting for another", () => {
       holder.kill("SIGKILL");
     }
   });
+  it("says the holder is stopped (Ctrl-Z), and how it goes on", async () => {
+    const repo = sb.repo("wait-stopped", { "a.txt": "one\n" });
+    const target = (await snapshotIn(repo)).id;
+    const holder = spawn("sleep", ["60"]);
+    try {
+      holder.kill("SIGSTOP");
+      const lock = path.join(storeDir(sb, repo.dir), "restore.ghostlock");
+      writeFileSync(
+        lock,
+        JSON.stringify({ pid: holder.pid, host: os.hostname(), token: "held", since: Date.now() }),
+      );
+      const waiting = cliAsync(sb, repo.dir, ["restore", target]);
+      await new Promise((r) => setTimeout(r, 4000));
+      holder.kill("SIGKILL");
+      const done = await waiting;
+      expect(done.status, done.stderr).toBe(0);
+      expect(done.stderr).toContain(
+        `; it is stopped, as by Ctrl-Z: \`kill -CONT ${holder.pid}\` resumes it) to finish`,
+      );
+    } finally {
+      holder.kill("SIGKILL");
+    }
+  });
 });
