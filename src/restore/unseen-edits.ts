@@ -1,7 +1,7 @@
 import { promises as fs } from "node:fs";
 import { hasUnsafeAncestor } from "../capture/read-worktree.js";
 import { MODE, objectId } from "../git/objects.js";
-import { fsPath, type RelPath, relFromBytes } from "../paths.js";
+import { fsPath, isWithin, type RelPath, relFromBytes } from "../paths.js";
 import { fromTop, lsFiles } from "./excluded-now.js";
 import type { PathChange, PlanStep } from "./plan.js";
 import type { ExcludedDetail } from "../types.js";
@@ -19,6 +19,11 @@ export async function presentUncapturedOf(
       // empty (its captured files are deleted first; anything uncaptured left in it blocks the write).
       // A path below a symlink is not in the workspace (lstat would follow the link outside).
       if (hasUnsafeAncestor(root, change.path)) continue;
+      // In a directory the capture could not list (nor stat its files): what is there is unknown.
+      if ([...unreadableNow].some((dir) => isWithin(change.path, dir) && change.path !== dir)) {
+        present.set(change.path, "unreadable");
+        continue;
+      }
       const stat = await fs.lstat(fsPath(root, change.path)).catch(() => null);
       // Said why, where it is known: a file the capture could not read, a directory of files no
       // snapshot holds (ignored ones) standing where the file goes.
