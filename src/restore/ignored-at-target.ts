@@ -141,6 +141,20 @@ export async function ignoredAtTarget(
   return ignored;
 }
 
+/**
+ * Whether a path lies below a `.gitignore` the target snapshot left out (a `.ghostignore` named
+ * it, say): the rules it held then are unknown, so its absence from the target proves nothing.
+ */
+export function belowUnknownGitignore(excludedThen: readonly RelPath[]): (path: RelPath) => boolean {
+  const dirs = new Set(
+    excludedThen.flatMap((e) =>
+      e === ".gitignore" ? [""] : e.endsWith("/.gitignore") ? [e.slice(0, -"/.gitignore".length)] : [],
+    ),
+  );
+  if (dirs.size === 0) return () => false;
+  return (path) => dirs.has("") || ancestorsOf(path).some((dir) => dirs.has(dir));
+}
+
 /** One level's verdict on a path: ignored (true), brought back by a "!" rule (false), or none. */
 function testRules(rules: Ignore, relative: string, isDir: boolean): boolean | undefined {
   try {

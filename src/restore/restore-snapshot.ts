@@ -16,7 +16,12 @@ import type { RelPath } from "../paths.js";
 import type { StoreContext } from "../store/context.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { ghostRulesThen, gitRulesThen, outsideRulesNow } from "../capture/outside-rules.js";
-import { ghostignoredAtTarget, ignoredAtTarget, ignoreScope } from "./ignored-at-target.js";
+import {
+  belowUnknownGitignore,
+  ghostignoredAtTarget,
+  ignoredAtTarget,
+  ignoreScope,
+} from "./ignored-at-target.js";
 import { namedOutsideCapture, selectNamed } from "./path-filter.js";
 import { type PathChange, proveAbsent } from "./plan.js";
 import { type RestoreResult, runRestore } from "./restore.js";
@@ -99,11 +104,12 @@ export async function restoreSnapshot(
         candidates,
         rulesNow ? ghostRulesThen(target.meta.outside, rulesNow) : [],
       );
+      const rulesUnknown = belowUnknownGitignore(excludedThen);
       const provenAbsent = proveAbsent(
         candidates,
         filesInTarget,
         [...excludedThen, ...reposInTarget, ...reposSince],
-        (p) => ignored.has(p) || ghostignored(p),
+        (p) => ignored.has(p) || ghostignored(p) || rulesUnknown(p),
       );
       const outside = await namedOutsideCapture(named, cat, [target.tree, currentTree], engine.root, all);
       return { changes, provenAbsent, outside };

@@ -2,7 +2,12 @@ import type { StoreContext } from "../store/context.js";
 import type { CatFile } from "../git/cat-file.js";
 import { MODE } from "../git/objects.js";
 import { ancestorsOf, type RelPath } from "../paths.js";
-import { ghostignoredAtTarget, ignoredAtTarget, ignoreScope } from "../restore/ignored-at-target.js";
+import {
+  belowUnknownGitignore,
+  ghostignoredAtTarget,
+  ignoredAtTarget,
+  ignoreScope,
+} from "../restore/ignored-at-target.js";
 import { ignoresCase } from "../capture/conversion.js";
 import { ghostRulesThen, gitRulesThen, outsideRulesNow } from "../capture/outside-rules.js";
 import { proveAbsent } from "../restore/plan.js";
@@ -91,8 +96,9 @@ export async function proveDeletions(
       rulesNow ? ghostRulesThen(snapshot.meta.outside, rulesNow) : [],
     );
     const excluded = [...excludedThen, ...reposInTarget];
-    for (const p of proveAbsent(paths, fileInTarget, excluded, (q) => ignored.has(q) || ghostignored(q)))
-      proven.add(p);
+    const rulesUnknown = belowUnknownGitignore(excludedThen);
+    const unproven = (q: RelPath) => ignored.has(q) || ghostignored(q) || rulesUnknown(q);
+    for (const p of proveAbsent(paths, fileInTarget, excluded, unproven)) proven.add(p);
   }
   return proven;
 }

@@ -326,6 +326,19 @@ describe("restore", () => {
     expect(r.ok("restore", before).deleted).toEqual([".ghostignore"]);
   });
 
+  it("proves nothing absent below a .gitignore the snapshot left out, whose rules then are unknown", () => {
+    // Found in a trial: a .ghostignore naming the .gitignore files kept their rules out of the
+    // snapshot; once they changed, files they had ignored were taken for proven absent and deleted.
+    const r = repo({ ".gitignore": "*.log\n", "src/.gitignore": "tmp/\n", "a.txt": "a\n" });
+    r.write({ ".ghostignore": ".gitignore\nsrc/.gitignore\n" });
+    const kept = r.ok("snapshot");
+    expect(kept.excluded.map((e: { path: string }) => e.path)).toEqual([".gitignore", "src/.gitignore"]);
+    r.write({ ".gitignore": "# none\n", "src/.gitignore": "", "debug.log": "log\n", "src/tmp/t.txt": "t\n" });
+    const done = r.ok("restore", kept.id);
+    expect(done.deleted).toEqual([]);
+    expect([r.read("debug.log"), r.read("src/tmp/t.txt")]).toEqual(["log\n", "t\n"]);
+  });
+
   it("never deletes a file ignore rules outside the snapshot's tree kept out, though they changed since", () => {
     // info/exclude, core.excludesFile and, for a workspace in a subdirectory, the .gitignore and
     // .ghostignore files above it are not in its tree: the snapshot records what they said.
