@@ -288,7 +288,7 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
     excluded: sortExclusions(withoutIncludedDirs(excluded, includes, capturedIncludes)),
     included: [...capturedIncludes, ...absentIncludes].sort(),
     ...(nested.roots.length > 0 ? { nested: nested.roots } : {}),
-    outside: outsideRecord(readOutsideRules(location, userConfig.excludesFile)),
+    outside: outsideRecord(readOutsideRules(location, userConfig.excludesFile, userConfig.ignoreCase)),
     ...(status.copyDeferred ? { statusCopyDeferred: status.copyDeferred } : {}),
   };
 }

@@ -27,7 +27,11 @@ export function isOutsideRules(value: unknown): value is OutsideRules {
 }
 
 /** Reads the rules outside a git workspace's tree as git and the capture apply them now, all of them. */
-export function readOutsideRules(location: WorkspaceLocation, excludesFile: string | null): OutsideRules {
+export function readOutsideRules(
+  location: WorkspaceLocation,
+  excludesFile: string | null,
+  ignoreCase: boolean,
+): OutsideRules {
   const top = location.worktreeRoot ?? location.root;
   const below = location.prefix === "" ? "" : `${location.prefix}/`;
   const git: RuleLevel[] = [];
@@ -50,7 +54,9 @@ export function readOutsideRules(location: WorkspaceLocation, excludesFile: stri
   }
   ghost.reverse();
   return {
-    git: hashOf(JSON.stringify(git)),
+    // The case rule is part of them: `*.TMP` ignored `a.tmp` only where git ignores case.
+    git: hashOf(JSON.stringify(ignoreCase ? [git, "ignoreCase"] : git)),
+    ...(ignoreCase ? { ignoreCase: true as const } : {}),
     ...(git.length > 0 ? { gitLevels: git } : {}),
     ...(ghost.length > 0 ? { ghostLevels: ghost } : {}),
   };
@@ -61,7 +67,13 @@ export function outsideRecord(rules: OutsideRules): OutsideRules {
   const levels = [...(rules.gitLevels ?? []), ...(rules.ghostLevels ?? [])];
   const size = levels.reduce((n, l) => n + l.text.length + l.prefix.length, 0);
   if (size <= KEPT_CHARS) return rules;
-  return { git: rules.git, ghost: hashOf(JSON.stringify(rules.ghostLevels ?? [])), cut: true };
+  const { git, ignoreCase } = rules;
+  return {
+    git,
+    ...(ignoreCase ? { ignoreCase } : {}),
+    ghost: hashOf(JSON.stringify(rules.ghostLevels ?? [])),
+    cut: true,
+  };
 }
 
 /**
@@ -122,5 +134,14 @@ export async function outsideRulesNow(
   storeDir: string,
 ): Promise<OutsideRules | null> {
   if (location.kind !== "git") return null;
-  return readOutsideRules(location, (await readUserGitConfig(location, storeDir)).excludesFile);
+  const config = await readUserGitConfig(location, storeDir);
+  return readOutsideRules(location, config.excludesFile, config.ignoreCase);
+}
+
+/**
+ * Whether git ignored case when a snapshot was taken, as it recorded; undefined for one taken
+ * before that was kept (judged by today's). Its rules match as they matched then.
+ */
+export function ignoreCaseThen(then: OutsideRules | undefined): boolean | undefined {
+  return then !== undefined && isOutsideRules(then) ? then.ignoreCase === true : undefined;
 }

@@ -15,7 +15,7 @@ import { ignoresCase } from "../capture/conversion.js";
 import type { RelPath } from "../paths.js";
 import type { StoreContext } from "../store/context.js";
 import type { StoredSnapshot } from "../store/store.js";
-import { ghostRulesThen, gitRulesThen, outsideRulesNow } from "../capture/outside-rules.js";
+import { ghostRulesThen, gitRulesThen, ignoreCaseThen, outsideRulesNow } from "../capture/outside-rules.js";
 import {
   belowUnknownGitignore,
   ghostignoredAtTarget,
@@ -79,6 +79,9 @@ export async function restoreSnapshot(
       );
       const candidates = changes.filter((c) => c.current && !c.target).map((c) => c.path);
       const rulesNow = await outsideRulesNow(engine.location, engine.paths.dir);
+      // The target's rules match as git matched them then (core.ignoreCase may have changed since).
+      const caseThen = async () =>
+        ignoreCaseThen(target.meta.outside) ?? (await ignoresCase(engine.location, engine.paths.dir));
       const ignored = await ignoredAtTarget(
         cat,
         target.tree,
@@ -86,7 +89,7 @@ export async function restoreSnapshot(
         new Set(all.map((c) => c.path)),
         ignoreScope(engine.location.kind, target.meta.nested),
         ignoreScope(engine.location.kind, capturedRepos),
-        () => ignoresCase(engine.location, engine.paths.dir),
+        caseThen,
         rulesNow ? gitRulesThen(target.meta.outside, rulesNow) : undefined,
       );
       // Nor was a repository there looked into (a submodule or nested repository not captured then).
@@ -100,7 +103,7 @@ export async function restoreSnapshot(
         cat,
         target.tree,
         excludedThen,
-        () => ignoresCase(engine.location, engine.paths.dir),
+        caseThen,
         candidates,
         rulesNow ? ghostRulesThen(target.meta.outside, rulesNow) : [],
       );

@@ -9,7 +9,7 @@ import {
   ignoreScope,
 } from "../restore/ignored-at-target.js";
 import { ignoresCase } from "../capture/conversion.js";
-import { ghostRulesThen, gitRulesThen, outsideRulesNow } from "../capture/outside-rules.js";
+import { ghostRulesThen, gitRulesThen, ignoreCaseThen, outsideRulesNow } from "../capture/outside-rules.js";
 import { proveAbsent } from "../restore/plan.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { sameState, type TreeLookup } from "../git/tree-lookup.js";
@@ -73,6 +73,9 @@ export async function proveDeletions(
       }
     }
     const outsideThen = rulesNow ? gitRulesThen(snapshot.meta.outside, rulesNow) : undefined;
+    // Its rules match as git matched them then (core.ignoreCase may have changed since).
+    const caseThen = async () =>
+      ignoreCaseThen(snapshot.meta.outside) ?? (await ignoresCase(engine.location, engine.paths.dir));
     const ignored =
       changedIgnores.size > 0 || rescoped || outsideThen !== undefined
         ? await ignoredAtTarget(
@@ -82,7 +85,7 @@ export async function proveDeletions(
             changedIgnores,
             scopeOf,
             scopeNow,
-            () => ignoresCase(engine.location, engine.paths.dir),
+            caseThen,
             outsideThen,
           )
         : new Set<RelPath>();
@@ -91,7 +94,7 @@ export async function proveDeletions(
       cat,
       snapshot.tree,
       excludedThen,
-      () => ignoresCase(engine.location, engine.paths.dir),
+      caseThen,
       paths,
       rulesNow ? ghostRulesThen(snapshot.meta.outside, rulesNow) : [],
     );

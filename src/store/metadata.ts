@@ -18,8 +18,10 @@ export interface RuleLevel {
  * now, missing from the snapshot, and not the snapshot's to delete.
  */
 export interface OutsideRules {
-  /** Hash of the git rules' levels. */
+  /** Hash of the git rules' levels and case rule. */
   git: string;
+  /** Git matched them regardless of case (core.ignoreCase). */
+  ignoreCase?: true;
   /** Hash of the `.ghostignore` levels, kept where `cut`. */
   ghost?: string;
   /** Lowest precedence first: core.excludesFile, info/exclude, then the `.gitignore` files above, top first. */

@@ -302,6 +302,16 @@ describe("restore", () => {
     expect((await snapshotIn(c)).excluded).toEqual([]);
     c.git("config", "core.ignoreCase", "true");
     expect((await snapshotIn(c)).excluded).toEqual([{ path: "notes.md", reason: "ignore-file" }]);
+
+    // Found in a trial: core.ignoreCase turned off after the snapshot. Its rules ignored
+    // `a.tmp` and kept `a.key` out then; judged by today's case rule, both were deleted.
+    const d = repo({ ".gitignore": "*.TMP\n", ".ghostignore": "*.KEY\n", "a.txt": "a\n" });
+    d.git("config", "core.ignoreCase", "true");
+    const then = d.ok("snapshot").id;
+    d.git("config", "core.ignoreCase", "false");
+    d.write({ "a.tmp": "work\n", "a.key": "secret\n", "made.txt": "m\n" });
+    expect(d.ok("restore", then).deleted).toEqual(["made.txt"]);
+    expect([d.read("a.tmp"), d.read("a.key")]).toEqual(["work\n", "secret\n"]);
   });
 
   it("leaves a .ghostignore whose restored version would let a file it keeps out into the next snapshot", () => {
