@@ -145,7 +145,10 @@ export async function runCli(argv: string[]): Promise<number> {
   if (named !== undefined && !SERVERS.has(named)) markProcessShortLived();
   if (argv.length <= 2) {
     process.stderr.write(program.helpInformation());
-    return 2;
+    return emitError(
+      new GhostcommitError("usage", "a command is needed (ghostcommit --help lists them)"),
+      wantsJson,
+    );
   }
   process.exitCode = undefined;
   try {
@@ -156,19 +159,45 @@ export async function runCli(argv: string[]): Promise<number> {
       if (error.exitCode === 0) return 0; // --help, --version
       // A command with subcommands given none (`turn`, or options alone): commander has printed
       // its usage, and its message is a placeholder.
+      const valued = error.code === "commander.unknownOption" ? flagGivenValue(program, error) : null;
       const misplaced =
-        error.code === "commander.unknownOption" ? optionOfCommand(program, argv, error) : null;
+        error.code === "commander.unknownOption" && !valued ? optionOfCommand(program, argv, error) : null;
       const message =
         error.code === "commander.help"
-          ? "a command is needed (ghostcommit --help lists them)"
-          : misplaced
-            ? `${misplaced.flag} is an option of \`${misplaced.command}\`, so it goes after the command: ghostcommit ${misplaced.command} ${misplaced.flag} …`
-            : // One line: commander puts its "(Did you mean --session?)" on a line of its own.
-              `${error.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ")} (${helpFor(named && withSubcommand(program, argv, named))})`;
+          ? neededCommand(program, argv, named)
+          : valued
+            ? `${valued} takes no value (${helpFor(named && withSubcommand(program, argv, named))})`
+            : misplaced
+              ? `${misplaced.flag} is an option of \`${misplaced.command}\`, so it goes after the command: ghostcommit ${misplaced.command} ${misplaced.flag} …`
+              : // One line: commander puts its "(Did you mean --session?)" on a line of its own.
+                `${error.message.replace(/^error: /, "").replace(/\s*\n\s*/g, " ")} (${helpFor(named && withSubcommand(program, argv, named))})`;
       return emitError(new GhostcommitError("usage", message), wantsJson);
     }
     return emitError(error, wantsJson);
   }
+}
+
+/** Why a line names no command to run: none at all, none after one that has subcommands, or an unknown one after `help`. */
+function neededCommand(program: Command, argv: string[], named: string | undefined): string {
+  const args = argv.slice(2).filter((arg) => !arg.startsWith("-"));
+  if (named === "help" || (named === undefined && args[0] === "help")) {
+    const asked = args[args.indexOf("help") + 1];
+    if (asked !== undefined && !program.commands.some((c) => c.name() === asked))
+      return `unknown command '${asked}' (ghostcommit --help lists the commands)`;
+  }
+  const parent = named !== undefined ? program.commands.find((c) => c.name() === named) : undefined;
+  if (parent && parent.commands.length > 0)
+    return `\`${named}\` needs one of its commands (ghostcommit ${named} --help lists them)`;
+  return "a command is needed (ghostcommit --help lists them)";
+}
+
+/** A flag that takes no value given one (`--json=1`): its name, where some command has it so. */
+function flagGivenValue(program: Command, error: CommanderError): string | null {
+  const given = /'(--[^'=]+)=/.exec(error.message)?.[1];
+  if (!given) return null;
+  const flags = (c: Command): boolean =>
+    c.options.some((o) => o.long === given && !o.required && !o.optional) || c.commands.some(flags);
+  return flags(program) ? given : null;
 }
 
 /**

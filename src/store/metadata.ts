@@ -120,7 +120,8 @@ export function ambiguityMessage(given: string, matches: { id: string; meta: Sna
 export function checkedSnapshotId(given: unknown): string {
   const wanted = typeof given === "string" ? given.trim().toLowerCase() : "";
   if (!/^[0-9a-f]{7,40}$/.test(wanted)) {
-    throw new GhostcommitError("bad-id", `not a snapshot id: ${String(given)} (7 to 40 hex digits)`, {
+    const shown = given === "" ? "an empty one" : String(given);
+    throw new GhostcommitError("bad-id", `not a snapshot id: ${shown} (7 to 40 hex digits)`, {
       id: String(given),
     });
   }

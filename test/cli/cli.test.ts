@@ -54,7 +54,7 @@ describe("snapshot ids", () => {
     expect(r.ok("show", snap.id.slice(0, 12).toUpperCase()).id).toBe(snap.id);
   });
 
-  it("fails with status 1 and a JSON error for unknown, malformed and too-short ids", async () => {
+  it("fails with a JSON error for unknown ids (status 1), and malformed, too-short and empty ones (usage, 2)", async () => {
     const r = repo();
     const snap = await snapshotIn(r);
     const unknown = snap.id.startsWith("0") ? "1".repeat(40) : "0".repeat(40);
@@ -66,18 +66,49 @@ describe("snapshot ids", () => {
       [["show", snap.id.slice(0, 6)], "bad-id"],
       [["show", `${snap.id}0`], "bad-id"],
       [["restore", "--dry-run", "zzzzzzz"], "bad-id"],
+      [["restore", ""], "bad-id"],
       [["drop", unknown], "not-found"],
     ];
     for (const [args, code] of cases) {
+      const status = code === "bad-id" ? 2 : 1; // an id that cannot be one is a wrong value on the line
       const result = r.cli([...args, "--json"]);
-      expect(result.status, args.join(" ")).toBe(1);
+      expect(result.status, args.join(" ")).toBe(status);
       expect(result.json, args.join(" ")).toEqual({ error: { code, message: expect.any(String) } });
       expect(result.stderr).toMatch(/^ghostcommit: \S/);
       const human = r.cli(args);
-      expect(human.status).toBe(1);
+      expect(human.status).toBe(status);
       expect(human.stdout).toBe("");
       expect(human.stderr).toMatch(/^ghostcommit: \S/);
     }
+  });
+
+  // Found in a trial: each of these named the wrong mistake, or (--in-chat) none on stdout.
+  it("says what is missing from a line that names no command to run", () => {
+    const r = repo();
+    const cases: [string[], string][] = [
+      [[], "a command is needed (ghostcommit --help lists them)"],
+      [["turn"], "`turn` needs one of its commands (ghostcommit turn --help lists them)"],
+      [["help", "bogus"], "unknown command 'bogus' (ghostcommit --help lists the commands)"],
+      [["list", "--json=1"], "--json takes no value (ghostcommit list --help says how to call it)"],
+      [
+        ["snapshot", "--include", "../x"],
+        `path is outside the workspace: ../x (paths are relative to the workspace ${r.dir})`,
+      ],
+      [["show", ""], "not a snapshot id: an empty one (7 to 40 hex digits)"],
+    ];
+    for (const [args, message] of cases) {
+      const result = r.cli(args);
+      expect([args.join(" "), result.status, result.stderr.split("\n").at(-2)]).toEqual([
+        args.join(" "),
+        2,
+        `ghostcommit: ${message}`,
+      ]);
+    }
+    const inChat = r.cli(["--in-chat"]);
+    expect([inChat.status, inChat.stdout]).toEqual([
+      0,
+      "ghostcommit: a command is needed (ghostcommit --help lists them)\n(ghostcommit exited with status 2)\n",
+    ]);
   });
 
   it("says, from a subdirectory, that it is a workspace of its own and how to name the repository's", async () => {
@@ -210,7 +241,7 @@ describe("snapshot ids", () => {
     expect(turn.status).toBe(2);
     expect(turn.stderr).toContain("Usage: ghostcommit turn");
     expect(turn.stderr.trim().split("\n").pop()).toBe(
-      "ghostcommit: a command is needed (ghostcommit --help lists them)",
+      "ghostcommit: `turn` needs one of its commands (ghostcommit turn --help lists them)",
     );
     const json = r.cli(["--json"]);
     expect([json.status, json.json?.error]).toEqual([
