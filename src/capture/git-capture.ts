@@ -27,12 +27,12 @@ import {
   editTree,
   entryAt,
   type FileState,
-  filesBelow,
   subtreeAt,
   type TreeChanges,
 } from "../git/trees.js";
 import { signal } from "../util/settled.js";
 import { outsideRecord, readOutsideRules } from "./outside-rules.js";
+import { leaveOutUnreadable } from "./unreadable.js";
 import { trace } from "../util/trace.js";
 
 /**
@@ -259,18 +259,8 @@ export async function captureGit(ctx: CaptureContext, includes: RelPath[]): Prom
   }
 
   trace("capture: files read");
-  // A directory status could not list, a tracked file it could not stat: their content is not what
-  // HEAD holds as far as anyone knows (git could not look), so the snapshot holds none of it, as it
-  // holds no untracked file there; `excluded` says so, and a restore leaves them as they are.
-  let unlisted = 0;
-  for (const rel of status.unreadableDirs.filter((d) => isWithin(d, prefix)).map(strip)) {
-    for (const p of [...changes.keys()]) if (isWithin(p, rel)) changes.delete(p);
-    const entry = rel === "" ? null : await entryAt(ctx.cat, baseTree, rel);
-    if (!entry) continue;
-    changes.set(rel, null);
-    inBase.set(rel, false);
-    unlisted += entry.mode === MODE.tree ? await filesBelow(ctx.cat, entry.oid) : 1;
-  }
+  const unreadable = status.unreadableDirs.filter((d) => isWithin(d, prefix)).map(strip);
+  const unlisted = await leaveOutUnreadable(ctx.cat, baseTree, unreadable, changes, inBase);
   const tree = await editTree(ctx.cat, ctx.writer, baseTree, changes);
   trace("capture: tree built");
   let fileCount = base.fileCount;
