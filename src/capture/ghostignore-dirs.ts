@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, lstatSync } from "node:fs";
 import path from "node:path";
 import type { WorkspaceLocation } from "../git/repository.js";
 import type { StatusEntry } from "../git/status.js";
@@ -6,6 +6,7 @@ import { ancestorsOf, isWithin, type RelPath } from "../paths.js";
 import { readJson, STORE_FILES, writeFileAtomic } from "../store/layout.js";
 import { ignoresCase } from "./conversion.js";
 import { GHOSTIGNORE, type Ghostignore, loadGhostignore } from "./ghostignore.js";
+import type { Listing } from "./plain-status.js";
 import { ghostignoreMatch } from "./policy.js";
 
 /** The directories below the workspace root the last capture found holding a `.ghostignore`. */
@@ -36,8 +37,8 @@ async function knownDirs(storeDir: string): Promise<RelPath[]> {
 
 /**
  * The `.ghostignore` rules of a workspace: the root's, those of the directories above it (a
- * subdirectory's workspace) and, in a git workspace, those of the directories below it that the
- * last capture found (tracked or not: see `withCurrentGhostignores`), as git reads `.gitignore`
+ * subdirectory's workspace) and those of the directories below it that the last capture found
+ * (tracked or not: see `withCurrentGhostignores`, `plainGhostignore`), as git reads `.gitignore`
  * files; `around` adds those on the way to these paths (a touch's), found on disk; `instead` takes
  * some of the workspace's as holding other rules (a restore's plan). A directory no longer holding
  * one adds nothing.
@@ -49,13 +50,12 @@ export async function workspaceGhostignore(
   around: readonly RelPath[] = [],
   instead?: ReadonlyMap<RelPath, string | null>,
 ): Promise<Ghostignore | null> {
-  if (location.kind !== "git") return loadGhostignore(location.root, ignoreCase, null, [], instead);
   const below = await knownDirs(storeDir);
   const onTheWay = around.flatMap((p) => ancestorsOf(p));
   return loadGhostignore(
     location.root,
     ignoreCase,
-    location.worktreeRoot,
+    location.kind === "git" ? location.worktreeRoot : null,
     [...new Set([...below, ...onTheWay])],
     instead,
   );
@@ -151,4 +151,36 @@ export async function ghostignoreJudge(
 ): Promise<(rel: RelPath) => boolean> {
   const rules = await workspaceGhostignore(location, storeDir, await ignoresCase(location, storeDir), paths);
   return (rel) => ghostignoreMatch(rel, rules?.matcher ?? null) !== null;
+}
+
+/**
+ * A plain directory's `.ghostignore` rules for a capture: the root's and those below it that the
+ * last capture found, with those this capture's listing shows (files new or changed since, a
+ * first snapshot's every file). `indexed` lists the files the store's index holds, asked only
+ * where the record of them is lost. The directories are kept for the next capture, a
+ * restore's and a touch's.
+ */
+export async function plainGhostignore(
+  ctx: { location: { root: string }; paths: { dir: string } },
+  ignoreCase: boolean,
+  listing: Pick<Listing, "changed" | "walked">,
+  indexed: () => Promise<RelPath[]>,
+): Promise<Ghostignore | null> {
+  const listed = [
+    ...listing.changed.flatMap((c) => (c.deleted ? [] : [c.path])),
+    ...listing.walked.untracked,
+  ];
+  const { root } = ctx.location;
+  const file = path.join(ctx.paths.dir, STORE_FILES.ghostignoreDirs);
+  const kept = await readJson<KnownDirs | null>(file, null, isKnownDirs);
+  const found = [...(kept?.dirs ?? ghostignoreDirsOf(await indexed())), ...ghostignoreDirsOf(listed)];
+  // One there in any form (a symlink to nothing too): loading it says what is wrong with it.
+  const there = (dir: RelPath) =>
+    lstatSync(path.join(root, Buffer.from(dir, "latin1").toString("utf8"), GHOSTIGNORE), {
+      throwIfNoEntry: false,
+    }) !== undefined;
+  const dirs = [...new Set(found)].filter(there).sort();
+  if (!kept || !sameList(dirs, kept.dirs))
+    await writeFileAtomic(file, JSON.stringify({ dirs } satisfies KnownDirs), 0o600, false).catch(() => {});
+  return loadGhostignore(root, ignoreCase, null, dirs);
 }

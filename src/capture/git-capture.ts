@@ -22,14 +22,7 @@ import { type PendingRead, readPending } from "./pending-reads.js";
 import { syncExcludes } from "./status-gitdir.js";
 import { runStatus } from "./status-run.js";
 import { EarlyProof, unprovenCleanFiles } from "./clean-proof.js";
-import {
-  commitTree,
-  editTree,
-  entryAt,
-  type FileState,
-  subtreeAt,
-  type TreeChanges,
-} from "../git/trees.js";
+import { commitTree, editTree, entryAt, type FileState, subtreeAt, type TreeChanges } from "../git/trees.js";
 import { signal } from "../util/settled.js";
 import { outsideRecord, readOutsideRules } from "./outside-rules.js";
 import { leaveOutUnreadable } from "./unreadable.js";

@@ -6,7 +6,7 @@ import { STORE_FILES } from "../store/layout.js";
 import type { StoredExclusion } from "../store/metadata.js";
 import { withLock } from "../util/lock.js";
 import type { CaptureContext, Captured } from "./context.js";
-import { loadGhostignore } from "./ghostignore.js";
+import { plainGhostignore } from "./ghostignore-dirs.js";
 import { ignoresCase } from "./conversion.js";
 import { expandIncludes } from "./includes.js";
 import { captureNestedRepos, nestedRoots } from "./nested-repos.js";
@@ -38,30 +38,27 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     rmSync(`${indexFile}.lock`, { force: true }); // left by a killed run; we hold the real lock
     const env = { ...ctx.readEnv, GIT_WORK_TREE: ctx.location.root, GIT_INDEX_FILE: indexFile };
     const depNames = new Set(ctx.settings.dependencyDirs);
-    const [indexedBefore, stateBefore, ghostignore] = await Promise.all([
+    const [indexedBefore, stateBefore] = await Promise.all([
       indexEntryCount(indexFile).then((count) => count ?? 0),
       readState(ctx.paths.dir),
-      loadGhostignore(ctx.location.root, await ignoresCase(ctx.location)),
     ]);
     // The untracked cache status keeps in the index survives the commands that rewrite it (the
     // store's config turns it off), and they mark where the entries end (see `indexExtensions`).
     // Not after a .gitignore was seen: git may keep its record after the file is gone (see
-    // `untrackedCacheIgnoreFileDirs`), so the index is written without the cache and the next
-    // status makes it again, as it found the directory.
+    // `untrackedCacheIgnoreFileDirs`), so the index is written without it; status makes it again.
     const untrackedCache = stateBefore.ignoreFiles ? "false" : "keep";
     const keep = ["-c", `core.untrackedCache=${untrackedCache}`, "-c", "index.recordEndOfIndexEntries=true"];
     const git = (args: string[], input?: Buffer, okCodes?: number[]) =>
       runGit([...keep, ...args], { cwd: ctx.location.root, env, input, okCodes });
     // The commands that may write thousands of objects (a first snapshot's every file).
+    const many = { ...env, ...MANY_OBJECTS_ENV };
     const writeObjects = (args: string[], input?: Buffer, okCodes?: number[]) =>
-      runGit([...keep, ...args], {
-        cwd: ctx.location.root,
-        env: { ...env, ...MANY_OBJECTS_ENV },
-        input,
-        okCodes,
-      });
+      runGit([...keep, ...args], { cwd: ctx.location.root, env: many, input, okCodes });
     const listing = await listChanges(ctx, git, indexFile, indexedBefore, stateBefore, depNames);
     const { walked } = listing;
+    const ignoreCase = await ignoresCase(ctx.location);
+    const indexedFiles = async () => splitNul((await git(["ls-files", "-z"])).stdout).map(relFromBytes);
+    const ghostignore = await plainGhostignore(ctx, ignoreCase, listing, indexedFiles);
     const matcher = ghostignore?.matcher ?? null;
     const excluded: StoredExclusion[] = [];
 

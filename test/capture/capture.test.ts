@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { Repo } from "../helpers/repo.js";
 import { excludedAt, fileSandbox, filesOf } from "../helpers/support.js";
 import { listIn } from "../helpers/in-process.js";
 
@@ -441,6 +442,36 @@ describe(".ghostignore", () => {
     expect(r.read("lib/key.pem")).toBe("PRIVATE, edited\n");
     expect(r.read("lib/made-since.pem")).toBe("PRIVATE 2\n");
     expect(r.read("lib/.ghostignore")).toBe("*.pem\n");
+  });
+});
+
+describe(".ghostignore below the root of a plain directory", () => {
+  // Found in a trial: config/.ghostignore's *.secret let config/db.secret into a plain folder's
+  // snapshots (only the root's was read there), where a repository's would have kept it out.
+  it("keeps its directory's files out, from the first snapshot and once it appears later", async () => {
+    const dir = new Repo(sandbox, sandbox.dir("plain-nested-ghostignore"));
+    dir.write({ "a.txt": "a\n", "config/.ghostignore": "*.secret\n", "config/db.secret": "PW=1\n" });
+    const first = dir.ok("snapshot");
+    expect(await filesOf(dir, first.id)).toEqual(["a.txt", "config/.ghostignore"]);
+    expect(excludedAt(first, "config/db.secret")).toMatchObject({ reason: "ignore-file" });
+    // Captured before its rule came: the next snapshot leaves it out, and a restore of the first
+    // neither writes nor deletes what the rule names.
+    dir.write({ "lib/key.pem": "PRIVATE\n", "lib/ok.js": "ok\n" });
+    dir.ok("snapshot");
+    dir.write({ "lib/.ghostignore": "*.pem\n", "config/more.secret": "PW=2\n" });
+    const later = dir.ok("snapshot");
+    expect(await filesOf(dir, later.id)).toEqual([
+      "a.txt",
+      "config/.ghostignore",
+      "lib/.ghostignore",
+      "lib/ok.js",
+    ]);
+    dir.write({ "lib/key.pem": "PRIVATE, edited\n" });
+    dir.ok("restore", first.id);
+    expect([dir.read("lib/key.pem"), dir.read("config/more.secret")]).toEqual([
+      "PRIVATE, edited\n",
+      "PW=2\n",
+    ]);
   });
 });
 
