@@ -19,8 +19,9 @@ export async function presentUncapturedOf(
       // empty (its captured files are deleted first; anything uncaptured left in it blocks the write).
       // A path below a symlink is not in the workspace (lstat would follow the link outside).
       if (hasUnsafeAncestor(root, change.path)) continue;
-      // In a directory the capture could not list (nor stat its files): what is there is unknown.
-      if ([...unreadableNow].some((dir) => isWithin(change.path, dir) && change.path !== dir)) {
+      // A file the capture could not stat, or one in a directory it could not list (git names
+      // either, as its untracked cache has it): what is there is unknown.
+      if ([...unreadableNow].some((unread) => isWithin(change.path, unread))) {
         present.set(change.path, "unreadable");
         continue;
       }
