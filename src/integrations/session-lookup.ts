@@ -33,9 +33,14 @@ export async function resolveSession(
   const latest = await ws.latestSession();
   if (!latest) {
     const elsewhere = await sessionsElsewhere(ws);
+    // Naming a session helps only where there is one (with no turn yet, as a touch starts one).
+    const none = (await ws.sessions()).length === 0;
+    const hint = none
+      ? ": an agent's hooks (`ghostcommit install <agent>`) or `ghostcommit turn begin` start one"
+      : ` (use ${naming})`;
     throw new GhostcommitError(
       "no-session",
-      `this workspace has no session with a turn yet${elsewhere || ` (use ${naming})`}`,
+      `this workspace has no session with a turn yet${elsewhere || hint}`,
     );
   }
   return latest;

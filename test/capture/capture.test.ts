@@ -246,7 +246,9 @@ describe("capture in a git repository", () => {
       // As a path given to restore or diff is: a wrong value on the line.
       expect(result.status).toBe(2);
       expect(result.json.error.code).toBe("usage");
-      expect(result.stderr).toMatch(/^ghostcommit: path is outside the workspace: .* \(paths are relative to the workspace /);
+      expect(result.stderr).toMatch(
+        /^ghostcommit: path is outside the workspace: .* \(paths are relative to the workspace /,
+      );
     }
     expect(await listIn(r)).toEqual([]);
   });

@@ -172,11 +172,12 @@ describe("ghostcommit mcp", () => {
     expect(textJson(outside).error.code).toBe("outside-workspace");
     const malformed = await call("diff", { id: "xyz" });
     expect(malformed.isError).toBe(true);
-    // No session yet: the way past it is named as a tool call names it, not as the command line does.
+    // No session at all: naming one cannot help, so the refusal says what starts one.
     const noSession = textJson(await call("log", {})).error;
     expect(noSession).toEqual({
       code: "no-session",
-      message: "this workspace has no session with a turn yet (use the `session` argument)",
+      message:
+        "this workspace has no session with a turn yet: an agent's hooks (`ghostcommit install <agent>`) or `ghostcommit turn begin` start one",
     });
     // the server is still serving
     expect((await call("list_snapshots")).isError).toBeFalsy();

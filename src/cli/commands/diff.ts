@@ -36,13 +36,14 @@ export function register(program: Command, run: Action): void {
         const ws = id2 === undefined ? await openToCapture(globals) : await open(globals);
         if (!globals.json && (options.stat || options.patch)) {
           const text = await ws.diffText(options.stat ? "stat" : "patch", id, id2, { paths });
-          return { json: null, human: () => text || "no differences" };
+          // A patch or diffstat is for tools (git apply): nothing differing prints nothing, as git's.
+          return { json: null, human: () => text };
         }
         const entries = await ws.diff(id, id2, { paths });
         return {
           json: entries,
           human: () => {
-            if (entries.length === 0) return "no differences";
+            if (entries.length === 0) return options.nameStatus ? "" : "no differences";
             const paint = {
               added: color.green,
               modified: color.yellow,
