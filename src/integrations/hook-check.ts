@@ -4,6 +4,7 @@ import type { AgentName } from "./event.js";
 import { type InstallSpec, isHookCommand, type Scope } from "./specs.js";
 import { target } from "./settings-file.js";
 import { parseJsonc } from "./jsonc.js";
+import { shellWord } from "../util/shell.js";
 
 /** The PATH agents' shells often have: no Node version manager, no Homebrew. */
 const BARE_PATH = ["/usr/bin", "/bin"];
@@ -239,4 +240,14 @@ export function filesWithOurHooks(
     if (commands.size > 0) found.push({ scope, file, commands });
   }
   return found;
+}
+
+/**
+ * The command that removes ghostcommit's hooks from `file` (of `scope`), run from `here`: a
+ * project file of another directory (a layer above, for Codex) is named by its directory.
+ */
+export function uninstallCommand(agent: AgentName, scope: Scope, file: string, here: string): string {
+  if (scope === "user") return `ghostcommit uninstall ${agent}`;
+  const dir = path.dirname(path.dirname(file));
+  return `ghostcommit ${dir === path.resolve(here) ? "" : `-C ${shellWord(dir)} `}uninstall ${agent} --project`;
 }

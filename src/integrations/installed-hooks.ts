@@ -1,9 +1,7 @@
 import { readFileSync } from "node:fs";
-import path from "node:path";
 import type { DoctorCheck } from "../maintenance/doctor.js";
 import type { StoreContext } from "../store/context.js";
 import type { DoctorProblem } from "../types.js";
-import { shellWord } from "../util/shell.js";
 import { geminiSwitchesOff } from "./gemini-switches.js";
 import {
   filesWithOurHooks,
@@ -11,6 +9,7 @@ import {
   runsTwice,
   settingsFile,
   staleMatchers,
+  uninstallCommand,
   whyNotRunnable,
 } from "./hook-check.js";
 import { parseJsonc } from "./jsonc.js";
@@ -23,10 +22,9 @@ function installedTwice(spec: InstallSpec, root: string): DoctorProblem | null {
     for (let j = i + 1; j < files.length; j++) {
       if (!runsTwice(spec, files[i].commands, files[j].commands)) continue;
       const [a, b] = [files[i], files[j]];
+      const removes = (f: typeof a) => `\`${uninstallCommand(spec.agent, f.scope, f.file, root)}\``;
       const how =
-        a.scope === "user"
-          ? `\`ghostcommit uninstall ${spec.agent} --project\` or \`ghostcommit uninstall ${spec.agent}\``
-          : `\`ghostcommit -C ${shellWord(path.dirname(path.dirname(b.file)))} uninstall ${spec.agent} --project\` removes those of ${b.file}`;
+        a.scope === "user" ? `${removes(b)} or ${removes(a)}` : `${removes(b)} removes those of ${b.file}`;
       return {
         code: "hook-installed-twice",
         message: `ghostcommit's ${spec.label} hooks are in both ${a.file} and ${b.file}, which ${spec.label} loads for this workspace, so it runs each event's hook twice: keep one (${how})`,

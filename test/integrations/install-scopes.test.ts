@@ -107,5 +107,15 @@ describe("install says what it left alone and what would run twice", () => {
     expect(repo.cli(["doctor", "--json"]).json.problems).toEqual([]);
     sandbox.ok(src, "uninstall", "codex", "--project");
     expect(sandbox.cli(src, ["doctor", "--json"]).json.problems).toEqual([]);
+    // Installed for the user from src/: the way to remove the repository's names its directory,
+    // as run from src/ a bare `uninstall codex --project` would find no hooks there.
+    const user = sandbox.ok(src, "install", "codex");
+    expect(user.alsoInstalledIn).toEqual({ scope: "project", file: rootFile });
+    expect(user.warnings.join("\n")).toContain(
+      `\`ghostcommit -C ${repo.dir} uninstall codex --project\` removes those`,
+    );
+    expect(sandbox.cli(src, ["doctor", "--json"]).json.problems[0].message).toContain(
+      `\`ghostcommit -C ${repo.dir} uninstall codex --project\` or \`ghostcommit uninstall codex\``,
+    );
   });
 });

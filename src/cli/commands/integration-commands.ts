@@ -15,8 +15,7 @@ import { geminiSwitchesOff } from "../../integrations/gemini-switches.js";
 import { hooksBesideEditsNote } from "../../integrations/hooks-beside.js";
 import { install, uninstall } from "../../integrations/install.js";
 import { hookCommand, type Scope, SPECS } from "../../integrations/specs.js";
-import { filesWithOurHooks, runsTwice } from "../../integrations/hook-check.js";
-import { shellWord } from "../../util/shell.js";
+import { filesWithOurHooks, runsTwice, uninstallCommand } from "../../integrations/hook-check.js";
 import { target } from "../../integrations/settings-file.js";
 import { type GlobalOptions, globalsOf, withGlobals } from "../context.js";
 import { runHookCommand } from "../hook-entry.js";
@@ -51,9 +50,7 @@ function otherScopeWarning(agent: AgentName, scope: Scope, dir: string, file: st
   for (const other of filesWithOurHooks(spec, dir)) {
     if (target(other.file) === file || !runsTwice(spec, new Set([hook]), other.commands)) continue;
     const layer = other.scope === "project" && scope === "project";
-    const remove = layer
-      ? `\`ghostcommit -C ${shellWord(path.dirname(path.dirname(other.file)))} uninstall ${agent} --project\``
-      : `\`ghostcommit uninstall ${agent}${other.scope === "project" ? " --project" : ""}\``;
+    const remove = `\`${uninstallCommand(agent, other.scope, other.file, dir)}\``;
     const what = layer
       ? "the project settings of a directory above, which it loads too"
       : `${other.scope} settings`;
