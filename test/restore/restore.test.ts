@@ -314,7 +314,7 @@ describe("restore", () => {
     expect([d.read("a.tmp"), d.read("a.key")]).toEqual(["work\n", "secret\n"]);
   });
 
-  it("leaves a .ghostignore whose restored version would let a file it keeps out into the next snapshot", () => {
+  it("leaves a .ghostignore whose restored version would let a file it keeps out into the next snapshot", async () => {
     const r = repo({ "a.txt": "a\n" });
     const before = r.ok("snapshot").id;
     r.write({ ".ghostignore": "*.pem\n", "key.pem": "secret\n", "notes.txt": "n\n" });
@@ -334,6 +334,16 @@ describe("restore", () => {
     expect(r.ok("restore", narrower).written).toEqual([".ghostignore"]);
     execFileSync("rm", [path.join(r.dir, "key.pem")]);
     expect(r.ok("restore", before).deleted).toEqual([".ghostignore"]);
+
+    // Found in a trial: git ignored the key too, so no capture listed it, and the same restore
+    // put back a .gitignore without its rule: both rules went, and the next snapshot took it.
+    const g = repo({ ".gitignore": ".env\n", "a.txt": "a\n" });
+    const older = g.ok("snapshot").id;
+    g.write({ ".gitignore": ".env\n*.key\n", ".ghostignore": "*.key\n", "prod.key": "K\n" });
+    const back = g.ok("restore", older);
+    expect(back.written).toEqual([".gitignore"]);
+    expect(back.skipped).toEqual([{ path: ".ghostignore", reason: "excluded", detail: "guards-files" }]);
+    expect(await filesOf(g, g.ok("snapshot").id)).not.toContain("prod.key");
   });
 
   it("proves nothing absent below a .gitignore the snapshot left out, whose rules then are unknown", () => {
