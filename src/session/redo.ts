@@ -1,5 +1,6 @@
 import { expectedRedo } from "./expected-plan.js";
 import { GhostcommitError } from "../errors.js";
+import { refusedWithPlan } from "./refused-plan.js";
 import { turnsNamed, humanText } from "../util/format.js";
 import { shellWord } from "../util/shell.js";
 import { displayPath, type RelPath } from "../paths.js";
@@ -65,6 +66,7 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
       // Conflicts --force overwrites (or would, in a dry run): said, never silent, as a rewind's are.
       let overridden: string[] = [];
       let overriddenNow = new Map<string, string>();
+      let refusal: GhostcommitError | null = null;
       if (!force && !dryRun) {
         const now = await worktreeStates(engine, paths);
         const conflicts: RelPath[] = [];
@@ -103,13 +105,15 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
           const changes = changesOf(states);
           const blockers = await obstructions(changes, currentTree, lookup);
           const conflicts = await insideSparseCheckout(engine, conflictsOf(states, blockers));
+          // A dry run goes on as a forced one would, to show that plan with the refusal.
           if (!force && conflicts.length > 0)
-            throw conflictError("redo", session, conflicts.map(displayPath));
+            refusal = conflictError("redo", session, conflicts.map(displayPath));
+          if (refusal && !dryRun) throw refusal;
           overridden = conflicts.map(displayPath);
           overriddenNow = await overriddenStates(conflicts, currentTree, lookup);
           // The rewind's safety snapshot captured each of these paths, so its absence there is proof.
           const provenAbsent = new Set(changes.filter((c) => c.target === null).map((c) => c.path));
-          if (force) clearFirst(blockers, changes, provenAbsent);
+          if (force || refusal) clearFirst(blockers, changes, provenAbsent);
           return { changes, provenAbsent };
         },
       });
@@ -120,6 +124,7 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
       };
       const overwrote = overwritten(overridden, report);
       if (overwrote.length > 0) report.overridden = overwrote;
+      if (refusal) throw refusedWithPlan(refusal, report);
       if (dryRun) {
         if (overwrote.length > 0) report.overriddenState = stateOfShown(overriddenNow, overwrote);
         report.dryRun = true;

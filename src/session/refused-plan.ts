@@ -6,7 +6,7 @@ import { quotedPath } from "../util/format.js";
  * deciding on --force needs to see. Nothing was to change either way.
  */
 export function refusedWithPlan(
-  refusal: GhostcommitError<"conflict">,
+  refusal: GhostcommitError,
   plan: { written: string[]; deleted: string[] },
 ): GhostcommitError<"conflict"> {
   const list = (paths: string[]) =>
@@ -18,8 +18,9 @@ export function refusedWithPlan(
     /; nothing was changed$/,
     `; forced, it would write ${files}${list(plan.written)} and delete ${plan.deleted.length}${list(plan.deleted)}`,
   );
+  const data = GhostcommitError.is(refusal, "conflict") ? refusal.data : { conflicts: [] };
   const error = new GhostcommitError("conflict", message, {
-    ...refusal.data,
+    ...data,
     forced: { written: plan.written, deleted: plan.deleted },
   });
   error.forceable = true;

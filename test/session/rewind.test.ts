@@ -415,6 +415,12 @@ describe("rewind and redo through the CLI", () => {
     expect(forced.written.sort()).toEqual(["a.txt", "b.txt"]);
     expect(forced.deleted).toEqual(["made.txt"]);
     expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["0\n", "0\n"]);
+    // A redo's dry run refused alike shows its forced plan too.
+    r.write({ "a.txt": "again\n" });
+    const redoPreview = r.cli(["redo", "--dry-run", "--json"]);
+    expect([redoPreview.status, redoPreview.json.conflicts]).toEqual([3, ["a.txt"]]);
+    expect(redoPreview.json.forced).toEqual({ written: ["a.txt", "b.txt", "made.txt"], deleted: [] });
+    r.write({ "a.txt": "0\n" });
     r.ok("redo"); // the person's edit is in the safety snapshot: redo brings it back
     expect(r.read("a.txt")).toBe("person\n");
   });
