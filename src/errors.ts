@@ -133,8 +133,7 @@ export function errorDocument(error: unknown, force: string | null): Record<stri
 /** Exit status for an error, per the CLI contract: 2 usage, 3 refused, 1 anything else. */
 export function exitStatusFor(error: unknown): number {
   if (error instanceof GhostcommitError) {
-    // An id that cannot be one (not 7 to 40 hex digits, an unset variable's "") is a wrong value.
-    if (error.code === "usage" || error.code === "bad-id") return 2;
+    if (error.code === "usage") return 2;
     if (error.code === "conflict" || error.code === "open-turn" || error.code === "plan-changed") return 3;
   }
   return 1;

@@ -54,7 +54,7 @@ describe("a reader that closed the pipe", () => {
     r.ok("turn", "end", "--session", "s", "--turn", "1");
     r.write({ "a.txt": "edited by hand\n" });
     expect(toClosedPipe(r, ["--json", "rewind", "--to", "1"], "2>/dev/null")).toBe(3);
-    expect(toClosedPipe(r, ["show", "0".repeat(40)], "2>&1")).toBe(1);
+    expect(toClosedPipe(r, ["show", "zzzzzzz"], "2>&1")).toBe(1);
     expect(toClosedPipe(r, ["list"])).toBe(0);
     expect(r.read("a.txt")).toBe("edited by hand\n");
   });

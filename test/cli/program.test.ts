@@ -50,8 +50,8 @@ describe("the CLI program in-process", () => {
 
   it("a command refused for its arguments leaves no store behind", async () => {
     const repo = sandbox.repo();
-    expect(await run("-C", repo.dir, "snapshot", "--include", "../elsewhere", "--json")).toBe(2);
-    expect(JSON.parse(out.join("")).error.code).toBe("usage");
+    expect(await run("-C", repo.dir, "snapshot", "--include", "../elsewhere", "--json")).toBe(1);
+    expect(JSON.parse(out.join("")).error.code).toBe("outside-workspace");
     const workspaces = path.join(sandbox.env.GHOSTCOMMIT_HOME!, "workspaces");
     expect(existsSync(workspaces) ? readdirSync(workspaces) : []).toEqual([]);
     // reading commands on a workspace with no store yet create none either

@@ -1,6 +1,5 @@
 import path from "node:path";
 import type { Command } from "commander";
-import { GhostcommitError } from "../../errors.js";
 import { runGit } from "../../git/exec.js";
 import type { Workspace } from "../../workspace.js";
 import { globalsOf, openToCapture, withGlobals } from "../context.js";
@@ -19,17 +18,7 @@ export function register(program: Command, run: Action): void {
         refuseNotUtf8(options.include, "include its directory instead: that captures every file below it");
         const ws = await openToCapture(globalsOf(command));
         const done = progress("taking a snapshot");
-        const snap = await ws
-          .snapshot({ message: options.message, include: options.include })
-          .catch((error) => {
-            // A wrong path given on the line, as for restore's and diff's: a usage error.
-            if (!GhostcommitError.is(error, "outside-workspace")) throw error;
-            throw new GhostcommitError(
-              "usage",
-              `${error.message} (paths are relative to the workspace ${ws.root})`,
-            );
-          })
-          .finally(done);
+        const snap = await ws.snapshot({ message: options.message, include: options.include }).finally(done);
         const ignored = snap.fileCount === 0 && (await ignoredByRepository(ws));
         const missing = snap.missingIncludes ?? [];
         return {
