@@ -4,7 +4,7 @@ import path from "node:path";
 import type { WorkspaceLocation } from "../git/repository.js";
 import { nodeCrypto } from "../util/crypto.js";
 import type { OutsideRules, RuleLevel } from "../store/metadata.js";
-import { readUserGitConfig } from "./conversion.js";
+import { ignoresCase, readUserGitConfig } from "./conversion.js";
 import { GHOSTIGNORE } from "./ghostignore.js";
 
 export type { OutsideRules, RuleLevel };
@@ -12,7 +12,7 @@ export type { OutsideRules, RuleLevel };
 /** Past this many characters of rules only their hash is kept (each snapshot's message holds them). */
 const KEPT_CHARS = 32 * 1024;
 
-export function isOutsideRules(value: unknown): value is OutsideRules {
+function isOutsideRules(value: unknown): value is OutsideRules {
   const v = value as OutsideRules | null;
   const levels = (l: unknown) =>
     l === undefined ||
@@ -82,7 +82,7 @@ export function outsideRecord(rules: OutsideRules): OutsideRules {
  * predates the record (judged by today's, as it always was); "unknown" where they changed but
  * only their hash was kept (no absence of the scope is proven).
  */
-export function gitRulesThen(
+function gitRulesThen(
   then: OutsideRules | undefined,
   now: OutsideRules,
 ): RuleLevel[] | "unknown" | undefined {
@@ -93,7 +93,7 @@ export function gitRulesThen(
 }
 
 /** The `.ghostignore` rules above the workspace a snapshot was taken under (see `gitRulesThen`). */
-export function ghostRulesThen(then: OutsideRules | undefined, now: OutsideRules): RuleLevel[] | "unknown" {
+function ghostRulesThen(then: OutsideRules | undefined, now: OutsideRules): RuleLevel[] | "unknown" {
   if (then === undefined) return [];
   if (!isOutsideRules(then)) return "unknown";
   if (!then.cut) return then.ghostLevels ?? [];
@@ -129,10 +129,7 @@ function hashOf(text: string): string {
 }
 
 /** Today's rules outside a git workspace's tree, to judge a snapshot's absences by; null in a plain directory. */
-export async function outsideRulesNow(
-  location: WorkspaceLocation,
-  storeDir: string,
-): Promise<OutsideRules | null> {
+async function outsideRulesNow(location: WorkspaceLocation, storeDir: string): Promise<OutsideRules | null> {
   if (location.kind !== "git") return null;
   const config = await readUserGitConfig(location, storeDir);
   return readOutsideRules(location, config.excludesFile, config.ignoreCase);
@@ -142,6 +139,28 @@ export async function outsideRulesNow(
  * Whether git ignored case when a snapshot was taken, as it recorded; undefined for one taken
  * before that was kept (judged by today's). Its rules match as they matched then.
  */
-export function ignoreCaseThen(then: OutsideRules | undefined): boolean | undefined {
+function ignoreCaseThen(then: OutsideRules | undefined): boolean | undefined {
   return then !== undefined && isOutsideRules(then) ? then.ignoreCase === true : undefined;
+}
+
+/**
+ * What a snapshot's absences are judged by beside its own tree: the `.gitignore`-like rules outside
+ * it where they changed since (`git`, see `gitRulesThen`), the `.ghostignore` files above the
+ * workspace (`ghost`), and whether its rules matched regardless of case then (`ignoreCase`).
+ */
+export async function rulesOfSnapshot(
+  location: WorkspaceLocation,
+  storeDir: string,
+  then: OutsideRules | undefined,
+): Promise<{
+  git: RuleLevel[] | "unknown" | undefined;
+  ghost: RuleLevel[] | "unknown";
+  ignoreCase: () => Promise<boolean>;
+}> {
+  const now = await outsideRulesNow(location, storeDir);
+  return {
+    git: now ? gitRulesThen(then, now) : undefined,
+    ghost: now ? ghostRulesThen(then, now) : [],
+    ignoreCase: async () => ignoreCaseThen(then) ?? (await ignoresCase(location, storeDir)),
+  };
 }

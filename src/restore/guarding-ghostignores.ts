@@ -34,7 +34,12 @@ export async function keepGuardingGhostignores(
     const dirs = changing.map((s) => dirOf(s.path));
     const skip = new Set([".git", ...engine.settings.dependencyDirs]);
     keptOut.push(
-      ...filesBelow(engine.root, dirs, skip, (rel) => ghostignoreMatch(rel, now?.matcher ?? null) !== null),
+      ...matchingFilesBelow(
+        engine.root,
+        dirs,
+        skip,
+        (rel) => ghostignoreMatch(rel, now?.matcher ?? null) !== null,
+      ),
     );
   }
   if (keptOut.length === 0) return steps;
@@ -76,7 +81,7 @@ const WALK_LIMIT = 100_000;
  * The files below `dirs` (workspace-relative) that `matches`, never entering a symlink, `.git` or
  * a dependency directory (`skip`), whose files no snapshot holds either way.
  */
-function filesBelow(
+function matchingFilesBelow(
   root: string,
   dirs: RelPath[],
   skip: ReadonlySet<string>,
@@ -87,18 +92,15 @@ function filesBelow(
   let seen = 0;
   while (pending.length > 0 && seen < WALK_LIMIT) {
     const dir = pending.pop()!;
-    let entries: Dirent[];
+    let entries: Dirent<Buffer>[];
     try {
-      entries = readdirSync(fsPath(root, dir), {
-        withFileTypes: true,
-        encoding: "buffer",
-      }) as unknown as Dirent[];
+      entries = readdirSync(fsPath(root, dir), { withFileTypes: true, encoding: "buffer" });
     } catch {
       continue; // unreadable: reported by the capture, its files in no snapshot
     }
     for (const entry of entries) {
       seen++;
-      const name = relFromBytes(entry.name as unknown as Buffer);
+      const name = relFromBytes(entry.name);
       const rel = dir === "" ? name : `${dir}/${name}`;
       if (entry.isDirectory()) {
         if (!skip.has(name)) pending.push(rel);

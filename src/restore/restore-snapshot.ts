@@ -11,11 +11,10 @@ import {
 import { runGit } from "../git/exec.js";
 import { MODE } from "../git/objects.js";
 import type { FileState } from "../git/trees.js";
-import { ignoresCase } from "../capture/conversion.js";
 import type { RelPath } from "../paths.js";
 import type { StoreContext } from "../store/context.js";
 import type { StoredSnapshot } from "../store/store.js";
-import { ghostRulesThen, gitRulesThen, ignoreCaseThen, outsideRulesNow } from "../capture/outside-rules.js";
+import { rulesOfSnapshot } from "../capture/outside-rules.js";
 import {
   belowUnknownGitignore,
   ghostignoredAtTarget,
@@ -78,10 +77,7 @@ export async function restoreSnapshot(
         changes.filter((c) => c.target && c.target.mode !== MODE.gitlink).map((c) => c.path),
       );
       const candidates = changes.filter((c) => c.current && !c.target).map((c) => c.path);
-      const rulesNow = await outsideRulesNow(engine.location, engine.paths.dir);
-      // The target's rules match as git matched them then (core.ignoreCase may have changed since).
-      const caseThen = async () =>
-        ignoreCaseThen(target.meta.outside) ?? (await ignoresCase(engine.location, engine.paths.dir));
+      const then = await rulesOfSnapshot(engine.location, engine.paths.dir, target.meta.outside);
       const ignored = await ignoredAtTarget(
         cat,
         target.tree,
@@ -89,8 +85,8 @@ export async function restoreSnapshot(
         new Set(all.map((c) => c.path)),
         ignoreScope(engine.location.kind, target.meta.nested),
         ignoreScope(engine.location.kind, capturedRepos),
-        caseThen,
-        rulesNow ? gitRulesThen(target.meta.outside, rulesNow) : undefined,
+        then.ignoreCase,
+        then.git,
       );
       // Nor was a repository there looked into (a submodule or nested repository not captured then).
       const reposInTarget = changes.filter((c) => c.target?.mode === MODE.gitlink).map((c) => c.path);
@@ -103,9 +99,9 @@ export async function restoreSnapshot(
         cat,
         target.tree,
         excludedThen,
-        caseThen,
+        then.ignoreCase,
         candidates,
-        rulesNow ? ghostRulesThen(target.meta.outside, rulesNow) : [],
+        then.ghost,
       );
       const rulesUnknown = belowUnknownGitignore(excludedThen);
       const provenAbsent = proveAbsent(

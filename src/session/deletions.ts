@@ -8,8 +8,7 @@ import {
   ignoredAtTarget,
   ignoreScope,
 } from "../restore/ignored-at-target.js";
-import { ignoresCase } from "../capture/conversion.js";
-import { ghostRulesThen, gitRulesThen, ignoreCaseThen, outsideRulesNow } from "../capture/outside-rules.js";
+import { rulesOfSnapshot } from "../capture/outside-rules.js";
 import { proveAbsent } from "../restore/plan.js";
 import type { StoredSnapshot } from "../store/store.js";
 import { sameState, type TreeLookup } from "../git/tree-lookup.js";
@@ -39,7 +38,6 @@ export async function proveDeletions(
   const proven = new Set<RelPath>();
   const scopeNow = ignoreScope(engine.location.kind, capturedRepos);
   const groups = new Map<StoredSnapshot, RelPath[]>();
-  const rulesNow = await outsideRulesNow(engine.location, engine.paths.dir);
   for (const p of candidates) {
     const source = sourceOf(p);
     if (source.absent.has(p)) {
@@ -72,12 +70,9 @@ export async function proveDeletions(
         if (!sameState(then, await lookup.file(currentTree, rules))) changedIgnores.add(rules);
       }
     }
-    const outsideThen = rulesNow ? gitRulesThen(snapshot.meta.outside, rulesNow) : undefined;
-    // Its rules match as git matched them then (core.ignoreCase may have changed since).
-    const caseThen = async () =>
-      ignoreCaseThen(snapshot.meta.outside) ?? (await ignoresCase(engine.location, engine.paths.dir));
+    const then = await rulesOfSnapshot(engine.location, engine.paths.dir, snapshot.meta.outside);
     const ignored =
-      changedIgnores.size > 0 || rescoped || outsideThen !== undefined
+      changedIgnores.size > 0 || rescoped || then.git !== undefined
         ? await ignoredAtTarget(
             cat,
             snapshot.tree,
@@ -85,8 +80,8 @@ export async function proveDeletions(
             changedIgnores,
             scopeOf,
             scopeNow,
-            caseThen,
-            outsideThen,
+            then.ignoreCase,
+            then.git,
           )
         : new Set<RelPath>();
     const excludedThen = snapshot.meta.excluded.map((e) => e.path);
@@ -94,9 +89,9 @@ export async function proveDeletions(
       cat,
       snapshot.tree,
       excludedThen,
-      caseThen,
+      then.ignoreCase,
       paths,
-      rulesNow ? ghostRulesThen(snapshot.meta.outside, rulesNow) : [],
+      then.ghost,
     );
     const excluded = [...excludedThen, ...reposInTarget];
     const rulesUnknown = belowUnknownGitignore(excludedThen);
