@@ -13,6 +13,7 @@ export async function presentUncapturedOf(
   unreadableNow: ReadonlySet<RelPath>,
 ): Promise<Map<RelPath, ExcludedDetail | null>> {
   const present = new Map<RelPath, ExcludedDetail | null>();
+  const unread = [...unreadableNow];
   for (const change of changes) {
     if (change.current === null && change.target !== null) {
       // A directory in the way is not content of its own: the write replaces it only once it is
@@ -21,7 +22,7 @@ export async function presentUncapturedOf(
       if (hasUnsafeAncestor(root, change.path)) continue;
       // A file the capture could not stat, or one in a directory it could not list (git names
       // either, as its untracked cache has it): what is there is unknown.
-      if ([...unreadableNow].some((unread) => isWithin(change.path, unread))) {
+      if (unread.some((p) => isWithin(change.path, p))) {
         present.set(change.path, "unreadable");
         continue;
       }
