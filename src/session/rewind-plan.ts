@@ -43,11 +43,27 @@ export interface PathStates {
   betweenTurns?: boolean;
 }
 
-/** The snapshots of the turns a rewind rewinds, by position; `rewoundBetween`: see changedBetweenTurns. */
+/** The snapshots of the turns a rewind rewinds, by position; `rewoundBetween`, `rewindsBetween`: see changedBetweenTurns. */
 export interface TurnSnapshots<S> {
   befores: S[];
   afters: (S | null)[];
   rewoundBetween?: (gap: number) => S[];
+  rewindsBetween?: (gap: number) => ReadonlyMap<RelPath, FileState | null>[];
+}
+
+/**
+ * What each of the session's own rewinds (`rewinds`: those redo undid too) left paths in, of
+ * those run between the end of the turn at position `gap` of `turns` and the beginning of the next.
+ */
+export function rewindsBetweenOf(
+  turns: { startedAt: number; endedAt?: number; abandonedAt?: number }[],
+  rewinds: { t: number; written: [RelPath, string, string][]; deleted: RelPath[] }[],
+): (gap: number) => Map<RelPath, FileState | null>[] {
+  return (gap) => {
+    const ended = turns[gap].endedAt ?? turns[gap].abandonedAt ?? turns[gap].startedAt;
+    const began = turns[gap + 1].startedAt;
+    return rewinds.filter((r) => r.t > ended && r.t < began).map((r) => leftByRewinds([r]));
+  };
 }
 
 /**
@@ -72,13 +88,14 @@ export function rewoundBetweenOf<T, S>(
  * it may not have captured it); a state an earlier rewind of some paths left is the session's.
  * So is one a turn of the session already rewound between the two left (`rewoundBetween(j)`: the
  * after-snapshots of those between turn j and the next): a turn undone from inside a later one
- * ran before that later turn began.
+ * ran before that later turn began. So is one a rewind of the session run between the two left
+ * (`rewindsBetween(j)`), redone since from inside the later turn (that turn's work, then).
  */
 export async function changedBetweenTurns<S>(
   file: (snapshot: S, p: RelPath) => Promise<FileState | null>,
   p: RelPath,
   span: { first: number; last: number },
-  { befores, afters, rewoundBetween = () => [] }: TurnSnapshots<S>,
+  { befores, afters, rewoundBetween = () => [], rewindsBetween = () => [] }: TurnSnapshots<S>,
   leftByRewind?: FileState | null,
 ): Promise<boolean> {
   for (let j = span.first; j < span.last; j++) {
@@ -89,6 +106,7 @@ export async function changedBetweenTurns<S>(
     if (leftByRewind !== undefined && sameState(began, leftByRewind)) continue;
     const leftByUndone = await Promise.all(rewoundBetween(j).map((after) => file(after, p)));
     if (leftByUndone.some((state) => state !== null && sameState(state, began))) continue;
+    if (rewindsBetween(j).some((left) => sameState(left.get(p) ?? null, began))) continue;
     return true;
   }
   return false;

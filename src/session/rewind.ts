@@ -30,6 +30,7 @@ import {
   changesOf,
   changedBetweenTurns,
   rewoundBetweenOf,
+  rewindsBetweenOf,
   conflictsOf,
   isUncertain,
   type UncertainPaths,
@@ -138,6 +139,10 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         befores,
         afters,
         rewoundBetween: rewoundBetweenOf(state.turns, turns, rewoundTurns),
+        rewindsBetween: rewindsBetweenOf(turns, [
+          ...state.rewinds.values(),
+          ...state.redos.map((r) => r.rewind),
+        ]),
       };
       const checks = { touched: touchedBy(state, turns), keptOpen };
       if (!force && !dryRun) await precheck(ctx, lookup, turns, sequence, named, partial, checks);

@@ -130,6 +130,32 @@ describe("rewind and redo through the CLI", () => {
     expect(refused.json.betweenTurns).toEqual(["x.txt"]);
   });
 
+  it("takes a file a rewind between two turns put back, then redone from inside the next, for the session's own", async () => {
+    const r = repo({ "log.txt": "0\n", "keep.txt": "k\n" });
+    await turn(r, "s", "1", () => r.write({ "log.txt": "0\n1\n" }));
+    await turn(r, "s", "2", () => r.write({ "log.txt": "0\n1\n2\n", "t2.txt": "2\n" }));
+    await turn(r, "s", "3", () => r.write({ "log.txt": "0\n1\n2\n3\n" }));
+    // Rewound between turns; the next prompt's agent is asked to redo it (found in a trial).
+    r.ok("rewind", "--session", "s", "--to", "2");
+    await turn(r, "s", "4", () => r.ok("redo", "--session", "s", "--keep-open-turn"));
+    expect(r.read("log.txt")).toBe("0\n1\n2\n3\n");
+    // Nobody else touched log.txt: turn 4 began with what the session's own rewind left.
+    for (const to of ["4", "3", "2"]) {
+      const plan = r.cli(["rewind", "--session", "s", "--to", to, "--dry-run", "--json"]);
+      expect(plan.status, `--to ${to}: ${plan.stdout}`).toBe(0);
+    }
+    const back = r.ok("rewind", "--session", "s", "--to", "2");
+    expect(back.rewoundTurns).toEqual(["2", "3", "4"]);
+    expect([r.read("log.txt"), r.exists("t2.txt")]).toEqual(["0\n1\n", false]);
+    // A person's save between turns is still told apart.
+    r.ok("redo", "--session", "s");
+    r.write({ "log.txt": "mine\n" });
+    await turn(r, "s", "5", () => r.write({ "log.txt": "mine\n5\n" }));
+    const refused = r.cli(["rewind", "--session", "s", "--to", "3", "--json"]);
+    expect(refused.status).toBe(3);
+    expect(refused.json.betweenTurns).toEqual(["log.txt"]);
+  });
+
   it("counts the turns an undo from inside a later turn rewound as done again once that later turn is rewound", async () => {
     const r = repo({ "x.txt": "0\n" });
     await turn(r, "s", "1", () => r.write({ "x.txt": "1\n" }));
