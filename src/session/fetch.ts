@@ -158,7 +158,9 @@ async function takeSessions(
         host: theirs.host,
         fetchedAt: isoFromMicros(nowMicros()),
       };
-      await recordOrigins(engine, { [session]: origin });
+      // The records past ours are the other machine's doing: its rewinds went back there, not here.
+      const from = ours === null ? 0 : parseJournal(ours.toString("utf8")).records.length;
+      await recordOrigins(engine, { [session]: { ...origin, received: [from, records.length] } });
       await writeFileAtomic(journal.file, theirs.journal);
       return ours === null ? "created" : "updated";
     });

@@ -101,31 +101,64 @@ export function fetchSessionCommits(engine: StoreContext, remote: ResolvedRemote
   return fetchRefs(engine.refs.refsGitDir, remote, [`+${ns}sessions/*:${trackingPrefix(engine, remote)}*`]);
 }
 
-/** Records where a fetched session came from, so `sessions` can say so (called under the sync lock). */
+/**
+ * What the store keeps of a fetched session's origin: the origin, and which of its journal's
+ * records came in by fetches (`[from, to)` record positions), so what another machine did (a
+ * rewind of its own files) is never told to this machine's agent as done here.
+ */
+type StoredOrigin = SessionOrigin & { received?: [number, number][] };
+
+function originsFile(engine: StoreContext): string {
+  return path.join(engine.paths.dir, STORE_FILES.remoteSessions);
+}
+
+/**
+ * Records where a fetched session came from, so `sessions` can say so, and the records the fetch
+ * brought (`received`), beside those earlier fetches brought (called under the sync lock).
+ */
 export async function recordOrigins(
   engine: StoreContext,
-  origins: Record<string, SessionOrigin>,
+  origins: Record<string, SessionOrigin & { received?: [number, number] }>,
 ): Promise<void> {
   if (Object.keys(origins).length === 0) return;
-  const file = path.join(engine.paths.dir, STORE_FILES.remoteSessions);
-  const known = await readJson<Record<string, SessionOrigin>>(file, {});
-  await writeFileAtomic(file, `${JSON.stringify({ ...known, ...origins }, null, 2)}\n`);
+  const file = originsFile(engine);
+  const known = await readJson<Record<string, StoredOrigin>>(file, {});
+  const merged: Record<string, StoredOrigin> = { ...known };
+  for (const [session, { received, ...origin }] of Object.entries(origins)) {
+    const before = receivedOf(known[session]);
+    merged[session] = received
+      ? { ...origin, received: [...before, received] }
+      : { ...origin, received: before };
+  }
+  await writeFileAtomic(file, `${JSON.stringify(merged, null, 2)}\n`);
+}
+
+function receivedOf(stored: unknown): [number, number][] {
+  const list = isPlainObject(stored) ? (stored as { received?: unknown }).received : undefined;
+  if (!Array.isArray(list)) return [];
+  return list.filter(
+    (range): range is [number, number] =>
+      Array.isArray(range) && range.length === 2 && range.every((n) => Number.isInteger(n) && n >= 0),
+  );
 }
 
 /** Origins of fetched sessions, by session id. */
 export async function readOrigins(engine: StoreContext): Promise<Map<string, SessionOrigin>> {
-  const known = await readJson<Record<string, unknown>>(
-    path.join(engine.paths.dir, STORE_FILES.remoteSessions),
-    {},
-  );
+  const known = await readJson<Record<string, unknown>>(originsFile(engine), {});
   const out = new Map<string, SessionOrigin>();
   for (const [session, value] of Object.entries(known)) {
     const origin = value as SessionOrigin;
     if (isPlainObject(value) && typeof origin.remote === "string" && typeof origin.host === "string") {
-      out.set(session, origin);
+      out.set(session, { remote: origin.remote, host: origin.host, fetchedAt: origin.fetchedAt });
     }
   }
   return out;
+}
+
+/** The positions of a session's journal records that fetches brought from other machines. */
+export async function receivedRecords(engine: StoreContext, session: string): Promise<[number, number][]> {
+  const known = await readJson<Record<string, unknown>>(originsFile(engine), {});
+  return Object.hasOwn(known, session) ? receivedOf(known[session]) : [];
 }
 
 /** Every snapshot a session's journal names, and every snapshot stamped with the session. */

@@ -5,6 +5,7 @@ import type { UndoEvent } from "../types.js";
 import type { JournalRecord } from "./model.js";
 import { parseJournal } from "./journal.js";
 import { readTextOrEmpty } from "../util/small-files.js";
+import { receivedRecords } from "./remote-sessions.js";
 
 /**
  * The session's rewinds and redos since its last turn began, oldest first. The next prompt tells
@@ -24,15 +25,18 @@ export async function undoneSinceLastBegin(engine: StoreContext, session: string
   const rewinds = new Map<string, Extract<JournalRecord, { e: "rewind" }>>();
   const events: UndoEvent[] = [];
   const eventOf = new Map<string, number>();
+  // Another machine's rewinds and redos (a fetch brought them) changed that machine's files.
+  const received = start < records.length ? await receivedRecords(engine, session) : [];
+  const elsewhere = (index: number) => received.some(([from, to]) => index >= from && index < to);
   records.forEach((record, index) => {
     if (record.e === "rewind") {
       rewinds.set(record.id, record);
-      if (index < start) return;
+      if (index < start || elsewhere(index)) return;
       // A rewind records its plan first and its outcome after (the same id): one event, the outcome.
       const told = eventOf.get(record.id);
       if (told === undefined) eventOf.set(record.id, events.push(undoEvent("rewind", record)) - 1);
       else events[told] = undoEvent("rewind", record);
-    } else if (record.e === "redo" && index >= start) {
+    } else if (record.e === "redo" && index >= start && !elsewhere(index)) {
       const undone = rewinds.get(record.rewind);
       if (undone) events.push(undoEvent("redo", undone, record.deleted));
     }

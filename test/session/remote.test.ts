@@ -17,6 +17,7 @@ import {
 import { storeDir } from "../hardening/helpers.js";
 import { killedAtCall } from "../restore/strace.js";
 import { turn } from "./support.js";
+import { claudeEvents } from "../integrations/events.js";
 import { listIn, logIn, doctorIn } from "../helpers/in-process.js";
 
 const { a, b, bare } = machines();
@@ -368,6 +369,45 @@ describe("push and fetch through a local bare repository", () => {
     expect([again.status, again.json.snapshots]).toEqual([3, []]);
     expect((await listIn(onB)).map((s: any) => s.id)).toEqual(listed);
     expect((await doctorIn(onB)).problems).toEqual([]);
+  });
+
+  it("tells an agent of the rewinds done on its own machine, not of those a fetch brought", async () => {
+    const remote = bare("told.git");
+    const onA = originRepo(a, "told-a", remote, { "f.txt": "0\n" });
+    const prompt = (sandbox: typeof a, repo: Repo, text: string) => {
+      const result = sandbox.cli(
+        repo.dir,
+        ["hook", "claude-code"],
+        JSON.stringify(claudeEvents.prompt(repo.dir, "s", text)),
+      );
+      expect(result.status).toBe(0);
+      return result.stdout;
+    };
+    await turn(onA, "s", "1", () => onA.write({ "f.txt": "1\n" }));
+    await turn(onA, "s", "2", () => onA.write({ "f.txt": "2\n", "new.txt": "n\n" }));
+    onA.ok("push");
+    // Another machine takes the session over, rewinds turn 2 there and hands it back (found in a trial).
+    const onB = cloneOf(b, remote, "told-b");
+    onB.ok("fetch");
+    onB.ok("restore", (await logIn(onB, "s"))[1].after);
+    onB.ok("rewind", "--session", "s", "--to", "2");
+    onB.ok("push");
+    expect(prompt(b, onB, "on B")).toContain("Rewound turn 2: these files are back");
+    expect(onA.ok("fetch").sessions).toEqual([{ session: "s", turns: 2, status: "updated" }]);
+    // A's files never went back: its agent is told nothing of B's rewind.
+    expect(prompt(a, onA, "on A")).not.toContain("additionalContext");
+    expect([onA.read("f.txt"), onA.read("new.txt")]).toEqual(["2\n", "n\n"]);
+    // One done here after the fetch is told, as ever.
+    const send = (event: unknown) =>
+      expect(a.cli(onA.dir, ["hook", "claude-code"], JSON.stringify(event)).status).toBe(0);
+    send(claudeEvents.write(onA.dir, "s", onA.path("g.txt")));
+    onA.write({ "g.txt": "3\n" });
+    send(claudeEvents.wrote(onA.dir, "s", onA.path("g.txt")));
+    send(claudeEvents.stop(onA.dir, "s"));
+    onA.ok("rewind", "--session", "s", "--to", "3");
+    const told = prompt(a, onA, "again");
+    expect(told).toContain("Rewound turn 3: these files are back");
+    expect(told).not.toContain("turn 2");
   });
 
   it("never lets two machines' sessions with one id overwrite each other", async () => {
