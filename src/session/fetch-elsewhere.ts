@@ -9,8 +9,9 @@ type Elsewhere = NonNullable<FetchReport["elsewhere"]>;
  * The remote's sessions of other workspaces: each workspace path has a namespace of its own on the
  * remote (a hash of the folder's path), so a fetch at the repository's root brings nothing of a
  * subdirectory's sessions. Folders are named by matching the hashes against the folders HEAD
- * holds (the root included); a plain directory's, or a folder HEAD does not hold, has `folder:
- * null`. One more listing of the remote's refs.
+ * holds (the root included); a plain directory's, or a folder HEAD does not hold (or any folder,
+ * from a plain directory), has `folder: null`; `of` says which of the two kinds it is. One more
+ * listing of the remote's refs.
  */
 export async function sessionsElsewhere(engine: StoreContext, remote: ResolvedRemote): Promise<Elsewhere> {
   const ours = remoteNamespace(engine.location);
@@ -21,8 +22,13 @@ export async function sessionsElsewhere(engine: StoreContext, remote: ResolvedRe
   }
   if (counts.size === 0) return [];
   const folders = await foldersByNamespace(engine, new Set(counts.keys()));
+  const plain = remoteNamespace({ ...engine.location, kind: "plain" });
   return [...counts]
-    .map(([ns, sessions]) => ({ folder: folders.get(ns) ?? null, sessions }))
+    .map(([ns, sessions]) => ({
+      folder: folders.get(ns) ?? null,
+      sessions,
+      of: ns === plain ? ("plain" as const) : ("repository" as const),
+    }))
     .sort((a, b) => (a.folder ?? "\uffff").localeCompare(b.folder ?? "\uffff"));
 }
 

@@ -69,7 +69,8 @@ export interface FetchReport {
   /**
    * The other workspaces whose sessions the remote holds (a subdirectory's, pushed from there),
    * which this fetch does not bring: each named by its folder relative to the repository's root
-   * ("." for the root; null for a plain directory's or a folder HEAD lacks).
+   * ("." for the root; null for a plain directory's or a folder HEAD lacks, or any folder when
+   * this workspace is a plain directory); `of`: a repository's folder or a plain directory.
    */
-  elsewhere: { folder: string | null; sessions: number }[];
+  elsewhere: { folder: string | null; sessions: number; of: "repository" | "plain" }[];
 }

@@ -53,7 +53,7 @@ export function register(program: Command, run: Action): void {
         const problem = `${counted(refused, "session")} not fetched (listed under conflicts, each with why); the rest was fetched`;
         return {
           json: report,
-          human: () => describeFetch(report),
+          human: () => describeFetch(report, ws.kind === "plain"),
           ...(refused ? { exitCode: 3, problem } : {}),
         };
       }),
@@ -86,7 +86,7 @@ function refsLeftLine({ refs, reason }: NonNullable<PushReport["refsLeft"]>): st
   return `${one ? "temporary ref" : "temporary refs"} left on the remote: ${refs.map(humanText).join(", ")} (not deleted: ${humanText(reason)}); no new one is made while ${one ? "it is" : "they are"} there, and a push deletes ${one ? "it" : "them"} once the remote allows`;
 }
 
-function describeFetch(report: FetchReport): string {
+function describeFetch(report: FetchReport, plainHere: boolean): string {
   const lines = [
     `fetched from ${humanText(report.url)}: ${counted(report.sessions.length, "session")}, ${counted(report.snapshots.length, "new snapshot")} (${formatBytes(report.bytes)})`,
   ];
@@ -95,17 +95,20 @@ function describeFetch(report: FetchReport): string {
   for (const c of report.conflicts)
     lines.push(`  ${color.yellow(humanText(c.session))}  not fetched: ${humanText(c.reason)}`);
   const named = (report.elsewhere ?? []).filter((e) => e.folder !== null);
-  const unnamed = (report.elsewhere ?? []).reduce((n, e) => n + (e.folder === null ? e.sessions : 0), 0);
-  if (named.length + unnamed > 0) {
+  const unnamed = (of: "repository" | "plain") =>
+    (report.elsewhere ?? []).reduce((n, e) => n + (e.folder === null && e.of === of ? e.sessions : 0), 0);
+  const [inFolders, inPlain] = [unnamed("repository"), unnamed("plain")];
+  if (named.length + inFolders + inPlain > 0) {
     lines.push(
       `the remote ${report.sessions.length + report.unchanged.length > 0 ? "also " : ""}holds sessions of other workspaces, which a fetch there brings:`,
     );
     for (const e of named)
       lines.push(`  ${color.bold(humanText(e.folder!))}  ${counted(e.sessions, "session")}`);
-    if (unnamed > 0)
+    if (inFolders > 0)
       lines.push(
-        `  ${counted(unnamed, "session")} of folders this repository's HEAD does not hold, or of a plain directory`,
+        `  ${counted(inFolders, "session")} of ${plainHere ? "a repository (its root or folders: a fetch in a clone of it brings them)" : "folders this repository's HEAD does not hold"}`,
       );
+    if (inPlain > 0) lines.push(`  ${counted(inPlain, "session")} of a plain directory`);
   }
   return lines.join("\n");
 }
