@@ -141,6 +141,9 @@ export async function runCli(argv: string[]): Promise<number> {
   rememberRawArgs(argv);
   const wantsJson = argv.includes("--json");
   const program = buildProgram(argv);
+  // With --json, stdout holds one JSON document: commander's help and version text go into it.
+  let shown = "";
+  if (wantsJson) redirectOutput(program, (text) => (shown += text));
   const named = commandNamed(program, argv);
   if (named !== undefined && !SERVERS.has(named)) markProcessShortLived();
   if (argv.length <= 2) {
@@ -156,7 +159,14 @@ export async function runCli(argv: string[]): Promise<number> {
     return Number(process.exitCode ?? 0);
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.exitCode === 0) return 0; // --help, --version
+      if (error.exitCode === 0) {
+        // --help, --version
+        if (wantsJson)
+          process.stdout.write(
+            `${JSON.stringify(error.code === "commander.version" ? { version: version() } : { help: shown }, null, 2)}\n`,
+          );
+        return 0;
+      }
       // A command with subcommands given none (`turn`, or options alone): commander has printed
       // its usage, and its message is a placeholder.
       const valued = error.code === "commander.unknownOption" ? flagGivenValue(program, error) : null;
@@ -175,6 +185,12 @@ export async function runCli(argv: string[]): Promise<number> {
     }
     return emitError(error, wantsJson);
   }
+}
+
+/** Sends commander's own output (help, version) of `command` and its subcommands to `write`. */
+function redirectOutput(command: Command, write: (text: string) => void): void {
+  command.configureOutput({ writeOut: write });
+  for (const sub of command.commands) redirectOutput(sub, write);
 }
 
 /** Why a line names no command to run: none at all, none after one that has subcommands, or an unknown one after `help`. */

@@ -454,6 +454,25 @@ describe("usage errors", () => {
     }
   });
 
+  it("with --json, --version and --help print one JSON document on stdout", () => {
+    const r = repo();
+    const { version } = JSON.parse(readFileSync(path.join(path.dirname(CLI), "..", "package.json"), "utf8"));
+    const asked = r.cli(["--version", "--json"]);
+    expect(asked.status).toBe(0);
+    expect(JSON.parse(asked.stdout)).toEqual({ version });
+    for (const line of [
+      ["--help", "--json"],
+      ["--json", "rewind", "--help"],
+      ["--json", "help", "turn"],
+    ]) {
+      const result = r.cli(line);
+      expect(result.status).toBe(0);
+      const { help } = JSON.parse(result.stdout) as { help: string };
+      expect(help).toMatch(/^Usage: ghostcommit /);
+    }
+    expect(JSON.parse(r.cli(["--json", "rewind", "--help"]).stdout).help).toMatch(/--to <turn>/);
+  });
+
   it("global options work before and after the command", async () => {
     const r = repo();
     const snap = await snapshotIn(r);
