@@ -169,7 +169,11 @@ export async function uninstall(
   report.events = removal.events;
   let removedKeys = 0;
   const hooksLeft = (parseJsoncTree(text).value as Json).hooks;
-  if (record?.addedKeys && (!isPlainObject(hooksLeft) || Object.keys(hooksLeft).length === 0)) {
+  // Keys install added go when what is left is what was there before it (the user's own lists):
+  // hooks added since may need them (Cursor reads its file by `version`).
+  const before = new Set(record?.userLists ?? []);
+  const onlyTheirs = !isPlainObject(hooksLeft) || Object.keys(hooksLeft).every((event) => before.has(event));
+  if (record?.addedKeys && onlyTheirs) {
     const keys = removeKeys(text, spec.base, record.addedKeys);
     text = keys.text;
     removedKeys = keys.removed;

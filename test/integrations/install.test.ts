@@ -399,8 +399,18 @@ describe("install for other agents", () => {
       },
     });
     sandbox.ok(dir, "uninstall", "cursor", "--project");
-    // version stays while the user's hooks need it
-    expect(readJson(file)).toEqual({ version: 1, ...mine });
+    // The file as it was, byte for byte, without the version install added (found in a trial: it stayed).
+    expect(readFileSync(file, "utf8")).toBe(`${JSON.stringify(mine, null, 2)}\n`);
+    // Hooks added to another event since install may need it: then it stays.
+    sandbox.ok(dir, "install", "cursor", "--project");
+    const added = readJson(file);
+    added.hooks.beforeShellExecution = [{ command: "./guard.sh" }];
+    writeJson(file, added);
+    sandbox.ok(dir, "uninstall", "cursor", "--project");
+    expect(readJson(file)).toEqual({
+      version: 1,
+      hooks: { ...mine.hooks, beforeShellExecution: [{ command: "./guard.sh" }] },
+    });
   });
 
   it("cursor: a file install created is deleted by uninstall, version key and all", () => {
