@@ -46,6 +46,7 @@ export async function logFoldersLeftOut(root: string, logFile: string, base: Bas
     await appendHookLog(globalHookLog, {
       ...base,
       dir,
+      loggedIn: root,
       level: "error",
       message: `not snapshotted: ${dir} is not the first folder of its Cursor workspace (${root} is), and ghostcommit snapshots only the first, so edits here have no undo (${openAlone})`,
     });
@@ -67,5 +68,6 @@ export async function logNotRecorded(
     ? `not recorded: ${file} is in ${folder}, a folder of this Cursor workspace other than the first (${root}), which ghostcommit does not snapshot`
     : `not recorded: a path outside the workspace ${root}: ${file}`;
   await appendHookLog(logFile, { ...base, dir: root, level: "error", message });
-  if (folder) await appendHookLog(globalHookLog, { ...base, dir: folder, level: "error", message });
+  if (folder)
+    await appendHookLog(globalHookLog, { ...base, dir: folder, loggedIn: root, level: "error", message });
 }

@@ -17,6 +17,8 @@ export interface HookLogEntry {
   session?: string;
   /** The directory the event was for (global log: which workspace it concerns). */
   dir?: string;
+  /** Global log: the workspace whose own log has this entry too (its doctor reports it from there). */
+  loggedIn?: string;
   message: string;
 }
 
@@ -99,7 +101,11 @@ export const checkHookLog: DoctorCheck = async (engine: StoreContext) => {
   for (const file of [engine.paths.logFile, globalHookLog()]) {
     let errors = await recentErrors(file, now);
     if (file !== engine.paths.logFile) {
-      errors = errors.filter((e) => concerns(e, engine.root) || now - Date.parse(e.t) <= GLOBAL_RECENT_MS);
+      errors = errors.filter(
+        (e) =>
+          (concerns(e, engine.root) || now - Date.parse(e.t) <= GLOBAL_RECENT_MS) &&
+          !(typeof e.loggedIn === "string" && path.resolve(e.loggedIn) === engine.root),
+      );
     }
     if (errors.length === 0) continue;
     const last = errors[errors.length - 1];
