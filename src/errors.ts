@@ -1,3 +1,4 @@
+import type { HeadMoved } from "./types.js";
 /**
  * What each error code carries besides its message, as the library's `error.data`: every field here
  * is part of the contract of that code. The CLI's `--json` error document carries the code and
@@ -30,6 +31,8 @@ export interface ErrorData {
     pushedFrom?: string[];
     /** A dry run's refusal: what a forced run would write and delete. */
     forced?: { written: string[]; deleted: string[] };
+    /** restore, rewind, redo: git's HEAD moved since those files were captured (see HeadMoved). */
+    head?: HeadMoved;
   };
   "open-turn": { session: string; turn: string };
   disabled: Record<never, never>;
@@ -124,6 +127,7 @@ export function errorDocument(error: unknown, force: string | null): Record<stri
     if (error.data.ignoredAtEnd) doc.ignoredAtEnd = error.data.ignoredAtEnd;
     if (error.data.betweenTurns) doc.betweenTurns = error.data.betweenTurns;
     if (error.data.forced) doc.forced = error.data.forced;
+    if (error.data.head) doc.head = error.data.head;
   } else if (exitStatusFor(error) === 3) {
     doc.conflicts = []; // every refusal has the list; an open turn or a changed plan names no path
   }

@@ -1,4 +1,6 @@
+import { GhostcommitError } from "../errors.js";
 import { runGit } from "../git/exec.js";
+import { humanText } from "../util/format.js";
 import type { WorkspaceLocation } from "../git/repository.js";
 import type { HeadMoved } from "../types.js";
 
@@ -24,4 +26,41 @@ export async function headMoved(
     git(["for-each-ref", "--points-at", atCapture, "--format=%(refname:short)", "refs/heads/"]),
   ]);
   return { atCapture, now, branch: branch[0] ?? null, branchesThere };
+}
+
+/** HEAD now, read for a refusal made before any capture (null: no commit, or none readable). */
+export async function headNow(location: WorkspaceLocation): Promise<string | null> {
+  if (location.kind !== "git") return null;
+  const result = await runGit(["rev-parse", "-q", "--verify", "HEAD^{commit}"], {
+    cwd: location.root,
+    okCodes: [0, 1, 128],
+  }).catch(() => null);
+  const id = result?.code === 0 ? result.stdout.toString("utf8").trim() : "";
+  return /^[0-9a-f]{40,64}$/.test(id) ? id : null;
+}
+
+/**
+ * A refusal (status 3) where git's HEAD moved since the files were captured: a checkout since is
+ * likely what changed them, so the refusal says where HEAD is (`head` in its data, as a restore's
+ * report has it, and a clause of its message). Other errors, and a HEAD that did not move, pass.
+ */
+export function withHeadMoved(error: unknown, head: HeadMoved | undefined): unknown {
+  if (!head || !GhostcommitError.is(error, "conflict") || error.data.head) return error;
+  const now =
+    head.now === null
+      ? `${head.branch ? `${humanText(head.branch)}, ` : ""}no commit`
+      : `${head.branch ? `${humanText(head.branch)} at ` : "detached at "}${head.now.slice(0, 12)}`;
+  const there = head.branchesThere.map(humanText).join(", ");
+  const clause = `git's HEAD is ${now}, not ${head.atCapture.slice(0, 12)}${there ? ` (where ${there} ${head.branchesThere.length === 1 ? "is" : "are"} now)` : ""} as when those files were captured: a checkout since may be what changed them`;
+  const message = error.message.replace(/(; nothing was changed|; forced, it would)/, `; ${clause}$1`);
+  const marked = new GhostcommitError(
+    "conflict",
+    message === error.message ? `${message}; ${clause}` : message,
+    {
+      ...error.data,
+      head,
+    },
+  );
+  marked.forceable = error.forceable;
+  return marked;
 }

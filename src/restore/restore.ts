@@ -33,7 +33,7 @@ import { skipOutsideSparseCheckout } from "./sparse-absent.js";
 import { skipBlockedWrites } from "./obstacles.js";
 import { type PathChange, type PlanStep, planRestore } from "./plan.js";
 import { isoFromMillis } from "../util/format.js";
-import { headMoved } from "./head-moved.js";
+import { headMoved, withHeadMoved } from "./head-moved.js";
 import { announce } from "../util/announce.js";
 
 /** What the caller wants restored, computed once the current state (the safety tree) is known. */
@@ -146,7 +146,7 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
     // Refused by the final check (a conflict the capture showed) or failed before any file
     // changed: a refusal leaves the store as it was, so its safety snapshot goes too.
     if (safety) await engine.refs.remove([safety]).catch(() => {});
-    throw error;
+    throw withHeadMoved(error, await moved.catch(() => undefined));
   });
   const head = await moved;
   if (prepared.kind === "dry-run") return head ? { ...prepared.result, head } : prepared.result;

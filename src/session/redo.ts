@@ -1,6 +1,7 @@
 import { expectedRedo } from "./expected-plan.js";
 import { GhostcommitError } from "../errors.js";
 import { refusedWithPlan } from "./refused-plan.js";
+import { headMoved, headNow, withHeadMoved } from "../restore/head-moved.js";
 import { turnsNamed, humanText } from "../util/format.js";
 import { shellWord } from "../util/shell.js";
 import { displayPath, type RelPath } from "../paths.js";
@@ -77,7 +78,10 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
           if (!sameState(current, await lookup.file(safety.tree, p))) conflicts.push(p);
         }
         const inside = await insideSparseCheckout(engine, conflicts);
-        if (inside.length > 0) throw conflictError("redo", session, inside.sort().map(displayPath));
+        if (inside.length > 0) {
+          const head = await headMoved(engine.location, safety.meta.parent, await headNow(engine.location));
+          throw withHeadMoved(conflictError("redo", session, inside.sort().map(displayPath)), head);
+        }
       }
       const result = await runRestore(engine, cat, {
         includes: paths,
@@ -124,7 +128,7 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
       };
       const overwrote = overwritten(overridden, report);
       if (overwrote.length > 0) report.overridden = overwrote;
-      if (refusal) throw refusedWithPlan(refusal, report);
+      if (refusal) throw withHeadMoved(refusedWithPlan(refusal, report), report.head);
       if (dryRun) {
         if (overwrote.length > 0) report.overriddenState = stateOfShown(overriddenNow, overwrote);
         report.dryRun = true;

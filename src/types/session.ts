@@ -1,6 +1,6 @@
 // Sessions and turns: what the session handle takes and reports.
 
-import type { SkippedPath } from "../types.js";
+import type { HeadMoved, SkippedPath } from "../types.js";
 
 /** A turn as the session journal knows it. */
 export interface TurnRecord {
@@ -100,6 +100,8 @@ export interface RewindReport {
   deleted: string[];
   skipped: SkippedPath[];
   safety: string | null;
+  /** Git's HEAD moved since the files went back to were captured (see HeadMoved). */
+  head?: HeadMoved;
   dryRun?: boolean;
 }
 
@@ -118,6 +120,8 @@ export interface RedoReport {
   skipped: SkippedPath[];
   /** The safety snapshot redo took first (null for a dry run). */
   safety?: string | null;
+  /** Git's HEAD moved since the files went back to were captured (see HeadMoved). */
+  head?: HeadMoved;
   dryRun?: boolean;
 }
 

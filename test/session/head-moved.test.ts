@@ -77,4 +77,37 @@ describe("a restore when git's HEAD moved since", () => {
     expect(report.written).toEqual(["a.txt"]);
     expect(report.head).toBeUndefined();
   });
+
+  it("a refused rewind or redo says HEAD moved: a checkout since may be what changed the files", async () => {
+    const r = repo({ "a.txt": "base\n" });
+    r.git("branch", "-M", "main");
+    r.git("checkout", "-q", "-b", "other");
+    r.write({ "a.txt": "other\n" });
+    r.git("commit", "-qam", "on other");
+    const otherHead = r.git("rev-parse", "HEAD").trim();
+    await turn(r, "s", "1", () => r.write({ "a.txt": "agent\n", "new.txt": "n\n" }));
+    // The person stashes the agent's work and checks out main (found in a trial: the refusal only
+    // said the file "was changed since").
+    r.git("stash", "-q");
+    r.git("checkout", "-q", "main");
+    const mainHead = r.git("rev-parse", "HEAD").trim();
+    const clause = `git's HEAD is main at ${mainHead.slice(0, 12)}, not ${otherHead.slice(0, 12)} (where other is now) as when those files were captured: a checkout since may be what changed them`;
+    const head = { atCapture: otherHead, now: mainHead, branch: "main", branchesThere: ["other"] };
+    for (const dry of [[], ["--dry-run"]]) {
+      const refused = r.cli(["rewind", "--session", "s", "--to", "1", ...dry, "--json"]);
+      expect(refused.status).toBe(3);
+      expect(refused.json.conflicts).toEqual(["a.txt"]);
+      expect(refused.json.head).toEqual(head);
+      expect(refused.json.error.message).toContain(clause);
+      expect(refused.stderr).toContain(clause);
+    }
+    expect(r.read("a.txt")).toBe("base\n");
+    // Not said where HEAD is where it was.
+    r.git("checkout", "-q", "other");
+    r.write({ "a.txt": "mine\n" });
+    const plain = r.cli(["rewind", "--session", "s", "--to", "1", "--json"]);
+    expect(plain.status).toBe(3);
+    expect(plain.json.head).toBeUndefined();
+    expect(plain.json.error.message).not.toContain("HEAD");
+  });
 });
