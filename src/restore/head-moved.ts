@@ -39,6 +39,17 @@ export async function headNow(location: WorkspaceLocation): Promise<string | nul
   return /^[0-9a-f]{40,64}$/.test(id) ? id : null;
 }
 
+/** "git's HEAD is main at 1a2b…, not 3c4d… (where other is now) as when those files were captured". */
+export function whereHeadIs(head: HeadMoved): string {
+  const now =
+    head.now === null
+      ? `${head.branch ? `${humanText(head.branch)}, ` : ""}no commit`
+      : `${head.branch ? `${humanText(head.branch)} at ` : "detached at "}${head.now.slice(0, 12)}`;
+  const there = head.branchesThere.map(humanText).join(", ");
+  const where = there ? ` (where ${there} ${head.branchesThere.length === 1 ? "is" : "are"} now)` : "";
+  return `git's HEAD is ${now}, not ${head.atCapture.slice(0, 12)}${where} as when those files were captured`;
+}
+
 /**
  * A refusal (status 3) where git's HEAD moved since the files were captured: a checkout since is
  * likely what changed them, so the refusal says where HEAD is (`head` in its data, as a restore's
@@ -46,12 +57,7 @@ export async function headNow(location: WorkspaceLocation): Promise<string | nul
  */
 export function withHeadMoved(error: unknown, head: HeadMoved | undefined): unknown {
   if (!head || !GhostcommitError.is(error, "conflict") || error.data.head) return error;
-  const now =
-    head.now === null
-      ? `${head.branch ? `${humanText(head.branch)}, ` : ""}no commit`
-      : `${head.branch ? `${humanText(head.branch)} at ` : "detached at "}${head.now.slice(0, 12)}`;
-  const there = head.branchesThere.map(humanText).join(", ");
-  const clause = `git's HEAD is ${now}, not ${head.atCapture.slice(0, 12)}${there ? ` (where ${there} ${head.branchesThere.length === 1 ? "is" : "are"} now)` : ""} as when those files were captured: a checkout since may be what changed them`;
+  const clause = `${whereHeadIs(head)}: a checkout since may be what changed them`;
   const message = error.message.replace(/(; nothing was changed|; forced, it would)/, `; ${clause}$1`);
   const marked = new GhostcommitError(
     "conflict",

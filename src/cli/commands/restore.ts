@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { explained } from "../../errors.js";
 import type { HeadMoved, RestoreReport, SkippedPath } from "../../types.js";
-import { humanText } from "../../util/format.js";
+import { whereHeadIs } from "../../restore/head-moved.js";
 import { WORKSPACE_CONFIG } from "../../config.js";
 import { checkNamedPaths, commandHint, globalsOf, openToCapture, withGlobals } from "../context.js";
 import { color, nFiles, formatCount, humanPath, progress, shortId, skipStatus } from "../output.js";
@@ -72,12 +72,7 @@ export function describeRestore(
 
 /** A restore moves files, never git's HEAD: said where HEAD is not where it was (see HeadMoved). */
 function headLine(head: HeadMoved, dryRun: boolean | undefined): string {
-  const now =
-    head.now === null
-      ? `${head.branch ? `${humanText(head.branch)}, ` : ""}no commit`
-      : `${head.branch ? `${humanText(head.branch)} at ` : "detached at "}${shortId(head.now)}`;
-  const atCapture = `${shortId(head.atCapture)}${head.branchesThere.length > 0 ? ` (where ${head.branchesThere.map(humanText).join(", ")} ${head.branchesThere.length === 1 ? "is" : "are"} now)` : ""}`;
-  return `git's HEAD is ${now}, not ${atCapture} as when those files were captured: ${dryRun ? "only files would go back" : "only files went back"}; the branch, commits and staged changes stay as git has them`;
+  return `${whereHeadIs(head)}: ${dryRun ? "only files would go back" : "only files went back"}; the branch, commits and staged changes stay as git has them`;
 }
 
 /** Why an `excluded` path was left, where both snapshots hold it (see ExcludedDetail). */
