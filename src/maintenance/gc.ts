@@ -2,6 +2,7 @@ import { readLastSafety } from "../store/last-safety.js";
 import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import type { StoreContext } from "../store/context.js";
+import { GhostcommitError } from "../errors.js";
 import { runGit } from "../git/exec.js";
 import { STORE_FILES } from "../store/layout.js";
 import type { StoredSnapshot } from "../store/store.js";
@@ -211,14 +212,18 @@ async function pack(engine: StoreContext, writerWaitMs: number, keepTrees: strin
   // What an earlier gc's or fetch's git left when it died (a reboot mid-repack leaves a pack as
   // large as the store): this one holds the gc lock, so only a fetch may be writing, and it is checked.
   await removePackTemps(await deadPackTemps(engine, { gc: true }));
+  const prune = () => git(["prune", quiet ? "--expire=now" : "--expire=10.minutes.ago"]);
   await removingTempPackOnFailure(
     engine,
     { gc: true },
     git(["repack", ...unreachable, "-d", "-l", "-q", "--no-write-bitmap-index"]),
-  ).catch((error: unknown) => {
+  ).catch(async (error: unknown) => {
+    // No room for a new pack (the store filled its own disk): pruning writes nothing, and frees
+    // the loose objects no snapshot needs, large files' among them, so the next gc can pack.
+    if (GhostcommitError.is(error, "io") && error.data.errno === "ENOSPC") await freeLoose(engine, prune);
     throw damagedObjectsFailure(error) ?? error;
   });
-  await git(["prune", quiet ? "--expire=now" : "--expire=10.minutes.ago"]);
+  await prune();
   if (keepRefs.length > 0)
     await git(["update-ref", "--stdin"], keepRefs.map((ref) => `delete ${ref}\n`).join(""));
   // Repack -l left out, and its prune-packed removed, the store's links to every object the user's
@@ -229,6 +234,17 @@ async function pack(engine: StoreContext, writerWaitMs: number, keepTrees: strin
   await linkBorrowed(engine);
   // The hash cache maps files to blob ids without rewriting the blob: after a prune its ids may
   // name objects that are gone, and a snapshot trusting them would be unrestorable.
+  await fs.rm(path.join(engine.paths.dir, STORE_FILES.hashCache), { force: true });
+}
+
+/** Prunes without a repack; what the store kept of pruned ids goes with them (see pack). */
+async function freeLoose(engine: StoreContext, prune: () => Promise<unknown>): Promise<void> {
+  try {
+    await prune();
+  } catch {
+    return; // the repack's failure is the one to report
+  }
+  await fs.rm(path.join(engine.paths.dir, STORE_FILES.borrowed), { force: true });
   await fs.rm(path.join(engine.paths.dir, STORE_FILES.hashCache), { force: true });
 }
 
