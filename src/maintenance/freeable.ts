@@ -1,4 +1,7 @@
+import { promises as fs } from "node:fs";
+import path from "node:path";
 import { runGit } from "../git/exec.js";
+import { STORE_FILES } from "../store/layout.js";
 import type { StoreContext } from "../store/context.js";
 import { promisedObjectsArgs } from "../store/promisor.js";
 import { NO_FSMONITOR } from "../git/exec.js";
@@ -64,4 +67,13 @@ function content(listed: Buffer, candidates: string[]): string[] {
     .toString()
     .split("\n")
     .filter((oid) => oid && !own.has(oid));
+}
+
+/**
+ * After a prune, the ids the store keeps (what it linked from the user's repository, the hash
+ * cache's blobs, which a snapshot uses without rewriting them) may name objects that are gone.
+ */
+export async function forgetPrunedIds(engine: StoreContext): Promise<void> {
+  await fs.rm(path.join(engine.paths.dir, STORE_FILES.borrowed), { force: true });
+  await fs.rm(path.join(engine.paths.dir, STORE_FILES.hashCache), { force: true });
 }

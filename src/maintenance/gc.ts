@@ -9,7 +9,7 @@ import type { StoredSnapshot } from "../store/store.js";
 import { heldByLive, liveSharedHolders, waitForSharedHolders, withLock } from "../util/lock.js";
 import { staleGitLocks } from "./store-check.js";
 import { ownBytes } from "./disk.js";
-import { dropFreesAnything } from "./freeable.js";
+import { dropFreesAnything, forgetPrunedIds } from "./freeable.js";
 import { removeFetchedLinks } from "../store/fetched-links.js";
 import { damagedObjectsFailure } from "./damaged-objects.js";
 import { deadPackTemps, removePackTemps, removingTempPackOnFailure } from "../store/pack-temps.js";
@@ -220,7 +220,11 @@ async function pack(engine: StoreContext, writerWaitMs: number, keepTrees: strin
   ).catch(async (error: unknown) => {
     // No room for a new pack (the store filled its own disk): pruning writes nothing, and frees
     // the loose objects no snapshot needs, large files' among them, so the next gc can pack.
-    if (GhostcommitError.is(error, "io") && error.data.errno === "ENOSPC") await freeLoose(engine, prune);
+    const full = GhostcommitError.is(error, "io") && error.data.errno === "ENOSPC";
+    if (full)
+      await prune()
+        .then(() => forgetPrunedIds(engine))
+        .catch(() => {}); // reported: the repack's
     throw damagedObjectsFailure(error) ?? error;
   });
   await prune();
@@ -229,23 +233,9 @@ async function pack(engine: StoreContext, writerWaitMs: number, keepTrees: strin
   // Repack -l left out, and its prune-packed removed, the store's links to every object the user's
   // repository also holds (in a pack of its own now, after its gc): until they are linked
   // again, the user's next `git gc --prune=now` could take what a snapshot needs. So all are
-  // relinked now, from scratch: the record of what was linked no longer holds.
-  await fs.rm(path.join(engine.paths.dir, STORE_FILES.borrowed), { force: true });
+  // relinked now, from scratch.
+  await forgetPrunedIds(engine);
   await linkBorrowed(engine);
-  // The hash cache maps files to blob ids without rewriting the blob: after a prune its ids may
-  // name objects that are gone, and a snapshot trusting them would be unrestorable.
-  await fs.rm(path.join(engine.paths.dir, STORE_FILES.hashCache), { force: true });
-}
-
-/** Prunes without a repack; what the store kept of pruned ids goes with them (see pack). */
-async function freeLoose(engine: StoreContext, prune: () => Promise<unknown>): Promise<void> {
-  try {
-    await prune();
-  } catch {
-    return; // the repack's failure is the one to report
-  }
-  await fs.rm(path.join(engine.paths.dir, STORE_FILES.borrowed), { force: true });
-  await fs.rm(path.join(engine.paths.dir, STORE_FILES.hashCache), { force: true });
 }
 
 /**

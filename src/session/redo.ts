@@ -128,7 +128,7 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
       };
       const overwrote = overwritten(overridden, report);
       if (overwrote.length > 0) report.overridden = overwrote;
-      if (refusal) throw withHeadMoved(refusedWithPlan(refusal, report), report.head);
+      if (refusal) throw refusedWithPlan(refusal, report);
       if (dryRun) {
         if (overwrote.length > 0) report.overriddenState = stateOfShown(overriddenNow, overwrote);
         report.dryRun = true;

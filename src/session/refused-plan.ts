@@ -1,14 +1,16 @@
 import { GhostcommitError } from "../errors.js";
 import { quotedPath } from "../util/format.js";
+import { withHeadMoved } from "../restore/head-moved.js";
+import type { HeadMoved } from "../types.js";
 
 /**
  * A dry run's refusal, with the plan a forced run would carry out (`forced`): what a person
- * deciding on --force needs to see. Nothing was to change either way.
+ * deciding on --force needs to see, where git's HEAD moved too. Nothing was to change either way.
  */
 export function refusedWithPlan(
   refusal: GhostcommitError,
-  plan: { written: string[]; deleted: string[] },
-): GhostcommitError<"conflict"> {
+  plan: { written: string[]; deleted: string[]; head?: HeadMoved },
+): unknown {
   const list = (paths: string[]) =>
     paths.length === 0
       ? ""
@@ -24,5 +26,5 @@ export function refusedWithPlan(
     forced: { written: plan.written, deleted: plan.deleted },
   });
   error.forceable = true;
-  return error;
+  return withHeadMoved(error, plan.head);
 }

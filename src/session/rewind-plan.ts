@@ -52,13 +52,14 @@ export interface TurnSnapshots<S> {
 }
 
 /**
- * What each of the session's own rewinds (`rewinds`: those redo undid too) left paths in, of
+ * What each of the session's own rewinds (those redo undid too) left paths in, of
  * those run between the end of the turn at position `gap` of `turns` and the beginning of the next.
  */
 export function rewindsBetweenOf(
   turns: { startedAt: number; endedAt?: number; abandonedAt?: number }[],
-  rewinds: { t: number; written: [RelPath, string, string][]; deleted: RelPath[] }[],
+  state: SessionState,
 ): (gap: number) => Map<RelPath, FileState | null>[] {
+  const rewinds = [...state.rewinds.values(), ...state.redos.map((r) => r.rewind)];
   return (gap) => {
     const ended = turns[gap].endedAt ?? turns[gap].abandonedAt ?? turns[gap].startedAt;
     const began = turns[gap + 1].startedAt;

@@ -21,7 +21,6 @@ import {
   rewindConflict,
 } from "./rewind-checks.js";
 import { refusedWithPlan } from "./refused-plan.js";
-import { headMoved, headNow, withHeadMoved } from "../restore/head-moved.js";
 import { type ClosedTurn, interruptedHint, plannedRewind, resumeRewind } from "./rewind-resume.js";
 import { closingOpenTurn } from "./open-turn-rewind.js";
 import { overriddenStates, stateOfShown } from "./overridden-state.js";
@@ -140,19 +139,10 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
         befores,
         afters,
         rewoundBetween: rewoundBetweenOf(state.turns, turns, rewoundTurns),
-        rewindsBetween: rewindsBetweenOf(turns, [
-          ...state.rewinds.values(),
-          ...state.redos.map((r) => r.rewind),
-        ]),
+        rewindsBetween: rewindsBetweenOf(turns, state),
       };
       const checks = { touched: touchedBy(state, turns), keptOpen };
-      if (!force && !dryRun)
-        await precheck(ctx, lookup, turns, sequence, named, partial, checks).catch(async (error) => {
-          throw withHeadMoved(
-            error,
-            await headMoved(engine.location, befores[0].meta.parent, await headNow(engine.location)),
-          );
-        });
+      if (!force && !dryRun) await precheck(ctx, lookup, turns, sequence, named, partial, checks);
       const targets = new Map<RelPath, FileState | null>();
       const originOfPath = new Map<RelPath, { snapshot: StoredSnapshot; absent: ReadonlySet<RelPath> }>();
       let closed: ClosedTurn | undefined;
@@ -287,7 +277,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       if (named) report.paths = named.map(displayPath);
       const overwrote = overwritten(overridden, report);
       if (overwrote.length > 0) report.overridden = overwrote;
-      if (refusal) throw withHeadMoved(refusedWithPlan(refusal, report), report.head);
+      if (refusal) throw refusedWithPlan(refusal, report);
       if (dryRun) {
         if (overwrote.length > 0) report.overriddenState = stateOfShown(overriddenNow, overwrote);
         report.dryRun = true;
