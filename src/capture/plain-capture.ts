@@ -26,6 +26,7 @@ import { cacheTreeRoot } from "../git/cache-tree.js";
 import { captureOverIndexTree, DEFERRED_PATHS_LIMIT } from "./plain-deferred.js";
 import { applyBudget, type Candidate, groupBudgetExclusions, indexedBytes } from "./plain-budget.js";
 import { readState, writeState } from "./plain-state.js";
+import { addToPlainIndex } from "./plain-add.js";
 
 /**
  * Captures a directory that is not in any git repository. The store keeps its own index of the
@@ -244,12 +245,8 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
     if (kept.add.length > 0) {
       // --replace: a file that took the place of a directory (or the reverse) replaces the old
       // entries even when git could not see them go (a symlink loop hides what was below it).
-      const result = await writeObjects(
-        ["update-index", "-z", "--add", "--remove", "--replace", "--stdin"],
-        nulList(kept.add.map((c) => c.path)),
-        [0, 128],
-      );
-      if (result.code !== 0) await addOneByOne(git, kept.add, excluded);
+      const paths = kept.add.map((c) => c.path);
+      await addToPlainIndex(ctx.location.root, paths, writeObjects, excluded);
     }
     const plainTree = (await writeObjects(["write-tree"])).stdout.toString("latin1").trim();
     const snapshotTree =
@@ -276,22 +273,4 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
 
 function nulList(paths: RelPath[]): Buffer {
   return Buffer.concat(paths.flatMap((p) => [relBytes(p), Buffer.from([0])]));
-}
-
-/** When one file vanished or became unreadable mid-batch, add the rest one at a time. */
-async function addOneByOne(
-  git: (args: string[], input?: Buffer) => Promise<unknown>,
-  candidates: Candidate[],
-  excluded: StoredExclusion[],
-): Promise<void> {
-  for (const candidate of candidates) {
-    try {
-      await git(
-        ["update-index", "-z", "--add", "--remove", "--replace", "--stdin"],
-        nulList([candidate.path]),
-      );
-    } catch {
-      excluded.push({ path: candidate.path, reason: "unreadable" });
-    }
-  }
 }

@@ -258,6 +258,58 @@ describe("hostile trees", () => {
 
   // Needs root to switch to another user (uid 65534).
   it.skipIf(process.getuid?.() !== 0)(
+    "one unreadable file in a plain directory costs one more git call, not one per file",
+    (ctx) => {
+      // Found in a trial: git's update-index stops at a file it cannot read, and the snapshot then
+      // added every file with a git call of its own (minutes for a folder of 20k files).
+      const cli = cliForOtherUser(ctx);
+      const dir = sb.dir("plain-many");
+      for (let i = 0; i < 300; i++) writeFileSync(path.join(dir, `n${i}.md`), `note ${i}\n`);
+      writeFileSync(path.join(dir, "locked.bin"), "root only\n");
+      spawnSync("chown", ["-R", "65534:65534", sb.home]);
+      chmodSync(path.join(dir, "locked.bin"), 0o000);
+      const traced = (args: string[]) => {
+        const result = spawnSync(process.execPath, [cli, ...args, "--json"], {
+          cwd: dir,
+          env: { ...sb.env, GHOSTCOMMIT_TRACE: "1" },
+          uid: 65534,
+          gid: 65534,
+          encoding: "utf8",
+        });
+        expect(result.status, result.stderr).toBe(0);
+        const adds = result.stderr.split("\n").filter((line) => /git update-index -z --add/.test(line));
+        return { json: JSON.parse(result.stdout), adds: adds.length };
+      };
+      const first = traced(["snapshot"]);
+      expect(first.json.excluded).toContainEqual(
+        expect.objectContaining({ path: "locked.bin", reason: "unreadable" }),
+      );
+      expect(first.json.fileCount).toBe(300);
+      expect(first.adds).toBeLessThanOrEqual(2);
+      // A later snapshot with many new files, the unreadable one still there, and a second one.
+      for (let i = 0; i < 200; i++) writeFileSync(path.join(dir, `m${i}.md`), `more ${i}\n`);
+      writeFileSync(path.join(dir, "locked2.bin"), "root only\n");
+      spawnSync("chown", ["-R", "65534:65534", dir]);
+      chmodSync(path.join(dir, "locked2.bin"), 0o000);
+      const later = traced(["snapshot"]);
+      expect(later.json.fileCount).toBe(500);
+      expect(
+        later.json.excluded
+          .filter((e: any) => e.reason === "unreadable")
+          .map((e: any) => e.path)
+          .sort(),
+      ).toEqual(["locked.bin", "locked2.bin"]);
+      expect(later.adds).toBeLessThanOrEqual(2);
+      // Everything readable was captured: a restore brings a deleted note back.
+      rmSync(path.join(dir, "m7.md"));
+      const restored = asNobody(cli, dir)(["restore", later.json.id]);
+      expect(restored.status, restored.stderr).toBe(0);
+      expect(readFileSync(path.join(dir, "m7.md"), "utf8")).toBe("more 7\n");
+    },
+  );
+
+  // Needs root to switch to another user (uid 65534).
+  it.skipIf(process.getuid?.() !== 0)(
     "holds no committed content for tracked files it cannot reach, so a restore never writes that over an edit",
     (ctx) => {
       // Found in a trial: git could not stat them (`closed/` is 000), called them unchanged, and
