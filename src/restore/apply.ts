@@ -5,7 +5,7 @@ import { MODE } from "../git/objects.js";
 import { restoreTempName } from "../store/restore-journal.js";
 import { ancestorsOf, fsPath, parentOf, type RelPath } from "../paths.js";
 import { PinnedDirs } from "./pinned-dirs.js";
-import { keepOwner, permissionsKept } from "./replaced-file.js";
+import { keepOwner, permissionsKept, replacedFile } from "./replaced-file.js";
 import type { ExcludedDetail, SkipReason } from "../types.js";
 import { MANY_FILES, syncDirs, syncFileSystems } from "../util/durable.js";
 import { mapLimit } from "../util/pool.js";
@@ -123,7 +123,7 @@ async function applyPinned(
       const dir = parentOf(step.path);
       pins.hold(dir);
       try {
-        const replaced = await fs.lstat(pins.path(step.path)).catch(() => null);
+        const replaced = await replacedFile(pins.path(step.path));
         const kept = permissionsKept(replaced, step.state.mode);
         await writeTemp(pins.path(temp), step.state.mode, contentOf(step.state.oid), flushEach, kept);
         await keepOwner(pins.path(temp), replaced, pins.self(dir));

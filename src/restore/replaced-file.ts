@@ -1,4 +1,4 @@
-import { promises as fs, type Stats } from "node:fs";
+import { constants, promises as fs, type Stats } from "node:fs";
 import { MODE } from "../git/objects.js";
 
 /**
@@ -24,4 +24,18 @@ export async function keepOwner(temp: Buffer, replaced: Stats | null, dir: Buffe
   const owner = replaced ?? (await fs.lstat(dir).catch(() => null));
   if (!owner || (owner.uid === 0 && owner.gid === 0)) return;
   await fs.lchown(temp, owner.uid, owner.gid);
+}
+
+/**
+ * What stands where a file is written (null: nothing). Another user's file this process may not
+ * write is refused (EACCES, a `permission` skip): the rename a restore writes by needs only the
+ * directory's permission, and would make the file this user's where an editor could not have
+ * saved it. Root keeps owners instead (keepOwner).
+ */
+export async function replacedFile(file: Buffer): Promise<Stats | null> {
+  const replaced = await fs.lstat(file).catch(() => null);
+  const uid = process.getuid?.();
+  if (uid !== undefined && uid !== 0 && replaced?.isFile() && replaced.uid !== uid)
+    await fs.access(file, constants.W_OK);
+  return replaced;
 }

@@ -258,6 +258,34 @@ describe("hostile trees", () => {
 
   // Needs root to switch to another user (uid 65534).
   it.skipIf(process.getuid?.() !== 0)(
+    "leaves another user's file it may not write as it is (permission), not replaced and taken over",
+    (ctx) => {
+      // Found in a trial: the restore renamed its own file over another user's read-only-to-it
+      // file in a folder it owns, which made the file its own.
+      const cli = cliForOtherUser(ctx);
+      const dir = sb.dir("plain-shared");
+      writeFileSync(path.join(dir, "mine.md"), "mine v1\n");
+      writeFileSync(path.join(dir, "theirs.md"), "theirs v1\n");
+      spawnSync("chown", ["-R", "65534:65534", sb.home]);
+      chownSync(path.join(dir, "theirs.md"), 0, 0);
+      chmodSync(path.join(dir, "theirs.md"), 0o644);
+      const run = asNobody(cli, dir);
+      const snap = JSON.parse(run(["snapshot"]).stdout);
+      writeFileSync(path.join(dir, "mine.md"), "mine v2\n");
+      writeFileSync(path.join(dir, "theirs.md"), "theirs v2\n");
+      const restored = run(["restore", snap.id]);
+      expect(restored.status).toBe(1);
+      const report = JSON.parse(restored.stdout);
+      expect(report.written).toEqual(["mine.md"]);
+      expect(report.skipped).toEqual([expect.objectContaining({ path: "theirs.md", reason: "permission" })]);
+      expect(readFileSync(path.join(dir, "theirs.md"), "utf8")).toBe("theirs v2\n");
+      expect(lstatSync(path.join(dir, "theirs.md")).uid).toBe(0);
+      expect(readFileSync(path.join(dir, "mine.md"), "utf8")).toBe("mine v1\n");
+    },
+  );
+
+  // Needs root to switch to another user (uid 65534).
+  it.skipIf(process.getuid?.() !== 0)(
     "one unreadable file in a plain directory costs one more git call, not one per file",
     (ctx) => {
       // Found in a trial: git's update-index stops at a file it cannot read, and the snapshot then
