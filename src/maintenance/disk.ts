@@ -2,8 +2,10 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 
 /**
- * Bytes a directory occupies on its own: files hard-linked from the user's repository
- * (borrowed objects, link count > 1) cost nothing extra and are not counted.
+ * Bytes a directory's files occupy on disk, as `du` counts them (a loose object of 100 bytes takes
+ * a block of 4 KiB: a store of many loose objects is several times their size until gc packs
+ * them); files hard-linked from the user's repository (borrowed objects, link count > 1) cost
+ * nothing extra and are not counted.
  */
 export async function ownBytes(dir: string): Promise<number> {
   let total = 0;
@@ -18,7 +20,7 @@ export async function ownBytes(dir: string): Promise<number> {
     if (entry.isDirectory()) total += await ownBytes(full);
     else if (entry.isFile()) {
       const stat = await fs.lstat(full).catch(() => null);
-      if (stat && stat.nlink <= 1) total += stat.size;
+      if (stat && stat.nlink <= 1) total += Number.isInteger(stat.blocks) ? stat.blocks * 512 : stat.size;
     }
   }
   return total;
