@@ -11,8 +11,11 @@ import { readAllJournals } from "../session/journal.js";
 import { openTurnOf } from "../session/model.js";
 import { STORE_FILES, readJson, writeFileAtomic } from "../store/layout.js";
 import type { StoredSnapshot } from "../store/store.js";
+import { manyLooseObjects } from "./loose-count.js";
 
 const DAY_MS = 24 * 3600 * 1000;
+/** A gc for many loose objects comes at most this often. */
+const LOOSE_GC_GAP_MS = 10 * 60 * 1000;
 
 /**
  * Snapshots retention must keep whatever the policy says: the newest turn snapshots of every
@@ -103,7 +106,7 @@ export function runRetention(engine: StoreContext): Promise<GcReport> {
 export function prepareRetention(engine: StoreContext, now = Date.now()): WorkerAfterCommand | null {
   try {
     const stamp = JSON.parse(readFileSync(path.join(engine.paths.dir, STORE_FILES.retention), "utf8"));
-    if (typeof stamp?.lastRun !== "number" || now - stamp.lastRun < DAY_MS) return null;
+    if (!isDue(engine, stamp, now)) return null;
     return new WorkerAfterCommand(gcWorker(engine));
   } catch {
     return null;
@@ -111,8 +114,8 @@ export function prepareRetention(engine: StoreContext, now = Date.now()): Worker
 }
 
 /**
- * Retention that runs by itself, after a turn ends: at most once a day per store, tracked by a
- * timestamp file, so the common path costs one small read. The run itself (it may repack) goes
+ * Retention that runs by itself, after a turn ends: at most once a day per store (sooner for many
+ * loose objects: see isDue), tracked by a timestamp file, so the common path costs one small read. The run itself (it may repack) goes
  * to a detached worker process (`prepared`, where one waits) so the agent never waits for it;
  * its errors go to the store's log. Returns what it did.
  */
@@ -124,7 +127,7 @@ export async function maybeRunRetention(
   try {
     const file = path.join(engine.paths.dir, STORE_FILES.retention);
     const stamp = await readJson<{ lastRun?: number }>(file, {});
-    const due = typeof stamp.lastRun === "number" && now - stamp.lastRun >= DAY_MS;
+    const due = isDue(engine, stamp, now);
     if (typeof stamp.lastRun === "number" && !due) return "skipped";
     // Claim the run first so concurrent processes do not all start one; a new store starts the clock.
     // Not flushed: a stamp lost in a crash only restarts the clock, and a new store's first
@@ -137,6 +140,20 @@ export async function maybeRunRetention(
   } catch {
     return "skipped"; // retention must never fail the turn it follows
   }
+}
+
+/**
+ * Once a day; sooner, though not within LOOSE_GC_GAP_MS of the last run, when the shadow store
+ * holds many loose objects (packing them is most of what it frees then; a repo store's objects
+ * are the user's repository's, packed by its own git).
+ */
+function isDue(engine: StoreContext, stamp: { lastRun?: unknown } | null, now: number): boolean {
+  const last = stamp?.lastRun;
+  if (typeof last !== "number") return false;
+  if (now - last >= DAY_MS) return true;
+  return (
+    engine.refs.kind === "shadow" && now - last >= LOOSE_GC_GAP_MS && manyLooseObjects(engine.refs.objectsDir)
+  );
 }
 
 function gcWorker(engine: StoreContext): WorkerSpec {

@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
-import { appendFileSync, chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { appendFileSync, chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { StoreContext } from "../../src/store/context.js";
@@ -112,6 +112,44 @@ describe("retention", () => {
     expect(ids).toHaveLength(2); // the newest turn's before and after
     expect(await maybeRunRetention(engine)).toBe("skipped");
     expect(readdirSync(engine.paths.dir).filter((name) => name.startsWith("gc-go"))).toEqual([]);
+  });
+
+  it("packs a store of many loose objects before its day is out, at most every ten minutes", async () => {
+    // Found in a trial: a long day of turns (marks and snapshots of a few objects each, a block of
+    // 4 KiB apiece) grew the store 18 times the content it held until the daily gc packed it.
+    const r = repo({ "f.txt": "0\n" });
+    await turn(r, "s", "1", () => r.write({ "f.txt": "1\n" }));
+    const store = r.ok("doctor").store as string;
+    const gitDir = path.join(store, "git");
+    const loose = () => {
+      const counted = spawnSync("git", ["count-objects"], { env: { ...r.sandbox.env, GIT_DIR: gitDir } });
+      return Number(/^(\d+) objects/.exec(counted.stdout.toString())?.[1]);
+    };
+    // 3,000 small objects of the store's own, loose (unreachable: what a gc frees).
+    const files = path.join(r.sandbox.home, "loose-inputs");
+    mkdirSync(files, { recursive: true });
+    for (let i = 0; i < 3000; i++) writeFileSync(path.join(files, String(i)), `loose ${i}\n`);
+    const paths = Array.from({ length: 3000 }, (_, i) => path.join(files, String(i))).join("\n");
+    const hashAll = () =>
+      spawnSync("git", ["hash-object", "-w", "--stdin-paths"], {
+        env: { ...r.sandbox.env, GIT_DIR: gitDir },
+        input: paths,
+      }).status;
+    expect(hashAll()).toBe(0);
+    expect(loose()).toBeGreaterThan(3000);
+    // The daily run was 11 minutes ago: not due by the day, due by the loose objects.
+    const stamp = path.join(store, "retention.json");
+    writeFileSync(stamp, JSON.stringify({ lastRun: Date.now() - 11 * 60_000 }));
+    await turn(r, "s", "2", () => r.write({ "f.txt": "2\n" }));
+    for (let i = 0; i < 100 && loose() > 1000; i++) await new Promise((done) => setTimeout(done, 200));
+    expect(loose()).toBeLessThan(1000);
+    expect(JSON.parse(readFileSync(stamp, "utf8")).lastRun).toBeGreaterThan(Date.now() - 60_000);
+    // Many again at once: not before ten minutes have passed since.
+    expect(hashAll()).toBe(0);
+    r.ok("snapshot");
+    await new Promise((done) => setTimeout(done, 1000));
+    expect(loose()).toBeGreaterThan(3000);
+    expect((await logIn(r, "s")).map((t: any) => t.state)).toEqual(["done", "done"]);
   });
 
   it("logs a background gc that failed, so doctor says so instead of the store only growing", async () => {
