@@ -44,9 +44,11 @@ export function fsPath(root: string, rel: RelPath): Buffer {
  */
 export function isCleanRel(rel: unknown): rel is RelPath {
   if (typeof rel !== "string" || rel === "" || rel.includes("\0")) return false;
-  for (const part of rel.split("/")) if (part === "" || part === "." || part === "..") return false;
-  return true;
+  // No component is empty, "." or "..": one test, no array (a session journal's every path is checked as it is read).
+  return !UNCLEAN_COMPONENT.test(rel);
 }
+
+const UNCLEAN_COMPONENT = /(?:^|\/)\.{0,2}(?:\/|$)/;
 
 /** Parent directory of a RelPath ("" for top level). */
 export function parentOf(rel: RelPath): RelPath {
