@@ -1,4 +1,6 @@
-import { constants, promises as fs, type Stats } from "node:fs";
+import { accessSync, constants, promises as fs, lstatSync, type Stats } from "node:fs";
+import { fsPath } from "../paths.js";
+import type { PlanStep } from "./plan.js";
 import { MODE } from "../git/objects.js";
 
 /**
@@ -27,15 +29,38 @@ export async function keepOwner(temp: Buffer, replaced: Stats | null, dir: Buffe
 }
 
 /**
- * What stands where a file is written (null: nothing). Another user's file this process may not
- * write is refused (EACCES, a `permission` skip): the rename a restore writes by needs only the
- * directory's permission, and would make the file this user's where an editor could not have
- * saved it. Root keeps owners instead (keepOwner).
+ * Another user's regular file this process may not write: a restore leaves it as it is (a
+ * `permission` skip), neither replaced nor deleted. The rename a restore writes by, and an unlink,
+ * need only the directory's permission, and would make the file this user's, or take it away,
+ * where an editor could not have saved it. Root keeps owners instead (keepOwner).
  */
+function othersFile(stat: Stats | null, file: string | Buffer): boolean {
+  const uid = process.getuid?.();
+  if (uid === undefined || uid === 0 || !stat?.isFile() || stat.uid === uid) return false;
+  try {
+    accessSync(file, constants.W_OK);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** The plan with each write or deletion of another user's file it may not write made a `permission` skip. */
+export function skipOthersFiles(root: string, steps: PlanStep[]): PlanStep[] {
+  if (process.getuid?.() === 0) return steps;
+  return steps.map((step) => {
+    if (step.kind === "skip") return step;
+    const file = fsPath(root, step.path);
+    const stat = lstatSync(file, { throwIfNoEntry: false }) ?? null;
+    return othersFile(stat, file) ? { kind: "skip", path: step.path, reason: "permission" } : step;
+  });
+}
+
+/** What stands where a file is written (null: nothing); another user's file is refused (EACCES), see othersFile. */
 export async function replacedFile(file: Buffer): Promise<Stats | null> {
   const replaced = await fs.lstat(file).catch(() => null);
-  const uid = process.getuid?.();
-  if (uid !== undefined && uid !== 0 && replaced?.isFile() && replaced.uid !== uid)
-    await fs.access(file, constants.W_OK);
+  if (othersFile(replaced, file)) {
+    throw Object.assign(new Error(`another user's file: ${file}`), { code: "EACCES" });
+  }
   return replaced;
 }

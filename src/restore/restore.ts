@@ -34,6 +34,7 @@ import { skipBlockedWrites } from "./obstacles.js";
 import { type PathChange, type PlanStep, planRestore } from "./plan.js";
 import { isoFromMillis } from "../util/format.js";
 import { headMoved, withHeadMoved } from "./head-moved.js";
+import { skipOthersFiles } from "./replaced-file.js";
 import { announce } from "../util/announce.js";
 
 /** What the caller wants restored, computed once the current state (the safety tree) is known. */
@@ -230,24 +231,27 @@ async function prepareRestore(
     if (!blobs.has(oid)) blobs.set(oid, cat.read(oid));
     return blobs.get(oid)!;
   };
-  const steps = skipBlockedWrites(
+  const steps = skipOthersFiles(
     engine.root,
-    (target.outside ?? []).concat(
-      await keepGuardingGhostignores(
-        engine,
-        cat,
-        await skipExcludedNow(
+    skipBlockedWrites(
+      engine.root,
+      (target.outside ?? []).concat(
+        await keepGuardingGhostignores(
           engine,
-          planned,
-          target.changes,
-          run.includes,
-          capturedRepos,
-          async (oid) => (await readBlob(oid))?.content.length ?? 0,
+          cat,
+          await skipExcludedNow(
+            engine,
+            planned,
+            target.changes,
+            run.includes,
+            capturedRepos,
+            async (oid) => (await readBlob(oid))?.content.length ?? 0,
+          ),
+          currentExcluded,
         ),
-        currentExcluded,
       ),
+      new Set(capturedRepos),
     ),
-    new Set(capturedRepos),
   );
   if (run.dryRun) {
     // As the restore itself would: a blob it needs that the store lacks fails it (no content read).

@@ -258,7 +258,7 @@ describe("hostile trees", () => {
 
   // Needs root to switch to another user (uid 65534).
   it.skipIf(process.getuid?.() !== 0)(
-    "leaves another user's file it may not write as it is (permission), not replaced and taken over",
+    "leaves another user's file it may not write as it is (permission), neither replaced nor deleted, as its dry run says",
     (ctx) => {
       // Found in a trial: the restore renamed its own file over another user's read-only-to-it
       // file in a folder it owns, which made the file its own.
@@ -273,13 +273,28 @@ describe("hostile trees", () => {
       const snap = JSON.parse(run(["snapshot"]).stdout);
       writeFileSync(path.join(dir, "mine.md"), "mine v2\n");
       writeFileSync(path.join(dir, "theirs.md"), "theirs v2\n");
+      // Made since by the other user, in a folder this one owns: not taken away either.
+      writeFileSync(path.join(dir, "theirs-new.md"), "theirs, new\n");
+      chownSync(path.join(dir, "theirs-new.md"), 0, 0);
+      const protectedOnes = [
+        expect.objectContaining({ path: "theirs-new.md", reason: "permission" }),
+        expect.objectContaining({ path: "theirs.md", reason: "permission" }),
+      ];
+      // The dry run says what the restore will do.
+      const preview = run(["restore", snap.id, "--dry-run"]);
+      expect(preview.status).toBe(1);
+      expect(JSON.parse(preview.stdout)).toMatchObject({ written: ["mine.md"], deleted: [] });
+      expect(
+        JSON.parse(preview.stdout).skipped.sort((a: any, b: any) => a.path.localeCompare(b.path)),
+      ).toEqual(protectedOnes);
       const restored = run(["restore", snap.id]);
       expect(restored.status).toBe(1);
       const report = JSON.parse(restored.stdout);
-      expect(report.written).toEqual(["mine.md"]);
-      expect(report.skipped).toEqual([expect.objectContaining({ path: "theirs.md", reason: "permission" })]);
+      expect(report).toMatchObject({ written: ["mine.md"], deleted: [] });
+      expect(report.skipped.sort((a: any, b: any) => a.path.localeCompare(b.path))).toEqual(protectedOnes);
       expect(readFileSync(path.join(dir, "theirs.md"), "utf8")).toBe("theirs v2\n");
       expect(lstatSync(path.join(dir, "theirs.md")).uid).toBe(0);
+      expect(readFileSync(path.join(dir, "theirs-new.md"), "utf8")).toBe("theirs, new\n");
       expect(readFileSync(path.join(dir, "mine.md"), "utf8")).toBe("mine v1\n");
     },
   );
@@ -431,6 +446,7 @@ describe("hostile trees", () => {
       writeFileSync(repo.path("a.txt"), "a1\n");
       writeFileSync(repo.path("locked/b.txt"), "b1\n");
       writeFileSync(repo.path("locked/c.txt"), "c1\n"); // new: the rewind deletes it
+      chownSync(repo.path("locked/c.txt"), 65534, 65534); // the user's own file, as the agent would make it
       expect(run(["turn", "end", "--session", "s", "--turn", "1"]).status).toBe(0);
       chownSync(repo.path("locked"), 0, 0); // the user cannot write in it any more
       const rewound = run(["rewind", "--session", "s", "--to", "1", "--json"]);
