@@ -145,12 +145,13 @@ export async function collectGarbage(
 }
 
 /**
- * The bytes a store's snapshots take: the shadow store's own files; in the repo store, the objects
+ * The bytes a store takes: the shadow store's workspace data directory as the disk holds it (its
+ * git directory, the index copies and caches beside it, the directories themselves); in the repo store, the objects
  * on disk that only its snapshots reach in your repository (not your refs, HEAD or index), which
  * your repository's next gc frees once they are dropped.
  */
 export async function storeBytes(engine: StoreContext): Promise<number> {
-  if (engine.refs.kind === "shadow") return ownBytes(engine.paths.gitDir);
+  if (engine.refs.kind === "shadow") return ownBytes(engine.paths.dir);
   const git = (args: string[], input?: Buffer) =>
     runGit(args, { cwd: engine.root, env: { GIT_DIR: engine.location.commonDir }, input });
   // What is missing is left out of the walk: a partial clone's blobs (never fetched by cat-file),
