@@ -1,5 +1,6 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { GhostcommitError } from "../errors.js";
 import { runGit } from "../git/exec.js";
 import { STORE_FILES } from "../store/layout.js";
 import type { StoreContext } from "../store/context.js";
@@ -76,4 +77,26 @@ function content(listed: Buffer, candidates: string[]): string[] {
 export async function forgetPrunedIds(engine: StoreContext): Promise<void> {
   await fs.rm(path.join(engine.paths.dir, STORE_FILES.borrowed), { force: true });
   await fs.rm(path.join(engine.paths.dir, STORE_FILES.hashCache), { force: true });
+}
+
+/** A write that failed for want of room (a full disk, a quota). */
+export function outOfRoom(error: unknown): boolean {
+  return GhostcommitError.is(error, "io") && (error.data.errno === "ENOSPC" || error.data.errno === "EDQUOT");
+}
+
+/** What the store rebuilds as it goes (at the cost of a slower next snapshot), so it may go to make room. */
+const REBUILT: readonly (keyof typeof STORE_FILES)[] = [
+  "statusIndex",
+  "statusIndexSource",
+  "hashCache",
+  "objectCache",
+  "blobSizes",
+  "cleanProof",
+  "baseInfo",
+  "ghostignoreDirs",
+  "plainIgnoreFiles",
+];
+
+export async function dropRebuiltCaches(engine: StoreContext): Promise<void> {
+  for (const name of REBUILT) await fs.rm(path.join(engine.paths.dir, STORE_FILES[name]), { force: true });
 }

@@ -208,6 +208,43 @@ describe("a full disk under the store", () => {
   );
 
   (mounted ? it : it.skip)(
+    "gc on a disk with no room left at all makes room from its caches and frees a dropped snapshot's large file",
+    () => {
+      // Found checking the fix above: with no block free, gc could not even write its lock.
+      const repo = sandbox.repo("disk/gc-full", { "a.txt": "a\n" });
+      repo.write({ "large.bin": randomBytes(300_000).toString("base64") });
+      const large = repo.git("hash-object", "large.bin").trim();
+      const dropped = repo.ok("snapshot").id;
+      rmSync(repo.path("large.bin"));
+      repo.write({ "a.txt": "b\n" });
+      const kept = repo.ok("snapshot").id;
+      const storeGit = path.join(repo.ok("doctor").store as string, "git");
+      const inStore = (oid: string) =>
+        spawnSync("git", ["--git-dir", storeGit, "cat-file", "-e", oid], { env: sandbox.env }).status === 0;
+      expect(inStore(large)).toBe(true);
+      repo.ok("drop", dropped);
+      const filler = path.join(disk, "gc-full-filler");
+      spawnSync("dd", ["if=/dev/zero", `of=${filler}`, "bs=4k"], { stdio: "ignore" });
+      try {
+        expect(statfsSync(disk).bavail).toBe(0);
+        const run = repo.cli(["gc"]);
+        expect([0, 1]).toContain(run.status);
+        if (run.status === 1)
+          expect(run.stderr).toMatch(
+            /^ghostcommit: cannot write .*: no space left on the device \(ENOSPC\)$/m,
+          );
+        expect(inStore(large)).toBe(false);
+      } finally {
+        execFileSync("rm", ["-f", filler]);
+      }
+      expect(repo.ok("gc").kept).toEqual([kept]);
+      rmSync(repo.path("a.txt"));
+      repo.ok("restore", kept);
+      expect(repo.read("a.txt")).toBe("b\n");
+    },
+  );
+
+  (mounted ? it : it.skip)(
     "a restore that runs out of room writes every file that fits, says why for each it could not write, and loses nothing",
     () => {
       // Small files are written beside the large one: its temp file takes the last room while
