@@ -37,18 +37,21 @@ export function emit(output: CommandOutput, asJson: boolean): void {
  * Exit status 1 for a restore, rewind or redo that could not write or delete some paths (the rest is done),
  * said on stderr as failures are; excluded paths do not count.
  */
-export function skipStatus(report: { skipped: SkippedPath[] }): Partial<CommandOutput> {
+export function skipStatus(report: { skipped: SkippedPath[]; dryRun?: boolean }): Partial<CommandOutput> {
   const failed = failedSkips(report);
   if (failed.length === 0) return {};
   const reasons = [...new Set(failed.map((s) => s.reason))].join(", ");
-  // A failed write or deletion alike leaves the path as it was.
-  const what =
-    failed.length === 1
+  // A failed write or deletion alike leaves the path as it was; a dry run's plan says it would.
+  const what = report.dryRun
+    ? failed.length === 1
+      ? `${failed[0].path} would be left as it is`
+      : `${failed.length} paths would be left as they are`
+    : failed.length === 1
       ? `${failed[0].path} was left as it was`
       : `${failed.length} paths were left as they were`;
   return {
     exitCode: 1,
-    problem: `${what} (${reasons}), listed under skipped; the rest was done`,
+    problem: `${what} (${reasons}), listed under skipped; ${report.dryRun ? "nothing was changed" : "the rest was done"}`,
   };
 }
 

@@ -21,8 +21,8 @@ type Skip = { path: RelPath; reason: SkipReason; errno?: string; detail?: Exclud
 
 /** A planned skip as reported: its detail only where it has one (reports compare as they were). */
 export function plannedSkip(step: Extract<PlanStep, { kind: "skip" }>): Skip {
-  const { path, reason, detail } = step;
-  return detail ? { path, reason, detail } : { path, reason };
+  const { path, reason, detail, errno } = step;
+  return { path, reason, ...(detail ? { detail } : {}), ...(errno ? { errno } : {}) };
 }
 
 /** A write whose temp file is on disk, or why it could not be prepared. */

@@ -28,7 +28,7 @@ export interface PlanInput {
 export type PlanStep =
   | { kind: "write"; path: RelPath; state: FileState }
   | { kind: "delete"; path: RelPath }
-  | { kind: "skip"; path: RelPath; reason: SkipReason; detail?: ExcludedDetail };
+  | { kind: "skip"; path: RelPath; reason: SkipReason; detail?: ExcludedDetail; errno?: string };
 
 /**
  * Decides, per path, what a restore does. Pure: the rules of restore in one place. Deletions

@@ -1,5 +1,5 @@
 import { accessSync, constants, promises as fs, lstatSync, type Stats } from "node:fs";
-import { fsPath } from "../paths.js";
+import { fsPath, parentOf, type RelPath } from "../paths.js";
 import type { PlanStep } from "./plan.js";
 import { MODE } from "../git/objects.js";
 
@@ -45,15 +45,40 @@ function othersFile(stat: Stats | null, file: string | Buffer): boolean {
   }
 }
 
-/** The plan with each write or deletion of another user's file it may not write made a `permission` skip. */
-export function skipOthersFiles(root: string, steps: PlanStep[]): PlanStep[] {
+/**
+ * The plan with each write or deletion this process may not make a `permission` skip (EACCES), as
+ * the restore would find it, so a dry run's plan says so too: another user's file (see
+ * othersFile), or one in a directory it may not write (the nearest that exists, for a new one).
+ */
+export function skipUnwritable(root: string, steps: PlanStep[]): PlanStep[] {
   if (process.getuid?.() === 0) return steps;
+  const dirs = new Map<RelPath, boolean>();
   return steps.map((step) => {
     if (step.kind === "skip") return step;
     const file = fsPath(root, step.path);
     const stat = lstatSync(file, { throwIfNoEntry: false }) ?? null;
-    return othersFile(stat, file) ? { kind: "skip", path: step.path, reason: "permission" } : step;
+    const blocked = othersFile(stat, file) || !writableDir(root, parentOf(step.path), dirs);
+    return blocked ? { kind: "skip", path: step.path, reason: "permission", errno: "EACCES" } : step;
   });
+}
+
+/** Whether the nearest existing directory at or above `dir` may be written (a symlink or a file there: the restore's own checks decide). */
+function writableDir(root: string, dir: RelPath, known: Map<RelPath, boolean>): boolean {
+  const cached = known.get(dir);
+  if (cached !== undefined) return cached;
+  const full = fsPath(root, dir);
+  const stat = lstatSync(full, { throwIfNoEntry: false });
+  let writable = true;
+  if (!stat) writable = dir === "" || writableDir(root, parentOf(dir), known);
+  else if (stat.isDirectory()) {
+    try {
+      accessSync(full, constants.W_OK | constants.X_OK);
+    } catch {
+      writable = false;
+    }
+  }
+  known.set(dir, writable);
+  return writable;
 }
 
 /** What stands where a file is written (null: nothing); another user's file is refused (EACCES), see othersFile. */

@@ -34,7 +34,7 @@ import { skipBlockedWrites } from "./obstacles.js";
 import { type PathChange, type PlanStep, planRestore } from "./plan.js";
 import { isoFromMillis } from "../util/format.js";
 import { headMoved, withHeadMoved } from "./head-moved.js";
-import { skipOthersFiles } from "./replaced-file.js";
+import { skipUnwritable } from "./replaced-file.js";
 import { announce } from "../util/announce.js";
 
 /** What the caller wants restored, computed once the current state (the safety tree) is known. */
@@ -231,7 +231,7 @@ async function prepareRestore(
     if (!blobs.has(oid)) blobs.set(oid, cat.read(oid));
     return blobs.get(oid)!;
   };
-  const steps = skipOthersFiles(
+  const steps = skipUnwritable(
     engine.root,
     skipBlockedWrites(
       engine.root,

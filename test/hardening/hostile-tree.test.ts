@@ -489,6 +489,17 @@ describe("hostile trees", () => {
       writeFileSync(repo.path("out/report.txt"), "v2\n");
       expect(run(["turn", "end", "--session", "s", "--turn", "1"]).status).toBe(0);
       chmodSync(repo.path("out"), 0o555); // a build step makes its output read-only
+      // The dry run says so too (found in a trial: its plan wrote the file, status 0).
+      const preview = run(["rewind", "--session", "s", "--to", "1", "--dry-run", "--json"]);
+      expect(preview.status).toBe(1);
+      expect(JSON.parse(preview.stdout)).toMatchObject({
+        written: ["x.txt"],
+        skipped: [{ path: "out/report.txt", reason: "permission", errno: "EACCES" }],
+      });
+      expect(preview.stderr).toBe(
+        "ghostcommit: out/report.txt would be left as it is (permission), listed under skipped; nothing was changed\n",
+      );
+      expect(repo.read("x.txt")).toBe("y\n");
       const rewound = run(["rewind", "--session", "s", "--to", "1"]);
       expect(rewound.status).toBe(1);
       const hint = rewound.stdout.match(
