@@ -27,7 +27,7 @@ describe("restore", () => {
     ]);
     const human = r.cli(["restore", snap.id, "--dry-run"]).stdout;
     expect(human).toContain(
-      "skip   a.txt (excluded: it cannot be read now (permissions, or no regular file), so no snapshot holds what it is; make it readable, or remove it, and run this again, so it is left as it is)",
+      "skip   a.txt (excluded: it cannot be read now (permissions, or no regular file) and no snapshot holds what it is, so it is left as it is; make it readable, or remove it, and run this again)",
     );
     expect(human).toContain("skip   d (excluded: a directory of files no snapshot holds");
     expect(r.read("d/x.o")).toBe("build output\n");

@@ -81,18 +81,25 @@ const EXCLUDED_BECAUSE: Record<NonNullable<SkippedPath["detail"]>, string> = {
   "local-edit":
     "its bytes on disk are an edit no snapshot holds (assume-unchanged, skip-worktree, or made while the restore ran)",
   "sparse-checkout": "outside the sparse checkout (not on disk)",
-  unreadable:
-    "it cannot be read now (permissions, or no regular file), so no snapshot holds what it is; make it readable, or remove it, and run this again",
+  unreadable: "it cannot be read now (permissions, or no regular file) and no snapshot holds what it is",
   ghostignore: "a .ghostignore names it, so no snapshot holds it and no restore writes or deletes it",
-  "in-the-way":
-    "a directory of files no snapshot holds (ignored or excluded ones) stands where it goes; move them away and run this again",
+  "in-the-way": "a directory of files no snapshot holds (ignored or excluded ones) stands where it goes",
   "guards-files":
-    "its rules keep files on disk out of every snapshot, and its restored version would let them into the next one (edit it yourself to change that)",
+    "its rules keep files on disk out of every snapshot, and its restored version would let them into the next one",
+};
+
+/** What a person can do about such a path, said after why it was left. */
+const EXCLUDED_ADVICE: Partial<Record<NonNullable<SkippedPath["detail"]>, string>> = {
+  unreadable: "make it readable, or remove it, and run this again",
+  "in-the-way": "move them away and run this again",
+  "guards-files": "edit it yourself to change that",
 };
 
 function skipWhy(skip: SkippedPath, changedInside: boolean): string {
   if (skip.reason === "excluded") {
-    if (skip.detail) return `excluded: ${EXCLUDED_BECAUSE[skip.detail]}, so it is left as it is`;
+    const advice = skip.detail && EXCLUDED_ADVICE[skip.detail];
+    if (skip.detail)
+      return `excluded: ${EXCLUDED_BECAUSE[skip.detail]}, so it is left as it is${advice ? `; ${advice}` : ""}`;
     // Otherwise left out of the target or of the safety snapshot: written over or deleted, it could not come back.
     if (changedInside) return "excluded: what in it the target or the safety snapshot lacks is left as it is";
     return "excluded: the target or the safety snapshot lacks it, so it is left as it is";
