@@ -79,21 +79,23 @@ async function freePort(): Promise<number> {
  */
 export async function gitDaemon(sandbox: Sandbox, base: string): Promise<{ url: string; stop: () => void }> {
   const port = await freePort();
-  const child: ChildProcess = spawn(
-    "git",
-    [
-      "daemon",
-      "--reuseaddr",
-      "--export-all",
-      "--enable=receive-pack",
-      "--informative-errors",
-      "--listen=127.0.0.1",
-      `--port=${port}`,
-      `--base-path=${base}`,
-      base,
-    ],
-    { env: sandbox.env, stdio: "ignore" },
-  );
+  const args = [
+    "--reuseaddr",
+    "--export-all",
+    "--enable=receive-pack",
+    "--informative-errors",
+    "--listen=127.0.0.1",
+    `--port=${port}`,
+    `--base-path=${base}`,
+    base,
+  ];
+  // A shell that ends the daemon once this test process is gone: a worker killed before its
+  // afterAll (a timeout, a crash) left the daemon running for good.
+  const watch = `git daemon "$@" & d=$!; trap 'kill $d; exit' TERM; while kill -0 ${process.pid} 2>/dev/null && kill -0 $d 2>/dev/null; do sleep 1; done; kill $d 2>/dev/null`;
+  const child: ChildProcess = spawn("sh", ["-c", watch, "sh", ...args], {
+    env: sandbox.env,
+    stdio: "ignore",
+  });
   const stop = () => {
     if (child.exitCode === null) child.kill("SIGTERM");
   };
