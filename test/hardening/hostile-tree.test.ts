@@ -503,7 +503,7 @@ describe("hostile trees", () => {
       const rewound = run(["rewind", "--session", "s", "--to", "1"]);
       expect(rewound.status).toBe(1);
       const hint = rewound.stdout.match(
-        /\nnot rewound: once you can write it, `ghostcommit (restore [0-9a-f]{12} -- out\/report\.txt)` puts it back as the rewind meant to\n/,
+        /\nnot rewound: once you can write it, `ghostcommit (restore [0-9a-f]{12} -- out\/report\.txt)` finishes the rewind for it \(writes or deletes what it meant to\)\n/,
       );
       expect(hint, rewound.stdout).not.toBeNull();
       chmodSync(repo.path("out"), 0o755); // the user fixes the permission

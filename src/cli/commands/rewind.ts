@@ -155,7 +155,7 @@ function permissionHints(report: RewindReport, globals: GlobalOptions): string[]
   }
   return [...bySnapshot].map(
     ([id, paths]) =>
-      `not rewound: once you can write ${paths.length === 1 ? "it" : "them"}, \`${commandHint(globals, `restore ${shortId(id)} -- ${paths.map(shellWord).join(" ")}`)}\` puts ${paths.length === 1 ? "it" : "them"} back as the rewind meant to`,
+      `not rewound: once you can write ${paths.length === 1 ? "it" : "them"}, \`${commandHint(globals, `restore ${shortId(id)} -- ${paths.map(shellWord).join(" ")}`)}\` finishes the rewind for ${paths.length === 1 ? "it" : "them"} (writes or deletes what it meant to)`,
   );
 }
 
