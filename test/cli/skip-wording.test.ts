@@ -37,6 +37,29 @@ describe("why an excluded path is skipped, as the command line says it", () => {
     ]);
   });
 
+  it("says many files of one directory left for one reason on one line; --json lists each", async () => {
+    // Found in a trial: an unreadable folder of 80 files printed 80 identical long lines.
+    const docs = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`docs/n${i}.md`, `${i}\n`]));
+    const r = repo({ ...docs, "guide/a.md": "a\n", "src/a.ts": "a\n" });
+    r.write({
+      ...Object.fromEntries(Object.keys(docs).map((p) => [p, "draft\n"])),
+      "guide/a.md": "b\n",
+      "src/a.ts": "a2\n",
+    });
+    const snap = await snapshotIn(r);
+    r.git("checkout", "-q", "--", ".");
+    r.git("sparse-checkout", "set", "--no-cone", "/*", "!/docs/", "!/guide/");
+    const restored = r.cli(["restore", snap.id]);
+    expect([restored.status, skipLines(restored.stdout).sort()]).toEqual([
+      0,
+      [
+        "  skip   docs/ (12 files in it, each excluded: outside the sparse checkout (not on disk), so it is left as it is)",
+        "  skip   guide/a.md (excluded: outside the sparse checkout (not on disk), so it is left as it is)",
+      ],
+    ]);
+    expect(r.ok("restore", snap.id, "--dry-run").skipped).toHaveLength(13);
+  });
+
   it("names an assume-unchanged file's local edit, and a file outside the sparse checkout", async () => {
     const r = repo({ "database.yml": "db: prod\n", "docs/notes.md": "notes\n", "src/a.ts": "a\n" });
     r.write({ "database.yml": "db: staging\n", "docs/notes.md": "draft\n", "src/a.ts": "a2\n" });

@@ -38,6 +38,9 @@ export function register(program: Command, run: Action): void {
     );
 }
 
+/** Skips of one directory for one reason past this many are said on one line (--json lists each). */
+const SKIPS_SHOWN_ONE_BY_ONE = 10;
+
 /** True when a path could not be written (exit status 1); excluded paths do not count. */
 export function describeRestore(
   report: {
@@ -58,11 +61,24 @@ export function describeRestore(
   for (const path of report.deleted)
     lines.push(`  ${color.red(report.dryRun ? "delete" : "gone  ")} ${humanPath(path)}`);
   const changed = [...report.written, ...report.deleted];
+  // Many files of one directory left for one reason (an unreadable folder's): one line for them.
+  const groups = new Map<string, { dir: string; why: string; paths: string[] }>();
   for (const skip of report.skipped) {
     // A directory left out of a later snapshot (grown past the large-dir limit) whose files an
     // earlier one captured: those are written or deleted as listed, only the rest is left.
     const inside = changed.some((p) => p.startsWith(`${skip.path.replace(/\/$/, "")}/`));
-    lines.push(`  ${color.yellow("skip  ")} ${humanPath(skip.path)} (${skipWhy(skip, inside)})`);
+    const why = skipWhy(skip, inside);
+    const dir = skip.path.includes("/") ? skip.path.slice(0, skip.path.lastIndexOf("/") + 1) : "";
+    const group = groups.get(`${dir}\0${why}`) ?? { dir, why, paths: [] };
+    group.paths.push(skip.path);
+    groups.set(`${dir}\0${why}`, group);
+  }
+  for (const { dir, why, paths } of groups.values()) {
+    if (dir !== "" && paths.length > SKIPS_SHOWN_ONE_BY_ONE)
+      lines.push(
+        `  ${color.yellow("skip  ")} ${humanPath(dir)} (${formatCount(paths.length)} files in it, each ${why})`,
+      );
+    else for (const path of paths) lines.push(`  ${color.yellow("skip  ")} ${humanPath(path)} (${why})`);
   }
   lines.push(`${verb} ${nFiles(report.written.length)}, ${del} ${formatCount(report.deleted.length)}`);
   if (report.head) lines.push(color.yellow(headLine(report.head, report.dryRun)));
