@@ -180,15 +180,15 @@ describe("Claude Code's /ghostcommit-* commands", () => {
     const start = sandbox.cli(deeper, ["log", "--agent", "claude-code", "--session", "0f3e1c2b", "--json"]);
     expect(start.status, start.stderr).toBe(0);
     expect(start.json).toEqual(whole.json);
-    const rewind = sandbox.cli(deeper, [
-      "rewind",
-      "--agent",
-      "claude-code",
-      "--session",
-      "0f3e",
-      "--to",
-      "1",
+    // Named paths are the session's workspace's (the root), and an error says so (found in a
+    // trial: it named src/, from where the same paths then worked).
+    const by = ["rewind", "--agent", "claude-code", "--session", "0f3e", "--to", "1"];
+    const outside = sandbox.cli(deeper, [...by, "--", "../a.txt"]);
+    expect([outside.status, outside.stderr]).toEqual([
+      2,
+      `ghostcommit: path is outside the workspace: ../a.txt (paths are relative to the workspace ${repo.dir})\n`,
     ]);
+    const rewind = sandbox.cli(deeper, [...by, "--", "src/a.txt"]);
     expect(rewind.status, rewind.stderr).toBe(0);
     expect(repo.read("src/a.txt")).toBe("a0\n");
   });

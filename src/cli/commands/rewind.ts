@@ -46,9 +46,13 @@ export function register(program: Command, run: Action): void {
             "rewind needs --to TURN when it cannot ask (not a terminal, or --json)",
           );
         }
-        const paths = checkNamedPaths(globals, command.args);
+        // Paths are taken from the session's workspace, which --agent or --session may find above
+        // this directory: checked against it once it is known (else before anything is opened).
+        const moves = options.agent !== undefined || options.session !== undefined;
+        let paths = moves ? undefined : checkNamedPaths(globals, command.args);
         const here = await open(globals);
         const { session, ws } = await resolveSessionWithTurns(here, options.session, options.agent);
+        if (moves) paths = checkNamedPaths({ ...globals, C: ws.root }, command.args);
         // The hints printed run where this command ran: they name the workspace --agent moved to.
         const hints = ws.root === here.root ? globals : { ...globals, C: ws.root };
         if (options.to === undefined) {
