@@ -41,9 +41,14 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
       // A turn since the last rewind ended what redo brings back: say so, and where the files are.
       const last = [...state.rewinds.values()].at(-1);
       const newer = last !== undefined && (state.turns.at(-1)?.startedAt ?? 0) > last.t;
-      const since = newer
-        ? `: a turn began after its rewind to turn ${humanText(last.to)}, and a new turn ends what redo can bring back; that rewind's safety snapshot ${last.safety.slice(0, 12)} holds the files as they were before it (\`ghostcommit -C ${shellWord(engine.root)} restore ${last.safety.slice(0, 12)} -- PATH\`, PATH from the workspace's top, brings one back, wherever it is run)`
-        : "";
+      // The latest undo was a redo: that is why nothing is left, not an older rewind's turn.
+      const redone = state.redos.at(-1);
+      const since =
+        redone && (!last || redone.t > last.t)
+          ? `: its latest rewind, to turn ${humanText(redone.rewind.to)}, was redone already`
+          : newer
+            ? `: a turn began after its rewind to turn ${humanText(last.to)}, and a new turn ends what redo can bring back; that rewind's safety snapshot ${last.safety.slice(0, 12)} holds the files as they were before it (\`ghostcommit -C ${shellWord(engine.root)} restore ${last.safety.slice(0, 12)} -- PATH\`, PATH from the workspace's top, brings one back, wherever it is run)`
+            : "";
       throw new GhostcommitError(
         "nothing-to-redo",
         `session ${humanText(session)} has no rewind to redo${since}`,

@@ -36,6 +36,23 @@ describe("rewind and redo through the CLI", () => {
     expect(r.cli(["redo", "--json"]).json.error.code).toBe("nothing-to-redo");
   });
 
+  it("says a redo right after a redo has nothing left because the latest rewind was redone", async () => {
+    const r = repo({ "a.txt": "0\n" });
+    await turn(r, "s", "1", () => r.write({ "a.txt": "1\n" }));
+    await turn(r, "s", "2", () => r.write({ "a.txt": "2\n" }));
+    r.ok("rewind", "--session", "s", "--to", "2"); // never redone: a turn began after it
+    await turn(r, "s", "3", () => r.write({ "a.txt": "3\n" }));
+    r.ok("rewind", "--session", "s", "--to", "3");
+    r.ok("redo", "--session", "s");
+    // Found in a trial: it named the older rewind, to turn 2, as the reason.
+    const again = r.cli(["redo", "--session", "s", "--json"]);
+    expect(again.json.error).toEqual({
+      code: "nothing-to-redo",
+      message: "session s has no rewind to redo: its latest rewind, to turn 3, was redone already",
+    });
+    expect(r.read("a.txt")).toBe("3\n");
+  });
+
   it("leaves an excluded file a turn put where a directory was, and the rewind ends (excluded, status 0)", async () => {
     const r = repo({ ".ghostcommit.json": '{"largeFileBytes": 100}\n', "d/f": "1\n", "a.txt": "a0\n" });
     await turn(r, "s", "1", () => {
