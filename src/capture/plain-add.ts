@@ -41,7 +41,8 @@ export async function addToPlainIndex(
   }
 }
 
-function nulList(paths: RelPath[]): Buffer {
+/** Paths as `update-index -z --stdin` reads them. */
+export function nulList(paths: RelPath[]): Buffer {
   return Buffer.concat(paths.flatMap((p) => [relBytes(p), Buffer.from([0])]));
 }
 

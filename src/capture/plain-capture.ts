@@ -26,7 +26,7 @@ import { cacheTreeRoot } from "../git/cache-tree.js";
 import { captureOverIndexTree, DEFERRED_PATHS_LIMIT } from "./plain-deferred.js";
 import { applyBudget, type Candidate, groupBudgetExclusions, indexedBytes } from "./plain-budget.js";
 import { readState, writeState } from "./plain-state.js";
-import { addToPlainIndex } from "./plain-add.js";
+import { addToPlainIndex, nulList } from "./plain-add.js";
 
 /**
  * Captures a directory that is not in any git repository. The store keeps its own index of the
@@ -269,8 +269,4 @@ export async function capturePlain(ctx: CaptureContext, includes: RelPath[]): Pr
       ...(nested.roots.length > 0 ? { nested: nested.roots } : {}),
     };
   });
-}
-
-function nulList(paths: RelPath[]): Buffer {
-  return Buffer.concat(paths.flatMap((p) => [relBytes(p), Buffer.from([0])]));
 }
