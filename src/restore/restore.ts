@@ -231,28 +231,22 @@ async function prepareRestore(
     if (!blobs.has(oid)) blobs.set(oid, cat.read(oid));
     return blobs.get(oid)!;
   };
-  const steps = skipUnwritable(
-    engine.root,
-    skipBlockedWrites(
-      engine.root,
-      (target.outside ?? []).concat(
-        await keepGuardingGhostignores(
-          engine,
-          cat,
-          await skipExcludedNow(
-            engine,
-            planned,
-            target.changes,
-            run.includes,
-            capturedRepos,
-            async (oid) => (await readBlob(oid))?.content.length ?? 0,
-          ),
-          currentExcluded,
-        ),
-      ),
-      new Set(capturedRepos),
-    ),
+  const kept = await skipExcludedNow(
+    engine,
+    planned,
+    target.changes,
+    run.includes,
+    capturedRepos,
+    async (oid) => (await readBlob(oid))?.content.length ?? 0,
   );
+  const guarded = await keepGuardingGhostignores(engine, cat, kept, currentExcluded);
+  const unblocked = skipBlockedWrites(
+    engine.root,
+    (target.outside ?? []).concat(guarded),
+    new Set(capturedRepos),
+  );
+  const steps = skipUnwritable(engine.root, unblocked);
+
   if (run.dryRun) {
     // As the restore itself would: a blob it needs that the store lacks fails it (no content read).
     const wanted = [...new Set(steps.flatMap((s) => (s.kind === "write" ? [s.state.oid] : [])))];
