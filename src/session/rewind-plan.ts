@@ -60,10 +60,15 @@ export function rewindsBetweenOf(
   state: SessionState,
 ): (gap: number) => Map<RelPath, FileState | null>[] {
   const rewinds = [...state.rewinds.values(), ...state.redos.map((r) => r.rewind)];
+  const byGap = new Map<number, Map<RelPath, FileState | null>[]>(); // asked once per path
   return (gap) => {
+    const known = byGap.get(gap);
+    if (known) return known;
     const ended = turns[gap].endedAt ?? turns[gap].abandonedAt ?? turns[gap].startedAt;
     const began = turns[gap + 1].startedAt;
-    return rewinds.filter((r) => r.t > ended && r.t < began).map((r) => leftByRewinds([r]));
+    const left = rewinds.filter((r) => r.t > ended && r.t < began).map((r) => leftByRewinds([r]));
+    byGap.set(gap, left);
+    return left;
   };
 }
 
