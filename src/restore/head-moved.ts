@@ -28,8 +28,16 @@ export async function headMoved(
   return { atCapture, now, branch: branch[0] ?? null, branchesThere };
 }
 
-/** HEAD now, read for a refusal made before any capture (null: no commit, or none readable). */
-export async function headNow(location: WorkspaceLocation): Promise<string | null> {
+/** How HEAD moved since `atCapture`, read for a refusal made before any capture took HEAD's id. */
+export async function headMovedSince(
+  location: WorkspaceLocation,
+  atCapture: string | null | undefined,
+): Promise<HeadMoved | undefined> {
+  return headMoved(location, atCapture, await headNow(location));
+}
+
+/** HEAD now (null: no commit, or none readable). */
+async function headNow(location: WorkspaceLocation): Promise<string | null> {
   if (location.kind !== "git") return null;
   const result = await runGit(["rev-parse", "-q", "--verify", "HEAD^{commit}"], {
     cwd: location.root,

@@ -1,7 +1,7 @@
 import { expectedRedo } from "./expected-plan.js";
 import { GhostcommitError } from "../errors.js";
 import { refusedWithPlan } from "./refused-plan.js";
-import { headMoved, headNow, withHeadMoved } from "../restore/head-moved.js";
+import { headMovedSince, withHeadMoved } from "../restore/head-moved.js";
 import { turnsNamed, humanText } from "../util/format.js";
 import { shellWord } from "../util/shell.js";
 import { displayPath, type RelPath } from "../paths.js";
@@ -84,7 +84,7 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
         }
         const inside = await insideSparseCheckout(engine, conflicts);
         if (inside.length > 0) {
-          const head = await headMoved(engine.location, safety.meta.parent, await headNow(engine.location));
+          const head = await headMovedSince(engine.location, safety.meta.parent);
           throw withHeadMoved(conflictError("redo", session, inside.sort().map(displayPath)), head);
         }
       }

@@ -24,7 +24,7 @@ import {
 import { unseenBy } from "./touch.js";
 import type { CatFile } from "../git/cat-file.js";
 import { inDependencyDirsSince } from "./rewind-skips.js";
-import { headMoved, headNow, withHeadMoved } from "../restore/head-moved.js";
+import { headMovedSince, withHeadMoved } from "../restore/head-moved.js";
 
 /** The checks of a rewind that need the work tree or the journals: before it, and of an open turn. */
 
@@ -92,11 +92,7 @@ export async function precheck(
       betweenTurns: said(betweenTurns),
     };
     // Where HEAD moved since (a checkout), that may be what changed them: said with the refusal.
-    const head = await headMoved(
-      ctx.engine.location,
-      befores[0].meta.parent,
-      await headNow(ctx.engine.location),
-    );
+    const head = await headMovedSince(ctx.engine.location, befores[0].meta.parent);
     throw withHeadMoved(conflictError("rewind", session, inside.sort().map(displayPath), why), head);
   }
 }
