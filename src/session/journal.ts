@@ -57,13 +57,11 @@ export class Journal {
         throw fsError(error, "read session journal", this.file);
       existing = "";
     }
-    const parsed = parseJournal(existing);
     const stamped: JournalRecord[] = [];
-    if (!parsed.records.some((r) => r.e === "session" && r.session === this.session)) {
+    if (!namesSession(existing, this.session))
       stamped.push({ e: "session", session: this.session, t: nowMicros() });
-    }
     for (const record of records) stamped.push({ ...record, t: nowMicros() } as JournalRecord);
-    const fence = parsed.torn ? "\n" : "";
+    const fence = existing !== "" && !existing.endsWith("\n") ? "\n" : "";
     const text = `${fence}${stamped.map((r) => JSON.stringify(r)).join("\n")}\n`;
     // Private: a journal names the files a session changed.
     try {
@@ -204,6 +202,26 @@ async function recentJournals(dir: string, sinceMs: number, except: string): Pro
   }
   return out;
 }
+
+/**
+ * Whether a journal's text holds its session's header record. Only lines that can be one are
+ * parsed: an append needs no more of a long session's journal than that.
+ */
+function namesSession(text: string, session: string): boolean {
+  for (let at = text.indexOf(SESSION_TAG); at !== -1; at = text.indexOf(SESSION_TAG, at + 1)) {
+    const start = text.lastIndexOf("\n", at) + 1;
+    const end = text.indexOf("\n", at);
+    try {
+      const record = JSON.parse(text.slice(start, end === -1 ? undefined : end));
+      if (record?.e === "session" && record.session === session) return true;
+    } catch {
+      // damaged: not a header
+    }
+  }
+  return false;
+}
+
+const SESSION_TAG = '"e":"session"';
 
 /**
  * Parses a journal. A line that is not a whole JSON record (the torn tail of a killed writer,
