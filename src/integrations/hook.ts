@@ -224,11 +224,12 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
             "error",
             `not recorded: ${rel} is in a nested repository or submodule, which snapshots of ${ws.root} leave out ("nestedRepos": "capture" takes them in)`,
           );
-        // No turn to attribute it to (its prompt event never came): no rewind can undo it.
+        // No turn to attribute it to (its prompt event never came, or its hook never finished):
+        // no rewind can undo it.
         if (touched.outsideTurn)
           await log(
             "error",
-            `not undoable: ${paths.map(displayPath).join(", ")} edited while no turn was open (the agent sent no prompt event before it; hooks installed during a conversation take effect at its next prompt)`,
+            `not undoable: ${paths.map(displayPath).join(", ")} edited while no turn was open (${touched.unbegunPrompt ? "the snapshot before its prompt never finished: the agent stopped the prompt's hook, or it failed" : "the agent sent no prompt event before it; hooks installed during a conversation take effect at its next prompt"})`,
           );
       }
     }

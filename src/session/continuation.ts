@@ -64,7 +64,7 @@ export async function reopenForContinuation(
   const latest = state.turns.at(-1);
   const endedAt = latest?.endedAt;
   if (latest?.state !== "done" || endedAt === undefined || latest.after === null) return null;
-  if (state.undos.some((undo) => undo.t >= endedAt)) return null;
+  if (state.undos.some((undo) => undo.t >= endedAt) || promptSince(state, endedAt)) return null;
   const after = latest.after;
   const tree = await engine.withReader((cat) => commitTree(cat, after)).catch(() => undefined);
   const record = { e: "reopen" as const, turn: latest.turn, ...(tree ? { tree } : {}), t: nowMicros() };
@@ -83,4 +83,34 @@ export function reopenTurn(state: SessionState, record: { turn: string; tree?: s
   latest.state = "open";
   latest.after = null;
   latest.endedAt = undefined;
+}
+
+/**
+ * The fold of a `prompt` record, which a turn's beginning writes before its snapshot. Alone (its
+ * hook was killed by the agent's timeout, or failed), it says the agent moved on to a new prompt
+ * whose turn never began: the tool calls that follow are that prompt's work, not the previous
+ * turn's. A turn still open then ran no longer (its stop never came).
+ */
+export function promptArrived(state: SessionState, record: { turn: string; t: number }): void {
+  state.promptAt = record.t;
+  ranNoLonger(
+    state.turns.find((t) => t.state === "open" && t.turn !== record.turn),
+    record.t,
+  );
+}
+
+/** Whether a prompt came after `t` (microseconds) whose turn never began. */
+export function promptSince(state: SessionState, t: number): boolean {
+  const latestBegun = state.turns.at(-1)?.startedAt ?? -1;
+  return state.promptAt !== undefined && state.promptAt > t && state.promptAt > latestBegun;
+}
+
+/** An open turn whose agent moved on (conversation ended, or a new prompt came): its tool calls are over. */
+export function ranNoLonger(turn: TurnState | undefined, t: number): void {
+  if (turn?.state === "open") turn.abandonedAt ??= t;
+}
+
+/** The open turn, unless its agent moved on from it (see `ranNoLonger`): where a tool call's work goes. */
+export function workingTurnOf(state: SessionState): TurnState | undefined {
+  return state.turns.find((t) => t.state === "open" && t.abandonedAt === undefined);
 }

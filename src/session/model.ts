@@ -1,6 +1,6 @@
 import { type ProgressMark, timesOf } from "./writer-marks.js";
 import type { RelPath } from "../paths.js";
-import { foldContinuation, reopenTurn } from "./continuation.js";
+import { foldContinuation, promptArrived, ranNoLonger, reopenTurn } from "./continuation.js";
 import * as innerUndos from "./inner-undos.js";
 
 /**
@@ -11,6 +11,7 @@ import * as innerUndos from "./inner-undos.js";
 export type JournalRecord =
   | { e: "session"; session: string; t: number }
   | { e: "begin"; turn: string; prompt: string; before: string; t: number }
+  | { e: "prompt"; turn: string; t: number } // written before its turn's snapshot: see `promptArrived`
   | {
       e: "touch";
       /** The open turn the touch happened in, or null between turns. */
@@ -124,15 +125,14 @@ export interface SessionState {
   touched: Set<RelPath>;
   /** Rewinds redo can undo, oldest first; a new turn empties it. */
   redoStack: RewindState[];
+  /** When the latest prompt came, before its turn's snapshot was taken (see `promptArrived`). */
+  promptAt?: number;
   /** What the latest turn's beginning emptied it of: a redo from inside that turn may use it. */
   heldRedo?: { turn: string; stack: RewindState[] };
   /** Every rewind of the session that no redo undid, by id; every redo, with the rewind it undid (see `settleInnerUndos`). */
   rewinds: Map<string, RewindState>;
   redos: { t: number; rewind: RewindState }[];
-  /**
-   * Every rewind and redo of the session: when, and the paths it wrote or deleted. Another
-   * session's turn open meanwhile sees them change, and must not take them for its own work.
-   */
+  /** Every rewind and redo: when, and the paths it changed (another session's turn meanwhile must not take them for its work). */
   undos: { t: number; paths: RelPath[] }[];
 }
 
@@ -216,11 +216,12 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
     case "reopen":
       reopenTurn(state, record);
       break;
-    case "abandon": {
-      const turn = findTurn(state, record.turn);
-      if (turn?.state === "open") turn.abandonedAt ??= record.t;
+    case "prompt":
+      promptArrived(state, record);
       break;
-    }
+    case "abandon":
+      ranNoLonger(findTurn(state, record.turn), record.t);
+      break;
     case "end": {
       const turn = findTurn(state, record.turn);
       if (turn && record.folds) foldContinuation(state, turn, record.folds);

@@ -12,7 +12,7 @@ import { fsPath, type RelPath, resolveInside } from "../paths.js";
 import type { SessionContext } from "./context.js";
 import type { NewRecord } from "./journal.js";
 import { openTurnOf, type SessionState, type TurnState } from "./model.js";
-import { reopenForContinuation } from "./continuation.js";
+import { reopenForContinuation, workingTurnOf } from "./continuation.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
 import { nowMicros } from "../store/metadata.js";
 import {
@@ -41,7 +41,7 @@ export async function markProgress(
     const state = await journal.load();
     const reopened =
       !openTurnOf(state) && options.continuing ? await reopenForContinuation(engine, state) : null;
-    const open = openTurnOf(state);
+    const open = workingTurnOf(state);
     if (!open) return;
     const mark = await progressMark(engine, state, open, rels, options);
     await journal.append([...(reopened ? [reopened] : []), mark]);

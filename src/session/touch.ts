@@ -15,7 +15,7 @@ import type { SessionContext } from "./context.js";
 import { applyRecord, type JournalRecord, openTurnOf, type TurnState } from "./model.js";
 import type { NewRecord } from "./journal.js";
 import { progressMark } from "./progress.js";
-import { reopenForContinuation } from "./continuation.js";
+import { promptSince, reopenForContinuation, workingTurnOf } from "./continuation.js";
 import { readSnapshot, writeSnapshot } from "../store/snapshots.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
 import { leftOutBy, newNonce, nowMicros } from "../store/metadata.js";
@@ -61,15 +61,17 @@ export async function touchPaths(
   const { engine, journal } = ctx;
   engine.assertEnabled();
   let outsideTurn = false;
+  let unbegunPrompt = false;
   await journal.locked(async () => {
     const state = await journal.load();
     const reopened =
       !openTurnOf(state) && options.continuing ? await reopenForContinuation(engine, state) : null;
-    const open = openTurnOf(state);
+    const open = workingTurnOf(state);
     const files = await capturedIncludes(engine, rels);
     if (!open) {
       await journal.append([{ e: "touch", turn: null, paths: rels, files }]);
       outsideTurn = true;
+      unbegunPrompt = promptSince(state, -1);
       return;
     }
     const fresh = files.filter(
@@ -96,7 +98,7 @@ export async function touchPaths(
     if (options.mark) {
       applyRecord(state, { ...touch, t: nowMicros() } as JournalRecord);
       const how = { unwritten: options.mark === "before", hooksBeside: options.hooksBeside };
-      mark = [await progressMark(engine, state, openTurnOf(state)!, rels, how)];
+      mark = [await progressMark(engine, state, workingTurnOf(state)!, rels, how)];
     }
     await journal.append([...(reopened ? [reopened] : []), touch, ...mark]);
     // The replaced before-snapshot is now unreferenced by the journal: forget it.
@@ -111,6 +113,7 @@ export async function touchPaths(
     ...(leftOut.length > 0 ? { leftOut } : {}),
     ...(ghostignored.length > 0 ? { ghostignored } : {}),
     ...(outsideTurn ? { outsideTurn: true as const } : {}),
+    ...(unbegunPrompt ? { unbegunPrompt: true as const } : {}),
   };
 }
 

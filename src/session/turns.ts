@@ -24,7 +24,7 @@ import { applyRecord, openTurnOf, type SessionState, type TurnState } from "./mo
 import { promptPreview, humanText } from "../util/format.js";
 import { isAbsentMode, type RawChange } from "../git/diff-tree.js";
 import { existsNow } from "../util/small-files.js";
-import { continuedTurn, foldContinuation } from "./continuation.js";
+import { continuedTurn, foldContinuation, promptSince } from "./continuation.js";
 import { unseenBefore } from "./touch.js";
 
 /**
@@ -50,6 +50,9 @@ export async function beginTurn(ctx: SessionContext, turn: string, prompt = ""):
         },
       );
     }
+    // First, cheap: should this hook be killed in the snapshot (the agent's timeout), the tool
+    // calls that follow are known to be a new prompt's, not the previous turn's.
+    await journal.append([{ e: "prompt", turn }]);
     const open = openTurnOf(state);
     // Its stop never came (an interrupt): what changed after its last progress mark may be the user's.
     const interrupted = open ? await endLocked(ctx, state, open, { interrupted: true }) : null;
@@ -135,7 +138,7 @@ export async function extendTurn(
     }
     if (open) return (await endLocked(ctx, state, open, { everyToolMarked })).ended;
     const last = state.turns.at(-1);
-    if (last?.state !== "done" || last.after === null) return null;
+    if (last?.state !== "done" || last.after === null || promptSince(state, last.endedAt ?? -1)) return null;
     // No tool call since its blocked stop: all it held then was the agent's, what changed since is not.
     if (everyToolMarked && last.endedAt !== undefined) {
       const after = last.after;

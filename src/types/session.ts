@@ -155,14 +155,16 @@ export interface SessionHandle {
   /**
    * Marks paths as agent-touched (captured even if ignored). Paths are relative to the workspace or
    * absolute. `continuing`: the agent's own tool call; with no turn open, it continues the latest
-   * turn, whose stop another hook blocked (no prompt came since), as that turn's work.
+   * turn, whose stop another hook blocked (no prompt came since, not even one whose `beginTurn`
+   * never finished: a killed prompt hook), as that turn's work.
    * `leftOut`: those in a nested repository or submodule, which this workspace's snapshots leave
    * out (unless `"nestedRepos": "capture"`): no snapshot holds them. `ghostignored`: those a
    * `.ghostignore` names, kept out of every snapshot all the same. `outsideTurn`: no turn was
-   * open (nor continued), so no turn's rewind undoes the edit. `mark`: takes the tool call's
-   * progress mark of `paths` in the same step, as `progress(paths)` right after would: "after" the
-   * tool ran, "before" it runs (`progress(paths, { unwritten: true })`: what they hold now is not
-   * its work). `hooksBeside`: as for `progress`.
+   * open (nor continued), so no turn's rewind undoes the edit; `unbegunPrompt` with it: a prompt
+   * came whose `beginTurn` never finished (the edit is its work, which no turn holds). `mark`:
+   * takes the tool call's progress mark of `paths` in the same step, as `progress(paths)` right
+   * after would: "after" the tool ran, "before" it runs (`progress(paths, { unwritten: true })`:
+   * what they hold now is not its work). `hooksBeside`: as for `progress`.
    */
   touched(
     paths: string[],
@@ -265,4 +267,5 @@ export interface TouchResult {
   leftOut?: string[];
   ghostignored?: string[];
   outsideTurn?: true;
+  unbegunPrompt?: true;
 }

@@ -1,0 +1,132 @@
+import { spawn } from "node:child_process";
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { logIn } from "../helpers/in-process.js";
+import { type Repo, Sandbox } from "../helpers/repo.js";
+import { SCRIPTS } from "./agent-events.js";
+import { agentHookEnv, expectQuiet, hookLogs, installedCommand, shellHook } from "./hook-helpers.js";
+
+/**
+ * A prompt's hook that the agent kills at its timeout (Claude Code's `timeout`, 30 s as installed,
+ * Codex's and Gemini CLI's the same) while its snapshot runs: a huge repository, a slow disk. The
+ * agent goes on with the prompt. Its tool calls are that prompt's work, not the previous turn's,
+ * although no turn began for it: before, they reopened the previous turn (as after a stop another
+ * hook blocked) and a rewind of that turn took this prompt's work with it, unasked.
+ */
+let sandbox: Sandbox;
+let repo: Repo;
+/** A `git` ahead of the real one whose `status` hangs once armed: the snapshot that overruns. */
+let slowGitDir: string;
+beforeEach(() => {
+  sandbox = new Sandbox();
+  repo = sandbox.repo("repo", {
+    ".gitattributes": "* text=auto eol=lf\n",
+    "a.txt": "a0\n",
+    "b.txt": "b0\n",
+    "sub/c.txt": "c0\n",
+  });
+  slowGitDir = sandbox.dir("slow-git");
+  const git = path.join(slowGitDir, "git");
+  writeFileSync(
+    git,
+    `#!/bin/sh
+case " $* " in *" status "*) if [ -e "${slowGitDir}/armed" ]; then touch "${slowGitDir}/hanging"; sleep 60; fi;; esac
+exec /usr/bin/git "$@"
+`,
+  );
+  chmodSync(git, 0o755);
+});
+afterEach(() => sandbox.cleanup());
+
+/** How many prompts the session journals in the sandbox record (each turn's beginning writes one). */
+function promptsRecorded(): number {
+  let count = 0;
+  const root = path.join(sandbox.home, "data", "workspaces");
+  for (const key of readdirSync(root)) {
+    const dir = path.join(root, key, "sessions");
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir))
+      if (name.endsWith(".jsonl"))
+        count += readFileSync(path.join(dir, name), "utf8").split('"e":"prompt"').length - 1;
+  }
+  return count;
+}
+
+describe.each(SCRIPTS)("$agent: a prompt whose hook the agent killed", (script) => {
+  const root = () => repo.dir;
+  // Claude Code's events come from where the agent ran `cd` (its project named apart); the others' from the root.
+  const cwd = () => (script.agent === "claude-code" ? repo.path("sub") : root());
+  const send = (event: unknown, from = cwd()) => {
+    if (event === null) return;
+    const reply = script.agent === "gemini" ? "{}" : script.agent === "cursor" ? /continue|{}/ : "";
+    const result = shellHook(sandbox, installedCommand(script.agent), event, from, pathEnv());
+    if (typeof reply === "string") expectQuiet(result, reply);
+    else expect(result.status).toBe(0);
+  };
+  const pathEnv = () => ({
+    PATH: `${slowGitDir}:/usr/bin:/bin`,
+    ...(script.agent === "claude-code" ? { CLAUDE_PROJECT_DIR: root() } : {}),
+  });
+  const edit = (s: string, file: string, content: string) => {
+    send(script.pre(cwd(), s, repo.path(file), root()));
+    repo.write({ [file]: content });
+    send(script.post(cwd(), s, repo.path(file), root()));
+  };
+
+  /** Starts the prompt's hook, waits until its snapshot hangs in status, and kills it as the agent does. */
+  const killedPrompt = async (s: string, n: number) => {
+    writeFileSync(path.join(slowGitDir, "armed"), "");
+    const vars = agentHookEnv(sandbox, pathEnv());
+    const child = spawn(
+      "/usr/bin/env",
+      [
+        "-i",
+        ...Object.entries(vars).map(([k, v]) => `${k}=${v}`),
+        "/bin/sh",
+        "-c",
+        installedCommand(script.agent),
+      ],
+      { cwd: cwd(), detached: true, stdio: ["pipe", "ignore", "ignore"] },
+    );
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    child.stdin.end(JSON.stringify(script.begin(cwd(), s, n, root())));
+    const hanging = path.join(slowGitDir, "hanging");
+    for (let i = 0; i < 300 && !existsSync(hanging); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(existsSync(hanging)).toBe(true);
+    // Status may start ahead, while the hook's code still loads: the agent's kill comes long after.
+    for (let i = 0; i < 100 && promptsRecorded() < n; i++) await new Promise((r) => setTimeout(r, 50));
+    process.kill(-child.pid!, "SIGKILL");
+    await exited;
+    rmSync(path.join(slowGitDir, "armed"));
+  };
+
+  it("leaves the previous turn its own work: the killed prompt's edits are no turn's, and rewinding that turn refuses to take them", async () => {
+    const s = `${script.agent}-killed`;
+    send(script.begin(cwd(), s, 1, root()));
+    edit(s, "a.txt", "turn 1\n");
+    send(script.stop(cwd(), s, root()));
+
+    await killedPrompt(s, 2);
+    edit(s, "a.txt", "killed prompt\n");
+    edit(s, "b.txt", "killed prompt\n");
+    send(script.stop(cwd(), s, root()));
+
+    const turns = await logIn(repo, s);
+    expect(turns.map((t) => [t.turn, t.state, t.changed])).toEqual([[script.turnId(1), "done", ["a.txt"]]]);
+    // What the agent did is said where doctor shows it, with the reason.
+    const notUndoable = hookLogs(sandbox).filter((l) => String(l.message).startsWith("not undoable"));
+    expect(notUndoable.length).toBeGreaterThan(0);
+    expect(notUndoable[0].message).toContain("the snapshot before its prompt never finished");
+
+    // Rewinding turn 1 would undo the killed prompt's edit of a.txt too: refused, files as they are.
+    const refused = sandbox.cli(root(), ["rewind", "--session", s, "--to", script.turnId(1), "--json"]);
+    expect([refused.status, refused.json.error.code, refused.json.conflicts]).toEqual([
+      3,
+      "conflict",
+      ["a.txt"],
+    ]);
+    expect(repo.read("a.txt")).toBe("killed prompt\n");
+    expect(repo.read("b.txt")).toBe("killed prompt\n");
+  });
+});
