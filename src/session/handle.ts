@@ -111,7 +111,7 @@ export class Session implements SessionHandle {
 
   async rewind(options: RewindOptions): Promise<RewindReport> {
     const booleans = ["force", "dryRun", "keepOpenTurn"];
-    checkArgument(options !== undefined, "rewind needs { to }");
+    checkArgument(options?.to !== undefined, "rewind needs { to }: the turn to rewind to (its id)");
     const checked = checkedOptions(options, "rewind", {
       booleans,
       strings: ["to"],

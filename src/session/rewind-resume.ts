@@ -7,7 +7,7 @@ import { runRestore } from "../restore/restore.js";
 import { displayOutcome, ioSkips } from "../restore/outcome.js";
 import { requireSnapshot } from "../store/snapshots.js";
 import type { ExpectedRewind, RewindReport } from "../types.js";
-import { shellWord } from "../util/shell.js";
+import { COMMAND_LINE_OPTION_NAMES } from "../store/option-names.js";
 import { conflictError, type SessionContext } from "./context.js";
 import type { JournalRecord, RewindState } from "./model.js";
 import { overwritten, refuseUnexpected } from "./rewind-checks.js";
@@ -50,9 +50,7 @@ export function plannedRewind(
 
 /** What `doctor` tells a person whose rewind died half-way. */
 export function interruptedHint(session: string, to: string, named: RelPath[] | undefined): string {
-  const again = `ghostcommit rewind --session ${shellWord(session)} --to ${shellWord(to)}`;
-  const paths = named ? " with the same paths" : "";
-  return `\`${again}\`${paths} finishes it, \`ghostcommit redo --session ${shellWord(session)}\` puts back the files as before it`;
+  return COMMAND_LINE_OPTION_NAMES.interruptedRewind(session, to, named !== undefined);
 }
 
 function samePaths(a: RelPath[] | undefined, b: RelPath[] | undefined): boolean {
@@ -83,7 +81,7 @@ export async function resumeRewind(
   if (pending.to !== request.to || !samePaths(pending.paths, request.named)) {
     throw new GhostcommitError(
       "bad-input",
-      `the rewind of session ${humanText(session)} to turn ${humanText(pending.to)}${pending.paths ? " (some paths)" : ""} was interrupted: ${interruptedHint(session, pending.to, pending.paths)}`,
+      `the rewind of session ${humanText(session)} to turn ${humanText(pending.to)}${pending.paths ? " (some paths)" : ""} was interrupted: ${engine.optionNames.interruptedRewind(session, pending.to, pending.paths !== undefined)}`,
       { session, turn: pending.to },
     );
   }

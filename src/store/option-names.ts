@@ -1,4 +1,5 @@
 import type { StoreKind } from "../config.js";
+import { shellWord } from "../util/shell.js";
 
 /**
  * How the caller names the options an error's advice points to: a library user reads the
@@ -10,6 +11,8 @@ export interface OptionNames {
   sessions: string;
   /** The workspace at `dir` (a repository's root, from a subdirectory's). */
   workspace(dir: string): string;
+  /** What finishes, or undoes, a rewind of `session` to turn `to` that was interrupted (`withPaths`: it named paths). */
+  interruptedRewind(session: string, to: string, withPaths: boolean): string;
 }
 
 export const LIBRARY_OPTION_NAMES: OptionNames = {
@@ -17,6 +20,8 @@ export const LIBRARY_OPTION_NAMES: OptionNames = {
   includeIgnored: "push({ includeIgnored: true })",
   sessions: "push({ sessions })",
   workspace: (dir) => `openWorkspace({ cwd: ${JSON.stringify(dir)} })`,
+  interruptedRewind: (_session, to, withPaths) =>
+    `\`session.rewind({ to: ${JSON.stringify(to)}${withPaths ? ", paths" : ""} })\`${withPaths ? " with the same paths" : ""} finishes it, \`session.redo()\` puts back the files as before it`,
 };
 
 /** The command line's flags, also in what a background push records for `doctor` to show. */
@@ -25,4 +30,6 @@ export const COMMAND_LINE_OPTION_NAMES: OptionNames = {
   includeIgnored: "--include-ignored",
   sessions: "--session",
   workspace: (dir) => `-C ${dir}`,
+  interruptedRewind: (session, to, withPaths) =>
+    `\`ghostcommit rewind --session ${shellWord(session)} --to ${shellWord(to)}\`${withPaths ? " with the same paths" : ""} finishes it, \`ghostcommit redo --session ${shellWord(session)}\` puts back the files as before it`,
 };

@@ -119,7 +119,7 @@ export interface RedoReport {
   deleted: string[];
   skipped: SkippedPath[];
   /** The safety snapshot redo took first (null for a dry run). */
-  safety?: string | null;
+  safety: string | null;
   /** Git's HEAD moved since the files went back to were captured (see HeadMoved). */
   head?: HeadMoved;
   dryRun?: boolean;
@@ -146,12 +146,13 @@ export interface SessionHandle {
   /** Snapshot before turn `turn`; ends a still-open turn of this session first. */
   beginTurn(turn: string, options?: { prompt?: string }): Promise<TurnBegun>;
   /**
-   * Snapshot after turn `turn` and record its changed paths. `everyToolMarked`: `progress` was
-   * called after each of the agent's tool calls that can change files, so a change made since the
-   * turn's last mark, to a path no tool call of the turn named (`touched`), is no tool call's (a
-   * person's edit while the agent answered): it is uncertain, and rewinding it needs `force`.
+   * Snapshot after turn `turn` (default: the open one) and record its changed paths.
+   * `everyToolMarked`: `progress` was called after each of the agent's tool calls that can change
+   * files, so a change made since the turn's last mark, to a path no tool call of the turn named
+   * (`touched`), is no tool call's (a person's edit while the agent answered): it is uncertain,
+   * and rewinding it needs `force`.
    */
-  endTurn(turn: string, options?: { everyToolMarked?: boolean }): Promise<TurnEnded>;
+  endTurn(turn?: string, options?: { everyToolMarked?: boolean }): Promise<TurnEnded>;
   /**
    * Marks paths as agent-touched (captured even if ignored). Paths are relative to the workspace or
    * absolute. `continuing`: the agent's own tool call; with no turn open, it continues the latest

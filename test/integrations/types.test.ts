@@ -45,12 +45,26 @@ describe("the published types", () => {
     // (not vacuous) the same with a misspelled option, which must be the one error reported.
     writeFileSync(
       path.join(project, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { ...options, noEmit: true }, files: ["agent.ts", "typo.ts"] }),
+      JSON.stringify({
+        compilerOptions: { ...options, noEmit: true },
+        files: ["agent.ts", "typo.ts", "calls.ts"],
+      }),
     );
     writeFileSync(path.join(project, "agent.ts"), readmeExample());
     writeFileSync(
       path.join(project, "typo.ts"),
       readmeExample().replace("{ dryRun: true }", "{ dryrun: true }"),
+    );
+    // What the README says of calls its example does not make: `endTurn()` ends the open turn, and
+    // a redo's `safety` is always there (null for a dry run).
+    writeFileSync(
+      path.join(project, "calls.ts"),
+      `import { openWorkspace } from "ghostcommit";
+const session = (await openWorkspace()).session("s");
+const ended: string[] = (await session.endTurn()).changed;
+const safety: string | null = (await session.redo({ dryRun: true })).safety;
+export { ended, safety };
+`,
     );
     const tsc = spawnSync(
       process.execPath,

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { fingerprint, storeDir } from "../hardening/helpers.js";
 import { CLI, type Repo, Sandbox } from "../helpers/repo.js";
 import { type Call, killedAtCall, orderProblems, parseTrace, traceCli } from "./strace.js";
-import { listIn, logIn, doctorIn, snapshotIn } from "../helpers/in-process.js";
+import { listIn, logIn, doctorIn, openIn, snapshotIn } from "../helpers/in-process.js";
 import { codex } from "../integrations/events.js";
 import { hook } from "../integrations/hook-helpers.js";
 
@@ -284,6 +284,11 @@ describe("a rewind or redo killed half-way", () => {
         const other = repo.cli(["rewind", "--session", "s", "--to", "1", "a/f0.txt"]);
         expect(other.status).toBe(1);
         expect(other.stderr).toContain("the rewind of session s to turn 1 was interrupted");
+        // The library's caller is told the library's calls, not the command line's.
+        const viaLibrary = (await openIn(sb, repo.dir)).session("s").rewind({ to: "1", paths: ["a/f0.txt"] });
+        await expect(viaLibrary).rejects.toThrow(
+          'was interrupted: `session.rewind({ to: "1" })` finishes it, `session.redo()` puts back the files as before it',
+        );
         if ((finished + undone) % 2 === 0) {
           const again = repo.ok(...rewind.slice(0, -1), "--json");
           expect(again.resumed).toBe(true);
