@@ -3,7 +3,7 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { sessionSandbox, turn } from "../session/support.js";
 import { browserPages, startUi } from "./support.js";
-import { logIn } from "../helpers/in-process.js";
+import { logIn, openIn } from "../helpers/in-process.js";
 
 const { repo } = sessionSandbox();
 const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 20_000 });
@@ -79,6 +79,52 @@ describe("what the web timeline says", () => {
     await page.goto(second.url);
     await page.waitForSelector("body[data-ready]");
     expect(await page.locator(".session h2").allTextContents()).toEqual(["s"]);
+    await page.close();
+  });
+
+  it("marks a turn's changes no tool call accounts for, as log does, and says a refusal once", async () => {
+    const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
+    // An embedding agent that marks every tool call; a person edits b.txt while the turn runs.
+    const session = (await openIn(r.sandbox, r.dir)).session("s");
+    await session.beginTurn("1", { prompt: "edit a" });
+    r.write({ "a.txt": "a1\n" });
+    await session.touched([r.path("a.txt")], { mark: "after" });
+    r.write({ "b.txt": "a person's edit\n" });
+    await session.endTurn("1", { everyToolMarked: true });
+    expect((await logIn(r, "s")).map((t: any) => [t.changed, t.uncertain])).toEqual([
+      [["a.txt", "b.txt"], ["b.txt"]],
+    ]);
+
+    const ui = await startUi(r);
+    servers.push(ui);
+    const page = await openPage(ui);
+    expect(await turnItem(page, "s", "1").locator(".line3.maybe").textContent()).toBe(
+      "maybe not the agent's: b.txt",
+    );
+    await turnItem(page, "s", "1").click();
+    await poll(() => page.locator("#detail .maybe-not").textContent()).toMatch(
+      /^maybe not the agent's: b\.txt \(/,
+    );
+    await page.locator(".files li").first().waitFor();
+    const marked = await page
+      .locator(".files li")
+      .evaluateAll((items) =>
+        items.map((li) => [
+          li.querySelector(".path")?.textContent,
+          li.querySelector(".badge.maybe") !== null,
+        ]),
+      );
+    expect(marked).toEqual([
+      ["a.txt", false],
+      ["b.txt", true],
+    ]);
+    await page.getByRole("button", { name: "Rewind to before this turn" }).click();
+    const refusal = page.locator('.panel.conflict[data-code="conflict"]');
+    await refusal.waitFor();
+    const text = (await refusal.textContent()) ?? "";
+    expect(text).toMatch(/^Refused: 1 file was changed by none of session s's tool calls/);
+    expect(text).not.toContain("rewind refused");
+    expect(r.read("b.txt")).toBe("a person's edit\n");
     await page.close();
   });
 

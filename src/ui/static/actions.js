@@ -48,7 +48,8 @@ function refusal(el, body, anywayLabel, anyway, plan = null, notice = null, word
       { class: "panel conflict", "data-code": body.error.code },
       notice ? h("p", { class: "notice" }, `${words.not}: ${notice}. This is what it would do now.`) : null,
       h("strong", {}, "Refused: "),
-      body.error.message,
+      // "rewind refused: …" after "Refused:" would say it twice.
+      body.error.message.replace(/^(rewind|redo) refused: /, ""),
       pathList("Changed since the session last changed them:", edited, "conflicts"),
       pathList("May not be this session's work (no tool call reported the change, or another session's edited it too):", uncertain, "uncertain"),
       // Forcing past an open turn ends it and rewinds it too: said before the files it would write.

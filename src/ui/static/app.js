@@ -32,6 +32,7 @@ function turnItem(session, turn) {
       h("span", { class: "counts", "data-pair": pair ?? "" }, known ? lineCounts(known) : ""),
     ),
     turn.rewoundPaths ? h("div", { class: "line3" }, rewoundOnly(turn.rewoundPaths)) : null,
+    turn.uncertain ? h("div", { class: "line3 maybe" }, maybeNot(turn.uncertain)) : null,
   );
 }
 
@@ -40,7 +41,12 @@ const lineCounts = (c) =>
   c.binary && c.added === 0 && c.removed === 0 ? [h("span", { class: "badge" }, "binary")] : counts(c.added, c.removed);
 
 /** A done turn's paths a rewind of chosen paths put back, as `log` lists them. */
-const rewoundOnly = (paths) => `rewound only: ${paths.slice(0, 5).map(shownPath).join(", ")}${paths.length > 5 ? ", …" : ""}`;
+const rewoundOnly = (paths) => `rewound only: ${fewPaths(paths)}`;
+
+/** A turn's changes no tool call of it can account for, as `log` lists them. */
+const maybeNot = (paths) => `maybe not the agent's: ${fewPaths(paths)}`;
+
+const fewPaths = (paths) => `${paths.slice(0, 5).map(shownPath).join(", ")}${paths.length > 5 ? ", …" : ""}`;
 
 function snapshotItem(snapshot) {
   return h(
@@ -166,6 +172,13 @@ async function select(key, focus = true, kept = null) {
       h("h2", {}, `Turn ${turn.turn} · ${stateOf(turn)}`),
       h("p", { class: "muted" }, `session ${session.session} · started ${age(turn.startedAt)}${turn.after ? "" : " · still open: diff against the files now"}`),
       turn.rewoundPaths ? h("p", { class: "muted rewound-only" }, rewoundOnly(turn.rewoundPaths)) : null,
+      turn.uncertain
+        ? h(
+            "p",
+            { class: "maybe-not" },
+            `${maybeNot(turn.uncertain)} (no tool call of the turn can account for the change: made while it was interrupted, by a person, or by another session; rewinding the turn refuses them unless forced)`,
+          )
+        : null,
       h("div", { class: "full-prompt" }, turn.prompt || "(no prompt)"),
       h(
         "div",
@@ -193,7 +206,7 @@ async function select(key, focus = true, kept = null) {
   const { status, body } = await api(`/api/diff?from=${from}${to ? `&to=${to}` : ""}`);
   if (seq !== state.diffSeq) return;
   if (status !== 200) fill(diffEl, h("p", { class: "panel conflict" }, body?.error?.message ?? "diff failed"));
-  else fill(diffEl, renderDiff(body, viewEl.value, pickFile));
+  else fill(diffEl, renderDiff(body, viewEl.value, pickFile, picked.kind === "turn" ? picked.turn.uncertain : undefined));
 }
 
 /**

@@ -82,7 +82,8 @@ function content(file, view) {
 }
 
 /** The diff's elements; `onPick(i)` is called when file i of the list is clicked or entered. */
-export function renderDiff(diff, view, onPick) {
+/** `maybeNot`: the paths a turn's tool calls cannot account for, marked as `log` marks them. */
+export function renderDiff(diff, view, onPick, maybeNot = []) {
   if (diff.files.length === 0) return [h("p", { class: "muted" }, "No files changed.")];
   const list = h(
     "ul",
@@ -103,6 +104,7 @@ export function renderDiff(diff, view, onPick) {
         },
         h("span", { class: "badge", title: file.status }, STATUS[file.status] ?? "?"),
         h("span", { class: "path" }, shownPath(file.path)),
+        maybeNot.includes(file.path) ? h("span", { class: "badge maybe", title: "no tool call of the turn can account for this change" }, "maybe not the agent's") : null,
         file.binary ? h("span", { class: "badge" }, "binary") : counts(file.added, file.removed),
       ),
     ),
