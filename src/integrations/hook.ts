@@ -168,8 +168,14 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
       const away = fixed ? await awayMessage(fixed, ws.root, event.cwd) : null;
       if (away) await warn(away);
       const told = canTellModel(event) ? await undoNotice(ws, event).catch(() => null) : null;
+      const begun = await begin(session, action.turn, action.prompt);
       // Said once: a second run of this prompt's hook (installed twice) found the turn begun.
-      if (!isRepeatedBegin(await begin(session, action.turn, action.prompt))) answer.context = told;
+      if (!isRepeatedBegin(begun)) answer.context = told;
+      if (begun.previousPromptUnbegun) {
+        const why = `the previous prompt has no undo: the snapshot before it never finished (the agent stops a hook that outlasts its timeout; a large folder's first snapshot can take that long). What it changed is in no turn, and rewinding an earlier turn refuses those files`;
+        await log("error", why);
+        if (shows) answer.notices.push(`ghostcommit: ${why}`);
+      }
     } else if (action.kind === "abandon") {
       await session.abandonTurn();
     } else if (action.kind === "end") {

@@ -52,6 +52,7 @@ export async function beginTurn(ctx: SessionContext, turn: string, prompt = ""):
     }
     // First, cheap: should this hook be killed in the snapshot (the agent's timeout), the tool
     // calls that follow are known to be a new prompt's, not the previous turn's.
+    const previousPromptUnbegun = promptSince(state, -1);
     await journal.append([{ e: "prompt", turn }]);
     const open = openTurnOf(state);
     // Its stop never came (an interrupt): what changed after its last progress mark may be the user's.
@@ -70,7 +71,12 @@ export async function beginTurn(ctx: SessionContext, turn: string, prompt = ""):
       : (await engine.withReader((cat) => takeSnapshot(engine, cat, [...state.touched], extras))).id;
     await registerWorkspace(engine); // before its turn is recorded: see sessions-around.ts
     await journal.append([{ e: "begin", turn, prompt: preview, before }]);
-    return { session, turn, before };
+    return {
+      session,
+      turn,
+      before,
+      ...(previousPromptUnbegun ? { previousPromptUnbegun: true as const } : {}),
+    };
   });
 }
 

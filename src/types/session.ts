@@ -130,6 +130,8 @@ export interface TurnBegun {
   session: string;
   turn: string;
   before: string;
+  /** The session's previous `beginTurn` never finished (killed, or failed): its prompt's work is in no turn. */
+  previousPromptUnbegun?: true;
 }
 
 /** The result of ending a turn. */

@@ -101,7 +101,7 @@ describe.each(SCRIPTS)("$agent: a prompt whose hook the agent killed", (script) 
     rmSync(path.join(slowGitDir, "armed"));
   };
 
-  it("leaves the previous turn its own work: the killed prompt's edits are no turn's, and rewinding that turn refuses to take them", async () => {
+  it("leaves the previous turn its own work: the killed prompt's edits are no turn's, rewinding that turn refuses to take them, and the next prompt says so", async () => {
     const s = `${script.agent}-killed`;
     send(script.begin(cwd(), s, 1, root()));
     edit(s, "a.txt", "turn 1\n");
@@ -128,5 +128,21 @@ describe.each(SCRIPTS)("$agent: a prompt whose hook the agent killed", (script) 
     ]);
     expect(repo.read("a.txt")).toBe("killed prompt\n");
     expect(repo.read("b.txt")).toBe("killed prompt\n");
+
+    // The next prompt begins a turn as usual, and the person is told the last one has no undo.
+    const next = shellHook(
+      sandbox,
+      installedCommand(script.agent),
+      script.begin(cwd(), s, 3, root()),
+      cwd(),
+      pathEnv(),
+    );
+    expect(next.status).toBe(0);
+    const told = hookLogs(sandbox).filter((l) =>
+      String(l.message).startsWith("the previous prompt has no undo"),
+    );
+    expect(told.map((l) => l.level)).toEqual(["error"]);
+    if (script.agent === "claude-code") expect(next.stdout).toContain("the previous prompt has no undo");
+    expect((await logIn(repo, s)).map((t) => t.state)).toEqual(["done", "open"]);
   });
 });
