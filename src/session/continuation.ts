@@ -89,14 +89,14 @@ export function reopenTurn(state: SessionState, record: { turn: string; tree?: s
  * The fold of a `prompt` record, which a turn's beginning writes before its snapshot. Alone (its
  * hook was killed by the agent's timeout, or failed), it says the agent moved on to a new prompt
  * whose turn never began: the tool calls that follow are that prompt's work, not the previous
- * turn's. A turn still open then ran no longer (its stop never came).
+ * turn's. A turn still open then ran no longer (its stop never came), and what changed after its
+ * last progress mark is that prompt's work: it ends at that mark (see `snapshotAtLastMark`).
  */
 export function promptArrived(state: SessionState, record: { turn: string; t: number }): void {
   state.promptAt = record.t;
-  ranNoLonger(
-    state.turns.find((t) => t.state === "open" && t.turn !== record.turn),
-    record.t,
-  );
+  const open = state.turns.find((t) => t.state === "open" && t.turn !== record.turn);
+  ranNoLonger(open, record.t);
+  if (open) open.supersededAt ??= record.t;
 }
 
 /** Whether a prompt came after `t` (microseconds) whose turn never began. */

@@ -110,6 +110,8 @@ export interface TurnState {
   endedAt?: number;
   /** When its conversation ended while it was open (no snapshot then): see `abandonTurn`. */
   abandonedAt?: number;
+  /** When a prompt came while it was open whose turn never began: it ends at its last mark (see `promptArrived`). */
+  supersededAt?: number;
 }
 
 /** A rewind that redo can still undo: its journal record, less what only the fold needs. */

@@ -26,6 +26,7 @@ import { isAbsentMode, type RawChange } from "../git/diff-tree.js";
 import { existsNow } from "../util/small-files.js";
 import { continuedTurn, foldContinuation, promptSince } from "./continuation.js";
 import { unseenBefore } from "./touch.js";
+import { snapshotAtLastMark } from "./superseded.js";
 
 /**
  * `turn begin`: snapshot before the turn. A still-open turn of the session is ended first
@@ -57,6 +58,7 @@ export async function beginTurn(ctx: SessionContext, turn: string, prompt = ""):
     const open = openTurnOf(state);
     // Its stop never came (an interrupt): what changed after its last progress mark may be the user's.
     const interrupted = open ? await endLocked(ctx, state, open, { interrupted: true }) : null;
+    const superseded = open?.supersededAt !== undefined;
     const preview = promptPreview(prompt);
     const extras = {
       kind: "turn-before" as const,
@@ -66,9 +68,10 @@ export async function beginTurn(ctx: SessionContext, turn: string, prompt = ""):
     };
     // The open turn's end just captured the workspace, with the same paths included, while the
     // agent waits for this hook: this turn starts from that state, without a second status.
-    const before = interrupted
-      ? await snapshotAgain(engine, interrupted.after, extras)
-      : (await engine.withReader((cat) => takeSnapshot(engine, cat, [...state.touched], extras))).id;
+    const before =
+      interrupted && !superseded // a superseded turn ended at its last mark, not at the files now
+        ? await snapshotAgain(engine, interrupted.after, extras)
+        : (await engine.withReader((cat) => takeSnapshot(engine, cat, [...state.touched], extras))).id;
     await registerWorkspace(engine); // before its turn is recorded: see sessions-around.ts
     await journal.append([{ e: "begin", turn, prompt: preview, before }]);
     return {
@@ -195,12 +198,15 @@ async function endLocked(
       // starts at once: from its loose commit, or through git where that was packed.
       engine.prepareFlush();
       engine.prepareDiff();
-      const { publish, ...snap } = await writeUnpublishedSnapshot(engine, cat, [...state.touched], {
-        kind: "turn-after",
+      const extras = {
+        kind: "turn-after" as const,
         message: `after turn ${turn.turn}`,
         session,
         turn: turn.turn,
-      });
+      };
+      const { publish, ...snap } =
+        (turn.supersededAt !== undefined && (await snapshotAtLastMark(engine, cat, turn, extras))) ||
+        (await writeUnpublishedSnapshot(engine, cat, [...state.touched], extras));
       // Unreadable: nothing is published.
       // A before-snapshot dropped and pruned while the turn was open: what the turn changed is
       // unknown (and its rewind went with the snapshot). It ends with nothing attributed to it, as

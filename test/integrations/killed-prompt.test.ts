@@ -145,4 +145,54 @@ describe.each(SCRIPTS)("$agent: a prompt whose hook the agent killed", (script) 
     if (script.agent === "claude-code") expect(next.stdout).toContain("the previous prompt has no undo");
     expect((await logIn(repo, s)).map((t) => t.state)).toEqual(["done", "open"]);
   });
+
+  it("ends a turn an interrupt left open at its last tool call: the killed prompt's work after it is not that turn's", async () => {
+    const s = `${script.agent}-interrupted`;
+    send(script.begin(cwd(), s, 1, root()));
+    edit(s, "a.txt", "turn 1\n");
+    // Interrupted: no stop. The next prompt's hook is killed in its snapshot.
+    await killedPrompt(s, 2);
+    edit(s, "a.txt", "killed prompt\n");
+    edit(s, "b.txt", "killed prompt\n");
+    send(script.stop(cwd(), s, root()));
+    // (It tells the person the killed prompt has no undo: not a quiet hook.)
+    const next = shellHook(
+      sandbox,
+      installedCommand(script.agent),
+      script.begin(cwd(), s, 3, root()),
+      cwd(),
+      pathEnv(),
+    );
+    expect(next.status).toBe(0);
+    edit(s, "sub/c.txt", "turn 3\n");
+    send(script.stop(cwd(), s, root()));
+
+    const turns = await logIn(repo, s);
+    expect(turns.map((t) => [t.state, t.changed, t.uncertain])).toEqual([
+      ["done", ["a.txt"], undefined],
+      ["done", ["sub/c.txt"], undefined],
+    ]);
+    // Turn 1's a.txt was changed since by the killed prompt: refused, and forced it leaves b.txt.
+    const refused = sandbox.cli(root(), ["rewind", "--session", s, "--to", script.turnId(1), "--json"]);
+    expect([refused.status, refused.json.conflicts]).toEqual([3, ["a.txt"]]);
+    const forced = sandbox.cli(root(), [
+      "rewind",
+      "--session",
+      s,
+      "--to",
+      script.turnId(1),
+      "--force",
+      "--json",
+    ]);
+    expect([forced.status, forced.json.written, forced.json.deleted]).toEqual([
+      0,
+      ["a.txt", "sub/c.txt"],
+      [],
+    ]);
+    expect([repo.read("a.txt"), repo.read("b.txt"), repo.read("sub/c.txt")]).toEqual([
+      "a0\n",
+      "killed prompt\n",
+      "c0\n",
+    ]);
+  });
 });
