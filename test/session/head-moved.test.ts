@@ -67,6 +67,10 @@ describe("a restore when git's HEAD moved since", () => {
     );
     expect(r.read("a.txt")).toBe("v1\n");
     expect(r.git("rev-parse", "HEAD").trim()).toBe(now);
+    // Again: the files are as the snapshot has them, nothing goes back, and no line says it did.
+    const again = r.cli(["restore", before]);
+    expect(again.stdout).toContain("wrote 0 files, deleted 0");
+    expect(again.stdout).not.toContain("went back");
   });
 
   it("says nothing in a plain directory, which has no HEAD", async () => {

@@ -81,7 +81,8 @@ export function describeRestore(
     else for (const path of paths) lines.push(`  ${color.yellow("skip  ")} ${humanPath(path)} (${why})`);
   }
   lines.push(`${verb} ${nFiles(report.written.length)}, ${del} ${formatCount(report.deleted.length)}`);
-  if (report.head) lines.push(color.yellow(headLine(report.head, report.dryRun)));
+  // Nothing went back (the files were as the snapshot has them): "only files went back" would be wrong.
+  if (report.head && changed.length > 0) lines.push(color.yellow(headLine(report.head, report.dryRun)));
   if (undo) lines.push(color.dim(`undo with: ${undo}`));
   return lines.join("\n");
 }
