@@ -485,6 +485,18 @@ describe("usage errors", () => {
 });
 
 describe("hints", () => {
+  it("doctor says a repository store's snapshots are in the repository, its sessions and logs in the data directory", () => {
+    const r = repo({ "f.txt": "v1\n" });
+    r.ok("--store", "repo", "snapshot");
+    const human = r.cli(["--store", "repo", "doctor"]);
+    const store = (r.ok("--store", "repo", "doctor") as { store: string }).store;
+    expect(human.stdout.split("\n")[0]).toMatch(
+      /^git \S+ · store repo: snapshots in the repository's git directory \(refs\/ghostcommit\/\), sessions and logs in (.+)$/,
+    );
+    expect(human.stdout.split("\n")[0].endsWith(` in ${store}`)).toBe(true);
+    expect(r.git("for-each-ref", "--format=%(refname)", "refs/ghostcommit/")).toMatch(/^refs\/ghostcommit\//);
+  });
+
   it("'undo with' names the -C and --store the command was given, so it runs as printed from anywhere", () => {
     const r = repo({ "f.txt": "v1\n" });
     const elsewhere = r.sandbox.home;

@@ -15,7 +15,8 @@ export function register(program: Command, run: Action): void {
     .action(
       run(async (command) => {
         const { repair } = command.opts() as { repair?: boolean };
-        const report = await (await open(globalsOf(command))).doctor({
+        const ws = await open(globalsOf(command));
+        const report = await ws.doctor({
           repair: Boolean(repair),
           // Installed hooks whose command no longer runs (moved Node, removed package).
           checks: [checkInstalledHooks],
@@ -25,7 +26,10 @@ export function register(program: Command, run: Action): void {
           exitCode: report.ok ? 0 : 1,
           human: () =>
             [
-              `git ${report.gitVersion ?? "?"} · store ${report.store}`,
+              // A repository store's snapshots are refs and objects in the repository, not there.
+              ws.store === "repo"
+                ? `git ${report.gitVersion ?? "?"} · store repo: snapshots in the repository's git directory (refs/ghostcommit/), sessions and logs in ${report.store}`
+                : `git ${report.gitVersion ?? "?"} · store ${report.store}`,
               ...(report.watchman
                 ? [`watchman: ${report.watchman.inUse ? "in use" : "not used"}: ${report.watchman.reason}`]
                 : []),
