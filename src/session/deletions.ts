@@ -93,7 +93,11 @@ export async function proveDeletions(
       paths,
       then.ghost,
     );
-    const excluded = [...excludedThen, ...reposInTarget];
+    // A repository captured now that the snapshot did not look into (made or cloned since): as for
+    // a restore, its absence then proves nothing, and its .git would stay beside emptied files.
+    const lookedInto = new Set(snapshot.meta.nested ?? []);
+    const reposSince = capturedRepos.filter((r) => !lookedInto.has(r));
+    const excluded = [...excludedThen, ...reposInTarget, ...reposSince];
     const rulesUnknown = belowUnknownGitignore(excludedThen);
     const unproven = (q: RelPath) => ignored.has(q) || ghostignored(q) || rulesUnknown(q);
     for (const p of proveAbsent(paths, fileInTarget, excluded, unproven)) proven.add(p);

@@ -45,6 +45,39 @@ describe("a folder holding several repositories", () => {
     expect(gitDirDigest(cloned)).toEqual(gitDir);
   });
 
+  it("a rewind of the turn that made a repository deletes nothing inside it, as a restore would not", async () => {
+    const folder = new Repo(sandbox, sandbox.dir(`folder${++folders}`));
+    folder.write({ "notes.md": "top\n" });
+    folder.ok("turn", "begin", "--session", "s", "--turn", "1");
+    // The agent runs `git init docs` and writes there, stages one file, and writes at the top.
+    const docs = sandbox.repo(`${path.basename(folder.dir)}/docs`, {});
+    docs.write({
+      ".gitignore": "secret.txt\n",
+      "guide.md": "guide\n",
+      "api.md": "api\n",
+      "secret.txt": "s\n",
+    });
+    docs.git("add", "guide.md");
+    folder.write({ "later.md": "later\n" });
+    folder.ok("turn", "end", "--session", "s", "--turn", "1");
+    const gitDir = gitDirDigest(docs);
+    const rewind = folder.ok("rewind", "--session", "s", "--to", "1");
+    expect(rewind.deleted).toEqual(["later.md"]);
+    expect(rewind.skipped).toEqual([
+      { path: "docs/.gitignore", reason: "excluded" },
+      { path: "docs/api.md", reason: "excluded" },
+      { path: "docs/guide.md", reason: "excluded" },
+    ]);
+    expect([".gitignore", "api.md", "guide.md", "secret.txt"].map((f) => docs.read(f))).toEqual([
+      "secret.txt\n",
+      "api\n",
+      "guide\n",
+      "s\n",
+    ]);
+    expect(gitDirDigest(docs)).toEqual(gitDir);
+    expect(docs.git("status", "--porcelain")).toBe("A  guide.md\n?? .gitignore\n?? api.md\n");
+  });
+
   it("a restore or rewind keeps what a repository ignored then, once its .git is removed", async () => {
     const { folder, repos } = folderOfRepos(["fe"]);
     const [fe] = repos;
