@@ -180,14 +180,18 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
       await session.abandonTurn();
     } else if (action.kind === "end") {
       const everyToolMarked = marksEveryTool(event, event.projectDir ?? ws.root, storeDir);
-      if (action.extend) await session.extendTurn({ prompt: action.prompt, everyToolMarked });
-      else {
+      // No turn to end, but a prompt whose turn never began: its stop says it ran no longer.
+      if (action.extend) {
+        if (!(await session.extendTurn({ prompt: action.prompt, everyToolMarked })))
+          await session.abandonTurn();
+      } else {
         const open = await session.openTurn();
         const late = action.turn !== undefined && action.turn !== open;
         // A late or repeated stop of a turn that already ended must not end the next one early.
         if (late && (await session.log()).some((t) => t.turn === action.turn))
           await log("warn", `ignored a stop of turn ${action.turn}, which already ended`);
         else if (open !== null) await session.endTurn(open, { everyToolMarked });
+        else await session.abandonTurn();
       }
     } else {
       noteCodexEditHooks(event, storeDir);

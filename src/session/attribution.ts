@@ -30,7 +30,7 @@ export function attributeTurn(
 export function overlappingTouches(others: SessionState[], startedAt: number, endedAt: number): Set<RelPath> {
   const out = new Set<RelPath>();
   for (const session of others) {
-    for (const turn of session.turns) {
+    for (const turn of turnsOf(session)) {
       if (turn.startedAt > endedAt) continue;
       const until = ranUntil(turn);
       if (until !== undefined && until < startedAt) continue;
@@ -50,7 +50,7 @@ export function overlappingTouches(others: SessionState[], startedAt: number, en
 export function overlapStart(others: SessionState[], startedAt: number, endedAt: number): number | null {
   let first: number | null = null;
   for (const session of others) {
-    for (const turn of session.turns) {
+    for (const turn of turnsOf(session)) {
       const until = ranUntil(turn);
       if (turn.startedAt > endedAt || (until !== undefined && until < startedAt)) continue;
       const from = Math.max(turn.startedAt, startedAt);
@@ -63,7 +63,7 @@ export function overlapStart(others: SessionState[], startedAt: number, endedAt:
 /** Other sessions' turns that ran beside [startedAt, endedAt] (microseconds), as `overlappingTouches` counts them. */
 export function overlappingTurns(others: SessionState[], startedAt: number, endedAt: number): TurnState[] {
   return others.flatMap((session) =>
-    session.turns.filter(
+    turnsOf(session).filter(
       (turn) => turn.startedAt <= endedAt && (ranUntil(turn) ?? Number.POSITIVE_INFINITY) >= startedAt,
     ),
   );
@@ -86,6 +86,11 @@ export function touchedBesideSince(turn: TurnState, beside: TurnState[]): Set<Re
     }
   }
   return out;
+}
+
+/** A session's turns, and the prompt it is working on whose turn never began (see `promptArrived`). */
+function turnsOf(session: SessionState): TurnState[] {
+  return session.unbegun ? [...session.turns, session.unbegun] : session.turns;
 }
 
 /**

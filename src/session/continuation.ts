@@ -94,6 +94,9 @@ export function reopenTurn(state: SessionState, record: { turn: string; tree?: s
  */
 export function promptArrived(state: SessionState, record: { turn: string; t: number }): void {
   state.promptAt = record.t;
+  // Until its turn begins (or it ends: its stop, the conversation's end), another session's turn
+  // beside it must count its edits as this agent's, as it counts an open turn's.
+  state.unbegun = newTurn(record.turn, "", "", record.t);
   const open = state.turns.find((t) => t.state === "open" && t.turn !== record.turn);
   ranNoLonger(open, record.t);
   if (open) open.supersededAt ??= record.t;
@@ -113,4 +116,24 @@ export function ranNoLonger(turn: TurnState | undefined, t: number): void {
 /** The open turn, unless its agent moved on from it (see `ranNoLonger`): where a tool call's work goes. */
 export function workingTurnOf(state: SessionState): TurnState | undefined {
   return state.turns.find((t) => t.state === "open" && t.abandonedAt === undefined);
+}
+
+/** A turn as its beginning makes it: open, nothing touched or marked yet. */
+export function newTurn(turn: string, prompt: string, before: string, startedAt: number): TurnState {
+  return {
+    turn,
+    prompt,
+    before,
+    after: null,
+    changed: [],
+    touched: new Set(),
+    touchTimes: new Map(),
+    beforeAbsent: new Set(),
+    beforeUnknown: new Set(),
+    marks: [],
+    uncertain: new Set(),
+    state: "open",
+    rewoundPaths: new Map(),
+    startedAt,
+  };
 }

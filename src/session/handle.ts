@@ -102,10 +102,11 @@ export class Session implements SessionHandle {
     return ended;
   }
 
-  /** The conversation ended with a turn open: marks it as over, without a snapshot. */
+  /** The conversation ended with a turn open (or a prompt whose turn never began): marks it as over, without a snapshot. */
   async abandonTurn(): Promise<string | null> {
     // Read first: a session with no open turn is left as it is (and no store is made for it).
-    if ((await this.openTurn()) === null) return null;
+    const state = await this.state();
+    if (!openTurnOf(state) && !state.unbegun) return null;
     return this.ctx.engine.capturing(() => abandonTurn(this.ctx));
   }
 

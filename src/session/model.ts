@@ -1,6 +1,6 @@
-import { type ProgressMark, timesOf } from "./writer-marks.js";
+import { markOf, type ProgressMark } from "./writer-marks.js";
 import type { RelPath } from "../paths.js";
-import { foldContinuation, promptArrived, ranNoLonger, reopenTurn } from "./continuation.js";
+import { foldContinuation, newTurn, promptArrived, ranNoLonger, reopenTurn } from "./continuation.js";
 import * as innerUndos from "./inner-undos.js";
 
 /**
@@ -129,6 +129,8 @@ export interface SessionState {
   redoStack: RewindState[];
   /** When the latest prompt came, before its turn's snapshot was taken (see `promptArrived`). */
   promptAt?: number;
+  /** A prompt whose turn never began, as a turn for other sessions' attribution (see `promptArrived`). */
+  unbegun?: TurnState;
   /** What the latest turn's beginning emptied it of: a redo from inside that turn may use it. */
   heldRedo?: { turn: string; stack: RewindState[] };
   /** Every rewind of the session that no redo undid, by id; every redo, with the rewind it undid (see `settleInnerUndos`). */
@@ -168,27 +170,14 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       // A new turn after a rewind makes the rewound future unreachable; a rewind killed half-way
       // stays, to be finished or undone (the next prompt's hook must not strand its files).
       innerUndos.holdRedos(state, record.turn);
-      state.turns.push({
-        turn: record.turn,
-        prompt: record.prompt,
-        before: record.before,
-        after: null,
-        changed: [],
-        touched: new Set(),
-        touchTimes: new Map(),
-        beforeAbsent: new Set(),
-        beforeUnknown: new Set(),
-        marks: [],
-        uncertain: new Set(),
-        state: "open",
-        rewoundPaths: new Map(),
-        startedAt: record.t,
-      });
+      state.turns.push(newTurn(record.turn, record.prompt, record.before, record.t));
+      state.unbegun = undefined;
       break;
     }
     case "touch": {
       for (const p of record.paths) state.touched.add(p);
-      const turn = record.turn === null ? undefined : findTurn(state, record.turn);
+      // Between turns, while a prompt whose turn never began runs: that prompt's (see `promptArrived`).
+      const turn = record.turn === null ? state.unbegun : findTurn(state, record.turn);
       if (turn?.state !== "open") break;
       for (const p of record.files) {
         turn.touched.add(p);
@@ -204,15 +193,7 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       const turn = findTurn(state, record.turn);
       if (turn?.state !== "open") break;
       turn.progress = record.tree;
-      const { tree, t, paths, unwritten, mtimes, hooksBeside } = record;
-      turn.marks.push({
-        tree,
-        t,
-        paths,
-        unwritten: unwritten || undefined,
-        mtimes: timesOf(mtimes, paths),
-        hooksBeside: hooksBeside === true || undefined,
-      });
+      turn.marks.push(markOf(record));
       break;
     }
     case "reopen":
@@ -222,7 +203,10 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       promptArrived(state, record);
       break;
     case "abandon":
-      ranNoLonger(findTurn(state, record.turn), record.t);
+      ranNoLonger(
+        state.unbegun?.turn === record.turn ? state.unbegun : findTurn(state, record.turn),
+        record.t,
+      );
       break;
     case "end": {
       const turn = findTurn(state, record.turn);

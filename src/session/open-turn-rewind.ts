@@ -1,10 +1,12 @@
+import { GhostcommitError } from "../errors.js";
 import type { CatFile } from "../git/cat-file.js";
 import type { RelPath } from "../paths.js";
 import { diffTrees } from "../restore/restore-snapshot.js";
 import { nowMicros } from "../store/metadata.js";
 import { attributeTurn, overlappingTouches } from "./attribution.js";
 import type { SessionContext } from "./context.js";
-import type { TurnState } from "./model.js";
+import type { SessionState, TurnState } from "./model.js";
+import { humanText } from "../util/format.js";
 import { interruptedDoubts } from "./progress.js";
 import { journalsAround } from "./sessions-around.js";
 
@@ -27,4 +29,29 @@ export async function closingOpenTurn(
     overlappingTouches(others, open.startedAt, nowMicros()),
   );
   return { changed, ...(await interruptedDoubts(cat, open, trees, changed, ctx.engine.root)) };
+}
+
+/**
+ * Refuses (`open-turn`, forceable) a rewind while the session's agent may still be writing: its
+ * open turn (`open`, unless the rewind is the agent's own, from inside it), or a prompt whose turn
+ * never began (its hook was stopped in the snapshot: the agent went on). A turn or prompt whose
+ * conversation, or stop, ended it runs no more.
+ */
+export function refuseWhileRunning(
+  state: SessionState,
+  open: TurnState | undefined,
+  how: { force: boolean; fromInside: boolean },
+): void {
+  const running = open ?? (how.fromInside ? undefined : state.unbegun);
+  if (!running || how.force || running.abandonedAt !== undefined) return;
+  const session = humanText(state.session);
+  const error = new GhostcommitError(
+    "open-turn",
+    running === open
+      ? `session ${session} has an open turn ${humanText(running.turn)}: the agent may still be writing; end the turn first`
+      : `session ${session} is working on a prompt whose turn never began (its hook was stopped before the snapshot): the agent may still be writing; wait for it to stop`,
+    { session: state.session, turn: running.turn },
+  );
+  error.forceable = true;
+  throw error;
 }

@@ -22,7 +22,7 @@ import {
 } from "./rewind-checks.js";
 import { refusedWithPlan } from "./refused-plan.js";
 import { type ClosedTurn, interruptedHint, plannedRewind, resumeRewind } from "./rewind-resume.js";
-import { closingOpenTurn } from "./open-turn-rewind.js";
+import { closingOpenTurn, refuseWhileRunning } from "./open-turn-rewind.js";
 import { overriddenStates, stateOfShown } from "./overridden-state.js";
 import { refuseUnmatched, resolveNamedPaths, selectNamed } from "../restore/path-filter.js";
 import {
@@ -93,15 +93,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
     const open = keepOpen ? undefined : openNow;
     const keptOpen = keepOpen ? openNow?.turn : undefined;
     // A turn whose conversation ended (SessionEnd) is not running: only its uncertain paths need --force.
-    if (open && !force && open.abandonedAt === undefined) {
-      const error = new GhostcommitError(
-        "open-turn",
-        `session ${humanText(session)} has an open turn ${humanText(open.turn)}: the agent may still be writing; end the turn first`,
-        { session, turn: open.turn },
-      );
-      error.forceable = true;
-      throw error;
-    }
+    refuseWhileRunning(state, open, { force, fromInside: Boolean(options.keepOpenTurn) });
     return engine.withReader(async (cat) => {
       const lookup = new TreeLookup(cat);
       const listed = new Set((await engine.refs.list()).map((s) => s.id));

@@ -88,7 +88,7 @@ function pathMap(from: RelPath, to: RelPath): ((p: RelPath) => RelPath | null) |
  */
 function seenFrom(state: SessionState, map: (p: RelPath) => RelPath | null): SessionState {
   const paths = (list: Iterable<RelPath>) => [...list].flatMap((p) => map(p) ?? []);
-  const turns: TurnState[] = state.turns.map((turn) => ({
+  const seen = (turn: TurnState): TurnState => ({
     ...turn,
     after: null,
     progress: undefined,
@@ -102,10 +102,11 @@ function seenFrom(state: SessionState, map: (p: RelPath) => RelPath | null): Ses
     beforeUnknown: new Set(paths(turn.beforeUnknown)),
     uncertain: new Set(paths(turn.uncertain)),
     rewoundPaths: new Map(),
-  }));
+  });
   return {
     ...state,
-    turns,
+    turns: state.turns.map(seen),
+    unbegun: state.unbegun && seen(state.unbegun),
     touched: new Set(paths(state.touched)),
     redoStack: [],
     rewinds: new Map(),

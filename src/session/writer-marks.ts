@@ -27,6 +27,19 @@ export const timesOf = (times: unknown, paths?: RelPath[]) =>
     ? (times as number[])
     : undefined;
 
+/** A `mark` record's mark, its optional fields only where well formed and set. */
+export function markOf(record: ProgressMark & { mtimes?: unknown }): ProgressMark {
+  const { tree, t, paths, unwritten, mtimes, hooksBeside } = record;
+  return {
+    tree,
+    t,
+    paths,
+    unwritten: unwritten || undefined,
+    mtimes: timesOf(mtimes, paths),
+    hooksBeside: hooksBeside === true || undefined,
+  };
+}
+
 /** How long after an edit tool's mark another hook of the same event may still rewrite its file. */
 export const HOOK_REWRITE_WINDOW_MS = 10_000;
 

@@ -196,7 +196,8 @@ export interface SessionHandle {
   /**
    * The agent's conversation ended (cleared, exited) with a turn open, as after an interrupt: no
    * snapshot, but other sessions' later turns no longer count it as running beside them. Returns
-   * that turn's id, or null when none was open.
+   * that turn's id, or null when none was open. Also the stop of a prompt whose `beginTurn` never
+   * finished: until then, other sessions' turns count its edits as this agent's.
    */
   abandonTurn(): Promise<string | null>;
   /** Files back to the state before turn `to`. */

@@ -195,4 +195,54 @@ describe.each(SCRIPTS)("$agent: a prompt whose hook the agent killed", (script) 
       "c0\n",
     ]);
   });
+
+  it("counts the killed prompt's edits as its agent's in another session's turn beside it, and refuses a rewind while it runs", async () => {
+    const [s1, s2] = [`${script.agent}-one`, `${script.agent}-two`];
+    send(script.begin(cwd(), s1, 1, root()));
+    edit(s1, "a.txt", "one 1\n");
+    send(script.stop(cwd(), s1, root()));
+    await killedPrompt(s1, 2);
+    // A second conversation in the same folder works meanwhile.
+    send(script.begin(cwd(), s2, 1, root()));
+    edit(s2, "sub/c.txt", "two\n");
+    edit(s1, "b.txt", "one, killed prompt\n");
+    repo.write({ "made.txt": "by the killed prompt's shell\n" });
+    send(script.shell(cwd(), s1, "echo > made.txt", root()));
+    send(script.shell(cwd(), s2, "ls", root()));
+    // While the killed prompt runs, a rewind of its session is refused as for an open turn.
+    const running = sandbox.cli(root(), ["rewind", "--session", s1, "--to", script.turnId(1), "--json"]);
+    expect([running.status, running.json.error.code]).toEqual([3, "open-turn"]);
+    expect(running.json.error.message).toContain("working on a prompt whose turn never began");
+    send(script.stop(cwd(), s2, root()));
+    send(script.stop(cwd(), s1, root()));
+
+    // b.txt its tool named is the killed prompt's alone; made.txt no tool named is in doubt (and
+    // so is a file Cursor reports only after the edit, once another session ran beside it).
+    const doubts = script.pre(cwd(), s2, "x", root()) === null ? ["made.txt", "sub/c.txt"] : ["made.txt"];
+    const [turn] = await logIn(repo, s2);
+    expect([turn.changed, turn.uncertain]).toEqual([["made.txt", "sub/c.txt"], doubts]);
+    const refused = sandbox.cli(root(), ["rewind", "--session", s2, "--to", script.turnId(1), "--json"]);
+    expect([refused.status, refused.json.conflicts]).toEqual([3, doubts]);
+    const force = doubts.includes("sub/c.txt") ? ["--force"] : [];
+    const own = sandbox.cli(root(), [
+      "rewind",
+      "--session",
+      s2,
+      "--to",
+      script.turnId(1),
+      ...force,
+      "--json",
+      "--",
+      "sub/c.txt",
+    ]);
+    expect([own.status, own.json.written]).toEqual([0, ["sub/c.txt"]]);
+    expect([repo.read("b.txt"), repo.read("made.txt"), repo.read("sub/c.txt")]).toEqual([
+      "one, killed prompt\n",
+      "by the killed prompt's shell\n",
+      "c0\n",
+    ]);
+    // Its stop came: the killed prompt runs no more, and its session's rewind goes ahead.
+    const after = sandbox.cli(root(), ["rewind", "--session", s1, "--to", script.turnId(1), "--json"]);
+    expect(after.json?.error?.code).not.toBe("open-turn");
+  });
 });
