@@ -171,8 +171,12 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
       const begun = await begin(session, action.turn, action.prompt);
       // Said once: a second run of this prompt's hook (installed twice) found the turn begun.
       if (!isRepeatedBegin(begun)) answer.context = told;
-      if (begun.previousPromptUnbegun) {
-        const why = `the previous prompt has no undo: the snapshot before it never finished (the agent stops a hook that outlasts its timeout; a large folder's first snapshot can take that long). What it changed is in no turn, and rewinding an earlier turn refuses those files`;
+      if (begun.unbegunBefore) {
+        const which =
+          begun.unbegunBefore === 1
+            ? "the previous prompt has"
+            : `the previous ${begun.unbegunBefore} prompts have`;
+        const why = `${which} no undo: the snapshot before ${begun.unbegunBefore === 1 ? "it" : "each"} never finished (the agent stops a hook that outlasts its timeout; a large folder's first snapshot can take that long). What ${begun.unbegunBefore === 1 ? "it" : "they"} changed is in no turn, and rewinding an earlier turn refuses those files`;
         await log("error", why);
         if (shows) answer.notices.push(`ghostcommit: ${why}`);
       }

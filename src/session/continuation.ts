@@ -97,6 +97,7 @@ export function promptArrived(state: SessionState, record: { turn: string; t: nu
   // Until its turn begins (or it ends: its stop, the conversation's end), another session's turn
   // beside it must count its edits as this agent's, as it counts an open turn's.
   state.unbegun = newTurn(record.turn, "", "", record.t);
+  state.unbegunPrompts = (state.unbegunPrompts ?? 0) + 1;
   const open = state.turns.find((t) => t.state === "open" && t.turn !== record.turn);
   ranNoLonger(open, record.t);
   if (open) open.supersededAt ??= record.t;

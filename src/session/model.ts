@@ -131,6 +131,8 @@ export interface SessionState {
   promptAt?: number;
   /** A prompt whose turn never began, as a turn for other sessions' attribution (see `promptArrived`). */
   unbegun?: TurnState;
+  /** How many prompts since the latest turn began never began theirs. */
+  unbegunPrompts?: number;
   /** What the latest turn's beginning emptied it of: a redo from inside that turn may use it. */
   heldRedo?: { turn: string; stack: RewindState[] };
   /** Every rewind of the session that no redo undid, by id; every redo, with the rewind it undid (see `settleInnerUndos`). */
@@ -172,6 +174,7 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       innerUndos.holdRedos(state, record.turn);
       state.turns.push(newTurn(record.turn, record.prompt, record.before, record.t));
       state.unbegun = undefined;
+      state.unbegunPrompts = 0;
       break;
     }
     case "touch": {

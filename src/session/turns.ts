@@ -53,7 +53,7 @@ export async function beginTurn(ctx: SessionContext, turn: string, prompt = ""):
     }
     // First, cheap: should this hook be killed in the snapshot (the agent's timeout), the tool
     // calls that follow are known to be a new prompt's, not the previous turn's.
-    const previousPromptUnbegun = promptSince(state, -1);
+    const unbegunBefore = state.unbegunPrompts ?? 0;
     await journal.append([{ e: "prompt", turn }]);
     const open = openTurnOf(state);
     // Its stop never came (an interrupt): what changed after its last progress mark may be the user's.
@@ -78,7 +78,7 @@ export async function beginTurn(ctx: SessionContext, turn: string, prompt = ""):
       session,
       turn,
       before,
-      ...(previousPromptUnbegun ? { previousPromptUnbegun: true as const } : {}),
+      ...(unbegunBefore > 0 ? { unbegunBefore } : {}),
     };
   });
 }

@@ -130,8 +130,8 @@ export interface TurnBegun {
   session: string;
   turn: string;
   before: string;
-  /** The session's previous `beginTurn` never finished (killed, or failed): its prompt's work is in no turn. */
-  previousPromptUnbegun?: true;
+  /** How many of the session's `beginTurn`s just before this one never finished (killed, or failed): their prompts' work is in no turn. */
+  unbegunBefore?: number;
 }
 
 /** The result of ending a turn. */

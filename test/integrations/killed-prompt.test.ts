@@ -245,4 +245,28 @@ describe.each(SCRIPTS)("$agent: a prompt whose hook the agent killed", (script) 
     const after = sandbox.cli(root(), ["rewind", "--session", s1, "--to", script.turnId(1), "--json"]);
     expect(after.json?.error?.code).not.toBe("open-turn");
   });
+
+  it("says how many prompts in a row had their hook killed", async () => {
+    const s = `${script.agent}-twice`;
+    send(script.begin(cwd(), s, 1, root()));
+    send(script.stop(cwd(), s, root()));
+    await killedPrompt(s, 2);
+    edit(s, "a.txt", "second prompt\n");
+    send(script.stop(cwd(), s, root()));
+    await killedPrompt(s, 3);
+    edit(s, "b.txt", "third prompt\n");
+    send(script.stop(cwd(), s, root()));
+    const next = shellHook(
+      sandbox,
+      installedCommand(script.agent),
+      script.begin(cwd(), s, 4, root()),
+      cwd(),
+      pathEnv(),
+    );
+    expect(next.status).toBe(0);
+    const told = hookLogs(sandbox).filter((l) => String(l.message).includes("no undo"));
+    expect(told.map((l) => l.message.slice(0, 46))).toEqual([
+      "the previous 2 prompts have no undo: the snaps",
+    ]);
+  });
 });
