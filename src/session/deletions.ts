@@ -1,7 +1,7 @@
 import type { StoreContext } from "../store/context.js";
 import type { CatFile } from "../git/cat-file.js";
 import { MODE } from "../git/objects.js";
-import { ancestorsOf, type RelPath } from "../paths.js";
+import { ancestorsOf, isWithin, type RelPath } from "../paths.js";
 import {
   belowUnknownGitignore,
   ghostignoredAtTarget,
@@ -40,7 +40,8 @@ export async function proveDeletions(
   const groups = new Map<StoredSnapshot, RelPath[]>();
   for (const p of candidates) {
     const source = sourceOf(p);
-    if (source.absent.has(p)) {
+    // Proven absent by a touch, unless in a repository made since: its files all stay (see below).
+    if (source.absent.has(p) && !inRepositorySince(p, source.snapshot, capturedRepos)) {
       proven.add(p);
       continue;
     }
@@ -95,12 +96,21 @@ export async function proveDeletions(
     );
     // A repository captured now that the snapshot did not look into (made or cloned since): as for
     // a restore, its absence then proves nothing, and its .git would stay beside emptied files.
-    const lookedInto = new Set(snapshot.meta.nested ?? []);
-    const reposSince = capturedRepos.filter((r) => !lookedInto.has(r));
+    const reposSince = reposMadeSince(snapshot, capturedRepos);
     const excluded = [...excludedThen, ...reposInTarget, ...reposSince];
     const rulesUnknown = belowUnknownGitignore(excludedThen);
     const unproven = (q: RelPath) => ignored.has(q) || ghostignored(q) || rulesUnknown(q);
     for (const p of proveAbsent(paths, fileInTarget, excluded, unproven)) proven.add(p);
   }
   return proven;
+}
+
+/** The repositories captured now that `snapshot` did not look into: made or cloned since. */
+function reposMadeSince(snapshot: StoredSnapshot, capturedRepos: readonly RelPath[]): RelPath[] {
+  const lookedInto = new Set(snapshot.meta.nested ?? []);
+  return capturedRepos.filter((r) => !lookedInto.has(r));
+}
+
+function inRepositorySince(p: RelPath, snapshot: StoredSnapshot, capturedRepos: readonly RelPath[]): boolean {
+  return reposMadeSince(snapshot, capturedRepos).some((r) => isWithin(p, r));
 }

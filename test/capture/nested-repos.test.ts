@@ -51,12 +51,10 @@ describe("a folder holding several repositories", () => {
     folder.ok("turn", "begin", "--session", "s", "--turn", "1");
     // The agent runs `git init docs` and writes there, stages one file, and writes at the top.
     const docs = sandbox.repo(`${path.basename(folder.dir)}/docs`, {});
-    docs.write({
-      ".gitignore": "secret.txt\n",
-      "guide.md": "guide\n",
-      "api.md": "api\n",
-      "secret.txt": "s\n",
-    });
+    docs.write({ "guide.md": "guide\n", "api.md": "api\n", "secret.txt": "s\n" });
+    // Its edit tool writes the .gitignore: the hook's touch finds it absent before the write.
+    folder.ok("touch", "--session", "s", "docs/.gitignore");
+    docs.write({ ".gitignore": "secret.txt\n" });
     docs.git("add", "guide.md");
     folder.write({ "later.md": "later\n" });
     folder.ok("turn", "end", "--session", "s", "--turn", "1");
