@@ -42,8 +42,10 @@ export function refuseWhileRunning(
   open: TurnState | undefined,
   how: { force: boolean; fromInside: boolean },
 ): void {
-  const running = open ?? (how.fromInside ? undefined : state.unbegun);
-  if (!running || how.force || running.abandonedAt !== undefined) return;
+  // An open turn a new prompt superseded runs no more, but that prompt may (see `promptArrived`).
+  const runs = (turn: TurnState | undefined) => (turn?.abandonedAt === undefined ? turn : undefined);
+  const running = runs(open) ?? (how.fromInside ? undefined : runs(state.unbegun));
+  if (!running || how.force) return;
   const session = humanText(state.session);
   const error = new GhostcommitError(
     "open-turn",

@@ -5,7 +5,8 @@ import { diffTrees } from "../restore/restore-snapshot.js";
 import type { StoreContext } from "../store/context.js";
 import { newNonce, nowMicros, type SnapshotMeta } from "../store/metadata.js";
 import { publishSnapshot, readSnapshot, writeSnapshotCommit } from "../store/snapshots.js";
-import type { TurnState } from "./model.js";
+import type { Journal } from "./journal.js";
+import type { SessionState, TurnState } from "./model.js";
 
 /**
  * The end of a turn a new prompt superseded while it was open (see `promptArrived`): the workspace
@@ -33,4 +34,18 @@ export async function snapshotAtLastMark(
   const id = await writeSnapshotCommit(engine, tree, meta);
   const publish = (durable: boolean) => publishSnapshot(engine, id, durable, { loose: [id], packs: [] });
   return { id, tree, meta, publish };
+}
+
+/**
+ * A stop that ended a turn a new prompt had superseded is that prompt's stop: the prompt, whose
+ * turn never began, runs no more either (see `promptArrived`). `state` is after the turn's end.
+ */
+export async function stopOfSupersedingPrompt(
+  journal: Journal,
+  state: SessionState,
+  ended: TurnState,
+): Promise<void> {
+  const prompt = state.unbegun;
+  if (ended.supersededAt === undefined || !prompt || prompt.abandonedAt !== undefined) return;
+  await journal.append([{ e: "abandon", turn: prompt.turn }]);
 }

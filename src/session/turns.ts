@@ -26,7 +26,7 @@ import { isAbsentMode, type RawChange } from "../git/diff-tree.js";
 import { existsNow } from "../util/small-files.js";
 import { continuedTurn, foldContinuation, promptSince } from "./continuation.js";
 import { unseenBefore } from "./touch.js";
-import { snapshotAtLastMark } from "./superseded.js";
+import { snapshotAtLastMark, stopOfSupersedingPrompt } from "./superseded.js";
 
 /**
  * `turn begin`: snapshot before the turn. A still-open turn of the session is ended first
@@ -105,16 +105,12 @@ export async function endTurn(
       return { session, turn: record.turn, after: record.after!, changed: record.changed.map(displayPath) };
     }
     if (record.state === "rewound") {
-      throw new GhostcommitError(
-        "bad-input",
-        `turn ${humanText(record.turn)} of session ${humanText(session)} was rewound`,
-        {
-          session,
-          turn: record.turn,
-        },
-      );
+      const what = `turn ${humanText(record.turn)} of session ${humanText(session)} was rewound`;
+      throw new GhostcommitError("bad-input", what, { session, turn: record.turn });
     }
-    return (await endLocked(ctx, state, record, { everyToolMarked: options.everyToolMarked })).ended;
+    const { ended } = await endLocked(ctx, state, record, { everyToolMarked: options.everyToolMarked });
+    await stopOfSupersedingPrompt(ctx.journal, state, record);
+    return ended;
   });
   return ended;
 }
@@ -145,7 +141,11 @@ export async function extendTurn(
       foldContinuation(state, into, folds); // as the end record's fold will, for its attribution
       return (await endLocked(ctx, state, into, { extend: true, folds, everyToolMarked })).ended;
     }
-    if (open) return (await endLocked(ctx, state, open, { everyToolMarked })).ended;
+    if (open) {
+      const { ended } = await endLocked(ctx, state, open, { everyToolMarked });
+      await stopOfSupersedingPrompt(ctx.journal, state, open);
+      return ended;
+    }
     const last = state.turns.at(-1);
     if (last?.state !== "done" || last.after === null || promptSince(state, last.endedAt ?? -1)) return null;
     // No tool call since its blocked stop: all it held then was the agent's, what changed since is not.

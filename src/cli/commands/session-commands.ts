@@ -194,7 +194,7 @@ function describeLog(session: string, turns: TurnRecord[]): string {
   if (turns.some((t) => shownStateOf(t) === "ended"))
     lines.push(
       color.dim(
-        "ended: the conversation ended with the turn open (interrupted); it runs no more, and rewinding it needs no --force",
+        "ended: its agent moved on with the turn open (interrupted, then the conversation ended or a new prompt came); it runs no more, and rewinding it needs no --force",
       ),
     );
   if (turns.some((t) => t.uncertain && t.uncertain.length > 0))
