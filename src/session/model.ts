@@ -193,7 +193,7 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       break;
     }
     case "mark": {
-      const turn = findTurn(state, record.turn);
+      const turn = state.unbegun?.turn === record.turn ? state.unbegun : findTurn(state, record.turn);
       if (turn?.state !== "open") break;
       turn.progress = record.tree;
       turn.marks.push(markOf(record));

@@ -10,7 +10,8 @@ import { LooseObjectWriter } from "../git/loose-objects.js";
 import { lstatSync } from "node:fs";
 import { fsPath, type RelPath, resolveInside } from "../paths.js";
 import type { SessionContext } from "./context.js";
-import type { NewRecord } from "./journal.js";
+import type { Journal, NewRecord } from "./journal.js";
+import { EMPTY_TREE } from "../git/objects.js";
 import { openTurnOf, type SessionState, type TurnState } from "./model.js";
 import { reopenForContinuation, workingTurnOf } from "./continuation.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
@@ -42,7 +43,7 @@ export async function markProgress(
     const reopened =
       !openTurnOf(state) && options.continuing ? await reopenForContinuation(engine, state) : null;
     const open = workingTurnOf(state);
-    if (!open) return;
+    if (!open) return markUnbegun(journal, state, rels);
     const mark = await progressMark(engine, state, open, rels, options);
     await journal.append([...(reopened ? [reopened] : []), mark]);
   });
@@ -273,4 +274,21 @@ export async function changedSinceLastWriter(
     if (!sameState(reference, await lookup.file(trees.after, p))) out.push(p);
   }
   return out;
+}
+
+/**
+ * A tool call of a prompt whose turn never began (see `promptArrived`): when it finished, for
+ * another session's turn beside it (a file both touched is settled by it). There is no turn to
+ * read its files into: the mark holds the empty tree, which nothing reads.
+ */
+async function markUnbegun(
+  journal: Journal,
+  state: SessionState,
+  rels: RelPath[] | undefined,
+): Promise<void> {
+  const prompt = state.unbegun;
+  if (!prompt || prompt.abandonedAt !== undefined) return;
+  await journal.append([
+    { e: "mark", turn: prompt.turn, tree: EMPTY_TREE, ...(rels ? { paths: rels } : {}) },
+  ]);
 }

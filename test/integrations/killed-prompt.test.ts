@@ -152,9 +152,14 @@ describe.each(SCRIPTS)("$agent: a prompt whose hook the agent killed", (script) 
     edit(s, "a.txt", "turn 1\n");
     // Interrupted: no stop. The next prompt's hook is killed in its snapshot.
     await killedPrompt(s, 2);
+    // The agent goes on with that prompt: a rewind of the session waits for it.
+    const rewind = ["rewind", "--session", s, "--to", script.turnId(1), "--dry-run", "--json"];
+    expect(sandbox.cli(root(), rewind).json.error.code).toBe("open-turn");
     edit(s, "a.txt", "killed prompt\n");
     edit(s, "b.txt", "killed prompt\n");
     send(script.stop(cwd(), s, root()));
+    // Its one stop ended both: the interrupted turn (at its mark) and the prompt, which runs no more.
+    expect(sandbox.cli(root(), rewind).json.error.code).toBe("conflict");
     // (It tells the person the killed prompt has no undo: not a quiet hook.)
     const next = shellHook(
       sandbox,
@@ -268,5 +273,23 @@ describe.each(SCRIPTS)("$agent: a prompt whose hook the agent killed", (script) 
     expect(told.map((l) => l.message.slice(0, 46))).toEqual([
       "the previous 2 prompts have no undo: the snaps",
     ]);
+  });
+
+  it("leaves another session's turn its own edit of a file the killed prompt edited and finished with before", async () => {
+    const [s1, s2] = [`${script.agent}-first`, `${script.agent}-second`];
+    send(script.begin(cwd(), s1, 1, root()));
+    send(script.stop(cwd(), s1, root()));
+    await killedPrompt(s1, 2);
+    edit(s1, "a.txt", "the killed prompt's\n");
+    send(script.begin(cwd(), s2, 1, root()));
+    edit(s2, "a.txt", "the second session's\n");
+    send(script.stop(cwd(), s2, root()));
+    const [turn] = await logIn(repo, s2);
+    // Cursor reports an edit only after it: what the file held just before is then in doubt.
+    const reportedAfter = script.pre(cwd(), s2, "x", root()) === null;
+    expect([turn.changed, turn.uncertain]).toEqual([["a.txt"], reportedAfter ? ["a.txt"] : undefined]);
+    if (reportedAfter) return;
+    const rewound = sandbox.ok(root(), "rewind", "--session", s2, "--to", script.turnId(1));
+    expect([rewound.written, repo.read("a.txt")]).toEqual([["a.txt"], "the killed prompt's\n"]);
   });
 });
