@@ -288,7 +288,7 @@ describe("a change after the turn's last tool call", () => {
     expect(refused.status).toBe(3);
     expect([refused.json.conflicts, refused.json.afterLastTool]).toEqual([["src/b.js"], ["src/b.js"]]);
     const log = sandbox.cli(repo.dir, ["log", "--session", s]);
-    expect(log.stdout).toContain("ended: the conversation ended with the turn open");
+    expect(log.stdout).toContain("ended: its agent moved on with the turn open");
     expect(log.stdout).not.toContain("an open turn's changed paths are known when it ends");
     sandbox.ok(repo.dir, "rewind", "--session", s, "--to", "1", "src/a.js");
     expect([repo.read("src/a.js"), repo.read("src/b.js")]).toEqual(["a0\n", "b0 and mine\n"]);

@@ -179,7 +179,9 @@ describe("sessions side by side", () => {
       ["2", "ended", "…"],
     ]);
     const out = sandbox.cli(r.dir, ["log"]).stdout;
-    expect(out).toContain("ended: the conversation ended with the turn open (interrupted); it runs no more");
+    expect(out).toContain(
+      "ended: its agent moved on with the turn open (interrupted, then the conversation ended or a new prompt came); it runs no more",
+    );
     const [, second] = r.ok("log");
     expect(second).toMatchObject({ state: "open", abandonedAt: expect.stringMatching(/^\d{4}-/) });
   });
