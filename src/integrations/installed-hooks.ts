@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import type { DoctorCheck } from "../maintenance/doctor.js";
 import type { StoreContext } from "../store/context.js";
 import type { DoctorProblem } from "../types.js";
+import { codexHookSwitches } from "./codex-switches.js";
 import { geminiSwitchesOff } from "./gemini-switches.js";
 import {
   filesWithOurHooks,
@@ -39,6 +40,7 @@ function installedTwice(spec: InstallSpec, root: string): DoctorProblem | null {
 export const checkInstalledHooks: DoctorCheck = async (engine: StoreContext) => {
   const problems: DoctorProblem[] = [];
   let geminiInstalled = false;
+  let codexInstalled = false;
   for (const spec of Object.values(SPECS)) {
     const twice = installedTwice(spec, engine.root);
     if (twice) problems.push(twice);
@@ -67,6 +69,7 @@ export const checkInstalledHooks: DoctorCheck = async (engine: StoreContext) => 
       }
       const installed = handlerCommands(settings, spec.agent);
       if (spec.agent === "gemini" && installed.size > 0) geminiInstalled = true;
+      if (spec.agent === "codex" && installed.size > 0) codexInstalled = true;
       const again = `run \`ghostcommit install ${spec.agent}${scope === "project" ? " --project" : ""}\` again`;
       for (const command of new Set([...installed.values()].flat())) {
         const why = whyNotRunnable(command);
@@ -96,6 +99,10 @@ export const checkInstalledHooks: DoctorCheck = async (engine: StoreContext) => 
   // Installed, yet Gemini's own switches keep them from running: undo the user counts on is not there.
   if (geminiInstalled) {
     for (const message of geminiSwitchesOff(engine.root))
+      problems.push({ code: "hook-switched-off", message });
+  }
+  if (codexInstalled) {
+    for (const message of codexHookSwitches(engine.root).off)
       problems.push({ code: "hook-switched-off", message });
   }
   return problems;

@@ -40,7 +40,7 @@ const home = () => os.homedir();
  * relative value against the directory it is started in, so it names another directory in every
  * project: no one file to install into, refused rather than guessed.
  */
-function codexHome(): string {
+export function codexHome(): string {
   const value = process.env.CODEX_HOME;
   if (!value) return path.join(home(), ".codex");
   if (!path.isAbsolute(value))

@@ -11,6 +11,7 @@ import {
   installCommands,
   uninstallCommands,
 } from "../../integrations/claude-commands.js";
+import { codexHookSwitches } from "../../integrations/codex-switches.js";
 import { geminiSwitchesOff } from "../../integrations/gemini-switches.js";
 import { hooksBesideEditsNote } from "../../integrations/hooks-beside.js";
 import { install, uninstall } from "../../integrations/install.js";
@@ -141,17 +142,28 @@ export function register(program: Command, run: Action): void {
               ]
             : [];
           if (agent === "gemini") warnings.push(...geminiSwitchesOff(dir));
+          const codexSwitches = agent === "codex" ? codexHookSwitches(dir) : null;
+          if (codexSwitches) warnings.push(...codexSwitches.off);
+          // Older builds' note: not for a config that switches hooks on, or off (said above).
+          const shownNotes = spec.notes.filter(
+            (note) =>
+              !(
+                codexSwitches &&
+                (codexSwitches.on || codexSwitches.off.length > 0) &&
+                note.includes("codex_hooks")
+              ),
+          );
           const beside = hooksBesideEditsNote(agent, dir);
           if (twice) warnings.push(twice.message);
           // A project's settings file is often committed, and the command holds this machine's paths.
           const notes =
             scope === "project"
               ? [
-                  ...spec.notes,
+                  ...shownNotes,
                   ...(spec.projectNotes ?? []),
                   `The hooks${agent === "claude-code" ? " and slash commands" : ""} name Node and ghostcommit where they are on this machine (${process.execPath}, ${entry}): a teammate who gets ${report.file} through git needs them at the same paths, or their agent reports the hook failing. Each of you can instead run \`ghostcommit install ${agent}\` (your user's settings, every project) and leave this file out of git.`,
                 ]
-              : [...spec.notes];
+              : [...shownNotes];
           if (beside) notes.push(beside);
           return {
             json: { ...report, notes, warnings },
