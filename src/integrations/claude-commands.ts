@@ -4,6 +4,7 @@ import path from "node:path";
 import { writeFileAtomic } from "../store/layout.js";
 import { sha256Hex } from "../util/sha256.js";
 import type { Scope } from "./specs.js";
+import { whyNotRunnable } from "./hook-check.js";
 
 /**
  * A line in the front matter of every command file ghostcommit writes, ending with the digest of
@@ -152,4 +153,26 @@ export async function uninstallCommands(scope: Scope, projectDir: string): Promi
   }
   if (result.done.length > 0) await fs.rmdir(dir).catch(() => {}); // fails, as it should, when not empty
   return result;
+}
+
+/**
+ * Of the command files install wrote (edited since or not), those whose command cannot run (Node
+ * moved, the package removed): Claude Code shows a `!` line's output only when it exits 0, so the
+ * slash command then shows nothing at all.
+ */
+export async function brokenCommands(
+  scope: Scope,
+  projectDir: string,
+): Promise<{ file: string; why: string }[]> {
+  const broken: { file: string; why: string }[] = [];
+  for (const name of Object.keys(commandFiles(""))) {
+    const file = path.join(commandsDir(scope, projectDir), name);
+    const text = await fs.readFile(file, "utf8").catch(() => null);
+    const owner = ownerOf(text);
+    if (text === null || owner === "user" || owner === "nobody") continue;
+    const run = /^!`(.*)`$/m.exec(text)?.[1];
+    const why = run === undefined ? "it runs no command" : whyNotRunnable(run);
+    if (why) broken.push({ file, why });
+  }
+  return broken;
 }

@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
+import path from "node:path";
 import type { DoctorCheck } from "../maintenance/doctor.js";
 import type { StoreContext } from "../store/context.js";
 import type { DoctorProblem } from "../types.js";
+import { brokenCommands } from "./claude-commands.js";
 import { codexHookSwitches } from "./codex-switches.js";
 import { geminiSwitchesOff } from "./gemini-switches.js";
 import {
@@ -100,6 +102,17 @@ export const checkInstalledHooks: DoctorCheck = async (engine: StoreContext) => 
   if (geminiInstalled) {
     for (const message of geminiSwitchesOff(engine.root))
       problems.push({ code: "hook-switched-off", message });
+  }
+  // Claude Code's slash commands name Node and the CLI as the hooks do (an edited one is kept by install).
+  for (const scope of ["user", "project"] as Scope[]) {
+    for (const { file, why } of await brokenCommands(scope, engine.root)) {
+      const again = `ghostcommit install claude-code${scope === "project" ? " --project" : ""}`;
+      problems.push({
+        code: "hook-command-broken",
+        message: `the slash command /${path.basename(file, ".md")} in ${file} cannot run (${why}); run \`${again}\` again (one you edited is kept: remove it first)`,
+        path: file,
+      });
+    }
   }
   if (codexInstalled) {
     for (const message of codexHookSwitches(engine.root).off)

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, statSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Sandbox } from "../helpers/repo.js";
@@ -191,5 +191,26 @@ describe("Claude Code's /ghostcommit-* commands", () => {
     const rewind = sandbox.cli(deeper, [...by, "--", "src/a.txt"]);
     expect(rewind.status, rewind.stderr).toBe(0);
     expect(repo.read("src/a.txt")).toBe("a0\n");
+  });
+
+  it("an edited command whose Node is gone is said by install, which keeps it, and by doctor", () => {
+    const repo = sandbox.repo("moved-node", { "base.txt": "b\n" });
+    sandbox.ok(repo.dir, "install", "claude-code", "--project");
+    const file = path.join(repo.dir, ".claude", "commands", "ghostcommit-log.md");
+    // Edited by the user, then Node moved (a version manager's upgrade): it names one that is gone.
+    const edited = `${readFileSync(file, "utf8").replace(/^!`'[^']+'/m, "!`'/opt/node-gone/bin/node'")}\nMy note.\n`;
+    writeFileSync(file, edited);
+    const why = "/opt/node-gone/bin/node is gone or not executable";
+    const again = sandbox.cli(repo.dir, ["install", "claude-code", "--project"]);
+    expect(again.stdout).toContain(`kept ${file} as you edited it, and it cannot run (${why})`);
+    expect(readFileSync(file, "utf8")).toBe(edited);
+    const problems = sandbox.cli(repo.dir, ["doctor", "--json"]).json.problems;
+    expect(problems).toEqual([
+      {
+        code: "hook-command-broken",
+        message: `the slash command /ghostcommit-log in ${file} cannot run (${why}); run \`ghostcommit install claude-code --project\` again (one you edited is kept: remove it first)`,
+        path: file,
+      },
+    ]);
   });
 });

@@ -6,6 +6,7 @@ import { currentDirectory } from "../../paths.js";
 import type { AgentName } from "../../integrations/event.js";
 import { AGENTS } from "../../integrations/event.js";
 import {
+  brokenCommands,
   type CommandFiles,
   cliOf,
   installCommands,
@@ -29,11 +30,19 @@ function slashNames(files: string[]): string {
   return files.map((file) => `/${path.basename(file, ".md")}`).join(", ");
 }
 
-function keptLines(edited: string[], users: string[] = []): string[] {
+function keptLines(
+  edited: string[],
+  users: string[] = [],
+  broken: { file: string; why: string }[] = [],
+): string[] {
   return [
-    ...edited.map((file) =>
-      color.yellow(`kept ${file} as you edited it (remove it and run install again for ghostcommit's)`),
-    ),
+    ...edited.map((file) => {
+      const why = broken.find((b) => b.file === file)?.why;
+      const cannot = why ? `, and it cannot run (${why})` : "";
+      return color.yellow(
+        `kept ${file} as you edited it${cannot} (remove it and run install again for ghostcommit's)`,
+      );
+    }),
     ...users.map((file) =>
       color.yellow(
         `left ${file} as it was: it is your own command, so /${path.basename(file, ".md")} is not ghostcommit's (rename yours and run install again for it)`,
@@ -128,6 +137,7 @@ export function register(program: Command, run: Action): void {
           const hook = hookCommand(agent, process.execPath, entry);
           const installed = await install(spec, scope, dir, hook);
           const files = agent === "claude-code" ? await installCommands(scope, dir, cliOf(hook)) : NO_FILES;
+          const broken = files.keptEdited.length > 0 ? await brokenCommands(scope, dir) : [];
           const twice = otherScopeWarning(agent, scope, dir, installed.file, hook);
           const report = {
             ...installed,
@@ -173,7 +183,7 @@ export function register(program: Command, run: Action): void {
                   ? `${color.green("installed")} ${spec.label} hooks (${report.events.join(", ")}) in ${report.file}`
                   : `${spec.label} hooks already installed in ${report.file}; nothing changed`,
                 ...(files.done.length > 0 ? [`slash commands: ${slashNames(files.done)}`] : []),
-                ...keptLines(files.keptEdited, files.keptUsers),
+                ...keptLines(files.keptEdited, files.keptUsers, broken),
                 ...notes.map((n) => color.dim(n)),
                 ...warnings.map((w) => color.yellow(w)),
               ].join("\n"),
