@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { codexHome } from "./specs.js";
 
@@ -14,7 +14,14 @@ function booleansOf(text: string): Map<string, boolean> {
   const out = new Map<string, boolean>();
   let table = "";
   const unquote = (key: string) => key.replace(/["'\s]/g, "");
+  let inString: string | null = null; // inside a multi-line string: text, not keys
   for (const raw of text.split(/\r?\n/)) {
+    if (inString) {
+      if (raw.includes(inString)) inString = null;
+      continue;
+    }
+    const opens = /("""|''')/.exec(raw)?.[1];
+    if (opens && raw.split(opens).length === 2) inString = opens;
     const line = raw.replace(/\s+#.*$/, "").trim();
     const header = /^\[\[?([^\][]+)\]\]?$/.exec(line);
     if (header) {
@@ -32,7 +39,8 @@ function booleansOf(text: string): Map<string, boolean> {
 }
 
 /**
- * What Codex's `config.toml` files (its home's, then the project's `.codex/`, which wins) say of
+ * What Codex's `config.toml` files (its home's, then each `.codex/` from the project's root down to
+ * `dir`, the nearest winning, as Codex layers them) say of
  * its hooks: `off`, a sentence for a flag that switches them off (Codex's docs: hooks are on by
  * default, `[features] hooks = false` disables them; `codex_hooks` is the deprecated name);
  * `on`, whether a file switches them on, as older Codex builds needed.
@@ -44,7 +52,8 @@ export function codexHookSwitches(dir: string): { off: string[]; on: boolean } {
   } catch {
     home = null; // a relative CODEX_HOME: no one file to read (install says so)
   }
-  const files = [home && path.join(home, "config.toml"), path.join(dir, ".codex", "config.toml")];
+  const projects = projectDirs(path.resolve(dir)).map((d) => path.join(d, ".codex", "config.toml"));
+  const files = [home && path.join(home, "config.toml"), ...projects];
   let setting: { value: boolean; file: string; key: string } | null = null;
   for (const file of new Set(files.filter((f): f is string => f !== null))) {
     let flags: Map<string, boolean>;
@@ -67,4 +76,14 @@ export function codexHookSwitches(dir: string): { off: string[]; on: boolean } {
     ],
     on: false,
   };
+}
+
+/** The directories from the repository `dir` is in (its root: the nearest with a `.git`) down to `dir`; `dir` alone outside one. */
+function projectDirs(dir: string): string[] {
+  const chain: string[] = [];
+  for (let at = dir; ; at = path.dirname(at)) {
+    chain.unshift(at);
+    if (existsSync(path.join(at, ".git"))) return chain;
+    if (path.dirname(at) === at) return [dir];
+  }
 }

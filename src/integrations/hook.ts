@@ -243,7 +243,7 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
         if (touched.outsideTurn)
           await log(
             "error",
-            `not undoable: ${paths.map(displayPath).join(", ")} edited while no turn was open (${touched.unbegunPrompt ? "the snapshot before its prompt never finished: the agent stopped the prompt's hook, or it failed" : "the agent sent no prompt event before it; hooks installed during a conversation take effect at its next prompt"})`,
+            `not undoable: ${paths.map(displayPath).join(", ")}, named by an edit tool while no turn was open (${touched.unbegunPrompt ? "the snapshot before its prompt never finished: the agent stopped the prompt's hook, or it failed" : "the agent sent no prompt event before it; hooks installed during a conversation take effect at its next prompt"})`,
           );
       }
     }

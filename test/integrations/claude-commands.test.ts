@@ -204,6 +204,8 @@ describe("Claude Code's /ghostcommit-* commands", () => {
     const again = sandbox.cli(repo.dir, ["install", "claude-code", "--project"]);
     expect(again.stdout).toContain(`kept ${file} as you edited it, and it cannot run (${why})`);
     expect(readFileSync(file, "utf8")).toBe(edited);
+    const json = sandbox.ok(repo.dir, "install", "claude-code", "--project");
+    expect(json.warnings).toEqual([`kept ${file} as you edited it, but it cannot run (${why})`]);
     const problems = sandbox.cli(repo.dir, ["doctor", "--json"]).json.problems;
     expect(problems).toEqual([
       {

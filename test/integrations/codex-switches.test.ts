@@ -56,4 +56,26 @@ describe("Codex switches", () => {
     writeFileSync(user, 'model = "gpt-5"\n');
     expect(repo.ok("install", "codex").notes).toContain(OLDER_BUILDS);
   });
+
+  it("reads the repository root's .codex/config.toml from a subdirectory, and no key inside a string", () => {
+    const user = path.join(sandbox.home, ".codex", "config.toml");
+    mkdirSync(path.dirname(user), { recursive: true });
+    // Text in a multi-line string is no table nor key.
+    writeFileSync(user, 'instructions = """\n[features]\nhooks = false\n"""\nmodel = "gpt-5"\n');
+    expect(repo.ok("install", "codex").warnings).toEqual([]);
+    mkdirSync(repo.path(".codex"), { recursive: true });
+    mkdirSync(repo.path("src/lib"), { recursive: true });
+    writeFileSync(repo.path(".codex/config.toml"), "[features]\nhooks = false\n");
+    const off = `Codex runs no hooks: \`hooks = false\` under [features] in ${repo.path(".codex/config.toml")}, so ghostcommit records no turn (remove it, or set it to true, for undo)`;
+    // Codex started in src/lib reads the root's .codex/config.toml: its hooks are off there too.
+    const sub = repo.path("src/lib");
+    expect(sandbox.ok(sub, "install", "codex").warnings).toEqual([off]);
+    expect(sandbox.cli(sub, ["doctor", "--json"]).json.problems).toEqual([
+      { code: "hook-switched-off", message: off },
+    ]);
+    // A nearer one wins.
+    mkdirSync(repo.path("src/.codex"), { recursive: true });
+    writeFileSync(repo.path("src/.codex/config.toml"), "[features]\nhooks = true\n");
+    expect(sandbox.ok(sub, "install", "codex").warnings).toEqual([]);
+  });
 });

@@ -208,7 +208,7 @@ describe("hooks across sessions and outside projects", () => {
     const doctor = repo.cli(["doctor", "--json"]);
     expect(doctor.status).toBe(1);
     expect(JSON.stringify(doctor.json.problems)).toContain(
-      "not undoable: notes.md edited while no turn was open (the agent sent no prompt event before it",
+      "not undoable: notes.md, named by an edit tool while no turn was open (the agent sent no prompt event before it",
     );
     // The next prompt begins a turn as ever, and its edits are undoable.
     send(

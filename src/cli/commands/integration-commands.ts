@@ -176,7 +176,12 @@ export function register(program: Command, run: Action): void {
               : [...shownNotes];
           if (beside) notes.push(beside);
           return {
-            json: { ...report, notes, warnings },
+            // The terminal says it on the kept file's line; JSON readers get it as a warning.
+            json: {
+              ...report,
+              notes,
+              warnings: [...warnings, ...broken.map((b) => `kept ${b.file} as you edited it, but it cannot run (${b.why})`)],
+            },
             human: () =>
               [
                 report.changed
