@@ -72,12 +72,14 @@ export function addMember(
   if (members.length === 0) {
     const closeIndent = indentAt(text, container.start);
     const member = render(key, value, closeIndent + layout.unit, layout, false);
-    if (layout.oneLine) return splice(text, open, close, member);
+    // Blanks on the opening line stay before the member: removing it gives them back (`[ ]`).
+    if (layout.oneLine) return splice(text, close, close, member);
     const lines = `${layout.eol}${closeIndent}${layout.unit}${member}`;
     const inner = text.slice(open, close);
-    // Only blanks inside: laid out anew (removing the member gives `{}` or `[]`). A comment
-    // inside stays where it is, the member after it.
-    if (inner.trim() === "") return splice(text, open, close, `${lines}${layout.eol}${closeIndent}`);
+    // Only blanks inside: laid out anew (removing the member gives `{}` or `[]`, or the blanks
+    // of a one-line `[ ]`). A comment inside stays where it is, the member after it.
+    const kept = inner.includes("\n") ? "" : inner;
+    if (inner.trim() === "") return splice(text, open, close, `${kept}${lines}${layout.eol}${closeIndent}`);
     const afterComment = open + inner.trimEnd().length;
     return splice(text, afterComment, afterComment, lines);
   }
@@ -133,7 +135,8 @@ export function removeMember(text: string, container: JsonNode, index: number): 
   const close = container.end - 1;
   const before = text.slice(open, member.start);
   const after = text.slice(member.end, close);
-  if (before.trim() === "" && COMMA_AND_BLANKS.test(after)) return splice(text, open, close);
+  if (before.trim() === "" && COMMA_AND_BLANKS.test(after))
+    return splice(text, open, close, before.split("\n")[0].replace(/\r$/, ""));
   return removeSpan(text, member.start, member.comma === undefined ? member.end : member.comma + 1);
 }
 

@@ -250,6 +250,10 @@ describe("install claude-code", () => {
       '{\n  "model": "opus"\n}',
       "{}",
       '{"model":"opus","env":{"A":"1"}}\n', // one line, as a tool or an `echo` writes it
+      // Blanks inside an empty list or object on one line (found in a trial: they came back as `[]`).
+      '{\n  "hooks": {\n    "Stop": [ ],\n    "PreToolUse": [\t]\n  }\n}\n',
+      '{"model": "opus", "hooks": { }}\n',
+      "{ }",
     ]) {
       writeFileSync(file, text);
       sandbox.ok(dir, "install", "claude-code", "--project");

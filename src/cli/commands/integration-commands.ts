@@ -180,7 +180,10 @@ export function register(program: Command, run: Action): void {
             json: {
               ...report,
               notes,
-              warnings: [...warnings, ...broken.map((b) => `kept ${b.file} as you edited it, but it cannot run (${b.why})`)],
+              warnings: [
+                ...warnings,
+                ...broken.map((b) => `kept ${b.file} as you edited it, but it cannot run (${b.why})`),
+              ],
             },
             human: () =>
               [
