@@ -105,14 +105,17 @@ export const checkInstalledHooks: DoctorCheck = async (engine: StoreContext) => 
   }
   // Claude Code's slash commands name Node and the CLI as the hooks do (an edited one is kept by install).
   for (const scope of ["user", "project"] as Scope[]) {
-    for (const { file, why } of await brokenCommands(scope, engine.root)) {
-      const again = `ghostcommit install claude-code${scope === "project" ? " --project" : ""}`;
-      problems.push({
-        code: "hook-command-broken",
-        message: `the slash command /${path.basename(file, ".md")} in ${file} cannot run (${why}); run \`${again}\` again (one you edited is kept: remove it first)`,
-        path: file,
-      });
-    }
+    const broken = await brokenCommands(scope, engine.root);
+    if (broken.length === 0) continue;
+    const again = `ghostcommit install claude-code${scope === "project" ? " --project" : ""}`;
+    const names = broken.map((b) => `/${path.basename(b.file, ".md")}`).join(", ");
+    const whys = [...new Set(broken.map((b) => b.why))].join("; ");
+    const dir = path.dirname(broken[0].file);
+    problems.push({
+      code: "hook-command-broken",
+      message: `the slash command${broken.length === 1 ? "" : "s"} ${names} in ${dir} cannot run (${whys}); run \`${again}\` again (one you edited is kept: remove it first)`,
+      path: broken.length === 1 ? broken[0].file : dir,
+    });
   }
   if (codexInstalled) {
     for (const message of codexHookSwitches(engine.root).off)

@@ -210,7 +210,7 @@ describe("Claude Code's /ghostcommit-* commands", () => {
     expect(problems).toEqual([
       {
         code: "hook-command-broken",
-        message: `the slash command /ghostcommit-log in ${file} cannot run (${why}); run \`ghostcommit install claude-code --project\` again (one you edited is kept: remove it first)`,
+        message: `the slash command /ghostcommit-log in ${path.dirname(file)} cannot run (${why}); run \`ghostcommit install claude-code --project\` again (one you edited is kept: remove it first)`,
         path: file,
       },
     ]);

@@ -70,7 +70,9 @@ describe("installed hook commands", () => {
     const doctor = repo.cli(["doctor", "--json"]);
     expect(doctor.status).toBe(1);
     const broken = doctor.json.problems.filter((p: any) => p.code === "hook-command-broken");
+    // The slash commands name the same Node and CLI: one problem for the three.
     expect(broken.map((p: any) => path.relative(repo.dir, p.path)).sort()).toEqual([
+      ".claude/commands",
       ".claude/settings.json",
       ".codex/hooks.json",
       ".cursor/hooks.json",
