@@ -79,7 +79,15 @@ export function rewrittenByToolHooks(root: string, turn: TurnState, p: RelPath, 
 function inHookWindow(turn: TurnState, writer: Mark | undefined, p: RelPath, modified: number, now: number) {
   if (!writer?.paths?.includes(p)) return false; // a shell call's mark: no edit, no formatter
   if (!writer.hooksBeside) return false; // no other hook ran after the edit: none rewrote it
-  const started = Math.min(turn.touchTimes.get(p)?.last ?? writer.t, writer.t);
+  // The call began after the session's event before its mark (its own PreToolUse, where the agent
+  // sends one): a rewrite by a hook beside it may come before the mark is stamped, or look so, for
+  // a file's time is the kernel's coarse clock, milliseconds behind. (A file's last touch may be a
+  // later call's: not this one's start.)
+  const events = [
+    ...turn.marks.map((m) => m.t),
+    ...[...turn.touchTimes.values()].flatMap((t) => [t.first, t.last]),
+  ];
+  const started = Math.max(turn.startedAt, ...events.filter((t) => t < writer.t));
   const later = [...turn.marks.map((m) => m.t), ...[...turn.touchTimes.values()].map((t) => t.last)];
   const next = Math.min(now, ...later.filter((t) => t > writer.t));
   return modified >= started && modified <= Math.min(next, writer.t + HOOK_REWRITE_WINDOW_MS * 1000);
