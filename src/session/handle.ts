@@ -212,6 +212,7 @@ export function toTurnRecord(turn: TurnState): TurnRecord {
   if (turn.abandonedAt !== undefined && turn.state === "open")
     record.abandonedAt = isoFromMicros(turn.abandonedAt);
   if (turn.uncertain.size > 0) record.uncertain = [...turn.uncertain].map(displayPath);
+  if (turn.unbegunBefore) record.unbegunBefore = turn.unbegunBefore;
   // Only while the turn stands: rewound whole since, all of it is put back (a redo brings the
   // partial state back, and these paths with it).
   const rewound = new Set([...turn.rewoundPaths.values()].flat());

@@ -112,6 +112,8 @@ export interface TurnState {
   abandonedAt?: number;
   /** When a prompt came while it was open whose turn never began: it ends at its last mark (see `promptArrived`). */
   supersededAt?: number;
+  /** How many prompts just before it never began their turns (their hooks stopped): work no turn holds. */
+  unbegunBefore?: number;
 }
 
 /** A rewind that redo can still undo: its journal record, less what only the fold needs. */
@@ -172,7 +174,10 @@ export function applyRecord(state: SessionState, record: JournalRecord): void {
       // A new turn after a rewind makes the rewound future unreachable; a rewind killed half-way
       // stays, to be finished or undone (the next prompt's hook must not strand its files).
       innerUndos.holdRedos(state, record.turn);
-      state.turns.push(newTurn(record.turn, record.prompt, record.before, record.t));
+      const begun = newTurn(record.turn, record.prompt, record.before, record.t);
+      // Its own prompt record is one: the others came before it, and never began theirs.
+      if ((state.unbegunPrompts ?? 0) > 1) begun.unbegunBefore = (state.unbegunPrompts ?? 0) - 1;
+      state.turns.push(begun);
       state.unbegun = undefined;
       state.unbegunPrompts = 0;
       break;

@@ -27,6 +27,8 @@ export interface TurnRecord {
   abandonedAt?: string;
   /** Changed paths the turn may not have changed itself (an interrupt, an overlapping session): rewinding them needs force. */
   uncertain?: string[];
+  /** How many prompts just before this turn never began theirs (their hooks were stopped before the snapshot): their work is in no turn. */
+  unbegunBefore?: number;
   /**
    * Set (by `log({ gone: true })`) when a snapshot of the turn, before or after, is no longer in
    * the store (expired by retention, or dropped): rewinding to it, or to an earlier turn, fails.

@@ -273,6 +273,12 @@ describe.each(SCRIPTS)("$agent: a prompt whose hook the agent killed", (script) 
     expect(told.map((l) => l.message.slice(0, 46))).toEqual([
       "the previous 2 prompts have no undo: the snaps",
     ]);
+    // log shows where they were: before the turn that began next.
+    expect((await logIn(repo, s)).map((t) => t.unbegunBefore)).toEqual([undefined, 2]);
+    const human = sandbox.cli(root(), ["log", "--session", s]).stdout.split("\n");
+    const at = human.findIndex((line) => line.includes("2 prompts here had no undo"));
+    expect(human[at]).toBe("  (2 prompts here had no undo: the snapshot before each never finished)");
+    expect(human[at + 1]).toMatch(/^ {2}\S+\s+open/);
   });
 
   it("leaves another session's turn its own edit of a file the killed prompt edited and finished with before", async () => {

@@ -170,6 +170,14 @@ function describeLog(session: string, turns: TurnRecord[]): string {
   const turnWidth = Math.max(...turns.map((t) => humanText(t.turn).length));
   const filesWidth = Math.max(...turns.map((t) => filesOf(t).length));
   for (const t of turns) {
+    if (t.unbegunBefore) {
+      const n = t.unbegunBefore;
+      lines.push(
+        color.yellow(
+          `  (${n === 1 ? "a prompt" : `${n} prompts`} here had no undo: the snapshot before ${n === 1 ? "it" : "each"} never finished)`,
+        ),
+      );
+    }
     const shownState = shownStateOf(t);
     const state = STATE_COLOR[shownState](shownState.padEnd(7));
     const files = filesOf(t).padEnd(filesWidth);
