@@ -14,13 +14,8 @@ import { conflictError, type SessionContext } from "./context.js";
 import { changedSinceShown, type OverriddenState } from "./overridden-state.js";
 import { quotedPath, turnsNamed, humanText } from "../util/format.js";
 import type { SessionState, TurnState } from "./model.js";
-import {
-  attributePaths,
-  changedBetweenTurns,
-  isUncertain,
-  type PathStates,
-  type TurnSnapshots,
-} from "./rewind-plan.js";
+import { attributePaths, isUncertain, type PathStates } from "./rewind-plan.js";
+import { changedBetweenTurns, type TurnSnapshots } from "./between-turns.js";
 import { unseenBy } from "./touch.js";
 import type { CatFile } from "../git/cat-file.js";
 import { inDependencyDirsSince } from "./rewind-skips.js";

@@ -28,9 +28,6 @@ import { refuseUnmatched, resolveNamedPaths, selectNamed } from "../restore/path
 import {
   attributePaths,
   changesOf,
-  changedBetweenTurns,
-  rewoundBetweenOf,
-  rewindsBetweenOf,
   conflictsOf,
   isUncertain,
   type UncertainPaths,
@@ -43,6 +40,7 @@ import {
   rewindOutcome,
   withFilesLeftOut,
 } from "./rewind-plan.js";
+import { changedBetweenTurns, rewoundBetweenOf, rewindsBetweenOf } from "./between-turns.js";
 import { requireSnapshot } from "../store/snapshots.js";
 import { insideSparseCheckout } from "../restore/sparse-absent.js";
 import { TreeLookup } from "../git/tree-lookup.js";
