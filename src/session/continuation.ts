@@ -93,7 +93,6 @@ export function reopenTurn(state: SessionState, record: { turn: string; tree?: s
  * last progress mark is that prompt's work: it ends at that mark (see `snapshotAtLastMark`).
  */
 export function promptArrived(state: SessionState, record: { turn: string; t: number }): void {
-  state.promptAt = record.t;
   // Until its turn begins (or it ends: its stop, the conversation's end), another session's turn
   // beside it must count its edits as this agent's, as it counts an open turn's.
   state.unbegun = newTurn(record.turn, "", "", record.t);
@@ -105,8 +104,7 @@ export function promptArrived(state: SessionState, record: { turn: string; t: nu
 
 /** Whether a prompt came after `t` (microseconds) whose turn never began. */
 export function promptSince(state: SessionState, t: number): boolean {
-  const latestBegun = state.turns.at(-1)?.startedAt ?? -1;
-  return state.promptAt !== undefined && state.promptAt > t && state.promptAt > latestBegun;
+  return state.unbegun !== undefined && state.unbegun.startedAt > t;
 }
 
 /** An open turn whose agent moved on (conversation ended, or a new prompt came): its tool calls are over. */

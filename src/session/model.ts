@@ -129,8 +129,6 @@ export interface SessionState {
   touched: Set<RelPath>;
   /** Rewinds redo can undo, oldest first; a new turn empties it. */
   redoStack: RewindState[];
-  /** When the latest prompt came, before its turn's snapshot was taken (see `promptArrived`). */
-  promptAt?: number;
   /** A prompt whose turn never began, as a turn for other sessions' attribution (see `promptArrived`). */
   unbegun?: TurnState;
   /** How many prompts since the latest turn began never began theirs. */
