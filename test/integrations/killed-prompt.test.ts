@@ -74,6 +74,9 @@ describe.each(SCRIPTS)("$agent: a prompt whose hook the agent killed", (script) 
     send(script.post(cwd(), s, repo.path(file), root()));
   };
 
+  /** A prompt after killed ones: its hook tells the person they have no undo, so it is not quiet. */
+  const toldPrompt = (s: string, n: number) =>
+    shellHook(sandbox, installedCommand(script.agent), script.begin(cwd(), s, n, root()), cwd(), pathEnv());
   /** Starts the prompt's hook, waits until its snapshot hangs in status, and kills it as the agent does. */
   const killedPrompt = async (s: string, n: number) => {
     writeFileSync(path.join(slowGitDir, "armed"), "");
@@ -130,13 +133,7 @@ describe.each(SCRIPTS)("$agent: a prompt whose hook the agent killed", (script) 
     expect(repo.read("b.txt")).toBe("killed prompt\n");
 
     // The next prompt begins a turn as usual, and the person is told the last one has no undo.
-    const next = shellHook(
-      sandbox,
-      installedCommand(script.agent),
-      script.begin(cwd(), s, 3, root()),
-      cwd(),
-      pathEnv(),
-    );
+    const next = toldPrompt(s, 3);
     expect(next.status).toBe(0);
     const told = hookLogs(sandbox).filter((l) =>
       String(l.message).startsWith("the previous prompt has no undo"),
@@ -161,13 +158,7 @@ describe.each(SCRIPTS)("$agent: a prompt whose hook the agent killed", (script) 
     // Its one stop ended both: the interrupted turn (at its mark) and the prompt, which runs no more.
     expect(sandbox.cli(root(), rewind).json.error.code).toBe("conflict");
     // (It tells the person the killed prompt has no undo: not a quiet hook.)
-    const next = shellHook(
-      sandbox,
-      installedCommand(script.agent),
-      script.begin(cwd(), s, 3, root()),
-      cwd(),
-      pathEnv(),
-    );
+    const next = toldPrompt(s, 3);
     expect(next.status).toBe(0);
     edit(s, "sub/c.txt", "turn 3\n");
     send(script.stop(cwd(), s, root()));
@@ -261,13 +252,7 @@ describe.each(SCRIPTS)("$agent: a prompt whose hook the agent killed", (script) 
     await killedPrompt(s, 3);
     edit(s, "b.txt", "third prompt\n");
     send(script.stop(cwd(), s, root()));
-    const next = shellHook(
-      sandbox,
-      installedCommand(script.agent),
-      script.begin(cwd(), s, 4, root()),
-      cwd(),
-      pathEnv(),
-    );
+    const next = toldPrompt(s, 4);
     expect(next.status).toBe(0);
     const told = hookLogs(sandbox).filter((l) => String(l.message).includes("no undo"));
     expect(told.map((l) => l.message.slice(0, 46))).toEqual([
