@@ -12,12 +12,12 @@ import {
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
-import { pipeline } from "node:stream/promises";
 import { fsError } from "../errors.js";
 import { type ObjectType, objectId, type WrittenObjects } from "./objects.js";
 import { namesIn } from "../util/small-files.js";
 import { alive } from "../util/process.js";
 import { zlib } from "../util/zlib.js";
+import { streamPromises } from "../util/stream-promises.js";
 import { adopt, type ObjectSharing, objectSharing } from "./object-sharing.js";
 
 /** Loose objects written from Node, so a snapshot needs no extra git process. */
@@ -258,7 +258,7 @@ export class LooseObjectWriter {
         hash.update(bytes);
       });
       const sink = handle.createWriteStream();
-      await pipeline(source, deflate, sink);
+      await streamPromises().pipeline(source, deflate, sink);
       if (seen !== size) {
         await fs.rm(temp, { force: true });
         return null;

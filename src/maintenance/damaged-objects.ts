@@ -1,6 +1,5 @@
 import { createReadStream, promises as fs, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { pipeline } from "node:stream/promises";
 import { runGit } from "../git/exec.js";
 import { gitReason } from "../git/failure.js";
 import { GhostcommitError } from "../errors.js";
@@ -11,6 +10,7 @@ import { nodeCrypto } from "../util/crypto.js";
 import { withLock } from "../util/lock.js";
 import { namesIn } from "../util/small-files.js";
 import { zlib } from "../util/zlib.js";
+import { streamPromises } from "../util/stream-promises.js";
 import {
   packsUnlikeTheirIndex,
   repairUnindexedPacks,
@@ -96,13 +96,17 @@ async function inflatedStream(file: string): Promise<Inflated | null> {
   let head = Buffer.alloc(0);
   let length = 0;
   try {
-    await pipeline(createReadStream(file), zlib().createInflate(), async (source: AsyncIterable<Buffer>) => {
-      for await (const chunk of source) {
-        hash.update(chunk);
-        length += chunk.length;
-        if (head.length < 64) head = Buffer.concat([head, chunk.subarray(0, 64)]);
-      }
-    });
+    await streamPromises().pipeline(
+      createReadStream(file),
+      zlib().createInflate(),
+      async (source: AsyncIterable<Buffer>) => {
+        for await (const chunk of source) {
+          hash.update(chunk);
+          length += chunk.length;
+          if (head.length < 64) head = Buffer.concat([head, chunk.subarray(0, 64)]);
+        }
+      },
+    );
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code?.startsWith("Z_")) return null;
     throw error;

@@ -6,7 +6,6 @@ import { runGit } from "../git/exec.js";
 import { missingObjects } from "../git/cat-file.js";
 import type { WrittenObjects } from "../git/objects.js";
 import { alive } from "../util/process.js";
-import { setTimeout as sleep } from "node:timers/promises";
 
 /**
  * The repo store writes a snapshot's objects into the user's repository and only then its ref.
@@ -76,7 +75,7 @@ async function waitForPruningGc(commonDir: string, since: number): Promise<void>
     // Once: a gc with the default expiry (two weeks) spares objects written moments ago.
     if (!checked && !(await gcPrunesRecent(commonDir, running))) return;
     checked = true;
-    await sleep(50);
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
