@@ -13,20 +13,25 @@ import { journalsAround } from "./sessions-around.js";
 /**
  * What a rewind that closes the open turn (forced, or a turn whose conversation ended) takes as
  * its work: what differs from its before-state now, and of that, what is in doubt as after an
- * interrupt (no end event came: a change since its last mark may be the person's).
+ * interrupt (no end event came: a change since its last mark may be the person's). A turn a new
+ * prompt superseded ends at its last progress mark, as its stop would end it (see
+ * `snapshotAtLastMark`): what came since is that prompt's.
  */
 export async function closingOpenTurn(
   ctx: SessionContext,
   cat: CatFile,
   open: TurnState,
-  trees: { before: string; after: string },
+  before: string,
+  now: string,
 ): Promise<{ changed: RelPath[]; uncertain: RelPath[]; afterLastTool: RelPath[] }> {
+  const superseded = open.supersededAt !== undefined;
+  const trees = { before, after: superseded ? (open.progress ?? before) : now };
   const diff = await diffTrees(ctx.engine, trees.before, trees.after);
   const others = await journalsAround(ctx.engine, open.startedAt, ctx.journal.file);
   const changed = attributeTurn(
     diff.map((c) => c.path),
     open.touched,
-    overlappingTouches(others, open.startedAt, nowMicros()),
+    overlappingTouches(others, open.startedAt, open.supersededAt ?? nowMicros()),
   );
   return { changed, ...(await interruptedDoubts(cat, open, trees, changed, ctx.engine.root)) };
 }

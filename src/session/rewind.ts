@@ -182,8 +182,8 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
           const changedLists = await withFilesLeftOut(changedBy, befores, afters, read);
           if (open) {
             const index = turns.indexOf(open);
-            const trees = { before: befores[index].tree, after: currentTree };
-            const { changed, uncertain: since, afterLastTool } = await closingOpenTurn(ctx, cat, open, trees);
+            const closing = await closingOpenTurn(ctx, cat, open, befores[index].tree, currentTree);
+            const { changed, uncertain: since, afterLastTool } = closing;
             changedLists[index] = changed;
             uncertainOf[index] = { uncertain: new Set(since), afterLastTool: new Set(afterLastTool) };
             closed = { turn: open.turn, changed, ...(since.length > 0 ? { uncertain: since } : {}) };

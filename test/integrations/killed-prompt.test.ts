@@ -192,6 +192,34 @@ describe.each(SCRIPTS)("$agent: a prompt whose hook the agent killed", (script) 
     ]);
   });
 
+  it("closes the interrupted turn at its last tool call in a rewind forced while the killed prompt runs: that prompt's work stays", async () => {
+    const s = `${script.agent}-forced`;
+    send(script.begin(cwd(), s, 1, root()));
+    edit(s, "a.txt", "turn 1\n");
+    await killedPrompt(s, 2);
+    edit(s, "b.txt", "killed prompt\n");
+    repo.write({ "made.txt": "by the killed prompt's shell\n" });
+    send(script.shell(cwd(), s, "echo > made.txt", root()));
+    // The person forces the rewind of the interrupted turn while the agent works on the prompt.
+    const forced = sandbox.cli(root(), [
+      "rewind",
+      "--session",
+      s,
+      "--to",
+      script.turnId(1),
+      "--force",
+      "--json",
+    ]);
+    expect([forced.status, forced.json.written, forced.json.deleted]).toEqual([0, ["a.txt"], []]);
+    expect([repo.read("a.txt"), repo.read("b.txt"), repo.read("made.txt")]).toEqual([
+      "a0\n",
+      "killed prompt\n",
+      "by the killed prompt's shell\n",
+    ]);
+    const [turn] = await logIn(repo, s);
+    expect([turn.state, turn.changed, turn.uncertain]).toEqual(["rewound", ["a.txt"], undefined]);
+  });
+
   it("counts the killed prompt's edits as its agent's in another session's turn beside it, and refuses a rewind while it runs", async () => {
     const [s1, s2] = [`${script.agent}-one`, `${script.agent}-two`];
     send(script.begin(cwd(), s1, 1, root()));
