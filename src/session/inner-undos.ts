@@ -22,10 +22,19 @@ export function settleInnerUndos(
   const before = (turn: TurnState) => state.turns.indexOf(turn) < state.turns.indexOf(target);
   // The undos inside a turn: its rewinds (undid: their turns' work taken away) and its redos
   // (their turns' work brought back). Rewinding the turn reverses them; redoing it, that reversal.
+  // A redone rewind is no longer among the rewinds: its redo holds it.
   const undos = [
     ...[...state.rewinds.values()].map((r) => ({ t: r.t, rewind: r, undid: true })),
-    ...state.redos.map((r) => ({ ...r, undid: false })),
-  ].filter((inner) => inner.rewind.id !== rewind.id); // not the one being rewound or redone
+    ...state.redos.flatMap((r) => [
+      { t: r.rewind.t, rewind: r.rewind, undid: true },
+      { ...r, undid: false },
+    ]),
+  ]
+    .filter((inner) => inner.rewind.id !== rewind.id) // not the one being rewound or redone
+    .sort((a, b) => a.t - b.t);
+  // Rewinding the turn reverses its undos, the last first, so the first one's is what is left;
+  // redoing it makes them again in their order.
+  if (!redone) undos.reverse();
   for (const id of rewind.turns) {
     const turn = turnOf(id);
     if (!turn) continue;

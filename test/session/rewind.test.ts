@@ -212,6 +212,28 @@ describe("rewind and redo through the CLI", () => {
     expect([r.exists("b.txt"), ...(await states())]).toEqual([true, "1:done", "2:done"]);
   });
 
+  it("reverses several undos from inside one turn in their order: a rewind, its redo, the rewind again", async () => {
+    const r = repo({ "a.txt": "a\n" });
+    await turn(r, "s", "1", () => r.write({ "f.txt": "v1\n" }));
+    await turn(r, "s", "2", () => r.write({ "f.txt": "v2\n" }));
+    // Inside turn 3 the agent undoes turn 2, the person changes their mind twice.
+    await turn(r, "s", "3", () => {
+      r.ok("rewind", "--session", "s", "--keep-open-turn", "--to", "2");
+      r.ok("redo", "--session", "s", "--keep-open-turn");
+      r.ok("rewind", "--session", "s", "--keep-open-turn", "--to", "2");
+    });
+    const states = async () => (await logIn(r, "s")).map((t: any) => `${t.turn}:${t.state}`);
+    expect([r.read("f.txt"), ...(await states())]).toEqual(["v1\n", "1:done", "2:rewound", "3:done"]);
+    // Rewinding turn 3 takes back all three: turn 2's work is on disk again, and done.
+    r.ok("rewind", "--session", "s", "--to", "3");
+    expect([r.read("f.txt"), ...(await states())]).toEqual(["v2\n", "1:done", "2:done", "3:rewound"]);
+    // So turn 2 is rewindable, as any done turn.
+    expect(r.ok("rewind", "--session", "s", "--to", "2", "--dry-run").rewoundTurns).toEqual(["2"]);
+    // Redo makes turn 3's undos again: turn 2 is rewound once more.
+    r.ok("redo", "--session", "s");
+    expect([r.read("f.txt"), ...(await states())]).toEqual(["v1\n", "1:done", "2:rewound", "3:done"]);
+  });
+
   it("counts them done again also when later turns ran before that turn is rewound", async () => {
     const r = repo({ "a.txt": "a\n" });
     await turn(r, "k", "1", () => r.write({ "a.txt": "t1\n" }));
