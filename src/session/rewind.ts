@@ -39,12 +39,13 @@ import {
   type RewoundTurn,
   rewindOutcome,
   withFilesLeftOut,
+  newlyExcluded,
 } from "./rewind-plan.js";
 import { changedBetweenTurns, rewoundBetweenOf, rewindsBetweenOf } from "./between-turns.js";
 import { requireSnapshot } from "../store/snapshots.js";
 import { insideSparseCheckout } from "../restore/sparse-absent.js";
 import { TreeLookup } from "../git/tree-lookup.js";
-import { isFileOnDisk } from "../util/small-files.js";
+import { existsNow, isFileOnDisk } from "../util/small-files.js";
 import { addLeftSkips, inDependencyDirsSince, touchedBy } from "./rewind-skips.js";
 import { clearFirst, obstructions } from "./obstructions.js";
 
@@ -121,7 +122,13 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       const where = { session, turns: ids };
       // An open turn's changes are known once the capture has seen them (below).
       const changedBy = turns.map((t) => t.changed);
-      if (!open) refuseUnchanged(named, changedBy, where);
+      // A file a turn took out of its capture (made unreadable, grown past a limit) was its change
+      // too: named, it is reported as left (an `excluded` skip), as the whole rewind reports it.
+      const leftOut = newlyExcluded(
+        befores[0].meta,
+        afters.map((a) => a?.meta ?? null),
+      );
+      if (!open) refuseUnchanged(named, [...changedBy, leftOut], where);
       // Paths an earlier rewind of some paths put back are the session's doing, not someone else's:
       // every such rewind a turn still lists, also once a new turn has emptied the redo stack.
       const partial = leftByRewinds(partialRewindsInEffect(state));
@@ -187,7 +194,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
             changedLists[index] = changed;
             uncertainOf[index] = { uncertain: new Set(since), afterLastTool: new Set(afterLastTool) };
             closed = { turn: open.turn, changed, ...(since.length > 0 ? { uncertain: since } : {}) };
-            refuseUnchanged(named, changedLists, where);
+            refuseUnchanged(named, [...changedLists, leftOut], where);
           }
           const all: PathStates[] = [];
           const attributed = attributePaths(changedLists.map((changed) => ({ changed })));
@@ -236,7 +243,11 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
             refusal = await rewindConflict(engine, cat, { session, keptOpen }, states, conflicts, afterOf);
           if (refusal && !dryRun) throw refusal;
           overridden = conflicts.map(displayPath);
-          const leftAlone = [...notCaptured, ...excludedNow];
+          const leftAlone = [
+            ...notCaptured,
+            ...excludedNow,
+            ...leftOut.filter((p) => existsNow(engine.root, p)),
+          ];
           refuseNothingToPutBack(named, { changes: changes.length, leftAlone }, { session, to });
           for (const c of changes) targets.set(c.path, c.target);
           const deletions = changes.filter((c) => c.target === null).map((c) => c.path);

@@ -653,4 +653,32 @@ describe("hostile trees", () => {
       expect(repo.read("a.txt")).toBe("one\n");
     },
   );
+
+  // Needs root to switch to another user (uid 65534), for whom a mode-000 file is unreadable.
+  it.skipIf(process.getuid?.() !== 0)(
+    "a file a turn made unreadable, named in a rewind, is reported left as it is (as the whole rewind reports it), not as unchanged",
+    (ctx) => {
+      const cli = cliForOtherUser(ctx);
+      const repo = sb.repo("unreadable-turn", {
+        "scripts/run.sh": "#!/bin/sh\n",
+        "src/main.c": "int main;\n",
+      });
+      spawnSync("chown", ["-R", "65534:65534", sb.home]);
+      const run = asNobody(cli, repo.dir);
+      expect(run(["turn", "begin", "--session", "n1", "--turn", "1"]).status).toBe(0);
+      chmodSync(repo.path("scripts/run.sh"), 0o000);
+      writeFileSync(repo.path("src/main.c"), "int main(void);\n");
+      expect(run(["turn", "end", "--session", "n1"]).status).toBe(0);
+      const left = { path: "scripts/run.sh", reason: "excluded" };
+      const whole = run(["rewind", "--session", "n1", "--to", "1", "--dry-run"]);
+      expect([whole.status, JSON.parse(whole.stdout).skipped]).toEqual([0, [left]]);
+      const named = asNobody(
+        cli,
+        repo.dir,
+        [],
+      )(["rewind", "--session", "n1", "--to", "1", "--dry-run", "--json", "--", "scripts/run.sh"]);
+      expect([named.status, named.stderr]).toEqual([0, ""]);
+      expect(JSON.parse(named.stdout)).toMatchObject({ written: [], deleted: [], skipped: [left] });
+    },
+  );
 });
