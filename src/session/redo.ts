@@ -19,6 +19,7 @@ import { worktreeStates } from "../capture/worktree-state.js";
 import { commitTree } from "../git/trees.js";
 import { openTurnOf, type RewindState, type SessionState } from "./model.js";
 import { clearFirst, obstructions } from "./obstructions.js";
+import { refuseWhileRunning } from "./open-turn-rewind.js";
 
 /**
  * `redo`: undoes the session's last rewind that is still undoable. Only the paths that rewind
@@ -58,6 +59,9 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
       );
     }
     refuseOtherRedo(expect, session, rewind.turns);
+    // As a rewind: not while the agent may be writing (from a terminal), unless forced.
+    const open = options.keepOpenTurn ? undefined : openTurnOf(state);
+    refuseWhileRunning(state, open, { force, fromInside: Boolean(options.keepOpenTurn) });
     const left = leftByRewinds([rewind]);
     const paths = [...left.keys()];
     return engine.withReader(async (cat) => {

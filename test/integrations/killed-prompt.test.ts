@@ -220,6 +220,27 @@ describe.each(SCRIPTS)("$agent: a prompt whose hook the agent killed", (script) 
     expect([turn.state, turn.changed, turn.uncertain]).toEqual(["rewound", ["a.txt"], undefined]);
   });
 
+  it("refuses a redo from a terminal while the killed prompt runs, as a rewind is, and does it once the prompt stopped", async () => {
+    const s = `${script.agent}-redo`;
+    send(script.begin(cwd(), s, 1, root()));
+    edit(s, "a.txt", "turn 1\n");
+    send(script.stop(cwd(), s, root()));
+    expect(sandbox.cli(root(), ["rewind", "--session", s, "--to", script.turnId(1), "--json"]).status).toBe(
+      0,
+    );
+    expect(repo.read("a.txt")).toBe("a0\n");
+    await killedPrompt(s, 2);
+    edit(s, "b.txt", "killed prompt\n");
+    const running = sandbox.cli(root(), ["redo", "--session", s, "--json"]);
+    expect([running.status, running.json.error.code]).toEqual([3, "open-turn"]);
+    expect(running.json.error.message).toContain("working on a prompt whose turn never began");
+    expect([repo.read("a.txt"), repo.read("b.txt")]).toEqual(["a0\n", "killed prompt\n"]);
+    send(script.stop(cwd(), s, root()));
+    const redone = sandbox.cli(root(), ["redo", "--session", s, "--json"]);
+    expect([redone.status, redone.json.written]).toEqual([0, ["a.txt"]]);
+    expect([repo.read("a.txt"), repo.read("b.txt")]).toEqual(["turn 1\n", "killed prompt\n"]);
+  });
+
   it("counts the killed prompt's edits as its agent's in another session's turn beside it, and refuses a rewind while it runs", async () => {
     const [s1, s2] = [`${script.agent}-one`, `${script.agent}-two`];
     send(script.begin(cwd(), s1, 1, root()));
