@@ -59,9 +59,11 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
       );
     }
     refuseOtherRedo(expect, session, rewind.turns);
-    // As a rewind: not while the agent may be writing (from a terminal), unless forced.
-    const open = options.keepOpenTurn ? undefined : openTurnOf(state);
-    refuseWhileRunning(state, open, { force, fromInside: Boolean(options.keepOpenTurn) });
+    // As a rewind: not while the agent may be writing (from a terminal), unless forced. A rewind
+    // killed half-way is settled first, whatever runs (as running it again finishes it).
+    const open = options.keepOpenTurn || rewind.pending ? undefined : openTurnOf(state);
+    const fromInside = Boolean(options.keepOpenTurn || rewind.pending);
+    refuseWhileRunning(state, open, { force, fromInside });
     const left = leftByRewinds([rewind]);
     const paths = [...left.keys()];
     return engine.withReader(async (cat) => {
