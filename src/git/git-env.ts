@@ -39,6 +39,25 @@ function withHugePages(tunables: string | undefined): string {
   return /(^|:)glibc\.malloc\.hugetlb=/.test(tunables) ? tunables : `${tunables}:glibc.malloc.hugetlb=1`;
 }
 
+/**
+ * Configuration every git process gets (above the user's files; a `-c` on a command line wins):
+ * the user's `core.fsmonitor` hook never runs for ghostcommit, in whatever repository or index
+ * git reads (a slow one held a restore's `check-ignore` for as long as it ran). A snapshot's
+ * status that asks Watchman names its own hook with `-c`.
+ */
+const FORCED_CONFIG: [string, string][] = [["core.fsmonitor", "false"]];
+
+/** `GIT_CONFIG_COUNT` and its keys and values: the forced configuration, then `pairs`. */
+export function configEnv(pairs: [string, string][] = []): NodeJS.ProcessEnv {
+  const all = [...FORCED_CONFIG, ...pairs];
+  const env: NodeJS.ProcessEnv = { GIT_CONFIG_COUNT: String(all.length) };
+  all.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
+  return env;
+}
+
 /** The environment every git process starts from: the user's, minus anything that redirects git. */
 export function baseGitEnv(): NodeJS.ProcessEnv {
   if (baseEnvCache) return baseEnvCache;
@@ -59,6 +78,7 @@ export function baseGitEnv(): NodeJS.ProcessEnv {
     GIT_COMMITTER_NAME: "ghostcommit",
     GIT_COMMITTER_EMAIL: "ghostcommit@localhost",
     GLIBC_TUNABLES: withHugePages(env.GLIBC_TUNABLES),
+    ...configEnv(),
   });
   baseEnvCache = env;
   return env;

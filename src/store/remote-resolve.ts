@@ -2,6 +2,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { GhostcommitError } from "../errors.js";
 import { runGit } from "../git/exec.js";
+import { configEnv } from "../git/git-env.js";
 import type { WorkspaceLocation } from "../git/repository.js";
 
 /** Which remote a push or fetch names, and how git reaches it as the user's own git would. */
@@ -32,12 +33,7 @@ async function transportEnv(location: WorkspaceLocation): Promise<NodeJS.Process
     if (TRANSPORT_KEYS.test(key.toLowerCase()))
       pairs.push([key, newline === -1 ? "true" : entry.slice(newline + 1)]);
   }
-  env.GIT_CONFIG_COUNT = String(pairs.length);
-  pairs.forEach(([key, value], i) => {
-    env[`GIT_CONFIG_KEY_${i}`] = key;
-    env[`GIT_CONFIG_VALUE_${i}`] = value;
-  });
-  return env;
+  return Object.assign(env, configEnv(pairs));
 }
 
 /** The remote as given, the URL git uses for it and the environment that reaches it. */

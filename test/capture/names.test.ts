@@ -144,8 +144,16 @@ describe("the user's git configuration never changes bytes or runs programs", ()
       r.write({ "a.txt": "edited\n", "b.txt": "new\n" });
       const snap = r.ok("--store", store, "snapshot");
       r.write({ "a.txt": "agent\n" });
+      // A file to write back, which the restore checks against the ignore rules now (in a trial
+      // this ran a user's slow fsmonitor hook for as long as it took), dry run and real.
+      r.remove("b.txt");
+      r.ok("--store", store, "restore", snap.id, "--dry-run");
       r.ok("--store", store, "restore", snap.id);
-      expect(r.read("a.txt")).toBe("edited\n");
+      expect([r.read("a.txt"), r.read("b.txt")]).toEqual(["edited\n", "new\n"]);
+      // A push checks its snapshots for ignored files against the repository's rules.
+      const remote = path.join(sandbox.home, `remote-${store}.git`);
+      r.git("init", "-q", "--bare", remote);
+      r.ok("--store", store, "push", remote, "--snapshots");
       // doctor and gc too (the repo store's walks of what the user's index holds ran the fsmonitor hook)
       r.ok("--store", store, "doctor");
       r.ok("--store", store, "gc", "--keep", "1");
