@@ -6,7 +6,7 @@ import { turnsNamed, humanText } from "../util/format.js";
 import { shellWord } from "../util/shell.js";
 import { displayPath, type RelPath } from "../paths.js";
 import { runRestore } from "../restore/restore.js";
-import { displayOutcome } from "../restore/outcome.js";
+import { displayOutcome, ioSkips } from "../restore/outcome.js";
 import type { ExpectedRedo, RedoOptions, RedoReport } from "../types.js";
 import { conflictError, type SessionContext } from "./context.js";
 import { changesOf, conflictsOf, leftByRewinds, type PathStates } from "./rewind-plan.js";
@@ -145,6 +145,9 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
         report.dryRun = true;
         return report;
       }
+      // Files it could not write (a full disk): not recorded, so the rewind stays to redo, and the
+      // next redo finishes it (the files already back count as no conflict), as for a rewind.
+      if (ioSkips(report)) return report;
       const deleted = [...result.deleted];
       await journal.append([{ e: "redo", rewind: rewind.id, safety: result.safety!, deleted }], true);
       return report;

@@ -325,6 +325,41 @@ describe("a full disk under the store", () => {
   );
 
   (mounted ? it : it.skip)(
+    "a redo that runs out of room stays to do: the next redo, once there is room, finishes it",
+    async () => {
+      freshDisk();
+      const repo = sandbox.repo("disk/redo", { "a.txt": "a\n" });
+      repo.ok("turn", "begin", "--session", "s", "--turn", "1");
+      const big = randomBytes(1 << 20);
+      repo.write({ "big.bin": big, "a.txt": "edited\n" });
+      repo.ok("turn", "end", "--session", "s", "--turn", "1");
+      repo.ok("rewind", "--session", "s", "--to", "1");
+      expect([repo.exists("big.bin"), repo.read("a.txt")]).toEqual([false, "a\n"]);
+      const filler = path.join(disk, "redo-filler");
+      const { bavail, bsize } = statfsSync(disk);
+      writeFileSync(filler, Buffer.alloc(bavail * bsize - 256 * 1024));
+      try {
+        const failed = repo.cli(["redo", "--session", "s"]);
+        expect(failed.status, failed.stderr).toBe(1);
+        expect(failed.stdout).toContain("big.bin (io: no space left on the device (ENOSPC))");
+        expect(failed.stdout).toContain(
+          "not finished: `ghostcommit redo --session s` finishes it once those files can be written",
+        );
+      } finally {
+        execFileSync("rm", ["-f", filler]);
+      }
+      // Still a rewind to redo, not one redone already (which left its work for good).
+      expect((await logIn(repo, "s"))[0].state).toBe("rewound");
+      repo.ok("redo", "--session", "s");
+      expect([readFileSync(repo.path("big.bin")).equals(big), repo.read("a.txt")]).toEqual([
+        true,
+        "edited\n",
+      ]);
+      expect((await logIn(repo, "s"))[0].state).toBe("done");
+    },
+  );
+
+  (mounted ? it : it.skip)(
     "a plain directory's large file that does not fit leaves no temp object of git's taking the room",
     () => {
       freshDisk();

@@ -171,6 +171,10 @@ export function describeRedo(report: RedoReport, globals: GlobalOptions = {}): s
   const lines = [head];
   if (report.overridden) lines.push(overwroteLine(report.overridden, report.dryRun));
   lines.push(describeRestore({ ...report, safety: null }));
+  if (!report.dryRun && ioSkips(report))
+    lines.push(
+      `not finished: \`${commandHint(globals, `redo --session ${shellWord(report.session)}`)}\` finishes it once those files can be written`,
+    );
   // What it overwrote is only in its safety snapshot, which holds the files as before the redo.
   if (!report.dryRun && report.overridden && report.safety)
     lines.push(color.dim(`undo with: ${commandHint(globals, `restore ${shortId(report.safety)}`)}`));
