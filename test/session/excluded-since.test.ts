@@ -156,6 +156,27 @@ describe("diff of a turn's two snapshots when the after-snapshot left out what t
   });
 });
 
+describe("diff against the working tree of a file ignored since the snapshot", () => {
+  it("does not show it deleted while it is on disk (not captured is not deleted), as a restore leaves it; one gone from disk is", async () => {
+    // Found in a trial: a new .gitignore line made diff print `D keep.tmp2` for a file still there.
+    const r = repo({ "a.txt": "a\n", ".gitignore": "*.log\n" });
+    r.write({ "keep.tmp2": "kept\n", "gone.tmp2": "gone\n" });
+    const snap = await snapshotIn(r);
+    r.write({ ".gitignore": "*.log\n*.tmp2\n" });
+    r.remove("gone.tmp2");
+    const live = r.ok("diff", snap.id);
+    expect(live.map((e: { path: string; status: string }) => `${e.status} ${e.path}`)).toEqual([
+      "modified .gitignore",
+      "deleted gone.tmp2",
+    ]);
+    expect(r.cli(["diff", snap.id, "--name-status"]).stdout).toBe("M\t.gitignore\nD\tgone.tmp2\n");
+    expect(r.cli(["diff", snap.id, "--", "keep.tmp2"]).stdout).toBe("no differences\n");
+    expect(r.ok("restore", snap.id, "--dry-run").skipped).toEqual([
+      expect.objectContaining({ path: "keep.tmp2", reason: "excluded" }),
+    ]);
+  });
+});
+
 describe("a directory named in dependencyDirs after the turn that wrote files in it", () => {
   it("is neither a conflict nor deleted by a rewind, as a .ghostignore line added since: its files are left and listed", async () => {
     const r = repo({ "README.md": "hi\n" });
