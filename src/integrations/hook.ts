@@ -176,7 +176,7 @@ async function act(event: HookEvent, options: HookOptions, answer: PromptAnswer)
           begun.unbegunBefore === 1
             ? "the previous prompt has"
             : `the previous ${begun.unbegunBefore} prompts have`;
-        const why = `${which} no undo: the snapshot before ${begun.unbegunBefore === 1 ? "it" : "each"} never finished (the agent stops a hook that outlasts its timeout; a large folder's first snapshot can take that long). What ${begun.unbegunBefore === 1 ? "it" : "they"} changed is in no turn, and rewinding an earlier turn refuses those files`;
+        const why = `${which} no undo: the snapshot before ${begun.unbegunBefore === 1 ? "it" : "each"} never finished (it failed, a full disk say, or the agent stopped a hook that outlasted its timeout, as a large folder's first snapshot can). What ${begun.unbegunBefore === 1 ? "it" : "they"} changed is in no turn, and rewinding an earlier turn refuses those files`;
         await log("error", why);
         if (shows) answer.notices.push(`ghostcommit: ${why}`);
       }

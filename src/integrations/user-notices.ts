@@ -59,7 +59,7 @@ export function snapshotFailedNotice(
   if (error instanceof GhostcommitError && error.code === "bad-input") return null;
   const what =
     action.kind === "begin"
-      ? "no snapshot before this prompt's work, so this turn is not recorded (rewinding an earlier turn undoes its work too)"
+      ? "no snapshot before this prompt's work, so this turn is not recorded (what it changes is in no turn, and rewinding an earlier turn refuses those files)"
       : action.kind === "end"
         ? "no snapshot at the end of this turn (the next prompt closes it, as after an interrupt)"
         : action.kind === "touch" && !action.edited

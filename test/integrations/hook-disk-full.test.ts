@@ -62,7 +62,7 @@ describe("a hook whose snapshot fails on a full disk", () => {
       expect(touch).toContain(ENOSPC);
       const begin = told(send(claude.prompt(repo.dir, "s1", "three")));
       expect(begin).toMatch(
-        /^ghostcommit: no snapshot before this prompt's work, so this turn is not recorded \(rewinding an earlier turn undoes its work too\): .+$/,
+        /^ghostcommit: no snapshot before this prompt's work, so this turn is not recorded \(what it changes is in no turn, and rewinding an earlier turn refuses those files\): .+$/,
       );
       expect(begin).toContain(ENOSPC);
       // Gemini CLI's answer keeps its fields and gains the message.
