@@ -217,16 +217,18 @@ export function unwritableStoreDir(engine: StoreContext): { dir: string; errno: 
 /** The safety snapshot, hint and temp-file token a restore's state file names; nulls when it is torn or unreadable. */
 export async function namedIn(
   file: string,
-): Promise<{ safety: string | null; hint?: string; token?: string }> {
+): Promise<{ safety: string | null; hint?: string; redo?: true; token?: string }> {
   try {
     const value = JSON.parse(await fs.readFile(file, "utf8")) as {
       safety?: unknown;
       hint?: unknown;
+      redo?: unknown;
       token?: unknown;
     } | null;
     return {
       safety: typeof value?.safety === "string" ? value.safety : null,
       ...(typeof value?.hint === "string" ? { hint: value.hint } : {}),
+      ...(value?.redo === true ? { redo: true as const } : {}),
       ...(typeof value?.token === "string" && /^[0-9a-f]+$/.test(value.token) ? { token: value.token } : {}),
     };
   } catch {
@@ -235,7 +237,7 @@ export async function namedIn(
 }
 
 export function interruptedProblem(
-  named: { safety: string | null; hint?: string; token?: string },
+  named: { safety: string | null; hint?: string; redo?: true; token?: string },
   file: string,
   startedAt = "",
 ): Problem {
@@ -244,7 +246,7 @@ export function interruptedProblem(
   // plain restore's record is settled by any restore run to its end, or `doctor --repair`.
   const started = startedAt ? ` started ${startedAt}` : "";
   const message = named.hint
-    ? `a rewind${started} was interrupted; ${named.hint} (until one of them runs, some files are back and others not)`
+    ? `a ${named.redo ? "redo" : "rewind"}${started} was interrupted; ${named.hint} (until ${named.redo ? "it runs" : "one of them runs"}, some files are back and others not)`
     : `a restore${started} was interrupted; \`ghostcommit restore ${named.safety ?? "<safety id>"}\` brings back the state before it (a restore that runs to its end, or \`doctor --repair\`, settles this)`;
   return {
     code: "interrupted-restore",

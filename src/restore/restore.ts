@@ -66,6 +66,8 @@ export interface RestoreRun {
   beforeApply?: (steps: PlanStep[], safety: string) => Promise<void>;
   /** How to finish or undo this restore if it dies half-way, for `doctor` (a sentence). */
   interruptedHint?: string;
+  /** The restore is a redo's: `doctor` says a redo was interrupted. */
+  interruptedRedo?: boolean;
   /** Checked until the first file is written (see `stopIfCancelled`); after that the restore finishes. */
   signal?: AbortSignal;
   /** The HEAD the state restored to was captured at: a HEAD moved since is said (see HeadMoved). */
@@ -167,6 +169,7 @@ async function restoreLocked(engine: StoreContext, cat: CatFile, run: RestoreRun
     token: randomHex(5),
     ...journalDirs(engine.root, steps),
     ...(run.interruptedHint ? { hint: run.interruptedHint } : {}),
+    ...(run.interruptedRedo ? { redo: true as const } : {}),
   };
   await writeFileAtomic(journal, JSON.stringify(record));
   // The journal and last-safety.json are fsynced; their directory entries must be too before the

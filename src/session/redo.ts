@@ -98,6 +98,8 @@ export async function redoSession(ctx: SessionContext, options: RedoOptions = {}
         includes: paths,
         dryRun,
         safetyMessage: `before redoing ${turnsNamed(rewind.turns)} of session ${session}`,
+        interruptedHint: `\`ghostcommit redo --session ${shellWord(session)}\` finishes it`,
+        interruptedRedo: true,
         guards: rewind.safety,
         session,
         signal: options.signal,

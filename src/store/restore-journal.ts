@@ -29,6 +29,8 @@ export interface RestoreJournal {
   made?: RelPath[];
   /** How to finish or undo it (a rewind or redo names its session's commands). */
   hint?: string;
+  /** The hint is a redo's (else a rewind's). */
+  redo?: true;
 }
 
 /** A restore that died half-way, kept (after its temp files were removed) until `doctor --repair`. */
@@ -38,6 +40,7 @@ export interface InterruptedRestore {
   startedAt: string;
   journal: string;
   hint?: string;
+  redo?: true;
 }
 
 /**
@@ -218,6 +221,7 @@ async function settleJournal(
     startedAt: typeof raw.startedAt === "string" ? raw.startedAt : "",
     journal: path.basename(file),
     ...(typeof raw.hint === "string" ? { hint: raw.hint } : {}),
+    ...(raw.redo === true ? { redo: true } : {}),
   };
   const target = path.join(interruptedDir(paths), `restore-${record.pid}-${randomHex(4)}.json`);
   try {
@@ -259,6 +263,7 @@ export async function interruptedRestores(
       startedAt: typeof record.startedAt === "string" ? record.startedAt : "",
       journal: typeof record.journal === "string" ? record.journal : name,
       ...(typeof record.hint === "string" ? { hint: record.hint } : {}),
+      ...(record.redo === true ? { redo: true } : {}),
       file,
     });
   }

@@ -318,7 +318,16 @@ describe("a rewind or redo killed half-way", () => {
       const run = killedAt(repo, env, redo, "rename", n);
       const now = fingerprint(repo.dir);
       if (run.signal === "SIGKILL" && JSON.stringify([...now]) !== JSON.stringify([...rewound])) {
-        if (JSON.stringify([...now]) !== JSON.stringify([...turnDone])) redoMidway++;
+        if (JSON.stringify([...now]) !== JSON.stringify([...turnDone])) {
+          redoMidway++;
+          // doctor says a redo was cut off, and that running it again finishes it.
+          const problems = repo.cli(["doctor", "--json"]).json.problems as { message: string }[];
+          expect(problems.map((p) => p.message.replace(/ started \S+/, ""))).toContainEqual(
+            expect.stringMatching(
+              /^a redo was interrupted; `ghostcommit redo --session s` finishes it \(until it runs, some files are back and others not\)/,
+            ),
+          );
+        }
         repo.ok(...redo);
       } else if (run.signal !== "SIGKILL") {
         expect(run.status, run.stderr).toBe(0);
