@@ -128,6 +128,37 @@ describe("what the web timeline says", () => {
     await page.close();
   });
 
+  it("says which files a rewind leaves as they are, and why, in its plan and once it is done", async () => {
+    // Found in a trial: an ignored .env that Cursor reports only after its edit was left as it
+    // was, which the command line says (`skip .env (not-captured)`) and the page did not.
+    const r = repo({ ".gitignore": ".env\n", "a.txt": "a0\n" });
+    r.write({ ".env": "KEY=old\n" });
+    const session = (await openIn(r.sandbox, r.dir)).session("s");
+    await session.beginTurn("1");
+    r.write({ ".env": "KEY=agent\n", "a.txt": "a1\n" });
+    await session.touched([".env"], { edited: true });
+    await session.endTurn("1");
+    const ui = await startUi(r);
+    servers.push(ui);
+    const page = await openPage(ui);
+    await turnItem(page, "s", "1").click();
+    await page.getByRole("button", { name: "Rewind to before this turn" }).click();
+    const preview = page.locator(".panel.preview");
+    await preview.waitFor();
+    expect(await preview.locator("ul.skipped li").allTextContents()).toEqual([
+      ".env (its content before the turn was never captured)",
+    ]);
+    expect(await preview.textContent()).toContain("Will leave 1 file as it is:");
+    await page.getByRole("button", { name: "Confirm rewind" }).click();
+    const done = page.locator(".panel.done");
+    await done.waitFor();
+    expect(await done.textContent()).toContain(
+      "Left 1 file as it was:.env (its content before the turn was never captured)",
+    );
+    expect([r.read("a.txt"), r.read(".env")]).toEqual(["a0\n", "KEY=agent\n"]);
+    await page.close();
+  });
+
   it("shows partial rewinds as log does, and the Redo title names the paths it brings back", async () => {
     const r = repo({ "a.txt": "a0\n", "b.txt": "b0\n" });
     await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n", "b.txt": "b1\n", "c.txt": "c1\n" }));

@@ -95,16 +95,39 @@ async function rewind(el, session, turn, refresh, force, plan) {
       { class: "panel done" },
       `Rewound ${turnsNamed(body.rewoundTurns)}: wrote ${plural(body.written.length, "file")}, deleted ${body.deleted.length}. `,
       `Redo brings ${body.rewoundTurns.length === 1 ? "it" : "them"} back.`,
+      leftList(body.skipped, "Did"),
     ),
   );
   setStatus(`rewound session ${session} to before turn ${turn}`);
   await refresh();
 }
 
+/** Why a rewind or redo leaves a path as it is (its `skipped` reason), in a person's words. */
+const LEFT_BECAUSE = {
+  "not-captured": "its content before the turn was never captured",
+  excluded: "a snapshot left it out",
+  permission: "no permission to change it",
+  io: "it could not be written",
+};
+
+/** The paths it leaves as they are, each with why: what it cannot undo is said, never silent. */
+function leftList(skipped, verb) {
+  if (!skipped?.length) return null;
+  const one = skipped.length === 1;
+  const files = plural(skipped.length, "file");
+  const label =
+    verb === "Did"
+      ? `Left ${files} as ${one ? "it was" : "they were"}:`
+      : `${verb} leave ${files} as ${one ? "it is" : "they are"}:`;
+  const items = skipped.map((s) => h("li", {}, shownPath(s.path), ` (${LEFT_BECAUSE[s.reason] ?? s.reason})`));
+  return [h("p", {}, label), h("ul", { class: "skipped" }, items)];
+}
+
 function planLists(plan, verb) {
   return [
     pathList(`${verb} write ${plural(plan.written.length, "file")}:`, plan.written, "written"),
     pathList(`${verb} delete ${plural(plan.deleted.length, "file")}:`, plan.deleted, "deleted"),
+    leftList(plan.skipped, verb),
   ];
 }
 
@@ -173,7 +196,12 @@ export async function redo(session, turns, refresh, force = false, plan = null) 
   if (el.classList.contains("plan")) {
     put(
       el,
-      h("div", { class: "panel done" }, `Redid ${turnsNamed(back)}: wrote ${plural(body.written.length, "file")}, deleted ${body.deleted.length}.`),
+      h(
+        "div",
+        { class: "panel done" },
+        `Redid ${turnsNamed(back)}: wrote ${plural(body.written.length, "file")}, deleted ${body.deleted.length}.`,
+        leftList(body.skipped, "Did"),
+      ),
     );
   }
   setStatus(`redo: ${turnsNamed(back)} of session ${session} ${back.length === 1 ? "is" : "are"} back`);
