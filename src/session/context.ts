@@ -135,7 +135,7 @@ export function conflictError(
   const one = edited.length === 1;
   if (edited.length > 0 && keptOpen !== undefined) {
     reasons.push(
-      `${edited.length} ${one ? "file was" : "files were"} changed after the turns being rewound, by the open turn ${humanText(keptOpen)} itself or by a person (${listed(edited)})`,
+      `${edited.length} ${one ? "file was" : "files were"} changed after the turns being rewound, by the open turn ${humanText(keptOpen)} itself, another session or a person (${listed(edited)})`,
     );
   } else if (edited.length > 0) {
     // A redo's files were last changed by the rewind it undoes, not by the session's turns.

@@ -103,7 +103,7 @@ describe("rewind and redo through the CLI", () => {
     const refused = r.cli(["rewind", "--session", "s", "--keep-open-turn", "--to", "1"]);
     expect([refused.status, refused.stderr]).toEqual([
       3,
-      "ghostcommit: rewind refused: 1 file was changed after the turns being rewound, by the open turn 2 itself or by a person (a.txt); nothing was changed; `ghostcommit rewind --session s --to 1 --keep-open-turn -- PATH…` rewinds only the paths it names, --force overwrites\n",
+      "ghostcommit: rewind refused: 1 file was changed after the turns being rewound, by the open turn 2 itself, another session or a person (a.txt); nothing was changed; `ghostcommit rewind --session s --to 1 --keep-open-turn -- PATH…` rewinds only the paths it names, --force overwrites\n",
     ]);
     expect(r.read("a.txt")).toBe("a1\nthe open turn's line\n");
   });
