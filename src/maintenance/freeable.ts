@@ -22,11 +22,47 @@ export async function dropFreesAnything(
   staying: string[],
   keepTrees: string[],
 ): Promise<boolean> {
-  if (candidates.length === 0) return false;
+  return (await freedBy(engine, candidates, staying, keepTrees)).objects.length > 0;
+}
+
+/**
+ * The bytes the file contents (blobs) only `candidates` reach take in the store, as
+ * `dropFreesAnything` finds them: what dropping them should give back, where their trees and
+ * commits, a few hundred bytes each, may not show in the store's size at all.
+ */
+export async function contentBytesFreedBy(
+  engine: StoreContext,
+  candidates: string[],
+  staying: string[],
+  keepTrees: string[],
+): Promise<number> {
+  const { objects, where } = await freedBy(engine, candidates, staying, keepTrees);
+  if (objects.length === 0) return 0;
+  const sizes = await runGit(["cat-file", "--batch-check=%(objecttype) %(objectsize:disk)"], {
+    ...where,
+    input: `${objects.join("\n")}\n`,
+  });
+  let bytes = 0;
+  for (const line of sizes.stdout.toString().split("\n")) {
+    const [type, size] = line.split(" ");
+    if (type === "blob") bytes += Number(size) || 0;
+  }
+  return bytes;
+}
+
+/** The objects but commits that only `candidates` reach and the store holds on its own, and where git reads them. */
+async function freedBy(
+  engine: StoreContext,
+  candidates: string[],
+  staying: string[],
+  keepTrees: string[],
+): Promise<{ objects: string[]; where: { cwd: string; env: NodeJS.ProcessEnv } }> {
+  const storeGit = { cwd: engine.paths.dir, env: engine.readEnv };
+  if (candidates.length === 0) return { objects: [], where: storeGit };
   const input = `${[...candidates, ...staying.map((id) => `^${id}`), ...keepTrees.map((t) => `^${t}`)].join("\n")}\n`;
   const promised = promisedObjectsArgs(engine).length > 0 ? ["--missing=allow-promisor"] : [];
   if (engine.refs.kind !== "shadow") {
-    const env = { GIT_DIR: engine.location.commonDir };
+    const where = { cwd: engine.root, env: { GIT_DIR: engine.location.commonDir } };
     const only = await runGit(
       [
         ...NO_FSMONITOR,
@@ -40,25 +76,28 @@ export async function dropFreesAnything(
         "--all",
         "--indexed-objects",
       ],
-      { cwd: engine.root, env, input },
+      { ...where, input },
     );
-    return content(only.stdout, candidates).length > 0;
+    return { objects: content(only.stdout, candidates), where };
   }
   const only = await runGit(["rev-list", "--objects", ...promised, "--no-object-names", "--stdin"], {
-    cwd: engine.paths.dir,
-    env: engine.readEnv,
+    ...storeGit,
     input,
   });
   const objects = content(only.stdout, candidates);
-  if (objects.length === 0) return false;
-  if (!engine.location.commonDir) return true;
+  if (objects.length === 0 || !engine.location.commonDir) return { objects, where: storeGit };
   // Those your repository holds are borrowed: dropping them frees nothing here.
   const held = await runGit(["cat-file", "--batch-check=%(objectname)"], {
     cwd: engine.root,
     env: { GIT_DIR: engine.location.commonDir },
     input: `${objects.join("\n")}\n`,
   });
-  return held.stdout.toString().includes(" missing");
+  const missing = held.stdout
+    .toString()
+    .split("\n")
+    .filter((line) => line.endsWith(" missing"))
+    .map((line) => line.slice(0, line.indexOf(" ")));
+  return { objects: missing, where: storeGit };
 }
 
 /** The objects listed but the candidates' own commits (a few hundred bytes each, no content). */

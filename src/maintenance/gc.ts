@@ -8,7 +8,7 @@ import type { StoredSnapshot } from "../store/store.js";
 import { heldByLive, liveSharedHolders, withLock } from "../util/lock.js";
 import { staleGitLocks } from "./store-check.js";
 import { ownBytes } from "./disk.js";
-import { dropFreesAnything, dropRebuiltCaches, outOfRoom } from "./freeable.js";
+import { contentBytesFreedBy, dropFreesAnything, dropRebuiltCaches, outOfRoom } from "./freeable.js";
 import { pack } from "./pack-store.js";
 import { NO_FSMONITOR } from "../git/exec.js";
 
@@ -65,6 +65,9 @@ export async function collectGarbage(
     return collect(engine, policy, protection, writerWaitMs);
   });
 }
+
+/** Freed content the store's size shows for sure: its size counts whole blocks of a pack. */
+const MEASURABLE_BYTES = 16 * 1024;
 
 async function collect(
   engine: StoreContext,
@@ -124,13 +127,22 @@ async function collect(
         const quarter = Math.ceil(oldestFirst.length / 4);
         const needed = perSnapshot > 0 ? Math.ceil((size - policy.maxBytes) / perSnapshot) : quarter;
         const batch = oldestFirst.splice(0, Math.max(1, Math.min(needed, quarter)));
+        // A batch whose files later snapshots hold too frees nothing by itself (each snapshot
+        // holds every file): the rounds go on to those. Only one whose own files should have
+        // freed room and did not (objects a running writer still guards) ends them.
+        const rest = [...staying, ...oldestFirst.flatMap((s) => [s.id, s.tree])];
+        const batchBytes = await contentBytesFreedBy(
+          engine,
+          batch.map((s) => s.id),
+          rest,
+          trees,
+        );
         await engine.refs.remove(batch.map((s) => s.id));
         for (const s of batch) drop.add(s.id);
         if (engine.refs.kind === "shadow") await pack(engine, writerWaitMs, trees);
         const after = await measure();
         perSnapshot = (size - after) / batch.length;
-        // Freed nothing after all (objects a running writer still guards): no more rounds.
-        if (after >= size && after > policy.maxBytes) {
+        if (batchBytes >= MEASURABLE_BYTES && after >= size && after > policy.maxBytes) {
           overCap = { maxBytes: policy.maxBytes, unprotectedLeft: oldestFirst.length };
           size = after;
           break;

@@ -152,6 +152,27 @@ describe("gc", () => {
     expect(left).toContain("s1");
   });
 
+  it("over the size cap, goes on past snapshots whose files later ones hold too, in one run", async () => {
+    // Found in a trial: each snapshot holds every file so far, so dropping the oldest frees
+    // nothing by itself; gc stopped there, said dropping the rest would free nothing, and the
+    // next run dropped one more.
+    const sandbox = new Sandbox();
+    onTestFinished(() => sandbox.cleanup());
+    const repo = sandbox.repo();
+    for (let i = 0; i < 4; i++) {
+      repo.write({ [`f${i}.bin`]: execFileSync("head", ["-c", "100000", "/dev/urandom"]) });
+      await snapshotIn(repo, { message: `s${i}` });
+    }
+    const size = repo.ok("gc").bytesAfter;
+    // Under the cap only without the last two files: the two newest snapshots must go.
+    repo.write({ ".ghostcommit.json": `{"maxStoreBytes": ${size - 150_000}}\n` });
+    const report = repo.ok("gc");
+    expect(report.bytesAfter).toBeLessThanOrEqual(size - 150_000);
+    expect(report.overCap).toBeUndefined();
+    expect(report.dropped).toHaveLength(4);
+    expect(repo.ok("gc").dropped).toEqual([]);
+  });
+
   it("in the repo store, measures the snapshots' objects in your repository and holds them to the size cap", async () => {
     const sandbox = new Sandbox();
     onTestFinished(() => sandbox.cleanup());
