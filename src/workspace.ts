@@ -185,8 +185,8 @@ export class Workspace {
     const target = await this.engine.refs.resolve(id);
     const result = await this.engine.capturing(() =>
       this.engine.withReader(async (cat) => {
-        await refuseUnmatched(named, cat, [target.tree], this.root);
-        return restoreSnapshot(this.engine, cat, target, !!options.dryRun, named, options.signal);
+        const matched = await refuseUnmatched(named, cat, [target.tree], this.root);
+        return restoreSnapshot(this.engine, cat, target, !!options.dryRun, matched, options.signal);
       }),
     );
     const report: RestoreReport = {

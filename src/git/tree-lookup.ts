@@ -1,7 +1,10 @@
 import type { FileState } from "./trees.js";
 import type { CatFile } from "./cat-file.js";
 import { MODE, parseTree, type TreeEntry } from "./objects.js";
-import type { RelPath } from "../paths.js";
+import { displayPath, type RelPath } from "../paths.js";
+
+/** U+FFFD as a RelPath holds it (its UTF-8 bytes, one char each). */
+const REPLACEMENT = "\xef\xbf\xbd";
 
 /**
  * Looks paths up in snapshot trees, reading each directory object once: snapshots of one
@@ -39,6 +42,30 @@ export class TreeLookup {
   async file(tree: string, path: RelPath): Promise<FileState | null> {
     const entry = await this.entry(tree, path);
     return entry && entry.mode !== MODE.tree ? { mode: entry.mode, oid: entry.oid } : null;
+  }
+
+  /**
+   * The paths in `tree` that read as `path` does once shown (`displayPath`): a name that is not
+   * UTF-8 shows U+FFFD where its bytes are not, and a person or a program given only what was
+   * shown can name it no other way.
+   */
+  async shownAs(tree: string, path: RelPath): Promise<RelPath[]> {
+    const parts = path.split("/");
+    const found: RelPath[] = [];
+    const walk = async (oid: string, i: number, prefix: RelPath): Promise<void> => {
+      const entries = await this.dir(oid);
+      const shown = displayPath(parts[i]);
+      const matches = parts[i].includes(REPLACEMENT)
+        ? [...entries.values()].filter((e) => displayPath(e.name) === shown)
+        : [entries.get(parts[i])].filter((e) => e !== undefined);
+      for (const e of matches) {
+        const rel = prefix ? `${prefix}/${e.name}` : e.name;
+        if (i === parts.length - 1) found.push(rel);
+        else if (e.mode === MODE.tree) await walk(e.oid, i + 1, rel);
+      }
+    };
+    await walk(tree, 0, "");
+    return found;
   }
 
   /** Every file, link and gitlink below `path` in `tree`, by path; none when it is no directory there. */

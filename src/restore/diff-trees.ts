@@ -33,8 +33,8 @@ export async function withDiffTrees<T>(
     const widened = await engine.withReader(async (cat) => {
       const holding = await submodulesHolding(cat, [a, b], named);
       const elsewhere = named.filter((p) => !holding.has(p));
-      await refuseUnmatched(elsewhere, cat, [a, b], onDisk);
-      return [...new Set([...named, ...holding.values()])];
+      const matched = (await refuseUnmatched(elsewhere, cat, [a, b], onDisk)) ?? [];
+      return [...new Set([...named.filter((p) => holding.has(p)), ...matched, ...holding.values()])];
     });
     return work(a, b, leftOut, widened);
   };

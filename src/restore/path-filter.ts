@@ -1,3 +1,4 @@
+import { TreeLookup } from "../git/tree-lookup.js";
 import { GhostcommitError } from "../errors.js";
 import { lstatSync } from "node:fs";
 import { hasUnsafeAncestor } from "../capture/read-worktree.js";
@@ -66,31 +67,49 @@ export function selectNamed<T extends { path: RelPath; target: unknown }>(
 }
 
 /**
- * Refuses named paths that name nothing: not in any of `trees` (snapshots the command compares or
- * restores) and, with `root`, not on disk either. A typo would otherwise do nothing and say
- * nothing (a restore still taking its safety snapshot), where git says "did not match".
+ * Refuses (usage) named paths that name nothing in `trees` nor, with `root`, in the workspace.
+ * Returns the named paths, one that names nothing as given but was shown with U+FFFD for bytes
+ * that are not UTF-8 (a picker's list, a copied line) taken as the one path it was shown for.
  */
 export async function refuseUnmatched(
   named: readonly RelPath[] | undefined,
   cat: CatFile,
   trees: readonly string[],
   root: string | null,
-): Promise<void> {
-  if (named === undefined) return;
+): Promise<RelPath[] | undefined> {
+  if (named === undefined) return undefined;
+  const resolved: RelPath[] = [];
   const unmatched: RelPath[] = [];
   for (const rel of named) {
-    if (root !== null && onDisk(root, rel)) continue;
-    let found = false;
+    let found = root !== null && onDisk(root, rel);
     for (const tree of trees) if (!found && (await entryAt(cat, tree, rel))) found = true;
-    if (!found) unmatched.push(rel);
+    const shown = found ? [] : await shownAs(cat, trees, rel);
+    if (found) resolved.push(rel);
+    else if (shown.length === 1) resolved.push(shown[0]);
+    else if (shown.length > 1)
+      throw new GhostcommitError(
+        "usage",
+        `${quotedPath(displayPath(rel))}: ${shown.length} paths whose names are not UTF-8 are shown so; name a directory above them instead`,
+        { path: displayPath(rel) },
+      );
+    else unmatched.push(rel);
   }
-  if (unmatched.length === 0) return;
+  if (unmatched.length === 0) return [...new Set(resolved)];
   const where = root === null ? "the snapshots" : "the snapshot or the workspace";
   throw new GhostcommitError(
     "usage",
     `${unmatched.map((p) => quotedPath(displayPath(p))).join(", ")}: no such path in ${where} (paths are not patterns)`,
     { path: displayPath(unmatched[0]) },
   );
+}
+
+/** The distinct paths of `trees` shown as `rel` (see TreeLookup.shownAs). */
+async function shownAs(cat: CatFile, trees: readonly string[], rel: RelPath): Promise<RelPath[]> {
+  if (!rel.includes("\xef\xbf\xbd")) return [];
+  const lookup = new TreeLookup(cat);
+  const found = new Set<RelPath>();
+  for (const tree of trees) for (const p of await lookup.shownAs(tree, rel)) found.add(p);
+  return [...found];
 }
 
 /** Whether `rel` is in the workspace now, as a path of its own: not reached through a symlink. */

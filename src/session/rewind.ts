@@ -62,7 +62,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
   const force = Boolean(options.force);
   const dryRun = Boolean(options.dryRun);
   const session = journal.session;
-  const named = resolveNamedPaths(engine.root, options.paths);
+  let named = resolveNamedPaths(engine.root, options.paths);
   const expect = expectedRewind(options.expect, "expect");
   engine.assertEnabled();
   return journal.locked(async () => {
@@ -118,7 +118,7 @@ export async function rewindSession(ctx: SessionContext, options: RewindOptions)
       );
       // As for restore and diff: a named path must name something (a typo would rewind nothing).
       const trees = [...befores, ...afters].flatMap((s) => (s ? [s.tree] : []));
-      await refuseUnmatched(named, cat, trees, engine.root);
+      named = await refuseUnmatched(named, cat, trees, engine.root);
       const where = { session, turns: ids };
       // An open turn's changes are known once the capture has seen them (below).
       const changedBy = turns.map((t) => t.changed);

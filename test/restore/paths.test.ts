@@ -114,6 +114,32 @@ describe("restore and diff of chosen paths", () => {
     expect(names.stdout.trim().split("\n")).toEqual(["M\td/b.txt", "A\td/c.txt"]);
   });
 
+  it("takes a name that is not UTF-8 as it was shown (U+FFFD for its odd bytes), in a rewind, a restore and a diff", async () => {
+    // Found in a trial: the picker offers "only the other files" from a plan's shown names, and
+    // a rewind of those refused a Latin-1 name as naming nothing.
+    const r = repo({ "a.txt": "a0\n" });
+    const raw = Buffer.concat([Buffer.from(`${r.dir}/lat`), Buffer.from([0xe9]), Buffer.from(".txt")]);
+    const shown = "lat\ufffd.txt";
+    await turn(r, "s", "1", () => {
+      writeFileSync(raw, "agent\n");
+      r.write({ "a.txt": "a1\n" });
+    });
+    const plan = r.ok("rewind", "--session", "s", "--to", "1", "--dry-run");
+    expect(plan.deleted).toEqual([shown]);
+    const one = r.cli(["rewind", "--session", "s", "--to", "1", "--json", "--", shown]).json;
+    expect([one.written, one.deleted, r.read("a.txt")]).toEqual([[], [shown], "a1\n"]);
+    expect(() => readFileSync(raw)).toThrow();
+    r.ok("redo", "--session", "s");
+    expect(readFileSync(raw, "utf8")).toBe("agent\n");
+    const snap = await snapshotIn(r);
+    writeFileSync(raw, "changed\n");
+    expect(r.cli(["diff", snap.id, "--json", "--", shown]).json.map((e: { path: string }) => e.path)).toEqual(
+      [shown],
+    );
+    expect(r.cli(["restore", snap.id, "--json", "--", shown]).json.written).toEqual([shown]);
+    expect(readFileSync(raw, "utf8")).toBe("agent\n");
+  });
+
   it("refuses a path that names nothing (a typo, a pattern) as a usage error, taking no safety snapshot", async () => {
     const r = repo({ "fe/main.js": "a\n", "keep.txt": "k\n" });
     const snap = await snapshotIn(r);
