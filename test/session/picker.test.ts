@@ -143,7 +143,26 @@ describe.runIf(hasScript)("the rewind picker on a terminal", () => {
     expect(screen).toMatch(/refused/);
     expect(screen).toMatch(/a\.txt/);
     expect(screen).not.toMatch(/Only the other/);
+    // The edit it writes over is named in the preview and once done (found in a trial: it was not).
+    expect(screen).toMatch(/overwrites edits made since: a\.txt/);
+    expect(screen).toMatch(/wrote 1 file, deleted 0 files, overwrote a\.txt/);
     expect(r.read("a.txt")).toBe("a0\n");
+  });
+
+  it("offers to end an open turn and rewind it, not to overwrite files, when the turn is still open", async () => {
+    const r = repo({ "a.txt": "a0\n" });
+    await turn(r, "s", "1", () => r.write({ "a.txt": "a1\n" }), "first prompt");
+    r.ok("turn", "begin", "--session", "s", "--turn", "2", "--prompt", "second prompt");
+    r.write({ "a.txt": "a2\n" });
+    const screen = await drive(r.dir, "rewind", [
+      [/before which turn/, "\x1b[B"], // down: from the open turn 2 to turn 1
+      [/● 1 · first prompt/, "\r"],
+      [/Rewind anyway\?/, "\x1b[B"],
+      [/● Yes, end that turn and rewind it too/, "\x1b[A"], // back up: No
+      [/● No, change nothing/, "\r"],
+    ]);
+    expect(screen).not.toMatch(/Yes, overwrite them/);
+    expect(r.read("a.txt")).toBe("a2\n");
   });
 
   it("after a refusal, offers to rewind only the files nobody changed since, and leaves the others", async () => {

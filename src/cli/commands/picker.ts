@@ -67,6 +67,9 @@ export function previewText(report: RewindReport, limit = 15): string {
   ];
   lines.push(...rows.slice(0, limit));
   if (rows.length > limit) lines.push(`… and ${formatCount(rows.length - limit)} more`);
+  // Forced past a refusal: the edits it writes over are said, never silent (redo brings them back).
+  if (report.overridden?.length)
+    lines.push(color.yellow(`overwrites edits made since: ${fewPaths(report.overridden)}`));
   if (rows.length === 0) lines.push("no file changes (the files already match)");
   return lines.join("\n");
 }
@@ -132,7 +135,12 @@ export async function pickAndRewind(
           );
     const options: { value: "no" | "yes" | string[]; label: string }[] = [
       { value: "no", label: "No, change nothing" },
-      { value: "yes", label: "Yes, overwrite them" },
+      {
+        value: "yes",
+        label: GhostcommitError.is(error, "open-turn")
+          ? "Yes, end that turn and rewind it too"
+          : "Yes, overwrite them",
+      },
     ];
     if (others.length > 0)
       options.splice(1, 0, {
@@ -191,7 +199,7 @@ export async function pickAndRewind(
     }
   }
   outro(
-    `rewound ${turnList(report.rewoundTurns)}${report.paths ? ` (only ${fewPaths(report.paths)})` : ""}: wrote ${nFiles(report.written.length)}, deleted ${nFiles(report.deleted.length)} · undo with: ${commandHint(globals, `redo --session ${shellWord(session.id)}`)}`,
+    `rewound ${turnList(report.rewoundTurns)}${report.paths ? ` (only ${fewPaths(report.paths)})` : ""}: wrote ${nFiles(report.written.length)}, deleted ${nFiles(report.deleted.length)}${report.overridden?.length ? `, overwrote ${fewPaths(report.overridden)}` : ""} · undo with: ${commandHint(globals, `redo --session ${shellWord(session.id)}`)}`,
   );
   return {
     json: report,
