@@ -132,7 +132,19 @@ export async function runCli(argv: string[]): Promise<number> {
   trace("cli: loaded");
   if (argv.includes(IN_CHAT)) {
     runInChat();
-    const status = await runCli(argv.filter((arg) => arg !== IN_CHAT));
+    const line = argv.filter((arg) => arg !== IN_CHAT);
+    // A chat command given no turn (`/ghostcommit-rewind` alone) ends its line in `--to`: said in
+    // the chat's words, not as a command line's missing argument.
+    const status =
+      line.includes("rewind") && line.at(-1) === "--to"
+        ? emitError(
+            new GhostcommitError(
+              "usage",
+              "which turn? give the turn to go back to, as this session's log lists them (ghostcommit log)",
+            ),
+            false,
+          )
+        : await runCli(line);
     // With --json, stdout holds the one JSON document: a failure's error document says it.
     if (status !== 0 && !argv.includes("--json"))
       process.stdout.write(`(ghostcommit exited with status ${status})\n`);

@@ -43,6 +43,16 @@ describe("--in-chat", () => {
       "ghostcommit: no snapshot deadbeef in this workspace\n(ghostcommit exited with status 1)\n",
     );
   });
+
+  it("asks which turn when a chat's rewind command was given none (its line ends in --to)", () => {
+    // `/ghostcommit-rewind` typed alone: its `!` line is `… rewind … --to $ARGUMENTS`.
+    const r = repo();
+    const run = r.cli(["--in-chat", "rewind", "--session", "s", "--keep-open-turn", "--to"]);
+    expect([run.status, run.stderr]).toEqual([0, ""]);
+    expect(run.stdout).toBe(
+      "ghostcommit: which turn? give the turn to go back to, as this session's log lists them (ghostcommit log)\n(ghostcommit exited with status 2)\n",
+    );
+  });
 });
 
 describe("snapshot ids", () => {
