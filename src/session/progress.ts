@@ -16,6 +16,7 @@ import { openTurnOf, type SessionState, type TurnState } from "./model.js";
 import { reopenForContinuation, workingTurnOf } from "./continuation.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
 import { nowMicros } from "../store/metadata.js";
+import { holdMark } from "./mark-refs.js";
 import {
   lastWriterOf,
   namedByCutOffCall,
@@ -46,6 +47,7 @@ export async function markProgress(
     if (!open) return markUnbegun(journal, state, rels);
     const mark = await progressMark(engine, state, open, rels, options);
     await journal.append([...(reopened ? [reopened] : []), mark]);
+    await holdMark(engine, journal.file, (mark as { tree: string }).tree);
   });
 }
 

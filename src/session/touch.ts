@@ -23,6 +23,7 @@ import { overlappingTouches } from "./attribution.js";
 import { journalsAround } from "./sessions-around.js";
 import { type IgnoreJudge, ignoredAtSnapshot } from "./ignored-before.js";
 import { ghostignoreJudge } from "../capture/ghostignore-dirs.js";
+import { holdMark } from "./mark-refs.js";
 
 /**
  * The paths `touch` names, relative to the workspace; one outside it, or the workspace itself,
@@ -101,6 +102,7 @@ export async function touchPaths(
       mark = [await progressMark(engine, state, workingTurnOf(state)!, rels, how)];
     }
     await journal.append([...(reopened ? [reopened] : []), touch, ...mark]);
+    for (const m of mark) await holdMark(engine, journal.file, (m as { tree: string }).tree);
     // The replaced before-snapshot is now unreferenced by the journal: forget it.
     if (amended.before) await engine.refs.remove([replacedBefore]).catch(() => {});
   });

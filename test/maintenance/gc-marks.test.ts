@@ -41,4 +41,28 @@ describe("gc and an open turn", () => {
     expect(first.uncertain).toEqual(["b.txt"]); // a.txt is the agent's, reported by its tool call
     expect(repo.ok("doctor").ok).toBe(true);
   });
+
+  it("in the repo store, keeps it from your git gc --prune=now too, and lets it go once the turn ends", async () => {
+    // Found in a trial: the marks are trees in your repository no ref named, which your gc pruned.
+    repo.write({ ".ghostcommit.json": '{"store": "repo"}\n' });
+    const edit = {
+      tool_name: "Write",
+      tool_input: { file_path: repo.path("new.txt"), content: "agent\n" },
+    };
+    send(ev.prompt(repo.dir, "s", "one"));
+    send(claude(repo.dir, "s", "PreToolUse", { ...edit, tool_use_id: "toolu_1" }));
+    repo.write({ "new.txt": "agent\n" });
+    send(claude(repo.dir, "s", "PostToolUse", { ...edit, tool_use_id: "toolu_1", tool_response: {} }));
+    const marks = () => repo.git("for-each-ref", "--format=%(refname)", "refs/ghostcommit/").split("\n");
+    expect(marks().filter((r) => r.includes("/marks/"))).toHaveLength(1);
+    repo.git("gc", "-q", "--prune=now");
+    // Interrupted; the user edits a file; the next prompt closes turn 1.
+    repo.write({ "b.txt": "the user's\n" });
+    send(ev.prompt(repo.dir, "s", "two"));
+    send(ev.stop(repo.dir, "s"));
+    const first = (await logIn(repo, "s")).find((t: any) => t.turn === "1");
+    expect([first.changed, first.uncertain]).toEqual([["b.txt", "new.txt"], ["b.txt"]]);
+    expect(marks().filter((r) => r.includes("/marks/"))).toEqual([]);
+    expect(repo.git("for-each-ref", "refs/heads", "refs/tags")).not.toContain("ghostcommit");
+  });
 });
