@@ -1,5 +1,15 @@
 import { sha256Hex } from "../util/sha256.js";
-import { appendFileSync, promises as fs, mkdirSync, readFileSync, statSync } from "node:fs";
+import {
+  appendFileSync,
+  closeSync,
+  promises as fs,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  type Stats,
+  statSync,
+} from "node:fs";
 import path from "node:path";
 import { fsError } from "../errors.js";
 import { nowMicros } from "../store/metadata.js";
@@ -96,21 +106,63 @@ export async function readJournal(
   file: string,
   expected?: string,
 ): Promise<{ state: SessionState; mtimeMs: number } | null> {
-  let text: string;
-  let mtimeMs: number;
+  const read = journalRecords(file);
+  if (read === null) return null;
+  const { records, mtimeMs } = read;
+  const header = records.find((r) => r.e === "session");
+  const session = expected ?? (header?.e === "session" ? header.session : undefined);
+  if (session === undefined) return null;
+  return { state: foldJournal(session, records), mtimeMs };
+}
+
+/**
+ * What this process parsed of each journal: a hook reads its session's journal more than once, a
+ * long session's holds hundreds of KB (~6 ms to parse), and a journal only grows by appends (a
+ * fetch puts a new file in its place). So a later read parses only the lines appended since the
+ * bytes it parsed, found unchanged. The records are frozen: the folded state holds them as is.
+ */
+const parsedBefore = new Map<string, { dev: number; ino: number; lines: Buffer; records: JournalRecord[] }>();
+
+/** A journal's records (null when there is none), as `parseJournal` reads them. */
+export function journalRecords(file: string): { records: JournalRecord[]; mtimeMs: number } | null {
+  let data: Buffer;
+  let stat: Stats;
   try {
-    text = readFileSync(file, "utf8");
-    mtimeMs = statSync(file).mtimeMs;
+    const fd = openSync(file, "r");
+    try {
+      stat = fstatSync(fd);
+      data = readFileSync(fd);
+    } finally {
+      closeSync(fd);
+    }
   } catch (error) {
     // Absent is an empty session; unreadable (permissions, I/O) must not pass for one.
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw fsError(error, "read session journal", file);
   }
-  const { records } = parseJournal(text);
-  const header = records.find((r) => r.e === "session");
-  const session = expected ?? (header?.e === "session" ? header.session : undefined);
-  if (session === undefined) return null;
-  return { state: foldJournal(session, records), mtimeMs };
+  // Whole lines are kept; a torn last one (a writer killed mid-append) is read anew each time.
+  const end = data.lastIndexOf(0x0a) + 1;
+  const before = parsedBefore.get(file);
+  const same =
+    before !== undefined &&
+    before.dev === stat.dev &&
+    before.ino === stat.ino &&
+    end >= before.lines.length &&
+    data.compare(before.lines, 0, before.lines.length, 0, before.lines.length) === 0;
+  const from = same ? before.lines.length : 0;
+  const added = parseJournal(data.toString("utf8", from, end)).records.map(frozen);
+  const lines = same ? [...before.records, ...added] : added;
+  parsedBefore.set(file, { dev: stat.dev, ino: stat.ino, lines: data.subarray(0, end), records: lines });
+  const torn = end < data.length ? parseJournal(data.toString("utf8", end)).records : [];
+  return { records: [...lines, ...torn], mtimeMs: stat.mtimeMs };
+}
+
+function frozen<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) frozen(inner);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /** The journal files in `dir` (`.jsonl`) with their modification times, most recently modified first. */

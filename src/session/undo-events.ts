@@ -3,8 +3,7 @@ import { displayPath } from "../paths.js";
 import { Journal } from "./journal.js";
 import type { UndoEvent } from "../types.js";
 import type { JournalRecord } from "./model.js";
-import { parseJournal } from "./journal.js";
-import { readTextOrEmpty } from "../util/small-files.js";
+import { journalRecords } from "./journal.js";
 import { receivedRecords } from "./remote-sessions.js";
 
 /**
@@ -13,8 +12,7 @@ import { receivedRecords } from "./remote-sessions.js";
  */
 export async function undoneSinceLastBegin(engine: StoreContext, session: string): Promise<UndoEvent[]> {
   const journal = new Journal(engine.paths.sessionsDir, session);
-  const text = readTextOrEmpty(journal.file); // none yet: nothing undone
-  const { records } = parseJournal(text);
+  const records = journalRecords(journal.file)?.records ?? []; // none yet: nothing undone
   let start = 0;
   for (let i = records.length - 1; i >= 0; i--) {
     if (records[i].e === "begin") {
