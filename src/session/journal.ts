@@ -108,18 +108,17 @@ export async function readJournal(
 ): Promise<{ state: SessionState; mtimeMs: number } | null> {
   const read = journalRecords(file);
   if (read === null) return null;
-  const { records, mtimeMs } = read;
-  const header = records.find((r) => r.e === "session");
+  const header = read.records.find((r) => r.e === "session");
   const session = expected ?? (header?.e === "session" ? header.session : undefined);
   if (session === undefined) return null;
-  return { state: foldJournal(session, records), mtimeMs };
+  return { state: foldJournal(session, read.records), mtimeMs: read.mtimeMs };
 }
 
 /**
- * What this process parsed of each journal: a hook reads its session's journal more than once, a
- * long session's holds hundreds of KB (~6 ms to parse), and a journal only grows by appends (a
- * fetch puts a new file in its place). So a later read parses only the lines appended since the
- * bytes it parsed, found unchanged. The records are frozen: the folded state holds them as is.
+ * What this process parsed of each journal: a hook reads its session's more than once, a long one
+ * holds hundreds of KB (~6 ms to parse), and a journal only grows by appends (a fetch puts a new
+ * file in place). So a later read parses only the lines appended since the bytes it parsed,
+ * found unchanged. The records are frozen: the folded state holds them as they are.
  */
 const parsedBefore = new Map<string, { dev: number; ino: number; lines: Buffer; records: JournalRecord[] }>();
 
@@ -152,17 +151,18 @@ export function journalRecords(file: string): { records: JournalRecord[]; mtimeM
   const from = same ? before.lines.length : 0;
   const added = parseJournal(data.toString("utf8", from, end)).records.map(frozen);
   const lines = same ? [...before.records, ...added] : added;
+  // The latest few only: a server (MCP, the web timeline) reads every session's, for days.
+  parsedBefore.delete(file);
+  if (parsedBefore.size >= 8) parsedBefore.delete(parsedBefore.keys().next().value as string);
   parsedBefore.set(file, { dev: stat.dev, ino: stat.ino, lines: data.subarray(0, end), records: lines });
   const torn = end < data.length ? parseJournal(data.toString("utf8", end)).records : [];
   return { records: [...lines, ...torn], mtimeMs: stat.mtimeMs };
 }
 
 function frozen<T>(value: T): T {
-  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
-    for (const inner of Object.values(value)) frozen(inner);
-    Object.freeze(value);
-  }
-  return value;
+  if (value === null || typeof value !== "object" || Object.isFrozen(value)) return value;
+  for (const inner of Object.values(value)) frozen(inner);
+  return Object.freeze(value);
 }
 
 /** The journal files in `dir` (`.jsonl`) with their modification times, most recently modified first. */
