@@ -1,3 +1,4 @@
+import { whereJsonFails } from "./util/json-error.js";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { GhostcommitError } from "./errors.js";
@@ -115,10 +116,12 @@ function readConfigFile(file: string): Partial<Settings> {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    const bom = text.startsWith("\uFEFF")
-      ? " (it starts with a byte order mark, U+FEFF: save it as UTF-8 without one)"
-      : "";
-    throw new GhostcommitError("bad-config", `${file} is not valid JSON${bom}`, { file }, error);
+    throw new GhostcommitError(
+      "bad-config",
+      `${file} is not valid JSON${whereJsonFails(text, error)}`,
+      { file },
+      error,
+    );
   }
   return validateSettings(parsed, file);
 }

@@ -1,3 +1,4 @@
+import { whereJsonFails } from "../util/json-error.js";
 import { constants as fsConstants, promises as fs, readlinkSync, realpathSync, type Stats } from "node:fs";
 import path from "node:path";
 import { GhostcommitError } from "../errors.js";
@@ -64,10 +65,10 @@ export async function load(file: string, comments = false): Promise<Loaded | nul
   try {
     if (!blank && !comments) JSON.parse(text); // what the agent accepts, before positions
     tree = parseJsoncTree(blank ? "{}" : text);
-  } catch {
+  } catch (error) {
     throw new GhostcommitError(
       "bad-config",
-      `${file} is not valid JSON${bomNote(text)}; fix it first, nothing was changed`,
+      `${file} is not valid JSON${whereJsonFails(text, error)}; fix it first, nothing was changed`,
       {
         file,
       },
@@ -171,11 +172,4 @@ async function syncFile(file: string): Promise<void> {
   } finally {
     await handle.close();
   }
-}
-
-/** Why a file that looks like JSON is not: a byte order mark, which no editor shows. */
-function bomNote(text: string): string {
-  return text.startsWith("\uFEFF")
-    ? " (it starts with a byte order mark, U+FEFF, which JSON does not allow and most editors do not show: save it as UTF-8 without one)"
-    : "";
 }

@@ -287,9 +287,18 @@ describe("install claude-code", () => {
       const result = sandbox.cli(dir, [verb, "claude-code", "--project", "--json"]);
       expect(result.status).toBe(1);
       expect(result.json.error.code).toBe("bad-config");
-      expect(result.stderr).toContain("not valid JSON");
+      // Where, as a person fixing it by hand needs (found in a trial: the message named no place).
+      expect(result.stderr).toContain("not valid JSON (line 1, column 20: ");
     }
     expect(readFileSync(file, "utf8")).toBe('{ "model": "opus", }');
+    writeFileSync(path.join(dir, ".ghostcommit.json"), '{\n  "enabled": true,\n  "maxStoreBytes": 1e\n}\n');
+    const config = sandbox.cli(dir, ["snapshot"]);
+    expect([config.status, config.stderr]).toEqual([
+      1,
+      expect.stringMatching(
+        /\.ghostcommit\.json is not valid JSON \(line 3, column 22: exponent part is missing a number\)\n$/,
+      ),
+    ]);
     // A byte order mark, which no editor shows, is named: the file looks like valid JSON.
     writeFileSync(file, '\uFEFF{ "model": "opus" }\n');
     writeFileSync(path.join(dir, ".ghostcommit.json"), '\uFEFF{ "enabled": true }\n');
