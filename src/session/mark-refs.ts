@@ -1,29 +1,36 @@
 import path from "node:path";
 import { runGit } from "../git/exec.js";
+import { LooseObjectWriter } from "../git/loose-objects.js";
+import { MODE, serializeTree } from "../git/objects.js";
 import type { StoreContext } from "../store/context.js";
 
 /**
  * In the repo store a turn's progress marks are trees in your repository that no snapshot names
- * until the turn ends: ghostcommit's own gc keeps an open turn's last one, but your `git gc
- * --prune=now` would not, and after an interrupt the turn's work would then read as not the
- * agent's. So the open turn's latest mark is named by a ref of its session
- * (`refs/ghostcommit/<key>/marks/<session>`), dropped when the turn ends. The shadow store's own
- * gc is the only one that prunes its objects.
+ * until the turn ends: ghostcommit's own gc keeps an open turn's marks, but your `git gc
+ * --prune=now` would not, and the turn's work would then read as not the agent's (each mark says
+ * what a tool call left; a later one does not replace an earlier one's word). So the open turn's
+ * marks are named by a ref of its session (`refs/ghostcommit/<key>/marks/<session>`): a tree
+ * holding each of them, dropped when the turn ends. The shadow store's own gc is the only one
+ * that prunes its objects.
  */
-export async function holdMark(engine: StoreContext, journalFile: string, tree: string): Promise<void> {
-  if (engine.refs.kind !== "repo") return;
-  await markRefUpdate(engine, journalFile, [tree]);
+export async function holdMarks(engine: StoreContext, journalFile: string, trees: string[]): Promise<void> {
+  if (engine.refs.kind !== "repo" || trees.length === 0) return;
+  const distinct = [...new Set(trees)];
+  const entries = distinct.map((oid, i) => ({ mode: MODE.tree, name: String(i).padStart(6, "0"), oid }));
+  const holder = await new LooseObjectWriter(engine.refs.objectsDir).write("tree", serializeTree(entries));
+  await runGit(["update-ref", markRef(engine, journalFile), holder], gitIn(engine));
 }
 
-/** Drops the session's mark ref (its turn ended: its after-snapshot holds what the marks did). */
-export async function releaseMark(engine: StoreContext, journalFile: string): Promise<void> {
+/** Drops the session's marks ref (its turn ended: its after-snapshot holds what the marks did). */
+export async function releaseMarks(engine: StoreContext, journalFile: string): Promise<void> {
   if (engine.refs.kind !== "repo") return;
-  await markRefUpdate(engine, journalFile, ["-d"]).catch(() => {});
+  await runGit(["update-ref", "-d", markRef(engine, journalFile)], gitIn(engine)).catch(() => {});
 }
 
-async function markRefUpdate(engine: StoreContext, journalFile: string, args: string[]): Promise<void> {
-  const ref = `${engine.refs.refPrefix.replace(/snapshots\/$/, "marks/")}${path.basename(journalFile, ".jsonl")}`;
-  const [first, ...rest] = args;
-  const argv = first === "-d" ? ["update-ref", "-d", ref] : ["update-ref", ref, first, ...rest];
-  await runGit(argv, { cwd: engine.root, env: { GIT_DIR: engine.refs.refsGitDir } });
+function markRef(engine: StoreContext, journalFile: string): string {
+  return `${engine.refs.refPrefix.replace(/snapshots\/$/, "marks/")}${path.basename(journalFile, ".jsonl")}`;
+}
+
+function gitIn(engine: StoreContext) {
+  return { cwd: engine.root, env: { GIT_DIR: engine.refs.refsGitDir } };
 }

@@ -16,7 +16,7 @@ import { openTurnOf, type SessionState, type TurnState } from "./model.js";
 import { reopenForContinuation, workingTurnOf } from "./continuation.js";
 import { sameState, TreeLookup } from "../git/tree-lookup.js";
 import { nowMicros } from "../store/metadata.js";
-import { holdMark } from "./mark-refs.js";
+import { holdMarks } from "./mark-refs.js";
 import {
   lastWriterOf,
   namedByCutOffCall,
@@ -47,7 +47,10 @@ export async function markProgress(
     if (!open) return markUnbegun(journal, state, rels);
     const mark = await progressMark(engine, state, open, rels, options);
     await journal.append([...(reopened ? [reopened] : []), mark]);
-    await holdMark(engine, journal.file, (mark as { tree: string }).tree);
+    await holdMarks(engine, journal.file, [
+      ...open.marks.map((m) => m.tree),
+      (mark as { tree: string }).tree,
+    ]);
   });
 }
 

@@ -23,7 +23,7 @@ import { overlappingTouches } from "./attribution.js";
 import { journalsAround } from "./sessions-around.js";
 import { type IgnoreJudge, ignoredAtSnapshot } from "./ignored-before.js";
 import { ghostignoreJudge } from "../capture/ghostignore-dirs.js";
-import { holdMark } from "./mark-refs.js";
+import { holdMarks } from "./mark-refs.js";
 
 /**
  * The paths `touch` names, relative to the workspace; one outside it, or the workspace itself,
@@ -102,7 +102,9 @@ export async function touchPaths(
       mark = [await progressMark(engine, state, workingTurnOf(state)!, rels, how)];
     }
     await journal.append([...(reopened ? [reopened] : []), touch, ...mark]);
-    for (const m of mark) await holdMark(engine, journal.file, (m as { tree: string }).tree);
+    const turnMarks = workingTurnOf(state)?.marks.map((m) => m.tree) ?? [];
+    if (mark.length > 0)
+      await holdMarks(engine, journal.file, [...turnMarks, (mark[0] as { tree: string }).tree]);
     // The replaced before-snapshot is now unreferenced by the journal: forget it.
     if (amended.before) await engine.refs.remove([replacedBefore]).catch(() => {});
   });

@@ -26,7 +26,7 @@ import { isAbsentMode, type RawChange } from "../git/diff-tree.js";
 import { existsNow } from "../util/small-files.js";
 import { continuedTurn, foldContinuation, promptSince } from "./continuation.js";
 import { unseenBefore } from "./touch.js";
-import { releaseMark } from "./mark-refs.js";
+import { releaseMarks } from "./mark-refs.js";
 import { snapshotAtLastMark, stopOfSupersedingPrompt } from "./superseded.js";
 
 /**
@@ -283,7 +283,7 @@ async function endLocked(
   if (how.extend) record.extend = true;
   if (how.folds) record.folds = how.folds.unknown.length > 0 ? how.folds : { turn: how.folds.turn };
   for (const applied of await journal.append([record], true)) applyRecord(state, applied);
-  await releaseMark(engine, journal.file);
+  await releaseMarks(engine, journal.file);
   return { ended: { session, turn: turn.turn, after: after.id, changed: changed.map(displayPath) }, after };
 }
 

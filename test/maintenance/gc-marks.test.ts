@@ -53,6 +53,14 @@ describe("gc and an open turn", () => {
     send(claude(repo.dir, "s", "PreToolUse", { ...edit, tool_use_id: "toolu_1" }));
     repo.write({ "new.txt": "agent\n" });
     send(claude(repo.dir, "s", "PostToolUse", { ...edit, tool_use_id: "toolu_1", tool_response: {} }));
+    // A second call: the first call's mark, which says new.txt is the agent's, is no longer the latest.
+    const second = {
+      tool_name: "Edit",
+      tool_input: { file_path: repo.path("a.txt"), old_string: "a", new_string: "A" },
+    };
+    send(claude(repo.dir, "s", "PreToolUse", { ...second, tool_use_id: "toolu_2" }));
+    repo.write({ "a.txt": "A\n" });
+    send(claude(repo.dir, "s", "PostToolUse", { ...second, tool_use_id: "toolu_2", tool_response: {} }));
     const marks = () => repo.git("for-each-ref", "--format=%(refname)", "refs/ghostcommit/").split("\n");
     expect(marks().filter((r) => r.includes("/marks/"))).toHaveLength(1);
     repo.git("gc", "-q", "--prune=now");
@@ -61,7 +69,7 @@ describe("gc and an open turn", () => {
     send(ev.prompt(repo.dir, "s", "two"));
     send(ev.stop(repo.dir, "s"));
     const first = (await logIn(repo, "s")).find((t: any) => t.turn === "1");
-    expect([first.changed, first.uncertain]).toEqual([["b.txt", "new.txt"], ["b.txt"]]);
+    expect([first.changed, first.uncertain]).toEqual([["a.txt", "b.txt", "new.txt"], ["b.txt"]]);
     expect(marks().filter((r) => r.includes("/marks/"))).toEqual([]);
     expect(repo.git("for-each-ref", "refs/heads", "refs/tags")).not.toContain("ghostcommit");
   });
