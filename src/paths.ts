@@ -11,6 +11,9 @@ import { quotedPath } from "./util/format.js";
  */
 export type RelPath = string;
 
+/** U+FFFD, the mark of bytes that are not UTF-8 once shown, as a RelPath holds it (its UTF-8 bytes). */
+export const SHOWN_REPLACEMENT: RelPath = "\xef\xbf\xbd";
+
 /** Bytes (from git or the file system) to a RelPath. */
 export function relFromBytes(bytes: Buffer): RelPath {
   return bytes.toString("latin1");

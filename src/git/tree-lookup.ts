@@ -1,10 +1,7 @@
 import type { FileState } from "./trees.js";
 import type { CatFile } from "./cat-file.js";
 import { MODE, parseTree, type TreeEntry } from "./objects.js";
-import { displayPath, type RelPath } from "../paths.js";
-
-/** U+FFFD as a RelPath holds it (its UTF-8 bytes, one char each). */
-const REPLACEMENT = "\xef\xbf\xbd";
+import { displayPath, type RelPath, SHOWN_REPLACEMENT } from "../paths.js";
 
 /**
  * Looks paths up in snapshot trees, reading each directory object once: snapshots of one
@@ -55,7 +52,7 @@ export class TreeLookup {
     const walk = async (oid: string, i: number, prefix: RelPath): Promise<void> => {
       const entries = await this.dir(oid);
       const shown = displayPath(parts[i]);
-      const matches = parts[i].includes(REPLACEMENT)
+      const matches = parts[i].includes(SHOWN_REPLACEMENT)
         ? [...entries.values()].filter((e) => displayPath(e.name) === shown)
         : [entries.get(parts[i])].filter((e) => e !== undefined);
       for (const e of matches) {

@@ -6,7 +6,15 @@ import type { CatFile } from "../git/cat-file.js";
 import { MODE } from "../git/objects.js";
 import { entryAt } from "../git/trees.js";
 import type { PathChange, PlanStep } from "./plan.js";
-import { ancestorsOf, displayPath, fsPath, isWithin, type RelPath, resolveInside } from "../paths.js";
+import {
+  ancestorsOf,
+  displayPath,
+  fsPath,
+  isWithin,
+  type RelPath,
+  resolveInside,
+  SHOWN_REPLACEMENT,
+} from "../paths.js";
 import { quotedPath } from "../util/format.js";
 
 /**
@@ -105,7 +113,7 @@ export async function refuseUnmatched(
 
 /** The distinct paths of `trees` shown as `rel` (see TreeLookup.shownAs). */
 async function shownAs(cat: CatFile, trees: readonly string[], rel: RelPath): Promise<RelPath[]> {
-  if (!rel.includes("\xef\xbf\xbd")) return [];
+  if (!rel.includes(SHOWN_REPLACEMENT)) return [];
   const lookup = new TreeLookup(cat);
   const found = new Set<RelPath>();
   for (const tree of trees) for (const p of await lookup.shownAs(tree, rel)) found.add(p);
