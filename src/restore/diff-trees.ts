@@ -6,8 +6,6 @@ import { ancestorsOf, type RelPath } from "../paths.js";
 import type { StoreContext } from "../store/context.js";
 import { refuseUnmatched } from "./path-filter.js";
 import { type LeftOut, leftOutOf, sides } from "./tree-diff.js";
-import { diffTrees } from "./restore-snapshot.js";
-import { isFileOnDisk } from "../util/small-files.js";
 
 /**
  * Runs `work` on the two trees of a diff (snapshot `id` to `id2`, or to the working tree), once
@@ -42,14 +40,13 @@ export async function withDiffTrees<T>(
   return engine.capturing(async () => {
     const now = await engine.withReader((cat) => captureTree(engine, cat, from.meta.included));
     // As between snapshots: a file only one side left out (too large) is not deleted nor added.
-    const leftOut = leftOutOf(from.meta.excluded, now.excluded);
     // Nor one on disk that the capture now leaves out unsaid (ignored since: a new .gitignore
-    // line, a global excludes file), as a restore leaves it. An unreadable one is shown deleted
-    // (its content unknown), as between snapshots.
+    // line, a global excludes file), as a restore leaves it.
     const unreadable = new Set(now.excluded.filter((e) => e.reason === "unreadable").map((e) => e.path));
-    for (const change of await diffTrees(engine, from.tree, now.tree))
-      if (change.status === "D" && !unreadable.has(change.path) && isFileOnDisk(engine.root, change.path))
-        leftOut.to.push(change.path);
+    const leftOut = {
+      ...leftOutOf(from.meta.excluded, now.excluded),
+      onDisk: { root: engine.root, unreadable },
+    };
     return checked(from.tree, now.tree, leftOut);
   });
 }

@@ -8,12 +8,19 @@ import type { StoredSnapshot } from "../store/store.js";
 import type { StoredExclusion } from "../store/metadata.js";
 import type { DiffEntry } from "../types.js";
 import { isNamed } from "./path-filter.js";
+import { isFileOnDisk } from "../util/small-files.js";
 import { diffTrees } from "./restore-snapshot.js";
 
 /** What each snapshot of a diff left out (its `excluded` paths). */
 export interface LeftOut {
   from: RelPath[];
   to: RelPath[];
+  /**
+   * The second side is the working tree here: a file the capture left out unsaid (ignored since
+   * the snapshot) that is still on disk is not deleted either, as a restore leaves it; but not one
+   * of `unreadable`, shown deleted (its content unknown) as between snapshots.
+   */
+  onDisk?: { root: string; unreadable: Set<RelPath> };
 }
 
 /**
@@ -42,10 +49,14 @@ async function capturedChanges(engine: StoreContext, from: string, to: string, l
     (c) =>
       !leftOut ||
       !(
-        (c.status === "D" && within(c.path, leftOut.to)) ||
+        (c.status === "D" && (within(c.path, leftOut.to) || stillOnDisk(c.path, leftOut.onDisk))) ||
         (c.status === "A" && within(c.path, leftOut.from))
       ),
   );
+}
+
+function stillOnDisk(p: RelPath, onDisk: LeftOut["onDisk"]): boolean {
+  return onDisk !== undefined && !onDisk.unreadable.has(p) && isFileOnDisk(onDisk.root, p);
 }
 
 /** The changes between two trees as the library reports them; `named` limits them to those paths. */
