@@ -3,6 +3,8 @@ import { runGit } from "../git/exec.js";
 import { LooseObjectWriter } from "../git/loose-objects.js";
 import { MODE, serializeTree } from "../git/objects.js";
 import type { StoreContext } from "../store/context.js";
+import type { NewRecord } from "./journal.js";
+import type { TurnState } from "./model.js";
 
 /**
  * In the repo store a turn's progress marks are trees in your repository that no snapshot names
@@ -13,17 +15,26 @@ import type { StoreContext } from "../store/context.js";
  * holding each of them, dropped when the turn ends. The shadow store's own gc is the only one
  * that prunes its objects.
  */
-export async function holdMarks(engine: StoreContext, journalFile: string, trees: string[]): Promise<void> {
-  if (engine.refs.kind !== "repo" || trees.length === 0) return;
-  const distinct = [...new Set(trees)];
+export async function holdMarks(
+  engine: StoreContext,
+  journalFile: string,
+  turn: TurnState,
+  mark: NewRecord,
+): Promise<void> {
+  if (engine.refs.kind !== "repo" || mark.e !== "mark") return;
+  const distinct = [...new Set([...turn.marks.map((m) => m.tree), mark.tree])];
   const entries = distinct.map((oid, i) => ({ mode: MODE.tree, name: String(i).padStart(6, "0"), oid }));
   const holder = await new LooseObjectWriter(engine.refs.objectsDir).write("tree", serializeTree(entries));
   await runGit(["update-ref", markRef(engine, journalFile), holder], gitIn(engine));
 }
 
 /** Drops the session's marks ref (its turn ended: its after-snapshot holds what the marks did). */
-export async function releaseMarks(engine: StoreContext, journalFile: string): Promise<void> {
-  if (engine.refs.kind !== "repo") return;
+export async function releaseMarks(
+  engine: StoreContext,
+  journalFile: string,
+  turn: TurnState,
+): Promise<void> {
+  if (engine.refs.kind !== "repo" || turn.marks.length === 0) return;
   await runGit(["update-ref", "-d", markRef(engine, journalFile)], gitIn(engine)).catch(() => {});
 }
 

@@ -47,10 +47,7 @@ export async function markProgress(
     if (!open) return markUnbegun(journal, state, rels);
     const mark = await progressMark(engine, state, open, rels, options);
     await journal.append([...(reopened ? [reopened] : []), mark]);
-    await holdMarks(engine, journal.file, [
-      ...open.marks.map((m) => m.tree),
-      (mark as { tree: string }).tree,
-    ]);
+    await holdMarks(engine, journal.file, open, mark);
   });
 }
 

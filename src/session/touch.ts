@@ -102,9 +102,7 @@ export async function touchPaths(
       mark = [await progressMark(engine, state, workingTurnOf(state)!, rels, how)];
     }
     await journal.append([...(reopened ? [reopened] : []), touch, ...mark]);
-    const turnMarks = workingTurnOf(state)?.marks.map((m) => m.tree) ?? [];
-    if (mark.length > 0)
-      await holdMarks(engine, journal.file, [...turnMarks, (mark[0] as { tree: string }).tree]);
+    for (const m of mark) await holdMarks(engine, journal.file, workingTurnOf(state)!, m);
     // The replaced before-snapshot is now unreferenced by the journal: forget it.
     if (amended.before) await engine.refs.remove([replacedBefore]).catch(() => {});
   });

@@ -283,7 +283,7 @@ async function endLocked(
   if (how.extend) record.extend = true;
   if (how.folds) record.folds = how.folds.unknown.length > 0 ? how.folds : { turn: how.folds.turn };
   for (const applied of await journal.append([record], true)) applyRecord(state, applied);
-  await releaseMarks(engine, journal.file);
+  await releaseMarks(engine, journal.file, turn);
   return { ended: { session, turn: turn.turn, after: after.id, changed: changed.map(displayPath) }, after };
 }
 
