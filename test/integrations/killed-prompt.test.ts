@@ -74,6 +74,10 @@ describe.each(SCRIPTS)("$agent: a prompt whose hook the agent killed", (script) 
     send(script.post(cwd(), s, repo.path(file), root()));
   };
 
+  /** `rewind --to <turn 1> --json` of session `s` from a terminal, with `more` options. */
+  const rewindTo1 = (s: string, ...more: string[]) =>
+    sandbox.cli(root(), ["rewind", "--session", s, "--to", script.turnId(1), ...more, "--json"]);
+
   /** A prompt after killed ones: its hook tells the person they have no undo, so it is not quiet. */
   const toldPrompt = (s: string, n: number) =>
     shellHook(sandbox, installedCommand(script.agent), script.begin(cwd(), s, n, root()), cwd(), pathEnv());
@@ -171,15 +175,7 @@ describe.each(SCRIPTS)("$agent: a prompt whose hook the agent killed", (script) 
     // Turn 1's a.txt was changed since by the killed prompt: refused, and forced it leaves b.txt.
     const refused = sandbox.cli(root(), ["rewind", "--session", s, "--to", script.turnId(1), "--json"]);
     expect([refused.status, refused.json.conflicts]).toEqual([3, ["a.txt"]]);
-    const forced = sandbox.cli(root(), [
-      "rewind",
-      "--session",
-      s,
-      "--to",
-      script.turnId(1),
-      "--force",
-      "--json",
-    ]);
+    const forced = rewindTo1(s, "--force");
     expect([forced.status, forced.json.written, forced.json.deleted]).toEqual([
       0,
       ["a.txt", "sub/c.txt"],
@@ -201,15 +197,7 @@ describe.each(SCRIPTS)("$agent: a prompt whose hook the agent killed", (script) 
     repo.write({ "made.txt": "by the killed prompt's shell\n" });
     send(script.shell(cwd(), s, "echo > made.txt", root()));
     // The person forces the rewind of the interrupted turn while the agent works on the prompt.
-    const forced = sandbox.cli(root(), [
-      "rewind",
-      "--session",
-      s,
-      "--to",
-      script.turnId(1),
-      "--force",
-      "--json",
-    ]);
+    const forced = rewindTo1(s, "--force");
     expect([forced.status, forced.json.written, forced.json.deleted]).toEqual([0, ["a.txt"], []]);
     expect([repo.read("a.txt"), repo.read("b.txt"), repo.read("made.txt")]).toEqual([
       "a0\n",
